@@ -1,0 +1,57 @@
+// swift-tools-version: 6.1
+// StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
+// Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
+// modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Agent, steptweet.
+import PackageDescription
+
+let package = Package(
+    name: "StepCountTweeter",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "steptweet", targets: ["steptweet"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+    ],
+    targets: [
+        // Pure Swift, no I/O: samples -> step events and walking bouts.
+        .target(name: "StepDetection"),
+        // Files and devices -> acceleration samples or step readings.
+        .target(name: "SensorInput", dependencies: ["StepDetection"]),
+        // Windows -> text: templates, dates, time zones, per-platform length rules.
+        .target(name: "Messages"),
+        // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
+        .target(name: "Publishing", dependencies: ["Messages"]),
+        // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
+        .target(name: "Agent", dependencies: [
+            "StepDetection", "SensorInput", "Messages", "Publishing",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
+        // Argument parsing and wiring only.
+        .executableTarget(name: "steptweet", dependencies: [
+            "StepDetection", "SensorInput", "Messages", "Publishing", "Agent",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection"]),
+        .testTarget(name: "SensorInputTests", dependencies: ["SensorInput", "StepDetection"]),
+        .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
+        .testTarget(name: "PublishingTests", dependencies: [
+            "Publishing", "Messages", .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
+        .testTarget(name: "AgentTests", dependencies: [
+            "Agent", "StepDetection", "SensorInput", "Messages", "Publishing",
+            .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
+        .testTarget(name: "SteptweetTests", dependencies: ["steptweet"]),
+    ]
+)

@@ -1,0 +1,100 @@
+import Foundation
+
+/// A period with its step count: what one post reports.
+public struct StepWindow: Sendable, Equatable, Codable {
+    public var start: Date
+    public var end: Date
+    public var steps: Int
+    /// Walking bouts that ended inside the window.
+    public var bouts: Int
+
+    public init(start: Date, end: Date, steps: Int, bouts: Int = 0) {
+        self.start = start
+        self.end = end
+        self.steps = steps
+        self.bouts = bouts
+    }
+}
+
+/// Turns step windows into post texts: template, device name, date format and IANA time zone.
+public struct MessageComposer: Sendable {
+    public let template: Template
+    public let device: String
+    public let dateFormat: String
+    public let timeZone: TimeZone
+    public let locale: Locale
+
+    /// The device name the seed text used.
+    public static let defaultDevice = "iPhone 5s"
+    public static let defaultDateFormat = "MM/dd HH:mm:ss"
+
+    /// Throws `ComposerError.unknownTimeZone` for a name that is not an IANA zone: never a silent fall back to UTC.
+    public init(template: Template, device: String = MessageComposer.defaultDevice,
+                dateFormat: String = MessageComposer.defaultDateFormat, timeZone identifier: String,
+                locale: String = "en_US_POSIX") throws {
+        guard let zone = TimeZones.named(identifier) else { throw ComposerError.unknownTimeZone(identifier) }
+        self.template = template
+        self.device = device
+        self.dateFormat = dateFormat
+        self.timeZone = zone
+        self.locale = Locale(identifier: locale)
+    }
+
+    func formatter(_ format: String) -> DateFormatter {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = timeZone
+        f.dateFormat = format
+        return f
+    }
+
+    /// The text for `window`.
+    public func compose(_ window: StepWindow) -> String {
+        let dates = formatter(dateFormat)
+        let seconds = max(0, window.end.timeIntervalSince(window.start))
+        let numbers = NumberFormatter()
+        numbers.locale = locale
+        numbers.numberStyle = locale.identifier == "en_US_POSIX" ? .none : .decimal
+        let steps = numbers.string(from: NSNumber(value: window.steps)) ?? String(window.steps)
+        let cadence = seconds > 0 ? Double(window.steps) / (seconds / 60) : 0
+        return template.render([
+            "from": dates.string(from: window.start),
+            "to": dates.string(from: window.end),
+            "steps": steps,
+            "device": device,
+            "duration": Self.duration(seconds),
+            "date": formatter("yyyy/MM/dd").string(from: window.start),
+            "cadence": String(Int(cadence.rounded())),
+            "bouts": String(window.bouts),
+        ])
+    }
+
+    /// `1h 05m`, `30m`, `45s`.
+    static func duration(_ seconds: Double) -> String {
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        let h = s / 3600, m = (s % 3600) / 60
+        return h > 0 ? "\(h)h \(String(format: "%02d", m))m" : "\(m)m"
+    }
+}
+
+/// Configuration errors found when building a composer.
+public enum ComposerError: Error, Equatable, CustomStringConvertible {
+    case unknownTimeZone(String)
+
+    public var description: String {
+        switch self {
+        case .unknownTimeZone(let n):
+            return "unknown time zone '\(n)': use an IANA name such as Asia/Tokyo, Europe/Berlin or UTC"
+        }
+    }
+}
+
+/// IANA time zone lookup that refuses what Foundation would silently turn into something else.
+public enum TimeZones {
+    public static func named(_ identifier: String) -> TimeZone? {
+        if identifier == "UTC" || identifier == "Etc/UTC" { return TimeZone(identifier: "UTC") }
+        guard TimeZone.knownTimeZoneIdentifiers.contains(identifier) else { return nil }
+        return TimeZone(identifier: identifier)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Parsing and printing of ISO 8601 / RFC 3339 times for options such as `--start` and `--now`.
+public enum Timestamps {
+    /// Parses `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, with optional fractional seconds, or a local
+    /// `2026-11-21T10:00:00` / `2026-11-21 10:00:00`, which is read in `zone`.
+    public static func parse(_ text: String, zone: TimeZone = TimeZone(identifier: "UTC")!) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            let f = ISO8601DateFormatter()
+            f.formatOptions = options
+            if let d = f.date(from: trimmed) { return d }
+        }
+        let local = DateFormatter()
+        local.locale = Locale(identifier: "en_US_POSIX")
+        local.timeZone = zone
+        for format in ["yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
+            local.dateFormat = format
+            if let d = local.date(from: trimmed) { return d }
+        }
+        return nil
+    }
+
+    /// RFC 3339 in `zone` with its offset, e.g. `2026-11-21T10:00:00+09:00`.
+    public static func format(_ date: Date, zone: TimeZone = TimeZone(identifier: "UTC")!) -> String {
+        let f = ISO8601DateFormatter()
+        f.timeZone = zone
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: date)
+    }
+
+    /// Nanoseconds since the Unix epoch.
+    public static func nanoseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1e9).rounded())
+    }
+
+    /// The date of a time given in nanoseconds since the Unix epoch.
+    public static func date(nanoseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000) + Double(nanoseconds % 1_000_000_000) * 1e-9)
+    }
+}

@@ -1,0 +1,246 @@
+import StepDetection
+
+/// Reader for CSV files with a header row naming a time column (`t_ms`, `t_s`, `time`, `timestamp`, with units in the
+/// name or in brackets) and either `x,y,z` or `magnitude` columns. Delimiter `,`, `;`, tab or spaces. Time in s, ms,
+/// µs or ns, relative or since the epoch; values in m/s² or g, told apart from the data (|a| at rest ≈ 9.8 or ≈ 1).
+public enum GenericCSVReader {
+    public static let formatName = "generic-csv"
+
+    /// Which columns hold what, found from the header.
+    struct Layout {
+        var delimiter: UInt8  // 0 = runs of spaces
+        var fieldCount: Int
+        var time: Int
+        var timeUnitNs: Double?  // nil: infer from the data
+        var axes: (Int, Int, Int)?
+        var magnitude: Int?
+    }
+
+    static func normalize(_ raw: String) -> (name: String, unit: String?) {
+        var s = raw.trimmingCharacters(in: " \t\"'").lowercased()
+        var unit: String?
+        for (open, close) in [("(", ")"), ("[", "]"), ("{", "}")] {
+            if let o = s.firstIndex(of: Character(open)), let c = s[o...].firstIndex(of: Character(close)) {
+                unit = String(s[s.index(after: o)..<c]).trimmingCharacters(in: " ")
+                s.removeSubrange(o...c)
+            }
+        }
+        return (s.trimmingCharacters(in: " _-"), unit)
+    }
+
+    static func timeUnit(name: String, unit: String?) -> Double?? {
+        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("sec", 1e9)]
+        if let unit, let u = units.first(where: { $0.0 == unit }) { return .some(u.1) }
+        let timeNames = ["t", "time", "timestamp", "ts", "seconds", "elapsed", "seconds_elapsed", "time_since_start"]
+        if timeNames.contains(name) { return .some(name == "seconds" || name == "seconds_elapsed" ? 1e9 : nil) }
+        for prefix in ["t_", "time_", "timestamp_", "ts_", "t", "time"] where name.hasPrefix(prefix) {
+            let rest = String(name.dropFirst(prefix.count))
+            if let u = units.first(where: { $0.0 == rest }) { return .some(u.1) }
+        }
+        return nil
+    }
+
+    static func layout(header: [String], delimiter: UInt8, file: String) throws -> Layout {
+        let cols = header.map(normalize)
+        var time: Int?
+        var timeUnit: Double?
+        for (i, c) in cols.enumerated() {
+            if let u = self.timeUnit(name: c.name, unit: c.unit) { time = i; timeUnit = u; break }
+        }
+        guard let time else {
+            throw InputError(file: file, line: 1, message:
+                "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
+                + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
+        }
+        func find(_ names: [String]) -> Int? { cols.firstIndex { names.contains($0.name) } }
+        let x = find(["x", "ax", "acc_x", "accel_x", "accx", "acceleration x", "accelerometer x", "gfx"])
+        let y = find(["y", "ay", "acc_y", "accel_y", "accy", "acceleration y", "accelerometer y", "gfy"])
+        let z = find(["z", "az", "acc_z", "accel_z", "accz", "acceleration z", "accelerometer z", "gfz"])
+        let m = find(["magnitude", "mag", "norm", "total", "abs", "absolute acceleration", "|a|", "tgf", "at"])
+        var layout = Layout(delimiter: delimiter, fieldCount: header.count, time: time, timeUnitNs: timeUnit)
+        if let x, let y, let z {
+            layout.axes = (x, y, z)
+        } else if let m {
+            layout.magnitude = m
+        } else {
+            throw InputError(file: file, line: 1, message:
+                "no acceleration columns in the header (expected x, y, z or magnitude); found: "
+                + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
+        }
+        return layout
+    }
+
+    static func detectDelimiter(_ line: UnsafeBufferPointer<UInt8>) -> UInt8 {
+        var counts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x09: 0]
+        for b in line where counts[b] != nil { counts[b]! += 1 }
+        let best = counts.max { a, b in a.value < b.value || (a.value == b.value && a.key > b.key) }!
+        return best.value > 0 ? best.key : 0
+    }
+
+    /// Splits `line` into field boundaries, writing at most `limit` (start, end) pairs; returns the field count.
+    @inline(__always)
+    static func split(_ p: UnsafePointer<UInt8>, _ count: Int, _ delimiter: UInt8,
+                      _ starts: UnsafeMutablePointer<Int>, _ ends: UnsafeMutablePointer<Int>, _ limit: Int) -> Int {
+        var n = 0
+        var i = 0
+        if delimiter == 0 {
+            while i < count {
+                while i < count && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
+                if i >= count { break }
+                let s = i
+                while i < count && p[i] != 0x20 && p[i] != 0x09 { i += 1 }
+                if n < limit { starts[n] = s; ends[n] = i }
+                n += 1
+            }
+            return n
+        }
+        var s = 0
+        while i < count {
+            if p[i] == delimiter {
+                if n < limit { starts[n] = s; ends[n] = i }
+                n += 1
+                s = i + 1
+            }
+            i += 1
+        }
+        if n < limit { starts[n] = s; ends[n] = count }
+        return n + 1
+    }
+
+    public static func read(
+        path: String,
+        options: ReadOptions = ReadOptions(),
+        _ sink: (AccelerationSample) -> Void
+    ) throws -> ReadSummary {
+        var summary = ReadSummary(format: formatName)
+        var layout: Layout?
+        let limit = 64
+        let starts = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        defer { starts.deallocate(); ends.deallocate() }
+
+        // Units are told from the first samples, so those are held back until they are known.
+        var probe = UnitProbe()
+        var sawAnyLine = false
+
+        try LineReader.forEachLine(path: path) { line, number, _ in
+            guard let p = line.baseAddress, line.count > 0 else { return true }
+            var allBlank = true
+            for b in line where b != 0x20 && b != 0x09 { allBlank = false; break }
+            if allBlank { return true }
+            sawAnyLine = true
+            guard let l = layout else {
+                let delimiter = detectDelimiter(line)
+                let n = split(p, line.count, delimiter, starts, ends, limit)
+                let header = (0..<min(n, limit)).map {
+                    String(decoding: UnsafeBufferPointer(start: p + starts[$0], count: ends[$0] - starts[$0]), as: UTF8.self)
+                }
+                if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
+                    throw InputError(file: path, line: number, message:
+                        "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
+                }
+                layout = try self.layout(header: header, delimiter: delimiter, file: path)
+                return true
+            }
+            let n = split(p, line.count, l.delimiter, starts, ends, limit)
+            if n < l.fieldCount && !(n == l.fieldCount - 1 && l.delimiter != 0 && p[line.count - 1] == l.delimiter) {
+                try summary.skip(InputError(file: path, line: number,
+                    message: "expected \(l.fieldCount) fields, found \(n)"), options: options)
+                return true
+            }
+            func field(_ i: Int, _ name: String) throws -> Double? {
+                if let v = NumberParsing.parseDouble(p, starts[i], ends[i]) { return v }
+                let text = String(decoding: UnsafeBufferPointer(start: p + starts[i], count: ends[i] - starts[i]), as: UTF8.self)
+                try summary.skip(InputError(file: path, line: number,
+                    message: "\(name) is not a number: '\(text.prefix(40))'"), options: options)
+                return nil
+            }
+            guard let t = try field(l.time, "time") else { return true }
+            let row: (Double, Double, Double, Double)
+            if let (xi, yi, zi) = l.axes {
+                guard let x = try field(xi, "x"), let y = try field(yi, "y"), let z = try field(zi, "z") else { return true }
+                row = (t, x, y, z)
+            } else {
+                guard let m = try field(l.magnitude!, "magnitude") else { return true }
+                row = (t, m, 0, 0)
+            }
+            if let scale = probe.scale {
+                deliver(row, scale: scale, &summary, options, sink)
+            } else {
+                probe.add(row)
+                if probe.isFull {
+                    probe.decide(timeUnitNs: l.timeUnitNs)
+                    for r in probe.rows { deliver(r, scale: probe.scale!, &summary, options, sink) }
+                    probe.rows.removeAll()
+                }
+            }
+            return true
+        }
+        guard sawAnyLine else { throw InputError(file: path, message: "file is empty") }
+        guard let l = layout else { throw InputError(file: path, message: "file is empty") }
+        if probe.scale == nil {
+            probe.decide(timeUnitNs: l.timeUnitNs)
+            for r in probe.rows { deliver(r, scale: probe.scale!, &summary, options, sink) }
+        }
+        summary.unit = probe.scale!.unit
+        summary.hasAxes = l.axes != nil
+        return summary
+    }
+
+    @inline(__always)
+    static func deliver(_ row: (Double, Double, Double, Double), scale: Scale, _ summary: inout ReadSummary,
+                        _ options: ReadOptions, _ sink: (AccelerationSample) -> Void) {
+        var t = Int64(exactly: (row.0 * scale.timeNs).rounded()) ?? 0
+        if !scale.absolute, let start = options.startNs { t &+= start }
+        let f = scale.unit.toMetersPerSecondSquared
+        sink(AccelerationSample(timeNs: t, x: row.1 * f, y: row.2 * f, z: row.3 * f))
+        summary.samples += 1
+        if summary.firstNs == nil { summary.firstNs = t }
+        summary.lastNs = t
+        summary.absoluteTime = scale.absolute || options.startNs != nil
+    }
+
+    struct Scale {
+        var timeNs: Double
+        var absolute: Bool
+        var unit: AccelerationUnit
+    }
+
+    /// Holds the first rows of a file until the time and acceleration units can be told from them.
+    struct UnitProbe {
+        var rows: [(Double, Double, Double, Double)] = []
+        var scale: Scale?
+        var isFull: Bool { rows.count >= 256 }
+
+        mutating func add(_ row: (Double, Double, Double, Double)) { rows.append(row) }
+
+        mutating func decide(timeUnitNs: Double?) {
+            let mags = rows.map { ($0.1 * $0.1 + $0.2 * $0.2 + $0.3 * $0.3).squareRoot() }.filter(\.isFinite).sorted()
+            let median = mags.isEmpty ? standardGravity : mags[mags.count / 2]
+            let unit: AccelerationUnit = median < 3.5 ? .g : .metersPerSecondSquared
+            let first = rows.first?.0 ?? 0
+            var unitNs = timeUnitNs
+            if unitNs == nil {
+                // Epoch magnitudes first, then the typical step between samples for relative times.
+                let a = abs(first)
+                if a > 1e17 { unitNs = 1 } else if a > 1e14 { unitNs = 1e3 } else if a > 1e11 { unitNs = 1e6 } else if a > 1e8 { unitNs = 1e9 } else {
+                    var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
+                    deltas.sort()
+                    let d = deltas.isEmpty ? 0.01 : deltas[deltas.count / 2]
+                    unitNs = d >= 1e4 ? 1 : d >= 10 ? 1e3 : d >= 0.2 ? 1e6 : 1e9
+                }
+            }
+            let absolute = abs(first) * unitNs! > 1e17  // after ~1973: a wall-clock time
+            scale = Scale(timeNs: unitNs!, absolute: absolute, unit: unit)
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

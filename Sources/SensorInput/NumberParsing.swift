@@ -1,0 +1,117 @@
+/// Hand-written number parsing from bytes, for the hot path of CSV readers (no `String` per field).
+public enum NumberParsing {
+    @usableFromInline static let powersOfTen: [Double] = (0...22).map { e in
+        var v = 1.0
+        for _ in 0..<e { v *= 10 }
+        return v
+    }
+
+    /// Parses a decimal floating-point number (`-12.5`, `3e-2`, `.5`, `nan`, `inf`) filling the whole of
+    /// `bytes[start..<end]` after trimming spaces and one pair of double quotes. Returns nil when it is not a number.
+    @inlinable
+    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        var i = start
+        var e = end
+        while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
+        while e > i && (p[e - 1] == 0x20 || p[e - 1] == 0x09) { e -= 1 }
+        if e - i >= 2 && p[i] == 0x22 && p[e - 1] == 0x22 { i += 1; e -= 1 }
+        guard i < e else { return nil }
+        var negative = false
+        if p[i] == 0x2D { negative = true; i += 1 } else if p[i] == 0x2B { i += 1 }
+        guard i < e else { return nil }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var sawDigit = false
+        while i < e {
+            let d = p[i] &- 0x30
+            if d > 9 { break }
+            sawDigit = true
+            if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 } } else { exponent += 1 }
+            i += 1
+        }
+        if i < e && p[i] == 0x2E {
+            i += 1
+            while i < e {
+                let d = p[i] &- 0x30
+                if d > 9 { break }
+                sawDigit = true
+                if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 }; exponent -= 1 }
+                i += 1
+            }
+        }
+        if !sawDigit { return parseSpecial(p, i, e, negative) }
+        if i < e && (p[i] == 0x65 || p[i] == 0x45) {
+            i += 1
+            var expNegative = false
+            if i < e && (p[i] == 0x2D || p[i] == 0x2B) { expNegative = p[i] == 0x2D; i += 1 }
+            guard i < e else { return nil }
+            var x = 0
+            while i < e {
+                let d = p[i] &- 0x30
+                if d > 9 { return nil }
+                if x < 100_000 { x = x * 10 + Int(d) }
+                i += 1
+            }
+            exponent += expNegative ? -x : x
+        }
+        guard i == e else { return nil }
+        var value: Double
+        if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+            value = Double(mantissa)
+            if exponent < 0 { value /= powersOfTen[-exponent] } else { value *= powersOfTen[exponent] }
+        } else {
+            value = slowParse(p, start, end) ?? Double(mantissa) * pow10(exponent)
+        }
+        return negative ? -value : value
+    }
+
+    @usableFromInline static func parseSpecial(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ negative: Bool) -> Double? {
+        let word = String(decoding: UnsafeBufferPointer(start: p + i, count: e - i), as: UTF8.self).lowercased()
+        switch word {
+        case "nan": return .nan
+        case "inf", "infinity": return negative ? -.infinity : .infinity
+        default: return nil
+        }
+    }
+
+    @usableFromInline static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        var s = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
+        s = s.trimmingCharacters(in: " \t\"")
+        if s.hasPrefix("-") { s.removeFirst() } else if s.hasPrefix("+") { s.removeFirst() }
+        return Double(s)
+    }
+
+    @usableFromInline static func pow10(_ e: Int) -> Double {
+        var r = 1.0
+        var b = 10.0
+        var n = abs(e)
+        while n > 0 { if n & 1 == 1 { r *= b }; b *= b; n >>= 1 }
+        return e < 0 ? 1 / r : r
+    }
+
+    /// Parses a base-10 integer filling `bytes[start..<end]` (spaces trimmed). Returns nil otherwise.
+    @inlinable
+    public static func parseInt(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
+        var i = start
+        var e = end
+        while i < e && p[i] == 0x20 { i += 1 }
+        while e > i && p[e - 1] == 0x20 { e -= 1 }
+        guard i < e else { return nil }
+        var negative = false
+        if p[i] == 0x2D { negative = true; i += 1 }
+        guard i < e else { return nil }
+        var v: Int64 = 0
+        while i < e {
+            let d = p[i] &- 0x30
+            if d > 9 { return nil }
+            let (m, o1) = v.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(Int64(d))
+            if o1 || o2 { return nil }
+            v = a
+            i += 1
+        }
+        return negative ? -v : v
+    }
+}
+

@@ -1,0 +1,64 @@
+/// Standard gravity in m/s², the unit conversion factor for data recorded in g.
+public let standardGravity = 9.80665
+
+/// One acceleration sample: time in integer nanoseconds (exact over centuries, no drift from growing floats)
+/// and acceleration in m/s² including gravity.
+public struct AccelerationSample: Sendable, Equatable {
+    public var timeNs: Int64
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    public init(timeNs: Int64, x: Double, y: Double, z: Double) {
+        self.timeNs = timeNs
+        self.x = x
+        self.y = y
+        self.z = z
+    }
+
+    /// Euclidean norm of the acceleration vector, in m/s².
+    @inlinable public var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
+}
+
+/// A contiguous run of regular stepping found by the detector.
+public struct WalkingBout: Sendable, Equatable, Codable {
+    /// Time of the bout's first counted step, in nanoseconds.
+    public var startNs: Int64
+    /// Time of the bout's last counted step, in nanoseconds.
+    public var endNs: Int64
+    /// Steps credited to the bout.
+    public var steps: Int
+
+    public init(startNs: Int64, endNs: Int64, steps: Int) {
+        self.startNs = startNs
+        self.endNs = endNs
+        self.steps = steps
+    }
+}
+
+/// What the detector reports while samples stream through it.
+public enum DetectorEvent: Sendable, Equatable {
+    /// One counted step at this time (nanoseconds). Steps of a bout's confirmation run are reported, in time order,
+    /// when the bout is confirmed, so their times may lie a few seconds before the sample that confirmed them.
+    case step(timeNs: Int64)
+    /// A walking bout was confirmed; its first step is at this time.
+    case boutStarted(timeNs: Int64)
+    /// A walking bout ended (no regular step followed in time, a gap in the data, or the end of the stream).
+    case boutEnded(WalkingBout)
+}
+
+/// Counts of samples the detector accepted or refused.
+public struct DetectorCounters: Sendable, Equatable, Codable {
+    /// Samples processed.
+    public var accepted: Int = 0
+    /// Samples dropped because their time was not after the previous sample's.
+    public var outOfOrder: Int = 0
+    /// Samples dropped because a value was NaN, infinite or physically absurd.
+    public var invalid: Int = 0
+    /// Steps counted so far.
+    public var steps: Int = 0
+    /// Walking bouts confirmed so far.
+    public var bouts: Int = 0
+
+    public init() {}
+}

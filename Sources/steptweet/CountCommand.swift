@@ -1,0 +1,65 @@
+import Agent
+import ArgumentParser
+import Foundation
+import SensorInput
+
+/// `steptweet count`: steps per recording.
+struct CountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "count",
+        abstract: "Count the steps in accelerometer recordings.",
+        discussion: """
+            Prints one line per file; with --json one JSON object per line with file, steps, samples, rate_hz,
+            duration_s, format, bouts and skipped_lines. Malformed lines are skipped and reported with file and line
+            (exit status 65 when any were skipped); --strict stops at the first one instead.
+
+            Example: steptweet count --json walk.csv
+            """
+    )
+
+    @Flag(name: .long, help: "One JSON object per file.") var json = false
+    @Flag(name: .long, help: "Stop with an error at the first malformed line.") var strict = false
+    @Argument(help: "Recordings to count.") var files: [String]
+
+    struct Output: Encodable {
+        var file: String
+        var steps: Int
+        var samples: Int
+        var rate_hz: Double?
+        var duration_s: Double
+        var format: String
+        var bouts: Int
+        var skipped_lines: Int
+        var dropped_samples: Int
+    }
+
+    func run() throws {
+        var status: Int32 = 0
+        for file in files {
+            do {
+                let result = try RecordingCounter.count(path: file, options: ReadOptions(strict: strict))
+                let s = result.summary
+                for issue in s.issues { printError("warning: skipped \(issue)") }
+                if s.skippedLines > s.issues.count {
+                    printError("warning: \(file): \(s.skippedLines - s.issues.count) more malformed lines skipped")
+                }
+                if s.skippedLines > 0 { status = max(status, ExitStatus.dataError) }
+                if s.samples == 0 { printError("warning: \(file): no samples after the header") }
+                let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
+                let duration = (s.durationSeconds * 1000).rounded() / 1000
+                if json {
+                    print(jsonLine(Output(file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
+                                          duration_s: duration, format: s.format, bouts: result.bouts.count,
+                                          skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid)))
+                } else {
+                    let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
+                    print("\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(String(format: "%.1f", duration)) s, \(s.format))")
+                }
+            } catch let error as InputError {
+                printError("error: \(error)")
+                status = max(status, error.line == nil && (error.message.hasPrefix("no such") || error.message.hasPrefix("permission")) ? ExitStatus.noInput : ExitStatus.dataError)
+            }
+        }
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,39 @@
+import Agent
+import ArgumentParser
+import Foundation
+import Messages
+
+/// `steptweet demo`: the main job on embedded defaults.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Replay a committed walk recording as if live and run background fetches on a virtual clock.",
+        discussion: "Needs no configuration. Example: steptweet demo"
+    )
+
+    @Option(help: "Recording to replay (default: the committed fixtures/demo_walk_50hz.csv).") var recording: String?
+    @Option(help: "IANA time zone for the texts.") var timeZone = "Asia/Tokyo"
+    @Option(help: "Start of the virtual clock (ISO 8601).") var start = "2026-11-21T10:00:00+09:00"
+
+    func run() throws {
+        let zone = try parseZone(timeZone)
+        let startDate = try parseTime(start, option: "--start", zone: zone)
+        guard let path = recording ?? DemoRunner.defaultRecording() else {
+            throw fail("demo recording fixtures/demo_walk_50hz.csv not found; pass --recording FILE", status: ExitStatus.noInput)
+        }
+        let composer = try MessageComposer(template: try Template(Template.seed), timeZone: timeZone)
+        let clock = DateFormatter()
+        clock.locale = Locale(identifier: "en_US_POSIX")
+        clock.timeZone = zone
+        clock.dateFormat = "MM/dd HH:mm:ss"
+        print("demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
+        var n = 0
+        try DemoRunner(recording: path, composer: composer, start: startDate).run { r in
+            n += 1
+            print("fetch \(n) at \(clock.string(from: r.at))")
+            print("  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps")
+            if let text = r.text { print("  text:   \(text)") }
+            print("  result: \(r.result)")
+        }
+    }
+}

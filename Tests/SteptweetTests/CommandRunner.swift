@@ -1,0 +1,53 @@
+import Foundation
+
+/// Runs the built `steptweet` binary and captures what it prints.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum Steptweet {
+    static var binary: URL {
+        // The test bundle lives in the same build products folder as the executable.
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("steptweet"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("steptweet"),
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/steptweet"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }
+
+    /// The repository root (this file is Tests/SteptweetTests/CommandRunner.swift).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func run(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CommandResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                             stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// Writes `contents` to a new temporary file and returns its path.
+    static func tempFile(_ contents: String, name: String = "input.csv") throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(contents.utf8).write(to: url)
+        return url.path
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@Suite struct CountCommandTests {
+    let walk = "../shared/data/formats/derived_walk_60s/generic_t_ms.csv"
+
+    @Test func countsTheSharedWalkAsJSON() throws {
+        let r = try Steptweet.run(["count", "--json", walk])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        #expect(object["samples"] as? Int == 13_347)
+        #expect(object["file"] as? String == walk)
+        #expect(object["format"] as? String == "generic-csv")
+        let steps = try #require(object["steps"] as? Int)
+        #expect(abs(steps - 109) <= 11, "109 true steps, counted \(steps)")
+        let rate = try #require(object["rate_hz"] as? Double)
+        #expect(rate > 200 && rate < 250)
+        #expect((object["duration_s"] as? Double).map { abs($0 - 60) < 0.1 } == true)
+    }
+
+    @Test func textOutputIsOneLinePerFile() throws {
+        let r = try Steptweet.run(["count", walk, "fixtures/demo_walk_50hz.csv"])
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("\(walk): "))
+        #expect(lines[1].contains("3000 samples"))
+    }
+
+    @Test func missingFileIsNamed() throws {
+        let r = try Steptweet.run(["count", "no/such/file.csv"])
+        #expect(r.status == 66)
+        #expect(r.stderr.contains("no/such/file.csv: no such file"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func emptyFileIsAnError() throws {
+        let path = try Steptweet.tempFile("")
+        let r = try Steptweet.run(["count", path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("\(path): file is empty"))
+    }
+
+    @Test func headerWithoutTimeColumnIsNamedWithLine() throws {
+        let path = try Steptweet.tempFile("a,b,c\n1,2,3\n")
+        let r = try Steptweet.run(["count", path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("\(path):1: no time column"))
+    }
+
+    @Test func nonNumberLineIsReportedAndValidLinesKept() throws {
+        var csv = "t_ms,x,y,z\n"
+        for i in 0..<100 { csv += "\(i * 20),0.1,0.2,9.8\n" }
+        csv += "2000,abc,0.2,9.8\n"
+        for i in 101..<200 { csv += "\(i * 20),0.1,0.2,9.8\n" }
+        let path = try Steptweet.tempFile(csv)
+        let r = try Steptweet.run(["count", "--json", path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("\(path):102: x is not a number: 'abc'"))
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        #expect(object["samples"] as? Int == 199)
+        #expect(object["skipped_lines"] as? Int == 1)
+        #expect(object["steps"] as? Int == 0)
+
+        let strict = try Steptweet.run(["count", "--strict", path])
+        #expect(strict.status == 65)
+        #expect(strict.stdout.isEmpty)
+        #expect(strict.stderr.contains("\(path):102:"))
+    }
+
+    @Test func oneBadFileDoesNotHideTheOthers() throws {
+        let r = try Steptweet.run(["count", "missing.csv", walk])
+        #expect(r.status == 66)
+        #expect(r.stdout.contains("\(walk): "))
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+
+@Suite struct PreviewAndDemoTests {
+    @Test func previewReproducesTheSeedFormat() throws {
+        let r = try Steptweet.run([
+            "preview", "--source", "fixtures/demo_walk_50hz.csv",
+            "--start", "2026-11-21T10:00:00+09:00", "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = r.stdout.trimmingCharacters(in: .newlines)
+        let pattern = #/^11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って (\d+) 歩 歩きました。 Tweet By Background Fetch$/#
+        let match = try #require(text.wholeMatch(of: pattern), "\(text)")
+        let steps = Int(match.1)!
+        #expect(abs(steps - 109) <= 11)
+    }
+
+    @Test func previewWindowExcludesStepsOutsideIt() throws {
+        // The recording starts at --recording-start, 10 minutes before the window: no step of it is inside.
+        let r = try Steptweet.run([
+            "preview", "--source", "fixtures/demo_walk_50hz.csv", "--recording-start", "2026-11-21T09:50:00+09:00",
+            "--start", "2026-11-21T10:00:00+09:00", "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo",
+        ])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("を持って 0 歩"))
+    }
+
+    @Test func unknownTimeZoneIsRejected() throws {
+        for zone in ["Bogus/Zone", "JST-9", ":Asia/Tokyo"] {
+            let r = try Steptweet.run(["preview", "--source", "fixtures/demo_walk_50hz.csv",
+                                       "--start", "2026-11-21T10:00:00Z", "--time-zone", zone])
+            #expect(r.status != 0)
+            #expect(r.stderr.contains("unknown time zone '\(zone)'"))
+            #expect(r.stdout.isEmpty)
+        }
+    }
+
+    @Test func demoPrintsNewDataWithTheSeedText() throws {
+        let r = try Steptweet.run(["demo"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("result: NewData"))
+        #expect(r.stdout.contains("result: NoData"))
+        let seed = #/text: +11/21 10:00:00 〜 11/21 10:10:00 の期間に iPhone 5s を持って \d+ 歩 歩きました。 Tweet By Background Fetch/#
+        #expect(r.stdout.contains(seed))
+    }
+
+    @Test func stubsSayNotImplemented() throws {
+        let r = try Steptweet.run(["history"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("not implemented yet"))
+    }
+}
