@@ -107,39 +107,77 @@ public enum GenericCSVReader {
         return n + 1
     }
 
+    /// Reads every sample of `path`.
     public static func read(
         path: String,
         options: ReadOptions = ReadOptions(),
         _ sink: (AccelerationSample) -> Void
     ) throws -> ReadSummary {
+        try read(path: path, options: options, resume: nil, completeLinesOnly: false, sink).summary
+    }
+
+    /// What a later read needs to continue where this one stopped: the header, the units found, the position.
+    public struct ResumeState: Sendable, Equatable, Codable {
+        var header: String
+        var scale: Scale?
+        public var offset: Int64
+        public var lineNumber: Int
+    }
+
+    /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
+    /// newline is left for the next read (a file another program is still writing).
+    public static func read(
+        path: String,
+        options: ReadOptions,
+        resume: ResumeState?,
+        completeLinesOnly: Bool,
+        _ sink: (AccelerationSample) -> Void
+    ) throws -> (summary: ReadSummary, resume: ResumeState?) {
         var summary = ReadSummary(format: formatName)
         var layout: Layout?
+        var headerText = resume?.header
         let limit = 64
         let starts = UnsafeMutablePointer<Int>.allocate(capacity: limit)
         let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
         defer { starts.deallocate(); ends.deallocate() }
+        let lineBase = resume?.lineNumber ?? 0
+        var lastLine = lineBase
+        var consumedOffset = resume?.offset ?? 0
+
+        func makeLayout(_ p: UnsafePointer<UInt8>, _ count: Int, _ number: Int) throws -> Layout {
+            let delimiter = detectDelimiter(UnsafeBufferPointer(start: p, count: count))
+            let n = split(p, count, delimiter, starts, ends, limit)
+            let header = (0..<min(n, limit)).map {
+                String(decoding: UnsafeBufferPointer(start: p + starts[$0], count: ends[$0] - starts[$0]), as: UTF8.self)
+            }
+            if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
+                throw InputError(file: path, line: number, message:
+                    "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
+            }
+            return try self.layout(header: header, delimiter: delimiter, file: path)
+        }
+        if let h = headerText {
+            let bytes = Array(h.utf8)
+            layout = try bytes.withUnsafeBufferPointer { try makeLayout($0.baseAddress!, bytes.count, 1) }
+        }
 
         // Units are told from the first samples, so those are held back until they are known.
         var probe = UnitProbe()
-        var sawAnyLine = false
+        probe.scale = resume?.scale
+        var sawAnyLine = resume != nil
 
-        try LineReader.forEachLine(path: path) { line, number, _ in
+        let consumed = try LineReader.forEachLine(path: path, startingAt: resume?.offset ?? 0) { line, relative, complete in
+            let number = lineBase + relative
+            if completeLinesOnly && !complete { return false }
+            lastLine = number
             guard let p = line.baseAddress, line.count > 0 else { return true }
             var allBlank = true
             for b in line where b != 0x20 && b != 0x09 { allBlank = false; break }
             if allBlank { return true }
             sawAnyLine = true
             guard let l = layout else {
-                let delimiter = detectDelimiter(line)
-                let n = split(p, line.count, delimiter, starts, ends, limit)
-                let header = (0..<min(n, limit)).map {
-                    String(decoding: UnsafeBufferPointer(start: p + starts[$0], count: ends[$0] - starts[$0]), as: UTF8.self)
-                }
-                if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
-                    throw InputError(file: path, line: number, message:
-                        "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
-                }
-                layout = try self.layout(header: header, delimiter: delimiter, file: path)
+                layout = try makeLayout(p, line.count, number)
+                headerText = String(decoding: line, as: UTF8.self)
                 return true
             }
             let n = split(p, line.count, l.delimiter, starts, ends, limit)
@@ -176,15 +214,19 @@ public enum GenericCSVReader {
             }
             return true
         }
+        consumedOffset = consumed
         guard sawAnyLine else { throw InputError(file: path, message: "file is empty") }
-        guard let l = layout else { throw InputError(file: path, message: "file is empty") }
-        if probe.scale == nil {
+        guard let l = layout, let headerText else {
+            if completeLinesOnly { return (summary, nil) }
+            throw InputError(file: path, message: "file is empty")
+        }
+        if probe.scale == nil && !probe.rows.isEmpty {
             probe.decide(timeUnitNs: l.timeUnitNs)
             for r in probe.rows { deliver(r, scale: probe.scale!, &summary, options, sink) }
         }
-        summary.unit = probe.scale!.unit
+        summary.unit = probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
-        return summary
+        return (summary, ResumeState(header: headerText, scale: probe.scale, offset: consumedOffset, lineNumber: lastLine))
     }
 
     @inline(__always)
@@ -200,7 +242,7 @@ public enum GenericCSVReader {
         summary.absoluteTime = scale.absolute || options.startNs != nil
     }
 
-    struct Scale {
+    struct Scale: Sendable, Equatable, Codable {
         var timeNs: Double
         var absolute: Bool
         var unit: AccelerationUnit

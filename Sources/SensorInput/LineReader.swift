@@ -11,7 +11,7 @@ public struct LineReader {
     public static let defaultChunkSize = 1 << 20
 
     /// Calls `body` for every line with its bytes (without the line end), its 1-based line number and whether it
-    /// ended with a newline. `body` returns `false` to stop early. Returns the number of bytes consumed.
+    /// ended with a newline. `body` returns `false` to stop early, leaving that line unconsumed. Returns the offset after the last consumed line.
     @discardableResult
     public static func forEachLine(
         path: String,
@@ -65,9 +65,9 @@ public struct LineReader {
                 if lineEnd > start && buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                 lineNumber += 1
                 let keepGoing = try body(UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, true)
+                if !keepGoing { stop = true; break }
                 consumed += Int64(nlIndex + 1 - start)
                 start = nlIndex + 1
-                if !keepGoing { stop = true; break }
             }
             if stop { break }
             if n == 0 {  // end of file: a last line without newline
@@ -75,8 +75,9 @@ public struct LineReader {
                     var lineEnd = end
                     if buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                     lineNumber += 1
-                    _ = try body(UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, false)
-                    consumed += Int64(end - start)
+                    if try body(UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, false) {
+                        consumed += Int64(end - start)
+                    }
                 }
                 break
             }

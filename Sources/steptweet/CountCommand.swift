@@ -18,7 +18,7 @@ struct CountCommand: ParsableCommand {
     )
 
     @Flag(name: .long, help: "One JSON object per file.") var json = false
-    @Flag(name: .long, help: "Stop with an error at the first malformed line.") var strict = false
+    @OptionGroup var input: InputOptions
     @Argument(help: "Recordings to count.") var files: [String]
 
     struct Output: Encodable {
@@ -37,7 +37,7 @@ struct CountCommand: ParsableCommand {
         var status: Int32 = 0
         for file in files {
             do {
-                let result = try RecordingCounter.count(path: file, options: ReadOptions(strict: strict))
+                let result = try RecordingCounter.count(path: file, options: input.readOptions())
                 let s = result.summary
                 for issue in s.issues { printError("warning: skipped \(issue)") }
                 if s.skippedLines > s.issues.count {
