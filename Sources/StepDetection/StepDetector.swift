@@ -100,6 +100,15 @@ public struct StepDetector: Sendable, Codable {
         }
     }
 
+    /// Steps before this time (ns) are final: no later sample can make the detector report another step earlier than
+    /// it (candidates still waiting for a bout's confirmation are at or after it). Nil before the first sample.
+    /// A fetch closes its window no later than this, so steps credited retroactively are never lost.
+    public var settledNs: Int64? {
+        if lastTimeNs == .min { return nil }
+        if let first = pending.first { return min(first, lastTimeNs) }
+        return lastTimeNs
+    }
+
     /// Ends the stream: closes an open walking bout. Candidates never confirmed are discarded.
     public mutating func finish(_ emit: (DetectorEvent) -> Void) {
         endBout(emit)
