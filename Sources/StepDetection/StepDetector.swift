@@ -1,20 +1,30 @@
-/// Tunable constants of the detector. One set serves every placement and sampling rate.
+/// Tunable constants of the detector. One set serves every placement and sampling rate; every filter is defined in
+/// seconds or hertz, never in samples.
 public struct DetectorParameters: Sendable, Equatable, Codable {
-    /// Cut-off of the low-pass filter on the acceleration magnitude, in Hz.
+    /// Cut-off of the two-pole low-pass filter on the acceleration magnitude, in Hz.
     public var lowPassHz: Double = 3.0
-    /// Time constant of the gravity (baseline) estimate, in seconds.
-    public var baselineSeconds: Double = 1.0
-    /// Smallest peak-to-trough swing that can be a step, in m/s².
-    public var minSwing: Double = 0.8
+    /// Smallest swing (peak minus trough of the filtered magnitude) that can be a step, in m/s². Also the floor of the
+    /// hysteresis that separates one peak from the next.
+    public var minSwing: Double = 1.2
     /// Shortest and longest plausible time between steps, in seconds.
     public var minStepInterval: Double = 0.25
-    public var maxStepInterval: Double = 1.6
+    public var maxStepInterval: Double = 2.0
     /// Candidate steps in a row, at a regular rhythm, needed to confirm a walking bout.
-    public var confirmSteps: Int = 4
+    public var confirmSteps: Int = 3
+    /// Steps a bout needs before any of them is credited: shorter bursts of regular motion are not walking.
+    public var minBoutSteps: Int = 10
+    /// Irregular intervals (off the bout's rhythm by more than `rhythmTolerance`, and not a missed step) a bout may
+    /// have before it is credited; one more and the run was not walking.
+    public var irregularIntervalsAllowed: Int = 2
     /// Largest ratio between consecutive step intervals that still counts as regular.
-    public var rhythmTolerance: Double = 1.6
+    public var rhythmTolerance: Double = 1.5
+    /// Largest ratio between consecutive swings that still counts as a consistent amplitude.
+    public var swingTolerance: Double = 4.0
+    /// Inside a bout, an interval about twice the bout's step interval (1.6-2.4 times) counts two steps: one step
+    /// was too weak to see (typical on the wrist, where one arm swing per stride dominates).
+    public var fillMissedSteps = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
-    public var maxSampleGap: Double = 1.0
+    public var maxSampleGap: Double = 2.0
 
     public init() {}
 
@@ -24,137 +34,281 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
 
 /// Streaming step detector: push samples in time order, receive step events and walking bouts.
 ///
-/// Fixed memory, no allocation per sample, filters defined in seconds (so any rate from 12.5 to 500 Hz with jittered
-/// timestamps works), integer nanosecond time. The whole state is `Codable` so a caller can save it between runs and
-/// resume mid-stream.
+/// The magnitude of acceleration goes through a two-pole low-pass filter whose coefficients follow each sample's own
+/// time step (any rate from 12.5 to 500 Hz, jittered timestamps). A hysteresis peak tracker turns the filtered signal
+/// into candidate steps (peak time and swing); a walking gate counts candidates only inside runs of regular stepping:
+/// `confirmSteps` candidates in a row whose intervals lie in the plausible range, change by at most
+/// `rhythmTolerance` and whose swings change by at most `swingTolerance`. When a run is confirmed all of its steps
+/// are credited; afterwards every candidate counts until no step follows in time.
+///
+/// Fixed memory (the pending run holds at most `confirmSteps` times), no allocation per sample, no statistics over
+/// the whole history (the typical swing is exponentially weighted), integer nanosecond time. The whole state is
+/// `Codable`: save it mid-stream, decode it later and continue, and the result equals one pass.
 public struct StepDetector: Sendable, Codable {
     public let parameters: DetectorParameters
     public private(set) var counters = DetectorCounters()
 
     private var lastTimeNs: Int64 = .min
-    private var filtered = 0.0
-    private var baseline = 0.0
-    private var primed = false
-    // Peak tracking on the filtered, baseline-removed signal.
-    private var rising = false
-    private var previous = 0.0
-    private var trough = 0.0
+    // Low-pass filter state and the coefficient cached for the last time step.
+    private var stage1 = 0.0
+    private var stage2 = 0.0
+    private var cachedDtNs: Int64 = -1
+    private var cachedAlpha = 0.0
+    // Hysteresis peak tracker on the filtered magnitude.
+    private var seekingPeak = true
+    private var extremeValue = 0.0
+    private var extremeNs: Int64 = 0
+    private var troughValue = 0.0
+    // Walking gate: the run of candidates waiting for confirmation, and the current bout.
     private var lastCandidateNs: Int64 = .min
-    // Walking gate: candidates waiting for confirmation, and the current bout.
     private var pending: [Int64] = []
+    private var pendingSwings: [Double] = []
+    /// Typical time between steps of the current bout, in seconds.
+    private var stepInterval = 0.5
     private var inBout = false
+    /// Whether the open bout has reached `minBoutSteps` and its steps were reported.
+    private var boutCredited = false
+    /// Irregular intervals seen in the open bout before it was credited.
+    private var irregularIntervals = 0
     private var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
-    private var lastInterval = 0.0
 
     public init(parameters: DetectorParameters = .standard) {
         self.parameters = parameters
-        pending.reserveCapacity(max(parameters.confirmSteps, 1))
+        // Real candidates plus at most one filled-in step between each two of them; then a bout not yet credited.
+        let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
+        pending.reserveCapacity(capacity)
+        pendingSwings.reserveCapacity(capacity)
     }
 
-    /// Pushes one sample with three axes in m/s².
+    /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
     @inlinable
     public mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
         push(timeNs: timeNs, magnitude: (x * x + y * y + z * z).squareRoot(), emit)
     }
 
-    /// Pushes one sample given as the magnitude of acceleration in m/s².
+    /// Pushes one sample given as the magnitude of acceleration in m/s². NaN, infinite, negative or absurd values
+    /// (≥ 50 g) are dropped and counted in `counters.invalid`; samples not after the previous one in time are dropped
+    /// and counted in `counters.outOfOrder`.
     public mutating func push(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
-        guard magnitude.isFinite, magnitude >= 0, magnitude < 50 * standardGravity else {
+        guard magnitude >= 0, magnitude < 50 * standardGravity else {  // false for NaN too
             counters.invalid += 1
             return
         }
-        if lastTimeNs != .min && timeNs <= lastTimeNs {
+        if timeNs <= lastTimeNs {
             counters.outOfOrder += 1
             return
         }
         counters.accepted += 1
-        let dt = lastTimeNs == .min ? 0 : Double(timeNs - lastTimeNs) * 1e-9
+        let dtNs = timeNs &- lastTimeNs
+        let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if !primed || dt > parameters.maxSampleGap {
-            endBout(emit)
-            pending.removeAll(keepingCapacity: true)
-            filtered = magnitude
-            baseline = magnitude
-            previous = 0
-            trough = 0
-            rising = false
-            primed = true
+        if first || Double(dtNs) * 1e-9 > parameters.maxSampleGap {
+            restart(at: timeNs, value: magnitude, emit)
             return
         }
-        let lpTau = 1.0 / (2 * Double.pi * parameters.lowPassHz)
-        filtered += (magnitude - filtered) * (dt / (lpTau + dt))
-        baseline += (magnitude - baseline) * (dt / (parameters.baselineSeconds + dt))
-        let value = filtered - baseline
-        if value > previous {
-            if !rising { trough = previous }
-            rising = true
-        } else if value < previous && rising {
-            rising = false
-            if previous - trough >= parameters.minSwing {
-                candidate(at: timeNs, emit)
+        if dtNs != cachedDtNs {
+            let dt = Double(dtNs) * 1e-9
+            let tau = 1.0 / (2 * Double.pi * parameters.lowPassHz)
+            cachedAlpha = dt / (tau + dt)
+            cachedDtNs = dtNs
+        }
+        stage1 += (magnitude - stage1) * cachedAlpha
+        stage2 += (stage1 - stage2) * cachedAlpha
+        let value = stage2
+        let hysteresis = parameters.minSwing
+        if seekingPeak {
+            if value > extremeValue {
+                extremeValue = value
+                extremeNs = timeNs
+            } else if value < extremeValue - hysteresis {
+                let swing = extremeValue - troughValue
+                seekingPeak = false
+                let peakNs = extremeNs
+                extremeValue = value
+                extremeNs = timeNs
+                candidate(at: peakNs, swing: swing, emit)
+            }
+        } else {
+            if value < extremeValue {
+                extremeValue = value
+                extremeNs = timeNs
+            } else if value > extremeValue + hysteresis {
+                troughValue = extremeValue
+                seekingPeak = true
+                extremeValue = value
+                extremeNs = timeNs
             }
         }
-        previous = value
-        if inBout, Double(timeNs - bout.endNs) * 1e-9 > boutTimeout {
-            endBout(emit)
-        }
+        if inBout, Double(timeNs - bout.endNs) * 1e-9 > boutTimeout { endBout(emit) }
     }
 
-    /// Steps before this time (ns) are final: no later sample can make the detector report another step earlier than
-    /// it (candidates still waiting for a bout's confirmation are at or after it). Nil before the first sample.
-    /// A fetch closes its window no later than this, so steps credited retroactively are never lost.
+    /// Steps before this time (ns) are final: no later sample can make the detector report a step earlier than it
+    /// (a peak still being tracked and candidates waiting for a bout's confirmation are at or after it). Nil before
+    /// the first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
     public var settledNs: Int64? {
         if lastTimeNs == .min { return nil }
-        if let first = pending.first { return min(first, lastTimeNs) }
-        return lastTimeNs
+        var settled = lastTimeNs
+        if seekingPeak { settled = min(settled, extremeNs) }
+        if let first = pending.first { settled = min(settled, first) }
+        return settled
     }
+
+    /// Whether a walking bout is open (confirmed and not yet ended).
+    public var isWalking: Bool { inBout && boutCredited }
 
     /// Ends the stream: closes an open walking bout. Candidates never confirmed are discarded.
     public mutating func finish(_ emit: (DetectorEvent) -> Void) {
         endBout(emit)
         pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
+        seekingPeak = false  // a peak still being tracked can no longer become a step
+        extremeNs = lastTimeNs
     }
 
+    /// Longest silence after the last step before the bout ends.
     private var boutTimeout: Double {
-        max(parameters.maxStepInterval, lastInterval * 2.5)
+        max(parameters.maxStepInterval, stepInterval * 2.5)
     }
 
-    private mutating func candidate(at timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
-        if lastCandidateNs != .min, Double(timeNs - lastCandidateNs) * 1e-9 < parameters.minStepInterval { return }
-        let interval = lastCandidateNs == .min ? .infinity : Double(timeNs - lastCandidateNs) * 1e-9
+    private mutating func restart(at timeNs: Int64, value: Double, _ emit: (DetectorEvent) -> Void) {
+        endBout(emit)
+        pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
+        lastCandidateNs = .min
+        stage1 = value
+        stage2 = value
+        seekingPeak = false
+        extremeValue = value
+        extremeNs = timeNs
+        troughValue = value
+    }
+
+    private mutating func candidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
+        guard swing >= parameters.minSwing else { return }
+        let interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
+        if interval < parameters.minStepInterval { return }
         lastCandidateNs = timeNs
+        if inBout && !boutCredited {
+            // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
+            // missed step) and it was not walking.
+            let ratio = interval / stepInterval
+            let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
+            let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
+            if !steady && !missed {
+                irregularIntervals += 1
+                if irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
+            }
+        }
         if inBout {
             if interval <= boutTimeout {
-                lastInterval = interval
-                bout.endNs = timeNs
-                bout.steps += 1
-                counters.steps += 1
-                emit(.step(timeNs: timeNs))
+                let ratio = interval / stepInterval
+                if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) {
+                    // One step too weak to see between two regular ones.
+                    addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
+                } else if ratio < 1.5 {
+                    stepInterval += (interval - stepInterval) * 0.2
+                }
+                addBoutStep(timeNs, emit)
                 return
             }
             endBout(emit)
         }
-        let regular = interval <= parameters.maxStepInterval
-            && (lastInterval == 0 || pending.count < 2
-                || max(interval / lastInterval, lastInterval / interval) <= parameters.rhythmTolerance)
-        if !regular { pending.removeAll(keepingCapacity: true) }
-        if !pending.isEmpty { lastInterval = interval }
-        pending.append(timeNs)
-        if pending.count >= parameters.confirmSteps {
-            inBout = true
-            counters.bouts += 1
-            bout = WalkingBout(startNs: pending[0], endNs: timeNs, steps: pending.count)
-            emit(.boutStarted(timeNs: pending[0]))
-            for t in pending { emit(.step(timeNs: t)) }
-            counters.steps += pending.count
+        if interval > parameters.maxStepInterval {
             pending.removeAll(keepingCapacity: true)
+            pendingSwings.removeAll(keepingCapacity: true)
+        }
+        if parameters.fillMissedSteps && pending.count >= 2 {
+            // About twice the previous interval (or half of it): one step in between was too weak to see.
+            let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
+            let ratio = interval / previous
+            if ratio >= Self.missedStepRatio.lowerBound && ratio <= Self.missedStepRatio.upperBound {
+                let last = pending[pending.count - 1]
+                pending.append(last + (timeNs - last) / 2)
+                pendingSwings.append(0)
+            } else if 1 / ratio >= Self.missedStepRatio.lowerBound && 1 / ratio <= Self.missedStepRatio.upperBound
+                        && pendingSwings[pending.count - 2] > 0 {
+                let before = pending[pending.count - 2], last = pending[pending.count - 1]
+                pending.insert(before + (last - before) / 2, at: pending.count - 1)
+                pendingSwings.insert(0, at: pendingSwings.count - 1)
+            }
+        }
+        pending.append(timeNs)
+        pendingSwings.append(swing)
+        // Keep the longest regular run ending here: drop the oldest candidates until strides and swings agree, and
+        // never start a run with a filled-in step.
+        while pending.count > 1 && (!pendingIsRegular() || pendingSwings[0] == 0) {
+            pending.removeFirst()
+            pendingSwings.removeFirst()
+        }
+        if pendingSwings.count(where: { $0 > 0 }) >= parameters.confirmSteps { confirmPending(emit) }
+    }
+
+    /// Ratio of an interval to the previous one that means one step was missed in between.
+    static let missedStepRatio = 1.7...2.4
+
+    /// Whether the pending run has a steady rhythm and amplitude: its longest stride (time from a step to the next
+    /// but one, so a limping or pocket-sided gait with alternating intervals is still regular) is at most
+    /// `rhythmTolerance` times its shortest, and its largest swing at most `swingTolerance` times its smallest.
+    private func pendingIsRegular() -> Bool {
+        if pending.count >= 3 {
+            var shortest = Int64.max, longest = Int64.min
+            for i in 2..<pending.count {
+                let stride = pending[i] - pending[i - 2]
+                shortest = min(shortest, stride)
+                longest = max(longest, stride)
+            }
+            if Double(longest) > parameters.rhythmTolerance * Double(shortest) { return false }
+        }
+        var smallest = Double.infinity, largest = 0.0
+        for s in pendingSwings where s > 0 {
+            smallest = min(smallest, s)
+            largest = max(largest, s)
+        }
+        return largest <= parameters.swingTolerance * smallest
+    }
+
+    /// Opens a walking bout from the pending run. Its steps are credited once the bout has `minBoutSteps` steps.
+    private mutating func confirmPending(_ emit: (DetectorEvent) -> Void) {
+        inBout = true
+        boutCredited = false
+        irregularIntervals = 0
+        let first = pending[0], last = pending[pending.count - 1]
+        stepInterval = Double(last - first) * 1e-9 / Double(pending.count - 1)
+        bout = WalkingBout(startNs: first, endNs: last, steps: pending.count)
+        creditBoutIfLongEnough(emit)
+    }
+
+    private mutating func addBoutStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        bout.endNs = timeNs
+        bout.steps += 1
+        if boutCredited {
+            counters.steps += 1
+            emit(.step(timeNs: timeNs))
+        } else {
+            pending.append(timeNs)
+            pendingSwings.append(0)
+            creditBoutIfLongEnough(emit)
         }
     }
 
+    /// Reports the bout and all its steps so far once it is long enough to be walking.
+    private mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void) {
+        guard pending.count >= parameters.minBoutSteps else { return }
+        boutCredited = true
+        counters.bouts += 1
+        emit(.boutStarted(timeNs: pending[0]))
+        for t in pending { emit(.step(timeNs: t)) }
+        counters.steps += pending.count
+        pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short.
     private mutating func endBout(_ emit: (DetectorEvent) -> Void) {
         guard inBout else { return }
         inBout = false
-        lastInterval = 0
-        emit(.boutEnded(bout))
+        if boutCredited { emit(.boutEnded(bout)) }
+        pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
     }
 }

@@ -2,45 +2,346 @@ import Foundation
 import StepDetection
 import Testing
 
-/// A synthetic walk: gravity plus a step-frequency bump, sampled at `rate` Hz, `steps` steps `interval` s apart.
-func syntheticWalk(rate: Double, steps: Int, interval: Double = 0.5, amplitude: Double = 3, lead: Double = 2)
-    -> [(Int64, Double)] {
-    let duration = lead * 2 + Double(steps) * interval
-    let n = Int(duration * rate)
-    return (0..<n).map { i in
-        let t = Double(i) / rate
-        var a = standardGravity
-        let walkT = t - lead
-        if walkT >= 0 && walkT < Double(steps) * interval {
-            a += amplitude * sin(2 * .pi * walkT / interval - .pi / 2) * 0.5 + amplitude * 0.5
-        }
-        return (Int64((t * 1e9).rounded()), a)
+/// Deterministic pseudo-random numbers (SplitMix64), so every synthetic signal is the same on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
+    /// Roughly normal noise (sum of uniforms), mean 0, standard deviation `sigma`.
+    mutating func noise(_ sigma: Double) -> Double {
+        var sum = 0.0
+        for _ in 0..<4 { sum += Double.random(in: -1...1, using: &self) }
+        return sum * sigma * 0.866
+    }
+}
+
+/// A synthetic walk on a magnitude signal: gravity plus one half-sine impact (0.2 s wide, `amplitude` high) per step,
+/// steps `interval` s apart, starting after `lead` s of standing; noise of 0.15 m/s². Sample times are `rate` Hz,
+/// optionally jittered by up to ±`jitter` of the sample period, starting at `startNs`.
+struct SyntheticWalk {
+    var rate: Double
+    var steps: Int
+    var interval = 0.5
+    var amplitude = 4.0
+    var lead = 3.0
+    var tail = 3.0
+    var jitter = 0.0
+    var startNs: Int64 = 0
+    var seed: UInt64 = 1
+
+    var duration: Double { lead + Double(steps) * interval + tail }
+    /// True step times (ns): the centre of each impact.
+    var stepTimes: [Int64] {
+        (0..<steps).map { startNs + Int64(((lead + (Double($0) + 0.5) * interval) * 1e9).rounded()) }
+    }
+
+    func samples() -> [(timeNs: Int64, magnitude: Double)] {
+        var random = SeededRandom(seed: seed)
+        let count = Int(duration * rate)
+        let period = 1 / rate
+        var out: [(Int64, Double)] = []
+        out.reserveCapacity(count)
+        for i in 0..<count {
+            let t = (Double(i) + Double.random(in: -jitter...jitter, using: &random)) * period
+            var a = standardGravity + random.noise(0.15)
+            let w = t - lead
+            if w >= 0 && w < Double(steps) * interval {
+                let phase = w - (w / interval).rounded(.down) * interval  // time into this step
+                let impact = (phase - (interval / 2 - 0.1)) / 0.2  // 0...1 across the impact centred mid-step
+                if impact >= 0 && impact <= 1 { a += amplitude * sin(.pi * impact) }
+                a -= amplitude * 0.2 * sin(2 * .pi * w / interval)  // the body's slower sway
+            }
+            out.append((startNs + Int64((t * 1e9).rounded()), a))
+        }
+        return out
+    }
+}
+
+/// Runs `samples` through a detector and collects its events.
+func detect(_ samples: [(timeNs: Int64, magnitude: Double)], parameters: DetectorParameters = .standard)
+    -> (detector: StepDetector, events: [DetectorEvent]) {
+    var detector = StepDetector(parameters: parameters)
+    var events: [DetectorEvent] = []
+    for s in samples { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+    detector.finish { events.append($0) }
+    return (detector, events)
+}
+
+func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
+    events.compactMap { if case .step(let t) = $0 { t } else { nil } }
 }
 
 @Suite struct StepDetectorTests {
     @Test(arguments: [12.5, 25, 50, 100, 200, 400])
-    func countsSyntheticWalkAtEveryRate(rate: Double) {
+    func countsEveryStepOfASyntheticWalkAtEachRate(rate: Double) {
+        let walk = SyntheticWalk(rate: rate, steps: 60)
+        let (detector, events) = detect(walk.samples())
+        #expect(detector.counters.steps == 60, "rate \(rate) Hz")
+        // Each counted step lies within 0.1 s of a true one.
+        let truth = walk.stepTimes
+        for t in stepTimes(events) {
+            let nearest = truth.map { abs($0 - t) }.min() ?? .max
+            #expect(nearest <= 100_000_000, "step at \(t) ns is \(nearest) ns from the nearest true step")
+        }
+    }
+
+    @Test(arguments: [0.3, 0.45, 0.6, 0.75])
+    func countsWalksAtEveryPlausibleCadence(interval: Double) {
+        let walk = SyntheticWalk(rate: 50, steps: 40, interval: interval)
+        #expect(detect(walk.samples()).detector.counters.steps == 40)
+    }
+
+    @Test(arguments: [12.5, 50, 200])
+    func jitteredTimestampsCountTheSame(rate: Double) {
+        let walk = SyntheticWalk(rate: rate, steps: 50, jitter: 0.4, seed: 7)
+        let (detector, _) = detect(walk.samples())
+        #expect(detector.counters.steps == 50)
+        #expect(detector.counters.outOfOrder == 0)
+    }
+
+    @Test func outOfOrderSamplesAreDroppedAndCounted() {
+        var samples = SyntheticWalk(rate: 100, steps: 50).samples()
+        // Every 50th sample arrives late: swapped with its successor.
+        var swapped = 0
+        for i in stride(from: 10, to: samples.count - 1, by: 50) {
+            samples.swapAt(i, i + 1)
+            swapped += 1
+        }
+        let (detector, _) = detect(samples)
+        #expect(detector.counters.outOfOrder == swapped)
+        #expect(detector.counters.accepted == samples.count - swapped)
+        #expect(detector.counters.steps == 50)
+    }
+
+    @Test func duplicateAndBackwardTimesNeverCrash() {
         var d = StepDetector()
-        for (t, m) in syntheticWalk(rate: rate, steps: 40) { d.push(timeNs: t, magnitude: m) { _ in } }
-        d.finish { _ in }
-        #expect(abs(d.counters.steps - 40) <= 2, "rate \(rate): \(d.counters.steps)")
+        d.push(timeNs: 1_000, magnitude: 9.8) { _ in }
+        d.push(timeNs: 1_000, magnitude: 9.8) { _ in }
+        d.push(timeNs: -5, magnitude: 9.8) { _ in }
+        d.push(timeNs: .min, magnitude: 9.8) { _ in }
+        d.push(timeNs: .max, magnitude: 9.8) { _ in }
+        #expect(d.counters.accepted == 2)
+        #expect(d.counters.outOfOrder == 3)
     }
 
     @Test func stationaryDeviceCountsZero() {
+        var random = SeededRandom(seed: 3)
         var d = StepDetector()
-        for i in 0..<10_000 { d.push(timeNs: Int64(i) * 10_000_000, x: 0.01, y: 0.02, z: standardGravity) { _ in } }
+        var events: [DetectorEvent] = []
+        for i in 0..<60_000 {  // 10 minutes at 100 Hz, lying on a table with sensor noise
+            d.push(timeNs: Int64(i) * 10_000_000, x: 0.05 + random.noise(0.05), y: -0.1 + random.noise(0.05),
+                   z: standardGravity + random.noise(0.05)) { events.append($0) }
+        }
+        d.finish { events.append($0) }
         #expect(d.counters.steps == 0)
+        #expect(events.isEmpty)
     }
 
-    @Test func outOfOrderAndInvalidSamplesAreCounted() {
+    /// Two minutes at 50 Hz of gravity, noise and impacts: `gap` gives the time to the next impact, `impact` its
+    /// height and width.
+    func impacts(seed: UInt64, gap: ClosedRange<Double>, height: ClosedRange<Double>, width: ClosedRange<Double>)
+        -> [(timeNs: Int64, magnitude: Double)] {
+        var random = SeededRandom(seed: seed)
+        var samples: [(timeNs: Int64, magnitude: Double)] = []
+        var start = 1.0, w = 0.2, h = 0.0
+        h = Double.random(in: height, using: &random)
+        for i in 0..<(120 * 50) {
+            let t = Double(i) / 50
+            if t > start + w {
+                start += w + Double.random(in: gap, using: &random)
+                w = Double.random(in: width, using: &random)
+                h = Double.random(in: height, using: &random)
+            }
+            let phase = (t - start) / w
+            let bump = phase >= 0 && phase <= 1 ? h * sin(.pi * phase) : 0
+            samples.append((Int64((t * 1e9).rounded()), standardGravity + bump + random.noise(0.15)))
+        }
+        return samples
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func typingIsNotWalking(seed: UInt64) {
+        // Key strokes: small quick jolts 0.1-0.6 s apart.
+        let samples = impacts(seed: seed, gap: 0.1...0.6, height: 0.3...1.0, width: 0.05...0.1)
+        #expect(detect(samples).detector.counters.steps == 0)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func occasionalArmGesturesAreNotWalking(seed: UInt64) {
+        // Reaching for a cup, turning a page: strong movements 1.5-8 s apart.
+        let samples = impacts(seed: seed, gap: 1.5...8, height: 2...8, width: 0.3...0.6)
+        #expect(detect(samples).detector.counters.steps == 0)
+    }
+
+    @Test func aShortBurstOfRegularMotionIsNotCredited() {
+        let parameters = DetectorParameters.standard
+        let burst = SyntheticWalk(rate: 50, steps: parameters.minBoutSteps - 2)
+        #expect(detect(burst.samples()).detector.counters.steps == 0)
+        let walk = SyntheticWalk(rate: 50, steps: parameters.minBoutSteps + 2)
+        #expect(detect(walk.samples()).detector.counters.steps == parameters.minBoutSteps + 2)
+    }
+
+    @Test func invalidValuesAreRejectedWithACount() {
         var d = StepDetector()
         d.push(timeNs: 100, magnitude: 9.8) { _ in }
-        d.push(timeNs: 50, magnitude: 9.8) { _ in }
         d.push(timeNs: 200, magnitude: .nan) { _ in }
         d.push(timeNs: 300, magnitude: .infinity) { _ in }
-        #expect(d.counters.accepted == 1)
-        #expect(d.counters.outOfOrder == 1)
-        #expect(d.counters.invalid == 2)
+        d.push(timeNs: 400, magnitude: -.infinity) { _ in }
+        d.push(timeNs: 500, x: .nan, y: 0, z: 9.8) { _ in }
+        d.push(timeNs: 600, x: 1e300, y: 1e300, z: 0) { _ in }
+        d.push(timeNs: 700, magnitude: -1) { _ in }
+        d.push(timeNs: 800, magnitude: 9.8) { _ in }
+        #expect(d.counters.accepted == 2)
+        #expect(d.counters.invalid == 6)
+        #expect(d.counters.outOfOrder == 0)
+    }
+
+    @Test func invalidSamplesInsideAWalkDoNotChangeTheCount() {
+        var samples = SyntheticWalk(rate: 100, steps: 40).samples()
+        for i in stride(from: 5, to: samples.count, by: 97) { samples[i].magnitude = .nan }
+        let (detector, _) = detect(samples)
+        #expect(detector.counters.invalid == (samples.count - 5 + 96) / 97)
+        #expect(detector.counters.steps == 40)
+    }
+
+    @Test func magnitudeOnlyDataThroughTheAxesPushCountsTheSame() {
+        let samples = SyntheticWalk(rate: 25, steps: 30).samples()
+        var axes = StepDetector()
+        var axesEvents: [DetectorEvent] = []
+        for s in samples { axes.push(timeNs: s.timeNs, x: s.magnitude, y: 0, z: 0) { axesEvents.append($0) } }
+        axes.finish { axesEvents.append($0) }
+        #expect(axesEvents == detect(samples).events)
+        #expect(axes.counters.steps == 30)
+    }
+
+    @Test func boutsAreReportedAroundTheirSteps() {
+        // Two walks 20 s apart.
+        let first = SyntheticWalk(rate: 50, steps: 30, tail: 20)
+        var second = SyntheticWalk(rate: 50, steps: 25)
+        second.startNs = Int64((first.duration * 1e9).rounded())
+        let (detector, events) = detect(first.samples() + second.samples())
+        let bouts = events.compactMap { if case .boutEnded(let b) = $0 { b } else { nil } }
+        #expect(bouts.map(\.steps) == [30, 25])
+        #expect(detector.counters.bouts == 2)
+        let starts = events.compactMap { if case .boutStarted(let t) = $0 { t } else { nil } }
+        #expect(starts == bouts.map(\.startNs))
+        // Every step lies inside its bout, and the bout ends after its last step is reported.
+        var open: Int64?
+        for event in events {
+            switch event {
+            case .boutStarted(let t): open = t
+            case .step(let t): #expect(open.map { t >= $0 } == true)
+            case .boutEnded(let b): #expect(open == b.startNs); open = nil
+            }
+        }
+        #expect(bouts[0].endNs < bouts[1].startNs)
+    }
+
+    @Test func aGapInTheDataEndsTheBout() {
+        let walk = SyntheticWalk(rate: 50, steps: 30, tail: 0)
+        var later = SyntheticWalk(rate: 50, steps: 30, lead: 0.3)
+        later.startNs = Int64(((walk.duration + 60) * 1e9).rounded())  // the sensor was off for a minute
+        let (detector, events) = detect(walk.samples() + later.samples())
+        #expect(detector.counters.bouts == 2)
+        #expect(events.filter { if case .boutEnded = $0 { true } else { false } }.count == 2)
+    }
+
+    @Test func aLongStreamCountsExactlyWithAnEpochTimeBase() {
+        // 24 hours at 25 Hz (2.16 M samples) on wall-clock nanoseconds: a 100-step walk every 4 minutes.
+        let start: Int64 = 1_795_000_000 * 1_000_000_000  // November 2026
+        var detector = StepDetector()
+        var steps = 0, bouts = 0
+        var random = SeededRandom(seed: 5)
+        let rate = 25.0, walkSteps = 100, interval = 0.55, cycle = 240.0
+        let samplesPerCycle = Int(cycle * rate)
+        let cycles = Int(24 * 3600 / cycle)
+        for c in 0..<cycles {
+            for i in 0..<samplesPerCycle {
+                let t = Double(i) / rate
+                var a = standardGravity + random.noise(0.15)
+                let w = t - 10
+                if w >= 0 && w < Double(walkSteps) * interval {
+                    let impact = (w - (w / interval).rounded(.down) * interval - (interval / 2 - 0.1)) / 0.2
+                    if impact >= 0 && impact <= 1 { a += 4 * sin(.pi * impact) }
+                }
+                let ns = start + Int64(c) * Int64(cycle * 1e9) + Int64((t * 1e9).rounded())
+                detector.push(timeNs: ns, magnitude: a) { event in
+                    switch event {
+                    case .step: steps += 1
+                    case .boutEnded: bouts += 1
+                    case .boutStarted: break
+                    }
+                }
+            }
+        }
+        detector.finish { if case .boutEnded = $0 { bouts += 1 } }
+        #expect(steps == cycles * walkSteps)
+        #expect(detector.counters.steps == cycles * walkSteps)
+        #expect(bouts == cycles)
+    }
+
+    @Test(arguments: [0.1, 0.37, 0.5, 0.81])
+    func savingAndResumingMidStreamEqualsOnePass(fraction: Double) throws {
+        let walk = SyntheticWalk(rate: 100, steps: 80, jitter: 0.3, seed: 9)
+        let samples = walk.samples()
+        let onePass = detect(samples)
+
+        let cut = Int(Double(samples.count) * fraction)
+        var first = StepDetector()
+        var events: [DetectorEvent] = []
+        for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        let saved = try JSONEncoder().encode(first)
+        var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
+        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        resumed.finish { events.append($0) }
+        #expect(events == onePass.events)
+        #expect(resumed.counters == onePass.detector.counters)
+    }
+
+    @Test func settledTimeIsNeverPassedByALaterStep() {
+        // Walks separated by pauses, plus a short burst that is never credited: whenever the detector says steps
+        // before T are final, no step it reports later is before T.
+        var samples: [(timeNs: Int64, magnitude: Double)] = []
+        var offset: Int64 = 0
+        for (steps, seed) in [(30, 1), (6, 2), (45, 3)] as [(Int, UInt64)] {
+            var walk = SyntheticWalk(rate: 50, steps: steps, interval: 0.6, tail: 5, seed: seed)
+            walk.startNs = offset
+            samples += walk.samples()
+            offset += Int64((walk.duration * 1e9).rounded())
+        }
+        var d = StepDetector()
+        #expect(d.settledNs == nil)
+        var settled = Int64.min
+        var violations = 0
+        var counted = 0
+        for s in samples {
+            d.push(timeNs: s.timeNs, magnitude: s.magnitude) { event in
+                if case .step(let t) = event {
+                    counted += 1
+                    if t < settled { violations += 1 }
+                }
+            }
+            let now = try! #require(d.settledNs)
+            #expect(now <= s.timeNs)
+            settled = max(settled, now)
+        }
+        d.finish { if case .step(let t) = $0, t < settled { violations += 1 } }
+        #expect(violations == 0)
+        #expect(counted == 75)
+    }
+
+    @Test func parametersAndStateRoundTripThroughJSON() throws {
+        var p = DetectorParameters.standard
+        p.minSwing = 1.7
+        let decoded = try JSONDecoder().decode(DetectorParameters.self, from: JSONEncoder().encode(p))
+        #expect(decoded == p)
+        let d = StepDetector(parameters: p)
+        #expect(try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(d)).parameters == p)
     }
 }
