@@ -1,0 +1,83 @@
+import Agent
+import Foundation
+import SensorInput
+import StepDetection
+import Testing
+
+@Suite struct EvaluationTests {
+    static let shared = RecordingCounterTests.root.appendingPathComponent("../shared/data/steps").standardized.path
+
+    /// Writes a manifest into a fresh folder and returns its path.
+    func manifest(_ text: String, recordings: [String] = []) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("eval-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for name in recordings { try Data("t_ms,x,y,z\n0,0,0,9.8\n".utf8).write(to: dir.appendingPathComponent(name)) }
+        let path = dir.appendingPathComponent("manifest.csv").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func readsFileAndTruthIgnoringOtherColumnsAndQuotes() throws {
+        let path = try manifest("placement,file,columns,truth_steps\r\nwrist,a.csv,\"t,x,y,z\",12\r\n\r\nhip,b.csv,\"say \"\"hi\"\"\",0\r\n",
+                                recordings: ["a.csv", "b.csv"])
+        let m = try EvaluationManifest.load(path: path)
+        #expect(m.entries.map(\.file) == ["a.csv", "b.csv"])
+        #expect(m.entries.map(\.truthSteps) == [12, 0])
+        #expect(m.entries.map(\.line) == [2, 4])
+        #expect(m.entries[0].path.hasSuffix("/a.csv"))
+    }
+
+    @Test(arguments: [
+        ("file,steps\na.csv,3\n", ":1: no 'truth_steps' column in the header"),
+        ("name,truth_steps\na.csv,3\n", ":1: no 'file' column in the header"),
+        ("file,truth_steps\na.csv,3\na.csv,many\n", ":3: truth_steps is not a non-negative integer: 'many'"),
+        ("file,truth_steps\na.csv,-2\n", ":2: truth_steps is not a non-negative integer: '-2'"),
+        ("file,truth_steps\nmissing.csv,3\n", ":2: recording not found: missing.csv"),
+        ("file,truth_steps\n\"a.csv,3\n", ":2: unterminated quote"),
+        ("file,truth_steps\na.csv\n", ":2: 1 fields, the header has 2"),
+        ("file,truth_steps\n", "manifest lists no recordings"),
+        ("", "manifest is empty"),
+    ])
+    func badManifestsAreNamedWithTheirLine(text: String, message: String) throws {
+        let path = try manifest(text, recordings: ["a.csv"])
+        #expect {
+            try EvaluationManifest.load(path: path)
+        } throws: { error in
+            "\(error)".hasPrefix(path) && "\(error)".hasSuffix(message)
+        }
+    }
+
+    @Test func missingManifestIsAnError() {
+        #expect(throws: InputError(file: "no/such/manifest.csv", message: "no such file")) {
+            try EvaluationManifest.load(path: "no/such/manifest.csv")
+        }
+    }
+
+    @Test func scoresRealRecordingsAgainstTheirTruth() throws {
+        // A phone in a back pocket, a purse, a hand; a watch walking at 12.5 Hz; a watch during PC work.
+        let text = """
+            file,truth_steps
+            oxford_opt/Pixel_Jamie_Hard_BackPocket_2.csv,260
+            oxford_opt/Samsung_Dario_Hard_Purse_1.csv,299
+            oxford_opt/Samsung_Carmelo_Hard_InHand_2.csv,301
+            wrist_watch/12hz_normal-walking-sh.csv,132
+            wrist_watch/25hz_pc-working4.csv,0
+
+            """
+        // The shared folder is read-only for the project: write the manifest elsewhere with absolute paths.
+        let absolute = text.replacingOccurrences(of: "oxford_opt/", with: Self.shared + "/oxford_opt/")
+            .replacingOccurrences(of: "wrist_watch/", with: Self.shared + "/wrist_watch/")
+        let m = try EvaluationManifest.load(path: try manifest(absolute))
+        var seen: [String] = []
+        let report = try Evaluation.run(m) { seen.append($0.file) }
+        #expect(seen.count == 5)
+        #expect(report.scoredFiles == 4)
+        #expect(report.zeroTruthFiles == 1)
+        for result in report.results where result.truthSteps > 0 {
+            let error = try #require(result.absolutePercentageError)
+            #expect(error <= 8, "\(result.file): counted \(result.countedSteps), true \(result.truthSteps)")
+        }
+        #expect(report.falseSteps <= 3)
+        #expect(try #require(report.mape) <= 5)
+    }
+}
