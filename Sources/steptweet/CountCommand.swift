@@ -13,11 +13,17 @@ struct CountCommand: ParsableCommand {
             duration_s, format, bouts and skipped_lines. Malformed lines are skipped and reported with file and line
             (exit status 65 when any were skipped); --strict stops at the first one instead.
 
+            --plot out.svg writes a picture of one recording: the acceleration magnitude over time, every counted
+            step marked, walking bouts shaded (long recordings are decimated for the picture, not for the count).
+
             Example: steptweet count --json walk.csv
+                     steptweet count --plot walk.svg walk.csv
             """
     )
 
     @Flag(name: .long, help: "One JSON object per file.") var json = false
+    @Option(name: .long, help: ArgumentHelp("Write an SVG plot of the recording (one file only).", valueName: "out.svg"))
+    var plot: String?
     @OptionGroup var input: InputOptions
     @Argument(help: "Recordings to count.") var files: [String]
 
@@ -33,11 +39,19 @@ struct CountCommand: ParsableCommand {
         var dropped_samples: Int
     }
 
+    func validate() throws {
+        if plot != nil && files.count != 1 { throw ValidationError("--plot draws one recording; give exactly one file") }
+    }
+
     func run() throws {
         var status: Int32 = 0
         for file in files {
             do {
-                let result = try RecordingCounter.count(path: file, options: input.readOptions())
+                let result = if let plot {
+                    try StepPlot.write(recording: file, to: plot, options: input.readOptions())
+                } else {
+                    try RecordingCounter.count(path: file, options: input.readOptions())
+                }
                 let s = result.summary
                 for issue in s.issues { printError("warning: skipped \(issue)") }
                 if s.skippedLines > s.issues.count {

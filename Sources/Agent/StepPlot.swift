@@ -1,0 +1,206 @@
+import Foundation
+import SensorInput
+import StepDetection
+
+/// Min/max envelope of a signal over time in a fixed number of buckets: when the signal outgrows the buckets, pairs
+/// merge and each bucket covers twice the time. Fixed memory whatever the recording's length, one pass.
+struct Envelope {
+    private(set) var startNs: Int64?
+    private(set) var bucketNs: Int64
+    private(set) var lows: [Double]
+    private(set) var highs: [Double]
+    let capacity: Int
+
+    init(capacity: Int, initialBucketNs: Int64 = 10_000_000) {
+        self.capacity = max(capacity, 2)
+        bucketNs = max(initialBucketNs, 1)
+        lows = []
+        highs = []
+        lows.reserveCapacity(self.capacity)
+        highs.reserveCapacity(self.capacity)
+    }
+
+    mutating func add(timeNs: Int64, value: Double) {
+        guard value.isFinite else { return }
+        let start = startNs ?? timeNs
+        startNs = start
+        guard timeNs >= start else { return }
+        var index = Int((timeNs - start) / bucketNs)
+        while index >= capacity {
+            merge()
+            index = Int((timeNs - start) / bucketNs)
+        }
+        while lows.count <= index {
+            lows.append(.nan)
+            highs.append(.nan)
+        }
+        if lows[index].isNaN || value < lows[index] { lows[index] = value }
+        if highs[index].isNaN || value > highs[index] { highs[index] = value }
+    }
+
+    private mutating func merge() {
+        var newLows: [Double] = [], newHighs: [Double] = []
+        newLows.reserveCapacity(capacity)
+        newHighs.reserveCapacity(capacity)
+        var i = 0
+        while i < lows.count {
+            let j = min(i + 1, lows.count - 1)
+            newLows.append(Self.combine(lows[i], lows[j], min))
+            newHighs.append(Self.combine(highs[i], highs[j], max))
+            i += 2
+        }
+        lows = newLows
+        highs = newHighs
+        bucketNs *= 2
+    }
+
+    private static func combine(_ a: Double, _ b: Double, _ pick: (Double, Double) -> Double) -> Double {
+        if a.isNaN { return b }
+        if b.isNaN { return a }
+        return pick(a, b)
+    }
+
+    /// The bucket holding `timeNs`, if any.
+    func bucket(at timeNs: Int64) -> Int? {
+        guard let start = startNs, timeNs >= start else { return nil }
+        let index = Int((timeNs - start) / bucketNs)
+        return index < lows.count ? index : nil
+    }
+}
+
+/// Writes an SVG picture of a recording: the acceleration magnitude over time (as a min/max band, decimated for long
+/// recordings), every counted step as a red tick, and walking bouts shaded. A person checks the count by looking.
+public enum StepPlot {
+    /// Counts `path` (the full-resolution count, as `steptweet count`) and writes the picture to `svgPath`.
+    @discardableResult
+    public static func write(
+        recording path: String,
+        to svgPath: String,
+        options: ReadOptions = ReadOptions(),
+        parameters: DetectorParameters = .standard,
+        width: Int = 1600,
+        height: Int = 420
+    ) throws -> RecordingCount {
+        let plotWidth = max(width - 90, 100)
+        var envelope = Envelope(capacity: plotWidth)
+        let result = try RecordingCounter.count(path: path, options: options, parameters: parameters,
+                                                keepStepTimes: true) { sample in
+            envelope.add(timeNs: sample.timeNs, value: sample.magnitude)
+        }
+        let svg = render(title: (path as NSString).lastPathComponent, result: result, envelope: envelope,
+                         width: max(width, 190), height: max(height, 160))
+        do {
+            try Data(svg.utf8).write(to: URL(fileURLWithPath: svgPath), options: .atomic)
+        } catch {
+            throw InputError(file: svgPath, message: "cannot write the plot: \(error.localizedDescription)")
+        }
+        return result
+    }
+
+    static func render(title: String, result: RecordingCount, envelope: Envelope, width: Int, height: Int) -> String {
+        let left = 60.0, right = 30.0, top = 40.0, bottom = 45.0
+        let plotW = Double(width) - left - right, plotH = Double(height) - top - bottom
+        let start = envelope.startNs ?? 0
+        let spanNs = max(Double(envelope.bucketNs) * Double(max(envelope.lows.count, 1)), 1)
+        let finite = envelope.highs.filter { !$0.isNaN }
+        var lowest = envelope.lows.filter { !$0.isNaN }.min() ?? 0
+        var highest = finite.max() ?? 20
+        if highest - lowest < 1 { lowest -= 0.5; highest += 0.5 }
+        let pad = (highest - lowest) * 0.05
+        lowest -= pad
+        highest += pad
+        func x(_ ns: Int64) -> Double { left + Double(ns - start) / spanNs * plotW }
+        func y(_ value: Double) -> Double { top + (highest - value) / (highest - lowest) * plotH }
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+        var out = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+
+            """
+        let stepWord = result.steps == 1 ? "step" : "steps"
+        let boutWord = result.bouts.count == 1 ? "walking bout" : "walking bouts"
+        out += "<text x=\"\(f(left))\" y=\"22\" font-size=\"15\">\(escape(title)): \(result.steps) \(stepWord), \(result.bouts.count) \(boutWord), \(result.summary.samples) samples</text>\n"
+        // Walking bouts.
+        for bout in result.bouts {
+            let x0 = x(bout.startNs), x1 = max(x(bout.endNs), x0 + 1)
+            out += "<rect x=\"\(f(x0))\" y=\"\(f(top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotH))\" fill=\"#cfe8cf\"/>\n"
+        }
+        // Axes and grid.
+        let durationSeconds = spanNs * 1e-9
+        let (unit, unitSeconds) = durationSeconds > 7200 ? ("h", 3600.0) : durationSeconds > 300 ? ("min", 60.0) : ("s", 1.0)
+        let tickStep = niceStep(durationSeconds / unitSeconds / 10)
+        var tick = 0.0
+        while tick <= durationSeconds / unitSeconds + 1e-9 {
+            let px = left + tick * unitSeconds / durationSeconds * plotW
+            out += "<line x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(top + plotH))\" stroke=\"#e4e4e4\"/>"
+            out += "<text x=\"\(f(px))\" y=\"\(f(top + plotH + 16))\" text-anchor=\"middle\">\(label(tick))</text>\n"
+            tick += tickStep
+        }
+        let valueStep = niceStep((highest - lowest) / 6)
+        var value = (lowest / valueStep).rounded(.up) * valueStep
+        while value <= highest {
+            out += "<line x1=\"\(f(left))\" y1=\"\(f(y(value)))\" x2=\"\(f(left + plotW))\" y2=\"\(f(y(value)))\" stroke=\"#e4e4e4\"/>"
+            out += "<text x=\"\(f(left - 6))\" y=\"\(f(y(value) + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
+            value += valueStep
+        }
+        out += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">time since the first sample (\(unit))</text>\n"
+        out += "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">|a| (m/s²)</text>\n"
+        // The magnitude as a min/max band (a line when a bucket holds one sample).
+        var upper = "", lower = ""
+        var segments: [String] = []
+        func flush() {
+            if !upper.isEmpty { segments.append("M" + upper + " L" + lower + " Z") }
+            upper = ""
+            lower = ""
+        }
+        var lowerPoints: [String] = []
+        for i in envelope.lows.indices {
+            if envelope.lows[i].isNaN {
+                lower = lowerPoints.reversed().joined(separator: " L")
+                flush()
+                lowerPoints.removeAll()
+                continue
+            }
+            let px = left + (Double(i) + 0.5) / Double(max(envelope.lows.count, 1)) * plotW
+            upper += (upper.isEmpty ? "" : " L") + "\(f(px)),\(f(y(envelope.highs[i])))"
+            lowerPoints.append("\(f(px)),\(f(y(envelope.lows[i])))")
+        }
+        lower = lowerPoints.reversed().joined(separator: " L")
+        flush()
+        out += "<path d=\"\(segments.joined(separator: " "))\" fill=\"#3b6fb6\" fill-opacity=\"0.55\" stroke=\"#3b6fb6\" stroke-width=\"0.8\"/>\n"
+        // Steps: a red tick above the signal's peak at that time.
+        var ticks = ""
+        for t in result.stepTimes {
+            let peak = envelope.bucket(at: t).map { envelope.highs[$0] }.flatMap { $0.isNaN ? nil : $0 } ?? highest
+            ticks += "M\(f(x(t))),\(f(y(peak) - 3))v-8"
+        }
+        out += "<path d=\"\(ticks)\" stroke=\"#d62728\" stroke-width=\"1.2\"/>\n"
+        out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#888\"/>\n"
+        // Legend.
+        let lx = left + plotW - 330
+        out += "<rect x=\"\(f(lx))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#cfe8cf\"/><text x=\"\(f(lx + 18))\" y=\"18\">walking bout</text>"
+        out += "<path d=\"M\(f(lx + 115)),20v-12\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 121))\" y=\"18\">counted step</text>"
+        out += "<rect x=\"\(f(lx + 215))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#3b6fb6\" fill-opacity=\"0.55\"/><text x=\"\(f(lx + 233))\" y=\"18\">|a| min-max</text>\n"
+        out += "</svg>\n"
+        return out
+    }
+
+    /// 1, 2 or 5 times a power of ten, at least `raw`.
+    static func niceStep(_ raw: Double) -> Double {
+        guard raw > 0, raw.isFinite else { return 1 }
+        let power = pow(10, (log10(raw)).rounded(.down))
+        for m in [1.0, 2, 5, 10] where m * power >= raw { return m * power }
+        return 10 * power
+    }
+
+    private static func label(_ v: Double) -> String {
+        if abs(v - v.rounded()) < 1e-9 { return String(Int(v.rounded())) }
+        return String(format: "%g", v)
+    }
+
+    private static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

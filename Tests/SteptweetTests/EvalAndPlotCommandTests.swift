@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@Suite struct EvalAndPlotCommandTests {
+    let shared = Steptweet.root.appendingPathComponent("../shared/data/steps").standardized.path
+
+    /// A manifest of three shared recordings (absolute paths: the shared folder is read-only).
+    func smallManifest() throws -> String {
+        try Steptweet.tempFile("""
+            file,truth_steps,placement
+            \(shared)/oxford_opt/Samsung_Dario_Hard_NeckPouch_1.csv,302,neckpouch
+            \(shared)/wrist_watch/25hz_fast-walking-sh.csv,133,wrist
+            \(shared)/wrist_watch/12hz_pc-working2.csv,0,wrist
+
+            """, name: "manifest.csv")
+    }
+
+    @Test func evalPrintsOneLinePerFileThenTheMAPE() throws {
+        let r = try Steptweet.run(["eval", try smallManifest()])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines[0].contains("Samsung_Dario_Hard_NeckPouch_1.csv") && lines[0].contains("true   302"))
+        #expect(lines[2].contains("12hz_pc-working2.csv") && lines[2].contains("true     0"))
+        #expect(lines[3].hasPrefix("False steps: "))
+        let last = try #require(lines.last)
+        #expect(last.hasPrefix("MAPE: ") && last.hasSuffix("% (2 files)"), "\(last)")
+        let mape = try #require(Double(last.dropFirst(6).prefix { $0 != "%" }))
+        #expect(mape < 8)
+    }
+
+    @Test func evalJSONHasTheSameContent() throws {
+        let r = try Steptweet.run(["eval", "--json", try smallManifest()])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let files = try #require(object["files"] as? [[String: Any]])
+        #expect(files.count == 3)
+        #expect(files.map { $0["truth"] as? Int } == [302, 133, 0])
+        for file in files {
+            #expect((file["counted"] as? Int).map { $0 - (file["truth"] as? Int ?? 0) } == file["error"] as? Int)
+        }
+        #expect(object["scored_files"] as? Int == 2)
+        #expect(object["zero_truth_files"] as? Int == 1)
+        #expect((object["mape_percent"] as? Double).map { $0 < 8 } == true)
+    }
+
+    @Test func evalNamesTheManifestLineOfABadEntry() throws {
+        let path = try Steptweet.tempFile("file,truth_steps\nwalk.csv,twelve\n", name: "manifest.csv")
+        let r = try Steptweet.run(["eval", path])
+        #expect(r.status == 65)
+        #expect(r.stderr.contains("\(path):2: truth_steps is not a non-negative integer: 'twelve'"))
+        #expect(r.stdout.isEmpty)
+        let missing = try Steptweet.run(["eval", "no/such/manifest.csv"])
+        #expect(missing.status == 66)
+        #expect(missing.stderr.contains("no/such/manifest.csv: no such file"))
+    }
+
+    @Test func plotWritesAnSVGWithEveryStepAndBout() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID().uuidString).svg").path
+        let r = try Steptweet.run(["count", "--json", "--plot", out, "fixtures/demo_walk_50hz.csv"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let steps = try #require(object["steps"] as? Int)
+        let bouts = try #require(object["bouts"] as? Int)
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg "))
+        #expect(svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("demo_walk_50hz.csv: \(steps) steps"))
+        // One tick ("M x,y v-8") per counted step, one shaded rectangle per bout.
+        #expect(svg.components(separatedBy: "v-8").count - 1 == steps)
+        #expect(svg.components(separatedBy: "fill=\"#cfe8cf\"/>").count - 1 == bouts + 1)  // + the legend swatch
+        #expect(steps > 90)
+    }
+
+    @Test func plotTakesExactlyOneFile() throws {
+        let r = try Steptweet.run(["count", "--plot", "/tmp/x.svg", "fixtures/demo_walk_50hz.csv",
+                                   "fixtures/demo_walk_50hz.csv"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--plot draws one recording"))
+    }
+}
