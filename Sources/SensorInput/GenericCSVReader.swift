@@ -132,6 +132,7 @@ public enum GenericCSVReader {
         resume: ResumeState?,
         completeLinesOnly: Bool,
         formatName: String = GenericCSVReader.formatName,
+        source: LineSource = .file,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
         var summary = ReadSummary(format: formatName)
@@ -168,7 +169,7 @@ public enum GenericCSVReader {
         probe.scale = resume?.scale
         var sawAnyLine = resume != nil
 
-        let consumed = try LineReader.forEachLine(path: path, startingAt: resume?.offset ?? 0, progress: options.progress) { line, relative, complete in
+        let consumed = try source.forEachLine(path: path, startingAt: resume?.offset ?? 0, progress: options.progress) { line, relative, complete in
             let number = lineBase + relative
             if completeLinesOnly && !complete { return false }
             lastLine = number

@@ -77,10 +77,10 @@ public enum InputFormats {
     public static func named(_ name: String) -> InputFormat? { all.first { $0.name == name.lowercased() } }
 
     /// Reads the first lines of `path` for detection.
-    public static func sniff(path: String) throws -> Sniff {
+    public static func sniff(path: String, source: LineSource = .file) throws -> Sniff {
         var lines: [String] = []
         var head: [UInt8] = []
-        try LineReader.forEachLine(path: path, chunkSize: 64 * 1024) { line, _, _ in
+        _ = try source.forEachLine(path: path, chunkSize: 64 * 1024) { line, _, _ in
             if head.count < 8192 { head += line.prefix(8192 - head.count); head.append(0x0A) }
             var blank = true
             for b in line where b != 0x20 && b != 0x09 { blank = false; break }
@@ -102,14 +102,14 @@ public enum InputFormats {
     }
 
     /// The format to read `path` as: `options.format` when given, else the detected one.
-    public static func resolve(path: String, options: ReadOptions) throws -> InputFormat {
+    public static func resolve(path: String, options: ReadOptions, source: LineSource = .file) throws -> InputFormat {
         if let name = options.format {
             guard let f = named(name) else {
                 throw InputError(file: path, message: "unknown format '\(name)'; known: \(names.joined(separator: ", "))")
             }
             return f
         }
-        let s = try sniff(path: path)
+        let s = try sniff(path: path, source: source)
         guard !s.lines.isEmpty else { throw InputError(file: path, message: "file is empty") }
         guard let f = detect(s) else {
             throw InputError(file: path, line: 1, message:
@@ -119,8 +119,9 @@ public enum InputFormats {
     }
 
     /// Reads all of `path` as `format`.
-    static func read(path: String, format: InputFormat, options: ReadOptions, _ sink: (InputItem) -> Void) throws -> ReadSummary {
-        try read(path: path, format: format, options: options, state: nil, completeLinesOnly: false, sink).summary
+    static func read(path: String, format: InputFormat, options: ReadOptions, source: LineSource = .file,
+                     _ sink: (InputItem) -> Void) throws -> ReadSummary {
+        try read(path: path, format: format, options: options, state: nil, completeLinesOnly: false, source: source, sink).summary
     }
 
     /// Where one read stopped, so the next can go on from there.
@@ -132,28 +133,30 @@ public enum InputFormats {
     }
 
     static func read(path: String, format: InputFormat, options: ReadOptions, state: Resume?, completeLinesOnly: Bool,
-                     _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+                     source: LineSource = .file, _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
         guard let parser = format.parser else {
             let (summary, next) = try GenericCSVReader.read(path: path, options: options, resume: state?.generic,
-                                                            completeLinesOnly: completeLinesOnly, formatName: format.name) {
+                                                            completeLinesOnly: completeLinesOnly, formatName: format.name,
+                                                            source: source) {
                 sink(.sample($0))
             }
             return (summary, next.map { Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: nil, generic: $0) })
         }
         return try run(parser, path: path, format: format, options: options, state: state,
-                       completeLinesOnly: completeLinesOnly, sink)
+                       completeLinesOnly: completeLinesOnly, source: source, sink)
     }
 
     static func run<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
-                                   completeLinesOnly: Bool, _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+                                   completeLinesOnly: Bool, source: LineSource,
+                                   _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
         try withoutActuallyEscaping(sink) { sink in
             try runEscaping(type, path: path, format: format, options: options, state: state,
-                            completeLinesOnly: completeLinesOnly, sink)
+                            completeLinesOnly: completeLinesOnly, source: source, sink)
         }
     }
 
     static func runEscaping<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
-                                           completeLinesOnly: Bool, _ sink: @escaping (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+                                           completeLinesOnly: Bool, source: LineSource, _ sink: @escaping (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
         var parser: P
         if let data = state?.state, let decoded = try? JSONDecoder().decode(P.self, from: data) {
             parser = decoded
@@ -177,7 +180,7 @@ public enum InputFormats {
             }
             sink(item)
         }
-        let consumed = try LineReader.forEachLine(path: path, startingAt: state?.offset ?? 0, progress: options.progress) {
+        let consumed = try source.forEachLine(path: path, startingAt: state?.offset ?? 0, progress: options.progress) {
             line, relative, complete in
             if completeLinesOnly && !complete { return false }
             let number = lineBase + relative

@@ -144,3 +144,57 @@ struct ProgressMeter {
         _ = "\r\u{1B}[K".utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 }
+
+extension LineReader {
+    /// The same as `forEachLine(path:)` over bytes in memory (BOM, CRLF and an unterminated last line handled alike).
+    @discardableResult
+    public static func forEachLine(
+        bytes: UnsafeBufferPointer<UInt8>,
+        startingAt offset: Int64 = 0,
+        _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
+    ) rethrows -> Int64 {
+        guard let base = bytes.baseAddress, offset < bytes.count else { return max(0, min(offset, Int64(bytes.count))) }
+        var start = Int(max(0, offset))
+        let end = bytes.count
+        if start == 0 && end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { start = 3 }
+        var consumed = Int64(start)
+        var lineNumber = 0
+        while start < end {
+            if let nl = memchr(base + start, 0x0A, end - start) {
+                let nlIndex = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                var lineEnd = nlIndex
+                if lineEnd > start && base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                lineNumber += 1
+                if try !body(UnsafeBufferPointer(start: base + start, count: lineEnd - start), lineNumber, true) { break }
+                consumed = Int64(nlIndex + 1)
+                start = nlIndex + 1
+            } else {
+                var lineEnd = end
+                if base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                lineNumber += 1
+                if try body(UnsafeBufferPointer(start: base + start, count: lineEnd - start), lineNumber, false) {
+                    consumed = Int64(end)
+                }
+                break
+            }
+        }
+        return consumed
+    }
+}
+
+/// Where lines come from: a file (read in chunks) or bytes in memory (fuzzing, pushed data).
+public enum LineSource: Sendable {
+    case file
+    case memory([UInt8])
+
+    func forEachLine(path: String, startingAt offset: Int64 = 0, chunkSize: Int = LineReader.defaultChunkSize,
+                     progress: Bool = false,
+                     _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool) throws -> Int64 {
+        switch self {
+        case .file:
+            return try LineReader.forEachLine(path: path, startingAt: offset, chunkSize: chunkSize, progress: progress, body)
+        case .memory(let bytes):
+            return try bytes.withUnsafeBufferPointer { try LineReader.forEachLine(bytes: $0, startingAt: offset, body) }
+        }
+    }
+}

@@ -141,3 +141,16 @@ public enum AnyInput {
         return try InputFormats.read(path: path, format: format, options: options, sink)
     }
 }
+
+extension AnyInput {
+    /// Reads an input held in memory (pushed data, fuzzing); `name` stands for the file in detection and errors.
+    public static func read(
+        bytes: [UInt8],
+        name: String,
+        options: ReadOptions = ReadOptions(),
+        _ sink: (InputItem) -> Void
+    ) throws -> ReadSummary {
+        let format = try InputFormats.resolve(path: name, options: options, source: .memory(bytes))
+        return try InputFormats.read(path: name, format: format, options: options, source: .memory(bytes), sink)
+    }
+}
