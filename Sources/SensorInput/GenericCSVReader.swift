@@ -189,6 +189,9 @@ public enum GenericCSVReader {
                     message: "expected \(l.fieldCount) fields, found \(n)"), options: options)
                 return true
             }
+            // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
+            var missing = n
+            while missing < min(l.fieldCount, limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
             func field(_ i: Int, _ name: String) throws -> Double? {
                 if let v = NumberParsing.parseDouble(p, starts[i], ends[i]) { return v }
                 let text = String(decoding: UnsafeBufferPointer(start: p + starts[i], count: ends[i] - starts[i]), as: UTF8.self)

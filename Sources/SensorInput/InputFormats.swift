@@ -217,7 +217,7 @@ enum SampleCheck {
             return s.x.isInfinite || s.y.isInfinite || s.z.isInfinite ? "acceleration is infinite" : "absurd acceleration (over 50 g)"
         }
         if m > maxMagnitude * maxMagnitude {
-            return "absurd acceleration \(Int(m.squareRoot())) m/s^2 (over 50 g)"
+            return "absurd acceleration \(Int(min(m.squareRoot(), 1e15))) m/s^2 (over 50 g)"
         }
         if let p = previousNs, s.timeNs < p { return "time goes backwards (\(s.timeNs) ns after \(p) ns)" }
         return nil

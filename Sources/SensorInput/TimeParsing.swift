@@ -11,14 +11,18 @@ public enum TimeParsing {
         return era * 146_097 + doe - 719_468
     }
 
-    /// Nanoseconds since the epoch of a UTC calendar time, nil when a field is out of range.
+    /// Nanoseconds since the epoch of a UTC calendar time, nil when a field is out of range (integer nanoseconds
+    /// reach from 1678 to 2261).
     public static func epochNs(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
                                nanos: Int64 = 0, offsetSeconds: Int = 0) -> Int64? {
-        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+        guard (1678...2261).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
               (0...59).contains(minute), (0...60).contains(second), (-86_400...86_400).contains(offsetSeconds) else { return nil }
         let days = Int64(daysFromCivil(year, month, day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
-        return seconds * 1_000_000_000 + nanos
+        let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return nil }
+        let (sum, overflow2) = ns.addingReportingOverflow(nanos)
+        return overflow2 ? nil : sum
     }
 
     /// Byte cursor for the small parsers below.
@@ -109,8 +113,8 @@ public enum TimeParsing {
             }
         }
         if m > 12 && d <= 12 { swap(&m, &d) }
-        if y < 100 { y += 2000 }
-        guard (1...12).contains(m), (1...31).contains(d) else { return nil }
+        if (0..<100).contains(y) { y += 2000 }
+        guard (1678...2261).contains(y), (1...12).contains(m), (1...31).contains(d) else { return nil }
         return daysFromCivil(y, m, d)
     }
 

@@ -89,7 +89,7 @@ struct ActiGraphRawFormat: LineParser {
         guard let x = Fields.double(f[firstAxis]), let y = Fields.double(f[firstAxis + 1]),
               let z = Fields.double(f[firstAxis + 2]) else { return "x, y or z is not a number" }
         let start = options.startNs ?? header.startNs ?? 0
-        let t = start &+ Int64((Double(index) * 1e9 / rate).rounded())
+        guard let t = Fields.tick(start, index, periodNs: 1e9 / rate) else { return "time is out of range" }
         index += 1
         let g = standardGravity
         emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
@@ -151,12 +151,15 @@ struct ActiGraphEpochFormat: LineParser {
         guard f.count > column, let steps = Fields.int(f[column]), steps >= 0, steps < 1_000_000 else {
             return "steps (column \(column + 1)) is missing or not a count"
         }
-        var start = (options.startNs ?? header.startNs ?? 0) &+ index &* Int64(epoch) &* 1_000_000_000
+        guard var start = Fields.tick(options.startNs ?? header.startNs ?? 0, index, periodNs: Double(epoch) * 1e9) else {
+            return "time is out of range"
+        }
         if let tc = timeColumn, f.count > tc, let t = TimeParsing.parseDateTime(f[tc].trimmingPrefixSpaces())?.ns {
             start = t
         }
         index += 1
-        emit(.reading(StepReading(startNs: start, endNs: start &+ Int64(epoch) * 1_000_000_000, steps: Int(steps))))
+        guard let end = Fields.tick(start, 1, periodNs: Double(epoch) * 1e9) else { return "time is out of range" }
+        emit(.reading(StepReading(startNs: start, endNs: end, steps: Int(steps))))
         return nil
     }
 }

@@ -26,3 +26,12 @@ enum Fields {
         return (ns, a > 1e8 && abs(Double(ns)) > 1e17)
     }
 }
+
+extension Fields {
+    /// `base + index × periodNs` in integer ns, nil when it leaves the Int64 range.
+    static func tick(_ base: Int64, _ index: Int64, periodNs: Double) -> Int64? {
+        guard let offset = Int64(exactly: (Double(index) * periodNs).rounded()) else { return nil }
+        let (t, overflow) = base.addingReportingOverflow(offset)
+        return overflow ? nil : t
+    }
+}

@@ -32,7 +32,7 @@ struct UCIRawFormat: LineParser {
         guard let x = Fields.double(f[0]), let y = Fields.double(f[1]), let z = Fields.double(f[2]) else {
             return "x, y or z is not a number"
         }
-        let t = startNs &+ Int64((Double(index) * periodNs).rounded())
+        guard let t = Fields.tick(startNs, index, periodNs: periodNs) else { return "time is out of range" }
         index += 1
         let g = standardGravity
         emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
