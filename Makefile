@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: all deps build release demo test unit-test integration-test bench clean
+.PHONY: all deps build release demo test unit-test integration-test bench fuzz clean
 
 all: build
 
@@ -37,6 +37,11 @@ integration-test:
 
 bench: release
 	bash bench/run.sh
+
+# libFuzzer harnesses for every SensorInput parser (fuzz/, a separate package); each runs FUZZ_SECONDS.
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 clean:
 	rm -rf .build

@@ -1,7 +1,7 @@
 import SensorInput
 import StepDetection
 
-/// Steps found in one recording.
+/// Steps found in one recording or step log.
 public struct RecordingCount: Sendable {
     public var summary: ReadSummary
     public var steps: Int
@@ -11,9 +11,30 @@ public struct RecordingCount: Sendable {
     /// Samples the detector dropped: out of time order, or NaN/infinite/absurd values.
     public var outOfOrder: Int
     public var invalid: Int
+    /// `acceleration` (steps detected) or `steps` (readings summed).
+    public var kind: InputKind = .acceleration
+    /// The step readings of a step input, in file order (empty for acceleration).
+    public var readings: [StepReading] = []
+
+    /// Steps in `[fromNs, toNs)`: detected steps by their time; a reading that straddles an edge of the window
+    /// counts pro rata (its steps spread evenly over its interval), a point reading counts when inside.
+    public func steps(fromNs: Int64, toNs: Int64) -> Int {
+        guard kind == .steps else { return stepTimes.filter { $0 >= fromNs && $0 < toNs }.count }
+        var total = 0.0
+        for r in readings {
+            if r.endNs <= r.startNs {
+                if r.startNs >= fromNs && r.startNs < toNs { total += Double(r.steps) }
+                continue
+            }
+            let overlap = min(r.endNs, toNs) - max(r.startNs, fromNs)
+            if overlap > 0 { total += Double(r.steps) * Double(overlap) / Double(r.endNs - r.startNs) }
+        }
+        return Int(total.rounded())
+    }
 }
 
-/// Reads a recording and runs the step detector over it: the path behind `steptweet count` and `preview`.
+/// Reads a recording and runs the step detector over it, or sums the readings of a step log: the path behind
+/// `steptweet count` and `preview`.
 public enum RecordingCounter {
     public static func count(
         path: String,
@@ -25,6 +46,7 @@ public enum RecordingCounter {
         var detector = StepDetector(parameters: parameters)
         var bouts: [WalkingBout] = []
         var times: [Int64] = []
+        var readings: [StepReading] = []
         let handle: (DetectorEvent) -> Void = { event in
             switch event {
             case .step(let t): if keepStepTimes { times.append(t) }
@@ -32,9 +54,18 @@ public enum RecordingCounter {
             case .boutStarted: break
             }
         }
-        let summary = try AccelerationInput.read(path: path, options: options) { s in
-            onSample?(s)
-            detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+        let summary = try AnyInput.read(path: path, options: options) { item in
+            switch item {
+            case .sample(let s):
+                onSample?(s)
+                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+            case .reading(let r):
+                readings.append(r)
+            }
+        }
+        if summary.kind == .steps {
+            return RecordingCount(summary: summary, steps: summary.steps, bouts: [], stepTimes: [], outOfOrder: 0,
+                                  invalid: 0, kind: .steps, readings: readings)
         }
         detector.finish(handle)
         let c = detector.counters

@@ -131,9 +131,12 @@ public enum GenericCSVReader {
         options: ReadOptions,
         resume: ResumeState?,
         completeLinesOnly: Bool,
+        formatName: String = GenericCSVReader.formatName,
+        source: LineSource = .file,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
         var summary = ReadSummary(format: formatName)
+        var lastNs: Int64? = nil
         var layout: Layout?
         var headerText = resume?.header
         let limit = 64
@@ -166,7 +169,7 @@ public enum GenericCSVReader {
         probe.scale = resume?.scale
         var sawAnyLine = resume != nil
 
-        let consumed = try LineReader.forEachLine(path: path, startingAt: resume?.offset ?? 0) { line, relative, complete in
+        let consumed = try source.forEachLine(path: path, startingAt: resume?.offset ?? 0, progress: options.progress) { line, relative, complete in
             let number = lineBase + relative
             if completeLinesOnly && !complete { return false }
             lastLine = number
@@ -186,6 +189,9 @@ public enum GenericCSVReader {
                     message: "expected \(l.fieldCount) fields, found \(n)"), options: options)
                 return true
             }
+            // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
+            var missing = n
+            while missing < min(l.fieldCount, limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
             func field(_ i: Int, _ name: String) throws -> Double? {
                 if let v = NumberParsing.parseDouble(p, starts[i], ends[i]) { return v }
                 let text = String(decoding: UnsafeBufferPointer(start: p + starts[i], count: ends[i] - starts[i]), as: UTF8.self)
@@ -194,21 +200,23 @@ public enum GenericCSVReader {
                 return nil
             }
             guard let t = try field(l.time, "time") else { return true }
-            let row: (Double, Double, Double, Double)
+            let row: Row
             if let (xi, yi, zi) = l.axes {
                 guard let x = try field(xi, "x"), let y = try field(yi, "y"), let z = try field(zi, "z") else { return true }
-                row = (t, x, y, z)
+                row = (t, x, y, z, number)
+            } else if let mi = l.magnitude {
+                guard let m = try field(mi, "magnitude") else { return true }
+                row = (t, m, 0, 0, number)
             } else {
-                guard let m = try field(l.magnitude!, "magnitude") else { return true }
-                row = (t, m, 0, 0)
+                return true
             }
             if let scale = probe.scale {
-                deliver(row, scale: scale, &summary, options, sink)
+                try deliver(row, scale: scale, &summary, &lastNs, options, path, sink)
             } else {
                 probe.add(row)
                 if probe.isFull {
-                    probe.decide(timeUnitNs: l.timeUnitNs)
-                    for r in probe.rows { deliver(r, scale: probe.scale!, &summary, options, sink) }
+                    let scale = probe.decide(timeUnitNs: l.timeUnitNs)
+                    for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
                     probe.rows.removeAll()
                 }
             }
@@ -221,24 +229,36 @@ public enum GenericCSVReader {
             throw InputError(file: path, message: "file is empty")
         }
         if probe.scale == nil && !probe.rows.isEmpty {
-            probe.decide(timeUnitNs: l.timeUnitNs)
-            for r in probe.rows { deliver(r, scale: probe.scale!, &summary, options, sink) }
+            let scale = probe.decide(timeUnitNs: l.timeUnitNs)
+            for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
         }
         summary.unit = probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
         return (summary, ResumeState(header: headerText, scale: probe.scale, offset: consumedOffset, lineNumber: lastLine))
     }
 
+    /// Time, x, y, z (or magnitude, 0, 0) and line number of one row.
+    typealias Row = (Double, Double, Double, Double, Int)
+
     @inline(__always)
-    static func deliver(_ row: (Double, Double, Double, Double), scale: Scale, _ summary: inout ReadSummary,
-                        _ options: ReadOptions, _ sink: (AccelerationSample) -> Void) {
-        var t = Int64(exactly: (row.0 * scale.timeNs).rounded()) ?? 0
+    static func deliver(_ row: Row, scale: Scale, _ summary: inout ReadSummary, _ lastNs: inout Int64?,
+                        _ options: ReadOptions, _ path: String, _ sink: (AccelerationSample) -> Void) throws {
+        let scaled = (row.0 * scale.timeNs).rounded()
+        guard let raw = Int64(exactly: scaled) else {
+            try summary.skip(InputError(file: path, line: row.4, message: "time is out of range"), options: options)
+            return
+        }
+        var t = raw
         if !scale.absolute, let start = options.startNs { t &+= start }
         let f = scale.unit.toMetersPerSecondSquared
-        sink(AccelerationSample(timeNs: t, x: row.1 * f, y: row.2 * f, z: row.3 * f))
-        summary.samples += 1
-        if summary.firstNs == nil { summary.firstNs = t }
-        summary.lastNs = t
+        let sample = AccelerationSample(timeNs: t, x: row.1 * f, y: row.2 * f, z: row.3 * f)
+        if let problem = SampleCheck.problem(sample, previousNs: lastNs) {
+            try summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
+            return
+        }
+        lastNs = t
+        sink(sample)
+        summary.note(sampleAt: t)
         summary.absoluteTime = scale.absolute || options.startNs != nil
     }
 
@@ -250,13 +270,13 @@ public enum GenericCSVReader {
 
     /// Holds the first rows of a file until the time and acceleration units can be told from them.
     struct UnitProbe {
-        var rows: [(Double, Double, Double, Double)] = []
+        var rows: [Row] = []
         var scale: Scale?
         var isFull: Bool { rows.count >= 256 }
 
-        mutating func add(_ row: (Double, Double, Double, Double)) { rows.append(row) }
+        mutating func add(_ row: Row) { rows.append(row) }
 
-        mutating func decide(timeUnitNs: Double?) {
+        mutating func decide(timeUnitNs: Double?) -> Scale {
             let mags = rows.map { ($0.1 * $0.1 + $0.2 * $0.2 + $0.3 * $0.3).squareRoot() }.filter(\.isFinite).sorted()
             let median = mags.isEmpty ? standardGravity : mags[mags.count / 2]
             let unit: AccelerationUnit = median < 3.5 ? .g : .metersPerSecondSquared
@@ -272,8 +292,10 @@ public enum GenericCSVReader {
                     unitNs = d >= 1e4 ? 1 : d >= 10 ? 1e3 : d >= 0.2 ? 1e6 : 1e9
                 }
             }
-            let absolute = abs(first) * unitNs! > 1e17  // after ~1973: a wall-clock time
-            scale = Scale(timeNs: unitNs!, absolute: absolute, unit: unit)
+            let absolute = abs(first) * (unitNs ?? 1e9) > 1e17  // after ~1973: a wall-clock time
+            let decided = Scale(timeNs: unitNs ?? 1e9, absolute: absolute, unit: unit)
+            scale = decided
+            return decided
         }
     }
 }

@@ -17,6 +17,7 @@ public struct LineReader {
         path: String,
         startingAt offset: Int64 = 0,
         chunkSize: Int = defaultChunkSize,
+        progress: Bool = false,
         _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
     ) throws -> Int64 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -29,6 +30,8 @@ public struct LineReader {
         if offset > 0 && lseek(fd, off_t(offset), SEEK_SET) < 0 {
             throw InputError(file: path, message: "cannot seek to byte \(offset)")
         }
+        var meter = ProgressMeter(total: Int64(st.st_size), enabled: progress)
+        defer { meter.finish() }
         var capacity = max(chunkSize, 4096)
         var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         defer { buffer.deallocate() }
@@ -51,6 +54,7 @@ public struct LineReader {
                 throw InputError(file: path, line: lineNumber + 1, message: "read failed: \(String(cString: strerror(errno)))")
             }
             let end = filled + n
+            meter.advance(Int64(n))
             var start = 0
             if atFileStart && end >= 3 {
                 if buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }
@@ -92,6 +96,105 @@ public struct LineReader {
         case ENOENT: return "no such file"
         case EACCES: return "permission denied"
         default: return String(cString: strerror(code))
+        }
+    }
+}
+
+/// A progress line (bytes, rate, ETA) on standard error, for inputs over `threshold` bytes, only when standard
+/// error is a terminal; redrawn at most every half second.
+struct ProgressMeter {
+    static let threshold: Int64 = 50_000_000
+    let total: Int64
+    let active: Bool
+    var done: Int64 = 0
+    var started = 0.0
+    var lastDraw = 0.0
+
+    init(total: Int64, enabled: Bool, isTerminal: Bool = isatty(2) == 1) {
+        self.total = total
+        active = enabled && isTerminal && total > Self.threshold
+        if active { started = Self.now() }
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
+    /// The line shown after `done` of `total` bytes in `elapsed` seconds.
+    static func line(done: Int64, total: Int64, elapsed: Double) -> String {
+        let mb = Double(done) / 1e6, rate = elapsed > 0 ? mb / elapsed : 0
+        let eta = rate > 0 ? Double(total - done) / 1e6 / rate : 0
+        return "reading: \(Int(mb)) / \(Int(Double(total) / 1e6)) MB, \(Int(rate)) MB/s, ETA \(Int(eta.rounded())) s"
+    }
+
+    mutating func advance(_ bytes: Int64) {
+        guard active else { return }
+        done += bytes
+        let t = Self.now()
+        if t - lastDraw < 0.5 { return }
+        lastDraw = t
+        let text = "\r" + Self.line(done: done, total: total, elapsed: t - started) + "\u{1B}[K"
+        _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+
+    func finish() {
+        guard active else { return }
+        _ = "\r\u{1B}[K".utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+extension LineReader {
+    /// The same as `forEachLine(path:)` over bytes in memory (BOM, CRLF and an unterminated last line handled alike).
+    @discardableResult
+    public static func forEachLine(
+        bytes: UnsafeBufferPointer<UInt8>,
+        startingAt offset: Int64 = 0,
+        _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
+    ) rethrows -> Int64 {
+        guard let base = bytes.baseAddress, offset < bytes.count else { return max(0, min(offset, Int64(bytes.count))) }
+        var start = Int(max(0, offset))
+        let end = bytes.count
+        if start == 0 && end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { start = 3 }
+        var consumed = Int64(start)
+        var lineNumber = 0
+        while start < end {
+            if let nl = memchr(base + start, 0x0A, end - start) {
+                let nlIndex = base.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                var lineEnd = nlIndex
+                if lineEnd > start && base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                lineNumber += 1
+                if try !body(UnsafeBufferPointer(start: base + start, count: lineEnd - start), lineNumber, true) { break }
+                consumed = Int64(nlIndex + 1)
+                start = nlIndex + 1
+            } else {
+                var lineEnd = end
+                if base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                lineNumber += 1
+                if try body(UnsafeBufferPointer(start: base + start, count: lineEnd - start), lineNumber, false) {
+                    consumed = Int64(end)
+                }
+                break
+            }
+        }
+        return consumed
+    }
+}
+
+/// Where lines come from: a file (read in chunks) or bytes in memory (fuzzing, pushed data).
+public enum LineSource: Sendable {
+    case file
+    case memory([UInt8])
+
+    func forEachLine(path: String, startingAt offset: Int64 = 0, chunkSize: Int = LineReader.defaultChunkSize,
+                     progress: Bool = false,
+                     _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool) throws -> Int64 {
+        switch self {
+        case .file:
+            return try LineReader.forEachLine(path: path, startingAt: offset, chunkSize: chunkSize, progress: progress, body)
+        case .memory(let bytes):
+            return try bytes.withUnsafeBufferPointer { try LineReader.forEachLine(bytes: $0, startingAt: offset, body) }
         }
     }
 }

@@ -17,11 +17,37 @@ public struct ReadOptions: Sendable {
     public var startNs: Int64?
     /// How many skipped lines to describe in `ReadSummary.issues`.
     public var maxReportedIssues = 5
+    /// Read the input as this format (a name from `InputFormats.names`) instead of detecting it.
+    public var format: String?
+    /// Sampling rate for files without a time column (UCI HAR/HAPT raw), in Hz.
+    public var rateHz: Double?
+    /// How overlapping step records from several sources (phone and watch) are combined (Apple Health).
+    public var overlap: OverlapPolicy = .oneSourcePerInterval
+    /// Show a progress line on standard error for large inputs when it is a terminal.
+    public var progress = false
 
-    public init(strict: Bool = false, startNs: Int64? = nil) {
+    public init(strict: Bool = false, startNs: Int64? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict
         self.startNs = startNs
+        self.format = format
+        self.rateHz = rateHz
     }
+}
+
+/// How step records of several sources that overlap in time are combined.
+public enum OverlapPolicy: Sendable, Equatable, Codable {
+    /// Within each run of overlapping records, keep only the source with the most steps there (no double counting).
+    case oneSourcePerInterval
+    /// Within each run of overlapping records, keep the first of these sources present (then the most steps).
+    case preferSources([String])
+    /// Keep every record (sums phone and watch: double counts).
+    case sumAll
+}
+
+/// Whether an input holds acceleration samples or already counted steps.
+public enum InputKind: String, Sendable, Codable {
+    case acceleration
+    case steps
 }
 
 /// What reading an acceleration input found.
@@ -42,6 +68,11 @@ public struct ReadSummary: Sendable {
     /// Malformed lines skipped, and the first few of them described.
     public var skippedLines = 0
     public var issues: [InputError] = []
+    /// `acceleration` (samples) or `steps` (readings).
+    public var kind: InputKind = .acceleration
+    /// Step readings delivered and the steps they hold (step inputs).
+    public var readings = 0
+    public var steps = 0
 
     public init(format: String) { self.format = format }
 
@@ -57,6 +88,22 @@ public struct ReadSummary: Sendable {
         return Double(b - a) * 1e-9
     }
 
+    /// Counts a delivered sample.
+    @inline(__always)
+    mutating func note(sampleAt t: Int64) {
+        samples += 1
+        if firstNs == nil { firstNs = t }
+        lastNs = t
+    }
+
+    /// Counts a delivered reading.
+    mutating func note(_ r: StepReading) {
+        readings += 1
+        steps += r.steps
+        if firstNs.map({ r.startNs < $0 }) ?? true { firstNs = r.startNs }
+        if lastNs.map({ r.endNs > $0 }) ?? true { lastNs = r.endNs }
+    }
+
     mutating func skip(_ error: InputError, options: ReadOptions) throws {
         if options.strict { throw error }
         skippedLines += 1
@@ -66,12 +113,44 @@ public struct ReadSummary: Sendable {
 
 /// Opens an acceleration recording, detecting its format from its first lines, and streams its samples in m/s².
 public enum AccelerationInput {
-    /// Reads every sample of `path`, calling `sink` for each in file order.
+    /// Reads every sample of `path`, calling `sink` for each in file order. A step log is refused with an error.
     public static func read(
         path: String,
         options: ReadOptions = ReadOptions(),
         _ sink: (AccelerationSample) -> Void
     ) throws -> ReadSummary {
-        try GenericCSVReader.read(path: path, options: options, sink)
+        let format = try InputFormats.resolve(path: path, options: options)
+        guard format.kind == .acceleration else {
+            throw InputError(file: path, message: "holds step readings (\(format.name)), not acceleration samples")
+        }
+        return try InputFormats.read(path: path, format: format, options: options) { item in
+            if case .sample(let s) = item { sink(s) }
+        }
+    }
+}
+
+/// Opens any input (acceleration or steps), detecting its format, and streams its items.
+public enum AnyInput {
+    /// Reads every item of `path` in file order.
+    public static func read(
+        path: String,
+        options: ReadOptions = ReadOptions(),
+        _ sink: (InputItem) -> Void
+    ) throws -> ReadSummary {
+        let format = try InputFormats.resolve(path: path, options: options)
+        return try InputFormats.read(path: path, format: format, options: options, sink)
+    }
+}
+
+extension AnyInput {
+    /// Reads an input held in memory (pushed data, fuzzing); `name` stands for the file in detection and errors.
+    public static func read(
+        bytes: [UInt8],
+        name: String,
+        options: ReadOptions = ReadOptions(),
+        _ sink: (InputItem) -> Void
+    ) throws -> ReadSummary {
+        let format = try InputFormats.resolve(path: name, options: options, source: .memory(bytes))
+        return try InputFormats.read(path: name, format: format, options: options, source: .memory(bytes), sink)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,6 +23,9 @@ public struct SourceCursor: Sendable, Equatable, Codable {
     public var inode: UInt64
     /// Format state needed to continue (header, units), opaque to callers.
     var generic: GenericCSVReader.ResumeState?
+    /// The format the file was detected as, and that format's parser state (JSON), opaque to callers.
+    public internal(set) var format: String?
+    var parserState: Data?
 
     public init(offset: Int64, lineNumber: Int, device: UInt64, inode: UInt64) {
         self.offset = offset
@@ -31,10 +35,12 @@ public struct SourceCursor: Sendable, Equatable, Codable {
     }
 }
 
-/// Reads what is new in an input since a cursor: the path behind the agent's ingestion and follow mode.
+/// Reads what is new in an input since a cursor: the path behind the agent's ingestion and follow mode. Works for
+/// every line-based format, acceleration or steps.
 public enum SourceReader {
-    /// Reads the complete lines after `cursor` (from the start when nil, or when the file was rotated or truncated)
-    /// and returns the cursor to pass next time. A last line without a newline is left for the next call.
+    /// Reads the complete lines after `cursor` (from the start when nil, or when the file was rotated — another
+    /// inode — or truncated — smaller than the offset) and returns the cursor to pass next time. A last line without
+    /// a newline is left for the next call; no line is delivered twice.
     public static func readNew(
         path: String,
         options: ReadOptions = ReadOptions(),
@@ -44,15 +50,38 @@ public enum SourceReader {
         var st = stat()
         guard stat(path, &st) == 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
         let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
-        var resume = cursor?.generic
+        var previous = cursor
         if let c = cursor, c.device != device || c.inode != inode || size < c.offset {
-            resume = nil  // rotated or truncated: the file is a new one, read it from its start
+            previous = nil  // rotated or truncated: the file is a new one, read it from its start
         }
-        let (summary, next) = try GenericCSVReader.read(path: path, options: options, resume: resume,
-                                                        completeLinesOnly: true) { sink(.sample($0)) }
-        guard let next else { return (summary, cursor) }
+        if size == 0 || size == previous?.offset {
+            return (ReadSummary(format: previous?.format ?? options.format ?? "unknown"), previous ?? cursor)
+        }
+        let format: InputFormat
+        if let name = previous?.format, let known = InputFormats.named(name) {
+            format = known
+        } else {
+            if options.format == nil, !(try hasCompleteLine(path)) {
+                return (ReadSummary(format: "unknown"), cursor)  // the writer has not finished the first line yet
+            }
+            format = try InputFormats.resolve(path: path, options: options)
+        }
+        let resume = previous.map {
+            InputFormats.Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: $0.parserState, generic: $0.generic)
+        }
+        let (summary, next) = try InputFormats.read(path: path, format: format, options: options, state: resume,
+                                                    completeLinesOnly: true, sink)
+        guard let next else { return (summary, previous ?? cursor) }
         var out = SourceCursor(offset: next.offset, lineNumber: next.lineNumber, device: device, inode: inode)
-        out.generic = next
+        out.generic = next.generic
+        out.parserState = next.state
+        out.format = format.name
         return (summary, out)
+    }
+
+    static func hasCompleteLine(_ path: String) throws -> Bool {
+        var found = false
+        try LineReader.forEachLine(path: path, chunkSize: 64 * 1024) { _, _, complete in found = complete; return false }
+        return found
     }
 }

@@ -58,7 +58,7 @@ struct CountCommand: ParsableCommand {
                     printError("warning: \(file): \(s.skippedLines - s.issues.count) more malformed lines skipped")
                 }
                 if s.skippedLines > 0 { status = max(status, ExitStatus.dataError) }
-                if s.samples == 0 { printError("warning: \(file): no samples after the header") }
+                if s.samples == 0 && s.readings == 0 { printError("warning: \(file): no samples or readings after the header") }
                 let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
                 let duration = (s.durationSeconds * 1000).rounded() / 1000
                 if json {

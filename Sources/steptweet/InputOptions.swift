@@ -1,11 +1,32 @@
 import ArgumentParser
 import SensorInput
 
-/// Options every command that reads an input shares.
+/// Options every command that reads an input shares (`preview` has its own `--start`, the window, and takes the
+/// recording's start as `--recording-start`).
 struct InputOptions: ParsableArguments {
     @Flag(name: .long, help: "Stop with an error at the first malformed line instead of skipping it.") var strict = false
+    @Option(name: .long, help: ArgumentHelp("Read the input as this format instead of detecting it.",
+                                            valueName: "NAME")) var format: String?
+    @Option(name: .long, help: ArgumentHelp("Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
+                                            valueName: "HZ")) var rate: Double?
+    @Option(name: .customLong("start"),
+            help: ArgumentHelp("Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
+                               valueName: "ISO8601")) var inputStart: String?
+
+    func validate() throws {
+        if let format, SensorInput.InputFormats.named(format) == nil {
+            throw ValidationError("--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
+        }
+        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
+        if let inputStart, TimeParsing.parseISO8601(inputStart) == nil {
+            throw ValidationError("--start: '\(inputStart)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
+        }
+    }
 
     func readOptions() -> ReadOptions {
-        ReadOptions(strict: strict)
+        var options = ReadOptions(strict: strict, startNs: inputStart.flatMap(TimeParsing.parseISO8601), format: format,
+                                  rateHz: rate)
+        options.progress = true
+        return options
     }
 }

@@ -1,16 +1,87 @@
 import ArgumentParser
+import Foundation
+import SensorInput
 
-/// `steptweet inspect` (not implemented yet).
+/// `steptweet inspect`: what an input is, without counting steps.
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Describe an input (not implemented yet)",
-        discussion: "Example:  format, kind, samples, rate, start, end, units.:steptweet inspect walk.csv"
+        abstract: "Describe an input: format, kind, samples or readings, rate, start, end, units, skipped lines.",
+        discussion: """
+            The format is detected from the first lines and the file name (--format overrides). With --json one
+            object with file, format, kind, samples, readings, steps, rate_hz, start, end, absolute_time, unit,
+            has_axes and skipped_lines. Times are ISO 8601 UTC when the input's times are wall-clock times, else
+            seconds from the start. Exit status 65 when lines were skipped, 66 when the file cannot be read.
+
+            Formats: \(InputFormats.all.map { "\($0.name) (\($0.kind.rawValue))" }.joined(separator: ", ")).
+
+            Example: steptweet inspect --json "phyphox_Raw Data.csv"
+            """
     )
 
-    @Argument(parsing: .captureForPassthrough, help: .hidden) var rest: [String] = []
+    @Flag(name: .long, help: "One JSON object.") var json = false
+    @OptionGroup var input: InputOptions
+    @Argument(help: "The input to describe.") var file: String
+
+    struct Output: Encodable {
+        var file: String
+        var format: String
+        var kind: String
+        var samples: Int
+        var readings: Int
+        var steps: Int?
+        var rate_hz: Double?
+        var start: String?
+        var end: String?
+        var absolute_time: Bool
+        var unit: String?
+        var has_axes: Bool?
+        var skipped_lines: Int
+    }
+
+    static func timeText(_ ns: Int64?, absolute: Bool) -> String? {
+        guard let ns else { return nil }
+        if !absolute { return String(format: "%.3f s", Double(ns) * 1e-9) }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(ns) * 1e-9))
+    }
 
     func run() throws {
-        throw notImplemented("inspect")
+        var s: ReadSummary
+        do {
+            s = try AnyInput.read(path: file, options: input.readOptions()) { _ in }
+        } catch let error as InputError {
+            let missing = error.line == nil && (error.message.hasPrefix("no such") || error.message.hasPrefix("permission"))
+            throw fail(error.description, status: missing ? ExitStatus.noInput : ExitStatus.dataError)
+        }
+        let steps = s.kind == .steps
+        let absolute = steps || s.absoluteTime
+        let out = Output(
+            file: file, format: s.format, kind: s.kind.rawValue, samples: s.samples, readings: s.readings,
+            steps: steps ? s.steps : nil, rate_hz: steps ? nil : s.rateHz.map { ($0 * 10).rounded() / 10 },
+            start: Self.timeText(s.firstNs, absolute: absolute), end: Self.timeText(s.lastNs, absolute: absolute),
+            absolute_time: absolute, unit: steps ? nil : s.unit.rawValue, has_axes: steps ? nil : s.hasAxes,
+            skipped_lines: s.skippedLines)
+        for issue in s.issues { printError("warning: skipped \(issue)") }
+        if json {
+            print(jsonLine(out))
+        } else {
+            print("file:     \(file)")
+            print("format:   \(out.format)")
+            print("kind:     \(out.kind)")
+            if steps {
+                print("readings: \(out.readings)")
+                print("steps:    \(s.steps)")
+            } else {
+                print("samples:  \(out.samples)")
+                print("rate:     \(out.rate_hz.map { String(format: "%.1f Hz", $0) } ?? "unknown")")
+                print("units:    \(s.unit.rawValue)\(s.hasAxes ? " (x, y, z)" : " (magnitude only)")")
+            }
+            print("start:    \(out.start ?? "-")")
+            print("end:      \(out.end ?? "-")")
+            print("skipped:  \(out.skipped_lines) lines")
+        }
+        if s.skippedLines > 0 { throw ExitCode(ExitStatus.dataError) }
     }
 }

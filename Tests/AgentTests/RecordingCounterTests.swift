@@ -17,3 +17,31 @@ import Testing
         #expect(result.bouts.reduce(0) { $0 + $1.steps } == result.steps)
     }
 }
+
+@Suite struct RecordingCounterStepInputTests {
+    static let shared = "../shared/data/formats"
+
+    @Test func stepReadingsAreSummedNotDetected() throws {
+        let result = try RecordingCounter.count(path: "\(Self.shared)/apple_health/export6s3sample.xml")
+        #expect(result.kind == .steps)
+        #expect(result.steps == 2517)
+        #expect(result.readings.count == 10)
+        #expect(result.summary.samples == 0)
+    }
+
+    @Test func windowCountsReadingsProRata() throws {
+        // Fitbit minutes from 1995-06-24 16:00 UTC; a window from 16:10:30 to 16:20:30 takes half of each edge minute.
+        let result = try RecordingCounter.count(path: "\(Self.shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json")
+        let t0: Int64 = 804_009_600_000_000_000  // 1995-06-24T16:00:00Z
+        let minute: Int64 = 60_000_000_000
+        let lo = t0 + 10 * minute + minute / 2, hi = t0 + 20 * minute + minute / 2
+        // 16:17 (7) + 16:18 (44) + 16:19 (12) whole, half of 16:20 (58): 92.
+        #expect(result.steps(fromNs: lo, toNs: hi) == 92)
+        #expect(result.steps(fromNs: t0, toNs: t0 + 60 * minute) == 607)
+        #expect(result.steps(fromNs: t0 - 60 * minute, toNs: t0) == 0)
+        // Two halves of one window add up to the whole.
+        let mid = t0 + 17 * minute + minute / 3
+        let a = result.steps(fromNs: t0, toNs: mid), b = result.steps(fromNs: mid, toNs: t0 + 60 * minute)
+        #expect(abs(a + b - 607) <= 1)
+    }
+}

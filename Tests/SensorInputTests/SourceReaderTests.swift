@@ -34,3 +34,92 @@ import Testing
         #expect(cursor?.lineNumber == 2)
     }
 }
+
+@Suite struct FollowModeTests {
+    func append(_ text: String, to path: String) throws {
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try h.seekToEnd()
+        try h.write(contentsOf: Data(text.utf8))
+        try h.close()
+    }
+
+    func readNew(_ path: String, _ cursor: SourceCursor?, options: ReadOptions = ReadOptions()) throws
+        -> ([InputItem], SourceCursor?, ReadSummary) {
+        var items: [InputItem] = []
+        // Through JSON, as the agent stores it in SQLite between fetches.
+        let stored = try cursor.map { try JSONDecoder().decode(SourceCursor.self, from: JSONEncoder().encode($0)) }
+        let (summary, next) = try SourceReader.readNew(path: path, options: options, cursor: stored) { items.append($0) }
+        return (items, next, summary)
+    }
+
+    func steps(_ items: [InputItem]) -> [Int] {
+        items.compactMap { if case .reading(let r) = $0 { return r.steps } else { return nil } }
+    }
+
+    @Test func stepLogGrowsLineByLineWithCounterState() throws {
+        let path = try temporaryFile(Array("{\"ts\":\"2026-11-21T10:00:00Z\",\"total\":100,\"src\":\"a\"}\n{\"ts\":\"2026-11-21T10:01:00Z\",\"tot".utf8),
+                                     name: "steps.jsonl")
+        var (items, cursor, summary) = try readNew(path, nil)
+        #expect(summary.format == "steplog")
+        #expect(steps(items) == [0])  // baseline; the half-written line is left for later
+        try append("al\":130,\"src\":\"a\"}\n", to: path)
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(steps(items) == [30])  // the saved counter state gives the delta
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(items.isEmpty)
+        try append("{\"ts\":\"2026-11-21T10:02:00Z\",\"total\":5,\"src\":\"a\"}\n", to: path)
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(steps(items) == [5])  // counter dropped: a reset, never negative
+        #expect(cursor?.lineNumber == 3)
+        #expect(cursor?.format == "steplog")
+    }
+
+    @Test func rotationToANewFileStartsOver() throws {
+        let path = try temporaryFile(Array("{\"ts\":\"2026-11-21T10:00:00Z\",\"steps\":3}\n".utf8), name: "steps.jsonl")
+        var (items, cursor, _) = try readNew(path, nil)
+        #expect(steps(items) == [3])
+        // logrotate: rename away, a new file (new inode) at the same path, even longer than the old one.
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        try Data("{\"ts\":\"2026-11-21T11:00:00Z\",\"steps\":7}\n{\"ts\":\"2026-11-21T11:01:00Z\",\"steps\":8}\n".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(steps(items) == [7, 8])
+        #expect(cursor?.lineNumber == 2)
+    }
+
+    @Test func headerlessAndHeaderedFormatsKeepTheirState() throws {
+        // Oxford (no header): the anchor to --start holds across reads.
+        let start: Int64 = 1_700_000_000_000_000_000
+        let oxford = try temporaryFile(Array("1000000000,3,0,0,9.8\r\n1005000000,3,0,0,9.8\r\n".utf8), name: "accelerometer.csv")
+        var (items, cursor, _) = try readNew(oxford, nil, options: ReadOptions(startNs: start))
+        #expect(items.count == 2)
+        try append("1010000000,3,0,0,9.8\r\n", to: oxford)
+        (items, cursor, _) = try readNew(oxford, cursor, options: ReadOptions(startNs: start))
+        #expect(items == [.sample(AccelerationSample(timeNs: start + 10_000_000, x: 0, y: 0, z: 9.8))])
+        // ActiGraph epoch: the 10-line header read once; later rows keep their epoch index.
+        let header = (try String(contentsOfFile: "../shared/data/formats/actigraph/ActiGraph13.csv", encoding: .utf8))
+            .split(separator: "\n", omittingEmptySubsequences: false).prefix(12).joined(separator: "\n") + "\n"
+        let epoch = try temporaryFile(Array(header.utf8), name: "epochs.csv")
+        var readings: [StepReading] = []
+        (items, cursor, _) = try readNew(epoch, nil)
+        #expect(items.count == 2)
+        try append("1,2,3,17\n", to: epoch)
+        (items, cursor, _) = try readNew(epoch, cursor)
+        readings = items.compactMap { if case .reading(let r) = $0 { return r } else { return nil } }
+        #expect(readings == [StepReading(startNs: TimeParsing.parseISO8601("2013-08-26T09:00:30Z")!,
+                                         endNs: TimeParsing.parseISO8601("2013-08-26T09:00:45Z")!, steps: 17)])
+    }
+
+    @Test func emptyOrHalfWrittenFirstLineWaits() throws {
+        let path = try temporaryFile([], name: "growing.csv")
+        var (items, cursor, _) = try readNew(path, nil)
+        #expect(items.isEmpty && cursor == nil)
+        try append("t_ms,x,y", to: path)
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(items.isEmpty && cursor == nil)
+        try append(",z\n0,0,0,9.8\n", to: path)
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(items.count == 1)
+        #expect(cursor?.format == "generic-csv")
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import StepDetection
+
+/// Field splitting for the line parsers that are not on the hot path.
+enum Fields {
+    /// Splits `line` at `delimiter` into substrings of a `String` made from the line.
+    static func split(_ line: UnsafeBufferPointer<UInt8>, _ delimiter: Character) -> [Substring] {
+        String(decoding: line, as: UTF8.self).split(separator: delimiter, omittingEmptySubsequences: false)
+    }
+
+    static func double(_ s: Substring) -> Double? {
+        let t = Array(s.utf8)
+        return t.withUnsafeBufferPointer { b in b.baseAddress.flatMap { NumberParsing.parseDouble($0, 0, t.count) } }
+    }
+
+    static func int(_ s: Substring) -> Int64? {
+        let t = Array(s.trimmingPrefixSpaces().utf8)
+        return t.withUnsafeBufferPointer { b in b.baseAddress.flatMap { NumberParsing.parseInt($0, 0, t.count) } }
+    }
+
+    /// Converts a time in s, ms, µs or ns (told from its magnitude) to ns; `absolute` when it is after ~1973.
+    static func nsFromMagnitude(_ v: Double) -> (ns: Int64, absolute: Bool)? {
+        let a = abs(v)
+        let scale: Double = a > 1e17 ? 1 : a > 1e14 ? 1e3 : a > 1e11 ? 1e6 : 1e9
+        guard let ns = Int64(exactly: (v * scale).rounded()) else { return nil }
+        return (ns, a > 1e8 && abs(Double(ns)) > 1e17)
+    }
+}
+
+extension Fields {
+    /// `base + index × periodNs` in integer ns, nil when it leaves the Int64 range.
+    static func tick(_ base: Int64, _ index: Int64, periodNs: Double) -> Int64? {
+        guard let offset = Int64(exactly: (Double(index) * periodNs).rounded()) else { return nil }
+        let (t, overflow) = base.addingReportingOverflow(offset)
+        return overflow ? nil : t
+    }
+}

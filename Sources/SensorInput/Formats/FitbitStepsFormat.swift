@@ -1,0 +1,67 @@
+import Foundation
+import StepDetection
+
+/// Fitbit Takeout `steps-YYYY-MM-DD.json`: an array of `{"dateTime" : "MM/dd/yy HH:mm:ss", "value" : "N"}`, one
+/// per minute with data, UTC. Read line by line (pretty-printed or on one line): each `dateTime` is paired with the
+/// `value` that follows it; a reading covers that minute.
+struct FitbitStepsFormat: LineParser {
+    static let format = InputFormat(
+        name: "fitbit-steps", kind: .steps,
+        about: "Fitbit Takeout steps JSON: [{\"dateTime\": \"MM/dd/yy HH:mm:ss\", \"value\": \"N\"}] per minute",
+        sniff: { s in
+            s.head.hasPrefix("[") && s.head.contains("\"dateTime\"") && s.head.contains("\"value\"") ? 90 : 0
+        },
+        parser: FitbitStepsFormat.self)
+
+    var pendingNs: Int64?
+
+    init(path: String, options: ReadOptions) throws {}
+
+    /// The string or number after `"key"` and a colon, starting at `from`.
+    static func value(after key: String, in text: Substring) -> (Substring, Substring.Index)? {
+        guard let k = text.range(of: "\"\(key)\"") else { return nil }
+        var i = k.upperBound
+        while i < text.endIndex, text[i] == " " || text[i] == "\t" { i = text.index(after: i) }
+        guard i < text.endIndex, text[i] == ":" else { return nil }
+        i = text.index(after: i)
+        while i < text.endIndex, text[i] == " " || text[i] == "\t" { i = text.index(after: i) }
+        guard i < text.endIndex else { return nil }
+        if text[i] == "\"" {
+            let s = text.index(after: i)
+            guard let e = text[s...].firstIndex(of: "\"") else { return nil }
+            return (text[s..<e], text.index(after: e))
+        }
+        let e = text[i...].firstIndex { !($0.isNumber || $0 == "-" || $0 == ".") } ?? text.endIndex
+        return (text[i..<e], e)
+    }
+
+    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+                        _ emit: (InputItem) -> Void) throws -> String? {
+        var text = Substring(String(decoding: line, as: UTF8.self))
+        var problem: String?
+        while !text.isEmpty {
+            let d = text.range(of: "\"dateTime\"")
+            let v = text.range(of: "\"value\"")
+            if let d, v.map({ d.lowerBound < $0.lowerBound }) ?? true {
+                guard let (s, next) = Self.value(after: "dateTime", in: text[d.lowerBound...]) else {
+                    problem = "\"dateTime\" without a value"; break
+                }
+                text = text[next...]
+                guard let t = TimeParsing.parseFitbit(s) else { problem = "dateTime '\(s.prefix(30))' is not MM/dd/yy HH:mm:ss"; continue }
+                pendingNs = t
+            } else if let v {
+                guard let (s, next) = Self.value(after: "value", in: text[v.lowerBound...]) else {
+                    problem = "\"value\" without a value"; break
+                }
+                text = text[next...]
+                guard let t = pendingNs else { problem = "\"value\" without a dateTime before it"; continue }
+                pendingNs = nil
+                guard let steps = Int(s), steps >= 0, steps < 1_000_000 else { problem = "value '\(s.prefix(20))' is not a step count"; continue }
+                emit(.reading(StepReading(startNs: t, endNs: t + 60_000_000_000, steps: steps)))
+            } else {
+                break
+            }
+        }
+        return problem
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import StepDetection
+
+/// Our own JSON-lines step log (see Sources/SensorInput/README.md): one object per line with `ts` (RFC 3339, or a
+/// number in s/ms/µs/ns since the epoch) and `steps` (delta) and/or `total` (cumulative counter), optionally
+/// `boot_id`, `src`, `seq`. Per stream (`src`, `boot_id`): a `total` below the previous one is a counter reset (the
+/// new total counts from 0); the first `total` of a stream without `steps` is a baseline (0 steps); a repeated or
+/// older `seq` is a duplicate and skipped. Never a negative count.
+struct StepLogFormat: LineParser {
+    static let format = InputFormat(
+        name: "steplog", kind: .steps,
+        about: "steptweet JSON-lines step log: {\"ts\": RFC 3339, \"steps\": delta and/or \"total\": counter, \"boot_id\", \"src\", \"seq\"}",
+        sniff: { s in
+            let f = s.first.trimmingCharacters(in: " \t")
+            guard f.hasPrefix("{"), f.contains("\"ts\""), f.contains("\"steps\"") || f.contains("\"total\"") else { return 0 }
+            return 90
+        },
+        parser: StepLogFormat.self)
+
+    struct Stream: Codable, Sendable {
+        var lastTotal: Int64?
+        var lastNs: Int64?
+        var lastSeq: Int64?
+    }
+    var streams: [String: Stream] = [:]
+
+    init(path: String, options: ReadOptions) throws {}
+
+    static func time(_ v: FlatJSON.Value?) -> Int64? {
+        switch v {
+        case .string(let s)?:
+            if let t = TimeParsing.parseDateTime(Substring(s)), t.hadZone { return t.ns }
+            return Double(s).flatMap { Fields.nsFromMagnitude($0)?.ns }
+        case .number(let s)?:
+            return Fields.double(Substring(s)).flatMap { Fields.nsFromMagnitude($0)?.ns }
+        default:
+            return nil
+        }
+    }
+
+    static func count(_ v: FlatJSON.Value?) -> Int64?? {
+        guard let v, v != .null else { return .some(nil) }
+        guard let text = v.text, let n = Int64(text), n >= 0, n < 1 << 40 else { return nil }
+        return .some(n)
+    }
+
+    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+                        _ emit: (InputItem) -> Void) throws -> String? {
+        guard let object = FlatJSON.parseObject(line) else { return "not a JSON object on one line" }
+        guard let ts = Self.time(object["ts"]) else { return "\"ts\" is missing or not an RFC 3339 time with a zone" }
+        guard let stepsField = Self.count(object["steps"]) else { return "\"steps\" is not a non-negative integer" }
+        guard let totalField = Self.count(object["total"]) else { return "\"total\" is not a non-negative integer" }
+        guard stepsField != nil || totalField != nil else { return "neither \"steps\" nor \"total\"" }
+        let key = (object["src"]?.text ?? "") + "\u{1F}" + (object["boot_id"]?.text ?? "")
+        var stream = streams[key] ?? Stream()
+        if let seqText = object["seq"]?.text, let seq = Int64(seqText) {
+            if let last = stream.lastSeq, seq <= last { return "duplicate seq \(seq) (already read \(last))" }
+            stream.lastSeq = seq
+        }
+        var delta: Int64 = 0
+        if let steps = stepsField {
+            delta = steps
+        } else if let total = totalField {
+            if let last = stream.lastTotal { delta = total >= last ? total - last : total }  // drop = reset
+        }
+        if let total = totalField { stream.lastTotal = total }
+        let start = min(stream.lastNs ?? ts, ts)
+        stream.lastNs = max(ts, stream.lastNs ?? ts)
+        streams[key] = stream
+        emit(.reading(StepReading(startNs: start, endNs: ts, steps: Int(delta))))
+        return nil
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import StepDetection
+
+/// What detection looks at: the first lines of a file (BOM and CR removed, blank lines dropped) and its name.
+public struct Sniff: Sendable {
+    public var lines: [String]
+    public var fileName: String
+    /// The first up-to-8 KiB as text, for formats that are recognised by a marker anywhere near the start.
+    public var head: String
+
+    public init(lines: [String], fileName: String, head: String? = nil) {
+        self.lines = lines
+        self.fileName = fileName
+        self.head = head ?? lines.joined(separator: "\n")
+    }
+
+    public var first: String { lines.first ?? "" }
+
+    /// Splits a line at `,` `;` tab or runs of spaces, whichever is most frequent.
+    static func fields(_ line: String) -> [Substring] {
+        let counts = [",", ";", "\t"].map { d in (d, line.filter { String($0) == d }.count) }
+        if let best = counts.max(by: { $0.1 < $1.1 }), best.1 > 0 {
+            return line.split(separator: Character(best.0), omittingEmptySubsequences: false)
+        }
+        return line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+    }
+
+    static func isNumber(_ s: Substring) -> Bool {
+        let t = Array(s.trimmingPrefixSpaces().utf8)
+        return t.withUnsafeBufferPointer { b in b.baseAddress.map { NumberParsing.parseDouble($0, 0, t.count) != nil } ?? false }
+    }
+}
+
+/// A line-oriented parser of one format. `Codable` so that follow mode can keep its state between reads.
+protocol LineParser: Codable, Sendable {
+    init(path: String, options: ReadOptions) throws
+    /// Parses one non-blank line. Returns why the line is malformed (it is then skipped), nil when it was fine.
+    /// Throws an `InputError` when the file cannot be read as this format at all.
+    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+                        _ emit: (InputItem) -> Void) throws -> String?
+    /// Delivers anything held back, at the end of a read.
+    mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void)
+    /// Fills in the unit and axes of the summary.
+    func describe(_ summary: inout ReadSummary)
+}
+
+extension LineParser {
+    mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {}
+    func describe(_ summary: inout ReadSummary) {}
+}
+
+/// One input format: its name, what it yields, how it is recognised and read.
+public struct InputFormat: Sendable {
+    public let name: String
+    public let kind: InputKind
+    /// One line for `--help` and the docs.
+    public let about: String
+    /// Score for how surely `Sniff` is this format (0: not it).
+    let sniff: @Sendable (Sniff) -> Int
+    let parser: (any LineParser.Type)?  // nil: the fast generic CSV reader
+}
+
+/// The registry of formats (one file per format under `Formats/`), detection and dispatch.
+public enum InputFormats {
+    public static let all: [InputFormat] = [
+        AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
+        ActiGraphRawFormat.format, ActiGraphEpochFormat.format,
+        SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox,
+        HeaderCSVFormats.physicsToolbox, AxivityFormat.format, WISDMFormat.format, OxfordFormat.format,
+        UCIRawFormat.format, HeaderCSVFormats.generic,
+    ]
+
+    /// Names accepted by `--format`.
+    public static var names: [String] { all.map(\.name) }
+
+    /// The format named `name`, if any.
+    public static func named(_ name: String) -> InputFormat? { all.first { $0.name == name.lowercased() } }
+
+    /// Reads the first lines of `path` for detection.
+    public static func sniff(path: String, source: LineSource = .file) throws -> Sniff {
+        var lines: [String] = []
+        var head: [UInt8] = []
+        _ = try source.forEachLine(path: path, chunkSize: 64 * 1024) { line, _, _ in
+            if head.count < 8192 { head += line.prefix(8192 - head.count); head.append(0x0A) }
+            var blank = true
+            for b in line where b != 0x20 && b != 0x09 { blank = false; break }
+            if !blank { lines.append(String(decoding: line.prefix(4096), as: UTF8.self)) }
+            return lines.count < 12 && head.count < 8192
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return Sniff(lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self))
+    }
+
+    /// The format `sniff` most likely is, nil when none fits.
+    public static func detect(_ sniff: Sniff) -> InputFormat? {
+        var best: (InputFormat, Int)?
+        for f in all {
+            let score = f.sniff(sniff)
+            if score > 0 && score > (best?.1 ?? 0) { best = (f, score) }
+        }
+        return best?.0
+    }
+
+    /// The format to read `path` as: `options.format` when given, else the detected one.
+    public static func resolve(path: String, options: ReadOptions, source: LineSource = .file) throws -> InputFormat {
+        if let name = options.format {
+            guard let f = named(name) else {
+                throw InputError(file: path, message: "unknown format '\(name)'; known: \(names.joined(separator: ", "))")
+            }
+            return f
+        }
+        let s = try sniff(path: path, source: source)
+        guard !s.lines.isEmpty else { throw InputError(file: path, message: "file is empty") }
+        guard let f = detect(s) else {
+            throw InputError(file: path, line: 1, message:
+                "unrecognised format (first line: '\(s.first.prefix(60))'); pass --format with one of \(names.joined(separator: ", "))")
+        }
+        return f
+    }
+
+    /// Reads all of `path` as `format`.
+    static func read(path: String, format: InputFormat, options: ReadOptions, source: LineSource = .file,
+                     _ sink: (InputItem) -> Void) throws -> ReadSummary {
+        try read(path: path, format: format, options: options, state: nil, completeLinesOnly: false, source: source, sink).summary
+    }
+
+    /// Where one read stopped, so the next can go on from there.
+    struct Resume {
+        var offset: Int64
+        var lineNumber: Int
+        var state: Data?
+        var generic: GenericCSVReader.ResumeState?
+    }
+
+    static func read(path: String, format: InputFormat, options: ReadOptions, state: Resume?, completeLinesOnly: Bool,
+                     source: LineSource = .file, _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+        guard let parser = format.parser else {
+            let (summary, next) = try GenericCSVReader.read(path: path, options: options, resume: state?.generic,
+                                                            completeLinesOnly: completeLinesOnly, formatName: format.name,
+                                                            source: source) {
+                sink(.sample($0))
+            }
+            return (summary, next.map { Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: nil, generic: $0) })
+        }
+        return try run(parser, path: path, format: format, options: options, state: state,
+                       completeLinesOnly: completeLinesOnly, source: source, sink)
+    }
+
+    static func run<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
+                                   completeLinesOnly: Bool, source: LineSource,
+                                   _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+        try withoutActuallyEscaping(sink) { sink in
+            try runEscaping(type, path: path, format: format, options: options, state: state,
+                            completeLinesOnly: completeLinesOnly, source: source, sink)
+        }
+    }
+
+    static func runEscaping<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
+                                           completeLinesOnly: Bool, source: LineSource, _ sink: @escaping (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+        var parser: P
+        if let data = state?.state, let decoded = try? JSONDecoder().decode(P.self, from: data) {
+            parser = decoded
+        } else {
+            parser = try P(path: path, options: options)
+        }
+        var summary = ReadSummary(format: format.name)
+        summary.kind = format.kind
+        let lineBase = state?.lineNumber ?? 0
+        var lastLine = lineBase
+        var rejection: String?
+        var lastSampleNs: Int64? = nil
+        let emit: (InputItem) -> Void = { item in
+            switch item {
+            case .sample(let s):
+                if let problem = SampleCheck.problem(s, previousNs: lastSampleNs) { rejection = problem; return }
+                lastSampleNs = s.timeNs
+                summary.note(sampleAt: s.timeNs)
+            case .reading(let r):
+                summary.note(r)
+            }
+            sink(item)
+        }
+        let consumed = try source.forEachLine(path: path, startingAt: state?.offset ?? 0, progress: options.progress) {
+            line, relative, complete in
+            if completeLinesOnly && !complete { return false }
+            let number = lineBase + relative
+            lastLine = number
+            var blank = true
+            for b in line where b != 0x20 && b != 0x09 && b != 0x0D { blank = false; break }
+            if blank { return true }
+            rejection = nil
+            if let problem = try parser.parse(line, number: number, options: options, emit) ?? rejection {
+                try summary.skip(InputError(file: path, line: number, message: problem), options: options)
+            }
+            return true
+        }
+        parser.finish(options: options, emit)
+        parser.describe(&summary)
+        if summary.kind == .acceleration, summary.samples > 0 {
+            summary.absoluteTime = summary.absoluteTime || options.startNs != nil
+        }
+        let data = try? JSONEncoder().encode(parser)
+        return (summary, Resume(offset: consumed, lineNumber: lastLine, state: data, generic: nil))
+    }
+}
+
+/// Checks every sample a reader delivers: finite values, a plausible magnitude, time not going backwards.
+enum SampleCheck {
+    /// Largest plausible acceleration magnitude (50 g); beyond it a value is a glitch or a unit error.
+    static let maxMagnitude = 50 * standardGravity
+
+    @inline(__always)
+    static func problem(_ s: AccelerationSample, previousNs: Int64?) -> String? {
+        let m = s.x * s.x + s.y * s.y + s.z * s.z
+        if m.isNaN { return "acceleration is NaN" }
+        if m.isInfinite {
+            return s.x.isInfinite || s.y.isInfinite || s.z.isInfinite ? "acceleration is infinite" : "absurd acceleration (over 50 g)"
+        }
+        if m > maxMagnitude * maxMagnitude {
+            return "absurd acceleration \(Int(min(m.squareRoot(), 1e15))) m/s^2 (over 50 g)"
+        }
+        if let p = previousNs, s.timeNs < p { return "time goes backwards (\(s.timeNs) ns after \(p) ns)" }
+        return nil
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import SensorInput
+import StepDetection
+import Testing
+
+/// Reads `path` completely, returning the summary and every item.
+func readAll(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [InputItem]) {
+    var items: [InputItem] = []
+    let summary = try AnyInput.read(path: path, options: options) { items.append($0) }
+    return (summary, items)
+}
+
+func samples(_ items: [InputItem]) -> [AccelerationSample] {
+    items.compactMap { if case .sample(let s) = $0 { return s } else { return nil } }
+}
+
+func readings(_ items: [InputItem]) -> [StepReading] {
+    items.compactMap { if case .reading(let r) = $0 { return r } else { return nil } }
+}
+
+let shared = "../shared/data/formats"
+let walk = "\(shared)/derived_walk_60s"
+let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
+
+@Suite struct DerivedWalkLayoutTests {
+    struct Expectation: Sendable, CustomStringConvertible {
+        var file: String
+        var format: String
+        var samples: Int
+        var unit: AccelerationUnit
+        var rate: Double
+        var absolute: Bool
+        var description: String { file }
+    }
+
+    static let layouts: [Expectation] = [
+        .init(file: "generic_t_ms.csv", format: "generic-csv", samples: 13_347, unit: .metersPerSecondSquared, rate: 222.4, absolute: false),
+        .init(file: "phyphox_Raw Data.csv", format: "phyphox", samples: 13_347, unit: .metersPerSecondSquared, rate: 222.4, absolute: false),
+        .init(file: "sensorlogger_TotalAcceleration.csv", format: "sensor-logger", samples: 13_347, unit: .metersPerSecondSquared, rate: 222.4, absolute: true),
+        .init(file: "physicstoolbox_gforce.csv", format: "physics-toolbox", samples: 13_347, unit: .g, rate: 222.4, absolute: false),
+        .init(file: "axivity_omconvert.csv", format: "axivity", samples: 13_347, unit: .g, rate: 222.4, absolute: true),
+        .init(file: "actigraph_RAW.csv", format: "actigraph-raw", samples: 6000, unit: .g, rate: 100, absolute: true),
+        .init(file: "wisdm_ar_v1.1_raw.txt", format: "wisdm", samples: 1200, unit: .metersPerSecondSquared, rate: 20, absolute: true),
+        .init(file: "uci_hapt_acc_exp01_user01.txt", format: "uci-raw", samples: 3000, unit: .g, rate: 50, absolute: false),
+    ]
+
+    /// Mean and standard deviation of |a| (m/s²) of the reference layout, `generic_t_ms.csv`.
+    static func stats(_ s: [AccelerationSample]) -> (mean: Double, sd: Double) {
+        let m = s.map(\.magnitude)
+        let mean = m.reduce(0, +) / Double(m.count)
+        return (mean, (m.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(m.count)).squareRoot())
+    }
+
+    @Test(arguments: layouts)
+    func detectedWithoutFlagsWithUnitsRateAndMagnitudes(_ e: Expectation) throws {
+        let path = "\(walk)/\(e.file)"
+        let sniff = try InputFormats.sniff(path: path)
+        #expect(InputFormats.detect(sniff)?.name == e.format)
+        let options = ReadOptions(rateHz: e.format == "uci-raw" ? 50 : nil)
+        let (summary, items) = try readAll(path, options: options)
+        #expect(summary.format == e.format)
+        #expect(summary.kind == .acceleration)
+        #expect(summary.samples == e.samples)
+        #expect(summary.skippedLines == 0)
+        #expect(summary.unit == e.unit)
+        #expect(abs((summary.rateHz ?? 0) - e.rate) < 0.5)
+        #expect(abs(summary.durationSeconds - 60) < 0.1)
+        #expect(summary.absoluteTime == e.absolute)
+        if e.absolute { #expect(summary.firstNs == start2017) }
+        let got = samples(items)
+        let reference = Self.stats(samples(try readAll("\(walk)/generic_t_ms.csv").1))
+        let s = Self.stats(got)
+        // Same signal: same mean |a| (gravity) and spread, whatever the layout, unit or resampling.
+        #expect(abs(s.mean - reference.mean) < 0.05, "mean |a| \(s.mean) vs \(reference.mean)")
+        #expect(abs(s.sd - reference.sd) < 0.15, "sd \(s.sd) vs \(reference.sd)")
+        #expect(abs(reference.mean - standardGravity) < 1.5)  // walking, phone in a purse: gravity plus motion
+    }
+
+    @Test func sameSamplesInEveryFullRateLayout() throws {
+        let reference = samples(try readAll("\(walk)/generic_t_ms.csv").1)
+        for file in ["phyphox_Raw Data.csv", "sensorlogger_TotalAcceleration.csv", "physicstoolbox_gforce.csv", "axivity_omconvert.csv"] {
+            let got = samples(try readAll("\(walk)/\(file)").1)
+            #expect(got.count == reference.count)
+            let worst = zip(got, reference).map { abs($0.magnitude - $1.magnitude) }.max() ?? .infinity
+            #expect(worst < 0.02, "\(file): worst |a| difference \(worst)")  // 3-decimal g rounding at most
+            // Sensor Logger is z,y,x: its x must be the reference x, not z.
+            if file.hasPrefix("sensorlogger") { #expect(abs(got[0].x - reference[0].x) < 1e-9) }
+        }
+    }
+
+    @Test func uciNeedsARate() throws {
+        let error = try #require(throws: InputError.self) { try readAll("\(walk)/uci_hapt_acc_exp01_user01.txt") }
+        #expect(error.message.contains("--rate"))
+    }
+
+    @Test func oxfordRawLayoutWithCRLF() throws {
+        let (summary, items) = try readAll("\(shared)/oxford_datalogger_raw/accelerometer.csv")
+        #expect(summary.format == "oxford")
+        #expect(summary.samples == 6000)
+        #expect(summary.absoluteTime == false)
+        #expect(samples(items)[0] == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
+        let anchored = try readAll("\(shared)/oxford_datalogger_raw/accelerometer.csv",
+                                   options: ReadOptions(startNs: start2017)).0
+        #expect(anchored.firstNs == start2017)
+        #expect(anchored.absoluteTime)
+    }
+
+    @Test func formatOptionOverridesDetection() throws {
+        let path = "\(walk)/sensorlogger_TotalAcceleration.csv"
+        #expect(try readAll(path, options: ReadOptions(format: "generic-csv")).0.format == "generic-csv")
+        #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(format: "no-such-format")) }
+        #expect(throws: InputError.self) { try AccelerationInput.read(path: "\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json") { _ in } }
+    }
+}
+
+@Suite struct StepReadingFormatTests {
+    /// Totals checked by hand: `awk -F, 'NR>10{s+=$4}'` over the ActiGraph files (NR>11 and $5 for the one with a
+    /// column row), the ten StepCount `value`s of the Apple export (329+283+426+61+10+200+390+320+216+282), and the
+    /// 34 Fitbit minute values summed with Python's json module.
+    @Test(arguments: [
+        ("actigraph/ActiGraph13.csv", "actigraph-epoch", 990, 1118),
+        ("actigraph/ActiGraph61.csv", "actigraph-epoch", 990, 253),
+        ("actigraph/ActiGraph13_timestamps_headers.csv", "actigraph-epoch", 1000, 442),
+        ("apple_health/export6s3sample.xml", "apple-health", 10, 2517),
+        ("fitbit_takeout/steps-1995-06-23_Fitbit.json", "fitbit-steps", 34, 607),
+    ])
+    func realSamplesGiveHandCheckedTotals(_ file: String, _ format: String, _ count: Int, _ steps: Int) throws {
+        let (summary, items) = try readAll("\(shared)/\(file)")
+        #expect(summary.format == format)
+        #expect(summary.kind == .steps)
+        #expect(summary.readings == count)
+        #expect(summary.steps == steps)
+        #expect(readings(items).reduce(0) { $0 + $1.steps } == steps)
+        #expect(summary.skippedLines == 0)
+    }
+
+    @Test func actiGraphEpochTimes() throws {
+        let r = readings(try readAll("\(shared)/actigraph/ActiGraph13.csv").1)
+        // Start Time 09:00:00, Start Date 8/26/2013 (M/d/yyyy), 15 s epochs.
+        #expect(r[0].startNs == TimeParsing.parseISO8601("2013-08-26T09:00:00Z"))
+        #expect(r[1].startNs - r[0].startNs == 15_000_000_000)
+        #expect(r[0].endNs - r[0].startNs == 15_000_000_000)
+        let stamped = readings(try readAll("\(shared)/actigraph/ActiGraph13_timestamps_headers.csv").1)
+        #expect(stamped[2] == StepReading(startNs: TimeParsing.parseISO8601("2017-09-12T15:00:02Z")!,
+                                          endNs: TimeParsing.parseISO8601("2017-09-12T15:00:03Z")!, steps: 1))
+    }
+
+    @Test func fitbitMinutesAreUTCWithTwoDigitYears() throws {
+        let r = readings(try readAll("\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json").1)
+        #expect(r[0].startNs == TimeParsing.parseISO8601("1995-06-24T16:00:00Z"))
+        #expect(r[0].endNs - r[0].startNs == 60_000_000_000)
+    }
+
+    static let healthHeader = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData [
+        ]>
+        <HealthData locale="en_GB">
+         <Record type="HKQuantityTypeIdentifierHeight" sourceName="Health" unit="cm" startDate="2016-01-01 10:00:00 +0100" endDate="2016-01-01 10:00:00 +0100" value="180"/>
+
+        """
+
+    static func record(_ source: String, _ start: String, _ end: String, _ value: Int) -> String {
+        " <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"\(source)\" unit=\"count\" creationDate=\"2016-01-01 12:00:00 +0100\" startDate=\"2016-01-01 \(start) +0100\" endDate=\"2016-01-01 \(end) +0100\" value=\"\(value)\">\n  <MetadataEntry key=\"x\" value=\"y\"/>\n </Record>\n"
+    }
+
+    @Test func appleHealthOverlappingSourcesAreNotDoubleCounted() throws {
+        var xml = Self.healthHeader
+        // Phone and watch saw the same walk; a later walk only the phone recorded.
+        xml += Self.record("Nick&#8217;s iPhone", "10:00:00", "10:10:00", 1000)
+        xml += Self.record("Apple Watch", "10:00:00", "10:05:00", 600)
+        xml += Self.record("Apple Watch", "10:05:00", "10:10:00", 520)
+        xml += Self.record("Nick&#8217;s iPhone", "11:00:00", "11:05:00", 300)
+        xml += "</HealthData>\n"
+        let path = try temporaryFile(Array(xml.utf8), name: "export.xml")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "apple-health")
+        #expect(summary.steps == 1120 + 300)  // the watch has more steps in the overlap; phone alone later
+        #expect(readings(items).map(\.steps) == [600, 520, 300])
+        var sum = ReadOptions()
+        sum.overlap = .sumAll
+        #expect(try readAll(path, options: sum).0.steps == 2420)
+        var prefer = ReadOptions()
+        prefer.overlap = .preferSources(["Nick’s iPhone"])
+        #expect(try readAll(path, options: prefer).0.steps == 1300)
+    }
+
+    @Test func stepLogDeltasTotalsResetsAndDuplicates() throws {
+        let path = Self.fixture("steplog.jsonl")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "steplog")
+        // baseline 1200 -> +60 -> steps 40 -> reset to 25 -> new boot baseline 10 -> +60 -> duplicate seq -> +5.
+        #expect(readings(items).map(\.steps) == [0, 60, 40, 25, 0, 60, 5])
+        #expect(summary.steps == 190)
+        #expect(summary.skippedLines == 1)
+        #expect(summary.issues.first?.line == 7)
+        #expect(summary.issues.first?.message.contains("duplicate seq") == true)
+        // The +09:00 line is 10:30 UTC, and each reading spans from the stream's previous line.
+        #expect(readings(items).last?.endNs == TimeParsing.parseISO8601("2026-11-21T10:30:00Z"))
+        #expect(readings(items)[1].startNs == TimeParsing.parseISO8601("2026-11-21T10:00:00Z"))
+    }
+
+    @Test func stepLogRefusesBadLinesButNeverCountsNegative() throws {
+        let text = """
+            {"ts":"2026-11-21T10:00:00Z","steps":-5}
+            {"ts":"2026-11-21T10:00:00","steps":5}
+            {"ts":"2026-11-21T10:01:00Z","steps":7}
+            not json
+            {"ts":"2026-11-21T10:02:00Z","total":3}
+            {"ts":"2026-11-21T10:03:00Z","total":1}
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "steps.jsonl")
+        let (summary, items) = try readAll(path)
+        #expect(readings(items).map(\.steps) == [7, 0, 1])
+        #expect(summary.skippedLines == 3)
+        #expect(summary.issues.map(\.line) == [1, 2, 4])
+        #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(strict: true)) }
+    }
+
+    @Test func sensorLoggerPedometerIsCumulativeWithResets() throws {
+        let (summary, items) = try readAll(Self.fixture("Pedometer.csv"))
+        #expect(summary.format == "sensor-logger-pedometer")
+        #expect(readings(items).map(\.steps) == [3, 18, 19, 12])
+        #expect(readings(items)[0].startNs == 1_763_719_200_000_000_000 - 500_000_000)
+    }
+
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("fixtures/formats/\(name)").path
+    }
+}
+
+@Suite struct BadInputTests {
+    func csv(_ rows: [String], header: String = "t_ms,x,y,z") -> String {
+        ([header] + rows).joined(separator: "\n") + "\n"
+    }
+
+    func read(_ text: String, strict: Bool = false) throws -> (ReadSummary, [AccelerationSample]) {
+        let path = try temporaryFile(Array(text.utf8))
+        let (s, items) = try readAll(path, options: ReadOptions(strict: strict))
+        return (s, samples(items))
+    }
+
+    @Test func nonMonotonicTimeIsSkippedWithItsLine() throws {
+        let (s, got) = try read(csv(["0,0,0,9.8", "20,0,0,9.8", "10,0,0,9.8", "30,0,0,9.8"]))
+        #expect(got.map(\.timeNs) == [0, 20_000_000, 30_000_000])
+        #expect(s.skippedLines == 1)
+        #expect(s.issues.first?.line == 4)
+        #expect(s.issues.first?.message.contains("backwards") == true)
+        #expect(s.issues.first?.description.hasSuffix(":4: " + (s.issues.first?.message ?? "")) == true)
+    }
+
+    @Test func nanInfAndAbsurdMagnitudesAreSkipped() throws {
+        let (s, got) = try read(csv(["0,0,0,9.8", "10,nan,0,9.8", "20,0,inf,9.8", "30,0,0,5000", "40,0,0,9.8"]))
+        #expect(got.map(\.timeNs) == [0, 40_000_000])
+        #expect(s.skippedLines == 3)
+        #expect(s.issues.map(\.line) == [3, 4, 5])
+        #expect(s.issues[0].message.contains("NaN"))
+        #expect(s.issues[1].message.contains("infinite"))
+        #expect(s.issues[2].message.contains("absurd"))
+        #expect(throws: InputError.self) { try read(csv(["0,0,0,9.8", "10,nan,0,9.8"]), strict: true) }
+    }
+
+    @Test func truncatedLastLineIsSkippedValidLinesKept() throws {
+        let (s, got) = try read("t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n40,0,")
+        #expect(got.count == 2)
+        #expect(s.skippedLines == 1)
+        #expect(s.issues.first?.line == 4)
+    }
+
+    @Test func bomAndCRLF() throws {
+        let text = "\u{FEFF}t_ms,x,y,z\r\n0,0,0,9.8\r\n20,0,0,9.8\r\n"
+        let (s, got) = try read(text)
+        #expect(s.format == "generic-csv")
+        #expect(got.count == 2)
+        #expect(s.skippedLines == 0)
+        let step = try temporaryFile(Array("\u{FEFF}{\"ts\":\"2026-11-21T10:00:00Z\",\"steps\":4}\r\n".utf8), name: "s.jsonl")
+        #expect(try readAll(step).0.steps == 4)
+    }
+
+    @Test func mixedDelimitersAreSkippedNotMisread() throws {
+        let (s, got) = try read(csv(["0,0,0,9.8", "20;0;0;9.8", "40,0,0,9.8", "60\t0\t0\t9.8"]))
+        #expect(got.map(\.timeNs) == [0, 40_000_000])
+        #expect(s.skippedLines == 2)
+        #expect(s.issues.map(\.line) == [3, 5])
+    }
+
+    @Test func otherDelimitersHeaderCaseAndUnits() throws {
+        let (s, got) = try read("TIME [ms]\tACC_X [g]\tacc_y [g]\tAcc_Z [g]\n0\t0\t0\t1\n20\t0\t0\t1\n")
+        #expect(s.unit == .g)
+        #expect(got.map(\.timeNs) == [0, 20_000_000])
+        let (s2, got2) = try read("t_s  x  y  z\n0.00  0  0  9.8\n0.02   0 0  9.8\n")
+        #expect(s2.unit == .metersPerSecondSquared)
+        #expect(got2.map(\.timeNs) == [0, 20_000_000])
+    }
+
+    @Test func unknownHeaderlessIsAnErrorWithLine() throws {
+        let path = try temporaryFile(Array("hello\n".utf8))
+        let error = try #require(throws: InputError.self) { try readAll(path) }
+        #expect(error.line == 1)
+    }
+}

@@ -1,0 +1,21 @@
+// swift-tools-version: 6.1
+// libFuzzer harnesses for the SensorInput parsers: one executable per parser, built apart from the root package
+// (the sources are symlinked from ../Sources so the root build and `swift test` are unaffected). See README.md.
+import PackageDescription
+
+/// Parser name (as `--format` takes it, or `detect` for auto-detection) -> executable `fuzz-<name>`.
+let parsers = [
+    "detect", "generic-csv", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford", "uci-raw",
+    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer",
+]
+
+let package = Package(
+    name: "SensorInputFuzz",
+    targets: [
+        .target(name: "StepDetection", path: "Shared/StepDetection"),
+        .target(name: "SensorInput", dependencies: ["StepDetection"], path: "Shared/SensorInput"),
+        .target(name: "FuzzSupport", dependencies: ["SensorInput"]),
+    ] + parsers.map { name in
+        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")
+    }
+)
