@@ -56,7 +56,7 @@ public enum ResponseClassifier {
     }
 
     /// Seconds the server asks us to wait, from (in order) `Retry-After` (seconds or HTTP date), Discord's
-    /// `X-RateLimit-Reset-After`, a rate-limit reset header (`X-RateLimit-Reset` / `RateLimit-Reset`: epoch seconds
+    /// `X-RateLimit-Reset-After`, a rate-limit reset header (`X-RateLimit-Reset` (Mastodon, Discord) / `x-rate-limit-reset` (X) / `RateLimit-Reset` (Bluesky): epoch seconds
     /// as X and Discord send, an ISO-8601 time as Mastodon sends, or delta seconds as the IETF draft), or Matrix's
     /// `retry_after_ms` / Discord's `retry_after` in the body. Nil when none is usable.
     public static func retryAfter(_ reply: HTTPReply, now: Date) -> TimeInterval? {
@@ -67,9 +67,10 @@ public enum ResponseClassifier {
         if let value = reply.header("x-ratelimit-reset-after"), let seconds = Double(value), seconds.isFinite {
             return max(0, seconds)
         }
-        let remaining = reply.header("x-ratelimit-remaining") ?? reply.header("ratelimit-remaining")
+        let remaining = reply.header("x-ratelimit-remaining") ?? reply.header("x-rate-limit-remaining")
+            ?? reply.header("ratelimit-remaining")
         if reply.status == 429 || remaining.flatMap(Double.init) == 0,
-           let reset = reply.header("x-ratelimit-reset") ?? reply.header("ratelimit-reset"),
+           let reset = reply.header("x-ratelimit-reset") ?? reply.header("x-rate-limit-reset") ?? reply.header("ratelimit-reset"),
            let seconds = resetSeconds(reset, now: now) {
             return seconds
         }
