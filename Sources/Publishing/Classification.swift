@@ -37,16 +37,20 @@ public enum ResponseClassifier {
     /// from a JSON body, else the start of a text body.
     public static func serverMessage(_ reply: HTTPReply) -> String {
         if let json = reply.json {
-            var parts: [String] = []
-            if let code = json["errcode"] as? String { parts.append(code) }
-            for key in ["error", "error_description", "detail", "message", "title"] {
-                if let text = json[key] as? String, !text.isEmpty { parts.append(text); break }
-                if let nested = json[key] as? [String: Any], let text = nested["message"] as? String { parts.append(text); break }
+            func text(_ key: String) -> String? {
+                if let s = json[key] as? String, !s.isEmpty { return s }
+                return (json[key] as? [String: Any])?["message"] as? String
             }
-            if parts.isEmpty, let errors = json["errors"] as? [[String: Any]], let first = errors.first,
-               let text = (first["message"] ?? first["detail"]) as? String {
-                parts.append(text)
+            // A machine code first: Matrix `errcode`, or XRPC's `error` when a `message` comes with it.
+            let xrpcCode = json["message"] is String ? json["error"] as? String : nil
+            let code = json["errcode"] as? String ?? xrpcCode
+            var message = text("detail") ?? text("message") ?? text("error_description")
+            if message == nil && xrpcCode == nil { message = text("error") }
+            if message == nil, let errors = json["errors"] as? [[String: Any]], let first = errors.first {
+                message = (first["message"] ?? first["detail"]) as? String
             }
+            if message == nil { message = text("title") }
+            let parts = [code, message].compactMap { $0 }
             if !parts.isEmpty { return parts.joined(separator: " ") }
         }
         let text = String(decoding: reply.body.prefix(300), as: UTF8.self)
