@@ -112,10 +112,9 @@ final class ConfigTable {
     }
 
     /// Throws for the first key that no getter asked for.
-    func rejectUnknownKeys(hint: [String: String] = [:]) throws(ConfigurationError) {
+    func rejectUnknownKeys() throws(ConfigurationError) {
         for key in table.keys.sorted() where !used.contains(key) {
-            let extra = hint[key].map { ": \($0)" } ?? ""
-            throw error(key, "unknown key for kind \"\(table["kind"]?.string ?? "?")\"\(extra)")
+            throw error(key, "unknown key for kind \"\(table["kind"]?.string ?? "?")\"")
         }
     }
 }

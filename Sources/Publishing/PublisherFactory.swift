@@ -66,18 +66,22 @@ public enum PublisherFactory {
                 throw config.error("name", "\"\(name)\" is already used by publish[\(earlier)]; give each table its own name")
             }
             names[name] = index
+            for (key, hint) in inlineSecretHints where table.contains(key: key) {
+                throw config.error(key, "secrets are never written inline; \(hint)")
+            }
             let publisher = try make(kind: kind, name: name, config: config, secrets: &secrets, context: context)
-            try config.rejectUnknownKeys(hint: [
-                "token": "secrets are never inline; use token_env or token_file",
-                "password": "secrets are never inline; use password_env or password_file",
-                "url": "webhook URLs are secrets; use url_env or url_file",
-                "consumer_key": "use consumer_key_env or consumer_key_file", "consumer_secret": "use consumer_secret_env or consumer_secret_file",
-                "token_secret": "use token_secret_env or token_secret_file",
-            ])
+            try config.rejectUnknownKeys()
             publishers.append(publisher)
         }
         return PublisherSet(publishers: publishers, warnings: secrets.warnings)
     }
+
+    static let inlineSecretHints: [(String, String)] = [
+        ("token", "use token_env or token_file"), ("password", "use password_env or password_file"),
+        ("url", "a webhook URL is a secret: use url_env or url_file"), ("consumer_key", "use consumer_key_env or consumer_key_file"),
+        ("consumer_secret", "use consumer_secret_env or consumer_secret_file"), ("token_secret", "use token_secret_env or token_secret_file"),
+        ("access_token", "use token_env or token_file"),
+    ]
 
     static func make(kind: String, name: String, config: ConfigTable, secrets: inout SecretResolver,
                      context: HTTPContext) throws(ConfigurationError) -> any Publisher {
