@@ -26,7 +26,7 @@ let package = Package(
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages"),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
-        .target(name: "Publishing", dependencies: ["Messages"]),
+        .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
         .target(name: "Agent", dependencies: [
             "StepDetection", "SensorInput", "Messages", "Publishing",

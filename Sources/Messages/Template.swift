@@ -6,6 +6,14 @@ public struct Template: Sendable, Equatable {
     public static let seed = "{from} 〜 {to} の期間に {device} を持って {steps} 歩 歩きました。 Tweet By Background Fetch"
     /// English preset.
     public static let english = "{steps} steps between {from} and {to} with {device}. Tweet By Background Fetch"
+    /// Presets by name, for a configuration's `template = "english"` style choice.
+    public static let presets: [String: String] = ["seed": seed, "english": english]
+
+    /// A preset by name, or `text` parsed as a template when it is not a preset name.
+    public static func presetOrTemplate(_ text: String) throws(TemplateError) -> Template {
+        try Template(presets[text] ?? text)
+    }
+
     /// Placeholders a template may use.
     public static let placeholders: Set<String> = ["from", "to", "steps", "device", "duration", "date", "cadence", "bouts"]
 

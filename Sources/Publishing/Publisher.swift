@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 
 /// One post to deliver: the text and the idempotency key derived from its window (the same key on every retry).
 public struct Post: Sendable, Equatable, Codable {
@@ -37,6 +38,41 @@ public enum DeliveryOutcome: Sendable, Equatable {
     }
 }
 
+extension Post {
+    /// The idempotency key of a window: `steps-<start>-<end>` with both ends in UTC as `yyyyMMddTHHmmssZ` (plus
+    /// `.mmm` milliseconds when a bound is not on a whole second), e.g. `steps-20261121T010000Z-20261121T013000Z`.
+    /// Deterministic: the same window always gives the same key, on every retry and after a restart. Only
+    /// `[A-Za-z0-9.-]`, so it is safe as a header value, a Matrix txnId and a file name.
+    ///
+    /// Targets map it as follows: Mastodon and webhooks `Idempotency-Key` header; Matrix the `{txnId}` path
+    /// segment; Bluesky a TID record key derived from the window start (`BlueskyPublisher.recordKey`); ntfy, Discord,
+    /// Slack and X have no key (X answers a repeat with 403 duplicate content, reported as `.alreadyDelivered`);
+    /// the file target skips a key it already holds.
+    public static func idempotencyKey(windowStart: Date, windowEnd: Date) -> String {
+        "steps-\(keyTime(windowStart))-\(keyTime(windowEnd))"
+    }
+
+    /// A post for a window, with the key from `idempotencyKey(windowStart:windowEnd:)`.
+    public init(text: String, windowStart: Date, windowEnd: Date) {
+        self.init(text: text, idempotencyKey: Post.idempotencyKey(windowStart: windowStart, windowEnd: windowEnd),
+                  windowStart: windowStart, windowEnd: windowEnd)
+    }
+
+    static func keyTime(_ date: Date) -> String {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let seconds = Int64((Double(millis) / 1000).rounded(.down))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
+                                        from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        var text = String(format: "%04d%02d%02dT%02d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0,
+                          c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        let fraction = millis - seconds * 1000
+        if fraction != 0 { text += String(format: ".%03d", Int(fraction)) }
+        return text + "Z"
+    }
+}
+
 /// Where a post goes. Each target (webhook, Mastodon, X, Matrix, Bluesky, Discord, Slack, ntfy, stdout, file) is one
 /// type behind this protocol.
 public protocol Publisher: Sendable {
@@ -44,6 +80,45 @@ public protocol Publisher: Sendable {
     var name: String { get }
     /// Delivers `post`, giving up when `deadline` passes (a hard deadline, not an idle timeout).
     func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome
+    /// The length rule the target enforces (checked before any request), nil when it has none worth checking.
+    var lengthRule: LengthRule? { get }
+    /// A one-line description for logs and `--dry-run`, with secrets and webhook URLs redacted.
+    var redactedDescription: String { get }
+}
+
+extension Publisher {
+    public var lengthRule: LengthRule? { nil }
+    public var redactedDescription: String { name }
+}
+
+/// Ends a delivery attempt early with `outcome` (an over-long text, a failed login, ...).
+public struct Stop: Error, Sendable, Equatable {
+    public var outcome: DeliveryOutcome
+    public init(_ outcome: DeliveryOutcome) { self.outcome = outcome }
+}
+
+/// The length check every target runs before sending: an over-long text is a permanent error, or, when the
+/// configuration says `shorten = true`, is cut at a grapheme boundary and ended with `…`.
+public struct TextGate: Sendable, Equatable {
+    public var rule: LengthRule?
+    public var shorten: Bool
+
+    public init(rule: LengthRule?, shorten: Bool = false) {
+        self.rule = rule
+        self.shorten = shorten
+    }
+
+    /// The text to send, or the permanent outcome that stops the post.
+    public func prepare(_ text: String) -> Result<String, Stop> {
+        guard let rule else {
+            return text.isEmpty ? .failure(Stop(.permanent(reason: "empty text"))) : .success(text)
+        }
+        let check = rule.check(text)
+        if check.valid { return .success(text) }
+        if shorten, !text.isEmpty, let cut = rule.shorten(text) { return .success(cut) }
+        if text.isEmpty { return .failure(Stop(.permanent(reason: "empty text"))) }
+        return .failure(Stop(.permanent(reason: "text too long for \(rule): \(check.weightedLength) > \(check.limit) (set shorten = true to cut it)")))
+    }
 }
 
 /// Prints posts to standard output: the target used when no `[[publish]]` table is configured.

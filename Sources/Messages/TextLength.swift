@@ -1,0 +1,201 @@
+import Foundation
+
+/// How a platform measures a post and how much it accepts.
+///
+/// - `x`: twitter-text v3 weighted length (NFC first; code points in U+0000–U+10FF, U+2000–U+200D, U+2010–U+201F and
+///   U+2032–U+2037 weigh 1, everything else 2; every URL counts 23; an emoji sequence counts 2); limit 280.
+/// - `mastodon`: grapheme clusters, every `http(s)://` URL counts 23; limit 500.
+/// - `bluesky`: grapheme clusters, limit 300, and at most 3000 UTF-8 bytes.
+/// - `characters(n)`: at most `n` grapheme clusters (Discord: 2000).
+/// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4096, Matrix: 65536 per event, minus some room for the envelope).
+public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
+    case x
+    case mastodon
+    case bluesky
+    case characters(Int)
+    case utf8Bytes(Int)
+
+    /// The rules `steptweet check-text --platform` knows by name.
+    public static func platform(_ name: String) -> LengthRule? {
+        switch name.lowercased() {
+        case "x", "twitter": return .x
+        case "mastodon": return .mastodon
+        case "bluesky", "bsky": return .bluesky
+        default: return nil
+        }
+    }
+
+    public var limit: Int {
+        switch self {
+        case .x: return 280
+        case .mastodon: return 500
+        case .bluesky: return 300
+        case .characters(let n), .utf8Bytes(let n): return n
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .x: return "X (280 weighted)"
+        case .mastodon: return "Mastodon (500 characters)"
+        case .bluesky: return "Bluesky (300 graphemes, 3000 bytes)"
+        case .characters(let n): return "\(n) characters"
+        case .utf8Bytes(let n): return "\(n) bytes"
+        }
+    }
+
+    /// Measures `text`.
+    public func check(_ text: String) -> LengthCheck {
+        switch self {
+        case .x:
+            let result = TwitterText.weightedLength(text)
+            return LengthCheck(weightedLength: result.length, limit: 280,
+                               valid: !text.isEmpty && !result.hasInvalidCharacters && result.length <= 280)
+        case .mastodon:
+            let length = Self.mastodonLength(text)
+            return LengthCheck(weightedLength: length, limit: 500, valid: !text.isEmpty && length <= 500)
+        case .bluesky:
+            let graphemes = text.count
+            return LengthCheck(weightedLength: graphemes, limit: 300,
+                               valid: !text.isEmpty && graphemes <= 300 && text.utf8.count <= 3000)
+        case .characters(let n):
+            return LengthCheck(weightedLength: text.count, limit: n, valid: !text.isEmpty && text.count <= n)
+        case .utf8Bytes(let n):
+            return LengthCheck(weightedLength: text.utf8.count, limit: n, valid: !text.isEmpty && text.utf8.count <= n)
+        }
+    }
+
+    /// `text` cut at a grapheme boundary and ended with `…` so that it fits; `text` itself when it already fits.
+    /// Returns nil when even `…` alone does not fit (a limit of zero).
+    public func shorten(_ text: String) -> String? {
+        if check(text).valid { return text }
+        let characters = Array(text)
+        // The longest prefix (in grapheme clusters) that fits with the ellipsis: validity is monotonic in the
+        // prefix length for every rule here, so a binary search finds it.
+        var low = 0, high = characters.count - 1
+        guard check("…").valid else { return nil }
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if check(Self.trimmedEnd(String(characters[0..<mid])) + "…").valid { low = mid } else { high = mid - 1 }
+        }
+        return Self.trimmedEnd(String(characters[0..<low])) + "…"
+    }
+
+    static func trimmedEnd(_ s: String) -> String {
+        var s = s
+        while let last = s.last, last.isWhitespace { s.removeLast() }
+        return s
+    }
+
+    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as 23.
+    static func mastodonLength(_ text: String) -> Int {
+        let urls = TwitterText.urlRanges(in: text, requireScheme: true)
+        var length = 0
+        var cursor = text.startIndex
+        for url in urls {
+            length += text[cursor..<url.lowerBound].count + TwitterText.urlLength
+            cursor = url.upperBound
+        }
+        return length + text[cursor...].count
+    }
+}
+
+/// The result of measuring a text: what `steptweet check-text --json` prints (keys exactly these).
+public struct LengthCheck: Sendable, Equatable, Codable {
+    public var weightedLength: Int
+    public var limit: Int
+    public var valid: Bool
+
+    public init(weightedLength: Int, limit: Int, valid: Bool) {
+        self.weightedLength = weightedLength
+        self.limit = limit
+        self.valid = valid
+    }
+}
+
+/// twitter-text's v3 weighted length (config `v3.json`: scale 100, default weight 200, emoji parsing on, URLs 23).
+public enum TwitterText {
+    /// Code point ranges that weigh 100 (one character); everything else weighs 200.
+    static let lightRanges: [ClosedRange<UInt32>] = [0...4351, 8192...8205, 8208...8223, 8242...8247]
+    /// What every URL counts for, whatever its length (t.co wrapping).
+    public static let urlLength = 23
+
+    /// Weighted length of `text` after NFC normalisation, and whether it has a character X refuses
+    /// (U+FFFE, U+FEFF, U+FFFF).
+    public static func weightedLength(_ text: String) -> (length: Int, hasInvalidCharacters: Bool) {
+        let normalized = text.precomposedStringWithCanonicalMapping
+        var weight = 0
+        var invalid = false
+        var cursor = normalized.startIndex
+        func add(_ slice: Substring) {
+            for character in slice {
+                if isEmoji(character) { weight += 200; continue }
+                for scalar in character.unicodeScalars {
+                    if scalar.value == 0xFFFE || scalar.value == 0xFEFF || scalar.value == 0xFFFF { invalid = true }
+                    weight += lightRanges.contains { $0.contains(scalar.value) } ? 100 : 200
+                }
+            }
+        }
+        for url in urlRanges(in: normalized, requireScheme: false) {
+            add(normalized[cursor..<url.lowerBound])
+            weight += urlLength * 100
+            cursor = url.upperBound
+        }
+        add(normalized[cursor...])
+        return ((weight + 99) / 100, invalid)
+    }
+
+    /// Whether a grapheme cluster is an emoji (presentation emoji, or an emoji sequence: variation selector 16, ZWJ,
+    /// skin tone, keycap, flag).
+    static func isEmoji(_ character: Character) -> Bool {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return false }
+        if scalars.count == 1 { return first.properties.isEmojiPresentation }
+        if (0x1F1E6...0x1F1FF).contains(first.value) { return true }  // flags: regional indicator pairs
+        guard first.properties.isEmoji else { return false }
+        return scalars.contains { s in
+            s.value == 0xFE0F || s.value == 0x200D || s.value == 0x20E3 || (0x1F3FB...0x1F3FF).contains(s.value)
+                || (0xE0020...0xE007F).contains(s.value)
+        } || first.properties.isEmojiPresentation
+    }
+
+    /// Top-level domains recognised in URLs written without a scheme (a common subset of twitter-text's list).
+    static let tlds: Set<String> = [
+        "com", "net", "org", "edu", "gov", "info", "biz", "io", "co", "me", "app", "dev", "ai", "tv", "ly", "gl", "gg",
+        "jp", "uk", "de", "fr", "it", "es", "nl", "be", "ch", "at", "se", "no", "dk", "fi", "pl", "cz", "ru", "cn",
+        "kr", "tw", "hk", "in", "au", "nz", "ca", "us", "br", "mx", "ar", "social", "online", "site", "xyz", "blog",
+    ]
+
+    /// Ranges of the URLs in `text`: `http(s)://…` always; `example.com/…` too unless `requireScheme`.
+    /// Trailing punctuation (`.,:;!?'"`) and an unbalanced closing parenthesis are not part of a URL.
+    public static func urlRanges(in text: String, requireScheme: Bool) -> [Range<String.Index>] {
+        let pattern = #"(?<![\p{L}\p{N}@/.\-_])(?:https?://)?(?:[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?\.)+(\p{L}{2,63})(?::\d{1,5})?(?:[/?#][^\s]*)?"#
+        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return [] }
+        var ranges: [Range<String.Index>] = []
+        let ns = NSRange(text.startIndex..<text.endIndex, in: text)
+        for match in regex.matches(in: text, options: [], range: ns) {
+            guard let whole = Range(match.range, in: text), let tldRange = Range(match.range(at: 1), in: text) else { continue }
+            let candidate = text[whole]
+            let hasScheme = candidate.lowercased().hasPrefix("http://") || candidate.lowercased().hasPrefix("https://")
+            if requireScheme && !hasScheme { continue }
+            if !hasScheme && (!tlds.contains(text[tldRange].lowercased()) || !candidate.allSatisfy(\.isASCII)) { continue }
+            ranges.append(whole.lowerBound..<trimmedURLEnd(candidate))
+        }
+        return ranges
+    }
+
+    static func trimmedURLEnd(_ url: Substring) -> String.Index {
+        var end = url.endIndex
+        while end > url.startIndex {
+            let before = url.index(before: end)
+            let c = url[before]
+            if ".,:;!?'\"".contains(c) { end = before; continue }
+            if c == ")" {
+                let body = url[url.startIndex..<before]
+                if body.filter({ $0 == "(" }).count <= body.filter({ $0 == ")" }).count { end = before; continue }
+            }
+            break
+        }
+        return end
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// Turns responses into `DeliveryOutcome`s from status codes (never from message text, with the one documented
+/// exception of X's duplicate-content 403, which targets handle themselves).
+///
+/// 2xx delivered; 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx permanent
+/// with the server's message (redacted).
+public enum ResponseClassifier {
+    /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply.
+    public static func classify(_ reply: HTTPReply, now: Date, redactor: Redactor,
+                                remoteID: (HTTPReply) -> String?) -> DeliveryOutcome {
+        switch reply.status {
+        case 200..<300:
+            return .delivered(remoteID: remoteID(reply))
+        case 408, 425, 429, 500..<600:
+            return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now))
+        default:
+            return .permanent(reason: reason(reply, redactor: redactor))
+        }
+    }
+
+    /// The transport failure as an outcome: always retryable (the request may or may not have arrived).
+    public static func classify(_ failure: TransportFailure) -> DeliveryOutcome {
+        switch failure {
+        case .deadline: return .retryable(reason: "deadline passed before a response (request cancelled)", retryAfter: nil)
+        case .network(let text): return .retryable(reason: "network error: \(text)", retryAfter: nil)
+        }
+    }
+
+    /// `HTTP 401: The access token is invalid`.
+    public static func reason(_ reply: HTTPReply, redactor: Redactor) -> String {
+        let message = serverMessage(reply)
+        return redactor.redact(message.isEmpty ? "HTTP \(reply.status)" : "HTTP \(reply.status): \(message)")
+    }
+
+    /// The server's own words: `error`, `error_description`, `detail`, `message`, `title` or Matrix `errcode`
+    /// from a JSON body, else the start of a text body.
+    public static func serverMessage(_ reply: HTTPReply) -> String {
+        if let json = reply.json {
+            func text(_ key: String) -> String? {
+                if let s = json[key] as? String, !s.isEmpty { return s }
+                return (json[key] as? [String: Any])?["message"] as? String
+            }
+            // A machine code first: Matrix `errcode`, or XRPC's `error` when a `message` comes with it.
+            let xrpcCode = json["message"] is String ? json["error"] as? String : nil
+            let code = json["errcode"] as? String ?? xrpcCode
+            var message = text("detail") ?? text("message") ?? text("error_description")
+            if message == nil && xrpcCode == nil { message = text("error") }
+            if message == nil, let errors = json["errors"] as? [[String: Any]], let first = errors.first {
+                message = (first["message"] ?? first["detail"]) as? String
+            }
+            if message == nil { message = text("title") }
+            let parts = [code, message].compactMap { $0 }
+            if !parts.isEmpty { return parts.joined(separator: " ") }
+        }
+        let text = String(decoding: reply.body.prefix(300), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "\n", with: " ")
+        return text
+    }
+
+    /// Seconds the server asks us to wait, from (in order) `Retry-After` (seconds or HTTP date), Discord's
+    /// `X-RateLimit-Reset-After`, a rate-limit reset header (`X-RateLimit-Reset` (Mastodon, Discord) / `x-rate-limit-reset` (X) / `RateLimit-Reset` (Bluesky): epoch seconds
+    /// as X and Discord send, an ISO-8601 time as Mastodon sends, or delta seconds as the IETF draft), or Matrix's
+    /// `retry_after_ms` / Discord's `retry_after` in the body. Nil when none is usable.
+    public static func retryAfter(_ reply: HTTPReply, now: Date) -> TimeInterval? {
+        if let value = reply.header("retry-after")?.trimmingCharacters(in: .whitespaces) {
+            if let seconds = Double(value), seconds.isFinite { return max(0, seconds) }
+            if let date = httpDate(value) { return max(0, date.timeIntervalSince(now)) }
+        }
+        if let value = reply.header("x-ratelimit-reset-after"), let seconds = Double(value), seconds.isFinite {
+            return max(0, seconds)
+        }
+        let remaining = reply.header("x-ratelimit-remaining") ?? reply.header("x-rate-limit-remaining")
+            ?? reply.header("ratelimit-remaining")
+        if reply.status == 429 || remaining.flatMap(Double.init) == 0,
+           let reset = reply.header("x-ratelimit-reset") ?? reply.header("x-rate-limit-reset") ?? reply.header("ratelimit-reset"),
+           let seconds = resetSeconds(reset, now: now) {
+            return seconds
+        }
+        if let json = reply.json {
+            if let ms = json["retry_after_ms"] as? Double { return max(0, ms / 1000) }
+            if let s = json["retry_after"] as? Double { return max(0, s) }
+        }
+        return nil
+    }
+
+    /// A reset header as seconds from `now`.
+    static func resetSeconds(_ value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let number = Double(trimmed), number.isFinite {
+            // Epoch seconds are large; the IETF RateLimit-Reset draft sends a delta.
+            return number > 1_000_000_000 ? max(0, number - now.timeIntervalSince1970) : max(0, number)
+        }
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
+    }
+
+    static func httpDate(_ value: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: value)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A received HTTP response: status, headers with lower-cased names, and body.
+public struct HTTPReply: Sendable, Equatable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// The body parsed as a JSON object, if it is one.
+    public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+}
+
+/// Why no response arrived.
+public enum TransportFailure: Error, Sendable, Equatable {
+    /// The deadline passed first; the request was cancelled (it may or may not have reached the server).
+    case deadline
+    /// Connection refused, reset, DNS, TLS, … (already redacted).
+    case network(String)
+}
+
+/// Sends one request and waits at most until a deadline.
+///
+/// On Linux `URLRequest.timeoutInterval` is an idle timeout only (a server that drips a byte a second never trips
+/// it), and `timeoutIntervalForResource` is ignored; so the request is raced against a sleep until the deadline in a
+/// task group and cancelled when the sleep wins.
+public struct HTTPTransport: Sendable {
+    let session: URLSession
+
+    public init() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.session = URLSession(configuration: configuration)
+    }
+
+    /// Sends `request`, giving up at `deadline`. Error texts pass through `redactor`.
+    public func send(_ request: URLRequest, deadline: Date, redactor: Redactor) async -> Result<HTTPReply, TransportFailure> {
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { return .failure(.deadline) }
+        var timed = request
+        timed.timeoutInterval = max(remaining, 0.05)  // an idle backstop; the race below is the real deadline
+        let request = timed
+        let session = self.session
+        return await withTaskGroup(of: Result<HTTPReply, TransportFailure>?.self) { group in
+            group.addTask {
+                do {
+                    let (data, response) = try await session.data(for: request)
+                    guard let http = response as? HTTPURLResponse else { return .failure(.network("not an HTTP response")) }
+                    var headers: [String: String] = [:]
+                    for (name, value) in http.allHeaderFields {
+                        if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+                    }
+                    return .success(HTTPReply(status: http.statusCode, headers: headers, body: data))
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    if Task.isCancelled { return nil }
+                    let urlError = error as? URLError
+                    if urlError?.code == .timedOut { return .failure(.deadline) }
+                    let text = urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)"
+                    return .failure(.network(redactor.redact(text)))
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(remaining * 1_000_000_000))
+                return Task.isCancelled ? nil : .failure(.deadline)
+            }
+            var outcome: Result<HTTPReply, TransportFailure> = .failure(.deadline)
+            for await result in group {
+                if let result { outcome = result; break }
+            }
+            group.cancelAll()
+            return outcome
+        }
+    }
+}
+
+/// Builds `URLRequest`s with a JSON body.
+enum Requests {
+    static func json(_ method: String, _ url: URL, body: Any, headers: [String: String] = [:]) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+        return request
+    }
+}

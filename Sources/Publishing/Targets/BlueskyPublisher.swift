@@ -1,0 +1,207 @@
+import Foundation
+import Messages
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Bluesky (AT Protocol): logs in once with `com.atproto.server.createSession` (identifier + app password), keeps
+/// the session, renews it with `refreshSession` when the access JWT has expired (by its `exp`, or when the server
+/// says `ExpiredToken`), and posts with `com.atproto.repo.createRecord` under a deterministic record key derived
+/// from the window (`recordKey(for:)`). A repeat with the same key cannot create a second post; when a create
+/// fails, `getRecord` tells whether the post is already there (`.alreadyDelivered`). Length: 300 graphemes and
+/// 3000 UTF-8 bytes.
+public struct BlueskyPublisher: Publisher {
+    public let name: String
+    public let baseURL: URL
+    public let identifier: String
+    let password: String
+    public var language: String?
+    public var gate: TextGate
+    let context: HTTPContext
+    let sessions = SessionStore()
+
+    public init(name: String = "bluesky", baseURL: URL = URL(string: "https://bsky.social")!, identifier: String,
+                password: String, language: String? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+        self.name = name
+        self.baseURL = baseURL
+        self.identifier = identifier
+        self.password = password
+        self.language = language
+        self.gate = TextGate(rule: .bluesky, shorten: shorten)
+        var context = context
+        context.redactor.add(password)
+        self.context = context
+    }
+
+    public var lengthRule: LengthRule? { .bluesky }
+    public var redactedDescription: String { "\(name): bluesky \(Redactor.origin(of: baseURL)) as \(identifier) (password [REDACTED])" }
+
+    // MARK: Record keys
+
+    static let base32Sortable = Array("234567abcdefghijklmnopqrstuvwxyz")
+
+    /// A TID (13 characters of base32-sortable): microseconds of the window start in the upper 53 bits and a 10-bit
+    /// "clock id" hashed from the whole idempotency key, so that two windows starting together still differ.
+    public static func recordKey(for post: Post) -> String {
+        let micros = UInt64(max(0, (post.windowStart.timeIntervalSince1970 * 1_000_000).rounded())) & ((1 << 53) - 1)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a 64
+        for byte in post.idempotencyKey.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let value = micros << 10 | (hash & 0x3FF)
+        return String((0..<13).map { i in base32Sortable[Int((value >> UInt64(60 - 5 * i)) & 0x1F)] })
+    }
+
+    // MARK: Sessions
+
+    struct Session: Sendable {
+        var accessJwt: String
+        var refreshJwt: String
+        var did: String
+        var accessExpiry: Date?
+    }
+
+    /// The session kept between posts (one login serves many posts: createSession is limited to 30 per 5 minutes).
+    actor SessionStore {
+        var session: Session?
+        func set(_ session: Session?) { self.session = session }
+    }
+
+    /// The `exp` claim of a JWT, if it has one.
+    static func expiry(ofJWT jwt: String) -> Date? {
+        let parts = jwt.split(separator: ".")
+        guard parts.count >= 2 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+              let claims = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              let exp = (claims["exp"] as? NSNumber)?.doubleValue else { return nil }
+        return Date(timeIntervalSince1970: exp)
+    }
+
+    func session(from reply: HTTPReply) -> Session? {
+        guard let json = reply.json, let access = json["accessJwt"] as? String, let refresh = json["refreshJwt"] as? String,
+              let did = json["did"] as? String else { return nil }
+        return Session(accessJwt: access, refreshJwt: refresh, did: did, accessExpiry: Self.expiry(ofJWT: access))
+    }
+
+    func xrpc(_ method: String) -> URL { Endpoint.join(baseURL, "xrpc/\(method)") }
+
+    /// A usable session: the kept one, a refreshed one when its access token has expired, or a new login.
+    func currentSession(deadline: Date, forceRefresh: Bool = false) async -> Result<Session, Stop> {
+        if let kept = await sessions.session {
+            let fresh = kept.accessExpiry.map { $0.timeIntervalSince(context.now()) > 30 } ?? true
+            if fresh && !forceRefresh { return .success(kept) }
+            var request = URLRequest(url: xrpc("com.atproto.server.refreshSession"))
+            request.httpMethod = "POST"
+            request.setValue("Bearer \(kept.refreshJwt)", forHTTPHeaderField: "Authorization")
+            switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+            case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
+            case .success(let reply):
+                if (200..<300).contains(reply.status), let renewed = session(from: reply) {
+                    await sessions.set(renewed)
+                    return .success(renewed)
+                }
+                if reply.status == 429 || reply.status >= 500 {
+                    return .failure(Stop(ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }))
+                }
+                await sessions.set(nil)  // the refresh token is no good either: log in again
+            }
+        }
+        let request = Requests.json("POST", xrpc("com.atproto.server.createSession"),
+                                    body: ["identifier": identifier, "password": password])
+        switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+        case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
+        case .success(let reply):
+            if (200..<300).contains(reply.status) {
+                guard let created = session(from: reply) else {
+                    return .failure(Stop(.permanent(reason: "createSession answered without accessJwt, refreshJwt and did")))
+                }
+                await sessions.set(created)
+                return .success(created)
+            }
+            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }
+            if case .permanent(let reason) = outcome { return .failure(Stop(.permanent(reason: "login failed: \(reason)"))) }
+            return .failure(Stop(outcome))
+        }
+    }
+
+    // MARK: Posting
+
+    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+        let text: String
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let prepared): text = prepared
+        }
+        let rkey = Self.recordKey(for: post)
+        var session: Session
+        switch await currentSession(deadline: deadline) {
+        case .failure(let stop): return stop.outcome
+        case .success(let s): session = s
+        }
+        var reply: HTTPReply
+        switch await createRecord(text: text, rkey: rkey, session: session, deadline: deadline) {
+        case .failure(let failure): return ResponseClassifier.classify(failure)
+        case .success(let r): reply = r
+        }
+        if Self.isExpiredToken(reply) {
+            switch await currentSession(deadline: deadline, forceRefresh: true) {
+            case .failure(let stop): return stop.outcome
+            case .success(let s): session = s
+            }
+            switch await createRecord(text: text, rkey: rkey, session: session, deadline: deadline) {
+            case .failure(let failure): return ResponseClassifier.classify(failure)
+            case .success(let r): reply = r
+            }
+        }
+        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { $0.json?["uri"] as? String }
+        switch outcome {
+        case .delivered, .alreadyDelivered:
+            return outcome
+        case .retryable, .permanent:
+            // The record key may already be taken by an earlier attempt that did get through.
+            if reply.status == 429 { return outcome }
+            if let uri = await existingRecord(rkey: rkey, session: session, deadline: deadline) {
+                return .alreadyDelivered(remoteID: uri)
+            }
+            return outcome
+        }
+    }
+
+    /// An expired access token: 401, or 400 with the XRPC error `ExpiredToken` (a machine-readable code).
+    static func isExpiredToken(_ reply: HTTPReply) -> Bool {
+        reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
+    }
+
+    func createRecord(text: String, rkey: String, session: Session, deadline: Date) async -> Result<HTTPReply, TransportFailure> {
+        var record: [String: Any] = [
+            "$type": "app.bsky.feed.post",
+            "text": text,
+            "createdAt": Self.atTime(context.now()),
+        ]
+        if let language { record["langs"] = [language] }
+        let request = Requests.json("POST", xrpc("com.atproto.repo.createRecord"), body: [
+            "repo": session.did, "collection": "app.bsky.feed.post", "rkey": rkey, "record": record,
+        ], headers: ["Authorization": "Bearer \(session.accessJwt)"])
+        return await context.transport.send(request, deadline: deadline, redactor: context.redactor)
+    }
+
+    func existingRecord(rkey: String, session: Session, deadline: Date) async -> String? {
+        var url = xrpc("com.atproto.repo.getRecord")
+        url = Endpoint.adding("repo", session.did, to: url)
+        url = Endpoint.adding("collection", "app.bsky.feed.post", to: url)
+        url = Endpoint.adding("rkey", rkey, to: url)
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(session.accessJwt)", forHTTPHeaderField: "Authorization")
+        guard case .success(let reply) = await context.transport.send(request, deadline: deadline, redactor: context.redactor),
+              reply.status == 200 else { return nil }
+        return reply.json?["uri"] as? String ?? "at://\(session.did)/app.bsky.feed.post/\(rkey)"
+    }
+
+    /// `2026-11-21T10:30:00.000Z`.
+    static func atTime(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Messages
+
+/// Discord webhook: `POST {url}?wait=true` with `{"content": …, "allowed_mentions": {"parse": []}}`. `wait=true`
+/// makes Discord answer 200 with the message (its `id`) instead of a 204 that hides failures. The URL holds the
+/// webhook token, so it is never shown. No idempotency. Length: 2000 characters.
+public struct DiscordPublisher: Publisher {
+    public let name: String
+    let url: URL
+    public var gate: TextGate
+    let context: HTTPContext
+
+    public init(name: String = "discord", url: URL, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+        self.name = name
+        self.url = url
+        self.gate = TextGate(rule: .characters(2000), shorten: shorten)
+        var context = context
+        context.redactor.add(url.absoluteString)
+        context.redactor.add(url.path)
+        self.context = context
+    }
+
+    public var lengthRule: LengthRule? { gate.rule }
+    public var redactedDescription: String { "\(name): discord webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
+
+    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+        let text: String
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let prepared): text = prepared
+        }
+        let body: [String: Any] = ["content": text, "allowed_mentions": ["parse": [String]()]]
+        let request = Requests.json("POST", Endpoint.adding("wait", "true", to: url), body: body)
+        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Messages
+
+/// Appends each post as one JSON line `{"idempotency_key", "text", "window_start", "window_end", "written_at"}` to
+/// a file (for local use and tests). A key already in the file is reported as `.alreadyDelivered` and not written
+/// again; the remote id is the line number.
+public struct FilePublisher: Publisher {
+    public let name: String
+    public let path: String
+    let now: @Sendable () -> Date
+
+    public init(name: String = "file", path: String, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.name = name
+        self.path = path
+        self.now = now
+    }
+
+    public var redactedDescription: String { "\(name): file \(path)" }
+
+    struct Line: Codable {
+        var idempotency_key: String
+        var text: String
+        var window_start: String
+        var window_end: String
+        var written_at: String
+    }
+
+    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+        guard !post.text.isEmpty else { return .permanent(reason: "empty text") }
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let lines = existing.split(separator: "\n", omittingEmptySubsequences: true)
+        let decoder = JSONDecoder()
+        for (index, line) in lines.enumerated() {
+            if let decoded = try? decoder.decode(Line.self, from: Data(line.utf8)), decoded.idempotency_key == post.idempotencyKey {
+                return .alreadyDelivered(remoteID: String(index + 1))
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let line = Line(idempotency_key: post.idempotencyKey, text: post.text,
+                        window_start: Timestamps.format(post.windowStart), window_end: Timestamps.format(post.windowEnd),
+                        written_at: Timestamps.format(now()))
+        guard var data = try? encoder.encode(line) else { return .permanent(reason: "cannot encode the post") }
+        data.append(0x0A)
+        if !existing.isEmpty && !existing.hasSuffix("\n") { data.insert(0x0A, at: 0) }  // after a torn last line
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard fd >= 0 else {
+            let err = String(cString: strerror(errno))
+            return .permanent(reason: "cannot open \(path): \(err)")
+        }
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        guard written == data.count else {
+            return .retryable(reason: "short write to \(path): \(String(cString: strerror(errno)))", retryAfter: nil)
+        }
+        return .delivered(remoteID: String(lines.count + 1))
+    }
+}

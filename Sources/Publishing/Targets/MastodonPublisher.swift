@@ -1,0 +1,47 @@
+import Foundation
+import Messages
+
+/// Mastodon: `POST {base_url}/api/v1/statuses` with a bearer token, JSON `{status, visibility, language}` and the
+/// post's key as `Idempotency-Key` (the server returns the first status again for a repeated key). 200 with the
+/// Status entity; its `id` is the remote id. Length: 500 graphemes, URLs 23.
+public struct MastodonPublisher: Publisher {
+    public let name: String
+    public let baseURL: URL
+    let token: String
+    public var visibility: String?
+    public var language: String?
+    public var gate: TextGate
+    let context: HTTPContext
+
+    public init(name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
+                language: String? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+        self.name = name
+        self.baseURL = baseURL
+        self.token = token
+        self.visibility = visibility
+        self.language = language
+        self.gate = TextGate(rule: .mastodon, shorten: shorten)
+        var context = context
+        context.redactor.add(token)
+        self.context = context
+    }
+
+    public var lengthRule: LengthRule? { .mastodon }
+    public var redactedDescription: String { "\(name): mastodon \(Redactor.origin(of: baseURL)) (token [REDACTED])" }
+
+    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+        let text: String
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let prepared): text = prepared
+        }
+        var body: [String: Any] = ["status": text]
+        if let visibility { body["visibility"] = visibility }
+        if let language { body["language"] = language }
+        let request = Requests.json("POST", Endpoint.join(baseURL, "api/v1/statuses"), body: body, headers: [
+            "Authorization": "Bearer \(token)",
+            "Idempotency-Key": post.idempotencyKey,
+        ])
+        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Messages
+
+/// Slack incoming webhook: `POST {url}` with `{"text": …}`; success is 200 with the body `ok`. The URL is the
+/// secret, so it is never shown. No idempotency and no remote id. Length: 4000 characters (Slack truncates
+/// longer `text`).
+public struct SlackPublisher: Publisher {
+    public let name: String
+    let url: URL
+    public var gate: TextGate
+    let context: HTTPContext
+
+    public init(name: String = "slack", url: URL, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+        self.name = name
+        self.url = url
+        self.gate = TextGate(rule: .characters(4000), shorten: shorten)
+        var context = context
+        context.redactor.add(url.absoluteString)
+        context.redactor.add(url.path)
+        self.context = context
+    }
+
+    public var lengthRule: LengthRule? { gate.rule }
+    public var redactedDescription: String { "\(name): slack webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
+
+    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+        let text: String
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let prepared): text = prepared
+        }
+        let request = Requests.json("POST", url, body: ["text": text])
+        return await context.deliver(request, deadline: deadline)
+    }
+}

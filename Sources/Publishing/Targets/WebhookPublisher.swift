@@ -1,0 +1,106 @@
+import Foundation
+import Messages
+
+/// The JSON body of a generic webhook, with `{{text}}`, `{{idempotency_key}}`, `{{window_start}}` and
+/// `{{window_end}}` replaced by JSON strings (quotes included; times in RFC 3339 UTC). Checked when it is made:
+/// an unknown placeholder, or a template that is not valid JSON once filled, is an error.
+public struct WebhookBodyTemplate: Sendable, Equatable {
+    public static let placeholders = ["text", "idempotency_key", "window_start", "window_end"]
+    public static let `default` = #"{"text": {{text}}, "idempotency_key": {{idempotency_key}}, "window_start": {{window_start}}, "window_end": {{window_end}}}"#
+    public let source: String
+
+    public init(_ source: String = WebhookBodyTemplate.default) throws(ConfigurationError) {
+        self.source = source
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{") {
+            guard let close = rest[open.upperBound...].range(of: "}}") else {
+                throw ConfigurationError(path: "", message: "'{{' is never closed with '}}'")
+            }
+            let name = String(rest[open.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespaces)
+            guard Self.placeholders.contains(name) else {
+                throw ConfigurationError(path: "", message: "unknown placeholder {{\(name)}}; known: "
+                                         + Self.placeholders.map { "{{\($0)}}" }.joined(separator: ", "))
+            }
+            rest = rest[close.upperBound...]
+        }
+        let sample = render(Post(text: "sample \"text\"", windowStart: Date(timeIntervalSince1970: 0),
+                                 windowEnd: Date(timeIntervalSince1970: 1800)))
+        guard (try? JSONSerialization.jsonObject(with: sample, options: [.fragmentsAllowed])) != nil else {
+            throw ConfigurationError(path: "", message: "is not valid JSON once its placeholders are filled")
+        }
+    }
+
+    /// The body for `post`.
+    public func render(_ post: Post) -> Data {
+        let values: [String: String] = [
+            "text": post.text,
+            "idempotency_key": post.idempotencyKey,
+            "window_start": Timestamps.format(post.windowStart),
+            "window_end": Timestamps.format(post.windowEnd),
+        ]
+        var out = ""
+        var rest = Substring(source)
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            out += rest[..<open.lowerBound]
+            let name = String(rest[open.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespaces)
+            out += Self.jsonString(values[name] ?? "")
+            rest = rest[close.upperBound...]
+        }
+        out += rest
+        return Data(out.utf8)
+    }
+
+    static func jsonString(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+}
+
+/// A generic webhook: `POST {url}` with the body template, the configured headers, and the post's key as
+/// `Idempotency-Key`. Any 2xx is success; a JSON `id` in the reply is the remote id. The URL is a secret (from
+/// `url_env` / `url_file`) and never shown.
+public struct WebhookPublisher: Publisher {
+    public let name: String
+    let url: URL
+    public var bodyTemplate: WebhookBodyTemplate
+    let headers: [String: String]
+    public var gate: TextGate
+    let context: HTTPContext
+
+    public init(name: String = "webhook", url: URL, bodyTemplate: WebhookBodyTemplate, headers: [String: String] = [:],
+                lengthRule: LengthRule? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+        self.name = name
+        self.url = url
+        self.bodyTemplate = bodyTemplate
+        self.headers = headers
+        self.gate = TextGate(rule: lengthRule, shorten: shorten)
+        var context = context
+        context.redactor.add(url.absoluteString)
+        if url.path.count > 1 { context.redactor.add(url.path) }
+        for (header, value) in headers {
+            let lower = header.lowercased()
+            if lower == "authorization" || lower.contains("token") || lower.contains("key") || lower.contains("secret") {
+                context.redactor.add(value)
+            }
+        }
+        self.context = context
+    }
+
+    public var lengthRule: LengthRule? { gate.rule }
+    public var redactedDescription: String {
+        "\(name): webhook \(Redactor.origin(of: url)) (URL [REDACTED])"
+            + (headers.isEmpty ? "" : " headers: " + headers.keys.sorted().joined(separator: ", "))
+    }
+
+    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+        var post = post
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let prepared): post.text = prepared
+        }
+        var request = Requests.json("POST", url, body: [String: String](), headers: headers)
+        request.setValue(post.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+        request.httpBody = bodyTemplate.render(post)
+        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import Publishing
+
+@Suite struct ClassificationTests {
+    let now = Date(timeIntervalSince1970: 1_795_316_400)  // 2026-11-22T03:00:00Z
+
+    func classify(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> DeliveryOutcome {
+        ResponseClassifier.classify(HTTPReply(status: status, headers: headers, body: Data(body.utf8)), now: now,
+                                    redactor: Redactor(), remoteID: { $0.json?["id"] as? String })
+    }
+
+    @Test func statusCodesDecideNotMessages() {
+        #expect(classify(200, #"{"id":"5"}"#) == .delivered(remoteID: "5"))
+        #expect(classify(201) == .delivered(remoteID: nil))
+        #expect(classify(204) == .delivered(remoteID: nil))
+        for status in [408, 425, 429, 500, 502, 503, 504] {
+            guard case .retryable = classify(status, #"{"error":"ok, this text says success"}"#) else {
+                Issue.record("\(status) should be retryable"); continue
+            }
+        }
+        for status in [400, 401, 403, 404, 409, 410, 413, 422] {
+            guard case .permanent = classify(status, "Too many requests, try again") else {
+                Issue.record("\(status) should be permanent"); continue
+            }
+        }
+    }
+
+    @Test func retryAfterForms() {
+        #expect(classify(429, headers: ["Retry-After": "7"]) == .retryable(reason: "HTTP 429", retryAfter: 7))
+        #expect(classify(503, headers: ["Retry-After": "Sun, 22 Nov 2026 03:01:30 GMT"]) == .retryable(reason: "HTTP 503", retryAfter: 90))
+        #expect(classify(429, headers: ["X-RateLimit-Reset": "2026-11-22T03:05:00.000000Z"]) == .retryable(reason: "HTTP 429", retryAfter: 300))
+        #expect(classify(429, headers: ["x-rate-limit-reset": "1795316460"]) == .retryable(reason: "HTTP 429", retryAfter: 60))
+        #expect(classify(429, headers: ["RateLimit-Reset": "30"]) == .retryable(reason: "HTTP 429", retryAfter: 30))
+        #expect(classify(429, headers: ["X-RateLimit-Reset-After": "2.5"]) == .retryable(reason: "HTTP 429", retryAfter: 2.5))
+        #expect(classify(429, #"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":1500}"#)
+                == .retryable(reason: "HTTP 429: M_LIMIT_EXCEEDED", retryAfter: 1.5))
+        #expect(classify(429, headers: ["Retry-After": "soon"]) == .retryable(reason: "HTTP 429", retryAfter: nil))
+        #expect(classify(503) == .retryable(reason: "HTTP 503", retryAfter: nil))
+        // A reset in the past means "now", never a negative wait.
+        #expect(classify(429, headers: ["x-rate-limit-reset": "1795316000"]) == .retryable(reason: "HTTP 429", retryAfter: 0))
+    }
+
+    @Test func serverMessagesAreShownAndRedacted() {
+        #expect(classify(422, #"{"error":"Validation failed: Text can't be blank"}"#)
+                == .permanent(reason: "HTTP 422: Validation failed: Text can't be blank"))
+        #expect(classify(400, #"{"error":"InvalidRequest","message":"Invalid rkey"}"#)
+                == .permanent(reason: "HTTP 400: InvalidRequest Invalid rkey"))
+        #expect(classify(404, "channel_not_found\n") == .permanent(reason: "HTTP 404: channel_not_found"))
+        let leaked = ResponseClassifier.classify(
+            HTTPReply(status: 400, body: Data(#"{"error":"bad request to /x?access_token=abc123def&x=1"}"#.utf8)),
+            now: now, redactor: Redactor(), remoteID: { _ in nil })
+        #expect(leaked == .permanent(reason: "HTTP 400: bad request to /x?access_token=[REDACTED]&x=1"))
+    }
+}
+
+@Suite struct RedactorTests {
+    @Test func knownSecretsAndCommonPatterns() {
+        let r = Redactor(secrets: ["s3cr3t-token", "https://hooks.example/abc"])
+        #expect(r.redact("token s3cr3t-token and s3cr3t%2Dtoken") == "token [REDACTED] and [REDACTED]")
+        #expect(r.redact("Authorization: Bearer eyJabc.def") == "Authorization: [REDACTED]")
+        #expect(r.redact("sent with bearer abc.def-ghi") == "sent with bearer [REDACTED]")
+        #expect(r.redact("GET https://ntfy.example/steps?auth=QmFzaWMg&x=1") == "GET https://ntfy.example/steps?auth=[REDACTED]&x=1")
+        #expect(r.redact("PUT /send?access_token=syt_abc") == "PUT /send?access_token=[REDACTED]")
+        #expect(r.redact("POST https://discord.com/api/webhooks/123/AbC-tok_en?wait=true")
+                == "POST https://discord.com/api/webhooks/123/[REDACTED]?wait=true")
+        #expect(r.redact("https://hooks.slack.com/services/T00/B00/XXXX failed") == "https://hooks.slack.com/services/[REDACTED] failed")
+        #expect(r.redact(#"{"accessJwt":"eyJ.a.b","did":"did:plc:x"}"#) == #"{"accessJwt":"[REDACTED]","did":"did:plc:x"}"#)
+        #expect(r.redact("error at https://hooks.example/abc") == "error at [REDACTED]")
+        #expect(Redactor.origin(of: URL(string: "https://discord.com/api/webhooks/1/tok")!) == "https://discord.com/…")
+    }
+}
+
+@Suite struct BackoffTests {
+    @Test func exponentialWithEqualJitter() {
+        #expect(Backoff.delay(attempt: 1, retryAfter: nil, base: 30, random: { 0 }) == 15)
+        #expect(Backoff.delay(attempt: 1, retryAfter: nil, base: 30, random: { 0.999999 }) < 30)
+        #expect(Backoff.delay(attempt: 3, retryAfter: nil, base: 30, random: { 0 }) == 60)
+        #expect(Backoff.delay(attempt: 3, retryAfter: nil, base: 30, random: { 0.5 }) == 90)
+        #expect(Backoff.delay(attempt: 30, retryAfter: nil, base: 30, cap: 3600, random: { 0 }) == 1800)
+        #expect(Backoff.delay(attempt: 0, retryAfter: nil, base: 10, random: { 0 }) == 5)
+    }
+
+    @Test func theServersWishWinsWithALittleJitter() {
+        #expect(Backoff.delay(attempt: 5, retryAfter: 120, random: { 0 }) == 120)
+        #expect(Backoff.delay(attempt: 5, retryAfter: 120, random: { 1 }) == 125)
+        #expect(Backoff.delay(attempt: 1, retryAfter: 7200, cap: 3600, random: { 0 }) == 7200)
+        #expect(Backoff.delay(attempt: 1, retryAfter: -3, random: { 0.5 }) == 0)
+    }
+}
+
+@Suite struct IdempotencyKeyTests {
+    @Test func keyIsDeterministicFromTheWindow() {
+        let start = Date(timeIntervalSince1970: 1_795_316_400), end = start.addingTimeInterval(1800)
+        #expect(Post.idempotencyKey(windowStart: start, windowEnd: end) == "steps-20261122T030000Z-20261122T033000Z")
+        #expect(Post.idempotencyKey(windowStart: start.addingTimeInterval(0.25), windowEnd: end)
+                == "steps-20261122T030000.250Z-20261122T033000Z")
+        #expect(Post(text: "t", windowStart: start, windowEnd: end).idempotencyKey == Post.idempotencyKey(windowStart: start, windowEnd: end))
+    }
+}

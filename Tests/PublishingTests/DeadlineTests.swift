@@ -1,0 +1,55 @@
+import FlyingFox
+import Foundation
+import Testing
+@testable import Publishing
+
+/// Hard deadlines: a server that never answers, and one that drips a byte at a time (never idle long enough for
+/// URLSession's idle timeout). Deadlines are short (1.5 s) so the tests stay fast; nothing asserts elapsed time:
+/// without the race against the deadline the drip test would end `.delivered` after its 6 s body.
+@Suite struct DeadlineTests {
+    static let deadlineReason = "deadline passed before a response (request cancelled)"
+
+    @Test func aServerThatNeverAnswersEndsAtTheDeadline() async throws {
+        let server = try await LoopbackServer.start { _, _ in try await neverAnswer() }
+        defer { Task { await server.stop() } }
+        let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t")
+        let outcome = await publisher.publish(samplePost, deadline: Date().addingTimeInterval(1.5))
+        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil))
+        #expect(await server.requests.count == 1)
+    }
+
+    @Test func aServerThatDripsOneByteAtATimeEndsAtTheDeadline() async throws {
+        // 20 bytes, one every 300 ms: 6 s in all, never 300 ms idle.
+        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 20, interval: .milliseconds(300)) }
+        defer { Task { await server.stop() } }
+        let publisher = SlackPublisher(url: server.url("/services/T/B/X"))
+        let outcome = await publisher.publish(samplePost, deadline: Date().addingTimeInterval(1.5))
+        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil))
+    }
+
+    @Test func theDripServerDoesDeliverWhenTheDeadlineAllows() async throws {
+        // The control for the test above: 4 bytes at 100 ms each arrive well inside 10 s.
+        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 4, interval: .milliseconds(100)) }
+        defer { Task { await server.stop() } }
+        let outcome = await SlackPublisher(url: server.url("/services/T/B/X")).publish(samplePost, deadline: soon())
+        #expect(outcome == .delivered(remoteID: nil))
+    }
+
+    @Test func aDeadlineAlreadyPassedSendsNothing() async throws {
+        let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
+        defer { Task { await server.stop() } }
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t").publish(samplePost, deadline: Date().addingTimeInterval(-1))
+        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil))
+        #expect(await server.requests.isEmpty)
+    }
+
+    @Test func connectionRefusedIsRetryableAndRedacted() async throws {
+        let server = try await LoopbackServer.start { _, _ in jsonResponse(200, [:]) }
+        let url = server.url("/api/webhooks/1/SECRETTOKEN")
+        await server.stop()
+        let outcome = await DiscordPublisher(url: url).publish(samplePost, deadline: soon())
+        guard case .retryable(let reason, nil) = outcome else { Issue.record("expected retryable, got \(outcome)"); return }
+        #expect(reason.hasPrefix("network error:"))
+        #expect(!reason.contains("SECRETTOKEN"))
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import Publishing
+
+@Suite struct FilePublisherTests {
+    func tempPath() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-file-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("posts.jsonl").path
+    }
+
+    @Test func appendsJSONLinesAndSkipsAKeyItHolds() async throws {
+        let path = try tempPath()
+        let publisher = FilePublisher(path: path, now: { Date(timeIntervalSince1970: 1_795_316_400) })
+        #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "1"))
+        var second = samplePost
+        second.idempotencyKey = "steps-b"
+        second.text = "second \"quoted\"\nline"
+        #expect(await publisher.publish(second, deadline: soon()) == .delivered(remoteID: "2"))
+        #expect(await publisher.publish(samplePost, deadline: soon()) == .alreadyDelivered(remoteID: "1"))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: String])
+        #expect(first == ["idempotency_key": samplePost.idempotencyKey, "text": samplePost.text,
+                          "window_start": "2025-11-21T01:00:00Z", "window_end": "2025-11-21T01:30:00Z",
+                          "written_at": "2026-11-22T03:00:00Z"])
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: String])
+        #expect(decoded["text"] == "second \"quoted\"\nline")
+    }
+
+    @Test func aTornLastLineDoesNotSwallowTheNextPost() async throws {
+        let path = try tempPath()
+        try Data(#"{"idempotency_key":"x","te"#.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(await FilePublisher(path: path).publish(samplePost, deadline: soon()) == .delivered(remoteID: "2"))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[1].contains(samplePost.idempotencyKey))
+    }
+
+    @Test func anUnwritablePathIsPermanent() async {
+        let outcome = await FilePublisher(path: "/nonexistent-dir-steptweet/posts.jsonl").publish(samplePost, deadline: soon())
+        guard case .permanent(let reason) = outcome else { Issue.record("expected permanent, got \(outcome)"); return }
+        #expect(reason.contains("/nonexistent-dir-steptweet/posts.jsonl"))
+    }
+}
