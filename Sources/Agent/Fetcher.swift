@@ -202,11 +202,14 @@ public struct Fetcher: Sendable {
         let posted = try StateStore.postedUntil(db)
         let storedFirst = try Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map { $0 * 1_000_000_000 }
         let firstData = ingest?.firstDataNs ?? storedFirst
-        let startNs: Int64
+        var startNs: Int64
         if let posted {
             startNs = posted
         } else {
             startNs = StateStore.floorSecond(min(firstData ?? endLimit, endLimit)) * 1_000_000_000
+            if case .aligned(let length) = configuration.schedule.window {
+                startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
+            }
         }
         // Steps not yet stored (dry run) count too.
         let dryRun = report.dryRun

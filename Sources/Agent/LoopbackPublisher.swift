@@ -40,7 +40,7 @@ public struct JSONPostPublisher: Publisher {
         request.httpBody = body
         let budget = deadline.timeIntervalSinceNow
         guard budget > 0 else { return .retryable(reason: "deadline passed before sending", retryAfter: nil) }
-        request.timeoutInterval = max(budget, 0.1)
+        request.timeoutInterval = budget + 5  // the race below ends it at the deadline
         let prepared = request
         let host = url.host ?? "endpoint"
         let result = await withTaskGroup(of: DeliveryOutcome?.self) { group in
@@ -49,6 +49,8 @@ public struct JSONPostPublisher: Publisher {
                     let (data, response) = try await URLSession.shared.data(for: prepared)
                     return Self.classify(data: data, response: response)
                 } catch is CancellationError {
+                    return nil
+                } catch let e as URLError where e.code == .timedOut || e.code == .cancelled {
                     return nil
                 } catch {
                     return .retryable(reason: "\(host): \(error.localizedDescription)", retryAfter: nil)

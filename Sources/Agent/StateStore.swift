@@ -93,7 +93,8 @@ public final class StateStore: Sendable {
     }
 
     static func ceilSecond(_ ns: Int64) -> Int64 {
-        ns >= 0 ? (ns + 999_999_999) / 1_000_000_000 : ns / 1_000_000_000
+        let q = ns / 1_000_000_000
+        return ns % 1_000_000_000 > 0 ? q + 1 : q
     }
 
     /// The saved reading position and detector of a source.
@@ -239,7 +240,8 @@ public final class StateStore: Sendable {
     }
 
     static func floorSecond(_ ns: Int64) -> Int64 {
-        ns >= 0 ? ns / 1_000_000_000 : (ns - 999_999_999) / 1_000_000_000
+        let q = ns / 1_000_000_000
+        return ns % 1_000_000_000 < 0 ? q - 1 : q
     }
 
     static func date(_ ns: Int64) -> Date { Timestamps.date(nanoseconds: ns) }
