@@ -17,6 +17,14 @@ public struct AgentConfiguration: Sendable {
         public var start: Date?
         /// Whether the file keeps growing (tail it) or is complete (the detector finishes its bouts at its end).
         public var follow = false
+
+        public init(path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false) {
+            self.path = path
+            self.isDevice = isDevice
+            self.format = format
+            self.start = start
+            self.follow = follow
+        }
     }
 
     /// How often fetches run.
@@ -78,6 +86,13 @@ public struct AgentConfiguration: Sendable {
         public var tokenProblem: String?
         /// At most one push-triggered fetch per this period.
         public var period: TimeInterval = 60
+
+        public init(port: UInt16, token: String? = nil, tokenProblem: String? = nil, period: TimeInterval = 60) {
+            self.port = port
+            self.token = token
+            self.tokenProblem = tokenProblem
+            self.period = period
+        }
     }
 
     /// The file this configuration came from.
