@@ -49,6 +49,14 @@ public struct FetchReport: Codable, Sendable {
     /// Walking bouts that ended in the data ingested by this fetch.
     public var boutsEnded = 0
 
+    public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
+        self.result = result
+        self.reason = reason
+        self.trigger = trigger
+        self.now = now
+        self.dryRun = dryRun
+    }
+
     /// `NewData`, `NoData` or `Failed: <reason>`.
     public var line: String { result == .failed ? "Failed: \(reason ?? "unknown")" : result.rawValue }
 }
@@ -405,7 +413,7 @@ struct Ingest: Sendable {
             case .boutStarted: break
             }
         }
-        let (_, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: saved.cursor) { item in
+        let (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: saved.cursor) { item in
             switch item {
             case .sample(let s):
                 if first == nil { first = s.timeNs }
@@ -415,6 +423,9 @@ struct Ingest: Sendable {
                 if first == nil { first = r.startNs }
                 buckets[StateStore.floorSecond(r.endNs), default: 0] += r.steps
             }
+        }
+        if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
+            throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }
         let gapNs = Int64(detector.parameters.maxSampleGap * 1e9)
         if !source.follow {
