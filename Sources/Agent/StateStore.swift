@@ -92,6 +92,15 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// First and last second (since the epoch) with stored steps.
+    public func stepRange() throws -> (first: Int64, last: Int64)? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT MIN(second) AS a, MAX(second) AS b FROM steps"),
+                  let a: Int64 = row["a"], let b: Int64 = row["b"] else { return nil }
+            return (a, b)
+        }
+    }
+
     static func ceilSecond(_ ns: Int64) -> Int64 {
         let q = ns / 1_000_000_000
         return ns % 1_000_000_000 > 0 ? q + 1 : q
