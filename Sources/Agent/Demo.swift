@@ -1,17 +1,25 @@
 import Foundation
 import Messages
+import Publishing
 import SensorInput
 import StepDetection
 
-/// `steptweet demo`: replays a committed recording as if it were arriving live and runs background fetches on a
-/// virtual clock, printing each fetch's window, text and result. Needs no configuration, no network, no sleeping.
-public struct DemoRunner {
+/// `steptweet demo`: the whole path on embedded defaults. A committed recording is replayed into a growing CSV file
+/// as a virtual clock advances; background fetches run on that clock with their state in a temporary SQLite file and
+/// post to an in-process loopback HTTP endpoint, one delivery of which fails on purpose and is recovered by the next
+/// fetch. Needs no configuration, no network and no sleeping.
+public struct DemoRunner: Sendable {
     /// One fetch of the demo.
     public struct FetchReport: Sendable {
         public var at: Date
+        /// The window the fetch considered (closed when `text` is set, still open otherwise).
         public var window: StepWindow
+        /// The text composed for a new window, if any.
         public var text: String?
+        /// `NewData`, `NoData` or `Failed: <reason>`.
         public var result: String
+        /// What happened to each delivery: `delivered: <text>`, `retry later: <reason>`, ...
+        public var deliveries: [String]
     }
 
     public var recording: String
@@ -22,14 +30,18 @@ public struct DemoRunner {
     public var walkOffsets: [Double]
     /// Background fetches, as seconds after `start`.
     public var fetchOffsets: [Double]
+    /// Which request to the endpoint (1-based) is refused on purpose.
+    public var failingPost: Int
 
     public init(recording: String, composer: MessageComposer, start: Date,
-                walkOffsets: [Double] = [120, 270, 1260], fetchOffsets: [Double] = [600, 1200, 1800]) {
+                walkOffsets: [Double] = [120, 270, 1260], fetchOffsets: [Double] = [600, 1200, 1800, 2400],
+                failingPost: Int = 2) {
         self.recording = recording
         self.composer = composer
         self.start = start
         self.walkOffsets = walkOffsets
         self.fetchOffsets = fetchOffsets
+        self.failingPost = failingPost
     }
 
     /// Finds the committed demo recording from the working directory or from this source file's location.
@@ -40,42 +52,78 @@ public struct DemoRunner {
         return [name, repo].first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Runs the fetches in order, calling `report` after each.
-    public func run(_ report: (FetchReport) -> Void) throws {
-        // Load the recording once (it is small), then lay copies of it on the virtual timeline.
+    /// Runs the fetches in order, calling `report` after each; `prepared` receives the endpoint URL and state path.
+    /// Returns the posts the endpoint kept.
+    @discardableResult
+    public func run(prepared: (URL, String) -> Void = { _, _ in }, _ report: (FetchReport) -> Void) async throws -> [LoopbackEndpoint.Received] {
         var samples: [AccelerationSample] = []
         _ = try AccelerationInput.read(path: recording) { samples.append($0) }
         guard let first = samples.first?.timeNs else { throw InputError(file: recording, message: "no samples") }
-        let startNs = Timestamps.nanoseconds(start)
-        var timeline: [AccelerationSample] = []
+        // Lay copies of the walk on the virtual timeline (ms after `start`).
+        var timeline: [(ms: Double, s: AccelerationSample)] = []
         for offset in walkOffsets {
-            let base = startNs + Int64(offset * 1e9) - first
-            timeline += samples.map { AccelerationSample(timeNs: $0.timeNs + base, x: $0.x, y: $0.y, z: $0.z) }
+            timeline += samples.map { (offset * 1000 + Double($0.timeNs - first) / 1e6, $0) }
         }
-        timeline.sort { $0.timeNs < $1.timeNs }
+        timeline.sort { $0.ms < $1.ms }
 
-        var detector = StepDetector()
-        var stepTimes: [Int64] = []
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let live = dir.appendingPathComponent("live.csv")
+        try Data("t_ms,x,y,z\n".utf8).write(to: live)
+
+        let endpoint = try LoopbackEndpoint()
+        let url = try await endpoint.start()
+        let statePath = dir.appendingPathComponent("state.sqlite").path
+        prepared(url, statePath)
+        var schedule = AgentConfiguration.Schedule()
+        schedule.interval = .every(600)
+        schedule.deadline = 5
+        let config = AgentConfiguration(
+            file: dir.appendingPathComponent("demo.toml").path,
+            source: AgentConfiguration.Source(path: live.path, start: start, follow: true),
+            schedule: schedule, composer: composer,
+            publishers: [JSONPostPublisher(name: "loopback", url: url)],
+            publishingProblem: nil, statePath: statePath, push: nil)
+        try StateStore(path: statePath).setWindowStartIfUnset(start)
+        let fetcher = Fetcher(configuration: config)
+
+        await endpoint.fail(requests: [failingPost])
         var next = 0
-        var windowStart = start
-        for offset in fetchOffsets {
-            let now = start.addingTimeInterval(offset)
-            let nowNs = Timestamps.nanoseconds(now)
-            // Everything recorded before the fetch has arrived.
-            while next < timeline.count && timeline[next].timeNs < nowNs {
-                let s = timeline[next]
-                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .step(let t) = $0 { stepTimes.append(t) } }
-                next += 1
+        do {
+            for offset in fetchOffsets {
+                // Everything recorded before the fetch has arrived in the live file.
+                var chunk = ""
+                while next < timeline.count && timeline[next].ms < offset * 1000 {
+                    let (ms, s) = timeline[next]
+                    chunk += String(format: "%.3f,%.5f,%.5f,%.5f\n", ms, s.x, s.y, s.z)
+                    next += 1
+                }
+                let handle = try FileHandle(forWritingTo: live)
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data(chunk.utf8))
+                try handle.close()
+
+                let now = start.addingTimeInterval(offset)
+                let r = await fetcher.fetch(now: now, trigger: "demo")
+                let window = StepWindow(start: r.windowStart ?? now, end: r.windowEnd ?? now, steps: r.steps ?? 0)
+                var lines: [String] = []
+                for d in r.deliveries {
+                    switch d.outcome {
+                    case "delivered", "already_delivered":
+                        lines.append("delivered to \(d.target) (id \(d.remoteID ?? "?")) for \(d.idempotencyKey)")
+                    default:
+                        lines.append("\(d.outcome) at \(d.target): \(d.reason ?? "") (kept in the outbox)")
+                    }
+                }
+                report(FetchReport(at: now, window: window, text: r.windows.last?.text, result: r.line, deliveries: lines))
             }
-            let from = Timestamps.nanoseconds(windowStart)
-            let steps = stepTimes.filter { $0 >= from && $0 < nowNs }.count
-            let window = StepWindow(start: windowStart, end: now, steps: steps)
-            if steps > 0 {
-                report(FetchReport(at: now, window: window, text: composer.compose(window), result: "NewData"))
-                windowStart = now
-            } else {
-                report(FetchReport(at: now, window: window, text: nil, result: "NoData"))
-            }
+        } catch {
+            await endpoint.stop()
+            throw error
         }
+        let kept = await endpoint.received
+        await endpoint.stop()
+        return kept
     }
 }

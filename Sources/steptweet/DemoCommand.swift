@@ -4,18 +4,22 @@ import Foundation
 import Messages
 
 /// `steptweet demo`: the main job on embedded defaults.
-struct DemoCommand: ParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Replay a committed walk recording as if live and run background fetches on a virtual clock.",
-        discussion: "Needs no configuration. Example: steptweet demo"
+        discussion: """
+            Needs no configuration and no network: the recording is replayed into a growing file, each fetch stores
+            its state in a temporary SQLite file and posts to an in-process HTTP endpoint on 127.0.0.1, which refuses
+            one post on purpose; the next fetch delivers it from the outbox. Example: steptweet demo
+            """
     )
 
     @Option(help: "Recording to replay (default: the committed fixtures/demo_walk_50hz.csv).") var recording: String?
     @Option(help: "IANA time zone for the texts.") var timeZone = "Asia/Tokyo"
     @Option(help: "Start of the virtual clock (ISO 8601).") var start = "2026-11-21T10:00:00+09:00"
 
-    func run() throws {
+    func run() async throws {
         let zone = try parseZone(timeZone)
         let startDate = try parseTime(start, option: "--start", zone: zone)
         guard let path = recording ?? DemoRunner.defaultRecording() else {
@@ -28,12 +32,21 @@ struct DemoCommand: ParsableCommand {
         clock.dateFormat = "MM/dd HH:mm:ss"
         print("demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
         var n = 0
-        try DemoRunner(recording: path, composer: composer, start: startDate).run { r in
-            n += 1
-            print("fetch \(n) at \(clock.string(from: r.at))")
-            print("  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps")
-            if let text = r.text { print("  text:   \(text)") }
-            print("  result: \(r.result)")
+        do {
+            let kept = try await DemoRunner(recording: path, composer: composer, start: startDate).run(prepared: { url, state in
+                print("demo: posting to the loopback endpoint \(url.absoluteString); state in \(state)")
+            }) { r in
+                n += 1
+                print("fetch \(n) at \(clock.string(from: r.at))")
+                print("  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps")
+                if let text = r.text { print("  text:   \(text)") }
+                for d in r.deliveries { print("  post:   \(d)") }
+                print("  result: \(r.result)")
+            }
+            let keys = Set(kept.map(\.key))
+            print("endpoint: kept \(kept.count) post(s), \(kept.count - keys.count) duplicate(s)")
+        } catch {
+            throw fail("demo: \(error)", status: ExitStatus.dataError)
         }
     }
 }

@@ -1,16 +1,110 @@
+import Agent
 import ArgumentParser
+import Foundation
+import Messages
 
-/// `steptweet fetch` (not implemented yet).
-struct FetchCommand: ParsableCommand {
+/// `--config PATH`, shared by every command that reads the configuration.
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .long, help: "Configuration file (default: $XDG_CONFIG_HOME/steptweet/config.toml).") var config: String?
+
+    var path: String { config ?? AgentConfiguration.defaultPath() }
+
+    /// Loads the configuration or ends the command with status 78 and a message naming the file and key.
+    func load() throws -> AgentConfiguration {
+        do {
+            return try AgentConfiguration.load(path: path)
+        } catch let e as ConfigurationError {
+            throw fail(e.path.isEmpty ? "\(path): \(e.message)" : "\(path): \(e)", status: ExitStatus.config)
+        } catch {
+            throw fail("\(path): \(error)", status: ExitStatus.config)
+        }
+    }
+}
+
+/// `steptweet fetch`: one background fetch.
+struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
-        abstract: "Run one background fetch (not implemented yet)",
-        discussion: "Example:  ingest, count, compose, post.:steptweet fetch --config config.toml"
+        abstract: "Run one background fetch: ingest, count, compose, post; print NewData, NoData or Failed.",
+        discussion: """
+            Reads what is new in the source, stores the steps, closes the window and queues its post in the same
+            transaction, then delivers pending posts oldest first within the deadline. The last line is NewData,
+            NoData or `Failed: <reason>`; exit status 0, 0 or 75 (78 for configuration errors).
+
+            Example: steptweet fetch --config ~/.config/steptweet/config.toml --json
+            """
     )
 
-    @Argument(parsing: .captureForPassthrough, help: .hidden) var rest: [String] = []
+    @OptionGroup var configOptions: ConfigOptions
+    @Flag(help: "Change nothing: show what would be posted.") var dryRun = false
+    @Option(help: "The fetch time (ISO 8601), for replays and tests; default: now.") var now: String?
+    @Flag(help: "Also print one JSON object with the window, steps, text and per-target outcome.") var json = false
 
-    func run() throws {
-        throw notImplemented("fetch")
+    func run() async throws {
+        let config = try configOptions.load()
+        let at = try now.map { try parseTime($0, option: "--now", zone: config.composer.timeZone) } ?? Date()
+        if let problem = config.publishingProblem {
+            throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
+        }
+        let report = await Fetcher(configuration: config).fetch(now: at, trigger: "manual", dryRun: dryRun)
+        printReport(report, zone: config.composer.timeZone, json: json)
+        if report.result == .failed { throw ExitCode(ExitStatus.tempFail) }
     }
+}
+
+/// JSON form of a fetch report.
+struct FetchJSON: Encodable {
+    struct Window: Encodable { var start: String; var end: String }
+    struct Target: Encodable {
+        var target: String; var outcome: String; var idempotency_key: String; var window: Window
+        var remote_id: String?; var reason: String?
+    }
+    var result: String
+    var reason: String?
+    var trigger: String
+    var now: String
+    var dry_run: Bool
+    var window: Window?
+    var steps: Int?
+    var text: String?
+    var posts: [PostJSON]
+    var deliveries: [Target]
+    struct PostJSON: Encodable { var window: Window; var steps: Int; var text: String; var idempotency_key: String }
+
+    init(_ r: FetchReport, zone: TimeZone) {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        result = r.result.rawValue
+        reason = r.reason
+        trigger = r.trigger
+        now = f(r.now)
+        dry_run = r.dryRun
+        if let s = r.windowStart, let e = r.windowEnd { window = Window(start: f(s), end: f(e)) }
+        steps = r.steps
+        text = r.windows.last?.text
+        posts = r.windows.map { PostJSON(window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
+                                         idempotency_key: $0.idempotencyKey) }
+        deliveries = r.deliveries.map {
+            Target(target: $0.target, outcome: $0.outcome, idempotency_key: $0.idempotencyKey,
+                   window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remote_id: $0.remoteID, reason: $0.reason)
+        }
+    }
+}
+
+/// Prints a fetch report: window, texts, deliveries, then the result as the last line.
+func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
+    let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+    if json {
+        print(jsonLine(FetchJSON(r, zone: zone)))
+    } else {
+        if let s = r.windowStart, let e = r.windowEnd {
+            print("window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps")
+        }
+        for w in r.windows {
+            print(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
+        }
+        for d in r.deliveries where d.outcome != "dry_run" {
+            print("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? ""))
+        }
+    }
+    print(r.line)
 }

@@ -1,16 +1,78 @@
+import Agent
 import ArgumentParser
+import Foundation
+import Messages
 
-/// `steptweet history` (not implemented yet).
+/// `steptweet history`: fetch results, or a chart of steps per hour or day.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "List past fetches and their results. (not implemented yet)",
-        discussion: "Example: steptweet history --json"
+        abstract: "List past fetches and their results, or chart steps per hour or day (--chart).",
+        discussion: """
+            Example: steptweet history --limit 10
+                     steptweet history --chart --by hour
+            """
     )
 
-    @Argument(parsing: .captureForPassthrough, help: .hidden) var rest: [String] = []
+    @OptionGroup var configOptions: ConfigOptions
+    @Flag(help: "One JSON object per fetch.") var json = false
+    @Flag(help: "Draw steps per hour or day in the terminal instead.") var chart = false
+    @Option(help: "Chart periods: hour or day (default: hour for up to two days of data, else day).") var by: String?
+    @Option(help: "How many fetches to list.") var limit = 20
 
     func run() throws {
-        throw notImplemented("history")
+        let config = try configOptions.load()
+        let zone = config.composer.timeZone
+        do {
+            let store = try StateStore(readOnlyPath: config.statePath)
+            if chart {
+                try drawChart(store: store, zone: zone)
+                return
+            }
+            let entries = try store.history(limit: limit).reversed()
+            if entries.isEmpty && !json { print("no fetch recorded yet in \(config.statePath)") }
+            let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+            for h in entries {
+                if json {
+                    struct Line: Encodable {
+                        var started: String; var ended: String; var trigger: String; var result: String; var error: String?
+                        var window_start: String?; var window_end: String?; var steps: Int?
+                    }
+                    print(jsonLine(Line(started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result, error: h.error,
+                                        window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)))
+                } else {
+                    let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
+                    print("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? ""))
+                }
+            }
+        } catch {
+            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+        }
+    }
+
+    func drawChart(store: StateStore, zone: TimeZone) throws {
+        guard let range = try store.stepRange() else {
+            print("no steps stored yet")
+            return
+        }
+        let span = range.last - range.first
+        let unit = by ?? (span <= 2 * 86_400 ? "hour" : "day")
+        guard unit == "hour" || unit == "day" else { throw ValidationError("--by: '\(unit)' is not hour or day") }
+        let bucket: Int64 = unit == "hour" ? 3600 : 86_400
+        let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(range.last))))
+        let rows = try store.stepsPerPeriod(fromNs: range.first * 1_000_000_000, toNs: (range.last + 1) * 1_000_000_000,
+                                            bucket: bucket, offset: offset)
+        // Include empty periods so the time axis is even.
+        var filled: [(start: Int64, steps: Int)] = []
+        if let first = rows.first?.start, let last = rows.last?.start {
+            let byStart = Dictionary(uniqueKeysWithValues: rows.map { ($0.start, $0.steps) })
+            for s in stride(from: first, through: last, by: Int(bucket)) { filled.append((s, byStart[s] ?? 0)) }
+        }
+        let label = DateFormatter()
+        label.locale = Locale(identifier: "en_US_POSIX")
+        label.timeZone = zone
+        label.dateFormat = unit == "hour" ? "MM/dd HH:00" : "yyyy/MM/dd"
+        print("steps per \(unit) (\(zone.identifier))")
+        StepChart.lines(filled, label: { label.string(from: $0) }).forEach { print($0) }
     }
 }

@@ -1,16 +1,32 @@
+import Agent
 import ArgumentParser
+import Foundation
 
-/// `steptweet status` (not implemented yet).
+/// `steptweet status`: next fetch, last results, pending outbox, and why fetching is disabled.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the next fetch, the last results and the pending outbox. (not implemented yet)",
-        discussion: "Example: steptweet status"
+        abstract: "Show the agent's state: next fetch, last results, pending posts, why fetching is disabled.",
+        discussion: "Reads the state database without changing it. Example: steptweet status --config config.toml"
     )
 
-    @Argument(parsing: .captureForPassthrough, help: .hidden) var rest: [String] = []
+    @OptionGroup var configOptions: ConfigOptions
+    @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        throw notImplemented("status")
+        let config = try configOptions.load()
+        let report: StatusReport
+        do {
+            report = try StatusReport.load(configuration: config)
+        } catch {
+            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            print(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
+        } else { report.lines(zone: config.composer.timeZone).forEach { print($0) } }
     }
 }

@@ -1,16 +1,38 @@
+import Agent
 import ArgumentParser
+import Foundation
+import Messages
 
-/// `steptweet steps` (not implemented yet).
+/// `steptweet steps`: steps stored in any range, like CMStepCounter's query.
 struct StepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps",
-        abstract: "Steps stored for any time range. (not implemented yet)",
-        discussion: "Example: steptweet steps --from 2026-11-21T00:00:00Z --to 2026-11-22T00:00:00Z"
+        abstract: "Count the stored steps between two times.",
+        discussion: "Example: steptweet steps --from 2026-11-21T10:00:00+09:00 --to 2026-11-21T11:00:00+09:00"
     )
 
-    @Argument(parsing: .captureForPassthrough, help: .hidden) var rest: [String] = []
+    @OptionGroup var configOptions: ConfigOptions
+    @Option(help: "Start of the range (ISO 8601, inclusive).") var from: String
+    @Option(help: "End of the range (ISO 8601, exclusive); default: now.") var to: String?
+    @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
-        throw notImplemented("steps")
+        let config = try configOptions.load()
+        let zone = config.composer.timeZone
+        let start = try parseTime(from, option: "--from", zone: zone)
+        let end = try to.map { try parseTime($0, option: "--to", zone: zone) } ?? Date()
+        guard end >= start else { throw ValidationError("--to must not be before --from") }
+        let steps: Int
+        do {
+            steps = try StateStore(readOnlyPath: config.statePath).steps(fromNs: Timestamps.nanoseconds(start), toNs: Timestamps.nanoseconds(end))
+        } catch {
+            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+        }
+        if json {
+            struct Out: Encodable { var from: String; var to: String; var steps: Int }
+            print(jsonLine(Out(from: Timestamps.format(start, zone: zone), to: Timestamps.format(end, zone: zone), steps: steps)))
+        } else {
+            print("\(steps) steps from \(Timestamps.format(start, zone: zone)) to \(Timestamps.format(end, zone: zone))")
+        }
     }
 }

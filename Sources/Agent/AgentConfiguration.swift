@@ -1,0 +1,347 @@
+import Foundation
+import Messages
+import Publishing
+import TOMLKit
+
+/// Everything `steptweet.toml` says, checked when loaded: unknown keys, wrong types and bad values are
+/// `ConfigurationError`s naming the key (e.g. `schedule.intervall: unknown key`).
+public struct AgentConfiguration: Sendable {
+    /// `[source]`: where samples or step readings come from.
+    public struct Source: Sendable, Equatable {
+        /// A recording or log file (`path`) or a device node (`device`); exactly one is set.
+        public var path: String
+        public var isDevice = false
+        /// Requested input format name (nil: detected from the data).
+        public var format: String?
+        /// Wall-clock time of the first sample for recordings whose times are relative.
+        public var start: Date?
+        /// Whether the file keeps growing (tail it) or is complete (the detector finishes its bouts at its end).
+        public var follow = false
+
+        public init(path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false) {
+            self.path = path
+            self.isDevice = isDevice
+            self.format = format
+            self.start = start
+            self.follow = follow
+        }
+    }
+
+    /// How often fetches run.
+    public enum Interval: Sendable, Equatable, CustomStringConvertible {
+        /// As often as the `minimum` floor allows (UIApplicationBackgroundFetchIntervalMinimum).
+        case minimum
+        /// Never (UIApplicationBackgroundFetchIntervalNever): the agent stays up and fetches nothing.
+        case never
+        case every(TimeInterval)
+        case cron(CronSchedule)
+
+        public var description: String {
+            switch self {
+            case .minimum: return "minimum"
+            case .never: return "never"
+            case .every(let s): return Durations.format(s)
+            case .cron(let c): return c.description
+            }
+        }
+    }
+
+    /// Which period a post covers.
+    public enum WindowPolicy: Sendable, Equatable, CustomStringConvertible {
+        /// From the end of the last posted window to the fetch (the seed's behaviour).
+        case sinceLast
+        /// Whole periods of this length, aligned in the text's time zone (`1h`, `1d`).
+        case aligned(TimeInterval)
+
+        public var description: String {
+            switch self {
+            case .sinceLast: return "since-last"
+            case .aligned(let s): return Durations.format(s)
+            }
+        }
+    }
+
+    /// `[schedule]`.
+    public struct Schedule: Sendable, Equatable {
+        public var interval: Interval = .minimum
+        /// Floor between two scheduled fetches.
+        public var minimum: TimeInterval = 600
+        /// Budget of one fetch.
+        public var deadline: TimeInterval = 30
+        public var window: WindowPolicy = .sinceLast
+        /// Post windows with zero steps too.
+        public var postZero = false
+        /// Largest random delay added to each scheduled fetch.
+        public var jitter: TimeInterval = 30
+        /// Also fetch when a walking bout ends (once per bout).
+        public var onWalkEnd = false
+    }
+
+    /// `[push]`: the optional silent-push listener (always on 127.0.0.1).
+    public struct Push: Sendable, Equatable {
+        public var port: UInt16
+        /// Bearer token a push must carry (from `token_env` or `token_file`); nil when it could not be read.
+        public var token: String?
+        /// Why the token is missing, if it is.
+        public var tokenProblem: String?
+        /// At most one push-triggered fetch per this period.
+        public var period: TimeInterval = 60
+
+        public init(port: UInt16, token: String? = nil, tokenProblem: String? = nil, period: TimeInterval = 60) {
+            self.port = port
+            self.token = token
+            self.tokenProblem = tokenProblem
+            self.period = period
+        }
+    }
+
+    /// The file this configuration came from.
+    public var file: String
+    public var source: Source?
+    public var schedule = Schedule()
+    public var composer: MessageComposer
+    /// One entry per `[[publish]]` table, in order (a stdout target when there is none).
+    public var publishers: [any Publisher]
+    /// Why publishing cannot work (missing credentials); fetches are refused and the agent idles while set.
+    public var publishingProblem: String?
+    public var statePath: String
+    public var push: Push?
+
+    /// Default config file: `$XDG_CONFIG_HOME/steptweet/config.toml` (or `~/.config/...`).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        return base + "/steptweet/config.toml"
+    }
+
+    /// Default state database: `$XDG_STATE_HOME/steptweet/state.sqlite` (or `~/.local/state/...`).
+    public static func defaultStatePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        return base + "/steptweet/state.sqlite"
+    }
+
+    /// Reads and checks the file at `path`.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AgentConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(path: "", message: "cannot read configuration file \(path) (run `steptweet init` to write a sample)")
+        }
+        return try parse(String(decoding: data, as: UTF8.self), file: path, environment: environment)
+    }
+
+    static let sections: [String: Set<String>] = [
+        "source": ["path", "device", "format", "start", "follow"],
+        "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end"],
+        "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
+        "state": ["path"],
+        "push": ["port", "token_env", "token_file", "period"],
+    ]
+
+    /// Parses TOML text; `file` is used for relative paths and messages.
+    public static func parse(_ text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AgentConfiguration {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let e as TOMLParseError {
+            throw ConfigurationError(path: "", message: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
+        }
+        for key in root.keys where key != "publish" && sections[key] == nil {
+            throw ConfigurationError(path: key, message: "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push])")
+        }
+        let base = URL(fileURLWithPath: file).deletingLastPathComponent()
+        var reader = TableReader(root: root)
+        for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
+
+        // [source]
+        var source: Source?
+        let path = try reader.string("source", "path"), device = try reader.string("source", "device")
+        if path != nil && device != nil {
+            throw ConfigurationError(path: "source", message: "set either path or device, not both")
+        }
+        if let p = path ?? device {
+            var s = Source(path: resolve(p, against: base), isDevice: device != nil)
+            s.format = try reader.string("source", "format")
+            if let start = try reader.string("source", "start") {
+                guard let d = Timestamps.parse(start) else {
+                    throw ConfigurationError(path: "source.start", message: "'\(start)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
+                }
+                s.start = d
+            }
+            s.follow = try reader.bool("source", "follow") ?? (device != nil)
+            source = s
+        }
+
+        // [schedule]
+        var schedule = Schedule()
+        if let m = try reader.duration("schedule", "minimum") { schedule.minimum = m }
+        if let d = try reader.duration("schedule", "deadline") { schedule.deadline = d }
+        if let j = try reader.string("schedule", "jitter") {
+            guard j == "0" || j == "0s" || Durations.parse(j) != nil else {
+                throw ConfigurationError(path: "schedule.jitter", message: "'\(j)' is not a duration such as 30s")
+            }
+            schedule.jitter = Durations.parse(j) ?? 0
+        }
+        if let i = try reader.string("schedule", "interval") {
+            switch i {
+            case "minimum": schedule.interval = .minimum
+            case "never": schedule.interval = .never
+            default:
+                if let d = Durations.parse(i) {
+                    schedule.interval = .every(d)
+                } else if i.contains(" ") {
+                    do { schedule.interval = .cron(try CronSchedule(i)) } catch {
+                        throw ConfigurationError(path: "schedule.interval", message: error.description)
+                    }
+                } else {
+                    throw ConfigurationError(path: "schedule.interval",
+                                             message: "'\(i)' is not \"minimum\", \"never\", a duration like \"15m\" or a cron expression like \"0 21 * * *\"")
+                }
+            }
+        }
+        if let w = try reader.string("schedule", "window") {
+            switch w {
+            case "since-last": schedule.window = .sinceLast
+            case "1h": schedule.window = .aligned(3600)
+            case "1d": schedule.window = .aligned(86_400)
+            default:
+                throw ConfigurationError(path: "schedule.window", message: "'\(w)' is not \"since-last\", \"1h\" or \"1d\"")
+            }
+        }
+        schedule.postZero = try reader.bool("schedule", "post_zero") ?? false
+        schedule.onWalkEnd = try reader.bool("schedule", "on_walk_end") ?? false
+
+        // [text]
+        var template = Template.seed
+        if let preset = try reader.string("text", "preset") {
+            switch preset {
+            case "seed", "ja": template = Template.seed
+            case "english", "en": template = Template.english
+            default: throw ConfigurationError(path: "text.preset", message: "'\(preset)' is not \"seed\" or \"english\"")
+            }
+        }
+        if let t = try reader.string("text", "template") { template = t }
+        let zone = try reader.string("text", "time_zone") ?? "UTC"
+        let composer: MessageComposer
+        do {
+            composer = try MessageComposer(
+                template: try Template(template),
+                device: try reader.string("text", "device") ?? MessageComposer.defaultDevice,
+                dateFormat: try reader.string("text", "date_format") ?? MessageComposer.defaultDateFormat,
+                timeZone: zone,
+                locale: try reader.string("text", "locale") ?? "en_US_POSIX")
+        } catch let e as TemplateError {
+            throw ConfigurationError(path: "text.template", message: e.description)
+        } catch let e as ComposerError {
+            throw ConfigurationError(path: "text.time_zone", message: e.description)
+        }
+
+        // [state]
+        let statePath = try reader.string("state", "path").map { resolve($0, against: base) }
+            ?? defaultStatePath(environment: environment)
+
+        // [push]
+        var push: Push?
+        if root["push"] != nil {
+            guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
+                throw ConfigurationError(path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
+            }
+            var p = Push(port: UInt16(port))
+            if let e = try reader.string("push", "token_env") {
+                if let v = environment[e], !v.isEmpty { p.token = v } else { p.tokenProblem = "push.token_env: environment variable \(e) is not set" }
+            } else if let f = try reader.string("push", "token_file") {
+                let full = resolve(f, against: base)
+                if let v = try? String(contentsOfFile: full, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !v.isEmpty {
+                    p.token = v
+                } else { p.tokenProblem = "push.token_file: cannot read a token from \(full)" }
+            } else {
+                throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
+            }
+            if let period = try reader.duration("push", "period") { p.period = period }
+            push = p
+        }
+
+        // [[publish]]
+        var tables: [TOMLTable] = []
+        if let value = root["publish"] {
+            guard let array = value.array else {
+                throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]]")
+            }
+            for (i, element) in array.enumerated() {
+                guard let t = element.table else {
+                    throw ConfigurationError(path: "publish[\(i)]", message: "must be a table")
+                }
+                tables.append(t)
+            }
+        }
+        var publishers: [any Publisher] = [StdoutPublisher()]
+        var problem: String?
+        if !tables.isEmpty {
+            do {
+                publishers = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base)
+            } catch let missing as MissingCredentials {
+                publishers = []
+                problem = missing.description
+            }
+        }
+        return AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
+                                  publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
+    }
+
+    static func resolve(_ path: String, against base: URL) -> String {
+        if path.hasPrefix("/") { return path }
+        if path.hasPrefix("~/") { return NSHomeDirectory() + String(path.dropFirst(1)) }
+        return base.appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    /// Why the agent fetches nothing, or nil when it fetches.
+    public var disabledReason: String? {
+        if schedule.interval == .never { return "schedule.interval is \"never\"" }
+        if let publishingProblem { return "missing credentials: \(publishingProblem)" }
+        if source == nil { return "no [source] configured (set source.path or source.device)" }
+        return nil
+    }
+}
+
+/// Typed access to `[section] key` values with errors naming the key.
+struct TableReader {
+    let root: TOMLTable
+
+    func section(_ name: String) throws -> TOMLTable? {
+        guard let value = root[name] else { return nil }
+        guard let t = value.table else { throw ConfigurationError(path: name, message: "must be a table: write [\(name)]") }
+        return t
+    }
+
+    func checkKeys(_ name: String, allowed: Set<String>) throws {
+        guard let t = try section(name) else { return }
+        for key in t.keys where !allowed.contains(key) {
+            throw ConfigurationError(path: "\(name).\(key)", message: "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func string(_ name: String, _ key: String) throws -> String? {
+        guard let v = try section(name)?[key] else { return nil }
+        guard let s = v.string else { throw ConfigurationError(path: "\(name).\(key)", message: "must be a string") }
+        return s
+    }
+
+    func bool(_ name: String, _ key: String) throws -> Bool? {
+        guard let v = try section(name)?[key] else { return nil }
+        guard let b = v.bool else { throw ConfigurationError(path: "\(name).\(key)", message: "must be true or false") }
+        return b
+    }
+
+    func int(_ name: String, _ key: String) throws -> Int? {
+        guard let v = try section(name)?[key] else { return nil }
+        guard let i = v.int else { throw ConfigurationError(path: "\(name).\(key)", message: "must be an integer") }
+        return i
+    }
+
+    func duration(_ name: String, _ key: String) throws -> TimeInterval? {
+        guard let s = try string(name, key) else { return nil }
+        guard let d = Durations.parse(s) else {
+            throw ConfigurationError(path: "\(name).\(key)", message: "'\(s)' is not a duration such as \"30s\", \"10m\" or \"1h\"")
+        }
+        return d
+    }
+}

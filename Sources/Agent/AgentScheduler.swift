@@ -1,0 +1,224 @@
+import Foundation
+import Logging
+
+/// The agent's time source: the real clock in production, a manual one in tests (so tests never really sleep).
+public protocol AgentClock: Sendable {
+    func now() -> Date
+    /// Suspends until `date`; throws `CancellationError` when the task is cancelled.
+    func sleep(until date: Date) async throws
+}
+
+/// Wall-clock time; sleeping is `Task.sleep`, so an idle agent uses no CPU.
+public struct SystemClock: AgentClock {
+    public init() {}
+    public func now() -> Date { Date() }
+    public func sleep(until date: Date) async throws {
+        let seconds = date.timeIntervalSinceNow
+        if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
+    }
+}
+
+/// Why the agent starts a fetch.
+public enum FetchTrigger: String, Sendable, Hashable, CaseIterable {
+    case schedule, signal, push, walk
+}
+
+/// Runs fetches on the schedule (interval or cron, never more often than the `minimum` floor, with jitter), on
+/// SIGUSR1, on silent pushes (coalesced, at most one per push period, deferred while a fetch runs) and when a walk
+/// ends; backs off after `Failed`; never runs two fetches at once. Sleeps until the next event: no polling.
+public actor AgentScheduler {
+    public typealias FetchFunction = @Sendable (_ now: Date, _ trigger: String) async -> FetchReport
+
+    let configuration: AgentConfiguration
+    let clock: any AgentClock
+    let fetch: FetchFunction
+    let random: @Sendable () -> Double
+    let logger: Logger
+    let store: StateStore?
+
+    private var pending = Set<FetchTrigger>()
+    private var woken = false
+    private var stopping = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var idleWaiters: [(fetches: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// When the next scheduled fetch is due (nil: none).
+    public private(set) var nextScheduled: Date?
+    public private(set) var lastFetch: Date?
+    public private(set) var consecutiveFailures = 0
+    public private(set) var lastPushFetch: Date?
+    /// Every report, in order (kept small: the last 100).
+    public private(set) var reports: [FetchReport] = []
+    public private(set) var isFetching = false
+
+    public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(), store: StateStore? = nil,
+                logger: Logger = Logger(label: "steptweet.agent"),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+                fetch: FetchFunction? = nil) {
+        self.configuration = configuration
+        self.clock = clock
+        self.store = store
+        self.logger = logger
+        self.random = random
+        let fetcher = Fetcher(configuration: configuration)
+        self.fetch = fetch ?? { now, trigger in await fetcher.fetch(now: now, trigger: trigger) }
+    }
+
+    /// Asks for a fetch (SIGUSR1, a push, a walk's end). Coalesced with any trigger already waiting.
+    public func post(_ trigger: FetchTrigger) {
+        pending.insert(trigger)
+        wake()
+    }
+
+    /// Ends `run()` after the fetch in progress, if any (which its own deadline bounds).
+    public func shutdown() {
+        stopping = true
+        wake()
+    }
+
+    private func wake() {
+        woken = true
+        waiter?.resume()
+        waiter = nil
+    }
+
+    /// Fetches run since `run()` started.
+    public private(set) var fetchCount = 0
+
+    /// Resumes once at least `fetches` fetches have run and the scheduler is asleep with nothing to do (or stopped).
+    public func waitUntilIdle(fetches: Int = 0) async {
+        if stopping && waiter == nil && !isFetching { return }
+        if waiter != nil && !woken && fetchCount >= fetches { return }
+        await withCheckedContinuation { idleWaiters.append((fetches, $0)) }
+    }
+
+    private func resumeIdleWaiters(all: Bool = false) {
+        var keep: [(fetches: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        for w in idleWaiters {
+            if all || fetchCount >= w.fetches { w.continuation.resume() } else { keep.append(w) }
+        }
+        idleWaiters = keep
+    }
+
+    /// The scheduler's loop; returns after `shutdown()`.
+    public func run() async {
+        let disabled = configuration.disabledReason
+        lastFetch = (try? store?.history(limit: 1).first?.started) ?? nil
+        if let disabled {
+            logger.notice("agent idle: \(disabled)")
+            publishStatus(["state": "disabled", "disabled_reason": disabled, "next_fetch": nil])
+        } else {
+            scheduleNext(after: lastFetch ?? clock.now())
+        }
+        while !stopping {
+            let now = clock.now()
+            var reasons: [FetchTrigger] = []
+            if disabled != nil {
+                if !pending.isEmpty { logger.notice("fetch not started: \(disabled ?? "")") }
+                pending.removeAll()
+            } else {
+                for t in [FetchTrigger.signal, .walk] where pending.contains(t) {
+                    reasons.append(t)
+                    pending.remove(t)
+                }
+                if pending.contains(.push) && pushAllowed(at: now) {
+                    reasons.append(.push)
+                    pending.remove(.push)
+                    lastPushFetch = now
+                }
+                if let next = nextScheduled, now >= next { reasons.append(.schedule) }
+            }
+            if !reasons.isEmpty {
+                await runFetch(now: now, trigger: reasons.map(\.rawValue).joined(separator: ","))
+                continue
+            }
+            var wakeAt = nextScheduled
+            if pending.contains(.push), let notBefore = pushNotBefore { wakeAt = min(wakeAt ?? notBefore, notBefore) }
+            await sleep(until: wakeAt)
+        }
+        publishStatus(["state": "stopped", "next_fetch": nil])
+        resumeIdleWaiters(all: true)
+    }
+
+    private var pushNotBefore: Date? {
+        guard let last = lastPushFetch, let push = configuration.push else { return nil }
+        return last.addingTimeInterval(push.period)
+    }
+
+    private func pushAllowed(at now: Date) -> Bool {
+        guard let notBefore = pushNotBefore else { return true }
+        return now >= notBefore
+    }
+
+    /// Sleeps until `date` or until something is posted.
+    private func sleep(until date: Date?) async {
+        if woken { woken = false; return }
+        let timer: Task<Void, Never>? = date.map { date in
+            Task { [clock] in
+                do { try await clock.sleep(until: date) } catch { return }
+                self.wake()
+            }
+        }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            waiter = c
+            resumeIdleWaiters()
+        }
+        woken = false
+        timer?.cancel()
+    }
+
+    private func runFetch(now: Date, trigger: String) async {
+        isFetching = true
+        publishStatus(["state": "fetching"])
+        logger.info("fetch started (\(trigger))")
+        let report = await fetch(now, trigger)
+        isFetching = false
+        fetchCount += 1
+        reports.append(report)
+        if reports.count > 100 { reports.removeFirst(reports.count - 100) }
+        logger.info("fetch \(trigger): \(report.line)")
+        consecutiveFailures = report.result == .failed ? consecutiveFailures + 1 : 0
+        lastFetch = now
+        scheduleNext(after: now)
+        publishStatus(["state": "idle", "last_result": report.line,
+                       "consecutive_failures": String(consecutiveFailures)])
+    }
+
+    /// Sets `nextScheduled` from the last fetch: interval or cron, the minimum floor, backoff, jitter.
+    func scheduleNext(after base: Date) {
+        let s = configuration.schedule
+        let now = clock.now()
+        var next: Date?
+        switch s.interval {
+        case .never: next = nil
+        case .minimum: next = base.addingTimeInterval(s.minimum)
+        case .every(let d): next = base.addingTimeInterval(max(d, s.minimum))
+        case .cron(let cron):
+            next = cron.next(after: base, in: configuration.composer.timeZone).map { max($0, base.addingTimeInterval(s.minimum)) }
+        }
+        if let regular = next {
+            var when = regular
+            if consecutiveFailures > 1 {
+                let backoff = min(s.minimum * pow(2, Double(min(consecutiveFailures - 1, 10))), 6 * 3600)
+                when = max(regular, now.addingTimeInterval(backoff))
+            }
+            when = when.addingTimeInterval(random() * s.jitter)
+            nextScheduled = when
+        } else {
+            nextScheduled = nil
+        }
+        publishStatus(["next_fetch": nextScheduled.map { Timestamps.format($0) }, "disabled_reason": nil])
+    }
+
+    private func publishStatus(_ values: [String: String?]) {
+        guard let store else { return }
+        var v = values
+        v["updated"] = Timestamps.format(clock.now())
+        v["pid"] = String(getpid())
+        do { try store.setAgentState(v) } catch {
+            logger.warning("cannot record agent status: \(Fetcher.describe(error, path: store.path))")
+        }
+    }
+}
+
+import Messages

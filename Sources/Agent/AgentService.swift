@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `steptweet agent` as a swift-service-lifecycle `Service`: the scheduler, SIGUSR1 ("Simulate Background Fetch"),
+/// and the optional push listener; SIGTERM/SIGINT end it gracefully after the fetch in progress (bounded by its deadline).
+public struct AgentService: Service {
+    public let scheduler: AgentScheduler
+    let push: PushListener?
+    let logger: Logger
+
+    public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
+                logger: Logger = Logger(label: "steptweet.agent")) throws {
+        let store: StateStore?
+        do {
+            store = try StateStore(path: configuration.statePath)
+        } catch {
+            logger.error("state database: \(Fetcher.describe(error, path: configuration.statePath)); status will not be recorded")
+            store = nil
+        }
+        scheduler = AgentScheduler(configuration: configuration, clock: clock, store: store, logger: logger)
+        self.logger = logger
+        if let p = configuration.push {
+            if let token = p.token {
+                push = try PushListener(port: p.port, token: token, scheduler: scheduler)
+            } else {
+                logger.warning("push listener not started: \(p.tokenProblem ?? "no token")")
+                push = nil
+            }
+        } else {
+            push = nil
+        }
+    }
+
+    public func run() async throws {
+        let scheduler = self.scheduler
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await scheduler.run() }
+                group.addTask {
+                    for await _ in await UnixSignalsSequence(trapping: .sigusr1) {
+                        await scheduler.post(.signal)
+                    }
+                }
+                if let push {
+                    group.addTask {
+                        do { try await push.run() } catch {
+                            // Stopping the listener at shutdown ends run() with an error: not worth reporting.
+                            if !Task.isCancelled { logger.error("push listener: \(error)") }
+                        }
+                    }
+                }
+                // The scheduler returns after shutdown; then stop the rest.
+                try await group.next()
+                group.cancelAll()
+                await push?.stop()
+            }
+        } onGracefulShutdown: {
+            Task { await scheduler.shutdown() }
+        }
+    }
+
+    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
+
+    /// Logs to standard error at `logLevel` and runs the agent until SIGTERM or SIGINT.
+    public static func runUntilSignalled(configuration: AgentConfiguration, logLevel: String) async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "steptweet.agent")
+        logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.interval), state \(configuration.statePath))")
+        let service = try AgentService(configuration: configuration, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: service)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("agent stopped")
+    }
+}

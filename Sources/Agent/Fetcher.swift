@@ -1,0 +1,495 @@
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import SensorInput
+import StepDetection
+
+/// The result of a fetch, as iOS's `UIBackgroundFetchResult`: exactly one per fetch.
+public enum FetchResult: String, Codable, Sendable {
+    case newData = "NewData"
+    case noData = "NoData"
+    case failed = "Failed"
+}
+
+/// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
+public struct FetchReport: Codable, Sendable {
+    /// A window composed by this fetch.
+    public struct Window: Codable, Sendable, Equatable {
+        public var start: Date
+        public var end: Date
+        public var steps: Int
+        public var text: String
+        public var idempotencyKey: String
+    }
+
+    /// One delivery attempt (or, in a dry run, a delivery that would be attempted).
+    public struct Delivery: Codable, Sendable, Equatable {
+        public var target: String
+        public var idempotencyKey: String
+        public var windowStart: Date
+        public var windowEnd: Date
+        /// `delivered`, `already_delivered`, `retryable`, `permanent`, `deferred` (not due or no budget) or `dry_run`.
+        public var outcome: String
+        public var remoteID: String?
+        public var reason: String?
+    }
+
+    public var result: FetchResult
+    public var reason: String?
+    public var trigger: String
+    public var now: Date
+    public var dryRun: Bool
+    /// The window considered, even when nothing was posted for it.
+    public var windowStart: Date?
+    public var windowEnd: Date?
+    public var steps: Int?
+    public var windows: [Window] = []
+    public var deliveries: [Delivery] = []
+    /// Walking bouts that ended in the data ingested by this fetch.
+    public var boutsEnded = 0
+
+    public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
+        self.result = result
+        self.reason = reason
+        self.trigger = trigger
+        self.now = now
+        self.dryRun = dryRun
+    }
+
+    /// `NewData`, `NoData` or `Failed: <reason>`.
+    public var line: String { result == .failed ? "Failed: \(reason ?? "unknown")" : result.rawValue }
+}
+
+/// One background fetch: ingest new input since the cursors, store steps, close the window and queue its post in the
+/// outbox in the same transaction, then deliver pending posts oldest first within the deadline.
+public struct Fetcher: Sendable {
+    public var configuration: AgentConfiguration
+    /// Targets by outbox name.
+    let publishers: [(name: String, publisher: any Publisher)]
+
+    public init(configuration: AgentConfiguration) {
+        self.configuration = configuration
+        var seen = Set<String>()
+        var list: [(String, any Publisher)] = []
+        for (i, p) in configuration.publishers.enumerated() {
+            var name = p.name
+            if seen.contains(name) { name += "-\(i)" }
+            seen.insert(name)
+            list.append((name, p))
+        }
+        publishers = list
+    }
+
+    /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.
+    /// The budget (`schedule.deadline`) is measured on the real monotonic clock from the call.
+    public func fetch(now: Date, trigger: String, dryRun: Bool = false) async -> FetchReport {
+        let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
+        var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
+        if let problem = configuration.publishingProblem {
+            report.result = .failed
+            report.reason = "missing credentials: \(problem)"
+            return report
+        }
+        let lock: FetchLock?
+        if dryRun {
+            lock = nil
+        } else {
+            do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch {
+                report.result = .failed
+                report.reason = "\(error)"
+                return report
+            }
+        }
+        defer { lock?.release() }
+
+        let store: StateStore
+        do {
+            store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
+                : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
+        } catch {
+            report.result = .failed
+            report.reason = Self.describe(error, path: configuration.statePath)
+            return report
+        }
+        var failures: [String] = []
+        let nowNs = Timestamps.nanoseconds(now)
+
+        // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
+        do {
+            try ingestAndClose(store: store, nowNs: nowNs, report: &report)
+        } catch let e as InputError {
+            failures.append("ingestion: \(e)")
+        } catch {
+            failures.append(Self.describe(error, path: configuration.statePath))
+        }
+
+        // 3. Deliver what is pending, oldest first, within the budget.
+        var delivered = 0
+        if dryRun {
+            for w in report.windows {
+                for (name, _) in publishers {
+                    report.deliveries.append(.init(target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
+                                                   windowEnd: w.end, outcome: "dry_run"))
+                }
+            }
+        } else {
+            do {
+                let pending = try store.outbox(status: "pending")
+                for entry in pending {
+                    let outcome = await deliver(entry, store: store, nowNs: nowNs, budgetEnd: budgetEnd)
+                    report.deliveries.append(outcome)
+                    switch outcome.outcome {
+                    case "delivered", "already_delivered": delivered += 1
+                    default: failures.append("\(outcome.target): \(outcome.reason ?? outcome.outcome)")
+                    }
+                }
+            } catch {
+                failures.append(Self.describe(error, path: configuration.statePath))
+            }
+        }
+
+        if !failures.isEmpty {
+            report.result = .failed
+            report.reason = Self.summarize(failures)
+        } else if !report.windows.isEmpty || delivered > 0 {
+            report.result = .newData
+        } else {
+            report.result = .noData
+        }
+
+        // 4. History: exactly one row per fetch.
+        if !dryRun {
+            let endedNs = nowNs + Int64((ContinuousClock.now - (budgetEnd - .seconds(configuration.schedule.deadline))) / .nanoseconds(1))
+            do {
+                try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
+            } catch {
+                if report.result != .failed {
+                    report.result = .failed
+                    report.reason = "recording the fetch: " + Self.describe(error, path: configuration.statePath)
+                }
+            }
+        }
+        return report
+    }
+
+    func ingestAndClose(store: StateStore, nowNs: Int64, report: inout FetchReport) throws {
+        let ingest: Ingest?
+        if let source = configuration.source {
+            let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
+            ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
+        } else {
+            ingest = nil
+        }
+        report.boutsEnded = ingest?.bouts.count ?? 0
+        if report.dryRun {
+            try store.writer.read { db in try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
+        } else {
+            try store.writer.write { db in
+                if let ingest, let source = configuration.source { try ingest.save(db, source: source.path, nowNs: nowNs) }
+                try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report)
+            }
+        }
+    }
+
+    func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
+        try store.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO fetch_history (started_ns, ended_ns, trigger, window_start_ns, window_end_ns, steps, result, error)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [nowNs, endedNs, report.trigger, report.windowStart.map(Timestamps.nanoseconds),
+                                 report.windowEnd.map(Timestamps.nanoseconds), report.steps,
+                                 report.result.rawValue, report.reason])
+        }
+    }
+
+    /// Decides the window(s) ending at settled time and, when they have steps (or `post_zero`), adds their posts.
+    func closeWindows(_ db: Database, ingest: Ingest?, nowNs: Int64, report: inout FetchReport) throws {
+        let settled = min(ingest?.settledNs ?? nowNs, nowNs)
+        let endLimit = StateStore.floorSecond(settled) * 1_000_000_000
+        let posted = try StateStore.postedUntil(db)
+        let storedFirst = try Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map { $0 * 1_000_000_000 }
+        let firstData = ingest?.firstDataNs ?? storedFirst
+        var startNs: Int64
+        if let posted {
+            startNs = posted
+        } else {
+            startNs = StateStore.floorSecond(min(firstData ?? endLimit, endLimit)) * 1_000_000_000
+            if case .aligned(let length) = configuration.schedule.window {
+                startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
+            }
+        }
+        // Steps not yet stored (dry run) count too.
+        let dryRun = report.dryRun
+        func extra(_ lo: Int64, _ hi: Int64) -> Int {
+            guard dryRun, let ingest else { return 0 }
+            return ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0) }
+        }
+        var windows: [(Int64, Int64)] = []
+        switch configuration.schedule.window {
+        case .sinceLast:
+            if endLimit > startNs { windows = [(startNs, endLimit)] }
+        case .aligned(let length):
+            let zone = configuration.composer.timeZone
+            var p = Self.periodStart(containing: startNs, length: length, zone: zone)
+            if p < startNs { p = Self.periodStart(containing: startNs, length: length, zone: zone, next: true) }
+            while windows.count < 48 {
+                let e = Self.periodStart(containing: p, length: length, zone: zone, next: true)
+                guard e <= endLimit else { break }
+                windows.append((p, e))
+                p = e
+            }
+        }
+        var newEnd: Int64?
+        for (lo, hi) in windows {
+            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi)
+            report.windowStart = StateStore.date(lo)
+            report.windowEnd = StateStore.date(hi)
+            report.steps = steps
+            guard steps > 0 || configuration.schedule.postZero else {
+                // Aligned periods without steps are passed over; a since-last window stays open.
+                if case .aligned = configuration.schedule.window { newEnd = hi }
+                continue
+            }
+            let window = StepWindow(start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
+                                    bouts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE end_ns >= ? AND end_ns < ?", arguments: [lo, hi]) ?? 0)
+            let text = configuration.composer.compose(window)
+            let key = IdempotencyKeys.key(windowStart: window.start, windowEnd: window.end)
+            report.windows.append(.init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
+            newEnd = hi
+            if !report.dryRun {
+                for (name, _) in publishers {
+                    try db.execute(sql: """
+                        INSERT OR IGNORE INTO outbox (window_start_ns, window_end_ns, steps, text, target, idempotency_key, next_attempt_ns, created_ns)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [lo, hi, steps, text, name, key, nowNs, nowNs])
+                }
+            }
+        }
+        if !report.dryRun {
+            if let newEnd {
+                try db.execute(sql: "INSERT INTO window_state (id, posted_until_ns) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET posted_until_ns = excluded.posted_until_ns", arguments: [newEnd])
+            } else if posted == nil, firstData != nil {
+                try db.execute(sql: "INSERT OR IGNORE INTO window_state (id, posted_until_ns) VALUES (1, ?)", arguments: [startNs])
+            }
+        }
+        if windows.isEmpty {
+            report.windowStart = StateStore.date(startNs)
+            report.windowEnd = StateStore.date(max(startNs, endLimit))
+            report.steps = 0
+        }
+    }
+
+    /// Start (ns) of the period of `length` seconds containing `ns` (or the following one), aligned in `zone`.
+    static func periodStart(containing ns: Int64, length: TimeInterval, zone: TimeZone, next: Bool = false) -> Int64 {
+        let date = StateStore.date(ns)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let unit: Calendar.Component = length >= 86_400 ? .day : .hour
+        guard let start = calendar.dateInterval(of: unit, for: date)?.start else { return ns }
+        let out = next ? calendar.date(byAdding: unit, value: 1, to: start) ?? start : start
+        return Timestamps.nanoseconds(out)
+    }
+
+    /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
+    /// publish within the remaining budget, then record the outcome.
+    func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
+                 budgetEnd: ContinuousClock.Instant) async -> FetchReport.Delivery {
+        var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
+                                     windowEnd: entry.windowEnd, outcome: "deferred")
+        guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
+            d.reason = "no configured target is named '\(entry.target)'"
+            return d
+        }
+        if Timestamps.nanoseconds(entry.nextAttempt) > nowNs {
+            d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
+            return d
+        }
+        let remaining = budgetEnd - ContinuousClock.now
+        guard remaining > .milliseconds(50) else {
+            d.reason = "deadline passed before delivery"
+            return d
+        }
+        do {
+            try store.countAttempt(entry.id)
+        } catch {
+            d.reason = Self.describe(error, path: store.path)
+            return d
+        }
+        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
+        let deadline = Date().addingTimeInterval(seconds)
+        let post = Post(text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd)
+        let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline, budget: remaining)
+        let attempts = entry.attempts + 1
+        let update: (status: String, next: Int64, remote: String?, error: String?)
+        switch outcome {
+        case .delivered(let id):
+            d.outcome = "delivered"; d.remoteID = id
+            update = ("delivered", nowNs, id, nil)
+        case .alreadyDelivered(let id):
+            d.outcome = "already_delivered"; d.remoteID = id
+            update = ("delivered", nowNs, id, nil)
+        case .retryable(let reason, let after):
+            d.outcome = "retryable"; d.reason = reason
+            let backoff = after ?? min(3600, 30 * pow(2, Double(min(attempts - 1, 10)))) * Double.random(in: 0.8...1.2)
+            update = ("pending", nowNs + Int64(backoff * 1e9), nil, reason)
+        case .permanent(let reason):
+            d.outcome = "permanent"; d.reason = reason
+            update = ("failed", nowNs, nil, reason)
+        }
+        do {
+            try store.recordOutcome(entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
+                                    error: update.error, nowNs: nowNs)
+        } catch {
+            // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
+            d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
+            if d.outcome == "delivered" || d.outcome == "already_delivered" { d.outcome = "retryable" }
+        }
+        return d
+    }
+
+    /// Publishes, but returns no later than `budget` (+ a little): a hung target cannot hold the fetch.
+    static func race(publisher: any Publisher, post: Post, deadline: Date, budget: Duration) async -> DeliveryOutcome {
+        await withTaskGroup(of: DeliveryOutcome?.self) { group in
+            group.addTask { await publisher.publish(post, deadline: deadline) }
+            group.addTask {
+                try? await Task.sleep(for: budget + .milliseconds(200))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .retryable(reason: "no answer from \(publisher.name) before the deadline", retryAfter: nil)
+        }
+    }
+
+    static func summarize(_ failures: [String]) -> String {
+        failures.count == 1 ? failures[0] : "\(failures[0]) (and \(failures.count - 1) more)"
+    }
+
+    /// A clear reason for a state database error: locked, corrupt, full disk, read-only, ...
+    public static func describe(_ error: Error, path: String) -> String {
+        if let e = error as? DatabaseError {
+            switch e.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return "state database \(path) is locked by another process"
+            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+                return "state database \(path) is corrupt or not a SQLite database (\(e.message ?? "\(e.resultCode)")); move it aside to start afresh"
+            case .SQLITE_FULL:
+                return "state database \(path): disk full"
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
+                return "state database \(path) cannot be written (\(e.message ?? "\(e.resultCode)"))"
+            default:
+                return "state database \(path): \(e.message ?? "\(e.resultCode)")"
+            }
+        }
+        return "\(error)"
+    }
+}
+
+/// What was read from the source in one fetch (not yet saved).
+struct Ingest: Sendable {
+    var buckets: [Int64: Int] = [:]
+    var bouts: [WalkingBout] = []
+    var cursor: SourceCursor?
+    var detector: StepDetector
+    var lastSampleNs: Int64?
+    var firstDataNs: Int64?
+    /// Steps before this time are final.
+    var settledNs: Int64
+
+    static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64) throws -> Ingest {
+        var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
+                            lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
+        var options = ReadOptions()
+        options.startNs = source.start.map(Timestamps.nanoseconds)
+        var detector = ingest.detector
+        var buckets: [Int64: Int] = [:]
+        var bouts: [WalkingBout] = []
+        var last = ingest.lastSampleNs, first = ingest.firstDataNs
+        let handle: (DetectorEvent) -> Void = { event in
+            switch event {
+            case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
+            case .boutEnded(let b): bouts.append(b)
+            case .boutStarted: break
+            }
+        }
+        let (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: saved.cursor) { item in
+            switch item {
+            case .sample(let s):
+                if first == nil { first = s.timeNs }
+                last = s.timeNs
+                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+            case .reading(let r):
+                if first == nil { first = r.startNs }
+                buckets[StateStore.floorSecond(r.endNs), default: 0] += r.steps
+            }
+        }
+        if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
+            throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
+        }
+        let gapNs = Int64(detector.parameters.maxSampleGap * 1e9)
+        if !source.follow {
+            // A complete recording: its last bout is over.
+            detector.finish(handle)
+            ingest.settledNs = nowNs
+        } else if let last, nowNs - last <= gapNs, let s = detector.settledNs {
+            // The stream is live: candidates still waiting for a bout's confirmation may yet be credited.
+            ingest.settledNs = min(nowNs, s)
+        }
+        ingest.detector = detector
+        ingest.buckets = buckets
+        ingest.bouts = bouts
+        ingest.cursor = cursor
+        ingest.lastSampleNs = last
+        ingest.firstDataNs = first
+        return ingest
+    }
+
+    func save(_ db: Database, source: String, nowNs: Int64) throws {
+        try StateStore.addBuckets(db, buckets)
+        for b in bouts {
+            try db.execute(sql: "INSERT OR IGNORE INTO bouts (end_ns, start_ns, steps) VALUES (?, ?, ?)", arguments: [b.endNs, b.startNs, b.steps])
+        }
+        let encoder = JSONEncoder()
+        let cursorText = try cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let detectorText = String(decoding: try encoder.encode(detector), as: UTF8.self)
+        try db.execute(sql: """
+            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, first_data_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
+            last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
+            """, arguments: [source, cursorText, detectorText, lastSampleNs, firstDataNs, nowNs])
+    }
+}
+
+/// An exclusive lock on `<state>.lock` so that two fetches (agent, timer, cron) never overlap.
+final class FetchLock {
+    let fd: Int32
+
+    init(path: String) throws {
+        try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                                 withIntermediateDirectories: true)
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw FetchLockError.cannotOpen(path, String(cString: strerror(errno))) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            throw FetchLockError.busy(path)
+        }
+    }
+
+    func release() {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
+
+enum FetchLockError: Error, CustomStringConvertible {
+    case cannotOpen(String, String)
+    case busy(String)
+
+    var description: String {
+        switch self {
+        case .cannotOpen(let p, let e): return "cannot open lock file \(p): \(e)"
+        case .busy(let p): return "another fetch is running (lock \(p) is held)"
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import GRDB
+import SensorInput
+import StepDetection
+
+/// The agent's state in one SQLite file (WAL, migrations): steps per second, source cursors with detector state,
+/// the window position, fetch history, walking bouts, the outbox of posts and the agent's status.
+public final class StateStore: Sendable {
+    public let path: String
+    let writer: any DatabaseWriter
+
+    /// Opens (creating and migrating) the database at `path`. `busyTimeout` bounds the wait for another writer.
+    public init(path: String, busyTimeout: TimeInterval = 5) throws {
+        self.path = path
+        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                                                withIntermediateDirectories: true)
+        var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
+        let pool = try DatabasePool(path: path, configuration: config)
+        writer = pool
+        try Self.migrator.migrate(pool)
+    }
+
+    /// Opens `path` read-only for dry runs (nothing is created or changed); an absent file gives an empty in-memory state.
+    public init(readOnlyPath path: String) throws {
+        self.path = path
+        if FileManager.default.fileExists(atPath: path) {
+            var config = Configuration()
+            config.readonly = true
+            config.busyMode = .timeout(2)
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            // Fail early on an unmigrated or foreign file.
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") }
+            writer = queue
+        } else {
+            let queue = try DatabaseQueue()
+            try Self.migrator.migrate(queue)
+            writer = queue
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE steps (second INTEGER PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE source_cursor (
+                    source TEXT PRIMARY KEY, cursor TEXT, detector TEXT, last_sample_ns INTEGER,
+                    first_data_ns INTEGER, updated_ns INTEGER NOT NULL);
+                CREATE TABLE window_state (id INTEGER PRIMARY KEY CHECK (id = 1), posted_until_ns INTEGER NOT NULL);
+                CREATE TABLE bouts (
+                    end_ns INTEGER PRIMARY KEY, start_ns INTEGER NOT NULL, steps INTEGER NOT NULL,
+                    handled INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE fetch_history (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, started_ns INTEGER NOT NULL, ended_ns INTEGER NOT NULL,
+                    trigger TEXT NOT NULL, window_start_ns INTEGER, window_end_ns INTEGER, steps INTEGER,
+                    result TEXT NOT NULL, error TEXT);
+                CREATE TABLE outbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, window_start_ns INTEGER NOT NULL, window_end_ns INTEGER NOT NULL,
+                    steps INTEGER NOT NULL, text TEXT NOT NULL, target TEXT NOT NULL, idempotency_key TEXT NOT NULL,
+                    status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_ns INTEGER NOT NULL, remote_id TEXT, last_error TEXT, created_ns INTEGER NOT NULL,
+                    delivered_ns INTEGER, UNIQUE (target, idempotency_key));
+                CREATE INDEX outbox_pending ON outbox (status, id);
+                CREATE TABLE agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+        }
+        return m
+    }
+
+    // MARK: reading
+
+    /// Steps counted in `[fromNs, toNs)` (per-second resolution).
+    public func steps(fromNs: Int64, toNs: Int64) throws -> Int {
+        try writer.read { db in try Self.steps(db, fromNs: fromNs, toNs: toNs) }
+    }
+
+    static func steps(_ db: Database, fromNs: Int64, toNs: Int64) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(count), 0) FROM steps WHERE second >= ? AND second < ?",
+                         arguments: [ceilSecond(fromNs), ceilSecond(toNs)]) ?? 0
+    }
+
+    /// Steps per period of `bucket` seconds in `[fromNs, toNs)`, keyed by the period's start (seconds since the epoch,
+    /// periods aligned to `offset` seconds east of UTC).
+    public func stepsPerPeriod(fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws -> [(start: Int64, steps: Int)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT ((second + ?) / ?) * ? - ? AS p, SUM(count) AS n FROM steps
+                WHERE second >= ? AND second < ? GROUP BY p ORDER BY p
+                """, arguments: [offset, bucket, bucket, offset, Self.ceilSecond(fromNs), Self.ceilSecond(toNs)])
+            .map { (start: $0["p"], steps: $0["n"]) }
+        }
+    }
+
+    /// First and last second (since the epoch) with stored steps.
+    public func stepRange() throws -> (first: Int64, last: Int64)? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT MIN(second) AS a, MAX(second) AS b FROM steps"),
+                  let a: Int64 = row["a"], let b: Int64 = row["b"] else { return nil }
+            return (a, b)
+        }
+    }
+
+    static func ceilSecond(_ ns: Int64) -> Int64 {
+        let q = ns / 1_000_000_000
+        return ns % 1_000_000_000 > 0 ? q + 1 : q
+    }
+
+    /// The saved reading position and detector of a source.
+    struct SavedSource {
+        var cursor: SourceCursor?
+        var detector: StepDetector?
+        var lastSampleNs: Int64?
+        var firstDataNs: Int64?
+    }
+
+    static func savedSource(_ db: Database, source: String) throws -> SavedSource {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source_cursor WHERE source = ?", arguments: [source]) else {
+            return SavedSource()
+        }
+        let decoder = JSONDecoder()
+        let cursorText: String? = row["cursor"], detectorText: String? = row["detector"]
+        return SavedSource(
+            cursor: cursorText.flatMap { try? decoder.decode(SourceCursor.self, from: Data($0.utf8)) },
+            detector: detectorText.flatMap { try? decoder.decode(StepDetector.self, from: Data($0.utf8)) },
+            lastSampleNs: row["last_sample_ns"], firstDataNs: row["first_data_ns"])
+    }
+
+    static func postedUntil(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT posted_until_ns FROM window_state WHERE id = 1")
+    }
+
+    /// One row of fetch history.
+    public struct HistoryEntry: Sendable, Codable, Equatable {
+        public var id: Int64
+        public var started: Date
+        public var ended: Date
+        public var trigger: String
+        public var windowStart: Date?
+        public var windowEnd: Date?
+        public var steps: Int?
+        public var result: String
+        public var error: String?
+    }
+
+    /// The last `limit` fetches, newest first.
+    public func history(limit: Int = 20) throws -> [HistoryEntry] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM fetch_history ORDER BY id DESC LIMIT ?", arguments: [limit]).map { r in
+                HistoryEntry(id: r["id"], started: Self.date(r["started_ns"]), ended: Self.date(r["ended_ns"]),
+                             trigger: r["trigger"], windowStart: (r["window_start_ns"] as Int64?).map(Self.date),
+                             windowEnd: (r["window_end_ns"] as Int64?).map(Self.date), steps: r["steps"],
+                             result: r["result"], error: r["error"])
+            }
+        }
+    }
+
+    /// One outbox entry.
+    public struct OutboxEntry: Sendable, Codable, Equatable {
+        public var id: Int64
+        public var windowStart: Date
+        public var windowEnd: Date
+        public var steps: Int
+        public var text: String
+        public var target: String
+        public var idempotencyKey: String
+        public var status: String
+        public var attempts: Int
+        public var nextAttempt: Date
+        public var remoteID: String?
+        public var lastError: String?
+    }
+
+    static func outboxEntry(_ r: Row) -> OutboxEntry {
+        OutboxEntry(id: r["id"], windowStart: date(r["window_start_ns"]), windowEnd: date(r["window_end_ns"]),
+                    steps: r["steps"], text: r["text"], target: r["target"], idempotencyKey: r["idempotency_key"],
+                    status: r["status"], attempts: r["attempts"], nextAttempt: date(r["next_attempt_ns"]),
+                    remoteID: r["remote_id"], lastError: r["last_error"])
+    }
+
+    /// Outbox entries with the given status (all when nil), oldest first.
+    public func outbox(status: String? = nil) throws -> [OutboxEntry] {
+        try writer.read { db in
+            let rows = status == nil
+                ? try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id")
+                : try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE status = ? ORDER BY id", arguments: [status])
+            return rows.map(Self.outboxEntry)
+        }
+    }
+
+    /// Values the running agent publishes for `steptweet status`.
+    public func agentState() throws -> [String: String] {
+        try writer.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM agent_state").map {
+                ($0["key"] as String, $0["value"] as String)
+            })
+        }
+    }
+
+    public func setAgentState(_ values: [String: String?]) throws {
+        try writer.write { db in
+            for (k, v) in values {
+                if let v {
+                    try db.execute(sql: "INSERT INTO agent_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [k, v])
+                } else {
+                    try db.execute(sql: "DELETE FROM agent_state WHERE key = ?", arguments: [k])
+                }
+            }
+        }
+    }
+
+    /// Inserts step events directly (for benchmarks and tests): one count per event time.
+    public func addSteps(_ times: [Int64]) throws {
+        var buckets: [Int64: Int] = [:]
+        for t in times { buckets[Self.floorSecond(t), default: 0] += 1 }
+        try writer.write { db in try Self.addBuckets(db, buckets) }
+    }
+
+    /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
+    public func setWindowStartIfUnset(_ date: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO window_state (id, posted_until_ns) VALUES (1, ?)",
+                           arguments: [Timestamps.nanoseconds(date)])
+        }
+    }
+
+    func countAttempt(_ id: Int64) throws {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE id = ?", arguments: [id])
+        }
+    }
+
+    func recordOutcome(_ id: Int64, status: String, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                UPDATE outbox SET status = ?, next_attempt_ns = ?, remote_id = COALESCE(?, remote_id), last_error = ?,
+                delivered_ns = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ns END WHERE id = ?
+                """, arguments: [status, nextNs, remoteID, error, status, nowNs, id])
+        }
+    }
+
+    static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO steps (second, count) VALUES (?, ?) ON CONFLICT(second) DO UPDATE SET count = count + excluded.count
+            """)
+        for (second, count) in buckets.sorted(by: { $0.key < $1.key }) where count != 0 {
+            try statement.execute(arguments: [second, count])
+        }
+    }
+
+    static func floorSecond(_ ns: Int64) -> Int64 {
+        let q = ns / 1_000_000_000
+        return ns % 1_000_000_000 < 0 ? q - 1 : q
+    }
+
+    static func date(_ ns: Int64) -> Date { Timestamps.date(nanoseconds: ns) }
+}
+
+import Messages

@@ -1,0 +1,157 @@
+import Agent
+import Foundation
+import Messages
+import Testing
+
+@Suite struct ConfigurationTests {
+    func parse(_ text: String, env: [String: String] = [:]) throws -> AgentConfiguration {
+        try AgentConfiguration.parse(text, file: "/etc/steptweet/config.toml", environment: env)
+    }
+
+    func error(_ text: String, env: [String: String] = [:]) -> ConfigurationError? {
+        do { _ = try parse(text, env: env); return nil } catch let e as ConfigurationError { return e } catch { return nil }
+    }
+
+    @Test func defaults() throws {
+        let c = try parse("[source]\npath = \"walk.csv\"\n")
+        #expect(c.source?.path == "/etc/steptweet/walk.csv")
+        #expect(c.schedule.interval == .minimum)
+        #expect(c.schedule.minimum == 600)
+        #expect(c.schedule.deadline == 30)
+        #expect(c.schedule.window == .sinceLast)
+        #expect(c.schedule.postZero == false)
+        #expect(c.publishers.map(\.name) == ["stdout"])
+        #expect(c.composer.template.source == Template.seed)
+        #expect(c.disabledReason == nil)
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let c = try parse("""
+            [source]
+            path = "/data/walk.csv"
+            format = "generic"
+            start = "2026-11-21T10:00:00+09:00"
+            follow = true
+            [schedule]
+            interval = "0 21 * * *"
+            minimum = "15m"
+            deadline = "20s"
+            window = "1d"
+            post_zero = true
+            [text]
+            template = "{steps} steps"
+            date_format = "HH:mm"
+            time_zone = "Europe/Berlin"
+            device = "Pixel"
+            [state]
+            path = "state/db.sqlite"
+            [push]
+            port = 8787
+            token_env = "PUSH_TOKEN"
+            period = "2m"
+            """, env: ["PUSH_TOKEN": "s3cret"])
+        #expect(c.source == AgentConfiguration.Source(path: "/data/walk.csv", isDevice: false, format: "generic",
+                                                       start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true))
+        #expect(c.schedule.interval == .cron(try CronSchedule("0 21 * * *")))
+        #expect(c.schedule.minimum == 900)
+        #expect(c.schedule.deadline == 20)
+        #expect(c.schedule.window == .aligned(86_400))
+        #expect(c.schedule.postZero)
+        #expect(c.composer.compose(StepWindow(start: Date(), end: Date(), steps: 12)) == "12 steps")
+        #expect(c.composer.device == "Pixel")
+        #expect(c.composer.timeZone.identifier == "Europe/Berlin")
+        #expect(c.statePath == "/etc/steptweet/state/db.sqlite")
+        #expect(c.push == AgentConfiguration.Push(port: 8787, token: "s3cret", tokenProblem: nil, period: 120))
+    }
+
+    @Test func unknownKeysAreNamed() {
+        #expect(error("[schedule]\nintervall = \"1m\"\n")?.path == "schedule.intervall")
+        #expect(error("[schedule]\nintervall = \"1m\"\n")?.description.hasPrefix("schedule.intervall: unknown key") == true)
+        #expect(error("[sources]\npath = \"x\"\n")?.path == "sources")
+        #expect(error("[[publish]]\nkind = \"stdout\"\ncolour = \"red\"\n")?.path == "publish[0].colour")
+    }
+
+    @Test func badValuesNameTheirKey() {
+        #expect(error("[schedule]\ninterval = \"sometimes\"\n")?.path == "schedule.interval")
+        #expect(error("[schedule]\ninterval = \"61 * * * *\"\n")?.path == "schedule.interval")
+        #expect(error("[schedule]\nminimum = \"ten minutes\"\n")?.path == "schedule.minimum")
+        #expect(error("[schedule]\nwindow = \"2h\"\n")?.path == "schedule.window")
+        #expect(error("[schedule]\npost_zero = \"yes\"\n")?.path == "schedule.post_zero")
+        #expect(error("[text]\ntime_zone = \"JST-9\"\n")?.path == "text.time_zone")
+        #expect(error("[text]\ntemplate = \"{stepz}\"\n")?.path == "text.template")
+        #expect(error("[source]\npath = \"a\"\ndevice = \"b\"\n")?.path == "source")
+        #expect(error("[source]\npath = \"a\"\nstart = \"yesterday\"\n")?.path == "source.start")
+        #expect(error("[push]\nport = 80000\ntoken_env = \"T\"\n")?.path == "push.port")
+        #expect(error("[push]\nport = 8000\n")?.path == "push")
+        #expect(error("[[publish]]\nkind = \"carrier-pigeon\"\n")?.path == "publish[0].kind")
+        #expect(error("schedule = 3\n")?.path == "schedule")
+        let syntax = error("[schedule\n")
+        #expect(syntax?.message.hasPrefix("line 1") == true)
+    }
+
+    @Test func intervalForms() throws {
+        #expect(try parse("[schedule]\ninterval = \"never\"\n").schedule.interval == .never)
+        #expect(try parse("[schedule]\ninterval = \"15m\"\n").schedule.interval == .every(900))
+        #expect(try parse("[schedule]\ninterval = \"1h30m\"\n").schedule.interval == .every(5400))
+        #expect(try parse("[schedule]\ninterval = \"never\"\n[source]\npath = \"x\"\n").disabledReason == "schedule.interval is \"never\"")
+    }
+
+    @Test func missingCredentialsDisableButDoNotFailTheLoad() throws {
+        let text = "[source]\npath = \"x\"\n[[publish]]\nkind = \"webhook\"\nurl_env = \"HOOK_URL\"\n"
+        let missing = try parse(text)
+        #expect(missing.publishingProblem == "publish[0].url_env: environment variable HOOK_URL is not set")
+        #expect(missing.disabledReason?.hasPrefix("missing credentials: publish[0].url_env") == true)
+        let present = try parse(text, env: ["HOOK_URL": "http://127.0.0.1:9/hook"])
+        #expect(present.publishers.map(\.name) == ["webhook"])
+        #expect(present.disabledReason == nil)
+    }
+
+    @Test func sampleConfigurationParses() throws {
+        let c = try parse(SampleConfiguration.text)
+        #expect(c.source?.follow == true)
+        #expect(c.composer.timeZone.identifier == "Asia/Tokyo")
+    }
+
+    @Test func xdgDefaults() {
+        #expect(AgentConfiguration.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/steptweet/config.toml")
+        #expect(AgentConfiguration.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/steptweet/config.toml")
+        #expect(AgentConfiguration.defaultStatePath(environment: ["XDG_STATE_HOME": "/s"]) == "/s/steptweet/state.sqlite")
+        #expect(AgentConfiguration.defaultStatePath(environment: ["HOME": "/h"]) == "/h/.local/state/steptweet/state.sqlite")
+    }
+}
+
+@Suite struct CronAndDurationTests {
+    let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+
+    @Test func dailyAt21() throws {
+        let cron = try CronSchedule("0 21 * * *")
+        let next = cron.next(after: Timestamps.parse("2026-11-21T20:59:30+09:00")!, in: tokyo)
+        #expect(next == Timestamps.parse("2026-11-21T21:00:00+09:00"))
+        let after = cron.next(after: Timestamps.parse("2026-11-21T21:00:00+09:00")!, in: tokyo)
+        #expect(after == Timestamps.parse("2026-11-22T21:00:00+09:00"))
+    }
+
+    @Test func stepsListsRangesAndWeekdays() throws {
+        let quarter = try CronSchedule("*/15 9-17 * * 1-5")
+        // Saturday 2026-11-21 -> Monday 09:00.
+        #expect(quarter.next(after: Timestamps.parse("2026-11-21T12:00:00+09:00")!, in: tokyo) == Timestamps.parse("2026-11-23T09:00:00+09:00"))
+        #expect(quarter.next(after: Timestamps.parse("2026-11-23T09:07:00+09:00")!, in: tokyo) == Timestamps.parse("2026-11-23T09:15:00+09:00"))
+        let list = try CronSchedule("5,35 0 1 1 *")
+        #expect(list.next(after: Timestamps.parse("2026-11-21T00:00:00Z")!, in: TimeZone(identifier: "UTC")!) == Timestamps.parse("2027-01-01T00:05:00Z"))
+    }
+
+    @Test func badExpressions() {
+        for bad in ["* * * *", "60 * * * *", "* 24 * * *", "*/0 * * * *", "a * * * *", "5-1 * * * *"] {
+            #expect(throws: CronError.self) { try CronSchedule(bad) }
+        }
+    }
+
+    @Test func durations() {
+        #expect(Durations.parse("30s") == 30)
+        #expect(Durations.parse("10m") == 600)
+        #expect(Durations.parse("1h30m") == 5400)
+        #expect(Durations.parse("1d") == 86_400)
+        for bad in ["", "10", "m", "10x", "0s", "-5m"] { #expect(Durations.parse(bad) == nil) }
+        #expect(Durations.format(5400) == "1h30m")
+    }
+}

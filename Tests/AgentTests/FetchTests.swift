@@ -1,0 +1,277 @@
+import Agent
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import Testing
+
+@Suite struct FetchTests {
+    let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+
+    @Test func firstFetchPostsTheWalkAndTheNextHasNoData() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(first.result == .newData, "\(first.line)")
+        let window = try #require(first.windows.first)
+        #expect(window.text.hasPrefix("11/21 10:02:00 〜 11/21 10:10:00 の期間に iPhone 5s を持って "))
+        #expect(window.text.hasSuffix(" 歩 歩きました。 Tweet By Background Fetch"))
+        #expect(abs(window.steps - 109) <= 11)
+        let received = await target.received
+        #expect(received.map(\.text) == [window.text])
+        #expect(received.first?.idempotencyKey == "steps-20261121T010200Z-20261121T011000Z")
+
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(second.result == .noData)
+        #expect(second.windows.isEmpty)
+        #expect(await target.received.count == 1)
+
+        let store = try StateStore(path: config.statePath)
+        let history = try store.history()
+        #expect(history.map(\.result) == ["NoData", "NewData"])
+        #expect(history.last?.steps == window.steps)
+        #expect(try store.outbox(status: "delivered").count == 1)
+    }
+
+    @Test func growingFileIsCountedOnceAcrossWindows() async throws {
+        let dir = try TempDir()
+        let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n")
+        let header = lines[0]
+        let source = dir.path("live.csv")
+        try Data("\(header)\n".utf8).write(to: URL(fileURLWithPath: source))
+        var config = try Fixture.config(dir: dir, source: source, extra: "follow = true")
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        // Append the recording in five pieces (the last piece ends mid-line, finished later), fetching after each.
+        let body = lines.dropFirst().joined(separator: "\n") + "\n"
+        let bytes = Array(body.utf8)
+        let cuts = [0, bytes.count / 5, 2 * bytes.count / 5 + 7, 3 * bytes.count / 5 + 3, 4 * bytes.count / 5, bytes.count]
+        var total = 0
+        for i in 1..<cuts.count {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(bytes[cuts[i - 1]..<cuts[i]]))
+            try handle.close()
+            // Fetch times track the data: the 60 s recording starts at 10:02:00.
+            let report = await fetcher.fetch(now: t0.addingTimeInterval(120 + Double(i) * 12), trigger: "test")
+            #expect(report.result != .failed, "\(report.line)")
+            total += report.windows.reduce(0) { $0 + $1.steps }
+        }
+        // Long after the walk: whatever was still pending is now settled.
+        let last = await fetcher.fetch(now: t0.addingTimeInterval(900), trigger: "test")
+        total += last.windows.reduce(0) { $0 + $1.steps }
+        let whole = try RecordingCounter.count(path: Fixture.walk).steps
+        #expect(total == whole)
+        // Windows are contiguous: each starts where the previous ended.
+        let posts = await target.received
+        for (a, b) in zip(posts, posts.dropFirst()) { #expect(a.windowEnd == b.windowStart) }
+        let store = try StateStore(path: config.statePath)
+        #expect(try store.steps(fromNs: 0, toNs: .max) == whole)
+    }
+
+    @Test func failedDeliveryStaysInTheOutboxAndGoesFirstNextTime() async throws {
+        let dir = try TempDir()
+        let endpoint = try RecordingEndpoint(script: [.status(503)])
+        let url = try await endpoint.start()
+        var config = try Fixture.config(dir: dir)
+        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        let fetcher = Fetcher(configuration: config)
+
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(first.result == .failed)
+        #expect(first.line.hasPrefix("Failed: loopback: HTTP 503"))
+        #expect(first.windows.count == 1)
+        let store = try StateStore(path: config.statePath)
+        #expect(try store.outbox(status: "pending").map(\.attempts) == [1])
+
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(second.result == .newData, "\(second.line)")
+        #expect(second.windows.isEmpty)
+        #expect(second.deliveries.map(\.outcome) == ["delivered"])
+        let posts = await endpoint.posts
+        #expect(posts.map(\.text) == [first.windows[0].text])
+        #expect(try store.outbox(status: "delivered").first?.remoteID == "1")
+        await endpoint.stop()
+    }
+
+    @Test func lostResponseIsResentWithTheSameKeyAndNotDuplicated() async throws {
+        let dir = try TempDir()
+        let endpoint = try RecordingEndpoint(script: [.actThenFail])
+        let url = try await endpoint.start()
+        var config = try Fixture.config(dir: dir)
+        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        let fetcher = Fetcher(configuration: config)
+        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test").result == .failed)
+        let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(retry.deliveries.map(\.outcome) == ["already_delivered"])
+        #expect(retry.result == .newData)
+        #expect(await endpoint.requests == 2)
+        #expect(await endpoint.posts.count == 1)
+        await endpoint.stop()
+    }
+
+    @Test func hungEndpointEndsTheFetchAtItsDeadline() async throws {
+        let dir = try TempDir()
+        let endpoint = try RecordingEndpoint(script: [.hang])
+        let url = try await endpoint.start()
+        var config = try Fixture.config(dir: dir, schedule: "deadline = \"1s\"")
+        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(report.result == .failed)
+        #expect(report.reason?.contains("before the deadline") == true, "\(report.line)")
+        let store = try StateStore(path: config.statePath)
+        #expect(try store.outbox(status: "pending").count == 1)
+        #expect(try store.history().first?.result == "Failed")
+        await endpoint.stop()
+    }
+
+    @Test func permanentFailureIsReportedAndNotRetried() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        let target = ScriptedPublisher(outcomes: [.permanent(reason: "HTTP 401: bad token")])
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(first.line == "Failed: test: HTTP 401: bad token")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(second.result == .noData)
+        #expect(await target.received.count == 1)
+        #expect(try StateStore(path: config.statePath).outbox(status: "failed").count == 1)
+    }
+
+    @Test func dryRunChangesNothing() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test", dryRun: true)
+        #expect(dry.result == .newData)
+        #expect(dry.deliveries.map(\.outcome) == ["dry_run"])
+        #expect(!FileManager.default.fileExists(atPath: config.statePath))
+        #expect(await target.received.isEmpty)
+
+        // With a database: a dry run after a real fetch leaves every table as it was.
+        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let before = try snapshot(config.statePath)
+        let again = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test", dryRun: true)
+        #expect(again.result == .noData)
+        #expect(try StateStore(path: config.statePath).history().count == 1)
+        #expect(try snapshot(config.statePath) == before)
+    }
+
+    /// Every row of every table, as text.
+    func snapshot(_ path: String) throws -> [String] {
+        let q = try DatabaseQueue(path: path)
+        return try q.read { db in
+            var out: [String] = []
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                out += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table): \($0)" }
+            }
+            return out
+        }
+    }
+
+    @Test func lockedDatabaseFailsClearlyAndLosesNothing() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir, schedule: "deadline = \"1s\"")
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        _ = try StateStore(path: config.statePath)  // create it
+        var holderConfig = Configuration()
+        holderConfig.allowsUnsafeTransactions = true  // keep the lock across accesses, as another process would
+        let holder = try DatabaseQueue(path: config.statePath, configuration: holderConfig)
+        try await holder.writeWithoutTransaction { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+        let fetcher = Fetcher(configuration: config)
+        let locked = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(locked.result == .failed)
+        #expect(locked.reason?.contains("is locked") == true, "\(locked.line)")
+        #expect(await target.received.isEmpty)
+        try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
+
+        let after = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(after.result == .newData)
+        // The window starts at the walk, so nothing was lost while the database was locked.
+        #expect(after.windows.first?.text.hasPrefix("11/21 10:02:00 〜 11/21 10:20:00") == true)
+        #expect(abs((after.windows.first?.steps ?? 0) - 109) <= 11)
+    }
+
+    @Test func corruptDatabaseFailsClearly() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        config.publishers = [ScriptedPublisher()]
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: config.statePath))
+        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(report.result == .failed)
+        #expect(report.reason?.contains("corrupt or not a SQLite database") == true, "\(report.line)")
+    }
+
+    @Test func missingSourceFailsButStillDeliversPendingPosts() async throws {
+        let dir = try TempDir()
+        let copy = dir.path("walk.csv")
+        try FileManager.default.copyItem(atPath: Fixture.walk, toPath: copy)
+        var config = try Fixture.config(dir: dir, source: copy)
+        let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 503", retryAfter: 60)])
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test").result == .failed)
+        try FileManager.default.removeItem(atPath: copy)
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(report.result == .failed)
+        #expect(report.reason?.hasPrefix("ingestion: \(copy): ") == true, "\(report.line)")
+        #expect(report.deliveries.map(\.outcome) == ["delivered"])
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 429", retryAfter: 900)])
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let early = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(early.result == .failed)
+        #expect(early.deliveries.map(\.outcome) == ["deferred"])
+        #expect(await target.received.count == 1)
+        let late = await fetcher.fetch(now: t0.addingTimeInterval(1600), trigger: "test")
+        #expect(late.result == .newData)
+        #expect(await target.received.count == 2)
+    }
+
+    @Test func alignedHourWindowsAndPostZero() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir, schedule: "window = \"1h\"\npost_zero = true")
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        // 10:30: the 10:00-11:00 hour is not over yet.
+        #expect(await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: "test").result == .noData)
+        // 12:05: two whole hours are over: the walk's hour and an empty one (posted because post_zero).
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(7500), trigger: "test")
+        #expect(report.result == .newData)
+        #expect(report.windows.map { $0.text.prefix(31) } == ["11/21 10:00:00 〜 11/21 11:00:00", "11/21 11:00:00 〜 11/21 12:00:00"])
+        #expect(report.windows.last?.steps == 0)
+        #expect(abs((report.windows.first?.steps ?? 0) - 109) <= 11)
+    }
+
+    @Test func concurrentFetchIsRefused() async throws {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir, schedule: "deadline = \"2s\"")
+        let endpoint = try RecordingEndpoint(script: [.hang])
+        let url = try await endpoint.start()
+        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        let fetcher = Fetcher(configuration: config)
+        async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "slow")
+        // Wait until the slow fetch is talking to the endpoint, then try a second one.
+        while await endpoint.requests == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "second")
+        #expect(second.line.contains("another fetch is running"))
+        _ = await slow
+        await endpoint.stop()
+    }
+}

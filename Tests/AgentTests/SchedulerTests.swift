@@ -1,0 +1,255 @@
+import Agent
+import Foundation
+import Messages
+import Testing
+
+/// A clock the test moves by hand; sleepers resume when it passes their time.
+final class ManualClock: AgentClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    private var sleepers: [(id: UUID, date: Date, continuation: CheckedContinuation<Void, Error>)] = []
+
+    init(_ start: Date) { current = start }
+
+    func now() -> Date { lock.withLock { current } }
+
+    /// Times the sleepers are waiting for.
+    var sleeping: [Date] { lock.withLock { sleepers.map(\.date) } }
+
+    func sleep(until date: Date) async throws {
+        let id = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+                lock.withLock {
+                    if Task.isCancelled { c.resume(throwing: CancellationError()) } else if date <= current { c.resume() } else {
+                        sleepers.append((id, date, c))
+                    }
+                }
+            }
+        } onCancel: {
+            let cancelled = lock.withLock { () -> CheckedContinuation<Void, Error>? in
+                guard let i = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return sleepers.remove(at: i).continuation
+            }
+            cancelled?.resume(throwing: CancellationError())
+        }
+    }
+
+    func advance(by seconds: TimeInterval) {
+        let due = lock.withLock { () -> [CheckedContinuation<Void, Error>] in
+            current = current.addingTimeInterval(seconds)
+            let due = sleepers.filter { $0.date <= current }
+            sleepers.removeAll { $0.date <= current }
+            return due.map(\.continuation)
+        }
+        for c in due { c.resume() }
+    }
+}
+
+/// Records fetches; can hold a fetch open until released, and can be told to fail.
+actor FetchRecorder {
+    private(set) var calls: [(at: Date, trigger: String)] = []
+    var result: FetchResult = .noData
+    private var gate: CheckedContinuation<Void, Never>?
+    private var holding = false
+    private var entered: [CheckedContinuation<Void, Never>] = []
+
+    func setResult(_ r: FetchResult) { result = r }
+    func hold() { holding = true }
+
+    func fetch(_ now: Date, _ trigger: String) async -> FetchReport {
+        calls.append((now, trigger))
+        for e in entered { e.resume() }
+        entered.removeAll()
+        if holding { await withCheckedContinuation { gate = $0 } }
+        return FetchReport(result: result, reason: result == .failed ? "test" : nil, trigger: trigger, now: now, dryRun: false)
+    }
+
+    /// Waits until a fetch has started.
+    func waitForFetch(count: Int) async {
+        while calls.count < count { await withCheckedContinuation { entered.append($0) } }
+    }
+
+    func release() {
+        holding = false
+        gate?.resume()
+        gate = nil
+    }
+}
+
+@Suite struct SchedulerTests {
+    let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+
+    func make(_ schedule: String, push: String = "", dir: TempDir) throws -> (AgentScheduler, ManualClock, FetchRecorder) {
+        let config = try AgentConfiguration.parse("""
+            [source]
+            path = "walk.csv"
+            [schedule]
+            jitter = "0s"
+            \(schedule)
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state.sqlite"
+            \(push)
+            """, file: dir.path("config.toml"), environment: ["TOKEN": "t"])
+        let clock = ManualClock(t0)
+        let recorder = FetchRecorder()
+        let scheduler = AgentScheduler(configuration: config, clock: clock, random: { 0 }) { now, trigger in
+            await recorder.fetch(now, trigger)
+        }
+        return (scheduler, clock, recorder)
+    }
+
+    @Test func intervalScheduleSleepsUntilEachFetch() async throws {
+        let dir = try TempDir()
+        let (scheduler, clock, recorder) = try make("interval = \"15m\"", dir: dir)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        // Idle: one timer, at the next fetch; nothing else wakes the agent (no polling).
+        #expect(clock.sleeping == [t0.addingTimeInterval(900)])
+        clock.advance(by: 899)
+        await scheduler.waitUntilIdle()
+        #expect(await recorder.calls.isEmpty)
+        clock.advance(by: 1)
+        await scheduler.waitUntilIdle(fetches: 1)
+        clock.advance(by: 900)
+        await scheduler.waitUntilIdle(fetches: 2)
+        #expect(await recorder.calls.map(\.at) == [t0.addingTimeInterval(900), t0.addingTimeInterval(1800)])
+        #expect(await recorder.calls.map(\.trigger) == ["schedule", "schedule"])
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func minimumFloorWins() async throws {
+        let dir = try TempDir()
+        let (scheduler, clock, _) = try make("interval = \"1m\"\nminimum = \"10m\"", dir: dir)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(600))
+        #expect(clock.sleeping == [t0.addingTimeInterval(600)])
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func cronScheduleRespectsTheFloor() async throws {
+        let dir = try TempDir()
+        let (scheduler, clock, recorder) = try make("interval = \"*/5 * * * *\"\nminimum = \"12m\"", dir: dir)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        // 10:05 is the next cron time, but the floor puts the first fetch at 10:12 at the earliest.
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(720))
+        clock.advance(by: 720)
+        await scheduler.waitUntilIdle(fetches: 1)
+        #expect(await recorder.calls.count == 1)
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(1440))
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func signalFetchesNowAndCoalesces() async throws {
+        let dir = try TempDir()
+        let (scheduler, _, recorder) = try make("interval = \"1h\"", dir: dir)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        await scheduler.post(.signal)
+        await scheduler.post(.signal)
+        await scheduler.waitUntilIdle(fetches: 1)
+        #expect(await recorder.calls.map(\.trigger) == ["signal"])
+        // A fetch resets the schedule.
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(3600))
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func pushDuringAFetchIsDeferredAndRateLimited() async throws {
+        let dir = try TempDir()
+        let (scheduler, clock, recorder) = try make("interval = \"1h\"", push: "[push]\nport = 8787\ntoken_env = \"TOKEN\"\nperiod = \"5m\"", dir: dir)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        await recorder.hold()
+        await scheduler.post(.signal)
+        await recorder.waitForFetch(count: 1)
+        // Two pushes while the signal fetch runs: kept, coalesced into one fetch after it.
+        await scheduler.post(.push)
+        await scheduler.post(.push)
+        await recorder.release()
+        await scheduler.waitUntilIdle(fetches: 2)
+        #expect(await recorder.calls.map(\.trigger) == ["signal", "push"])
+        // Another push within the period waits for the period to pass, then runs.
+        clock.advance(by: 60)
+        await scheduler.post(.push)
+        await scheduler.waitUntilIdle(fetches: 2)
+        #expect(await recorder.calls.count == 2)
+        #expect(clock.sleeping.contains(t0.addingTimeInterval(300)))
+        clock.advance(by: 240)
+        await scheduler.waitUntilIdle(fetches: 3)
+        #expect(await recorder.calls.map(\.trigger) == ["signal", "push", "push"])
+        #expect(await recorder.calls.last?.at == t0.addingTimeInterval(300))
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func backsOffAfterRepeatedFailures() async throws {
+        let dir = try TempDir()
+        let (scheduler, clock, recorder) = try make("interval = \"minimum\"\nminimum = \"10m\"", dir: dir)
+        await recorder.setResult(.failed)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        clock.advance(by: 600)
+        await scheduler.waitUntilIdle(fetches: 1)
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(1200))
+        clock.advance(by: 600)
+        await scheduler.waitUntilIdle(fetches: 2)
+        // Second failure in a row: wait twice the floor.
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(1200 + 1200))
+        clock.advance(by: 1200)
+        await scheduler.waitUntilIdle(fetches: 3)
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(2400 + 2400))
+        await recorder.setResult(.newData)
+        await scheduler.post(.signal)
+        await scheduler.waitUntilIdle(fetches: 4)
+        #expect(await scheduler.consecutiveFailures == 0)
+        #expect(await scheduler.nextScheduled == t0.addingTimeInterval(2400 + 600))
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func neverStaysUpFetchesNothingAndSaysWhy() async throws {
+        let dir = try TempDir()
+        let config = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"never\"\n[state]\npath = \"s.sqlite\"\n",
+                                                  file: dir.path("c.toml"), environment: [:])
+        let store = try StateStore(path: config.statePath)
+        let clock = ManualClock(t0)
+        let recorder = FetchRecorder()
+        let scheduler = AgentScheduler(configuration: config, clock: clock, store: store, random: { 0 }) { await recorder.fetch($0, $1) }
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        await scheduler.post(.signal)
+        await scheduler.waitUntilIdle()
+        clock.advance(by: 86_400)
+        await scheduler.waitUntilIdle()
+        #expect(await recorder.calls.isEmpty)
+        #expect(clock.sleeping.isEmpty)
+        let state = try store.agentState()
+        #expect(state["state"] == "disabled")
+        #expect(state["disabled_reason"] == "schedule.interval is \"never\"")
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    @Test func shutdownWaitsForTheFetchInProgress() async throws {
+        let dir = try TempDir()
+        let (scheduler, _, recorder) = try make("interval = \"1h\"", dir: dir)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        await recorder.hold()
+        await scheduler.post(.signal)
+        await recorder.waitForFetch(count: 1)
+        await scheduler.shutdown()
+        #expect(await scheduler.isFetching)
+        await recorder.release()
+        await task.value
+        #expect(await scheduler.reports.count == 1)
+    }
+}

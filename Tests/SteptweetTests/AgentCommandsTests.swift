@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// `steptweet init`, `fetch`, `status`, `history` and `steps` run as a user runs them: real files, real SQLite.
+@Suite struct AgentCommandsTests {
+    func configure(_ extra: String = "") throws -> String {
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        return try Steptweet.tempFile("""
+            [source]
+            path = "\(walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state.sqlite"
+            \(extra)
+            """, name: "config.toml")
+    }
+
+    @Test func fetchPostsThenHasNoDataAndHistoryShowsBoth() throws {
+        let config = try configure()
+        let dry = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("would post: 11/21 10:02:00 〜 11/21 10:10:00 の期間に iPhone 5s を持って "))
+        #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent("state.sqlite").path))
+
+        let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00", "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.last == "NewData")
+        let json = try #require(lines.first { $0.hasPrefix("{") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(object["result"] as? String == "NewData")
+        #expect((object["window"] as? [String: String])?["start"] == "2026-11-21T10:02:00+09:00")
+        #expect((object["text"] as? String)?.hasSuffix("歩 歩きました。 Tweet By Background Fetch") == true)
+        let deliveries = try #require(object["deliveries"] as? [[String: Any]])
+        #expect(deliveries.map { $0["outcome"] as? String } == ["delivered"])
+        #expect(deliveries.map { $0["target"] as? String } == ["stdout"])
+
+        let second = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:20:00+09:00"])
+        #expect(second.status == 0)
+        #expect(second.stdout.split(separator: "\n").last == "NoData")
+
+        let history = try Steptweet.run(["history", "--config", config, "--json"])
+        let results = history.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["result"] as? String
+        }
+        #expect(results == ["NewData", "NoData"])
+        let chart = try Steptweet.run(["history", "--config", config, "--chart"])
+        #expect(chart.stdout.contains("11/21 10:00 ████████████████████████████████████████ "))
+
+        let steps = try Steptweet.run(["steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00", "--to", "2026-11-21T10:10:00+09:00"])
+        let posted = try #require((object["steps"] as? Int))
+        #expect(steps.stdout.hasPrefix("\(posted) steps from 2026-11-21T10:00:00+09:00"))
+
+        let status = try Steptweet.run(["status", "--config", config])
+        #expect(status.stdout.contains("outbox:   0 pending"))
+        #expect(status.stdout.contains("agent:    not running"))
+    }
+
+    @Test func failedFetchExits75AndConfigErrorsExit78() throws {
+        let unreachable = try configure("[[publish]]\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\n[schedule]\ndeadline = \"2s\"")
+        let failed = try Steptweet.run(["fetch", "--config", unreachable, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(failed.status == 75)
+        #expect(failed.stdout.split(separator: "\n").last?.hasPrefix("Failed: webhook: ") == true)
+        let status = try Steptweet.run(["status", "--config", unreachable])
+        #expect(status.stdout.contains("outbox:   1 pending"))
+
+        let typo = try configure("[schedule]\nintervall = \"15m\"")
+        let bad = try Steptweet.run(["fetch", "--config", typo])
+        #expect(bad.status == 78)
+        #expect(bad.stderr.contains("schedule.intervall: unknown key"))
+
+        let missing = try configure("[[publish]]\nkind = \"webhook\"\nurl_env = \"STEPTWEET_TEST_UNSET_URL\"")
+        let noCredentials = try Steptweet.run(["fetch", "--config", missing])
+        #expect(noCredentials.status == 78)
+        #expect(noCredentials.stderr.contains("publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"))
+        let why = try Steptweet.run(["status", "--config", missing])
+        #expect(why.stdout.contains("fetching: disabled: missing credentials: publish[0].url_env"))
+
+        let absent = try Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"])
+        #expect(absent.status == 78)
+    }
+
+    @Test func initWritesASampleThatLoads() throws {
+        let dir = URL(fileURLWithPath: try Steptweet.tempFile("", name: "placeholder")).deletingLastPathComponent()
+        let path = dir.appendingPathComponent("conf/config.toml").path
+        let r = try Steptweet.run(["init", "--config", path])
+        #expect(r.status == 0)
+        let again = try Steptweet.run(["init", "--config", path])
+        #expect(again.status != 0)
+        #expect(again.stderr.contains("exists"))
+        // The sample loads; its source file does not exist yet, so a dry run reports that clearly.
+        let dry = try Steptweet.run(["fetch", "--config", path, "--dry-run"])
+        #expect(dry.status == 75)
+        #expect(dry.stdout.split(separator: "\n").last == "Failed: ingestion: \(dir.path)/conf/walk.csv: no such file")
+    }
+}
