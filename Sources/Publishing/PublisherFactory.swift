@@ -127,8 +127,10 @@ public enum PublisherFactory {
             let base = try config.url("base_url", required: true)!
             let token = try secrets.resolve("token", in: config, required: true)!
             let room = try config.requiredString("room_id")
-            guard room.hasPrefix("!") || room.hasPrefix("#"), room.contains(":") else {
-                throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\"")
+            // Room ids start with "!"; since room version 12 they may have no ":server" part. Aliases ("#…") cannot
+            // be sent to.
+            guard room.hasPrefix("!"), room.count > 1, !room.contains(where: \.isWhitespace) else {
+                throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\" (an alias starting with # will not do)")
             }
             return MatrixPublisher(name: name, baseURL: base, token: token, roomID: room,
                                    msgtype: try config.oneOf("msgtype", ["m.text", "m.notice"]) ?? "m.notice",

@@ -164,7 +164,7 @@ import Testing
         #expect(error("[[publish]]\nkind = \"ntfy\"\ntopic = \"t\"\ntags = [\"a\", 2]")?.path == "publish[0].tags[1]")
         #expect(error("[[publish]]\nkind = \"file\"\npath = 3")
                 == ConfigurationError(path: "publish[0].path", message: "must be a string, not an integer"))
-        #expect(error("[[publish]]\nkind = \"matrix\"\nbase_url = \"http://h\"\ntoken_env = \"MATRIX_TOKEN\"\nroom_id = \"general\"")?.path
+        #expect(error("[[publish]]\nkind = \"matrix\"\nbase_url = \"http://h\"\ntoken_env = \"MATRIX_TOKEN\"\nroom_id = \"#general:hs\"")?.path
                 == "publish[0].room_id")
         #expect(error("[[publish]]\nkind = \"webhook\"\nurl_env = \"HOOK_URL\"\nbody_template = '{\"t\": {{txt}}}'")?.path
                 == "publish[0].body_template")
