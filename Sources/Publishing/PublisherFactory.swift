@@ -87,7 +87,7 @@ public enum PublisherFactory {
                      context: HTTPContext) throws(ConfigurationError) -> any Publisher {
         switch kind {
         case "stdout":
-            return NamedStdoutPublisher(name: name)
+            return StdoutPublisher(name: name)
         case "file":
             return FilePublisher(name: name, path: try config.requiredString("path"))
         case "webhook":
@@ -175,13 +175,5 @@ public enum PublisherFactory {
             throw config.error("language", "\"\(language)\" is not an ISO 639-1 code such as \"ja\" or \"en\"")
         }
         return language
-    }
-}
-
-/// `StdoutPublisher` under a configured name.
-struct NamedStdoutPublisher: Publisher {
-    let name: String
-    func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
-        await StdoutPublisher().publish(post, deadline: deadline)
     }
 }
