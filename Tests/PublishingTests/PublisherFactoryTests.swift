@@ -130,7 +130,7 @@ import Testing
     @Test func aSecretFileReadableByOthersIsAWarning() throws {
         let set = try make("[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\ntoken_file = \"/etc/ntfy-token\"",
                            files: ["/etc/ntfy-token": ("tk_abc\n", 0o644)])
-        #expect(set.warnings == ["publish[0].token_file: /etc/ntfy-token is readable by others (mode 644); run chmod 600 /etc/ntfy-token"])
+        #expect(set.warnings == ["publish[0].token_file: /etc/ntfy-token is readable by group or others (mode 644); run chmod 600 /etc/ntfy-token"])
         #expect((set.publishers.first as? NtfyPublisher)?.token == "tk_abc")
     }
 
