@@ -24,6 +24,13 @@ public enum PublisherFactory {
         guard let array = value.array else {
             throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]], not [publish]")
         }
+        return try make(array: array, environment: environment, readFile: readFile, context: context)
+    }
+
+    /// Reads the value of the document's `publish` key (an array of tables).
+    public static func make(array: TOMLArray, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+                            context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
         var tables: [TOMLTable] = []
         for (i, element) in array.enumerated() {
             guard let table = element.table else {

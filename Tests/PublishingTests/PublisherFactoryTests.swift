@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import Testing
+import TOMLKit
 @testable import Publishing
 
 @Suite struct PublisherFactoryTests {
@@ -178,6 +179,15 @@ import Testing
         let bad = error("[[publish]]\nkind = \"discord\"\nurl_file = \"/s/discord\"", files: ["/s/discord": ("not a url with tok_SECRET", 0o600)])
         #expect(bad?.path == "publish[0].url_file")
         #expect(bad?.message.contains("tok_SECRET") == false)
+    }
+
+    @Test func fromAnAlreadyParsedDocument() throws {
+        let document = try TOMLTable(string: "[agent]\ninterval = 1800\n[[publish]]\nkind = \"file\"\npath = \"/tmp/p.jsonl\"\n[[publish]]\nkind = \"stdout\"")
+        let fromDocument = try PublisherFactory.make(document: document, environment: [:])
+        #expect(fromDocument.publishers.map(\.name) == ["file", "stdout"])
+        let array = try #require(document["publish"]?.array)
+        #expect(try PublisherFactory.make(array: array, environment: [:]).publishers.map(\.redactedDescription)
+                == ["file: file /tmp/p.jsonl", "stdout"])
     }
 
     @Test func noPublishTablesGiveNoPublishers() throws {
