@@ -26,7 +26,8 @@ let package = Package(
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages"),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
-        .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
+                exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
         .target(name: "Agent", dependencies: [
             "StepDetection", "SensorInput", "Messages", "Publishing",
@@ -53,5 +54,7 @@ let package = Package(
             .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: ["steptweet"]),
+        // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
+        .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
     ]
 )

@@ -167,9 +167,11 @@ public enum TwitterText {
     ]
 
     /// Ranges of the URLs in `text`: `http(s)://…` always; `example.com/…` too unless `requireScheme`.
-    /// Trailing punctuation (`.,:;!?'"`) and an unbalanced closing parenthesis are not part of a URL.
+    /// As in twitter-text, only an ASCII letter, digit or one of `@$#/.-_` before it stops a URL, so Japanese text
+    /// may run straight into one. Trailing punctuation (`.,:;!?'"`) and an unbalanced closing parenthesis are not
+    /// part of a URL.
     public static func urlRanges(in text: String, requireScheme: Bool) -> [Range<String.Index>] {
-        let pattern = #"(?<![\p{L}\p{N}@/.\-_])(?:https?://)?(?:[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?\.)+(\p{L}{2,63})(?::\d{1,5})?(?:[/?#][^\s]*)?"#
+        let pattern = #"(?<![A-Za-z0-9@＠$#＃/.\-_])(?:https?://)?(?:[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?\.)+(\p{L}{2,63})(?::\d{1,5})?(?:[/?#][^\s]*)?"#
         guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return [] }
         var ranges: [Range<String.Index>] = []
         let ns = NSRange(text.startIndex..<text.endIndex, in: text)

@@ -51,7 +51,7 @@ public enum ResponseClassifier {
             }
             if message == nil { message = text("title") }
             let parts = [code, message].compactMap { $0 }
-            if !parts.isEmpty { return parts.joined(separator: " ") }
+            if !parts.isEmpty { return String(parts.joined(separator: " ").prefix(300)) }
         }
         let text = String(decoding: reply.body.prefix(300), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -117,14 +117,20 @@ public struct TextGate: Sendable, Equatable {
         if check.valid { return .success(text) }
         if shorten, !text.isEmpty, let cut = rule.shorten(text) { return .success(cut) }
         if text.isEmpty { return .failure(Stop(.permanent(reason: "empty text"))) }
+        if check.weightedLength <= check.limit {
+            if case .bluesky = rule {
+                return .failure(Stop(.permanent(reason: "text too long for \(rule): \(text.utf8.count) bytes > 3000 (set shorten = true to cut it)")))
+            }
+            return .failure(Stop(.permanent(reason: "text refused by \(rule): it contains U+FFFE, U+FEFF or U+FFFF")))
+        }
         return .failure(Stop(.permanent(reason: "text too long for \(rule): \(check.weightedLength) > \(check.limit) (set shorten = true to cut it)")))
     }
 }
 
 /// Prints posts to standard output: the target used when no `[[publish]]` table is configured.
 public struct StdoutPublisher: Publisher {
-    public let name = "stdout"
-    public init() {}
+    public let name: String
+    public init(name: String = "stdout") { self.name = name }
 
     public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
         print(post.text)

@@ -24,6 +24,13 @@ public enum PublisherFactory {
         guard let array = value.array else {
             throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]], not [publish]")
         }
+        return try make(array: array, environment: environment, readFile: readFile, context: context)
+    }
+
+    /// Reads the value of the document's `publish` key (an array of tables).
+    public static func make(array: TOMLArray, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+                            context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
         var tables: [TOMLTable] = []
         for (i, element) in array.enumerated() {
             guard let table = element.table else {
@@ -87,7 +94,7 @@ public enum PublisherFactory {
                      context: HTTPContext) throws(ConfigurationError) -> any Publisher {
         switch kind {
         case "stdout":
-            return NamedStdoutPublisher(name: name)
+            return StdoutPublisher(name: name)
         case "file":
             return FilePublisher(name: name, path: try config.requiredString("path"))
         case "webhook":
@@ -127,8 +134,10 @@ public enum PublisherFactory {
             let base = try config.url("base_url", required: true)!
             let token = try secrets.resolve("token", in: config, required: true)!
             let room = try config.requiredString("room_id")
-            guard room.hasPrefix("!") || room.hasPrefix("#"), room.contains(":") else {
-                throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\"")
+            // Room ids start with "!"; since room version 12 they may have no ":server" part. Aliases ("#…") cannot
+            // be sent to.
+            guard room.hasPrefix("!"), room.count > 1, !room.contains(where: \.isWhitespace) else {
+                throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\" (an alias starting with # will not do)")
             }
             return MatrixPublisher(name: name, baseURL: base, token: token, roomID: room,
                                    msgtype: try config.oneOf("msgtype", ["m.text", "m.notice"]) ?? "m.notice",
@@ -173,13 +182,5 @@ public enum PublisherFactory {
             throw config.error("language", "\"\(language)\" is not an ISO 639-1 code such as \"ja\" or \"en\"")
         }
         return language
-    }
-}
-
-/// `StdoutPublisher` under a configured name.
-struct NamedStdoutPublisher: Publisher {
-    let name: String
-    func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
-        await StdoutPublisher().publish(post, deadline: deadline)
     }
 }

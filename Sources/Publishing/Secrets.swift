@@ -63,7 +63,7 @@ struct SecretResolver {
             let value = secret.contents.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !value.isEmpty else { throw table.error(fileKey, "\(path) is empty") }
             if secret.permissions & 0o077 != 0 {
-                warnings.append("\(table.path(fileKey)): \(path) is readable by others (mode \(String(secret.permissions, radix: 8))); run chmod 600 \(path)")
+                warnings.append("\(table.path(fileKey)): \(path) is readable by group or others (mode \(String(secret.permissions, radix: 8))); run chmod 600 \(path)")
             }
             return value
         case (nil, nil):

@@ -44,6 +44,9 @@ import Testing
         #expect(LengthRule.x.check("see \(long).").weightedLength == 4 + 23 + 1)
         #expect(LengthRule.x.check("go to example.com now").weightedLength == 6 + 23 + 4)
         #expect(LengthRule.x.check("http://t.co").weightedLength == 23)
+        #expect(LengthRule.x.check("歩https://example.com/x").weightedLength == 2 + 23)
+        #expect(LengthRule.x.check("abchttps://example.com").weightedLength == 22)  // not a URL after letters
+        #expect(LengthRule.x.check("me@example.com").weightedLength == 14)          // an e-mail address is not a URL
         #expect(LengthRule.x.check("(see https://example.com/a_(b))").weightedLength == 5 + 23 + 1)
         #expect(LengthRule.x.check("file.txt and 5s.").weightedLength == 16)  // .txt is not a TLD here
     }

@@ -98,3 +98,17 @@ import Testing
         #expect(Post(text: "t", windowStart: start, windowEnd: end).idempotencyKey == Post.idempotencyKey(windowStart: start, windowEnd: end))
     }
 }
+
+@Suite struct TextGateTests {
+    @Test func reasonsSayWhatIsWrong() {
+        #expect(TextGate(rule: .x).prepare(String(repeating: "a", count: 281))
+                == .failure(Stop(.permanent(reason: "text too long for X (280 weighted): 281 > 280 (set shorten = true to cut it)"))))
+        #expect(TextGate(rule: .bluesky).prepare(String(repeating: "👨‍👩‍👧", count: 170))
+                == .failure(Stop(.permanent(reason: "text too long for Bluesky (300 graphemes, 3000 bytes): 3060 bytes > 3000 (set shorten = true to cut it)"))))
+        #expect(TextGate(rule: .x).prepare("a\u{FFFE}")
+                == .failure(Stop(.permanent(reason: "text refused by X (280 weighted): it contains U+FFFE, U+FEFF or U+FFFF"))))
+        #expect(TextGate(rule: nil).prepare("") == .failure(Stop(.permanent(reason: "empty text"))))
+        #expect(TextGate(rule: .x, shorten: true).prepare(String(repeating: "a", count: 300))
+                == .success(String(repeating: "a", count: 278) + "…"))
+    }
+}

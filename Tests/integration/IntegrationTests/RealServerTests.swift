@@ -1,0 +1,119 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Messages
+import Publishing
+import Testing
+
+/// Publishers against real servers on 127.0.0.1, started by `Tests/integration/run.sh` (Synapse with SQLite and
+/// mastodon-mock), which passes their addresses and credentials in environment variables. Without those variables
+/// these tests fail: they are excluded from the unit run with `swift test --skip IntegrationTests`.
+@Suite(.serialized) struct RealServerTests {
+    static func required(_ name: String) throws -> String {
+        let value = ProcessInfo.processInfo.environment[name] ?? ""
+        try #require(!value.isEmpty, "\(name) is not set: run Tests/integration/run.sh, which starts the servers")
+        return value
+    }
+
+    static func get(_ url: URL, token: String) async throws -> (Int, Any) {
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 20
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, try JSONSerialization.jsonObject(with: data))
+    }
+
+    /// A window no earlier run has used (the servers keep idempotency keys).
+    static func uniquePost(_ label: String) -> Post {
+        let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+        return Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 \(label) \(UUID().uuidString.prefix(8))",
+                    windowStart: start, windowEnd: start.addingTimeInterval(1800))
+    }
+
+    /// Publishers built from a `[[publish]]` document, secrets from the environment, as the agent will do.
+    static func publishers() throws -> [String: any Publisher] {
+        let toml = """
+            [[publish]]
+            kind = "matrix"
+            base_url = "\(try required("STEPTWEET_IT_MATRIX_URL"))"
+            token_env = "STEPTWEET_IT_MATRIX_TOKEN"
+            room_id = "\(try required("STEPTWEET_IT_MATRIX_ROOM"))"
+            msgtype = "m.text"
+
+            [[publish]]
+            kind = "mastodon"
+            base_url = "\(try required("STEPTWEET_IT_MASTODON_URL"))"
+            token_env = "STEPTWEET_IT_MASTODON_TOKEN"
+            visibility = "unlisted"
+            language = "ja"
+            """
+        let set = try PublisherFactory.make(toml: toml)
+        return Dictionary(uniqueKeysWithValues: set.publishers.map { ($0.name, $0) })
+    }
+
+    @Test func synapseKeepsOneEventForARepeatedTxnId() async throws {
+        let publisher = try #require(try Self.publishers()["matrix"])
+        let base = try Self.required("STEPTWEET_IT_MATRIX_URL"), token = try Self.required("STEPTWEET_IT_MATRIX_TOKEN")
+        let room = try Self.required("STEPTWEET_IT_MATRIX_ROOM")
+        let post = Self.uniquePost("matrix")
+
+        let first = await publisher.publish(post, deadline: Date().addingTimeInterval(20))
+        guard case .delivered(let eventID?) = first else { Issue.record("first send: \(first)"); return }
+        let second = await publisher.publish(post, deadline: Date().addingTimeInterval(20))
+        #expect(second == .delivered(remoteID: eventID))
+
+        var other = Self.uniquePost("matrix-other")
+        other.windowStart = post.windowEnd
+        other.idempotencyKey = Post.idempotencyKey(windowStart: other.windowStart, windowEnd: other.windowStart.addingTimeInterval(1800))
+        guard case .delivered(let otherID?) = await publisher.publish(other, deadline: Date().addingTimeInterval(20)) else {
+            Issue.record("second window"); return
+        }
+        #expect(otherID != eventID)
+
+        let roomPath = OAuth1.percentEncode(room)
+        let (status, body) = try await Self.get(URL(string: "\(base)/_matrix/client/v3/rooms/\(roomPath)/messages?dir=b&limit=100")!, token: token)
+        #expect(status == 200)
+        let events = ((body as? [String: Any])?["chunk"] as? [[String: Any]]) ?? []
+        let matching = events.filter { (($0["content"] as? [String: Any])?["body"] as? String) == post.text }
+        #expect(matching.count == 1)
+        #expect(matching.first?["event_id"] as? String == eventID)
+        #expect(((matching.first?["unsigned"] as? [String: Any])?["transaction_id"] as? String) == post.idempotencyKey)
+    }
+
+    @Test func mastodonMockKeepsOneStatusForARepeatedIdempotencyKey() async throws {
+        let publisher = try #require(try Self.publishers()["mastodon"])
+        let base = try Self.required("STEPTWEET_IT_MASTODON_URL"), token = try Self.required("STEPTWEET_IT_MASTODON_TOKEN")
+        let post = Self.uniquePost("mastodon")
+
+        let first = await publisher.publish(post, deadline: Date().addingTimeInterval(20))
+        guard case .delivered(let statusID?) = first else { Issue.record("first send: \(first)"); return }
+        #expect(await publisher.publish(post, deadline: Date().addingTimeInterval(20)) == .delivered(remoteID: statusID))
+
+        let (meStatus, me) = try await Self.get(URL(string: "\(base)/api/v1/accounts/verify_credentials")!, token: token)
+        #expect(meStatus == 200)
+        let accountID = try #require(((me as? [String: Any])?["id"]).map { "\($0)" })
+        let (listStatus, list) = try await Self.get(URL(string: "\(base)/api/v1/accounts/\(accountID)/statuses?limit=40")!, token: token)
+        #expect(listStatus == 200)
+        let statuses = (list as? [[String: Any]]) ?? []
+        let matching = statuses.filter { ($0["content"] as? String)?.contains(post.text.suffix(8)) == true }
+        #expect(matching.count == 1)
+        #expect(matching.first.map { "\($0["id"] ?? "")" } == statusID)
+        #expect(matching.first?["visibility"] as? String == "unlisted")
+    }
+
+    @Test func badTokensArePermanentOnBothServers() async throws {
+        let matrix = MatrixPublisher(baseURL: URL(string: try Self.required("STEPTWEET_IT_MATRIX_URL"))!, token: "not-a-token",
+                                     roomID: try Self.required("STEPTWEET_IT_MATRIX_ROOM"))
+        guard case .permanent(let matrixReason) = await matrix.publish(Self.uniquePost("bad"), deadline: Date().addingTimeInterval(20)) else {
+            Issue.record("matrix with a bad token was not permanent"); return
+        }
+        #expect(matrixReason.hasPrefix("HTTP 401: M_UNKNOWN_TOKEN"))
+        let mastodon = MastodonPublisher(baseURL: URL(string: try Self.required("STEPTWEET_IT_MASTODON_URL"))!, token: "not-a-token")
+        guard case .permanent(let mastodonReason) = await mastodon.publish(Self.uniquePost("bad"), deadline: Date().addingTimeInterval(20)) else {
+            Issue.record("mastodon with a bad token was not permanent"); return
+        }
+        #expect(mastodonReason.hasPrefix("HTTP 401"))
+        #expect(!mastodonReason.contains("not-a-token"))
+    }
+}
