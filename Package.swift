@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", .product(name: "FlyingFox", package: "FlyingFox"),
+            .product(name: "FlyingSocks", package: "FlyingFox"), .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "StepDetection", "SensorInput", "Messages", "Publishing",
