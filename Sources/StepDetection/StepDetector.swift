@@ -16,12 +16,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// Irregular intervals (off the bout's rhythm by more than `rhythmTolerance`, and not a missed step) a bout may
     /// have before it is credited; one more and the run was not walking.
     public var irregularIntervalsAllowed: Int = 2
-    /// Largest ratio between consecutive step intervals that still counts as regular.
+    /// Largest ratio between the longest and the shortest stride of a run (or between an interval and the bout's
+    /// step interval) that still counts as regular.
     public var rhythmTolerance: Double = 1.5
-    /// Largest ratio between consecutive swings that still counts as a consistent amplitude.
+    /// Largest ratio between the largest and the smallest swing of a run that still counts as a consistent amplitude.
     public var swingTolerance: Double = 4.0
-    /// Inside a bout, an interval about twice the bout's step interval (1.6-2.4 times) counts two steps: one step
-    /// was too weak to see (typical on the wrist, where one arm swing per stride dominates).
+    /// An interval about twice the rhythm (1.7-2.4 times) counts two steps: one step was too weak to see (typical on
+    /// the wrist, where one arm swing per stride dominates).
     public var fillMissedSteps = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
@@ -34,16 +35,19 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
 
 /// Streaming step detector: push samples in time order, receive step events and walking bouts.
 ///
-/// The magnitude of acceleration goes through a two-pole low-pass filter whose coefficients follow each sample's own
-/// time step (any rate from 12.5 to 500 Hz, jittered timestamps). A hysteresis peak tracker turns the filtered signal
-/// into candidate steps (peak time and swing); a walking gate counts candidates only inside runs of regular stepping:
-/// `confirmSteps` candidates in a row whose intervals lie in the plausible range, change by at most
-/// `rhythmTolerance` and whose swings change by at most `swingTolerance`. When a run is confirmed all of its steps
-/// are credited; afterwards every candidate counts until no step follows in time.
+/// 1. The magnitude of acceleration goes through a two-pole low-pass filter whose coefficient follows each sample's
+///    own time step, so any rate from 12.5 to 500 Hz and jittered timestamps give the same signal.
+/// 2. A hysteresis peak tracker (`minSwing`) turns it into candidate steps: the time of each peak and its swing.
+/// 3. A walking gate keeps a run of candidates whose strides (step to next-but-one step, so an asymmetric gait is
+///    regular) differ by at most `rhythmTolerance` and whose swings by at most `swingTolerance`; an interval about
+///    twice the previous one counts a missed step in between. `confirmSteps` such candidates open a bout; the bout
+///    is credited (all its steps reported, the first ones retroactively) once it reaches `minBoutSteps` steps with
+///    at most `irregularIntervalsAllowed` intervals off its rhythm. A credited bout counts every candidate until no
+///    step follows within `max(maxStepInterval, 2.5 × its step interval)`.
 ///
-/// Fixed memory (the pending run holds at most `confirmSteps` times), no allocation per sample, no statistics over
-/// the whole history (the typical swing is exponentially weighted), integer nanosecond time. The whole state is
-/// `Codable`: save it mid-stream, decode it later and continue, and the result equals one pass.
+/// Fixed memory (the pending run holds at most `max(2 × confirmSteps, minBoutSteps) + 2` times, reserved up
+/// front), no allocation per sample, no statistics over the whole history, integer nanosecond time. The whole state
+/// is `Codable`: save it mid-stream, decode it later and continue, and the result equals one pass.
 public struct StepDetector: Sendable, Codable {
     public let parameters: DetectorParameters
     public private(set) var counters = DetectorCounters()
@@ -147,9 +151,14 @@ public struct StepDetector: Sendable, Codable {
     /// the first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
     public var settledNs: Int64? {
         if lastTimeNs == .min { return nil }
-        var settled = lastTimeNs
-        if seekingPeak { settled = min(settled, extremeNs) }
+        // The next peak can be no earlier than the one being tracked, or than now.
+        let nextPeak = seekingPeak ? min(extremeNs, lastTimeNs) : lastTimeNs
+        var settled = nextPeak
         if let first = pending.first { settled = min(settled, first) }
+        // In a bout, a missed step may be filled in halfway between the last step and the next peak.
+        if inBout && parameters.fillMissedSteps && nextPeak > bout.endNs {
+            settled = min(settled, bout.endNs + (nextPeak - bout.endNs) / 2)
+        }
         return settled
     }
 
