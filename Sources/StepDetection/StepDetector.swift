@@ -75,9 +75,17 @@ public struct StepDetector: Sendable, Codable {
     /// Irregular intervals seen in the open bout before it was credited.
     private var irregularIntervals = 0
     private var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+    /// The open bout ends at the first sample after this time (`.max` when no bout is open).
+    private var boutDeadlineNs: Int64 = .max
+    /// `parameters.maxSampleGap` in nanoseconds.
+    private var maxGapNs: Int64
+    /// Time constant of each low-pass stage, in seconds.
+    private var lowPassTau: Double
 
     public init(parameters: DetectorParameters = .standard) {
         self.parameters = parameters
+        lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
+        maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
         // Real candidates plus at most one filled-in step between each two of them; then a bout not yet credited.
         let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
         pending.reserveCapacity(capacity)
@@ -106,14 +114,13 @@ public struct StepDetector: Sendable, Codable {
         let dtNs = timeNs &- lastTimeNs
         let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if first || Double(dtNs) * 1e-9 > parameters.maxSampleGap {
+        if first || dtNs > maxGapNs {
             restart(at: timeNs, value: magnitude, emit)
             return
         }
         if dtNs != cachedDtNs {
             let dt = Double(dtNs) * 1e-9
-            let tau = 1.0 / (2 * Double.pi * parameters.lowPassHz)
-            cachedAlpha = dt / (tau + dt)
+            cachedAlpha = dt / (lowPassTau + dt)
             cachedDtNs = dtNs
         }
         stage1 += (magnitude - stage1) * cachedAlpha
@@ -143,7 +150,7 @@ public struct StepDetector: Sendable, Codable {
                 extremeNs = timeNs
             }
         }
-        if inBout, Double(timeNs - bout.endNs) * 1e-9 > boutTimeout { endBout(emit) }
+        if timeNs > boutDeadlineNs { endBout(emit) }
     }
 
     /// Steps before this time (ns) are final: no later sample can make the detector report a step earlier than it
@@ -177,6 +184,12 @@ public struct StepDetector: Sendable, Codable {
     /// Longest silence after the last step before the bout ends.
     private var boutTimeout: Double {
         max(parameters.maxStepInterval, stepInterval * 2.5)
+    }
+
+    /// Keeps the per-sample check an integer comparison: the bout ends at the first sample after this time.
+    private mutating func updateBoutDeadline() {
+        let (deadline, overflow) = bout.endNs.addingReportingOverflow(Int64(min(boutTimeout * 1e9, 9e18)))
+        boutDeadlineNs = overflow ? .max : deadline
     }
 
     private mutating func restart(at timeNs: Int64, value: Double, _ emit: (DetectorEvent) -> Void) {
@@ -216,6 +229,7 @@ public struct StepDetector: Sendable, Codable {
                     addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
                 } else if ratio < 1.5 {
                     stepInterval += (interval - stepInterval) * 0.2
+                    updateBoutDeadline()
                 }
                 addBoutStep(timeNs, emit)
                 return
@@ -284,11 +298,13 @@ public struct StepDetector: Sendable, Codable {
         let first = pending[0], last = pending[pending.count - 1]
         stepInterval = Double(last - first) * 1e-9 / Double(pending.count - 1)
         bout = WalkingBout(startNs: first, endNs: last, steps: pending.count)
+        updateBoutDeadline()
         creditBoutIfLongEnough(emit)
     }
 
     private mutating func addBoutStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         bout.endNs = timeNs
+        updateBoutDeadline()
         bout.steps += 1
         if boutCredited {
             counters.steps += 1
@@ -316,6 +332,7 @@ public struct StepDetector: Sendable, Codable {
     private mutating func endBout(_ emit: (DetectorEvent) -> Void) {
         guard inBout else { return }
         inBout = false
+        boutDeadlineNs = .max
         if boutCredited { emit(.boutEnded(bout)) }
         pending.removeAll(keepingCapacity: true)
         pendingSwings.removeAll(keepingCapacity: true)
