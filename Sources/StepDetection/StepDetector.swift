@@ -86,10 +86,15 @@ public struct StepDetector: Sendable, Codable {
         self.parameters = parameters
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
-        // Real candidates plus at most one filled-in step between each two of them; then a bout not yet credited.
+        reservePending()
+    }
+
+    /// Reserves the pending run's whole capacity up front (again after decoding, which gives exact-size arrays):
+    /// real candidates plus at most one filled-in step between each two of them, or a bout not yet credited.
+    private mutating func reservePending() {
         let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
-        pending.reserveCapacity(capacity)
-        pendingSwings.reserveCapacity(capacity)
+        if pending.capacity < capacity { pending.reserveCapacity(capacity) }
+        if pendingSwings.capacity < capacity { pendingSwings.reserveCapacity(capacity) }
     }
 
     /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
@@ -210,6 +215,7 @@ public struct StepDetector: Sendable, Codable {
         let interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         lastCandidateNs = timeNs
+        reservePending()
         if inBout && !boutCredited {
             // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
             // missed step) and it was not walking.
