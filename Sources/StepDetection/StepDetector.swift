@@ -116,10 +116,10 @@ public struct StepDetector: Sendable, Codable {
             return
         }
         counters.accepted += 1
-        let dtNs = timeNs &- lastTimeNs
+        let (dtNs, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
         let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if first || dtNs > maxGapNs {
+        if first || overflow || dtNs > maxGapNs {
             restart(at: timeNs, value: magnitude, emit)
             return
         }

@@ -144,6 +144,19 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         #expect(d.counters.outOfOrder == 3)
     }
 
+    @Test func extremeTimestampsNeverCrash() {
+        var d = StepDetector()
+        var events: [DetectorEvent] = []
+        let walk = SyntheticWalk(rate: 50, steps: 20).samples()
+        // A walk just after the most negative time, then one just before the largest: gaps beyond Int64's range.
+        for s in walk { d.push(timeNs: Int64.min + 1 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        for s in walk { d.push(timeNs: Int64.max - 40_000_000_000 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        d.finish { events.append($0) }
+        #expect(d.counters.steps == 40)
+        #expect(d.counters.bouts == 2)
+        #expect(d.settledNs != nil)
+    }
+
     @Test func stationaryDeviceCountsZero() {
         var random = SeededRandom(seed: 3)
         var d = StepDetector()
