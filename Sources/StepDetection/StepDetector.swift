@@ -16,12 +16,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// Irregular intervals (off the bout's rhythm by more than `rhythmTolerance`, and not a missed step) a bout may
     /// have before it is credited; one more and the run was not walking.
     public var irregularIntervalsAllowed: Int = 2
-    /// Largest ratio between consecutive step intervals that still counts as regular.
+    /// Largest ratio between the longest and the shortest stride of a run (or between an interval and the bout's
+    /// step interval) that still counts as regular.
     public var rhythmTolerance: Double = 1.5
-    /// Largest ratio between consecutive swings that still counts as a consistent amplitude.
+    /// Largest ratio between the largest and the smallest swing of a run that still counts as a consistent amplitude.
     public var swingTolerance: Double = 4.0
-    /// Inside a bout, an interval about twice the bout's step interval (1.6-2.4 times) counts two steps: one step
-    /// was too weak to see (typical on the wrist, where one arm swing per stride dominates).
+    /// An interval about twice the rhythm (1.7-2.4 times) counts two steps: one step was too weak to see (typical on
+    /// the wrist, where one arm swing per stride dominates).
     public var fillMissedSteps = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
@@ -34,16 +35,19 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
 
 /// Streaming step detector: push samples in time order, receive step events and walking bouts.
 ///
-/// The magnitude of acceleration goes through a two-pole low-pass filter whose coefficients follow each sample's own
-/// time step (any rate from 12.5 to 500 Hz, jittered timestamps). A hysteresis peak tracker turns the filtered signal
-/// into candidate steps (peak time and swing); a walking gate counts candidates only inside runs of regular stepping:
-/// `confirmSteps` candidates in a row whose intervals lie in the plausible range, change by at most
-/// `rhythmTolerance` and whose swings change by at most `swingTolerance`. When a run is confirmed all of its steps
-/// are credited; afterwards every candidate counts until no step follows in time.
+/// 1. The magnitude of acceleration goes through a two-pole low-pass filter whose coefficient follows each sample's
+///    own time step, so any rate from 12.5 to 500 Hz and jittered timestamps give the same signal.
+/// 2. A hysteresis peak tracker (`minSwing`) turns it into candidate steps: the time of each peak and its swing.
+/// 3. A walking gate keeps a run of candidates whose strides (step to next-but-one step, so an asymmetric gait is
+///    regular) differ by at most `rhythmTolerance` and whose swings by at most `swingTolerance`; an interval about
+///    twice the previous one counts a missed step in between. `confirmSteps` such candidates open a bout; the bout
+///    is credited (all its steps reported, the first ones retroactively) once it reaches `minBoutSteps` steps with
+///    at most `irregularIntervalsAllowed` intervals off its rhythm. A credited bout counts every candidate until no
+///    step follows within `max(maxStepInterval, 2.5 × its step interval)`.
 ///
-/// Fixed memory (the pending run holds at most `confirmSteps` times), no allocation per sample, no statistics over
-/// the whole history (the typical swing is exponentially weighted), integer nanosecond time. The whole state is
-/// `Codable`: save it mid-stream, decode it later and continue, and the result equals one pass.
+/// Fixed memory (the pending run holds at most `max(2 × confirmSteps, minBoutSteps) + 2` times, reserved up
+/// front), no allocation per sample, no statistics over the whole history, integer nanosecond time. The whole state
+/// is `Codable`: save it mid-stream, decode it later and continue, and the result equals one pass.
 public struct StepDetector: Sendable, Codable {
     public let parameters: DetectorParameters
     public private(set) var counters = DetectorCounters()
@@ -71,13 +75,26 @@ public struct StepDetector: Sendable, Codable {
     /// Irregular intervals seen in the open bout before it was credited.
     private var irregularIntervals = 0
     private var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+    /// The open bout ends at the first sample after this time (`.max` when no bout is open).
+    private var boutDeadlineNs: Int64 = .max
+    /// `parameters.maxSampleGap` in nanoseconds.
+    private var maxGapNs: Int64
+    /// Time constant of each low-pass stage, in seconds.
+    private var lowPassTau: Double
 
     public init(parameters: DetectorParameters = .standard) {
         self.parameters = parameters
-        // Real candidates plus at most one filled-in step between each two of them; then a bout not yet credited.
+        lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
+        maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
+        reservePending()
+    }
+
+    /// Reserves the pending run's whole capacity up front (again after decoding, which gives exact-size arrays):
+    /// real candidates plus at most one filled-in step between each two of them, or a bout not yet credited.
+    private mutating func reservePending() {
         let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
-        pending.reserveCapacity(capacity)
-        pendingSwings.reserveCapacity(capacity)
+        if pending.capacity < capacity { pending.reserveCapacity(capacity) }
+        if pendingSwings.capacity < capacity { pendingSwings.reserveCapacity(capacity) }
     }
 
     /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
@@ -99,17 +116,16 @@ public struct StepDetector: Sendable, Codable {
             return
         }
         counters.accepted += 1
-        let dtNs = timeNs &- lastTimeNs
+        let (dtNs, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
         let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if first || Double(dtNs) * 1e-9 > parameters.maxSampleGap {
+        if first || overflow || dtNs > maxGapNs {
             restart(at: timeNs, value: magnitude, emit)
             return
         }
         if dtNs != cachedDtNs {
             let dt = Double(dtNs) * 1e-9
-            let tau = 1.0 / (2 * Double.pi * parameters.lowPassHz)
-            cachedAlpha = dt / (tau + dt)
+            cachedAlpha = dt / (lowPassTau + dt)
             cachedDtNs = dtNs
         }
         stage1 += (magnitude - stage1) * cachedAlpha
@@ -139,7 +155,7 @@ public struct StepDetector: Sendable, Codable {
                 extremeNs = timeNs
             }
         }
-        if inBout, Double(timeNs - bout.endNs) * 1e-9 > boutTimeout { endBout(emit) }
+        if timeNs > boutDeadlineNs { endBout(emit) }
     }
 
     /// Steps before this time (ns) are final: no later sample can make the detector report a step earlier than it
@@ -147,9 +163,14 @@ public struct StepDetector: Sendable, Codable {
     /// the first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
     public var settledNs: Int64? {
         if lastTimeNs == .min { return nil }
-        var settled = lastTimeNs
-        if seekingPeak { settled = min(settled, extremeNs) }
+        // The next peak can be no earlier than the one being tracked, or than now.
+        let nextPeak = seekingPeak ? min(extremeNs, lastTimeNs) : lastTimeNs
+        var settled = nextPeak
         if let first = pending.first { settled = min(settled, first) }
+        // In a bout, a missed step may be filled in halfway between the last step and the next peak.
+        if inBout && parameters.fillMissedSteps && nextPeak > bout.endNs {
+            settled = min(settled, bout.endNs + (nextPeak - bout.endNs) / 2)
+        }
         return settled
     }
 
@@ -170,6 +191,12 @@ public struct StepDetector: Sendable, Codable {
         max(parameters.maxStepInterval, stepInterval * 2.5)
     }
 
+    /// Keeps the per-sample check an integer comparison: the bout ends at the first sample after this time.
+    private mutating func updateBoutDeadline() {
+        let (deadline, overflow) = bout.endNs.addingReportingOverflow(Int64(min(boutTimeout * 1e9, 9e18)))
+        boutDeadlineNs = overflow ? .max : deadline
+    }
+
     private mutating func restart(at timeNs: Int64, value: Double, _ emit: (DetectorEvent) -> Void) {
         endBout(emit)
         pending.removeAll(keepingCapacity: true)
@@ -188,6 +215,7 @@ public struct StepDetector: Sendable, Codable {
         let interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         lastCandidateNs = timeNs
+        reservePending()
         if inBout && !boutCredited {
             // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
             // missed step) and it was not walking.
@@ -207,6 +235,7 @@ public struct StepDetector: Sendable, Codable {
                     addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
                 } else if ratio < 1.5 {
                     stepInterval += (interval - stepInterval) * 0.2
+                    updateBoutDeadline()
                 }
                 addBoutStep(timeNs, emit)
                 return
@@ -275,11 +304,13 @@ public struct StepDetector: Sendable, Codable {
         let first = pending[0], last = pending[pending.count - 1]
         stepInterval = Double(last - first) * 1e-9 / Double(pending.count - 1)
         bout = WalkingBout(startNs: first, endNs: last, steps: pending.count)
+        updateBoutDeadline()
         creditBoutIfLongEnough(emit)
     }
 
     private mutating func addBoutStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         bout.endNs = timeNs
+        updateBoutDeadline()
         bout.steps += 1
         if boutCredited {
             counters.steps += 1
@@ -307,6 +338,7 @@ public struct StepDetector: Sendable, Codable {
     private mutating func endBout(_ emit: (DetectorEvent) -> Void) {
         guard inBout else { return }
         inBout = false
+        boutDeadlineNs = .max
         if boutCredited { emit(.boutEnded(bout)) }
         pending.removeAll(keepingCapacity: true)
         pendingSwings.removeAll(keepingCapacity: true)

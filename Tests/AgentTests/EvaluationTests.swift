@@ -80,4 +80,25 @@ import Testing
         #expect(report.falseSteps <= 3)
         #expect(try #require(report.mape) <= 5)
     }
+
+    @Test(arguments: ["wrist_watch/12hz_fast-walking-bf.csv", "oxford_opt/Pixel_Jamie_Hard_BackPocket_1.csv"])
+    func settledTimeHoldsOnRealRecordings(file: String) throws {
+        var detector = StepDetector()
+        var settled = Int64.min
+        var violations = 0, steps = 0
+        let check: (DetectorEvent) -> Void = { event in
+            if case .step(let t) = event {
+                steps += 1
+                if t < settled { violations += 1 }
+            }
+        }
+        _ = try AccelerationInput.read(path: Self.shared + "/" + file) { s in
+            detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, check)
+            if let now = detector.settledNs { settled = max(settled, now) }
+        }
+        detector.finish(check)
+        #expect(violations == 0)
+        #expect(steps == detector.counters.steps)
+        #expect(steps > 200)
+    }
 }

@@ -34,6 +34,8 @@ struct SyntheticWalk {
     var jitter = 0.0
     var startNs: Int64 = 0
     var seed: UInt64 = 1
+    /// Every `weakEvery`-th step (when set) has a tenth of the amplitude: too weak to see, as on a wrist.
+    var weakEvery: Int?
 
     var duration: Double { lead + Double(steps) * interval + tail }
     /// True step times (ns): the centre of each impact.
@@ -54,8 +56,10 @@ struct SyntheticWalk {
             if w >= 0 && w < Double(steps) * interval {
                 let phase = w - (w / interval).rounded(.down) * interval  // time into this step
                 let impact = (phase - (interval / 2 - 0.1)) / 0.2  // 0...1 across the impact centred mid-step
-                if impact >= 0 && impact <= 1 { a += amplitude * sin(.pi * impact) }
-                a -= amplitude * 0.2 * sin(2 * .pi * w / interval)  // the body's slower sway
+                let index = Int(w / interval)
+                let height = weakEvery.map { index % $0 == $0 - 1 } == true ? amplitude * 0.1 : amplitude
+                if impact >= 0 && impact <= 1 { a += height * sin(.pi * impact) }
+                a -= height * 0.2 * sin(2 * .pi * w / interval)  // the body's slower sway
             }
             out.append((startNs + Int64((t * 1e9).rounded()), a))
         }
@@ -97,6 +101,16 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         #expect(detect(walk.samples()).detector.counters.steps == 40)
     }
 
+    @Test(arguments: [3, 4, 5])
+    func aStepTooWeakToSeeIsFilledIn(every: Int) {
+        // 61 steps: the first and the last are strong, so every weak one lies between two detected ones.
+        let walk = SyntheticWalk(rate: 25, steps: 61, interval: 0.55, weakEvery: every)
+        let (detector, events) = detect(walk.samples())
+        #expect(detector.counters.steps == 61)
+        let times = stepTimes(events)
+        #expect(times == times.sorted())
+    }
+
     @Test(arguments: [12.5, 50, 200])
     func jitteredTimestampsCountTheSame(rate: Double) {
         let walk = SyntheticWalk(rate: rate, steps: 50, jitter: 0.4, seed: 7)
@@ -128,6 +142,19 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         d.push(timeNs: .max, magnitude: 9.8) { _ in }
         #expect(d.counters.accepted == 2)
         #expect(d.counters.outOfOrder == 3)
+    }
+
+    @Test func extremeTimestampsNeverCrash() {
+        var d = StepDetector()
+        var events: [DetectorEvent] = []
+        let walk = SyntheticWalk(rate: 50, steps: 20).samples()
+        // A walk just after the most negative time, then one just before the largest: gaps beyond Int64's range.
+        for s in walk { d.push(timeNs: Int64.min + 1 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        for s in walk { d.push(timeNs: Int64.max - 40_000_000_000 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        d.finish { events.append($0) }
+        #expect(d.counters.steps == 40)
+        #expect(d.counters.bouts == 2)
+        #expect(d.settledNs != nil)
     }
 
     @Test func stationaryDeviceCountsZero() {
@@ -309,8 +336,8 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         // before T are final, no step it reports later is before T.
         var samples: [(timeNs: Int64, magnitude: Double)] = []
         var offset: Int64 = 0
-        for (steps, seed) in [(30, 1), (6, 2), (45, 3)] as [(Int, UInt64)] {
-            var walk = SyntheticWalk(rate: 50, steps: steps, interval: 0.6, tail: 5, seed: seed)
+        for (steps, seed, weak) in [(30, 1, nil), (6, 2, nil), (45, 3, 4), (40, 4, 3)] as [(Int, UInt64, Int?)] {
+            var walk = SyntheticWalk(rate: 50, steps: steps, interval: 0.6, tail: 5, seed: seed, weakEvery: weak)
             walk.startNs = offset
             samples += walk.samples()
             offset += Int64((walk.duration * 1e9).rounded())
@@ -333,7 +360,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         }
         d.finish { if case .step(let t) = $0, t < settled { violations += 1 } }
         #expect(violations == 0)
-        #expect(counted == 75)
+        #expect(counted == 115)
     }
 
     @Test func parametersAndStateRoundTripThroughJSON() throws {
