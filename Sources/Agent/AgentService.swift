@@ -8,6 +8,7 @@ import UnixSignals
 public struct AgentService: Service {
     public let scheduler: AgentScheduler
     let push: PushListener?
+    let watcher: SourceWatcher?
     let logger: Logger
 
     public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
@@ -30,6 +31,17 @@ public struct AgentService: Service {
             }
         } else {
             push = nil
+        }
+        if configuration.schedule.onWalkEnd, let source = configuration.source, configuration.disabledReason == nil {
+            let scheduler = self.scheduler
+            do {
+                watcher = try SourceWatcher(path: source.path) { Task { await scheduler.sourceChanged() } }
+            } catch {
+                logger.warning("walk trigger off: \(error)")
+                watcher = nil
+            }
+        } else {
+            watcher = nil
         }
     }
 
@@ -54,6 +66,7 @@ public struct AgentService: Service {
                 // The scheduler returns after shutdown; then stop the rest.
                 try await group.next()
                 group.cancelAll()
+                watcher?.stop()
                 await push?.stop()
             }
         } onGracefulShutdown: {
