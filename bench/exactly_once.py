@@ -47,8 +47,17 @@ def make_handler(rec):
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
-            body = json.loads(self.rfile.read(length) or b"{}")
+            data = self.rfile.read(length)
             key = self.headers.get("Idempotency-Key", "")
+            try:
+                body = json.loads(data)
+                complete = len(data) == length and key and "window_start" in body
+            except ValueError:
+                complete = False
+            if not complete:
+                # The client died while sending: a server does not act on a partial request.
+                self.close_connection = True
+                return
             with rec.lock:
                 rec.requests += 1
                 replay = key in rec.kept
@@ -246,6 +255,32 @@ url = "http://127.0.0.1:{port}/posts"
         timings.append(j["elapsed_ms"])
     timings.sort()
 
+    # A hung endpoint: accepts connections, never answers. The fetch must end by its deadline + 1 s.
+    hung = socket.socket()
+    hung.bind(("127.0.0.1", 0))
+    hung.listen(16)
+    hung_dir = tempfile.mkdtemp(prefix="steptweet-hung-")
+    hcfg = os.path.join(hung_dir, "config.toml")
+    with open(hcfg, "w") as f:
+        f.write(f'[schedule]\ndeadline = "2s"\n[state]\npath = "{hung_dir}/state.sqlite"\n[[publish]]\nkind = "webhook"\n'
+                f'url = "http://127.0.0.1:{hung.getsockname()[1]}/posts"\n')
+    # Create the database with one fetch (no source), then put one post in its outbox.
+    subprocess.run([args.binary, "fetch", "--config", hcfg, "--now", iso(BASE)], capture_output=True)
+    db = sqlite3.connect(os.path.join(hung_dir, "state.sqlite"))
+    db.execute("INSERT INTO outbox (window_start_ns, window_end_ns, steps, text, target, idempotency_key, next_attempt_ns, created_ns) "
+               "VALUES (0, 1, 1, 'hung test', 'webhook', 'hung-1', 0, 0)")
+    db.commit()
+    db.close()
+    hung_walls = []
+    hung_line = ""
+    for k in range(3):
+        start = time.monotonic()
+        r = subprocess.run([args.binary, "fetch", "--config", hcfg, "--now", iso(BASE + timedelta(days=k + 1))],
+                           capture_output=True, text=True, timeout=30)
+        hung_walls.append(time.monotonic() - start)
+        hung_line = r.stdout.strip().splitlines()[-1]
+    hung.close()
+
     server.shutdown()
     lines = [
         f"exactly-once harness ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {args.seed}, binary {os.path.relpath(args.binary, ROOT)})",
@@ -261,6 +296,8 @@ url = "http://127.0.0.1:{port}/posts"
         f"day of stored steps: {events} step events in {len(buckets)} one-second buckets; fetch (stdout target) elapsed ms "
         f"min {timings[0]:.1f} median {timings[len(timings)//2]:.1f} max {timings[-1]:.1f} (target <= 50 ms)",
         f"fetch process wall time during the cycles (incl. start-up, network): median {sorted(durations)[len(durations)//2]*1000:.0f} ms",
+        f"hung endpoint (accepts, never answers), deadline 2 s: fetch process wall time {', '.join(f'{w:.2f} s' for w in hung_walls)} "
+        f"(target <= 3 s); last line: {hung_line}",
     ]
     text = "\n".join(lines) + "\n"
     print(text, end="")

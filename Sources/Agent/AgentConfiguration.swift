@@ -273,7 +273,7 @@ public struct AgentConfiguration: Sendable {
                 tables.append(t)
             }
         }
-        var publishers: [any Publisher] = [StdoutPublisher()]
+        var publishers: [any Publisher] = [NamedStdoutPublisher(name: "stdout")]
         var problem: String?
         if !tables.isEmpty {
             do {

@@ -47,11 +47,14 @@ public struct AgentService: Service {
 
     public func run() async throws {
         let scheduler = self.scheduler
+        // Trap SIGUSR1 before saying we are ready (its default action would end the process).
+        let usr1 = await UnixSignalsSequence(trapping: .sigusr1)
+        logger.info("ready: `kill -USR1 \(getpid())` fetches now")
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await scheduler.run() }
                 group.addTask {
-                    for await _ in await UnixSignalsSequence(trapping: .sigusr1) {
+                    for await _ in usr1 {
                         await scheduler.post(.signal)
                     }
                 }
