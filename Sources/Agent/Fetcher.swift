@@ -392,6 +392,14 @@ public struct Fetcher: Sendable {
         }
     }
 
+    /// Whether the file system holding `path` has (almost) no space left.
+    static func diskIsFull(near path: String) -> Bool {
+        var info = statvfs()
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard statvfs(directory, &info) == 0 else { return false }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
+    }
+
     static func summarize(_ failures: [String]) -> String {
         failures.count == 1 ? failures[0] : "\(failures[0]) (and \(failures.count - 1) more)"
     }
@@ -406,6 +414,8 @@ public struct Fetcher: Sendable {
                 return "state database \(path) is corrupt or not a SQLite database (\(e.message ?? "\(e.resultCode)")); move it aside to start afresh"
             case .SQLITE_FULL:
                 return "state database \(path): disk full"
+            case .SQLITE_IOERR where Self.diskIsFull(near: path):
+                return "state database \(path): disk full (\(e.message ?? "I/O error"))"
             case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
                 return "state database \(path) cannot be written (\(e.message ?? "\(e.resultCode)"))"
             default:
