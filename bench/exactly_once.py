@@ -281,6 +281,37 @@ url = "http://127.0.0.1:{port}/posts"
         hung_line = r.stdout.strip().splitlines()[-1]
     hung.close()
 
+    # Idle agent: RSS and CPU between fetches (one SIGUSR1 fetch first, then 10 s of idling).
+    idle_dir = tempfile.mkdtemp(prefix="steptweet-idle-")
+    icfg = os.path.join(idle_dir, "config.toml")
+    with open(icfg, "w") as f:
+        f.write(f'[source]\npath = "{WALK}"\nstart = "{iso(BASE)}"\n[schedule]\ninterval = "1h"\n'
+                f'[state]\npath = "{idle_dir}/state.sqlite"\n')
+    agent = subprocess.Popen([args.binary, "agent", "--config", icfg], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        for line in agent.stderr:
+            if "ready:" in line or time.monotonic() > deadline:
+                break
+        agent.send_signal(signal.SIGUSR1)
+        for line in agent.stderr:
+            if "fetch signal:" in line or time.monotonic() > deadline:
+                break
+
+        def proc(pid):
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks = int(fields[11]) + int(fields[12])
+            status = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status") if ":" in l)
+            return ticks, int(status["VmRSS"].split()[0]), int(status["RssAnon"].split()[0])
+
+        t1, _, _ = proc(agent.pid)
+        time.sleep(10)
+        t2, rss_kb, anon_kb = proc(agent.pid)
+    finally:
+        agent.send_signal(signal.SIGTERM)
+        agent_exit = agent.wait(timeout=30)
+
     server.shutdown()
     lines = [
         f"exactly-once harness ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {args.seed}, binary {os.path.relpath(args.binary, ROOT)})",
@@ -298,6 +329,8 @@ url = "http://127.0.0.1:{port}/posts"
         f"fetch process wall time during the cycles (incl. start-up, network): median {sorted(durations)[len(durations)//2]*1000:.0f} ms",
         f"hung endpoint (accepts, never answers), deadline 2 s: fetch process wall time {', '.join(f'{w:.2f} s' for w in hung_walls)} "
         f"(target <= 3 s); last line: {hung_line}",
+        f"idle agent after one fetch: VmRSS {rss_kb / 1024:.1f} MB (of which anonymous {anon_kb / 1024:.1f} MB; the rest is "
+        f"shared library pages), CPU over 10 s idle: {t2 - t1} ticks; exit after SIGTERM: {agent_exit}",
     ]
     text = "\n".join(lines) + "\n"
     print(text, end="")
