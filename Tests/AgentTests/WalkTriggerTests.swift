@@ -68,7 +68,7 @@ import Testing
         await task.value
     }
 
-    @Test func watcherSeesWritesToTheSourceOnly() async throws {
+    @Test func watcherSeesWritesToTheSource() async throws {
         let dir = try TempDir()
         let path = try dir.write("live.csv", "t_ms,x,y,z\n")
         let (stream, continuation) = AsyncStream<Void>.makeStream()
@@ -79,8 +79,14 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("0,0,0,9.8\n".utf8))
         try handle.close()
+        // Bounded: if no event came, the stream ends and the test fails instead of hanging.
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(10))
+            continuation.finish()
+        }
         var iterator = stream.makeAsyncIterator()
         let first: Void? = await iterator.next()
+        timeout.cancel()
         #expect(first != nil)
     }
 }
