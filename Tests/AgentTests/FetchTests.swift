@@ -5,7 +5,7 @@ import Messages
 import Publishing
 import Testing
 
-@Suite struct FetchTests {
+@Suite(.timeLimit(.minutes(1))) struct FetchTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
     @Test func firstFetchPostsTheWalkAndTheNextHasNoData() async throws {

@@ -2,7 +2,7 @@ import Agent
 import Foundation
 import Testing
 
-@Suite struct WalkTriggerTests {
+@Suite(.timeLimit(.minutes(1))) struct WalkTriggerTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
     /// The walk, shifted by `offsetMs`, as CSV rows.

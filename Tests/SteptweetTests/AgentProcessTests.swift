@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The agent as a real process: SIGUSR1 fetches now, SIGTERM stops it cleanly.
-@Suite struct AgentProcessTests {
+@Suite(.timeLimit(.minutes(1))) struct AgentProcessTests {
     /// Collects a pipe's lines on a background thread.
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()
