@@ -149,7 +149,7 @@ public struct AgentConfiguration: Sendable {
             throw ConfigurationError(path: key, message: "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push])")
         }
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
-        var reader = TableReader(root: root)
+        let reader = TableReader(root: root)
         for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
 
         // [source]
