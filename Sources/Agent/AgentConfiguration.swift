@@ -149,7 +149,7 @@ public struct AgentConfiguration: Sendable {
             throw ConfigurationError(path: key, message: "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push])")
         }
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
-        var reader = TableReader(root: root)
+        let reader = TableReader(root: root)
         for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
 
         // [source]
@@ -273,7 +273,7 @@ public struct AgentConfiguration: Sendable {
                 tables.append(t)
             }
         }
-        var publishers: [any Publisher] = [StdoutPublisher()]
+        var publishers: [any Publisher] = [NamedStdoutPublisher(name: "stdout")]
         var problem: String?
         if !tables.isEmpty {
             do {

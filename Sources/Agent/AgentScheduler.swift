@@ -28,10 +28,17 @@ public enum FetchTrigger: String, Sendable, Hashable, CaseIterable {
 /// ends; backs off after `Failed`; never runs two fetches at once. Sleeps until the next event: no polling.
 public actor AgentScheduler {
     public typealias FetchFunction = @Sendable (_ now: Date, _ trigger: String) async -> FetchReport
+    /// Reads new data for the walk trigger; returns the number of walking bouts that ended and were not yet answered.
+    public typealias WalkIngestFunction = @Sendable (_ now: Date) async -> Result<Int, WalkIngestError>
 
     let configuration: AgentConfiguration
     let clock: any AgentClock
     let fetch: FetchFunction
+    let ingestForWalks: WalkIngestFunction
+    /// Least time between two walk-trigger reads while data keeps arriving.
+    let walkDebounce: TimeInterval
+    private var dataChanged = false
+    private var lastWalkIngest: Date?
     let random: @Sendable () -> Double
     let logger: Logger
     let store: StateStore?
@@ -54,7 +61,9 @@ public actor AgentScheduler {
     public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(), store: StateStore? = nil,
                 logger: Logger = Logger(label: "steptweet.agent"),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                fetch: FetchFunction? = nil) {
+                walkDebounce: TimeInterval = 5,
+                fetch: FetchFunction? = nil,
+                ingestForWalks: WalkIngestFunction? = nil) {
         self.configuration = configuration
         self.clock = clock
         self.store = store
@@ -62,6 +71,15 @@ public actor AgentScheduler {
         self.random = random
         let fetcher = Fetcher(configuration: configuration)
         self.fetch = fetch ?? { now, trigger in await fetcher.fetch(now: now, trigger: trigger) }
+        self.ingestForWalks = ingestForWalks ?? { now in fetcher.ingestForWalks(now: now) }
+        self.walkDebounce = walkDebounce
+    }
+
+    /// The source file changed (from `SourceWatcher`): with `on_walk_end`, read it soon and fetch if a walk ended.
+    public func sourceChanged() {
+        guard configuration.schedule.onWalkEnd else { return }
+        dataChanged = true
+        wake()
     }
 
     /// Asks for a fetch (SIGUSR1, a push, a walk's end). Coalesced with any trigger already waiting.
@@ -127,6 +145,17 @@ public actor AgentScheduler {
                     lastPushFetch = now
                 }
                 if let next = nextScheduled, now >= next { reasons.append(.schedule) }
+                if reasons.isEmpty && dataChanged && walkIngestAllowed(at: now) {
+                    dataChanged = false
+                    lastWalkIngest = now
+                    switch await ingestForWalks(now) {
+                    case .success(let bouts) where bouts > 0:
+                        logger.info("\(bouts) walk(s) ended")
+                        reasons.append(.walk)
+                    case .success: break
+                    case .failure(let e): logger.warning("walk trigger: \(e)")
+                    }
+                }
             }
             if !reasons.isEmpty {
                 await runFetch(now: now, trigger: reasons.map(\.rawValue).joined(separator: ","))
@@ -134,6 +163,10 @@ public actor AgentScheduler {
             }
             var wakeAt = nextScheduled
             if pending.contains(.push), let notBefore = pushNotBefore { wakeAt = min(wakeAt ?? notBefore, notBefore) }
+            if dataChanged, let last = lastWalkIngest {
+                let notBefore = last.addingTimeInterval(walkDebounce)
+                wakeAt = min(wakeAt ?? notBefore, notBefore)
+            }
             await sleep(until: wakeAt)
         }
         publishStatus(["state": "stopped", "next_fetch": nil])
@@ -143,6 +176,11 @@ public actor AgentScheduler {
     private var pushNotBefore: Date? {
         guard let last = lastPushFetch, let push = configuration.push else { return nil }
         return last.addingTimeInterval(push.period)
+    }
+
+    private func walkIngestAllowed(at now: Date) -> Bool {
+        guard let last = lastWalkIngest else { return true }
+        return now >= last.addingTimeInterval(walkDebounce)
     }
 
     private func pushAllowed(at now: Date) -> Bool {

@@ -8,6 +8,7 @@ import UnixSignals
 public struct AgentService: Service {
     public let scheduler: AgentScheduler
     let push: PushListener?
+    let watcher: SourceWatcher?
     let logger: Logger
 
     public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
@@ -31,15 +32,29 @@ public struct AgentService: Service {
         } else {
             push = nil
         }
+        if configuration.schedule.onWalkEnd, let source = configuration.source, configuration.disabledReason == nil {
+            let scheduler = self.scheduler
+            do {
+                watcher = try SourceWatcher(path: source.path) { Task { await scheduler.sourceChanged() } }
+            } catch {
+                logger.warning("walk trigger off: \(error)")
+                watcher = nil
+            }
+        } else {
+            watcher = nil
+        }
     }
 
     public func run() async throws {
         let scheduler = self.scheduler
+        // Trap SIGUSR1 before saying we are ready (its default action would end the process).
+        let usr1 = await UnixSignalsSequence(trapping: .sigusr1)
+        logger.info("ready: `kill -USR1 \(getpid())` fetches now")
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await scheduler.run() }
                 group.addTask {
-                    for await _ in await UnixSignalsSequence(trapping: .sigusr1) {
+                    for await _ in usr1 {
                         await scheduler.post(.signal)
                     }
                 }
@@ -54,6 +69,7 @@ public struct AgentService: Service {
                 // The scheduler returns after shutdown; then stop the rest.
                 try await group.next()
                 group.cancelAll()
+                watcher?.stop()
                 await push?.stop()
             }
         } onGracefulShutdown: {

@@ -48,6 +48,8 @@ public struct FetchReport: Codable, Sendable {
     public var deliveries: [Delivery] = []
     /// Walking bouts that ended in the data ingested by this fetch.
     public var boutsEnded = 0
+    /// Time the fetch took (monotonic clock), in milliseconds.
+    public var elapsedMs = 0.0
 
     public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
         self.result = result
@@ -159,8 +161,9 @@ public struct Fetcher: Sendable {
         }
 
         // 4. History: exactly one row per fetch.
+        let began = budgetEnd - .seconds(configuration.schedule.deadline)
         if !dryRun {
-            let endedNs = nowNs + Int64((ContinuousClock.now - (budgetEnd - .seconds(configuration.schedule.deadline))) / .nanoseconds(1))
+            let endedNs = nowNs + Int64((ContinuousClock.now - began) / .nanoseconds(1))
             do {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
@@ -170,6 +173,7 @@ public struct Fetcher: Sendable {
                 }
             }
         }
+        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
         return report
     }
 
@@ -186,7 +190,8 @@ public struct Fetcher: Sendable {
             try store.writer.read { db in try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
         } else {
             try store.writer.write { db in
-                if let ingest, let source = configuration.source { try ingest.save(db, source: source.path, nowNs: nowNs) }
+                // Bouts this fetch posts need no walk-triggered fetch of their own.
+                if let ingest, let source = configuration.source { try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: true) }
                 try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report)
             }
         }
@@ -200,6 +205,31 @@ public struct Fetcher: Sendable {
                 """, arguments: [nowNs, endedNs, report.trigger, report.windowStart.map(Timestamps.nanoseconds),
                                  report.windowEnd.map(Timestamps.nanoseconds), report.steps,
                                  report.result.rawValue, report.reason])
+        }
+    }
+
+    /// For the walk trigger: reads and stores what is new (steps, bouts, cursor) without closing a window, and
+    /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
+    public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
+        guard let source = configuration.source else { return .success(0) }
+        let lock: FetchLock
+        do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
+        defer { lock.release() }
+        let nowNs = Timestamps.nanoseconds(now)
+        do {
+            let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
+            let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
+            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
+            return .success(try store.writer.write { db in
+                try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)
+                let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE handled = 0") ?? 0
+                try db.execute(sql: "UPDATE bouts SET handled = 1 WHERE handled = 0")
+                return n
+            })
+        } catch let e as InputError {
+            return .failure(WalkIngestError(message: "ingestion: \(e)"))
+        } catch {
+            return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
         }
     }
 
@@ -362,6 +392,14 @@ public struct Fetcher: Sendable {
         }
     }
 
+    /// Whether the file system holding `path` has (almost) no space left.
+    static func diskIsFull(near path: String) -> Bool {
+        var info = statvfs()
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard statvfs(directory, &info) == 0 else { return false }
+        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
+    }
+
     static func summarize(_ failures: [String]) -> String {
         failures.count == 1 ? failures[0] : "\(failures[0]) (and \(failures.count - 1) more)"
     }
@@ -376,6 +414,8 @@ public struct Fetcher: Sendable {
                 return "state database \(path) is corrupt or not a SQLite database (\(e.message ?? "\(e.resultCode)")); move it aside to start afresh"
             case .SQLITE_FULL:
                 return "state database \(path): disk full"
+            case .SQLITE_IOERR where Self.diskIsFull(near: path):
+                return "state database \(path): disk full (\(e.message ?? "I/O error"))"
             case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
                 return "state database \(path) cannot be written (\(e.message ?? "\(e.resultCode)"))"
             default:
@@ -384,6 +424,12 @@ public struct Fetcher: Sendable {
         }
         return "\(error)"
     }
+}
+
+/// Why reading for the walk trigger failed.
+public struct WalkIngestError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// What was read from the source in one fetch (not yet saved).
@@ -445,10 +491,11 @@ struct Ingest: Sendable {
         return ingest
     }
 
-    func save(_ db: Database, source: String, nowNs: Int64) throws {
+    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
         try StateStore.addBuckets(db, buckets)
         for b in bouts {
-            try db.execute(sql: "INSERT OR IGNORE INTO bouts (end_ns, start_ns, steps) VALUES (?, ?, ?)", arguments: [b.endNs, b.startNs, b.steps])
+            try db.execute(sql: "INSERT OR IGNORE INTO bouts (end_ns, start_ns, steps, handled) VALUES (?, ?, ?, ?)",
+                           arguments: [b.endNs, b.startNs, b.steps, boutsHandled ? 1 : 0])
         }
         let encoder = JSONEncoder()
         let cursorText = try cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }

@@ -70,11 +70,12 @@ public enum PublisherRegistry {
     }
 }
 
-/// Stdout target with a configurable name.
+/// Stdout target with a configurable name; flushes each post (the agent's stdout is usually a pipe to a journal).
 struct NamedStdoutPublisher: Publisher {
     let name: String
     func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
-        print(post.text)
+        fflush(nil)  // keep the order of anything already printed
+        FileHandle.standardOutput.write(Data((post.text + "\n").utf8))
         return .delivered(remoteID: nil)
     }
 }

@@ -16,6 +16,8 @@ public struct StatusReport: Codable, Sendable {
     public var pendingPosts: Int
     public var oldestPending: StateStore.OutboxEntry?
     public var failedPosts: Int
+    /// `127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
+    public var pushListener: String?
 
     /// Reads the state database without changing it (an absent database reads as empty).
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
@@ -31,7 +33,8 @@ public struct StatusReport: Codable, Sendable {
             agentState: agent["state"], agentPid: pid, agentRunning: running,
             nextFetch: running ? agent["next_fetch"] : nil,
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
-            failedPosts: try store.outbox(status: "failed").count)
+            failedPosts: try store.outbox(status: "failed").count,
+            pushListener: c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "127.0.0.1:\(p.port)" })
     }
 
     /// Human-readable lines.
@@ -45,6 +48,7 @@ public struct StatusReport: Codable, Sendable {
         } else {
             out.append("agent:    not running" + (agentState.map { " (last state: \($0))" } ?? ""))
         }
+        if let pushListener { out.append("push:     \(pushListener)") }
         out.append("outbox:   \(pendingPosts) pending" + (failedPosts > 0 ? ", \(failedPosts) failed permanently" : ""))
         if let o = oldestPending {
             out.append("          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"

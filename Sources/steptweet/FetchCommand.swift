@@ -69,6 +69,7 @@ struct FetchJSON: Encodable {
     var text: String?
     var posts: [PostJSON]
     var deliveries: [Target]
+    var elapsed_ms: Double
     struct PostJSON: Encodable { var window: Window; var steps: Int; var text: String; var idempotency_key: String }
 
     init(_ r: FetchReport, zone: TimeZone) {
@@ -81,6 +82,7 @@ struct FetchJSON: Encodable {
         if let s = r.windowStart, let e = r.windowEnd { window = Window(start: f(s), end: f(e)) }
         steps = r.steps
         text = r.windows.last?.text
+        elapsed_ms = (r.elapsedMs * 10).rounded() / 10
         posts = r.windows.map { PostJSON(window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
                                          idempotency_key: $0.idempotencyKey) }
         deliveries = r.deliveries.map {

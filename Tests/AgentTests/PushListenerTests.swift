@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 import Testing
 
-@Suite struct PushListenerTests {
+@Suite(.timeLimit(.minutes(1))) struct PushListenerTests {
     func send(_ port: UInt16, method: String = "POST", path: String = "/push", token: String?, body: String) async throws -> Int {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method

@@ -77,7 +77,7 @@ actor FetchRecorder {
     }
 }
 
-@Suite struct SchedulerTests {
+@Suite(.timeLimit(.minutes(1))) struct SchedulerTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
     func make(_ schedule: String, push: String = "", dir: TempDir) throws -> (AgentScheduler, ManualClock, FetchRecorder) {

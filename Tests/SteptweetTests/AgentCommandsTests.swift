@@ -78,6 +78,10 @@ import Testing
         let why = try Steptweet.run(["status", "--config", missing])
         #expect(why.stdout.contains("fetching: disabled: missing credentials: publish[0].url_env"))
 
+        let noToken = try configure("[push]\nport = 8787\ntoken_env = \"STEPTWEET_TEST_UNSET_TOKEN\"")
+        let push = try Steptweet.run(["status", "--config", noToken])
+        #expect(push.stdout.contains("push:     off: push.token_env: environment variable STEPTWEET_TEST_UNSET_TOKEN is not set"))
+
         let absent = try Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"])
         #expect(absent.status == 78)
     }

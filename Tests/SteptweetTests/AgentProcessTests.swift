@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// The agent as a real process: SIGUSR1 fetches now, SIGTERM stops it cleanly.
+@Suite(.timeLimit(.minutes(1))) struct AgentProcessTests {
+    /// Collects a pipe's lines on a background thread.
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var text = ""
+        init(_ pipe: Pipe) {
+            let handle = pipe.fileHandleForReading
+            Thread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { return }
+                    self.lock.withLock { self.text += String(decoding: data, as: UTF8.self) }
+                }
+            }.start()
+        }
+        var all: String { lock.withLock { text } }
+
+        /// Waits (up to `limit` seconds, in short steps) until the output contains `needle`.
+        func wait(for needle: String, limit: Double = 20) async throws -> Bool {
+            let end = Date().addingTimeInterval(limit)
+            while Date() < end {
+                if all.contains(needle) { return true }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+    }
+
+    @Test func sigusr1FetchesNowAndSigtermStopsCleanly() async throws {
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let config = try Steptweet.tempFile("""
+            [source]
+            path = "\(walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [schedule]
+            interval = "1h"
+            [state]
+            path = "state.sqlite"
+            """, name: "config.toml")
+        let process = Process()
+        process.executableURL = Steptweet.binary
+        process.arguments = ["agent", "--config", config]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let stderr = Lines(err)
+        let stdout = Lines(out)
+        #expect(try await stderr.wait(for: "ready: `kill -USR1"), "\(stderr.all)")
+        kill(process.processIdentifier, SIGUSR1)
+        #expect(try await stderr.wait(for: "fetch signal: NewData"), "\(stderr.all)")
+        #expect(try await stdout.wait(for: "を持って "))
+
+        let status = try Steptweet.run(["status", "--config", config])
+        #expect(status.stdout.contains("agent:    running (pid \(process.processIdentifier)), idle, next fetch "), "\(status.stdout)")
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try await stderr.wait(for: "agent stopped"))
+        let after = try Steptweet.run(["history", "--config", config, "--json"])
+        #expect(after.stdout.contains("\"trigger\":\"signal\""))
+    }
+}
