@@ -104,6 +104,8 @@ public struct AgentConfiguration: Sendable {
     public var publishers: [any Publisher]
     /// Why publishing cannot work (missing credentials); fetches are refused and the agent idles while set.
     public var publishingProblem: String?
+    /// Things worth a warning that do not stop anything (e.g. a secret file readable by others).
+    public var warnings: [String] = []
     public var statePath: String
     public var push: Push?
 
@@ -273,18 +275,23 @@ public struct AgentConfiguration: Sendable {
                 tables.append(t)
             }
         }
-        var publishers: [any Publisher] = [NamedStdoutPublisher(name: "stdout")]
+        var publishers: [any Publisher] = [StdoutPublisher()]
+        var warnings: [String] = []
         var problem: String?
         if !tables.isEmpty {
             do {
-                publishers = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base)
+                let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base)
+                publishers = set.publishers
+                warnings = set.warnings
             } catch let missing as MissingCredentials {
                 publishers = []
                 problem = missing.description
             }
         }
-        return AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
-                                  publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
+        var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
+                                               publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
+        configuration.warnings = warnings
+        return configuration
     }
 
     static func resolve(_ path: String, against base: URL) -> String {

@@ -83,7 +83,7 @@ public struct DemoRunner: Sendable {
             file: dir.appendingPathComponent("demo.toml").path,
             source: AgentConfiguration.Source(path: live.path, start: start, follow: true),
             schedule: schedule, composer: composer,
-            publishers: [JSONPostPublisher(name: "loopback", url: url)],
+            publishers: [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())],
             publishingProblem: nil, statePath: statePath, push: nil)
         try StateStore(path: statePath).setWindowStartIfUnset(start)
         let fetcher = Fetcher(configuration: config)

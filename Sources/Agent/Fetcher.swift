@@ -284,7 +284,7 @@ public struct Fetcher: Sendable {
             let window = StepWindow(start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
                                     bouts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE end_ns >= ? AND end_ns < ?", arguments: [lo, hi]) ?? 0)
             let text = configuration.composer.compose(window)
-            let key = IdempotencyKeys.key(windowStart: window.start, windowEnd: window.end)
+            let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
             report.windows.append(.init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
             newEnd = hi
             if !report.dryRun {

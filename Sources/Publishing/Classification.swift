@@ -3,7 +3,7 @@ import Foundation
 /// Turns responses into `DeliveryOutcome`s from status codes (never from message text, with the one documented
 /// exception of X's duplicate-content 403, which targets handle themselves).
 ///
-/// 2xx delivered; 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx permanent
+/// 2xx delivered (already delivered with `Idempotent-Replayed: true`); 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx permanent
 /// with the server's message (redacted).
 public enum ResponseClassifier {
     /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply.
@@ -11,6 +11,8 @@ public enum ResponseClassifier {
                                 remoteID: (HTTPReply) -> String?) -> DeliveryOutcome {
         switch reply.status {
         case 200..<300:
+            // `Idempotent-Replayed: true`: the server recognised the Idempotency-Key and replayed its first answer.
+            if reply.header("Idempotent-Replayed")?.lowercased() == "true" { return .alreadyDelivered(remoteID: remoteID(reply)) }
             return .delivered(remoteID: remoteID(reply))
         case 408, 425, 429, 500..<600:
             return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now))

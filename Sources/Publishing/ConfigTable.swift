@@ -16,6 +16,9 @@ final class ConfigTable {
 
     func path(_ key: String) -> String { "\(prefix).\(key)" }
     func error(_ key: String, _ message: String) -> ConfigurationError { ConfigurationError(path: path(key), message: message) }
+    func missingSecret(_ key: String, _ message: String) -> ConfigurationError {
+        ConfigurationError(path: path(key), message: message, isMissingSecret: true)
+    }
 
     private func value(_ key: String) -> TOMLValueConvertible? {
         used.insert(key)

@@ -134,6 +134,7 @@ public struct StdoutPublisher: Publisher {
 
     public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
         print(post.text)
+        fflush(nil)  // all output streams; the agent's stdout is usually a pipe to a journal: one post, one line, now
         return .delivered(remoteID: nil)
     }
 }

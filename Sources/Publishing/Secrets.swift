@@ -52,16 +52,16 @@ struct SecretResolver {
             throw table.error(envKey, "give \(envKey) or \(fileKey), not both")
         case (.some(let variable), nil):
             guard let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
-                throw table.error(envKey, "environment variable \(variable) is not set or is empty")
+                throw table.missingSecret(envKey, "environment variable \(variable) is not set or is empty")
             }
             return value
         case (nil, .some(let path)):
             let secret: SecretFile
             do { secret = try readFile(path) } catch {
-                throw table.error(fileKey, "\(error)")
+                throw table.missingSecret(fileKey, "\(error)")
             }
             let value = secret.contents.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !value.isEmpty else { throw table.error(fileKey, "\(path) is empty") }
+            guard !value.isEmpty else { throw table.missingSecret(fileKey, "\(path) is empty") }
             if secret.permissions & 0o077 != 0 {
                 warnings.append("\(table.path(fileKey)): \(path) is readable by group or others (mode \(String(secret.permissions, radix: 8))); run chmod 600 \(path)")
             }

@@ -12,7 +12,9 @@ struct ConfigOptions: ParsableArguments {
     /// Loads the configuration or ends the command with status 78 and a message naming the file and key.
     func load() throws -> AgentConfiguration {
         do {
-            return try AgentConfiguration.load(path: path)
+            let configuration = try AgentConfiguration.load(path: path)
+            for warning in configuration.warnings { printError("warning: \(path): \(warning)") }
+            return configuration
         } catch let e as ConfigurationError {
             throw fail(e.path.isEmpty ? "\(path): \(e.message)" : "\(path): \(e)", status: ExitStatus.config)
         } catch {

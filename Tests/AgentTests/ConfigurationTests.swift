@@ -99,7 +99,7 @@ import Testing
     @Test func missingCredentialsDisableButDoNotFailTheLoad() throws {
         let text = "[source]\npath = \"x\"\n[[publish]]\nkind = \"webhook\"\nurl_env = \"HOOK_URL\"\n"
         let missing = try parse(text)
-        #expect(missing.publishingProblem == "publish[0].url_env: environment variable HOOK_URL is not set")
+        #expect(missing.publishingProblem == "publish[0].url_env: environment variable HOOK_URL is not set or is empty")
         #expect(missing.disabledReason?.hasPrefix("missing credentials: publish[0].url_env") == true)
         let present = try parse(text, env: ["HOOK_URL": "http://127.0.0.1:9/hook"])
         #expect(present.publishers.map(\.name) == ["webhook"])

@@ -79,7 +79,7 @@ import Testing
         let endpoint = try RecordingEndpoint(script: [.status(503)])
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir)
-        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config)
 
         let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
@@ -104,7 +104,7 @@ import Testing
         let endpoint = try RecordingEndpoint(script: [.actThenFail])
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir)
-        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config)
         #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test").result == .failed)
         let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
@@ -120,10 +120,10 @@ import Testing
         let endpoint = try RecordingEndpoint(script: [.hang])
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir, schedule: "deadline = \"1s\"")
-        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: "test")
         #expect(report.result == .failed)
-        #expect(report.reason?.contains("before the deadline") == true, "\(report.line)")
+        #expect(report.reason?.contains("deadline passed") == true, "\(report.line)")
         let store = try StateStore(path: config.statePath)
         #expect(try store.outbox(status: "pending").count == 1)
         #expect(try store.history().first?.result == "Failed")
@@ -264,7 +264,7 @@ import Testing
         var config = try Fixture.config(dir: dir, schedule: "deadline = \"2s\"")
         let endpoint = try RecordingEndpoint(script: [.hang])
         let url = try await endpoint.start()
-        config.publishers = [JSONPostPublisher(name: "loopback", url: url)]
+        config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config)
         async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "slow")
         // Wait until the slow fetch is talking to the endpoint, then try a second one.

@@ -119,11 +119,12 @@ import TOMLKit
 
     @Test func missingSecretsNameTheVariableOrFile() {
         let unset = error("[[publish]]\nkind = \"stdout\"\n[[publish]]\nkind = \"matrix\"\nbase_url = \"http://127.0.0.1:8008\"\ntoken_env = \"NOPE\"\nroom_id = \"!a:b\"")
-        #expect(unset == ConfigurationError(path: "publish[1].token_env", message: "environment variable NOPE is not set or is empty"))
+        #expect(unset == ConfigurationError(path: "publish[1].token_env", message: "environment variable NOPE is not set or is empty", isMissingSecret: true))
         let noFile = error("[[publish]]\nkind = \"ntfy\"\ntopic = \"t\"\ntoken_file = \"/run/none\"")
-        #expect(noFile == ConfigurationError(path: "publish[0].token_file", message: "no such file /run/none"))
+        #expect(noFile == ConfigurationError(path: "publish[0].token_file", message: "no such file /run/none", isMissingSecret: true))
         let both = error("[[publish]]\nkind = \"ntfy\"\ntopic = \"t\"\ntoken_env = \"A\"\ntoken_file = \"/b\"")
         #expect(both?.path == "publish[0].token_env")
+        #expect(both?.isMissingSecret == false)
         let partial = error("[[publish]]\nkind = \"x\"\nconsumer_key_env = \"X_CK\"\ntoken_env = \"X_AT\"\ntoken_secret_env = \"X_TS\"")
         #expect(partial?.path == "publish[0].consumer_secret_env")
     }

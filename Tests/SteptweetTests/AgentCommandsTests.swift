@@ -59,7 +59,10 @@ import Testing
     }
 
     @Test func failedFetchExits75AndConfigErrorsExit78() throws {
-        let unreachable = try configure("[[publish]]\nkind = \"webhook\"\nurl = \"http://127.0.0.1:9/hook\"\n[schedule]\ndeadline = \"2s\"")
+        let unreachable = try configure("[[publish]]\nkind = \"webhook\"\nurl_file = \"hook.url\"\n[schedule]\ndeadline = \"2s\"")
+        let hook = URL(fileURLWithPath: unreachable).deletingLastPathComponent().appendingPathComponent("hook.url")
+        try Data("http://127.0.0.1:9/hook\n".utf8).write(to: hook)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: hook.path)
         let failed = try Steptweet.run(["fetch", "--config", unreachable, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(failed.status == 75)
         #expect(failed.stdout.split(separator: "\n").last?.hasPrefix("Failed: webhook: ") == true)

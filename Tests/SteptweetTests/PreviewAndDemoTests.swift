@@ -48,8 +48,8 @@ import Testing
         let r = try Steptweet.run(["demo"])
         #expect(r.status == 0, "\(r.stderr)")
         let results = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  result: ") }.map { $0.dropFirst(10) }
-        #expect(results == ["NewData", "NoData", "Failed: loopback: HTTP 503", "NewData"])
-        #expect(r.stdout.contains("retryable at loopback: HTTP 503 (kept in the outbox)"))
+        #expect(results == ["NewData", "NoData", "Failed: loopback: HTTP 503: deliberate failure", "NewData"])
+        #expect(r.stdout.contains("retryable at loopback: HTTP 503: deliberate failure (kept in the outbox)"))
         #expect(r.stdout.contains("delivered to loopback (id 2) for steps-20261121T011000Z-20261121T013000Z"))
         #expect(r.stdout.contains("endpoint: kept 2 post(s), 0 duplicate(s)"))
     }
