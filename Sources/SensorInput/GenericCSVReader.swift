@@ -250,7 +250,7 @@ public enum GenericCSVReader {
         }
         var t = raw
         if !scale.absolute, let start = options.startNs { t &+= start }
-        let f = scale.unit.toMetersPerSecondSquared
+        let f = scale.unit == .g ? 9.80665 : 1.0  // standardGravity, inlined for the hot path
         let sample = AccelerationSample(timeNs: t, x: row.1 * f, y: row.2 * f, z: row.3 * f)
         if let problem = SampleCheck.problem(sample, previousNs: lastNs) {
             try summary.skip(InputError(file: path, line: row.4, message: problem), options: options)

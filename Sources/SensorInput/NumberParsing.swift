@@ -58,12 +58,45 @@ public enum NumberParsing {
         guard i == e else { return nil }
         var value: Double
         if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+            // Clinger's fast path: both exact, one correctly rounded operation.
             value = Double(mantissa)
-            if exponent < 0 { value /= powersOfTen[-exponent] } else { value *= powersOfTen[exponent] }
+            if exponent < 0 { value /= exactPowerOfTen(-exponent) } else if exponent > 0 { value *= exactPowerOfTen(exponent) }
+        } else if exponent == 0 {
+            value = Double(mantissa)  // a big integer (epoch ns): the conversion is correctly rounded
         } else {
             value = slowParse(p, start, end) ?? Double(mantissa) * pow10(exponent)
         }
         return negative ? -value : value
+    }
+
+    /// 10^e for 0 ≤ e ≤ 22, all exact in a Double (a switch, no global table to initialise on the hot path).
+    @inlinable @inline(__always)
+    static func exactPowerOfTen(_ e: Int) -> Double {
+        switch e {
+        case 0: return 1
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
     }
 
     @usableFromInline static func parseSpecial(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ negative: Bool) -> Double? {
