@@ -6,7 +6,7 @@ import PackageDescription
 /// Parser name (as `--format` takes it, or `detect` for auto-detection) -> executable `fuzz-<name>`.
 let parsers = [
     "detect", "generic-csv", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford", "uci-raw",
-    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer",
+    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices",
 ]
 
 let package = Package(
