@@ -13,7 +13,7 @@ let package = Package(
     name: "SensorInputFuzz",
     targets: [
         .target(name: "StepDetection", path: "Shared/StepDetection"),
-        .target(name: "SensorInput", dependencies: ["StepDetection"], path: "Shared/SensorInput"),
+        .target(name: "SensorInput", dependencies: ["StepDetection"], path: "Shared/SensorInput", exclude: ["README.md"]),
         .target(name: "FuzzSupport", dependencies: ["SensorInput"]),
     ] + parsers.map { name in
         .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")
