@@ -192,20 +192,26 @@ public enum GenericCSVReader {
             // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
             var missing = n
             while missing < min(l.fieldCount, limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
-            func field(_ i: Int, _ name: String) throws -> Double? {
-                if let v = NumberParsing.parseDouble(p, starts[i], ends[i]) { return v }
-                let text = String(decoding: UnsafeBufferPointer(start: p + starts[i], count: ends[i] - starts[i]), as: UTF8.self)
-                try summary.skip(InputError(file: path, line: number,
-                    message: "\(name) is not a number: '\(text.prefix(40))'"), options: options)
-                return nil
-            }
-            guard let t = try field(l.time, "time") else { return true }
+            // The hot path parses in place; a bad field is described by a cold helper.
+            let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time])
             let row: Row
             if let (xi, yi, zi) = l.axes {
-                guard let x = try field(xi, "x"), let y = try field(yi, "y"), let z = try field(zi, "z") else { return true }
+                let x = NumberParsing.parseDouble(p, starts[xi], ends[xi])
+                let y = NumberParsing.parseDouble(p, starts[yi], ends[yi])
+                let z = NumberParsing.parseDouble(p, starts[zi], ends[zi])
+                guard let t, let x, let y, let z else {
+                    let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
+                    try summary.skip(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number), options: options)
+                    return true
+                }
                 row = (t, x, y, z, number)
             } else if let mi = l.magnitude {
-                guard let m = try field(mi, "magnitude") else { return true }
+                let m = NumberParsing.parseDouble(p, starts[mi], ends[mi])
+                guard let t, let m else {
+                    let (i, name) = t == nil ? (l.time, "time") : (mi, "magnitude")
+                    try summary.skip(badField(p, starts[i], ends[i], name, path, number), options: options)
+                    return true
+                }
                 row = (t, m, 0, 0, number)
             } else {
                 return true
@@ -235,6 +241,14 @@ public enum GenericCSVReader {
         summary.unit = probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
         return (summary, ResumeState(header: headerText, scale: probe.scale, offset: consumedOffset, lineNumber: lastLine))
+    }
+
+    /// The error for a field that is not a number.
+    @inline(never)
+    static func badField(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ name: String, _ path: String,
+                         _ line: Int) -> InputError {
+        let text = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
+        return InputError(file: path, line: line, message: "\(name) is not a number: '\(text.prefix(40))'")
     }
 
     /// Time, x, y, z (or magnitude, 0, 0) and line number of one row.
