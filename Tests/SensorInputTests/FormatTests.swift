@@ -262,6 +262,12 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(throws: InputError.self) { try read(csv(["0,0,0,9.8", "10,nan,0,9.8"]), strict: true) }
     }
 
+    @Test func fieldThatIsNotANumberIsNamed() throws {
+        let (s, got) = try read(csv(["0,0,0,9.8", "10,0,abc,9.8", "x,0,0,9.8", "30,0,0,9.8"]))
+        #expect(got.count == 2)
+        #expect(s.issues.map(\.message) == ["y is not a number: 'abc'", "time is not a number: 'x'"])
+    }
+
     @Test func truncatedLastLineIsSkippedValidLinesKept() throws {
         let (s, got) = try read("t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n40,0,")
         #expect(got.count == 2)
