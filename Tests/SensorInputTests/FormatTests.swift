@@ -307,3 +307,22 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(error.line == 1)
     }
 }
+
+@Suite struct StepLogWriterTests {
+    @Test func writtenLinesReadBack() throws {
+        let t0 = TimeParsing.parseISO8601("2026-11-21T10:00:00.250Z")!
+        #expect(StepLogLine.rfc3339(t0) == "2026-11-21T10:00:00.250Z")
+        #expect(StepLogLine.rfc3339(0) == "1970-01-01T00:00:00.000Z")
+        #expect(StepLogLine.rfc3339(-1_000_000) == "1969-12-31T23:59:59.999Z")
+        var text = StepLogLine.encode(timeNs: t0, total: 1234, bootID: "b\"1", seq: 1, source: "iio:device0")
+        text += StepLogLine.encode(timeNs: t0 + 60_000_000_000, total: 1300, bootID: "b\"1", seq: 2, source: "iio:device0")
+        text += StepLogLine.encode(timeNs: t0 + 120_000_000_000, steps: 9, source: "phone")
+        #expect(text.hasPrefix("{\"v\":1,\"ts\":\"2026-11-21T10:00:00.250Z\",\"total\":1234,\"boot_id\":\"b\\\"1\",\"seq\":1,\"src\":\"iio:device0\"}\n"))
+        let path = try temporaryFile(Array(text.utf8), name: "written.jsonl")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "steplog")
+        #expect(readings(items) == [StepReading(startNs: t0, endNs: t0, steps: 0),
+                                    StepReading(startNs: t0, endNs: t0 + 60_000_000_000, steps: 66),
+                                    StepReading(startNs: t0 + 120_000_000_000, endNs: t0 + 120_000_000_000, steps: 9)])
+    }
+}
