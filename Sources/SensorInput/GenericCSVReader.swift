@@ -3,6 +3,7 @@ import StepDetection
 /// Reader for CSV files with a header row naming a time column (`t_ms`, `t_s`, `time`, `timestamp`, with units in the
 /// name or in brackets) and either `x,y,z` or `magnitude` columns. Delimiter `,`, `;`, tab or spaces. Time in s, ms,
 /// µs or ns, relative or since the epoch; values in m/s² or g, told apart from the data (|a| at rest ≈ 9.8 or ≈ 1).
+/// When the delimiter is not `,` a decimal comma is accepted too (phyphox "Semicolon, decimal comma" exports).
 public enum GenericCSVReader {
     public static let formatName = "generic-csv"
 
@@ -193,12 +194,12 @@ public enum GenericCSVReader {
             var missing = n
             while missing < min(l.fieldCount, limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
             // The hot path parses in place; a bad field is described by a cold helper.
-            let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time])
+            let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: l.delimiter != 0x2C)
             let row: Row
             if let (xi, yi, zi) = l.axes {
-                let x = NumberParsing.parseDouble(p, starts[xi], ends[xi])
-                let y = NumberParsing.parseDouble(p, starts[yi], ends[yi])
-                let z = NumberParsing.parseDouble(p, starts[zi], ends[zi])
+                let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: l.delimiter != 0x2C)
+                let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: l.delimiter != 0x2C)
+                let z = NumberParsing.parseDouble(p, starts[zi], ends[zi], decimalComma: l.delimiter != 0x2C)
                 guard let t, let x, let y, let z else {
                     let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
                     try summary.skip(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number), options: options)
@@ -206,7 +207,7 @@ public enum GenericCSVReader {
                 }
                 row = (t, x, y, z, number)
             } else if let mi = l.magnitude {
-                let m = NumberParsing.parseDouble(p, starts[mi], ends[mi])
+                let m = NumberParsing.parseDouble(p, starts[mi], ends[mi], decimalComma: l.delimiter != 0x2C)
                 guard let t, let m else {
                     let (i, name) = t == nil ? (l.time, "time") : (mi, "magnitude")
                     try summary.skip(badField(p, starts[i], ends[i], name, path, number), options: options)

@@ -8,8 +8,9 @@ public enum NumberParsing {
 
     /// Parses a decimal floating-point number (`-12.5`, `3e-2`, `.5`, `nan`, `inf`) filling the whole of
     /// `bytes[start..<end]` after trimming spaces and one pair of double quotes. Returns nil when it is not a number.
+    /// With `decimalComma` a `,` is the decimal separator too (`;`-separated exports of comma-decimal locales).
     @inlinable
-    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimalComma: Bool = false) -> Double? {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
@@ -30,7 +31,7 @@ public enum NumberParsing {
             if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 } } else { exponent += 1 }
             i += 1
         }
-        if i < e && p[i] == 0x2E {
+        if i < e && (p[i] == 0x2E || (decimalComma && p[i] == 0x2C)) {
             i += 1
             while i < e {
                 let d = p[i] &- 0x30
@@ -64,7 +65,7 @@ public enum NumberParsing {
         } else if exponent == 0 {
             value = Double(mantissa)  // a big integer (epoch ns): the conversion is correctly rounded
         } else {
-            value = slowParse(p, start, end) ?? Double(mantissa) * pow10(exponent)
+            value = slowParse(p, start, end, decimalComma: decimalComma) ?? Double(mantissa) * pow10(exponent)
         }
         return negative ? -value : value
     }
@@ -108,8 +109,10 @@ public enum NumberParsing {
         }
     }
 
-    @usableFromInline static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    @usableFromInline static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int,
+                                            decimalComma: Bool = false) -> Double? {
         var s = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
+        if decimalComma { s = String(s.map { $0 == "," ? "." : $0 }) }
         s = s.trimmingCharacters(in: " \t\"")
         if s.hasPrefix("-") { s.removeFirst() } else if s.hasPrefix("+") { s.removeFirst() }
         return Double(s)

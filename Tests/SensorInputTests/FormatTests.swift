@@ -262,6 +262,16 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(throws: InputError.self) { try read(csv(["0,0,0,9.8", "10,nan,0,9.8"]), strict: true) }
     }
 
+    @Test func semicolonsWithDecimalCommas() throws {
+        let text = "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"\n"
+            + "0,000000000E0;-2,466E-1;4,41251E0;8,33541E0\n5,677E-3;0;0;9,81\n"
+        let (s, got) = try read(text)
+        #expect(s.format == "phyphox")
+        #expect(s.skippedLines == 0)
+        #expect(got == [AccelerationSample(timeNs: 0, x: -0.2466, y: 4.41251, z: 8.33541),
+                        AccelerationSample(timeNs: 5_677_000, x: 0, y: 0, z: 9.81)])
+    }
+
     @Test func fieldThatIsNotANumberIsNamed() throws {
         let (s, got) = try read(csv(["0,0,0,9.8", "10,0,abc,9.8", "x,0,0,9.8", "30,0,0,9.8"]))
         #expect(got.count == 2)
