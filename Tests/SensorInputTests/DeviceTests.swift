@@ -196,6 +196,25 @@ struct FakeTree {
         return out
     }
 
+    @Test func findsAccelerometerEventNodes() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fake-input-\(UUID().uuidString)").path
+        func write(_ path: String, _ text: String) throws {
+            let url = URL(fileURLWithPath: root + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data((text + "\n").utf8).write(to: url)
+        }
+        try write("sys/class/input/event10/device/properties", "40")          // accelerometer, ABS x/y/z
+        try write("sys/class/input/event10/device/capabilities/abs", "7")
+        try write("sys/class/input/event2/device/properties", "0")           // a touchpad: ABS but no property
+        try write("sys/class/input/event2/device/capabilities/abs", "260800000000003")
+        try write("sys/class/input/event3/device/properties", "40")          // accelerometer property, two axes only
+        try write("sys/class/input/event3/device/capabilities/abs", "3")
+        try write("sys/class/input/event4/device/properties", "0 40")        // multi-word bitmaps
+        try write("sys/class/input/event4/device/capabilities/abs", "1 3f")
+        let found = EvdevAccelerometer.list(roots: DeviceRoots(sys: root + "/sys", dev: root + "/dev"))
+        #expect(found == [root + "/dev/input/event4", root + "/dev/input/event10"])
+    }
+
     @Test func framesOnSynReportHoldingUnchangedAxes() throws {
         var bytes = Self.event(100, 0, 3, 0, 0) + Self.event(100, 0, 3, 1, -256) + Self.event(100, 0, 3, 2, 0)
             + Self.event(100, 0, 0, 0, 0)

@@ -89,3 +89,22 @@ public struct EvdevAccelerometer: Sendable {
         }
     }
 }
+
+extension EvdevAccelerometer {
+    /// `/dev/input/eventN` nodes whose device reports ABS_X/Y/Z and the accelerometer property
+    /// (`INPUT_PROP_ACCELEROMETER`, bit 6 of `<sys>/class/input/eventN/device/properties`).
+    public static func list(roots: DeviceRoots = DeviceRoots()) -> [String] {
+        let base = roots.sys + "/class/input"
+        return SysfsFile.list(base).filter { $0.hasPrefix("event") }.filter { name in
+            let device = base + "/" + name + "/device"
+            guard let props = SysfsFile.read(device + "/properties").flatMap(lowestWord),
+                  let abs = SysfsFile.read(device + "/capabilities/abs").flatMap(lowestWord) else { return false }
+            return props & (1 << 6) != 0 && abs & 0b111 == 0b111
+        }.sorted { (Int($0.dropFirst(5)) ?? 0) < (Int($1.dropFirst(5)) ?? 0) }.map { roots.dev + "/input/" + $0 }
+    }
+
+    /// The lowest word of a sysfs bitmap (space-separated hex words, most significant first).
+    static func lowestWord(_ text: String) -> UInt64? {
+        text.split(separator: " ").last.flatMap { UInt64($0, radix: 16) }
+    }
+}
