@@ -20,27 +20,31 @@ public enum NumberParsing {
         var negative = false
         if p[i] == 0x2D { negative = true; i += 1 } else if p[i] == 0x2B { i += 1 }
         guard i < e else { return nil }
+        // Digits are accumulated without per-digit bookkeeping; more than 19 of them (the most a UInt64 holds
+        // exactly) go to the slow path below.
         var mantissa: UInt64 = 0
-        var digits = 0
         var exponent = 0
-        var sawDigit = false
+        let intStart = i
         while i < e {
             let d = p[i] &- 0x30
             if d > 9 { break }
-            sawDigit = true
-            if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 } } else { exponent += 1 }
+            mantissa = mantissa &* 10 &+ UInt64(d)
             i += 1
         }
+        var digitCount = i - intStart
         if i < e && (p[i] == 0x2E || (decimalComma && p[i] == 0x2C)) {
             i += 1
+            let fractionStart = i
             while i < e {
                 let d = p[i] &- 0x30
                 if d > 9 { break }
-                sawDigit = true
-                if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 }; exponent -= 1 }
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 i += 1
             }
+            exponent = fractionStart - i
+            digitCount += i - fractionStart
         }
+        let sawDigit = digitCount > 0
         if !sawDigit { return parseSpecial(p, i, e, negative) }
         if i < e && (p[i] == 0x65 || p[i] == 0x45) {
             i += 1
@@ -58,7 +62,10 @@ public enum NumberParsing {
         }
         guard i == e else { return nil }
         var value: Double
-        if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+        if digitCount > 19 {
+            guard let unsigned = slowParse(p, start, end, decimalComma: decimalComma) else { return nil }
+            value = unsigned
+        } else if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
             // Clinger's fast path: both exact, one correctly rounded operation.
             value = Double(mantissa)
             if exponent < 0 { value /= exactPowerOfTen(-exponent) } else if exponent > 0 { value *= exactPowerOfTen(exponent) }
