@@ -15,6 +15,8 @@ public enum GenericCSVReader {
         var timeUnitNs: Double?  // nil: infer from the data
         var axes: (Int, Int, Int)?
         var magnitude: Int?
+        /// The acceleration unit the header states (`[g]`, `(m/s^2)`, `gFx`), nil: told from the data.
+        var accelerationUnit: AccelerationUnit?
     }
 
     static func normalize(_ raw: String) -> (name: String, unit: String?) {
@@ -53,12 +55,28 @@ public enum GenericCSVReader {
                 "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
                 + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
         }
-        func find(_ names: [String]) -> Int? { cols.firstIndex { names.contains($0.name) } }
+        func find(_ names: [String]) -> Int? {
+            if let exact = cols.firstIndex(where: { names.contains($0.name) }) { return exact }
+            // "Linear Acceleration x", "acc-x", "Accelerometer_X": an acceleration name ending in the axis letter.
+            guard let axis = names.first, axis.count == 1 else { return nil }
+            return cols.firstIndex { c in
+                c.name.contains("acc") && [" ", "_", "-", "."].contains { c.name.hasSuffix($0 + axis) }
+            }
+        }
         let x = find(["x", "ax", "acc_x", "accel_x", "accx", "acceleration x", "accelerometer x", "gfx"])
         let y = find(["y", "ay", "acc_y", "accel_y", "accy", "acceleration y", "accelerometer y", "gfy"])
         let z = find(["z", "az", "acc_z", "accel_z", "accz", "acceleration z", "accelerometer z", "gfz"])
         let m = find(["magnitude", "mag", "norm", "total", "abs", "absolute acceleration", "|a|", "tgf", "at"])
         var layout = Layout(delimiter: delimiter, fieldCount: header.count, time: time, timeUnitNs: timeUnit)
+        if let column = x ?? m {
+            let c = cols[column]
+            let unit = (c.unit ?? "").replacingOccurrences(of: " ", with: "")
+            if unit == "g" || c.name.hasPrefix("gf") {
+                layout.accelerationUnit = .g
+            } else if unit.hasPrefix("m/s") || unit.hasPrefix("ms^-2") || unit.hasPrefix("ms-2") {
+                layout.accelerationUnit = .metersPerSecondSquared
+            }
+        }
         if let x, let y, let z {
             layout.axes = (x, y, z)
         } else if let m {
@@ -158,7 +176,9 @@ public enum GenericCSVReader {
                 throw InputError(file: path, line: number, message:
                     "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
             }
-            return try self.layout(header: header, delimiter: delimiter, file: path)
+            var found = try self.layout(header: header, delimiter: delimiter, file: path)
+            if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
+            return found
         }
         if let h = headerText {
             let bytes = Array(h.utf8)
@@ -222,7 +242,7 @@ public enum GenericCSVReader {
             } else {
                 probe.add(row)
                 if probe.isFull {
-                    let scale = probe.decide(timeUnitNs: l.timeUnitNs)
+                    let scale = probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
                     for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
                     probe.rows.removeAll()
                 }
@@ -236,7 +256,7 @@ public enum GenericCSVReader {
             throw InputError(file: path, message: "file is empty")
         }
         if probe.scale == nil && !probe.rows.isEmpty {
-            let scale = probe.decide(timeUnitNs: l.timeUnitNs)
+            let scale = probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
             for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
         }
         summary.unit = probe.scale?.unit ?? .metersPerSecondSquared
@@ -291,10 +311,11 @@ public enum GenericCSVReader {
 
         mutating func add(_ row: Row) { rows.append(row) }
 
-        mutating func decide(timeUnitNs: Double?) -> Scale {
+        mutating func decide(timeUnitNs: Double?, unit stated: AccelerationUnit? = nil) -> Scale {
             let mags = rows.map { ($0.1 * $0.1 + $0.2 * $0.2 + $0.3 * $0.3).squareRoot() }.filter(\.isFinite).sorted()
             let median = mags.isEmpty ? standardGravity : mags[mags.count / 2]
-            let unit: AccelerationUnit = median < 3.5 ? .g : .metersPerSecondSquared
+            // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
+            let unit: AccelerationUnit = stated ?? (median < 3.5 ? .g : .metersPerSecondSquared)
             let first = rows.first?.0 ?? 0
             var unitNs = timeUnitNs
             if unitNs == nil {

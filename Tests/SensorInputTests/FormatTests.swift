@@ -262,6 +262,24 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(throws: InputError.self) { try read(csv(["0,0,0,9.8", "10,nan,0,9.8"]), strict: true) }
     }
 
+    @Test func statedUnitsWinOverTheDataForGravityFreeRecordings() throws {
+        // Linear acceleration (gravity removed) is small: |a| ≈ 0.3 would look like g without the header's unit.
+        let rows = (0..<300).map { "\(Double($0) * 0.01),0.1,0.2,0.3" }
+        let phyphox = "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\"\n"
+            + rows.joined(separator: "\n") + "\n"
+        let (s1, got1) = try read(phyphox)
+        #expect(s1.unit == .metersPerSecondSquared)
+        #expect(got1[0].z == 0.3)
+        let logger = "time,seconds_elapsed,z,y,x\n" + (0..<300).map { "\(1_700_000_000_000_000_000 + $0 * 10_000_000),\(Double($0) * 0.01),0.3,0.2,0.1" }
+            .joined(separator: "\n") + "\n"
+        let (s2, got2) = try read(logger)
+        #expect(s2.format == "sensor-logger")
+        #expect(s2.unit == .metersPerSecondSquared)
+        #expect(got2[0].x == 0.1)
+        let bracketG = "t [s];x [g];y [g];z [g]\n" + (0..<300).map { "\(Double($0) * 0.01);0;0;9" }.joined(separator: "\n") + "\n"
+        #expect(try read(bracketG).0.unit == .g)  // stated g, although |a| = 9 would look like m/s²
+    }
+
     @Test func semicolonsWithDecimalCommas() throws {
         let text = "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"\n"
             + "0,000000000E0;-2,466E-1;4,41251E0;8,33541E0\n5,677E-3;0;0;9,81\n"
