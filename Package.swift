@@ -22,7 +22,7 @@ let package = Package(
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         .target(name: "StepDetection"),
         // Files and devices -> acceleration samples or step readings.
-        .target(name: "SensorInput", dependencies: ["StepDetection"]),
+        .target(name: "SensorInput", dependencies: ["StepDetection"], exclude: ["README.md"]),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages"),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.

@@ -3,6 +3,7 @@ import StepDetection
 /// Reader for CSV files with a header row naming a time column (`t_ms`, `t_s`, `time`, `timestamp`, with units in the
 /// name or in brackets) and either `x,y,z` or `magnitude` columns. Delimiter `,`, `;`, tab or spaces. Time in s, ms,
 /// µs or ns, relative or since the epoch; values in m/s² or g, told apart from the data (|a| at rest ≈ 9.8 or ≈ 1).
+/// When the delimiter is not `,` a decimal comma is accepted too (phyphox "Semicolon, decimal comma" exports).
 public enum GenericCSVReader {
     public static let formatName = "generic-csv"
 
@@ -14,6 +15,8 @@ public enum GenericCSVReader {
         var timeUnitNs: Double?  // nil: infer from the data
         var axes: (Int, Int, Int)?
         var magnitude: Int?
+        /// The acceleration unit the header states (`[g]`, `(m/s^2)`, `gFx`), nil: told from the data.
+        var accelerationUnit: AccelerationUnit?
     }
 
     static func normalize(_ raw: String) -> (name: String, unit: String?) {
@@ -52,12 +55,28 @@ public enum GenericCSVReader {
                 "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
                 + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
         }
-        func find(_ names: [String]) -> Int? { cols.firstIndex { names.contains($0.name) } }
+        func find(_ names: [String]) -> Int? {
+            if let exact = cols.firstIndex(where: { names.contains($0.name) }) { return exact }
+            // "Linear Acceleration x", "acc-x", "Accelerometer_X": an acceleration name ending in the axis letter.
+            guard let axis = names.first, axis.count == 1 else { return nil }
+            return cols.firstIndex { c in
+                c.name.contains("acc") && [" ", "_", "-", "."].contains { c.name.hasSuffix($0 + axis) }
+            }
+        }
         let x = find(["x", "ax", "acc_x", "accel_x", "accx", "acceleration x", "accelerometer x", "gfx"])
         let y = find(["y", "ay", "acc_y", "accel_y", "accy", "acceleration y", "accelerometer y", "gfy"])
         let z = find(["z", "az", "acc_z", "accel_z", "accz", "acceleration z", "accelerometer z", "gfz"])
         let m = find(["magnitude", "mag", "norm", "total", "abs", "absolute acceleration", "|a|", "tgf", "at"])
         var layout = Layout(delimiter: delimiter, fieldCount: header.count, time: time, timeUnitNs: timeUnit)
+        if let column = x ?? m {
+            let c = cols[column]
+            let unit = (c.unit ?? "").replacingOccurrences(of: " ", with: "")
+            if unit == "g" || c.name.hasPrefix("gf") {
+                layout.accelerationUnit = .g
+            } else if unit.hasPrefix("m/s") || unit.hasPrefix("ms^-2") || unit.hasPrefix("ms-2") {
+                layout.accelerationUnit = .metersPerSecondSquared
+            }
+        }
         if let x, let y, let z {
             layout.axes = (x, y, z)
         } else if let m {
@@ -157,7 +176,9 @@ public enum GenericCSVReader {
                 throw InputError(file: path, line: number, message:
                     "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
             }
-            return try self.layout(header: header, delimiter: delimiter, file: path)
+            var found = try self.layout(header: header, delimiter: delimiter, file: path)
+            if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
+            return found
         }
         if let h = headerText {
             let bytes = Array(h.utf8)
@@ -192,20 +213,26 @@ public enum GenericCSVReader {
             // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
             var missing = n
             while missing < min(l.fieldCount, limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
-            func field(_ i: Int, _ name: String) throws -> Double? {
-                if let v = NumberParsing.parseDouble(p, starts[i], ends[i]) { return v }
-                let text = String(decoding: UnsafeBufferPointer(start: p + starts[i], count: ends[i] - starts[i]), as: UTF8.self)
-                try summary.skip(InputError(file: path, line: number,
-                    message: "\(name) is not a number: '\(text.prefix(40))'"), options: options)
-                return nil
-            }
-            guard let t = try field(l.time, "time") else { return true }
+            // The hot path parses in place; a bad field is described by a cold helper.
+            let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: l.delimiter != 0x2C)
             let row: Row
             if let (xi, yi, zi) = l.axes {
-                guard let x = try field(xi, "x"), let y = try field(yi, "y"), let z = try field(zi, "z") else { return true }
+                let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: l.delimiter != 0x2C)
+                let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: l.delimiter != 0x2C)
+                let z = NumberParsing.parseDouble(p, starts[zi], ends[zi], decimalComma: l.delimiter != 0x2C)
+                guard let t, let x, let y, let z else {
+                    let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
+                    try summary.skip(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number), options: options)
+                    return true
+                }
                 row = (t, x, y, z, number)
             } else if let mi = l.magnitude {
-                guard let m = try field(mi, "magnitude") else { return true }
+                let m = NumberParsing.parseDouble(p, starts[mi], ends[mi], decimalComma: l.delimiter != 0x2C)
+                guard let t, let m else {
+                    let (i, name) = t == nil ? (l.time, "time") : (mi, "magnitude")
+                    try summary.skip(badField(p, starts[i], ends[i], name, path, number), options: options)
+                    return true
+                }
                 row = (t, m, 0, 0, number)
             } else {
                 return true
@@ -215,7 +242,7 @@ public enum GenericCSVReader {
             } else {
                 probe.add(row)
                 if probe.isFull {
-                    let scale = probe.decide(timeUnitNs: l.timeUnitNs)
+                    let scale = probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
                     for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
                     probe.rows.removeAll()
                 }
@@ -229,12 +256,20 @@ public enum GenericCSVReader {
             throw InputError(file: path, message: "file is empty")
         }
         if probe.scale == nil && !probe.rows.isEmpty {
-            let scale = probe.decide(timeUnitNs: l.timeUnitNs)
+            let scale = probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
             for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
         }
         summary.unit = probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
         return (summary, ResumeState(header: headerText, scale: probe.scale, offset: consumedOffset, lineNumber: lastLine))
+    }
+
+    /// The error for a field that is not a number.
+    @inline(never)
+    static func badField(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ name: String, _ path: String,
+                         _ line: Int) -> InputError {
+        let text = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
+        return InputError(file: path, line: line, message: "\(name) is not a number: '\(text.prefix(40))'")
     }
 
     /// Time, x, y, z (or magnitude, 0, 0) and line number of one row.
@@ -250,7 +285,7 @@ public enum GenericCSVReader {
         }
         var t = raw
         if !scale.absolute, let start = options.startNs { t &+= start }
-        let f = scale.unit.toMetersPerSecondSquared
+        let f = scale.unit == .g ? 9.80665 : 1.0  // standardGravity, inlined for the hot path
         let sample = AccelerationSample(timeNs: t, x: row.1 * f, y: row.2 * f, z: row.3 * f)
         if let problem = SampleCheck.problem(sample, previousNs: lastNs) {
             try summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
@@ -276,10 +311,11 @@ public enum GenericCSVReader {
 
         mutating func add(_ row: Row) { rows.append(row) }
 
-        mutating func decide(timeUnitNs: Double?) -> Scale {
+        mutating func decide(timeUnitNs: Double?, unit stated: AccelerationUnit? = nil) -> Scale {
             let mags = rows.map { ($0.1 * $0.1 + $0.2 * $0.2 + $0.3 * $0.3).squareRoot() }.filter(\.isFinite).sorted()
             let median = mags.isEmpty ? standardGravity : mags[mags.count / 2]
-            let unit: AccelerationUnit = median < 3.5 ? .g : .metersPerSecondSquared
+            // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
+            let unit: AccelerationUnit = stated ?? (median < 3.5 ? .g : .metersPerSecondSquared)
             let first = rows.first?.0 ?? 0
             var unitNs = timeUnitNs
             if unitNs == nil {

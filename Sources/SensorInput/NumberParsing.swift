@@ -8,8 +8,9 @@ public enum NumberParsing {
 
     /// Parses a decimal floating-point number (`-12.5`, `3e-2`, `.5`, `nan`, `inf`) filling the whole of
     /// `bytes[start..<end]` after trimming spaces and one pair of double quotes. Returns nil when it is not a number.
+    /// With `decimalComma` a `,` is the decimal separator too (`;`-separated exports of comma-decimal locales).
     @inlinable
-    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimalComma: Bool = false) -> Double? {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
@@ -19,27 +20,31 @@ public enum NumberParsing {
         var negative = false
         if p[i] == 0x2D { negative = true; i += 1 } else if p[i] == 0x2B { i += 1 }
         guard i < e else { return nil }
+        // Digits are accumulated without per-digit bookkeeping; more than 19 of them (the most a UInt64 holds
+        // exactly) go to the slow path below.
         var mantissa: UInt64 = 0
-        var digits = 0
         var exponent = 0
-        var sawDigit = false
+        let intStart = i
         while i < e {
             let d = p[i] &- 0x30
             if d > 9 { break }
-            sawDigit = true
-            if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 } } else { exponent += 1 }
+            mantissa = mantissa &* 10 &+ UInt64(d)
             i += 1
         }
-        if i < e && p[i] == 0x2E {
+        var digitCount = i - intStart
+        if i < e && (p[i] == 0x2E || (decimalComma && p[i] == 0x2C)) {
             i += 1
+            let fractionStart = i
             while i < e {
                 let d = p[i] &- 0x30
                 if d > 9 { break }
-                sawDigit = true
-                if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); if mantissa > 0 { digits += 1 }; exponent -= 1 }
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 i += 1
             }
+            exponent = fractionStart - i
+            digitCount += i - fractionStart
         }
+        let sawDigit = digitCount > 0
         if !sawDigit { return parseSpecial(p, i, e, negative) }
         if i < e && (p[i] == 0x65 || p[i] == 0x45) {
             i += 1
@@ -57,13 +62,49 @@ public enum NumberParsing {
         }
         guard i == e else { return nil }
         var value: Double
-        if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+        if digitCount > 19 {
+            guard let unsigned = slowParse(p, start, end, decimalComma: decimalComma) else { return nil }
+            value = unsigned
+        } else if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+            // Clinger's fast path: both exact, one correctly rounded operation.
             value = Double(mantissa)
-            if exponent < 0 { value /= powersOfTen[-exponent] } else { value *= powersOfTen[exponent] }
+            if exponent < 0 { value /= exactPowerOfTen(-exponent) } else if exponent > 0 { value *= exactPowerOfTen(exponent) }
+        } else if exponent == 0 {
+            value = Double(mantissa)  // a big integer (epoch ns): the conversion is correctly rounded
         } else {
-            value = slowParse(p, start, end) ?? Double(mantissa) * pow10(exponent)
+            value = slowParse(p, start, end, decimalComma: decimalComma) ?? Double(mantissa) * pow10(exponent)
         }
         return negative ? -value : value
+    }
+
+    /// 10^e for 0 ≤ e ≤ 22, all exact in a Double (a switch, no global table to initialise on the hot path).
+    @inlinable @inline(__always)
+    static func exactPowerOfTen(_ e: Int) -> Double {
+        switch e {
+        case 0: return 1
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
     }
 
     @usableFromInline static func parseSpecial(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ negative: Bool) -> Double? {
@@ -75,8 +116,10 @@ public enum NumberParsing {
         }
     }
 
-    @usableFromInline static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    @usableFromInline static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int,
+                                            decimalComma: Bool = false) -> Double? {
         var s = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
+        if decimalComma { s = String(s.map { $0 == "," ? "." : $0 }) }
         s = s.trimmingCharacters(in: " \t\"")
         if s.hasPrefix("-") { s.removeFirst() } else if s.hasPrefix("+") { s.removeFirst() }
         return Double(s)

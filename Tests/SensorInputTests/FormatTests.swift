@@ -262,6 +262,40 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(throws: InputError.self) { try read(csv(["0,0,0,9.8", "10,nan,0,9.8"]), strict: true) }
     }
 
+    @Test func statedUnitsWinOverTheDataForGravityFreeRecordings() throws {
+        // Linear acceleration (gravity removed) is small: |a| ≈ 0.3 would look like g without the header's unit.
+        let rows = (0..<300).map { "\(Double($0) * 0.01),0.1,0.2,0.3" }
+        let phyphox = "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\"\n"
+            + rows.joined(separator: "\n") + "\n"
+        let (s1, got1) = try read(phyphox)
+        #expect(s1.unit == .metersPerSecondSquared)
+        #expect(got1[0].z == 0.3)
+        let logger = "time,seconds_elapsed,z,y,x\n" + (0..<300).map { "\(1_700_000_000_000_000_000 + $0 * 10_000_000),\(Double($0) * 0.01),0.3,0.2,0.1" }
+            .joined(separator: "\n") + "\n"
+        let (s2, got2) = try read(logger)
+        #expect(s2.format == "sensor-logger")
+        #expect(s2.unit == .metersPerSecondSquared)
+        #expect(got2[0].x == 0.1)
+        let bracketG = "t [s];x [g];y [g];z [g]\n" + (0..<300).map { "\(Double($0) * 0.01);0;0;9" }.joined(separator: "\n") + "\n"
+        #expect(try read(bracketG).0.unit == .g)  // stated g, although |a| = 9 would look like m/s²
+    }
+
+    @Test func semicolonsWithDecimalCommas() throws {
+        let text = "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"\n"
+            + "0,000000000E0;-2,466E-1;4,41251E0;8,33541E0\n5,677E-3;0;0;9,81\n"
+        let (s, got) = try read(text)
+        #expect(s.format == "phyphox")
+        #expect(s.skippedLines == 0)
+        #expect(got == [AccelerationSample(timeNs: 0, x: -0.2466, y: 4.41251, z: 8.33541),
+                        AccelerationSample(timeNs: 5_677_000, x: 0, y: 0, z: 9.81)])
+    }
+
+    @Test func fieldThatIsNotANumberIsNamed() throws {
+        let (s, got) = try read(csv(["0,0,0,9.8", "10,0,abc,9.8", "x,0,0,9.8", "30,0,0,9.8"]))
+        #expect(got.count == 2)
+        #expect(s.issues.map(\.message) == ["y is not a number: 'abc'", "time is not a number: 'x'"])
+    }
+
     @Test func truncatedLastLineIsSkippedValidLinesKept() throws {
         let (s, got) = try read("t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n40,0,")
         #expect(got.count == 2)
@@ -299,5 +333,24 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         let path = try temporaryFile(Array("hello\n".utf8))
         let error = try #require(throws: InputError.self) { try readAll(path) }
         #expect(error.line == 1)
+    }
+}
+
+@Suite struct StepLogWriterTests {
+    @Test func writtenLinesReadBack() throws {
+        let t0 = TimeParsing.parseISO8601("2026-11-21T10:00:00.250Z")!
+        #expect(StepLogLine.rfc3339(t0) == "2026-11-21T10:00:00.250Z")
+        #expect(StepLogLine.rfc3339(0) == "1970-01-01T00:00:00.000Z")
+        #expect(StepLogLine.rfc3339(-1_000_000) == "1969-12-31T23:59:59.999Z")
+        var text = StepLogLine.encode(timeNs: t0, total: 1234, bootID: "b\"1", seq: 1, source: "iio:device0")
+        text += StepLogLine.encode(timeNs: t0 + 60_000_000_000, total: 1300, bootID: "b\"1", seq: 2, source: "iio:device0")
+        text += StepLogLine.encode(timeNs: t0 + 120_000_000_000, steps: 9, source: "phone")
+        #expect(text.hasPrefix("{\"v\":1,\"ts\":\"2026-11-21T10:00:00.250Z\",\"total\":1234,\"boot_id\":\"b\\\"1\",\"seq\":1,\"src\":\"iio:device0\"}\n"))
+        let path = try temporaryFile(Array(text.utf8), name: "written.jsonl")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "steplog")
+        #expect(readings(items) == [StepReading(startNs: t0, endNs: t0, steps: 0),
+                                    StepReading(startNs: t0, endNs: t0 + 60_000_000_000, steps: 66),
+                                    StepReading(startNs: t0 + 120_000_000_000, endNs: t0 + 120_000_000_000, steps: 9)])
     }
 }

@@ -27,6 +27,21 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
         for s in ["", "abc", "1.2.3", "1e", "--1", "1,5", "-"] { #expect(parse(s) == nil, "\(s)") }
     }
 
+    @Test func randomNumbersInEveryStyleMatchFoundation() {
+        var rng = SplitMix(seed: 42)
+        for _ in 0..<20_000 {
+            let magnitude = Double(rng.next() % 1_000_000_000) / 1000 * (rng.next() % 2 == 0 ? 1 : -1)
+            let scaled = magnitude * [1e-9, 1e-3, 1, 1e3, 1e9, 1e15][Int(rng.next() % 6)]
+            for text in [String(scaled), String(format: "%.5f", scaled), String(format: "%.9E", scaled),
+                         String(format: "%.17g", scaled), String(format: "%.21f", scaled)] {
+                #expect(parse(text) == Double(text), "\(text)")
+            }
+        }
+        #expect(parse("1505898000005677056") == 1_505_898_000_005_677_056)
+        #expect(parse("0.011023999999999999") == 0.011023999999999999)
+        #expect(parse("-12345678901234567890.5") == -12345678901234567890.5)
+    }
+
     @Test func specialsAndQuotes() {
         #expect(parse("NaN")!.isNaN)
         #expect(parse("-inf") == -.infinity)
@@ -105,5 +120,18 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
 
     @Test func headerlessFileIsRefused() throws {
         #expect(throws: InputError.self) { try read("0,1,2,3\n") }
+    }
+}
+
+/// A small deterministic generator for reproducible random tests.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -71,3 +71,55 @@ struct StepLogFormat: LineParser {
         return nil
     }
 }
+
+/// Writes lines of the step log (`steplog`) that `StepLogFormat` reads back, e.g. from a hardware counter.
+public enum StepLogLine {
+    /// One line (with its `\n`): `ts` as RFC 3339 UTC with milliseconds, then the fields that are given.
+    public static func encode(timeNs: Int64, steps: Int? = nil, total: Int64? = nil, bootID: String? = nil,
+                              seq: Int64? = nil, source: String? = nil) -> String {
+        var fields = ["\"v\":1", "\"ts\":\"\(rfc3339(timeNs))\""]
+        if let steps { fields.append("\"steps\":\(max(0, steps))") }
+        if let total { fields.append("\"total\":\(total)") }
+        if let bootID { fields.append("\"boot_id\":\(quoted(bootID))") }
+        if let seq { fields.append("\"seq\":\(seq)") }
+        if let source { fields.append("\"src\":\(quoted(source))") }
+        return "{" + fields.joined(separator: ",") + "}\n"
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+            }
+        }
+        return out + "\""
+    }
+
+    /// `YYYY-MM-DDThh:mm:ss.sssZ`.
+    public static func rfc3339(_ ns: Int64) -> String {
+        let ms = ns >= 0 ? ns / 1_000_000 : (ns - 999_999) / 1_000_000
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let milli = Int(ms - seconds * 1000)
+        var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        let secOfDay = Int(seconds - Int64(days) * 86_400)
+        // civil_from_days (H. Hinnant)
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let doe = days - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, secOfDay / 3600, secOfDay / 60 % 60,
+                      secOfDay % 60, milli)
+    }
+}
