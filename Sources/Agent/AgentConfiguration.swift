@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import Publishing
+import SensorInput
 import TOMLKit
 
 /// Everything `steptweet.toml` says, checked when loaded: unknown keys, wrong types and bad values are
@@ -163,6 +164,9 @@ public struct AgentConfiguration: Sendable {
         if let p = path ?? device {
             var s = Source(path: resolve(p, against: base), isDevice: device != nil)
             s.format = try reader.string("source", "format")
+            if let f = s.format, InputFormats.named(f) == nil {
+                throw ConfigurationError(path: "source.format", message: "unknown format '\(f)'; known: " + InputFormats.names.joined(separator: ", "))
+            }
             if let start = try reader.string("source", "start") {
                 guard let d = Timestamps.parse(start) else {
                     throw ConfigurationError(path: "source.start", message: "'\(start)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")

@@ -448,6 +448,7 @@ struct Ingest: Sendable {
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
         var options = ReadOptions()
         options.startNs = source.start.map(Timestamps.nanoseconds)
+        options.format = source.format
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []

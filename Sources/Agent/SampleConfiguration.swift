@@ -8,7 +8,7 @@ public enum SampleConfiguration {
 path = "walk.csv"
 # ... or a live device instead of path:
 # device = "/dev/iio:device0"
-# format = "generic"                     # default: detected from the data
+# format = "generic-csv"                   # default: detected from the data
 # start = "2026-11-21T10:00:00+09:00"    # wall-clock time of the first sample when the file's times are relative
 follow = true                            # the file keeps growing: read only what is new at each fetch
 

@@ -29,7 +29,7 @@ import Testing
         let c = try parse("""
             [source]
             path = "/data/walk.csv"
-            format = "generic"
+            format = "generic-csv"
             start = "2026-11-21T10:00:00+09:00"
             follow = true
             [schedule]
@@ -50,7 +50,7 @@ import Testing
             token_env = "PUSH_TOKEN"
             period = "2m"
             """, env: ["PUSH_TOKEN": "s3cret"])
-        #expect(c.source == AgentConfiguration.Source(path: "/data/walk.csv", isDevice: false, format: "generic",
+        #expect(c.source == AgentConfiguration.Source(path: "/data/walk.csv", isDevice: false, format: "generic-csv",
                                                        start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true))
         #expect(c.schedule.interval == .cron(try CronSchedule("0 21 * * *")))
         #expect(c.schedule.minimum == 900)
@@ -72,6 +72,8 @@ import Testing
     }
 
     @Test func badValuesNameTheirKey() {
+        #expect(error("[source]\npath = \"walk.csv\"\nformat = \"excel\"\n")?.path == "source.format")
+        #expect(error("[source]\npath = \"walk.csv\"\nformat = \"excel\"\n")?.message.contains("generic") == true)
         #expect(error("[schedule]\ninterval = \"sometimes\"\n")?.path == "schedule.interval")
         #expect(error("[schedule]\ninterval = \"61 * * * *\"\n")?.path == "schedule.interval")
         #expect(error("[schedule]\nminimum = \"ten minutes\"\n")?.path == "schedule.minimum")
