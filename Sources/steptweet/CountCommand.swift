@@ -66,8 +66,13 @@ struct CountCommand: ParsableCommand {
                                           duration_s: duration, format: s.format, bouts: result.bouts.count,
                                           skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid)))
                 } else {
-                    let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
-                    print("\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(String(format: "%.1f", duration)) s, \(s.format))")
+                    let seconds = String(format: "%.1f", duration)
+                    if s.kind == .steps {
+                        print("\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
+                    } else {
+                        let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
+                        print("\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))")
+                    }
                 }
             } catch let error as InputError {
                 printError("error: \(error)")

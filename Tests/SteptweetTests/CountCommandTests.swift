@@ -27,6 +27,14 @@ import Testing
         #expect(lines[1].contains("3000 samples"))
     }
 
+    @Test func stepLogsAreSummedAndSaySo() throws {
+        let r = try Steptweet.run(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("fixtures/formats/steps-1995-06-23_Fitbit.json: 607 steps ("))
+        #expect(r.stdout.contains("readings summed"))
+        #expect(r.stdout.contains("fitbit-steps"))
+    }
+
     @Test func missingFileIsNamed() throws {
         let r = try Steptweet.run(["count", "no/such/file.csv"])
         #expect(r.status == 66)
