@@ -18,6 +18,8 @@ public struct AgentConfiguration: Sendable {
         public var start: Date?
         /// Whether the file keeps growing (tail it) or is complete (the detector finishes its bouts at its end).
         public var follow = false
+        /// A hardware step counter read at each fetch into the step log at `path` (set by `source.device`).
+        public var stepCounter: StepCounterDevice?
 
         public init(path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false) {
             self.path = path
@@ -133,7 +135,7 @@ public struct AgentConfiguration: Sendable {
     }
 
     static let sections: [String: Set<String>] = [
-        "source": ["path", "device", "format", "start", "follow"],
+        "source": ["path", "device", "sys_root", "format", "start", "follow"],
         "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end"],
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
         "state": ["path"],
@@ -244,6 +246,17 @@ public struct AgentConfiguration: Sendable {
         // [state]
         let statePath = try reader.string("state", "path").map { resolve($0, against: base) }
             ?? defaultStatePath(environment: environment)
+
+        if let device, var s = source {
+            let sysRoot = try reader.string("source", "sys_root") ?? "/sys"
+            let counter = try StepCounterDevice.resolve(device, sysRoot: sysRoot,
+                                                        stateDirectory: (statePath as NSString).deletingLastPathComponent)
+            s.stepCounter = counter
+            s.path = counter.logPath
+            s.format = "steplog"
+            s.follow = true
+            source = s
+        }
 
         // [push]
         var push: Push?

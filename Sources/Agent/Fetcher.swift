@@ -181,7 +181,7 @@ public struct Fetcher: Sendable {
         let ingest: Ingest?
         if let source = configuration.source {
             let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
-            ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
+            ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: !report.dryRun)
         } else {
             ingest = nil
         }
@@ -443,7 +443,17 @@ struct Ingest: Sendable {
     /// Steps before this time are final.
     var settledNs: Int64
 
-    static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64) throws -> Ingest {
+    static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
+                     observeDevice: Bool = true) throws -> Ingest {
+        if let counter = source.stepCounter {
+            if observeDevice {
+                try counter.record(nowNs: nowNs)
+            } else if !FileManager.default.fileExists(atPath: counter.logPath) {
+                // A dry run before the first reading: nothing logged yet, and a dry run writes nothing.
+                return Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
+                              lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
+            }
+        }
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
         var options = ReadOptions()
@@ -468,7 +478,8 @@ struct Ingest: Sendable {
                 detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
             case .reading(let r):
                 if first == nil { first = r.startNs }
-                buckets[StateStore.floorSecond(r.endNs), default: 0] += r.steps
+                // Steps of a reading were taken before its end: one ending exactly at a window's end belongs to it.
+                buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
             }
         }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {

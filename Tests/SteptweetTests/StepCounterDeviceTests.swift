@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// `source.device` with a hardware step counter (a copy of the shared fake IIO sysfs tree), through the real binary.
+@Suite struct StepCounterDeviceTests {
+    struct Tree {
+        let root: URL
+        var device: URL { root.appendingPathComponent("sys/bus/iio/devices/iio:device0") }
+        func setCounter(_ value: String) throws {
+            try Data("\(value)\n".utf8).write(to: device.appendingPathComponent("in_steps_input"))
+        }
+    }
+
+    func makeTree() throws -> Tree {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let shared = Steptweet.root.appendingPathComponent("../shared/data/formats/iio_fake_sysfs/sys").standardizedFileURL
+        try FileManager.default.copyItem(at: shared, to: root.appendingPathComponent("sys"))
+        // The shared tree is read-only: make the copy writable so the test can move the counter.
+        let walker = FileManager.default.enumerator(atPath: root.path)!
+        for case let rel as String in walker {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(rel).path)
+        }
+        return Tree(root: root)
+    }
+
+    func config(_ tree: Tree) throws -> String {
+        let path = tree.root.appendingPathComponent("config.toml")
+        try Data("""
+            [source]
+            device = "iio:device0"
+            sys_root = "\(tree.root.appendingPathComponent("sys").path)"
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state/state.sqlite"
+            """.utf8).write(to: path)
+        return path.path
+    }
+
+    func fetch(_ config: String, _ time: String) throws -> CommandResult {
+        try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T\(time)+09:00"])
+    }
+
+    @Test func counterReadingsBecomeWindowsWithResetsAndAVanishingDevice() throws {
+        let tree = try makeTree()
+        let config = try config(tree)
+        // First reading (1234, the shared tree's value) is a baseline: no steps are invented.
+        let first = try fetch(config, "10:00:00")
+        #expect(first.stdout.split(separator: "\n").last == "NoData", "\(first.stdout)\(first.stderr)")
+        try tree.setCounter("1300")
+        let second = try fetch(config, "10:10:00")
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout.contains("を持って 66 歩"), "\(second.stdout)")
+        #expect(second.stdout.split(separator: "\n").last == "NewData")
+        // The counter restarted (reboot): the new value counts from 0, never a negative count.
+        try tree.setCounter("20")
+        let third = try fetch(config, "10:20:00")
+        #expect(third.stdout.contains("を持って 20 歩"), "\(third.stdout)")
+        // The device disappears (driver unloaded): that fetch fails with a clear reason, the next one reads it again.
+        let away = tree.root.appendingPathComponent("unplugged")
+        try FileManager.default.moveItem(at: tree.device, to: away)
+        let gone = try fetch(config, "10:30:00")
+        #expect(gone.status == 75)
+        #expect(gone.stdout.split(separator: "\n").last?.contains("in_steps_input: cannot be read (device gone?)") == true, "\(gone.stdout)")
+        try FileManager.default.moveItem(at: away, to: tree.device)
+        try tree.setCounter("50")
+        let back = try fetch(config, "10:40:00")
+        #expect(back.stdout.contains("を持って 30 歩"), "\(back.stdout)")
+        let steps = try Steptweet.run(["steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00",
+                                       "--to", "2026-11-21T11:00:00+09:00"])
+        #expect(steps.stdout.hasPrefix("116 steps"), "\(steps.stdout)")
+    }
+
+    @Test func accelerometerWithoutCounterIsAConfigurationError() throws {
+        let tree = try makeTree()
+        try FileManager.default.removeItem(at: tree.device.appendingPathComponent("in_steps_input"))
+        let r = try fetch(try config(tree), "10:00:00")
+        #expect(r.status == 78)
+        #expect(r.stderr.contains("source.device: "))
+        #expect(r.stderr.contains("accelerometer without a hardware step counter"))
+    }
+}
