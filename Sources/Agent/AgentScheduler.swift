@@ -42,6 +42,8 @@ public actor AgentScheduler {
     let random: @Sendable () -> Double
     let logger: Logger
     let store: StateStore?
+    /// Give memory back after each fetch (`MemoryTrim`).
+    let releaseMemoryWhenIdle: Bool
 
     private var pending = Set<FetchTrigger>()
     private var woken = false
@@ -63,8 +65,10 @@ public actor AgentScheduler {
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 walkDebounce: TimeInterval = 5,
                 fetch: FetchFunction? = nil,
-                ingestForWalks: WalkIngestFunction? = nil) {
+                ingestForWalks: WalkIngestFunction? = nil,
+                releaseMemoryWhenIdle: Bool = false) {
         self.configuration = configuration
+        self.releaseMemoryWhenIdle = releaseMemoryWhenIdle
         self.clock = clock
         self.store = store
         self.logger = logger
@@ -220,6 +224,7 @@ public actor AgentScheduler {
         scheduleNext(after: now)
         publishStatus(["state": "idle", "last_result": report.line,
                        "consecutive_failures": String(consecutiveFailures)])
+        if releaseMemoryWhenIdle { let n = MemoryTrim.releaseIdlePages(); logger.debug("released idle pages of \(n) mappings") }
     }
 
     /// Sets `nextScheduled` from the last fetch: interval or cron, the minimum floor, backoff, jitter.

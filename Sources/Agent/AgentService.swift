@@ -20,7 +20,8 @@ public struct AgentService: Service {
             logger.error("state database: \(Fetcher.describe(error, path: configuration.statePath)); status will not be recorded")
             store = nil
         }
-        scheduler = AgentScheduler(configuration: configuration, clock: clock, store: store, logger: logger)
+        scheduler = AgentScheduler(configuration: configuration, clock: clock, store: store, logger: logger,
+                                   releaseMemoryWhenIdle: true)
         self.logger = logger
         if let p = configuration.push {
             if let token = p.token {
