@@ -17,6 +17,71 @@ public enum GenericCSVReader {
         var magnitude: Int?
         /// The acceleration unit the header states (`[g]`, `(m/s^2)`, `gFx`), nil: told from the data.
         var accelerationUnit: AccelerationUnit?
+
+        /// Columns of the one-pass fast path (comma-separated, three axes or a magnitude), or nil.
+        var plainColumns: (time: Int, a: Int, b: Int, c: Int)? {
+            guard delimiter == 0x2C else { return nil }
+            if let (x, y, z) = axes { return (time, x, y, z) }
+            if let m = magnitude { return (time, m, -1, -1) }
+            return nil
+        }
+    }
+
+    /// One comma-separated field of the plainest kind, `-12.345` (at most 15 digits, nothing else), parsed while it
+    /// is scanned; `i` moves past the comma. Nil for anything else: the general path then reads the line. The value
+    /// is the one `NumberParsing.parseDouble` gives (the same exact mantissa and one correctly rounded division).
+    @inline(__always)
+    static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int) -> Double? {
+        var j = i
+        var negative = false
+        if j < end && p[j] == 0x2D { negative = true; j += 1 }
+        var mantissa: UInt64 = 0
+        let digitsStart = j
+        while j < end { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
+        var digits = j - digitsStart
+        var fraction = 0
+        if j < end && p[j] == 0x2E {
+            j += 1
+            let fractionStart = j
+            while j < end { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
+            fraction = j - fractionStart
+            digits += fraction
+        }
+        guard digits > 0, digits <= 15, j == end || p[j] == 0x2C else { return nil }
+        i = j + 1
+        var value = Double(mantissa)
+        if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }
+        return negative ? -value : value
+    }
+
+    /// A whole comma-separated row in one pass, or nil when any field is not plain (the general path decides).
+    @inline(__always)
+    static func plainRow(_ p: UnsafePointer<UInt8>, _ count: Int, _ fieldCount: Int,
+                         _ columns: (time: Int, a: Int, b: Int, c: Int), _ number: Int) -> Row? {
+        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
+        var i = 0
+        var column = 0
+        while column < fieldCount {
+            if column == columns.time {
+                guard let v = plainField(p, &i, count) else { return nil }
+                t = v
+            } else if column == columns.a {
+                guard let v = plainField(p, &i, count) else { return nil }
+                a = v
+            } else if column == columns.b {
+                guard let v = plainField(p, &i, count) else { return nil }
+                b = v
+            } else if column == columns.c {
+                guard let v = plainField(p, &i, count) else { return nil }
+                c = v
+            } else {
+                while i < count && p[i] != 0x2C { i += 1 }
+                i += 1
+            }
+            column += 1
+        }
+        guard i == count + 1 else { return nil }  // fewer or more fields than the header: the general path says so
+        return (t, a, b, c, number)
     }
 
     static func normalize(_ raw: String) -> (name: String, unit: String?) {
@@ -202,6 +267,11 @@ public enum GenericCSVReader {
             guard let l = layout else {
                 layout = try makeLayout(p, line.count, number)
                 headerText = String(decoding: line, as: UTF8.self)
+                return true
+            }
+            if let columns = l.plainColumns, let row = plainRow(p, line.count, l.fieldCount, columns, number),
+               let scale = probe.scale {
+                try deliver(row, scale: scale, &summary, &lastNs, options, path, sink)
                 return true
             }
             let n = split(p, line.count, l.delimiter, starts, ends, limit)
