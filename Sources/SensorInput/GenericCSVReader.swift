@@ -27,7 +27,7 @@ public enum GenericCSVReader {
         }
     }
 
-    /// One comma-separated field of the plainest kind, `-12.345` (at most 15 digits, nothing else), parsed while it
+    /// One comma-separated field of the plainest kind, `-12.345` or `1763686800123456789`, parsed while it
     /// is scanned; `i` moves past the comma. Nil for anything else: the general path then reads the line. The value
     /// is the one `NumberParsing.parseDouble` gives (the same exact mantissa and one correctly rounded division).
     @inline(__always)
@@ -47,7 +47,9 @@ public enum GenericCSVReader {
             fraction = j - fractionStart
             digits += fraction
         }
-        guard digits > 0, digits <= 15, j == end || p[j] == 0x2C else { return nil }
+        // Up to 15 digits with a fraction (Clinger's exact fast path), or an integer of up to 19 (epoch ns: one
+        // correctly rounded conversion); anything longer goes to the general path.
+        guard digits > 0, digits <= (fraction > 0 ? 15 : 19), j == end || p[j] == 0x2C else { return nil }
         i = j + 1
         var value = Double(mantissa)
         if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }

@@ -6,6 +6,20 @@ import Testing
 /// The one-pass reader for plain comma-separated rows must give exactly what the general path gives, and leave every
 /// other row (spaces, exponents, quotes, long mantissas, wrong field counts, junk) to the general path.
 @Suite struct PlainRowFastPathTests {
+    @Test func sensorLoggerEpochNanosecondsReadTheSameBothWays() throws {
+        // Sensor Logger: 19-digit epoch-ns times (plain integers) and z,y,x columns.
+        var csv = "time,seconds_elapsed,z,y,x\n"
+        for i in 0..<400 { csv += "\(1_763_686_800_000_000_000 + Int64(i) * 5_000_123),\(Double(i) * 0.005),9.8\(i % 10),0.1,-0.2\n" }
+        let path = try temporaryFile(Array(csv.utf8), name: "TotalAcceleration.csv")
+        var got: [AccelerationSample] = []
+        _ = try AccelerationInput.read(path: path) { got.append($0) }
+        #expect(got.count == 400)
+        for (i, s) in got.enumerated() {
+            #expect(s.timeNs == Int64(Double(1_763_686_800_000_000_000 + Int64(i) * 5_000_123)))
+            #expect(s.z == Double("9.8\(i % 10)")! && s.x == -0.2 && s.y == 0.1)
+        }
+    }
+
     @Test func plainAndUnusualRowsReadTheSame() throws {
         var csv = "t_ms,x,y,z,extra\n"
         var expected: [(Int64, Double, Double, Double)] = []
