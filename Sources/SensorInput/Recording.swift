@@ -104,6 +104,19 @@ public struct ReadSummary: Sendable {
         if lastNs.map({ r.endNs > $0 }) ?? true { lastNs = r.endNs }
     }
 
+    /// This summary followed by `next` (another part of the same input).
+    func merged(with next: ReadSummary) -> ReadSummary {
+        var out = next.samples + next.readings > 0 ? next : self  // format, units, kind: of the part with data
+        out.samples = samples + next.samples
+        out.readings = readings + next.readings
+        out.steps = steps + next.steps
+        out.skippedLines = skippedLines + next.skippedLines
+        out.issues = issues + next.issues
+        out.firstNs = firstNs ?? next.firstNs
+        if let last = next.lastNs { out.lastNs = max(lastNs ?? last, last) } else { out.lastNs = lastNs }
+        return out
+    }
+
     mutating func skip(_ error: InputError, options: ReadOptions) throws {
         if options.strict { throw error }
         skippedLines += 1

@@ -40,7 +40,9 @@ public struct SourceCursor: Sendable, Equatable, Codable {
 public enum SourceReader {
     /// Reads the complete lines after `cursor` (from the start when nil, or when the file was rotated — another
     /// inode — or truncated — smaller than the offset) and returns the cursor to pass next time. A last line without
-    /// a newline is left for the next call; no line is delivered twice.
+    /// a newline is left for the next call; no line is delivered twice. After a rotation, the rest of the old file is
+    /// read first when it is still beside the new one under a rotated name (`steps.jsonl.1`, `steps.jsonl-20261122`:
+    /// same directory, name starting with the file's name, same inode), so what was written before the rename is not lost.
     public static func readNew(
         path: String,
         options: ReadOptions = ReadOptions(),
@@ -51,11 +53,18 @@ public enum SourceReader {
         guard stat(path, &st) == 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
         let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
         var previous = cursor
+        var rotatedRest: ReadSummary?
         if let c = cursor, c.device != device || c.inode != inode || size < c.offset {
             previous = nil  // rotated or truncated: the file is a new one, read it from its start
+            if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
+                rotatedRest = try readNew(path: old, options: options, cursor: c, sink).summary
+            }
         }
         if size == 0 || size == previous?.offset {
-            return (ReadSummary(format: previous?.format ?? options.format ?? "unknown"), previous ?? cursor)
+            let empty = ReadSummary(format: previous?.format ?? options.format ?? "unknown")
+            // After a rotation to a still-empty file, the next read must start the new file from its beginning.
+            let next = rotatedRest != nil ? SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode) : (previous ?? cursor)
+            return (rotatedRest.map { $0.merged(with: empty) } ?? empty, next)
         }
         let format: InputFormat
         if let name = previous?.format, let known = InputFormats.named(name) {
@@ -69,14 +78,35 @@ public enum SourceReader {
         let resume = previous.map {
             InputFormats.Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: $0.parserState, generic: $0.generic)
         }
-        let (summary, next) = try InputFormats.read(path: path, format: format, options: options, state: resume,
+        var (summary, next) = try InputFormats.read(path: path, format: format, options: options, state: resume,
                                                     completeLinesOnly: true, sink)
-        guard let next else { return (summary, previous ?? cursor) }
+        if let rotatedRest { summary = rotatedRest.merged(with: summary) }
+        guard let next else {
+            if rotatedRest != nil { return (summary, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)) }
+            return (summary, previous ?? cursor)
+        }
         var out = SourceCursor(offset: next.offset, lineNumber: next.lineNumber, device: device, inode: inode)
         out.generic = next.generic
         out.parserState = next.state
         out.format = format.name
         return (summary, out)
+    }
+
+    /// The file beside `path` whose name starts with `path`'s name and that has the given identity: where a rotation
+    /// moved the file a cursor was reading.
+    static func rotatedFile(of path: String, device: UInt64, inode: UInt64) -> String? {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path, name = url.lastPathComponent
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        for candidate in names.sorted() where candidate != name && candidate.hasPrefix(name) {
+            let full = directory + "/" + candidate
+            var st = stat()
+            if stat(full, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode,
+               (st.st_mode & S_IFMT) == S_IFREG {
+                return full
+            }
+        }
+        return nil
     }
 
     static func hasCompleteLine(_ path: String) throws -> Bool {

@@ -87,6 +87,33 @@ import Testing
         #expect(cursor?.lineNumber == 2)
     }
 
+    @Test func rotationFinishesTheRenamedFileFirst() throws {
+        let path = try temporaryFile(Array("t_ns,x,y,z\n1000000000,0,0,9.8\n".utf8), name: "accel.csv")
+        var (items, cursor, summary) = try readNew(path, nil, options: ReadOptions(startNs: 0))
+        #expect(items.count == 1)
+        // The writer adds two lines (one half-written), then the file is rotated away and a new one started.
+        try append("2000000000,0,0,9.8\n3000000000,0,0,9.8\n4000000000,0,", to: path)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        try Data("t_ns,x,y,z\n".utf8).write(to: URL(fileURLWithPath: path))
+        (items, cursor, summary) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        #expect(sampleTimes(items) == [2_000_000_000, 3_000_000_000])  // the rest of the old file, whole lines only
+        #expect(summary.samples == 2)
+        #expect(cursor?.offset == 11)  // now in the new file, after its header
+        try append("5000000000,0,0,9.8\n", to: path)
+        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        #expect(sampleTimes(items) == [5_000_000_000])
+        // Rotation to an empty file: the old rest is read, and the new file will be read from its start.
+        try append("6000000000,0,0,9.8\n", to: path)
+        try FileManager.default.moveItem(atPath: path, toPath: path + "-20261122")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        #expect(sampleTimes(items) == [6_000_000_000])
+        #expect(cursor?.offset == 0)
+        try append("t_ns,x,y,z\n7000000000,0,0,9.8\n", to: path)
+        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        #expect(sampleTimes(items) == [7_000_000_000])
+    }
+
     @Test func headerlessAndHeaderedFormatsKeepTheirState() throws {
         // Oxford (no header): the anchor to --start holds across reads.
         let start: Int64 = 1_700_000_000_000_000_000
@@ -122,4 +149,8 @@ import Testing
         #expect(items.count == 1)
         #expect(cursor?.format == "generic-csv")
     }
+}
+
+private func sampleTimes(_ items: [InputItem]) -> [Int64] {
+    items.compactMap { if case .sample(let s) = $0 { return s.timeNs } else { return nil } }
 }
