@@ -20,6 +20,8 @@ public struct AgentConfiguration: Sendable {
         public var follow = false
         /// A hardware step counter read at each fetch into the step log at `path` (set by `source.device`).
         public var stepCounter: StepCounterDevice?
+        /// A live accelerometer the agent samples into the CSV at `path` (set by `source.device`).
+        public var accelerometer: AccelerometerDevice?
 
         public init(path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false) {
             self.path = path
@@ -135,7 +137,7 @@ public struct AgentConfiguration: Sendable {
     }
 
     static let sections: [String: Set<String>] = [
-        "source": ["path", "device", "sys_root", "format", "start", "follow"],
+        "source": ["path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow"],
         "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end"],
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
         "state": ["path"],
@@ -248,12 +250,20 @@ public struct AgentConfiguration: Sendable {
             ?? defaultStatePath(environment: environment)
 
         if let device, var s = source {
-            let sysRoot = try reader.string("source", "sys_root") ?? "/sys"
-            let counter = try StepCounterDevice.resolve(device, sysRoot: sysRoot,
-                                                        stateDirectory: (statePath as NSString).deletingLastPathComponent)
-            s.stepCounter = counter
-            s.path = counter.logPath
-            s.format = "steplog"
+            let roots = DeviceRoots(sys: try reader.string("source", "sys_root") ?? "/sys",
+                                    dev: try reader.string("source", "dev_root") ?? "/dev")
+            let stateDirectory = (statePath as NSString).deletingLastPathComponent
+            switch try SourceDevice.resolve(device, roots: roots, sampling: try reader.string("source", "sampling"),
+                                            rateHz: try reader.number("source", "rate"), stateDirectory: stateDirectory) {
+            case .stepCounter(let counter):
+                s.stepCounter = counter
+                s.path = counter.logPath
+                s.format = "steplog"
+            case .accelerometer(let accelerometer):
+                s.accelerometer = accelerometer
+                s.path = accelerometer.samplePath
+                s.format = "generic-csv"
+            }
             s.follow = true
             source = s
         }
@@ -359,6 +369,12 @@ struct TableReader {
         guard let v = try section(name)?[key] else { return nil }
         guard let i = v.int else { throw ConfigurationError(path: "\(name).\(key)", message: "must be an integer") }
         return i
+    }
+
+    func number(_ name: String, _ key: String) throws -> Double? {
+        guard let v = try section(name)?[key] else { return nil }
+        guard let d = v.double ?? v.int.map(Double.init) else { throw ConfigurationError(path: "\(name).\(key)", message: "must be a number") }
+        return d
     }
 
     func duration(_ name: String, _ key: String) throws -> TimeInterval? {

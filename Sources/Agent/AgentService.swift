@@ -9,6 +9,7 @@ public struct AgentService: Service {
     public let scheduler: AgentScheduler
     let push: PushListener?
     let watcher: SourceWatcher?
+    let sampler: AccelerometerSampler?
     let logger: Logger
 
     public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
@@ -33,6 +34,22 @@ public struct AgentService: Service {
         } else {
             push = nil
         }
+        if let device = configuration.source?.accelerometer, configuration.disabledReason == nil {
+            try? FileManager.default.createDirectory(atPath: (device.samplePath as NSString).deletingLastPathComponent,
+                                                     withIntermediateDirectories: true)
+            sampler = AccelerometerSampler(device: device, onEvent: { [logger] event in
+                switch event {
+                case .started(let what): logger.info("sampling \(what) into \(device.samplePath)")
+                case .lost(let why): logger.warning("accelerometer lost: \(why); retrying every second")
+                case .recovered(let what): logger.notice("accelerometer back: \(what)")
+                case .rotated(let path): logger.info("sample file rotated to \(path)")
+                case .clockOffset(let ns): logger.notice("device timestamps are not wall-clock times: shifted by \(Double(ns) / 1e9) s")
+                case .stopped(let n): logger.info("sampling stopped after \(n) samples")
+                }
+            })
+        } else {
+            sampler = nil
+        }
         if configuration.schedule.onWalkEnd, let source = configuration.source, configuration.disabledReason == nil {
             let scheduler = self.scheduler
             do {
@@ -50,6 +67,10 @@ public struct AgentService: Service {
         let scheduler = self.scheduler
         // Trap SIGUSR1 before saying we are ready (its default action would end the process).
         let usr1 = await UnixSignalsSequence(trapping: .sigusr1)
+        if let sampler {
+            do { try sampler.start() } catch { logger.error("accelerometer sampling not started: \(error)") }
+        }
+        defer { sampler?.stop() }
         logger.info("ready: `kill -USR1 \(getpid())` fetches now")
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -194,6 +194,7 @@ public struct Fetcher: Sendable {
                 if let ingest, let source = configuration.source { try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: true) }
                 try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report)
             }
+            configuration.source?.accelerometer?.removeRotatedFileIfRead(cursorInode: ingest?.cursor?.inode)
         }
     }
 
@@ -220,12 +221,14 @@ public struct Fetcher: Sendable {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
-            return .success(try store.writer.write { db in
+            let bouts = try store.writer.write { db in
                 try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)
                 let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE handled = 0") ?? 0
                 try db.execute(sql: "UPDATE bouts SET handled = 1 WHERE handled = 0")
                 return n
-            })
+            }
+            source.accelerometer?.removeRotatedFileIfRead(cursorInode: ingest.cursor?.inode)
+            return .success(bouts)
         } catch let e as InputError {
             return .failure(WalkIngestError(message: "ingestion: \(e)"))
         } catch {
@@ -453,6 +456,9 @@ struct Ingest: Sendable {
                 return Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
                               lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
             }
+        }
+        if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
+            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration")
         }
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)

@@ -18,6 +18,9 @@ public struct StatusReport: Codable, Sendable {
     public var failedPosts: Int
     /// `127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
     public var pushListener: String?
+    /// A live accelerometer source: how it is sampled, into which file, and the time of its last written sample.
+    public var sampling: String?
+    public var lastSample: Date?
 
     /// Reads the state database without changing it (an absent database reads as empty).
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
@@ -34,7 +37,10 @@ public struct StatusReport: Codable, Sendable {
             nextFetch: running ? agent["next_fetch"] : nil,
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
             failedPosts: try store.outbox(status: "failed").count,
-            pushListener: c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "127.0.0.1:\(p.port)" })
+            pushListener: c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "127.0.0.1:\(p.port)" },
+            sampling: c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" },
+            lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
+                .map { Date(timeIntervalSince1970: Double($0) / 1e9) })
     }
 
     /// Human-readable lines.
@@ -49,6 +55,9 @@ public struct StatusReport: Codable, Sendable {
             out.append("agent:    not running" + (agentState.map { " (last state: \($0))" } ?? ""))
         }
         if let pushListener { out.append("push:     \(pushListener)") }
+        if let sampling {
+            out.append("device:   \(sampling)" + (lastSample.map { ", last sample \(f($0))" } ?? ", no sample yet"))
+        }
         out.append("outbox:   \(pendingPosts) pending" + (failedPosts > 0 ? ", \(failedPosts) failed permanently" : ""))
         if let o = oldestPending {
             out.append("          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"

@@ -13,32 +13,6 @@ public struct StepCounterDevice: Sendable, Equatable {
     /// Where its readings are logged.
     public var logPath: String
 
-    /// Resolves `device` (`iio:device0`, `/dev/iio:device0`, or a sysfs folder) under `sysRoot`. Throws for a device
-    /// that is there but has no step counter (a live accelerometer, which fetches cannot sample).
-    public static func resolve(_ device: String, sysRoot: String, stateDirectory: String) throws(ConfigurationError) -> StepCounterDevice {
-        let name = (device as NSString).lastPathComponent
-        let folder: String
-        if device.hasPrefix("/dev/input/") {
-            throw ConfigurationError(path: "source.device", message: "\(device) is an evdev accelerometer: live accelerometer sampling is not supported by fetch; record it to a file (e.g. with a logger writing t_ns,x,y,z) and set source.path with follow = true")
-        } else if device.hasPrefix("/dev/") || !device.contains("/") {
-            guard name.hasPrefix("iio:device") else {
-                throw ConfigurationError(path: "source.device", message: "'\(device)' is not an IIO device (expected iio:deviceN, /dev/iio:deviceN or its sysfs folder)")
-            }
-            folder = sysRoot + "/bus/iio/devices/" + name
-        } else {
-            folder = device
-        }
-        let fm = FileManager.default
-        if fm.fileExists(atPath: folder) && !fm.fileExists(atPath: folder + "/in_steps_input") {
-            let accel = fm.fileExists(atPath: folder + "/in_accel_x_raw")
-            throw ConfigurationError(path: "source.device", message: accel
-                ? "\(folder) is an accelerometer without a hardware step counter (no in_steps_input): live accelerometer sampling is not supported by fetch; record it to a file and set source.path with follow = true"
-                : "\(folder) has no in_steps_input: not an IIO step counter")
-        }
-        let log = URL(fileURLWithPath: stateDirectory).appendingPathComponent("device-\(name.replacingOccurrences(of: ":", with: "_")).steplog.jsonl").path
-        return StepCounterDevice(sysfsPath: folder, logPath: log)
-    }
-
     /// Reads the counter and appends it to the log at `nowNs`.
     public func record(nowNs: Int64, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {
         let counter = sysfsPath + "/in_steps_input"

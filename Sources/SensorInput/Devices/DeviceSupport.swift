@@ -85,4 +85,9 @@ public struct DeviceError: Error, CustomStringConvertible, Sendable, Equatable {
     public var path: String
     public var message: String
     public var description: String { "\(path): \(message)" }
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
 }

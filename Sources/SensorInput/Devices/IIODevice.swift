@@ -14,6 +14,21 @@ public struct IIODevice: Sendable, Equatable {
     public var hasAccelerometer: Bool { SysfsFile.exists(path + "/in_accel_x_raw") || SysfsFile.exists(path + "/in_accel_x_input") }
     public var hasStepCounter: Bool { SysfsFile.exists(path + "/in_steps_input") }
 
+    /// The device whose sysfs folder is `sysfsPath`.
+    public init(sysfsPath: String, devNode: String) {
+        path = sysfsPath
+        id = String(sysfsPath.split(separator: "/").last ?? Substring(sysfsPath))
+        self.devNode = devNode
+        name = SysfsFile.read(sysfsPath + "/name") ?? id
+    }
+
+    init(id: String, path: String, devNode: String, name: String) {
+        self.id = id
+        self.path = path
+        self.devNode = devNode
+        self.name = name
+    }
+
     /// The IIO devices under `roots`, in name order.
     public static func list(roots: DeviceRoots = DeviceRoots()) -> [IIODevice] {
         let base = roots.sys + "/bus/iio/devices"
@@ -114,14 +129,17 @@ public struct IIOPolledAccelerometer<Clock: PollClock> {
         return AccelerationSample(timeNs: clock.nowNs(), x: x, y: y, z: z)
     }
 
-    /// Delivers `count` samples at `rateHz`, sleeping on the clock between them. A device that cannot be read is
-    /// reported once (`.lost`), retried every `retryNs`, and reported again when back (`.recovered`).
-    public mutating func poll(count: Int, _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }) {
+    /// Delivers `count` samples at `rateHz` (or until `shouldContinue` says no), sleeping on the clock between them.
+    /// A device that cannot be read is reported once (`.lost`), retried every `retryNs`, and reported again when back
+    /// (`.recovered`).
+    public mutating func poll(count: Int = .max, while shouldContinue: () -> Bool = { true },
+                              _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }) {
         let period = Int64((1e9 / rateHz).rounded())
         var next = clock.nowNs()
         var delivered = 0
         while delivered < count {
             clock.sleep(untilNs: next)
+            guard shouldContinue() else { return }
             do {
                 let s = try readOnce()
                 if lost { lost = false; events(.recovered(path: device.path)) }
