@@ -6,8 +6,10 @@ public enum SampleConfiguration {
 [source]
 # A recording or step log to read (relative paths are relative to this file) ...
 path = "walk.csv"
-# ... or a live device instead of path:
-# device = "/dev/iio:device0"
+# ... or a live device instead of path: an IIO step counter or accelerometer, or an evdev accelerometer
+# device = "iio:device0"                 # or "/dev/input/event5"
+# sampling = "poll"                      # "counter" (in_steps_input; default when present), "poll" or "buffer"
+# rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
 # format = "generic-csv"                   # default: detected from the data
 # start = "2026-11-21T10:00:00+09:00"    # wall-clock time of the first sample when the file's times are relative
 follow = true                            # the file keeps growing: read only what is new at each fetch

@@ -112,6 +112,11 @@ import Testing
         let c = try parse(SampleConfiguration.text)
         #expect(c.source?.follow == true)
         #expect(c.composer.timeZone.identifier == "Asia/Tokyo")
+        // contrib/ ships the same text (regenerate with `steptweet init --config contrib/config.sample.toml --force`).
+        let contrib = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("contrib/config.sample.toml")
+        #expect(try String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text + "\n"
+                || String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text)
     }
 
     @Test func xdgDefaults() {
