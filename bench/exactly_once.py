@@ -136,8 +136,9 @@ time_zone = "Asia/Tokyo"
 path = "{work}/state.sqlite"
 [[publish]]
 kind = "webhook"
-url = "http://127.0.0.1:{port}/posts"
+url_env = "STEPTWEET_BENCH_URL"
 """)
+    os.environ["STEPTWEET_BENCH_URL"] = f"http://127.0.0.1:{port}/posts"  # webhook URLs are secrets: never inline
     rows = walk_rows()
     t0 = rows[0][0]
     with open(live, "w") as f:
@@ -263,7 +264,8 @@ url = "http://127.0.0.1:{port}/posts"
     hcfg = os.path.join(hung_dir, "config.toml")
     with open(hcfg, "w") as f:
         f.write(f'[schedule]\ndeadline = "2s"\n[state]\npath = "{hung_dir}/state.sqlite"\n[[publish]]\nkind = "webhook"\n'
-                f'url = "http://127.0.0.1:{hung.getsockname()[1]}/posts"\n')
+                'url_env = "STEPTWEET_BENCH_HUNG_URL"\n')
+    os.environ["STEPTWEET_BENCH_HUNG_URL"] = f"http://127.0.0.1:{hung.getsockname()[1]}/posts"
     # Create the database with one fetch (no source), then put one post in its outbox.
     subprocess.run([args.binary, "fetch", "--config", hcfg, "--now", iso(BASE)], capture_output=True)
     db = sqlite3.connect(os.path.join(hung_dir, "state.sqlite"))

@@ -132,6 +132,9 @@ public actor AgentScheduler {
         } else {
             scheduleNext(after: lastFetch ?? clock.now())
         }
+        // Start-up (configuration, database, libraries) leaves pages an idle agent does not need: give them back now,
+        // not only after the first fetch (which may be hours away).
+        if releaseMemoryWhenIdle { MemoryTrim.releaseIdlePages() }
         while !stopping {
             let now = clock.now()
             var reasons: [FetchTrigger] = []

@@ -476,7 +476,7 @@ struct Ingest: Sendable {
             case .boutStarted: break
             }
         }
-        let (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: saved.cursor) { item in
+        let sink: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
                 if first == nil { first = s.timeNs }
@@ -488,6 +488,14 @@ struct Ingest: Sendable {
                 buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
             }
         }
+        var from = saved.cursor
+        var rotated: ReadSummary?
+        if from == nil, let device = source.accelerometer, FileManager.default.fileExists(atPath: device.rotatedPath) {
+            // The sampler rotated its file before any fetch read it: that file comes first.
+            (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
+        }
+        var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, sink)
+        if let rotated { summary = rotated.merged(with: summary) }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
             throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }

@@ -50,7 +50,9 @@ public struct HTTPTransport: Sendable {
         let remaining = deadline.timeIntervalSinceNow
         guard remaining > 0 else { return .failure(.deadline) }
         var timed = request
-        timed.timeoutInterval = max(remaining, 0.05)  // an idle backstop; the race below is the real deadline
+        // Only an idle backstop, kept past the deadline: libcurl takes it in whole seconds (1.9 s would end the request
+        // after 1 s of silence). The race below is the real deadline.
+        timed.timeoutInterval = remaining + 2
         let request = timed
         let session = self.session
         return await withTaskGroup(of: Result<HTTPReply, TransportFailure>?.self) { group in

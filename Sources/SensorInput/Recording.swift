@@ -105,7 +105,7 @@ public struct ReadSummary: Sendable {
     }
 
     /// This summary followed by `next` (another part of the same input).
-    func merged(with next: ReadSummary) -> ReadSummary {
+    public func merged(with next: ReadSummary) -> ReadSummary {
         var out = next.samples + next.readings > 0 ? next : self  // format, units, kind: of the part with data
         out.samples = samples + next.samples
         out.readings = readings + next.readings

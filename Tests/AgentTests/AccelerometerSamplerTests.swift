@@ -173,19 +173,25 @@ func sampleLines(_ path: String) -> [String] {
         #expect(early.reason?.contains("no samples yet") == true, "\(early.line)")
 
         let events = EventLog()
-        let sampler = AccelerometerSampler(device: device, retry: 0.05, onEvent: events.add)
+        var small = device
+        small.rotateBytes = 40_000  // the walk is ~130 kB: rotated before the first fetch reads anything
+        let sampler = AccelerometerSampler(device: small, retry: 0.05, onEvent: events.add)
         try sampler.start()
-        #expect(eventually { SampleFileWriter.lastTime(in: device.samplePath) == lastNs })
+        #expect(eventually { (SampleFileWriter.lastTime(in: device.samplePath) ?? SampleFileWriter.lastTime(in: device.rotatedPath)) == lastNs })
         sampler.stop()
         // The buffer was off: the sampler turned on the channels it needs, and the buffer.
         #expect(tree.read("buffer/enable") == "1")
         #expect(tree.read("scan_elements/in_accel_x_en") == "1" && tree.read("scan_elements/in_timestamp_en") == "1")
         #expect(events.all.first == .started(device.summary))
+        #expect(events.all.contains(.rotated(device.rotatedPath)))
 
         let report = await Fetcher(configuration: config).fetch(now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: "test")
         #expect(report.result == .newData, "\(report.line)")
         let steps = try #require(report.windows.first?.steps)
         #expect(abs(steps - 109) <= 11, "\(steps) steps")
+        // The fetch read the rotated file to its end and moved on: it is gone, the current file stays.
+        #expect(!FileManager.default.fileExists(atPath: device.rotatedPath))
+        #expect(FileManager.default.fileExists(atPath: device.samplePath))
     }
 
     @Test func evdevCaptureIsTailedAndScaled() throws {

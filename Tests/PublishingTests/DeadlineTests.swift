@@ -35,6 +35,19 @@ import Testing
         #expect(outcome == .delivered(remoteID: nil))
     }
 
+    @Test func aSlowAnswerInsideTheDeadlineIsDelivered() async throws {
+        // 1.2 s of silence, then the answer, with 1.9 s left: URLSession's idle timeout (whole seconds in libcurl)
+        // must not end the request before the deadline does.
+        let server = try await LoopbackServer.start { _, _ in
+            try await Task.sleep(for: .milliseconds(1200))
+            return jsonResponse(200, ["id": "7"])
+        }
+        defer { Task { await server.stop() } }
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t")
+            .publish(samplePost, deadline: Date().addingTimeInterval(1.9))
+        #expect(outcome == .delivered(remoteID: "7"))
+    }
+
     @Test func aDeadlineAlreadyPassedSendsNothing() async throws {
         let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
         defer { Task { await server.stop() } }
