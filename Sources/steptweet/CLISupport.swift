@@ -8,7 +8,7 @@ enum ExitStatus {
     static let dataError: Int32 = 65    // EX_DATAERR: malformed input
     static let noInput: Int32 = 66      // EX_NOINPUT: missing or unreadable input
     static let tempFail: Int32 = 75     // EX_TEMPFAIL: a fetch that Failed
-    static let notImplemented: Int32 = 69  // EX_UNAVAILABLE
+    static let unavailable: Int32 = 69  // EX_UNAVAILABLE
     static let config: Int32 = 78       // EX_CONFIG
 }
 
@@ -37,11 +37,6 @@ func parseZone(_ name: String) throws -> TimeZone {
         throw ValidationError(ComposerError.unknownTimeZone(name).description)
     }
     return zone
-}
-
-/// The stub behaviour of a subcommand a later issue fills in: a clear error and a non-zero exit.
-func notImplemented(_ name: String) -> ExitCode {
-    fail("'steptweet \(name)' is not implemented yet", status: ExitStatus.notImplemented)
 }
 
 /// JSON for `--json` outputs: sorted keys, no escaped slashes, one object per line.

@@ -14,7 +14,7 @@ struct Steptweet: AsyncParsableCommand {
         subcommands: [
             CountCommand.self, EvalCommand.self, InspectCommand.self, CheckTextCommand.self, PreviewCommand.self,
             FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self,
-            DemoCommand.self, InitCommand.self,
+            DemoCommand.self, InitCommand.self, DevicesCommand.self,
         ]
     )
 }

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import SensorInput
+
+/// `steptweet devices`: the live sensors `source.device` can name, and a quick check that they read sensibly.
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List IIO accelerometers and step counters and evdev accelerometers, with the source.device to use.",
+        discussion: """
+            --sample SECONDS polls each IIO accelerometer at 50 Hz and prints the mean magnitude: about 9.81 m/s²
+            for a device at rest means scale and units are right. Exit status 69 when no device is found.
+
+            Example: steptweet devices --sample 2
+            """
+    )
+
+    @Option(help: "Where sysfs is.") var sysRoot = "/sys"
+    @Option(help: "Where device nodes are.") var devRoot = "/dev"
+    @Option(help: "Poll each IIO accelerometer for this many seconds and show the mean magnitude.") var sample: Double?
+    @Flag(name: .long, help: "One JSON object per device, one per line.") var json = false
+
+    func run() throws {
+        let roots = DeviceRoots(sys: sysRoot, dev: devRoot)
+        let found = DeviceSurvey.run(roots: roots)
+        if found.isEmpty {
+            throw fail("no IIO accelerometer or step counter under \(sysRoot)/bus/iio/devices and no evdev accelerometer under \(sysRoot)/class/input", status: ExitStatus.unavailable)
+        }
+        for d in found {
+            if json { print(jsonLine(d)); continue }
+            var what: [String] = []
+            if d.accelerometer { what.append("accelerometer") }
+            if d.stepCounter { what.append("step counter" + (d.steps.map { " (\($0) steps so far)" } ?? "")) }
+            print("\(d.device)  \(d.name): \(what.joined(separator: ", "))")
+            if !d.samplingFrequencies.isEmpty {
+                print("  rates: " + d.samplingFrequencies.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: " ") + " Hz")
+            }
+            var choices: [String] = []
+            if d.stepCounter { choices.append("\"counter\"") }
+            if d.accelerometer && d.bus == "iio" { choices.append("\"poll\""); if d.bufferNode != nil { choices.append("\"buffer\"") } }
+            print("  config: [source] device = \"\(d.device)\"" + (choices.isEmpty ? "" : "  sampling = " + choices.joined(separator: " | ")))
+            if let problem = d.problem { print("  problem: \(problem)") }
+            if let seconds = sample, d.accelerometer, d.bus == "iio", d.problem == nil {
+                let device = IIODevice(sysfsPath: sysRoot + "/bus/iio/devices/" + d.device, devNode: devRoot + "/" + d.device)
+                let r = DeviceSurvey.sample(device, seconds: seconds, rateHz: 50, clock: SystemPollClock())
+                if let lost = r.lost {
+                    print("  sample: \(lost)")
+                } else {
+                    print(String(format: "  sample: %d samples, |a| mean %.2f m/s² (sd %.2f)%@", r.samples, r.meanMagnitude,
+                                 r.sdMagnitude, abs(r.meanMagnitude - 9.81) > 1.5 && r.sdMagnitude < 0.5
+                                    ? ": far from 9.81 at rest — check the scale" : ""))
+                }
+            }
+        }
+    }
+}
