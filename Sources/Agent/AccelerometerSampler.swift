@@ -418,7 +418,11 @@ public final class AccelerometerSampler: @unchecked Sendable {
             try? put(iio.path + "/sampling_frequency", String(f))
         }
         try put(enable, "1")
+        bufferTurnedOn = enable
     }
+
+    /// The `buffer/enable` file this sampler turned on, to turn off again when it stops (the sensor can then idle).
+    private var bufferTurnedOn: String?
 
     private func runStreaming(_ writer: SampleFileWriter) {
         var lost = false
@@ -491,6 +495,7 @@ public final class AccelerometerSampler: @unchecked Sendable {
             close(fd)
             if lost && !shouldStop { _ = waitForStop(ns: retryNs) }
         }
+        if let enable = bufferTurnedOn { try? Data("0\n".utf8).write(to: URL(fileURLWithPath: enable)) }
     }
 }
 

@@ -178,10 +178,11 @@ func sampleLines(_ path: String) -> [String] {
         let sampler = AccelerometerSampler(device: small, retry: 0.05, onEvent: events.add)
         try sampler.start()
         #expect(eventually { (SampleFileWriter.lastTime(in: device.samplePath) ?? SampleFileWriter.lastTime(in: device.rotatedPath)) == lastNs })
-        sampler.stop()
-        // The buffer was off: the sampler turned on the channels it needs, and the buffer.
+        // The buffer was off: the sampler turned on the channels it needs, and the buffer; off again when it stops.
         #expect(tree.read("buffer/enable") == "1")
         #expect(tree.read("scan_elements/in_accel_x_en") == "1" && tree.read("scan_elements/in_timestamp_en") == "1")
+        sampler.stop()
+        #expect(tree.read("buffer/enable") == "0")
         #expect(events.all.first == .started(device.summary))
         #expect(events.all.contains(.rotated(device.rotatedPath)))
 
