@@ -325,7 +325,8 @@ public struct Fetcher: Sendable {
     }
 
     /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
-    /// publish within the remaining budget, then record the outcome.
+    /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
+    /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
     func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
                  budgetEnd: ContinuousClock.Instant) async -> FetchReport.Delivery {
         var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
@@ -338,10 +339,49 @@ public struct Fetcher: Sendable {
             d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
             return d
         }
-        let remaining = budgetEnd - ContinuousClock.now
-        guard remaining > .milliseconds(50) else {
+        guard var (deadline, remaining) = Self.remainingBudget(budgetEnd) else {
             d.reason = "deadline passed before delivery"
             return d
+        }
+        let post = Post(text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd)
+        let backoff = { (attempts: Int) in min(3600, 30 * pow(2, Double(min(max(attempts, 1) - 1, 10)))) * Double.random(in: 0.8...1.2) }
+        if publisher.repeatsDuplicate && entry.unconfirmed {
+            let settled: (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)?
+            switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline, budget: remaining) {
+            case .found(let id):
+                d.outcome = "already_delivered"; d.remoteID = id
+                d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
+                settled = ("delivered", nowNs, id, nil, false)
+            case .notFound:
+                settled = nil
+            case .failed(let reason):
+                d.outcome = "retryable"
+                d.reason = "not resent: cannot tell whether an earlier attempt was posted (\(reason))"
+                settled = ("pending", nowNs + Int64(backoff(entry.attempts) * 1e9), nil, d.reason, true)
+            case .unsupported:
+                if publisher.resendUnconfirmed {
+                    settled = nil
+                } else {
+                    d.outcome = "permanent"
+                    d.reason = "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
+                    settled = ("failed", nowNs, nil, d.reason, true)
+                }
+            }
+            if let settled {
+                do {
+                    try store.recordOutcome(entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
+                                            error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
+                } catch {
+                    d.outcome = "retryable"
+                    d.reason = "recording the lookup: " + Self.describe(error, path: store.path)
+                }
+                return d
+            }
+            guard let left = Self.remainingBudget(budgetEnd) else {
+                d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
+                return d
+            }
+            (deadline, remaining) = left
         }
         do {
             try store.countAttempt(entry.id)
@@ -349,36 +389,54 @@ public struct Fetcher: Sendable {
             d.reason = Self.describe(error, path: store.path)
             return d
         }
-        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
-        let deadline = Date().addingTimeInterval(seconds)
-        let post = Post(text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd)
         let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline, budget: remaining)
         let attempts = entry.attempts + 1
-        let update: (status: String, next: Int64, remote: String?, error: String?)
+        let update: (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
         switch outcome {
         case .delivered(let id):
             d.outcome = "delivered"; d.remoteID = id
-            update = ("delivered", nowNs, id, nil)
+            update = ("delivered", nowNs, id, nil, false)
         case .alreadyDelivered(let id):
             d.outcome = "already_delivered"; d.remoteID = id
-            update = ("delivered", nowNs, id, nil)
-        case .retryable(let reason, let after):
+            update = ("delivered", nowNs, id, nil, false)
+        case .retryable(let reason, let after, let unconfirmed):
             d.outcome = "retryable"; d.reason = reason
-            let backoff = after ?? min(3600, 30 * pow(2, Double(min(attempts - 1, 10)))) * Double.random(in: 0.8...1.2)
-            update = ("pending", nowNs + Int64(backoff * 1e9), nil, reason)
+            update = ("pending", nowNs + Int64((after ?? backoff(attempts)) * 1e9), nil, reason, unconfirmed)
         case .permanent(let reason):
             d.outcome = "permanent"; d.reason = reason
-            update = ("failed", nowNs, nil, reason)
+            update = ("failed", nowNs, nil, reason, false)
         }
         do {
             try store.recordOutcome(entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
-                                    error: update.error, nowNs: nowNs)
+                                    error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
         } catch {
             // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
             d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
             if d.outcome == "delivered" || d.outcome == "already_delivered" { d.outcome = "retryable" }
         }
         return d
+    }
+
+    /// The deadline and budget left before `budgetEnd`; nil when less than 50 ms remain.
+    static func remainingBudget(_ budgetEnd: ContinuousClock.Instant) -> (Date, Duration)? {
+        let remaining = budgetEnd - ContinuousClock.now
+        guard remaining > .milliseconds(50) else { return nil }
+        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
+        return (Date().addingTimeInterval(seconds), remaining)
+    }
+
+    /// Looks a post up, but returns no later than `budget` (+ a little).
+    static func lookUp(publisher: any Publisher, post: Post, deadline: Date, budget: Duration) async -> PostLookup {
+        await withTaskGroup(of: PostLookup?.self) { group in
+            group.addTask { await publisher.lookUp(post, deadline: deadline) }
+            group.addTask {
+                try? await Task.sleep(for: budget + .milliseconds(200))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failed(reason: "no answer from \(publisher.name) before the deadline")
+        }
     }
 
     /// Publishes, but returns no later than `budget` (+ a little): a hung target cannot hold the fetch.
@@ -391,7 +449,7 @@ public struct Fetcher: Sendable {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .retryable(reason: "no answer from \(publisher.name) before the deadline", retryAfter: nil)
+            return first ?? .retryable(reason: "no answer from \(publisher.name) before the deadline", retryAfter: nil, unconfirmed: true)
         }
     }
 

@@ -65,6 +65,10 @@ public final class StateStore: Sendable {
                 CREATE TABLE agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 """)
         }
+        m.registerMigration("v2-unconfirmed") { db in
+            // 1 while the last attempt's fate is unknown: counted but not answered (a crash), or answered ambiguously.
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0")
+        }
         return m
     }
 
@@ -169,13 +173,15 @@ public final class StateStore: Sendable {
         public var nextAttempt: Date
         public var remoteID: String?
         public var lastError: String?
+        /// The last attempt may have been posted although no success was seen (its answer was lost, or the fetch died).
+        public var unconfirmed = false
     }
 
     static func outboxEntry(_ r: Row) -> OutboxEntry {
         OutboxEntry(id: r["id"], windowStart: date(r["window_start_ns"]), windowEnd: date(r["window_end_ns"]),
                     steps: r["steps"], text: r["text"], target: r["target"], idempotencyKey: r["idempotency_key"],
                     status: r["status"], attempts: r["attempts"], nextAttempt: date(r["next_attempt_ns"]),
-                    remoteID: r["remote_id"], lastError: r["last_error"])
+                    remoteID: r["remote_id"], lastError: r["last_error"], unconfirmed: (r["unconfirmed"] as Int? ?? 0) != 0)
     }
 
     /// Outbox entries with the given status (all when nil), oldest first.
@@ -226,16 +232,17 @@ public final class StateStore: Sendable {
 
     func countAttempt(_ id: Int64) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE id = ?", arguments: [id])
+            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, unconfirmed = 1 WHERE id = ?", arguments: [id])
         }
     }
 
-    func recordOutcome(_ id: Int64, status: String, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64) throws {
+    func recordOutcome(_ id: Int64, status: String, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
+                       unconfirmed: Bool = false) throws {
         try writer.write { db in
             try db.execute(sql: """
                 UPDATE outbox SET status = ?, next_attempt_ns = ?, remote_id = COALESCE(?, remote_id), last_error = ?,
-                delivered_ns = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ns END WHERE id = ?
-                """, arguments: [status, nextNs, remoteID, error, status, nowNs, id])
+                delivered_ns = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ns END, unconfirmed = ? WHERE id = ?
+                """, arguments: [status, nextNs, remoteID, error, status, nowNs, unconfirmed ? 1 : 0, id])
         }
     }
 

@@ -14,18 +14,23 @@ public enum ResponseClassifier {
             // `Idempotent-Replayed: true`: the server recognised the Idempotency-Key and replayed its first answer.
             if reply.header("Idempotent-Replayed")?.lowercased() == "true" { return .alreadyDelivered(remoteID: remoteID(reply)) }
             return .delivered(remoteID: remoteID(reply))
-        case 408, 425, 429, 500..<600:
+        case 408, 425, 429:
+            // The server says it did not process the request.
             return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now))
+        case 500..<600:
+            // A gateway timeout or a crash may come after the post was made.
+            return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now), unconfirmed: true)
         default:
             return .permanent(reason: reason(reply, redactor: redactor))
         }
     }
 
-    /// The transport failure as an outcome: always retryable (the request may or may not have arrived).
+    /// The transport failure as an outcome: always retryable; unconfirmed unless the request cannot have been sent.
     public static func classify(_ failure: TransportFailure) -> DeliveryOutcome {
         switch failure {
-        case .deadline: return .retryable(reason: "deadline passed before a response (request cancelled)", retryAfter: nil)
-        case .network(let text): return .retryable(reason: "network error: \(text)", retryAfter: nil)
+        case .deadline: return .retryable(reason: "deadline passed before a response (request cancelled)", retryAfter: nil, unconfirmed: true)
+        case .network(let text): return .retryable(reason: "network error: \(text)", retryAfter: nil, unconfirmed: true)
+        case .notSent(let text): return .retryable(reason: "network error: \(text)", retryAfter: nil)
         }
     }
 

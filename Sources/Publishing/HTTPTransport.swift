@@ -25,8 +25,10 @@ public struct HTTPReply: Sendable, Equatable {
 public enum TransportFailure: Error, Sendable, Equatable {
     /// The deadline passed first; the request was cancelled (it may or may not have reached the server).
     case deadline
-    /// Connection refused, reset, DNS, TLS, … (already redacted).
+    /// Connection reset or lost, a bad response, … after the request may have been sent (already redacted).
     case network(String)
+    /// Refused connection, unknown host, failed TLS handshake: the request cannot have reached the server.
+    case notSent(String)
 }
 
 /// Sends one request and waits at most until a deadline.
@@ -71,8 +73,14 @@ public struct HTTPTransport: Sendable {
                     if Task.isCancelled { return nil }
                     let urlError = error as? URLError
                     if urlError?.code == .timedOut { return .failure(.deadline) }
-                    let text = urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)"
-                    return .failure(.network(redactor.redact(text)))
+                    let text = redactor.redact(urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)")
+                    let beforeSending: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+                                                             .notConnectedToInternet, .secureConnectionFailed,
+                                                             .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                                                             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
+                                                             .clientCertificateRejected, .unsupportedURL, .badURL]
+                    if let code = urlError?.code, beforeSending.contains(code) { return .failure(.notSent(text)) }
+                    return .failure(.network(text))
                 }
             }
             group.addTask {

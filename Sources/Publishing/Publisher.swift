@@ -25,7 +25,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// The target says this post already exists (same idempotency key, or X's duplicate-content 403).
     case alreadyDelivered(remoteID: String?)
     /// Worth retrying later: network error, deadline, 408, 429, 5xx. `retryAfter` is the server's wish, if it said.
-    case retryable(reason: String, retryAfter: TimeInterval?)
+    /// `unconfirmed`: the request may have reached the target and been acted on (no answer before the deadline, a
+    /// dropped connection, 5xx); false when it certainly was not (refused connection, 408, 425, 429).
+    case retryable(reason: String, retryAfter: TimeInterval?, unconfirmed: Bool = false)
     /// Will not succeed by retrying: other 4xx, bad configuration, text over the limit. `reason` shows the server's message.
     case permanent(reason: String)
 
@@ -84,11 +86,33 @@ public protocol Publisher: Sendable {
     var lengthRule: LengthRule? { get }
     /// A one-line description for logs and `--dry-run`, with secrets and webhook URLs redacted.
     var redactedDescription: String { get }
+    /// Whether sending a post again can make a second one there: the target has no idempotency key and no
+    /// duplicate check (Discord, Slack, ntfy). Such targets are asked `lookUp` before a post is resent after an
+    /// unconfirmed attempt.
+    var repeatsDuplicate: Bool { get }
+    /// For `repeatsDuplicate` targets that cannot look a post up: resend after an unconfirmed attempt (at least once,
+    /// the default) or give the post up (at most once; `resend_unconfirmed = false`).
+    var resendUnconfirmed: Bool { get }
+    /// Whether `post` is already on the target (an earlier attempt went through although its answer was lost).
+    func lookUp(_ post: Post, deadline: Date) async -> PostLookup
 }
 
 extension Publisher {
     public var lengthRule: LengthRule? { nil }
     public var redactedDescription: String { name }
+    public var repeatsDuplicate: Bool { false }
+    public var resendUnconfirmed: Bool { true }
+    public func lookUp(_ post: Post, deadline: Date) async -> PostLookup { .unsupported }
+}
+
+/// What looking for a post on its target found.
+public enum PostLookup: Sendable, Equatable {
+    case found(remoteID: String?)
+    case notFound
+    /// The lookup itself failed (network, deadline, HTTP error): whether the post is there is unknown.
+    case failed(reason: String)
+    /// The target offers no way to look.
+    case unsupported
 }
 
 /// Ends a delivery attempt early with `outcome` (an over-long text, a failed login, ...).

@@ -150,10 +150,10 @@ public enum PublisherFactory {
                                     language: try language(config), shorten: try config.bool("shorten") ?? false, context: context)
         case "discord":
             return DiscordPublisher(name: name, url: try secretURL(config, &secrets), shorten: try config.bool("shorten") ?? false,
-                                    context: context)
+                                    resendUnconfirmed: try config.bool("resend_unconfirmed") ?? true, context: context)
         case "slack":
             return SlackPublisher(name: name, url: try secretURL(config, &secrets), shorten: try config.bool("shorten") ?? false,
-                                  context: context)
+                                  resendUnconfirmed: try config.bool("resend_unconfirmed") ?? true, context: context)
         case "ntfy":
             let base = try config.url("base_url", default: "https://ntfy.sh")!
             let topic = try config.requiredString("topic")
@@ -164,7 +164,7 @@ public enum PublisherFactory {
                                  token: try secrets.resolve("token", in: config, required: false),
                                  title: try config.string("title"), priority: try config.int("priority", range: 1...5),
                                  tags: try config.strings("tags") ?? [], shorten: try config.bool("shorten") ?? false,
-                                 context: context)
+                                 resendUnconfirmed: try config.bool("resend_unconfirmed") ?? true, context: context)
         default:
             throw config.error("kind", "unknown kind \"\(kind)\"")
         }

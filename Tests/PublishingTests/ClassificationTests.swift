@@ -28,7 +28,7 @@ import Testing
 
     @Test func retryAfterForms() {
         #expect(classify(429, headers: ["Retry-After": "7"]) == .retryable(reason: "HTTP 429", retryAfter: 7))
-        #expect(classify(503, headers: ["Retry-After": "Sun, 22 Nov 2026 03:01:30 GMT"]) == .retryable(reason: "HTTP 503", retryAfter: 90))
+        #expect(classify(503, headers: ["Retry-After": "Sun, 22 Nov 2026 03:01:30 GMT"]) == .retryable(reason: "HTTP 503", retryAfter: 90, unconfirmed: true))
         #expect(classify(429, headers: ["X-RateLimit-Reset": "2026-11-22T03:05:00.000000Z"]) == .retryable(reason: "HTTP 429", retryAfter: 300))
         #expect(classify(429, headers: ["x-rate-limit-reset": "1795316460"]) == .retryable(reason: "HTTP 429", retryAfter: 60))
         #expect(classify(429, headers: ["RateLimit-Reset": "30"]) == .retryable(reason: "HTTP 429", retryAfter: 30))
@@ -36,7 +36,7 @@ import Testing
         #expect(classify(429, #"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":1500}"#)
                 == .retryable(reason: "HTTP 429: M_LIMIT_EXCEEDED", retryAfter: 1.5))
         #expect(classify(429, headers: ["Retry-After": "soon"]) == .retryable(reason: "HTTP 429", retryAfter: nil))
-        #expect(classify(503) == .retryable(reason: "HTTP 503", retryAfter: nil))
+        #expect(classify(503) == .retryable(reason: "HTTP 503", retryAfter: nil, unconfirmed: true))
         // A reset in the past means "now", never a negative wait.
         #expect(classify(429, headers: ["x-rate-limit-reset": "1795316000"]) == .retryable(reason: "HTTP 429", retryAfter: 0))
     }

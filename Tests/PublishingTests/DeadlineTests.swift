@@ -14,7 +14,7 @@ import Testing
         defer { Task { await server.stop() } }
         let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t")
         let outcome = await publisher.publish(samplePost, deadline: Date().addingTimeInterval(1.5))
-        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil))
+        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.count == 1)
     }
 
@@ -24,7 +24,7 @@ import Testing
         defer { Task { await server.stop() } }
         let publisher = SlackPublisher(url: server.url("/services/T/B/X"))
         let outcome = await publisher.publish(samplePost, deadline: Date().addingTimeInterval(1.5))
-        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil))
+        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
     }
 
     @Test func theDripServerDoesDeliverWhenTheDeadlineAllows() async throws {
@@ -52,7 +52,7 @@ import Testing
         let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
         defer { Task { await server.stop() } }
         let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t").publish(samplePost, deadline: Date().addingTimeInterval(-1))
-        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil))
+        #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.isEmpty)
     }
 
@@ -61,7 +61,8 @@ import Testing
         let url = server.url("/api/webhooks/1/SECRETTOKEN")
         await server.stop()
         let outcome = await DiscordPublisher(url: url).publish(samplePost, deadline: soon())
-        guard case .retryable(let reason, nil) = outcome else { Issue.record("expected retryable, got \(outcome)"); return }
+        // Refused: the request cannot have arrived, so a resend is safe even where it would otherwise double a post.
+        guard case .retryable(let reason, nil, false) = outcome else { Issue.record("expected retryable, got \(outcome)"); return }
         #expect(reason.hasPrefix("network error:"))
         #expect(!reason.contains("SECRETTOKEN"))
     }

@@ -31,7 +31,7 @@ import Testing
         defer { Task { await server.stop() } }
         let publisher = MastodonPublisher(baseURL: server.baseURL, token: "tok")
         let first = await publisher.publish(samplePost, deadline: soon())
-        guard case .retryable(let reason, nil) = first else { Issue.record("expected retryable, got \(first)"); return }
+        guard case .retryable(let reason, nil, _) = first else { Issue.record("expected retryable, got \(first)"); return }
         #expect(reason == "HTTP 503: Service Unavailable")
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "7"))
         let keys = await server.requests.map { $0.headers["idempotency-key"] }

@@ -84,7 +84,7 @@ actor Counter {
         defer { Task { await server.stop() } }
         let publisher = target.make(server)
         let first = await publisher.publish(samplePost, deadline: soon())
-        guard case .retryable(let reason, _) = first else { Issue.record("\(target.kind): \(first)"); return }
+        guard case .retryable(let reason, _, _) = first else { Issue.record("\(target.kind): \(first)"); return }
         #expect(reason.hasPrefix("HTTP 503"))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: target.expectedID))
         let posts = await server.requests.filter(target.isPost)
@@ -102,7 +102,7 @@ actor Counter {
         let server = try await target.server { _ in jsonResponse(429, ["error": "slow down"], headers: ["Retry-After": "7"]) }
         defer { Task { await server.stop() } }
         let outcome = await target.make(server).publish(samplePost, deadline: soon())
-        guard case .retryable(_, let wait) = outcome else { Issue.record("\(target.kind): \(outcome)"); return }
+        guard case .retryable(_, let wait, _) = outcome else { Issue.record("\(target.kind): \(outcome)"); return }
         #expect(wait == 7)
     }
 
@@ -121,7 +121,7 @@ actor Counter {
         let server = try await target.server { _ in try await neverAnswer() }
         defer { Task { await server.stop() } }
         let outcome = await target.make(server).publish(samplePost, deadline: Date().addingTimeInterval(1.5))
-        #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil), "\(target.kind)")
+        #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
     }
 
     @Test(arguments: TargetCase.all)
@@ -129,6 +129,6 @@ actor Counter {
         let server = try await target.server { _ in drippingResponse(bytes: 30, interval: .milliseconds(250)) }
         defer { Task { await server.stop() } }
         let outcome = await target.make(server).publish(samplePost, deadline: Date().addingTimeInterval(1.5))
-        #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil), "\(target.kind)")
+        #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
     }
 }

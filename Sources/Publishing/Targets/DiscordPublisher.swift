@@ -9,9 +9,14 @@ public struct DiscordPublisher: Publisher {
     let url: URL
     public var gate: TextGate
     let context: HTTPContext
+    /// No key and no way to look a post up: after an unconfirmed attempt, resend (true) or give up (false).
+    public var resendUnconfirmed: Bool
+    public var repeatsDuplicate: Bool { true }
 
-    public init(name: String = "discord", url: URL, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+    public init(name: String = "discord", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
+                context: HTTPContext = HTTPContext()) {
         self.name = name
+        self.resendUnconfirmed = resendUnconfirmed
         self.url = url
         self.gate = TextGate(rule: .characters(2000), shorten: shorten)
         var context = context

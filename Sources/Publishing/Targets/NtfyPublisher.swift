@@ -1,9 +1,14 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Messages
 
 /// ntfy: JSON publish to the server root, `POST {base_url}/` with `{"topic", "message", "title"?, "priority"?,
 /// "tags"?}`, optionally with `Authorization: Bearer <token>` (never the `?auth=` query parameter). 200 with the
 /// message; its `id` is the remote id. No idempotency. Length: 4096 bytes (longer becomes an attachment).
+/// Before resending after an unconfirmed attempt, `lookUp` polls the topic's cached messages
+/// (`GET {base_url}/{topic}/json?poll=1&since=…`) for the same text, so a post whose answer was lost is not doubled.
 public struct NtfyPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -14,11 +19,15 @@ public struct NtfyPublisher: Publisher {
     public var tags: [String]
     public var gate: TextGate
     let context: HTTPContext
+    /// When the lookup cannot tell: resend (true) or give up (false).
+    public var resendUnconfirmed = true
+    public var repeatsDuplicate: Bool { true }
 
     public init(name: String = "ntfy", baseURL: URL = URL(string: "https://ntfy.sh")!, topic: String,
                 token: String? = nil, title: String? = nil, priority: Int? = nil, tags: [String] = [],
-                shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+                shorten: Bool = false, resendUnconfirmed: Bool = true, context: HTTPContext = HTTPContext()) {
         self.name = name
+        self.resendUnconfirmed = resendUnconfirmed
         self.baseURL = baseURL
         self.topic = topic
         self.token = token
@@ -50,5 +59,33 @@ public struct NtfyPublisher: Publisher {
         if let token { headers["Authorization"] = "Bearer \(token)" }
         let request = Requests.json("POST", Endpoint.join(baseURL, ""), body: body, headers: headers)
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+
+    /// Looks for a message with the post's text among the topic's messages since the window ended (a post is only
+    /// made after its window closes). ntfy keeps messages 12 h by default: older ones are not found.
+    public func lookUp(_ post: Post, deadline: Date) async -> PostLookup {
+        guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
+        let since = String(Int64(post.windowEnd.timeIntervalSince1970) - 60)
+        let url = Endpoint.adding("since", since, to: Endpoint.adding("poll", "1", to: Endpoint.join(baseURL, Endpoint.segment(topic) + "/json")))
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+        case .failure(let failure):
+            guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else { return .failed(reason: "\(failure)") }
+            return .failed(reason: reason)
+        case .success(let reply):
+            guard (200..<300).contains(reply.status) else {
+                return .failed(reason: ResponseClassifier.reason(reply, redactor: context.redactor))
+            }
+            // One JSON object per line.
+            for line in reply.body.split(separator: UInt8(ascii: "\n")) {
+                guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                      object["event"] as? String ?? "message" == "message", object["message"] as? String == text else { continue }
+                return .found(remoteID: idString(object["id"]))
+            }
+            return .notFound
+        }
     }
 }

@@ -1,0 +1,75 @@
+import FlyingFox
+import Foundation
+import Testing
+@testable import Publishing
+
+/// ntfy has no idempotency key: after an unconfirmed attempt the agent looks the post up in the topic's cache.
+@Suite struct NtfyLookupTests {
+    /// A small ntfy: keeps published messages, serves them as JSON lines on `GET /<topic>/json?poll=1&since=…`.
+    actor Topic {
+        var messages: [(id: String, time: Int, text: String)] = []
+        func add(_ text: String) -> String {
+            let id = "m\(messages.count + 1)"
+            messages.append((id, 1_795_316_000 + messages.count, text))
+            return id
+        }
+        func lines(since: Int) -> String {
+            let open = #"{"id":"o1","event":"open","topic":"steps"}"# + "\n"
+            return open + messages.filter { $0.time >= since }.map { m in
+                String(decoding: try! JSONSerialization.data(withJSONObject: ["id": m.id, "time": m.time, "event": "message",
+                                                                             "topic": "steps", "message": m.text]), as: UTF8.self)
+            }.joined(separator: "\n") + "\n"
+        }
+    }
+
+    @Test func aPostWhoseAnswerWasLostIsFoundAndAnotherIsNot() async throws {
+        let topic = Topic()
+        let server = try await LoopbackServer.start { request, _ in
+            if request.method == "POST" {
+                let text = request.json?["message"] as? String ?? ""
+                let id = await topic.add(text)
+                return jsonResponse(200, ["id": id, "event": "message", "topic": "steps", "message": text])
+            }
+            guard request.path == "/steps/json", request.query["poll"] == "1", let since = request.query["since"].flatMap(Int.init) else {
+                return textResponse(400, "bad poll")
+            }
+            return HTTPResponse(statusCode: .ok, body: Data(await topic.lines(since: since).utf8))
+        }
+        defer { Task { await server.stop() } }
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret")
+        let post = Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩", windowStart: Date(timeIntervalSince1970: 1_795_314_000),
+                        windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
+        #expect(await ntfy.lookUp(post, deadline: soon()) == .notFound)
+        #expect(await ntfy.publish(post, deadline: soon()) == .delivered(remoteID: "m1"))
+        #expect(await ntfy.lookUp(post, deadline: soon()) == .found(remoteID: "m1"))
+        var other = post
+        other.text = "another window"
+        #expect(await ntfy.lookUp(other, deadline: soon()) == .notFound)
+        let polls = await server.requests.filter { $0.method == "GET" }
+        #expect(polls.allSatisfy { $0.headers["authorization"] == "Bearer tk_secret" && $0.query["since"] == "1795315740" })
+        #expect(ntfy.repeatsDuplicate)
+    }
+
+    @Test func aFailedPollIsReportedNotGuessed() async throws {
+        let server = try await LoopbackServer.start { _, _ in jsonResponse(502, ["error": "bad gateway"]) }
+        defer { Task { await server.stop() } }
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps")
+        let post = Post(text: "x", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
+        #expect(await ntfy.lookUp(post, deadline: soon()) == .failed(reason: "HTTP 502: bad gateway"))
+    }
+
+    @Test func resendUnconfirmedIsReadFromTheTable() throws {
+        let set = try PublisherFactory.make(toml: """
+            [[publish]]
+            kind = "slack"
+            url_env = "HOOK"
+            resend_unconfirmed = false
+            [[publish]]
+            kind = "discord"
+            url_env = "HOOK"
+            """, environment: ["HOOK": "https://hooks.example/services/T/B/X"])
+        #expect(set.publishers.map(\.resendUnconfirmed) == [false, true])
+        #expect(set.publishers.allSatisfy { $0.repeatsDuplicate })
+        #expect(!MastodonPublisher(baseURL: URL(string: "https://m.example")!, token: "t").repeatsDuplicate)
+    }
+}
