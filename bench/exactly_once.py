@@ -15,8 +15,12 @@ drained. Checks:
 Also measures a fetch over a day of stored steps (>= 100 k step events) using the fetch's own elapsed time
 (`--json` elapsed_ms; stdout target, so no network).
 
-Usage: python3 bench/exactly_once.py [--binary .build/release/steptweet] [--cycles 220] [--seed 6]
-Writes bench/exactly_once_result.txt. Uses only the Python standard library; every process it starts is stopped.
+With `--target ntfy` the server is an ntfy topic instead: no idempotency key, every publish it acts on is kept
+(a resent post would be a duplicate), and `GET /<topic>/json?poll=1` lists the messages, which the agent polls before
+resending after an unconfirmed attempt. Windows are read from the posted texts (an ISO template).
+
+Usage: python3 bench/exactly_once.py [--binary .build/release/steptweet] [--cycles 220] [--seed 6] [--target ntfy]
+Writes bench/exactly_once_result.txt (ntfy: bench/exactly_once_ntfy_result.txt). Uses only the Python standard library; every process it starts is stopped.
 """
 import argparse, http.server, json, os, random, re, signal, socket, sqlite3, subprocess, sys, tempfile, threading, time
 from datetime import datetime, timedelta, timezone
@@ -36,6 +40,14 @@ class Recorder:
         self.replays = 0
         self.drop_rate = drop_rate
         self.rng = rng
+        self.messages = []        # ntfy: every message acted on, duplicates included
+        self.polls = 0
+
+    def maybe_drop(self):
+        drop = self.rng.random() < self.drop_rate
+        if drop:
+            self.dropped += 1
+        return drop
 
 
 def make_handler(rec):
@@ -45,9 +57,59 @@ def make_handler(rec):
         def log_message(self, *a):
             pass
 
+        def drop_response(self):
+            # Acted on the post, but the response is lost.
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        def answer(self, status, out, headers=()):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            for name, value in headers:
+                self.send_header(name, value)
+            try:
+                self.end_headers()
+                self.wfile.write(out)
+            except OSError:
+                pass  # the fetch process was killed while we answered
+
+        def do_GET(self):
+            # ntfy: GET /<topic>/json?poll=1&since=<unix seconds>: the cached messages, one JSON object per line.
+            path, _, query = self.path.partition("?")
+            params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+            with rec.lock:
+                rec.polls += 1
+                since = int(params.get("since", "0"))
+                lines = [json.dumps(m) for m in rec.messages if m["time"] >= since]
+            self.answer(200, ("\n".join(lines) + "\n").encode())
+
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
             data = self.rfile.read(length)
+            if rec.ntfy:
+                try:
+                    body = json.loads(data)
+                    complete = len(data) == length and "message" in body
+                except ValueError:
+                    complete = False
+                if not complete:
+                    self.close_connection = True
+                    return
+                with rec.lock:
+                    rec.requests += 1
+                    message = {"id": f"n{len(rec.messages) + 1}", "time": int(time.time()), "event": "message",
+                               "topic": body.get("topic"), "message": body["message"]}
+                    rec.messages.append(message)
+                    drop = rec.maybe_drop()
+                if drop:
+                    self.drop_response()
+                else:
+                    self.answer(200, json.dumps(message).encode())
+                return
             key = self.headers.get("Idempotency-Key", "")
             try:
                 body = json.loads(data)
@@ -67,28 +129,12 @@ def make_handler(rec):
                     rec.kept[key] = body
                     rec.order.append(key)
                 post_id = rec.order.index(key) + 1
-                drop = rec.rng.random() < rec.drop_rate
-                if drop:
-                    rec.dropped += 1
+                drop = rec.maybe_drop()
             if drop:
-                # Acted on the post, but the response is lost.
-                self.close_connection = True
-                try:
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+                self.drop_response()
                 return
-            out = json.dumps({"id": str(post_id)}).encode()
-            self.send_response(200 if replay else 201)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            if replay:
-                self.send_header("Idempotent-Replayed", "true")
-            try:
-                self.end_headers()
-                self.wfile.write(out)
-            except OSError:
-                pass  # the fetch process was killed while we answered
+            self.answer(200 if replay else 201, json.dumps({"id": str(post_id)}).encode(),
+                        [("Idempotent-Replayed", "true")] if replay else [])
 
     return Handler
 
@@ -111,11 +157,15 @@ def main():
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--kill-rate", type=float, default=0.5)
     ap.add_argument("--drop-rate", type=float, default=0.3)
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "exactly_once_result.txt"))
+    ap.add_argument("--target", choices=["webhook", "ntfy"], default="webhook")
+    ap.add_argument("--out")
     args = ap.parse_args()
+    ntfy = args.target == "ntfy"
+    args.out = args.out or os.path.join(ROOT, "bench", "exactly_once_ntfy_result.txt" if ntfy else "exactly_once_result.txt")
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="steptweet-exactly-once-")
     rec = Recorder(args.drop_rate, random.Random(args.seed + 1))
+    rec.ntfy = ntfy
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), make_handler(rec))
     server.handle_error = lambda request, address: None  # killed clients break pipes; not an error here
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -131,13 +181,14 @@ follow = true
 [schedule]
 deadline = "5s"
 [text]
-time_zone = "Asia/Tokyo"
+{'template = "{from}|{to}|{steps}"' if ntfy else ""}
+{'date_format = "yyyy-MM-dd' + "'T'" + 'HH:mm:ss.SSS"' if ntfy else ""}
+time_zone = "{'UTC' if ntfy else 'Asia/Tokyo'}"
 [state]
 path = "{work}/state.sqlite"
 [[publish]]
-kind = "webhook"
-url_env = "STEPTWEET_BENCH_URL"
-""")
+""" + (f'kind = "ntfy"\nbase_url = "http://127.0.0.1:{port}"\ntopic = "steps"\n' if ntfy else
+       'kind = "webhook"\nurl_env = "STEPTWEET_BENCH_URL"\n'))
     os.environ["STEPTWEET_BENCH_URL"] = f"http://127.0.0.1:{port}/posts"  # webhook URLs are secrets: never inline
     rows = walk_rows()
     t0 = rows[0][0]
@@ -202,13 +253,19 @@ url_env = "STEPTWEET_BENCH_URL"
             break
 
     # Verification.
-    posts = [rec.kept[k] for k in rec.order]
-    windows = sorted((p["window_start"], p["window_end"], p["text"]) for p in posts)
-    steps_re = re.compile(r"を持って (\d+) 歩")
-    posted_steps = sum(int(steps_re.search(t).group(1)) for _, _, t in windows)
-    gaps = sum(1 for a, b in zip(windows, windows[1:]) if a[1] != b[0])
-    overlaps = sum(1 for a, b in zip(windows, windows[1:]) if b[0] < a[1])
-    same_window = len(windows) - len({(s, e) for s, e, _ in windows})
+    if ntfy:
+        posts = rec.messages
+        windows = sorted(tuple(m["message"].split("|")) for m in posts)
+        posted_steps = sum(int(w[2]) for w in windows)
+    else:
+        posts = [rec.kept[k] for k in rec.order]
+        windows = sorted((p["window_start"], p["window_end"], p["text"]) for p in posts)
+        steps_re = re.compile(r"を持って (\d+) 歩")
+        posted_steps = sum(int(steps_re.search(t).group(1)) for _, _, t in windows)
+    distinct = sorted({(w[0], w[1]) for w in windows})      # a duplicate is counted once below, not as a gap
+    gaps = sum(1 for a, b in zip(distinct, distinct[1:]) if a[1] != b[0])
+    overlaps = sum(1 for a, b in zip(distinct, distinct[1:]) if b[0] < a[1])
+    same_window = len(windows) - len(distinct)
     count = json.loads(subprocess.run([args.binary, "count", "--json", live], capture_output=True, text=True).stdout)
     whole = count["steps"]
     db = sqlite3.connect(os.path.join(work, "state.sqlite"))
@@ -217,6 +274,26 @@ url_env = "STEPTWEET_BENCH_URL"
     db.close()
     lost_steps = whole - posted_steps
     ok = gaps == 0 and overlaps == 0 and same_window == 0 and lost_steps == 0 and undelivered == 0
+    summary = [
+        f"exactly-once harness ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {args.seed}, binary {os.path.relpath(args.binary, ROOT)}, target {args.target})",
+        f"fetch cycles: {args.cycles} (+{drain} drain fetches without faults)",
+        f"fetch processes SIGKILLed: {kills}; completed: {sum(results.values())} "
+        f"(NewData {results['NewData']}, NoData {results['NoData']}, Failed {results['Failed']}); history rows: {history}",
+        (f"ntfy server: {rec.requests} publishes acted on, {rec.dropped} responses dropped after acting, {rec.polls} topic polls"
+         if ntfy else
+         f"server: {rec.requests} requests, {rec.dropped} responses dropped after acting, {rec.replays} replays answered from the key store"),
+        f"posts kept by the server: {len(posts)}; windows: first {windows[0][0]} .. last {windows[-1][1]}",
+        f"steps: {posted_steps} posted, {whole} in one uninterrupted pass over the file -> lost {lost_steps}",
+        f"lost windows (gaps in the chain): {gaps}; duplicate windows: {same_window}; overlapping windows: {overlaps}; undelivered: {undelivered}",
+        f"result: {'PASS' if ok else 'FAIL'}",
+    ]
+    if ntfy:
+        server.shutdown()
+        text = "\n".join(summary) + "\n"
+        print(text, end="")
+        with open(args.out, "w") as f:
+            f.write(text)
+        sys.exit(0 if ok else 1)
 
     # A fetch over a day of stored steps (>= 100 k step events), stdout target: no network.
     day = tempfile.mkdtemp(prefix="steptweet-day-")
@@ -315,16 +392,7 @@ url_env = "STEPTWEET_BENCH_URL"
         agent_exit = agent.wait(timeout=30)
 
     server.shutdown()
-    lines = [
-        f"exactly-once harness ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {args.seed}, binary {os.path.relpath(args.binary, ROOT)})",
-        f"fetch cycles: {args.cycles} (+{drain} drain fetches without faults)",
-        f"fetch processes SIGKILLed: {kills}; completed: {sum(results.values())} "
-        f"(NewData {results['NewData']}, NoData {results['NoData']}, Failed {results['Failed']}); history rows: {history}",
-        f"server: {rec.requests} requests, {rec.dropped} responses dropped after acting, {rec.replays} replays answered from the key store",
-        f"posts kept by the server: {len(posts)}; windows: first {windows[0][0]} .. last {windows[-1][1]}",
-        f"steps: {posted_steps} posted, {whole} in one uninterrupted pass over the file -> lost {lost_steps}",
-        f"lost windows (gaps in the chain): {gaps}; duplicate windows: {same_window}; overlapping windows: {overlaps}; undelivered: {undelivered}",
-        f"result: {'PASS' if ok else 'FAIL'}",
+    lines = summary + [
         "",
         f"day of stored steps: {events} step events in {len(buckets)} one-second buckets; fetch (stdout target) elapsed ms "
         f"min {timings[0]:.1f} median {timings[len(timings)//2]:.1f} max {timings[-1]:.1f} (target <= 50 ms)",
