@@ -55,10 +55,11 @@ public struct AccelerometerDevice: Sendable, Equatable {
 
     static func format(_ hz: Double) -> String { hz == hz.rounded() ? String(Int(hz)) : String(hz) }
 
-    /// After a fetch stored a cursor on `cursorInode`: removes the rotated file when the cursor has moved past it.
-    public func removeRotatedFileIfRead(cursorInode: UInt64?) {
+    /// After a fetch committed a cursor past the file it started in (`finishedInode`, read to its end): removes the
+    /// rotated file if it is that file. A rotated file no fetch has finished is never removed.
+    public func removeRotatedFile(ifFinished finishedInode: UInt64?) {
         var st = stat()
-        guard stat(rotatedPath, &st) == 0, let cursorInode, UInt64(st.st_ino) != cursorInode else { return }
+        guard let finishedInode, stat(rotatedPath, &st) == 0, UInt64(st.st_ino) == finishedInode else { return }
         unlink(rotatedPath)
     }
 }
@@ -137,6 +138,7 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
         self.device = device
         buffer.reserveCapacity(1 << 16)
         try open()
+        try ensureHeader()
         lastNs = Self.lastTime(in: device.samplePath) ?? Self.lastTime(in: device.rotatedPath) ?? .min
     }
 
@@ -145,12 +147,31 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
     private func open() throws {
         let path = device.samplePath
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        fd = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DeviceError(path: path, message: "cannot write samples: \(String(cString: strerror(errno)))") }
         var st = stat()
         fstat(fd, &st)
         size = Int64(st.st_size)
+        // A line cut short (power lost mid-write) would be glued to the next one: cut it off.
+        if size > 0, let end = Self.endOfLastCompleteLine(fd: fd, size: size), end < size {
+            _ = ftruncate(fd, off_t(end))
+            size = end
+        }
+    }
+
+    /// The header goes first into an empty file (also when writing it failed before, e.g. on a full disk).
+    private func ensureHeader() throws {
         if size == 0 { try writeAll(Array(Self.header.utf8)) }
+    }
+
+    /// The offset just after the last newline within the file's last 64 KB (0 when there is none).
+    static func endOfLastCompleteLine(fd: Int32, size: Int64) -> Int64? {
+        let from = max(0, size - 65_536)
+        var bytes = [UInt8](repeating: 0, count: Int(size - from))
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(from)) }
+        guard n == bytes.count else { return nil }
+        if let last = bytes.lastIndex(of: UInt8(ascii: "\n")) { return from + Int64(last) + 1 }
+        return from == 0 ? 0 : nil
     }
 
     /// The time of the last complete line of an existing sample file, so a restart never writes time backwards.
@@ -189,6 +210,8 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
     /// Writes what is buffered (whole lines), then rotates when the file is past its size and the rotated file was read.
     func flush() throws {
         guard !buffer.isEmpty else { return }
+        if fd < 0 { try open() }  // reopening after a rotation failed earlier
+        try ensureHeader()
         try writeAll(buffer)
         buffer.removeAll(keepingCapacity: true)
         if size >= device.rotateBytes && access(device.rotatedPath, F_OK) != 0 {
@@ -198,6 +221,7 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
             close(fd)
             fd = -1
             try open()
+            try ensureHeader()
             onRotate(device.rotatedPath)
         }
     }
@@ -386,14 +410,14 @@ public final class AccelerometerSampler: @unchecked Sendable {
     private func openDecoder() throws -> Decoder {
         switch device.method {
         case .evdev:
-            do {
-                return .evdev(try EvdevAccelerometer(devicePath: device.node))
-            } catch {
-                // A capture or FIFO has no EVIOCGABS: the 256-per-g convention; a real node that refuses it is no accelerometer.
-                var st = stat()
-                if stat(device.node, &st) == 0, (st.st_mode & S_IFMT) != S_IFCHR { return .evdev(EvdevAccelerometer()) }
-                throw error
+            // Only a character device answers EVIOCGABS; a capture or a FIFO (whose open would block without a
+            // writer) is read with the 256-per-g convention.
+            var st = stat()
+            guard stat(device.node, &st) == 0 else {
+                throw DeviceError(path: device.node, message: "cannot be opened: \(String(cString: strerror(errno)))")
             }
+            if (st.st_mode & S_IFMT) != S_IFCHR { return .evdev(EvdevAccelerometer()) }
+            return .evdev(try EvdevAccelerometer(devicePath: device.node))
         default:
             let iio = IIODevice(sysfsPath: device.sysfsPath, devNode: device.node)
             try enableBuffer(iio)
@@ -444,7 +468,13 @@ public final class AccelerometerSampler: @unchecked Sendable {
                 continue
             }
             if lost { lost = false; onEvent(.recovered(device.node)) }
-            var offset: Int64?
+            // Device timestamps in another clock than CLOCK_REALTIME are shifted by the clocks' difference now; when
+            // the clock is not named, by the first sample's distance from now if it is clearly not a wall-clock time.
+            var offset: Int64? = device.method == .buffer
+                ? (try? String(contentsOfFile: device.sysfsPath + "/current_timestamp_clock", encoding: .utf8))
+                    .flatMap { Self.offsetToRealtime(clock: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                : 0
+            if let offset, offset != 0 { onEvent(.clockOffset(offset)) }
             var filled = 0
             var lastFlush = DispatchTime.now()
             reading: while !shouldStop {
@@ -496,6 +526,30 @@ public final class AccelerometerSampler: @unchecked Sendable {
             if lost && !shouldStop { _ = waitForStop(ns: retryNs) }
         }
         if let enable = bufferTurnedOn { try? Data("0\n".utf8).write(to: URL(fileURLWithPath: enable)) }
+    }
+}
+
+extension AccelerometerSampler {
+    /// Nanoseconds to add to a time read on the named IIO timestamp clock to make it CLOCK_REALTIME; nil for an
+    /// unknown name.
+    static func offsetToRealtime(clock name: String) -> Int64? {
+        let id: clockid_t
+        switch name {
+        case "realtime", "realtime_coarse": return 0
+        case "monotonic": id = CLOCK_MONOTONIC
+        case "monotonic_raw": id = CLOCK_MONOTONIC_RAW
+        case "monotonic_coarse": id = CLOCK_MONOTONIC_COARSE
+        case "boottime": id = CLOCK_BOOTTIME
+        case "tai": id = CLOCK_TAI
+        default: return nil
+        }
+        func now(_ c: clockid_t) -> Int64 {
+            var ts = timespec()
+            clock_gettime(c, &ts)
+            return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        }
+        let before = now(CLOCK_REALTIME), other = now(id), after = now(CLOCK_REALTIME)
+        return (before / 2 + after / 2) - other
     }
 }
 

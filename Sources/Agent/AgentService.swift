@@ -64,14 +64,34 @@ public struct AgentService: Service {
     }
 
     public func run() async throws {
-        let scheduler = self.scheduler
         // Trap SIGUSR1 before saying we are ready (its default action would end the process).
         let usr1 = await UnixSignalsSequence(trapping: .sigusr1)
         if let sampler {
             do { try sampler.start() } catch { logger.error("accelerometer sampling not started: \(error)") }
         }
-        defer { sampler?.stop() }
         logger.info("ready: `kill -USR1 \(getpid())` fetches now")
+        do {
+            try await runServices(usr1: usr1)
+        } catch {
+            await stopSampler()
+            throw error
+        }
+        await stopSampler()
+    }
+
+    /// Stops the sampler (it waits for its thread) on a thread of its own, not one of the concurrency pool's.
+    private func stopSampler() async {
+        guard let sampler else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                sampler.stop()
+                done.resume()
+            }.start()
+        }
+    }
+
+    private func runServices(usr1: UnixSignalsSequence) async throws {
+        let scheduler = self.scheduler
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await scheduler.run() }

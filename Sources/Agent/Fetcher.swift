@@ -194,7 +194,7 @@ public struct Fetcher: Sendable {
                 if let ingest, let source = configuration.source { try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: true) }
                 try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report)
             }
-            configuration.source?.accelerometer?.removeRotatedFileIfRead(cursorInode: ingest?.cursor?.inode)
+            configuration.source?.accelerometer?.removeRotatedFile(ifFinished: ingest?.finishedInode)
         }
     }
 
@@ -227,7 +227,7 @@ public struct Fetcher: Sendable {
                 try db.execute(sql: "UPDATE bouts SET handled = 1 WHERE handled = 0")
                 return n
             }
-            source.accelerometer?.removeRotatedFileIfRead(cursorInode: ingest.cursor?.inode)
+            source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
             return .success(bouts)
         } catch let e as InputError {
             return .failure(WalkIngestError(message: "ingestion: \(e)"))
@@ -503,6 +503,8 @@ struct Ingest: Sendable {
     var firstDataNs: Int64?
     /// Steps before this time are final.
     var settledNs: Int64
+    /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
+    var finishedInode: UInt64?
 
     static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
                      observeDevice: Bool = true) throws -> Ingest {
@@ -548,22 +550,37 @@ struct Ingest: Sendable {
         }
         var from = saved.cursor
         var rotated: ReadSummary?
-        if from == nil, let device = source.accelerometer, FileManager.default.fileExists(atPath: device.rotatedPath) {
-            // The sampler rotated its file before any fetch read it: that file comes first.
-            (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
+        if from == nil, let device = source.accelerometer {
+            if FileManager.default.fileExists(atPath: device.rotatedPath) {
+                // The sampler rotated its file before any fetch read it: that file comes first.
+                (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
+            }
+            if from == nil, let identity = Self.identity(of: source.path) {
+                // Start at the current file's beginning under its identity, so that a rotation from now on is noticed
+                // (and the renamed file read first) instead of starting in the new file.
+                from = SourceCursor(offset: 0, lineNumber: 0, device: identity.device, inode: identity.inode)
+            }
         }
+        let startInode = from?.inode
         var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, sink)
         if let rotated { summary = rotated.merged(with: summary) }
+        if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
             throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }
-        let gapNs = Int64(detector.parameters.maxSampleGap * 1e9)
         if !source.follow {
             // A complete recording: its last bout is over.
             detector.finish(handle)
             ingest.settledNs = nowNs
-        } else if let last, nowNs - last <= gapNs, let s = detector.settledNs {
-            // The stream is live: candidates still waiting for a bout's confirmation may yet be credited.
+        } else if let last, nowNs - last > Self.lateDataAllowanceNs {
+            // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
+            // its last steps land in this window rather than after it was posted.
+            detector.finish(handle)
+            ingest.settledNs = nowNs
+        } else if let s = detector.settledNs {
+            // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
+            // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
+            // closes no later than the detector's settled time.
             ingest.settledNs = min(nowNs, s)
         }
         ingest.detector = detector
@@ -573,6 +590,16 @@ struct Ingest: Sendable {
         ingest.lastSampleNs = last
         ingest.firstDataNs = first
         return ingest
+    }
+
+    /// How long after its last sample a growing source may still deliver samples that continue the same stream.
+    /// Past it the stream is taken as ended: its bout is closed and windows close at the fetch time.
+    static let lateDataAllowanceNs: Int64 = 60_000_000_000
+
+    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
     }
 
     func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {

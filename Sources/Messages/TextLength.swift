@@ -5,12 +5,14 @@ import Foundation
 /// - `x`: twitter-text v3 weighted length (NFC first; code points in U+0000–U+10FF, U+2000–U+200D, U+2010–U+201F and
 ///   U+2032–U+2037 weigh 1, everything else 2; every URL counts 23; an emoji sequence counts 2); limit 280.
 /// - `mastodon`: grapheme clusters, every `http(s)://` URL counts 23; limit 500.
+/// - `mastodonInstance(n)`: Mastodon's measure with an instance's own limit (`max_characters`; glitch-soc, Akkoma, …).
 /// - `bluesky`: grapheme clusters, limit 300, and at most 3000 UTF-8 bytes.
 /// - `characters(n)`: at most `n` grapheme clusters (Discord: 2000).
 /// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4096, Matrix: 65536 per event, minus some room for the envelope).
 public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case x
     case mastodon
+    case mastodonInstance(Int)
     case bluesky
     case characters(Int)
     case utf8Bytes(Int)
@@ -29,6 +31,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .x: return 280
         case .mastodon: return 500
+        case .mastodonInstance(let n): return n
         case .bluesky: return 300
         case .characters(let n), .utf8Bytes(let n): return n
         }
@@ -38,6 +41,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .x: return "X (280 weighted)"
         case .mastodon: return "Mastodon (500 characters)"
+        case .mastodonInstance(let n): return "Mastodon (\(n) characters)"
         case .bluesky: return "Bluesky (300 graphemes, 3000 bytes)"
         case .characters(let n): return "\(n) characters"
         case .utf8Bytes(let n): return "\(n) bytes"
@@ -51,9 +55,9 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
             let result = TwitterText.weightedLength(text)
             return LengthCheck(weightedLength: result.length, limit: 280,
                                valid: !text.isEmpty && !result.hasInvalidCharacters && result.length <= 280)
-        case .mastodon:
+        case .mastodon, .mastodonInstance:
             let length = Self.mastodonLength(text)
-            return LengthCheck(weightedLength: length, limit: 500, valid: !text.isEmpty && length <= 500)
+            return LengthCheck(weightedLength: length, limit: limit, valid: !text.isEmpty && length <= limit)
         case .bluesky:
             let graphemes = text.count
             return LengthCheck(weightedLength: graphemes, limit: 300,

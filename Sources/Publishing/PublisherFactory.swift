@@ -111,7 +111,8 @@ public enum PublisherFactory {
             let token = try secrets.resolve("token", in: config, required: true)!
             return MastodonPublisher(name: name, baseURL: base, token: token,
                                      visibility: try config.oneOf("visibility", ["public", "unlisted", "private", "direct"]),
-                                     language: try language(config), shorten: try config.bool("shorten") ?? false, context: context)
+                                     language: try language(config), shorten: try config.bool("shorten") ?? false,
+                                     maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 500, context: context)
         case "x":
             let base = try config.url("base_url", default: "https://api.x.com")!
             let consumerKey = try secrets.resolve("consumer_key", in: config, required: false)

@@ -49,9 +49,21 @@ public enum SourceReader {
         cursor: SourceCursor?,
         _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
+        // Open once and read through that descriptor: a rotation between looking at the file and reading it cannot
+        // put one file's offsets under the other's identity.
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
+        defer { close(fd) }
         var st = stat()
-        guard stat(path, &st) == 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
+        guard fstat(fd, &st) == 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
         let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
+        let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
+        /// Errors name the file, not the descriptor.
+        func named(_ e: InputError) -> InputError {
+            var e = e
+            if e.file == openPath { e.file = path }
+            return e
+        }
         var previous = cursor
         var rotatedRest: ReadSummary?
         if let c = cursor, c.device != device || c.inode != inode || size < c.offset {
@@ -70,16 +82,25 @@ public enum SourceReader {
         if let name = previous?.format, let known = InputFormats.named(name) {
             format = known
         } else {
-            if options.format == nil, !(try hasCompleteLine(path)) {
-                return (ReadSummary(format: "unknown"), cursor)  // the writer has not finished the first line yet
+            if options.format == nil, !(try hasCompleteLine(openPath)) {
+                // The writer has not finished the first line yet. After a rotation, the old file's rest was delivered:
+                // go on from the start of the new file next time.
+                if let rotatedRest { return (rotatedRest, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)) }
+                return (ReadSummary(format: "unknown"), cursor)
             }
             format = try InputFormats.resolve(path: path, options: options)
         }
         let resume = previous.map {
             InputFormats.Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: $0.parserState, generic: $0.generic)
         }
-        var (summary, next) = try InputFormats.read(path: path, format: format, options: options, state: resume,
+        var (summary, next): (ReadSummary, InputFormats.Resume?)
+        do {
+            (summary, next) = try InputFormats.read(path: openPath, format: format, options: options, state: resume,
                                                     completeLinesOnly: true, sink)
+        } catch let e as InputError {
+            throw named(e)
+        }
+        summary.issues = summary.issues.map(named)
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else {
             if rotatedRest != nil { return (summary, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)) }

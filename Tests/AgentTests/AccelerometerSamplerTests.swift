@@ -1,5 +1,8 @@
 @testable import Agent
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Messages
 import SensorInput
 import StepDetection
@@ -195,6 +198,59 @@ func sampleLines(_ path: String) -> [String] {
         #expect(FileManager.default.fileExists(atPath: device.samplePath))
     }
 
+    @Test func fetchesReadAcrossRotationsInOrderAndCountAsOnePass() async throws {
+        let tree = try FakeAccelerometerTree()
+        var config = try tree.configuration()
+        config.publishers = [ScriptedPublisher()]
+        let device = try #require(config.source?.accelerometer)
+        let start = Timestamps.nanoseconds(Fixture.date("2026-11-21T10:02:00+09:00"))
+        var lines: [String] = []
+        _ = try AccelerationInput.read(path: Fixture.walk, options: ReadOptions(startNs: start)) { s in
+            var out: [UInt8] = []
+            SampleFileWriter.appendInteger(s.timeNs, to: &out)
+            for v in [s.x, s.y, s.z] { out.append(UInt8(ascii: ",")); SampleFileWriter.appendFixed(v, to: &out) }
+            lines.append(String(decoding: out, as: UTF8.self))
+        }
+        let third = lines.count / 3
+        func write(_ path: String, _ part: ArraySlice<String>, header: Bool, append: Bool = false) throws {
+            let text = (header ? SampleFileWriter.header : "") + part.map { $0 + "\n" }.joined()
+            if append, let h = FileHandle(forWritingAtPath: path) {
+                try h.seekToEnd(); try h.write(contentsOf: Data(text.utf8)); try h.close()
+            } else {
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            }
+        }
+        let fetcher = Fetcher(configuration: config)
+        // The agent has just started: a header and no sample. A fetch then has nothing to read.
+        try write(device.samplePath, [], header: true)
+        let r0 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: "test")
+        #expect(r0.result == .noData, "\(r0.line)")
+        // Samples arrive, the file is rotated, and more arrive in the new one before the next fetch.
+        try write(device.samplePath, lines[0..<third], header: false, append: true)
+        try FileManager.default.moveItem(atPath: device.samplePath, toPath: device.rotatedPath)
+        try write(device.samplePath, lines[third..<(2 * third)], header: true)
+        let r1 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:02:45+09:00"), trigger: "test")
+        #expect(!FileManager.default.fileExists(atPath: device.rotatedPath))  // finished, so removed
+        // Once more: the rest of the current file, then the next one.
+        try write(device.samplePath, lines[(2 * third)...].prefix(10), header: false, append: true)
+        try FileManager.default.moveItem(atPath: device.samplePath, toPath: device.rotatedPath)
+        try write(device.samplePath, lines[(2 * third + 10)...], header: true)
+        let r2 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: "test")
+        #expect(!FileManager.default.fileExists(atPath: device.rotatedPath))
+        let posted = (r1.windows + r2.windows).map(\.steps).reduce(0, +)
+
+        // The same samples in one file, read by one fetch: the same count.
+        let single = try TempDir()
+        let whole = single.path("all.csv")
+        try write(whole, lines[...], header: true)
+        var one = try Fixture.config(dir: single, source: whole, extra: "follow = true")
+        one.publishers = [ScriptedPublisher()]
+        let r = await Fetcher(configuration: one).fetch(now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: "test")
+        #expect(posted == r.windows.map(\.steps).reduce(0, +), "\(r1.windows) \(r2.windows) vs \(r.windows)")
+        #expect(abs(posted - 109) <= 11)
+    }
+
     @Test func evdevCaptureIsTailedAndScaled() throws {
         let dir = try TempDir()
         let node = dir.path("event7")
@@ -251,13 +307,15 @@ func sampleLines(_ path: String) -> [String] {
         try write(10)
         try write(10)
         #expect(rotations.count == 1)  // the rotated file has not been read yet: keep growing instead
-        // A fetch whose cursor is still in the rotated file keeps it; once past it, it is removed.
+        // Only a fetch that finished the rotated file removes it: not one that finished another file, not one that
+        // finished none.
         var st = stat()
-        _ = stat(device.rotatedPath, &st)
-        device.removeRotatedFileIfRead(cursorInode: UInt64(st.st_ino))
-        #expect(FileManager.default.fileExists(atPath: device.rotatedPath))
         _ = stat(device.samplePath, &st)
-        device.removeRotatedFileIfRead(cursorInode: UInt64(st.st_ino))
+        device.removeRotatedFile(ifFinished: UInt64(st.st_ino))
+        device.removeRotatedFile(ifFinished: nil)
+        #expect(FileManager.default.fileExists(atPath: device.rotatedPath))
+        _ = stat(device.rotatedPath, &st)
+        device.removeRotatedFile(ifFinished: UInt64(st.st_ino))
         #expect(!FileManager.default.fileExists(atPath: device.rotatedPath))
         try write(1)
         #expect(rotations.count == 2)
@@ -266,6 +324,76 @@ func sampleLines(_ path: String) -> [String] {
         #expect(again.lastNs == t)
         #expect(!again.append(AccelerationSample(timeNs: t, x: 0, y: 0, z: 9.8)))
         #expect(again.append(AccelerationSample(timeNs: t + 1, x: .nan, y: 0, z: 9.8)) == false)
+    }
+
+    @Test func aLineCutShortByACrashIsNotGluedToTheNext() throws {
+        let dir = try TempDir()
+        let device = AccelerometerDevice(method: .poll, sysfsPath: "", node: "", rateHz: 50, samplePath: dir.path("d.accel.csv"))
+        try Data("time_ns,x,y,z\n1000,0.1,0.2,9.8\n2000,0.1,0.".utf8).write(to: URL(fileURLWithPath: device.samplePath))
+        let writer = try SampleFileWriter(device: device)
+        #expect(writer.lastNs == 1000)
+        writer.append(AccelerationSample(timeNs: 3000, x: 0, y: 0, z: 9.8))
+        try writer.flush()
+        #expect(try String(contentsOfFile: device.samplePath, encoding: .utf8)
+                == "time_ns,x,y,z\n1000,0.1,0.2,9.8\n3000,0.00000,0.00000,9.80000\n")
+        // A file holding only a cut header starts over with a whole one.
+        try Data("time_n".utf8).write(to: URL(fileURLWithPath: device.samplePath))
+        let again = try SampleFileWriter(device: device)
+        again.append(AccelerationSample(timeNs: 4000, x: 0, y: 0, z: 9.8))
+        try again.flush()
+        #expect(try String(contentsOfFile: device.samplePath, encoding: .utf8) == "time_ns,x,y,z\n4000,0.00000,0.00000,9.80000\n")
+    }
+
+    @Test func timestampClocksAreShiftedToWallClock() throws {
+        func now(_ c: clockid_t) -> Int64 {
+            var ts = timespec()
+            clock_gettime(c, &ts)
+            return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        }
+        #expect(AccelerometerSampler.offsetToRealtime(clock: "realtime") == 0)
+        #expect(AccelerometerSampler.offsetToRealtime(clock: "sundial") == nil)
+        let boot = try #require(AccelerometerSampler.offsetToRealtime(clock: "boottime"))
+        #expect(abs(now(CLOCK_BOOTTIME) + boot - now(CLOCK_REALTIME)) < 50_000_000)
+        let mono = try #require(AccelerometerSampler.offsetToRealtime(clock: "monotonic"))
+        #expect(abs(now(CLOCK_MONOTONIC) + mono - now(CLOCK_REALTIME)) < 50_000_000)
+    }
+
+    @Test func aBufferStampedWithTheMonotonicClockIsWrittenInWallClockTime() throws {
+        let tree = try FakeAccelerometerTree()
+        try tree.write("current_timestamp_clock", "monotonic")
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let mono = Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        var bytes: [UInt8] = []
+        for k in 0..<3 {
+            for v: Int16 in [0, 0, 9810] { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+            bytes += [0, 0]
+            withUnsafeBytes(of: (mono + Int64(k) * 20_000_000).littleEndian) { bytes += $0 }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: tree.dev + "/iio:device0"))
+        let device = try #require(try tree.configuration(sampling: "buffer").source?.accelerometer)
+        let events = EventLog()
+        let sampler = AccelerometerSampler(device: device, retry: 0.05, onEvent: events.add)
+        let wall = Date()
+        try sampler.start()
+        #expect(eventually { sampleLines(device.samplePath).count == 3 })
+        sampler.stop()
+        let first = try #require(sampleLines(device.samplePath).first.flatMap { Int64($0.split(separator: ",")[0]) })
+        #expect(abs(Double(first) / 1e9 - wall.timeIntervalSince1970) < 5, "\(first)")
+        #expect(events.all.contains { if case .clockOffset = $0 { return true } else { return false } })
+    }
+
+    @Test func aFIFOWithoutAWriterDoesNotHoldUpStopping() throws {
+        let dir = try TempDir()
+        let fifo = dir.path("event9")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let device = AccelerometerDevice(method: .evdev, sysfsPath: "", node: fifo, rateHz: 50, samplePath: dir.path("s.csv"))
+        let events = EventLog()
+        let sampler = AccelerometerSampler(device: device, retry: 0.05, onEvent: events.add)
+        try sampler.start()
+        usleep(100_000)
+        sampler.stop(timeout: 3)
+        #expect(events.all.last == .stopped(samples: 0), "\(events.all)")
     }
 
     @Test func numbersAreWrittenExactly() {

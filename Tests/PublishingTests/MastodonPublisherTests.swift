@@ -83,4 +83,25 @@ import Testing
         #expect(!publisher.redactedDescription.contains("tok-abc-123"))
         #expect(publisher.redactedDescription.contains("https://mastodon.example"))
     }
+
+    @Test func anInstanceWithAHigherLimitTakesLongerTexts() async throws {
+        let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "9"]) }
+        defer { Task { await server.stop() } }
+        var post = samplePost
+        post.text = String(repeating: "歩", count: 700)
+        let standard = MastodonPublisher(baseURL: server.baseURL, token: "t")
+        #expect(await standard.publish(post, deadline: soon())
+                == .permanent(reason: "text too long for Mastodon (500 characters): 700 > 500 (set shorten = true to cut it)"))
+        let set = try PublisherFactory.make(toml: """
+            [[publish]]
+            kind = "mastodon"
+            base_url = "\(server.baseURL.absoluteString)"
+            token_env = "T"
+            max_characters = 1000
+            """, environment: ["T": "t"])
+        let roomy = try #require(set.publishers.first)
+        #expect(roomy.lengthRule == .mastodonInstance(1000))
+        #expect(await roomy.publish(post, deadline: soon()) == .delivered(remoteID: "9"))
+        #expect(await server.requests.count == 1)  // the refused text was never sent
+    }
 }

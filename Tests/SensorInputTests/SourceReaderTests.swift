@@ -114,6 +114,31 @@ import Testing
         #expect(sampleTimes(items) == [7_000_000_000])
     }
 
+    @Test func rotationToAFileWithAHalfWrittenHeaderDeliversTheOldRestOnce() throws {
+        let path = try temporaryFile(Array("t_ms,x,y,z\n1700000000000,0,0,9.8\n".utf8), name: "live.csv")
+        var (items, cursor, _) = try readNew(path, nil)
+        #expect(sampleTimes(items).count == 1)
+        try append("1700000000040,0,0,9.8\n", to: path)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        try Data("t_ms,x".utf8).write(to: URL(fileURLWithPath: path))  // the writer is still writing the header
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(sampleTimes(items) == [1_700_000_000_040_000_000])
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(items.isEmpty)  // not the old rest again
+        try append(",y,z\n1700000000060,0,0,9.8\n", to: path)
+        (items, cursor, _) = try readNew(path, cursor)
+        #expect(sampleTimes(items) == [1_700_000_000_060_000_000])
+    }
+
+    @Test func errorsNameTheFileNotItsDescriptor() throws {
+        let path = try temporaryFile(Array("t_ms,x,y,z\n0,0,0,9.8\n20,zero,0,9.8\n".utf8), name: "named.csv")
+        let (_, _, summary) = try readNew(path, nil, options: ReadOptions(startNs: 0))
+        #expect(summary.issues.map(\.file) == [path])
+        #expect(throws: InputError(file: path, line: 3, message: summary.issues.first?.message ?? "")) {
+            _ = try SourceReader.readNew(path: path, options: ReadOptions(strict: true, startNs: 0), cursor: nil) { _ in }
+        }
+    }
+
     @Test func headerlessAndHeaderedFormatsKeepTheirState() throws {
         // Oxford (no header): the anchor to --start holds across reads.
         let start: Int64 = 1_700_000_000_000_000_000

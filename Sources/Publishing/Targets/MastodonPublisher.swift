@@ -3,7 +3,7 @@ import Messages
 
 /// Mastodon: `POST {base_url}/api/v1/statuses` with a bearer token, JSON `{status, visibility, language}` and the
 /// post's key as `Idempotency-Key` (the server returns the first status again for a repeated key). 200 with the
-/// Status entity; its `id` is the remote id. Length: 500 graphemes, URLs 23.
+/// Status entity; its `id` is the remote id. Length: 500 graphemes (or the instance's `max_characters`), URLs 23.
 public struct MastodonPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -14,19 +14,19 @@ public struct MastodonPublisher: Publisher {
     let context: HTTPContext
 
     public init(name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
-                language: String? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+                language: String? = nil, shorten: Bool = false, maxCharacters: Int = 500, context: HTTPContext = HTTPContext()) {
         self.name = name
         self.baseURL = baseURL
         self.token = token
         self.visibility = visibility
         self.language = language
-        self.gate = TextGate(rule: .mastodon, shorten: shorten)
+        self.gate = TextGate(rule: maxCharacters == 500 ? .mastodon : .mastodonInstance(maxCharacters), shorten: shorten)
         var context = context
         context.redactor.add(token)
         self.context = context
     }
 
-    public var lengthRule: LengthRule? { .mastodon }
+    public var lengthRule: LengthRule? { gate.rule }
     public var redactedDescription: String { "\(name): mastodon \(Redactor.origin(of: baseURL)) (token [REDACTED])" }
 
     public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
