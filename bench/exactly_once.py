@@ -77,6 +77,16 @@ def make_handler(rec):
             except OSError:
                 pass  # the fetch process was killed while we answered
 
+        def complete_body(self, required):
+            """The JSON body when all of it arrived and it has `required`, else None."""
+            length = int(self.headers.get("Content-Length", "0"))
+            data = self.rfile.read(length)
+            try:
+                body = json.loads(data)
+            except ValueError:
+                return None
+            return body if len(data) == length and isinstance(body, dict) and required in body else None
+
         def do_GET(self):
             # ntfy: GET /<topic>/json?poll=1&since=<unix seconds>: the cached messages, one JSON object per line.
             path, _, query = self.path.partition("?")
@@ -88,17 +98,13 @@ def make_handler(rec):
             self.answer(200, ("\n".join(lines) + "\n").encode())
 
         def do_POST(self):
-            length = int(self.headers.get("Content-Length", "0"))
-            data = self.rfile.read(length)
+            key = self.headers.get("Idempotency-Key", "")
+            body = self.complete_body("message" if rec.ntfy else "window_start")
+            if body is None or not (rec.ntfy or key):
+                # The client died while sending: a server does not act on a partial request.
+                self.close_connection = True
+                return
             if rec.ntfy:
-                try:
-                    body = json.loads(data)
-                    complete = len(data) == length and "message" in body
-                except ValueError:
-                    complete = False
-                if not complete:
-                    self.close_connection = True
-                    return
                 with rec.lock:
                     rec.requests += 1
                     message = {"id": f"n{len(rec.messages) + 1}", "time": int(time.time()), "event": "message",
@@ -109,16 +115,6 @@ def make_handler(rec):
                     self.drop_response()
                 else:
                     self.answer(200, json.dumps(message).encode())
-                return
-            key = self.headers.get("Idempotency-Key", "")
-            try:
-                body = json.loads(data)
-                complete = len(data) == length and key and "window_start" in body
-            except ValueError:
-                complete = False
-            if not complete:
-                # The client died while sending: a server does not act on a partial request.
-                self.close_connection = True
                 return
             with rec.lock:
                 rec.requests += 1

@@ -427,29 +427,30 @@ public struct Fetcher: Sendable {
 
     /// Looks a post up, but returns no later than `budget` (+ a little).
     static func lookUp(publisher: any Publisher, post: Post, deadline: Date, budget: Duration) async -> PostLookup {
-        await withTaskGroup(of: PostLookup?.self) { group in
-            group.addTask { await publisher.lookUp(post, deadline: deadline) }
-            group.addTask {
-                try? await Task.sleep(for: budget + .milliseconds(200))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failed(reason: "no answer from \(publisher.name) before the deadline")
+        await within(budget, orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")) {
+            await publisher.lookUp(post, deadline: deadline)
         }
     }
 
     /// Publishes, but returns no later than `budget` (+ a little): a hung target cannot hold the fetch.
     static func race(publisher: any Publisher, post: Post, deadline: Date, budget: Duration) async -> DeliveryOutcome {
-        await withTaskGroup(of: DeliveryOutcome?.self) { group in
-            group.addTask { await publisher.publish(post, deadline: deadline) }
+        await within(budget, orElse: .retryable(reason: "no answer from \(publisher.name) before the deadline",
+                                                retryAfter: nil, unconfirmed: true)) {
+            await publisher.publish(post, deadline: deadline)
+        }
+    }
+
+    /// `work`'s result, or `fallback` when `budget` (+ 200 ms) passes first (`work` is then cancelled).
+    static func within<T: Sendable>(_ budget: Duration, orElse fallback: T, _ work: @escaping @Sendable () async -> T) async -> T {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await work() }
             group.addTask {
                 try? await Task.sleep(for: budget + .milliseconds(200))
                 return nil
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .retryable(reason: "no answer from \(publisher.name) before the deadline", retryAfter: nil, unconfirmed: true)
+            return first ?? fallback
         }
     }
 
