@@ -26,7 +26,7 @@ release: deps
 	$(SWIFT) build -c release
 
 # The binary to install: Swift runtime and Foundation linked in, so an idle agent can give their pages back
-# (20.7 MB resident instead of 27-33 MB with the shared libraries; bench/exactly_once_result.txt).
+# (20.1 MB resident when idle instead of 27-28 MB with the shared libraries; bench/idle_rss_result.txt).
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product steptweet --scratch-path .build-static
 
