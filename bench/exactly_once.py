@@ -22,7 +22,7 @@ resending after an unconfirmed attempt. Windows are read from the posted texts (
 Usage: python3 bench/exactly_once.py [--binary .build/release/steptweet] [--cycles 220] [--seed 6] [--target ntfy]
 Writes bench/exactly_once_result.txt (ntfy: bench/exactly_once_ntfy_result.txt). Uses only the Python standard library; every process it starts is stopped.
 """
-import argparse, http.server, json, os, random, re, signal, socket, sqlite3, subprocess, sys, tempfile, threading, time
+import argparse, atexit, http.server, json, os, random, re, shutil, signal, socket, sqlite3, subprocess, sys, tempfile, threading, time
 from datetime import datetime, timedelta, timezone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -142,6 +142,13 @@ def walk_rows():
     return rows
 
 
+def temporary_folder(prefix):
+    """A folder removed when the harness ends."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def iso(d):
     return d.isoformat().replace("+00:00", "Z")
 
@@ -159,7 +166,7 @@ def main():
     ntfy = args.target == "ntfy"
     args.out = args.out or os.path.join(ROOT, "bench", "exactly_once_ntfy_result.txt" if ntfy else "exactly_once_result.txt")
     rng = random.Random(args.seed)
-    work = tempfile.mkdtemp(prefix="steptweet-exactly-once-")
+    work = temporary_folder("steptweet-exactly-once-")
     rec = Recorder(args.drop_rate, random.Random(args.seed + 1))
     rec.ntfy = ntfy
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), make_handler(rec))
@@ -292,7 +299,7 @@ path = "{work}/state.sqlite"
         sys.exit(0 if ok else 1)
 
     # A fetch over a day of stored steps (>= 100 k step events), stdout target: no network.
-    day = tempfile.mkdtemp(prefix="steptweet-day-")
+    day = temporary_folder("steptweet-day-")
     dcfg = os.path.join(day, "config.toml")
     with open(dcfg, "w") as f:
         f.write(f'[text]\ntime_zone = "Asia/Tokyo"\n[state]\npath = "{day}/state.sqlite"\n')
@@ -333,7 +340,7 @@ path = "{work}/state.sqlite"
     hung = socket.socket()
     hung.bind(("127.0.0.1", 0))
     hung.listen(16)
-    hung_dir = tempfile.mkdtemp(prefix="steptweet-hung-")
+    hung_dir = temporary_folder("steptweet-hung-")
     hcfg = os.path.join(hung_dir, "config.toml")
     with open(hcfg, "w") as f:
         f.write(f'[schedule]\ndeadline = "2s"\n[state]\npath = "{hung_dir}/state.sqlite"\n[[publish]]\nkind = "webhook"\n'
@@ -357,7 +364,7 @@ path = "{work}/state.sqlite"
     hung.close()
 
     # Idle agent: RSS and CPU between fetches (one SIGUSR1 fetch first, then 10 s of idling).
-    idle_dir = tempfile.mkdtemp(prefix="steptweet-idle-")
+    idle_dir = temporary_folder("steptweet-idle-")
     icfg = os.path.join(idle_dir, "config.toml")
     with open(icfg, "w") as f:
         f.write(f'[source]\npath = "{WALK}"\nstart = "{iso(BASE)}"\n[schedule]\ninterval = "1h"\n'

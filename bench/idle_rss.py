@@ -8,7 +8,7 @@ prints VmRSS and the largest resident mappings. Compare the dynamically linked a
 Pages of shared libraries that another running process also maps stay resident (MADV_PAGEOUT skips them), so the
 dynamic build's figure depends on what else runs; the static build's does not.
 """
-import os, signal, subprocess, sys, tempfile, time
+import os, shutil, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
@@ -41,3 +41,4 @@ try:
 finally:
     agent.send_signal(signal.SIGTERM)
     agent.wait(timeout=30)
+    shutil.rmtree(work, ignore_errors=True)

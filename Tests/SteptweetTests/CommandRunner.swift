@@ -42,12 +42,19 @@ enum Steptweet {
                              stderr: String(decoding: e, as: UTF8.self))
     }
 
-    /// Writes `contents` to a new temporary file and returns its path.
+    /// Writes `contents` to a new temporary file and returns its path (in a folder removed when the tests end).
     static func tempFile(_ contents: String, name: String = "input.csv") throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-tests-\(UUID().uuidString)")
+        let dir = URL(fileURLWithPath: testFilesRoot).appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let url = dir.appendingPathComponent(name)
         try Data(contents.utf8).write(to: url)
         return url.path
     }
 }
+
+/// One folder for this test process's temporary files, removed at exit.
+let testFilesRoot: String = {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-tests-\(getpid())").path
+    atexit { try? FileManager.default.removeItem(atPath: testFilesRoot) }
+    return root
+}()
