@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // Pure Swift, no I/O: samples -> step events and walking bouts.
@@ -43,18 +44,20 @@ let package = Package(
             "StepDetection", "SensorInput", "Messages", "Publishing", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection"]),
-        .testTarget(name: "SensorInputTests", dependencies: ["SensorInput", "StepDetection"]),
-        .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
+        // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
+        .testTarget(name: "SensorInputTests", dependencies: ["SensorInput", "StepDetection", "TestSupport"]),
+        .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: [
-            "Publishing", "Messages", .product(name: "FlyingFox", package: "FlyingFox"),
+            "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
             .product(name: "FlyingSocks", package: "FlyingFox"), .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .testTarget(name: "AgentTests", dependencies: [
-            "Agent", "StepDetection", "SensorInput", "Messages", "Publishing",
+            "Agent", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
-        .testTarget(name: "SteptweetTests", dependencies: ["steptweet"]),
+        .testTarget(name: "SteptweetTests", dependencies: ["steptweet", "TestSupport"]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
     ]

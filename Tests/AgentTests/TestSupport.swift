@@ -3,22 +3,7 @@ import FlyingFox
 import Foundation
 import Messages
 import Publishing
-
-/// A temporary directory removed when the value is released.
-final class TempDir: @unchecked Sendable {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-agent-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-    func write(_ name: String, _ text: String) throws -> String {
-        let p = path(name)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: p))
-        return p
-    }
-}
+@_exported import TestSupport
 
 /// What the loopback endpoint does with the next request.
 enum EndpointBehaviour: Sendable {

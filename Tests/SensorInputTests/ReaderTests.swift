@@ -2,6 +2,7 @@ import Foundation
 import SensorInput
 import StepDetection
 import Testing
+import TestSupport
 
 func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> String {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorinput-\(UUID().uuidString)")
@@ -28,7 +29,7 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
     }
 
     @Test func randomNumbersInEveryStyleMatchFoundation() {
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         for _ in 0..<20_000 {
             let magnitude = Double(rng.next() % 1_000_000_000) / 1000 * (rng.next() % 2 == 0 ? 1 : -1)
             let scaled = magnitude * [1e-9, 1e-3, 1, 1e3, 1e9, 1e15][Int(rng.next() % 6)]
@@ -120,18 +121,5 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
 
     @Test func headerlessFileIsRefused() throws {
         #expect(throws: InputError.self) { try read("0,1,2,3\n") }
-    }
-}
-
-/// A small deterministic generator for reproducible random tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

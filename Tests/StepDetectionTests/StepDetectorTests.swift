@@ -1,25 +1,7 @@
 import Foundation
 import StepDetection
 import Testing
-
-/// Deterministic pseudo-random numbers (SplitMix64), so every synthetic signal is the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Roughly normal noise (sum of uniforms), mean 0, standard deviation `sigma`.
-    mutating func noise(_ sigma: Double) -> Double {
-        var sum = 0.0
-        for _ in 0..<4 { sum += Double.random(in: -1...1, using: &self) }
-        return sum * sigma * 0.866
-    }
-}
+import TestSupport
 
 /// A synthetic walk on a magnitude signal: gravity plus one half-sine impact (0.2 s wide, `amplitude` high) per step,
 /// steps `interval` s apart, starting after `lead` s of standing; noise of 0.15 m/s². Sample times are `rate` Hz,
