@@ -45,7 +45,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [
+            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+        ], path: "Tests/TestSupport"),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(name: "SensorInputTests", dependencies: ["SensorInput", "StepDetection", "TestSupport"]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
