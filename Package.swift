@@ -43,6 +43,7 @@ let package = Package(
         .executableTarget(name: "steptweet", dependencies: [
             "StepDetection", "SensorInput", "Messages", "Publishing", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
         .target(name: "TestSupport", dependencies: [

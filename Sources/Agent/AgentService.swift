@@ -119,17 +119,8 @@ public struct AgentService: Service {
         }
     }
 
-    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
-
-    /// Logs to standard error at `logLevel` and runs the agent until SIGTERM or SIGINT.
-    public static func runUntilSignalled(configuration: AgentConfiguration, logLevel: String) async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "steptweet.agent")
+    /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
+    public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
         logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.interval), state \(configuration.statePath))")
         let service = try AgentService(configuration: configuration, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)],
