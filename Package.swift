@@ -55,6 +55,7 @@ let package = Package(
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
             .product(name: "FlyingSocks", package: "FlyingFox"), .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
