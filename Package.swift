@@ -53,7 +53,9 @@ let package = Package(
             .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
-        .testTarget(name: "SensorInputTests", dependencies: ["SensorInput", "StepDetection", "TestSupport"]),
+        .testTarget(name: "SensorInputTests", dependencies: [
+            "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),

@@ -88,12 +88,12 @@ enum FITSteps {
         }
         if sessions.isEmpty {
             // Strides per minute integrated over the records: steps = 2 × strides.
-            var carried = 0.0
+            var acc = 0.0, given = 0
             for w in weighted(Int64.min, Int64.max) {
-                let exact = carried + 2 * w.weight
-                let whole = Int(exact.rounded(.down))
-                carried = exact - Double(whole)
-                if whole > 0 { readings.append(reading(w.from, w.to, whole)) }
+                acc += 2 * w.weight
+                let upTo = Int((acc * 1e6).rounded() / 1e6)  // whole steps so far (no float dust)
+                if upTo > given { readings.append(reading(w.from, w.to, upTo - given)) }
+                given = max(given, upTo)
             }
         }
         for s in sessions {

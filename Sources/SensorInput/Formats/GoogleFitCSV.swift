@@ -10,7 +10,7 @@ struct GoogleFitCSV: LineParser {
         about: "Google Fit Takeout Daily activity metrics.csv: Date and Step count per local day",
         sniff: { s in
             let h = header(s.first)
-            return h.first == "Date" && h.contains("Step count") ? 95 : 0
+            return h.contains("Date") && h.contains("Step count") ? 95 : 0
         },
         parser: GoogleFitCSV.self)
 
