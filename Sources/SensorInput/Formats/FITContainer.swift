@@ -6,11 +6,31 @@ enum FITContainer {
     /// left out, arrays as their first element) and its time (FIT seconds: field 253 or a compressed header).
     struct Message {
         var global: UInt16
-        var fields: [UInt8: Int64]
+        var fields: Fields
         var timestamp: Int64?
         /// Index of the message in the file (definitions included) and byte offset of its header.
         var index: Int
         var offset: Int
+    }
+
+    /// A message's valid fields: a short list searched in order (cheaper than a dictionary per message).
+    struct Fields {
+        var numbers: [UInt8] = []
+        var values: [Int64] = []
+        subscript(number: UInt8) -> Int64? {
+            get {
+                for k in numbers.indices where numbers[k] == number { return values[k] }
+                return nil
+            }
+            set {
+                if let k = numbers.firstIndex(of: number) {
+                    if let newValue { values[k] = newValue } else { numbers.remove(at: k); values.remove(at: k) }
+                } else if let newValue {
+                    numbers.append(number)
+                    values.append(newValue)
+                }
+            }
+        }
     }
 
     /// Where and why decoding stopped before the end of the data.
@@ -128,7 +148,9 @@ enum FITContainer {
             guard i + definition.size <= to else {
                 return Damage(messageIndex: index, offset: at, reason: "message cut short (\(definition.size) bytes needed, \(to - i) left)")
             }
-            var message = Message(global: definition.global, fields: [:], timestamp: nil, index: index, offset: at)
+            var message = Message(global: definition.global, fields: Fields(), timestamp: nil, index: index, offset: at)
+            message.fields.numbers.reserveCapacity(definition.fields.count)
+            message.fields.values.reserveCapacity(definition.fields.count)
             if header & 0x80 != 0, let last = lastTimestamp {
                 let offset = Int64(header & 0x1F)
                 var t = (last & ~0x1F) + offset
@@ -136,7 +158,10 @@ enum FITContainer {
                 message.timestamp = t
             }
             for f in definition.fields {
-                if let v = value(b, i, size: f.size, type: f.type, bigEndian: definition.bigEndian) { message.fields[f.number] = v }
+                if let v = value(b, i, size: f.size, type: f.type, bigEndian: definition.bigEndian) {
+                    message.fields.numbers.append(f.number)
+                    message.fields.values.append(v)
+                }
                 i += f.size
             }
             i += definition.developerBytes

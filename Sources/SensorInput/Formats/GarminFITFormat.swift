@@ -75,28 +75,30 @@ enum GarminFITFormat: WholeReader {
             unique.append(p)
         }
         points = unique
-        struct Running { var lastRaw: Int64 = 0; var base: Int64 = 0; var effective: Int64 = 0 }
-        var running: [String: Running] = [:]
+        struct Running { var lastRaw: Int64 = 0; var base: Int64 = 0; var effective: Int64 = 0; var delivered: Int64 = 0 }
+        struct Key: Hashable { var day: Int64; var type: Int }
+        var running: [Key: Running] = [:]
         var previousTime: [Int64: Int64] = [:]  // local day → time of its previous point
         var readings: [StepReading] = []
         for p in points {
             let day = p.localDay
-            let key = "\(day)/\(p.activityType)"
-            var r = running[key] ?? Running()
+            let key = Key(day: day, type: p.activityType)
+            var r = running[key] ?? Running(delivered: state.delivered["\(day)/\(p.activityType)"] ?? 0)
             if p.cumulative < r.lastRaw { r.base += r.lastRaw }  // reset within the day
             r.lastRaw = p.cumulative
             let effective = r.base + p.cumulative
-            let already = max(r.effective, state.delivered[key] ?? 0)
+            let already = max(r.effective, r.delivered)
             let start = previousTime[day] ?? (day * 86_400 - p.utcOffset)
             if effective > already {
                 readings.append(StepReading(startNs: min(start, p.time) * 1_000_000_000, endNs: p.time * 1_000_000_000,
                                             steps: Int(effective - already)))
-                state.delivered[key] = effective
+                r.delivered = effective
             }
             r.effective = max(r.effective, effective)
             running[key] = r
             previousTime[day] = p.time
         }
+        for (key, r) in running where r.delivered > 0 { state.delivered["\(key.day)/\(key.type)"] = r.delivered }
         return readings
     }
 }
