@@ -9,6 +9,9 @@ struct InputOptions: ParsableArguments {
                                             valueName: "NAME")) var format: String?
     @Option(name: .long, help: ArgumentHelp("Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
                                             valueName: "HZ")) var rate: Double?
+    @Option(name: .customLong("prefer-source"),
+            help: ArgumentHelp("With several sources over the same time (Apple Health phone and watch, Gadgetbridge devices), count this one: a source name, or a device name or alias. Repeatable; the first present wins.",
+                               valueName: "NAME")) var preferSource: [String] = []
     @Option(name: .customLong("start"),
             help: ArgumentHelp("Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
                                valueName: "ISO8601")) var inputStart: String?
@@ -27,6 +30,7 @@ struct InputOptions: ParsableArguments {
         var options = ReadOptions(strict: strict, startNs: inputStart.flatMap(TimeParsing.parseISO8601), format: format,
                                   rateHz: rate)
         options.progress = true
+        if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
         return options
     }
 }
