@@ -60,7 +60,7 @@ struct WholeReport {
 
     /// Delivers a reading (never a negative one).
     mutating func emit(_ r: StepReading) {
-        guard r.steps > 0 || r.steps == 0 && r.endNs >= r.startNs else { return }
+        guard r.steps >= 0, r.endNs >= r.startNs else { return }
         summary.note(r)
         sink(.reading(r))
     }
@@ -73,7 +73,7 @@ struct WholeReport {
 
 /// A format read as a whole. `state` is what the previous read of the same input left (follow mode): the reader
 /// delivers only what that state does not cover yet and returns the state to keep.
-protocol WholeReader {
+protocol WholeReader: Sendable {
     static func read(_ input: WholeInput, state: Data?, report: inout WholeReport) throws -> Data?
     /// Score for how surely a folder is this format (0: not it).
     static func sniffDirectory(_ files: [String]) -> Int

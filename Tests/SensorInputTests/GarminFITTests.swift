@@ -60,6 +60,12 @@ import Testing
         let path = try dir.write("old.fit", Data(b.file()))
         // 60 s at 60.5 strides/min = 60.5 strides = 121 steps.
         #expect(try read(path).0.steps == 121)
+        // The same records in a cycling session: a bike's cadence is pedal turns, not strides.
+        b.define(local: 2, global: 18, fields: [.init(number: 253, size: 4, type: FITBuilder.u32),
+                                               .init(number: 5, size: 1, type: FITBuilder.enumType)])
+        b.message(local: 2, [t0 + 60, 2])
+        let bike = try dir.write("bike.fit", Data(b.file()))
+        #expect(try read(bike).0.steps == 0)
     }
 
     @Test func folderCountsMonitoringAndDoesNotAddTheDaysActivities() throws {

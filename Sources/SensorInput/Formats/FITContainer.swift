@@ -165,7 +165,10 @@ enum FITContainer {
                 i += f.size
             }
             i += definition.developerBytes
-            if let t = message.fields[253] { message.timestamp = t }
+            if let t = message.fields[253] {
+                // A date_time is a u32; anything else is damage, not a time (no overflow later).
+                message.timestamp = (0...0xFFFF_FFFF).contains(t) ? t : nil
+            }
             if let t = message.timestamp { lastTimestamp = t }
             messages.append(message)
             index += 1

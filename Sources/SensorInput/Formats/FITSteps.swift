@@ -42,8 +42,9 @@ enum FITSteps {
                 time = reference + ((t16 - (reference & 0xFFFF)) & 0xFFFF)
             }
             if let t = time { last = t }
-            if m.global == 103, let local = m.fields[0], let t = m.fields[253] {
-                utcOffset = local - t  // monitoring_info: local_timestamp − timestamp
+            if m.global == 103, let local = m.fields[0], let t = m.timestamp, (0...0xFFFF_FFFF).contains(local) {
+                let offset = local - t  // monitoring_info: local_timestamp − timestamp
+                utcOffset = abs(offset) <= 14 * 3600 ? offset : 0
             }
             guard m.global == 55, let t = time, let cycles = m.fields[3] else { continue }
             let type = m.fields[5].map(Int.init) ?? m.fields[24].map { Int($0 & 0x1F) } ?? 0
@@ -54,20 +55,29 @@ enum FITSteps {
         return points
     }
 
+    /// Sports whose cadence is strides: running, walking, hiking.
+    static let stepSports: Set<Int64> = [1, 11, 17]
+
     /// Steps per session of an activity file: 2 × `total_strides` (session field 10 when the sport is running,
     /// walking or hiking), spread over the records by cadence; without a total (older devices, a cut file), the
-    /// records' cadence (+ `fractional_cadence`) integrated over time.
+    /// records' cadence (+ `fractional_cadence`) integrated over time — never for other sports (a bike's cadence is
+    /// pedal turns), as told by any `sport`, `lap` or `session` message.
     static func activity(_ messages: [FITContainer.Message]) -> Activity? {
         struct Record { var time: Int64; var cadence: Double }
         var records: [Record] = []
-        var sessions: [(start: Int64, end: Int64, strides: Int64)] = []
+        var sessions: [(start: Int64, end: Int64, strides: Int64?)] = []
+        var otherSport = false
         for m in messages {
+            if let sport = m.global == 12 ? m.fields[0] : m.global == 19 ? m.fields[25] : m.global == 18 ? m.fields[5] : nil,
+               !stepSports.contains(sport), sport != 0 {
+                otherSport = true
+            }
             if m.global == 20, let t = m.timestamp, let c = m.fields[4] {
                 records.append(Record(time: t, cadence: Double(c) + Double(m.fields[53] ?? 0) / 128))
             } else if m.global == 18, let end = m.timestamp {
                 let sport = m.fields[5] ?? 0
-                let start = m.fields[2] ?? end - (m.fields[7] ?? 0) / 1000
-                if [1, 11, 17].contains(sport), let strides = m.fields[10] { sessions.append((start, end, strides)) }
+                let start = m.fields[2].flatMap { (0...end).contains($0) ? $0 : nil } ?? max(0, end - (m.fields[7] ?? 0) / 1000)
+                if stepSports.contains(sport) { sessions.append((start, end, m.fields[10])) }
             }
         }
         records.sort { $0.time < $1.time }
@@ -86,18 +96,20 @@ enum FITSteps {
             StepReading(startNs: (from + FITContainer.epochOffset) * 1_000_000_000,
                         endNs: (to + FITContainer.epochOffset) * 1_000_000_000, steps: steps)
         }
-        if sessions.isEmpty {
-            // Strides per minute integrated over the records: steps = 2 × strides.
+        /// Strides per minute integrated over the records: steps = 2 × strides.
+        func integrate(_ start: Int64, _ end: Int64) {
             var acc = 0.0, given = 0
-            for w in weighted(Int64.min, Int64.max) {
+            for w in weighted(start, end) {
                 acc += 2 * w.weight
                 let upTo = Int((acc * 1e6).rounded() / 1e6)  // whole steps so far (no float dust)
                 if upTo > given { readings.append(reading(w.from, w.to, upTo - given)) }
                 given = max(given, upTo)
             }
         }
+        if sessions.isEmpty && !otherSport { integrate(Int64.min, Int64.max) }
         for s in sessions {
-            let total = Int(2 * s.strides)
+            guard let strides = s.strides else { integrate(s.start, s.end); continue }
+            let total = Int(2 * strides)
             let parts = weighted(s.start, s.end)
             let sum = parts.reduce(0) { $0 + $1.weight }
             guard sum > 0 else {

@@ -110,6 +110,7 @@ enum GadgetbridgeFormat: WholeReader {
                 last = max(last, stamp)
                 guard let value = r.int(1), value >= 0 else { return }  // -1: not measured (Garmin gap filler too)
                 let time = stamp / divisor
+                guard (0...4_102_444_800).contains(time) else { return }  // 1970-2100: a time, not damage
                 var steps = value
                 if cumulative {
                     let day = offsets.localDay(time)
