@@ -122,6 +122,19 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(s.steps == 0)
     }
 
+    @Test func readsWhileTheAppHoldsAnExclusiveLock() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge")
+        try makeDatabase(path, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: Self.midnight, [10, 20]))
+        var app: OpaquePointer?
+        #expect(sqlite3_open(path, &app) == SQLITE_OK)
+        defer { sqlite3_close(app) }
+        // The app (or its export job) is writing: an ordinary reader would get SQLITE_BUSY; immutable=1 takes no lock.
+        #expect(sqlite3_exec(app, "BEGIN EXCLUSIVE; INSERT INTO MI_BAND_ACTIVITY_SAMPLE (TIMESTAMP, DEVICE_ID, STEPS) VALUES (5, 1, 99);", nil, nil, nil) == SQLITE_OK)
+        #expect(try read(path).0.steps == 30)
+        #expect(sqlite3_exec(app, "COMMIT;", nil, nil, nil) == SQLITE_OK)  // and the writer was not blocked either
+    }
+
     @Test func corruptAndWrongDatabasesAreClearErrors() throws {
         let dir = try TempDir()
         let real = try Data(contentsOf: URL(fileURLWithPath: try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")))
