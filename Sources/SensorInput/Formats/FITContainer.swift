@@ -116,28 +116,11 @@ enum FITContainer {
             let header = b[i], at = i
             i += 1
             if header & 0x40 != 0 && header & 0x80 == 0 {
-                // Definition message.
-                guard i + 5 <= to else { return Damage(messageIndex: index, offset: at, reason: "definition cut short") }
-                let bigEndian = b[i + 1] == 1
-                let global = u16(b, i + 2, bigEndian: bigEndian)
-                let count = Int(b[i + 4])
-                i += 5
-                guard i + 3 * count <= to else { return Damage(messageIndex: index, offset: at, reason: "definition cut short") }
-                var fields: [(number: UInt8, size: Int, type: UInt8)] = []
-                fields.reserveCapacity(count)
-                for k in 0..<count { fields.append((b[i + 3 * k], Int(b[i + 3 * k + 1]), b[i + 3 * k + 2])) }
-                i += 3 * count
-                var developerBytes = 0
-                if header & 0x20 != 0 {
-                    guard i < to else { return Damage(messageIndex: index, offset: at, reason: "definition cut short") }
-                    let n = Int(b[i])
-                    i += 1
-                    guard i + 3 * n <= to else { return Damage(messageIndex: index, offset: at, reason: "definition cut short") }
-                    for k in 0..<n { developerBytes += Int(b[i + 3 * k + 1]) }
-                    i += 3 * n
+                guard let (definition, next) = definition(b, header: header, at: i, to: to) else {
+                    return Damage(messageIndex: index, offset: at, reason: "definition cut short")
                 }
-                definitions[Int(header & 0x0F)] = Definition(global: global, bigEndian: bigEndian, fields: fields,
-                                                             developerBytes: developerBytes)
+                definitions[Int(header & 0x0F)] = definition
+                i = next
                 index += 1
                 continue
             }
@@ -174,6 +157,32 @@ enum FITContainer {
             index += 1
         }
         return nil
+    }
+
+    /// The definition message whose content starts at `i` (after its header byte) and the offset after it; nil when
+    /// it does not fit before `to`.
+    static func definition(_ b: [UInt8], header: UInt8, at start: Int, to: Int) -> (Definition, Int)? {
+        var i = start
+        guard i + 5 <= to else { return nil }
+        let bigEndian = b[i + 1] == 1
+        let global = u16(b, i + 2, bigEndian: bigEndian)
+        let count = Int(b[i + 4])
+        i += 5
+        guard i + 3 * count <= to else { return nil }
+        var fields: [(number: UInt8, size: Int, type: UInt8)] = []
+        fields.reserveCapacity(count)
+        for k in 0..<count { fields.append((b[i + 3 * k], Int(b[i + 3 * k + 1]), b[i + 3 * k + 2])) }
+        i += 3 * count
+        var developerBytes = 0
+        if header & 0x20 != 0 {
+            guard i < to else { return nil }
+            let n = Int(b[i])
+            i += 1
+            guard i + 3 * n <= to else { return nil }
+            for k in 0..<n { developerBytes += Int(b[i + 3 * k + 1]) }
+            i += 3 * n
+        }
+        return (Definition(global: global, bigEndian: bigEndian, fields: fields, developerBytes: developerBytes), i)
     }
 
     /// The integer value of one field (the first element of an array), nil when invalid or not an integer type.

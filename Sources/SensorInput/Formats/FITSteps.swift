@@ -55,6 +55,29 @@ enum FITSteps {
         return points
     }
 
+    /// A stretch between two records and the strides taken in it.
+    struct Part { var from: Int64; var to: Int64; var weight: Double }
+
+    /// Readings over `parts` (FIT times): `total` steps split in proportion to the weights, or without a total
+    /// 2 × the strides; cumulative rounding, so the readings add up to the (rounded) total exactly.
+    static func distribute(_ parts: [Part], total: Double?) -> [StepReading] {
+        let sum = parts.reduce(0) { $0 + $1.weight }
+        guard sum > 0 else { return [] }
+        var out: [StepReading] = []
+        var acc = 0.0, given = 0
+        for p in parts {
+            acc += p.weight
+            let exact = total.map { $0 * acc / sum } ?? 2 * acc
+            let upTo = Int((exact * 1e6).rounded() / 1e6)  // whole steps so far (no float dust)
+            if upTo > given {
+                out.append(StepReading(startNs: (p.from + FITContainer.epochOffset) * 1_000_000_000,
+                                       endNs: (p.to + FITContainer.epochOffset) * 1_000_000_000, steps: upTo - given))
+            }
+            given = max(given, upTo)
+        }
+        return out
+    }
+
     /// Sports whose cadence is strides: running, walking, hiking.
     static let stepSports: Set<Int64> = [1, 11, 17]
 
@@ -81,48 +104,25 @@ enum FITSteps {
             }
         }
         records.sort { $0.time < $1.time }
-        /// Readings between consecutive records in `start...end`, weights = cadence × seconds (gaps capped at 30 s).
-        func weighted(_ start: Int64, _ end: Int64) -> [(from: Int64, to: Int64, weight: Double)] {
-            var out: [(Int64, Int64, Double)] = []
+        /// Record intervals in `start...end`, weight = strides in them (cadence × seconds, gaps capped at 30 s).
+        func weighted(_ start: Int64, _ end: Int64) -> [Part] {
+            var out: [Part] = []
             var previous: Int64?
             for r in records where r.time >= start && r.time <= end {
-                if let p = previous, r.time > p { out.append((p, r.time, r.cadence * Double(min(r.time - p, 30)) / 60)) }
+                if let p = previous, r.time > p { out.append(Part(from: p, to: r.time, weight: r.cadence * Double(min(r.time - p, 30)) / 60)) }
                 previous = r.time
             }
             return out
         }
         var readings: [StepReading] = []
-        func reading(_ from: Int64, _ to: Int64, _ steps: Int) -> StepReading {
-            StepReading(startNs: (from + FITContainer.epochOffset) * 1_000_000_000,
-                        endNs: (to + FITContainer.epochOffset) * 1_000_000_000, steps: steps)
-        }
-        /// Strides per minute integrated over the records: steps = 2 × strides.
-        func integrate(_ start: Int64, _ end: Int64) {
-            var acc = 0.0, given = 0
-            for w in weighted(start, end) {
-                acc += 2 * w.weight
-                let upTo = Int((acc * 1e6).rounded() / 1e6)  // whole steps so far (no float dust)
-                if upTo > given { readings.append(reading(w.from, w.to, upTo - given)) }
-                given = max(given, upTo)
-            }
-        }
-        if sessions.isEmpty && !otherSport { integrate(Int64.min, Int64.max) }
+        if sessions.isEmpty && !otherSport { readings += distribute(weighted(Int64.min, Int64.max), total: nil) }
         for s in sessions {
-            guard let strides = s.strides else { integrate(s.start, s.end); continue }
-            let total = Int(2 * strides)
             let parts = weighted(s.start, s.end)
-            let sum = parts.reduce(0) { $0 + $1.weight }
-            guard sum > 0 else {
-                if total > 0 { readings.append(reading(s.start, s.end, total)) }
-                continue
-            }
-            // Cumulative rounding: the parts add up to the session total exactly.
-            var acc = 0.0, given = 0
-            for p in parts {
-                acc += p.weight
-                let upTo = Int((Double(total) * acc / sum).rounded())
-                if upTo > given { readings.append(reading(p.from, p.to, upTo - given)) }
-                given = max(given, upTo)
+            let total = s.strides.map { 2 * Double($0) }
+            if let total, parts.allSatisfy({ $0.weight <= 0 }) {
+                if total > 0 { readings += distribute([Part(from: s.start, to: s.end, weight: 1)], total: total) }
+            } else {
+                readings += distribute(parts, total: total)
             }
         }
         let times = records.map(\.time) + sessions.flatMap { [$0.start, $0.end] }
