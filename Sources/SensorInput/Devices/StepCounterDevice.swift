@@ -1,5 +1,4 @@
 import Foundation
-import Messages
 import SensorInput
 
 /// A hardware pedometer (`in_steps_input` of a Linux IIO device) as a source: each fetch reads the cumulative counter

@@ -1,4 +1,4 @@
-import Agent
+import Analysis
 import Foundation
 import SensorInput
 import Testing
