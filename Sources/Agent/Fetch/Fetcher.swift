@@ -5,70 +5,14 @@ import Publishing
 import SensorInput
 import StepDetection
 
-/// The result of a fetch, as iOS's `UIBackgroundFetchResult`: exactly one per fetch.
-public enum FetchResult: String, Codable, Sendable {
-    case newData = "NewData"
-    case noData = "NoData"
-    case failed = "Failed"
-}
-
-/// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
-public struct FetchReport: Codable, Sendable {
-    /// A window composed by this fetch.
-    public struct Window: Codable, Sendable, Equatable {
-        public var start: Date
-        public var end: Date
-        public var steps: Int
-        public var text: String
-        public var idempotencyKey: String
-    }
-
-    /// One delivery attempt (or, in a dry run, a delivery that would be attempted).
-    public struct Delivery: Codable, Sendable, Equatable {
-        public var target: String
-        public var idempotencyKey: String
-        public var windowStart: Date
-        public var windowEnd: Date
-        /// `delivered`, `already_delivered`, `retryable`, `permanent`, `deferred` (not due or no budget) or `dry_run`.
-        public var outcome: String
-        public var remoteID: String?
-        public var reason: String?
-    }
-
-    public var result: FetchResult
-    public var reason: String?
-    public var trigger: String
-    public var now: Date
-    public var dryRun: Bool
-    /// The window considered, even when nothing was posted for it.
-    public var windowStart: Date?
-    public var windowEnd: Date?
-    public var steps: Int?
-    public var windows: [Window] = []
-    public var deliveries: [Delivery] = []
-    /// Walking bouts that ended in the data ingested by this fetch.
-    public var boutsEnded = 0
-    /// Time the fetch took (monotonic clock), in milliseconds.
-    public var elapsedMs = 0.0
-
-    public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
-        self.result = result
-        self.reason = reason
-        self.trigger = trigger
-        self.now = now
-        self.dryRun = dryRun
-    }
-
-    /// `NewData`, `NoData` or `Failed: <reason>`.
-    public var line: String { result == .failed ? "Failed: \(reason ?? "unknown")" : result.rawValue }
-}
-
 /// One background fetch: ingest new input since the cursors, store steps, close the window and queue its post in the
 /// outbox in the same transaction, then deliver pending posts oldest first within the deadline.
 public struct Fetcher: Sendable {
     public var configuration: AgentConfiguration
     /// Targets by outbox name.
     let publishers: [(name: String, publisher: any Publisher)]
+    /// A number in 0..<1 for the retry backoff's jitter (injectable for tests).
+    var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
     public init(configuration: AgentConfiguration) {
         self.configuration = configuration
@@ -89,8 +33,7 @@ public struct Fetcher: Sendable {
         let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
-            report.result = .failed
-            report.reason = "missing credentials: \(problem)"
+            report.fail("missing credentials: \(problem)", kind: .configuration)
             return report
         }
         let lock: FetchLock?
@@ -98,8 +41,7 @@ public struct Fetcher: Sendable {
             lock = nil
         } else {
             do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch {
-                report.result = .failed
-                report.reason = "\(error)"
+                report.fail("\(error)", kind: .of(error))
                 return report
             }
         }
@@ -110,50 +52,29 @@ public struct Fetcher: Sendable {
             store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
                 : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
         } catch {
-            report.result = .failed
-            report.reason = Self.describe(error, path: configuration.statePath)
+            report.fail(Self.describe(error, path: configuration.statePath), kind: .of(error))
             return report
         }
-        var failures: [String] = []
+        var failures: [FetchFailure] = []
         let nowNs = Timestamps.nanoseconds(now)
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
             try ingestAndClose(store: store, nowNs: nowNs, report: &report)
         } catch let e as InputError {
-            failures.append("ingestion: \(e)")
+            failures.append(FetchFailure(reason: "ingestion: \(e)", kind: .of(e)))
+        } catch let e as ClassifiedError where e.underlying is InputError {
+            failures.append(FetchFailure(reason: "ingestion: \(e)", kind: e.kind))
         } catch {
-            failures.append(Self.describe(error, path: configuration.statePath))
+            failures.append(FetchFailure(reason: Self.describe(error, path: configuration.statePath), kind: .of(error)))
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
-        var delivered = 0
-        if dryRun {
-            for w in report.windows {
-                for (name, _) in publishers {
-                    report.deliveries.append(.init(target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
-                                                   windowEnd: w.end, outcome: "dry_run"))
-                }
-            }
-        } else {
-            do {
-                let pending = try store.outbox(status: "pending")
-                for entry in pending {
-                    let outcome = await deliver(entry, store: store, nowNs: nowNs, budgetEnd: budgetEnd)
-                    report.deliveries.append(outcome)
-                    switch outcome.outcome {
-                    case "delivered", "already_delivered": delivered += 1
-                    default: failures.append("\(outcome.target): \(outcome.reason ?? outcome.outcome)")
-                    }
-                }
-            } catch {
-                failures.append(Self.describe(error, path: configuration.statePath))
-            }
-        }
+        let delivered = dryRun ? listDryRunDeliveries(&report)
+            : await deliverPending(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report, failures: &failures)
 
-        if !failures.isEmpty {
-            report.result = .failed
-            report.reason = Self.summarize(failures)
+        if let first = failures.first {
+            report.fail(Self.summarize(failures.map(\.reason)), kind: first.kind)
         } else if !report.windows.isEmpty || delivered > 0 {
             report.result = .newData
         } else {
@@ -168,13 +89,45 @@ public struct Fetcher: Sendable {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
                 if report.result != .failed {
-                    report.result = .failed
-                    report.reason = "recording the fetch: " + Self.describe(error, path: configuration.statePath)
+                    report.fail("recording the fetch: " + Self.describe(error, path: configuration.statePath), kind: .of(error))
                 }
             }
         }
         report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
         return report
+    }
+
+    /// A dry run lists what each target would be sent, and delivers nothing.
+    func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
+        for w in report.windows {
+            for (name, _) in publishers {
+                report.deliveries.append(.init(target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
+                                               windowEnd: w.end, outcome: "dry_run"))
+            }
+        }
+        return 0
+    }
+
+    /// Delivers the pending outbox entries oldest first; returns how many went through.
+    func deliverPending(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant,
+                        report: inout FetchReport, failures: inout [FetchFailure]) async -> Int {
+        var delivered = 0
+        do {
+            for entry in try store.outbox(status: "pending") {
+                let outcome = await deliver(entry, store: store, nowNs: nowNs, budgetEnd: budgetEnd)
+                report.deliveries.append(outcome)
+                switch outcome.outcome {
+                case "delivered", "already_delivered": delivered += 1
+                default:
+                    let known = publishers.contains { $0.name == outcome.target }
+                    failures.append(FetchFailure(reason: "\(outcome.target): \(outcome.reason ?? outcome.outcome)",
+                                                 kind: .of(outcome, targetKnown: known)))
+                }
+            }
+        } catch {
+            failures.append(FetchFailure(reason: Self.describe(error, path: configuration.statePath), kind: .of(error)))
+        }
+        return delivered
     }
 
     func ingestAndClose(store: StateStore, nowNs: Int64, report: inout FetchReport) throws {
@@ -231,210 +184,10 @@ public struct Fetcher: Sendable {
             return .success(bouts)
         } catch let e as InputError {
             return .failure(WalkIngestError(message: "ingestion: \(e)"))
+        } catch let e as ClassifiedError where e.underlying is InputError {
+            return .failure(WalkIngestError(message: "ingestion: \(e)"))
         } catch {
             return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
-        }
-    }
-
-    /// Decides the window(s) ending at settled time and, when they have steps (or `post_zero`), adds their posts.
-    func closeWindows(_ db: Database, ingest: Ingest?, nowNs: Int64, report: inout FetchReport) throws {
-        let settled = min(ingest?.settledNs ?? nowNs, nowNs)
-        let endLimit = StateStore.floorSecond(settled) * 1_000_000_000
-        let posted = try StateStore.postedUntil(db)
-        let storedFirst = try Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map { $0 * 1_000_000_000 }
-        let firstData = ingest?.firstDataNs ?? storedFirst
-        var startNs: Int64
-        if let posted {
-            startNs = posted
-        } else {
-            startNs = StateStore.floorSecond(min(firstData ?? endLimit, endLimit)) * 1_000_000_000
-            if case .aligned(let length) = configuration.schedule.window {
-                startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
-            }
-        }
-        // Steps not yet stored (dry run) count too.
-        let dryRun = report.dryRun
-        func extra(_ lo: Int64, _ hi: Int64) -> Int {
-            guard dryRun, let ingest else { return 0 }
-            return ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0) }
-        }
-        var windows: [(Int64, Int64)] = []
-        switch configuration.schedule.window {
-        case .sinceLast:
-            if endLimit > startNs { windows = [(startNs, endLimit)] }
-        case .aligned(let length):
-            let zone = configuration.composer.timeZone
-            var p = Self.periodStart(containing: startNs, length: length, zone: zone)
-            if p < startNs { p = Self.periodStart(containing: startNs, length: length, zone: zone, next: true) }
-            while windows.count < 48 {
-                let e = Self.periodStart(containing: p, length: length, zone: zone, next: true)
-                guard e <= endLimit else { break }
-                windows.append((p, e))
-                p = e
-            }
-        }
-        var newEnd: Int64?
-        for (lo, hi) in windows {
-            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi)
-            report.windowStart = StateStore.date(lo)
-            report.windowEnd = StateStore.date(hi)
-            report.steps = steps
-            guard steps > 0 || configuration.schedule.postZero else {
-                // Aligned periods without steps are passed over; a since-last window stays open.
-                if case .aligned = configuration.schedule.window { newEnd = hi }
-                continue
-            }
-            let window = StepWindow(start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
-                                    bouts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE end_ns >= ? AND end_ns < ?", arguments: [lo, hi]) ?? 0)
-            let text = configuration.composer.compose(window)
-            let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
-            report.windows.append(.init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
-            newEnd = hi
-            if !report.dryRun {
-                for (name, _) in publishers {
-                    try db.execute(sql: """
-                        INSERT OR IGNORE INTO outbox (window_start_ns, window_end_ns, steps, text, target, idempotency_key, next_attempt_ns, created_ns)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [lo, hi, steps, text, name, key, nowNs, nowNs])
-                }
-            }
-        }
-        if !report.dryRun {
-            if let newEnd {
-                try db.execute(sql: "INSERT INTO window_state (id, posted_until_ns) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET posted_until_ns = excluded.posted_until_ns", arguments: [newEnd])
-            } else if posted == nil, firstData != nil {
-                try db.execute(sql: "INSERT OR IGNORE INTO window_state (id, posted_until_ns) VALUES (1, ?)", arguments: [startNs])
-            }
-        }
-        if windows.isEmpty {
-            report.windowStart = StateStore.date(startNs)
-            report.windowEnd = StateStore.date(max(startNs, endLimit))
-            report.steps = 0
-        }
-    }
-
-    /// Start (ns) of the period of `length` seconds containing `ns` (or the following one), aligned in `zone`.
-    static func periodStart(containing ns: Int64, length: TimeInterval, zone: TimeZone, next: Bool = false) -> Int64 {
-        let date = StateStore.date(ns)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let unit: Calendar.Component = length >= 86_400 ? .day : .hour
-        guard let start = calendar.dateInterval(of: unit, for: date)?.start else { return ns }
-        let out = next ? calendar.date(byAdding: unit, value: 1, to: start) ?? start : start
-        return Timestamps.nanoseconds(out)
-    }
-
-    /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
-    /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
-    /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
-    func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
-                 budgetEnd: ContinuousClock.Instant) async -> FetchReport.Delivery {
-        var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
-                                     windowEnd: entry.windowEnd, outcome: "deferred")
-        guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
-            d.reason = "no configured target is named '\(entry.target)'"
-            return d
-        }
-        if Timestamps.nanoseconds(entry.nextAttempt) > nowNs {
-            d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
-            return d
-        }
-        guard var deadline = Self.remainingBudget(budgetEnd) else {
-            d.reason = "deadline passed before delivery"
-            return d
-        }
-        let post = Post(text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd)
-        let backoff = { (attempts: Int) in min(3600, 30 * pow(2, Double(min(max(attempts, 1) - 1, 10)))) * Double.random(in: 0.8...1.2) }
-        if publisher.repeatsDuplicate && entry.unconfirmed {
-            let settled: (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)?
-            switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
-            case .found(let id):
-                d.outcome = "already_delivered"; d.remoteID = id
-                d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
-                settled = ("delivered", nowNs, id, nil, false)
-            case .notFound:
-                settled = nil
-            case .failed(let reason):
-                d.outcome = "retryable"
-                d.reason = "not resent: cannot tell whether an earlier attempt was posted (\(reason))"
-                settled = ("pending", nowNs + Int64(backoff(entry.attempts) * 1e9), nil, d.reason, true)
-            case .unsupported:
-                if publisher.resendUnconfirmed {
-                    settled = nil
-                } else {
-                    d.outcome = "permanent"
-                    d.reason = "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
-                    settled = ("failed", nowNs, nil, d.reason, true)
-                }
-            }
-            if let settled {
-                do {
-                    try store.recordOutcome(entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
-                                            error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
-                } catch {
-                    d.outcome = "retryable"
-                    d.reason = "recording the lookup: " + Self.describe(error, path: store.path)
-                }
-                return d
-            }
-            guard let left = Self.remainingBudget(budgetEnd) else {
-                d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
-                return d
-            }
-            deadline = left
-        }
-        do {
-            try store.countAttempt(entry.id)
-        } catch {
-            d.reason = Self.describe(error, path: store.path)
-            return d
-        }
-        let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
-        let attempts = entry.attempts + 1
-        let update: (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
-        switch outcome {
-        case .delivered(let id):
-            d.outcome = "delivered"; d.remoteID = id
-            update = ("delivered", nowNs, id, nil, false)
-        case .alreadyDelivered(let id):
-            d.outcome = "already_delivered"; d.remoteID = id
-            update = ("delivered", nowNs, id, nil, false)
-        case .retryable(let reason, let after, let unconfirmed):
-            d.outcome = "retryable"; d.reason = reason
-            update = ("pending", nowNs + Int64((after ?? backoff(attempts)) * 1e9), nil, reason, unconfirmed)
-        case .permanent(let reason):
-            d.outcome = "permanent"; d.reason = reason
-            update = ("failed", nowNs, nil, reason, false)
-        }
-        do {
-            try store.recordOutcome(entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
-                                    error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
-        } catch {
-            // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
-            d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
-            if d.outcome == "delivered" || d.outcome == "already_delivered" { d.outcome = "retryable" }
-        }
-        return d
-    }
-
-    /// The deadline at `budgetEnd`; nil when less than 50 ms remain.
-    static func remainingBudget(_ budgetEnd: ContinuousClock.Instant) -> Deadline? {
-        let deadline = Deadline(at: budgetEnd, on: ContinuousClock())
-        return deadline.remaining > .milliseconds(50) ? deadline : nil
-    }
-
-    /// Looks a post up, but returns no later than the deadline (+ a little).
-    static func lookUp(publisher: any Publisher, post: Post, deadline: Deadline) async -> PostLookup {
-        await deadline.race(grace: .milliseconds(200), orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")) {
-            await publisher.lookUp(post, deadline: deadline)
-        }
-    }
-
-    /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch.
-    static func race(publisher: any Publisher, post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        await deadline.race(grace: .milliseconds(200), orElse: .retryable(reason: "no answer from \(publisher.name) before the deadline",
-                                                                         retryAfter: nil, unconfirmed: true)) {
-            await publisher.publish(post, deadline: deadline)
         }
     }
 
@@ -469,171 +222,5 @@ public struct Fetcher: Sendable {
             }
         }
         return "\(error)"
-    }
-}
-
-/// Why reading for the walk trigger failed.
-public struct WalkIngestError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}
-
-/// What was read from the source in one fetch (not yet saved).
-struct Ingest: Sendable {
-    var buckets: [Int64: Int] = [:]
-    var bouts: [WalkingBout] = []
-    var cursor: SourceCursor?
-    var detector: StepDetector
-    var lastSampleNs: Int64?
-    var firstDataNs: Int64?
-    /// Steps before this time are final.
-    var settledNs: Int64
-    /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
-    var finishedInode: UInt64?
-
-    static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
-                     observeDevice: Bool = true) throws -> Ingest {
-        if let counter = source.stepCounter {
-            if observeDevice {
-                try counter.record(nowNs: nowNs)
-            } else if !FileManager.default.fileExists(atPath: counter.logPath) {
-                // A dry run before the first reading: nothing logged yet, and a dry run writes nothing.
-                return Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
-                              lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
-            }
-        }
-        if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
-            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration")
-        }
-        var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
-                            lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
-        var options = ReadOptions()
-        options.startNs = source.start.map(Timestamps.nanoseconds)
-        options.format = source.format
-        if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
-        var detector = ingest.detector
-        var buckets: [Int64: Int] = [:]
-        var bouts: [WalkingBout] = []
-        var last = ingest.lastSampleNs, first = ingest.firstDataNs
-        let handle: (DetectorEvent) -> Void = { event in
-            switch event {
-            case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
-            case .boutEnded(let b): bouts.append(b)
-            case .boutStarted: break
-            }
-        }
-        let sink: (InputItem) -> Void = { item in
-            switch item {
-            case .sample(let s):
-                if first == nil { first = s.timeNs }
-                last = s.timeNs
-                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
-            case .reading(let r):
-                if first == nil { first = r.startNs }
-                // Steps of a reading were taken before its end: one ending exactly at a window's end belongs to it.
-                buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
-            }
-        }
-        var from = saved.cursor
-        var rotated: ReadSummary?
-        if from == nil, let device = source.accelerometer {
-            if FileManager.default.fileExists(atPath: device.rotatedPath) {
-                // The sampler rotated its file before any fetch read it: that file comes first.
-                (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
-            }
-            if from == nil, let identity = Self.identity(of: source.path) {
-                // Start at the current file's beginning under its identity, so that a rotation from now on is noticed
-                // (and the renamed file read first) instead of starting in the new file.
-                from = SourceCursor(offset: 0, lineNumber: 0, device: identity.device, inode: identity.inode)
-            }
-        }
-        let startInode = from?.inode
-        var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, sink)
-        if let rotated { summary = rotated.merged(with: summary) }
-        if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
-        if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
-            throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
-        }
-        if !source.follow {
-            // A complete recording: its last bout is over.
-            detector.finish(handle)
-            ingest.settledNs = nowNs
-        } else if let last, nowNs - last > Self.lateDataAllowanceNs {
-            // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
-            // its last steps land in this window rather than after it was posted.
-            detector.finish(handle)
-            ingest.settledNs = nowNs
-        } else if let s = detector.settledNs {
-            // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
-            // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
-            // closes no later than the detector's settled time.
-            ingest.settledNs = min(nowNs, s)
-        }
-        ingest.detector = detector
-        ingest.buckets = buckets
-        ingest.bouts = bouts
-        ingest.cursor = cursor
-        ingest.lastSampleNs = last
-        ingest.firstDataNs = first
-        return ingest
-    }
-
-    /// How long after its last sample a growing source may still deliver samples that continue the same stream.
-    /// Past it the stream is taken as ended: its bout is closed and windows close at the fetch time.
-    static let lateDataAllowanceNs: Int64 = 60_000_000_000
-
-    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        return (UInt64(st.st_dev), UInt64(st.st_ino))
-    }
-
-    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
-        try StateStore.addBuckets(db, buckets)
-        for b in bouts {
-            try db.execute(sql: "INSERT OR IGNORE INTO bouts (end_ns, start_ns, steps, handled) VALUES (?, ?, ?, ?)",
-                           arguments: [b.endNs, b.startNs, b.steps, boutsHandled ? 1 : 0])
-        }
-        let encoder = JSONEncoder()
-        let cursorText = try cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let detectorText = String(decoding: try encoder.encode(detector), as: UTF8.self)
-        try db.execute(sql: """
-            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, first_data_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
-            last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
-            """, arguments: [source, cursorText, detectorText, lastSampleNs, firstDataNs, nowNs])
-    }
-}
-
-/// An exclusive lock on `<state>.lock` so that two fetches (agent, timer, cron) never overlap.
-final class FetchLock {
-    let fd: Int32
-
-    init(path: String) throws {
-        try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                                 withIntermediateDirectories: true)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FetchLockError.cannotOpen(path, String(cString: strerror(errno))) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            close(fd)
-            throw FetchLockError.busy(path)
-        }
-    }
-
-    func release() {
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
-}
-
-enum FetchLockError: Error, CustomStringConvertible {
-    case cannotOpen(String, String)
-    case busy(String)
-
-    var description: String {
-        switch self {
-        case .cannotOpen(let p, let e): return "cannot open lock file \(p): \(e)"
-        case .busy(let p): return "another fetch is running (lock \(p) is held)"
-        }
     }
 }

@@ -12,6 +12,11 @@ public struct StepCounterDevice: Sendable, Equatable {
     /// Where its readings are logged.
     public var logPath: String
 
+    public init(sysfsPath: String, logPath: String) {
+        self.sysfsPath = sysfsPath
+        self.logPath = logPath
+    }
+
     /// Reads the counter and appends it to the log at `nowNs`.
     public func record(nowNs: Int64, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {
         let counter = sysfsPath + "/in_steps_input"
