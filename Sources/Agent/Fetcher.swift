@@ -12,6 +12,38 @@ public enum FetchResult: String, Codable, Sendable {
     case failed = "Failed"
 }
 
+/// What kind of problem made a fetch `Failed`, chosen from typed errors (never from message text). Callers map it to
+/// an exit status: `temporary` may succeed by itself later (75), `configuration` needs the configuration, a credential
+/// or a source path fixed (78), `input` is a source that cannot be read as its format (65).
+public enum FailureKind: String, Codable, Sendable, Comparable {
+    /// Network, a server's 5xx or 429, the lock held, the deadline, a vanished device, a source not yet written.
+    case temporary
+    /// A source that cannot be read as its format.
+    case input
+    /// Configuration or credentials: missing credentials, a refused post (4xx), a source path that does not exist.
+    case configuration
+
+    /// The more serious of two kinds is the one a person must act on: configuration, then input, then temporary.
+    public static func < (a: FailureKind, b: FailureKind) -> Bool { a.rank < b.rank }
+    var rank: Int { self == .temporary ? 0 : self == .input ? 1 : 2 }
+
+    /// The kind of a source read failure.
+    static func of(_ error: InputError) -> FailureKind {
+        switch error.kind {
+        case .unreadable: return .configuration
+        case .malformed: return .input
+        case .notYetAvailable: return .temporary
+        }
+    }
+}
+
+/// A failure with its kind, for problems the fetch finds itself (not from a lower module's typed error).
+struct FetchFailure: Error, CustomStringConvertible {
+    var kind: FailureKind
+    var message: String
+    var description: String { message }
+}
+
 /// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
 public struct FetchReport: Codable, Sendable {
     /// A window composed by this fetch.
@@ -37,6 +69,8 @@ public struct FetchReport: Codable, Sendable {
 
     public var result: FetchResult
     public var reason: String?
+    /// For `Failed`: the most serious kind among its failures.
+    public var failureKind: FailureKind?
     public var trigger: String
     public var now: Date
     public var dryRun: Bool
@@ -57,6 +91,13 @@ public struct FetchReport: Codable, Sendable {
         self.trigger = trigger
         self.now = now
         self.dryRun = dryRun
+    }
+
+    /// Marks the fetch `Failed` for `reason`, of `kind`.
+    mutating func fail(_ kind: FailureKind, _ reason: String) {
+        result = .failed
+        self.reason = reason
+        failureKind = kind
     }
 
     /// `NewData`, `NoData` or `Failed: <reason>`.
@@ -89,8 +130,7 @@ public struct Fetcher: Sendable {
         let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
-            report.result = .failed
-            report.reason = "missing credentials: \(problem)"
+            report.fail(.configuration, "missing credentials: \(problem)")
             return report
         }
         let lock: FetchLock?
@@ -98,8 +138,7 @@ public struct Fetcher: Sendable {
             lock = nil
         } else {
             do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch {
-                report.result = .failed
-                report.reason = "\(error)"
+                report.fail(.temporary, "\(error)")
                 return report
             }
         }
@@ -110,20 +149,21 @@ public struct Fetcher: Sendable {
             store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
                 : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
         } catch {
-            report.result = .failed
-            report.reason = Self.describe(error, path: configuration.statePath)
+            report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
             return report
         }
-        var failures: [String] = []
+        var failures: [(kind: FailureKind, reason: String)] = []
         let nowNs = Timestamps.nanoseconds(now)
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
             try ingestAndClose(store: store, nowNs: nowNs, report: &report)
         } catch let e as InputError {
-            failures.append("ingestion: \(e)")
+            failures.append((FailureKind.of(e), "ingestion: \(e)"))
+        } catch let e as FetchFailure {
+            failures.append((e.kind, "ingestion: \(e)"))
         } catch {
-            failures.append(Self.describe(error, path: configuration.statePath))
+            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
@@ -143,17 +183,17 @@ public struct Fetcher: Sendable {
                     report.deliveries.append(outcome)
                     switch outcome.outcome {
                     case "delivered", "already_delivered": delivered += 1
-                    default: failures.append("\(outcome.target): \(outcome.reason ?? outcome.outcome)")
+                    case "permanent": failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
+                    default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
                     }
                 }
             } catch {
-                failures.append(Self.describe(error, path: configuration.statePath))
+                failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
             }
         }
 
         if !failures.isEmpty {
-            report.result = .failed
-            report.reason = Self.summarize(failures)
+            report.fail(failures.map(\.kind).max() ?? .temporary, Self.summarize(failures.map(\.reason)))
         } else if !report.windows.isEmpty || delivered > 0 {
             report.result = .newData
         } else {
@@ -168,8 +208,7 @@ public struct Fetcher: Sendable {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
                 if report.result != .failed {
-                    report.result = .failed
-                    report.reason = "recording the fetch: " + Self.describe(error, path: configuration.statePath)
+                    report.fail(Self.kind(ofStateError: error), "recording the fetch: " + Self.describe(error, path: configuration.statePath))
                 }
             }
         }
@@ -470,6 +509,16 @@ public struct Fetcher: Sendable {
         }
         return "\(error)"
     }
+
+    /// The kind of a state database error: locked, busy or a full disk may pass by themselves; a corrupt, read-only
+    /// or unopenable database needs a person.
+    public static func kind(ofStateError error: Error) -> FailureKind {
+        guard let e = error as? DatabaseError else { return .temporary }
+        switch e.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: return .configuration
+        default: return .temporary
+        }
+    }
 }
 
 /// Why reading for the walk trigger failed.
@@ -503,7 +552,7 @@ struct Ingest: Sendable {
             }
         }
         if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
-            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration")
+            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration", kind: .notYetAvailable)
         }
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
@@ -551,7 +600,7 @@ struct Ingest: Sendable {
         if let rotated { summary = rotated.merged(with: summary) }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
-            throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
+            throw FetchFailure(kind: .configuration, message: "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }
         if !source.follow {
             // A complete recording: its last bout is over.
