@@ -18,6 +18,9 @@ public struct AgentConfiguration: Sendable {
         public var start: Date?
         /// Whether the file keeps growing (tail it) or is complete (the detector finishes its bouts at its end).
         public var follow = false
+        /// Sources to count when several cover the same time (Apple Health source names, Gadgetbridge device names
+        /// or aliases), first present wins; empty: the one with the most steps (`source.prefer`, comma-separated).
+        public var prefer: [String] = []
         /// A hardware step counter read at each fetch into the step log at `path` (set by `source.device`).
         public var stepCounter: StepCounterDevice?
         /// A live accelerometer the agent samples into the CSV at `path` (set by `source.device`).
@@ -145,7 +148,7 @@ public struct AgentConfiguration: Sendable {
     }
 
     static let sections: [String: Set<String>] = [
-        "source": ["path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow"],
+        "source": ["path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow", "prefer"],
         "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end"],
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
         "state": ["path"],
@@ -186,6 +189,8 @@ public struct AgentConfiguration: Sendable {
                 s.start = d
             }
             s.follow = try reader.bool("source", "follow") ?? (device != nil)
+            s.prefer = (try reader.string("source", "prefer"))?.split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
             source = s
         }
 

@@ -559,6 +559,7 @@ struct Ingest: Sendable {
         var options = ReadOptions()
         options.startNs = source.start.map(Timestamps.nanoseconds)
         options.format = source.format
+        if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []

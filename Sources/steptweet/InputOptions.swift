@@ -11,6 +11,9 @@ struct InputOptions: ParsableArguments {
                                             valueName: "NAME")) var format: String?
     @Option(name: .long, help: ArgumentHelp("Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
                                             valueName: "HZ")) var rate: Double?
+    @Option(name: .customLong("prefer-source"),
+            help: ArgumentHelp("With several sources over the same time (Apple Health phone and watch, Gadgetbridge devices), count this one: a source name, or a device name or alias. Repeatable; the first present wins.",
+                               valueName: "NAME")) var preferSource: [String] = []
     @Option(name: .customLong("start"),
             help: ArgumentHelp("Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
                                valueName: "TIME")) var inputStart: TimeArgument?
@@ -30,6 +33,7 @@ struct InputOptions: ParsableArguments {
         var options = ReadOptions(strict: strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
                                   format: format, rateHz: rate)
         options.progress = true
+        if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
         return options
     }
 }
