@@ -100,6 +100,21 @@ public struct FetchReport: Codable, Sendable {
         failureKind = kind
     }
 
+    /// One line for an operator's log: trigger, result, window with its steps, each target's outcome, elapsed time;
+    /// times in `zone` with their offset. E.g. `fetch schedule: NewData; window 2026-11-21T10:00:00+09:00 〜
+    /// 2026-11-21T10:30:00+09:00, 1234 steps; mastodon delivered (id 109), x retryable: HTTP 503; 412 ms`.
+    public func logLine(zone: TimeZone) -> String {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        var parts = ["fetch \(trigger): \(line)"]
+        if let s = windowStart, let e = windowEnd { parts.append("window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps") }
+        let targets = deliveries.map { d in
+            "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
+        }
+        if !targets.isEmpty { parts.append(targets.joined(separator: ", ")) }
+        parts.append(String(format: "%.0f ms", elapsedMs))
+        return parts.joined(separator: "; ")
+    }
+
     /// `NewData`, `NoData` or `Failed: <reason>`.
     public var line: String { result == .failed ? "Failed: \(reason ?? "unknown")" : result.rawValue }
 }
@@ -131,15 +146,19 @@ public struct Fetcher: Sendable {
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
             report.fail(.configuration, "missing credentials: \(problem)")
-            return report
+            return recordEarlyFailure(report, budgetEnd: budgetEnd)
         }
-        let lock: FetchLock?
+        let lock: StateLock?
         if dryRun {
             lock = nil
         } else {
-            do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch {
+            // Another fetch (the agent's, a timer's) may hold the state: wait for it within the budget.
+            do {
+                lock = try await StateLock.acquire(path: configuration.statePath + ".lock",
+                                                   waitingUntil: Deadline(at: budgetEnd, on: ContinuousClock()))
+            } catch {
                 report.fail(.temporary, "\(error)")
-                return report
+                return recordEarlyFailure(report, budgetEnd: budgetEnd)
             }
         }
         defer { lock?.release() }
@@ -216,6 +235,18 @@ public struct Fetcher: Sendable {
         return report
     }
 
+    /// A fetch that failed before it could start (missing credentials, the state held by another fetch for the
+    /// whole budget) is still recorded in the history, when the state database can be written.
+    func recordEarlyFailure(_ report: FetchReport, budgetEnd: ContinuousClock.Instant) -> FetchReport {
+        var report = report
+        let began = budgetEnd - .seconds(configuration.schedule.deadline)
+        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else { return report }
+        let nowNs = Timestamps.nanoseconds(report.now)
+        try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
+        return report
+    }
+
     func ingestAndClose(store: StateStore, nowNs: Int64, report: inout FetchReport) throws {
         let ingest: Ingest?
         if let source = configuration.source {
@@ -252,8 +283,8 @@ public struct Fetcher: Sendable {
     /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
     public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
         guard let source = configuration.source else { return .success(0) }
-        let lock: FetchLock
-        do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
+        let lock: StateLock
+        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
         defer { lock.release() }
         let nowNs = Timestamps.nanoseconds(now)
         do {
@@ -651,38 +682,5 @@ struct Ingest: Sendable {
             ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
             last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
             """, arguments: [source, cursorText, detectorText, lastSampleNs, firstDataNs, nowNs])
-    }
-}
-
-/// An exclusive lock on `<state>.lock` so that two fetches (agent, timer, cron) never overlap.
-final class FetchLock {
-    let fd: Int32
-
-    init(path: String) throws {
-        try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                                 withIntermediateDirectories: true)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FetchLockError.cannotOpen(path, String(cString: strerror(errno))) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            close(fd)
-            throw FetchLockError.busy(path)
-        }
-    }
-
-    func release() {
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
-}
-
-enum FetchLockError: Error, CustomStringConvertible {
-    case cannotOpen(String, String)
-    case busy(String)
-
-    var description: String {
-        switch self {
-        case .cannotOpen(let p, let e): return "cannot open lock file \(p): \(e)"
-        case .busy(let p): return "another fetch is running (lock \(p) is held)"
-        }
     }
 }
