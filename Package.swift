@@ -67,7 +67,9 @@ let package = Package(
             "Agent", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
-        .testTarget(name: "SteptweetTests", dependencies: ["steptweet", "TestSupport"]),
+        .testTarget(name: "SteptweetTests", dependencies: [
+            "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
     ]
