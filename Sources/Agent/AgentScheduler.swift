@@ -92,11 +92,16 @@ public actor AgentScheduler {
         wake()
     }
 
-    /// Ends `run()` after the fetch in progress, if any (which its own deadline bounds).
+    /// Ends `run()`. A fetch in progress is cancelled: it stops ingesting after its current slice, saves what it
+    /// read, cancels its request and records its result, so the agent stops within about a second.
     public func shutdown() {
         stopping = true
+        currentFetch?.cancel()
         wake()
     }
+
+    /// The fetch in progress, so that `shutdown()` can cancel it.
+    private var currentFetch: Task<FetchReport, Never>?
 
     private func wake() {
         woken = true
@@ -216,7 +221,12 @@ public actor AgentScheduler {
         isFetching = true
         publishStatus(["state": "fetching"])
         logger.debug("fetch started (\(trigger))")
-        let report = await fetch(now, trigger)
+        let fetch = self.fetch
+        let task = Task { await fetch(now, trigger) }
+        currentFetch = task
+        if stopping { task.cancel() }
+        let report = await task.value
+        currentFetch = nil
         isFetching = false
         fetchCount += 1
         reports.append(report)

@@ -25,6 +25,9 @@ public struct ReadOptions: Sendable {
     public var overlap: OverlapPolicy = .oneSourcePerInterval
     /// Show a progress line on standard error for large inputs when it is a terminal.
     public var progress = false
+    /// Read about this many bytes at most (line-based formats), stopping at a line boundary: one slice of a backlog.
+    /// The cursor returned says where the next slice begins.
+    public var byteLimit: Int64?
 
     public init(strict: Bool = false, startNs: Int64? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict
