@@ -57,7 +57,11 @@ enum GadgetbridgeFormat: WholeReader {
             try report.problem(InputError(file: input.path, message: "no activity-sample table with a STEPS column (is this a Gadgetbridge database?)"))
         }
         let names = try deviceNames(db)
-        for r in choose(rows, names: names, policy: report.options.overlap, counted: &state.counted) {
+        // Minutes before the days the state remembers cannot be checked: not counted again (a device that appears
+        // later with old history loses those days rather than counting minutes twice).
+        let since = state.counted.keys.min().map { $0 * 86_400 } ?? Int64.min
+        let fresh = since == Int64.min ? rows : rows.filter { $0.time >= since }
+        for r in choose(fresh, names: names, policy: report.options.overlap, counted: &state.counted) {
             report.emit(r)
         }
         if let newest = state.counted.keys.max() { state.counted = state.counted.filter { $0.key > newest - keptDays } }
