@@ -47,6 +47,7 @@ let package = Package(
         .executableTarget(name: "steptweet", dependencies: [
             "StepDetection", "SensorInput", "Messages", "Publishing", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
         .target(name: "TestSupport", dependencies: [
@@ -60,6 +61,7 @@ let package = Package(
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
             .product(name: "FlyingSocks", package: "FlyingFox"), .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",

@@ -83,6 +83,14 @@ public struct AgentConfiguration: Sendable {
         public var jitter: TimeInterval = 30
         /// Also fetch when a walking bout ends (once per bout).
         public var onWalkEnd = false
+
+        /// The interval fetches really follow: `interval`, raised to `minimum` when it is shorter.
+        public var effectiveInterval: String {
+            if case .every(let d) = interval, d < minimum {
+                return "\(Durations.format(minimum)) (interval \(Durations.format(d)) raised to schedule.minimum)"
+            }
+            return interval.description
+        }
     }
 
     /// `[push]`: the optional silent-push listener (always on 127.0.0.1).
@@ -188,6 +196,7 @@ public struct AgentConfiguration: Sendable {
 
         // [schedule]
         var schedule = Schedule()
+        var intervalWarning: String?
         if let m = try reader.duration("schedule", "minimum") { schedule.minimum = m }
         if let d = try reader.duration("schedule", "deadline") { schedule.deadline = d }
         if let j = try reader.string("schedule", "jitter") {
@@ -212,6 +221,9 @@ public struct AgentConfiguration: Sendable {
                                              message: "'\(i)' is not \"minimum\", \"never\", a duration like \"15m\" or a cron expression like \"0 21 * * *\"")
                 }
             }
+        }
+        if case .every(let d) = schedule.interval, d < schedule.minimum {
+            intervalWarning = "schedule.interval \"\(Durations.format(d))\" is below schedule.minimum \"\(Durations.format(schedule.minimum))\": fetches run every \(Durations.format(schedule.minimum)) at most"
         }
         if let w = try reader.string("schedule", "window") {
             switch w {
@@ -322,7 +334,7 @@ public struct AgentConfiguration: Sendable {
         }
         var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
                                                publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
-        configuration.warnings = warnings
+        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + warnings
         return configuration
     }
 

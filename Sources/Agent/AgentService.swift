@@ -11,6 +11,8 @@ public struct AgentService: Service {
     let watcher: SourceWatcher?
     let sampler: AccelerometerSampler?
     let logger: Logger
+    /// Why fetching is off (`interval = "never"`, missing credentials, no source), or nil.
+    let disabledReason: String?
 
     public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
                 logger: Logger = Logger(label: "steptweet.agent")) throws {
@@ -24,6 +26,7 @@ public struct AgentService: Service {
         scheduler = AgentScheduler(configuration: configuration, clock: clock, store: store, logger: logger,
                                    releaseMemoryWhenIdle: true)
         self.logger = logger
+        disabledReason = configuration.disabledReason
         if let p = configuration.push {
             if let token = p.token {
                 push = try PushListener(port: p.port, token: token, scheduler: scheduler)
@@ -69,7 +72,11 @@ public struct AgentService: Service {
         if let sampler {
             do { try sampler.start() } catch { logger.error("accelerometer sampling not started: \(error)") }
         }
-        logger.info("ready: `kill -USR1 \(getpid())` fetches now")
+        if let disabled = disabledReason {
+            logger.notice("ready, fetching off (\(disabled)): SIGUSR1 and pushes are ignored")
+        } else {
+            logger.info("ready: `kill -USR1 \(getpid())` fetches now")
+        }
         do {
             try await runServices(usr1: usr1)
         } catch {
@@ -119,18 +126,9 @@ public struct AgentService: Service {
         }
     }
 
-    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
-
-    /// Logs to standard error at `logLevel` and runs the agent until SIGTERM or SIGINT.
-    public static func runUntilSignalled(configuration: AgentConfiguration, logLevel: String) async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "steptweet.agent")
-        logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.interval), state \(configuration.statePath))")
+    /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
+    public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
+        logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))")
         let service = try AgentService(configuration: configuration, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

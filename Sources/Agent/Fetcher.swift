@@ -339,7 +339,7 @@ public struct Fetcher: Sendable {
             d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
             return d
         }
-        guard var (deadline, remaining) = Self.remainingBudget(budgetEnd) else {
+        guard var deadline = Self.remainingBudget(budgetEnd) else {
             d.reason = "deadline passed before delivery"
             return d
         }
@@ -347,7 +347,7 @@ public struct Fetcher: Sendable {
         let backoff = { (attempts: Int) in min(3600, 30 * pow(2, Double(min(max(attempts, 1) - 1, 10)))) * Double.random(in: 0.8...1.2) }
         if publisher.repeatsDuplicate && entry.unconfirmed {
             let settled: (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)?
-            switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline, budget: remaining) {
+            switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
             case .found(let id):
                 d.outcome = "already_delivered"; d.remoteID = id
                 d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
@@ -381,7 +381,7 @@ public struct Fetcher: Sendable {
                 d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
                 return d
             }
-            (deadline, remaining) = left
+            deadline = left
         }
         do {
             try store.countAttempt(entry.id)
@@ -389,7 +389,7 @@ public struct Fetcher: Sendable {
             d.reason = Self.describe(error, path: store.path)
             return d
         }
-        let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline, budget: remaining)
+        let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
         let attempts = entry.attempts + 1
         let update: (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
         switch outcome {
@@ -417,40 +417,24 @@ public struct Fetcher: Sendable {
         return d
     }
 
-    /// The deadline and budget left before `budgetEnd`; nil when less than 50 ms remain.
-    static func remainingBudget(_ budgetEnd: ContinuousClock.Instant) -> (Date, Duration)? {
-        let remaining = budgetEnd - ContinuousClock.now
-        guard remaining > .milliseconds(50) else { return nil }
-        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
-        return (Date().addingTimeInterval(seconds), remaining)
+    /// The deadline at `budgetEnd`; nil when less than 50 ms remain.
+    static func remainingBudget(_ budgetEnd: ContinuousClock.Instant) -> Deadline? {
+        let deadline = Deadline(at: budgetEnd, on: ContinuousClock())
+        return deadline.remaining > .milliseconds(50) ? deadline : nil
     }
 
-    /// Looks a post up, but returns no later than `budget` (+ a little).
-    static func lookUp(publisher: any Publisher, post: Post, deadline: Date, budget: Duration) async -> PostLookup {
-        await within(budget, orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")) {
+    /// Looks a post up, but returns no later than the deadline (+ a little).
+    static func lookUp(publisher: any Publisher, post: Post, deadline: Deadline) async -> PostLookup {
+        await deadline.race(grace: .milliseconds(200), orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")) {
             await publisher.lookUp(post, deadline: deadline)
         }
     }
 
-    /// Publishes, but returns no later than `budget` (+ a little): a hung target cannot hold the fetch.
-    static func race(publisher: any Publisher, post: Post, deadline: Date, budget: Duration) async -> DeliveryOutcome {
-        await within(budget, orElse: .retryable(reason: "no answer from \(publisher.name) before the deadline",
-                                                retryAfter: nil, unconfirmed: true)) {
+    /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch.
+    static func race(publisher: any Publisher, post: Post, deadline: Deadline) async -> DeliveryOutcome {
+        await deadline.race(grace: .milliseconds(200), orElse: .retryable(reason: "no answer from \(publisher.name) before the deadline",
+                                                                         retryAfter: nil, unconfirmed: true)) {
             await publisher.publish(post, deadline: deadline)
-        }
-    }
-
-    /// `work`'s result, or `fallback` when `budget` (+ 200 ms) passes first (`work` is then cancelled).
-    static func within<T: Sendable>(_ budget: Duration, orElse fallback: T, _ work: @escaping @Sendable () async -> T) async -> T {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await work() }
-            group.addTask {
-                try? await Task.sleep(for: budget + .milliseconds(200))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? fallback
         }
     }
 

@@ -30,7 +30,7 @@ public struct StatusReport: Codable, Sendable {
         let pid = agent["pid"].flatMap(Int.init)
         let running = pid.map { kill(pid_t($0), 0) == 0 } ?? false && agent["state"] != "stopped"
         return StatusReport(
-            config: c.file, statePath: c.statePath, schedule: c.schedule.interval.description,
+            config: c.file, statePath: c.statePath, schedule: c.schedule.effectiveInterval,
             window: c.schedule.window.description,
             disabledReason: c.disabledReason ?? agent["disabled_reason"],
             agentState: agent["state"], agentPid: pid, agentRunning: running,

@@ -34,8 +34,8 @@ public enum TransportFailure: Error, Sendable, Equatable {
 /// Sends one request and waits at most until a deadline.
 ///
 /// On Linux `URLRequest.timeoutInterval` is an idle timeout only (a server that drips a byte a second never trips
-/// it), and `timeoutIntervalForResource` is ignored; so the request is raced against a sleep until the deadline in a
-/// task group and cancelled when the sleep wins.
+/// it), and `timeoutIntervalForResource` is ignored; so the request is raced against the deadline (`Deadline.race`)
+/// and cancelled when the deadline wins.
 public struct HTTPTransport: Sendable {
     let session: URLSession
 
@@ -48,52 +48,85 @@ public struct HTTPTransport: Sendable {
     }
 
     /// Sends `request`, giving up at `deadline`. Error texts pass through `redactor`.
-    public func send(_ request: URLRequest, deadline: Date, redactor: Redactor) async -> Result<HTTPReply, TransportFailure> {
-        let remaining = deadline.timeIntervalSinceNow
-        guard remaining > 0 else { return .failure(.deadline) }
+    public func send(_ request: URLRequest, deadline: Deadline, redactor: Redactor) async -> Result<HTTPReply, TransportFailure> {
+        guard !deadline.hasPassed else { return .failure(.deadline) }
         var timed = request
         // Only an idle backstop, kept past the deadline: libcurl takes it in whole seconds (1.9 s would end the request
         // after 1 s of silence). The race below is the real deadline.
-        timed.timeoutInterval = remaining + 2
+        timed.timeoutInterval = deadline.remainingSeconds + 2
         let request = timed
         let session = self.session
-        return await withTaskGroup(of: Result<HTTPReply, TransportFailure>?.self) { group in
-            group.addTask {
-                do {
-                    let (data, response) = try await session.data(for: request)
-                    guard let http = response as? HTTPURLResponse else { return .failure(.network("not an HTTP response")) }
+        return await deadline.race(orElse: .failure(.deadline)) {
+            await Self.exchange(request, session: session, redactor: redactor)
+        }
+    }
+
+    /// One request through URLSession's completion-handler API. Cancelling the calling task cancels the request
+    /// from another queue: cancelling it inside the task's cancellation handler (as URLSession's async `data(for:)`
+    /// does) can deadlock on Linux against a transfer completing at the same moment.
+    static func exchange(_ request: URLRequest, session: URLSession, redactor: Redactor) async -> Result<HTTPReply, TransportFailure> {
+        let handle = DataTaskHandle()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        let cancelled = (error as? URLError)?.code == .cancelled
+                        continuation.resume(returning: .failure(cancelled ? .deadline : failure(error, redactor: redactor)))
+                        return
+                    }
+                    guard let http = response as? HTTPURLResponse else {
+                        continuation.resume(returning: .failure(.network("not an HTTP response")))
+                        return
+                    }
                     var headers: [String: String] = [:]
                     for (name, value) in http.allHeaderFields {
                         if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
                     }
-                    return .success(HTTPReply(status: http.statusCode, headers: headers, body: data))
-                } catch is CancellationError {
-                    return nil
-                } catch {
-                    if Task.isCancelled { return nil }
-                    let urlError = error as? URLError
-                    if urlError?.code == .timedOut { return .failure(.deadline) }
-                    let text = redactor.redact(urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)")
-                    let beforeSending: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-                                                             .notConnectedToInternet, .secureConnectionFailed,
-                                                             .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                                                             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
-                                                             .clientCertificateRejected, .unsupportedURL, .badURL]
-                    if let code = urlError?.code, beforeSending.contains(code) { return .failure(.notSent(text)) }
-                    return .failure(.network(text))
+                    continuation.resume(returning: .success(HTTPReply(status: http.statusCode, headers: headers, body: data ?? Data())))
                 }
+                handle.start(task)
             }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(remaining * 1_000_000_000))
-                return Task.isCancelled ? nil : .failure(.deadline)
-            }
-            var outcome: Result<HTTPReply, TransportFailure> = .failure(.deadline)
-            for await result in group {
-                if let result { outcome = result; break }
-            }
-            group.cancelAll()
-            return outcome
+        } onCancel: {
+            handle.cancel()
         }
+    }
+
+    /// A URLSession error as a transport failure: not sent when the request cannot have reached the server.
+    static func failure(_ error: Error, redactor: Redactor) -> TransportFailure {
+        let urlError = error as? URLError
+        if urlError?.code == .timedOut { return .deadline }
+        let text = redactor.redact(urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)")
+        let beforeSending: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+                                                 .notConnectedToInternet, .secureConnectionFailed,
+                                                 .serverCertificateUntrusted, .serverCertificateHasBadDate,
+                                                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
+                                                 .clientCertificateRejected, .unsupportedURL, .badURL]
+        if let code = urlError?.code, beforeSending.contains(code) { return .notSent(text) }
+        return .network(text)
+    }
+}
+
+/// A URLSession task that may be cancelled before or after it starts; the cancel runs on another queue.
+private final class DataTaskHandle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func start(_ task: URLSessionDataTask) {
+        let cancelled = lock.withLock {
+            self.task = task
+            return self.cancelled
+        }
+        task.resume()
+        if cancelled { DispatchQueue.global().async { task.cancel() } }
+    }
+
+    func cancel() {
+        let task: URLSessionDataTask? = lock.withLock {
+            cancelled = true
+            return self.task
+        }
+        if let task { DispatchQueue.global().async { task.cancel() } }
     }
 }
 

@@ -81,7 +81,7 @@ public protocol Publisher: Sendable {
     /// Name used in logs, results and the outbox, e.g. `mastodon` or the configured table name.
     var name: String { get }
     /// Delivers `post`, giving up when `deadline` passes (a hard deadline, not an idle timeout).
-    func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome
+    func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome
     /// The length rule the target enforces (checked before any request), nil when it has none worth checking.
     var lengthRule: LengthRule? { get }
     /// A one-line description for logs and `--dry-run`, with secrets and webhook URLs redacted.
@@ -94,7 +94,7 @@ public protocol Publisher: Sendable {
     /// the default) or give the post up (at most once; `resend_unconfirmed = false`).
     var resendUnconfirmed: Bool { get }
     /// Whether `post` is already on the target (an earlier attempt went through although its answer was lost).
-    func lookUp(_ post: Post, deadline: Date) async -> PostLookup
+    func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup
 }
 
 extension Publisher {
@@ -102,7 +102,7 @@ extension Publisher {
     public var redactedDescription: String { name }
     public var repeatsDuplicate: Bool { false }
     public var resendUnconfirmed: Bool { true }
-    public func lookUp(_ post: Post, deadline: Date) async -> PostLookup { .unsupported }
+    public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup { .unsupported }
 }
 
 /// What looking for a post on its target found.
@@ -154,10 +154,19 @@ public struct TextGate: Sendable, Equatable {
 /// Prints posts to standard output: the target used when no `[[publish]]` table is configured.
 public struct StdoutPublisher: Publisher {
     public let name: String
-    public init(name: String = "stdout") { self.name = name }
+    /// Standard error instead, for `fetch --json`, whose standard output is one JSON document.
+    public let toStandardError: Bool
+    public init(name: String = "stdout", toStandardError: Bool = false) {
+        self.name = name
+        self.toStandardError = toStandardError
+    }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
-        print(post.text)
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
+        if toStandardError {
+            FileHandle.standardError.write(Data((post.text + "\n").utf8))
+        } else {
+            print(post.text)
+        }
         fflush(nil)  // all output streams; the agent's stdout is usually a pipe to a journal: one post, one line, now
         return .delivered(remoteID: nil)
     }

@@ -55,10 +55,10 @@ public enum SourceReader {
         // Open once and read through that descriptor: a rotation between looking at the file and reading it cannot
         // put one file's offsets under the other's identity.
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
+        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
+        guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
         let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
         /// Errors name the file, not the descriptor.

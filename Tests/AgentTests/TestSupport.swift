@@ -86,7 +86,7 @@ actor ScriptedPublisher: Publisher {
         self.outcomes = outcomes
     }
 
-    func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         received.append(post)
         return outcomes.isEmpty ? .delivered(remoteID: "r\(received.count)") : outcomes.removeFirst()
     }

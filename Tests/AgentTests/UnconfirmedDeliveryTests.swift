@@ -23,7 +23,7 @@ actor ChatTarget: Publisher {
         self.resendUnconfirmed = resendUnconfirmed
     }
 
-    func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         received.append(post)
         if hangs > 0 {
             hangs -= 1
@@ -32,7 +32,7 @@ actor ChatTarget: Publisher {
         return outcomes.isEmpty ? .delivered(remoteID: "c\(received.count)") : outcomes.removeFirst()
     }
 
-    func lookUp(_ post: Post, deadline: Date) async -> PostLookup {
+    func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
         lookedUp.append(post)
         return lookups.isEmpty ? .unsupported : lookups.removeFirst()
     }

@@ -71,7 +71,7 @@ actor FakePDS {
 }
 
 /// A settable clock.
-final class TestClock: @unchecked Sendable {
+final class ManualDateClock: @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
     init(_ start: Date) { current = start }
@@ -82,7 +82,7 @@ final class TestClock: @unchecked Sendable {
 @Suite struct BlueskyPublisherTests {
     static let start = Date(timeIntervalSince1970: 1_795_316_400)
 
-    func make(_ pds: FakePDS, clock: TestClock) async throws -> (LoopbackServer, BlueskyPublisher) {
+    func make(_ pds: FakePDS, clock: ManualDateClock) async throws -> (LoopbackServer, BlueskyPublisher) {
         let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
         let publisher = BlueskyPublisher(baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz",
                                          language: "ja", context: HTTPContext(now: { clock.now }))
@@ -106,7 +106,7 @@ final class TestClock: @unchecked Sendable {
 
     @Test func logsInOnceAndPostsWithTheDeterministicKey() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let clock = TestClock(Self.start)
+        let clock = ManualDateClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         let rkey = BlueskyPublisher.recordKey(for: samplePost)
@@ -125,7 +125,7 @@ final class TestClock: @unchecked Sendable {
 
     @Test func aRepeatedPostIsFoundInsteadOfDuplicated() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let (server, publisher) = try await make(pds, clock: TestClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
         defer { Task { await server.stop() } }
         guard case .delivered(let uri) = await publisher.publish(samplePost, deadline: soon()) else { Issue.record("first"); return }
         #expect(await publisher.publish(samplePost, deadline: soon()) == .alreadyDelivered(remoteID: uri))
@@ -134,7 +134,7 @@ final class TestClock: @unchecked Sendable {
 
     @Test func expiredAccessTokenIsRefreshedByItsExpiry() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let clock = TestClock(Self.start)
+        let clock = ManualDateClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else { Issue.record("first"); return }
@@ -152,7 +152,7 @@ final class TestClock: @unchecked Sendable {
 
     @Test func serverSideExpiredTokenRefreshesAndRetriesOnce() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let (server, publisher) = try await make(pds, clock: TestClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
         defer { Task { await server.stop() } }
         guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else { Issue.record("first"); return }
         await pds.setExpireNextCreate()
@@ -176,7 +176,7 @@ final class TestClock: @unchecked Sendable {
 
     @Test func over300GraphemesIsRefusedBeforeLoggingIn() async throws {
         let pds = FakePDS(accessExp: 0)
-        let (server, publisher) = try await make(pds, clock: TestClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
         defer { Task { await server.stop() } }
         var post = samplePost
         post.text = String(repeating: "👨‍👩‍👧", count: 301)

@@ -13,7 +13,7 @@ import Testing
         let server = try await LoopbackServer.start { _, _ in try await neverAnswer() }
         defer { Task { await server.stop() } }
         let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t")
-        let outcome = await publisher.publish(samplePost, deadline: Date().addingTimeInterval(1.5))
+        let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.count == 1)
     }
@@ -23,7 +23,7 @@ import Testing
         let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 20, interval: .milliseconds(300)) }
         defer { Task { await server.stop() } }
         let publisher = SlackPublisher(url: server.url("/services/T/B/X"))
-        let outcome = await publisher.publish(samplePost, deadline: Date().addingTimeInterval(1.5))
+        let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
     }
 
@@ -44,14 +44,14 @@ import Testing
         }
         defer { Task { await server.stop() } }
         let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t")
-            .publish(samplePost, deadline: Date().addingTimeInterval(1.9))
+            .publish(samplePost, deadline: Deadline(in: .seconds(1.9)))
         #expect(outcome == .delivered(remoteID: "7"))
     }
 
     @Test func aDeadlineAlreadyPassedSendsNothing() async throws {
         let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
         defer { Task { await server.stop() } }
-        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t").publish(samplePost, deadline: Date().addingTimeInterval(-1))
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t").publish(samplePost, deadline: Deadline(in: .seconds(-1)))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.isEmpty)
     }

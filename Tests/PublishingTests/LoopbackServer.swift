@@ -131,5 +131,5 @@ let samplePost = Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPho
                       windowStart: Date(timeIntervalSince1970: 1_763_686_800), windowEnd: Date(timeIntervalSince1970: 1_763_688_600))
 
 /// A deadline a few seconds away: long enough for a loopback round trip on a busy machine.
-func soon(_ seconds: TimeInterval = 10) -> Date { Date().addingTimeInterval(seconds) }
+func soon(_ seconds: Double = 10) -> Deadline { Deadline(in: .seconds(seconds)) }
 

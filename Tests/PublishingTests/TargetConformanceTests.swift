@@ -120,7 +120,7 @@ actor Counter {
     func neverAnsweringServerHitsTheDeadline(_ target: TargetCase) async throws {
         let server = try await target.server { _ in try await neverAnswer() }
         defer { Task { await server.stop() } }
-        let outcome = await target.make(server).publish(samplePost, deadline: Date().addingTimeInterval(1.5))
+        let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
         #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
     }
 
@@ -128,7 +128,7 @@ actor Counter {
     func drippingServerHitsTheDeadline(_ target: TargetCase) async throws {
         let server = try await target.server { _ in drippingResponse(bytes: 30, interval: .milliseconds(250)) }
         defer { Task { await server.stop() } }
-        let outcome = await target.make(server).publish(samplePost, deadline: Date().addingTimeInterval(1.5))
+        let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
         #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
     }
 }

@@ -66,4 +66,33 @@ import Testing
         let after = try Steptweet.run(["history", "--config", config, "--json"])
         #expect(after.stdout.contains("\"trigger\":\"signal\""))
     }
+
+    @Test func withIntervalNeverTheAgentSaysSignalsAreIgnoredAndFetchesNothing() async throws {
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let config = try Steptweet.tempFile("""
+            [source]
+            path = "\(walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [schedule]
+            interval = "never"
+            [state]
+            path = "state.sqlite"
+            """, name: "config.toml")
+        let process = Process()
+        process.executableURL = Steptweet.binary
+        process.arguments = ["agent", "--config", config]
+        let err = Pipe()
+        process.standardOutput = Pipe()
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let stderr = Lines(err)
+        #expect(try await stderr.wait(for: "SIGUSR1 and pushes are ignored"), "\(stderr.all)")
+        #expect(!stderr.all.contains("fetches now"))
+        kill(process.processIdentifier, SIGUSR1)
+        #expect(try await stderr.wait(for: "fetch not started: schedule.interval is \"never\""), "\(stderr.all)")
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
 }

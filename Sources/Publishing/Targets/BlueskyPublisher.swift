@@ -86,7 +86,7 @@ public struct BlueskyPublisher: Publisher {
     func xrpc(_ method: String) -> URL { Endpoint.join(baseURL, "xrpc/\(method)") }
 
     /// A usable session: the kept one, a refreshed one when its access token has expired, or a new login.
-    func currentSession(deadline: Date, forceRefresh: Bool = false) async -> Result<Session, Stop> {
+    func currentSession(deadline: Deadline, forceRefresh: Bool = false) async -> Result<Session, Stop> {
         if let kept = await sessions.session {
             let fresh = kept.accessExpiry.map { $0.timeIntervalSince(context.now()) > 30 } ?? true
             if fresh && !forceRefresh { return .success(kept) }
@@ -126,7 +126,7 @@ public struct BlueskyPublisher: Publisher {
 
     // MARK: Posting
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome
@@ -172,7 +172,7 @@ public struct BlueskyPublisher: Publisher {
         reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
     }
 
-    func createRecord(text: String, rkey: String, session: Session, deadline: Date) async -> Result<HTTPReply, TransportFailure> {
+    func createRecord(text: String, rkey: String, session: Session, deadline: Deadline) async -> Result<HTTPReply, TransportFailure> {
         var record: [String: Any] = [
             "$type": "app.bsky.feed.post",
             "text": text,
@@ -185,7 +185,7 @@ public struct BlueskyPublisher: Publisher {
         return await context.transport.send(request, deadline: deadline, redactor: context.redactor)
     }
 
-    func existingRecord(rkey: String, session: Session, deadline: Date) async -> String? {
+    func existingRecord(rkey: String, session: Session, deadline: Deadline) async -> String? {
         var url = xrpc("com.atproto.repo.getRecord")
         url = Endpoint.adding("repo", session.did, to: url)
         url = Endpoint.adding("collection", "app.bsky.feed.post", to: url)

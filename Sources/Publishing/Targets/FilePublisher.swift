@@ -25,7 +25,7 @@ public struct FilePublisher: Publisher {
         var written_at: String
     }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         guard !post.text.isEmpty else { return .permanent(reason: "empty text") }
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let lines = existing.split(separator: "\n", omittingEmptySubsequences: true)

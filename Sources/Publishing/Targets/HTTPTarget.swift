@@ -19,7 +19,7 @@ public struct HTTPContext: Sendable {
     }
 
     /// Sends `request` and classifies the reply; `remoteID` reads the created post's id from a 2xx reply.
-    func deliver(_ request: URLRequest, deadline: Date,
+    func deliver(_ request: URLRequest, deadline: Deadline,
                  remoteID: (HTTPReply) -> String? = { _ in nil }) async -> DeliveryOutcome {
         switch await transport.send(request, deadline: deadline, redactor: redactor) {
         case .failure(let failure): return ResponseClassifier.classify(failure)

@@ -29,7 +29,7 @@ public struct MastodonPublisher: Publisher {
     public var lengthRule: LengthRule? { gate.rule }
     public var redactedDescription: String { "\(name): mastodon \(Redactor.origin(of: baseURL)) (token [REDACTED])" }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome

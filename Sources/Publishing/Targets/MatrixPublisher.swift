@@ -33,7 +33,7 @@ public struct MatrixPublisher: Publisher {
     /// The transaction id for a post (its idempotency key, percent-encoded as one path segment).
     public static func transactionID(for post: Post) -> String { post.idempotencyKey }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome

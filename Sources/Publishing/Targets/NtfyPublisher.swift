@@ -45,7 +45,7 @@ public struct NtfyPublisher: Publisher {
         "\(name): ntfy \(Redactor.origin(of: baseURL)) topic \(topic)\(token == nil ? "" : " (token [REDACTED])")"
     }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome
@@ -63,7 +63,7 @@ public struct NtfyPublisher: Publisher {
 
     /// Looks for a message with the post's text among the topic's messages since the window ended (a post is only
     /// made after its window closes). ntfy keeps messages 12 h by default: older ones are not found.
-    public func lookUp(_ post: Post, deadline: Date) async -> PostLookup {
+    public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
         guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
         let since = String(Int64(post.windowEnd.timeIntervalSince1970) - 60)
         let url = Endpoint.adding("since", since, to: Endpoint.adding("poll", "1", to: Endpoint.join(baseURL, Endpoint.segment(topic) + "/json")))

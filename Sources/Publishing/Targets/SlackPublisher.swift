@@ -28,7 +28,7 @@ public struct SlackPublisher: Publisher {
     public var lengthRule: LengthRule? { gate.rule }
     public var redactedDescription: String { "\(name): slack webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome

@@ -92,7 +92,7 @@ public struct WebhookPublisher: Publisher {
             + (headers.isEmpty ? "" : " headers: " + headers.keys.sorted().joined(separator: ", "))
     }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         var post = post
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome

@@ -48,7 +48,7 @@ public struct XPublisher: Publisher {
         return "\(name): x \(Redactor.origin(of: baseURL)) (\(kind), secrets [REDACTED])"
     }
 
-    public func publish(_ post: Post, deadline: Date) async -> DeliveryOutcome {
+    public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome

@@ -58,15 +58,15 @@ import Testing
         let room = try Self.required("STEPTWEET_IT_MATRIX_ROOM")
         let post = Self.uniquePost("matrix")
 
-        let first = await publisher.publish(post, deadline: Date().addingTimeInterval(20))
+        let first = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
         guard case .delivered(let eventID?) = first else { Issue.record("first send: \(first)"); return }
-        let second = await publisher.publish(post, deadline: Date().addingTimeInterval(20))
+        let second = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
         #expect(second == .delivered(remoteID: eventID))
 
         var other = Self.uniquePost("matrix-other")
         other.windowStart = post.windowEnd
         other.idempotencyKey = Post.idempotencyKey(windowStart: other.windowStart, windowEnd: other.windowStart.addingTimeInterval(1800))
-        guard case .delivered(let otherID?) = await publisher.publish(other, deadline: Date().addingTimeInterval(20)) else {
+        guard case .delivered(let otherID?) = await publisher.publish(other, deadline: Deadline(in: .seconds(20))) else {
             Issue.record("second window"); return
         }
         #expect(otherID != eventID)
@@ -86,9 +86,9 @@ import Testing
         let base = try Self.required("STEPTWEET_IT_MASTODON_URL"), token = try Self.required("STEPTWEET_IT_MASTODON_TOKEN")
         let post = Self.uniquePost("mastodon")
 
-        let first = await publisher.publish(post, deadline: Date().addingTimeInterval(20))
+        let first = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
         guard case .delivered(let statusID?) = first else { Issue.record("first send: \(first)"); return }
-        #expect(await publisher.publish(post, deadline: Date().addingTimeInterval(20)) == .delivered(remoteID: statusID))
+        #expect(await publisher.publish(post, deadline: Deadline(in: .seconds(20))) == .delivered(remoteID: statusID))
 
         let (meStatus, me) = try await Self.get(URL(string: "\(base)/api/v1/accounts/verify_credentials")!, token: token)
         #expect(meStatus == 200)
@@ -105,12 +105,12 @@ import Testing
     @Test func badTokensArePermanentOnBothServers() async throws {
         let matrix = MatrixPublisher(baseURL: URL(string: try Self.required("STEPTWEET_IT_MATRIX_URL"))!, token: "not-a-token",
                                      roomID: try Self.required("STEPTWEET_IT_MATRIX_ROOM"))
-        guard case .permanent(let matrixReason) = await matrix.publish(Self.uniquePost("bad"), deadline: Date().addingTimeInterval(20)) else {
+        guard case .permanent(let matrixReason) = await matrix.publish(Self.uniquePost("bad"), deadline: Deadline(in: .seconds(20))) else {
             Issue.record("matrix with a bad token was not permanent"); return
         }
         #expect(matrixReason.hasPrefix("HTTP 401: M_UNKNOWN_TOKEN"))
         let mastodon = MastodonPublisher(baseURL: URL(string: try Self.required("STEPTWEET_IT_MASTODON_URL"))!, token: "not-a-token")
-        guard case .permanent(let mastodonReason) = await mastodon.publish(Self.uniquePost("bad"), deadline: Date().addingTimeInterval(20)) else {
+        guard case .permanent(let mastodonReason) = await mastodon.publish(Self.uniquePost("bad"), deadline: Deadline(in: .seconds(20))) else {
             Issue.record("mastodon with a bad token was not permanent"); return
         }
         #expect(mastodonReason.hasPrefix("HTTP 401"))

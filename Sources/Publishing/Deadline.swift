@@ -1,0 +1,108 @@
+import Foundation
+
+/// An instant on an injected clock by which something must be done: the continuous clock in production, a
+/// swift-clocks `TestClock` or `ImmediateClock` in tests. Every wait bounded by a deadline goes through `race`.
+///
+/// ```swift
+/// let deadline = Deadline(in: .seconds(30))                       // ContinuousClock
+/// let outcome = await deadline.race(orElse: .timedOut) { await work() }
+/// ```
+public struct Deadline: Sendable {
+    private let remainingOnClock: @Sendable () -> Duration
+    private let sleepPast: @Sendable (Duration) async throws -> Void
+
+    /// The instant `instant` of `clock`.
+    public init<C: Clock>(at instant: C.Instant, on clock: C) where C.Duration == Duration {
+        remainingOnClock = { clock.now.duration(to: instant) }
+        sleepPast = { grace in try await clock.sleep(until: instant.advanced(by: grace), tolerance: nil) }
+    }
+
+    /// `duration` from now on `clock` (a negative or zero duration has already passed).
+    public init(in duration: Duration, clock: any Clock<Duration> = ContinuousClock()) {
+        self = Self.make(duration, clock)
+    }
+
+    private static func make<C: Clock>(_ duration: Duration, _ clock: C) -> Deadline where C.Duration == Duration {
+        Deadline(at: clock.now.advanced(by: duration), on: clock)
+    }
+
+    /// Time left before the deadline; zero or negative once it has passed.
+    public var remaining: Duration { remainingOnClock() }
+
+    /// Whether the deadline has been reached.
+    public var hasPassed: Bool { remaining <= .zero }
+
+    /// `remaining` in seconds (for APIs that take a `TimeInterval`).
+    public var remainingSeconds: TimeInterval {
+        let parts = remaining.components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+
+    /// Sleeps on the deadline's clock until it (plus `grace`) has passed; throws `CancellationError` when cancelled.
+    public func sleep(grace: Duration = .zero) async throws {
+        try await sleepPast(grace)
+    }
+
+    /// `work`'s result, or `fallback` when the deadline plus `grace` passes first. `work` is then cancelled and not
+    /// waited for: the race returns on time even when `work` ignores cancellation. Cancelling the caller also ends
+    /// the race with `fallback`.
+    public func race<T: Sendable>(grace: Duration = .zero, orElse fallback: T,
+                                  _ work: @escaping @Sendable () async -> T) async -> T {
+        let finish = RaceFinish<T>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                finish.begin(continuation)
+                let worker = Task { finish.resume(await work()) }
+                let timer = Task {
+                    do { try await sleepPast(grace) } catch { return }
+                    finish.resume(fallback)
+                }
+                finish.track(worker, timer)
+            }
+        } onCancel: {
+            finish.resume(fallback)
+        }
+    }
+}
+
+/// Resumes a race's continuation exactly once, then cancels both of its tasks.
+private final class RaceFinish<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Never>?
+    private var pending: T?
+    private var done = false
+    private var tasks: [Task<Void, Never>] = []
+
+    func begin(_ continuation: CheckedContinuation<T, Never>) {
+        lock.lock()
+        if done, let pending {
+            lock.unlock()
+            continuation.resume(returning: pending)
+            return
+        }
+        self.continuation = continuation
+        lock.unlock()
+    }
+
+    func track(_ tasks: Task<Void, Never>...) {
+        lock.lock()
+        let finished = done
+        if !finished { self.tasks = tasks }
+        lock.unlock()
+        if finished { tasks.forEach { $0.cancel() } }
+    }
+
+    func resume(_ value: T) {
+        lock.lock()
+        guard !done else { lock.unlock(); return }
+        done = true
+        let continuation = self.continuation
+        self.continuation = nil
+        if continuation == nil { pending = value }
+        let tasks = self.tasks
+        self.tasks = []
+        lock.unlock()
+        continuation?.resume(returning: value)
+        tasks.forEach { $0.cancel() }
+    }
+}

@@ -1,0 +1,106 @@
+import Clocks
+import Foundation
+import Testing
+@testable import Publishing
+
+/// `Deadline` on a test clock: no real waiting.
+@Suite struct DeadlineRaceTests {
+    @Test func remainingAndHasPassedFollowTheClock() async {
+        let clock = TestClock<Duration>()
+        let deadline = Deadline(in: .seconds(5), clock: clock)
+        #expect(deadline.remaining == .seconds(5))
+        #expect(!deadline.hasPassed)
+        await clock.advance(by: .seconds(4))
+        #expect(deadline.remaining == .seconds(1))
+        #expect(deadline.remainingSeconds == 1)
+        await clock.advance(by: .seconds(1))
+        #expect(deadline.hasPassed)
+        #expect(Deadline(in: .zero, clock: clock).hasPassed)
+    }
+
+    @Test func workThatFinishesFirstWins() async {
+        let deadline = Deadline(in: .seconds(5), clock: TestClock<Duration>())
+        #expect(await deadline.race(orElse: "late") { "done" } == "done")
+    }
+
+    @Test func theFallbackWinsWhenTheDeadlinePassesAndTheWorkIsCancelled() async {
+        let clock = TestClock<Duration>()
+        let deadline = Deadline(in: .seconds(5), clock: clock)
+        let cancelled = Flag()
+        let race = Task {
+            await deadline.race(orElse: "late") {
+                // Never finishes by itself: ends only when cancelled.
+                await withTaskCancellationHandler {
+                    try? await Task.sleep(for: .seconds(3600))
+                } onCancel: { cancelled.set() }
+                return "done"
+            }
+        }
+        await clock.advance(by: .seconds(4))
+        await clock.advance(by: .seconds(1))
+        #expect(await race.value == "late")
+        await cancelled.wait()
+        #expect(cancelled.isSet)
+    }
+
+    @Test func graceExtendsTheRace() async {
+        let clock = TestClock<Duration>()
+        let deadline = Deadline(in: .seconds(1), clock: clock)
+        let (stream, finish) = AsyncStream.makeStream(of: Void.self)
+        let race = Task {
+            await deadline.race(grace: .seconds(2), orElse: "late") {
+                for await _ in stream { return "done" }
+                return "stream ended"
+            }
+        }
+        await clock.advance(by: .seconds(2))  // past the deadline, inside the grace
+        finish.yield()
+        #expect(await race.value == "done")
+    }
+
+    @Test func aDeadlineAlreadyPassedReturnsTheFallbackWithoutWaitingForIgnoredCancellation() async {
+        let deadline = Deadline(in: .zero, clock: ImmediateClock<Duration>())
+        let result = await deadline.race(orElse: "late") {
+            // Ignores cancellation: the race must not wait for it.
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            return "never"
+        }
+        #expect(result == "late")
+    }
+
+    @Test func cancellingTheCallerEndsTheRaceWithTheFallback() async {
+        let deadline = Deadline(in: .seconds(60), clock: TestClock<Duration>())
+        let race = Task { await deadline.race(orElse: "cancelled") { try? await Task.sleep(for: .seconds(3600)); return "done" } }
+        race.cancel()
+        #expect(await race.value == "cancelled")
+    }
+}
+
+/// A one-way flag that can be awaited.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    var isSet: Bool { lock.withLock { value } }
+
+    func set() {
+        let toResume: [CheckedContinuation<Void, Never>] = lock.withLock {
+            value = true
+            defer { waiters = [] }
+            return waiters
+        }
+        toResume.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let ready: Bool = lock.withLock {
+                if value { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
