@@ -24,7 +24,7 @@ import Testing
 
     @Test func aPostWhoseAnswerWasLostIsFoundAndAnotherIsNot() async throws {
         let topic = Topic()
-        let server = try await LoopbackServer.start { request, _ in
+        let server = try await FakeHTTPServer.start { request, _ in
             if request.method == "POST" {
                 let text = request.json?["message"] as? String ?? ""
                 let id = await topic.add(text)
@@ -36,7 +36,7 @@ import Testing
             return HTTPResponse(statusCode: .ok, body: Data(await topic.lines(since: since).utf8))
         }
         defer { Task { await server.stop() } }
-        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret")
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret", context: server.context)
         let post = Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩", windowStart: Date(timeIntervalSince1970: 1_795_314_000),
                         windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .notFound)
@@ -51,9 +51,9 @@ import Testing
     }
 
     @Test func aFailedPollIsReportedNotGuessed() async throws {
-        let server = try await LoopbackServer.start { _, _ in jsonResponse(502, ["error": "bad gateway"]) }
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(502, ["error": "bad gateway"]) }
         defer { Task { await server.stop() } }
-        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps")
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", context: server.context)
         let post = Post(text: "x", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .failed(reason: "HTTP 502: bad gateway"))
     }

@@ -93,7 +93,7 @@ public struct BlueskyPublisher: Publisher {
             var request = URLRequest(url: xrpc("com.atproto.server.refreshSession"))
             request.httpMethod = "POST"
             request.setValue("Bearer \(kept.refreshJwt)", forHTTPHeaderField: "Authorization")
-            switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+            switch await context.send(request, deadline: deadline) {
             case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
             case .success(let reply):
                 if (200..<300).contains(reply.status), let renewed = session(from: reply) {
@@ -108,7 +108,7 @@ public struct BlueskyPublisher: Publisher {
         }
         let request = Requests.json("POST", xrpc("com.atproto.server.createSession"),
                                     body: ["identifier": identifier, "password": password])
-        switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+        switch await context.send(request, deadline: deadline) {
         case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
         case .success(let reply):
             if (200..<300).contains(reply.status) {
@@ -182,7 +182,7 @@ public struct BlueskyPublisher: Publisher {
         let request = Requests.json("POST", xrpc("com.atproto.repo.createRecord"), body: [
             "repo": session.did, "collection": "app.bsky.feed.post", "rkey": rkey, "record": record,
         ], headers: ["Authorization": "Bearer \(session.accessJwt)"])
-        return await context.transport.send(request, deadline: deadline, redactor: context.redactor)
+        return await context.send(request, deadline: deadline)
     }
 
     func existingRecord(rkey: String, session: Session, deadline: Deadline) async -> String? {
@@ -192,7 +192,7 @@ public struct BlueskyPublisher: Publisher {
         url = Endpoint.adding("rkey", rkey, to: url)
         var request = URLRequest(url: url)
         request.setValue("Bearer \(session.accessJwt)", forHTTPHeaderField: "Authorization")
-        guard case .success(let reply) = await context.transport.send(request, deadline: deadline, redactor: context.redactor),
+        guard case .success(let reply) = await context.send(request, deadline: deadline),
               reply.status == 200 else { return nil }
         return reply.json?["uri"] as? String ?? "at://\(session.did)/app.bsky.feed.post/\(rkey)"
     }

@@ -71,7 +71,7 @@ public struct NtfyPublisher: Publisher {
         request.httpMethod = "GET"
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+        switch await context.send(request, deadline: deadline) {
         case .failure(let failure):
             guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else { return .failed(reason: "\(failure)") }
             return .failed(reason: reason)
