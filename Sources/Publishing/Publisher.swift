@@ -162,3 +162,8 @@ public struct StdoutPublisher: Publisher {
         return .delivered(remoteID: nil)
     }
 }
+
+extension StdoutPublisher {
+    /// `kind = "stdout"`: no keys.
+    public static let target = TargetKind("stdout", usesHTTP: false) { config in StdoutPublisher(name: config.name) }
+}

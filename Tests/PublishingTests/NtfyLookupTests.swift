@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import Messages
 import Testing
 @testable import Publishing
 
@@ -71,5 +72,41 @@ import Testing
         #expect(set.publishers.map(\.resendUnconfirmed) == [false, true])
         #expect(set.publishers.allSatisfy { $0.repeatsDuplicate })
         #expect(!MastodonPublisher(baseURL: URL(string: "https://m.example")!, token: "t").repeatsDuplicate)
+    }
+
+    @Test func basicAuthWithAUsernameAndAPasswordFromTheEnvironment() async throws {
+        let server = try await FakeHTTPServer.start { request, _ in
+            request.method == "POST" ? jsonResponse(401, ["error": "unauthorized for \(request.headers["authorization"] ?? "")"])
+                : HTTPResponse(statusCode: .ok, body: Data())
+        }
+        let set = try PublisherFactory.make(toml: """
+            [[publish]]
+            kind = "ntfy"
+            base_url = "https://ntfy.example"
+            topic = "steps"
+            username = "walker"
+            password_env = "NTFY_PASSWORD"
+            """, environment: ["NTFY_PASSWORD": "pa55-word"], context: server.context)
+        let ntfy = try #require(set.publishers.first)
+        let expected = "Basic " + Data("walker:pa55-word".utf8).base64EncodedString()
+        let outcome = await ntfy.publish(samplePost, deadline: soon())
+        #expect(outcome == .permanent(reason: "HTTP 401: unauthorized for Basic [REDACTED]"))
+        #expect(await ntfy.lookUp(samplePost, deadline: soon()) == .notFound)
+        #expect(await server.requests.map { $0.headers["authorization"] } == [expected, expected])
+        #expect(ntfy.redactedDescription == "ntfy: ntfy https://ntfy.example topic steps (user walker, password [REDACTED])")
+    }
+
+    @Test func basicAuthNeedsBothHalvesAndExcludesAToken() {
+        func error(_ keys: String) -> ConfigurationError? {
+            do {
+                _ = try PublisherFactory.make(toml: "[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\n" + keys,
+                                              environment: ["P": "pw", "T": "tk"])
+                return nil
+            } catch { return error }
+        }
+        #expect(error("username = \"walker\"")?.path == "publish[0].password_env")
+        #expect(error("password_env = \"P\"")?.path == "publish[0].username")
+        #expect(error("username = \"walker\"\npassword_env = \"P\"\ntoken_env = \"T\"")?.path == "publish[0].username")
+        #expect(error("password = \"pw\"\nusername = \"walker\"")?.message.contains("password_env or password_file") == true)
     }
 }

@@ -133,14 +133,12 @@ import TOMLKit
         let set = try make("[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\ntoken_file = \"/etc/ntfy-token\"",
                            files: ["/etc/ntfy-token": ("tk_abc\n", 0o644)])
         #expect(set.warnings == ["publish[0].token_file: /etc/ntfy-token is readable by group or others (mode 644); run chmod 600 /etc/ntfy-token"])
-        #expect((set.publishers.first as? NtfyPublisher)?.token == "tk_abc")
+        #expect((set.publishers.first as? NtfyPublisher)?.authorization == "Bearer tk_abc")
     }
 
     @Test func realSecretFileOnDiskWithItsMode() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-secret-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("token").path
-        try Data("disk-token\n".utf8).write(to: URL(fileURLWithPath: path))
+        let dir = try TempDir()
+        let path = try dir.write("token", "disk-token\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         let read = try SecretFile.read(path)
         #expect(read == SecretFile(contents: "disk-token\n", permissions: 0o640))

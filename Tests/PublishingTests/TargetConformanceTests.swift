@@ -57,6 +57,9 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
                                                              headers: ["Authorization": "Token tok"], context: $0.context) },
                    isPost: { $0.path == "/hook" }, success: { jsonResponse(202, ["id": "17"]) }, expectedID: "17",
                    key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Token tok" }),
+        TargetCase(kind: "misskey", make: { MisskeyPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
+                   isPost: { $0.path == "/api/notes/create" }, success: { jsonResponse(200, ["createdNote": ["id": "9x1"]]) },
+                   expectedID: "9x1", key: { _ in nil }, auth: { $0.json?["i"] as? String == "tok" }),
     ]
 
     /// A server where the n-th post request gets `answer(n)`.
@@ -79,6 +82,12 @@ actor Counter {
 /// The scenarios every HTTP target must pass: request shape and auth, 5xx then success with the same key,
 /// Retry-After, 401, no answer before the deadline (on a test clock), a slow answer inside it.
 @Suite struct TargetConformanceTests {
+    @Test func everyHTTPKindTheFactoryListsHasItsScenarios() {
+        let declared = Set(PublisherFactory.targets.filter(\.usesHTTP).map(\.name))
+        #expect(declared == Set(TargetCase.all.map(\.kind)))
+        #expect(PublisherFactory.kinds.count == Set(PublisherFactory.kinds).count, "a kind is listed twice")
+    }
+
     @Test(arguments: TargetCase.all)
     func serverErrorThenSuccessWithTheSameKey(_ target: TargetCase) async throws {
         let server = try await target.server { n in n == 1 ? jsonResponse(503, ["error": "busy"]) : target.success() }

@@ -205,3 +205,14 @@ public struct BlueskyPublisher: Publisher {
         return formatter.string(from: date)
     }
 }
+
+extension BlueskyPublisher {
+    /// `kind = "bluesky"`: `base_url`, `identifier` and `password_env`/`password_file` (required), `language`,
+    /// `shorten`. The session tokens it receives are hidden wherever a reply echoes them.
+    public static let target = TargetKind("bluesky", secrets: [.init("password")],
+                                          redactions: [#"(?i)("(?:accessJwt|refreshJwt)"\s*:\s*")[^"]*"#]) { config in
+        BlueskyPublisher(name: config.name, baseURL: try config.url("base_url", default: "https://bsky.social")!,
+                         identifier: try config.requiredString("identifier"), password: try config.secret("password"),
+                         language: try config.language(), shorten: try config.shorten, context: config.context)
+    }
+}

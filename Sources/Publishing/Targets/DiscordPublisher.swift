@@ -39,3 +39,13 @@ public struct DiscordPublisher: Publisher {
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
     }
 }
+
+extension DiscordPublisher {
+    /// `kind = "discord"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`. The webhook token in
+    /// a Discord URL is hidden wherever it appears.
+    public static let target = TargetKind("discord", secrets: [.init("url", why: "a webhook URL is a secret")],
+                                          redactions: [#"(?i)(/api/webhooks/\d+/)[A-Za-z0-9._\-]+"#]) { config in
+        DiscordPublisher(name: config.name, url: try config.secretURL(), shorten: try config.shorten,
+                         resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+    }
+}

@@ -45,3 +45,14 @@ public struct MastodonPublisher: Publisher {
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
     }
 }
+
+extension MastodonPublisher {
+    /// `kind = "mastodon"`: `base_url`, `token_env`/`token_file` (required), `visibility`, `language`,
+    /// `max_characters` (overrides the instance's limit), `shorten`.
+    public static let target = TargetKind("mastodon", secrets: [.init("token")]) { config in
+        MastodonPublisher(name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
+                          visibility: try config.oneOf("visibility", ["public", "unlisted", "private", "direct"]),
+                          language: try config.language(), shorten: try config.shorten,
+                          maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 500, context: config.context)
+    }
+}

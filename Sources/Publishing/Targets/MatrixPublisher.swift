@@ -45,3 +45,20 @@ public struct MatrixPublisher: Publisher {
         return await context.deliver(request, deadline: deadline) { $0.json?["event_id"] as? String }
     }
 }
+
+extension MatrixPublisher {
+    /// `kind = "matrix"`: `base_url`, `token_env`/`token_file`, `room_id` (all required), `msgtype`, `shorten`.
+    public static let target = TargetKind("matrix", secrets: [.init("token")]) { config in
+        let base = try config.requiredURL("base_url")
+        let token = try config.secret("token")
+        let room = try config.requiredString("room_id")
+        // Room ids start with "!"; since room version 12 they may have no ":server" part. Aliases ("#…") cannot be
+        // sent to.
+        guard room.hasPrefix("!"), room.count > 1, !room.contains(where: \.isWhitespace) else {
+            throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\" (an alias starting with # will not do)")
+        }
+        return MatrixPublisher(name: config.name, baseURL: base, token: token, roomID: room,
+                               msgtype: try config.oneOf("msgtype", ["m.text", "m.notice"]) ?? "m.notice",
+                               shorten: try config.shorten, context: config.context)
+    }
+}

@@ -38,3 +38,13 @@ public struct SlackPublisher: Publisher {
         return await context.deliver(request, deadline: deadline)
     }
 }
+
+extension SlackPublisher {
+    /// `kind = "slack"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`. The secret path of a
+    /// Slack webhook URL is hidden wherever it appears.
+    public static let target = TargetKind("slack", secrets: [.init("url", why: "a webhook URL is a secret")],
+                                          redactions: [#"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#]) { config in
+        SlackPublisher(name: config.name, url: try config.secretURL(), shorten: try config.shorten,
+                       resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+    }
+}
