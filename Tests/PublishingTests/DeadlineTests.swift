@@ -19,7 +19,7 @@ import Testing
             return try await neverAnswer()
         }
         defer { Task { await server.stop() } }
-        let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t")
+        let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500)
         let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1), clock: clock))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.count == 1)
@@ -57,7 +57,7 @@ import Testing
             return jsonResponse(200, ["id": "7"])
         }
         defer { Task { await server.stop() } }
-        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t")
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500)
             .publish(samplePost, deadline: Deadline(in: .seconds(1.6), clock: TestClock<Duration>()))
         #expect(outcome == .delivered(remoteID: "7"))
     }
@@ -65,7 +65,7 @@ import Testing
     @Test func aDeadlineAlreadyPassedSendsNothing() async throws {
         let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
         defer { Task { await server.stop() } }
-        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t").publish(samplePost, deadline: Deadline(in: .seconds(-1)))
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500).publish(samplePost, deadline: Deadline(in: .seconds(-1)))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.isEmpty)
     }

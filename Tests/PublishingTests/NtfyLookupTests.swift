@@ -71,7 +71,8 @@ import Testing
             """, environment: ["HOOK": "https://hooks.example/services/T/B/X"])
         #expect(set.publishers.map(\.resendUnconfirmed) == [false, true])
         #expect(set.publishers.allSatisfy { $0.repeatsDuplicate })
-        #expect(!MastodonPublisher(baseURL: URL(string: "https://m.example")!, token: "t").repeatsDuplicate)
+        // Mastodon-API servers may ignore Idempotency-Key: Mastodon looks a post up before resending too.
+        #expect(MastodonPublisher(baseURL: URL(string: "https://m.example")!, token: "t").repeatsDuplicate)
     }
 
     @Test func basicAuthWithAUsernameAndAPasswordFromTheEnvironment() async throws {

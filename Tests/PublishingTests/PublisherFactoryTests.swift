@@ -91,7 +91,7 @@ import TOMLKit
                                                "webhook", "stdout", "file"])
         #expect(set.warnings.isEmpty)
         let mastodon = try #require(set.publishers[0] as? MastodonPublisher)
-        #expect(mastodon.visibility == "unlisted" && mastodon.language == "ja" && mastodon.gate.shorten)
+        #expect(mastodon.visibility == "unlisted" && mastodon.language == "ja" && mastodon.shorten)
         let x = try #require(set.publishers[1] as? XPublisher)
         #expect(x.authentication == .oauth1(OAuth1Credentials(consumerKey: "ck", consumerSecret: "cs", token: "at", tokenSecret: "ts-from-file")))
         #expect(x.baseURL.absoluteString == "https://api.x.com")

@@ -5,17 +5,20 @@ import FoundationNetworking
 #endif
 
 /// What every HTTP target shares: the sender, the redactor that knows its secrets, the wall clock used to turn
-/// rate-limit reset times into waits, and the cache of what targets read from their servers (all injectable).
+/// rate-limit reset times into waits and to age cached facts, and the cache of what targets read from their servers
+/// (all injectable; the factory passes one context to every target it builds).
 public struct HTTPContext: Sendable {
     public var transport: any HTTPSending
     public var redactor: Redactor
     public var now: @Sendable () -> Date
+    public var infoCache: any TargetInfoCache
 
     public init(transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(),
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                now: @escaping @Sendable () -> Date = { Date() }, infoCache: any TargetInfoCache = InMemoryTargetInfoCache()) {
         self.transport = transport
         self.redactor = redactor
         self.now = now
+        self.infoCache = infoCache
     }
 
     /// Sends `request`, giving up at `deadline` (the one place a request meets its deadline). Error texts are
