@@ -62,4 +62,44 @@ import Testing
             try PublisherFactory.make(toml: "[[publish]]\nkind = \"misskey\"\nbase_url = \"https://m.example\"\ntoken = \"x\"")
         }
     }
+
+    @Test func aNoteWhoseAnswerWasLostIsFoundAndAnotherIsNot() async throws {
+        let notes = Notes()
+        let server = try await FakeHTTPServer.start { request, _ in
+            guard request.json?["i"] as? String == "msk-t" else { return jsonResponse(401, ["error": ["message": "bad credential"]]) }
+            switch request.path {
+            case "/api/notes/create":
+                return jsonResponse(200, ["createdNote": ["id": await notes.add(request.json?["text"] as? String ?? "")]])
+            case "/api/i":
+                return jsonResponse(200, ["id": "u1", "username": "steps"])
+            case "/api/users/notes":
+                guard request.json?["userId"] as? String == "u1" else { return jsonResponse(400, ["error": ["message": "no user"]]) }
+                return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await notes.json())
+            default:
+                return jsonResponse(404, ["error": ["message": "no such endpoint"]])
+            }
+        }
+        let misskey = MisskeyPublisher(baseURL: server.baseURL, token: "msk-t", context: server.context)
+        #expect(await misskey.lookUp(samplePost, deadline: soon()) == .notFound)
+        #expect(await misskey.publish(samplePost, deadline: soon()) == .delivered(remoteID: "n1"))
+        #expect(await misskey.lookUp(samplePost, deadline: soon()) == .found(remoteID: "n1"))
+        var other = samplePost
+        other.text = "another window"
+        #expect(await misskey.lookUp(other, deadline: soon()) == .notFound)
+        let wrong = MisskeyPublisher(baseURL: server.baseURL, token: "msk-wrong", context: server.context)
+        #expect(await wrong.lookUp(samplePost, deadline: soon()) == .failed(reason: "HTTP 401: bad credential"))
+    }
+
+    /// A Misskey account's notes, newest first, created a minute after the sample window.
+    actor Notes {
+        var texts: [String] = []
+        func add(_ text: String) -> String {
+            texts.append(text)
+            return "n\(texts.count)"
+        }
+        func json() -> Data {
+            let list = texts.enumerated().reversed().map { ["id": "n\($0.offset + 1)", "text": $0.element, "createdAt": "2025-11-21T01:31:00.000Z"] }
+            return (try? JSONSerialization.data(withJSONObject: list)) ?? Data()
+        }
+    }
 }

@@ -128,12 +128,10 @@ public struct MastodonPublisher: Publisher {
         guard let list = (try? JSONSerialization.jsonObject(with: statuses.body)) as? [[String: Any]] else {
             return .failed(reason: "the account's statuses are not a JSON array")
         }
-        let wanted = Self.normalized(text)
-        let since = post.windowEnd.addingTimeInterval(-60)
-        for status in list {
-            if let created = (status["created_at"] as? String).flatMap(Self.parseTime), created < since { continue }
-            let shown = (status["text"] as? String).map(Self.normalized) ?? Self.plainText(status["content"] as? String ?? "")
-            if shown == wanted { return .found(remoteID: idString(status["id"])) }
+        let match = PostMatch(post: post, text: text)
+        for status in list where match.isPost(createdAt: status["created_at"] as? String) {
+            let shown = (status["text"] as? String).map(PostMatch.normalized) ?? Self.plainText(status["content"] as? String ?? "")
+            if shown == match.text { return .found(remoteID: idString(status["id"])) }
         }
         return .notFound
     }
@@ -144,16 +142,7 @@ public struct MastodonPublisher: Publisher {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-        switch await context.send(request, deadline: deadline) {
-        case .failure(let failure):
-            guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else { return .failure(LookupFailure("\(failure)")) }
-            return .failure(LookupFailure(reason))
-        case .success(let reply):
-            guard (200..<300).contains(reply.status) else {
-                return .failure(LookupFailure(ResponseClassifier.reason(reply, redactor: context.redactor)))
-            }
-            return .success(reply)
-        }
+        return await context.lookUpRequest(request, deadline: deadline)
     }
 
     /// A status's HTML as the plain text it was posted from (normalised).
@@ -161,7 +150,7 @@ public struct MastodonPublisher: Publisher {
         var text = html.replacingOccurrences(of: #"<br\s*/?>"#, with: "\n", options: .regularExpression)
         text = text.replacingOccurrences(of: "</p><p>", with: "\n\n")
         text = text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
-        return normalized(decodeEntities(text))
+        return PostMatch.normalized(decodeEntities(text))
     }
 
     /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` and numeric references decoded.
@@ -190,25 +179,6 @@ public struct MastodonPublisher: Publisher {
         return out + rest
     }
 
-    /// White space runs collapsed to one space, ends trimmed.
-    static func normalized(_ text: String) -> String {
-        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-    }
-
-    static func parseTime(_ text: String) -> Date? {
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-}
-
-/// Why a look-up request gave no usable answer (already redacted).
-struct LookupFailure: Error {
-    var reason: String
-    init(_ reason: String) { self.reason = reason }
 }
 
 extension MastodonPublisher {

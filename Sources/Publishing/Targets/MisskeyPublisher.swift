@@ -3,9 +3,10 @@ import Messages
 
 /// Misskey: `POST {base_url}/api/notes/create` with JSON `{"i": <token>, "text", "visibility"?, "cw"?}` (the token
 /// travels as `i` in the body, the classic way every version accepts). 200 `{"createdNote": {"id", …}}`; its id is
-/// the remote id. No client-side idempotency key: recent servers drop an identical body for 60 s only, so after an
-/// unconfirmed attempt the post is resent (at least once) unless `resend_unconfirmed = false`. Length: 3000
-/// characters (`MAX_NOTE_TEXT_LENGTH`), or the instance's own limit given as `max_characters`.
+/// the remote id. No client-side idempotency key (recent servers drop an identical body for 60 s only), so after an
+/// unconfirmed attempt `lookUp` reads the account's recent notes (`/api/i`, then `/api/users/notes`) for one with
+/// the same text. Length: 3000 characters (`MAX_NOTE_TEXT_LENGTH`), or the instance's own limit given as
+/// `max_characters`.
 public struct MisskeyPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -14,6 +15,7 @@ public struct MisskeyPublisher: Publisher {
     public var contentWarning: String?
     public var gate: TextGate
     let context: HTTPContext
+    /// When the look-up cannot tell: resend (true) or give up (false).
     public var resendUnconfirmed: Bool
     public var repeatsDuplicate: Bool { true }
 
@@ -48,6 +50,32 @@ public struct MisskeyPublisher: Publisher {
         return await context.deliver(request, deadline: deadline) { reply in
             (reply.json?["createdNote"] as? [String: Any]).flatMap { idString($0["id"]) }
         }
+    }
+
+    /// Looks for a note with the post's text among the account's 20 newest, made since the window ended.
+    public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
+        guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
+        let me: HTTPReply
+        switch await context.lookUpRequest(Requests.json("POST", Endpoint.join(baseURL, "api/i"), body: ["i": token]), deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let reply): me = reply
+        }
+        guard let userID = idString(me.json?["id"]) else { return .failed(reason: "/api/i answered without an id") }
+        let request = Requests.json("POST", Endpoint.join(baseURL, "api/users/notes"),
+                                    body: ["i": token, "userId": userID, "limit": 20, "withReplies": false, "withRenotes": false])
+        let notes: HTTPReply
+        switch await context.lookUpRequest(request, deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let reply): notes = reply
+        }
+        guard let list = (try? JSONSerialization.jsonObject(with: notes.body)) as? [[String: Any]] else {
+            return .failed(reason: "the account's notes are not a JSON array")
+        }
+        let match = PostMatch(post: post, text: text)
+        for note in list where match.isPost(createdAt: note["createdAt"] as? String) {
+            if (note["text"] as? String).map(PostMatch.normalized) == match.text { return .found(remoteID: idString(note["id"])) }
+        }
+        return .notFound
     }
 }
 

@@ -87,22 +87,18 @@ public struct NtfyPublisher: Publisher {
         request.httpMethod = "GET"
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        switch await context.send(request, deadline: deadline) {
-        case .failure(let failure):
-            guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else { return .failed(reason: "\(failure)") }
-            return .failed(reason: reason)
-        case .success(let reply):
-            guard (200..<300).contains(reply.status) else {
-                return .failed(reason: ResponseClassifier.reason(reply, redactor: context.redactor))
-            }
-            // One JSON object per line.
-            for line in reply.body.split(separator: UInt8(ascii: "\n")) {
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-                      object["event"] as? String ?? "message" == "message", object["message"] as? String == text else { continue }
-                return .found(remoteID: idString(object["id"]))
-            }
-            return .notFound
+        let reply: HTTPReply
+        switch await context.lookUpRequest(request, deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let r): reply = r
         }
+        // One JSON object per line.
+        for line in reply.body.split(separator: UInt8(ascii: "\n")) {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                  object["event"] as? String ?? "message" == "message", object["message"] as? String == text else { continue }
+            return .found(remoteID: idString(object["id"]))
+        }
+        return .notFound
     }
 }
 
