@@ -28,9 +28,7 @@ public struct BlueskyPublisher: Publisher {
         self.password = password
         self.language = language
         self.gate = TextGate(rule: .bluesky, shorten: shorten)
-        var context = context
-        context.redactor.add(password)
-        self.context = context
+        self.context = context.redacting(password)
     }
 
     public var lengthRule: LengthRule? { .bluesky }

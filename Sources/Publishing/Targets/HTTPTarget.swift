@@ -21,6 +21,18 @@ public struct HTTPContext: Sendable {
         self.infoCache = infoCache
     }
 
+    /// This context with `secrets` added to its redactor (a target's token, password, …).
+    func redacting(_ secrets: String...) -> HTTPContext {
+        var context = self
+        for secret in secrets { context.redactor.add(secret) }
+        return context
+    }
+
+    /// This context hiding a webhook URL, whose path holds its secret.
+    func redacting(webhook url: URL) -> HTTPContext {
+        url.path.count > 1 ? redacting(url.absoluteString, url.path) : redacting(url.absoluteString)
+    }
+
     /// Sends `request`, giving up at `deadline` (the one place a request meets its deadline). Error texts are
     /// redacted.
     public func send(_ request: URLRequest, deadline: Deadline) async -> Result<HTTPReply, TransportFailure> {

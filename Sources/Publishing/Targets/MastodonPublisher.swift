@@ -40,9 +40,7 @@ public struct MastodonPublisher: Publisher {
         self.language = language
         self.shorten = shorten
         self.maxCharacters = maxCharacters
-        var context = context
-        context.redactor.add(token)
-        self.context = context
+        self.context = context.redacting(token)
     }
 
     /// The configured limit's rule, or Mastodon's 500 until the instance's own limit is read (at the first post).

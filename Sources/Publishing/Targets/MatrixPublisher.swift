@@ -22,9 +22,7 @@ public struct MatrixPublisher: Publisher {
         self.msgtype = msgtype
         // An event is at most 65536 bytes; leave room for the envelope the server adds.
         self.gate = TextGate(rule: .utf8Bytes(60_000), shorten: shorten)
-        var context = context
-        context.redactor.add(token)
-        self.context = context
+        self.context = context.redacting(token)
     }
 
     public var lengthRule: LengthRule? { gate.rule }

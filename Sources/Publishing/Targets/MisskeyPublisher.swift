@@ -29,9 +29,7 @@ public struct MisskeyPublisher: Publisher {
         self.contentWarning = contentWarning
         self.gate = TextGate(rule: .characters(maxCharacters), shorten: shorten)
         self.resendUnconfirmed = resendUnconfirmed
-        var context = context
-        context.redactor.add(token)
-        self.context = context
+        self.context = context.redacting(token)
     }
 
     public var lengthRule: LengthRule? { gate.rule }

@@ -19,10 +19,7 @@ public struct SlackPublisher: Publisher {
         self.resendUnconfirmed = resendUnconfirmed
         self.url = url
         self.gate = TextGate(rule: .characters(4000), shorten: shorten)
-        var context = context
-        context.redactor.add(url.absoluteString)
-        context.redactor.add(url.path)
-        self.context = context
+        self.context = context.redacting(webhook: url)
     }
 
     public var lengthRule: LengthRule? { gate.rule }

@@ -74,9 +74,7 @@ public struct WebhookPublisher: Publisher {
         self.bodyTemplate = bodyTemplate
         self.headers = headers
         self.gate = TextGate(rule: lengthRule, shorten: shorten)
-        var context = context
-        context.redactor.add(url.absoluteString)
-        if url.path.count > 1 { context.redactor.add(url.path) }
+        var context = context.redacting(webhook: url)
         for (header, value) in headers {
             let lower = header.lowercased()
             if lower == "authorization" || lower.contains("token") || lower.contains("key") || lower.contains("secret") {
