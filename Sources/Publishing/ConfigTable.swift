@@ -15,7 +15,11 @@ public final class ConfigTable {
         self.prefix = prefix
     }
 
-    public func path(_ key: String) -> String { "\(prefix).\(key)" }
+    /// A whole document (or any table read at the top): paths are the bare keys.
+    public convenience init(document: TOMLTable) { self.init(document, prefix: "") }
+
+    /// `prefix.key`, or `key` at the top of a document.
+    public func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
     public func error(_ key: String, _ message: String) -> ConfigurationError { ConfigurationError(path: path(key), message: message) }
     public func missingSecret(_ key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(path: path(key), message: message, isMissingSecret: true)
@@ -61,6 +65,28 @@ public final class ConfigTable {
         guard let i = v.int else { throw error(key, "must be an integer, not \(Self.typeName(v))") }
         guard range.contains(i) else { throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), not \(i)") }
         return i
+    }
+
+    /// A number: a TOML float or integer.
+    public func number(_ key: String) throws(ConfigurationError) -> Double? {
+        guard let v = value(key) else { return nil }
+        guard let d = v.double ?? v.int.map(Double.init) else { throw error(key, "must be a number, not \(Self.typeName(v))") }
+        return d
+    }
+
+    /// A sub-table (`[section]` of a document, `headers = {…}` of a table) to read with the same rules; its paths
+    /// continue this table's (`schedule.deadline`, `publish[0].headers.x`).
+    public func table(_ key: String) throws(ConfigurationError) -> ConfigTable? {
+        guard let v = value(key) else { return nil }
+        guard let t = v.table else { throw error(key, "must be a table, not \(Self.typeName(v)): write [\(path(key))]") }
+        return ConfigTable(t, prefix: path(key))
+    }
+
+    /// A string read by `parse` (a duration, a time, …); `expected` says what it should look like.
+    public func parsed<T>(_ key: String, expected: String, _ parse: (String) -> T?) throws(ConfigurationError) -> T? {
+        guard let s = try string(key) else { return nil }
+        guard let parsed = parse(s) else { throw error(key, "\"\(s)\" is not \(expected)") }
+        return parsed
     }
 
     public func oneOf(_ key: String, _ choices: [String]) throws(ConfigurationError) -> String? {
@@ -118,10 +144,11 @@ public final class ConfigTable {
     /// Whether the table has `key` (without marking it used).
     public func contains(_ key: String) -> Bool { table.contains(key: key) }
 
-    /// Throws for the first key that no getter asked for.
+    /// Throws for the first key that no getter asked for (after reading every key the table may have).
     public func rejectUnknownKeys() throws(ConfigurationError) {
         for key in table.keys.sorted() where !used.contains(key) {
-            throw error(key, "unknown key for kind \"\(table["kind"]?.string ?? "?")\"")
+            if let kind = table["kind"]?.string { throw error(key, "unknown key for kind \"\(kind)\"") }
+            throw error(key, "unknown key (known: \(used.sorted().joined(separator: ", ")))")
         }
     }
 }

@@ -193,3 +193,34 @@ import TOMLKit
         #expect(try make("[agent]\ninterval = 1800").publishers.isEmpty)
     }
 }
+
+/// The shared table reader's additions for whole documents (the agent's sections).
+@Suite struct ConfigTableTests {
+    @Test func sectionsNumbersAndParsedStringsNameTheirPaths() throws {
+        let document = try TOMLTable(string: """
+            top = 1
+            [schedule]
+            deadline = "30s"
+            ratio = 2
+            bad = "soon"
+            [source]
+            nested = "x"
+            """)
+        let root = ConfigTable(document: document)
+        #expect(root.path("top") == "top")
+        let schedule = try #require(try root.table("schedule"))
+        #expect(try schedule.number("ratio") == 2)
+        #expect(try schedule.parsed("deadline", expected: "a duration") { $0 == "30s" ? 30.0 : nil } == 30)
+        #expect(throws: ConfigurationError(path: "schedule.bad", message: "\"soon\" is not a duration such as \"30s\"")) {
+            try schedule.parsed("bad", expected: "a duration such as \"30s\"") { _ in Double?.none }
+        }
+        #expect(throws: ConfigurationError(path: "top", message: "must be a table, not an integer: write [top]")) {
+            try root.table("top")
+        }
+        #expect(throws: ConfigurationError(path: "source.nested", message: "unknown key (known: path)")) {
+            let source = try root.table("source")
+            _ = try source?.string("path")
+            try source?.rejectUnknownKeys()
+        }
+    }
+}
