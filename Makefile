@@ -5,7 +5,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all deps build release static install demo test unit-test integration-test bench fuzz clean
+.PHONY: all deps build release static man install demo test unit-test integration-test bench fuzz clean
 
 all: build
 
@@ -30,8 +30,19 @@ release: deps
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product steptweet --scratch-path .build-static
 
-install: static
+# The man page, from the command's own help (swift-argument-parser's generate-manual plugin).
+MANUAL := .build/plugins/GenerateManual/outputs/steptweet/steptweet.1
+man: deps
+	$(SWIFT) package generate-manual --configuration debug --authors "StepCountTweeter developers"
+
+# The binary, its man page and bash, zsh and fish completions under $(PREFIX) (default ~/.local).
+install: static man
 	install -D -m 755 .build-static/release/steptweet $(PREFIX)/bin/steptweet
+	install -D -m 644 $(MANUAL) $(PREFIX)/share/man/man1/steptweet.1
+	mkdir -p $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/zsh/site-functions $(PREFIX)/share/fish/vendor_completions.d
+	$(PREFIX)/bin/steptweet --generate-completion-script bash > $(PREFIX)/share/bash-completion/completions/steptweet
+	$(PREFIX)/bin/steptweet --generate-completion-script zsh > $(PREFIX)/share/zsh/site-functions/_steptweet
+	$(PREFIX)/bin/steptweet --generate-completion-script fish > $(PREFIX)/share/fish/vendor_completions.d/steptweet.fish
 
 demo: build
 	./.build/debug/steptweet demo

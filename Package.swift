@@ -23,7 +23,11 @@ let package = Package(
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         .target(name: "StepDetection"),
         // Files and devices -> acceleration samples or step readings.
-        .target(name: "SensorInput", dependencies: ["StepDetection"], exclude: ["README.md"]),
+        .target(name: "SensorInput", dependencies: [
+            "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ], exclude: ["README.md"]),
+        // The system zlib (inflate for zip backups), as a module.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages"),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
@@ -43,13 +47,16 @@ let package = Package(
         .executableTarget(name: "steptweet", dependencies: [
             "StepDetection", "SensorInput", "Messages", "Publishing", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
         .target(name: "TestSupport", dependencies: [
             "Publishing", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
-        .testTarget(name: "SensorInputTests", dependencies: ["SensorInput", "StepDetection", "TestSupport"]),
+        .testTarget(name: "SensorInputTests", dependencies: [
+            "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
@@ -60,7 +67,9 @@ let package = Package(
             "Agent", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
-        .testTarget(name: "SteptweetTests", dependencies: ["steptweet", "TestSupport"]),
+        .testTarget(name: "SteptweetTests", dependencies: [
+            "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
     ]

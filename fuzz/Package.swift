@@ -6,14 +6,17 @@ import PackageDescription
 /// Parser name (as `--format` takes it, or `detect` for auto-detection) -> executable `fuzz-<name>`.
 let parsers = [
     "detect", "generic-csv", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford", "uci-raw",
-    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices",
+    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit",
 ]
 
 let package = Package(
     name: "SensorInputFuzz",
     targets: [
         .target(name: "StepDetection", path: "Shared/StepDetection"),
-        .target(name: "SensorInput", dependencies: ["StepDetection"], path: "Shared/SensorInput", exclude: ["README.md"]),
+        .systemLibrary(name: "CZlib", path: "Shared/CZlib"),
+        .systemLibrary(name: "GRDBSQLite", path: "Shared/GRDBSQLite"),  // the system SQLite, as GRDB's module names it
+        .target(name: "SensorInput", dependencies: ["StepDetection", "CZlib", "GRDBSQLite"], path: "Shared/SensorInput",
+                exclude: ["README.md"]),
         .target(name: "FuzzSupport", dependencies: ["SensorInput"]),
     ] + parsers.map { name in
         .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")

@@ -18,6 +18,9 @@ public struct AgentConfiguration: Sendable {
         public var start: Date?
         /// Whether the file keeps growing (tail it) or is complete (the detector finishes its bouts at its end).
         public var follow = false
+        /// Sources to count when several cover the same time (Apple Health source names, Gadgetbridge device names
+        /// or aliases), first present wins; empty: the one with the most steps (`source.prefer`, comma-separated).
+        public var prefer: [String] = []
         /// A hardware step counter read at each fetch into the step log at `path` (set by `source.device`).
         public var stepCounter: StepCounterDevice?
         /// A live accelerometer the agent samples into the CSV at `path` (set by `source.device`).
@@ -80,6 +83,14 @@ public struct AgentConfiguration: Sendable {
         public var jitter: TimeInterval = 30
         /// Also fetch when a walking bout ends (once per bout).
         public var onWalkEnd = false
+
+        /// The interval fetches really follow: `interval`, raised to `minimum` when it is shorter.
+        public var effectiveInterval: String {
+            if case .every(let d) = interval, d < minimum {
+                return "\(Durations.format(minimum)) (interval \(Durations.format(d)) raised to schedule.minimum)"
+            }
+            return interval.description
+        }
     }
 
     /// `[push]`: the optional silent-push listener (always on 127.0.0.1).
@@ -137,7 +148,7 @@ public struct AgentConfiguration: Sendable {
     }
 
     static let sections: [String: Set<String>] = [
-        "source": ["path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow"],
+        "source": ["path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow", "prefer"],
         "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end"],
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
         "state": ["path"],
@@ -178,11 +189,14 @@ public struct AgentConfiguration: Sendable {
                 s.start = d
             }
             s.follow = try reader.bool("source", "follow") ?? (device != nil)
+            s.prefer = (try reader.string("source", "prefer"))?.split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
             source = s
         }
 
         // [schedule]
         var schedule = Schedule()
+        var intervalWarning: String?
         if let m = try reader.duration("schedule", "minimum") { schedule.minimum = m }
         if let d = try reader.duration("schedule", "deadline") { schedule.deadline = d }
         if let j = try reader.string("schedule", "jitter") {
@@ -207,6 +221,9 @@ public struct AgentConfiguration: Sendable {
                                              message: "'\(i)' is not \"minimum\", \"never\", a duration like \"15m\" or a cron expression like \"0 21 * * *\"")
                 }
             }
+        }
+        if case .every(let d) = schedule.interval, d < schedule.minimum {
+            intervalWarning = "schedule.interval \"\(Durations.format(d))\" is below schedule.minimum \"\(Durations.format(schedule.minimum))\": fetches run every \(Durations.format(schedule.minimum)) at most"
         }
         if let w = try reader.string("schedule", "window") {
             switch w {
@@ -317,7 +334,7 @@ public struct AgentConfiguration: Sendable {
         }
         var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
                                                publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
-        configuration.warnings = warnings
+        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + warnings
         return configuration
     }
 

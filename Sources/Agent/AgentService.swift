@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Messages
 import ServiceLifecycle
 import UnixSignals
 
@@ -11,6 +12,8 @@ public struct AgentService: Service {
     let watcher: SourceWatcher?
     let sampler: AccelerometerSampler?
     let logger: Logger
+    /// Why fetching is off (`interval = "never"`, missing credentials, no source), or nil.
+    let disabledReason: String?
 
     public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
                 logger: Logger = Logger(label: "steptweet.agent")) throws {
@@ -24,6 +27,7 @@ public struct AgentService: Service {
         scheduler = AgentScheduler(configuration: configuration, clock: clock, store: store, logger: logger,
                                    releaseMemoryWhenIdle: true)
         self.logger = logger
+        disabledReason = configuration.disabledReason
         if let p = configuration.push {
             if let token = p.token {
                 push = try PushListener(port: p.port, token: token, scheduler: scheduler)
@@ -69,7 +73,11 @@ public struct AgentService: Service {
         if let sampler {
             do { try sampler.start() } catch { logger.error("accelerometer sampling not started: \(error)") }
         }
-        logger.info("ready: `kill -USR1 \(getpid())` fetches now")
+        if let disabled = disabledReason {
+            logger.notice("ready, fetching off (\(disabled)): SIGUSR1 and pushes are ignored")
+        } else {
+            logger.info("ready: `kill -USR1 \(getpid())` fetches now")
+        }
         do {
             try await runServices(usr1: usr1)
         } catch {
@@ -119,19 +127,29 @@ public struct AgentService: Service {
         }
     }
 
-    public static let logLevels = ["trace", "debug", "info", "notice", "warning", "error"]
+    /// Writes what this agent resolved from its configuration and environment into the state database, so that
+    /// `steptweet status` from another shell (without the agent's secrets) shows the running agent's view.
+    func recordResolvedConfiguration(_ c: AgentConfiguration) {
+        let targets = c.publishingProblem.map { "missing credentials: \($0)" }
+            ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
+        let push = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" } ?? "off: no [push] table"
+        let record: [String: String?] = [
+            "started": Timestamps.format(Date(), zone: c.composer.timeZone), "config": c.file,
+            "targets": targets, "push": push, "interval": c.schedule.effectiveInterval,
+            "sampling": c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" },
+            "disabled_reason": c.disabledReason,
+        ]
+        Task { await scheduler.recordAgent(record) }
+    }
 
-    /// Logs to standard error at `logLevel` and runs the agent until SIGTERM or SIGINT.
-    public static func runUntilSignalled(configuration: AgentConfiguration, logLevel: String) async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "steptweet.agent")
-        logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.interval), state \(configuration.statePath))")
+    /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
+    /// A second agent on the same state database refuses to start (`StateLockError.busy` names the running one).
+    public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
+        let agentLock = try StateLock(path: configuration.statePath + ".agent.lock")
+        defer { agentLock.release() }
+        logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))")
         let service = try AgentService(configuration: configuration, logger: logger)
+        service.recordResolvedConfiguration(configuration)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -27,7 +27,7 @@ public struct EvaluationManifest: Sendable {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw InputError(file: path, message: exists ? "permission denied or unreadable" : "no such file")
+            throw InputError(file: path, message: exists ? "permission denied or unreadable" : "no such file", kind: .unreadable)
         }
         let text = String(decoding: data, as: UTF8.self)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()

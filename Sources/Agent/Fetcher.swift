@@ -12,6 +12,38 @@ public enum FetchResult: String, Codable, Sendable {
     case failed = "Failed"
 }
 
+/// What kind of problem made a fetch `Failed`, chosen from typed errors (never from message text). Callers map it to
+/// an exit status: `temporary` may succeed by itself later (75), `configuration` needs the configuration, a credential
+/// or a source path fixed (78), `input` is a source that cannot be read as its format (65).
+public enum FailureKind: String, Codable, Sendable, Comparable {
+    /// Network, a server's 5xx or 429, the lock held, the deadline, a vanished device, a source not yet written.
+    case temporary
+    /// A source that cannot be read as its format.
+    case input
+    /// Configuration or credentials: missing credentials, a refused post (4xx), a source path that does not exist.
+    case configuration
+
+    /// The more serious of two kinds is the one a person must act on: configuration, then input, then temporary.
+    public static func < (a: FailureKind, b: FailureKind) -> Bool { a.rank < b.rank }
+    var rank: Int { self == .temporary ? 0 : self == .input ? 1 : 2 }
+
+    /// The kind of a source read failure.
+    static func of(_ error: InputError) -> FailureKind {
+        switch error.kind {
+        case .unreadable: return .configuration
+        case .malformed: return .input
+        case .notYetAvailable: return .temporary
+        }
+    }
+}
+
+/// A failure with its kind, for problems the fetch finds itself (not from a lower module's typed error).
+struct FetchFailure: Error, CustomStringConvertible {
+    var kind: FailureKind
+    var message: String
+    var description: String { message }
+}
+
 /// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
 public struct FetchReport: Codable, Sendable {
     /// A window composed by this fetch.
@@ -37,6 +69,8 @@ public struct FetchReport: Codable, Sendable {
 
     public var result: FetchResult
     public var reason: String?
+    /// For `Failed`: the most serious kind among its failures.
+    public var failureKind: FailureKind?
     public var trigger: String
     public var now: Date
     public var dryRun: Bool
@@ -57,6 +91,28 @@ public struct FetchReport: Codable, Sendable {
         self.trigger = trigger
         self.now = now
         self.dryRun = dryRun
+    }
+
+    /// Marks the fetch `Failed` for `reason`, of `kind`.
+    mutating func fail(_ kind: FailureKind, _ reason: String) {
+        result = .failed
+        self.reason = reason
+        failureKind = kind
+    }
+
+    /// One line for an operator's log: trigger, result, window with its steps, each target's outcome, elapsed time;
+    /// times in `zone` with their offset. E.g. `fetch schedule: NewData; window 2026-11-21T10:00:00+09:00 〜
+    /// 2026-11-21T10:30:00+09:00, 1234 steps; mastodon delivered (id 109), x retryable: HTTP 503; 412 ms`.
+    public func logLine(zone: TimeZone) -> String {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        var parts = ["fetch \(trigger): \(line)"]
+        if let s = windowStart, let e = windowEnd { parts.append("window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps") }
+        let targets = deliveries.map { d in
+            "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
+        }
+        if !targets.isEmpty { parts.append(targets.joined(separator: ", ")) }
+        parts.append(String(format: "%.0f ms", elapsedMs))
+        return parts.joined(separator: "; ")
     }
 
     /// `NewData`, `NoData` or `Failed: <reason>`.
@@ -89,18 +145,20 @@ public struct Fetcher: Sendable {
         let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
-            report.result = .failed
-            report.reason = "missing credentials: \(problem)"
-            return report
+            report.fail(.configuration, "missing credentials: \(problem)")
+            return recordEarlyFailure(report, budgetEnd: budgetEnd)
         }
-        let lock: FetchLock?
+        let lock: StateLock?
         if dryRun {
             lock = nil
         } else {
-            do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch {
-                report.result = .failed
-                report.reason = "\(error)"
-                return report
+            // Another fetch (the agent's, a timer's) may hold the state: wait for it within the budget.
+            do {
+                lock = try await StateLock.acquire(path: configuration.statePath + ".lock",
+                                                   waitingUntil: Deadline(at: budgetEnd, on: ContinuousClock()))
+            } catch {
+                report.fail(.temporary, "\(error)")
+                return recordEarlyFailure(report, budgetEnd: budgetEnd)
             }
         }
         defer { lock?.release() }
@@ -110,20 +168,21 @@ public struct Fetcher: Sendable {
             store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
                 : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
         } catch {
-            report.result = .failed
-            report.reason = Self.describe(error, path: configuration.statePath)
+            report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
             return report
         }
-        var failures: [String] = []
+        var failures: [(kind: FailureKind, reason: String)] = []
         let nowNs = Timestamps.nanoseconds(now)
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
             try ingestAndClose(store: store, nowNs: nowNs, report: &report)
         } catch let e as InputError {
-            failures.append("ingestion: \(e)")
+            failures.append((FailureKind.of(e), "ingestion: \(e)"))
+        } catch let e as FetchFailure {
+            failures.append((e.kind, "ingestion: \(e)"))
         } catch {
-            failures.append(Self.describe(error, path: configuration.statePath))
+            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
@@ -143,17 +202,17 @@ public struct Fetcher: Sendable {
                     report.deliveries.append(outcome)
                     switch outcome.outcome {
                     case "delivered", "already_delivered": delivered += 1
-                    default: failures.append("\(outcome.target): \(outcome.reason ?? outcome.outcome)")
+                    case "permanent": failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
+                    default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
                     }
                 }
             } catch {
-                failures.append(Self.describe(error, path: configuration.statePath))
+                failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
             }
         }
 
         if !failures.isEmpty {
-            report.result = .failed
-            report.reason = Self.summarize(failures)
+            report.fail(failures.map(\.kind).max() ?? .temporary, Self.summarize(failures.map(\.reason)))
         } else if !report.windows.isEmpty || delivered > 0 {
             report.result = .newData
         } else {
@@ -168,12 +227,23 @@ public struct Fetcher: Sendable {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
                 if report.result != .failed {
-                    report.result = .failed
-                    report.reason = "recording the fetch: " + Self.describe(error, path: configuration.statePath)
+                    report.fail(Self.kind(ofStateError: error), "recording the fetch: " + Self.describe(error, path: configuration.statePath))
                 }
             }
         }
         report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        return report
+    }
+
+    /// A fetch that failed before it could start (missing credentials, the state held by another fetch for the
+    /// whole budget) is still recorded in the history, when the state database can be written.
+    func recordEarlyFailure(_ report: FetchReport, budgetEnd: ContinuousClock.Instant) -> FetchReport {
+        var report = report
+        let began = budgetEnd - .seconds(configuration.schedule.deadline)
+        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else { return report }
+        let nowNs = Timestamps.nanoseconds(report.now)
+        try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
         return report
     }
 
@@ -213,8 +283,8 @@ public struct Fetcher: Sendable {
     /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
     public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
         guard let source = configuration.source else { return .success(0) }
-        let lock: FetchLock
-        do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
+        let lock: StateLock
+        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
         defer { lock.release() }
         let nowNs = Timestamps.nanoseconds(now)
         do {
@@ -470,6 +540,16 @@ public struct Fetcher: Sendable {
         }
         return "\(error)"
     }
+
+    /// The kind of a state database error: locked, busy or a full disk may pass by themselves; a corrupt, read-only
+    /// or unopenable database needs a person.
+    public static func kind(ofStateError error: Error) -> FailureKind {
+        guard let e = error as? DatabaseError else { return .temporary }
+        switch e.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: return .configuration
+        default: return .temporary
+        }
+    }
 }
 
 /// Why reading for the walk trigger failed.
@@ -503,13 +583,14 @@ struct Ingest: Sendable {
             }
         }
         if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
-            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration")
+            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration", kind: .notYetAvailable)
         }
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
         var options = ReadOptions()
         options.startNs = source.start.map(Timestamps.nanoseconds)
         options.format = source.format
+        if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
@@ -551,7 +632,7 @@ struct Ingest: Sendable {
         if let rotated { summary = rotated.merged(with: summary) }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
-            throw InputError(file: source.path, message: "its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
+            throw FetchFailure(kind: .configuration, message: "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }
         if !source.follow {
             // A complete recording: its last bout is over.
@@ -601,38 +682,5 @@ struct Ingest: Sendable {
             ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
             last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
             """, arguments: [source, cursorText, detectorText, lastSampleNs, firstDataNs, nowNs])
-    }
-}
-
-/// An exclusive lock on `<state>.lock` so that two fetches (agent, timer, cron) never overlap.
-final class FetchLock {
-    let fd: Int32
-
-    init(path: String) throws {
-        try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                                 withIntermediateDirectories: true)
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw FetchLockError.cannotOpen(path, String(cString: strerror(errno))) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            close(fd)
-            throw FetchLockError.busy(path)
-        }
-    }
-
-    func release() {
-        flock(fd, LOCK_UN)
-        close(fd)
-    }
-}
-
-enum FetchLockError: Error, CustomStringConvertible {
-    case cannotOpen(String, String)
-    case busy(String)
-
-    var description: String {
-        switch self {
-        case .cannotOpen(let p, let e): return "cannot open lock file \(p): \(e)"
-        case .busy(let p): return "another fetch is running (lock \(p) is held)"
-        }
     }
 }

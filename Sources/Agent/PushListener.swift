@@ -3,7 +3,7 @@ import Foundation
 
 /// The silent-push listener: `POST /push` on 127.0.0.1 only, with `Authorization: Bearer <token>` and a body of
 /// `{"aps":{"content-available":1}}`. Accepted pushes become `.push` triggers (coalesced and rate-limited by the
-/// scheduler); anything else is refused: 401 without the right token, 400 for another body, 404 elsewhere.
+/// scheduler); anything else is refused: 401 without the right token, 400 for another body, 405 for another method on /push, 404 elsewhere.
 public final class PushListener: Sendable {
     let server: HTTPServer
     let token: String
@@ -33,6 +33,11 @@ public final class PushListener: Sendable {
                 }
                 await scheduler.post(.push)
                 return HTTPResponse(statusCode: .accepted, body: Data("{\"status\":\"accepted\"}".utf8))
+        }
+        // Any other method on /push: the resource exists, the method does not.
+        await server.appendRoute("/push") { _ in
+            HTTPResponse(statusCode: .methodNotAllowed, headers: [HTTPHeader("Allow"): "POST"],
+                         body: Data("{\"error\":\"use POST\"}".utf8))
         }
         try await server.run()
     }

@@ -16,7 +16,10 @@ public final class SourceWatcher: @unchecked Sendable {
     public init(path: String, onChange: @escaping @Sendable () -> Void) throws {
         #if os(Linux)
         let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
+        // A folder source (Garmin FIT files): any file written in it or in its subfolders (Monitor, Activity) counts.
+        var isFolder: ObjCBool = false
+        let folder = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        let directory = folder ? path : url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         let fd = inotify_init1(Int32(IN_CLOEXEC))
         guard fd >= 0 else { throw WatchError(message: "inotify_init1: \(String(cString: strerror(errno)))") }
@@ -24,6 +27,11 @@ public final class SourceWatcher: @unchecked Sendable {
         guard inotify_add_watch(fd, directory, mask) >= 0 else {
             close(fd)
             throw WatchError(message: "cannot watch \(directory): \(String(cString: strerror(errno)))")
+        }
+        if folder {
+            for sub in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                _ = inotify_add_watch(fd, path + "/" + sub, mask)  // fails harmlessly for files
+            }
         }
         var p: [Int32] = [0, 0]
         guard pipe(&p) == 0 else {
@@ -51,7 +59,7 @@ public final class SourceWatcher: @unchecked Sendable {
                 while offset + 16 <= n {
                     let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
                     let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
-                    if String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
+                    if folder || String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
                     offset += 16 + len
                 }
                 if touched { onChange() }

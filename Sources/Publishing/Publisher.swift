@@ -155,10 +155,19 @@ public struct TextGate: Sendable, Equatable {
 /// Prints posts to standard output: the target used when no `[[publish]]` table is configured.
 public struct StdoutPublisher: Publisher {
     public let name: String
-    public init(name: String = "stdout") { self.name = name }
+    /// Standard error instead, for `fetch --json`, whose standard output is one JSON document.
+    public let toStandardError: Bool
+    public init(name: String = "stdout", toStandardError: Bool = false) {
+        self.name = name
+        self.toStandardError = toStandardError
+    }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        print(post.text)
+        if toStandardError {
+            FileHandle.standardError.write(Data((post.text + "\n").utf8))
+        } else {
+            print(post.text)
+        }
         fflush(nil)  // all output streams; the agent's stdout is usually a pipe to a journal: one post, one line, now
         return .delivered(remoteID: nil)
     }

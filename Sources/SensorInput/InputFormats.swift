@@ -7,11 +7,19 @@ public struct Sniff: Sendable {
     public var fileName: String
     /// The first up-to-8 KiB as text, for formats that are recognised by a marker anywhere near the start.
     public var head: String
+    /// The first up-to-4 KiB as bytes, for binary formats recognised by a magic number.
+    public var magic: [UInt8]
 
-    public init(lines: [String], fileName: String, head: String? = nil) {
+    public init(lines: [String], fileName: String, head: String? = nil, magic: [UInt8]? = nil) {
         self.lines = lines
         self.fileName = fileName
         self.head = head ?? lines.joined(separator: "\n")
+        self.magic = magic ?? Array((head ?? lines.joined(separator: "\n")).utf8.prefix(4096))
+    }
+
+    /// Whether the bytes start with `prefix` at `offset`.
+    func magic(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+        magic.count >= offset + prefix.count && Array(magic[offset..<offset + prefix.count]) == prefix
     }
 
     public var first: String { lines.first ?? "" }
@@ -57,13 +65,26 @@ public struct InputFormat: Sendable {
     public let about: String
     /// Score for how surely `Sniff` is this format (0: not it).
     let sniff: @Sendable (Sniff) -> Int
-    let parser: (any LineParser.Type)?  // nil: the fast generic CSV reader
+    let parser: (any LineParser.Type)?  // nil: the fast generic CSV reader (unless `whole` is set)
+    /// Set for formats read as a whole (binary files, databases, folders) instead of line by line.
+    let whole: (any WholeReader.Type)?
+
+    init(name: String, kind: InputKind, about: String, sniff: @escaping @Sendable (Sniff) -> Int,
+         parser: (any LineParser.Type)? = nil, whole: (any WholeReader.Type)? = nil) {
+        self.name = name
+        self.kind = kind
+        self.about = about
+        self.sniff = sniff
+        self.parser = parser
+        self.whole = whole
+    }
 }
 
 /// The registry of formats (one file per format under `Formats/`), detection and dispatch.
 public enum InputFormats {
     public static let all: [InputFormat] = [
-        AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
+        GadgetbridgeFormat.format, GarminFITFormat.format, GoogleFitFormats.allData, GoogleFitCSV.dailySummary,
+        GoogleFitCSV.intraday, AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
         ActiGraphRawFormat.format, ActiGraphEpochFormat.format,
         SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox,
         HeaderCSVFormats.physicsToolbox, AxivityFormat.format, WISDMFormat.format, OxfordFormat.format,
@@ -88,7 +109,9 @@ public enum InputFormats {
             return lines.count < 12 && head.count < 8192
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        return Sniff(lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self))
+        let magic: [UInt8]
+        if case .memory(let bytes) = source { magic = Array(bytes.prefix(4096)) } else { magic = BinarySniff.head(of: path) }
+        return Sniff(lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self), magic: magic)
     }
 
     /// The format `sniff` most likely is, nil when none fits.
@@ -109,9 +132,23 @@ public enum InputFormats {
             }
             return f
         }
+        if case .file = source, WholeInput(path: path).isDirectory {
+            let files = WholeInput.files(under: path)
+            let scored = all.compactMap { f in f.whole.map { (f, $0.sniffDirectory(files)) } }.filter { $0.1 > 0 }
+            guard let best = scored.max(by: { $0.1 < $1.1 }) else {
+                throw InputError(file: path, message: "a folder without Garmin FIT files or a Google Fit Takeout in it")
+            }
+            return best.0
+        }
         let s = try sniff(path: path, source: source)
-        guard !s.lines.isEmpty else { throw InputError(file: path, message: "file is empty") }
-        guard let f = detect(s) else {
+        let found = s.magic.isEmpty ? nil : detect(s)
+        if BinarySniff.isBinary(s.magic), found?.whole == nil {
+            var size = 0
+            if case .memory(let bytes) = source { size = bytes.count } else { size = BinarySniff.size(of: path) }
+            throw InputError(file: path, message: "not a recording: \(BinarySniff.describe(s.magic)), \(BinarySniff.byteCount(size))")
+        }
+        guard !s.lines.isEmpty || found != nil else { throw InputError(file: path, message: "file is empty") }
+        guard let f = found else {
             throw InputError(file: path, line: 1, message:
                 "unrecognised format (first line: '\(s.first.prefix(60))'); pass --format with one of \(names.joined(separator: ", "))")
         }
@@ -134,6 +171,13 @@ public enum InputFormats {
 
     static func read(path: String, format: InputFormat, options: ReadOptions, state: Resume?, completeLinesOnly: Bool,
                      source: LineSource = .file, _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+        if let whole = format.whole {
+            var memory: [UInt8]?
+            if case .memory(let bytes) = source { memory = bytes }
+            let (summary, state) = try readWhole(whole, path: path, memory: memory, format: format, options: options,
+                                                 state: state?.state, sink)
+            return (summary, Resume(offset: 0, lineNumber: 0, state: state, generic: nil))
+        }
         guard let parser = format.parser else {
             let (summary, next) = try GenericCSVReader.read(path: path, options: options, resume: state?.generic,
                                                             completeLinesOnly: completeLinesOnly, formatName: format.name,
@@ -144,6 +188,18 @@ public enum InputFormats {
         }
         return try run(parser, path: path, format: format, options: options, state: state,
                        completeLinesOnly: completeLinesOnly, source: source, sink)
+    }
+
+    /// Reads a whole-input format, delivering what `state` does not cover; returns the summary and the next state.
+    static func readWhole(_ reader: any WholeReader.Type, path: String, memory: [UInt8]?, format: InputFormat,
+                          options: ReadOptions, state: Data?, _ sink: (InputItem) -> Void) throws -> (ReadSummary, Data?) {
+        try withoutActuallyEscaping(sink) { sink in
+            var summary = ReadSummary(format: format.name)
+            summary.kind = format.kind
+            var report = WholeReport(summary: summary, options: options, sink: sink)
+            let next = try reader.read(WholeInput(path: path, memory: memory), state: state, report: &report)
+            return (report.summary, next)
+        }
     }
 
     static func run<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,

@@ -21,7 +21,7 @@ public struct LineReader {
         _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
     ) throws -> Int64 {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError(file: path, message: openErrorMessage(errno)) }
+        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
         defer { close(fd) }
         var st = stat()
         if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {

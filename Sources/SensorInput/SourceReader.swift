@@ -49,13 +49,16 @@ public enum SourceReader {
         cursor: SourceCursor?,
         _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
+        if let whole = try wholeFormat(path: path, options: options, cursor: cursor) {
+            return try readWhole(path: path, format: whole, options: options, cursor: cursor, sink)
+        }
         // Open once and read through that descriptor: a rotation between looking at the file and reading it cannot
         // put one file's offsets under the other's identity.
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
+        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw InputError(file: path, message: LineReader.openErrorMessage(errno)) }
+        guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
         let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
         /// Errors name the file, not the descriptor.
@@ -110,6 +113,38 @@ public enum SourceReader {
         out.generic = next.generic
         out.parserState = next.state
         out.format = format.name
+        return (summary, out)
+    }
+
+    /// The whole-input format (database, FIT, folder) `path` is read as in follow mode, nil for a line format.
+    static func wholeFormat(path: String, options: ReadOptions, cursor: SourceCursor?) throws -> InputFormat? {
+        if let name = cursor?.format ?? options.format, let known = InputFormats.named(name) {
+            return known.whole != nil ? known : nil
+        }
+        if !WholeInput(path: path).isDirectory {
+            let head = BinarySniff.head(of: path)
+            if head.first == UInt8(ascii: "{") {
+                // A JSON document (Google Fit) or JSON lines (step log, perhaps with its first line unfinished).
+                let format = try? InputFormats.resolve(path: path, options: options)
+                return format?.whole != nil ? format : nil
+            }
+            guard BinarySniff.isBinary(head) else { return nil }
+        }
+        let format = try InputFormats.resolve(path: path, options: options)
+        return format.whole != nil ? format : nil
+    }
+
+    /// Follow mode for whole inputs: the whole input is read again (it is replaced, or gains files), and its reader
+    /// delivers only what the cursor's state does not cover yet (newer minutes, new files), never a reading twice.
+    static func readWhole(path: String, format: InputFormat, options: ReadOptions, cursor: SourceCursor?,
+                          _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
+        guard let reader = format.whole else { return (ReadSummary(format: format.name), cursor) }
+        let (summary, state) = try InputFormats.readWhole(reader, path: path, memory: nil, format: format, options: options,
+                                                          state: cursor?.format == format.name ? cursor?.parserState : nil, sink)
+        // No file identity: the input is expected to be replaced or to grow; the state says what was delivered.
+        var out = SourceCursor(offset: 0, lineNumber: 0, device: 0, inode: 0)
+        out.format = format.name
+        out.parserState = state
         return (summary, out)
     }
 

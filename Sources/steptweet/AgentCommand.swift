@@ -1,6 +1,7 @@
 import Agent
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `steptweet agent`: the long-running background agent.
 struct AgentCommand: AsyncParsableCommand {
@@ -19,17 +20,23 @@ struct AgentCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var configOptions: ConfigOptions
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.") var logLevel = "info"
+    @Option(help: "The least severe messages logged: trace and debug add each fetch's details; info logs one line per fetch; warning only Failed fetches and problems.")
+    var logLevel: LogLevel = .info
 
     func run() async throws {
         let config = try configOptions.load()
-        guard AgentService.logLevels.contains(logLevel) else {
-            throw ValidationError("--log-level: '\(logLevel)' is not one of \(AgentService.logLevels.joined(separator: ", "))")
-        }
         do {
-            try await AgentService.runUntilSignalled(configuration: config, logLevel: logLevel)
+            let level = Logger.Level(rawValue: logLevel.rawValue) ?? .info
+            let zone = config.composer.timeZone
+            LoggingSystem.bootstrap { _ in ConsoleLogHandler(level: level, zone: zone) }
+            try await AgentService.runUntilSignalled(configuration: config, logger: Logger(label: "steptweet.agent"))
         } catch {
             throw fail("agent: \(error)", status: ExitStatus.tempFail)
         }
     }
+}
+
+/// `--log-level`: swift-log's levels, so help and completions list them.
+enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
 }

@@ -1,20 +1,42 @@
+import Agent
 import ArgumentParser
 import Foundation
 import Messages
+import SensorInput
 
-/// Exit statuses, from sysexits(3) where one fits.
+/// Exit statuses, from sysexits(3), chosen from an error's kind, never from its message.
 enum ExitStatus {
     static let usage: Int32 = 64        // EX_USAGE
-    static let dataError: Int32 = 65    // EX_DATAERR: malformed input
-    static let noInput: Int32 = 66      // EX_NOINPUT: missing or unreadable input
-    static let tempFail: Int32 = 75     // EX_TEMPFAIL: a fetch that Failed
+    static let dataError: Int32 = 65    // EX_DATAERR: input that cannot be read as its format
+    static let noInput: Int32 = 66      // EX_NOINPUT: an input named on the command line is missing or unreadable
     static let unavailable: Int32 = 69  // EX_UNAVAILABLE
+    static let cantCreate: Int32 = 73   // EX_CANTCREAT: an output file exists or cannot be written
+    static let tempFail: Int32 = 75     // EX_TEMPFAIL: may succeed by itself later
     static let config: Int32 = 78       // EX_CONFIG
+
+    /// The status for an input named on the command line that could not be read.
+    static func of(_ error: InputError) -> Int32 {
+        switch error.kind {
+        case .unreadable: return noInput
+        case .malformed: return dataError
+        case .notYetAvailable: return tempFail
+        }
+    }
+
+    /// The status of a `Failed` fetch.
+    static func of(_ kind: FailureKind?) -> Int32 {
+        switch kind {
+        case .configuration: return config
+        case .input: return dataError
+        case .temporary, nil: return tempFail
+        }
+    }
 }
 
-/// Writes `steptweet: message` to standard error.
+/// Writes `steptweet: message` to standard error, with control characters and invalid UTF-8 escaped (messages quote
+/// input files and servers, which must not be able to retitle or clear the terminal).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("steptweet: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("steptweet: \(TerminalText.escaped(message))\n".utf8))
 }
 
 /// Prints `message` to standard error and ends the command with `status`.
@@ -23,13 +45,28 @@ func fail(_ message: String, status: Int32) -> ExitCode {
     return ExitCode(status)
 }
 
-/// Parses an ISO 8601 option value, naming the option in the error.
-func parseTime(_ text: String, option: String, zone: TimeZone) throws -> Date {
-    guard let date = Timestamps.parse(text, zone: zone) else {
-        throw ValidationError("\(option): '\(text)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
+/// A time given on the command line, in ISO 8601 / RFC 3339: `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, or
+/// without an offset (`2026-11-21T10:00:00`, `2026-11-21 10:00`, `2026-11-21`). A time with an offset is that instant;
+/// one without is read in the command's time zone: `--time-zone`, else the configuration's `text.time_zone`, else the
+/// system's. Never silently UTC.
+struct TimeArgument: ExpressibleByArgument, Sendable {
+    let text: String
+
+    init?(argument: String) {
+        guard Timestamps.parse(argument, zone: TimeZone(identifier: "UTC")!) != nil else { return nil }
+        text = argument
     }
-    return date
+
+    /// The instant, reading a time without an offset in `zone`.
+    func date(in zone: TimeZone) -> Date {
+        Timestamps.parse(text, zone: zone)!
+    }
+
+    var defaultValueDescription: String { text }
 }
+
+/// The system's time zone (`TZ`, else /etc/localtime), the default for times without an offset.
+var systemTimeZone: TimeZone { TimeZone.current }
 
 /// Resolves a time zone option, refusing unknown names.
 func parseZone(_ name: String) throws -> TimeZone {
@@ -39,7 +76,7 @@ func parseZone(_ name: String) throws -> TimeZone {
     return zone
 }
 
-/// JSON for `--json` outputs: sorted keys, no escaped slashes, one object per line.
+/// JSON for `--json` outputs: one document, sorted snake_case keys, no escaped slashes.
 func jsonLine<T: Encodable>(_ value: T) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -9,9 +9,10 @@ struct CountCommand: ParsableCommand {
         commandName: "count",
         abstract: "Count the steps in accelerometer recordings.",
         discussion: """
-            Prints one line per file; with --json one JSON object per line with file, steps, samples, rate_hz,
-            duration_s, format, bouts and skipped_lines. Malformed lines are skipped and reported with file and line
-            (exit status 65 when any were skipped); --strict stops at the first one instead.
+            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz,
+            duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. Malformed lines are skipped and reported with file and line,
+            and the rest is counted (exit status 0); --strict stops at the first one instead (exit status 65), as
+            does a file with nothing valid in it.
 
             --plot out.svg writes a picture of one recording: the acceleration magnitude over time, every counted
             step marked, walking bouts shaded (long recordings are decimated for the picture, not for the count).
@@ -45,6 +46,10 @@ struct CountCommand: ParsableCommand {
 
     func run() throws {
         var status: Int32 = 0
+        var outputs: [Output] = []
+        defer {
+            if json { print(files.count == 1 ? (outputs.first.map(jsonLine) ?? "{}") : jsonLine(outputs)) }
+        }
         for file in files {
             do {
                 let result = if let plot {
@@ -57,14 +62,20 @@ struct CountCommand: ParsableCommand {
                 if s.skippedLines > s.issues.count {
                     printError("warning: \(file): \(s.skippedLines - s.issues.count) more malformed lines skipped")
                 }
-                if s.skippedLines > 0 { status = max(status, ExitStatus.dataError) }
-                if s.samples == 0 && s.readings == 0 { printError("warning: \(file): no samples or readings after the header") }
+                if s.samples == 0 && s.readings == 0 {
+                    if s.skippedLines > 0 {
+                        printError("error: \(file): no valid line: all \(s.skippedLines) data lines are malformed")
+                        status = max(status, ExitStatus.dataError)
+                    } else {
+                        printError("warning: \(file): no samples or readings after the header")
+                    }
+                }
                 let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
                 let duration = (s.durationSeconds * 1000).rounded() / 1000
                 if json {
-                    print(jsonLine(Output(file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
+                    outputs.append(Output(file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
                                           duration_s: duration, format: s.format, bouts: result.bouts.count,
-                                          skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid)))
+                                          skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid))
                 } else {
                     let seconds = String(format: "%.1f", duration)
                     if s.kind == .steps {
@@ -76,7 +87,7 @@ struct CountCommand: ParsableCommand {
                 }
             } catch let error as InputError {
                 printError("error: \(error)")
-                status = max(status, error.line == nil && (error.message.hasPrefix("no such") || error.message.hasPrefix("permission")) ? ExitStatus.noInput : ExitStatus.dataError)
+                status = max(status, ExitStatus.of(error))
             }
         }
         if status != 0 { throw ExitCode(status) }

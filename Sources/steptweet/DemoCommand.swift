@@ -17,11 +17,12 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Recording to replay (default: the committed fixtures/demo_walk_50hz.csv).") var recording: String?
     @Option(help: "IANA time zone for the texts.") var timeZone = "Asia/Tokyo"
-    @Option(help: "Start of the virtual clock (ISO 8601).") var start = "2026-11-21T10:00:00+09:00"
+    @Option(help: ArgumentHelp("Start of the virtual clock (ISO 8601; without an offset, in --time-zone).", valueName: "TIME"))
+    var start = TimeArgument(argument: "2026-11-21T10:00:00+09:00")!
 
     func run() async throws {
         let zone = try parseZone(timeZone)
-        let startDate = try parseTime(start, option: "--start", zone: zone)
+        let startDate = start.date(in: zone)
         guard let path = recording ?? DemoRunner.defaultRecording() else {
             throw fail("demo recording fixtures/demo_walk_50hz.csv not found; pass --recording FILE", status: ExitStatus.noInput)
         }

@@ -18,7 +18,7 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Where sysfs is.") var sysRoot = "/sys"
     @Option(help: "Where device nodes are.") var devRoot = "/dev"
     @Option(help: "Poll each IIO accelerometer for this many seconds and show the mean magnitude.") var sample: Double?
-    @Flag(name: .long, help: "One JSON object per device, one per line.") var json = false
+    @Flag(name: .long, help: "One JSON array of the devices found.") var json = false
 
     func run() throws {
         let roots = DeviceRoots(sys: sysRoot, dev: devRoot)
@@ -26,8 +26,11 @@ struct DevicesCommand: ParsableCommand {
         if found.isEmpty {
             throw fail("no IIO accelerometer or step counter under \(sysRoot)/bus/iio/devices and no evdev accelerometer under \(sysRoot)/class/input", status: ExitStatus.unavailable)
         }
+        if json {
+            print(jsonLine(found))
+            return
+        }
         for d in found {
-            if json { print(jsonLine(d)); continue }
             var what: [String] = []
             if d.accelerometer { what.append("accelerometer") }
             if d.stepCounter { what.append("step counter" + (d.steps.map { " (\($0) steps so far)" } ?? "")) }

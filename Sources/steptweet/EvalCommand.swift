@@ -43,7 +43,7 @@ struct EvalCommand: ParsableCommand {
         do {
             loaded = try EvaluationManifest.load(path: manifest)
         } catch let error as InputError {
-            let missing = error.line == nil && error.message == "no such file"
+            let missing = error.kind == .unreadable
             throw fail("\(error)", status: missing ? ExitStatus.noInput : ExitStatus.dataError)
         }
         let width = loaded.entries.map(\.file.count).max() ?? 0

@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Messages
+import Publishing
 
 /// `--config PATH`, shared by every command that reads the configuration.
 struct ConfigOptions: ParsableArguments {
@@ -10,7 +11,10 @@ struct ConfigOptions: ParsableArguments {
     var path: String { config ?? AgentConfiguration.defaultPath() }
 
     /// Loads the configuration or ends the command with status 78 and a message naming the file and key.
-    func load() throws -> AgentConfiguration {
+    func load() throws -> AgentConfiguration { try Self.load(path: path) }
+
+    /// Loads the configuration at `path`, printing its warnings, or ends the command with status 78.
+    static func load(path: String) throws -> AgentConfiguration {
         do {
             let configuration = try AgentConfiguration.load(path: path)
             for warning in configuration.warnings { printError("warning: \(path): \(warning)") }
@@ -31,7 +35,12 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             Reads what is new in the source, stores the steps, closes the window and queues its post in the same
             transaction, then delivers pending posts oldest first within the deadline. The last line is NewData,
-            NoData or `Failed: <reason>`; exit status 0, 0 or 75 (78 for configuration errors).
+            NoData or `Failed: <reason>`; exit status 0 for NewData and NoData; for Failed, by the kind of problem:
+            75 when it may succeed by itself later (network, a server's 5xx or 429, the lock held, the deadline), 78
+            for configuration or credential problems (a refused post, a source path that does not exist), 65 for a
+            source that cannot be read as its format. Every Failed fetch is recorded in `steptweet history`.
+            With --json the output is one JSON document holding the result (docs/json.md); with --quiet nothing is
+            printed unless the fetch Failed (for cron, which mails any output).
 
             Example: steptweet fetch --config ~/.config/steptweet/config.toml --json
             """
@@ -39,18 +48,31 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var configOptions: ConfigOptions
     @Flag(help: "Change nothing: show what would be posted.") var dryRun = false
-    @Option(help: "The fetch time (ISO 8601), for replays and tests; default: now.") var now: String?
-    @Flag(help: "Also print one JSON object with the window, steps, text and per-target outcome.") var json = false
+    @Option(help: ArgumentHelp("The fetch time (ISO 8601; without an offset, in text.time_zone), for replays and tests; default: now.",
+                               valueName: "TIME")) var now: TimeArgument?
+    @Flag(help: "Print one JSON document: result, window, steps, texts and per-target outcomes.") var json = false
+    @Flag(name: .shortAndLong, help: "Print nothing unless the fetch Failed (errors only, for cron).") var quiet = false
+
+    func validate() throws {
+        if json && quiet { throw ValidationError("--json and --quiet exclude each other") }
+    }
 
     func run() async throws {
-        let config = try configOptions.load()
-        let at = try now.map { try parseTime($0, option: "--now", zone: config.composer.timeZone) } ?? Date()
+        var config = try configOptions.load()
+        let at = now?.date(in: config.composer.timeZone) ?? Date()
+        if json {  // keep standard output one JSON document: the stdout target writes its posts to standard error
+            config.publishers = config.publishers.map { ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, toStandardError: true) } ?? $0 }
+        }
         if let problem = config.publishingProblem {
             throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
         }
         let report = await Fetcher(configuration: config).fetch(now: at, trigger: "manual", dryRun: dryRun)
-        printReport(report, zone: config.composer.timeZone, json: json)
-        if report.result == .failed { throw ExitCode(ExitStatus.tempFail) }
+        if quiet {
+            if report.result == .failed { printError(report.line) }
+        } else {
+            printReport(report, zone: config.composer.timeZone, json: json)
+        }
+        if report.result == .failed { throw ExitCode(ExitStatus.of(report.failureKind)) }
     }
 }
 
@@ -63,6 +85,8 @@ struct FetchJSON: Encodable {
     }
     var result: String
     var reason: String?
+    /// For Failed: temporary, input or configuration (the exit status follows it).
+    var failure_kind: String?
     var trigger: String
     var now: String
     var dry_run: Bool
@@ -78,6 +102,7 @@ struct FetchJSON: Encodable {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         result = r.result.rawValue
         reason = r.reason
+        failure_kind = r.failureKind?.rawValue
         trigger = r.trigger
         now = f(r.now)
         dry_run = r.dryRun
@@ -99,6 +124,7 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
     let f = { (d: Date) in Timestamps.format(d, zone: zone) }
     if json {
         print(jsonLine(FetchJSON(r, zone: zone)))
+        return
     } else {
         if let s = r.windowStart, let e = r.windowEnd {
             print("window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps")

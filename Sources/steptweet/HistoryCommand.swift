@@ -15,9 +15,15 @@ struct HistoryCommand: ParsableCommand {
     )
 
     @OptionGroup var configOptions: ConfigOptions
-    @Flag(help: "One JSON object per fetch.") var json = false
+    /// The periods of `--chart`.
+    enum ChartPeriod: String, ExpressibleByArgument, CaseIterable {
+        case hour, day
+        var seconds: Int64 { self == .hour ? 3600 : 86_400 }
+    }
+
+    @Flag(help: "One JSON array of fetches, oldest first.") var json = false
     @Flag(help: "Draw steps per hour or day in the terminal instead.") var chart = false
-    @Option(help: "Chart periods: hour or day (default: hour for up to two days of data, else day).") var by: String?
+    @Option(help: "Chart periods (default: hour for up to two days of data, else day).") var by: ChartPeriod?
     @Option(help: "How many fetches to list.") var limit = 20
 
     func run() throws {
@@ -32,18 +38,20 @@ struct HistoryCommand: ParsableCommand {
             let entries = try store.history(limit: limit).reversed()
             if entries.isEmpty && !json { print("no fetch recorded yet in \(config.statePath)") }
             let f = { (d: Date) in Timestamps.format(d, zone: zone) }
-            for h in entries {
-                if json {
-                    struct Line: Encodable {
-                        var started: String; var ended: String; var trigger: String; var result: String; var error: String?
-                        var window_start: String?; var window_end: String?; var steps: Int?
-                    }
-                    print(jsonLine(Line(started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result, error: h.error,
-                                        window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)))
-                } else {
-                    let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
-                    print("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? ""))
+            if json {
+                struct Line: Encodable {
+                    var started: String; var ended: String; var trigger: String; var result: String; var error: String?
+                    var window_start: String?; var window_end: String?; var steps: Int?
                 }
+                print(jsonLine(entries.map { h in
+                    Line(started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result, error: h.error,
+                         window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)
+                }))
+                return
+            }
+            for h in entries {
+                let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
+                print("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? ""))
             }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
@@ -56,9 +64,9 @@ struct HistoryCommand: ParsableCommand {
             return
         }
         let span = range.last - range.first
-        let unit = by ?? (span <= 2 * 86_400 ? "hour" : "day")
-        guard unit == "hour" || unit == "day" else { throw ValidationError("--by: '\(unit)' is not hour or day") }
-        let bucket: Int64 = unit == "hour" ? 3600 : 86_400
+        let period = by ?? (span <= 2 * 86_400 ? .hour : .day)
+        let unit = period.rawValue
+        let bucket = period.seconds
         let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(range.last))))
         let rows = try store.stepsPerPeriod(fromNs: range.first * 1_000_000_000, toNs: (range.last + 1) * 1_000_000_000,
                                             bucket: bucket, offset: offset)

@@ -16,14 +16,14 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         let path = configOptions.path
         if FileManager.default.fileExists(atPath: path) && !force {
-            throw fail("\(path) exists; pass --force to overwrite it", status: ExitStatus.usage)
+            throw fail("\(path) exists; not overwritten (pass --force to replace it)", status: ExitStatus.cantCreate)
         }
         do {
             try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                                                     withIntermediateDirectories: true)
             try Data(SampleConfiguration.text.utf8).write(to: URL(fileURLWithPath: path))
         } catch {
-            throw fail("cannot write \(path): \(error.localizedDescription)", status: ExitStatus.noInput)
+            throw fail("cannot write \(path): \(error.localizedDescription)", status: ExitStatus.cantCreate)
         }
         print("wrote \(path)")
     }

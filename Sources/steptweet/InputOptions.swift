@@ -1,32 +1,39 @@
 import ArgumentParser
+import Foundation
+import Messages
 import SensorInput
 
 /// Options every command that reads an input shares (`preview` has its own `--start`, the window, and takes the
 /// recording's start as `--recording-start`).
 struct InputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Stop with an error at the first malformed line instead of skipping it.") var strict = false
+    @Flag(name: .long, help: "Stop with an error (exit 65) at the first malformed line instead of skipping it.") var strict = false
     @Option(name: .long, help: ArgumentHelp("Read the input as this format instead of detecting it.",
                                             valueName: "NAME")) var format: String?
     @Option(name: .long, help: ArgumentHelp("Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
                                             valueName: "HZ")) var rate: Double?
+    @Option(name: .customLong("prefer-source"),
+            help: ArgumentHelp("With several sources over the same time (Apple Health phone and watch, Gadgetbridge devices), count this one: a source name, or a device name or alias. Repeatable; the first present wins.",
+                               valueName: "NAME")) var preferSource: [String] = []
     @Option(name: .customLong("start"),
             help: ArgumentHelp("Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
-                               valueName: "ISO8601")) var inputStart: String?
+                               valueName: "TIME")) var inputStart: TimeArgument?
+    @Option(name: .long, help: ArgumentHelp("IANA time zone for --start without an offset (default: the system's).",
+                                            valueName: "ZONE")) var timeZone: String?
 
     func validate() throws {
         if let format, SensorInput.InputFormats.named(format) == nil {
             throw ValidationError("--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
         if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
-        if let inputStart, TimeParsing.parseISO8601(inputStart) == nil {
-            throw ValidationError("--start: '\(inputStart)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
-        }
+        if let timeZone { _ = try parseZone(timeZone) }
     }
 
     func readOptions() -> ReadOptions {
-        var options = ReadOptions(strict: strict, startNs: inputStart.flatMap(TimeParsing.parseISO8601), format: format,
-                                  rateHz: rate)
+        let zone = timeZone.flatMap(TimeZones.named) ?? systemTimeZone  // a bad name was refused in validate()
+        var options = ReadOptions(strict: strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
+                                  format: format, rateHz: rate)
         options.progress = true
+        if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
         return options
     }
 }

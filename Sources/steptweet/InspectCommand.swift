@@ -52,8 +52,7 @@ struct InspectCommand: ParsableCommand {
         do {
             s = try AnyInput.read(path: file, options: input.readOptions()) { _ in }
         } catch let error as InputError {
-            let missing = error.line == nil && (error.message.hasPrefix("no such") || error.message.hasPrefix("permission"))
-            throw fail(error.description, status: missing ? ExitStatus.noInput : ExitStatus.dataError)
+            throw fail(error.description, status: ExitStatus.of(error))
         }
         let steps = s.kind == .steps
         let absolute = steps || s.absoluteTime
@@ -82,6 +81,6 @@ struct InspectCommand: ParsableCommand {
             print("end:      \(out.end ?? "-")")
             print("skipped:  \(out.skipped_lines) lines")
         }
-        if s.skippedLines > 0 { throw ExitCode(ExitStatus.dataError) }
+        if s.skippedLines > 0 && s.samples == 0 && s.readings == 0 { throw ExitCode(ExitStatus.dataError) }
     }
 }

@@ -20,31 +20,43 @@ struct PreviewCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The recording or step log to count.") var source: String
-    @Option(help: "Start of the window (ISO 8601).") var start: String
-    @Option(help: "End of the window (ISO 8601); default: now.") var now: String?
-    @Option(help: "Wall-clock time of the recording's first sample when its times are relative (ISO 8601).")
-    var recordingStart: String?
-    @Option(help: "IANA time zone for the dates in the text.") var timeZone = "UTC"
-    @Option(help: "Device name in the text.") var device = MessageComposer.defaultDevice
-    @Option(help: "Text template.") var template = Template.seed
+    @Option(help: ArgumentHelp("Read the text settings (template, device, time zone) and, when --source is not given, the source and its start from this configuration file.", valueName: "FILE"))
+    var config: String?
+    @Option(help: "The recording or step log to count (default with --config: source.path).") var source: String?
+    @Option(help: ArgumentHelp("Start of the window (ISO 8601).", valueName: "TIME")) var start: TimeArgument
+    @Option(help: ArgumentHelp("End of the window (ISO 8601); default: now.", valueName: "TIME")) var now: TimeArgument?
+    @Option(help: ArgumentHelp("Wall-clock time of the recording's first sample when its times are relative (ISO 8601; default with --config: source.start, else --start).", valueName: "TIME"))
+    var recordingStart: TimeArgument?
+    @Option(help: "IANA time zone for the dates in the text and for times without an offset (default: the configuration's text.time_zone, else the system's).")
+    var timeZone: String?
+    @Option(help: "Device name in the text (default: the configuration's, else iPhone 5s).") var device: String?
+    @Option(help: "Text template (default: the configuration's, else the seed text).") var template: String?
     @Option(help: ArgumentHelp("Read the input as this format instead of detecting it.", valueName: "NAME"))
     var format: String?
     @Option(help: ArgumentHelp("Sampling rate for inputs without a time column.", valueName: "HZ")) var rate: Double?
     @Flag(help: "Stop with an error at the first malformed line instead of skipping it.") var strict = false
 
     func run() throws {
-        let zone = try parseZone(timeZone)
-        let from = try parseTime(start, option: "--start", zone: zone)
-        let to = try now.map { try parseTime($0, option: "--now", zone: zone) } ?? Date()
+        let configuration = try config.map { try ConfigOptions.load(path: $0) }
+        let base = configuration?.composer
+        let zone = try timeZone.map(parseZone) ?? base?.timeZone ?? systemTimeZone
+        let from = start.date(in: zone)
+        let to = now?.date(in: zone) ?? Date()
         guard to > from else { throw ValidationError("--now must be after --start") }
-        let anchor = try recordingStart.map { try parseTime($0, option: "--recording-start", zone: zone) } ?? from
+        guard let source = source ?? configuration?.source.flatMap({ $0.isDevice ? nil : $0.path }) else {
+            throw ValidationError(configuration == nil ? "give --source FILE, or --config FILE with a source.path"
+                                                       : "--source: the configuration reads a live device; give --source FILE")
+        }
+        let anchor = recordingStart?.date(in: zone) ?? (source == configuration?.source?.path ? configuration?.source?.start : nil) ?? from
         if let format, InputFormats.named(format) == nil {
             throw ValidationError("--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
         let composer: MessageComposer
         do {
-            composer = try MessageComposer(template: try Template(template), device: device, timeZone: timeZone)
+            composer = try MessageComposer(template: try template.map { try Template($0) } ?? base?.template ?? Template(Template.seed),
+                                           device: device ?? base?.device ?? MessageComposer.defaultDevice,
+                                           dateFormat: base?.dateFormat ?? MessageComposer.defaultDateFormat,
+                                           timeZone: zone.identifier, locale: base?.locale.identifier ?? "en_US_POSIX")
         } catch {
             throw fail("--template: \(error)", status: ExitStatus.config)
         }
@@ -54,7 +66,7 @@ struct PreviewCommand: ParsableCommand {
             options.progress = true
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
         } catch let error as InputError {
-            throw fail(error.description, status: ExitStatus.dataError)
+            throw fail(error.description, status: ExitStatus.of(error))
         }
         for issue in result.summary.issues { printError("warning: skipped \(issue)") }
         let steps = result.steps(fromNs: Timestamps.nanoseconds(from), toNs: Timestamps.nanoseconds(to))

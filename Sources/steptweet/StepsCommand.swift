@@ -12,15 +12,16 @@ struct StepsCommand: ParsableCommand {
     )
 
     @OptionGroup var configOptions: ConfigOptions
-    @Option(help: "Start of the range (ISO 8601, inclusive).") var from: String
-    @Option(help: "End of the range (ISO 8601, exclusive); default: now.") var to: String?
+    @Option(help: ArgumentHelp("Start of the range (ISO 8601, inclusive; without an offset, in text.time_zone).",
+                               valueName: "TIME")) var from: TimeArgument
+    @Option(help: ArgumentHelp("End of the range (ISO 8601, exclusive); default: now.", valueName: "TIME")) var to: TimeArgument?
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
         let config = try configOptions.load()
         let zone = config.composer.timeZone
-        let start = try parseTime(from, option: "--from", zone: zone)
-        let end = try to.map { try parseTime($0, option: "--to", zone: zone) } ?? Date()
+        let start = from.date(in: zone)
+        let end = to?.date(in: zone) ?? Date()
         guard end >= start else { throw ValidationError("--to must not be before --from") }
         let steps: Int
         do {

@@ -3,6 +3,9 @@ import ArgumentParser
 /// The `steptweet` command: a Linux background agent that counts steps and posts them on each background fetch.
 @main
 struct Steptweet: AsyncParsableCommand {
+    /// The release, printed by `steptweet --version`.
+    static let version = "0.3.0"
+
     static let configuration = CommandConfiguration(
         commandName: "steptweet",
         abstract: "Count steps from accelerometer recordings, pedometer logs or a live sensor, and post them on each background fetch.",
@@ -10,10 +13,16 @@ struct Steptweet: AsyncParsableCommand {
             Quick look:  steptweet demo
             Count steps: steptweet count walk.csv
             Preview:     steptweet preview --source walk.csv --start 2026-11-21T10:00:00+09:00 --time-zone Asia/Tokyo
+
+            Exit status (sysexits): 0 success (NewData or NoData); 64 usage; 65 input that cannot be read as its
+            format; 66 a missing input named on the command line; 69 no device; 73 an output file exists; 75 a
+            temporary failure that may succeed by itself later; 78 configuration or credential problems.
+            Shell completions: steptweet --generate-completion-script bash|zsh|fish.
             """,
+        version: Steptweet.version,
         subcommands: [
             CountCommand.self, EvalCommand.self, InspectCommand.self, CheckTextCommand.self, PreviewCommand.self,
-            FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self,
+            FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self, OutboxCommand.self,
             DemoCommand.self, InitCommand.self, DevicesCommand.self,
         ]
     )

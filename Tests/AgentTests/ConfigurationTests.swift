@@ -162,3 +162,17 @@ import Testing
         #expect(Durations.format(5400) == "1h30m")
     }
 }
+
+@Suite struct ScheduleFloorTests {
+    @Test func anIntervalBelowTheMinimumIsAWarningNamingBothAndStatusShowsTheEffectiveOne() throws {
+        let c = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1m\"\n",
+                                             file: "/etc/steptweet/config.toml", environment: [:])
+        #expect(c.warnings.contains("schedule.interval \"1m\" is below schedule.minimum \"10m\": fetches run every 10m at most"),
+                "\(c.warnings)")
+        #expect(c.schedule.effectiveInterval == "10m (interval 1m raised to schedule.minimum)")
+        let fine = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"15m\"\n",
+                                                file: "/etc/steptweet/config.toml", environment: [:])
+        #expect(fine.warnings.isEmpty)
+        #expect(fine.schedule.effectiveInterval == "15m")
+    }
+}

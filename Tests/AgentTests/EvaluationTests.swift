@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func missingManifestIsAnError() {
-        #expect(throws: InputError(file: "no/such/manifest.csv", message: "no such file")) {
+        #expect(throws: InputError(file: "no/such/manifest.csv", message: "no such file", kind: .unreadable)) {
             try EvaluationManifest.load(path: "no/such/manifest.csv")
         }
     }

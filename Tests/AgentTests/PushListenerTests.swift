@@ -35,7 +35,8 @@ import Testing
         #expect(try await send(port, token: "wrong", body: push) == 401)
         #expect(try await send(port, token: "s3cret", body: #"{"aps":{"alert":"hi"}}"#) == 400)
         #expect(try await send(port, token: "s3cret", body: "not json") == 400)
-        #expect(try await send(port, method: "GET", token: "s3cret", body: "") == 404)
+        #expect(try await send(port, method: "GET", token: "s3cret", body: "") == 405)
+        #expect(try await send(port, method: "GET", path: "/other", token: "s3cret", body: "") == 404)
         await scheduler.waitUntilIdle()
         #expect(await recorder.calls.isEmpty)
 

@@ -14,7 +14,8 @@ import Testing
         // raw (-12, -1010, 104) × 0.00958: |a| = 9.73 m/s², and constant.
         #expect(lines.contains { $0.hasPrefix("  sample: ") && $0.contains("|a| mean 9.73 m/s² (sd 0.00)") }, "\(r.stdout)")
         let json = try Steptweet.run(["devices", "--json", "--sys-root", sys, "--dev-root", dev])
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let devices = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let object = try #require(devices.first)
         #expect(object["step_counter"] as? Bool == true)
         #expect(object["steps"] as? Int == 1234)
         #expect(object["buffer_node"] as? String == dev + "/iio:device0")

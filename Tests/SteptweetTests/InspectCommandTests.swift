@@ -43,7 +43,7 @@ import Testing
     @Test func textOutputAndSkippedLines() throws {
         let path = try Steptweet.tempFile("t_ms,x,y,z\n0,0,0,9.8\n10,0,0\n20,0,0,9.8\n")
         let r = try Steptweet.run(["inspect", path])
-        #expect(r.status == 65)
+        #expect(r.status == 0, "valid lines were read: the skipped one is a warning")
         #expect(r.stdout.contains("format:   generic-csv"))
         #expect(r.stdout.contains("samples:  2"))
         #expect(r.stdout.contains("skipped:  1 lines"))

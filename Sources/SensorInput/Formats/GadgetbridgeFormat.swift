@@ -1,0 +1,200 @@
+import Foundation
+
+/// A Gadgetbridge database (`Gadgetbridge`, `Gadgetbridge.db`, or the zip backup's `database/Gadgetbridge`), read
+/// through SQLite, read-only and immutable (no lock: the app's export job is never blocked). Every table with
+/// TIMESTAMP and STEPS columns is read, found by name (schemas change between app versions); STEPS -1 = not
+/// measured; GARMIN_ and CMF_ACTIVITY_SAMPLE hold running daily totals, turned into differences that reset at local
+/// midnight; millisecond timestamps are told from their size. Several devices over the same minutes: one device per
+/// minute, the one with the most steps that local day (or the first of `ReadOptions.overlap`'s preferred names or
+/// aliases; `.sumAll` keeps all).
+///
+/// Follow mode: the export is replaced now and then; the state keeps the last timestamp read per (table, device),
+/// the last running total of cumulative tables, and which minutes of the last days were counted, so a minute is
+/// never counted twice, from the same device or another.
+enum GadgetbridgeFormat: WholeReader {
+    static let format = InputFormat(
+        name: "gadgetbridge", kind: .steps,
+        about: "Gadgetbridge database export or zip backup: per-minute STEPS of every activity-sample table",
+        sniff: { s in
+            if s.magic(Array("SQLite format 3".utf8) + [0]) { return 1000 }
+            return ZipArchive.isZip(s.magic) ? 900 : 0
+        },
+        whole: GadgetbridgeFormat.self)
+
+    struct State: Codable {
+        /// "TABLE/device id" → last TIMESTAMP read (in the table's own unit).
+        var lastTimestamp: [String: Int64] = [:]
+        /// "TABLE/device id" → [local day, running total] of the last row of a cumulative table.
+        var lastTotal: [String: [Int64]] = [:]
+        /// UTC day → bitset of the 1,440 minutes already counted (the last `keptDays` days).
+        var counted: [Int64: [UInt64]] = [:]
+    }
+    static let keptDays: Int64 = 8
+
+    /// One row with steps: start (Unix s), length (s), device id, steps in that period.
+    struct Row { var time: Int64; var seconds: Int64; var device: Int64; var steps: Int64 }
+
+    static let cumulativeTables: Set<String> = ["GARMIN_ACTIVITY_SAMPLE", "CMF_ACTIVITY_SAMPLE"]
+
+    static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
+        var state = data.flatMap { try? JSONDecoder().decode(State.self, from: $0) } ?? State()
+        let db = try open(input)
+        let tables: [String]
+        do { tables = try db.tables() } catch let e as InputError {
+            throw InputError(file: e.file, message: e.message + " (not a readable SQLite database)")
+        }
+        var rows: [Row] = []
+        var found = 0
+        for table in tables {
+            let columns = try db.columns(table)
+            let steps = columns.contains("STEPS") ? "STEPS" : columns.contains("STEP_COUNT") ? "STEP_COUNT" : nil
+            guard let steps, columns.contains("TIMESTAMP"), table.hasSuffix("_SAMPLE"),
+                  !table.contains("SUMMARY") else { continue }  // daily/workout summaries overlap the minutes
+            found += 1
+            try readTable(db, table: table, columns: columns, stepsColumn: steps, state: &state, into: &rows)
+        }
+        if found == 0 {
+            try report.problem(InputError(file: input.path, message: "no activity-sample table with a STEPS column (is this a Gadgetbridge database?)"))
+        }
+        let names = try deviceNames(db)
+        for r in choose(rows, names: names, policy: report.options.overlap, counted: &state.counted) {
+            report.emit(r)
+        }
+        if let newest = state.counted.keys.max() { state.counted = state.counted.filter { $0.key > newest - keptDays } }
+        return try JSONEncoder().encode(state)
+    }
+
+    /// The database of a file, a zip backup, or bytes in memory.
+    static func open(_ input: WholeInput) throws -> SQLiteReadOnly {
+        let head = input.memory.map { Array($0.prefix(16)) } ?? BinarySniff.head(of: input.path, count: 16)
+        guard ZipArchive.isZip(head) else {
+            if let memory = input.memory { return try SQLiteReadOnly(bytes: memory, name: input.path) }
+            return try SQLiteReadOnly(path: input.path)
+        }
+        let bytes = try input.bytes()
+        do {
+            let entries = try ZipArchive.entries(bytes)
+            guard let entry = entries.first(where: { $0.name == "database/Gadgetbridge" })
+                ?? entries.first(where: { $0.name.hasSuffix("Gadgetbridge") || $0.name.hasSuffix("Gadgetbridge.db") }) else {
+                throw ZipArchive.ZipError("a zip archive without database/Gadgetbridge (\(entries.count) entries)")
+            }
+            return try SQLiteReadOnly(bytes: try ZipArchive.contents(of: entry, in: bytes), name: input.path + ":" + entry.name)
+        } catch let e as ZipArchive.ZipError {
+            throw InputError(file: input.path, message: e.message)
+        }
+    }
+
+    /// Rows of `table` newer than the state's cursor per device, as deltas (cumulative tables differenced).
+    static func readTable(_ db: SQLiteReadOnly, table: String, columns: [String], stepsColumn: String,
+                          state: inout State, into rows: inout [Row]) throws {
+        let hasDevice = columns.contains("DEVICE_ID")
+        let end = columns.contains("OTHER_TIMESTAMP") ? ", OTHER_TIMESTAMP" : columns.contains("DURATION") ? ", DURATION" : ", NULL"
+        var maxTime: Int64 = 0
+        try db.query("SELECT MAX(TIMESTAMP) FROM \(SQLiteReadOnly.quoted(table))") { maxTime = $0.int(0) ?? 0 }
+        let divisor: Int64 = maxTime > 100_000_000_000 ? 1000 : 1  // ms (TimeSample tables) or s
+        var devices: [Int64] = []
+        try db.query(hasDevice ? "SELECT DISTINCT DEVICE_ID FROM \(SQLiteReadOnly.quoted(table))" : "SELECT 0") {
+            devices.append($0.int(0) ?? 0)
+        }
+        let cumulative = cumulativeTables.contains(table)
+        var offsets = LocalOffsets()
+        for device in devices {
+            let key = "\(table)/\(device)"
+            let after = state.lastTimestamp[key] ?? Int64.min
+            var total = state.lastTotal[key]
+            let sql = "SELECT TIMESTAMP, \(stepsColumn)\(end) FROM \(SQLiteReadOnly.quoted(table)) WHERE TIMESTAMP > ?"
+                + (hasDevice ? " AND DEVICE_ID = ?" : "") + " ORDER BY TIMESTAMP"
+            var last = after
+            try db.query(sql, hasDevice ? [after, device] : [after]) { r in
+                guard let stamp = r.int(0) else { return }
+                last = max(last, stamp)
+                guard let value = r.int(1), value >= 0 else { return }  // -1: not measured (Garmin gap filler too)
+                let time = stamp / divisor
+                guard (0...4_102_444_800).contains(time) else { return }  // 1970-2100: a time, not damage
+                var steps = value
+                if cumulative {
+                    let day = offsets.localDay(time)
+                    if let t = total, t[0] == day, value >= t[1] { steps = value - t[1] }  // else: new day or reset
+                    total = [day, value]
+                }
+                var seconds: Int64 = 60
+                if let e = r.int(2) { seconds = columns.contains("OTHER_TIMESTAMP") ? e / divisor - time : e }
+                rows.append(Row(time: time, seconds: max(0, min(seconds, 86_400)), device: device, steps: steps))
+            }
+            if last != Int64.min { state.lastTimestamp[key] = last }
+            if let total { state.lastTotal[key] = total }
+        }
+    }
+
+    /// Local UTC offsets (the machine's time zone), cached per hour.
+    struct LocalOffsets {
+        var cache: [Int64: Int64] = [:]
+        mutating func offset(_ time: Int64) -> Int64 {
+            let hour = time / 3600
+            if let o = cache[hour] { return o }
+            let o = Int64(TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double(time))))
+            cache[hour] = o
+            return o
+        }
+        mutating func localDay(_ time: Int64) -> Int64 {
+            let t = time + offset(time)
+            return t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        }
+    }
+
+    /// Device id → names it may be chosen by (NAME, ALIAS).
+    static func deviceNames(_ db: SQLiteReadOnly) throws -> [Int64: [String]] {
+        guard try db.tables().contains("DEVICE") else { return [:] }
+        let columns = try db.columns("DEVICE")
+        let alias = columns.contains("ALIAS") ? "ALIAS" : "NULL"
+        var out: [Int64: [String]] = [:]
+        try db.query("SELECT _id, NAME, \(alias) FROM DEVICE") { r in
+            if let id = r.int(0) { out[id] = [r.text(1), r.text(2)].compactMap { $0 }.filter { !$0.isEmpty } }
+        }
+        return out
+    }
+
+    /// One device per minute (see the type's comment); minutes already `counted` are left out, and the ones chosen
+    /// are marked. Returns the readings in time order.
+    static func choose(_ input: [Row], names: [Int64: [String]], policy: OverlapPolicy,
+                       counted: inout [Int64: [UInt64]]) -> [StepReading] {
+        let rows = input.sorted { ($0.time, $0.device) < ($1.time, $1.device) }
+        var offsets = LocalOffsets()
+        var dayTotals: [Int64: [Int64: Int64]] = [:]
+        let several = Set(rows.lazy.map(\.device)).count > 1
+        if several { for r in rows { dayTotals[offsets.localDay(r.time), default: [:]][r.device, default: 0] += r.steps } }
+        var rank: [Int64: Int] = [:]  // device → position in the preferred list
+        if case .preferSources(let preferred) = policy {
+            for (id, n) in names { if let k = preferred.firstIndex(where: { n.contains($0) || $0 == "\(id)" }) { rank[id] = k } }
+        }
+        var out: [StepReading] = []
+        out.reserveCapacity(rows.count)
+        var i = 0
+        while i < rows.count {
+            let minute = floorDiv(rows[i].time, 60)
+            var j = i + 1
+            while j < rows.count, floorDiv(rows[j].time, 60) == minute { j += 1 }
+            let day = floorDiv(minute, 1440), bit = Int(minute - day * 1440)
+            var words = counted[day] ?? [UInt64](repeating: 0, count: 23)
+            if words[bit / 64] & (1 << UInt64(bit % 64)) == 0 {
+                var keep = rows[i].device
+                if several, policy != .sumAll, j - i > 1 {
+                    let totals = dayTotals[offsets.localDay(rows[i].time)] ?? [:]
+                    keep = rows[i..<j].map(\.device).min { a, b in
+                        (rank[a] ?? Int.max, -(totals[a] ?? 0), a) < (rank[b] ?? Int.max, -(totals[b] ?? 0), b)
+                    } ?? keep
+                }
+                for r in rows[i..<j] where (policy == .sumAll || r.device == keep) && r.steps > 0 {
+                    out.append(StepReading(startNs: r.time * 1_000_000_000, endNs: (r.time + r.seconds) * 1_000_000_000,
+                                           steps: Int(min(r.steps, 1_000_000))))
+                }
+                words[bit / 64] |= 1 << UInt64(bit % 64)
+                counted[day] = words
+            }
+            i = j
+        }
+        return out
+    }
+
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+}

@@ -1,0 +1,156 @@
+/// A small JSON document parser that keeps numbers as their text, so integers above 2^53 (Google Fit's
+/// nanosecond times) stay exact. Nesting is limited (no stack overflow on hostile input).
+enum JSONTree: Equatable {
+    case object([(String, JSONTree)])
+    case array([JSONTree])
+    case string(String)
+    case number(String)
+    case bool(Bool)
+    case null
+
+    static func == (a: JSONTree, b: JSONTree) -> Bool {
+        switch (a, b) {
+        case (.object(let x), .object(let y)): return x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
+        case (.array(let x), .array(let y)): return x == y
+        case (.string(let x), .string(let y)), (.number(let x), .number(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.null, .null): return true
+        default: return false
+        }
+    }
+
+    subscript(key: String) -> JSONTree? {
+        if case .object(let members) = self { return members.first { $0.0 == key }?.1 }
+        return nil
+    }
+    subscript(index: Int) -> JSONTree? {
+        if case .array(let items) = self, index >= 0, index < items.count { return items[index] }
+        return nil
+    }
+    var items: [JSONTree] { if case .array(let a) = self { return a }; return [] }
+    var string: String? { if case .string(let s) = self { return s }; return nil }
+    /// An integer written without fraction or exponent, exactly.
+    var int64: Int64? {
+        switch self {
+        case .number(let s), .string(let s): return Int64(s)
+        default: return nil
+        }
+    }
+    var double: Double? { if case .number(let s) = self { return Double(s) }; return nil }
+
+    struct ParseError: Error { var offset: Int; var reason: String }
+
+    static let maxDepth = 64
+
+    /// Parses a whole document; throws where it stops making sense.
+    static func parse(_ bytes: [UInt8]) throws -> JSONTree {
+        var p = Parser(b: bytes)
+        p.skipSpace()
+        if p.i + 3 <= bytes.count, bytes[p.i] == 0xEF, bytes[p.i + 1] == 0xBB, bytes[p.i + 2] == 0xBF { p.i += 3 }
+        let v = try p.value(depth: 0)
+        p.skipSpace()
+        guard p.i == bytes.count else { throw ParseError(offset: p.i, reason: "text after the JSON document") }
+        return v
+    }
+
+    struct Parser {
+        let b: [UInt8]
+        var i = 0
+
+        mutating func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 } }
+
+        func fail(_ reason: String) -> ParseError { ParseError(offset: i, reason: reason) }
+
+        mutating func value(depth: Int) throws -> JSONTree {
+            guard depth < JSONTree.maxDepth else { throw fail("nested too deeply") }
+            skipSpace()
+            guard i < b.count else { throw fail("document cut short") }
+            switch b[i] {
+            case 0x7B:
+                i += 1
+                var members: [(String, JSONTree)] = []
+                skipSpace()
+                if i < b.count, b[i] == 0x7D { i += 1; return .object(members) }
+                while true {
+                    skipSpace()
+                    let key = try string()
+                    skipSpace()
+                    guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
+                    i += 1
+                    members.append((key, try value(depth: depth + 1)))
+                    skipSpace()
+                    guard i < b.count else { throw fail("document cut short") }
+                    if b[i] == 0x2C { i += 1; continue }
+                    if b[i] == 0x7D { i += 1; return .object(members) }
+                    throw fail("',' or '}' expected")
+                }
+            case 0x5B:
+                i += 1
+                var items: [JSONTree] = []
+                skipSpace()
+                if i < b.count, b[i] == 0x5D { i += 1; return .array(items) }
+                while true {
+                    items.append(try value(depth: depth + 1))
+                    skipSpace()
+                    guard i < b.count else { throw fail("document cut short") }
+                    if b[i] == 0x2C { i += 1; continue }
+                    if b[i] == 0x5D { i += 1; return .array(items) }
+                    throw fail("',' or ']' expected")
+                }
+            case 0x22: return .string(try string())
+            case 0x74: try literal("true"); return .bool(true)
+            case 0x66: try literal("false"); return .bool(false)
+            case 0x6E: try literal("null"); return .null
+            case 0x2D, 0x30...0x39:
+                let s = i
+                i += 1
+                while i < b.count, (0x30...0x39).contains(b[i]) || b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45
+                    || b[i] == 0x2B || b[i] == 0x2D { i += 1 }
+                let text = String(decoding: b[s..<i], as: UTF8.self)
+                guard Double(text) != nil else { i = s; throw fail("malformed number") }
+                return .number(text)
+            default:
+                throw fail("unexpected character")
+            }
+        }
+
+        mutating func literal(_ word: StaticString) throws {
+            let w = word.withUTF8Buffer { Array($0) }
+            guard i + w.count <= b.count, Array(b[i..<i + w.count]) == w else { throw fail("unexpected word") }
+            i += w.count
+        }
+
+        mutating func string() throws -> String {
+            guard i < b.count, b[i] == 0x22 else { throw fail("string expected") }
+            i += 1
+            var out: [UInt8] = []
+            while i < b.count {
+                let c = b[i]
+                if c == 0x22 { i += 1; return String(decoding: out, as: UTF8.self) }
+                if c == 0x5C {
+                    guard i + 1 < b.count else { break }
+                    i += 1
+                    switch b[i] {
+                    case 0x6E: out.append(0x0A)
+                    case 0x74: out.append(0x09)
+                    case 0x72: out.append(0x0D)
+                    case 0x62: out.append(0x08)
+                    case 0x66: out.append(0x0C)
+                    case 0x75:
+                        guard i + 4 < b.count, let v = UInt32(String(decoding: b[(i + 1)...(i + 4)], as: UTF8.self), radix: 16) else {
+                            throw fail("malformed \\u escape")
+                        }
+                        i += 4
+                        out += Array(String(Unicode.Scalar(v).map(Character.init) ?? "\u{FFFD}").utf8)
+                    default: out.append(b[i])
+                    }
+                    i += 1
+                    continue
+                }
+                out.append(c)
+                i += 1
+            }
+            throw fail("string cut short")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import GRDBSQLite
+@testable import SensorInput
+import TestSupport
+import Testing
+
+/// Writes a Gadgetbridge-like database with the system SQLite.
+func makeDatabase(_ path: String, _ sql: String) throws {
+    var db: OpaquePointer?
+    guard sqlite3_open(path, &db) == SQLITE_OK else { throw InputError(file: path, message: "cannot create") }
+    defer { sqlite3_close(db) }
+    var message: UnsafeMutablePointer<CChar>?
+    guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+        throw InputError(file: path, message: message.map { String(cString: $0) } ?? "exec failed")
+    }
+}
+
+@Suite struct GadgetbridgeTests {
+    static let schema = """
+        CREATE TABLE DEVICE (_id INTEGER PRIMARY KEY, NAME TEXT, MANUFACTURER TEXT, IDENTIFIER TEXT, ALIAS TEXT);
+        INSERT INTO DEVICE VALUES (1, 'Mi Band 6', 'Xiaomi', 'AA', 'left wrist'), (2, 'Bangle.js', 'Espruino', 'BB', NULL);
+        CREATE TABLE MI_BAND_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
+          RAW_INTENSITY INTEGER, STEPS INTEGER, RAW_KIND INTEGER, HEART_RATE INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID)) WITHOUT ROWID;
+        CREATE TABLE BANGLE_JSACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
+          STEPS INTEGER, HEART_RATE INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID)) WITHOUT ROWID;
+        CREATE TABLE GARMIN_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
+          STEPS INTEGER, RAW_KIND INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID)) WITHOUT ROWID;
+        CREATE TABLE XIAOMI_DAILY_SUMMARY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, STEPS INTEGER,
+          PRIMARY KEY (TIMESTAMP, DEVICE_ID)) WITHOUT ROWID;
+        """
+    /// A local midnight (the machine's zone): the day boundary of cumulative tables and of the device choice.
+    static let midnight: Int64 = {
+        let start = Calendar.current.startOfDay(for: Date(timeIntervalSince1970: 1_763_000_000))
+        return Int64(start.timeIntervalSince1970)
+    }()
+
+    func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
+        var readings: [StepReading] = []
+        let s = try AnyInput.read(path: path, options: options) { if case .reading(let r) = $0 { readings.append(r) } }
+        return (s, readings)
+    }
+
+    func rows(_ table: String, device: Int, from: Int64, _ steps: [Int]) -> String {
+        steps.enumerated().map { k, s in
+            "INSERT INTO \(table) (TIMESTAMP, DEVICE_ID, USER_ID, STEPS) VALUES (\(from + Int64(60 * k)), \(device), 1, \(s));"
+        }.joined()
+    }
+
+    @Test func realExportGivesFourSteps() throws {
+        let path = try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")
+        let (s, readings) = try read(path)
+        #expect(s.format == "gadgetbridge")
+        #expect(s.steps == 4)
+        #expect(readings == [StepReading(startNs: 1_725_785_760_000_000_000, endNs: 1_725_785_820_000_000_000, steps: 4)])
+    }
+
+    @Test func zipBackupIsReadThroughItsDatabaseEntry() throws {
+        let zip = SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip").path
+        let (s, _) = try read(zip)
+        #expect(s.format == "gadgetbridge")
+        #expect(s.steps == 4)
+    }
+
+    @Test func notMeasuredCumulativeAndSummaryRowsAreHandled() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge")
+        let m = Self.midnight
+        try makeDatabase(path, Self.schema
+            + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: m + 3600, [-1, 10, -1, 5])  // -1 = not measured
+            // Garmin: running daily totals, -1 gap fillers, reset at local midnight.
+            + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400 - 180, [10, 25, -1])
+            + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400, [5, 12])
+            + "INSERT INTO XIAOMI_DAILY_SUMMARY_SAMPLE VALUES (\((m + 7200) * 1000), 1, 9999);")  // ms, a daily total
+        let (s, readings) = try read(path)
+        // 15 (not 13: -1 is no data) + Garmin 10 + 15 + 5 + 7 (not the raw 52); the daily summary is not added.
+        #expect(s.steps == 52)
+        #expect(readings.filter { $0.startNs >= (m + 86_400) * 1_000_000_000 }.map(\.steps) == [5, 7])
+    }
+
+    @Test func millisecondTimestampsAreTold() throws {
+        let dir = try TempDir()
+        let path = dir.path("ms.db")
+        try makeDatabase(path, """
+            CREATE TABLE XIAOMI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER, DEVICE_ID INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID));
+            INSERT INTO XIAOMI_ACTIVITY_SAMPLE VALUES (1763000000000, 1, 30);
+            """)
+        #expect(try read(path).1.first?.startNs == 1_763_000_000_000_000_000)
+    }
+
+    @Test func overlappingDevicesCountOneDevicePerMinute() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge.db")
+        let t = Self.midnight + 36_000
+        try makeDatabase(path, Self.schema
+            + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 10, 10, 10, 10])
+            + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [12, 12, 12, 12, 12, 12, 12, 12]))
+        // Bangle.js has the most steps that day: its 8 minutes; the band's overlapping minutes are not added.
+        #expect(try read(path).0.steps == 96)
+        var options = ReadOptions()
+        options.overlap = .preferSources(["left wrist"])  // the band, by its alias
+        #expect(try read(path, options: options).0.steps == 5 * 10 + 3 * 12)
+        options.overlap = .sumAll
+        #expect(try read(path, options: options).0.steps == 146)
+    }
+
+    @Test func followModeReadsOnlyNewMinutesOfAReplacedExport() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge")
+        let t = Self.midnight + 36_000
+        try makeDatabase(path, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20]))
+        var (s, cursor) = try SourceReader.readNew(path: path, cursor: nil) { _ in }
+        #expect(s.steps == 30)
+        // Syncthing replaces the file: a new copy with two more band minutes and the Bangle's rows for all four.
+        let next = dir.path("Gadgetbridge.tmp")
+        try makeDatabase(next, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40])
+            + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [50, 50, 50, 50, 50]))
+        _ = rename(next, path)
+        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        // Minutes 1-2 were counted already (from the band): only minutes 3-5, from the day's top device.
+        #expect(s.steps == 150)
+        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        #expect(s.steps == 0)
+    }
+
+    @Test func readsWhileTheAppHoldsAnExclusiveLock() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge")
+        try makeDatabase(path, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: Self.midnight, [10, 20]))
+        var app: OpaquePointer?
+        #expect(sqlite3_open(path, &app) == SQLITE_OK)
+        defer { sqlite3_close(app) }
+        // The app (or its export job) is writing: an ordinary reader would get SQLITE_BUSY; immutable=1 takes no lock.
+        #expect(sqlite3_exec(app, "BEGIN EXCLUSIVE; INSERT INTO MI_BAND_ACTIVITY_SAMPLE (TIMESTAMP, DEVICE_ID, STEPS) VALUES (5, 1, 99);", nil, nil, nil) == SQLITE_OK)
+        #expect(try read(path).0.steps == 30)
+        #expect(sqlite3_exec(app, "COMMIT;", nil, nil, nil) == SQLITE_OK)  // and the writer was not blocked either
+    }
+
+    @Test func corruptAndWrongDatabasesAreClearErrors() throws {
+        let dir = try TempDir()
+        let real = try Data(contentsOf: URL(fileURLWithPath: try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")))
+        // Cut short: the schema pages are there, the table pages are not.
+        let cut = try dir.write("cut.db", real.prefix(real.count / 3))
+        #expect { try read(cut) } throws: { ($0 as? InputError).map { $0.file == cut && $0.description.contains("malformed") } ?? false }
+        // Garbage after the header.
+        var garbage = Data(real.prefix(100))
+        garbage.append(Data((0..<8000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
+        let g = try dir.write("garbage.db", garbage)
+        #expect { try read(g) } throws: { ($0 as? InputError)?.file == g }
+        // An SQLite database of something else: said, nothing counted.
+        let other = dir.path("other.db")
+        try makeDatabase(other, "CREATE TABLE notes (text TEXT);")
+        let (s, _) = try read(other)
+        #expect(s.steps == 0)
+        #expect(s.issues.first?.message.contains("no activity-sample table") == true)
+        // A zip without the database, and a cut zip.
+        let zip = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip"))
+        let cutZip = try dir.write("cut.zip", zip.prefix(zip.count - 30))
+        #expect { try read(cutZip) } throws: { ($0 as? InputError)?.message.contains("no zip end record") ?? false }
+        var renamed = [UInt8](zip)
+        for i in 0..<(renamed.count - 20) where Array(renamed[i..<(i + 21)]) == Array("database/Gadgetbridge".utf8) {
+            renamed[i] = UInt8(ascii: "x"); renamed[i + 20] = UInt8(ascii: "x")
+        }
+        let noEntry = try dir.write("other.zip", Data(renamed))
+        #expect { try read(noEntry) } throws: { ($0 as? InputError)?.message.contains("without database/Gadgetbridge") ?? false }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+@testable import SensorInput
+import TestSupport
+import Testing
+
+@Suite struct GarminFITTests {
+    /// 2026-11-20 00:00 local at UTC−6 (06:00Z).
+    static let midnight: Int64 = 1_795_413_600
+    /// Walking and running running totals over two local days, crossing local midnight; cycling (strokes) ignored.
+    static let points: [(Int64, Int64, Int64)] = [
+        (60, 6, 100), (120, 1, 50), (3600, 6, 300), (18_000, 6, 1000), (43_200, 6, 1000), (85_800, 1, 250),
+        (86_400 + 600, 6, 40), (86_400 + 700, 2, 5000), (86_400 + 1200, 1, 10),
+    ]
+
+    func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
+        var readings: [StepReading] = []
+        let s = try AnyInput.read(path: path, options: options) { if case .reading(let r) = $0 { readings.append(r) } }
+        return (s, readings)
+    }
+
+    @Test func builtMonitoringFileGivesTheStepsItWasBuiltWith() throws {
+        let dir = try TempDir()
+        let bytes = FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)
+        let path = try dir.write("monitor.fit", Data(bytes))
+        let (s, readings) = try read(path)
+        #expect(s.format == "garmin-fit")
+        // Day 1: walking 1000 + running 250; day 2 (totals reset at local midnight): walking 40 + running 10.
+        // Taking the halved `cycles` of python-fitparse would give 650; summing cumulative values far more.
+        #expect(s.steps == 1300)
+        let day2Start = (Self.midnight + 86_400) * 1_000_000_000
+        #expect(readings.filter { $0.endNs > day2Start }.reduce(0) { $0 + $1.steps } == 50)
+        #expect(readings.filter { $0.endNs <= day2Start }.reduce(0) { $0 + $1.steps } == 1250)
+        // timestamp_16 rebuilt: the last reading ends 20 min after the second midnight.
+        #expect(readings.last?.endNs == (Self.midnight + 86_400 + 1200) * 1_000_000_000)
+        #expect(s.skippedLines == 0)
+    }
+
+    @Test func realActivityFilesGiveTwiceTheSessionStrides() throws {
+        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
+        let run = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-run.fit")
+        let (w, walkReadings) = try read(walk)
+        // 41 strides: not 41 (strides taken for steps) and not ≈ 93 (integrated cadence instead of the total).
+        #expect(w.steps == 82)
+        #expect(walkReadings.count > 10)  // spread over the records by cadence
+        #expect(try read(run).0.steps == 156)
+    }
+
+    @Test func olderActivityWithoutTotalIntegratesCadence() throws {
+        var b = FITBuilder()
+        b.define(local: 0, global: 0, fields: [.init(number: 0, size: 1, type: FITBuilder.enumType)])
+        b.message(local: 0, [4])
+        b.define(local: 1, global: 20, fields: [.init(number: 253, size: 4, type: FITBuilder.u32),
+                                               .init(number: 4, size: 1, type: FITBuilder.u8),
+                                               .init(number: 53, size: 1, type: FITBuilder.u8)])
+        let t0 = FITBuilder.fit(1_700_000_000)
+        b.message(local: 1, [t0, 60, 0])
+        // 60.5 strides/min (fractional 64/128) for 20 × 3 s, through compressed timestamp headers (+3 s each).
+        for k in 1...20 { b.message(local: 1, [t0 + Int64(3 * k), 60, 64], compressedOffset: UInt8((t0 + Int64(3 * k)) & 0x1F)) }
+        let dir = try TempDir()
+        let path = try dir.write("old.fit", Data(b.file()))
+        // 60 s at 60.5 strides/min = 60.5 strides = 121 steps.
+        #expect(try read(path).0.steps == 121)
+        // The same records in a cycling session: a bike's cadence is pedal turns, not strides.
+        b.define(local: 2, global: 18, fields: [.init(number: 253, size: 4, type: FITBuilder.u32),
+                                               .init(number: 5, size: 1, type: FITBuilder.enumType)])
+        b.message(local: 2, [t0 + 60, 2])
+        let bike = try dir.write("bike.fit", Data(b.file()))
+        #expect(try read(bike).0.steps == 0)
+    }
+
+    @Test func folderCountsMonitoringAndDoesNotAddTheDaysActivities() throws {
+        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
+        let dir = try TempDir()
+        try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
+        #expect(try read(dir.root).0.steps == 82)
+        // 2017-06-11 local (UTC−7): monitoring covers the walk's day, so its steps are already in the totals.
+        let midnight: Int64 = 1_497_164_400
+        try dir.write("GARMIN/Monitor/day.fit", Data(FITBuilder.monitoring(midnightUTC: midnight, offset: -25_200,
+                                                                           points: [(3600, 6, 500), (60_000, 6, 900)])))
+        #expect(try read(dir.root).0.steps == 900)
+    }
+
+    @Test func overlappingMonitoringFilesAreMergedAndFollowModeDeliversOnlyNewSteps() throws {
+        let dir = try TempDir()
+        let first = Array(Self.points.prefix(4))
+        try dir.write("Monitor/a.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: first)))
+        var items: [StepReading] = []
+        var (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: nil) { if case .reading(let r) = $0 { items.append(r) } }
+        #expect(s.steps == 1050)
+        // A re-synced file repeating the same points plus the rest: only the new steps come.
+        try dir.write("Monitor/b.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)))
+        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) { if case .reading(let r) = $0 { items.append(r) } }
+        #expect(s.steps == 250)
+        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) { if case .reading(let r) = $0 { items.append(r) } }
+        #expect(s.steps == 0)
+        #expect(items.reduce(0) { $0 + $1.steps } == 1300)
+        #expect(cursor?.format == "garmin-fit")
+    }
+
+    @Test func chainedFilesAreBothRead() throws {
+        let a = FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: [(60, 6, 100)])
+        let b = FITBuilder.monitoring(midnightUTC: Self.midnight + 86_400, offset: -21_600, points: [(60, 6, 70)])
+        let dir = try TempDir()
+        let path = try dir.write("chained.fit", Data(a + b))
+        #expect(try read(path).0.steps == 170)
+    }
+
+    @Test func truncatedFileKeepsWhatCameBeforeAndSaysWhere() throws {
+        let bytes = FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)
+        let dir = try TempDir()
+        let path = try dir.write("cut.fit", Data(bytes.prefix(bytes.count - 20)))
+        let (s, _) = try read(path)
+        #expect(s.steps > 0 && s.steps < 1300)
+        #expect(s.skippedLines == 1)
+        let message = s.issues.first?.description ?? ""
+        #expect(message.contains("cut.fit: message "), "\(message)")
+        #expect(message.contains("at byte"))
+        #expect(throws: InputError.self) { try read(path, options: ReadOptions(strict: true)) }
+    }
+
+    @Test func corruptFilesAreReportedWithTheirPlace() throws {
+        var bytes = FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)
+        bytes[bytes.count - 5] ^= 0x01  // one bit of the last cycles value: the CRC no longer matches
+        let dir = try TempDir()
+        let (s, _) = try read(try dir.write("crc.fit", Data(bytes)))
+        #expect(s.issues.first?.message.contains("CRC mismatch") == true)
+        // A data message of a local type no definition announced.
+        var b = FITBuilder()
+        b.define(local: 0, global: 0, fields: [.init(number: 0, size: 1, type: FITBuilder.enumType)])
+        b.message(local: 0, [32])
+        b.data.append(0x05)
+        let (u, _) = try read(try dir.write("undefined.fit", Data(b.file())))
+        #expect(u.issues.first?.message == "message 2 at byte 25: data message of local type 5, which no definition announced; kept the 1 messages before it")
+        // Wrong type in a FIT folder, an empty file: named, the rest still read.
+        try dir.write("folder/empty.fit", Data())
+        try dir.write("folder/notes.FIT", Data("hello".utf8))
+        try dir.write("folder/ok.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: 0, points: [(60, 6, 7)])))
+        let (f, _) = try read(dir.path("folder"))
+        #expect(f.steps == 7)
+        #expect(f.issues.map(\.message) == ["file is empty", "not a FIT file (no '.FIT' signature at byte 8)"])
+    }
+
+    @Test func containerDecodesBothByteOrdersAndSkipsDeveloperFields() {
+        let bytes = FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)
+        let (messages, damages) = FITContainer.decode(bytes)
+        #expect(damages.isEmpty)
+        let running = messages.filter { $0.global == 55 && $0.fields[5] == 1 }
+        #expect(running.map { $0.fields[3] } == [50, 250, 10])  // big-endian definition with a developer field
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+@testable import SensorInput
+import TestSupport
+import Testing
+
+@Suite struct GoogleFitTests {
+    static let takeout = "data/formats/google_fit/biohacker-takeout/Takeout"
+
+    func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
+        var readings: [StepReading] = []
+        let s = try AnyInput.read(path: path, options: options) { if case .reading(let r) = $0 { readings.append(r) } }
+        return (s, readings)
+    }
+
+    func stream(_ source: String, _ points: [(Int64, Int64, Int)]) -> String {
+        let p = points.map { s, e, n in
+            "{\"fitValue\":[{\"value\":{\"intVal\":\(n)}}],\"endTimeNanos\":\(e),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(s)}"
+        }
+        return "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:\(source)\",\n \"Data Points\": [\(p.joined(separator: ",\n"))]\n}\n"
+    }
+
+    @Test func takeoutFolderGivesTwentyThreeStepsOnItsDay() throws {
+        let root = try SharedData.require(Self.takeout)
+        let (s, readings) = try read(root)
+        #expect(s.format == "google-fit")
+        // 23, not 69: the three streams hold the same steps.
+        #expect(s.steps == 23)
+        // 2020-02-20 local (−05:00): 2020-02-20T05:00Z ..< 2020-02-21T05:00Z.
+        #expect(readings.allSatisfy { $0.startNs >= 1_582_174_800_000_000_000 && $0.endNs < 1_582_261_200_000_000_000 })
+        // Nanoseconds above 2^53 read exactly (a Double gives …798000 / …798208).
+        #expect(readings.first?.startNs == 1_582_253_374_731_798_130)
+        let intraday = try read(root + "/Fit/Daily activity metrics/2020-02-20.csv")
+        #expect(intraday.0.format == "google-fit-intraday")
+        #expect(intraday.0.steps == 23)
+        #expect(intraday.1.first?.startNs == 1_582_253_100_000_000_000)  // 21:45-05:00
+    }
+
+    @Test func estimatedStepsIsPreferredAndStreamsAreNeverAdded() throws {
+        let dir = try TempDir()
+        try dir.write("All Data/derived_com.google.step_count.delta_com.google.json",
+                      stream("merge_step_deltas", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 12)]))
+        try dir.write("All Data/derived_com.google.step_count.delta_com.google(1).json",
+                      stream("motorola:x:derive_step_deltas", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 15)]))
+        #expect(try read(dir.root).0.steps == 12)  // no estimated_steps: merge_step_deltas
+        // A stream split over name(2).json and name(3).json, one point in both: merged, counted once.
+        try dir.write("All Data/derived_com.google.step_count.delta_com.google(2).json",
+                      stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10),
+                                                 (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 4)]))
+        try dir.write("All Data/derived_com.google.step_count.delta_com.google(3).json",
+                      stream("estimated_steps", [(1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 4),
+                                                 (1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 6)]))
+        #expect(try read(dir.root).0.steps == 20)
+    }
+
+    @Test func dailySummaryFindsStepCountByName() throws {
+        let path = try SharedData.require("data/formats/google_fit/daily-activity-metrics_manilmunjal.csv")
+        let (s, readings) = try read(path)
+        #expect(s.format == "google-fit-daily")
+        #expect(s.steps == 1_028_773)
+        #expect(readings.count == 177)
+        let dir = try TempDir()
+        let moved = try dir.write("Daily activity metrics.csv", "Step count,Date,Heart Points\n120,2022-02-12,\n,2022-02-13,3\n")
+        let other = try read(moved)
+        #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)  // empty = no data
+    }
+
+    @Test func fifteenMinuteFilesTakeTheirDateFromTheName() throws {
+        let dir = try TempDir()
+        let header = "Start time,End time,Step count,Distance (m)\n"
+        let path = try dir.write("2021-03-28.csv", header + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n"
+            + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n"  // duplicated first row (real exports)
+            + "23:45:00.000+02:00,00:00:00.000+02:00,7,\n")  // DST: the offset changes inside the file
+        let (s, readings) = try read(path)
+        #expect(s.steps == 47)
+        #expect(readings.last?.endNs == 1_616_968_800_000_000_000)  // 2021-03-29T00:00+02:00, the next day
+        let undated = try dir.write("steps.csv", header + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n")
+        let (u, _) = try read(undated)
+        #expect(u.issues.first?.description == "\(undated):2: the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)")
+    }
+
+    @Test func badJSONIsNamedWithItsByteOffset() throws {
+        let dir = try TempDir()
+        let cut = try dir.write("cut.json", String(stream("estimated_steps", [(1, 2, 3)]).prefix(150)))
+        let (s, _) = try read(cut)
+        #expect(s.issues.first?.description.hasPrefix("\(cut): not valid JSON at byte") == true)
+        let wrong = try dir.write("wrong.json", stream("estimated_steps", [(5, 2, 3)]))
+        #expect(try read(wrong).0.issues.first?.message == "data point 0: no valid startTimeNanos, endTimeNanos and intVal")
+        #expect(throws: InputError.self) { try read(wrong, options: ReadOptions(strict: true)) }
+    }
+
+    @Test func followModeDeliversOnlyNewPoints() throws {
+        let dir = try TempDir()
+        let path = try dir.write("steps.json", stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10)]))
+        var (s, cursor) = try SourceReader.readNew(path: path, cursor: nil) { _ in }
+        #expect(s.steps == 10)
+        try dir.write("steps.json", stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10),
+                                                                (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 5)]))
+        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        #expect(s.steps == 5)
+    }
+}
+
+@Suite struct BinaryInputTests {
+    @Test func nonTextFilesAreRejectedInOneLine() throws {
+        let dir = try TempDir()
+        let elf = try dir.write("prog", Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 142_304)))
+        #expect { try AnyInput.read(path: elf) { _ in } } throws: {
+            ($0 as? InputError)?.description == "\(elf): not a recording: ELF executable, 142,312 bytes"
+        }
+        let png = try dir.write("p.csv", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]))
+        #expect { try AnyInput.read(path: png) { _ in } } throws: {
+            ($0 as? InputError)?.message == "not a recording: PNG image, 12 bytes"
+        }
+        let zip = try dir.write("a.zip", Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)))
+        #expect { try AnyInput.read(path: zip) { _ in } } throws: {
+            ($0 as? InputError)?.message.contains("without database/Gadgetbridge") ?? false
+        }
+    }
+
+    @Test func folderWithoutKnownFilesIsSaid() throws {
+        let dir = try TempDir()
+        try dir.write("notes.txt", "hello\n")
+        #expect { try AnyInput.read(path: dir.root) { _ in } } throws: {
+            ($0 as? InputError)?.message == "a folder without Garmin FIT files or a Google Fit Takeout in it"
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+import Logging
+@testable import steptweet
+import Testing
+
+@Suite struct ConsoleLogHandlerTests {
+    let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+    let at = Date(timeIntervalSince1970: 1_763_686_800)  // 2025-11-21T01:00:00Z
+
+    @Test func aTerminalGetsTheTimeInTheConfiguredZoneWithItsOffset() {
+        let handler = ConsoleLogHandler(level: .info, zone: tokyo, environment: [:])
+        let line = handler.format(level: .warning, message: "fetch schedule: Failed: network", metadata: nil, at: at)
+        #expect(line == "2025-11-21T10:00:00+09:00 warning: fetch schedule: Failed: network")
+    }
+
+    @Test func theJournalGetsThePriorityPrefixAndNoTimestamp() {
+        let handler = ConsoleLogHandler(level: .info, zone: tokyo, environment: ["JOURNAL_STREAM": "8:12345"])
+        #expect(handler.format(level: .warning, message: "Failed", metadata: nil, at: at) == "<4>Failed")
+        #expect(handler.format(level: .error, message: "disk full", metadata: ["target": "mastodon"], at: at)
+                == "<3>disk full target=mastodon")
+        #expect(handler.format(level: .info, message: "ok \u{1B}[2J", metadata: nil, at: at) == "<6>ok \\x1b[2J")
+    }
+}
