@@ -51,7 +51,7 @@ let package = Package(
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
         .target(name: "TestSupport", dependencies: [
-            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+            "Publishing", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(name: "SensorInputTests", dependencies: [
