@@ -53,7 +53,7 @@ let package = Package(
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
         .target(name: "TestSupport", dependencies: [
-            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+            "Publishing", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(name: "SensorInputTests", dependencies: [
@@ -70,7 +70,9 @@ let package = Package(
             "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
-        .testTarget(name: "SteptweetTests", dependencies: ["steptweet", "TestSupport"]),
+        .testTarget(name: "SteptweetTests", dependencies: [
+            "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+        ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
     ]

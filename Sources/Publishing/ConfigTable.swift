@@ -2,21 +2,26 @@ import Foundation
 import Messages
 import TOMLKit
 
-/// One `[[publish]]` table being read: typed getters that name the key's path in every error, and a record of the
-/// keys used so that any other key is reported as unknown.
-final class ConfigTable {
-    let table: TOMLTable
-    let prefix: String
-    private(set) var used: Set<String> = []
+/// One configuration table being read (a `[[publish]]` table, a section of the agent's file): typed getters that
+/// name the key's path in every error (`publish[0].token_env`), and a record of the keys used so that any other
+/// key is reported as unknown. The one table reader of the project: every configuration error is worded here.
+public final class ConfigTable {
+    public let table: TOMLTable
+    public let prefix: String
+    public private(set) var used: Set<String> = []
 
-    init(_ table: TOMLTable, prefix: String) {
+    public init(_ table: TOMLTable, prefix: String) {
         self.table = table
         self.prefix = prefix
     }
 
-    func path(_ key: String) -> String { "\(prefix).\(key)" }
-    func error(_ key: String, _ message: String) -> ConfigurationError { ConfigurationError(path: path(key), message: message) }
-    func missingSecret(_ key: String, _ message: String) -> ConfigurationError {
+    /// A whole document (or any table read at the top): paths are the bare keys.
+    public convenience init(document: TOMLTable) { self.init(document, prefix: "") }
+
+    /// `prefix.key`, or `key` at the top of a document.
+    public func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+    public func error(_ key: String, _ message: String) -> ConfigurationError { ConfigurationError(path: path(key), message: message) }
+    public func missingSecret(_ key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(path: path(key), message: message, isMissingSecret: true)
     }
 
@@ -25,7 +30,7 @@ final class ConfigTable {
         return table[key]
     }
 
-    static func typeName(_ value: TOMLValueConvertible) -> String {
+    public static func typeName(_ value: TOMLValueConvertible) -> String {
         switch value.type {
         case .table: return "a table"
         case .array: return "an array"
@@ -37,32 +42,54 @@ final class ConfigTable {
         }
     }
 
-    func string(_ key: String) throws(ConfigurationError) -> String? {
+    public func string(_ key: String) throws(ConfigurationError) -> String? {
         guard let v = value(key) else { return nil }
         guard let s = v.string else { throw error(key, "must be a string, not \(Self.typeName(v))") }
         guard !s.isEmpty else { throw error(key, "must not be empty") }
         return s
     }
 
-    func requiredString(_ key: String) throws(ConfigurationError) -> String {
+    public func requiredString(_ key: String) throws(ConfigurationError) -> String {
         guard let s = try string(key) else { throw error(key, "missing (required for this kind)") }
         return s
     }
 
-    func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+    public func bool(_ key: String) throws(ConfigurationError) -> Bool? {
         guard let v = value(key) else { return nil }
         guard let b = v.bool else { throw error(key, "must be true or false, not \(Self.typeName(v))") }
         return b
     }
 
-    func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+    public func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let v = value(key) else { return nil }
         guard let i = v.int else { throw error(key, "must be an integer, not \(Self.typeName(v))") }
         guard range.contains(i) else { throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), not \(i)") }
         return i
     }
 
-    func oneOf(_ key: String, _ choices: [String]) throws(ConfigurationError) -> String? {
+    /// A number: a TOML float or integer.
+    public func number(_ key: String) throws(ConfigurationError) -> Double? {
+        guard let v = value(key) else { return nil }
+        guard let d = v.double ?? v.int.map(Double.init) else { throw error(key, "must be a number, not \(Self.typeName(v))") }
+        return d
+    }
+
+    /// A sub-table (`[section]` of a document, `headers = {…}` of a table) to read with the same rules; its paths
+    /// continue this table's (`schedule.deadline`, `publish[0].headers.x`).
+    public func table(_ key: String) throws(ConfigurationError) -> ConfigTable? {
+        guard let v = value(key) else { return nil }
+        guard let t = v.table else { throw error(key, "must be a table, not \(Self.typeName(v)): write [\(path(key))]") }
+        return ConfigTable(t, prefix: path(key))
+    }
+
+    /// A string read by `parse` (a duration, a time, …); `expected` says what it should look like.
+    public func parsed<T>(_ key: String, expected: String, _ parse: (String) -> T?) throws(ConfigurationError) -> T? {
+        guard let s = try string(key) else { return nil }
+        guard let parsed = parse(s) else { throw error(key, "\"\(s)\" is not \(expected)") }
+        return parsed
+    }
+
+    public func oneOf(_ key: String, _ choices: [String]) throws(ConfigurationError) -> String? {
         guard let s = try string(key) else { return nil }
         guard choices.contains(s) else {
             throw error(key, "must be one of \(choices.map { "\"\($0)\"" }.joined(separator: ", ")), not \"\(s)\"")
@@ -70,7 +97,7 @@ final class ConfigTable {
         return s
     }
 
-    func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+    public func strings(_ key: String) throws(ConfigurationError) -> [String]? {
         guard let v = value(key) else { return nil }
         guard let array = v.array else { throw error(key, "must be an array of strings, not \(Self.typeName(v))") }
         var out: [String] = []
@@ -83,7 +110,7 @@ final class ConfigTable {
         return out
     }
 
-    func stringTable(_ key: String) throws(ConfigurationError) -> [String: String]? {
+    public func stringTable(_ key: String) throws(ConfigurationError) -> [String: String]? {
         guard let v = value(key) else { return nil }
         guard let t = v.table else { throw error(key, "must be a table of strings, not \(Self.typeName(v))") }
         var out: [String: String] = [:]
@@ -97,7 +124,7 @@ final class ConfigTable {
     }
 
     /// An `http` or `https` URL.
-    func url(_ key: String, default fallback: String? = nil, required: Bool = false) throws(ConfigurationError) -> URL? {
+    public func url(_ key: String, default fallback: String? = nil, required: Bool = false) throws(ConfigurationError) -> URL? {
         guard let text = try string(key) ?? fallback else {
             if required { throw error(key, "missing (required for this kind), e.g. \"https://example.social\"") }
             return nil
@@ -105,7 +132,7 @@ final class ConfigTable {
         return try Self.checkedURL(text, key: key, table: self)
     }
 
-    static func checkedURL(_ text: String, key: String, table: ConfigTable, secret: Bool = false) throws(ConfigurationError) -> URL {
+    public static func checkedURL(_ text: String, key: String, table: ConfigTable, secret: Bool = false) throws(ConfigurationError) -> URL {
         let shown = secret ? "the URL" : "\"\(text)\""
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else {
@@ -114,10 +141,14 @@ final class ConfigTable {
         return url
     }
 
-    /// Throws for the first key that no getter asked for.
-    func rejectUnknownKeys() throws(ConfigurationError) {
+    /// Whether the table has `key` (without marking it used).
+    public func contains(_ key: String) -> Bool { table.contains(key: key) }
+
+    /// Throws for the first key that no getter asked for (after reading every key the table may have).
+    public func rejectUnknownKeys() throws(ConfigurationError) {
         for key in table.keys.sorted() where !used.contains(key) {
-            throw error(key, "unknown key for kind \"\(table["kind"]?.string ?? "?")\"")
+            if let kind = table["kind"]?.string { throw error(key, "unknown key for kind \"\(kind)\"") }
+            throw error(key, "unknown key (known: \(used.sorted().joined(separator: ", ")))")
         }
     }
 }

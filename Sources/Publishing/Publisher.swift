@@ -47,9 +47,9 @@ extension Post {
     /// `[A-Za-z0-9.-]`, so it is safe as a header value, a Matrix txnId and a file name.
     ///
     /// Targets map it as follows: Mastodon and webhooks `Idempotency-Key` header; Matrix the `{txnId}` path
-    /// segment; Bluesky a TID record key derived from the window start (`BlueskyPublisher.recordKey`); ntfy, Discord,
-    /// Slack and X have no key (X answers a repeat with 403 duplicate content, reported as `.alreadyDelivered`);
-    /// the file target skips a key it already holds.
+    /// segment; Bluesky a TID record key derived from the window start (`BlueskyPublisher.recordKey`); ntfy,
+    /// Misskey, Discord, Slack and X have no key (X answers a repeat with 403 duplicate content, reported as
+    /// `.alreadyDelivered`); the file target skips a key it already holds.
     public static func idempotencyKey(windowStart: Date, windowEnd: Date) -> String {
         "steps-\(keyTime(windowStart))-\(keyTime(windowEnd))"
     }
@@ -75,20 +75,21 @@ extension Post {
     }
 }
 
-/// Where a post goes. Each target (webhook, Mastodon, X, Matrix, Bluesky, Discord, Slack, ntfy, stdout, file) is one
-/// type behind this protocol.
+/// Where a post goes. Each target (webhook, Mastodon, X, Matrix, Bluesky, Discord, Slack, ntfy, Misskey, stdout,
+/// file) is one type behind this protocol, declared to the factory by its `static let target: TargetKind`.
 public protocol Publisher: Sendable {
     /// Name used in logs, results and the outbox, e.g. `mastodon` or the configured table name.
     var name: String { get }
-    /// Delivers `post`, giving up when `deadline` passes (a hard deadline, not an idle timeout).
+    /// Delivers `post`, giving up when `deadline` passes (a hard deadline on the deadline's clock, not an idle
+    /// timeout).
     func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome
     /// The length rule the target enforces (checked before any request), nil when it has none worth checking.
     var lengthRule: LengthRule? { get }
     /// A one-line description for logs and `--dry-run`, with secrets and webhook URLs redacted.
     var redactedDescription: String { get }
     /// Whether sending a post again can make a second one there: the target has no idempotency key and no
-    /// duplicate check (Discord, Slack, ntfy). Such targets are asked `lookUp` before a post is resent after an
-    /// unconfirmed attempt.
+    /// duplicate check (Discord, Slack, ntfy, Misskey), or servers may ignore its key (Mastodon). Such targets are
+    /// asked `lookUp` before a post is resent after an unconfirmed attempt.
     var repeatsDuplicate: Bool { get }
     /// For `repeatsDuplicate` targets that cannot look a post up: resend after an unconfirmed attempt (at least once,
     /// the default) or give the post up (at most once; `resend_unconfirmed = false`).
@@ -170,4 +171,9 @@ public struct StdoutPublisher: Publisher {
         fflush(nil)  // all output streams; the agent's stdout is usually a pipe to a journal: one post, one line, now
         return .delivered(remoteID: nil)
     }
+}
+
+extension StdoutPublisher {
+    /// `kind = "stdout"`: no keys.
+    public static let target = TargetKind("stdout", usesHTTP: false) { config in StdoutPublisher(name: config.name) }
 }

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Removes secrets from any text that may be printed or logged: known secret values (tokens, passwords, webhook
-/// URLs), `Authorization` header values, `Bearer …`, `access_token=` / `auth=` / `token=` query values, JWTs in JSON
-/// (`accessJwt`, `refreshJwt`) and the token part of Discord and Slack webhook URLs.
+/// Removes secrets from any text that may be printed or logged: the secret values we hold and send (tokens,
+/// passwords, webhook URLs, Basic credentials), `Authorization` header values, `access_token=` / `token=` query
+/// values, and what each target kind declares (`TargetKind.redactions`: Bluesky's JWT fields, the token part of
+/// Discord and Slack webhook URLs, ntfy's `auth=`, Misskey's `"i"`).
 public struct Redactor: Sendable {
     public static let mask = "[REDACTED]"
     /// Secret values to hide wherever they appear (also percent-encoded).
@@ -20,15 +21,19 @@ public struct Redactor: Sendable {
         secrets.sort { $0.count > $1.count }
     }
 
-    static let patterns: [NSRegularExpression] = [
+    /// Patterns every target shares: `Authorization` header values, OAuth 1.0a headers, secret query parameters and
+    /// JSON fields. A word after "Bearer" in a server's reply is not among them (`Invalid Bearer token` stays
+    /// readable): the tokens we send are known values and are redacted as such.
+    static let commonPatterns = [
         #"(?i)(authorization\s*[:=]\s*"?)[^"\r\n,}]+"#,
-        #"(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]+"#,
         #"(?i)(oauth\s+)oauth_[^\r\n]+"#,
-        ##"(?i)([?&;](?:access_token|auth|token|api_key|key|password)=)[^&\s"#]+"##,
-        #"(?i)("(?:accessJwt|refreshJwt|access_token|password|token)"\s*:\s*")[^"]*"#,
-        #"(?i)(/api/webhooks/\d+/)[A-Za-z0-9._\-]+"#,
-        #"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#,
-    ].compactMap { try? NSRegularExpression(pattern: $0) }
+        ##"(?i)([?&;](?:access_token|token|api_key|key|password)=)[^&\s"#]+"##,
+        #"(?i)("(?:access_token|password|token)"\s*:\s*")[^"]*"#,
+    ]
+
+    /// The common patterns and those each target kind declares (`TargetKind.redactions`).
+    static let patterns: [NSRegularExpression] = (commonPatterns + PublisherFactory.targets.flatMap(\.redactions))
+        .compactMap { try? NSRegularExpression(pattern: $0) }
 
     /// `text` with every secret replaced by `[REDACTED]`.
     public func redact(_ text: String) -> String {

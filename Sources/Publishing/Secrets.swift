@@ -36,14 +36,22 @@ public struct SecretFileError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Resolves `<name>_env` / `<name>_file` configuration keys to secret values: from an environment variable, or from
-/// a file (trailing newlines trimmed). A file readable by group or others is accepted with a warning.
-struct SecretResolver {
-    var environment: [String: String]
-    var readFile: (String) throws -> SecretFile
-    var warnings: [String] = []
+/// a file (trailing newlines trimmed). A file readable by group or others is accepted with a warning. The one
+/// resolver for every secret of the configuration (targets' tokens and passwords, the push listener's token).
+public struct SecretResolver {
+    public var environment: [String: String]
+    public var readFile: (String) throws -> SecretFile
+    /// One line per secret file readable by group or others.
+    public var warnings: [String] = []
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment,
+                readFile: @escaping (String) throws -> SecretFile = SecretFile.read) {
+        self.environment = environment
+        self.readFile = readFile
+    }
 
     /// The secret `name` of `table`, or nil when neither key is present and `required` is false.
-    mutating func resolve(_ name: String, in table: ConfigTable, required: Bool) throws(ConfigurationError) -> String? {
+    public mutating func resolve(_ name: String, in table: ConfigTable, required: Bool) throws(ConfigurationError) -> String? {
         let envKey = name + "_env", fileKey = name + "_file"
         let variable = try table.string(envKey)
         let file = try table.string(fileKey)

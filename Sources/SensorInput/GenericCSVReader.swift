@@ -256,10 +256,12 @@ public enum GenericCSVReader {
         var probe = UnitProbe()
         probe.scale = resume?.scale
         var sawAnyLine = resume != nil
+        var budget = ByteBudget(options.byteLimit)
 
         let consumed = try source.forEachLine(path: path, startingAt: resume?.offset ?? 0, progress: options.progress) { line, relative, complete in
             let number = lineBase + relative
             if completeLinesOnly && !complete { return false }
+            if !budget.admit(line.count) { return false }
             lastLine = number
             guard let p = line.baseAddress, line.count > 0 else { return true }
             var allBlank = true

@@ -6,6 +6,9 @@ public struct InputError: Error, CustomStringConvertible, Sendable, Equatable {
         case unreadable
         /// The content cannot be read as its format (a malformed line, a wrong header, a corrupt container).
         case malformed
+        /// Not there yet, but expected to be by itself: a sample file the agent's sampler has not written yet, a
+        /// device that vanished.
+        case notYetAvailable
     }
 
     public var file: String

@@ -236,9 +236,11 @@ public enum InputFormats {
             }
             sink(item)
         }
+        var budget = ByteBudget(options.byteLimit)
         let consumed = try source.forEachLine(path: path, startingAt: state?.offset ?? 0, progress: options.progress) {
             line, relative, complete in
             if completeLinesOnly && !complete { return false }
+            if !budget.admit(line.count) { return false }
             let number = lineBase + relative
             lastLine = number
             var blank = true

@@ -183,6 +183,22 @@ extension LineReader {
 }
 
 /// Where lines come from: a file (read in chunks) or bytes in memory (fuzzing, pushed data).
+/// Counts the bytes of the lines a reader consumes against `ReadOptions.byteLimit`: the next line is refused (left
+/// for the next read) once the limit is reached, so a read ends on a line boundary.
+struct ByteBudget {
+    var left: Int64?
+
+    init(_ limit: Int64?) { left = limit }
+
+    /// Whether a line of `count` bytes may still be consumed; counts it when so.
+    @inline(__always) mutating func admit(_ count: Int) -> Bool {
+        guard let l = left else { return true }
+        if l <= 0 { return false }
+        left = l - Int64(count + 1)
+        return true
+    }
+}
+
 public enum LineSource: Sendable {
     case file
     case memory([UInt8])

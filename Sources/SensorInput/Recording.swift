@@ -1,3 +1,4 @@
+import Foundation
 import StepDetection
 
 /// Unit the acceleration values of an input were recorded in.
@@ -25,6 +26,12 @@ public struct ReadOptions: Sendable {
     public var overlap: OverlapPolicy = .oneSourcePerInterval
     /// Show a progress line on standard error for large inputs when it is a terminal.
     public var progress = false
+    /// Read about this many bytes at most (line-based formats), stopping at a line boundary: one slice of a backlog.
+    /// The cursor returned says where the next slice begins.
+    public var byteLimit: Int64?
+    /// Time zone of local days (Gadgetbridge's daily running totals and device choice, Google Fit's daily summary);
+    /// nil: the system's.
+    public var timeZone: TimeZone?
 
     public init(strict: Bool = false, startNs: Int64? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict

@@ -1,3 +1,4 @@
+import Agent
 import ArgumentParser
 import Foundation
 import Messages
@@ -18,6 +19,16 @@ enum ExitStatus {
         switch error.kind {
         case .unreadable: return noInput
         case .malformed: return dataError
+        case .notYetAvailable: return tempFail
+        }
+    }
+
+    /// The status of a `Failed` fetch.
+    static func of(_ kind: FailureKind?) -> Int32 {
+        switch kind {
+        case .configuration: return config
+        case .input: return dataError
+        case .temporary, nil: return tempFail
         }
     }
 }

@@ -35,7 +35,10 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             Reads what is new in the source, stores the steps, closes the window and queues its post in the same
             transaction, then delivers pending posts oldest first within the deadline. The last line is NewData,
-            NoData or `Failed: <reason>`; exit status 0, 0 or 75 (78 for configuration errors).
+            NoData or `Failed: <reason>`; exit status 0 for NewData and NoData; for Failed, by the kind of problem:
+            75 when it may succeed by itself later (network, a server's 5xx or 429, the lock held, the deadline), 78
+            for configuration or credential problems (a refused post, a source path that does not exist), 65 for a
+            source that cannot be read as its format. Every Failed fetch is recorded in `steptweet history`.
             With --json the output is one JSON document holding the result (docs/json.md); with --quiet nothing is
             printed unless the fetch Failed (for cron, which mails any output).
 
@@ -69,7 +72,7 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             printReport(report, zone: config.composer.timeZone, json: json)
         }
-        if report.result == .failed { throw ExitCode(ExitStatus.tempFail) }
+        if report.result == .failed { throw ExitCode(ExitStatus.of(report.failureKind)) }
     }
 }
 
@@ -82,6 +85,8 @@ struct FetchJSON: Encodable {
     }
     var result: String
     var reason: String?
+    /// For Failed: temporary, input or configuration (the exit status follows it).
+    var failure_kind: String?
     var trigger: String
     var now: String
     var dry_run: Bool
@@ -97,6 +102,7 @@ struct FetchJSON: Encodable {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         result = r.result.rawValue
         reason = r.reason
+        failure_kind = r.failureKind?.rawValue
         trigger = r.trigger
         now = f(r.now)
         dry_run = r.dryRun

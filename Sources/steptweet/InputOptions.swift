@@ -17,7 +17,7 @@ struct InputOptions: ParsableArguments {
     @Option(name: .customLong("start"),
             help: ArgumentHelp("Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
                                valueName: "TIME")) var inputStart: TimeArgument?
-    @Option(name: .long, help: ArgumentHelp("IANA time zone for --start without an offset (default: the system's).",
+    @Option(name: .long, help: ArgumentHelp("IANA time zone for --start without an offset, and of the local days of Gadgetbridge running totals and Google Fit daily totals (default: the system's).",
                                             valueName: "ZONE")) var timeZone: String?
 
     func validate() throws {
@@ -33,6 +33,7 @@ struct InputOptions: ParsableArguments {
         var options = ReadOptions(strict: strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
                                   format: format, rateHz: rate)
         options.progress = true
+        options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
         return options
     }

@@ -22,7 +22,7 @@ struct Steptweet: AsyncParsableCommand {
         version: Steptweet.version,
         subcommands: [
             CountCommand.self, EvalCommand.self, InspectCommand.self, CheckTextCommand.self, PreviewCommand.self,
-            FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self,
+            FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self, OutboxCommand.self,
             DemoCommand.self, InitCommand.self, DevicesCommand.self,
         ]
     )

@@ -260,7 +260,7 @@ import Testing
         #expect(abs((report.windows.first?.steps ?? 0) - 109) <= 11)
     }
 
-    @Test func concurrentFetchIsRefused() async throws {
+    @Test func aFetchWaitsForTheStateWithinItsBudgetThenFailsBusy() async throws {
         let dir = try TempDir()
         var config = try Fixture.config(dir: dir, schedule: "deadline = \"2s\"")
         let endpoint = try RecordingEndpoint(script: [.hang])
@@ -270,8 +270,12 @@ import Testing
         async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "slow")
         // Wait until the slow fetch is talking to the endpoint, then try a second one.
         while await endpoint.requests == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "second")
-        #expect(second.line.contains("another fetch is running"))
+        // A one-shot fetch with a shorter budget waits for the lock, then gives up: Failed: busy (temporary).
+        var impatient = config
+        impatient.schedule.deadline = 0.3
+        let second = await Fetcher(configuration: impatient).fetch(now: t0.addingTimeInterval(600), trigger: "second")
+        #expect(second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"), "\(second.line)")
+        #expect(second.failureKind == .temporary)
         // Stopping the endpoint ends the slow fetch's request; its post stays in the outbox.
         await endpoint.stop()
         #expect(await slow.result == .failed)

@@ -82,10 +82,10 @@ final class ManualDateClock: @unchecked Sendable {
 @Suite struct BlueskyPublisherTests {
     static let start = Date(timeIntervalSince1970: 1_795_316_400)
 
-    func make(_ pds: FakePDS, clock: ManualDateClock) async throws -> (LoopbackServer, BlueskyPublisher) {
-        let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
+    func make(_ pds: FakePDS, clock: ManualDateClock) async throws -> (FakeHTTPServer, BlueskyPublisher) {
+        let server = try await FakeHTTPServer.start { request, _ in await pds.handle(request) }
         let publisher = BlueskyPublisher(baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz",
-                                         language: "ja", context: HTTPContext(now: { clock.now }))
+                                         language: "ja", context: server.context(now: { clock.now }))
         return (server, publisher)
     }
 
@@ -166,9 +166,9 @@ final class ManualDateClock: @unchecked Sendable {
 
     @Test func wrongPasswordIsPermanentAndNotShown() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
+        let server = try await FakeHTTPServer.start { request, _ in await pds.handle(request) }
         defer { Task { await server.stop() } }
-        let publisher = BlueskyPublisher(baseURL: server.baseURL, identifier: "steps.test", password: "wrong-pass-1")
+        let publisher = BlueskyPublisher(baseURL: server.baseURL, identifier: "steps.test", password: "wrong-pass-1", context: server.context)
         let outcome = await publisher.publish(samplePost, deadline: soon())
         #expect(outcome == .permanent(reason: "login failed: HTTP 401: AuthenticationRequired Invalid identifier or password"))
         #expect(!publisher.redactedDescription.contains("wrong-pass-1"))

@@ -1,29 +1,43 @@
+import Clocks
 import FlyingFox
 import Foundation
 import Testing
 @testable import Publishing
 
-/// Hard deadlines: a server that never answers, and one that drips a byte at a time (never idle long enough for
-/// URLSession's idle timeout). Deadlines are short (1.5 s) so the tests stay fast; nothing asserts elapsed time:
-/// without the race against the deadline the drip test would end `.delivered` after its 6 s body.
+/// Hard deadlines on real sockets (127.0.0.1): a server that never answers, and one that drips a byte at a time
+/// (never idle long enough for URLSession's idle timeout). The deadlines are on a test clock that the server
+/// moves past the deadline once the request is in, so the tests neither wait long nor depend on the machine's
+/// load; nothing asserts elapsed time: without the race against the deadline the drip test would end `.delivered`
+/// after its 3 s body.
 @Suite struct DeadlineTests {
     static let deadlineReason = "deadline passed before a response (request cancelled)"
 
     @Test func aServerThatNeverAnswersEndsAtTheDeadline() async throws {
-        let server = try await LoopbackServer.start { _, _ in try await neverAnswer() }
+        let clock = TestClock<Duration>()
+        let server = try await LoopbackServer.start { _, _ in
+            await clock.advance(by: .seconds(2))
+            return try await neverAnswer()
+        }
         defer { Task { await server.stop() } }
-        let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t")
-        let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
+        let publisher = MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500)
+        let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1), clock: clock))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.count == 1)
     }
 
     @Test func aServerThatDripsOneByteAtATimeEndsAtTheDeadline() async throws {
-        // 20 bytes, one every 300 ms: 6 s in all, never 300 ms idle.
-        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 20, interval: .milliseconds(300)) }
+        // 30 bytes, one every 100 ms: 3 s in all, never 100 ms idle.
+        let clock = TestClock<Duration>()
+        let server = try await LoopbackServer.start { _, _ in
+            Task {  // the deadline passes while the body drips
+                try await Task.sleep(for: .milliseconds(300))
+                await clock.advance(by: .seconds(2))
+            }
+            return drippingResponse(bytes: 30, interval: .milliseconds(100))
+        }
         defer { Task { await server.stop() } }
         let publisher = SlackPublisher(url: server.url("/services/T/B/X"))
-        let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
+        let outcome = await publisher.publish(samplePost, deadline: Deadline(in: .seconds(1), clock: clock))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
     }
 
@@ -36,22 +50,22 @@ import Testing
     }
 
     @Test func aSlowAnswerInsideTheDeadlineIsDelivered() async throws {
-        // 1.2 s of silence, then the answer, with 1.9 s left: URLSession's idle timeout (whole seconds in libcurl)
-        // must not end the request before the deadline does.
+        // 1.1 s of silence, then the answer, with 1.6 s left (on a clock that does not move): URLSession's idle
+        // timeout (whole seconds in libcurl, so 1 s if it were set to the deadline) must not end the request.
         let server = try await LoopbackServer.start { _, _ in
-            try await Task.sleep(for: .milliseconds(1200))
+            try await Task.sleep(for: .milliseconds(1100))
             return jsonResponse(200, ["id": "7"])
         }
         defer { Task { await server.stop() } }
-        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t")
-            .publish(samplePost, deadline: Deadline(in: .seconds(1.9)))
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500)
+            .publish(samplePost, deadline: Deadline(in: .seconds(1.6), clock: TestClock<Duration>()))
         #expect(outcome == .delivered(remoteID: "7"))
     }
 
     @Test func aDeadlineAlreadyPassedSendsNothing() async throws {
         let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
         defer { Task { await server.stop() } }
-        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t").publish(samplePost, deadline: Deadline(in: .seconds(-1)))
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500).publish(samplePost, deadline: Deadline(in: .seconds(-1)))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.isEmpty)
     }

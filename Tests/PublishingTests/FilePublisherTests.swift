@@ -3,11 +3,10 @@ import Testing
 @testable import Publishing
 
 @Suite struct FilePublisherTests {
-    func tempPath() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-file-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.appendingPathComponent("posts.jsonl").path
-    }
+    /// The folder is removed when the test ends.
+    let dir: TempDir
+    init() throws { dir = try TempDir() }
+    func tempPath() throws -> String { dir.path("posts.jsonl") }
 
     @Test func appendsJSONLinesAndSkipsAKeyItHolds() async throws {
         let path = try tempPath()

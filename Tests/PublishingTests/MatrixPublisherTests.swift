@@ -5,9 +5,9 @@ import Testing
 
 @Suite struct MatrixPublisherTests {
     @Test func putsToTheTxnIdPathWithBearerToken() async throws {
-        let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["event_id": "$abc:localhost"]) }
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["event_id": "$abc:localhost"]) }
         defer { Task { await server.stop() } }
-        let publisher = MatrixPublisher(baseURL: server.baseURL, token: "syt_secret", roomID: "!room:localhost")
+        let publisher = MatrixPublisher(baseURL: server.baseURL, token: "syt_secret", roomID: "!room:localhost", context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "$abc:localhost"))
         let seen = try #require(await server.requests.first)
         #expect(seen.method == "PUT")
@@ -19,13 +19,13 @@ import Testing
     }
 
     @Test func retryAfterHeaderAndSameTxnIdOnRetry() async throws {
-        let server = try await LoopbackServer.start { _, n in
+        let server = try await FakeHTTPServer.start { _, n in
             n == 1 ? jsonResponse(429, ["errcode": "M_LIMIT_EXCEEDED", "error": "Too Many Requests", "retry_after_ms": 516],
                                   headers: ["Retry-After": "4"])
                    : jsonResponse(200, ["event_id": "$e1"])
         }
         defer { Task { await server.stop() } }
-        let publisher = MatrixPublisher(baseURL: server.baseURL, token: "t", roomID: "!r:hs")
+        let publisher = MatrixPublisher(baseURL: server.baseURL, token: "t", roomID: "!r:hs", context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon())
                 == .retryable(reason: "HTTP 429: M_LIMIT_EXCEEDED Too Many Requests", retryAfter: 4))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "$e1"))
@@ -34,11 +34,11 @@ import Testing
     }
 
     @Test func unknownTokenIsPermanent() async throws {
-        let server = try await LoopbackServer.start { _, _ in
+        let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(401, ["errcode": "M_UNKNOWN_TOKEN", "error": "Invalid access token passed.", "soft_logout": false])
         }
         defer { Task { await server.stop() } }
-        let outcome = await MatrixPublisher(baseURL: server.baseURL, token: "t", roomID: "!r:hs").publish(samplePost, deadline: soon())
+        let outcome = await MatrixPublisher(baseURL: server.baseURL, token: "t", roomID: "!r:hs", context: server.context).publish(samplePost, deadline: soon())
         #expect(outcome == .permanent(reason: "HTTP 401: M_UNKNOWN_TOKEN Invalid access token passed."))
     }
 }

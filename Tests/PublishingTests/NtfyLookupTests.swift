@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import Messages
 import Testing
 @testable import Publishing
 
@@ -24,7 +25,7 @@ import Testing
 
     @Test func aPostWhoseAnswerWasLostIsFoundAndAnotherIsNot() async throws {
         let topic = Topic()
-        let server = try await LoopbackServer.start { request, _ in
+        let server = try await FakeHTTPServer.start { request, _ in
             if request.method == "POST" {
                 let text = request.json?["message"] as? String ?? ""
                 let id = await topic.add(text)
@@ -36,7 +37,7 @@ import Testing
             return HTTPResponse(statusCode: .ok, body: Data(await topic.lines(since: since).utf8))
         }
         defer { Task { await server.stop() } }
-        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret")
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret", context: server.context)
         let post = Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩", windowStart: Date(timeIntervalSince1970: 1_795_314_000),
                         windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .notFound)
@@ -51,9 +52,9 @@ import Testing
     }
 
     @Test func aFailedPollIsReportedNotGuessed() async throws {
-        let server = try await LoopbackServer.start { _, _ in jsonResponse(502, ["error": "bad gateway"]) }
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(502, ["error": "bad gateway"]) }
         defer { Task { await server.stop() } }
-        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps")
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", context: server.context)
         let post = Post(text: "x", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .failed(reason: "HTTP 502: bad gateway"))
     }
@@ -70,6 +71,43 @@ import Testing
             """, environment: ["HOOK": "https://hooks.example/services/T/B/X"])
         #expect(set.publishers.map(\.resendUnconfirmed) == [false, true])
         #expect(set.publishers.allSatisfy { $0.repeatsDuplicate })
-        #expect(!MastodonPublisher(baseURL: URL(string: "https://m.example")!, token: "t").repeatsDuplicate)
+        // Mastodon-API servers may ignore Idempotency-Key: Mastodon looks a post up before resending too.
+        #expect(MastodonPublisher(baseURL: URL(string: "https://m.example")!, token: "t").repeatsDuplicate)
+    }
+
+    @Test func basicAuthWithAUsernameAndAPasswordFromTheEnvironment() async throws {
+        let server = try await FakeHTTPServer.start { request, _ in
+            request.method == "POST" ? jsonResponse(401, ["error": "unauthorized for \(request.headers["authorization"] ?? "")"])
+                : HTTPResponse(statusCode: .ok, body: Data())
+        }
+        let set = try PublisherFactory.make(toml: """
+            [[publish]]
+            kind = "ntfy"
+            base_url = "https://ntfy.example"
+            topic = "steps"
+            username = "walker"
+            password_env = "NTFY_PASSWORD"
+            """, environment: ["NTFY_PASSWORD": "pa55-word"], context: server.context)
+        let ntfy = try #require(set.publishers.first)
+        let expected = "Basic " + Data("walker:pa55-word".utf8).base64EncodedString()
+        let outcome = await ntfy.publish(samplePost, deadline: soon())
+        #expect(outcome == .permanent(reason: "HTTP 401: unauthorized for Basic [REDACTED]"))
+        #expect(await ntfy.lookUp(samplePost, deadline: soon()) == .notFound)
+        #expect(await server.requests.map { $0.headers["authorization"] } == [expected, expected])
+        #expect(ntfy.redactedDescription == "ntfy: ntfy https://ntfy.example topic steps (user walker, password [REDACTED])")
+    }
+
+    @Test func basicAuthNeedsBothHalvesAndExcludesAToken() {
+        func error(_ keys: String) -> ConfigurationError? {
+            do {
+                _ = try PublisherFactory.make(toml: "[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\n" + keys,
+                                              environment: ["P": "pw", "T": "tk"])
+                return nil
+            } catch { return error }
+        }
+        #expect(error("username = \"walker\"")?.path == "publish[0].password_env")
+        #expect(error("password_env = \"P\"")?.path == "publish[0].username")
+        #expect(error("username = \"walker\"\npassword_env = \"P\"\ntoken_env = \"T\"")?.path == "publish[0].username")
+        #expect(error("password = \"pw\"\nusername = \"walker\"")?.message.contains("password_env or password_file") == true)
     }
 }

@@ -91,7 +91,7 @@ import TOMLKit
                                                "webhook", "stdout", "file"])
         #expect(set.warnings.isEmpty)
         let mastodon = try #require(set.publishers[0] as? MastodonPublisher)
-        #expect(mastodon.visibility == "unlisted" && mastodon.language == "ja" && mastodon.gate.shorten)
+        #expect(mastodon.visibility == "unlisted" && mastodon.language == "ja" && mastodon.shorten)
         let x = try #require(set.publishers[1] as? XPublisher)
         #expect(x.authentication == .oauth1(OAuth1Credentials(consumerKey: "ck", consumerSecret: "cs", token: "at", tokenSecret: "ts-from-file")))
         #expect(x.baseURL.absoluteString == "https://api.x.com")
@@ -133,14 +133,12 @@ import TOMLKit
         let set = try make("[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\ntoken_file = \"/etc/ntfy-token\"",
                            files: ["/etc/ntfy-token": ("tk_abc\n", 0o644)])
         #expect(set.warnings == ["publish[0].token_file: /etc/ntfy-token is readable by group or others (mode 644); run chmod 600 /etc/ntfy-token"])
-        #expect((set.publishers.first as? NtfyPublisher)?.token == "tk_abc")
+        #expect((set.publishers.first as? NtfyPublisher)?.authorization == "Bearer tk_abc")
     }
 
     @Test func realSecretFileOnDiskWithItsMode() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-secret-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("token").path
-        try Data("disk-token\n".utf8).write(to: URL(fileURLWithPath: path))
+        let dir = try TempDir()
+        let path = try dir.write("token", "disk-token\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
         let read = try SecretFile.read(path)
         #expect(read == SecretFile(contents: "disk-token\n", permissions: 0o640))
@@ -193,5 +191,36 @@ import TOMLKit
 
     @Test func noPublishTablesGiveNoPublishers() throws {
         #expect(try make("[agent]\ninterval = 1800").publishers.isEmpty)
+    }
+}
+
+/// The shared table reader's additions for whole documents (the agent's sections).
+@Suite struct ConfigTableTests {
+    @Test func sectionsNumbersAndParsedStringsNameTheirPaths() throws {
+        let document = try TOMLTable(string: """
+            top = 1
+            [schedule]
+            deadline = "30s"
+            ratio = 2
+            bad = "soon"
+            [source]
+            nested = "x"
+            """)
+        let root = ConfigTable(document: document)
+        #expect(root.path("top") == "top")
+        let schedule = try #require(try root.table("schedule"))
+        #expect(try schedule.number("ratio") == 2)
+        #expect(try schedule.parsed("deadline", expected: "a duration") { $0 == "30s" ? 30.0 : nil } == 30)
+        #expect(throws: ConfigurationError(path: "schedule.bad", message: "\"soon\" is not a duration such as \"30s\"")) {
+            try schedule.parsed("bad", expected: "a duration such as \"30s\"") { _ in Double?.none }
+        }
+        #expect(throws: ConfigurationError(path: "top", message: "must be a table, not an integer: write [top]")) {
+            try root.table("top")
+        }
+        #expect(throws: ConfigurationError(path: "source.nested", message: "unknown key (known: path)")) {
+            let source = try root.table("source")
+            _ = try source?.string("path")
+            try source?.rejectUnknownKeys()
+        }
     }
 }

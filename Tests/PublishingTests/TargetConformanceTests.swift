@@ -1,3 +1,4 @@
+import Clocks
 import FlyingFox
 import Foundation
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// what success looks like, and where its idempotency key travels (nil for targets without one).
 struct TargetCase: Sendable, CustomTestStringConvertible {
     let kind: String
-    let make: @Sendable (LoopbackServer) -> any Publisher
+    let make: @Sendable (FakeHTTPServer) -> any Publisher
     let isPost: @Sendable (SeenRequest) -> Bool
     let success: @Sendable () -> HTTPResponse
     let expectedID: String?
@@ -29,40 +30,43 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [TargetCase] = [
-        TargetCase(kind: "mastodon", make: { MastodonPublisher(baseURL: $0.baseURL, token: "tok") },
+        TargetCase(kind: "mastodon", make: { MastodonPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
                    isPost: { $0.path == "/api/v1/statuses" }, success: { jsonResponse(200, ["id": "11"]) }, expectedID: "11",
                    key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "x", make: { XPublisher(baseURL: $0.baseURL, authentication: .bearer("tok")) },
+        TargetCase(kind: "x", make: { XPublisher(baseURL: $0.baseURL, authentication: .bearer("tok"), context: $0.context) },
                    isPost: { $0.path == "/2/tweets" }, success: { jsonResponse(201, ["data": ["id": "12", "text": "t"]]) },
                    expectedID: "12", key: { _ in nil }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "matrix", make: { MatrixPublisher(baseURL: $0.baseURL, token: "tok", roomID: "!r:hs") },
+        TargetCase(kind: "matrix", make: { MatrixPublisher(baseURL: $0.baseURL, token: "tok", roomID: "!r:hs", context: $0.context) },
                    isPost: { $0.method == "PUT" }, success: { jsonResponse(200, ["event_id": "$13"]) }, expectedID: "$13",
                    key: { $0.path.components(separatedBy: "/").last }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "bluesky", make: { BlueskyPublisher(baseURL: $0.baseURL, identifier: "h", password: "pw") },
+        TargetCase(kind: "bluesky", make: { BlueskyPublisher(baseURL: $0.baseURL, identifier: "h", password: "pw", context: $0.context) },
                    isPost: { $0.path == "/xrpc/com.atproto.repo.createRecord" },
                    success: { jsonResponse(200, ["uri": "at://did:plc:t/app.bsky.feed.post/14", "cid": "c"]) },
                    expectedID: "at://did:plc:t/app.bsky.feed.post/14", key: { $0.json?["rkey"] as? String },
                    auth: { $0.headers["authorization"] == "Bearer " + fakeJWT(exp: 4_000_000_000, tag: "a") }),
-        TargetCase(kind: "discord", make: { DiscordPublisher(url: $0.url("/api/webhooks/1/tok")) },
+        TargetCase(kind: "discord", make: { DiscordPublisher(url: $0.url("/api/webhooks/1/tok"), context: $0.context) },
                    isPost: { $0.path == "/api/webhooks/1/tok" }, success: { jsonResponse(200, ["id": "15"]) }, expectedID: "15",
                    key: { _ in nil }, auth: { $0.query["wait"] == "true" }),
-        TargetCase(kind: "slack", make: { SlackPublisher(url: $0.url("/services/T/B/tok")) },
+        TargetCase(kind: "slack", make: { SlackPublisher(url: $0.url("/services/T/B/tok"), context: $0.context) },
                    isPost: { $0.path == "/services/T/B/tok" }, success: { textResponse(200, "ok") }, expectedID: nil,
                    key: { _ in nil }, auth: { _ in true }),
-        TargetCase(kind: "ntfy", make: { NtfyPublisher(baseURL: $0.baseURL, topic: "steps", token: "tok") },
+        TargetCase(kind: "ntfy", make: { NtfyPublisher(baseURL: $0.baseURL, topic: "steps", token: "tok", context: $0.context) },
                    isPost: { $0.path == "/" }, success: { jsonResponse(200, ["id": "16"]) }, expectedID: "16",
                    key: { _ in nil }, auth: { $0.headers["authorization"] == "Bearer tok" }),
         TargetCase(kind: "webhook", make: { WebhookPublisher(url: $0.url("/hook"), bodyTemplate: try! WebhookBodyTemplate(),
-                                                             headers: ["Authorization": "Token tok"]) },
+                                                             headers: ["Authorization": "Token tok"], context: $0.context) },
                    isPost: { $0.path == "/hook" }, success: { jsonResponse(202, ["id": "17"]) }, expectedID: "17",
                    key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Token tok" }),
+        TargetCase(kind: "misskey", make: { MisskeyPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
+                   isPost: { $0.path == "/api/notes/create" }, success: { jsonResponse(200, ["createdNote": ["id": "9x1"]]) },
+                   expectedID: "9x1", key: { _ in nil }, auth: { $0.json?["i"] as? String == "tok" }),
     ]
 
     /// A server where the n-th post request gets `answer(n)`.
-    func server(_ answer: @escaping @Sendable (Int) async throws -> HTTPResponse) async throws -> LoopbackServer {
+    func server(_ answer: @escaping @Sendable (Int) async throws -> HTTPResponse) async throws -> FakeHTTPServer {
         let posts = Counter()
         let isPost = self.isPost
-        return try await LoopbackServer.start { request, _ in
+        return try await FakeHTTPServer.start { request, _ in
             if let aux = TargetCase.auxiliary(request) { return aux }
             guard isPost(request) else { return jsonResponse(404, ["error": "unexpected \(request.method) \(request.path)"]) }
             return try await answer(await posts.next())
@@ -76,8 +80,14 @@ actor Counter {
 }
 
 /// The scenarios every HTTP target must pass: request shape and auth, 5xx then success with the same key,
-/// Retry-After, 401, a server that never answers and one that drips (hard deadline).
+/// Retry-After, 401, no answer before the deadline (on a test clock), a slow answer inside it.
 @Suite struct TargetConformanceTests {
+    @Test func everyHTTPKindTheFactoryListsHasItsScenarios() {
+        let declared = Set(PublisherFactory.targets.filter(\.usesHTTP).map(\.name))
+        #expect(declared == Set(TargetCase.all.map(\.kind)))
+        #expect(PublisherFactory.kinds.count == Set(PublisherFactory.kinds).count, "a kind is listed twice")
+    }
+
     @Test(arguments: TargetCase.all)
     func serverErrorThenSuccessWithTheSameKey(_ target: TargetCase) async throws {
         let server = try await target.server { n in n == 1 ? jsonResponse(503, ["error": "busy"]) : target.success() }
@@ -117,18 +127,25 @@ actor Counter {
     }
 
     @Test(arguments: TargetCase.all)
-    func neverAnsweringServerHitsTheDeadline(_ target: TargetCase) async throws {
-        let server = try await target.server { _ in try await neverAnswer() }
-        defer { Task { await server.stop() } }
-        let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
+    func noAnswerBeforeTheDeadlineIsRetryableAndUnconfirmed(_ target: TargetCase) async throws {
+        // The clock passes the deadline while the post is in flight; the answer never comes.
+        let clock = TestClock<Duration>()
+        let server = try await target.server { _ in
+            await clock.advance(by: .seconds(2))
+            return try await neverAnswer()
+        }
+        let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(1), clock: clock))
         #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
     }
 
     @Test(arguments: TargetCase.all)
-    func drippingServerHitsTheDeadline(_ target: TargetCase) async throws {
-        let server = try await target.server { _ in drippingResponse(bytes: 30, interval: .milliseconds(250)) }
-        defer { Task { await server.stop() } }
-        let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(1.5)))
-        #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
+    func aSlowAnswerInsideTheDeadlineIsDelivered(_ target: TargetCase) async throws {
+        let clock = TestClock<Duration>()
+        let server = try await target.server { _ in
+            await clock.advance(by: .seconds(1))
+            return target.success()
+        }
+        let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(2), clock: clock))
+        #expect(outcome == .delivered(remoteID: target.expectedID), "\(target.kind)")
     }
 }

@@ -5,10 +5,10 @@ import Testing
 
 @Suite struct WebhookTargetsTests {
     @Test func discordWaitsForTheMessageAndSuppressesMentions() async throws {
-        let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "112233", "content": "x"]) }
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["id": "112233", "content": "x"]) }
         defer { Task { await server.stop() } }
         let url = server.url("/api/webhooks/123456/tok_SECRET-abc")
-        let publisher = DiscordPublisher(url: url)
+        let publisher = DiscordPublisher(url: url, context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "112233"))
         let seen = try #require(await server.requests.first)
         #expect(seen.path == "/api/webhooks/123456/tok_SECRET-abc")
@@ -19,12 +19,12 @@ import Testing
     }
 
     @Test func discordRetryAfterFromTheBodyAndErrorsWithoutTheWebhookToken() async throws {
-        let server = try await LoopbackServer.start { _, n in
+        let server = try await FakeHTTPServer.start { _, n in
             n == 1 ? jsonResponse(429, ["message": "You are being rate limited.", "retry_after": 1.5, "global": false])
                    : jsonResponse(404, ["message": "Unknown Webhook for /api/webhooks/123456/tok_SECRET-abc", "code": 10015])
         }
         defer { Task { await server.stop() } }
-        let publisher = DiscordPublisher(url: server.url("/api/webhooks/123456/tok_SECRET-abc"))
+        let publisher = DiscordPublisher(url: server.url("/api/webhooks/123456/tok_SECRET-abc"), context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon())
                 == .retryable(reason: "HTTP 429: You are being rate limited.", retryAfter: 1.5))
         let gone = await publisher.publish(samplePost, deadline: soon())
@@ -34,26 +34,26 @@ import Testing
     }
 
     @Test func slackOkAndPlainTextErrors() async throws {
-        let server = try await LoopbackServer.start { request, _ in
+        let server = try await FakeHTTPServer.start { request, _ in
             request.json?["text"] as? String == "" ? textResponse(400, "no_text") : textResponse(200, "ok")
         }
         defer { Task { await server.stop() } }
-        let publisher = SlackPublisher(url: server.url("/services/T000/B000/XXXXSECRET"))
+        let publisher = SlackPublisher(url: server.url("/services/T000/B000/XXXXSECRET"), context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: nil))
         #expect(await server.requests.first?.json?["text"] as? String == samplePost.text)
-        let server2 = try await LoopbackServer.start { _, _ in textResponse(403, "invalid_token") }
+        let server2 = try await FakeHTTPServer.start { _, _ in textResponse(403, "invalid_token") }
         defer { Task { await server2.stop() } }
-        #expect(await SlackPublisher(url: server2.url("/services/T/B/X")).publish(samplePost, deadline: soon())
+        #expect(await SlackPublisher(url: server2.url("/services/T/B/X"), context: server2.context).publish(samplePost, deadline: soon())
                 == .permanent(reason: "HTTP 403: invalid_token"))
     }
 
     @Test func ntfyPublishesJSONToTheRootWithBearerToken() async throws {
-        let server = try await LoopbackServer.start { _, _ in
+        let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(200, ["id": "sPs71M8A2T", "event": "message", "topic": "steps"])
         }
         defer { Task { await server.stop() } }
         let publisher = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret", title: "Steps",
-                                      priority: 3, tags: ["walking"])
+                                      priority: 3, tags: ["walking"], context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "sPs71M8A2T"))
         let seen = try #require(await server.requests.first)
         #expect(seen.path == "/")
@@ -68,11 +68,11 @@ import Testing
     }
 
     @Test func webhookRendersTheBodyTemplateWithHeadersAndKey() async throws {
-        let server = try await LoopbackServer.start { _, _ in jsonResponse(201, ["id": 42]) }
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(201, ["id": 42]) }
         defer { Task { await server.stop() } }
         let template = try WebhookBodyTemplate(#"{"message": {{text}}, "meta": {"key": {{idempotency_key}}, "from": {{window_start}}, "to": {{window_end}}}}"#)
         let publisher = WebhookPublisher(url: server.url("/hook/SECRETPATH"), bodyTemplate: template,
-                                         headers: ["X-Api-Key": "k-secret", "X-Source": "steptweet"])
+                                         headers: ["X-Api-Key": "k-secret", "X-Source": "steptweet"], context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "42"))
         let seen = try #require(await server.requests.first)
         #expect(seen.headers["idempotency-key"] == samplePost.idempotencyKey)

@@ -22,7 +22,7 @@ import Testing
 
     @Test func oauth1SignedPostIsAcceptedByAVerifyingEndpoint() async throws {
         let port = PortBox()
-        let server = try await LoopbackServer.start { request, _ in
+        let server = try await FakeHTTPServer.start { request, _ in
             guard Self.signatureIsValid(request, port: await port.value) else {
                 return jsonResponse(401, ["title": "Unauthorized", "detail": "bad signature", "status": 401])
             }
@@ -31,7 +31,7 @@ import Testing
         defer { Task { await server.stop() } }
         await port.set(server.port)
         let publisher = XPublisher(baseURL: server.baseURL, authentication: .oauth1(Self.credentials),
-                                   context: HTTPContext(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+                                   context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "1861234567890123456"))
         let seen = try #require(await server.requests.first)
         #expect(seen.path == "/2/tweets")
@@ -41,47 +41,47 @@ import Testing
         // The same endpoint refuses a request signed with the wrong secret.
         var wrong = Self.credentials
         wrong.tokenSecret = "not-the-secret"
-        let refused = await XPublisher(baseURL: server.baseURL, authentication: .oauth1(wrong)).publish(samplePost, deadline: soon())
+        let refused = await XPublisher(baseURL: server.baseURL, authentication: .oauth1(wrong), context: server.context).publish(samplePost, deadline: soon())
         #expect(refused == .permanent(reason: "HTTP 401: bad signature"))
     }
 
     @Test func duplicateContent403MeansAlreadyPosted() async throws {
-        let server = try await LoopbackServer.start { _, _ in
+        let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(403, ["detail": "You are not allowed to create a Tweet with duplicate content.",
                                "type": "about:blank", "title": "Forbidden", "status": 403])
         }
         defer { Task { await server.stop() } }
-        let publisher = XPublisher(baseURL: server.baseURL, authentication: .bearer("user-token"))
+        let publisher = XPublisher(baseURL: server.baseURL, authentication: .bearer("user-token"), context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .alreadyDelivered(remoteID: nil))
         #expect(await server.requests.first?.headers["authorization"] == "Bearer user-token")
     }
 
     @Test func another403IsPermanent() async throws {
-        let server = try await LoopbackServer.start { _, _ in
+        let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(403, ["detail": "You are not permitted to perform this action.", "title": "Forbidden"])
         }
         defer { Task { await server.stop() } }
-        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t0k")).publish(samplePost, deadline: soon())
+        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t0k"), context: server.context).publish(samplePost, deadline: soon())
         #expect(outcome == .permanent(reason: "HTTP 403: You are not permitted to perform this action."))
     }
 
     @Test func rateLimitResetIsEpochSeconds() async throws {
-        let server = try await LoopbackServer.start { _, _ in
+        let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(429, ["title": "Too Many Requests"], headers: ["x-rate-limit-remaining": "0", "x-rate-limit-reset": "1795316520"])
         }
         defer { Task { await server.stop() } }
         let publisher = XPublisher(baseURL: server.baseURL, authentication: .bearer("t0k"),
-                                   context: HTTPContext(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+                                   context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
         let outcome = await publisher.publish(samplePost, deadline: soon())
         #expect(outcome == .retryable(reason: "HTTP 429: Too Many Requests", retryAfter: 120))
     }
 
     @Test func weightedLengthOver280IsRefusedBeforeSending() async throws {
-        let server = try await LoopbackServer.start { _, _ in jsonResponse(201, ["data": ["id": "1"]]) }
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(201, ["data": ["id": "1"]]) }
         defer { Task { await server.stop() } }
         var post = samplePost
         post.text = String(repeating: "歩", count: 141)  // 282 weighted
-        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t")).publish(post, deadline: soon())
+        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t"), context: server.context).publish(post, deadline: soon())
         guard case .permanent = outcome else { Issue.record("expected permanent, got \(outcome)"); return }
         #expect(await server.requests.isEmpty)
     }

@@ -120,6 +120,12 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(s.steps == 150)
         (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
         #expect(s.steps == 0)
+        // A device that appears later with 20-day-old history: those days are past what the state can check.
+        try makeDatabase(next, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40, 0, 7])
+            + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t - 20 * 86_400, [50]))
+        _ = rename(next, path)
+        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        #expect(s.steps == 7)
     }
 
     @Test func readsWhileTheAppHoldsAnExclusiveLock() throws {

@@ -80,6 +80,19 @@ import Testing
         #expect(try read(dir.root).0.steps == 900)
     }
 
+    @Test func followModeDoesNotCountAnActivityAgainWhenItsDaysMonitoringArrives() throws {
+        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
+        let dir = try TempDir()
+        try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
+        var (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: nil) { _ in }
+        #expect(s.steps == 82)
+        // The day's monitoring file syncs later: its totals (900) hold the walk's 82 steps.
+        try dir.write("GARMIN/Monitor/day.fit", Data(FITBuilder.monitoring(midnightUTC: 1_497_164_400, offset: -25_200,
+                                                                           points: [(3600, 6, 500), (60_000, 6, 900)])))
+        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) { _ in }
+        #expect(s.steps == 900 - 82)
+    }
+
     @Test func overlappingMonitoringFilesAreMergedAndFollowModeDeliversOnlyNewSteps() throws {
         let dir = try TempDir()
         let first = Array(Self.points.prefix(4))

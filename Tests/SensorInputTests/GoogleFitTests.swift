@@ -62,6 +62,11 @@ import Testing
         let moved = try dir.write("Daily activity metrics.csv", "Step count,Date,Heart Points\n120,2022-02-12,\n,2022-02-13,3\n")
         let other = try read(moved)
         #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)  // empty = no data
+        var tokyo = ReadOptions()
+        tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")
+        let day = try read(moved, options: tokyo).1.first
+        #expect(day?.startNs == 1_644_591_600_000_000_000)  // 2022-02-12T00:00+09:00
+        #expect(day.map { $0.endNs - $0.startNs } == 86_400_000_000_000)
     }
 
     @Test func fifteenMinuteFilesTakeTheirDateFromTheName() throws {

@@ -85,6 +85,28 @@ import Testing
         #expect(absent.status == 78)
     }
 
+    @Test func failedFetchesExitByTheKindOfProblemAndAreRecorded() throws {
+        // A relative-time recording without source.start: configuration (78), not temporary.
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let relative = try Steptweet.tempFile("[source]\npath = \"\(walk)\"\n[state]\npath = \"state.sqlite\"\n", name: "config.toml")
+        let noStart = try Steptweet.run(["fetch", "--config", relative, "--json"])
+        #expect(noStart.status == 78, "\(noStart.stdout)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(noStart.stdout.utf8)) as? [String: Any])
+        #expect(doc["result"] as? String == "Failed")
+        #expect(doc["failure_kind"] as? String == "configuration")
+        #expect((doc["reason"] as? String)?.contains("set source.start") == true)
+        let history = try Steptweet.run(["history", "--config", relative, "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["result"] as? String } == ["Failed"])
+
+        // A source that cannot be read as its format: 65.
+        let binary = try Steptweet.tempFile("t_ms,x,y,z\n", name: "walk.csv")
+        try Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 3, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: binary))
+        let garbage = try Steptweet.tempFile("[source]\npath = \"\(binary)\"\nstart = \"2026-11-21T10:00:00Z\"\n[state]\npath = \"state.sqlite\"\n", name: "config.toml")
+        let unreadable = try Steptweet.run(["fetch", "--config", garbage, "--now", "2026-11-21T10:10:00Z"])
+        #expect(unreadable.status == 65, "\(unreadable.stdout)")
+    }
+
     @Test func initWritesASampleThatLoads() throws {
         let dir = URL(fileURLWithPath: try Steptweet.tempFile("", name: "placeholder")).deletingLastPathComponent()
         let path = dir.appendingPathComponent("conf/config.toml").path
@@ -101,7 +123,7 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8) != edited)
         // The sample loads; its source file does not exist yet, so a dry run reports that clearly.
         let dry = try Steptweet.run(["fetch", "--config", path, "--dry-run"])
-        #expect(dry.status == 75)
+        #expect(dry.status == 78, "a source path that does not exist is a configuration problem, not a temporary one")
         #expect(dry.stdout.split(separator: "\n").last == "Failed: ingestion: \(dir.path)/conf/walk.csv: no such file")
     }
 }

@@ -57,7 +57,11 @@ import Testing
         #expect(try await stdout.wait(for: "を持って "))
 
         let status = try Steptweet.run(["status", "--config", config])
-        #expect(status.stdout.contains("agent:    running (pid \(process.processIdentifier)), idle, next fetch "), "\(status.stdout)")
+        #expect(status.stdout.contains("agent:    running (pid \(process.processIdentifier), since 2"), "\(status.stdout)")
+        #expect(status.stdout.contains("), idle, next fetch "), "\(status.stdout)")
+        #expect(status.stdout.contains("view:     the running agent's"), "\(status.stdout)")
+        #expect(stderr.all.contains("; window 2026-11-21T"), "one line per fetch with its window: \(stderr.all)")
+        #expect(stderr.all.contains("stdout delivered"), "\(stderr.all)")
 
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
@@ -94,5 +98,58 @@ import Testing
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
+    }
+
+    @Test func statusShowsTheRunningAgentsViewAndASecondAgentRefusesToStart() async throws {
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        // The webhook URL is a secret only the agent's environment holds (as from a systemd EnvironmentFile).
+        let config = try Steptweet.tempFile("""
+            [source]
+            path = "\(walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [schedule]
+            interval = "1h"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "webhook"
+            url_env = "STEPTWEET_AGENT_ONLY_HOOK"
+            """, name: "config.toml")
+        let process = Process()
+        process.executableURL = Steptweet.binary
+        process.arguments = ["agent", "--config", config]
+        var environment = ProcessInfo.processInfo.environment
+        environment["STEPTWEET_AGENT_ONLY_HOOK"] = "http://127.0.0.1:9/hook"
+        process.environment = environment
+        let err = Pipe()
+        process.standardOutput = Pipe()
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let stderr = Lines(err)
+        #expect(try await stderr.wait(for: "fetches now"), "\(stderr.all)")
+        // Give the agent a moment to record what it resolved.
+        var status = try Steptweet.run(["status", "--config", config])
+        for _ in 0..<100 where !status.stdout.contains("targets:  webhook ready") {
+            try await Task.sleep(for: .milliseconds(20))
+            status = try Steptweet.run(["status", "--config", config])
+        }
+        #expect(status.stdout.contains("targets:  webhook ready"), "\(status.stdout)")
+        #expect(!status.stdout.contains("missing credentials"), "the caller's shell lacks the secret; the agent has it")
+        let json = try Steptweet.run(["status", "--config", config, "--json"])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(doc["view"] as? String == "agent")
+        #expect(doc["agent_running"] as? Bool == true)
+
+        let second = try Steptweet.run(["agent", "--config", config])
+        #expect(second.status == 75)
+        #expect(second.stderr.contains("another agent (pid \(process.processIdentifier)) is running on this state database"), "\(second.stderr)")
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let after = try Steptweet.run(["status", "--config", config])
+        #expect(after.stdout.contains("agent:    not running"))
+        #expect(after.stdout.contains("view:     this shell's evaluation"))
+        #expect(after.stdout.contains("missing credentials"), "without the agent, this shell's own view: \(after.stdout)")
     }
 }

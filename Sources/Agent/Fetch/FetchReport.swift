@@ -33,8 +33,8 @@ public struct FetchReport: Codable, Sendable {
 
     public var result: FetchResult
     public var reason: String?
-    /// For a failed fetch, the kind of its (first) failure.
-    public var failureKind: FetchFailureKind?
+    /// For `Failed`: the most serious kind among its failures.
+    public var failureKind: FailureKind?
     public var trigger: String
     public var now: Date
     public var dryRun: Bool
@@ -46,6 +46,9 @@ public struct FetchReport: Codable, Sendable {
     public var deliveries: [Delivery] = []
     /// Walking bouts that ended in the data ingested by this fetch.
     public var boutsEnded = 0
+    /// The budget ended ingestion before the source's end: the window closed at what was read, and the next fetch
+    /// goes on from there.
+    public var backlog = false
     /// Time the fetch took (monotonic clock), in milliseconds.
     public var elapsedMs = 0.0
 
@@ -57,11 +60,26 @@ public struct FetchReport: Codable, Sendable {
         self.dryRun = dryRun
     }
 
-    /// Marks the fetch failed for `reason`, of `kind`.
-    mutating func fail(_ reason: String, kind: FetchFailureKind) {
+    /// Marks the fetch `Failed` for `reason`, of `kind`.
+    mutating func fail(_ kind: FailureKind, _ reason: String) {
         result = .failed
         self.reason = reason
         failureKind = kind
+    }
+
+    /// One line for an operator's log: trigger, result, window with its steps, each target's outcome, elapsed time;
+    /// times in `zone` with their offset. E.g. `fetch schedule: NewData; window 2026-11-21T10:00:00+09:00 〜
+    /// 2026-11-21T10:30:00+09:00, 1234 steps; mastodon delivered (id 109), x retryable: HTTP 503; 412 ms`.
+    public func logLine(zone: TimeZone) -> String {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        var parts = ["fetch \(trigger): \(line)"]
+        if let s = windowStart, let e = windowEnd { parts.append("window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps") }
+        let targets = deliveries.map { d in
+            "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
+        }
+        if !targets.isEmpty { parts.append(targets.joined(separator: ", ")) }
+        parts.append(String(format: "%.0f ms", elapsedMs))
+        return parts.joined(separator: "; ")
     }
 
     /// `NewData`, `NoData` or `Failed: <reason>`.

@@ -33,16 +33,20 @@ public struct Fetcher: Sendable {
         let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
-            report.fail("missing credentials: \(problem)", kind: .configuration)
-            return report
+            report.fail(.configuration, "missing credentials: \(problem)")
+            return recordEarlyFailure(report, budgetEnd: budgetEnd)
         }
-        let lock: FetchLock?
+        let lock: StateLock?
         if dryRun {
             lock = nil
         } else {
-            do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch {
-                report.fail("\(error)", kind: .of(error))
-                return report
+            // Another fetch (the agent's, a timer's) may hold the state: wait for it within the budget.
+            do {
+                lock = try await StateLock.acquire(path: configuration.statePath + ".lock",
+                                                   waitingUntil: Deadline(at: budgetEnd, on: ContinuousClock()))
+            } catch {
+                report.fail(.temporary, "\(error)")
+                return recordEarlyFailure(report, budgetEnd: budgetEnd)
             }
         }
         defer { lock?.release() }
@@ -52,29 +56,29 @@ public struct Fetcher: Sendable {
             store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
                 : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
         } catch {
-            report.fail(Self.describe(error, path: configuration.statePath), kind: .of(error))
+            report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
             return report
         }
-        var failures: [FetchFailure] = []
+        var failures: [(kind: FailureKind, reason: String)] = []
         let nowNs = Timestamps.nanoseconds(now)
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
-            try ingestAndClose(store: store, nowNs: nowNs, report: &report)
+            try await ingestAndClose(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report)
         } catch let e as InputError {
-            failures.append(FetchFailure(reason: "ingestion: \(e)", kind: .of(e)))
-        } catch let e as ClassifiedError where e.underlying is InputError {
-            failures.append(FetchFailure(reason: "ingestion: \(e)", kind: e.kind))
+            failures.append((FailureKind.of(e), "ingestion: \(e)"))
+        } catch let e as FetchFailure {
+            failures.append((e.kind, "ingestion: \(e)"))
         } catch {
-            failures.append(FetchFailure(reason: Self.describe(error, path: configuration.statePath), kind: .of(error)))
+            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered = dryRun ? listDryRunDeliveries(&report)
             : await deliverPending(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report, failures: &failures)
 
-        if let first = failures.first {
-            report.fail(Self.summarize(failures.map(\.reason)), kind: first.kind)
+        if !failures.isEmpty {
+            report.fail(failures.map(\.kind).max() ?? .temporary, Self.summarize(failures.map(\.reason)))
         } else if !report.windows.isEmpty || delivered > 0 {
             report.result = .newData
         } else {
@@ -89,13 +93,28 @@ public struct Fetcher: Sendable {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
                 if report.result != .failed {
-                    report.fail("recording the fetch: " + Self.describe(error, path: configuration.statePath), kind: .of(error))
+                    report.fail(Self.kind(ofStateError: error), "recording the fetch: " + Self.describe(error, path: configuration.statePath))
                 }
             }
         }
         report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
         return report
     }
+
+    /// A fetch that failed before it could start (missing credentials, the state held by another fetch for the
+    /// whole budget) is still recorded in the history, when the state database can be written.
+    func recordEarlyFailure(_ report: FetchReport, budgetEnd: ContinuousClock.Instant) -> FetchReport {
+        var report = report
+        let began = budgetEnd - .seconds(configuration.schedule.deadline)
+        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else { return report }
+        let nowNs = Timestamps.nanoseconds(report.now)
+        try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
+        return report
+    }
+
+    /// Bytes of a line-based source read per slice of ingestion (a few tens of milliseconds of parsing).
+    public var sliceBytes: Int64 = 16 << 20
 
     /// A dry run lists what each target would be sent, and delivers nothing.
     func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
@@ -108,9 +127,10 @@ public struct Fetcher: Sendable {
         return 0
     }
 
-    /// Delivers the pending outbox entries oldest first; returns how many went through.
-    func deliverPending(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant,
-                        report: inout FetchReport, failures: inout [FetchFailure]) async -> Int {
+    /// Delivers the pending outbox entries oldest first; returns how many went through. A post refused for good is a
+    /// configuration problem (credentials, the target's settings); anything else is retried later.
+    func deliverPending(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant, report: inout FetchReport,
+                        failures: inout [(kind: FailureKind, reason: String)]) async -> Int {
         var delivered = 0
         do {
             for entry in try store.outbox(status: "pending") {
@@ -118,37 +138,14 @@ public struct Fetcher: Sendable {
                 report.deliveries.append(outcome)
                 switch outcome.outcome {
                 case "delivered", "already_delivered": delivered += 1
-                default:
-                    let known = publishers.contains { $0.name == outcome.target }
-                    failures.append(FetchFailure(reason: "\(outcome.target): \(outcome.reason ?? outcome.outcome)",
-                                                 kind: .of(outcome, targetKnown: known)))
+                case "permanent": failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
+                default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
                 }
             }
         } catch {
-            failures.append(FetchFailure(reason: Self.describe(error, path: configuration.statePath), kind: .of(error)))
+            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
         }
         return delivered
-    }
-
-    func ingestAndClose(store: StateStore, nowNs: Int64, report: inout FetchReport) throws {
-        let ingest: Ingest?
-        if let source = configuration.source {
-            let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
-            ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: !report.dryRun)
-        } else {
-            ingest = nil
-        }
-        report.boutsEnded = ingest?.bouts.count ?? 0
-        if report.dryRun {
-            try store.writer.read { db in try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
-        } else {
-            try store.writer.write { db in
-                // Bouts this fetch posts need no walk-triggered fetch of their own.
-                if let ingest, let source = configuration.source { try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: true) }
-                try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report)
-            }
-            configuration.source?.accelerometer?.removeRotatedFile(ifFinished: ingest?.finishedInode)
-        }
     }
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
@@ -166,8 +163,8 @@ public struct Fetcher: Sendable {
     /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
     public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
         guard let source = configuration.source else { return .success(0) }
-        let lock: FetchLock
-        do { lock = try FetchLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
+        let lock: StateLock
+        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
         defer { lock.release() }
         let nowNs = Timestamps.nanoseconds(now)
         do {
@@ -184,43 +181,8 @@ public struct Fetcher: Sendable {
             return .success(bouts)
         } catch let e as InputError {
             return .failure(WalkIngestError(message: "ingestion: \(e)"))
-        } catch let e as ClassifiedError where e.underlying is InputError {
-            return .failure(WalkIngestError(message: "ingestion: \(e)"))
         } catch {
             return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
         }
-    }
-
-    /// Whether the file system holding `path` has (almost) no space left.
-    static func diskIsFull(near path: String) -> Bool {
-        var info = statvfs()
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard statvfs(directory, &info) == 0 else { return false }
-        return UInt64(info.f_bavail) * UInt64(info.f_frsize) < 64 * 1024
-    }
-
-    static func summarize(_ failures: [String]) -> String {
-        failures.count == 1 ? failures[0] : "\(failures[0]) (and \(failures.count - 1) more)"
-    }
-
-    /// A clear reason for a state database error: locked, corrupt, full disk, read-only, ...
-    public static func describe(_ error: Error, path: String) -> String {
-        if let e = error as? DatabaseError {
-            switch e.resultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return "state database \(path) is locked by another process"
-            case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                return "state database \(path) is corrupt or not a SQLite database (\(e.message ?? "\(e.resultCode)")); move it aside to start afresh"
-            case .SQLITE_FULL:
-                return "state database \(path): disk full"
-            case .SQLITE_IOERR where Self.diskIsFull(near: path):
-                return "state database \(path): disk full (\(e.message ?? "I/O error"))"
-            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN:
-                return "state database \(path) cannot be written (\(e.message ?? "\(e.resultCode)"))"
-            default:
-                return "state database \(path): \(e.message ?? "\(e.resultCode)")"
-            }
-        }
-        return "\(error)"
     }
 }

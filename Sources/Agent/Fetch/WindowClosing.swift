@@ -93,4 +93,6 @@ extension Fetcher {
         let out = next ? calendar.date(byAdding: unit, value: 1, to: start) ?? start : start
         return Timestamps.nanoseconds(out)
     }
+
+    /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
 }

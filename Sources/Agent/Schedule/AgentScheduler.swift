@@ -92,11 +92,16 @@ public actor AgentScheduler {
         wake()
     }
 
-    /// Ends `run()` after the fetch in progress, if any (which its own deadline bounds).
+    /// Ends `run()`. A fetch in progress is cancelled: it stops ingesting after its current slice, saves what it
+    /// read, cancels its request and records its result, so the agent stops within about a second.
     public func shutdown() {
         stopping = true
+        currentFetch?.cancel()
         wake()
     }
+
+    /// The fetch in progress, so that `shutdown()` can cancel it.
+    private var currentFetch: Task<FetchReport, Never>?
 
     private func wake() {
         woken = true
@@ -215,13 +220,20 @@ public actor AgentScheduler {
     private func runFetch(now: Date, trigger: String) async {
         isFetching = true
         publishStatus(["state": "fetching"])
-        logger.info("fetch started (\(trigger))")
-        let report = await fetch(now, trigger)
+        logger.debug("fetch started (\(trigger))")
+        let fetch = self.fetch
+        let task = Task { await fetch(now, trigger) }
+        currentFetch = task
+        if stopping { task.cancel() }
+        let report = await task.value
+        currentFetch = nil
         isFetching = false
         fetchCount += 1
         reports.append(report)
         if reports.count > 100 { reports.removeFirst(reports.count - 100) }
-        logger.info("fetch \(trigger): \(report.line)")
+        let zone = configuration.composer.timeZone
+        logger.log(level: report.result == .failed ? .warning : .info, "\(report.logLine(zone: zone))")
+        for w in report.windows { logger.debug("text for \(Timestamps.format(w.start, zone: zone)) 〜 \(Timestamps.format(w.end, zone: zone)): \(w.text)") }
         consecutiveFailures = report.result == .failed ? consecutiveFailures + 1 : 0
         lastFetch = now
         scheduleNext(after: now)
@@ -254,6 +266,11 @@ public actor AgentScheduler {
             nextScheduled = nil
         }
         publishStatus(["next_fetch": nextScheduled.map { Timestamps.format($0) }, "disabled_reason": nil])
+    }
+
+    /// Records the agent's resolved configuration (targets, push, interval, sampling) for `steptweet status`.
+    public func recordAgent(_ values: [String: String?]) {
+        publishStatus(values)
     }
 
     private func publishStatus(_ values: [String: String?]) {

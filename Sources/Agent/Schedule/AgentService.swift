@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Messages
 import ServiceLifecycle
 import UnixSignals
 
@@ -126,10 +127,29 @@ public struct AgentService: Service {
         }
     }
 
+    /// Writes what this agent resolved from its configuration and environment into the state database, so that
+    /// `steptweet status` from another shell (without the agent's secrets) shows the running agent's view.
+    func recordResolvedConfiguration(_ c: AgentConfiguration) {
+        let targets = c.publishingProblem.map { "missing credentials: \($0)" }
+            ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
+        let push = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" } ?? "off: no [push] table"
+        let record: [String: String?] = [
+            "started": Timestamps.format(Date(), zone: c.composer.timeZone), "config": c.file,
+            "targets": targets, "push": push, "interval": c.schedule.effectiveInterval,
+            "sampling": c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" },
+            "disabled_reason": c.disabledReason,
+        ]
+        Task { await scheduler.recordAgent(record) }
+    }
+
     /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
+    /// A second agent on the same state database refuses to start (`StateLockError.busy` names the running one).
     public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
+        let agentLock = try StateLock(path: configuration.statePath + ".agent.lock")
+        defer { agentLock.release() }
         logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))")
         let service = try AgentService(configuration: configuration, logger: logger)
+        service.recordResolvedConfiguration(configuration)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

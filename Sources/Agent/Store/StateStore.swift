@@ -194,6 +194,44 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// What `outbox retry` or `outbox drop` did to one entry.
+    public enum OutboxChange: Sendable, Equatable {
+        case changed(OutboxEntry)
+        case notFound(Int64)
+        /// Already delivered (or dropped): nothing to do.
+        case final(OutboxEntry)
+    }
+
+    /// Re-queues failed (or waiting) entries: the next fetch tries them first, whatever its time. Each keeps its
+    /// idempotency key, so a post that did reach its target is not doubled.
+    public func retryOutbox(ids: [Int64]) throws -> [OutboxChange] {
+        try changeOutbox(ids: ids) { db, entry in
+            try db.execute(sql: "UPDATE outbox SET status = 'pending', next_attempt_ns = 0 WHERE id = ?", arguments: [entry.id])
+        }
+    }
+
+    /// Gives entries up: they are never sent; `reason` is recorded as their last error.
+    public func dropOutbox(ids: [Int64], reason: String) throws -> [OutboxChange] {
+        try changeOutbox(ids: ids) { db, entry in
+            try db.execute(sql: "UPDATE outbox SET status = 'dropped', last_error = ? WHERE id = ?",
+                           arguments: ["dropped: " + reason, entry.id])
+        }
+    }
+
+    private func changeOutbox(ids: [Int64], _ change: (Database, OutboxEntry) throws -> Void) throws -> [OutboxChange] {
+        try writer.write { db in
+            try ids.map { id in
+                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]) else {
+                    return .notFound(id)
+                }
+                let entry = Self.outboxEntry(row)
+                guard entry.status == "pending" || entry.status == "failed" else { return .final(entry) }
+                try change(db, entry)
+                return .changed(Self.outboxEntry(try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!))
+            }
+        }
+    }
+
     /// Values the running agent publishes for `steptweet status`.
     public func agentState() throws -> [String: String] {
         try writer.read { db in

@@ -2,21 +2,31 @@ import Foundation
 import Messages
 
 /// What `steptweet status` shows: schedule, the agent's state, recent results, the outbox, and why fetching is off.
+///
+/// When an agent runs on the state database (it holds `<state>.agent.lock`), the configuration part is the running
+/// agent's own view, recorded when it started: its targets, push listener, interval and sampling, resolved with its
+/// environment (its secrets, e.g. from a systemd `EnvironmentFile`), not the caller's. Otherwise it is this process's
+/// evaluation of the configuration, and `view` says so.
 public struct StatusReport: Codable, Sendable {
     public var config: String
     public var statePath: String
+    /// Whose view the configuration part is: `agent` (the running agent's record) or `this shell`.
+    public var view: String
     public var schedule: String
     public var window: String
     public var disabledReason: String?
+    /// `mastodon ready, x ready` or `missing credentials: …`.
+    public var targets: String
     public var agentState: String?
     public var agentPid: Int?
     public var agentRunning: Bool
+    public var agentStarted: String?
     public var nextFetch: String?
     public var lastResults: [StateStore.HistoryEntry]
     public var pendingPosts: Int
     public var oldestPending: StateStore.OutboxEntry?
     public var failedPosts: Int
-    /// `127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
+    /// `on: 127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
     public var pushListener: String?
     /// A live accelerometer source: how it is sampled, into which file, and the time of its last written sample.
     public var sampling: String?
@@ -27,18 +37,28 @@ public struct StatusReport: Codable, Sendable {
         let store = try StateStore(readOnlyPath: c.statePath)
         let agent = try store.agentState()
         let pending = try store.outbox(status: "pending")
-        let pid = agent["pid"].flatMap(Int.init)
-        let running = pid.map { kill(pid_t($0), 0) == 0 } ?? false && agent["state"] != "stopped"
+        let holder = StateLock.holder(of: c.statePath + ".agent.lock")
+        let running = holder != nil
+        let pid = holder.map(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? agent["pid"].flatMap(Int.init)
+        let ownTargets = c.publishingProblem.map { "missing credentials: \($0)" }
+            ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
+        let ownPush = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
+        let ownSampling = c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" }
+        let agentView = running && agent["targets"] != nil
         return StatusReport(
-            config: c.file, statePath: c.statePath, schedule: c.schedule.effectiveInterval,
+            config: agentView ? agent["config"] ?? c.file : c.file, statePath: c.statePath,
+            view: agentView ? "agent" : "this shell",
+            schedule: agentView ? agent["interval"] ?? c.schedule.effectiveInterval : c.schedule.effectiveInterval,
             window: c.schedule.window.description,
-            disabledReason: c.disabledReason ?? agent["disabled_reason"],
+            disabledReason: agentView ? agent["disabled_reason"] : c.disabledReason,
+            targets: agentView ? agent["targets"] ?? ownTargets : ownTargets,
             agentState: agent["state"], agentPid: pid, agentRunning: running,
+            agentStarted: running ? agent["started"] : nil,
             nextFetch: running ? agent["next_fetch"] : nil,
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
             failedPosts: try store.outbox(status: "failed").count,
-            pushListener: c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "127.0.0.1:\(p.port)" },
-            sampling: c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" },
+            pushListener: agentView ? agent["push"].flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
+            sampling: agentView ? agent["sampling"] : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
                 .map { Date(timeIntervalSince1970: Double($0) / 1e9) })
     }
@@ -46,19 +66,24 @@ public struct StatusReport: Codable, Sendable {
     /// Human-readable lines.
     public func lines(zone: TimeZone) -> [String] {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
-        var out = ["config:   \(config)", "state:    \(statePath)",
-                   "schedule: interval \(schedule), window \(window)"]
-        if let disabledReason { out.append("fetching: disabled: \(disabledReason)") }
+        var out = ["config:   \(config)", "state:    \(statePath)"]
         if agentRunning {
-            out.append("agent:    running (pid \(agentPid ?? 0)), \(agentState ?? "idle")" + (nextFetch.map { ", next fetch \($0)" } ?? ""))
+            out.append("agent:    running (pid \(agentPid ?? 0)" + (agentStarted.map { ", since \($0)" } ?? "") + "), "
+                       + (agentState ?? "idle") + (nextFetch.map { ", next fetch \($0)" } ?? ""))
         } else {
             out.append("agent:    not running" + (agentState.map { " (last state: \($0))" } ?? ""))
         }
+        out.append("view:     " + (view == "agent" ? "the running agent's (its environment and secrets)"
+                                                     : "this shell's evaluation of the configuration (no agent running)"))
+        out.append("schedule: interval \(schedule), window \(window)")
+        out.append("targets:  \(targets)")
+        if let disabledReason { out.append("fetching: disabled: \(disabledReason)") }
         if let pushListener { out.append("push:     \(pushListener)") }
         if let sampling {
             out.append("device:   \(sampling)" + (lastSample.map { ", last sample \(f($0))" } ?? ", no sample yet"))
         }
-        out.append("outbox:   \(pendingPosts) pending" + (failedPosts > 0 ? ", \(failedPosts) failed permanently" : ""))
+        out.append("outbox:   \(pendingPosts) pending" + (failedPosts > 0
+            ? ", \(failedPosts) failed permanently (`steptweet outbox` lists them; `outbox retry ID` re-queues, `outbox drop ID` gives up)" : ""))
         if let o = oldestPending {
             out.append("          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"
                        + (o.lastError.map { ", last error: \($0)" } ?? ""))

@@ -28,9 +28,7 @@ public struct BlueskyPublisher: Publisher {
         self.password = password
         self.language = language
         self.gate = TextGate(rule: .bluesky, shorten: shorten)
-        var context = context
-        context.redactor.add(password)
-        self.context = context
+        self.context = context.redacting(password)
     }
 
     public var lengthRule: LengthRule? { .bluesky }
@@ -93,7 +91,7 @@ public struct BlueskyPublisher: Publisher {
             var request = URLRequest(url: xrpc("com.atproto.server.refreshSession"))
             request.httpMethod = "POST"
             request.setValue("Bearer \(kept.refreshJwt)", forHTTPHeaderField: "Authorization")
-            switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+            switch await context.send(request, deadline: deadline) {
             case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
             case .success(let reply):
                 if (200..<300).contains(reply.status), let renewed = session(from: reply) {
@@ -108,7 +106,7 @@ public struct BlueskyPublisher: Publisher {
         }
         let request = Requests.json("POST", xrpc("com.atproto.server.createSession"),
                                     body: ["identifier": identifier, "password": password])
-        switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
+        switch await context.send(request, deadline: deadline) {
         case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
         case .success(let reply):
             if (200..<300).contains(reply.status) {
@@ -182,7 +180,7 @@ public struct BlueskyPublisher: Publisher {
         let request = Requests.json("POST", xrpc("com.atproto.repo.createRecord"), body: [
             "repo": session.did, "collection": "app.bsky.feed.post", "rkey": rkey, "record": record,
         ], headers: ["Authorization": "Bearer \(session.accessJwt)"])
-        return await context.transport.send(request, deadline: deadline, redactor: context.redactor)
+        return await context.send(request, deadline: deadline)
     }
 
     func existingRecord(rkey: String, session: Session, deadline: Deadline) async -> String? {
@@ -192,7 +190,7 @@ public struct BlueskyPublisher: Publisher {
         url = Endpoint.adding("rkey", rkey, to: url)
         var request = URLRequest(url: url)
         request.setValue("Bearer \(session.accessJwt)", forHTTPHeaderField: "Authorization")
-        guard case .success(let reply) = await context.transport.send(request, deadline: deadline, redactor: context.redactor),
+        guard case .success(let reply) = await context.send(request, deadline: deadline),
               reply.status == 200 else { return nil }
         return reply.json?["uri"] as? String ?? "at://\(session.did)/app.bsky.feed.post/\(rkey)"
     }
@@ -203,5 +201,16 @@ public struct BlueskyPublisher: Publisher {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
+    }
+}
+
+extension BlueskyPublisher {
+    /// `kind = "bluesky"`: `base_url`, `identifier` and `password_env`/`password_file` (required), `language`,
+    /// `shorten`. The session tokens it receives are hidden wherever a reply echoes them.
+    public static let target = TargetKind("bluesky", secrets: [.init("password")],
+                                          redactions: [#"(?i)("(?:accessJwt|refreshJwt)"\s*:\s*")[^"]*"#]) { config in
+        BlueskyPublisher(name: config.name, baseURL: try config.url("base_url", default: "https://bsky.social")!,
+                         identifier: try config.requiredString("identifier"), password: try config.secret("password"),
+                         language: try config.language(), shorten: try config.shorten, context: config.context)
     }
 }

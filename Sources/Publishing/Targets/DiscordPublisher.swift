@@ -19,10 +19,7 @@ public struct DiscordPublisher: Publisher {
         self.resendUnconfirmed = resendUnconfirmed
         self.url = url
         self.gate = TextGate(rule: .characters(2000), shorten: shorten)
-        var context = context
-        context.redactor.add(url.absoluteString)
-        context.redactor.add(url.path)
-        self.context = context
+        self.context = context.redacting(webhook: url)
     }
 
     public var lengthRule: LengthRule? { gate.rule }
@@ -37,5 +34,15 @@ public struct DiscordPublisher: Publisher {
         let body: [String: Any] = ["content": text, "allowed_mentions": ["parse": [String]()]]
         let request = Requests.json("POST", Endpoint.adding("wait", "true", to: url), body: body)
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+}
+
+extension DiscordPublisher {
+    /// `kind = "discord"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`. The webhook token in
+    /// a Discord URL is hidden wherever it appears.
+    public static let target = TargetKind("discord", secrets: [.init("url", why: "a webhook URL is a secret")],
+                                          redactions: [#"(?i)(/api/webhooks/\d+/)[A-Za-z0-9._\-]+"#]) { config in
+        DiscordPublisher(name: config.name, url: try config.secretURL(), shorten: try config.shorten,
+                         resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
     }
 }

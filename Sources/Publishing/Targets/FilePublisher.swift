@@ -56,3 +56,10 @@ public struct FilePublisher: Publisher {
         return .delivered(remoteID: String(lines.count + 1))
     }
 }
+
+extension FilePublisher {
+    /// `kind = "file"`: `path` (required).
+    public static let target = TargetKind("file", usesHTTP: false) { config in
+        FilePublisher(name: config.name, path: try config.requiredString("path"))
+    }
+}

@@ -4,24 +4,53 @@ import Messages
 import FoundationNetworking
 #endif
 
-/// What every HTTP target shares: the transport, the redactor that knows its secrets, and the clock used to turn
-/// rate-limit reset times into waits (injectable for tests).
+/// What every HTTP target shares: the sender, the redactor that knows its secrets, the wall clock used to turn
+/// rate-limit reset times into waits and to age cached facts, and the cache of what targets read from their servers
+/// (all injectable; the factory passes one context to every target it builds).
 public struct HTTPContext: Sendable {
-    public var transport: HTTPTransport
+    public var transport: any HTTPSending
     public var redactor: Redactor
     public var now: @Sendable () -> Date
+    public var infoCache: any TargetInfoCache
 
-    public init(transport: HTTPTransport = HTTPTransport(), redactor: Redactor = Redactor(),
-                now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(),
+                now: @escaping @Sendable () -> Date = { Date() }, infoCache: any TargetInfoCache = InMemoryTargetInfoCache()) {
         self.transport = transport
         self.redactor = redactor
         self.now = now
+        self.infoCache = infoCache
+    }
+
+    /// This context with `secrets` added to its redactor (a target's token, password, …).
+    func redacting(_ secrets: String...) -> HTTPContext {
+        var context = self
+        for secret in secrets { context.redactor.add(secret) }
+        return context
+    }
+
+    /// This context hiding a webhook URL, whose path holds its secret.
+    func redacting(webhook url: URL) -> HTTPContext {
+        url.path.count > 1 ? redacting(url.absoluteString, url.path) : redacting(url.absoluteString)
+    }
+
+    /// Sends `request`, giving up at `deadline` (the one place a request meets its deadline). Error texts are
+    /// redacted.
+    public func send(_ request: URLRequest, deadline: Deadline) async -> Result<HTTPReply, TransportFailure> {
+        guard !deadline.hasPassed else { return .failure(.deadline) }
+        var timed = request
+        // Only an idle backstop for URLSession, kept past the deadline: libcurl takes it in whole seconds (1.9 s
+        // would end the request after 1 s of silence). The race is the real deadline.
+        timed.timeoutInterval = deadline.remainingSeconds + 2
+        let request = timed
+        let transport = self.transport
+        let result = await deadline.race(orElse: .failure(.deadline)) { await transport.send(request) }
+        return result.mapError { $0.redacted(redactor) }
     }
 
     /// Sends `request` and classifies the reply; `remoteID` reads the created post's id from a 2xx reply.
     func deliver(_ request: URLRequest, deadline: Deadline,
                  remoteID: (HTTPReply) -> String? = { _ in nil }) async -> DeliveryOutcome {
-        switch await transport.send(request, deadline: deadline, redactor: redactor) {
+        switch await send(request, deadline: deadline) {
         case .failure(let failure): return ResponseClassifier.classify(failure)
         case .success(let reply): return ResponseClassifier.classify(reply, now: now(), redactor: redactor, remoteID: remoteID)
         }

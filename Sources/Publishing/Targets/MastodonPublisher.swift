@@ -1,37 +1,59 @@
 import Foundation
 import Messages
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// Mastodon: `POST {base_url}/api/v1/statuses` with a bearer token, JSON `{status, visibility, language}` and the
-/// post's key as `Idempotency-Key` (the server returns the first status again for a repeated key). 200 with the
-/// Status entity; its `id` is the remote id. Length: 500 graphemes (or the instance's `max_characters`), URLs 23.
+/// Mastodon (and servers speaking its API: Takahē, GoToSocial, Pleroma, …): `POST {base_url}/api/v1/statuses` with
+/// a bearer token, JSON `{status, visibility, language}` and the post's key as `Idempotency-Key`. 200 with the
+/// Status entity; its `id` is the remote id.
+///
+/// Many servers ignore `Idempotency-Key` (Takahē, GoToSocial) and Mastodon keeps it one hour only, so after an
+/// unconfirmed attempt the agent asks `lookUp` first: the account's recent statuses (`verify_credentials`, then
+/// `accounts/:id/statuses`), matched on the post's text.
+///
+/// Length: the instance's `configuration.statuses.max_characters` from `/api/v2/instance`, read once and kept a day
+/// in the context's `infoCache` (500 when the server does not say), unless `max_characters` overrides it; graphemes,
+/// URLs 23.
 public struct MastodonPublisher: Publisher {
     public let name: String
     public let baseURL: URL
     let token: String
     public var visibility: String?
     public var language: String?
-    public var gate: TextGate
+    /// The configured limit; nil: the instance's.
+    public var maxCharacters: Int?
+    public var shorten: Bool
     let context: HTTPContext
 
+    /// How long the instance's limit is kept.
+    public static let limitLifetime: TimeInterval = 86_400
+    /// Mastodon's own limit, used when the instance does not say.
+    public static let defaultLimit = 500
+
     public init(name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
-                language: String? = nil, shorten: Bool = false, maxCharacters: Int = 500, context: HTTPContext = HTTPContext()) {
+                language: String? = nil, shorten: Bool = false, maxCharacters: Int? = nil, context: HTTPContext = HTTPContext()) {
         self.name = name
         self.baseURL = baseURL
         self.token = token
         self.visibility = visibility
         self.language = language
-        self.gate = TextGate(rule: maxCharacters == 500 ? .mastodon : .mastodonInstance(maxCharacters), shorten: shorten)
-        var context = context
-        context.redactor.add(token)
-        self.context = context
+        self.shorten = shorten
+        self.maxCharacters = maxCharacters
+        self.context = context.redacting(token)
     }
 
-    public var lengthRule: LengthRule? { gate.rule }
+    /// The configured limit's rule, or Mastodon's 500 until the instance's own limit is read (at the first post).
+    public var lengthRule: LengthRule? { Self.rule(maxCharacters ?? Self.defaultLimit) }
     public var redactedDescription: String { "\(name): mastodon \(Redactor.origin(of: baseURL)) (token [REDACTED])" }
+    /// The Idempotency-Key alone does not prevent a double post on every server: look before resending.
+    public var repeatsDuplicate: Bool { true }
+
+    static func rule(_ limit: Int) -> LengthRule { limit == defaultLimit ? .mastodon : .mastodonInstance(limit) }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
-        switch gate.prepare(post.text) {
+        switch await gate(deadline: deadline).prepare(post.text) {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
@@ -43,5 +65,127 @@ public struct MastodonPublisher: Publisher {
             "Idempotency-Key": post.idempotencyKey,
         ])
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+
+    /// The length check with the configured limit, or the instance's.
+    func gate(deadline: Deadline) async -> TextGate {
+        if let maxCharacters { return TextGate(rule: Self.rule(maxCharacters), shorten: shorten) }
+        return TextGate(rule: Self.rule(await instanceLimit(deadline: deadline)), shorten: shorten)
+    }
+
+    // MARK: The instance's limit
+
+    var limitKey: String { "mastodon.max_characters \(baseURL.absoluteString)" }
+
+    /// `configuration.statuses.max_characters` of `/api/v2/instance`, from the cache while it is under a day old;
+    /// 500 when the server does not tell (also kept a day, so a server without the endpoint is not asked per post).
+    func instanceLimit(deadline: Deadline) async -> Int {
+        let now = context.now()
+        if let cached = await context.infoCache.info(limitKey), let limit = Int(cached.value),
+           now.timeIntervalSince(cached.storedAt) < Self.limitLifetime, now >= cached.storedAt {
+            return limit
+        }
+        var request = URLRequest(url: Endpoint.join(baseURL, "api/v2/instance"))
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+        var limit = Self.defaultLimit
+        switch await context.send(request, deadline: deadline) {
+        case .failure(.deadline):
+            return limit  // no answer: try again next time
+        case .failure:
+            break
+        case .success(let reply):
+            let statuses = (reply.json?["configuration"] as? [String: Any])?["statuses"] as? [String: Any]
+            if (200..<300).contains(reply.status), let value = (statuses?["max_characters"] as? NSNumber)?.intValue, value > 0 {
+                limit = value
+            }
+        }
+        await context.infoCache.store(TargetInfo(value: String(limit), storedAt: now), for: limitKey)
+        return limit
+    }
+
+    // MARK: Looking a post up
+
+    /// Looks for the post among the account's statuses created since its window ended (a post is only made after
+    /// its window closes), by its text as it would be sent (the server gives HTML: tags are dropped, entities
+    /// decoded and white space collapsed on both sides).
+    public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
+        guard case .success(let text) = await gate(deadline: deadline).prepare(post.text) else { return .notFound }
+        let me: HTTPReply
+        switch await get("api/v1/accounts/verify_credentials", deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let reply): me = reply
+        }
+        guard let id = idString(me.json?["id"]) else { return .failed(reason: "verify_credentials answered without an id") }
+        let path = "api/v1/accounts/\(Endpoint.segment(id))/statuses?limit=40&exclude_reblogs=true"
+        let statuses: HTTPReply
+        switch await get(path, deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let reply): statuses = reply
+        }
+        guard let list = (try? JSONSerialization.jsonObject(with: statuses.body)) as? [[String: Any]] else {
+            return .failed(reason: "the account's statuses are not a JSON array")
+        }
+        let match = PostMatch(post: post, text: text)
+        for status in list where match.isPost(createdAt: status["created_at"] as? String) {
+            let shown = (status["text"] as? String).map(PostMatch.normalized) ?? Self.plainText(status["content"] as? String ?? "")
+            if shown == match.text { return .found(remoteID: idString(status["id"])) }
+        }
+        return .notFound
+    }
+
+    /// A GET with the token: the 2xx reply, or why not.
+    func get(_ path: String, deadline: Deadline) async -> Result<HTTPReply, LookupFailure> {
+        var request = URLRequest(url: Endpoint.join(baseURL, path))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+        return await context.lookUpRequest(request, deadline: deadline)
+    }
+
+    /// A status's HTML as the plain text it was posted from (normalised).
+    static func plainText(_ html: String) -> String {
+        var text = html.replacingOccurrences(of: #"<br\s*/?>"#, with: "\n", options: .regularExpression)
+        text = text.replacingOccurrences(of: "</p><p>", with: "\n\n")
+        text = text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+        return PostMatch.normalized(decodeEntities(text))
+    }
+
+    /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` and numeric references decoded.
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}"]
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            if let semi = after.prefix(10).firstIndex(of: ";") {
+                let name = String(after[..<semi])
+                var decoded = named[name]
+                if name.hasPrefix("#x"), let code = UInt32(name.dropFirst(2), radix: 16) { decoded = Unicode.Scalar(code).map(String.init) }
+                else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()) { decoded = Unicode.Scalar(code).map(String.init) }
+                if let decoded {
+                    out += decoded
+                    rest = after[after.index(after: semi)...]
+                    continue
+                }
+            }
+            out += "&"
+            rest = after
+        }
+        return out + rest
+    }
+
+}
+
+extension MastodonPublisher {
+    /// `kind = "mastodon"`: `base_url`, `token_env`/`token_file` (required), `visibility`, `language`,
+    /// `max_characters` (overrides the instance's limit), `shorten`.
+    public static let target = TargetKind("mastodon", secrets: [.init("token")]) { config in
+        MastodonPublisher(name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
+                          visibility: try config.oneOf("visibility", ["public", "unlisted", "private", "direct"]),
+                          language: try config.language(), shorten: try config.shorten,
+                          maxCharacters: try config.int("max_characters", range: 1...100_000), context: config.context)
     }
 }

@@ -22,9 +22,7 @@ public struct MatrixPublisher: Publisher {
         self.msgtype = msgtype
         // An event is at most 65536 bytes; leave room for the envelope the server adds.
         self.gate = TextGate(rule: .utf8Bytes(60_000), shorten: shorten)
-        var context = context
-        context.redactor.add(token)
-        self.context = context
+        self.context = context.redacting(token)
     }
 
     public var lengthRule: LengthRule? { gate.rule }
@@ -43,5 +41,22 @@ public struct MatrixPublisher: Publisher {
         let request = Requests.json("PUT", Endpoint.join(baseURL, path), body: ["msgtype": msgtype, "body": text],
                                     headers: ["Authorization": "Bearer \(token)"])
         return await context.deliver(request, deadline: deadline) { $0.json?["event_id"] as? String }
+    }
+}
+
+extension MatrixPublisher {
+    /// `kind = "matrix"`: `base_url`, `token_env`/`token_file`, `room_id` (all required), `msgtype`, `shorten`.
+    public static let target = TargetKind("matrix", secrets: [.init("token")]) { config in
+        let base = try config.requiredURL("base_url")
+        let token = try config.secret("token")
+        let room = try config.requiredString("room_id")
+        // Room ids start with "!"; since room version 12 they may have no ":server" part. Aliases ("#…") cannot be
+        // sent to.
+        guard room.hasPrefix("!"), room.count > 1, !room.contains(where: \.isWhitespace) else {
+            throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\" (an alias starting with # will not do)")
+        }
+        return MatrixPublisher(name: config.name, baseURL: base, token: token, roomID: room,
+                               msgtype: try config.oneOf("msgtype", ["m.text", "m.notice"]) ?? "m.notice",
+                               shorten: try config.shorten, context: config.context)
     }
 }

@@ -5,7 +5,8 @@ import FoundationNetworking
 import Messages
 
 /// ntfy: JSON publish to the server root, `POST {base_url}/` with `{"topic", "message", "title"?, "priority"?,
-/// "tags"?}`, optionally with `Authorization: Bearer <token>` (never the `?auth=` query parameter). 200 with the
+/// "tags"?}`, optionally with `Authorization: Bearer <token>` or, for servers with user accounts (ntfy 1.x),
+/// `Authorization: Basic` with a username and password (never the `?auth=` query parameter). 200 with the
 /// message; its `id` is the remote id. No idempotency. Length: 4096 bytes (longer becomes an attachment).
 /// Before resending after an unconfirmed attempt, `lookUp` polls the topic's cached messages
 /// (`GET {base_url}/{topic}/json?poll=1&since=…`) for the same text, so a post whose answer was lost is not doubled.
@@ -13,7 +14,9 @@ public struct NtfyPublisher: Publisher {
     public let name: String
     public let baseURL: URL
     public let topic: String
-    let token: String?
+    /// The `Authorization` header value, if any.
+    let authorization: String?
+    let authenticationKind: String?
     public var title: String?
     public var priority: Int?
     public var tags: [String]
@@ -24,25 +27,38 @@ public struct NtfyPublisher: Publisher {
     public var repeatsDuplicate: Bool { true }
 
     public init(name: String = "ntfy", baseURL: URL = URL(string: "https://ntfy.sh")!, topic: String,
-                token: String? = nil, title: String? = nil, priority: Int? = nil, tags: [String] = [],
-                shorten: Bool = false, resendUnconfirmed: Bool = true, context: HTTPContext = HTTPContext()) {
+                token: String? = nil, basic: (username: String, password: String)? = nil, title: String? = nil,
+                priority: Int? = nil, tags: [String] = [], shorten: Bool = false, resendUnconfirmed: Bool = true,
+                context: HTTPContext = HTTPContext()) {
         self.name = name
         self.resendUnconfirmed = resendUnconfirmed
         self.baseURL = baseURL
         self.topic = topic
-        self.token = token
+        var context = context
+        if let token {
+            authorization = "Bearer \(token)"
+            authenticationKind = "token"
+            context.redactor.add(token)
+        } else if let basic {
+            let credentials = Data("\(basic.username):\(basic.password)".utf8).base64EncodedString()
+            authorization = "Basic \(credentials)"
+            authenticationKind = "user \(basic.username), password"
+            context.redactor.add(basic.password)
+            context.redactor.add(credentials)
+        } else {
+            authorization = nil
+            authenticationKind = nil
+        }
+        self.context = context
         self.title = title
         self.priority = priority
         self.tags = tags
         self.gate = TextGate(rule: .utf8Bytes(4096), shorten: shorten)
-        var context = context
-        if let token { context.redactor.add(token) }
-        self.context = context
     }
 
     public var lengthRule: LengthRule? { gate.rule }
     public var redactedDescription: String {
-        "\(name): ntfy \(Redactor.origin(of: baseURL)) topic \(topic)\(token == nil ? "" : " (token [REDACTED])")"
+        "\(name): ntfy \(Redactor.origin(of: baseURL)) topic \(topic)\(authenticationKind.map { " (\($0) [REDACTED])" } ?? "")"
     }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
@@ -56,7 +72,7 @@ public struct NtfyPublisher: Publisher {
         if let priority { body["priority"] = priority }
         if !tags.isEmpty { body["tags"] = tags }
         var headers: [String: String] = [:]
-        if let token { headers["Authorization"] = "Bearer \(token)" }
+        if let authorization { headers["Authorization"] = authorization }
         let request = Requests.json("POST", Endpoint.join(baseURL, ""), body: body, headers: headers)
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
     }
@@ -70,22 +86,44 @@ public struct NtfyPublisher: Publisher {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        switch await context.transport.send(request, deadline: deadline, redactor: context.redactor) {
-        case .failure(let failure):
-            guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else { return .failed(reason: "\(failure)") }
-            return .failed(reason: reason)
-        case .success(let reply):
-            guard (200..<300).contains(reply.status) else {
-                return .failed(reason: ResponseClassifier.reason(reply, redactor: context.redactor))
-            }
-            // One JSON object per line.
-            for line in reply.body.split(separator: UInt8(ascii: "\n")) {
-                guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-                      object["event"] as? String ?? "message" == "message", object["message"] as? String == text else { continue }
-                return .found(remoteID: idString(object["id"]))
-            }
-            return .notFound
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        let reply: HTTPReply
+        switch await context.lookUpRequest(request, deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let r): reply = r
         }
+        // One JSON object per line.
+        for line in reply.body.split(separator: UInt8(ascii: "\n")) {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                  object["event"] as? String ?? "message" == "message", object["message"] as? String == text else { continue }
+            return .found(remoteID: idString(object["id"]))
+        }
+        return .notFound
+    }
+}
+
+extension NtfyPublisher {
+    /// `kind = "ntfy"`: `base_url`, `topic` (required), either `token_env`/`token_file` or `username` with
+    /// `password_env`/`password_file`, `title`, `priority`, `tags`, `resend_unconfirmed`, `shorten`.
+    public static let target = TargetKind("ntfy", secrets: [.init("token"), .init("password")],
+                                          redactions: [##"(?i)([?&;]auth=)[^&\s"#]+"##]) { config in
+        let base = try config.url("base_url", default: "https://ntfy.sh")!
+        let topic = try config.requiredString("topic")
+        guard topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }), topic.count <= 64 else {
+            throw config.error("topic", "\"\(topic)\" is not a topic name (letters, digits, - and _, at most 64)")
+        }
+        let token = try config.secret("token", required: false)
+        let username = try config.string("username")
+        var basic: (username: String, password: String)?
+        if let username {
+            if token != nil { throw config.error("username", "give token_env/token_file or username with a password, not both") }
+            basic = (username, try config.secret("password"))
+        } else if try config.secret("password", required: false) != nil {
+            throw config.error("username", "missing: a password needs its username")
+        }
+        return NtfyPublisher(name: config.name, baseURL: base, topic: topic, token: token, basic: basic,
+                             title: try config.string("title"), priority: try config.int("priority", range: 1...5),
+                             tags: try config.strings("tags") ?? [], shorten: try config.shorten,
+                             resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
     }
 }

@@ -19,10 +19,7 @@ public struct SlackPublisher: Publisher {
         self.resendUnconfirmed = resendUnconfirmed
         self.url = url
         self.gate = TextGate(rule: .characters(4000), shorten: shorten)
-        var context = context
-        context.redactor.add(url.absoluteString)
-        context.redactor.add(url.path)
-        self.context = context
+        self.context = context.redacting(webhook: url)
     }
 
     public var lengthRule: LengthRule? { gate.rule }
@@ -36,5 +33,15 @@ public struct SlackPublisher: Publisher {
         }
         let request = Requests.json("POST", url, body: ["text": text])
         return await context.deliver(request, deadline: deadline)
+    }
+}
+
+extension SlackPublisher {
+    /// `kind = "slack"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`. The secret path of a
+    /// Slack webhook URL is hidden wherever it appears.
+    public static let target = TargetKind("slack", secrets: [.init("url", why: "a webhook URL is a secret")],
+                                          redactions: [#"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#]) { config in
+        SlackPublisher(name: config.name, url: try config.secretURL(), shorten: try config.shorten,
+                       resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
     }
 }

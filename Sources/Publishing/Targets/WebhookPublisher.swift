@@ -74,9 +74,7 @@ public struct WebhookPublisher: Publisher {
         self.bodyTemplate = bodyTemplate
         self.headers = headers
         self.gate = TextGate(rule: lengthRule, shorten: shorten)
-        var context = context
-        context.redactor.add(url.absoluteString)
-        if url.path.count > 1 { context.redactor.add(url.path) }
+        var context = context.redacting(webhook: url)
         for (header, value) in headers {
             let lower = header.lowercased()
             if lower == "authorization" || lower.contains("token") || lower.contains("key") || lower.contains("secret") {
@@ -102,5 +100,20 @@ public struct WebhookPublisher: Publisher {
         request.setValue(post.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
         request.httpBody = bodyTemplate.render(post)
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+    }
+}
+
+extension WebhookPublisher {
+    /// `kind = "webhook"`: `url_env`/`url_file` (required), `body_template`, `headers`, `length_rule`, `shorten`.
+    public static let target = TargetKind("webhook", secrets: [.init("url", why: "a webhook URL is a secret")]) { config in
+        let url = try config.secretURL()
+        let source = try config.string("body_template") ?? WebhookBodyTemplate.default
+        let body: WebhookBodyTemplate
+        do throws(ConfigurationError) { body = try WebhookBodyTemplate(source) } catch {
+            throw config.error("body_template", error.message)
+        }
+        let rule = try config.oneOf("length_rule", ["x", "mastodon", "bluesky"]).flatMap(LengthRule.platform)
+        return WebhookPublisher(name: config.name, url: url, bodyTemplate: body, headers: try config.stringTable("headers") ?? [:],
+                                lengthRule: rule, shorten: try config.shorten, context: config.context)
     }
 }

@@ -73,3 +73,29 @@ public struct XPublisher: Publisher {
         return outcome
     }
 }
+
+extension XPublisher {
+    /// `kind = "x"`: `base_url`; OAuth 1.0a `consumer_key_*`, `consumer_secret_*`, `token_*`, `token_secret_*`, or an
+    /// OAuth 2.0 user token (`token_*` alone); `shorten`.
+    public static let target = TargetKind("x", secrets: [.init("token"), .init("consumer_key"), .init("consumer_secret"),
+                                                        .init("token_secret")]) { config in
+        let base = try config.url("base_url", default: "https://api.x.com")!
+        let consumerKey = try config.secret("consumer_key", required: false)
+        let consumerSecret = try config.secret("consumer_secret", required: false)
+        let tokenSecret = try config.secret("token_secret", required: false)
+        let token = try config.secret("token")
+        let authentication: XAuthentication
+        if consumerKey == nil && consumerSecret == nil && tokenSecret == nil {
+            authentication = .bearer(token)
+        } else {
+            let missing = "missing: OAuth 1.0a needs consumer_key, consumer_secret, token and token_secret (each as _env or _file)"
+            guard let consumerKey else { throw config.error("consumer_key_env", missing) }
+            guard let consumerSecret else { throw config.error("consumer_secret_env", missing) }
+            guard let tokenSecret else { throw config.error("token_secret_env", missing) }
+            authentication = .oauth1(OAuth1Credentials(consumerKey: consumerKey, consumerSecret: consumerSecret,
+                                                       token: token, tokenSecret: tokenSecret))
+        }
+        return XPublisher(name: config.name, baseURL: base, authentication: authentication, shorten: try config.shorten,
+                          context: config.context)
+    }
+}

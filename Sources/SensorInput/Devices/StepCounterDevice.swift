@@ -22,7 +22,7 @@ public struct StepCounterDevice: Sendable, Equatable {
         let counter = sysfsPath + "/in_steps_input"
         guard let text = try? String(contentsOfFile: counter, encoding: .utf8),
               let total = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)), total >= 0 else {
-            throw InputError(file: counter, message: "cannot be read (device gone?); it is read again at the next fetch")
+            throw InputError(file: counter, message: "cannot be read (device gone?); it is read again at the next fetch", kind: .notYetAvailable)
         }
         let boot = (try? String(contentsOfFile: bootIDPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
         let line = StepLogLine.encode(timeNs: nowNs, total: total, bootID: boot, source: (sysfsPath as NSString).lastPathComponent)

@@ -20,6 +20,8 @@ enum FITSteps {
         var startTime: Int64
         var endTime: Int64
         var readings: [StepReading]
+        /// Seconds east of UTC, from the `activity` message's `local_timestamp` when it has one.
+        var utcOffset: Int64?
     }
 
     /// Activity types whose `cycles` are steps (not strokes): all but cycling (2) and swimming (5).
@@ -90,7 +92,12 @@ enum FITSteps {
         var records: [Record] = []
         var sessions: [(start: Int64, end: Int64, strides: Int64?)] = []
         var otherSport = false
+        var utcOffset: Int64?
         for m in messages {
+            if m.global == 34, let local = m.fields[5], let t = m.timestamp, (0...0xFFFF_FFFF).contains(local),
+               abs(local - t) <= 14 * 3600 {
+                utcOffset = local - t
+            }
             if let sport = m.global == 12 ? m.fields[0] : m.global == 19 ? m.fields[25] : m.global == 18 ? m.fields[5] : nil,
                !stepSports.contains(sport), sport != 0 {
                 otherSport = true
@@ -127,6 +134,7 @@ enum FITSteps {
         }
         let times = records.map(\.time) + sessions.flatMap { [$0.start, $0.end] }
         guard let first = times.min(), let last = times.max() else { return nil }
-        return Activity(startTime: first + FITContainer.epochOffset, endTime: last + FITContainer.epochOffset, readings: readings)
+        return Activity(startTime: first + FITContainer.epochOffset, endTime: last + FITContainer.epochOffset, readings: readings,
+                        utcOffset: utcOffset)
     }
 }

@@ -39,6 +39,7 @@ enum GadgetbridgeFormat: WholeReader {
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
         var state = data.flatMap { try? JSONDecoder().decode(State.self, from: $0) } ?? State()
         let db = try open(input)
+        let zone = report.options.timeZone ?? TimeZone.current
         let tables: [String]
         do { tables = try db.tables() } catch let e as InputError {
             throw InputError(file: e.file, message: e.message + " (not a readable SQLite database)")
@@ -51,13 +52,17 @@ enum GadgetbridgeFormat: WholeReader {
             guard let steps, columns.contains("TIMESTAMP"), table.hasSuffix("_SAMPLE"),
                   !table.contains("SUMMARY") else { continue }  // daily/workout summaries overlap the minutes
             found += 1
-            try readTable(db, table: table, columns: columns, stepsColumn: steps, state: &state, into: &rows)
+            try readTable(db, table: table, columns: columns, stepsColumn: steps, zone: zone, state: &state, into: &rows)
         }
         if found == 0 {
             try report.problem(InputError(file: input.path, message: "no activity-sample table with a STEPS column (is this a Gadgetbridge database?)"))
         }
         let names = try deviceNames(db)
-        for r in choose(rows, names: names, policy: report.options.overlap, counted: &state.counted) {
+        // Minutes before the days the state remembers cannot be checked: not counted again (a device that appears
+        // later with old history loses those days rather than counting minutes twice).
+        let since = state.counted.keys.min().map { $0 * 86_400 } ?? Int64.min
+        let fresh = since == Int64.min ? rows : rows.filter { $0.time >= since }
+        for r in choose(fresh, names: names, policy: report.options.overlap, zone: zone, counted: &state.counted) {
             report.emit(r)
         }
         if let newest = state.counted.keys.max() { state.counted = state.counted.filter { $0.key > newest - keptDays } }
@@ -85,7 +90,7 @@ enum GadgetbridgeFormat: WholeReader {
     }
 
     /// Rows of `table` newer than the state's cursor per device, as deltas (cumulative tables differenced).
-    static func readTable(_ db: SQLiteReadOnly, table: String, columns: [String], stepsColumn: String,
+    static func readTable(_ db: SQLiteReadOnly, table: String, columns: [String], stepsColumn: String, zone: TimeZone,
                           state: inout State, into rows: inout [Row]) throws {
         let hasDevice = columns.contains("DEVICE_ID")
         let end = columns.contains("OTHER_TIMESTAMP") ? ", OTHER_TIMESTAMP" : columns.contains("DURATION") ? ", DURATION" : ", NULL"
@@ -97,7 +102,7 @@ enum GadgetbridgeFormat: WholeReader {
             devices.append($0.int(0) ?? 0)
         }
         let cumulative = cumulativeTables.contains(table)
-        var offsets = LocalOffsets()
+        var offsets = LocalOffsets(zone: zone)
         for device in devices {
             let key = "\(table)/\(device)"
             let after = state.lastTimestamp[key] ?? Int64.min
@@ -126,13 +131,14 @@ enum GadgetbridgeFormat: WholeReader {
         }
     }
 
-    /// Local UTC offsets (the machine's time zone), cached per hour.
+    /// Local UTC offsets (`ReadOptions.timeZone`, else the machine's), cached per hour.
     struct LocalOffsets {
+        var zone: TimeZone
         var cache: [Int64: Int64] = [:]
         mutating func offset(_ time: Int64) -> Int64 {
             let hour = time / 3600
             if let o = cache[hour] { return o }
-            let o = Int64(TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double(time))))
+            let o = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(time))))
             cache[hour] = o
             return o
         }
@@ -156,10 +162,10 @@ enum GadgetbridgeFormat: WholeReader {
 
     /// One device per minute (see the type's comment); minutes already `counted` are left out, and the ones chosen
     /// are marked. Returns the readings in time order.
-    static func choose(_ input: [Row], names: [Int64: [String]], policy: OverlapPolicy,
+    static func choose(_ input: [Row], names: [Int64: [String]], policy: OverlapPolicy, zone: TimeZone,
                        counted: inout [Int64: [UInt64]]) -> [StepReading] {
         let rows = input.sorted { ($0.time, $0.device) < ($1.time, $1.device) }
-        var offsets = LocalOffsets()
+        var offsets = LocalOffsets(zone: zone)
         var dayTotals: [Int64: [Int64: Int64]] = [:]
         let several = Set(rows.lazy.map(\.device)).count > 1
         if several { for r in rows { dayTotals[offsets.localDay(r.time), default: [:]][r.device, default: 0] += r.steps } }

@@ -20,6 +20,9 @@ enum GarminFITFormat: WholeReader {
         var delivered: [String: Int64] = [:]
         /// Start times (Unix s) of the activities already delivered.
         var activities: Set<Int64> = []
+        /// "localDay" → steps of activities delivered for a day no monitoring data covered then: when that day's
+        /// monitoring totals arrive later, they hold those steps, which are not delivered again.
+        var credit: [String: Int64] = [:]
     }
 
     static func sniffDirectory(_ files: [String]) -> Int {
@@ -53,10 +56,12 @@ enum GarminFITFormat: WholeReader {
         let coveredDays = Set(points.map { "\($0.localDay)" })
         let offset = points.last?.utcOffset ?? 0
         for a in activities where !state.activities.contains(a.startTime) {
+            let day = "\(FITSteps.MonitoringPoint.floorDiv(a.startTime + (a.utcOffset ?? offset), 86_400))"
             // Monitoring totals of that local day already hold the activity's steps.
-            if coveredDays.contains("\(FITSteps.MonitoringPoint.floorDiv(a.startTime + offset, 86_400))") { continue }
+            if coveredDays.contains(day) { continue }
             readings += a.readings
             state.activities.insert(a.startTime)
+            state.credit[day, default: 0] += Int64(a.readings.reduce(0) { $0 + $1.steps })
         }
         readings.sort { ($0.startNs, $0.endNs) < ($1.startNs, $1.endNs) }
         for r in readings { report.emit(r) }
@@ -90,8 +95,16 @@ enum GarminFITFormat: WholeReader {
             let already = max(r.effective, r.delivered)
             let start = previousTime[day] ?? (day * 86_400 - p.utcOffset)
             if effective > already {
-                readings.append(StepReading(startNs: min(start, p.time) * 1_000_000_000, endNs: p.time * 1_000_000_000,
-                                            steps: Int(effective - already)))
+                var steps = effective - already
+                if let credit = state.credit["\(day)"], credit > 0 {  // activity steps delivered before, inside this total
+                    let used = min(credit, steps)
+                    steps -= used
+                    state.credit["\(day)"] = credit - used
+                }
+                if steps > 0 {
+                    readings.append(StepReading(startNs: min(start, p.time) * 1_000_000_000, endNs: p.time * 1_000_000_000,
+                                                steps: Int(steps)))
+                }
                 r.delivered = effective
             }
             r.effective = max(r.effective, effective)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Google Fit Takeout `Daily activity metrics` CSVs, columns found by header name (the set and order vary by export):
-/// the daily summary (`Date`, `Step count`: one reading per local day, in the machine's time zone) and the per-day
+/// the daily summary (`Date`, `Step count`: one reading per local day, in `ReadOptions.timeZone` or the machine's) and the per-day
 /// 15-minute files (`Start time`, `End time`, `Step count`, times like `21:45:00.000-05:00` whose date comes from the
 /// file name `YYYY-MM-DD.csv`; an end before the start is on the next day). Empty cells mean no data.
 struct GoogleFitCSV: LineParser {
@@ -74,7 +74,8 @@ struct GoogleFitCSV: LineParser {
         if let d = date, d < fields.count {
             guard let t = TimeParsing.parseDateTime(Substring(fields[d] + "T00:00:00Z")) else { return "Date '\(fields[d].prefix(20))' is not YYYY-MM-DD" }
             let day = t.ns / 1_000_000_000
-            let offset = Int64(TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day) + 43_200)))
+            let zone = options.timeZone ?? TimeZone.current
+            let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day) + 43_200)))
             emit(.reading(StepReading(startNs: (day - offset) * 1_000_000_000, endNs: (day - offset + 86_400) * 1_000_000_000,
                                       steps: count)))
             return nil

@@ -1,25 +1,33 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
-@testable import Publishing
 
 /// A request as the test server saw it.
-struct SeenRequest: Sendable {
-    var method: String
-    var path: String
-    var query: [String: String]
+public struct SeenRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
     /// Lower-cased names.
-    var headers: [String: String]
-    var body: Data
+    public var headers: [String: String]
+    public var body: Data
 
-    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public init(method: String, path: String, query: [String: String], headers: [String: String], body: Data) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Keeps what the server received, in order.
-actor RequestLog {
-    private(set) var requests: [SeenRequest] = []
-    func append(_ request: SeenRequest) -> Int {
+public actor RequestLog {
+    public private(set) var requests: [SeenRequest] = []
+    public init() {}
+    public func append(_ request: SeenRequest) -> Int {
         requests.append(request)
         return requests.count
     }
@@ -27,14 +35,14 @@ actor RequestLog {
 
 /// An in-process FlyingFox server on 127.0.0.1 with an ephemeral port; `handler` gets each request and its
 /// 1-based number.
-final class LoopbackServer: Sendable {
+public final class LoopbackServer: Sendable {
     let server: HTTPServer
     let task: Task<Void, Error>
     let port: UInt16
     let log: RequestLog
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     private init(server: HTTPServer, task: Task<Void, Error>, port: UInt16, log: RequestLog) {
         self.server = server
@@ -43,7 +51,7 @@ final class LoopbackServer: Sendable {
         self.log = log
     }
 
-    static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse) async throws -> LoopbackServer {
+    public static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse) async throws -> LoopbackServer {
         let log = RequestLog()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
                                 handler: ClosureHTTPHandler { request in
@@ -65,18 +73,18 @@ final class LoopbackServer: Sendable {
         return LoopbackServer(server: server, task: task, port: port, log: log)
     }
 
-    var requests: [SeenRequest] {
+    public var requests: [SeenRequest] {
         get async { await log.requests }
     }
 
-    func stop() async {
+    public func stop() async {
         task.cancel()
         await server.stop(timeout: 0)
     }
 }
 
 /// A JSON response.
-func jsonResponse(_ status: Int, _ object: Any, headers: [String: String] = [:]) -> HTTPResponse {
+public func jsonResponse(_ status: Int, _ object: Any, headers: [String: String] = [:]) -> HTTPResponse {
     var h = HTTPHeaders()
     h[HTTPHeader("Content-Type")] = "application/json"
     for (name, value) in headers { h[HTTPHeader(name)] = value }
@@ -85,30 +93,30 @@ func jsonResponse(_ status: Int, _ object: Any, headers: [String: String] = [:])
 }
 
 /// A plain-text response.
-func textResponse(_ status: Int, _ text: String, headers: [String: String] = [:]) -> HTTPResponse {
+public func textResponse(_ status: Int, _ text: String, headers: [String: String] = [:]) -> HTTPResponse {
     var h = HTTPHeaders()
     for (name, value) in headers { h[HTTPHeader(name)] = value }
     return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Status \(status)"), headers: h, body: Data(text.utf8))
 }
 
 /// A body that sends one byte per `interval`: a server that is never idle long enough for an idle timeout.
-struct DripBytes: AsyncBufferedSequence {
-    typealias Element = UInt8
+public struct DripBytes: AsyncBufferedSequence {
+    public typealias Element = UInt8
     let count: Int
     let interval: Duration
 
-    func makeAsyncIterator() -> Iterator { Iterator(remaining: count, interval: interval) }
+    public func makeAsyncIterator() -> Iterator { Iterator(remaining: count, interval: interval) }
 
-    struct Iterator: AsyncBufferedIteratorProtocol {
+    public struct Iterator: AsyncBufferedIteratorProtocol {
         var remaining: Int
         let interval: Duration
-        mutating func next() async throws -> UInt8? {
+        public mutating func next() async throws -> UInt8? {
             guard remaining > 0 else { return nil }
             try await Task.sleep(for: interval)
             remaining -= 1
             return UInt8(ascii: " ")
         }
-        mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
+        public mutating func nextBuffer(suggested count: Int) async throws -> [UInt8]? {
             guard let byte = try await next() else { return nil }
             return [byte]
         }
@@ -116,20 +124,14 @@ struct DripBytes: AsyncBufferedSequence {
 }
 
 /// 200 with a JSON-ish body of `bytes` bytes, dripped one per `interval`.
-func drippingResponse(bytes: Int, interval: Duration) -> HTTPResponse {
+public func drippingResponse(bytes: Int, interval: Duration) -> HTTPResponse {
     HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "text/plain"],
                  body: HTTPBodySequence(from: DripBytes(count: bytes, interval: interval), count: bytes, suggestedBufferSize: 1))
 }
 
 /// A handler that never answers (until the server stops).
-func neverAnswer() async throws -> HTTPResponse {
+public func neverAnswer() async throws -> HTTPResponse {
     try await Task.sleep(for: .seconds(120))
     return textResponse(500, "too late")
 }
-
-let samplePost = Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 Tweet By Background Fetch",
-                      windowStart: Date(timeIntervalSince1970: 1_763_686_800), windowEnd: Date(timeIntervalSince1970: 1_763_688_600))
-
-/// A deadline a few seconds away: long enough for a loopback round trip on a busy machine.
-func soon(_ seconds: Double = 10) -> Deadline { Deadline(in: .seconds(seconds)) }
 

@@ -25,18 +25,34 @@ public struct HTTPReply: Sendable, Equatable {
 public enum TransportFailure: Error, Sendable, Equatable {
     /// The deadline passed first; the request was cancelled (it may or may not have reached the server).
     case deadline
-    /// Connection reset or lost, a bad response, … after the request may have been sent (already redacted).
+    /// Connection reset or lost, a bad response, … after the request may have been sent.
     case network(String)
     /// Refused connection, unknown host, failed TLS handshake: the request cannot have reached the server.
     case notSent(String)
+
+    /// The same failure with its text passed through `redactor`.
+    func redacted(_ redactor: Redactor) -> TransportFailure {
+        switch self {
+        case .deadline: return .deadline
+        case .network(let text): return .network(redactor.redact(text))
+        case .notSent(let text): return .notSent(redactor.redact(text))
+        }
+    }
 }
 
-/// Sends one request and waits at most until a deadline.
+/// Sends one HTTP request and returns the reply. Implementations need not watch a deadline: `HTTPContext.send`
+/// races them against it and cancels the calling task when it passes, which must end the request promptly.
+/// Production uses `URLSessionSender`; unit tests an in-memory fake (`FakeHTTPServer` in TestSupport).
+public protocol HTTPSending: Sendable {
+    func send(_ request: URLRequest) async -> Result<HTTPReply, TransportFailure>
+}
+
+/// The real network, through URLSession (ephemeral: no cookies, no cache).
 ///
 /// On Linux `URLRequest.timeoutInterval` is an idle timeout only (a server that drips a byte a second never trips
-/// it), and `timeoutIntervalForResource` is ignored; so the request is raced against the deadline (`Deadline.race`)
-/// and cancelled when the deadline wins.
-public struct HTTPTransport: Sendable {
+/// it), and `timeoutIntervalForResource` is ignored; so `HTTPContext.send` races each request against its deadline
+/// (`Deadline.race`) and cancels it when the deadline wins.
+public struct URLSessionSender: HTTPSending {
     let session: URLSession
 
     public init() {
@@ -47,31 +63,21 @@ public struct HTTPTransport: Sendable {
         self.session = URLSession(configuration: configuration)
     }
 
-    /// Sends `request`, giving up at `deadline`. Error texts pass through `redactor`.
-    public func send(_ request: URLRequest, deadline: Deadline, redactor: Redactor) async -> Result<HTTPReply, TransportFailure> {
-        guard !deadline.hasPassed else { return .failure(.deadline) }
-        var timed = request
-        // Only an idle backstop, kept past the deadline: libcurl takes it in whole seconds (1.9 s would end the request
-        // after 1 s of silence). The race below is the real deadline.
-        timed.timeoutInterval = deadline.remainingSeconds + 2
-        let request = timed
-        let session = self.session
-        return await deadline.race(orElse: .failure(.deadline)) {
-            await Self.exchange(request, session: session, redactor: redactor)
-        }
+    public func send(_ request: URLRequest) async -> Result<HTTPReply, TransportFailure> {
+        await Self.exchange(request, session: session)
     }
 
     /// One request through URLSession's completion-handler API. Cancelling the calling task cancels the request
     /// from another queue: cancelling it inside the task's cancellation handler (as URLSession's async `data(for:)`
     /// does) can deadlock on Linux against a transfer completing at the same moment.
-    static func exchange(_ request: URLRequest, session: URLSession, redactor: Redactor) async -> Result<HTTPReply, TransportFailure> {
+    static func exchange(_ request: URLRequest, session: URLSession) async -> Result<HTTPReply, TransportFailure> {
         let handle = DataTaskHandle()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
                         let cancelled = (error as? URLError)?.code == .cancelled
-                        continuation.resume(returning: .failure(cancelled ? .deadline : failure(error, redactor: redactor)))
+                        continuation.resume(returning: .failure(cancelled ? .deadline : failure(error)))
                         return
                     }
                     guard let http = response as? HTTPURLResponse else {
@@ -92,10 +98,10 @@ public struct HTTPTransport: Sendable {
     }
 
     /// A URLSession error as a transport failure: not sent when the request cannot have reached the server.
-    static func failure(_ error: Error, redactor: Redactor) -> TransportFailure {
+    static func failure(_ error: Error) -> TransportFailure {
         let urlError = error as? URLError
         if urlError?.code == .timedOut { return .deadline }
-        let text = redactor.redact(urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)")
+        let text = urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)"
         let beforeSending: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
                                                  .notConnectedToInternet, .secureConnectionFailed,
                                                  .serverCertificateUntrusted, .serverCertificateHasBadDate,

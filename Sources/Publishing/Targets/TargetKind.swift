@@ -1,0 +1,112 @@
+import Foundation
+import Messages
+
+/// What a posting target declares about itself, next to its code: its `kind` name, its secrets (each read from
+/// `<name>_env` or `<name>_file`, never inline), the patterns that hide secrets its URLs and replies carry, and how
+/// a `[[publish]]` table becomes the publisher (reading its keys through `TargetConfig`). `PublisherFactory.targets`
+/// lists every kind; the inline-secret hints and the redaction patterns are derived from the list.
+public struct TargetKind: Sendable {
+    /// A secret key of a kind: `name_env` / `name_file`, and why it is secret when that is not obvious.
+    public struct Secret: Sendable, Equatable {
+        public var name: String
+        public var why: String?
+        public init(_ name: String, why: String? = nil) {
+            self.name = name
+            self.why = why
+        }
+        /// Said when the secret is written inline (`token = "…"`).
+        public var hint: String { (why.map { $0 + ": " } ?? "") + "use \(name)_env or \(name)_file" }
+    }
+
+    /// The `kind` value, e.g. `mastodon`.
+    public let name: String
+    public let secrets: [Secret]
+    /// Regular expressions whose first capture group is kept and whatever follows the match's group replaced by
+    /// `[REDACTED]` (a secret inside a URL path, a JSON field the server echoes).
+    public let redactions: [String]
+    /// Whether the target speaks HTTP (and so gets the shared conformance scenarios).
+    public let usesHTTP: Bool
+    let build: @Sendable (TargetConfig) throws -> any Publisher
+
+    init(_ name: String, secrets: [Secret] = [], redactions: [String] = [], usesHTTP: Bool = true,
+         build: @escaping @Sendable (TargetConfig) throws -> any Publisher) {
+        self.name = name
+        self.secrets = secrets
+        self.redactions = redactions
+        self.usesHTTP = usesHTTP
+        self.build = build
+    }
+}
+
+/// One `[[publish]]` table as its target reads it: the table's keys (unknown ones are errors afterwards), its
+/// secrets through the one resolver, the target's name, and the HTTP context to build with.
+final class TargetConfig {
+    let name: String
+    let table: ConfigTable
+    let context: HTTPContext
+    private(set) var resolver: SecretResolver
+
+    init(name: String, table: ConfigTable, resolver: SecretResolver, context: HTTPContext) {
+        self.name = name
+        self.table = table
+        self.resolver = resolver
+        self.context = context
+    }
+
+    func string(_ key: String) throws(ConfigurationError) -> String? { try table.string(key) }
+    func requiredString(_ key: String) throws(ConfigurationError) -> String { try table.requiredString(key) }
+    func bool(_ key: String) throws(ConfigurationError) -> Bool? { try table.bool(key) }
+    func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? { try table.int(key, range: range) }
+    func oneOf(_ key: String, _ choices: [String]) throws(ConfigurationError) -> String? { try table.oneOf(key, choices) }
+    func strings(_ key: String) throws(ConfigurationError) -> [String]? { try table.strings(key) }
+    func stringTable(_ key: String) throws(ConfigurationError) -> [String: String]? { try table.stringTable(key) }
+    func url(_ key: String, default fallback: String? = nil) throws(ConfigurationError) -> URL? {
+        try table.url(key, default: fallback)
+    }
+    func error(_ key: String, _ message: String) -> ConfigurationError { table.error(key, message) }
+
+    /// A required `http(s)` URL.
+    func requiredURL(_ key: String) throws(ConfigurationError) -> URL {
+        guard let url = try table.url(key, required: true) else { throw table.error(key, "missing (required for this kind)") }
+        return url
+    }
+
+    /// `shorten` (default false).
+    var shorten: Bool {
+        get throws(ConfigurationError) { try table.bool("shorten") ?? false }
+    }
+
+    /// `resend_unconfirmed` (default true).
+    var resendUnconfirmed: Bool {
+        get throws(ConfigurationError) { try table.bool("resend_unconfirmed") ?? true }
+    }
+
+    /// The secret `name` (from `name_env` or `name_file`); nil when absent and not required.
+    func secret(_ name: String, required: Bool) throws(ConfigurationError) -> String? {
+        try resolver.resolve(name, in: table, required: required)
+    }
+
+    /// The required secret `name`.
+    func secret(_ name: String) throws(ConfigurationError) -> String {
+        guard let value = try resolver.resolve(name, in: table, required: true) else {
+            throw table.error(name + "_env", "missing: set \(name)_env or \(name)_file")
+        }
+        return value
+    }
+
+    /// A webhook URL given as the secret `url` (`url_env` / `url_file`); errors never show it.
+    func secretURL() throws(ConfigurationError) -> URL {
+        let text = try secret("url")
+        let key = try table.string("url_env") != nil ? "url_env" : "url_file"
+        return try ConfigTable.checkedURL(text, key: key, table: table, secret: true)
+    }
+
+    /// `language`: an ISO 639-1 code.
+    func language() throws(ConfigurationError) -> String? {
+        guard let language = try table.string("language") else { return nil }
+        guard (2...3).contains(language.count), language.allSatisfy({ $0.isASCII && $0.isLowercase }) else {
+            throw table.error("language", "\"\(language)\" is not an ISO 639-1 code such as \"ja\" or \"en\"")
+        }
+        return language
+    }
+}

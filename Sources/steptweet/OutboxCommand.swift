@@ -1,0 +1,126 @@
+import Agent
+import ArgumentParser
+import Foundation
+import Messages
+
+/// `steptweet outbox`: the posts waiting, failed or unconfirmed; re-queue or give up failed ones.
+struct OutboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "List pending, failed and unconfirmed posts; re-queue (retry) or give up (drop) posts by ID.",
+        discussion: """
+            A post that failed permanently (HTTP 400/404 after a configuration mistake, say) stays in the outbox
+            until you act: fix the configuration, then `steptweet outbox retry ID` re-queues it for the next fetch,
+            with its original idempotency key, so a post that did reach its target is not doubled.
+            `steptweet outbox drop ID --reason "…"` gives it up and records why.
+
+            Example: steptweet outbox
+                     steptweet outbox retry 12 13
+                     steptweet outbox drop 14 --reason "posted by hand"
+            """,
+        subcommands: [OutboxList.self, OutboxRetry.self, OutboxDrop.self],
+        defaultSubcommand: OutboxList.self
+    )
+}
+
+struct OutboxList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List pending, failed and unconfirmed posts.")
+
+    @OptionGroup var configOptions: ConfigOptions
+    @Flag(help: "Also list delivered and dropped posts.") var all = false
+    @Flag(help: "One JSON array of posts.") var json = false
+
+    func run() throws {
+        let config = try configOptions.load()
+        let entries: [StateStore.OutboxEntry]
+        do {
+            entries = try StateStore(readOnlyPath: config.statePath).outbox()
+                .filter { all || $0.status == "pending" || $0.status == "failed" || $0.unconfirmed }
+        } catch {
+            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+        }
+        let zone = config.composer.timeZone
+        if json {
+            print(jsonLine(entries.map { OutboxJSON($0, zone: zone) }))
+            return
+        }
+        if entries.isEmpty { print(all ? "the outbox is empty" : "nothing pending, failed or unconfirmed") }
+        for e in entries { print(OutboxJSON(e, zone: zone).line) }
+    }
+}
+
+struct OutboxRetry: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "retry",
+                                                    abstract: "Re-queue failed posts for the next fetch (same idempotency key).")
+
+    @OptionGroup var configOptions: ConfigOptions
+    @Argument(help: "Outbox IDs (see `steptweet outbox`).") var ids: [Int64]
+
+    func run() throws {
+        let config = try configOptions.load()
+        try change(config) { try $0.retryOutbox(ids: ids) }
+    }
+}
+
+struct OutboxDrop: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "drop", abstract: "Give posts up: they are never sent.")
+
+    @OptionGroup var configOptions: ConfigOptions
+    @Option(help: "Why (recorded with the post).") var reason = "dropped by hand"
+    @Argument(help: "Outbox IDs (see `steptweet outbox`).") var ids: [Int64]
+
+    func run() throws {
+        let config = try configOptions.load()
+        try change(config) { try $0.dropOutbox(ids: ids, reason: reason) }
+    }
+}
+
+/// Applies an outbox change and prints one line per ID; exit 65 when an ID was unknown or already final.
+private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -> [StateStore.OutboxChange]) throws {
+    let changes: [StateStore.OutboxChange]
+    do {
+        changes = try apply(try StateStore(path: config.statePath, busyTimeout: 5))
+    } catch {
+        throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+    }
+    var problems = 0
+    for c in changes {
+        switch c {
+        case .changed(let e): print(OutboxJSON(e, zone: config.composer.timeZone).line)
+        case .notFound(let id): printError("error: no outbox entry \(id)"); problems += 1
+        case .final(let e): printError("error: outbox entry \(e.id) is \(e.status): nothing to do"); problems += 1
+        }
+    }
+    if problems > 0 { throw ExitCode(ExitStatus.dataError) }
+}
+
+/// One outbox entry as `outbox --json` prints it.
+struct OutboxJSON: Encodable {
+    var id: Int64
+    var status: String
+    var unconfirmed: Bool
+    var target: String
+    var window_start: String
+    var window_end: String
+    var steps: Int
+    var text: String
+    var idempotency_key: String
+    var attempts: Int
+    var next_attempt: String
+    var remote_id: String?
+    var last_error: String?
+
+    init(_ e: StateStore.OutboxEntry, zone: TimeZone) {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        id = e.id; status = e.status; unconfirmed = e.unconfirmed; target = e.target
+        window_start = f(e.windowStart); window_end = f(e.windowEnd); steps = e.steps; text = e.text
+        idempotency_key = e.idempotencyKey; attempts = e.attempts; next_attempt = f(e.nextAttempt)
+        remote_id = e.remoteID; last_error = e.lastError
+    }
+
+    /// `12  failed  mastodon  2026-11-21T10:00:00+09:00 〜 …  1234 steps  2 attempts  last error: HTTP 404: …`
+    var line: String {
+        "\(id)  \(status)\(unconfirmed ? " (unconfirmed)" : "")  \(target)  \(window_start) 〜 \(window_end)  \(steps) steps  "
+            + "\(attempts) attempt\(attempts == 1 ? "" : "s")" + (last_error.map { "  last error: \($0)" } ?? "")
+    }
+}

@@ -1,0 +1,96 @@
+import Agent
+import Foundation
+import Logging
+import Messages
+import Publishing
+import SensorInput
+import Testing
+
+/// The fetch budget covers reading the input: a backlog is ingested in slices, each saved with its cursor, and a
+/// fetch whose budget is spent closes its window at what it read; the next fetch goes on from there.
+@Suite(.timeLimit(.minutes(1))) struct SlicedIngestionTests {
+    let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+
+    /// The committed walk, four times over, one after the other (relative times).
+    func backlog(_ dir: TempDir) throws -> String {
+        let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n")
+        var out = String(lines[0]) + "\n"
+        var offset = 0.0
+        for _ in 0..<4 {
+            var last = 0.0
+            for line in lines.dropFirst() {
+                let fields = line.split(separator: ",", maxSplits: 1)
+                let t = Double(fields[0])!
+                last = t
+                out += "\(String(format: "%.3f", t + offset)),\(fields[1])\n"
+            }
+            offset += last + 20_000  // 20 s of nothing between the walks
+        }
+        return try dir.write("backlog.csv", out)
+    }
+
+    @Test func aSpentBudgetClosesTheWindowAtWhatWasReadAndTheBacklogGoesOnWithoutLossOrDoubleCount() async throws {
+        let dir = try TempDir()
+        let path = try backlog(dir)
+        var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
+        config.schedule.deadline = 0.000_001  // spent before the first slice ends: one slice per fetch
+        config.publishers = [ScriptedPublisher()]
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 16 * 1024
+        let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
+        var posted = 0, fetches = 0, backlogFetches = 0
+        var windows: [(Date, Date)] = []
+        let now = t0.addingTimeInterval(3600)
+        while fetches < 200 {
+            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+            fetches += 1
+            if report.backlog { backlogFetches += 1 }
+            posted += report.windows.reduce(0) { $0 + $1.steps }
+            windows += report.windows.map { ($0.start, $0.end) }
+            if !report.backlog { break }
+        }
+        #expect(backlogFetches > 10, "a 16 KB slice per fetch: the backlog took \(fetches) fetches")
+        #expect(whole.steps > 400, "four walks of about 112 steps")
+        #expect(posted == whole.steps, "posted \(posted), one pass counts \(whole.steps)")
+        for (a, b) in zip(windows, windows.dropFirst()) { #expect(a.1 == b.0) }
+        // Nothing is left: one more fetch reads nothing new.
+        let after = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches) + 60), trigger: "test")
+        #expect(!after.backlog)
+        #expect(after.windows.reduce(0) { $0 + $1.steps } == 0)
+    }
+
+    @Test func withEnoughBudgetTheWholeBacklogIsReadInOneFetchAcrossSlices() async throws {
+        let dir = try TempDir()
+        let path = try backlog(dir)
+        var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
+        config.publishers = [ScriptedPublisher()]
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 16 * 1024
+        let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: "test")
+        #expect(!report.backlog)
+        #expect(report.result == .newData)
+        #expect(report.windows.reduce(0) { $0 + $1.steps } == whole.steps)
+    }
+
+    @Test func shuttingTheSchedulerDownCancelsTheFetchInProgress() async throws {
+        let dir = try TempDir()
+        let config = try Fixture.config(dir: dir)
+        let started = AsyncStream<Void>.makeStream()
+        let scheduler = AgentScheduler(configuration: config, clock: ManualClock(t0), random: { 0 }, fetch: { now, trigger in
+            started.continuation.yield()
+            // A fetch that would go on for a long time unless cancelled.
+            await withTaskCancellationHandler {
+                while !Task.isCancelled { await Task.yield() }
+            } onCancel: {}
+            return FetchReport(result: .failed, reason: "cancelled", trigger: trigger, now: now, dryRun: false)
+        })
+        let loop = Task { await scheduler.run() }
+        await scheduler.post(.signal)
+        var iterator = started.stream.makeAsyncIterator()
+        _ = await iterator.next()
+        await scheduler.shutdown()
+        await loop.value  // returns: the fetch was cancelled rather than waited for
+        #expect(await scheduler.fetchCount == 1)
+    }
+}

@@ -1,0 +1,171 @@
+import Clocks
+import FlyingFox
+import Foundation
+import Testing
+@testable import Publishing
+
+/// Exactly once on Mastodon-API servers that ignore `Idempotency-Key` (Takahē, GoToSocial; Mastodon after an hour):
+/// a real socket on 127.0.0.1 with a server that posts every request it gets, and renders statuses as HTML.
+@Suite struct MastodonLookupTests {
+    /// A small Mastodon-API server without idempotency: keeps statuses, serves `verify_credentials`,
+    /// `accounts/:id/statuses` and `/api/v2/instance`.
+    actor Server {
+        var statuses: [(id: String, created: String, text: String)] = []
+        /// When set, the next post is kept but never answered (its answer is "lost").
+        var loseNextAnswer = false
+        func loseNext() { loseNextAnswer = true }
+        func post(_ text: String, createdAt: String) -> (id: String, lost: Bool) {
+            let id = "1100\(statuses.count + 1)"
+            statuses.append((id, createdAt, text))
+            defer { loseNextAnswer = false }
+            return (id, loseNextAnswer)
+        }
+        /// As Mastodon renders plain text: escaped, lines as `<br />`, paragraphs as `<p>`.
+        static func html(_ text: String) -> String {
+            let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "'", with: "&#39;")
+            return "<p>" + escaped.replacingOccurrences(of: "\n\n", with: "</p><p>").replacingOccurrences(of: "\n", with: "<br />") + "</p>"
+        }
+        /// The account's statuses, newest first, as JSON.
+        func list() -> Data {
+            let list = statuses.reversed().map { ["id": $0.id, "created_at": $0.created, "content": Self.html($0.text)] }
+            return (try? JSONSerialization.data(withJSONObject: list)) ?? Data()
+        }
+    }
+
+    static let post = Post(text: "11/21 10:00 〜 10:30: 1234 歩 & <more>\n\n\"Tweet\" by background fetch",
+                           windowStart: Date(timeIntervalSince1970: 1_795_314_000), windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
+    static let afterWindow = "2026-11-22T02:51:00.000Z"  // a minute after the window's end
+
+    func start(_ state: Server, clock: TestClock<Duration>, tokenOK: Bool = true) async throws -> LoopbackServer {
+        try await LoopbackServer.start { request, _ in
+            guard request.headers["authorization"] == "Bearer tok-m" || request.path == "/api/v2/instance" else {
+                return jsonResponse(401, ["error": "Invalid Bearer token"])
+            }
+            switch (request.method, request.path) {
+            case ("GET", "/api/v2/instance"):
+                return jsonResponse(200, ["configuration": ["statuses": ["max_characters": 1000]]])
+            case ("POST", "/api/v1/statuses"):  // Idempotency-Key ignored
+                let made = await state.post(request.json?["status"] as? String ?? "", createdAt: Self.afterWindow)
+                if made.lost {
+                    await clock.advance(by: .seconds(60))
+                    return try await neverAnswer()
+                }
+                return jsonResponse(200, ["id": made.id])
+            case ("GET", "/api/v1/accounts/verify_credentials"):
+                return tokenOK ? jsonResponse(200, ["id": "77", "username": "steps"]) : jsonResponse(401, ["error": "Invalid Bearer token"])
+            case ("GET", "/api/v1/accounts/77/statuses"):
+                return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await state.list())
+            default:
+                return jsonResponse(404, ["error": "Record not found"])
+            }
+        }
+    }
+
+    @Test func aPostWhoseAnswerWasLostIsFoundInsteadOfPostedAgain() async throws {
+        let state = Server(), clock = TestClock<Duration>()
+        let server = try await start(state, clock: clock)
+        defer { Task { await server.stop() } }
+        let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "tok-m")
+        await state.loseNext()
+        let first = await mastodon.publish(Self.post, deadline: Deadline(in: .seconds(30), clock: clock))
+        #expect(first == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true))
+        #expect(mastodon.repeatsDuplicate)
+        #expect(await mastodon.lookUp(Self.post, deadline: soon()) == .found(remoteID: "11001"))
+        var other = Self.post
+        other.text = "another window: 99 歩"
+        #expect(await mastodon.lookUp(other, deadline: soon()) == .notFound)
+        // What the look-up prevents: this server posts a repeat with the same key a second time.
+        #expect(await mastodon.publish(Self.post, deadline: soon()) == .delivered(remoteID: "11002"))
+        #expect(await state.statuses.count == 2)
+        let lookups = await server.requests.filter { $0.path.hasPrefix("/api/v1/accounts/77/statuses") }
+        #expect(lookups.allSatisfy { $0.query["exclude_reblogs"] == "true" && $0.query["limit"] == "40" })
+    }
+
+    @Test func anOlderStatusWithTheSameTextIsNotThePost() async throws {
+        let state = Server(), clock = TestClock<Duration>()
+        let server = try await start(state, clock: clock)
+        defer { Task { await server.stop() } }
+        _ = await state.post(Self.post.text, createdAt: "2026-11-21T02:51:00Z")  // the day before
+        let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "tok-m")
+        #expect(await mastodon.lookUp(Self.post, deadline: soon()) == .notFound)
+    }
+
+    @Test func aFailedLookUpSaysSoAndKeepsTheServersWords() async throws {
+        let state = Server(), clock = TestClock<Duration>()
+        let server = try await start(state, clock: clock, tokenOK: false)
+        defer { Task { await server.stop() } }
+        let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "tok-m")
+        // Takahē's answer to a bad token stays readable: only the token we sent is a secret.
+        #expect(await mastodon.lookUp(Self.post, deadline: soon()) == .failed(reason: "HTTP 401: Invalid Bearer token"))
+    }
+
+    @Test func plainTextFromStatusHTML() {
+        #expect(MastodonPublisher.plainText(Server.html(Self.post.text)) == PostMatch.normalized(Self.post.text))
+        #expect(MastodonPublisher.plainText(#"<p>see <a href="https://x.example/a"><span class="invisible">https://</span><span class="">x.example/a</span></a> &#x1F463;&#128099;</p>"#)
+                == "see https://x.example/a 👣👣")
+        #expect(MastodonPublisher.decodeEntities("a &unknown; & b &amp") == "a &unknown; & b &amp")
+    }
+}
+
+/// Mastodon's real limit: read once from `/api/v2/instance`, kept a day, 500 when the server does not say,
+/// `max_characters` an override.
+@Suite struct MastodonInstanceLimitTests {
+    final class WallClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current = Date(timeIntervalSince1970: 1_795_316_400)
+        var now: Date { lock.withLock { current } }
+        func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+    }
+
+    static func server(limit: Int?) async throws -> FakeHTTPServer {
+        try await FakeHTTPServer.start { request, _ in
+            if request.path == "/api/v2/instance" {
+                guard let limit else { return jsonResponse(404, ["error": "Not found"]) }
+                return jsonResponse(200, ["uri": "m.example", "configuration": ["statuses": ["max_characters": limit]]])
+            }
+            return jsonResponse(200, ["id": "5"])
+        }
+    }
+
+    @Test func theInstancesLimitIsReadOnceAndKeptADay() async throws {
+        let server = try await Self.server(limit: 1000)
+        let clock = WallClock()
+        let cache = InMemoryTargetInfoCache()
+        let context = HTTPContext(transport: server, now: { clock.now }, infoCache: cache)
+        let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "t", context: context)
+        var long = samplePost
+        long.text = String(repeating: "歩", count: 900)
+        #expect(await mastodon.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
+        #expect(await mastodon.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
+        #expect(await cache.info("mastodon.max_characters http://127.0.0.1:9") == TargetInfo(value: "1000", storedAt: clock.now))
+        clock.advance(86_399)
+        _ = await mastodon.publish(samplePost, deadline: soon())
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
+        clock.advance(2)  // a day old: read again
+        _ = await mastodon.publish(samplePost, deadline: soon())
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 2)
+        long.text = String(repeating: "歩", count: 1001)
+        guard case .permanent(let reason) = await mastodon.publish(long, deadline: soon()) else {
+            Issue.record("1001 characters were not refused"); return
+        }
+        #expect(reason.contains("1001 > 1000"))
+    }
+
+    @Test func withoutTheEndpointTheLimitIs500AndTheOverrideWins() async throws {
+        let server = try await Self.server(limit: nil)
+        var long = samplePost
+        long.text = String(repeating: "歩", count: 700)
+        let plain = MastodonPublisher(baseURL: server.baseURL, token: "t", context: server.context)
+        guard case .permanent(let reason) = await plain.publish(long, deadline: soon()) else {
+            Issue.record("700 characters were not refused"); return
+        }
+        #expect(reason.contains("700 > 500"))
+        _ = await plain.publish(samplePost, deadline: soon())
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)  // the fallback is kept too
+        let overridden = MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 800, context: server.context)
+        #expect(await overridden.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)  // never asked with an override
+    }
+}

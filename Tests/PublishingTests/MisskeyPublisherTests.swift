@@ -1,0 +1,105 @@
+import FlyingFox
+import Foundation
+import Messages
+import Testing
+@testable import Publishing
+
+@Suite struct MisskeyPublisherTests {
+    @Test func postsTheNoteWithTheTokenAsI() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["createdNote": ["id": "9z8y", "text": "t"]]) }
+        let publisher = MisskeyPublisher(baseURL: server.url("/prefix"), token: "msk-secret-1", visibility: "home",
+                                         contentWarning: "steps", context: server.context)
+        #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "9z8y"))
+        let seen = try #require(await server.requests.first)
+        #expect(seen.method == "POST")
+        #expect(seen.path == "/prefix/api/notes/create")
+        #expect(seen.headers["authorization"] == nil)
+        let body = try #require(seen.json)
+        #expect(body["i"] as? String == "msk-secret-1")
+        #expect(body["text"] as? String == samplePost.text)
+        #expect(body["visibility"] as? String == "home")
+        #expect(body["cw"] as? String == "steps")
+        #expect(publisher.repeatsDuplicate)
+        #expect(!publisher.redactedDescription.contains("msk-secret-1"))
+    }
+
+    @Test func errorsShowMisskeysMessageWithoutTheToken() async throws {
+        let server = try await FakeHTTPServer.start { request, _ in
+            jsonResponse(400, ["error": ["message": "No such token: \(request.json?["i"] as? String ?? "")",
+                                         "code": "CREDENTIAL_REQUIRED", "id": "1384574d"]])
+        }
+        let outcome = await MisskeyPublisher(baseURL: server.baseURL, token: "msk-secret-2", context: server.context)
+            .publish(samplePost, deadline: soon())
+        #expect(outcome == .permanent(reason: "HTTP 400: No such token: [REDACTED]"))
+    }
+
+    @Test func threeThousandCharactersOrTheConfiguredLimit() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["createdNote": ["id": "1"]]) }
+        var post = samplePost
+        post.text = String(repeating: "歩", count: 3001)
+        let standard = MisskeyPublisher(baseURL: server.baseURL, token: "t", context: server.context)
+        guard case .permanent(let reason) = await standard.publish(post, deadline: soon()) else {
+            Issue.record("a 3001-character note was not refused"); return
+        }
+        #expect(reason.contains("3001 > 3000"))
+        #expect(await server.requests.isEmpty)
+        let set = try PublisherFactory.make(toml: """
+            [[publish]]
+            kind = "misskey"
+            base_url = "https://misskey.example"
+            token_env = "MISSKEY_TOKEN"
+            max_characters = 5000
+            resend_unconfirmed = false
+            """, environment: ["MISSKEY_TOKEN": "t"], context: server.context)
+        let roomy = try #require(set.publishers.first as? MisskeyPublisher)
+        #expect(roomy.lengthRule == .characters(5000))
+        #expect(!roomy.resendUnconfirmed)
+        #expect(await roomy.publish(post, deadline: soon()) == .delivered(remoteID: "1"))
+    }
+
+    @Test func anInlineTokenIsRefused() {
+        #expect(throws: ConfigurationError.self) {
+            try PublisherFactory.make(toml: "[[publish]]\nkind = \"misskey\"\nbase_url = \"https://m.example\"\ntoken = \"x\"")
+        }
+    }
+
+    @Test func aNoteWhoseAnswerWasLostIsFoundAndAnotherIsNot() async throws {
+        let notes = Notes()
+        let server = try await FakeHTTPServer.start { request, _ in
+            guard request.json?["i"] as? String == "msk-t" else { return jsonResponse(401, ["error": ["message": "bad credential"]]) }
+            switch request.path {
+            case "/api/notes/create":
+                return jsonResponse(200, ["createdNote": ["id": await notes.add(request.json?["text"] as? String ?? "")]])
+            case "/api/i":
+                return jsonResponse(200, ["id": "u1", "username": "steps"])
+            case "/api/users/notes":
+                guard request.json?["userId"] as? String == "u1" else { return jsonResponse(400, ["error": ["message": "no user"]]) }
+                return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await notes.json())
+            default:
+                return jsonResponse(404, ["error": ["message": "no such endpoint"]])
+            }
+        }
+        let misskey = MisskeyPublisher(baseURL: server.baseURL, token: "msk-t", context: server.context)
+        #expect(await misskey.lookUp(samplePost, deadline: soon()) == .notFound)
+        #expect(await misskey.publish(samplePost, deadline: soon()) == .delivered(remoteID: "n1"))
+        #expect(await misskey.lookUp(samplePost, deadline: soon()) == .found(remoteID: "n1"))
+        var other = samplePost
+        other.text = "another window"
+        #expect(await misskey.lookUp(other, deadline: soon()) == .notFound)
+        let wrong = MisskeyPublisher(baseURL: server.baseURL, token: "msk-wrong", context: server.context)
+        #expect(await wrong.lookUp(samplePost, deadline: soon()) == .failed(reason: "HTTP 401: bad credential"))
+    }
+
+    /// A Misskey account's notes, newest first, created a minute after the sample window.
+    actor Notes {
+        var texts: [String] = []
+        func add(_ text: String) -> String {
+            texts.append(text)
+            return "n\(texts.count)"
+        }
+        func json() -> Data {
+            let list = texts.enumerated().reversed().map { ["id": "n\($0.offset + 1)", "text": $0.element, "createdAt": "2025-11-21T01:31:00.000Z"] }
+            return (try? JSONSerialization.data(withJSONObject: list)) ?? Data()
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import FlyingFox
+import Foundation
+import Testing
+
+/// `steptweet outbox`: a post refused permanently (HTTP 404 after a wrong URL) is listed, re-queued after the fix and
+/// delivered with its original idempotency key; a dropped one is never sent.
+@Suite(.timeLimit(.minutes(1))) struct OutboxCommandTests {
+    /// A webhook endpoint that answers 404 until `fixed`, then 200, and keeps the idempotency keys it accepted.
+    actor Hook {
+        var fixed = false
+        var accepted: [String] = []
+        func fix() { fixed = true }
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            guard fixed else { return HTTPResponse(statusCode: .notFound, body: Data("no such hook".utf8)) }
+            accepted.append(request.headers[HTTPHeader("Idempotency-Key")] ?? "")
+            return HTTPResponse(statusCode: .ok)
+        }
+    }
+
+    @Test func aPermanentlyFailedPostIsListedRetriedWithItsKeyOrDropped() async throws {
+        let hook = Hook()
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 5, logger: .disabled)
+        await server.appendRoute("POST /hook") { await hook.handle($0) }
+        let task = Task { try await server.run() }
+        defer { task.cancel() }
+        try await server.waitUntilListening()
+        guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let config = try Steptweet.tempFile("""
+            [source]
+            path = "\(walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "webhook"
+            url_file = "hook.url"
+            """, name: "config.toml")
+        try writeSecret("http://127.0.0.1:\(port)/hook", beside: config)
+
+        let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(first.status == 78, "a refused post is a configuration problem: \(first.stdout)")
+        let status = try Steptweet.run(["status", "--config", config])
+        #expect(status.stdout.contains("1 failed permanently (`steptweet outbox` lists them"), "\(status.stdout)")
+        let listed = try Steptweet.run(["outbox", "--config", config, "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first)
+        #expect(entry["status"] as? String == "failed")
+        #expect((entry["last_error"] as? String)?.contains("404") == true, "\(entry)")
+        let id = try #require(entry["id"] as? Int)
+        let key = try #require(entry["idempotency_key"] as? String)
+
+        await hook.fix()
+        let retried = try Steptweet.run(["outbox", "retry", "--config", config, "\(id)"])
+        #expect(retried.status == 0, "\(retried.stderr)")
+        #expect(retried.stdout.hasPrefix("\(id)  pending  webhook  "), "\(retried.stdout)")
+        let second = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:20:00+09:00"])
+        #expect(second.status == 0, "\(second.stdout)")
+        #expect(await hook.accepted == [key], "delivered once, with the window's original key")
+        let empty = try Steptweet.run(["outbox", "--config", config])
+        #expect(empty.stdout == "nothing pending, failed or unconfirmed\n")
+
+        // Nothing left to retry or drop: the delivered entry is final, an unknown ID is named.
+        let again = try Steptweet.run(["outbox", "drop", "--config", config, "\(id)", "999"])
+        #expect(again.status == 65)
+        #expect(again.stderr.contains("outbox entry \(id) is delivered: nothing to do"))
+        #expect(again.stderr.contains("no outbox entry 999"))
+    }
+
+    @Test func aDroppedPostIsNeverSentAndSaysWhy() throws {
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        // Nothing listens on port 9: the post stays pending (retryable) until dropped.
+        let config = try Steptweet.tempFile("""
+            [source]
+            path = "\(walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "webhook"
+            url_file = "hook.url"
+            """, name: "config.toml")
+        try writeSecret("http://127.0.0.1:9/hook", beside: config)
+        let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(first.status == 75)
+        let dropped = try Steptweet.run(["outbox", "drop", "--config", config, "--reason", "posted by hand", "1"])
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(dropped.stdout.contains("dropped") && dropped.stdout.contains("last error: dropped: posted by hand"), "\(dropped.stdout)")
+        let next = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T12:10:00+09:00"])
+        #expect(next.status == 0, "nothing is attempted for a dropped post: \(next.stdout)")
+        let all = try Steptweet.run(["outbox", "--all", "--config", config])
+        #expect(all.stdout.contains("1  dropped  webhook"))
+    }
+
+    /// The webhook URL is a secret: it goes in `hook.url` beside the configuration, readable only by the user.
+    func writeSecret(_ url: String, beside config: String) throws {
+        let path = URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent("hook.url").path
+        try Data((url + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+}
