@@ -287,21 +287,25 @@ public struct AgentConfiguration: Sendable {
 
         // [push]
         var push: Push?
-        if root["push"] != nil {
+        var pushWarnings: [String] = []
+        if root["push"] != nil, let pushTable = try reader.section("push") {
             guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
                 throw ConfigurationError(path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
             }
             var p = Push(port: UInt16(port))
-            if let e = try reader.string("push", "token_env") {
-                if let v = environment[e], !v.isEmpty { p.token = v } else { p.tokenProblem = "push.token_env: environment variable \(e) is not set" }
-            } else if let f = try reader.string("push", "token_file") {
-                let full = resolve(f, against: base)
-                if let v = try? String(contentsOfFile: full, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !v.isEmpty {
-                    p.token = v
-                } else { p.tokenProblem = "push.token_file: cannot read a token from \(full)" }
-            } else {
-                throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
+            // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
+            var secrets = SecretResolver(environment: environment, readFile: { path in
+                try SecretFile.read(resolve(path, against: base))
+            })
+            do {
+                guard let token = try secrets.resolve("token", in: ConfigTable(pushTable, prefix: "push"), required: false) else {
+                    throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
+                }
+                p.token = token
+            } catch let error as ConfigurationError where error.isMissingSecret {
+                p.tokenProblem = error.description
             }
+            pushWarnings = secrets.warnings
             if let period = try reader.duration("push", "period") { p.period = period }
             push = p
         }
@@ -334,7 +338,7 @@ public struct AgentConfiguration: Sendable {
         }
         var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
                                                publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
-        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + warnings
+        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + warnings
         return configuration
     }
 
