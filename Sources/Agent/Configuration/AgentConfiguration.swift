@@ -288,7 +288,7 @@ public struct AgentConfiguration: Sendable {
         // [push]
         var push: Push?
         var pushWarnings: [String] = []
-        if root["push"] != nil, let pushTable = try reader.section("push") {
+        if let pushTable = try reader.section("push") {
             guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
                 throw ConfigurationError(path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
             }
@@ -298,7 +298,7 @@ public struct AgentConfiguration: Sendable {
                 try SecretFile.read(resolve(path, against: base))
             })
             do {
-                guard let token = try secrets.resolve("token", in: ConfigTable(pushTable, prefix: "push"), required: false) else {
+                guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
                     throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
                 }
                 p.token = token
@@ -357,52 +357,28 @@ public struct AgentConfiguration: Sendable {
     }
 }
 
-/// Typed access to `[section] key` values with errors naming the key.
+/// `[section] key` access for the agent's file through Publishing's `ConfigTable`, the one table reader: every
+/// configuration error (a wrong type, an unknown key, a bad duration) is worded there, as for `[[publish]]` tables.
 struct TableReader {
-    let root: TOMLTable
+    let document: ConfigTable
 
-    func section(_ name: String) throws -> TOMLTable? {
-        guard let value = root[name] else { return nil }
-        guard let t = value.table else { throw ConfigurationError(path: name, message: "must be a table: write [\(name)]") }
-        return t
-    }
+    init(root: TOMLTable) { document = ConfigTable(document: root) }
+
+    func section(_ name: String) throws -> ConfigTable? { try document.table(name) }
 
     func checkKeys(_ name: String, allowed: Set<String>) throws {
         guard let t = try section(name) else { return }
-        for key in t.keys where !allowed.contains(key) {
-            throw ConfigurationError(path: "\(name).\(key)", message: "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
+        for key in t.table.keys.sorted() where !allowed.contains(key) {
+            throw t.error(key, "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 
-    func string(_ name: String, _ key: String) throws -> String? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let s = v.string else { throw ConfigurationError(path: "\(name).\(key)", message: "must be a string") }
-        return s
-    }
-
-    func bool(_ name: String, _ key: String) throws -> Bool? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let b = v.bool else { throw ConfigurationError(path: "\(name).\(key)", message: "must be true or false") }
-        return b
-    }
-
-    func int(_ name: String, _ key: String) throws -> Int? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let i = v.int else { throw ConfigurationError(path: "\(name).\(key)", message: "must be an integer") }
-        return i
-    }
-
-    func number(_ name: String, _ key: String) throws -> Double? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let d = v.double ?? v.int.map(Double.init) else { throw ConfigurationError(path: "\(name).\(key)", message: "must be a number") }
-        return d
-    }
+    func string(_ name: String, _ key: String) throws -> String? { try section(name)?.string(key) }
+    func bool(_ name: String, _ key: String) throws -> Bool? { try section(name)?.bool(key) }
+    func int(_ name: String, _ key: String) throws -> Int? { try section(name)?.int(key, range: Int.min...Int.max) }
+    func number(_ name: String, _ key: String) throws -> Double? { try section(name)?.number(key) }
 
     func duration(_ name: String, _ key: String) throws -> TimeInterval? {
-        guard let s = try string(name, key) else { return nil }
-        guard let d = Durations.parse(s) else {
-            throw ConfigurationError(path: "\(name).\(key)", message: "'\(s)' is not a duration such as \"30s\", \"10m\" or \"1h\"")
-        }
-        return d
+        try section(name)?.parsed(key, expected: "a duration such as \"30s\", \"10m\" or \"1h\"", Durations.parse)
     }
 }
