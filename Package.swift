@@ -6,6 +6,9 @@ import PackageDescription
 
 let package = Package(
     name: "StepCountTweeter",
+    // Linux-only: SensorInput/Devices reads IIO and evdev devices through Glibc, the agent watches sources with
+    // inotify and trims memory with malloc_trim. The macOS line is the minimum the dependencies (Clock, service
+    // lifecycle) need, not a claim that the package builds there; CI builds and tests on Linux.
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "steptweet", targets: ["steptweet"]),
