@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "SensorInput", "StepDetection", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
-            .product(name: "FlyingFox", package: "FlyingFox"),
+            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
             "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
