@@ -39,25 +39,13 @@ public struct Fetcher: Sendable {
             return recordEarlyFailure(report, budget: budget)
         }
         let lock: StateLock?
-        if dryRun {
-            lock = nil
-        } else {
-            // Another fetch (the agent's, a timer's) may hold the state: wait for it within the budget.
-            do {
-                lock = try await StateLock.acquire(path: configuration.statePath + ".lock",
-                                                   waitingUntil: budget)
-            } catch {
-                report.fail(.temporary, "\(error)")
-                return recordEarlyFailure(report, budget: budget)
-            }
+        do { lock = try await lockState(dryRun: dryRun, budget: budget) } catch {
+            report.fail(.temporary, "\(error)")
+            return recordEarlyFailure(report, budget: budget)
         }
         defer { lock?.release() }
-
         let store: StateStore
-        do {
-            store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
-                : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
-        } catch {
+        do { store = try openStore(dryRun: dryRun) } catch {
             report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
             return report
         }
@@ -118,6 +106,18 @@ public struct Fetcher: Sendable {
 
     /// Bytes of a line-based source read per slice of ingestion (a few tens of milliseconds of parsing).
     public var sliceBytes: Int64 = 16 << 20
+
+    /// Another fetch (the agent's, a timer's) may hold the state: waits for it within the budget. A dry run takes
+    /// no lock.
+    func lockState(dryRun: Bool, budget: Deadline) async throws -> StateLock? {
+        dryRun ? nil : try await StateLock.acquire(path: configuration.statePath + ".lock", waitingUntil: budget)
+    }
+
+    /// The state database: read-only for a dry run.
+    func openStore(dryRun: Bool) throws -> StateStore {
+        dryRun ? try StateStore(readOnlyPath: configuration.statePath)
+            : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
+    }
 
     /// A dry run lists what each target would be sent, and delivers nothing.
     func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
