@@ -104,11 +104,15 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The result of measuring a text: what `steptweet check-text --json` prints (keys exactly these).
+/// The result of measuring a text against a rule's main limit (JSON keys `weighted_length`, `limit`, `valid`).
 public struct LengthCheck: Sendable, Equatable, Codable {
     public var weightedLength: Int
     public var limit: Int
     public var valid: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case weightedLength = "weighted_length", limit, valid
+    }
 
     public init(weightedLength: Int, limit: Int, valid: Bool) {
         self.weightedLength = weightedLength
