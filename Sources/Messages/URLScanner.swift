@@ -31,6 +31,11 @@ struct URLScanner {
             } else if let m = match(from: i, hostStart: i) {
                 if !requireScheme, let url = withoutProtocol(m, start: i) { found.append(url) }
                 i = m.end
+            } else if let end = labelEnd(from: i, underscore: true), end < s.count ? s[end] != "." : true {
+                // No start inside this label reaches a dot either, but a protocol may begin in it (`歩https://…`).
+                // Skipping the rest keeps long unspaced text linear.
+                i += 1
+                while i < end, Self.refusedBefore(s[i - 1]) || schemeLength(at: i) == 0 { i += 1 }
             } else {
                 i += 1
             }
