@@ -1,11 +1,14 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Agent, steptweet.
+// modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Analysis, Agent, steptweet.
 import PackageDescription
 
 let package = Package(
     name: "StepCountTweeter",
+    // Linux-only: SensorInput/Devices reads IIO and evdev devices through Glibc, the agent watches sources with
+    // inotify and trims memory with malloc_trim. The macOS line is the minimum the dependencies (Clock, service
+    // lifecycle) need, not a claim that the package builds there; CI builds and tests on Linux.
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "steptweet", targets: ["steptweet"]),
@@ -33,6 +36,8 @@ let package = Package(
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
                 exclude: ["README.md"]),
+        // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
+        .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
         .target(name: "Agent", dependencies: [
             "StepDetection", "SensorInput", "Messages", "Publishing",
@@ -45,7 +50,7 @@ let package = Package(
         ]),
         // Argument parsing and wiring only.
         .executableTarget(name: "steptweet", dependencies: [
-            "StepDetection", "SensorInput", "Messages", "Publishing", "Agent",
+            "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -63,8 +68,9 @@ let package = Package(
             .product(name: "FlyingSocks", package: "FlyingFox"), .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Clocks", package: "swift-clocks"),
         ]),
+        .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "SensorInput", "StepDetection", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: [
-            "Agent", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
+            "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [

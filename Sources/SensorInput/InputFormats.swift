@@ -265,7 +265,7 @@ public enum InputFormats {
 /// Checks every sample a reader delivers: finite values, a plausible magnitude, time not going backwards.
 enum SampleCheck {
     /// Largest plausible acceleration magnitude (50 g); beyond it a value is a glitch or a unit error.
-    @inline(__always) static var maxMagnitude: Double { 490.3325 }  // 50 × 9.80665, a literal: no lazy global per sample
+    @inline(__always) static var maxMagnitude: Double { maximumPlausibleAcceleration }
 
     @inline(__always)
     static func problem(_ s: AccelerationSample, previousNs: Int64?) -> String? {

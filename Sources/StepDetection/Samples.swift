@@ -1,6 +1,10 @@
 /// Standard gravity in m/s², the unit conversion factor for data recorded in g.
 public let standardGravity = 9.80665
 
+/// The one limit of a plausible acceleration magnitude: 50 g (50 × 9.80665 m/s²). Beyond it a value is a glitch or a
+/// unit error. A literal behind an inlinable accessor, so the per-sample paths pay no lazy-global check.
+@inlinable public var maximumPlausibleAcceleration: Double { 490.3325 }
+
 /// One acceleration sample: time in integer nanoseconds (exact over centuries, no drift from growing floats)
 /// and acceleration in m/s² including gravity.
 public struct AccelerationSample: Sendable, Equatable {

@@ -107,7 +107,7 @@ public struct StepDetector: Sendable, Codable {
     /// (≥ 50 g) are dropped and counted in `counters.invalid`; samples not after the previous one in time are dropped
     /// and counted in `counters.outOfOrder`.
     public mutating func push(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
-        guard magnitude >= 0, magnitude < 50 * standardGravity else {  // false for NaN too
+        guard magnitude >= 0, magnitude < maximumPlausibleAcceleration else {  // false for NaN too
             counters.invalid += 1
             return
         }

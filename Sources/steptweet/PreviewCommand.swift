@@ -1,4 +1,5 @@
 import Agent
+import Analysis
 import ArgumentParser
 import Foundation
 import Messages

@@ -125,6 +125,26 @@ import Testing
         #expect(AgentConfiguration.defaultStatePath(environment: ["XDG_STATE_HOME": "/s"]) == "/s/steptweet/state.sqlite")
         #expect(AgentConfiguration.defaultStatePath(environment: ["HOME": "/h"]) == "/h/.local/state/steptweet/state.sqlite")
     }
+
+    /// The push token goes through the one secret resolver: a token file readable by others is read, with the same
+    /// warning as a target's token file; an unset variable leaves the listener off and says why.
+    @Test func pushTokenFileGetsThePermissionWarning() throws {
+        let dir = try TempDir()
+        let token = try dir.write("push.token", "s3cret\n")
+        chmod(token, 0o644)
+        let text = "[push]\nport = 8787\ntoken_file = \"push.token\"\n"
+        let open = try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
+        #expect(open.push?.token == "s3cret")
+        #expect(open.warnings == ["push.token_file: push.token is readable by group or others (mode 644); run chmod 600 push.token"])
+        chmod(token, 0o600)
+        let closed = try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
+        #expect(closed.push?.token == "s3cret")
+        #expect(closed.warnings.isEmpty)
+        let unset = try AgentConfiguration.parse("[push]\nport = 8787\ntoken_env = \"NO_SUCH_TOKEN\"\n",
+                                                 file: dir.path("config.toml"), environment: [:])
+        #expect(unset.push?.token == nil)
+        #expect(unset.push?.tokenProblem?.hasPrefix("push.token_env: environment variable NO_SUCH_TOKEN is not set") == true)
+    }
 }
 
 @Suite struct CronAndDurationTests {

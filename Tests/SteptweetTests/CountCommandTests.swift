@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct CountCommandTests {
-    let walk = "../shared/data/formats/derived_walk_60s/generic_t_ms.csv"
+    let walk: String
+
+    init() throws { walk = try SharedData.require("data/formats/derived_walk_60s/generic_t_ms.csv") }
 
     @Test func countsTheSharedWalkAsJSON() throws {
         let r = try Steptweet.run(["count", "--json", walk])

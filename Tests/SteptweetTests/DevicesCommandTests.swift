@@ -1,9 +1,15 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `steptweet devices` against the shared fake IIO tree and a fake evdev tree.
 @Suite struct DevicesCommandTests {
-    let sys = "../shared/data/formats/iio_fake_sysfs/sys", dev = "../shared/data/formats/iio_fake_sysfs/dev"
+    let sys: String, dev: String
+
+    init() throws {
+        sys = try SharedData.require("data/formats/iio_fake_sysfs/sys")
+        dev = try SharedData.require("data/formats/iio_fake_sysfs/dev")
+    }
 
     @Test func listsTheFakeIIODeviceWithItsConfigAndASensibleMagnitude() throws {
         let r = try Steptweet.run(["devices", "--sys-root", sys, "--dev-root", dev, "--sample", "0.2"])
@@ -23,8 +29,8 @@ import Testing
     }
 
     @Test func findsEvdevAccelerometersAndSaysWhenThereIsNothing() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-evdev-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let temp = try TempDir("steptweet-evdev")
+        let root = temp.root
         func write(_ path: String, _ text: String) throws {
             try FileManager.default.createDirectory(atPath: (root + "/" + path as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)

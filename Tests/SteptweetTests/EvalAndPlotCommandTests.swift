@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct EvalAndPlotCommandTests {
-    let shared = Steptweet.root.appendingPathComponent("../shared/data/steps").standardized.path
+    let shared: String
+
+    init() throws { shared = try SharedData.require("data/steps") }
 
     /// A manifest of three shared recordings (absolute paths: the shared folder is read-only).
     func smallManifest() throws -> String {
@@ -56,7 +59,8 @@ import Testing
     }
 
     @Test func plotWritesAnSVGWithEveryStepAndBout() throws {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("plot-\(UUID().uuidString).svg").path
+        let temp = try TempDir("plot")
+        let out = temp.path("plot.svg")
         let r = try Steptweet.run(["count", "--json", "--plot", out, "fixtures/demo_walk_50hz.csv"])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])

@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct InspectCommandTests {
-    let formats = "../shared/data/formats"
+    let formats: String
+
+    init() throws { formats = try SharedData.require("data/formats") }
 
     func inspect(_ args: [String]) throws -> (CommandResult, [String: Any]) {
         let r = try Steptweet.run(["inspect", "--json"] + args)

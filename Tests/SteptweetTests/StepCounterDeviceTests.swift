@@ -1,10 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `source.device` with a hardware step counter (a copy of the shared fake IIO sysfs tree), through the real binary.
 @Suite struct StepCounterDeviceTests {
     struct Tree {
-        let root: URL
+        /// Holds the copy; removed when the test ends.
+        let temp: TempDir
+        var root: URL { temp.url }
         var device: URL { root.appendingPathComponent("sys/bus/iio/devices/iio:device0") }
         func setCounter(_ value: String) throws {
             try Data("\(value)\n".utf8).write(to: device.appendingPathComponent("in_steps_input"))
@@ -12,16 +15,16 @@ import Testing
     }
 
     func makeTree() throws -> Tree {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-device-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let shared = Steptweet.root.appendingPathComponent("../shared/data/formats/iio_fake_sysfs/sys").standardizedFileURL
+        let temp = try TempDir("steptweet-device")
+        let root = temp.url
+        let shared = URL(fileURLWithPath: try SharedData.require("data/formats/iio_fake_sysfs/sys"))
         try FileManager.default.copyItem(at: shared, to: root.appendingPathComponent("sys"))
         // The shared tree is read-only: make the copy writable so the test can move the counter.
         let walker = FileManager.default.enumerator(atPath: root.path)!
         for case let rel as String in walker {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(rel).path)
         }
-        return Tree(root: root)
+        return Tree(temp: temp)
     }
 
     func config(_ tree: Tree) throws -> String {

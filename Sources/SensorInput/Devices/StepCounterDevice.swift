@@ -1,5 +1,4 @@
 import Foundation
-import Messages
 import SensorInput
 
 /// A hardware pedometer (`in_steps_input` of a Linux IIO device) as a source: each fetch reads the cumulative counter
@@ -12,6 +11,11 @@ public struct StepCounterDevice: Sendable, Equatable {
     public var sysfsPath: String
     /// Where its readings are logged.
     public var logPath: String
+
+    public init(sysfsPath: String, logPath: String) {
+        self.sysfsPath = sysfsPath
+        self.logPath = logPath
+    }
 
     /// Reads the counter and appends it to the log at `nowNs`.
     public func record(nowNs: Int64, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {

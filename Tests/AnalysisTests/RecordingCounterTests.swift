@@ -1,7 +1,8 @@
-import Agent
+import Analysis
 import Foundation
 import SensorInput
 import Testing
+import TestSupport
 
 @Suite struct RecordingCounterTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -19,10 +20,12 @@ import Testing
 }
 
 @Suite struct RecordingCounterStepInputTests {
-    static let shared = "../shared/data/formats"
+    let shared: String
+
+    init() throws { shared = try SharedData.require("data/formats") }
 
     @Test func stepReadingsAreSummedNotDetected() throws {
-        let result = try RecordingCounter.count(path: "\(Self.shared)/apple_health/export6s3sample.xml")
+        let result = try RecordingCounter.count(path: "\(shared)/apple_health/export6s3sample.xml")
         #expect(result.kind == .steps)
         #expect(result.steps == 2517)
         #expect(result.readings.count == 10)
@@ -31,7 +34,7 @@ import Testing
 
     @Test func windowCountsReadingsProRata() throws {
         // Fitbit minutes from 1995-06-24 16:00 UTC; a window from 16:10:30 to 16:20:30 takes half of each edge minute.
-        let result = try RecordingCounter.count(path: "\(Self.shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json")
+        let result = try RecordingCounter.count(path: "\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json")
         let t0: Int64 = 804_009_600_000_000_000  // 1995-06-24T16:00:00Z
         let minute: Int64 = 60_000_000_000
         let lo = t0 + 10 * minute + minute / 2, hi = t0 + 20 * minute + minute / 2

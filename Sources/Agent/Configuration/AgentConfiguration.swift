@@ -287,21 +287,25 @@ public struct AgentConfiguration: Sendable {
 
         // [push]
         var push: Push?
-        if root["push"] != nil {
+        var pushWarnings: [String] = []
+        if let pushTable = try reader.section("push") {
             guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
                 throw ConfigurationError(path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
             }
             var p = Push(port: UInt16(port))
-            if let e = try reader.string("push", "token_env") {
-                if let v = environment[e], !v.isEmpty { p.token = v } else { p.tokenProblem = "push.token_env: environment variable \(e) is not set" }
-            } else if let f = try reader.string("push", "token_file") {
-                let full = resolve(f, against: base)
-                if let v = try? String(contentsOfFile: full, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !v.isEmpty {
-                    p.token = v
-                } else { p.tokenProblem = "push.token_file: cannot read a token from \(full)" }
-            } else {
-                throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
+            // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
+            var secrets = SecretResolver(environment: environment, readFile: { path in
+                try SecretFile.read(resolve(path, against: base))
+            })
+            do {
+                guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
+                    throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
+                }
+                p.token = token
+            } catch let error as ConfigurationError where error.isMissingSecret {
+                p.tokenProblem = error.description
             }
+            pushWarnings = secrets.warnings
             if let period = try reader.duration("push", "period") { p.period = period }
             push = p
         }
@@ -334,7 +338,7 @@ public struct AgentConfiguration: Sendable {
         }
         var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
                                                publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
-        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + warnings
+        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + warnings
         return configuration
     }
 
@@ -353,52 +357,28 @@ public struct AgentConfiguration: Sendable {
     }
 }
 
-/// Typed access to `[section] key` values with errors naming the key.
+/// `[section] key` access for the agent's file through Publishing's `ConfigTable`, the one table reader: every
+/// configuration error (a wrong type, an unknown key, a bad duration) is worded there, as for `[[publish]]` tables.
 struct TableReader {
-    let root: TOMLTable
+    let document: ConfigTable
 
-    func section(_ name: String) throws -> TOMLTable? {
-        guard let value = root[name] else { return nil }
-        guard let t = value.table else { throw ConfigurationError(path: name, message: "must be a table: write [\(name)]") }
-        return t
-    }
+    init(root: TOMLTable) { document = ConfigTable(document: root) }
+
+    func section(_ name: String) throws -> ConfigTable? { try document.table(name) }
 
     func checkKeys(_ name: String, allowed: Set<String>) throws {
         guard let t = try section(name) else { return }
-        for key in t.keys where !allowed.contains(key) {
-            throw ConfigurationError(path: "\(name).\(key)", message: "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
+        for key in t.table.keys.sorted() where !allowed.contains(key) {
+            throw t.error(key, "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 
-    func string(_ name: String, _ key: String) throws -> String? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let s = v.string else { throw ConfigurationError(path: "\(name).\(key)", message: "must be a string") }
-        return s
-    }
-
-    func bool(_ name: String, _ key: String) throws -> Bool? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let b = v.bool else { throw ConfigurationError(path: "\(name).\(key)", message: "must be true or false") }
-        return b
-    }
-
-    func int(_ name: String, _ key: String) throws -> Int? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let i = v.int else { throw ConfigurationError(path: "\(name).\(key)", message: "must be an integer") }
-        return i
-    }
-
-    func number(_ name: String, _ key: String) throws -> Double? {
-        guard let v = try section(name)?[key] else { return nil }
-        guard let d = v.double ?? v.int.map(Double.init) else { throw ConfigurationError(path: "\(name).\(key)", message: "must be a number") }
-        return d
-    }
+    func string(_ name: String, _ key: String) throws -> String? { try section(name)?.string(key) }
+    func bool(_ name: String, _ key: String) throws -> Bool? { try section(name)?.bool(key) }
+    func int(_ name: String, _ key: String) throws -> Int? { try section(name)?.int(key, range: Int.min...Int.max) }
+    func number(_ name: String, _ key: String) throws -> Double? { try section(name)?.number(key) }
 
     func duration(_ name: String, _ key: String) throws -> TimeInterval? {
-        guard let s = try string(name, key) else { return nil }
-        guard let d = Durations.parse(s) else {
-            throw ConfigurationError(path: "\(name).\(key)", message: "'\(s)' is not a duration such as \"30s\", \"10m\" or \"1h\"")
-        }
-        return d
+        try section(name)?.parsed(key, expected: "a duration such as \"30s\", \"10m\" or \"1h\"", Durations.parse)
     }
 }

@@ -1,15 +1,23 @@
-import Agent
+import Analysis
 import Foundation
 import SensorInput
 import StepDetection
 import Testing
+import TestSupport
 
 @Suite struct EvaluationTests {
-    static let shared = RecordingCounterTests.root.appendingPathComponent("../shared/data/steps").standardized.path
+    let shared: String
+    /// Where each test writes its manifests; removed when the test ends.
+    let temp: TempDir
+
+    init() throws {
+        shared = try SharedData.require("data/steps")
+        temp = try TempDir("eval")
+    }
 
     /// Writes a manifest into a fresh folder and returns its path.
     func manifest(_ text: String, recordings: [String] = []) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("eval-\(UUID().uuidString)")
+        let dir = temp.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         for name in recordings { try Data("t_ms,x,y,z\n0,0,0,9.8\n".utf8).write(to: dir.appendingPathComponent(name)) }
         let path = dir.appendingPathComponent("manifest.csv").path
@@ -65,8 +73,8 @@ import Testing
 
             """
         // The shared folder is read-only for the project: write the manifest elsewhere with absolute paths.
-        let absolute = text.replacingOccurrences(of: "oxford_opt/", with: Self.shared + "/oxford_opt/")
-            .replacingOccurrences(of: "wrist_watch/", with: Self.shared + "/wrist_watch/")
+        let absolute = text.replacingOccurrences(of: "oxford_opt/", with: shared + "/oxford_opt/")
+            .replacingOccurrences(of: "wrist_watch/", with: shared + "/wrist_watch/")
         let m = try EvaluationManifest.load(path: try manifest(absolute))
         var seen: [String] = []
         let report = try Evaluation.run(m) { seen.append($0.file) }
@@ -92,7 +100,7 @@ import Testing
                 if t < settled { violations += 1 }
             }
         }
-        _ = try AccelerationInput.read(path: Self.shared + "/" + file) { s in
+        _ = try AccelerationInput.read(path: shared + "/" + file) { s in
             detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, check)
             if let now = detector.settledNs { settled = max(settled, now) }
         }

@@ -1,0 +1,87 @@
+import Foundation
+import Messages
+
+/// The result of a fetch, as iOS's `UIBackgroundFetchResult`: exactly one per fetch.
+public enum FetchResult: String, Codable, Sendable {
+    case newData = "NewData"
+    case noData = "NoData"
+    case failed = "Failed"
+}
+
+/// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
+public struct FetchReport: Codable, Sendable {
+    /// A window composed by this fetch.
+    public struct Window: Codable, Sendable, Equatable {
+        public var start: Date
+        public var end: Date
+        public var steps: Int
+        public var text: String
+        public var idempotencyKey: String
+    }
+
+    /// One delivery attempt (or, in a dry run, a delivery that would be attempted).
+    public struct Delivery: Codable, Sendable, Equatable {
+        public var target: String
+        public var idempotencyKey: String
+        public var windowStart: Date
+        public var windowEnd: Date
+        /// `delivered`, `already_delivered`, `retryable`, `permanent`, `deferred` (not due or no budget) or `dry_run`.
+        public var outcome: String
+        public var remoteID: String?
+        public var reason: String?
+    }
+
+    public var result: FetchResult
+    public var reason: String?
+    /// For `Failed`: the most serious kind among its failures.
+    public var failureKind: FailureKind?
+    public var trigger: String
+    public var now: Date
+    public var dryRun: Bool
+    /// The window considered, even when nothing was posted for it.
+    public var windowStart: Date?
+    public var windowEnd: Date?
+    public var steps: Int?
+    public var windows: [Window] = []
+    public var deliveries: [Delivery] = []
+    /// Walking bouts that ended in the data ingested by this fetch.
+    public var boutsEnded = 0
+    /// The budget ended ingestion before the source's end: the window closed at what was read, and the next fetch
+    /// goes on from there.
+    public var backlog = false
+    /// Time the fetch took (monotonic clock), in milliseconds.
+    public var elapsedMs = 0.0
+
+    public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
+        self.result = result
+        self.reason = reason
+        self.trigger = trigger
+        self.now = now
+        self.dryRun = dryRun
+    }
+
+    /// Marks the fetch `Failed` for `reason`, of `kind`.
+    mutating func fail(_ kind: FailureKind, _ reason: String) {
+        result = .failed
+        self.reason = reason
+        failureKind = kind
+    }
+
+    /// One line for an operator's log: trigger, result, window with its steps, each target's outcome, elapsed time;
+    /// times in `zone` with their offset. E.g. `fetch schedule: NewData; window 2026-11-21T10:00:00+09:00 〜
+    /// 2026-11-21T10:30:00+09:00, 1234 steps; mastodon delivered (id 109), x retryable: HTTP 503; 412 ms`.
+    public func logLine(zone: TimeZone) -> String {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        var parts = ["fetch \(trigger): \(line)"]
+        if let s = windowStart, let e = windowEnd { parts.append("window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps") }
+        let targets = deliveries.map { d in
+            "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
+        }
+        if !targets.isEmpty { parts.append(targets.joined(separator: ", ")) }
+        parts.append(String(format: "%.0f ms", elapsedMs))
+        return parts.joined(separator: "; ")
+    }
+
+    /// `NewData`, `NoData` or `Failed: <reason>`.
+    public var line: String { result == .failed ? "Failed: \(reason ?? "unknown")" : result.rawValue }
+}

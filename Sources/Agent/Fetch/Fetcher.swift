@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import SensorInput
+import StepDetection
+
+/// One background fetch: ingest new input since the cursors, store steps, close the window and queue its post in the
+/// outbox in the same transaction, then deliver pending posts oldest first within the deadline.
+public struct Fetcher: Sendable {
+    public var configuration: AgentConfiguration
+    /// Targets by outbox name.
+    let publishers: [(name: String, publisher: any Publisher)]
+    /// A number in 0..<1 for the retry backoff's jitter (injectable for tests).
+    var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+
+    public init(configuration: AgentConfiguration) {
+        self.configuration = configuration
+        var seen = Set<String>()
+        var list: [(String, any Publisher)] = []
+        for (i, p) in configuration.publishers.enumerated() {
+            var name = p.name
+            if seen.contains(name) { name += "-\(i)" }
+            seen.insert(name)
+            list.append((name, p))
+        }
+        publishers = list
+    }
+
+    /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.
+    /// The budget (`schedule.deadline`) is measured on the real monotonic clock from the call.
+    public func fetch(now: Date, trigger: String, dryRun: Bool = false) async -> FetchReport {
+        let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
+        var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
+        if let problem = configuration.publishingProblem {
+            report.fail(.configuration, "missing credentials: \(problem)")
+            return recordEarlyFailure(report, budgetEnd: budgetEnd)
+        }
+        let lock: StateLock?
+        if dryRun {
+            lock = nil
+        } else {
+            // Another fetch (the agent's, a timer's) may hold the state: wait for it within the budget.
+            do {
+                lock = try await StateLock.acquire(path: configuration.statePath + ".lock",
+                                                   waitingUntil: Deadline(at: budgetEnd, on: ContinuousClock()))
+            } catch {
+                report.fail(.temporary, "\(error)")
+                return recordEarlyFailure(report, budgetEnd: budgetEnd)
+            }
+        }
+        defer { lock?.release() }
+
+        let store: StateStore
+        do {
+            store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
+                : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
+        } catch {
+            report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
+            return report
+        }
+        var failures: [(kind: FailureKind, reason: String)] = []
+        let nowNs = Timestamps.nanoseconds(now)
+
+        // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
+        do {
+            try await ingestAndClose(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report)
+        } catch let e as InputError {
+            failures.append((FailureKind.of(e), "ingestion: \(e)"))
+        } catch let e as FetchFailure {
+            failures.append((e.kind, "ingestion: \(e)"))
+        } catch {
+            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
+        }
+
+        // 3. Deliver what is pending, oldest first, within the budget.
+        let delivered = dryRun ? listDryRunDeliveries(&report)
+            : await deliverPending(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report, failures: &failures)
+
+        if !failures.isEmpty {
+            report.fail(failures.map(\.kind).max() ?? .temporary, Self.summarize(failures.map(\.reason)))
+        } else if !report.windows.isEmpty || delivered > 0 {
+            report.result = .newData
+        } else {
+            report.result = .noData
+        }
+
+        // 4. History: exactly one row per fetch.
+        let began = budgetEnd - .seconds(configuration.schedule.deadline)
+        if !dryRun {
+            let endedNs = nowNs + Int64((ContinuousClock.now - began) / .nanoseconds(1))
+            do {
+                try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
+            } catch {
+                if report.result != .failed {
+                    report.fail(Self.kind(ofStateError: error), "recording the fetch: " + Self.describe(error, path: configuration.statePath))
+                }
+            }
+        }
+        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        return report
+    }
+
+    /// A fetch that failed before it could start (missing credentials, the state held by another fetch for the
+    /// whole budget) is still recorded in the history, when the state database can be written.
+    func recordEarlyFailure(_ report: FetchReport, budgetEnd: ContinuousClock.Instant) -> FetchReport {
+        var report = report
+        let began = budgetEnd - .seconds(configuration.schedule.deadline)
+        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else { return report }
+        let nowNs = Timestamps.nanoseconds(report.now)
+        try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
+        return report
+    }
+
+    /// Bytes of a line-based source read per slice of ingestion (a few tens of milliseconds of parsing).
+    public var sliceBytes: Int64 = 16 << 20
+
+    /// A dry run lists what each target would be sent, and delivers nothing.
+    func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
+        for w in report.windows {
+            for (name, _) in publishers {
+                report.deliveries.append(.init(target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
+                                               windowEnd: w.end, outcome: "dry_run"))
+            }
+        }
+        return 0
+    }
+
+    /// Delivers the pending outbox entries oldest first; returns how many went through. A post refused for good is a
+    /// configuration problem (credentials, the target's settings); anything else is retried later.
+    func deliverPending(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant, report: inout FetchReport,
+                        failures: inout [(kind: FailureKind, reason: String)]) async -> Int {
+        var delivered = 0
+        do {
+            for entry in try store.outbox(status: "pending") {
+                let outcome = await deliver(entry, store: store, nowNs: nowNs, budgetEnd: budgetEnd)
+                report.deliveries.append(outcome)
+                switch outcome.outcome {
+                case "delivered", "already_delivered": delivered += 1
+                case "permanent": failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
+                default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
+                }
+            }
+        } catch {
+            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
+        }
+        return delivered
+    }
+
+    func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
+        try store.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO fetch_history (started_ns, ended_ns, trigger, window_start_ns, window_end_ns, steps, result, error)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [nowNs, endedNs, report.trigger, report.windowStart.map(Timestamps.nanoseconds),
+                                 report.windowEnd.map(Timestamps.nanoseconds), report.steps,
+                                 report.result.rawValue, report.reason])
+        }
+    }
+
+    /// For the walk trigger: reads and stores what is new (steps, bouts, cursor) without closing a window, and
+    /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
+    public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
+        guard let source = configuration.source else { return .success(0) }
+        let lock: StateLock
+        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
+        defer { lock.release() }
+        let nowNs = Timestamps.nanoseconds(now)
+        do {
+            let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
+            let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
+            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
+            let bouts = try store.writer.write { db in
+                try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)
+                let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE handled = 0") ?? 0
+                try db.execute(sql: "UPDATE bouts SET handled = 1 WHERE handled = 0")
+                return n
+            }
+            source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
+            return .success(bouts)
+        } catch let e as InputError {
+            return .failure(WalkIngestError(message: "ingestion: \(e)"))
+        } catch {
+            return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
+        }
+    }
+}

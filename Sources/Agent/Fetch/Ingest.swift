@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import SensorInput
+import StepDetection
+
+/// Why reading for the walk trigger failed.
+public struct WalkIngestError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// What was read from the source in one fetch (not yet saved).
+struct Ingest: Sendable {
+    var buckets: [Int64: Int] = [:]
+    var bouts: [WalkingBout] = []
+    var cursor: SourceCursor?
+    var detector: StepDetector
+    var lastSampleNs: Int64?
+    var firstDataNs: Int64?
+    /// Steps before this time are final.
+    var settledNs: Int64
+    /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
+    var finishedInode: UInt64?
+
+    /// Whether the read stopped at its byte limit with more of the source left.
+    var moreToRead = false
+
+    /// What the next slice starts from.
+    var saved: StateStore.SavedSource {
+        StateStore.SavedSource(cursor: cursor, detector: detector, lastSampleNs: lastSampleNs, firstDataNs: firstDataNs)
+    }
+
+    static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
+                     observeDevice: Bool = true, byteLimit: Int64? = nil) throws -> Ingest {
+        if let counter = source.stepCounter {
+            if observeDevice {
+                try counter.record(nowNs: nowNs)
+            } else if !FileManager.default.fileExists(atPath: counter.logPath) {
+                // A dry run before the first reading: nothing logged yet, and a dry run writes nothing.
+                return Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
+                              lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
+            }
+        }
+        if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
+            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration", kind: .notYetAvailable)
+        }
+        var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
+                            lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
+        var options = ReadOptions()
+        options.startNs = source.start.map(Timestamps.nanoseconds)
+        options.format = source.format
+        options.byteLimit = byteLimit
+        if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
+        var detector = ingest.detector
+        var buckets: [Int64: Int] = [:]
+        var bouts: [WalkingBout] = []
+        var last = ingest.lastSampleNs, first = ingest.firstDataNs
+        let handle: (DetectorEvent) -> Void = { event in
+            switch event {
+            case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
+            case .boutEnded(let b): bouts.append(b)
+            case .boutStarted: break
+            }
+        }
+        let sink: (InputItem) -> Void = { item in
+            switch item {
+            case .sample(let s):
+                if first == nil { first = s.timeNs }
+                last = s.timeNs
+                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+            case .reading(let r):
+                if first == nil { first = r.startNs }
+                // Steps of a reading were taken before its end: one ending exactly at a window's end belongs to it.
+                buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
+            }
+        }
+        var from = saved.cursor
+        var rotated: ReadSummary?
+        if from == nil, let device = source.accelerometer {
+            if FileManager.default.fileExists(atPath: device.rotatedPath) {
+                // The sampler rotated its file before any fetch read it: that file comes first.
+                (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
+            }
+            if from == nil, let identity = Self.identity(of: source.path) {
+                // Start at the current file's beginning under its identity, so that a rotation from now on is noticed
+                // (and the renamed file read first) instead of starting in the new file.
+                from = SourceCursor(offset: 0, lineNumber: 0, device: identity.device, inode: identity.inode)
+            }
+        }
+        let startInode = from?.inode
+        var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, sink)
+        if let rotated { summary = rotated.merged(with: summary) }
+        if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
+        if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
+            // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
+            ingest.moreToRead = cursor.offset - (from?.offset ?? 0) >= byteLimit
+        }
+        if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
+            throw FetchFailure(kind: .configuration, message: "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
+        }
+        if ingest.moreToRead {
+            // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
+            // detector has settled (or, before any walk, at the last sample read).
+            ingest.settledNs = min(nowNs, detector.settledNs ?? last ?? nowNs)
+        } else if !source.follow {
+            // A complete recording: its last bout is over.
+            detector.finish(handle)
+            ingest.settledNs = nowNs
+        } else if let last, nowNs - last > Self.lateDataAllowanceNs {
+            // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
+            // its last steps land in this window rather than after it was posted.
+            detector.finish(handle)
+            ingest.settledNs = nowNs
+        } else if let s = detector.settledNs {
+            // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
+            // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
+            // closes no later than the detector's settled time.
+            ingest.settledNs = min(nowNs, s)
+        }
+        ingest.detector = detector
+        ingest.buckets = buckets
+        ingest.bouts = bouts
+        ingest.cursor = cursor
+        ingest.lastSampleNs = last
+        ingest.firstDataNs = first
+        return ingest
+    }
+
+    /// How long after its last sample a growing source may still deliver samples that continue the same stream.
+    /// Past it the stream is taken as ended: its bout is closed and windows close at the fetch time.
+    static let lateDataAllowanceNs: Int64 = 60_000_000_000
+
+    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino))
+    }
+
+    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
+        try StateStore.addBuckets(db, buckets)
+        for b in bouts {
+            try db.execute(sql: "INSERT OR IGNORE INTO bouts (end_ns, start_ns, steps, handled) VALUES (?, ?, ?, ?)",
+                           arguments: [b.endNs, b.startNs, b.steps, boutsHandled ? 1 : 0])
+        }
+        let encoder = JSONEncoder()
+        let cursorText = try cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let detectorText = String(decoding: try encoder.encode(detector), as: UTF8.self)
+        try db.execute(sql: """
+            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, first_data_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
+            last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
+            """, arguments: [source, cursorText, detectorText, lastSampleNs, firstDataNs, nowNs])
+    }
+}
+
+extension Fetcher {
+    /// Ingests what is new in slices and closes the window at what was read. After each slice its cursor, steps,
+    /// bouts and detector state are saved in one transaction, and the budget is checked: ingestion stops when
+    /// `ingestShare` of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for
+    /// delivery; the rest of a backlog goes on at the next fetch. A dry run reads everything and saves nothing.
+    func ingestAndClose(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant,
+                        report: inout FetchReport) async throws {
+        guard let source = configuration.source else {
+            try closeWithoutSource(store: store, nowNs: nowNs, report: &report)
+            return
+        }
+        if report.dryRun {
+            let saved = try Self.savedSource(store, source.path)
+            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: false)
+            report.boutsEnded = ingest.bouts.count
+            try closeDryRun(store: store, ingest: ingest, nowNs: nowNs, report: &report)
+            return
+        }
+        let ingestEnd = budgetEnd - .seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
+        var saved = try Self.savedSource(store, source.path)
+        var observeDevice = true
+        while true {
+            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,
+                                         byteLimit: sliceBytes)
+            observeDevice = false  // a step counter is read once per fetch
+            report.boutsEnded += ingest.bouts.count
+            let last = !ingest.moreToRead || ContinuousClock.now >= ingestEnd || Task.isCancelled
+            try saveSlice(store: store, ingest: ingest, source: source.path, nowNs: nowNs, close: last, report: &report)
+            source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
+            if last {
+                report.backlog = ingest.moreToRead
+                return
+            }
+            saved = ingest.saved
+            await Task.yield()
+        }
+    }
+
+    /// The share of the budget ingestion may use before the window is closed and posts are delivered.
+    static let ingestShare = 0.6
+
+    static func savedSource(_ store: StateStore, _ path: String) throws -> StateStore.SavedSource {
+        try store.writer.read { db in try StateStore.savedSource(db, source: path) }
+    }
+
+    /// Saves one slice (cursor, steps, bouts, detector) in one transaction, closing the window in it when `close`.
+    func saveSlice(store: StateStore, ingest: Ingest, source: String, nowNs: Int64, close: Bool, report: inout FetchReport) throws {
+        try store.writer.write { db in
+            // Bouts this fetch posts need no walk-triggered fetch of their own.
+            try ingest.save(db, source: source, nowNs: nowNs, boutsHandled: true)
+            if close { try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
+        }
+    }
+
+    func closeDryRun(store: StateStore, ingest: Ingest, nowNs: Int64, report: inout FetchReport) throws {
+        try store.writer.read { db in try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
+    }
+
+    func closeWithoutSource(store: StateStore, nowNs: Int64, report: inout FetchReport) throws {
+        if report.dryRun {
+            try store.writer.read { db in try closeWindows(db, ingest: nil, nowNs: nowNs, report: &report) }
+        } else {
+            try store.writer.write { db in try closeWindows(db, ingest: nil, nowNs: nowNs, report: &report) }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import SensorInput
+import StepDetection
+
+extension Fetcher {
+    /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
+    /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
+    /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
+    func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
+                 budgetEnd: ContinuousClock.Instant) async -> FetchReport.Delivery {
+        var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
+                                     windowEnd: entry.windowEnd, outcome: "deferred")
+        guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
+            d.reason = "no configured target is named '\(entry.target)'"
+            return d
+        }
+        if Timestamps.nanoseconds(entry.nextAttempt) > nowNs {
+            d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
+            return d
+        }
+        guard var deadline = Self.remainingBudget(budgetEnd) else {
+            d.reason = "deadline passed before delivery"
+            return d
+        }
+        let post = Post(text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd)
+        if publisher.repeatsDuplicate && entry.unconfirmed {
+            if await settleUnconfirmed(entry, publisher: publisher, post: post, deadline: deadline, store: store,
+                                       nowNs: nowNs, delivery: &d) {
+                return d
+            }
+            guard let left = Self.remainingBudget(budgetEnd) else {
+                d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
+                return d
+            }
+            deadline = left
+        }
+        do {
+            try store.countAttempt(entry.id)
+        } catch {
+            d.reason = Self.describe(error, path: store.path)
+            return d
+        }
+        let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
+        let attempts = entry.attempts + 1
+        let update: OutboxUpdate
+        switch outcome {
+        case .delivered(let id):
+            d.outcome = "delivered"; d.remoteID = id
+            update = ("delivered", nowNs, id, nil, false)
+        case .alreadyDelivered(let id):
+            d.outcome = "already_delivered"; d.remoteID = id
+            update = ("delivered", nowNs, id, nil, false)
+        case .retryable(let reason, let after, let unconfirmed):
+            d.outcome = "retryable"; d.reason = reason
+            update = ("pending", nowNs + retryDelayNs(attempts: attempts, retryAfter: after), nil, reason, unconfirmed)
+        case .permanent(let reason):
+            d.outcome = "permanent"; d.reason = reason
+            update = ("failed", nowNs, nil, reason, false)
+        }
+        do {
+            try store.recordOutcome(entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
+                                    error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
+        } catch {
+            // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
+            d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
+            if d.outcome == "delivered" || d.outcome == "already_delivered" { d.outcome = "retryable" }
+        }
+        return d
+    }
+
+    /// What `recordOutcome` writes back to an outbox entry.
+    typealias OutboxUpdate = (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
+
+    /// Nanoseconds until the next attempt after `attempts` failed ones: the one documented `Backoff` (30 s doubling,
+    /// 1 h cap, equal jitter from `random`), or the server's wish when it gave one.
+    func retryDelayNs(attempts: Int, retryAfter: TimeInterval?) -> Int64 {
+        Int64(Backoff.delay(attempt: attempts, retryAfter: retryAfter, random: random) * 1e9)
+    }
+
+    /// For a target that would post a repeat twice, whose last attempt went unanswered: looks the post up first.
+    /// Returns true when that settled the entry (found, permanently skipped, or look-up failed); false to send it.
+    func settleUnconfirmed(_ entry: StateStore.OutboxEntry, publisher: any Publisher, post: Post, deadline: Deadline,
+                           store: StateStore, nowNs: Int64, delivery d: inout FetchReport.Delivery) async -> Bool {
+        let settled: OutboxUpdate?
+        switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
+        case .found(let id):
+            d.outcome = "already_delivered"; d.remoteID = id
+            d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
+            settled = ("delivered", nowNs, id, nil, false)
+        case .notFound:
+            settled = nil
+        case .failed(let reason):
+            d.outcome = "retryable"
+            d.reason = "not resent: cannot tell whether an earlier attempt was posted (\(reason))"
+            settled = ("pending", nowNs + retryDelayNs(attempts: entry.attempts, retryAfter: nil), nil, d.reason, true)
+        case .unsupported:
+            if publisher.resendUnconfirmed {
+                settled = nil
+            } else {
+                d.outcome = "permanent"
+                d.reason = "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
+                settled = ("failed", nowNs, nil, d.reason, true)
+            }
+        }
+        guard let settled else { return false }
+        do {
+            try store.recordOutcome(entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
+                                    error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
+        } catch {
+            d.outcome = "retryable"
+            d.reason = "recording the lookup: " + Self.describe(error, path: store.path)
+        }
+        return true
+    }
+
+    /// The deadline at `budgetEnd`; nil when less than 50 ms remain.
+    static func remainingBudget(_ budgetEnd: ContinuousClock.Instant) -> Deadline? {
+        let deadline = Deadline(at: budgetEnd, on: ContinuousClock())
+        return deadline.remaining > .milliseconds(50) ? deadline : nil
+    }
+
+    /// Looks a post up, but returns no later than the deadline (+ a little).
+    static func lookUp(publisher: any Publisher, post: Post, deadline: Deadline) async -> PostLookup {
+        await deadline.race(grace: .milliseconds(200), orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")) {
+            await publisher.lookUp(post, deadline: deadline)
+        }
+    }
+
+    /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch.
+    static func race(publisher: any Publisher, post: Post, deadline: Deadline) async -> DeliveryOutcome {
+        await deadline.race(grace: .milliseconds(200), orElse: .retryable(reason: "no answer from \(publisher.name) before the deadline",
+                                                                         retryAfter: nil, unconfirmed: true)) {
+            await publisher.publish(post, deadline: deadline)
+        }
+    }
+}

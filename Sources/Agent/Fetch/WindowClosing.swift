@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import SensorInput
+import StepDetection
+
+extension Fetcher {
+    /// Decides the window(s) ending at settled time and, when they have steps (or `post_zero`), adds their posts.
+    func closeWindows(_ db: Database, ingest: Ingest?, nowNs: Int64, report: inout FetchReport) throws {
+        let settled = min(ingest?.settledNs ?? nowNs, nowNs)
+        let endLimit = StateStore.floorSecond(settled) * 1_000_000_000
+        let posted = try StateStore.postedUntil(db)
+        let storedFirst = try Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map { $0 * 1_000_000_000 }
+        let firstData = ingest?.firstDataNs ?? storedFirst
+        var startNs: Int64
+        if let posted {
+            startNs = posted
+        } else {
+            startNs = StateStore.floorSecond(min(firstData ?? endLimit, endLimit)) * 1_000_000_000
+            if case .aligned(let length) = configuration.schedule.window {
+                startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
+            }
+        }
+        // Steps not yet stored (dry run) count too.
+        let dryRun = report.dryRun
+        func extra(_ lo: Int64, _ hi: Int64) -> Int {
+            guard dryRun, let ingest else { return 0 }
+            return ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0) }
+        }
+        var windows: [(Int64, Int64)] = []
+        switch configuration.schedule.window {
+        case .sinceLast:
+            if endLimit > startNs { windows = [(startNs, endLimit)] }
+        case .aligned(let length):
+            let zone = configuration.composer.timeZone
+            var p = Self.periodStart(containing: startNs, length: length, zone: zone)
+            if p < startNs { p = Self.periodStart(containing: startNs, length: length, zone: zone, next: true) }
+            while windows.count < 48 {
+                let e = Self.periodStart(containing: p, length: length, zone: zone, next: true)
+                guard e <= endLimit else { break }
+                windows.append((p, e))
+                p = e
+            }
+        }
+        var newEnd: Int64?
+        for (lo, hi) in windows {
+            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi)
+            report.windowStart = StateStore.date(lo)
+            report.windowEnd = StateStore.date(hi)
+            report.steps = steps
+            guard steps > 0 || configuration.schedule.postZero else {
+                // Aligned periods without steps are passed over; a since-last window stays open.
+                if case .aligned = configuration.schedule.window { newEnd = hi }
+                continue
+            }
+            let window = StepWindow(start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
+                                    bouts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE end_ns >= ? AND end_ns < ?", arguments: [lo, hi]) ?? 0)
+            let text = configuration.composer.compose(window)
+            let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
+            report.windows.append(.init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
+            newEnd = hi
+            if !report.dryRun {
+                for (name, _) in publishers {
+                    try db.execute(sql: """
+                        INSERT OR IGNORE INTO outbox (window_start_ns, window_end_ns, steps, text, target, idempotency_key, next_attempt_ns, created_ns)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [lo, hi, steps, text, name, key, nowNs, nowNs])
+                }
+            }
+        }
+        if !report.dryRun {
+            if let newEnd {
+                try db.execute(sql: "INSERT INTO window_state (id, posted_until_ns) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET posted_until_ns = excluded.posted_until_ns", arguments: [newEnd])
+            } else if posted == nil, firstData != nil {
+                try db.execute(sql: "INSERT OR IGNORE INTO window_state (id, posted_until_ns) VALUES (1, ?)", arguments: [startNs])
+            }
+        }
+        if windows.isEmpty {
+            report.windowStart = StateStore.date(startNs)
+            report.windowEnd = StateStore.date(max(startNs, endLimit))
+            report.steps = 0
+        }
+    }
+
+    /// Start (ns) of the period of `length` seconds containing `ns` (or the following one), aligned in `zone`.
+    static func periodStart(containing ns: Int64, length: TimeInterval, zone: TimeZone, next: Bool = false) -> Int64 {
+        let date = StateStore.date(ns)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let unit: Calendar.Component = length >= 86_400 ? .day : .hour
+        guard let start = calendar.dateInterval(of: unit, for: date)?.start else { return ns }
+        let out = next ? calendar.date(byAdding: unit, value: 1, to: start) ?? start : start
+        return Timestamps.nanoseconds(out)
+    }
+
+    /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
+}

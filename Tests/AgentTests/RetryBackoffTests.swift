@@ -1,0 +1,32 @@
+@testable import Agent
+import Foundation
+import Publishing
+import Testing
+
+/// The outbox's retry delays come from the one documented `Backoff`: 30 s doubling per failed attempt, capped at 1 h
+/// (the cap holds with the largest jitter; the old copy could reach 72 min), and a server's wish honoured.
+@Suite struct RetryBackoffTests {
+    func fetcher(random: Double) throws -> Fetcher {
+        let dir = try TempDir()
+        var fetcher = Fetcher(configuration: try Fixture.config(dir: dir))
+        fetcher.random = { random }
+        return fetcher
+    }
+
+    @Test func delaysDoubleFromThirtySecondsAndNeverPassAnHour() throws {
+        let low = try fetcher(random: 0), high = try fetcher(random: 0.999_999)
+        #expect(low.retryDelayNs(attempts: 1, retryAfter: nil) == 15_000_000_000)
+        #expect(low.retryDelayNs(attempts: 2, retryAfter: nil) == 30_000_000_000)
+        for attempts in 1...40 {
+            let d = high.retryDelayNs(attempts: attempts, retryAfter: nil)
+            #expect(d <= 3_600_000_000_000, "attempt \(attempts): \(d) ns")
+            #expect(d == Int64(Backoff.delay(attempt: attempts, retryAfter: nil, random: { 0.999_999 }) * 1e9))
+        }
+    }
+
+    @Test func aServersRetryAfterIsHonouredEvenAboveTheCap() throws {
+        let f = try fetcher(random: 0)
+        #expect(f.retryDelayNs(attempts: 3, retryAfter: 900) == 900_000_000_000)
+        #expect(f.retryDelayNs(attempts: 3, retryAfter: 7200) == 7_200_000_000_000)
+    }
+}
