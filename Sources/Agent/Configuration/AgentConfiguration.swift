@@ -328,7 +328,8 @@ public struct AgentConfiguration: Sendable {
         var problem: String?
         if !tables.isEmpty {
             do {
-                let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base)
+                let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base,
+                                                     context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
                 publishers = set.publishers
                 warnings = set.warnings
             } catch let missing as MissingCredentials {
