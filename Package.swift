@@ -32,7 +32,7 @@ let package = Package(
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
-        .target(name: "Messages"),
+        .target(name: "Messages", exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
                 exclude: ["README.md"]),

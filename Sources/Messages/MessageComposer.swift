@@ -48,9 +48,10 @@ public struct MessageComposer: Sendable {
         return f
     }
 
-    /// The text for `window`.
+    /// The text for `window`. When its ends fall in different years (in the composer's zone) and the date format
+    /// has no year, both dates get one in front (`yyyy/` + format), so `2025/09/20 18:00:00 〜 2026/11/23 06:49:53`.
     public func compose(_ window: StepWindow) -> String {
-        let dates = formatter(dateFormat)
+        let dates = formatter(windowDateFormat(window))
         let seconds = max(0, window.end.timeIntervalSince(window.start))
         let numbers = NumberFormatter()
         numbers.locale = locale
@@ -67,6 +68,14 @@ public struct MessageComposer: Sendable {
             "cadence": String(Int(cadence.rounded())),
             "bouts": String(window.bouts),
         ])
+    }
+
+    /// The date format for `window`'s `{from}` and `{to}`: `dateFormat`, with a year added when the window spans years.
+    func windowDateFormat(_ window: StepWindow) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let crossesYear = calendar.component(.year, from: window.start) != calendar.component(.year, from: window.end)
+        return crossesYear && !dateFormat.contains("y") && !dateFormat.contains("Y") ? "yyyy/" + dateFormat : dateFormat
     }
 
     /// `1h 05m`, `30m`, `45s`.

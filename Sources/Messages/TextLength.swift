@@ -104,11 +104,15 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The result of measuring a text: what `steptweet check-text --json` prints (keys exactly these).
+/// The result of measuring a text against a rule's main limit (JSON keys `weighted_length`, `limit`, `valid`).
 public struct LengthCheck: Sendable, Equatable, Codable {
     public var weightedLength: Int
     public var limit: Int
     public var valid: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case weightedLength = "weighted_length", limit, valid
+    }
 
     public init(weightedLength: Int, limit: Int, valid: Bool) {
         self.weightedLength = weightedLength
@@ -163,45 +167,11 @@ public enum TwitterText {
         } || first.properties.isEmojiPresentation
     }
 
-    /// Top-level domains recognised in URLs written without a scheme (a common subset of twitter-text's list).
-    static let tlds: Set<String> = [
-        "com", "net", "org", "edu", "gov", "info", "biz", "io", "co", "me", "app", "dev", "ai", "tv", "ly", "gl", "gg",
-        "jp", "uk", "de", "fr", "it", "es", "nl", "be", "ch", "at", "se", "no", "dk", "fi", "pl", "cz", "ru", "cn",
-        "kr", "tw", "hk", "in", "au", "nz", "ca", "us", "br", "mx", "ar", "social", "online", "site", "xyz", "blog",
-    ]
-
-    /// Ranges of the URLs in `text`: `http(s)://…` always; `example.com/…` too unless `requireScheme`.
-    /// As in twitter-text, only an ASCII letter, digit or one of `@$#/.-_` before it stops a URL, so Japanese text
-    /// may run straight into one. Trailing punctuation (`.,:;!?'"`) and an unbalanced closing parenthesis are not
-    /// part of a URL.
+    /// Ranges of the URLs in `text` by twitter-text's rules (see `URLScanner`): `http(s)://…` always, `example.com/…`
+    /// too unless `requireScheme`.
     public static func urlRanges(in text: String, requireScheme: Bool) -> [Range<String.Index>] {
-        let pattern = #"(?<![A-Za-z0-9@＠$#＃/.\-_])(?:https?://)?(?:[\p{L}\p{N}](?:[\p{L}\p{N}\-]*[\p{L}\p{N}])?\.)+(\p{L}{2,63})(?::\d{1,5})?(?:[/?#][^\s]*)?"#
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]) else { return [] }
-        var ranges: [Range<String.Index>] = []
-        let ns = NSRange(text.startIndex..<text.endIndex, in: text)
-        for match in regex.matches(in: text, options: [], range: ns) {
-            guard let whole = Range(match.range, in: text), let tldRange = Range(match.range(at: 1), in: text) else { continue }
-            let candidate = text[whole]
-            let hasScheme = candidate.lowercased().hasPrefix("http://") || candidate.lowercased().hasPrefix("https://")
-            if requireScheme && !hasScheme { continue }
-            if !hasScheme && (!tlds.contains(text[tldRange].lowercased()) || !candidate.allSatisfy(\.isASCII)) { continue }
-            ranges.append(whole.lowerBound..<trimmedURLEnd(candidate))
-        }
-        return ranges
-    }
-
-    static func trimmedURLEnd(_ url: Substring) -> String.Index {
-        var end = url.endIndex
-        while end > url.startIndex {
-            let before = url.index(before: end)
-            let c = url[before]
-            if ".,:;!?'\"".contains(c) { end = before; continue }
-            if c == ")" {
-                let body = url[url.startIndex..<before]
-                if body.filter({ $0 == "(" }).count <= body.filter({ $0 == ")" }).count { end = before; continue }
-            }
-            break
-        }
-        return end
+        let indices = Array(text.unicodeScalars.indices) + [text.endIndex]
+        return URLScanner(s: Array(text.unicodeScalars)).ranges(requireScheme: requireScheme)
+            .map { indices[$0.lowerBound]..<indices[$0.upperBound] }
     }
 }

@@ -20,4 +20,9 @@ import Testing
         #expect(TerminalText.escaped(bytes: Array("歩 ok".utf8)) == "歩 ok")
         #expect(TerminalText.escaped(bytes: [0xC0, 0x80]) == "\\xc0\\x80", "overlong forms are invalid")
     }
+
+    @Test func dataIsAcceptedAsBytes() {
+        let data = Data([0x1B, 0x5D, 0x30, 0x3B, 0x07]) + Data("歩".utf8) + Data([0xFF, 0xC2, 0x9B])
+        #expect(TerminalText.escaped(bytes: data) == "\\x1b]0;\\x07歩\\xff\\u{9b}")
+    }
 }

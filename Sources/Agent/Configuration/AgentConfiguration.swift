@@ -180,7 +180,8 @@ public struct AgentConfiguration: Sendable {
         var source = fileSource
         if let device, let s = fileSource { source = try resolveDevice(device, source: s, reader: reader, statePath: statePath) }
         let (push, pushWarnings) = try readPush(reader, environment: environment, base: base)
-        let (publishers, warnings, problem) = try readPublishers(root, environment: environment, base: base)
+        let (publishers, warnings, problem) = try readPublishers(root, environment: environment, base: base,
+                                                                 statePath: statePath)
         var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
                                                publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
         configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + warnings
@@ -338,7 +339,7 @@ public struct AgentConfiguration: Sendable {
     }
 
     /// `[[publish]]`: the targets, their warnings, or why their credentials are missing.
-    static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL) throws
+    static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL, statePath: String) throws
         -> (publishers: [any Publisher], warnings: [String], problem: String?) {
     var tables: [TOMLTable] = []
     if let value = root["publish"] {
@@ -357,7 +358,8 @@ public struct AgentConfiguration: Sendable {
     var problem: String?
     if !tables.isEmpty {
         do {
-            let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base)
+            let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base,
+                                                     context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
             publishers = set.publishers
             warnings = set.warnings
         } catch let missing as MissingCredentials {

@@ -69,6 +69,10 @@ public final class StateStore: Sendable {
             // 1 while the last attempt's fate is unknown: counted but not answered (a crash), or answered ambiguously.
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN unconfirmed INTEGER NOT NULL DEFAULT 0")
         }
+        m.registerMigration("v3-target-info") { db in
+            // What targets read from their servers (Mastodon's character limit), with when: `StateTargetInfoCache`.
+            try db.execute(sql: "CREATE TABLE target_info (key TEXT PRIMARY KEY, value TEXT NOT NULL, stored_ns INTEGER NOT NULL)")
+        }
         return m
     }
 

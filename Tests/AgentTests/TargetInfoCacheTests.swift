@@ -1,0 +1,36 @@
+import Agent
+import FlyingFox
+import Foundation
+import Publishing
+import Testing
+
+/// Mastodon's real limit is read from `/api/v2/instance` once and kept in the state database for a day, so that
+/// one-shot fetches (cron, a timer: a new process each time) do not ask on every run.
+@Suite(.timeLimit(.minutes(1))) struct TargetInfoCacheTests {
+    @Test func theInstanceLimitIsAskedOnceAcrossProcessesAndKeptInTheStateDatabase() async throws {
+        let dir = try TempDir()
+        let server = try await LoopbackServer.start { request, n in
+            if request.path == "/api/v2/instance" {
+                return jsonResponse(200, ["configuration": ["statuses": ["max_characters": 1000]]])
+            }
+            return jsonResponse(200, ["id": "\(n)"])
+        }
+        let token = try dir.write("token", "secret-token\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
+        let publish = "[[publish]]\nkind = \"mastodon\"\nbase_url = \"\(server.baseURL.absoluteString)\"\ntoken_file = \"\(token)\"\n"
+        let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+        // Two fetches, each with a configuration of its own, as two runs of `steptweet fetch` would have.
+        for minutes in [10.0, 40.0] {
+            let config = try Fixture.config(dir: dir, schedule: "post_zero = true", publish: publish)
+            let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(minutes * 60), trigger: "test")
+            #expect(report.result == .newData, "\(report.line)")
+        }
+        #expect(await server.requests.filter { $0.path == "/api/v1/statuses" }.count == 2, "both fetches posted")
+        let asked = await server.requests.filter { $0.path == "/api/v2/instance" }.count
+        #expect(asked == 1, "the limit was read once and kept")
+        let cache = StateTargetInfoCache(statePath: dir.path("state.sqlite"))
+        let kept = await cache.info("mastodon.max_characters \(server.baseURL.absoluteString)")
+        #expect(kept?.value == "1000")
+        await server.stop()
+    }
+}
