@@ -50,7 +50,7 @@ let package = Package(
         ]),
         // Argument parsing and wiring only.
         .executableTarget(name: "steptweet", dependencies: [
-            "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
+            "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
