@@ -50,7 +50,7 @@ let package = Package(
         ]),
         // Argument parsing and wiring only.
         .executableTarget(name: "steptweet", dependencies: [
-            "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
+            "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "SensorInput", "StepDetection", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
-            .product(name: "FlyingFox", package: "FlyingFox"),
+            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
             "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),

@@ -269,7 +269,7 @@ import Testing
         let fetcher = Fetcher(configuration: config)
         async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "slow")
         // Wait until the slow fetch is talking to the endpoint, then try a second one.
-        while await endpoint.requests == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        await endpoint.received()
         // A one-shot fetch with a shorter budget waits for the lock, then gives up: Failed: busy (temporary).
         var impatient = config
         impatient.schedule.deadline = 0.3

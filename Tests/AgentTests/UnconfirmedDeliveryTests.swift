@@ -1,4 +1,5 @@
 import Agent
+import Clocks
 import Foundation
 import Publishing
 import Testing
@@ -15,16 +16,21 @@ actor ChatTarget: Publisher {
     var hangs: Int
     private(set) var received: [Post] = []
     private(set) var lookedUp: [Post] = []
+    /// Yields each time a publish call begins, so a test can move its clock once the request is under way.
+    nonisolated let publishing: AsyncStream<Void>
+    private let publishingContinuation: AsyncStream<Void>.Continuation
 
     init(outcomes: [DeliveryOutcome] = [], lookups: [PostLookup] = [], hangs: Int = 0, resendUnconfirmed: Bool = true) {
         self.outcomes = outcomes
         self.lookups = lookups
         self.hangs = hangs
         self.resendUnconfirmed = resendUnconfirmed
+        (publishing, publishingContinuation) = AsyncStream.makeStream()
     }
 
     func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         received.append(post)
+        publishingContinuation.yield()
         if hangs > 0 {
             hangs -= 1
             try? await Task.sleep(for: .seconds(30))
@@ -109,10 +115,20 @@ actor ChatTarget: Publisher {
     }
 
     @Test func aFetchThatRanOutOfTimeMidRequestLooksUpFirst() async throws {
-        // The attempt is counted (unconfirmed) before the request; the deadline ends it without an answer.
+        // The attempt is counted (unconfirmed) before the request; the deadline ends it without an answer. The budget
+        // runs on a test clock, moved past the deadline once the request hangs: no real waiting.
         let target = ChatTarget(lookups: [.found(remoteID: "late")], hangs: 1)
-        let (reports, store, dir) = try await run(target, fetches: 2, schedule: "deadline = \"1s\"")
-        defer { withExtendedLifetime(dir) {} }
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir, schedule: "deadline = \"1s\"")
+        config.publishers = [target]
+        var fetcher = Fetcher(configuration: config)
+        let clock = TestClock()
+        fetcher.clock = clock
+        async let first = fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: "test")
+        for await _ in target.publishing { break }
+        await clock.advance(by: .seconds(2))
+        let reports = [await first, await fetcher.fetch(now: t0.addingTimeInterval(7200), trigger: "test")]
+        let store = try StateStore(path: config.statePath)
         #expect(reports[0].result == .failed)
         #expect(reports[1].deliveries.map(\.outcome) == ["already_delivered"])
         #expect(await target.received.count == 1)

@@ -2,6 +2,7 @@ import Foundation
 import SensorInput
 import StepDetection
 import Testing
+import TestSupport
 
 /// A clock that never sleeps: `sleep` jumps to the wanted time and runs a hook (to change the fake tree).
 struct FakeClock: PollClock {
@@ -20,12 +21,14 @@ struct FakeClock: PollClock {
 
 /// Builds a fake `/sys` + `/dev` tree in a temporary directory.
 struct FakeTree {
-    let root: URL
+    /// Holds the tree; removed when the last copy of the value is released.
+    let temp: TempDir
+    var root: URL { temp.url }
     var roots: DeviceRoots { DeviceRoots(sys: root.path + "/sys", dev: root.path + "/dev") }
     var device: String { root.path + "/sys/bus/iio/devices/iio:device0" }
 
     init(_ files: [String: String]) throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("fake-iio-\(UUID().uuidString)")
+        temp = try TempDir("fake-iio")
         try FileManager.default.createDirectory(atPath: root.path + "/dev", withIntermediateDirectories: true)
         for (name, text) in files { try write(name, text) }
     }
@@ -197,7 +200,8 @@ struct FakeTree {
     }
 
     @Test func findsAccelerometerEventNodes() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fake-input-\(UUID().uuidString)").path
+        let temp = try TempDir("fake-input")
+        let root = temp.root
         func write(_ path: String, _ text: String) throws {
             let url = URL(fileURLWithPath: root + "/" + path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -20,6 +20,7 @@ public actor RecordingEndpoint {
     private var ids: [String: Int] = [:]
     private var script: [EndpointBehaviour]
     private var task: Task<Void, Error>?
+    private var requestWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(script: [EndpointBehaviour] = []) throws {
         self.script = script
@@ -43,10 +44,19 @@ public actor RecordingEndpoint {
         task?.cancel()
     }
 
+    /// Returns once the endpoint has received a request (at once if it already has): a test awaits the event
+    /// instead of polling.
+    public func received() async {
+        if requests > 0 { return }
+        await withCheckedContinuation { requestWaiters.append($0) }
+    }
+
     public func setScript(_ s: [EndpointBehaviour]) { script = s }
 
     private func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         requests += 1
+        requestWaiters.forEach { $0.resume() }
+        requestWaiters = []
         let behaviour = script.isEmpty ? .accept : script.removeFirst()
         let body = try await request.bodyData
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]

@@ -170,177 +170,204 @@ public struct AgentConfiguration: Sendable {
         let reader = TableReader(root: root)
         for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
 
-        // [source]
-        var source: Source?
-        let path = try reader.string("source", "path"), device = try reader.string("source", "device")
-        if path != nil && device != nil {
-            throw ConfigurationError(path: "source", message: "set either path or device, not both")
-        }
-        if let p = path ?? device {
-            var s = Source(path: resolve(p, against: base), isDevice: device != nil)
-            s.format = try reader.string("source", "format")
-            if let f = s.format, InputFormats.named(f) == nil {
-                throw ConfigurationError(path: "source.format", message: "unknown format '\(f)'; known: " + InputFormats.names.joined(separator: ", "))
-            }
-            if let start = try reader.string("source", "start") {
-                guard let d = Timestamps.parse(start) else {
-                    throw ConfigurationError(path: "source.start", message: "'\(start)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
-                }
-                s.start = d
-            }
-            s.follow = try reader.bool("source", "follow") ?? (device != nil)
-            s.prefer = (try reader.string("source", "prefer"))?.split(separator: ",")
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
-            source = s
-        }
-
-        // [schedule]
-        var schedule = Schedule()
-        var intervalWarning: String?
-        if let m = try reader.duration("schedule", "minimum") { schedule.minimum = m }
-        if let d = try reader.duration("schedule", "deadline") { schedule.deadline = d }
-        if let j = try reader.string("schedule", "jitter") {
-            guard j == "0" || j == "0s" || Durations.parse(j) != nil else {
-                throw ConfigurationError(path: "schedule.jitter", message: "'\(j)' is not a duration such as 30s")
-            }
-            schedule.jitter = Durations.parse(j) ?? 0
-        }
-        if let i = try reader.string("schedule", "interval") {
-            switch i {
-            case "minimum": schedule.interval = .minimum
-            case "never": schedule.interval = .never
-            default:
-                if let d = Durations.parse(i) {
-                    schedule.interval = .every(d)
-                } else if i.contains(" ") {
-                    do { schedule.interval = .cron(try CronSchedule(i)) } catch {
-                        throw ConfigurationError(path: "schedule.interval", message: error.description)
-                    }
-                } else {
-                    throw ConfigurationError(path: "schedule.interval",
-                                             message: "'\(i)' is not \"minimum\", \"never\", a duration like \"15m\" or a cron expression like \"0 21 * * *\"")
-                }
-            }
-        }
-        if case .every(let d) = schedule.interval, d < schedule.minimum {
-            intervalWarning = "schedule.interval \"\(Durations.format(d))\" is below schedule.minimum \"\(Durations.format(schedule.minimum))\": fetches run every \(Durations.format(schedule.minimum)) at most"
-        }
-        if let w = try reader.string("schedule", "window") {
-            switch w {
-            case "since-last": schedule.window = .sinceLast
-            case "1h": schedule.window = .aligned(3600)
-            case "1d": schedule.window = .aligned(86_400)
-            default:
-                throw ConfigurationError(path: "schedule.window", message: "'\(w)' is not \"since-last\", \"1h\" or \"1d\"")
-            }
-        }
-        schedule.postZero = try reader.bool("schedule", "post_zero") ?? false
-        schedule.onWalkEnd = try reader.bool("schedule", "on_walk_end") ?? false
-
-        // [text]
-        var template = Template.seed
-        if let preset = try reader.string("text", "preset") {
-            switch preset {
-            case "seed", "ja": template = Template.seed
-            case "english", "en": template = Template.english
-            default: throw ConfigurationError(path: "text.preset", message: "'\(preset)' is not \"seed\" or \"english\"")
-            }
-        }
-        if let t = try reader.string("text", "template") { template = t }
-        let zone = try reader.string("text", "time_zone") ?? "UTC"
-        let composer: MessageComposer
-        do {
-            composer = try MessageComposer(
-                template: try Template(template),
-                device: try reader.string("text", "device") ?? MessageComposer.defaultDevice,
-                dateFormat: try reader.string("text", "date_format") ?? MessageComposer.defaultDateFormat,
-                timeZone: zone,
-                locale: try reader.string("text", "locale") ?? "en_US_POSIX")
-        } catch let e as TemplateError {
-            throw ConfigurationError(path: "text.template", message: e.description)
-        } catch let e as ComposerError {
-            throw ConfigurationError(path: "text.time_zone", message: e.description)
-        }
+        let (fileSource, device) = try readSource(reader, base: base)
+        let (schedule, intervalWarning) = try readSchedule(reader)
+        let composer = try readComposer(reader)
 
         // [state]
         let statePath = try reader.string("state", "path").map { resolve($0, against: base) }
             ?? defaultStatePath(environment: environment)
-
-        if let device, var s = source {
-            let roots = DeviceRoots(sys: try reader.string("source", "sys_root") ?? "/sys",
-                                    dev: try reader.string("source", "dev_root") ?? "/dev")
-            let stateDirectory = (statePath as NSString).deletingLastPathComponent
-            switch try SourceDevice.resolve(device, roots: roots, sampling: try reader.string("source", "sampling"),
-                                            rateHz: try reader.number("source", "rate"), stateDirectory: stateDirectory) {
-            case .stepCounter(let counter):
-                s.stepCounter = counter
-                s.path = counter.logPath
-                s.format = "steplog"
-            case .accelerometer(let accelerometer):
-                s.accelerometer = accelerometer
-                s.path = accelerometer.samplePath
-                s.format = "generic-csv"
-            }
-            s.follow = true
-            source = s
-        }
-
-        // [push]
-        var push: Push?
-        var pushWarnings: [String] = []
-        if let pushTable = try reader.section("push") {
-            guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
-                throw ConfigurationError(path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
-            }
-            var p = Push(port: UInt16(port))
-            // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
-            var secrets = SecretResolver(environment: environment, readFile: { path in
-                try SecretFile.read(resolve(path, against: base))
-            })
-            do {
-                guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
-                    throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
-                }
-                p.token = token
-            } catch let error as ConfigurationError where error.isMissingSecret {
-                p.tokenProblem = error.description
-            }
-            pushWarnings = secrets.warnings
-            if let period = try reader.duration("push", "period") { p.period = period }
-            push = p
-        }
-
-        // [[publish]]
-        var tables: [TOMLTable] = []
-        if let value = root["publish"] {
-            guard let array = value.array else {
-                throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]]")
-            }
-            for (i, element) in array.enumerated() {
-                guard let t = element.table else {
-                    throw ConfigurationError(path: "publish[\(i)]", message: "must be a table")
-                }
-                tables.append(t)
-            }
-        }
-        var publishers: [any Publisher] = [StdoutPublisher()]
-        var warnings: [String] = []
-        var problem: String?
-        if !tables.isEmpty {
-            do {
-                let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base,
-                                                     context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
-                publishers = set.publishers
-                warnings = set.warnings
-            } catch let missing as MissingCredentials {
-                publishers = []
-                problem = missing.description
-            }
-        }
+        var source = fileSource
+        if let device, let s = fileSource { source = try resolveDevice(device, source: s, reader: reader, statePath: statePath) }
+        let (push, pushWarnings) = try readPush(reader, environment: environment, base: base)
+        let (publishers, warnings, problem) = try readPublishers(root, environment: environment, base: base,
+                                                                 statePath: statePath)
         var configuration = AgentConfiguration(file: file, source: source, schedule: schedule, composer: composer,
                                                publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
         configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + warnings
         return configuration
+    }
+
+    /// `[source]`: a file path or a device name (resolved later, when the state folder is known).
+    static func readSource(_ reader: TableReader, base: URL) throws -> (source: Source?, device: String?) {
+    var source: Source?
+    let path = try reader.string("source", "path"), device = try reader.string("source", "device")
+    if path != nil && device != nil {
+        throw ConfigurationError(path: "source", message: "set either path or device, not both")
+    }
+    if let p = path ?? device {
+        var s = Source(path: resolve(p, against: base), isDevice: device != nil)
+        s.format = try reader.string("source", "format")
+        if let f = s.format, InputFormats.named(f) == nil {
+            throw ConfigurationError(path: "source.format", message: "unknown format '\(f)'; known: " + InputFormats.names.joined(separator: ", "))
+        }
+        if let start = try reader.string("source", "start") {
+            guard let d = Timestamps.parse(start) else {
+                throw ConfigurationError(path: "source.start", message: "'\(start)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
+            }
+            s.start = d
+        }
+        s.follow = try reader.bool("source", "follow") ?? (device != nil)
+        s.prefer = (try reader.string("source", "prefer"))?.split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+        source = s
+    }
+        return (source, device)
+    }
+
+    /// `[schedule]`, and a warning when the interval is below the floor.
+    static func readSchedule(_ reader: TableReader) throws -> (schedule: Schedule, warning: String?) {
+    var schedule = Schedule()
+    var intervalWarning: String?
+    if let m = try reader.duration("schedule", "minimum") { schedule.minimum = m }
+    if let d = try reader.duration("schedule", "deadline") { schedule.deadline = d }
+    if let j = try reader.string("schedule", "jitter") {
+        guard j == "0" || j == "0s" || Durations.parse(j) != nil else {
+            throw ConfigurationError(path: "schedule.jitter", message: "'\(j)' is not a duration such as 30s")
+        }
+        schedule.jitter = Durations.parse(j) ?? 0
+    }
+    if let i = try reader.string("schedule", "interval") {
+        switch i {
+        case "minimum": schedule.interval = .minimum
+        case "never": schedule.interval = .never
+        default:
+            if let d = Durations.parse(i) {
+                schedule.interval = .every(d)
+            } else if i.contains(" ") {
+                do { schedule.interval = .cron(try CronSchedule(i)) } catch {
+                    throw ConfigurationError(path: "schedule.interval", message: error.description)
+                }
+            } else {
+                throw ConfigurationError(path: "schedule.interval",
+                                         message: "'\(i)' is not \"minimum\", \"never\", a duration like \"15m\" or a cron expression like \"0 21 * * *\"")
+            }
+        }
+    }
+    if case .every(let d) = schedule.interval, d < schedule.minimum {
+        intervalWarning = "schedule.interval \"\(Durations.format(d))\" is below schedule.minimum \"\(Durations.format(schedule.minimum))\": fetches run every \(Durations.format(schedule.minimum)) at most"
+    }
+    if let w = try reader.string("schedule", "window") {
+        switch w {
+        case "since-last": schedule.window = .sinceLast
+        case "1h": schedule.window = .aligned(3600)
+        case "1d": schedule.window = .aligned(86_400)
+        default:
+            throw ConfigurationError(path: "schedule.window", message: "'\(w)' is not \"since-last\", \"1h\" or \"1d\"")
+        }
+    }
+    schedule.postZero = try reader.bool("schedule", "post_zero") ?? false
+    schedule.onWalkEnd = try reader.bool("schedule", "on_walk_end") ?? false
+        return (schedule, intervalWarning)
+    }
+
+    /// `[text]`: the template and how dates are written.
+    static func readComposer(_ reader: TableReader) throws -> MessageComposer {
+    var template = Template.seed
+    if let preset = try reader.string("text", "preset") {
+        switch preset {
+        case "seed", "ja": template = Template.seed
+        case "english", "en": template = Template.english
+        default: throw ConfigurationError(path: "text.preset", message: "'\(preset)' is not \"seed\" or \"english\"")
+        }
+    }
+    if let t = try reader.string("text", "template") { template = t }
+    let zone = try reader.string("text", "time_zone") ?? "UTC"
+    let composer: MessageComposer
+    do {
+        composer = try MessageComposer(
+            template: try Template(template),
+            device: try reader.string("text", "device") ?? MessageComposer.defaultDevice,
+            dateFormat: try reader.string("text", "date_format") ?? MessageComposer.defaultDateFormat,
+            timeZone: zone,
+            locale: try reader.string("text", "locale") ?? "en_US_POSIX")
+    } catch let e as TemplateError {
+        throw ConfigurationError(path: "text.template", message: e.description)
+    } catch let e as ComposerError {
+        throw ConfigurationError(path: "text.time_zone", message: e.description)
+    }
+        return composer
+    }
+
+    /// `source.device` resolved to a step counter or an accelerometer, its log or samples beside the state.
+    static func resolveDevice(_ device: String, source: Source, reader: TableReader, statePath: String) throws -> Source {
+        var s = source
+        let roots = DeviceRoots(sys: try reader.string("source", "sys_root") ?? "/sys",
+                                dev: try reader.string("source", "dev_root") ?? "/dev")
+        let stateDirectory = (statePath as NSString).deletingLastPathComponent
+        switch try SourceDevice.resolve(device, roots: roots, sampling: try reader.string("source", "sampling"),
+                                        rateHz: try reader.number("source", "rate"), stateDirectory: stateDirectory) {
+        case .stepCounter(let counter):
+            s.stepCounter = counter
+            s.path = counter.logPath
+            s.format = "steplog"
+        case .accelerometer(let accelerometer):
+            s.accelerometer = accelerometer
+            s.path = accelerometer.samplePath
+            s.format = "generic-csv"
+        }
+        s.follow = true
+        return s
+    }
+
+    /// `[push]`: the port and the bearer token (through the one secret resolver), and any warning about it.
+    static func readPush(_ reader: TableReader, environment: [String: String], base: URL) throws -> (push: Push?, warnings: [String]) {
+    var push: Push?
+    var pushWarnings: [String] = []
+    if let pushTable = try reader.section("push") {
+        guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
+            throw ConfigurationError(path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
+        }
+        var p = Push(port: UInt16(port))
+        // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
+        var secrets = SecretResolver(environment: environment, readFile: { path in
+            try SecretFile.read(resolve(path, against: base))
+        })
+        do {
+            guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
+                throw ConfigurationError(path: "push", message: "a bearer token is required: set token_env or token_file")
+            }
+            p.token = token
+        } catch let error as ConfigurationError where error.isMissingSecret {
+            p.tokenProblem = error.description
+        }
+        pushWarnings = secrets.warnings
+        if let period = try reader.duration("push", "period") { p.period = period }
+        push = p
+    }
+        return (push, pushWarnings)
+    }
+
+    /// `[[publish]]`: the targets, their warnings, or why their credentials are missing.
+    static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL, statePath: String) throws
+        -> (publishers: [any Publisher], warnings: [String], problem: String?) {
+    var tables: [TOMLTable] = []
+    if let value = root["publish"] {
+        guard let array = value.array else {
+            throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]]")
+        }
+        for (i, element) in array.enumerated() {
+            guard let t = element.table else {
+                throw ConfigurationError(path: "publish[\(i)]", message: "must be a table")
+            }
+            tables.append(t)
+        }
+    }
+    var publishers: [any Publisher] = [StdoutPublisher()]
+    var warnings: [String] = []
+    var problem: String?
+    if !tables.isEmpty {
+        do {
+            let set = try PublisherRegistry.make(tables: tables, environment: environment, baseDirectory: base,
+                                                     context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
+            publishers = set.publishers
+            warnings = set.warnings
+        } catch let missing as MissingCredentials {
+            publishers = []
+            problem = missing.description
+        }
+    }
+        return (publishers, warnings, problem)
     }
 
     static func resolve(_ path: String, against base: URL) -> String {
@@ -355,31 +382,5 @@ public struct AgentConfiguration: Sendable {
         if let publishingProblem { return "missing credentials: \(publishingProblem)" }
         if source == nil { return "no [source] configured (set source.path or source.device)" }
         return nil
-    }
-}
-
-/// `[section] key` access for the agent's file through Publishing's `ConfigTable`, the one table reader: every
-/// configuration error (a wrong type, an unknown key, a bad duration) is worded there, as for `[[publish]]` tables.
-struct TableReader {
-    let document: ConfigTable
-
-    init(root: TOMLTable) { document = ConfigTable(document: root) }
-
-    func section(_ name: String) throws -> ConfigTable? { try document.table(name) }
-
-    func checkKeys(_ name: String, allowed: Set<String>) throws {
-        guard let t = try section(name) else { return }
-        for key in t.table.keys.sorted() where !allowed.contains(key) {
-            throw t.error(key, "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
-        }
-    }
-
-    func string(_ name: String, _ key: String) throws -> String? { try section(name)?.string(key) }
-    func bool(_ name: String, _ key: String) throws -> Bool? { try section(name)?.bool(key) }
-    func int(_ name: String, _ key: String) throws -> Int? { try section(name)?.int(key, range: Int.min...Int.max) }
-    func number(_ name: String, _ key: String) throws -> Double? { try section(name)?.number(key) }
-
-    func duration(_ name: String, _ key: String) throws -> TimeInterval? {
-        try section(name)?.parsed(key, expected: "a duration such as \"30s\", \"10m\" or \"1h\"", Durations.parse)
     }
 }

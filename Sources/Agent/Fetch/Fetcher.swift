@@ -13,6 +13,8 @@ public struct Fetcher: Sendable {
     let publishers: [(name: String, publisher: any Publisher)]
     /// A number in 0..<1 for the retry backoff's jitter (injectable for tests).
     var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+    /// The clock the budget (`schedule.deadline`) runs on: the continuous clock in production, a test clock in tests.
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     public init(configuration: AgentConfiguration) {
         self.configuration = configuration
@@ -28,34 +30,22 @@ public struct Fetcher: Sendable {
     }
 
     /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.
-    /// The budget (`schedule.deadline`) is measured on the real monotonic clock from the call.
+    /// The budget (`schedule.deadline`) is measured on `clock` from the call.
     public func fetch(now: Date, trigger: String, dryRun: Bool = false) async -> FetchReport {
-        let budgetEnd = ContinuousClock.now + .seconds(configuration.schedule.deadline)
+        let budget = Deadline(in: .seconds(configuration.schedule.deadline), clock: clock)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
             report.fail(.configuration, "missing credentials: \(problem)")
-            return recordEarlyFailure(report, budgetEnd: budgetEnd)
+            return recordEarlyFailure(report, budget: budget)
         }
         let lock: StateLock?
-        if dryRun {
-            lock = nil
-        } else {
-            // Another fetch (the agent's, a timer's) may hold the state: wait for it within the budget.
-            do {
-                lock = try await StateLock.acquire(path: configuration.statePath + ".lock",
-                                                   waitingUntil: Deadline(at: budgetEnd, on: ContinuousClock()))
-            } catch {
-                report.fail(.temporary, "\(error)")
-                return recordEarlyFailure(report, budgetEnd: budgetEnd)
-            }
+        do { lock = try await lockState(dryRun: dryRun, budget: budget) } catch {
+            report.fail(.temporary, "\(error)")
+            return recordEarlyFailure(report, budget: budget)
         }
         defer { lock?.release() }
-
         let store: StateStore
-        do {
-            store = dryRun ? try StateStore(readOnlyPath: configuration.statePath)
-                : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
-        } catch {
+        do { store = try openStore(dryRun: dryRun) } catch {
             report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
             return report
         }
@@ -64,7 +54,7 @@ public struct Fetcher: Sendable {
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
-            try await ingestAndClose(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report)
+            try await ingestAndClose(store: store, nowNs: nowNs, budget: budget, report: &report)
         } catch let e as InputError {
             failures.append((FailureKind.of(e), "ingestion: \(e)"))
         } catch let e as FetchFailure {
@@ -75,7 +65,7 @@ public struct Fetcher: Sendable {
 
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered = dryRun ? listDryRunDeliveries(&report)
-            : await deliverPending(store: store, nowNs: nowNs, budgetEnd: budgetEnd, report: &report, failures: &failures)
+            : await deliverPending(store: store, nowNs: nowNs, budget: budget, report: &report, failures: &failures)
 
         if !failures.isEmpty {
             report.fail(failures.map(\.kind).max() ?? .temporary, Self.summarize(failures.map(\.reason)))
@@ -86,9 +76,8 @@ public struct Fetcher: Sendable {
         }
 
         // 4. History: exactly one row per fetch.
-        let began = budgetEnd - .seconds(configuration.schedule.deadline)
         if !dryRun {
-            let endedNs = nowNs + Int64((ContinuousClock.now - began) / .nanoseconds(1))
+            let endedNs = nowNs + Int64(elapsed(budget) / .nanoseconds(1))
             do {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
@@ -97,16 +86,18 @@ public struct Fetcher: Sendable {
                 }
             }
         }
-        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        report.elapsedMs = elapsed(budget) / .milliseconds(1)
         return report
     }
 
+    /// Time since the fetch began, on its clock.
+    func elapsed(_ budget: Deadline) -> Duration { .seconds(configuration.schedule.deadline) - budget.remaining }
+
     /// A fetch that failed before it could start (missing credentials, the state held by another fetch for the
     /// whole budget) is still recorded in the history, when the state database can be written.
-    func recordEarlyFailure(_ report: FetchReport, budgetEnd: ContinuousClock.Instant) -> FetchReport {
+    func recordEarlyFailure(_ report: FetchReport, budget: Deadline) -> FetchReport {
         var report = report
-        let began = budgetEnd - .seconds(configuration.schedule.deadline)
-        report.elapsedMs = (ContinuousClock.now - began) / .milliseconds(1)
+        report.elapsedMs = elapsed(budget) / .milliseconds(1)
         guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else { return report }
         let nowNs = Timestamps.nanoseconds(report.now)
         try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
@@ -115,6 +106,18 @@ public struct Fetcher: Sendable {
 
     /// Bytes of a line-based source read per slice of ingestion (a few tens of milliseconds of parsing).
     public var sliceBytes: Int64 = 16 << 20
+
+    /// Another fetch (the agent's, a timer's) may hold the state: waits for it within the budget. A dry run takes
+    /// no lock.
+    func lockState(dryRun: Bool, budget: Deadline) async throws -> StateLock? {
+        dryRun ? nil : try await StateLock.acquire(path: configuration.statePath + ".lock", waitingUntil: budget)
+    }
+
+    /// The state database: read-only for a dry run.
+    func openStore(dryRun: Bool) throws -> StateStore {
+        dryRun ? try StateStore(readOnlyPath: configuration.statePath)
+            : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
+    }
 
     /// A dry run lists what each target would be sent, and delivers nothing.
     func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
@@ -129,12 +132,12 @@ public struct Fetcher: Sendable {
 
     /// Delivers the pending outbox entries oldest first; returns how many went through. A post refused for good is a
     /// configuration problem (credentials, the target's settings); anything else is retried later.
-    func deliverPending(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant, report: inout FetchReport,
+    func deliverPending(store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport,
                         failures: inout [(kind: FailureKind, reason: String)]) async -> Int {
         var delivered = 0
         do {
             for entry in try store.outbox(status: "pending") {
-                let outcome = await deliver(entry, store: store, nowNs: nowNs, budgetEnd: budgetEnd)
+                let outcome = await deliver(entry, store: store, nowNs: nowNs, budget: budget)
                 report.deliveries.append(outcome)
                 switch outcome.outcome {
                 case "delivered", "already_delivered": delivered += 1

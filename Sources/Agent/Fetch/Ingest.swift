@@ -160,7 +160,7 @@ extension Fetcher {
     /// bouts and detector state are saved in one transaction, and the budget is checked: ingestion stops when
     /// `ingestShare` of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for
     /// delivery; the rest of a backlog goes on at the next fetch. A dry run reads everything and saves nothing.
-    func ingestAndClose(store: StateStore, nowNs: Int64, budgetEnd: ContinuousClock.Instant,
+    func ingestAndClose(store: StateStore, nowNs: Int64, budget: Deadline,
                         report: inout FetchReport) async throws {
         guard let source = configuration.source else {
             try closeWithoutSource(store: store, nowNs: nowNs, report: &report)
@@ -173,7 +173,7 @@ extension Fetcher {
             try closeDryRun(store: store, ingest: ingest, nowNs: nowNs, report: &report)
             return
         }
-        let ingestEnd = budgetEnd - .seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
+        let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var saved = try Self.savedSource(store, source.path)
         var observeDevice = true
         while true {
@@ -181,7 +181,7 @@ extension Fetcher {
                                          byteLimit: sliceBytes)
             observeDevice = false  // a step counter is read once per fetch
             report.boutsEnded += ingest.bouts.count
-            let last = !ingest.moreToRead || ContinuousClock.now >= ingestEnd || Task.isCancelled
+            let last = !ingest.moreToRead || budget.remaining <= deliveryShare || Task.isCancelled
             try saveSlice(store: store, ingest: ingest, source: source.path, nowNs: nowNs, close: last, report: &report)
             source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
             if last {

@@ -10,7 +10,7 @@ extension Fetcher {
     /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
     /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
     func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
-                 budgetEnd: ContinuousClock.Instant) async -> FetchReport.Delivery {
+                 budget: Deadline) async -> FetchReport.Delivery {
         var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
                                      windowEnd: entry.windowEnd, outcome: "deferred")
         guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
@@ -21,7 +21,7 @@ extension Fetcher {
             d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
             return d
         }
-        guard var deadline = Self.remainingBudget(budgetEnd) else {
+        guard var deadline = Self.remainingBudget(budget) else {
             d.reason = "deadline passed before delivery"
             return d
         }
@@ -31,7 +31,7 @@ extension Fetcher {
                                        nowNs: nowNs, delivery: &d) {
                 return d
             }
-            guard let left = Self.remainingBudget(budgetEnd) else {
+            guard let left = Self.remainingBudget(budget) else {
                 d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
                 return d
             }
@@ -116,10 +116,9 @@ extension Fetcher {
         return true
     }
 
-    /// The deadline at `budgetEnd`; nil when less than 50 ms remain.
-    static func remainingBudget(_ budgetEnd: ContinuousClock.Instant) -> Deadline? {
-        let deadline = Deadline(at: budgetEnd, on: ContinuousClock())
-        return deadline.remaining > .milliseconds(50) ? deadline : nil
+    /// The fetch's budget, or nil when less than 50 ms of it remain.
+    static func remainingBudget(_ budget: Deadline) -> Deadline? {
+        budget.remaining > .milliseconds(50) ? budget : nil
     }
 
     /// Looks a post up, but returns no later than the deadline (+ a little).

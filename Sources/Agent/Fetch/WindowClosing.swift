@@ -28,21 +28,7 @@ extension Fetcher {
             guard dryRun, let ingest else { return 0 }
             return ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0) }
         }
-        var windows: [(Int64, Int64)] = []
-        switch configuration.schedule.window {
-        case .sinceLast:
-            if endLimit > startNs { windows = [(startNs, endLimit)] }
-        case .aligned(let length):
-            let zone = configuration.composer.timeZone
-            var p = Self.periodStart(containing: startNs, length: length, zone: zone)
-            if p < startNs { p = Self.periodStart(containing: startNs, length: length, zone: zone, next: true) }
-            while windows.count < 48 {
-                let e = Self.periodStart(containing: p, length: length, zone: zone, next: true)
-                guard e <= endLimit else { break }
-                windows.append((p, e))
-                p = e
-            }
-        }
+        let windows = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?
         for (lo, hi) in windows {
             let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi)
@@ -81,6 +67,27 @@ extension Fetcher {
             report.windowEnd = StateStore.date(max(startNs, endLimit))
             report.steps = 0
         }
+    }
+
+    /// The windows from `startNs` whose end has settled by `endLimit`: one since-last window, or whole aligned periods
+    /// (48 at most per fetch).
+    func windowsToClose(from startNs: Int64, to endLimit: Int64) -> [(Int64, Int64)] {
+        var windows: [(Int64, Int64)] = []
+        switch configuration.schedule.window {
+        case .sinceLast:
+            if endLimit > startNs { windows = [(startNs, endLimit)] }
+        case .aligned(let length):
+            let zone = configuration.composer.timeZone
+            var p = Self.periodStart(containing: startNs, length: length, zone: zone)
+            if p < startNs { p = Self.periodStart(containing: startNs, length: length, zone: zone, next: true) }
+            while windows.count < 48 {
+                let e = Self.periodStart(containing: p, length: length, zone: zone, next: true)
+                guard e <= endLimit else { break }
+                windows.append((p, e))
+                p = e
+            }
+        }
+        return windows
     }
 
     /// Start (ns) of the period of `length` seconds containing `ns` (or the following one), aligned in `zone`.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Publishing
 
 /// The agent's time source: the real clock in production, a manual one in tests (so tests never really sleep).
 public protocol AgentClock: Sendable {
@@ -257,7 +258,10 @@ public actor AgentScheduler {
         if let regular = next {
             var when = regular
             if consecutiveFailures > 1 {
-                let backoff = min(s.minimum * pow(2, Double(min(consecutiveFailures - 1, 10))), 6 * 3600)
+                // The one documented backoff, with equal jitter: its fixed half is the floor doubling per failure in a
+                // row (2 × minimum after the second, 6 h at most), its random half adds up to as much again.
+                let backoff = Backoff.delay(attempt: consecutiveFailures, retryAfter: nil, base: 2 * s.minimum,
+                                            cap: 12 * 3600, random: random)
                 when = max(regular, now.addingTimeInterval(backoff))
             }
             when = when.addingTimeInterval(random() * s.jitter)

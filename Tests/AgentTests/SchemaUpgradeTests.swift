@@ -1,0 +1,31 @@
+@testable import Agent
+import Foundation
+import Testing
+import TestSupport
+
+/// A state database written by the schema of 2026-11-23 (`fixtures/state-schema-2026-11-23.sqlite`: one fetch of the
+/// demo walk whose post to an unreachable webhook stayed pending) must open with today's migrations and keep its
+/// cursor, steps, outbox row and history. Kept before the schema moves to typed records, so that change is tested
+/// against a real old database.
+@Suite struct SchemaUpgradeTests {
+    @Test func aDatabaseFromTheOldSchemaOpensWithEverythingKept() throws {
+        let fixture = SharedData.packageRoot.appendingPathComponent("fixtures/state-schema-2026-11-23.sqlite").path
+        let dir = try TempDir()
+        let path = dir.path("state.sqlite")
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        let store = try StateStore(path: path)
+        let saved = try store.writer.read { db in
+            try StateStore.savedSource(db, source: "/work/wt-arch/fixtures/demo_walk_50hz.csv")
+        }
+        #expect(saved.cursor != nil)
+        #expect(saved.detector != nil)
+        #expect(try store.stepRange() != nil)
+        #expect(try store.steps(fromNs: 0, toNs: 4_000_000_000_000_000_000) == 112)
+        let pending = try store.outbox(status: "pending")
+        #expect(pending.map(\.target) == ["gone"])
+        #expect(pending.map(\.attempts) == [1])
+        #expect(pending.map(\.idempotencyKey) == ["steps-20261121T010200Z-20261123T013037Z"])
+        #expect(pending.first?.steps == 112)
+        #expect(try store.history().map(\.result) == ["Failed"])
+    }
+}
