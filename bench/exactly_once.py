@@ -162,6 +162,8 @@ def main():
     ap.add_argument("--drop-rate", type=float, default=0.3)
     ap.add_argument("--target", choices=["webhook", "ntfy"], default="webhook")
     ap.add_argument("--out")
+    ap.add_argument("--slice-bytes", type=int, default=8192,
+                    help="bytes per ingestion slice (STEPTWEET_SLICE_BYTES): small, so kills land inside sliced ingestion")
     args = ap.parse_args()
     ntfy = args.target == "ntfy"
     args.out = args.out or os.path.join(ROOT, "bench", "exactly_once_ntfy_result.txt" if ntfy else "exactly_once_result.txt")
@@ -193,6 +195,7 @@ path = "{work}/state.sqlite"
 """ + (f'kind = "ntfy"\nbase_url = "http://127.0.0.1:{port}"\ntopic = "steps"\n' if ntfy else
        'kind = "webhook"\nurl_env = "STEPTWEET_BENCH_URL"\n'))
     os.environ["STEPTWEET_BENCH_URL"] = f"http://127.0.0.1:{port}/posts"  # webhook URLs are secrets: never inline
+    os.environ["STEPTWEET_SLICE_BYTES"] = str(args.slice_bytes)  # many slices per fetch: kills land inside them
     rows = walk_rows()
     t0 = rows[0][0]
     with open(live, "w") as f:
@@ -235,8 +238,10 @@ path = "{work}/state.sqlite"
             kills += 1
             continue
         durations.append(took)
-        last = out.strip().splitlines()[-1] if out.strip() else ""
-        key = last.split(":")[0]
+        try:
+            key = json.loads(out)["result"]          # `fetch --json` prints one JSON document
+        except ValueError:
+            key = ""
         if key not in results:
             print(f"cycle {i}: unexpected output (exit {code}): {out!r} {err!r}", file=sys.stderr)
             sys.exit(2)
@@ -330,8 +335,7 @@ path = "{work}/state.sqlite"
         db.close()
         r = subprocess.run([args.binary, "fetch", "--config", dcfg, "--now", iso(BASE + timedelta(days=1)), "--json"],
                            capture_output=True, text=True)
-        line = [l for l in r.stdout.splitlines() if l.startswith("{")][-1]
-        j = json.loads(line)
+        j = json.loads(r.stdout)
         assert j["steps"] == events, (j["steps"], events)
         timings.append(j["elapsed_ms"])
     timings.sort()

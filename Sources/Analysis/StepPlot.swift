@@ -90,7 +90,17 @@ public enum StepPlot {
         let svg = render(title: (path as NSString).lastPathComponent, result: result, envelope: envelope,
                          width: max(width, 190), height: max(height, 160))
         do {
-            try Data(svg.utf8).write(to: URL(fileURLWithPath: svgPath), options: .atomic)
+            // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
+            // through a folder in /tmp that it leaves behind on Linux.)
+            let partial = svgPath + ".partial"
+            try Data(svg.utf8).write(to: URL(fileURLWithPath: partial))
+            guard rename(partial, svgPath) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(partial)
+                throw InputError(file: svgPath, message: "cannot write the plot: \(reason)")
+            }
+        } catch let error as InputError {
+            throw error
         } catch {
             throw InputError(file: svgPath, message: "cannot write the plot: \(error.localizedDescription)")
         }

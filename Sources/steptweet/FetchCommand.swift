@@ -66,7 +66,12 @@ struct FetchCommand: AsyncParsableCommand {
         if let problem = config.publishingProblem {
             throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
         }
-        let report = await Fetcher(configuration: config).fetch(now: at, trigger: "manual", dryRun: dryRun)
+        var fetcher = Fetcher(configuration: config)
+        // Benchmarks (bench/exactly_once.py) make slices small so that kills land inside sliced ingestion.
+        if let bytes = ProcessInfo.processInfo.environment["STEPTWEET_SLICE_BYTES"].flatMap(Int64.init), bytes > 0 {
+            fetcher.sliceBytes = bytes
+        }
+        let report = await fetcher.fetch(now: at, trigger: "manual", dryRun: dryRun)
         if quiet {
             if report.result == .failed { printError(report.line) }
         } else {

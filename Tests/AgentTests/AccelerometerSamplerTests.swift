@@ -120,9 +120,11 @@ func sampleLines(_ path: String) -> [String] {
         let device = try #require(try tree.configuration(rate: 50).source?.accelerometer)
         let done = DispatchSemaphore(value: 0)
         let start: Int64 = 1_763_700_000_000_000_000
+        // The clock's closure holds the path, not the tree, so the tree's folder is removed when the test ends.
+        let xRaw = tree.device + "/in_accel_x_raw"
         let clock = SteppingClock(start: start) { n in
-            if n == 20 { try? FileManager.default.removeItem(atPath: tree.device + "/in_accel_x_raw") }
-            if n == 23 { try? tree.write("in_accel_x_raw", "100") }
+            if n == 20 { try? FileManager.default.removeItem(atPath: xRaw) }
+            if n == 23 { try? Data("100\n".utf8).write(to: URL(fileURLWithPath: xRaw)) }
             if n == 120 { done.signal() }
         }
         let events = EventLog()

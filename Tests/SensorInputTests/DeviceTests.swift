@@ -42,7 +42,7 @@ struct FakeTree {
     func remove(_ name: String) { try? FileManager.default.removeItem(atPath: device + "/" + name) }
 }
 
-@Suite struct IIODeviceTests {
+@Suite(.temporaryFolder) struct IIODeviceTests {
     static let sharedRoots = DeviceRoots(sys: "../shared/data/formats/iio_fake_sysfs/sys",
                                          dev: "../shared/data/formats/iio_fake_sysfs/dev")
 
@@ -121,7 +121,7 @@ struct FakeTree {
     }
 }
 
-@Suite struct IIOBufferTests {
+@Suite(.temporaryFolder) struct IIOBufferTests {
     @Test func channelTypes() throws {
         let t = try #require(IIOChannelType("le:s12/16>>4"))
         #expect(t == IIOChannelType("LE:S12/16>>4") ?? t)
@@ -188,7 +188,7 @@ struct FakeTree {
     }
 }
 
-@Suite struct EvdevTests {
+@Suite(.temporaryFolder) struct EvdevTests {
     static func event(_ sec: Int64, _ usec: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] {
         var out: [UInt8] = []
         withUnsafeBytes(of: sec.littleEndian) { out += $0 }

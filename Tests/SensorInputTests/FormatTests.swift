@@ -2,6 +2,7 @@ import Foundation
 import SensorInput
 import StepDetection
 import Testing
+import TestSupport
 
 /// Reads `path` completely, returning the summary and every item.
 func readAll(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [InputItem]) {
@@ -22,7 +23,7 @@ let shared = "../shared/data/formats"
 let walk = "\(shared)/derived_walk_60s"
 let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
-@Suite struct DerivedWalkLayoutTests {
+@Suite(.temporaryFolder) struct DerivedWalkLayoutTests {
     struct Expectation: Sendable, CustomStringConvertible {
         var file: String
         var format: String
@@ -113,7 +114,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 }
 
-@Suite struct StepReadingFormatTests {
+@Suite(.temporaryFolder) struct StepReadingFormatTests {
     /// Totals checked by hand: `awk -F, 'NR>10{s+=$4}'` over the ActiGraph files (NR>11 and $5 for the one with a
     /// column row), the ten StepCount `value`s of the Apple export (329+283+426+61+10+200+390+320+216+282), and the
     /// 34 Fitbit minute values summed with Python's json module.
@@ -231,7 +232,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 }
 
-@Suite struct BadInputTests {
+@Suite(.temporaryFolder) struct BadInputTests {
     func csv(_ rows: [String], header: String = "t_ms,x,y,z") -> String {
         ([header] + rows).joined(separator: "\n") + "\n"
     }
@@ -336,7 +337,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 }
 
-@Suite struct StepLogWriterTests {
+@Suite(.temporaryFolder) struct StepLogWriterTests {
     @Test func writtenLinesReadBack() throws {
         let t0 = TimeParsing.parseISO8601("2026-11-21T10:00:00.250Z")!
         #expect(StepLogLine.rfc3339(t0) == "2026-11-21T10:00:00.250Z")

@@ -15,7 +15,7 @@ func makeDatabase(_ path: String, _ sql: String) throws {
     }
 }
 
-@Suite struct GadgetbridgeTests {
+@Suite(.temporaryFolder) struct GadgetbridgeTests {
     static let schema = """
         CREATE TABLE DEVICE (_id INTEGER PRIMARY KEY, NAME TEXT, MANUFACTURER TEXT, IDENTIFIER TEXT, ALIAS TEXT);
         INSERT INTO DEVICE VALUES (1, 'Mi Band 6', 'Xiaomi', 'AA', 'left wrist'), (2, 'Bangle.js', 'Espruino', 'BB', NULL);

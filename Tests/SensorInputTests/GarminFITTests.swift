@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct GarminFITTests {
+@Suite(.temporaryFolder) struct GarminFITTests {
     /// 2026-11-20 00:00 local at UTC−6 (06:00Z).
     static let midnight: Int64 = 1_795_413_600
     /// Walking and running running totals over two local days, crossing local midnight; cycling (strokes) ignored.

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct GoogleFitTests {
+@Suite(.temporaryFolder) struct GoogleFitTests {
     static let takeout = "data/formats/google_fit/biohacker-takeout/Takeout"
 
     func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
@@ -105,7 +105,7 @@ import Testing
     }
 }
 
-@Suite struct BinaryInputTests {
+@Suite(.temporaryFolder) struct BinaryInputTests {
     @Test func nonTextFilesAreRejectedInOneLine() throws {
         let dir = try TempDir()
         let elf = try dir.write("prog", Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 142_304)))

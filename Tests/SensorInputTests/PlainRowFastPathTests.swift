@@ -2,10 +2,11 @@ import Foundation
 import SensorInput
 import StepDetection
 import Testing
+import TestSupport
 
 /// The one-pass reader for plain comma-separated rows must give exactly what the general path gives, and leave every
 /// other row (spaces, exponents, quotes, long mantissas, wrong field counts, junk) to the general path.
-@Suite struct PlainRowFastPathTests {
+@Suite(.temporaryFolder) struct PlainRowFastPathTests {
     @Test func sensorLoggerEpochNanosecondsReadTheSameBothWays() throws {
         // Sensor Logger: 19-digit epoch-ns times (plain integers) and z,y,x columns.
         var csv = "time,seconds_elapsed,z,y,x\n"

@@ -1,7 +1,8 @@
 @testable import SensorInput
 import Testing
+import TestSupport
 
-@Suite struct ProgressTests {
+@Suite(.temporaryFolder) struct ProgressTests {
     @Test func onlyForLargeInputsOnATerminal() {
         #expect(ProgressMeter(total: 60_000_000, enabled: true, isTerminal: true).active)
         #expect(!ProgressMeter(total: 60_000_000, enabled: true, isTerminal: false).active)  // stderr not a tty

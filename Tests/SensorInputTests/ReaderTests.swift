@@ -4,15 +4,12 @@ import StepDetection
 import Testing
 import TestSupport
 
+/// A new file with `contents` in the running test's temporary folder (its suite has `.temporaryFolder`).
 func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorinput-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let path = dir.appendingPathComponent(name).path
-    try Data(contents).write(to: URL(fileURLWithPath: path))
-    return path
+    try TemporaryFolder.file(Data(contents), name: name)
 }
 
-@Suite struct NumberParsingTests {
+@Suite(.temporaryFolder) struct NumberParsingTests {
     func parse(_ s: String) -> Double? {
         let bytes = Array(s.utf8)
         return bytes.withUnsafeBufferPointer { NumberParsing.parseDouble($0.baseAddress!, 0, bytes.count) }
@@ -51,7 +48,7 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
     }
 }
 
-@Suite struct LineReaderTests {
+@Suite(.temporaryFolder) struct LineReaderTests {
     func lines(_ bytes: [UInt8], chunk: Int = 4096) throws -> [(String, Int, Bool)] {
         let path = try temporaryFile(bytes)
         var out: [(String, Int, Bool)] = []
@@ -76,7 +73,7 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
     }
 }
 
-@Suite struct GenericCSVTests {
+@Suite(.temporaryFolder) struct GenericCSVTests {
     func read(_ text: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [AccelerationSample]) {
         let path = try temporaryFile(Array(text.utf8))
         var samples: [AccelerationSample] = []

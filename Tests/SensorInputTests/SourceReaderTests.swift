@@ -2,8 +2,9 @@ import Foundation
 import SensorInput
 import StepDetection
 import Testing
+import TestSupport
 
-@Suite struct SourceReaderTests {
+@Suite(.temporaryFolder) struct SourceReaderTests {
     func append(_ text: String, to path: String) throws {
         let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try h.seekToEnd()
@@ -35,7 +36,7 @@ import Testing
     }
 }
 
-@Suite struct FollowModeTests {
+@Suite(.temporaryFolder) struct FollowModeTests {
     func append(_ text: String, to path: String) throws {
         let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try h.seekToEnd()

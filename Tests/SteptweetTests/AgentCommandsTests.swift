@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `steptweet init`, `fetch`, `status`, `history` and `steps` run as a user runs them: real files, real SQLite.
-@Suite struct AgentCommandsTests {
+@Suite(.temporaryFolder) struct AgentCommandsTests {
     func configure(_ extra: String = "") throws -> String {
         let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
         return try Steptweet.tempFile("""

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The agent as a real process: SIGUSR1 fetches now, SIGTERM stops it cleanly.
-@Suite(.timeLimit(.minutes(1))) struct AgentProcessTests {
+@Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct AgentProcessTests {
     /// Collects a pipe's lines on a background thread.
     final class Lines: @unchecked Sendable {
         private let lock = NSLock()

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The command line's conventions: version, JSON documents, times without an offset, exit statuses, escaped text.
-@Suite struct CLIConventionsTests {
+@Suite(.temporaryFolder) struct CLIConventionsTests {
     @Test func versionIsPrinted() throws {
         let r = try Steptweet.run(["--version"])
         #expect(r.status == 0)

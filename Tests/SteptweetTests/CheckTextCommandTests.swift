@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-@Suite struct CheckTextCommandTests {
+@Suite(.temporaryFolder) struct CheckTextCommandTests {
     static let seed = "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 Tweet By Background Fetch"
 
     @Test func jsonHasSnakeCaseKeysAndEveryLimit() throws {

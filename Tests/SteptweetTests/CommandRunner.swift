@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `steptweet` binary and captures what it prints.
 struct CommandResult {
@@ -42,19 +43,9 @@ enum Steptweet {
                              stderr: String(decoding: e, as: UTF8.self))
     }
 
-    /// Writes `contents` to a new temporary file and returns its path (in a folder removed when the tests end).
+    /// Writes `contents` to a new file in the running test's temporary folder (its suite has `.temporaryFolder`) and
+    /// returns its path.
     static func tempFile(_ contents: String, name: String = "input.csv") throws -> String {
-        let dir = URL(fileURLWithPath: testFilesRoot).appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let url = dir.appendingPathComponent(name)
-        try Data(contents.utf8).write(to: url)
-        return url.path
+        try TemporaryFolder.file(Data(contents.utf8), name: name)
     }
 }
-
-/// One folder for this test process's temporary files, removed at exit.
-let testFilesRoot: String = {
-    let root = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-tests-\(getpid())").path
-    atexit { try? FileManager.default.removeItem(atPath: testFilesRoot) }
-    return root
-}()

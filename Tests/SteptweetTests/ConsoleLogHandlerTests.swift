@@ -2,8 +2,9 @@ import Foundation
 import Logging
 @testable import steptweet
 import Testing
+import TestSupport
 
-@Suite struct ConsoleLogHandlerTests {
+@Suite(.temporaryFolder) struct ConsoleLogHandlerTests {
     let tokyo = TimeZone(identifier: "Asia/Tokyo")!
     let at = Date(timeIntervalSince1970: 1_763_686_800)  // 2025-11-21T01:00:00Z
 

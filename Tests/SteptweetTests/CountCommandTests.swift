@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct CountCommandTests {
+@Suite(.temporaryFolder) struct CountCommandTests {
     let walk: String
 
     init() throws { walk = try SharedData.require("data/formats/derived_walk_60s/generic_t_ms.csv") }

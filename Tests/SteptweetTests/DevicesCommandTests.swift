@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `steptweet devices` against the shared fake IIO tree and a fake evdev tree.
-@Suite struct DevicesCommandTests {
+@Suite(.temporaryFolder) struct DevicesCommandTests {
     let sys: String, dev: String
 
     init() throws {

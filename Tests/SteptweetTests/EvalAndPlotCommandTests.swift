@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct EvalAndPlotCommandTests {
+@Suite(.temporaryFolder) struct EvalAndPlotCommandTests {
     let shared: String
 
     init() throws { shared = try SharedData.require("data/steps") }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Gadgetbridge, Garmin FIT and Google Fit through the commands, as a user runs them.
-@Suite struct FormatsCommandTests {
+@Suite(.temporaryFolder) struct FormatsCommandTests {
     @Test func inspectRecognisesTheThreeSourcesWithoutFlags() throws {
         let cases: [(String, String, Int)] = [
             ("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db", "gadgetbridge", 4),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite struct InspectCommandTests {
+@Suite(.temporaryFolder) struct InspectCommandTests {
     let formats: String
 
     init() throws { formats = try SharedData.require("data/formats") }

@@ -1,10 +1,11 @@
 import FlyingFox
 import Foundation
 import Testing
+import TestSupport
 
 /// `steptweet outbox`: a post refused permanently (HTTP 404 after a wrong URL) is listed, re-queued after the fix and
 /// delivered with its original idempotency key; a dropped one is never sent.
-@Suite(.timeLimit(.minutes(1))) struct OutboxCommandTests {
+@Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct OutboxCommandTests {
     /// A webhook endpoint that answers 404 until `fixed`, then 200, and keeps the idempotency keys it accepted.
     actor Hook {
         var fixed = false

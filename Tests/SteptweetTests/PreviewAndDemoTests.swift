@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 
-@Suite struct PreviewAndDemoTests {
+@Suite(.temporaryFolder) struct PreviewAndDemoTests {
     @Test func previewReproducesTheSeedFormat() throws {
         let r = try Steptweet.run([
             "preview", "--source", "fixtures/demo_walk_50hz.csv",

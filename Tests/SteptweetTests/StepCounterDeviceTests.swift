@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `source.device` with a hardware step counter (a copy of the shared fake IIO sysfs tree), through the real binary.
-@Suite struct StepCounterDeviceTests {
+@Suite(.temporaryFolder) struct StepCounterDeviceTests {
     struct Tree {
         /// Holds the copy; removed when the test ends.
         let temp: TempDir

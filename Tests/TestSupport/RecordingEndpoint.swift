@@ -24,7 +24,7 @@ public actor RecordingEndpoint {
 
     public init(script: [EndpointBehaviour] = []) throws {
         self.script = script
-        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30)
+        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
     }
 
     public func start() async throws -> URL {
