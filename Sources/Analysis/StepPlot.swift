@@ -87,8 +87,10 @@ public enum StepPlot {
                                                 keepStepTimes: true) { sample in
             envelope.add(timeNs: sample.timeNs, value: sample.magnitude)
         }
-        let svg = render(title: (path as NSString).lastPathComponent, result: result, envelope: envelope,
-                         width: max(width, 190), height: max(height, 160))
+        let title = (path as NSString).lastPathComponent
+        let svg = result.kind == .steps
+            ? renderReadings(title: title, result: result, width: max(width, 190), height: max(height, 160))
+            : render(title: title, result: result, envelope: envelope, width: max(width, 190), height: max(height, 160))
         do {
             // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
             // through a folder in /tmp that it leaves behind on Linux.)
@@ -193,6 +195,64 @@ public enum StepPlot {
         out += "<path d=\"M\(f(lx + 115)),20v-12\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 121))\" y=\"18\">counted step</text>"
         out += "<rect x=\"\(f(lx + 215))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#3b6fb6\" fill-opacity=\"0.55\"/><text x=\"\(f(lx + 233))\" y=\"18\">|a| min-max</text>\n"
         out += "</svg>\n"
+        return out
+    }
+
+    /// Steps per interval of a step log (Apple Health, Fitbit, Gadgetbridge, …) as bars: such an input has no signal
+    /// to draw, only readings. The interval is the shortest of 1, 5, 15, 30 min, 1, 6 h or a day that gives at most
+    /// 240 bars; a reading spanning several intervals is spread over them pro rata, as in `RecordingCount.steps`.
+    static func renderReadings(title: String, result: RecordingCount, width: Int, height: Int) -> String {
+        let left = 60.0, right = 30.0, top = 40.0, bottom = 45.0
+        let plotW = Double(width) - left - right, plotH = Double(height) - top - bottom
+        let first = result.readings.map(\.startNs).min() ?? 0
+        let last = max(result.readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
+        let minute: Int64 = 60_000_000_000
+        let intervals: [(Int64, String)] = [(minute, "1 min"), (5 * minute, "5 min"), (15 * minute, "15 min"),
+                                            (30 * minute, "30 min"), (60 * minute, "hour"), (360 * minute, "6 h"),
+                                            (1440 * minute, "day")]
+        let (bucketNs, bucketName) = intervals.first { (last - first + $0.0 - 1) / $0.0 <= 240 } ?? intervals.last!
+        let origin = first / bucketNs * bucketNs
+        let count = Int((last - origin + bucketNs - 1) / bucketNs)
+        var bars = [Double](repeating: 0, count: max(count, 1))
+        for r in result.readings {
+            guard r.endNs > r.startNs else {
+                bars[min(bars.count - 1, Int((r.startNs - origin) / bucketNs))] += Double(r.steps)
+                continue
+            }
+            var lo = r.startNs
+            while lo < r.endNs {
+                let index = Int((lo - origin) / bucketNs)
+                let hi = min(r.endNs, origin + Int64(index + 1) * bucketNs)
+                bars[min(bars.count - 1, index)] += Double(r.steps) * Double(hi - lo) / Double(r.endNs - r.startNs)
+                lo = hi
+            }
+        }
+        let highest = max(bars.max() ?? 1, 1)
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        let barW = plotW / Double(bars.count)
+        let stepWord = result.steps == 1 ? "step" : "steps"
+        var out = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(f(left))" y="22" font-size="15">\(escape(title)): \(result.steps) \(stepWord) in \(result.readings.count) readings, steps per \(bucketName)</text>
+
+            """
+        let valueStep = niceStep(highest / 6)
+        var value = 0.0
+        while value <= highest * 1.0001 {
+            let py = top + plotH - value / highest * plotH
+            out += "<line x1=\"\(f(left))\" y1=\"\(f(py))\" x2=\"\(f(left + plotW))\" y2=\"\(f(py))\" stroke=\"#e4e4e4\"/>"
+            out += "<text x=\"\(f(left - 6))\" y=\"\(f(py + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
+            value += valueStep
+        }
+        for (i, steps) in bars.enumerated() where steps > 0 {
+            let h = steps / highest * plotH
+            out += "<rect x=\"\(f(left + Double(i) * barW))\" y=\"\(f(top + plotH - h))\" width=\"\(f(max(barW - 1, 0.5)))\" height=\"\(f(h))\" fill=\"#3b6fb6\"/>"
+        }
+        let start = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(origin) / 1e9))
+        out += "\n<text x=\"\(f(left + plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">\(bars.count) \(bucketName) intervals from \(start)</text>\n"
+        out += "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">steps per \(bucketName)</text>\n"
+        out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#888\"/>\n</svg>\n"
         return out
     }
 

@@ -76,6 +76,19 @@ import TestSupport
         #expect(steps > 90)
     }
 
+    @Test func plotOfAStepLogDrawsStepsPerIntervalAsBars() throws {
+        let temp = try TempDir("plot")
+        let out = temp.path("steps.svg")
+        let r = try Steptweet.run(["count", "--plot", out, "fixtures/formats/steps-1995-06-23_Fitbit.json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let svg = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(svg.contains("steps-1995-06-23_Fitbit.json: 607 steps in 34 readings, steps per 1 min"))
+        #expect(!svg.contains("|a|"), "a step log has no signal to draw")
+        // One bar per minute with steps.
+        let bars = svg.components(separatedBy: "fill=\"#3b6fb6\"/>").count - 1
+        #expect(bars > 5)
+    }
+
     @Test func plotTakesExactlyOneFile() throws {
         let r = try Steptweet.run(["count", "--plot", "/tmp/x.svg", "fixtures/demo_walk_50hz.csv",
                                    "fixtures/demo_walk_50hz.csv"])
