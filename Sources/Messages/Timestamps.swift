@@ -1,22 +1,33 @@
 import Foundation
 
-/// Parsing and printing of ISO 8601 / RFC 3339 times for options such as `--start` and `--now`.
+/// Parsing and printing of ISO 8601 / RFC 3339 times: the one time parser of every option (`--start`, `--now`) and
+/// configuration key (`source.start`). One meaning everywhere: a time with an offset (`+09:00`, `Z`) is that instant;
+/// a time without one is read in the time zone the caller passes (the configured `text.time_zone`, `--time-zone`, or
+/// the system's), never silently in UTC.
 public enum Timestamps {
     /// Parses `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, with optional fractional seconds, or a local
     /// `2026-11-21T10:00:00` / `2026-11-21 10:00:00`, which is read in `zone`.
-    public static func parse(_ text: String, zone: TimeZone = TimeZone(identifier: "UTC")!) -> Date? {
+    public static func parse(_ text: String, zone: TimeZone) -> Date? {
+        if let instant = parse(text) { return instant }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
-            let f = ISO8601DateFormatter()
-            f.formatOptions = options
-            if let d = f.date(from: trimmed) { return d }
-        }
         let local = DateFormatter()
         local.locale = Locale(identifier: "en_US_POSIX")
         local.timeZone = zone
         for format in ["yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
             local.dateFormat = format
             if let d = local.date(from: trimmed) { return d }
+        }
+        return nil
+    }
+
+    /// Parses a time that carries its offset (`2026-11-21T10:00:00+09:00`, `…Z`, optional fractional seconds); nil
+    /// for a time without one, which needs a zone (`parse(_:zone:)`).
+    public static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            let f = ISO8601DateFormatter()
+            f.formatOptions = options
+            if let d = f.date(from: trimmed) { return d }
         }
         return nil
     }

@@ -196,3 +196,19 @@ import Testing
         #expect(fine.schedule.effectiveInterval == "15m")
     }
 }
+
+@Suite struct TimeMeaningTests {
+    @Test func sourceStartWithoutAnOffsetIsReadInTheConfiguredZoneNeverUTC() throws {
+        let c = try AgentConfiguration.parse("""
+            [source]
+            path = "w.csv"
+            start = "2026-11-21T10:00:00"
+            [text]
+            time_zone = "Asia/Tokyo"
+            """, file: "/etc/steptweet/config.toml", environment: [:])
+        #expect(c.source?.start == Timestamps.parse("2026-11-21T01:00:00Z"))
+        // Without an offset, the offset-only parser refuses rather than guessing UTC.
+        #expect(Timestamps.parse("2026-11-21T10:00:00") == nil)
+        #expect(Timestamps.parse("2026-11-21T10:00:00", zone: TimeZone(identifier: "Asia/Tokyo")!) == Timestamps.parse("2026-11-21T01:00:00Z"))
+    }
+}

@@ -170,9 +170,9 @@ public struct AgentConfiguration: Sendable {
         let reader = TableReader(root: root)
         for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
 
-        let (fileSource, device) = try readSource(reader, base: base)
-        let (schedule, intervalWarning) = try readSchedule(reader)
         let composer = try readComposer(reader)
+        let (fileSource, device) = try readSource(reader, base: base, zone: composer.timeZone)
+        let (schedule, intervalWarning) = try readSchedule(reader)
 
         // [state]
         let statePath = try reader.string("state", "path").map { resolve($0, against: base) }
@@ -188,8 +188,9 @@ public struct AgentConfiguration: Sendable {
         return configuration
     }
 
-    /// `[source]`: a file path or a device name (resolved later, when the state folder is known).
-    static func readSource(_ reader: TableReader, base: URL) throws -> (source: Source?, device: String?) {
+    /// `[source]`: a file path or a device name (resolved later, when the state folder is known). A `start` without
+    /// an offset is read in `zone` (`text.time_zone`), as every time without an offset is.
+    static func readSource(_ reader: TableReader, base: URL, zone: TimeZone) throws -> (source: Source?, device: String?) {
     var source: Source?
     let path = try reader.string("source", "path"), device = try reader.string("source", "device")
     if path != nil && device != nil {
@@ -202,7 +203,7 @@ public struct AgentConfiguration: Sendable {
             throw ConfigurationError(path: "source.format", message: "unknown format '\(f)'; known: " + InputFormats.names.joined(separator: ", "))
         }
         if let start = try reader.string("source", "start") {
-            guard let d = Timestamps.parse(start) else {
+            guard let d = Timestamps.parse(start, zone: zone) else {
                 throw ConfigurationError(path: "source.start", message: "'\(start)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
             }
             s.start = d
