@@ -118,7 +118,7 @@ struct FetchJSON: Encodable {
         posts = r.windows.map { PostJSON(window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
                                          idempotency_key: $0.idempotencyKey) }
         deliveries = r.deliveries.map {
-            Target(target: $0.target, outcome: $0.outcome, idempotency_key: $0.idempotencyKey,
+            Target(target: $0.target, outcome: $0.outcome.rawValue, idempotency_key: $0.idempotencyKey,
                    window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remote_id: $0.remoteID, reason: $0.reason)
         }
     }
@@ -137,7 +137,7 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
         for w in r.windows {
             print(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
         }
-        for d in r.deliveries where d.outcome != "dry_run" {
+        for d in r.deliveries where d.outcome != .dryRun {
             print("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? ""))
         }
     }

@@ -35,7 +35,7 @@ struct OutboxList: ParsableCommand {
         let entries: [StateStore.OutboxEntry]
         do {
             entries = try StateStore(readOnlyPath: config.statePath).outbox()
-                .filter { all || $0.status == "pending" || $0.status == "failed" || $0.unconfirmed }
+                .filter { all || $0.status == .pending || $0.status == .failed || $0.unconfirmed }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
         }
@@ -112,7 +112,7 @@ struct OutboxJSON: Encodable {
 
     init(_ e: StateStore.OutboxEntry, zone: TimeZone) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
-        id = e.id; status = e.status; unconfirmed = e.unconfirmed; target = e.target
+        id = e.id; status = e.status.rawValue; unconfirmed = e.unconfirmed; target = e.target
         window_start = f(e.windowStart); window_end = f(e.windowEnd); steps = e.steps; text = e.text
         idempotency_key = e.idempotencyKey; attempts = e.attempts; next_attempt = f(e.nextAttempt)
         remote_id = e.remoteID; last_error = e.lastError

@@ -35,7 +35,7 @@ import Testing
         let history = try store.history()
         #expect(history.map(\.result) == ["NoData", "NewData"])
         #expect(history.last?.steps == window.steps)
-        #expect(try store.outbox(status: "delivered").count == 1)
+        #expect(try store.outbox(status: .delivered).count == 1)
     }
 
     @Test func growingFileIsCountedOnceAcrossWindows() async throws {
@@ -88,15 +88,15 @@ import Testing
         #expect(first.line.hasPrefix("Failed: loopback: HTTP 503"))
         #expect(first.windows.count == 1)
         let store = try StateStore(path: config.statePath)
-        #expect(try store.outbox(status: "pending").map(\.attempts) == [1])
+        #expect(try store.outbox(status: .pending).map(\.attempts) == [1])
 
         let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
         #expect(second.result == .newData, "\(second.line)")
         #expect(second.windows.isEmpty)
-        #expect(second.deliveries.map(\.outcome) == ["delivered"])
+        #expect(second.deliveries.map(\.outcome) == [.delivered])
         let posts = await endpoint.posts
         #expect(posts.map(\.text) == [first.windows[0].text])
-        #expect(try store.outbox(status: "delivered").first?.remoteID == "1")
+        #expect(try store.outbox(status: .delivered).first?.remoteID == "1")
         await endpoint.stop()
     }
 
@@ -109,7 +109,7 @@ import Testing
         let fetcher = Fetcher(configuration: config)
         #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test").result == .failed)
         let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
-        #expect(retry.deliveries.map(\.outcome) == ["already_delivered"])
+        #expect(retry.deliveries.map(\.outcome) == [.alreadyDelivered])
         #expect(retry.result == .newData)
         #expect(await endpoint.requests == 2)
         #expect(await endpoint.posts.count == 1)
@@ -126,7 +126,7 @@ import Testing
         #expect(report.result == .failed)
         #expect(report.reason?.contains("deadline passed") == true, "\(report.line)")
         let store = try StateStore(path: config.statePath)
-        #expect(try store.outbox(status: "pending").count == 1)
+        #expect(try store.outbox(status: .pending).count == 1)
         #expect(try store.history().first?.result == "Failed")
         await endpoint.stop()
     }
@@ -142,7 +142,7 @@ import Testing
         let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
         #expect(second.result == .noData)
         #expect(await target.received.count == 1)
-        #expect(try StateStore(path: config.statePath).outbox(status: "failed").count == 1)
+        #expect(try StateStore(path: config.statePath).outbox(status: .failed).count == 1)
     }
 
     @Test func dryRunChangesNothing() async throws {
@@ -153,7 +153,7 @@ import Testing
         let fetcher = Fetcher(configuration: config)
         let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test", dryRun: true)
         #expect(dry.result == .newData)
-        #expect(dry.deliveries.map(\.outcome) == ["dry_run"])
+        #expect(dry.deliveries.map(\.outcome) == [.dryRun])
         #expect(!FileManager.default.fileExists(atPath: config.statePath))
         #expect(await target.received.isEmpty)
 
@@ -225,7 +225,7 @@ import Testing
         let report = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
         #expect(report.result == .failed)
         #expect(report.reason?.hasPrefix("ingestion: \(copy): ") == true, "\(report.line)")
-        #expect(report.deliveries.map(\.outcome) == ["delivered"])
+        #expect(report.deliveries.map(\.outcome) == [.delivered])
     }
 
     @Test func retryAfterIsHonoured() async throws {
@@ -237,7 +237,7 @@ import Testing
         _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
         let early = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
         #expect(early.result == .failed)
-        #expect(early.deliveries.map(\.outcome) == ["deferred"])
+        #expect(early.deliveries.map(\.outcome) == [.deferred])
         #expect(await target.received.count == 1)
         let late = await fetcher.fetch(now: t0.addingTimeInterval(1600), trigger: "test")
         #expect(late.result == .newData)
@@ -279,6 +279,6 @@ import Testing
         // Stopping the endpoint ends the slow fetch's request; its post stays in the outbox.
         await endpoint.stop()
         #expect(await slow.result == .failed)
-        #expect(try StateStore(path: config.statePath).outbox(status: "pending").count == 1)
+        #expect(try StateStore(path: config.statePath).outbox(status: .pending).count == 1)
     }
 }

@@ -21,7 +21,7 @@ import TestSupport
         #expect(saved.detector != nil)
         #expect(try store.stepRange() != nil)
         #expect(try store.steps(fromNs: 0, toNs: 4_000_000_000_000_000_000) == 112)
-        let pending = try store.outbox(status: "pending")
+        let pending = try store.outbox(status: .pending)
         #expect(pending.map(\.target) == ["gone"])
         #expect(pending.map(\.attempts) == [1])
         #expect(pending.map(\.idempotencyKey) == ["steps-20261121T010200Z-20261123T013037Z"])

@@ -65,10 +65,10 @@ actor ChatTarget: Publisher {
         let (reports, store, dir) = try await run(target, fetches: 2)
         defer { withExtendedLifetime(dir) {} }
         #expect(reports[0].result == .failed)
-        #expect(reports[1].deliveries.map(\.outcome) == ["already_delivered"], "\(reports[1].deliveries)")
+        #expect(reports[1].deliveries.map(\.outcome) == [.alreadyDelivered], "\(reports[1].deliveries)")
         #expect(await target.received.count == 1)
         #expect(await target.lookedUp.map(\.idempotencyKey) == [reports[0].windows[0].idempotencyKey])
-        let delivered = try store.outbox(status: "delivered")
+        let delivered = try store.outbox(status: .delivered)
         #expect(delivered.map(\.remoteID) == ["c1"])
         #expect(delivered.map(\.unconfirmed) == [false])
     }
@@ -77,9 +77,9 @@ actor ChatTarget: Publisher {
         let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 502", retryAfter: nil, unconfirmed: true)], lookups: [.notFound])
         let (reports, store, dir) = try await run(target, fetches: 2)
         defer { withExtendedLifetime(dir) {} }
-        #expect(reports[1].deliveries.map(\.outcome) == ["delivered"])
+        #expect(reports[1].deliveries.map(\.outcome) == [.delivered])
         #expect(await target.received.count == 2)
-        #expect(try store.outbox(status: "delivered").map(\.attempts) == [2])
+        #expect(try store.outbox(status: .delivered).map(\.attempts) == [2])
     }
 
     @Test func aRefusedAttemptIsResentWithoutLookingUp() async throws {
@@ -87,7 +87,7 @@ actor ChatTarget: Publisher {
         let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 429", retryAfter: 60)], resendUnconfirmed: false)
         let (reports, _, dir) = try await run(target, fetches: 2)
         defer { withExtendedLifetime(dir) {} }
-        #expect(reports[1].deliveries.map(\.outcome) == ["delivered"])
+        #expect(reports[1].deliveries.map(\.outcome) == [.delivered])
         #expect(await target.lookedUp.isEmpty)
         #expect(await target.received.count == 2)
     }
@@ -96,10 +96,10 @@ actor ChatTarget: Publisher {
         let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 500", retryAfter: nil, unconfirmed: true)], resendUnconfirmed: false)
         let (reports, store, dir) = try await run(target, fetches: 3)
         defer { withExtendedLifetime(dir) {} }
-        #expect(reports[1].deliveries.map(\.outcome) == ["permanent"])
+        #expect(reports[1].deliveries.map(\.outcome) == [.permanent])
         #expect(reports[1].deliveries.first?.reason?.contains("resend_unconfirmed = false") == true)
         #expect(await target.received.count == 1)
-        #expect(try store.outbox(status: "failed").count == 1)
+        #expect(try store.outbox(status: .failed).count == 1)
         #expect(reports[2].deliveries.isEmpty)  // never tried again
     }
 
@@ -108,9 +108,9 @@ actor ChatTarget: Publisher {
                                 lookups: [.failed(reason: "HTTP 502"), .found(remoteID: "c1")])
         let (reports, _, dir) = try await run(target, fetches: 3)
         defer { withExtendedLifetime(dir) {} }
-        #expect(reports[1].deliveries.map(\.outcome) == ["retryable"])
+        #expect(reports[1].deliveries.map(\.outcome) == [.retryable])
         #expect(reports[1].deliveries.first?.reason?.hasPrefix("not resent: cannot tell") == true)
-        #expect(reports[2].deliveries.map(\.outcome) == ["already_delivered"])
+        #expect(reports[2].deliveries.map(\.outcome) == [.alreadyDelivered])
         #expect(await target.received.count == 1)
     }
 
@@ -130,8 +130,8 @@ actor ChatTarget: Publisher {
         let reports = [await first, await fetcher.fetch(now: t0.addingTimeInterval(7200), trigger: "test")]
         let store = try StateStore(path: config.statePath)
         #expect(reports[0].result == .failed)
-        #expect(reports[1].deliveries.map(\.outcome) == ["already_delivered"])
+        #expect(reports[1].deliveries.map(\.outcome) == [.alreadyDelivered])
         #expect(await target.received.count == 1)
-        #expect(try store.outbox(status: "delivered").map(\.remoteID) == ["late"])
+        #expect(try store.outbox(status: .delivered).map(\.remoteID) == ["late"])
     }
 }

@@ -110,7 +110,7 @@ public struct DemoRunner: Sendable {
                 var lines: [String] = []
                 for d in r.deliveries {
                     switch d.outcome {
-                    case "delivered", "already_delivered":
+                    case .delivered, .alreadyDelivered:
                         lines.append("delivered to \(d.target) (id \(d.remoteID ?? "?")) for \(d.idempotencyKey)")
                     default:
                         lines.append("\(d.outcome) at \(d.target): \(d.reason ?? "") (kept in the outbox)")

@@ -26,7 +26,7 @@ public struct FetchReport: Codable, Sendable {
         public var windowStart: Date
         public var windowEnd: Date
         /// `delivered`, `already_delivered`, `retryable`, `permanent`, `deferred` (not due or no budget) or `dry_run`.
-        public var outcome: String
+        public var outcome: DeliveryResult
         public var remoteID: String?
         public var reason: String?
     }

@@ -124,7 +124,7 @@ public struct Fetcher: Sendable {
         for w in report.windows {
             for (name, _) in publishers {
                 report.deliveries.append(.init(target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
-                                               windowEnd: w.end, outcome: "dry_run"))
+                                               windowEnd: w.end, outcome: .dryRun))
             }
         }
         return 0
@@ -136,13 +136,13 @@ public struct Fetcher: Sendable {
                         failures: inout [(kind: FailureKind, reason: String)]) async -> Int {
         var delivered = 0
         do {
-            for entry in try store.outbox(status: "pending") {
+            for entry in try store.outbox(status: .pending) {
                 let outcome = await deliver(entry, store: store, nowNs: nowNs, budget: budget)
                 report.deliveries.append(outcome)
                 switch outcome.outcome {
-                case "delivered", "already_delivered": delivered += 1
-                case "permanent": failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
-                default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome)"))
+                case .delivered, .alreadyDelivered: delivered += 1
+                case .permanent: failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome.rawValue)"))
+                default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome.rawValue)"))
                 }
             }
         } catch {

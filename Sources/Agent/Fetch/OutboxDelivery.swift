@@ -12,7 +12,7 @@ extension Fetcher {
     func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
                  budget: Deadline) async -> FetchReport.Delivery {
         var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
-                                     windowEnd: entry.windowEnd, outcome: "deferred")
+                                     windowEnd: entry.windowEnd, outcome: .deferred)
         guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
             d.reason = "no configured target is named '\(entry.target)'"
             return d
@@ -48,17 +48,17 @@ extension Fetcher {
         let update: OutboxUpdate
         switch outcome {
         case .delivered(let id):
-            d.outcome = "delivered"; d.remoteID = id
-            update = ("delivered", nowNs, id, nil, false)
+            d.outcome = .delivered; d.remoteID = id
+            update = (.delivered, nowNs, id, nil, false)
         case .alreadyDelivered(let id):
-            d.outcome = "already_delivered"; d.remoteID = id
-            update = ("delivered", nowNs, id, nil, false)
+            d.outcome = .alreadyDelivered; d.remoteID = id
+            update = (.delivered, nowNs, id, nil, false)
         case .retryable(let reason, let after, let unconfirmed):
-            d.outcome = "retryable"; d.reason = reason
-            update = ("pending", nowNs + retryDelayNs(attempts: attempts, retryAfter: after), nil, reason, unconfirmed)
+            d.outcome = .retryable; d.reason = reason
+            update = (.pending, nowNs + retryDelayNs(attempts: attempts, retryAfter: after), nil, reason, unconfirmed)
         case .permanent(let reason):
-            d.outcome = "permanent"; d.reason = reason
-            update = ("failed", nowNs, nil, reason, false)
+            d.outcome = .permanent; d.reason = reason
+            update = (.failed, nowNs, nil, reason, false)
         }
         do {
             try store.recordOutcome(entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
@@ -66,13 +66,13 @@ extension Fetcher {
         } catch {
             // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
             d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
-            if d.outcome == "delivered" || d.outcome == "already_delivered" { d.outcome = "retryable" }
+            if d.outcome.isDelivered { d.outcome = .retryable }
         }
         return d
     }
 
     /// What `recordOutcome` writes back to an outbox entry.
-    typealias OutboxUpdate = (status: String, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
+    typealias OutboxUpdate = (status: OutboxStatus, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
 
     /// Nanoseconds until the next attempt after `attempts` failed ones: the one documented `Backoff` (30 s doubling,
     /// 1 h cap, equal jitter from `random`), or the server's wish when it gave one.
@@ -87,22 +87,22 @@ extension Fetcher {
         let settled: OutboxUpdate?
         switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
         case .found(let id):
-            d.outcome = "already_delivered"; d.remoteID = id
+            d.outcome = .alreadyDelivered; d.remoteID = id
             d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
-            settled = ("delivered", nowNs, id, nil, false)
+            settled = (.delivered, nowNs, id, nil, false)
         case .notFound:
             settled = nil
         case .failed(let reason):
-            d.outcome = "retryable"
+            d.outcome = .retryable
             d.reason = "not resent: cannot tell whether an earlier attempt was posted (\(reason))"
-            settled = ("pending", nowNs + retryDelayNs(attempts: entry.attempts, retryAfter: nil), nil, d.reason, true)
+            settled = (.pending, nowNs + retryDelayNs(attempts: entry.attempts, retryAfter: nil), nil, d.reason, true)
         case .unsupported:
             if publisher.resendUnconfirmed {
                 settled = nil
             } else {
-                d.outcome = "permanent"
+                d.outcome = .permanent
                 d.reason = "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
-                settled = ("failed", nowNs, nil, d.reason, true)
+                settled = (.failed, nowNs, nil, d.reason, true)
             }
         }
         guard let settled else { return false }
@@ -110,7 +110,7 @@ extension Fetcher {
             try store.recordOutcome(entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
                                     error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
         } catch {
-            d.outcome = "retryable"
+            d.outcome = .retryable
             d.reason = "recording the lookup: " + Self.describe(error, path: store.path)
         }
         return true

@@ -172,7 +172,7 @@ public final class StateStore: Sendable {
         public var text: String
         public var target: String
         public var idempotencyKey: String
-        public var status: String
+        public var status: OutboxStatus
         public var attempts: Int
         public var nextAttempt: Date
         public var remoteID: String?
@@ -189,7 +189,7 @@ public final class StateStore: Sendable {
     }
 
     /// Outbox entries with the given status (all when nil), oldest first.
-    public func outbox(status: String? = nil) throws -> [OutboxEntry] {
+    public func outbox(status: OutboxStatus? = nil) throws -> [OutboxEntry] {
         try writer.read { db in
             let rows = status == nil
                 ? try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id")
@@ -229,7 +229,7 @@ public final class StateStore: Sendable {
                     return .notFound(id)
                 }
                 let entry = Self.outboxEntry(row)
-                guard entry.status == "pending" || entry.status == "failed" else { return .final(entry) }
+                guard entry.status == .pending || entry.status == .failed else { return .final(entry) }
                 try change(db, entry)
                 return .changed(Self.outboxEntry(try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!))
             }
@@ -278,7 +278,7 @@ public final class StateStore: Sendable {
         }
     }
 
-    func recordOutcome(_ id: Int64, status: String, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
+    func recordOutcome(_ id: Int64, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
                        unconfirmed: Bool = false) throws {
         try writer.write { db in
             try db.execute(sql: """

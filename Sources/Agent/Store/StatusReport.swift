@@ -36,7 +36,7 @@ public struct StatusReport: Codable, Sendable {
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
         let store = try StateStore(readOnlyPath: c.statePath)
         let agent = try store.agentState()
-        let pending = try store.outbox(status: "pending")
+        let pending = try store.outbox(status: .pending)
         let holder = StateLock.holder(of: c.statePath + ".agent.lock")
         let running = holder != nil
         let pid = holder.map(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? agent["pid"].flatMap(Int.init)
@@ -56,7 +56,7 @@ public struct StatusReport: Codable, Sendable {
             agentStarted: running ? agent["started"] : nil,
             nextFetch: running ? agent["next_fetch"] : nil,
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
-            failedPosts: try store.outbox(status: "failed").count,
+            failedPosts: try store.outbox(status: .failed).count,
             pushListener: agentView ? agent["push"].flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
             sampling: agentView ? agent["sampling"] : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
