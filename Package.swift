@@ -72,6 +72,7 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
             "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),

@@ -231,9 +231,9 @@ actor FetchRecorder {
         await scheduler.waitUntilIdle()
         #expect(await recorder.calls.isEmpty)
         #expect(clock.sleeping.isEmpty)
-        let state = try store.agentState()
-        #expect(state["state"] == "disabled")
-        #expect(state["disabled_reason"] == "schedule.interval is \"never\"")
+        let status = try store.agentStatus()
+        #expect(status.state == "disabled")
+        #expect(status.disabledReason == "schedule.interval is \"never\"")
         await scheduler.shutdown()
         await task.value
     }

@@ -1,5 +1,6 @@
 @testable import Agent
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -27,5 +28,31 @@ import TestSupport
         #expect(pending.map(\.idempotencyKey) == ["steps-20261121T010200Z-20261123T013037Z"])
         #expect(pending.first?.steps == 112)
         #expect(try store.history().map(\.result) == ["Failed"])
+    }
+
+    @Test func theKeyValueAgentStateBecomesTheSingleRowAgentStatus() throws {
+        let fixture = SharedData.packageRoot.appendingPathComponent("fixtures/state-schema-2026-11-23.sqlite").path
+        let dir = try TempDir()
+        let path = dir.path("state.sqlite")
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        // What an agent of that version wrote: key/value rows.
+        let old = try DatabaseQueue(path: path)
+        try old.write { db in
+            for (key, value) in [("pid", "4242"), ("state", "idle"), ("next_fetch", "2026-11-23T02:00:00Z"),
+                                 ("last_result", "NewData"), ("consecutive_failures", "0")] {
+                try db.execute(sql: "INSERT INTO agent_state (key, value) VALUES (?, ?)", arguments: [key, value])
+            }
+        }
+        try old.close()
+        let store = try StateStore(path: path)
+        let status = try store.agentStatus()
+        #expect(status.pid == 4242)
+        #expect(status.state == "idle")
+        #expect(status.nextFetch == "2026-11-23T02:00:00Z")
+        #expect(status.lastResult == "NewData")
+        #expect(status.consecutiveFailures == 0)
+        try store.updateAgentStatus { $0.state = "fetching" }
+        #expect(try store.agentStatus().state == "fetching")
+        #expect(try store.agentStatus().pid == 4242, "one row, changed in place")
     }
 }

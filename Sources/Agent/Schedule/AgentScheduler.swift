@@ -134,7 +134,7 @@ public actor AgentScheduler {
         lastFetch = (try? store?.history(limit: 1).first?.started) ?? nil
         if let disabled {
             logger.notice("agent idle: \(disabled)")
-            publishStatus(["state": "disabled", "disabled_reason": disabled, "next_fetch": nil])
+            publishStatus { $0.state = "disabled"; $0.disabledReason = disabled; $0.nextFetch = nil }
         } else {
             scheduleNext(after: lastFetch ?? clock.now())
         }
@@ -182,7 +182,7 @@ public actor AgentScheduler {
             }
             await sleep(until: wakeAt)
         }
-        publishStatus(["state": "stopped", "next_fetch": nil])
+        publishStatus { $0.state = "stopped"; $0.nextFetch = nil }
         resumeIdleWaiters(all: true)
     }
 
@@ -220,7 +220,7 @@ public actor AgentScheduler {
 
     private func runFetch(now: Date, trigger: String) async {
         isFetching = true
-        publishStatus(["state": "fetching"])
+        publishStatus { $0.state = "fetching" }
         logger.debug("fetch started (\(trigger))")
         let fetch = self.fetch
         let task = Task { await fetch(now, trigger) }
@@ -238,8 +238,8 @@ public actor AgentScheduler {
         consecutiveFailures = report.result == .failed ? consecutiveFailures + 1 : 0
         lastFetch = now
         scheduleNext(after: now)
-        publishStatus(["state": "idle", "last_result": report.line,
-                       "consecutive_failures": String(consecutiveFailures)])
+        let failures = consecutiveFailures
+        publishStatus { $0.state = "idle"; $0.lastResult = report.line; $0.consecutiveFailures = failures }
         if releaseMemoryWhenIdle { let n = MemoryTrim.releaseIdlePages(); logger.debug("released idle pages of \(n) mappings") }
     }
 
@@ -269,20 +269,25 @@ public actor AgentScheduler {
         } else {
             nextScheduled = nil
         }
-        publishStatus(["next_fetch": nextScheduled.map { Timestamps.format($0) }, "disabled_reason": nil])
+        let nextText = nextScheduled.map { Timestamps.format($0) }
+        publishStatus { $0.nextFetch = nextText; $0.disabledReason = nil }
     }
 
     /// Records the agent's resolved configuration (targets, push, interval, sampling) for `steptweet status`.
-    public func recordAgent(_ values: [String: String?]) {
-        publishStatus(values)
+    public func recordAgent(_ change: @Sendable (inout AgentStatus) -> Void) {
+        publishStatus(change)
     }
 
-    private func publishStatus(_ values: [String: String?]) {
+    private func publishStatus(_ change: (inout AgentStatus) -> Void) {
         guard let store else { return }
-        var v = values
-        v["updated"] = Timestamps.format(clock.now())
-        v["pid"] = String(getpid())
-        do { try store.setAgentState(v) } catch {
+        let updated = Timestamps.format(clock.now())
+        do {
+            try store.updateAgentStatus { status in
+                change(&status)
+                status.updated = updated
+                status.pid = Int(getpid())
+            }
+        } catch {
             logger.warning("cannot record agent status: \(Fetcher.describe(error, path: store.path))")
         }
     }

@@ -133,13 +133,15 @@ public struct AgentService: Service {
         let targets = c.publishingProblem.map { "missing credentials: \($0)" }
             ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
         let push = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" } ?? "off: no [push] table"
-        let record: [String: String?] = [
-            "started": Timestamps.format(Date(), zone: c.composer.timeZone), "config": c.file,
-            "targets": targets, "push": push, "interval": c.schedule.effectiveInterval,
-            "sampling": c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" },
-            "disabled_reason": c.disabledReason,
-        ]
-        Task { await scheduler.recordAgent(record) }
+        let started = Timestamps.format(Date(), zone: c.composer.timeZone), file = c.file
+        let interval = c.schedule.effectiveInterval, disabled = c.disabledReason
+        let sampling = c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" }
+        Task {
+            await scheduler.recordAgent {
+                $0.started = started; $0.config = file; $0.targets = targets; $0.push = push
+                $0.interval = interval; $0.sampling = sampling; $0.disabledReason = disabled
+            }
+        }
     }
 
     /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).

@@ -73,6 +73,7 @@ public final class StateStore: Sendable {
             // What targets read from their servers (Mastodon's character limit), with when: `StateTargetInfoCache`.
             try db.execute(sql: "CREATE TABLE target_info (key TEXT PRIMARY KEY, value TEXT NOT NULL, stored_ns INTEGER NOT NULL)")
         }
+        m.registerMigration("v4-agent-status", migrate: AgentStatus.migrate)
         return m
     }
 
@@ -232,27 +233,6 @@ public final class StateStore: Sendable {
                 guard entry.status == .pending || entry.status == .failed else { return .final(entry) }
                 try change(db, entry)
                 return .changed(Self.outboxEntry(try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!))
-            }
-        }
-    }
-
-    /// Values the running agent publishes for `steptweet status`.
-    public func agentState() throws -> [String: String] {
-        try writer.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM agent_state").map {
-                ($0["key"] as String, $0["value"] as String)
-            })
-        }
-    }
-
-    public func setAgentState(_ values: [String: String?]) throws {
-        try writer.write { db in
-            for (k, v) in values {
-                if let v {
-                    try db.execute(sql: "INSERT INTO agent_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [k, v])
-                } else {
-                    try db.execute(sql: "DELETE FROM agent_state WHERE key = ?", arguments: [k])
-                }
             }
         }
     }

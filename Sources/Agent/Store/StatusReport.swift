@@ -35,30 +35,30 @@ public struct StatusReport: Codable, Sendable {
     /// Reads the state database without changing it (an absent database reads as empty).
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
         let store = try StateStore(readOnlyPath: c.statePath)
-        let agent = try store.agentState()
+        let agent = try store.agentStatus()
         let pending = try store.outbox(status: .pending)
         let holder = StateLock.holder(of: c.statePath + ".agent.lock")
         let running = holder != nil
-        let pid = holder.map(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? agent["pid"].flatMap(Int.init)
+        let pid = holder.map(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? agent.pid
         let ownTargets = c.publishingProblem.map { "missing credentials: \($0)" }
             ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
         let ownPush = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
         let ownSampling = c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" }
-        let agentView = running && agent["targets"] != nil
+        let agentView = running && agent.targets != nil
         return StatusReport(
-            config: agentView ? agent["config"] ?? c.file : c.file, statePath: c.statePath,
+            config: agentView ? agent.config ?? c.file : c.file, statePath: c.statePath,
             view: agentView ? "agent" : "this shell",
-            schedule: agentView ? agent["interval"] ?? c.schedule.effectiveInterval : c.schedule.effectiveInterval,
+            schedule: agentView ? agent.interval ?? c.schedule.effectiveInterval : c.schedule.effectiveInterval,
             window: c.schedule.window.description,
-            disabledReason: agentView ? agent["disabled_reason"] : c.disabledReason,
-            targets: agentView ? agent["targets"] ?? ownTargets : ownTargets,
-            agentState: agent["state"], agentPid: pid, agentRunning: running,
-            agentStarted: running ? agent["started"] : nil,
-            nextFetch: running ? agent["next_fetch"] : nil,
+            disabledReason: agentView ? agent.disabledReason : c.disabledReason,
+            targets: agentView ? agent.targets ?? ownTargets : ownTargets,
+            agentState: agent.state, agentPid: pid, agentRunning: running,
+            agentStarted: running ? agent.started : nil,
+            nextFetch: running ? agent.nextFetch : nil,
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
             failedPosts: try store.outbox(status: .failed).count,
-            pushListener: agentView ? agent["push"].flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
-            sampling: agentView ? agent["sampling"] : ownSampling,
+            pushListener: agentView ? agent.push.flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
+            sampling: agentView ? agent.sampling : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
                 .map { Date(timeIntervalSince1970: Double($0) / 1e9) })
     }

@@ -1,0 +1,76 @@
+import GRDB
+
+/// The running agent's record in the state database, one row (`agent_status`, id 1): what it is doing and what it
+/// resolved from its configuration and environment, for `steptweet status` from another shell.
+public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "agent_status"
+
+    var id = 1
+    /// The agent's process.
+    public var pid: Int?
+    /// When it started (RFC 3339 in the configured zone).
+    public var started: String?
+    /// Its configuration file.
+    public var config: String?
+    /// `idle`, `fetching`, `disabled` or `stopped`.
+    public var state: String?
+    /// When this record last changed (RFC 3339, UTC).
+    public var updated: String?
+    public var nextFetch: String?
+    public var disabledReason: String?
+    public var lastResult: String?
+    public var consecutiveFailures: Int?
+    /// `mastodon ready, x ready` or `missing credentials: …`, as resolved with the agent's environment.
+    public var targets: String?
+    /// `on: 127.0.0.1:PORT` or `off: <why>`.
+    public var push: String?
+    /// The effective interval.
+    public var interval: String?
+    /// A live accelerometer: how it is sampled and into which file.
+    public var sampling: String?
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case id, pid, started, config, state, updated, targets, push, interval, sampling
+        case nextFetch = "next_fetch", disabledReason = "disabled_reason", lastResult = "last_result"
+        case consecutiveFailures = "consecutive_failures"
+    }
+
+    /// The table, filled from the key/value `agent_state` table of earlier versions, which it replaces.
+    static func migrate(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE agent_status (
+                id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, started TEXT, config TEXT, state TEXT, updated TEXT,
+                next_fetch TEXT, disabled_reason TEXT, last_result TEXT, consecutive_failures INTEGER, targets TEXT,
+                push TEXT, interval TEXT, sampling TEXT);
+            INSERT INTO agent_status (id, pid, state, updated, next_fetch, disabled_reason, last_result, consecutive_failures)
+                SELECT 1,
+                    (SELECT CAST(value AS INTEGER) FROM agent_state WHERE key = 'pid'),
+                    (SELECT value FROM agent_state WHERE key = 'state'),
+                    (SELECT value FROM agent_state WHERE key = 'updated'),
+                    (SELECT value FROM agent_state WHERE key = 'next_fetch'),
+                    (SELECT value FROM agent_state WHERE key = 'disabled_reason'),
+                    (SELECT value FROM agent_state WHERE key = 'last_result'),
+                    (SELECT CAST(value AS INTEGER) FROM agent_state WHERE key = 'consecutive_failures')
+                WHERE EXISTS (SELECT 1 FROM agent_state);
+            DROP TABLE agent_state;
+            """)
+    }
+}
+
+extension StateStore {
+    /// The running (or last) agent's record; an empty one when no agent ever ran.
+    public func agentStatus() throws -> AgentStatus {
+        try writer.read { db in try AgentStatus.fetchOne(db, key: 1) } ?? AgentStatus()
+    }
+
+    /// Changes the agent's record in one transaction.
+    public func updateAgentStatus(_ change: (inout AgentStatus) -> Void) throws {
+        try writer.write { db in
+            var status = try AgentStatus.fetchOne(db, key: 1) ?? AgentStatus()
+            change(&status)
+            try status.save(db)
+        }
+    }
+}
