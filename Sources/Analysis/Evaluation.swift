@@ -3,7 +3,8 @@ import SensorInput
 import StepDetection
 
 /// A list of recordings with their true step counts: a CSV with a header naming at least the columns `file` (a path
-/// relative to the manifest's folder) and `truth_steps` (a non-negative integer). Other columns are ignored.
+/// relative to the manifest's folder) and `truth_steps` (a non-negative integer, or empty when the recording's count
+/// is not known, e.g. WISDM's walking). Other columns (activity, placement, subject, …) are kept for grouping.
 public struct EvaluationManifest: Sendable {
     /// One recording of the manifest.
     public struct Entry: Sendable, Equatable {
@@ -11,9 +12,12 @@ public struct EvaluationManifest: Sendable {
         public var file: String
         /// The path to open (resolved against the manifest's folder).
         public var path: String
-        public var truthSteps: Int
+        /// The true count; nil when the manifest leaves it empty.
+        public var truthSteps: Int?
         /// Line of the manifest the entry comes from (1 is the header).
         public var line: Int
+        /// Every column of the entry's row by its (lower-cased) header name.
+        public var columns: [String: String] = [:]
     }
 
     public var path: String
@@ -56,15 +60,18 @@ public struct EvaluationManifest: Sendable {
             let file = fields[fileColumn].trimmingCharacters(in: .whitespaces)
             guard !file.isEmpty else { throw InputError(file: path, line: number, message: "file is empty") }
             let truthText = fields[truthColumn].trimmingCharacters(in: .whitespaces)
-            guard let truth = Int(truthText), truth >= 0 else {
+            let truth = Int(truthText)
+            guard truthText.isEmpty || (truth ?? -1) >= 0 else {
                 throw InputError(file: path, line: number,
-                                 message: "truth_steps is not a non-negative integer: '\(truthText)'")
+                                 message: "truth_steps is not a non-negative integer or empty: '\(truthText)'")
             }
             let resolved = file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
             guard FileManager.default.fileExists(atPath: resolved) else {
                 throw InputError(file: path, line: number, message: "recording not found: \(file)")
             }
-            entries.append(Entry(file: file, path: resolved, truthSteps: truth, line: number))
+            var columns: [String: String] = [:]
+            for (name, value) in zip(header, fields) { columns[name] = value.trimmingCharacters(in: .whitespaces) }
+            entries.append(Entry(file: file, path: resolved, truthSteps: truth, line: number, columns: columns))
         }
         guard !entries.isEmpty else { throw InputError(file: path, message: "manifest lists no recordings") }
         return EvaluationManifest(path: path, entries: entries)
@@ -100,47 +107,100 @@ public struct EvaluationManifest: Sendable {
     }
 }
 
-/// Scores the step detector against a manifest.
+/// Scores the step detector against a manifest. Walking accuracy (MAPE) is meaningful only where there are enough
+/// true steps, so the report keeps three kinds of recording apart:
+/// - walks: at least `Report.walkThreshold` (100) true steps: absolute percentage error, MAPE over them;
+/// - little or no walking (under 100 true steps: desk work, clapping, driving): false steps, the count above the
+///   truth, in total and per hour of recording;
+/// - no count (empty `truth_steps`): steps per minute, reported apart.
 public enum Evaluation {
     /// The count of one recording against its truth.
     public struct FileResult: Sendable, Equatable, Codable {
         public var file: String
-        public var truthSteps: Int
+        public var truthSteps: Int?
         public var countedSteps: Int
-        /// `counted - truth`.
-        public var error: Int { countedSteps - truthSteps }
-        /// `|counted - truth| / truth`, nil when the truth is 0 (a recording with no steps).
+        /// The recording's length in seconds.
+        public var durationSeconds: Double = 0
+        /// The value of the grouping column (`--by`), if any.
+        public var group: String?
+
+        /// `counted - truth`; nil without a truth.
+        public var error: Int? { truthSteps.map { countedSteps - $0 } }
+        /// `|counted - truth| / truth` in percent, for walks (at least 100 true steps).
         public var absolutePercentageError: Double? {
-            truthSteps > 0 ? 100 * Double(abs(countedSteps - truthSteps)) / Double(truthSteps) : nil
+            guard let t = truthSteps, t >= Report.walkThreshold else { return nil }
+            return 100 * Double(abs(countedSteps - t)) / Double(t)
         }
+        /// Steps counted above the truth, for recordings under 100 true steps.
+        public var falseSteps: Int? {
+            guard let t = truthSteps, t < Report.walkThreshold else { return nil }
+            return max(0, countedSteps - t)
+        }
+        /// Steps per minute counted (the measure for recordings without a count).
+        public var stepsPerMinute: Double? { durationSeconds > 0 ? Double(countedSteps) / (durationSeconds / 60) : nil }
     }
 
-    /// All files' results and their summary.
-    public struct Report: Sendable {
-        public var results: [FileResult]
-        /// Mean absolute percentage error over the files with at least one true step.
-        public var mape: Double? {
+    /// A summary of some results: walks, false steps, recordings without a count.
+    public struct Summary: Sendable, Equatable {
+        /// Mean absolute percentage error over the walks (nil without any).
+        public var mape: Double?
+        public var walks: Int
+        /// Recordings under 100 true steps, their false steps and their length in hours.
+        public var lowTruthFiles: Int
+        public var falseSteps: Int
+        public var lowTruthHours: Double
+        public var falseStepsPerHour: Double? { lowTruthHours > 0 ? Double(falseSteps) / lowTruthHours : nil }
+        /// Recordings without a count, and the least steps per minute among them.
+        public var noCountFiles: Int
+        public var noCountMinStepsPerMinute: Double?
+
+        init(_ results: [FileResult]) {
             let errors = results.compactMap(\.absolutePercentageError)
-            return errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)
+            mape = errors.isEmpty ? nil : errors.reduce(0, +) / Double(errors.count)
+            walks = errors.count
+            let low = results.filter { $0.falseSteps != nil }
+            lowTruthFiles = low.count
+            falseSteps = low.reduce(0) { $0 + ($1.falseSteps ?? 0) }
+            lowTruthHours = low.reduce(0) { $0 + $1.durationSeconds } / 3600
+            let noCount = results.filter { $0.truthSteps == nil }
+            noCountFiles = noCount.count
+            noCountMinStepsPerMinute = noCount.compactMap(\.stepsPerMinute).min()
         }
-        /// Files with at least one true step (the ones the MAPE is over).
-        public var scoredFiles: Int { results.count { $0.truthSteps > 0 } }
-        /// Files with no true steps, and the steps counted in them (false steps).
-        public var zeroTruthFiles: Int { results.count { $0.truthSteps == 0 } }
-        public var falseSteps: Int { results.filter { $0.truthSteps == 0 }.reduce(0) { $0 + $1.countedSteps } }
     }
 
-    /// Counts every recording of the manifest with `parameters`, in manifest order. `progress` sees each result
-    /// as soon as it is known.
+    /// All files' results and their summary, overall and per group.
+    public struct Report: Sendable {
+        /// Recordings with at least this many true steps are walks, scored by MAPE; fewer, by false steps.
+        public static let walkThreshold = 100
+        public var results: [FileResult]
+        public var summary: Summary { Summary(results) }
+        /// Per value of the grouping column, in first-seen order (empty without `by`).
+        public var groups: [(name: String, summary: Summary)] {
+            var order: [String] = []
+            var byName: [String: [FileResult]] = [:]
+            for r in results {
+                guard let g = r.group else { continue }
+                if byName[g] == nil { order.append(g) }
+                byName[g, default: []].append(r)
+            }
+            return order.map { ($0, Summary(byName[$0]!)) }
+        }
+    }
+
+    /// Counts every recording of the manifest with `parameters`, in manifest order, grouping by the column `by` when
+    /// given. `progress` sees each result as soon as it is known.
     public static func run(
         _ manifest: EvaluationManifest,
         parameters: DetectorParameters = .standard,
+        by column: String? = nil,
         progress: (FileResult) -> Void = { _ in }
     ) throws -> Report {
         var results: [FileResult] = []
         for entry in manifest.entries {
             let count = try RecordingCounter.count(path: entry.path, parameters: parameters)
-            let result = FileResult(file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps)
+            let result = FileResult(file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps,
+                                    durationSeconds: count.summary.durationSeconds,
+                                    group: column.map { entry.columns[$0.lowercased()] ?? "-" })
             progress(result)
             results.append(result)
         }

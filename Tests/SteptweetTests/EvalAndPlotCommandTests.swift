@@ -22,13 +22,13 @@ import TestSupport
         let r = try Steptweet.run(["eval", try smallManifest()])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 5)
+        #expect(lines.count == 4)
         #expect(lines[0].contains("Samsung_Dario_Hard_NeckPouch_1.csv") && lines[0].contains("true   302"))
-        #expect(lines[2].contains("12hz_pc-working2.csv") && lines[2].contains("true     0"))
-        #expect(lines[3].hasPrefix("False steps: "))
+        #expect(lines[2].contains("12hz_pc-working2.csv") && lines[2].contains("true     0") && lines[2].hasSuffix(" false"))
         let last = try #require(lines.last)
-        #expect(last.hasPrefix("MAPE: ") && last.hasSuffix("% (2 files)"), "\(last)")
-        let mape = try #require(Double(last.dropFirst(6).prefix { $0 != "%" }))
+        #expect(last.hasPrefix("all: walking MAPE ") && last.contains("% (2 walks); false steps "), "\(last)")
+        #expect(last.contains(" in 1 recordings ("), "\(last)")
+        let mape = try #require(Double(last.dropFirst("all: walking MAPE ".count).prefix { $0 != "%" }))
         #expect(mape < 8)
     }
 
@@ -42,16 +42,51 @@ import TestSupport
         for file in files {
             #expect((file["counted"] as? Int).map { $0 - (file["truth"] as? Int ?? 0) } == file["error"] as? Int)
         }
-        #expect(object["scored_files"] as? Int == 2)
-        #expect(object["zero_truth_files"] as? Int == 1)
-        #expect((object["mape_percent"] as? Double).map { $0 < 8 } == true)
+        let summary = try #require(object["summary"] as? [String: Any])
+        #expect(summary["walks"] as? Int == 2)
+        #expect(summary["low_truth_files"] as? Int == 1)
+        #expect(summary["false_steps"] as? Int == files[2]["counted"] as? Int)
+        #expect((summary["mape_percent"] as? Double).map { $0 < 8 } == true)
+    }
+
+    @Test func walksLittleWalkingAndNoCountAreReportedApartAndGroupedOnRequest() throws {
+        // A walk of 109 true steps scores MAPE; the same walk said to hold 60 steps scores false steps (what was
+        // counted above 60); without a count, steps per minute. A 5 % error on 60 steps would say nothing.
+        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let manifest = try Steptweet.tempFile("""
+            file,truth_steps,activity
+            \(walk),109,walking
+            \(walk),60,dressing
+            \(walk),,walking
+
+            """, name: "manifest.csv")
+        let r = try Steptweet.run(["eval", "--json", "--by", "activity", manifest])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let files = try #require(object["files"] as? [[String: Any]])
+        let counted = try #require(files[0]["counted"] as? Int)
+        #expect(files[0]["abs_pct_error"] != nil && files[0]["false_steps"] == nil)
+        #expect(files[1]["false_steps"] as? Int == max(0, counted - 60) && files[1]["abs_pct_error"] == nil)
+        #expect(files[2]["truth"] == nil && (files[2]["steps_per_min"] as? Double).map { $0 > 100 } == true)
+        let summary = try #require(object["summary"] as? [String: Any])
+        #expect(summary["walks"] as? Int == 1)
+        #expect(summary["no_count_files"] as? Int == 1)
+        let hours = try #require(files[1]["duration_s"] as? Double) / 3600
+        #expect(abs(try #require(summary["low_truth_hours"] as? Double) - hours) < 0.001)
+        #expect((summary["false_steps_per_hour"] as? Double).map { abs($0 - Double(counted - 60) / hours) < 1 } == true)
+        let groups = try #require(object["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["value"] as? String } == ["walking", "dressing"])
+        let text = try Steptweet.run(["eval", "--by", "activity", manifest])
+        #expect(text.stdout.contains("activity walking: walking MAPE "))
+        #expect(text.stdout.contains("activity dressing: walking MAPE - (no walks); false steps \(counted - 60) in 1 recordings"))
+        #expect(try Steptweet.run(["eval", "--by", "colour", manifest]).status == 64)
     }
 
     @Test func evalNamesTheManifestLineOfABadEntry() throws {
         let path = try Steptweet.tempFile("file,truth_steps\nwalk.csv,twelve\n", name: "manifest.csv")
         let r = try Steptweet.run(["eval", path])
         #expect(r.status == 65)
-        #expect(r.stderr.contains("\(path):2: truth_steps is not a non-negative integer: 'twelve'"))
+        #expect(r.stderr.contains("\(path):2: truth_steps is not a non-negative integer or empty: 'twelve'"))
         #expect(r.stdout.isEmpty)
         let missing = try Steptweet.run(["eval", "no/such/manifest.csv"])
         #expect(missing.status == 66)
