@@ -124,7 +124,8 @@ struct FetchJSON: Encodable {
     }
 }
 
-/// Prints a fetch report: window, texts, deliveries, then the result as the last line.
+/// Prints a fetch report: window, texts, deliveries, then the result as the last line. Servers' messages and errors
+/// from input files are shown with control characters escaped.
 func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
     let f = { (d: Date) in Timestamps.format(d, zone: zone) }
     if json {
@@ -138,8 +139,9 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
             print(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
         }
         for d in r.deliveries where d.outcome != .dryRun {
-            print("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? ""))
+            print(TerminalText.escaped("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "")
+                                       + (d.reason.map { ": \($0)" } ?? "")))
         }
     }
-    print(r.line)
+    print(TerminalText.escaped(r.line))
 }

@@ -52,7 +52,7 @@ struct HistoryCommand: ParsableCommand {
             }
             for h in entries {
                 let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
-                print("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? ""))
+                print(TerminalText.escaped("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? "")))
             }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)

@@ -45,7 +45,7 @@ struct OutboxList: ParsableCommand {
             return
         }
         if entries.isEmpty { print(all ? "the outbox is empty" : "nothing pending, failed or unconfirmed") }
-        for e in entries { print(OutboxJSON(e, zone: zone).line) }
+        for e in entries { print(TerminalText.escaped(OutboxJSON(e, zone: zone).line)) }
     }
 }
 
@@ -86,7 +86,7 @@ private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -
     var problems = 0
     for c in changes {
         switch c {
-        case .changed(let e): print(OutboxJSON(e, zone: config.composer.timeZone).line)
+        case .changed(let e): print(TerminalText.escaped(OutboxJSON(e, zone: config.composer.timeZone).line))
         case .notFound(let id): printError("error: no outbox entry \(id)"); problems += 1
         case .final(let e): printError("error: outbox entry \(e.id) is \(e.status): nothing to do"); problems += 1
         }

@@ -1,6 +1,7 @@
 import Agent
 import ArgumentParser
 import Foundation
+import Messages
 
 /// `steptweet status`: next fetch, last results, pending outbox, and why fetching is disabled.
 struct StatusCommand: ParsableCommand {
@@ -27,6 +28,6 @@ struct StatusCommand: ParsableCommand {
             encoder.dateEncodingStrategy = .iso8601
             encoder.keyEncodingStrategy = .convertToSnakeCase
             print(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
-        } else { report.lines(zone: config.composer.timeZone).forEach { print($0) } }
+        } else { report.lines(zone: config.composer.timeZone).forEach { print(TerminalText.escaped($0)) } }
     }
 }

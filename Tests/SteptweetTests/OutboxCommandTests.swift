@@ -12,7 +12,8 @@ import TestSupport
         var accepted: [String] = []
         func fix() { fixed = true }
         func handle(_ request: HTTPRequest) -> HTTPResponse {
-            guard fixed else { return HTTPResponse(statusCode: .notFound, body: Data("no such hook".utf8)) }
+            // The refusal carries a terminal escape, as a hostile or broken server's reply could.
+            guard fixed else { return HTTPResponse(statusCode: .notFound, body: Data("no such hook\u{1B}]0;owned\u{07}".utf8)) }
             accepted.append(request.headers[HTTPHeader("Idempotency-Key")] ?? "")
             return HTTPResponse(statusCode: .ok)
         }
@@ -43,7 +44,11 @@ import TestSupport
 
         let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(first.status == 78, "a refused post is a configuration problem: \(first.stdout)")
+        #expect(!first.stdout.contains("\u{1B}") && first.stdout.contains("no such hook\\x1b]0;owned\\x07"), "\(first.stdout)")
         let status = try Steptweet.run(["status", "--config", config])
+        #expect(!status.stdout.contains("\u{1B}"))
+        #expect(!(try Steptweet.run(["outbox", "--config", config])).stdout.contains("\u{1B}"))
+        #expect(!(try Steptweet.run(["history", "--config", config])).stdout.contains("\u{1B}"))
         #expect(status.stdout.contains("1 failed permanently (`steptweet outbox` lists them"), "\(status.stdout)")
         let listed = try Steptweet.run(["outbox", "--config", config, "--json"])
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
