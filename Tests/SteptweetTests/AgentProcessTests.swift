@@ -31,27 +31,38 @@ import TestSupport
         }
     }
 
-    @Test func sigusr1FetchesNowAndSigtermStopsCleanly() async throws {
+    /// A configuration reading the committed walk (relative times from 10:02 Tokyo), with `extra` appended.
+    func walkConfig(interval: String, extra: String = "") throws -> String {
         let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
-        let config = try Steptweet.tempFile("""
+        return try Steptweet.tempFile("""
             [source]
             path = "\(walk)"
             start = "2026-11-21T10:02:00+09:00"
             [schedule]
-            interval = "1h"
+            interval = "\(interval)"
             [state]
             path = "state.sqlite"
+            \(extra)
             """, name: "config.toml")
+    }
+
+    /// Starts `steptweet agent --config config` with `environment` added; its output is collected line by line.
+    func startAgent(_ config: String, environment: [String: String] = [:]) throws -> (Process, stdout: Lines, stderr: Lines) {
         let process = Process()
         process.executableURL = Steptweet.binary
         process.arguments = ["agent", "--config", config]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        return (process, Lines(out), Lines(err))
+    }
+
+    @Test func sigusr1FetchesNowAndSigtermStopsCleanly() async throws {
+        let config = try walkConfig(interval: "1h")
+        let (process, stdout, stderr) = try startAgent(config)
         defer { if process.isRunning { process.terminate() } }
-        let stderr = Lines(err)
-        let stdout = Lines(out)
         #expect(try await stderr.wait(for: "ready: `kill -USR1"), "\(stderr.all)")
         kill(process.processIdentifier, SIGUSR1)
         #expect(try await stderr.wait(for: "fetch signal: NewData"), "\(stderr.all)")
@@ -73,25 +84,8 @@ import TestSupport
     }
 
     @Test func withIntervalNeverTheAgentSaysSignalsAreIgnoredAndFetchesNothing() async throws {
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
-        let config = try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [schedule]
-            interval = "never"
-            [state]
-            path = "state.sqlite"
-            """, name: "config.toml")
-        let process = Process()
-        process.executableURL = Steptweet.binary
-        process.arguments = ["agent", "--config", config]
-        let err = Pipe()
-        process.standardOutput = Pipe()
-        process.standardError = err
-        try process.run()
+        let (process, _, stderr) = try startAgent(try walkConfig(interval: "never"))
         defer { if process.isRunning { process.terminate() } }
-        let stderr = Lines(err)
         #expect(try await stderr.wait(for: "SIGUSR1 and pushes are ignored"), "\(stderr.all)")
         #expect(!stderr.all.contains("fetches now"))
         kill(process.processIdentifier, SIGUSR1)
@@ -102,32 +96,10 @@ import TestSupport
     }
 
     @Test func statusShowsTheRunningAgentsViewAndASecondAgentRefusesToStart() async throws {
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
         // The webhook URL is a secret only the agent's environment holds (as from a systemd EnvironmentFile).
-        let config = try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [schedule]
-            interval = "1h"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "webhook"
-            url_env = "STEPTWEET_AGENT_ONLY_HOOK"
-            """, name: "config.toml")
-        let process = Process()
-        process.executableURL = Steptweet.binary
-        process.arguments = ["agent", "--config", config]
-        var environment = ProcessInfo.processInfo.environment
-        environment["STEPTWEET_AGENT_ONLY_HOOK"] = "http://127.0.0.1:9/hook"
-        process.environment = environment
-        let err = Pipe()
-        process.standardOutput = Pipe()
-        process.standardError = err
-        try process.run()
+        let config = try walkConfig(interval: "1h", extra: "[[publish]]\nkind = \"webhook\"\nurl_env = \"STEPTWEET_AGENT_ONLY_HOOK\"")
+        let (process, _, stderr) = try startAgent(config, environment: ["STEPTWEET_AGENT_ONLY_HOOK": "http://127.0.0.1:9/hook"])
         defer { if process.isRunning { process.terminate() } }
-        let stderr = Lines(err)
         #expect(try await stderr.wait(for: "fetches now"), "\(stderr.all)")
         // Give the agent a moment to record what it resolved.
         var status = try Steptweet.run(["status", "--config", config])
