@@ -51,13 +51,19 @@ struct CountCommand: ParsableCommand {
         defer {
             if json { print(files.count == 1 ? (outputs.first.map(jsonLine) ?? "{}") : jsonLine(outputs)) }
         }
-        for file in files {
+        // Several files go to the cores file by file; output stays in the order given.
+        let jobs = plot == nil ? input.effectiveJobs : 1
+        var options = input.readOptions()
+        if jobs > 1 && files.count > 1 { options.progress = false }  // one progress line cannot show several files
+        let counted = Parallelism.map(files.count, jobs: jobs) { [files, plot, options] i in
+            Result { () throws -> RecordingCount in
+                if let plot { return try StepPlot.write(recording: files[i], to: plot, options: options) }
+                return try RecordingCounter.count(path: files[i], options: options)
+            }
+        }
+        for (file, outcome) in zip(files, counted) {
             do {
-                let result = if let plot {
-                    try StepPlot.write(recording: file, to: plot, options: input.readOptions())
-                } else {
-                    try RecordingCounter.count(path: file, options: input.readOptions())
-                }
+                let result = try outcome.get()
                 let s = result.summary
                 for issue in s.issues { printError("warning: skipped \(issue)") }
                 if s.skippedLines > s.issues.count {

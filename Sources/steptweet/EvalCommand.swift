@@ -27,6 +27,8 @@ struct EvalCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
     @Option(help: ArgumentHelp("Also summarise per value of this manifest column.", valueName: "COLUMN"))
     var by: GroupColumn?
+    @Option(name: .long, help: ArgumentHelp("Recordings counted at once (default: the cores this process may use).",
+                                            valueName: "N")) var jobs: Int?
     @Argument(help: "The manifest CSV.") var manifest: String
 
     /// The manifest columns the shared manifests have; any other header name is accepted too.
@@ -38,6 +40,10 @@ struct EvalCommand: ParsableCommand {
         }
         static var allValueStrings: [String] { ["activity", "placement", "device", "subject", "rate_hz"] }
         static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
+    }
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
     }
 
     func run() throws {
@@ -53,7 +59,7 @@ struct EvalCommand: ParsableCommand {
         let width = loaded.entries.map(\.file.count).max() ?? 0
         let report: Evaluation.Report
         do {
-            report = try Evaluation.run(loaded, by: by?.name) { result in
+            report = try Evaluation.run(loaded, by: by?.name, jobs: jobs ?? Parallelism.availableCores()) { result in
                 guard !json else { return }
                 let pct = result.absolutePercentageError.map { String(format: "%6.2f%%", $0) }
                     ?? result.falseSteps.map { "\($0) false" } ?? result.stepsPerMinute.map { String(format: "%.0f/min", $0) } ?? "-"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Messages
+import Analysis
 import SensorInput
 
 /// Options every command that reads an input shares (`preview` has its own `--start`, the window, and takes the
@@ -20,7 +21,14 @@ struct InputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("IANA time zone for --start without an offset, and of the local days of Gadgetbridge running totals and Google Fit daily totals (default: the system's).",
                                             valueName: "ZONE")) var timeZone: String?
 
+    @Option(name: .long, help: ArgumentHelp("Files counted at once (default: the cores this process may use: affinity mask and cgroup CPU quota).",
+                                            valueName: "N")) var jobs: Int?
+
+    /// `--jobs`, or the cores available.
+    var effectiveJobs: Int { jobs ?? Parallelism.availableCores() }
+
     func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
         if let format, SensorInput.InputFormats.named(format) == nil {
             throw ValidationError("--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }

@@ -31,6 +31,18 @@ import TestSupport
         #expect(files.allSatisfy { ($0["steps"] as? Int ?? 0) > 50 })
     }
 
+    @Test func severalFilesCountedOnTwoCoresPrintWhatOneCorePrints() throws {
+        let files = ["fixtures/demo_walk_50hz.csv", "fixtures/formats/steps-1995-06-23_Fitbit.json", "missing.csv",
+                     "fixtures/demo_walk_50hz.csv"]
+        let one = try Steptweet.run(["count", "--jobs", "1"] + files)
+        let two = try Steptweet.run(["count", "--jobs", "2"] + files)
+        #expect(one.status == 66 && two.status == 66)
+        #expect(two.stdout == one.stdout)
+        #expect(two.stderr == one.stderr)
+        #expect(one.stdout.split(separator: "\n").count == 3)
+        #expect(try Steptweet.run(["count", "--jobs", "0", "fixtures/demo_walk_50hz.csv"]).status == 64)
+    }
+
     @Test func malformedLinesAreSkippedWithStatusZeroUnlessStrictOrNothingValid() throws {
         var csv = "t_ms,x,y,z\n"
         for i in 0..<50 { csv += "\(i * 20),0.1,0.2,9.8\n" }

@@ -1,0 +1,87 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How many cores this process may use, and running independent jobs on them with results kept in order.
+public enum Parallelism {
+    /// The cores this process may run on: the CPU affinity mask (`taskset`), capped by the cgroup's CPU quota
+    /// (`cpu.max` of cgroup v2, `cpu.cfs_quota_us` / `cpu.cfs_period_us` of v1, as a container or systemd's
+    /// `CPUQuota=` sets), at least 1.
+    public static func availableCores(cgroupRoot: String = "/sys/fs/cgroup") -> Int {
+        var cores = ProcessInfo.processInfo.activeProcessorCount
+        if let allowed = affinityCores() { cores = allowed }
+        if let quota = cgroupQuota(root: cgroupRoot) { cores = min(cores, max(1, Int(quota.rounded(.up)))) }
+        return max(1, cores)
+    }
+
+    /// The CPUs in this process's affinity mask (`Cpus_allowed_list` of /proc/self/status, e.g. `0-1,4`), nil when
+    /// unknown. (Glibc's `sched_getaffinity` is not visible to Swift without `_GNU_SOURCE`.)
+    static func affinityCores(status: String = "/proc/self/status") -> Int? {
+        guard let text = try? String(contentsOfFile: status, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return nil }
+        return cpuListCount(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The number of CPUs in a kernel CPU list such as `0-3,8,10-11`, nil when malformed.
+    static func cpuListCount(_ list: String) -> Int? {
+        var total = 0
+        for part in list.split(separator: ",") {
+            let ends = part.split(separator: "-").map { Int($0) }
+            switch ends.count {
+            case 1: guard ends[0] != nil else { return nil }; total += 1
+            case 2: guard let a = ends[0], let b = ends[1], b >= a else { return nil }; total += b - a + 1
+            default: return nil
+            }
+        }
+        return total > 0 ? total : nil
+    }
+
+    /// The CPU quota in cores, nil when there is none.
+    static func cgroupQuota(root: String) -> Double? {
+        func read(_ path: String) -> String? {
+            (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let v2 = read(root + "/cpu.max") {
+            let parts = v2.split(separator: " ")
+            guard parts.count == 2, parts[0] != "max", let quota = Double(parts[0]), let period = Double(parts[1]), period > 0
+            else { return nil }
+            return quota / period
+        }
+        if let q = read(root + "/cpu/cpu.cfs_quota_us").flatMap(Double.init), q > 0,
+           let p = read(root + "/cpu/cpu.cfs_period_us").flatMap(Double.init), p > 0 {
+            return q / p
+        }
+        return nil
+    }
+
+    /// `work(i)` for every `i` in `0..<count`, at most `jobs` at a time, results in index order.
+    public static func map<T: Sendable>(_ count: Int, jobs: Int, _ work: @Sendable (Int) -> T) -> [T] {
+        guard jobs > 1, count > 1 else { return (0..<count).map(work) }
+        let results = ResultSlots<T>(count)
+        let next = ResultSlots<Int>(1)
+        next.set(0, 0)
+        DispatchQueue.concurrentPerform(iterations: min(jobs, count)) { _ in
+            while let i = next.claim(below: count) { results.set(i, work(i)) }
+        }
+        return results.values
+    }
+}
+
+/// Slots written from several threads under a lock.
+private final class ResultSlots<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [T?]
+    init(_ count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: T) { lock.withLock { slots[i] = value } }
+    var values: [T] { lock.withLock { slots.map { $0! } } }
+    /// For the counter slot: the next index below `limit`, or nil when all are taken.
+    func claim(below limit: Int) -> Int? where T == Int {
+        lock.withLock {
+            let i = slots[0]!
+            guard i < limit else { return nil }
+            slots[0] = i + 1
+            return i
+        }
+    }
+}
