@@ -5,17 +5,7 @@ import TestSupport
 /// `steptweet init`, `fetch`, `status`, `history` and `steps` run as a user runs them: real files, real SQLite.
 @Suite(.temporaryFolder) struct AgentCommandsTests {
     func configure(_ extra: String = "") throws -> String {
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
-        return try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [text]
-            time_zone = "Asia/Tokyo"
-            [state]
-            path = "state.sqlite"
-            \(extra)
-            """, name: "config.toml")
+        try Steptweet.walkConfig("[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state.sqlite\"\n" + extra)
     }
 
     @Test func fetchPostsThenHasNoDataAndHistoryShowsBoth() throws {

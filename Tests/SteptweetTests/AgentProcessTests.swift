@@ -31,19 +31,9 @@ import TestSupport
         }
     }
 
-    /// A configuration reading the committed walk (relative times from 10:02 Tokyo), with `extra` appended.
+    /// A configuration reading the committed walk, with `interval` and `extra` (TOML) appended.
     func walkConfig(interval: String, extra: String = "") throws -> String {
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
-        return try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [schedule]
-            interval = "\(interval)"
-            [state]
-            path = "state.sqlite"
-            \(extra)
-            """, name: "config.toml")
+        try Steptweet.walkConfig("[schedule]\ninterval = \"\(interval)\"\n[state]\npath = \"state.sqlite\"\n" + extra)
     }
 
     /// Starts `steptweet agent --config config` with `environment` added; its output is collected line by line.

@@ -81,14 +81,7 @@ import TestSupport
 
     @Test func previewReadsTheConfiguration() throws {
         let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
-        let config = try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [text]
-            time_zone = "Asia/Tokyo"
-            device = "Pixel 8"
-            """, name: "config.toml")
+        let config = try Steptweet.walkConfig("[text]\ntime_zone = \"Asia/Tokyo\"\ndevice = \"Pixel 8\"\n")
         // --start without an offset is in the configuration's zone; the source and its start come from it too.
         let r = try Steptweet.run(["preview", "--config", config, "--start", "2026-11-21T10:00:00", "--now", "2026-11-21T10:30:00"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -43,6 +43,13 @@ enum Steptweet {
                              stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in
+    /// Tokyo), followed by `sections` (TOML); its path.
+    static func walkConfig(_ sections: String) throws -> String {
+        let walk = root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        return try tempFile("[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections, name: "config.toml")
+    }
+
     /// Writes `contents` to a new file in the running test's temporary folder (its suite has `.temporaryFolder`) and
     /// returns its path.
     static func tempFile(_ contents: String, name: String = "input.csv") throws -> String {

@@ -27,19 +27,7 @@ import TestSupport
         defer { task.cancel() }
         try await server.waitUntilListening()
         guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
-        let config = try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [text]
-            time_zone = "Asia/Tokyo"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "webhook"
-            url_file = "hook.url"
-            """, name: "config.toml")
+        let config = try hookConfig()
         try writeSecret("http://127.0.0.1:\(port)/hook", beside: config)
 
         let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
@@ -77,18 +65,8 @@ import TestSupport
     }
 
     @Test func aDroppedPostIsNeverSentAndSaysWhy() throws {
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
         // Nothing listens on port 9: the post stays pending (retryable) until dropped.
-        let config = try Steptweet.tempFile("""
-            [source]
-            path = "\(walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "webhook"
-            url_file = "hook.url"
-            """, name: "config.toml")
+        let config = try hookConfig()
         try writeSecret("http://127.0.0.1:9/hook", beside: config)
         let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(first.status == 75)
@@ -99,6 +77,19 @@ import TestSupport
         #expect(next.status == 0, "nothing is attempted for a dropped post: \(next.stdout)")
         let all = try Steptweet.run(["outbox", "--all", "--config", config])
         #expect(all.stdout.contains("1  dropped  webhook"))
+    }
+
+    /// The walk, posted to a webhook whose URL is in `hook.url` beside the configuration.
+    func hookConfig() throws -> String {
+        try Steptweet.walkConfig("""
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "webhook"
+            url_file = "hook.url"
+            """)
     }
 
     /// The webhook URL is a secret: it goes in `hook.url` beside the configuration, readable only by the user.
