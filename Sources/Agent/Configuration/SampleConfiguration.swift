@@ -12,6 +12,9 @@ path = "walk.csv"
 # rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
 # format = "generic-csv"                   # default: detected from the data
 # start = "2026-11-21T10:00:00+09:00"    # wall-clock time of the first sample when the file's times are relative
+#                                        # (without an offset: read in text.time_zone)
+# prefer = "Mi Band 6, Pixel 8"          # step logs with several devices or sources over the same minutes
+#                                        # (Apple Health, Gadgetbridge): these first, by name or alias
 follow = true                            # the file keeps growing: read only what is new at each fetch
 
 [schedule]
@@ -33,6 +36,8 @@ device = "iPhone 5s"
 # [[publish]]
 # kind = "webhook"
 # url_env = "STEPTWEET_WEBHOOK_URL"
+# Others: "mastodon", "misskey", "x", "bluesky", "matrix", "discord", "slack", "ntfy", "file", "stdout"; their keys
+# are in Sources/Publishing/README.md. Secrets come from *_env or *_file keys, never inline.
 
 [state]
 # path = "~/.local/state/steptweet/state.sqlite"   # default: $XDG_STATE_HOME/steptweet/state.sqlite
