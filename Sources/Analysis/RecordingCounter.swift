@@ -41,7 +41,8 @@ public enum RecordingCounter {
         options: ReadOptions = ReadOptions(),
         parameters: DetectorParameters = .standard,
         keepStepTimes: Bool = false,
-        onSample: ((AccelerationSample) -> Void)? = nil
+        onSample: ((AccelerationSample) -> Void)? = nil,
+        onEvent: ((DetectorEvent) -> Void)? = nil
     ) throws -> RecordingCount {
         var detector = StepDetector(parameters: parameters)
         var bouts: [WalkingBout] = []
@@ -51,8 +52,9 @@ public enum RecordingCounter {
             switch event {
             case .step(let t): if keepStepTimes { times.append(t) }
             case .boutEnded(let b): bouts.append(b)
-            case .boutStarted: break
+            case .boutStarted, .refused, .decision: break
             }
+            onEvent?(event)
         }
         let summary = try AnyInput.read(path: path, options: options) { item in
             switch item {

@@ -49,6 +49,10 @@ public enum DetectorEvent: Sendable, Equatable {
     case boutStarted(timeNs: Int64)
     /// A walking bout ended (no regular step followed in time, a gap in the data, or the end of the stream).
     case boutEnded(WalkingBout)
+    /// A step the rhythm found, refused because no window of motion around it was recognised as walking.
+    case refused(timeNs: Int64)
+    /// The walking recognizer scored a window of motion (about one per second), from these features.
+    case decision(WalkingDecision, WindowFeatures)
 }
 
 /// Counts of samples the detector accepted or refused.
@@ -63,6 +67,19 @@ public struct DetectorCounters: Sendable, Equatable, Codable {
     public var steps: Int = 0
     /// Walking bouts confirmed so far.
     public var bouts: Int = 0
+    /// Steps the rhythm found but the walking recognizer refused.
+    public var refused: Int = 0
 
     public init() {}
+
+    /// Decodes saved counters; `refused` is missing from states saved before the walking recognizer.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        accepted = try c.decode(Int.self, forKey: .accepted)
+        outOfOrder = try c.decode(Int.self, forKey: .outOfOrder)
+        invalid = try c.decode(Int.self, forKey: .invalid)
+        steps = try c.decode(Int.self, forKey: .steps)
+        bouts = try c.decode(Int.self, forKey: .bouts)
+        refused = try c.decodeIfPresent(Int.self, forKey: .refused) ?? 0
+    }
 }

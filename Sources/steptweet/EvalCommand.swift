@@ -2,6 +2,7 @@ import Analysis
 import ArgumentParser
 import Foundation
 import SensorInput
+import StepDetection
 
 /// `steptweet eval`: scores the step counter against recordings with known step counts.
 struct EvalCommand: ParsableCommand {
@@ -29,6 +30,16 @@ struct EvalCommand: ParsableCommand {
     var by: GroupColumn?
     @Option(name: .long, help: ArgumentHelp("Recordings counted at once (default: the cores this process may use).",
                                             valueName: "N")) var jobs: Int?
+    @Option(help: ArgumentHelp(
+        "Walking probability a run of steps needs to count (default \(DetectorParameters.standard.recognizer.enter)): higher refuses more hand activity and more weak walking.",
+        valueName: "P")) var enter: Double?
+    @Flag(name: .long, help: "Count with the rhythm gate alone, without the walking recognizer (the detector before it).")
+    var rhythmOnly = false
+    @Option(name: .long, help: ArgumentHelp("Detector parameters to score instead of the built-in ones (JSON, as in --features).",
+                                            valueName: "FILE")) var parameters: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Also write the walking recognizer's windows and the rhythm's steps of every recording to DIR (windows.csv, steps.csv) for scripts/train_walking.py.",
+        valueName: "DIR")) var features: String?
     @Argument(help: "The manifest CSV.") var manifest: String
 
     /// The manifest columns the shared manifests have; any other header name is accepted too.
@@ -44,6 +55,25 @@ struct EvalCommand: ParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
+        if let enter, !(0...1).contains(enter) { throw ValidationError("--enter: must be between 0 and 1") }
+    }
+
+    /// The built-in parameters, or `--parameters`, with `--enter` and `--rhythm-only` applied.
+    func detectorParameters() throws -> DetectorParameters {
+        var p = DetectorParameters.standard
+        if let parameters {
+            guard let data = FileManager.default.contents(atPath: parameters) else {
+                throw fail("\(parameters): cannot read", status: ExitStatus.noInput)
+            }
+            do {
+                p = try JSONDecoder().decode(DetectorParameters.self, from: data)
+            } catch {
+                throw fail("\(parameters): not detector parameters: \(error)", status: ExitStatus.dataError)
+            }
+        }
+        if let enter { p.recognizer.enter = enter }
+        if rhythmOnly { p.recognizer.enabled = false }
+        return p
     }
 
     func run() throws {
@@ -59,7 +89,13 @@ struct EvalCommand: ParsableCommand {
         let width = loaded.entries.map(\.file.count).max() ?? 0
         let report: Evaluation.Report
         do {
-            report = try Evaluation.run(loaded, by: by?.name, jobs: jobs ?? Parallelism.availableCores()) { result in
+            let parameters = try detectorParameters()
+            if let features {
+                try WalkingFeatureDump.write(loaded, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),
+                                             to: features)
+            }
+            report = try Evaluation.run(loaded, parameters: parameters, by: by?.name,
+                                        jobs: jobs ?? Parallelism.availableCores()) { result in
                 guard !json else { return }
                 let pct = result.absolutePercentageError.map { String(format: "%6.2f%%", $0) }
                     ?? result.falseSteps.map { "\($0) false" } ?? result.stepsPerMinute.map { String(format: "%.0f/min", $0) } ?? "-"

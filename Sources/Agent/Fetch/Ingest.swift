@@ -61,7 +61,7 @@ struct Ingest: Sendable {
             switch event {
             case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
             case .boutEnded(let b): bouts.append(b)
-            case .boutStarted: break
+            case .boutStarted, .refused, .decision: break
             }
         }
         let sink: (InputItem) -> Void = { item in

@@ -1,0 +1,63 @@
+/// Tunable constants of the detector. One set serves every placement and sampling rate; every filter is defined in
+/// seconds or hertz, never in samples.
+public struct DetectorParameters: Sendable, Equatable, Codable {
+    /// Cut-off of the two-pole low-pass filter on the acceleration magnitude, in Hz.
+    public var lowPassHz: Double = 3.0
+    /// Smallest swing (peak minus trough of the filtered magnitude) that can be a step, in m/s². Also the floor of the
+    /// hysteresis that separates one peak from the next.
+    public var minSwing: Double = 1.2
+    /// Shortest and longest plausible time between steps, in seconds.
+    public var minStepInterval: Double = 0.25
+    public var maxStepInterval: Double = 2.0
+    /// Candidate steps in a row, at a regular rhythm, needed to confirm a walking bout.
+    public var confirmSteps: Int = 3
+    /// Steps a bout needs before any of them is credited: shorter bursts of regular motion are not walking.
+    public var minBoutSteps: Int = 10
+    /// Irregular intervals (off the bout's rhythm by more than `rhythmTolerance`, and not a missed step) a bout may
+    /// have before it is credited; one more and the run was not walking.
+    public var irregularIntervalsAllowed: Int = 2
+    /// Largest ratio between the longest and the shortest stride of a run (or between an interval and the bout's
+    /// step interval) that still counts as regular.
+    public var rhythmTolerance: Double = 1.5
+    /// Largest ratio between the largest and the smallest swing of a run that still counts as a consistent amplitude.
+    public var swingTolerance: Double = 4.0
+    /// An interval about twice the rhythm (1.7-2.4 times) counts two steps: one step was too weak to see (typical on
+    /// the wrist, where one arm swing per stride dominates).
+    public var fillMissedSteps = true
+    /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
+    public var maxSampleGap: Double = 2.0
+    /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
+    public var recognizer: RecognizerParameters = WalkingModel.trained
+
+    public init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case lowPassHz, minSwing, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps, irregularIntervalsAllowed
+        case rhythmTolerance, swingTolerance, fillMissedSteps, maxSampleGap, recognizer
+    }
+
+    /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func value<T: Decodable>(_ key: CodingKeys, _ standard: T) throws -> T {
+            try c.decodeIfPresent(T.self, forKey: key) ?? standard
+        }
+        let s = DetectorParameters()
+        lowPassHz = try value(.lowPassHz, s.lowPassHz)
+        minSwing = try value(.minSwing, s.minSwing)
+        minStepInterval = try value(.minStepInterval, s.minStepInterval)
+        maxStepInterval = try value(.maxStepInterval, s.maxStepInterval)
+        confirmSteps = try value(.confirmSteps, s.confirmSteps)
+        minBoutSteps = try value(.minBoutSteps, s.minBoutSteps)
+        irregularIntervalsAllowed = try value(.irregularIntervalsAllowed, s.irregularIntervalsAllowed)
+        rhythmTolerance = try value(.rhythmTolerance, s.rhythmTolerance)
+        swingTolerance = try value(.swingTolerance, s.swingTolerance)
+        fillMissedSteps = try value(.fillMissedSteps, s.fillMissedSteps)
+        maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
+        recognizer = try value(.recognizer, s.recognizer)
+    }
+
+    /// The parameters `steptweet` uses.
+    public static let standard = DetectorParameters()
+}
+

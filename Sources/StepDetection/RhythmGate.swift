@@ -1,0 +1,144 @@
+/// The rhythm gate: candidate peaks → regular runs → walking bouts whose steps are credited (see `StepDetector`).
+extension StepDetector {
+    /// Longest silence after the last step before the bout ends.
+    var boutTimeout: Double {
+        max(parameters.maxStepInterval, stepInterval * 2.5)
+    }
+
+    /// Keeps the per-sample check an integer comparison: the bout ends at the first sample after this time.
+    mutating func updateBoutDeadline() {
+        let (deadline, overflow) = bout.endNs.addingReportingOverflow(Int64(min(boutTimeout * 1e9, 9e18)))
+        boutDeadlineNs = overflow ? .max : deadline
+    }
+
+    mutating func candidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
+        guard swing >= parameters.minSwing else { return }
+        let interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
+        if interval < parameters.minStepInterval { return }
+        lastCandidateNs = timeNs
+        reservePending()
+        if inBout && !boutCredited {
+            // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
+            // missed step) and it was not walking.
+            let ratio = interval / stepInterval
+            let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
+            let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
+            if !steady && !missed {
+                irregularIntervals += 1
+                if irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
+            }
+        }
+        if inBout {
+            if interval <= boutTimeout {
+                let ratio = interval / stepInterval
+                if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) {
+                    // One step too weak to see between two regular ones.
+                    addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
+                } else if ratio < 1.5 {
+                    stepInterval += (interval - stepInterval) * 0.2
+                    updateBoutDeadline()
+                }
+                addBoutStep(timeNs, emit)
+                return
+            }
+            endBout(emit)
+        }
+        if interval > parameters.maxStepInterval {
+            pending.removeAll(keepingCapacity: true)
+            pendingSwings.removeAll(keepingCapacity: true)
+        }
+        if parameters.fillMissedSteps && pending.count >= 2 {
+            // About twice the previous interval (or half of it): one step in between was too weak to see.
+            let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
+            let ratio = interval / previous
+            if ratio >= Self.missedStepRatio.lowerBound && ratio <= Self.missedStepRatio.upperBound {
+                let last = pending[pending.count - 1]
+                pending.append(last + (timeNs - last) / 2)
+                pendingSwings.append(0)
+            } else if 1 / ratio >= Self.missedStepRatio.lowerBound && 1 / ratio <= Self.missedStepRatio.upperBound
+                        && pendingSwings[pending.count - 2] > 0 {
+                let before = pending[pending.count - 2], last = pending[pending.count - 1]
+                pending.insert(before + (last - before) / 2, at: pending.count - 1)
+                pendingSwings.insert(0, at: pendingSwings.count - 1)
+            }
+        }
+        pending.append(timeNs)
+        pendingSwings.append(swing)
+        // Keep the longest regular run ending here: drop the oldest candidates until strides and swings agree, and
+        // never start a run with a filled-in step.
+        while pending.count > 1 && (!pendingIsRegular() || pendingSwings[0] == 0) {
+            pending.removeFirst()
+            pendingSwings.removeFirst()
+        }
+        if pendingSwings.count(where: { $0 > 0 }) >= parameters.confirmSteps { confirmPending(emit) }
+    }
+
+    /// Ratio of an interval to the previous one that means one step was missed in between.
+    static let missedStepRatio = 1.7...2.4
+
+    /// Whether the pending run has a steady rhythm and amplitude: its longest stride (time from a step to the next
+    /// but one, so a limping or pocket-sided gait with alternating intervals is still regular) is at most
+    /// `rhythmTolerance` times its shortest, and its largest swing at most `swingTolerance` times its smallest.
+    func pendingIsRegular() -> Bool {
+        if pending.count >= 3 {
+            var shortest = Int64.max, longest = Int64.min
+            for i in 2..<pending.count {
+                let stride = pending[i] - pending[i - 2]
+                shortest = min(shortest, stride)
+                longest = max(longest, stride)
+            }
+            if Double(longest) > parameters.rhythmTolerance * Double(shortest) { return false }
+        }
+        var smallest = Double.infinity, largest = 0.0
+        for s in pendingSwings where s > 0 {
+            smallest = min(smallest, s)
+            largest = max(largest, s)
+        }
+        return largest <= parameters.swingTolerance * smallest
+    }
+
+    /// Opens a walking bout from the pending run. Its steps are credited once the bout has `minBoutSteps` steps.
+    mutating func confirmPending(_ emit: (DetectorEvent) -> Void) {
+        inBout = true
+        boutCredited = false
+        irregularIntervals = 0
+        let first = pending[0], last = pending[pending.count - 1]
+        stepInterval = Double(last - first) * 1e-9 / Double(pending.count - 1)
+        bout = WalkingBout(startNs: first, endNs: last, steps: pending.count)
+        updateBoutDeadline()
+        creditBoutIfLongEnough(emit)
+    }
+
+    mutating func addBoutStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        bout.endNs = timeNs
+        updateBoutDeadline()
+        bout.steps += 1
+        if boutCredited {
+            rhythmStep(timeNs, emit)
+        } else {
+            pending.append(timeNs)
+            pendingSwings.append(0)
+            creditBoutIfLongEnough(emit)
+        }
+    }
+
+    /// Reports the bout and all its steps so far once it is long enough to be walking.
+    mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void) {
+        guard pending.count >= parameters.minBoutSteps else { return }
+        boutCredited = true
+        rhythmBoutStarted(pending[0], emit)
+        for t in pending { rhythmStep(t, emit) }
+        pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short.
+    mutating func endBout(_ emit: (DetectorEvent) -> Void) {
+        guard inBout else { return }
+        inBout = false
+        boutDeadlineNs = .max
+        if boutCredited { rhythmBoutEnded(bout, emit) }
+        pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
+    }
+}

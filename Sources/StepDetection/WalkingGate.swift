@@ -1,0 +1,146 @@
+/// A step the rhythm credited (or the end of its bout), held until every window of motion around it is scored.
+struct HeldEvent: Sendable, Codable, Equatable {
+    var timeNs: Int64
+    /// Sum and count of the walking probabilities of the scored windows that contain the step.
+    var probabilitySum: Double
+    var windows: Int
+    /// The rhythm's bout ended here (no step).
+    var isBoutEnd: Bool
+}
+
+/// The walking gate between the rhythm gate and the caller. Steps the rhythm credits are held until every window
+/// containing them is scored by the `WalkingRecognizer`; then each step's walking probability (the mean over those
+/// windows) goes through a hysteresis: a run becomes walking at `enter` and its earlier steps that held `stay` count
+/// with it (a walk is counted from its first confirmed step); walking holds while steps keep `stay`; anything else is
+/// refused. Held steps, undecided steps and remembered decisions are bounded.
+extension StepDetector {
+    /// Decisions remembered for steps the rhythm credits late (a bout is credited up to ~20 s after its first step).
+    static let decisionCapacity = 48
+    /// Held steps, and steps waiting for their run to become walking; beyond it the oldest is decided with what is known.
+    static let heldCapacity = 256
+
+    mutating func rhythmBoutStarted(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        guard !parameters.recognizer.enabled else { return }
+        counters.bouts += 1
+        emit(.boutStarted(timeNs: timeNs))
+    }
+
+    mutating func rhythmStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        guard parameters.recognizer.enabled else {
+            counters.steps += 1
+            emit(.step(timeNs: timeNs))
+            return
+        }
+        var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
+        for d in decisions where d.startNs <= timeNs && timeNs < d.endNs {
+            event.probabilitySum += d.probability
+            event.windows += 1
+        }
+        hold(event, emit)
+    }
+
+    mutating func rhythmBoutEnded(_ bout: WalkingBout, _ emit: (DetectorEvent) -> Void) {
+        guard parameters.recognizer.enabled else {
+            emit(.boutEnded(bout))
+            return
+        }
+        hold(HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true), emit)
+    }
+
+    private mutating func hold(_ event: HeldEvent, _ emit: (DetectorEvent) -> Void) {
+        if held.count >= Self.heldCapacity { releaseHeld(emit, forcing: 1) }
+        held.append(event)
+        releaseHeld(emit)
+    }
+
+    /// A window was scored: remember its decision, add it to the held steps inside it, release what is now decided.
+    mutating func windowScored(_ window: (startNs: Int64, endNs: Int64, features: WindowFeatures),
+                               _ emit: (DetectorEvent) -> Void) {
+        let decision = WalkingDecision(startNs: window.startNs, endNs: window.endNs,
+                                       probability: parameters.recognizer.probability(window.features))
+        if decisions.count >= Self.decisionCapacity { decisions.removeFirst() }
+        decisions.append(decision)
+        latestWindowStartNs = decision.startNs
+        emit(.decision(decision, window.features))
+        for i in held.indices where !held[i].isBoutEnd
+            && decision.startNs <= held[i].timeNs && held[i].timeNs < decision.endNs {
+            held[i].probabilitySum += decision.probability
+            held[i].windows += 1
+        }
+        releaseHeld(emit)
+    }
+
+    /// Scores the tail of the signal and decides everything held (the stream ended or broke), then forgets the signal.
+    mutating func flushRecognizer(_ emit: (DetectorEvent) -> Void) {
+        if let tail = recognizer.tailWindow() { windowScored(tail, emit) }
+        releaseHeld(emit, forcing: held.count)
+        endWalkingRun(emit)
+        recognizer.reset()
+    }
+
+    /// Releases held events in order: each step once a window starting after it has been scored (no later window can
+    /// contain it), or the first `forcing` whatever is known.
+    private mutating func releaseHeld(_ emit: (DetectorEvent) -> Void, forcing: Int = 0) {
+        var forced = forcing
+        while let head = held.first {
+            if forced > 0 {
+                forced -= 1
+            } else if !head.isBoutEnd && head.timeNs >= latestWindowStartNs {
+                break
+            }
+            held.removeFirst()
+            if head.isBoutEnd {
+                endWalkingRun(emit)
+            } else {
+                decide(head.timeNs, probability: head.windows > 0 ? head.probabilitySum / Double(head.windows) : 0, emit)
+            }
+        }
+    }
+
+    /// The hysteresis over decided steps, in time order.
+    private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
+        let r = parameters.recognizer
+        if walkingRun {
+            if p >= r.stay { accept(timeNs, emit) } else { endWalkingRun(emit); refuse(timeNs, emit) }
+        } else if p >= r.enter {
+            walkingRun = true
+            for t in undecided { accept(t, emit) }
+            undecided.removeAll(keepingCapacity: true)
+            accept(timeNs, emit)
+        } else if p >= r.stay {
+            if undecided.count >= Self.heldCapacity { refuse(undecided.removeFirst(), emit) }
+            undecided.append(timeNs)
+        } else {
+            endWalkingRun(emit)
+            refuse(timeNs, emit)
+        }
+    }
+
+    private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        if !gateBoutOpen {
+            gateBoutOpen = true
+            gateBout = WalkingBout(startNs: timeNs, endNs: timeNs, steps: 0)
+            counters.bouts += 1
+            emit(.boutStarted(timeNs: timeNs))
+        }
+        gateBout.endNs = timeNs
+        gateBout.steps += 1
+        counters.steps += 1
+        emit(.step(timeNs: timeNs))
+    }
+
+    private mutating func refuse(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        counters.refused += 1
+        emit(.refused(timeNs: timeNs))
+    }
+
+    /// The run is over (its rhythm ended, or it was refused): steps still waiting for it are refused.
+    private mutating func endWalkingRun(_ emit: (DetectorEvent) -> Void) {
+        walkingRun = false
+        for t in undecided { refuse(t, emit) }
+        undecided.removeAll(keepingCapacity: true)
+        guard gateBoutOpen else { return }
+        gateBoutOpen = false
+        emit(.boutEnded(gateBout))
+    }
+}

@@ -1,0 +1,115 @@
+/// Features of one window of motion that tell walking from hand activity.
+///
+/// The magnitude features come from the detector's low-passed |a| resampled at `WalkingRecognizer.tickHz`, mean
+/// removed (`y`): amplitude, how smooth the motion is at one and two ticks, how alike the signal is to itself one
+/// step, one stride and two strides later (periodicity and cycle similarity), and how impulsive it is (claps, taps).
+/// With three axes, three more say whether the watch's orientation stays steady (walking) or wanders (dressing,
+/// folding, eating): how well the direction of gravity and of the whole acceleration hold over the window, and how far
+/// gravity turned from its start to its end.
+public struct WindowFeatures: Sendable, Equatable {
+    /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
+    public static let magnitudeNames = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis",
+                                        "crest", "crossings_hz", "log_impulse"]
+    public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn_deg"]
+    public static let names = magnitudeNames + axisNames
+
+    /// ln of the standard deviation of |a| (m/s²).
+    public var logStd = 0.0
+    /// Autocorrelation at one and two ticks (80 and 160 ms): near 1 for smooth motion, lower for jitter and impulses.
+    public var r1 = 0.0
+    public var r2 = 0.0
+    /// Largest autocorrelation at a step period (0.32-0.96 s), a stride period (0.64-2.0 s) and two strides
+    /// (2.08-3.92 s): walking repeats itself step after step and stride after stride.
+    public var rStep = 0.0
+    public var rStride = 0.0
+    public var rTwoStrides = 0.0
+    /// ln of the kurtosis (E[y⁴]/E[y²]²; a sine gives ln 1.5, an impulse train much more).
+    public var logKurtosis = 0.0
+    /// Largest |y| over the standard deviation: peak sharpness.
+    public var crest = 0.0
+    /// Crossings of the mean per second.
+    public var crossingsHz = 0.0
+    /// ln(1 + the largest distance of |a| below 6 Hz from the detector's 3 Hz signal, over the standard deviation): an
+    /// impact shorter than the filter (a clap, a tap on a table) stands far out of it; a step's smoother push does not.
+    public var logImpulse = 0.0
+    /// Whether every tick of the window had three axes; the three features below are 0 otherwise.
+    public var hasAxes = false
+    /// Length of the mean of the unit gravity vectors (1: gravity kept its direction in the watch's frame).
+    public var gravitySteadiness = 0.0
+    /// Length of the mean of the unit acceleration vectors.
+    public var directionSteadiness = 0.0
+    /// Angle between gravity at the window's start and at its end, in degrees.
+    public var gravityTurnDegrees = 0.0
+
+    public init() {}
+
+    /// The features in `names` order.
+    public var values: [Double] {
+        [logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
+         gravitySteadiness, directionSteadiness, gravityTurnDegrees]
+    }
+
+    /// `bias + Σ weight × clamp(feature, lower, upper)` over the first `weights.count` features, without building
+    /// `values`. Clamping to the range seen in training keeps the model from extrapolating on motion unlike any of it.
+    func linearScore(bias: Double, weights: [Double], lower: [Double], upper: [Double]) -> Double {
+        let v = (logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
+                 gravitySteadiness, directionSteadiness, gravityTurnDegrees)
+        var z = bias
+        withUnsafeBytes(of: v) { raw in
+            let f = raw.bindMemory(to: Double.self)
+            let n = min(weights.count, f.count, lower.count, upper.count)
+            for i in 0..<n { z += weights[i] * min(max(f[i], lower[i]), upper[i]) }
+        }
+        return z
+    }
+}
+
+/// A logistic regression: `P(walking) = 1 / (1 + e^-(bias + Σ weight × feature))`.
+public struct LinearModel: Sendable, Equatable, Codable {
+    public var bias: Double
+    /// One weight per feature, in `WindowFeatures.names` order (the magnitude model has the first ten).
+    public var weights: [Double]
+    /// The range of each feature in the training windows (0.5th to 99.5th percentile); features are clamped to it.
+    public var lower: [Double]
+    public var upper: [Double]
+
+    public init(bias: Double, weights: [Double], lower: [Double], upper: [Double]) {
+        self.bias = bias
+        self.weights = weights
+        self.lower = lower
+        self.upper = upper
+    }
+
+    public func probability(_ features: WindowFeatures) -> Double {
+        1 / (1 + (-features.linearScore(bias: bias, weights: weights, lower: lower, upper: upper)).exponential)
+    }
+}
+
+/// The walking recognizer's parameters: two classifiers trained by `scripts/train_walking.py` on the shared
+/// recordings (coefficients in `WalkingModel.swift`) and the two probabilities of its hysteresis. A run of rhythm
+/// steps becomes walking when a step's windows reach `enter` on average (its earlier steps then count too, as long as
+/// they held `stay`), and stays walking while they hold `stay`. `enter` is the one parameter that trades false steps
+/// in daily life against steps lost on weak walks.
+public struct RecognizerParameters: Sendable, Equatable, Codable {
+    /// Whether steps must lie in recognised walking to count. Off: rhythm alone decides (the detector before #10).
+    public var enabled: Bool
+    /// For windows with |a| only, and for windows with three axes.
+    public var magnitudeModel: LinearModel
+    public var threeAxisModel: LinearModel
+    public var enter: Double
+    public var stay: Double
+
+    public init(enabled: Bool = true, magnitudeModel: LinearModel, threeAxisModel: LinearModel, enter: Double,
+                stay: Double) {
+        self.enabled = enabled
+        self.magnitudeModel = magnitudeModel
+        self.threeAxisModel = threeAxisModel
+        self.enter = enter
+        self.stay = stay
+    }
+
+    /// The probability that a window with these features is walking.
+    public func probability(_ f: WindowFeatures) -> Double {
+        f.hasAxes ? threeAxisModel.probability(f) : magnitudeModel.probability(f)
+    }
+}

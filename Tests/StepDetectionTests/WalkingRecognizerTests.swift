@@ -1,0 +1,150 @@
+import Foundation
+import StepDetection
+import Testing
+import TestSupport
+
+/// Motion for the walking recognizer: synthetic walks (from `SyntheticWalk`) with three axes, and real recordings.
+enum SyntheticMotion {
+    typealias Sample = (timeNs: Int64, x: Double, y: Double, z: Double)
+
+    /// A walk with three axes: |a| from `SyntheticWalk` along a steady, tilted gravity direction, plus the arm's swing
+    /// across it at the stride rate (half the step rate).
+    static func walk3D(_ walk: SyntheticWalk) -> [Sample] {
+        let up = (0.3, 0.2, 0.93), across = (0.95, -0.1, -0.28)  // about unit and orthogonal
+        return walk.samples().map { s in
+            let t = Double(s.timeNs - walk.startNs) / 1e9
+            let swing = 1.2 * sin(Double.pi * t / walk.interval)
+            return (s.timeNs, up.0 * s.magnitude + across.0 * swing, up.1 * s.magnitude + across.1 * swing,
+                    up.2 * s.magnitude + across.2 * swing)
+        }
+    }
+
+    /// A real recording (`t_ms,x,y,z`, m/s²) from ../shared, shifted to start at `startNs`.
+    static func recording(_ relative: String, startNs: Int64 = 0) throws -> [Sample] {
+        let text = try String(contentsOfFile: try SharedData.require(relative), encoding: .utf8)
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: ",").compactMap { Double($0) }
+            guard f.count == 4 else { return nil }
+            return (startNs + Int64((f[0] * 1e6).rounded()), f[1], f[2], f[3])
+        }
+    }
+
+    static func count(_ samples: [Sample], magnitudeOnly: Bool = false, parameters: DetectorParameters = .standard)
+        -> (steps: Int, times: [Int64]) {
+        var d = StepDetector(parameters: parameters)
+        var times: [Int64] = []
+        let handle: (DetectorEvent) -> Void = { if case .step(let t) = $0 { times.append(t) } }
+        for s in samples {
+            if magnitudeOnly {
+                d.push(timeNs: s.timeNs, magnitude: (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot(), handle)
+            } else {
+                d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+            }
+        }
+        d.finish(handle)
+        return (d.counters.steps, times)
+    }
+}
+
+@Suite struct WalkingRecognizerTests {
+    @Test(arguments: [12.5, 25, 50, 100, 200])
+    func walkingAt16To22HzCountsWithin2Percent(rate: Double) {
+        for hz in [1.6, 1.9, 2.2] {
+            let walk = SyntheticWalk(rate: rate, steps: Int(60 * hz), interval: 1 / hz, seed: UInt64(rate * 10))
+            let truth = walk.steps
+            for magnitudeOnly in [true, false] {
+                let counted = SyntheticMotion.count(SyntheticMotion.walk3D(walk), magnitudeOnly: magnitudeOnly).steps
+                let error = abs(Double(counted - truth)) / Double(truth)
+                #expect(error <= 0.02, "\(rate) Hz sampling, \(hz) steps/s, magnitude only \(magnitudeOnly): \(counted) of \(truth)")
+            }
+        }
+    }
+
+    @Test func realClappingAndFoldingLoseNearlyAllTheirFalseSteps() throws {
+        // WISDM watch recordings (20 Hz, three minutes each) of twelve people: the rhythm alone finds 100-400
+        // "steps" in each; with the recognizer at most a tenth of them remain.
+        var rhythm = DetectorParameters.standard
+        rhythm.recognizer.enabled = false
+        var withRecognizer = 0, rhythmOnly = 0
+        for subject in 1600...1611 {
+            for activity in ["clapping", "folding-clothes"] {
+                let samples = try SyntheticMotion.recording("data/activities/wisdm_watch/\(subject)_\(activity).csv")
+                withRecognizer += SyntheticMotion.count(samples).steps
+                rhythmOnly += SyntheticMotion.count(samples, parameters: rhythm).steps
+            }
+        }
+        #expect(rhythmOnly > 3000)
+        #expect(withRecognizer * 10 <= rhythmOnly, "\(withRecognizer) of the rhythm's \(rhythmOnly)")
+    }
+
+    @Test func aWalkRightAfterClappingIsCountedFromItsFirstConfirmedStep() throws {
+        // Subject 1601's clapping, which the recognizer refuses: the point is where the walk after it starts.
+        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
+        var walk = SyntheticWalk(rate: 20, steps: 100, interval: 0.55, lead: 0)
+        walk.startNs = (clapping.last?.timeNs ?? 0) + 50_000_000
+        let (steps, times) = SyntheticMotion.count(clapping + SyntheticMotion.walk3D(walk))
+        let alone = SyntheticMotion.count(SyntheticMotion.walk3D(walk)).steps
+        #expect(alone >= 98)
+        let walkSteps = times.filter { $0 >= walk.startNs }
+        #expect(walkSteps.count >= alone - 2, "the clapping before the walk costs it no steps")
+        let truth = walk.stepTimes
+        #expect(walkSteps.first.map { $0 <= truth[2] + 100_000_000 } == true, "counting starts at the walk's first steps")
+        // The last seconds of clapping share their 10 s windows with the walk: at most 8 s of it may count with it.
+        let claps = steps - walkSteps.count
+        #expect(claps <= 16, "\(claps) claps counted with the walk")
+    }
+
+    @Test(arguments: [0.2, 0.45, 0.5, 0.7, 0.9])
+    func resumingMidRecognitionEqualsOnePass(fraction: Double) throws {
+        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
+        var walk = SyntheticWalk(rate: 20, steps: 80, interval: 0.5, lead: 0, jitter: 0.3, seed: 4)
+        walk.startNs = (clapping.last?.timeNs ?? 0) + 50_000_000
+        let samples = clapping + SyntheticMotion.walk3D(walk)
+        var whole = StepDetector()
+        var wholeEvents: [DetectorEvent] = []
+        for s in samples { whole.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { wholeEvents.append($0) } }
+        whole.finish { wholeEvents.append($0) }
+
+        let cut = Int(Double(samples.count) * fraction)
+        var first = StepDetector()
+        var events: [DetectorEvent] = []
+        for s in samples[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
+        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        resumed.finish { events.append($0) }
+        #expect(events == wholeEvents)
+        #expect(resumed.counters == whole.counters)
+        #expect(whole.counters.steps >= 78 && whole.counters.steps <= 96)
+        #expect(whole.counters.refused > 100, "the clapping was refused")
+    }
+
+    @Test func everyWindowIsScoredAndFeaturesAreFinite() {
+        let walk = SyntheticWalk(rate: 100, steps: 60)
+        var d = StepDetector()
+        var decisions: [(WalkingDecision, WindowFeatures)] = []
+        for s in SyntheticMotion.walk3D(walk) {
+            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision(let w, let f) = $0 { decisions.append((w, f)) } }
+        }
+        // One window every 0.96 s once 10.24 s of signal are in.
+        #expect(decisions.count == Int((walk.duration - 10.24) / 0.96) + 1)
+        for (w, f) in decisions {
+            #expect(w.endNs - w.startNs == 10_240_000_000)
+            #expect((0...1).contains(w.probability))
+            #expect(f.values.allSatisfy { $0.isFinite })
+            #expect(f.hasAxes)
+        }
+    }
+
+    @Test func theRecognizerOffGivesTheRhythmAlone() throws {
+        var p = DetectorParameters.standard
+        p.recognizer.enabled = false
+        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1602_clapping.csv")
+        var d = StepDetector(parameters: p)
+        var decisions = 0
+        for s in clapping { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision = $0 { decisions += 1 } } }
+        d.finish { _ in }
+        #expect(decisions == 0)
+        #expect(d.counters.refused == 0)
+        #expect(d.counters.steps > 100, "the rhythm alone counts the claps")
+    }
+}

@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Trains the walking recognizer (issue #10) on ../shared and writes its coefficients as Swift source.
+
+One command, from the repository root, after `swift build -c release`:
+
+    python3 scripts/train_walking.py            # train, evaluate out of fold, write WalkingModel.swift
+    python3 scripts/train_walking.py --curve    # also the out-of-fold trade-off curve over the threshold
+
+1. `steptweet eval --features` writes, for every recording of the two shared manifests, the recognizer's window
+   features (one window of 5.12 s every 0.96 s) and the steps the rhythm gate found.
+2. Training windows are those holding at least one rhythm step (the only windows whose decision matters). Label 1:
+   recordings of walking (>= 100 true steps, or WISDM's walking without a count); label 0: recordings under 100 true
+   steps (daily activities, desk work, drives). The two long uncontrolled Bangle.js walks (mixed walking and rest)
+   are never trained on. Every dataset and class weighs the same in the fit.
+3. L2-regularised logistic regression (Newton's method) on standardised features, turned back into weights on the
+   raw features.
+4. Out of fold: 36 folds; fold k holds out WISDM subject k, Bangle.js file k, Oxford user k and wrist_watch recording
+   k (both rates of one recording together). Each fold's model counts its held-out recordings with the real
+   detector (`steptweet eval --parameters`), so the reported numbers are steptweet's own, on data the model never saw.
+5. The final model is fitted on everything and written to Sources/StepDetection/WalkingModel.swift.
+Results go to bench/walking_model.md. numpy only.
+"""
+import argparse, collections, csv, json, os, re, subprocess, sys, tempfile
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
+         "gravity_steadiness", "direction_steadiness", "gravity_turn_deg"]
+MAGNITUDE = 10  # the magnitude model uses the first ten
+LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
+L2 = float(os.environ.get("WALK_L2", "1.0"))
+STAY = float(os.environ.get("WALK_STAY", "0.2"))  # the hysteresis' lower probability: a walking run holds while its steps keep it
+FOLDS = 36
+
+
+def run(args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True, **kw).stdout
+
+
+def group_of(entry):
+    """The unit held out together: a WISDM subject, a Bangle.js file, an Oxford user, a wrist_watch recording."""
+    f = entry["file"]
+    ds, name = f.split("/", 1)
+    if ds == "wisdm_watch":
+        return ds, entry["subject"]
+    if ds == "oxford_opt":
+        return ds, name.split("_")[1]
+    if ds == "wrist_watch":
+        return ds, re.sub(r"^\d+hz_", "", name)
+    return ds, name
+
+
+def label_of(entry):
+    t = entry["truth_steps"]
+    return 1 if t == "" or int(t) >= 100 else 0
+
+
+def load(binary, shared, work):
+    entries, windows = [], []
+    for name in ("steps", "activities"):
+        manifest = os.path.join(shared, "data", name, "manifest.csv")
+        out = os.path.join(work, name)
+        run([binary, "eval", "--features", out, "--json", manifest])
+        rows = list(csv.DictReader(open(manifest)))
+        for r in rows:
+            r["manifest"] = manifest
+        entries += rows
+        steps = collections.defaultdict(list)
+        for s in csv.DictReader(open(os.path.join(out, "steps.csv"))):
+            steps[s["file"]].append(float(s["t_s"]))
+        steps = {f: np.sort(np.array(v)) for f, v in steps.items()}
+        for w in csv.DictReader(open(os.path.join(out, "windows.csv"))):
+            st = steps.get(w["file"])
+            if st is None:
+                continue
+            a, b = float(w["start_s"]), float(w["end_s"])
+            if np.searchsorted(st, b) - np.searchsorted(st, a) == 0:
+                continue
+            windows.append((w["file"], [float(w[k]) for k in NAMES], w["has_axes"] == "1"))
+    return entries, windows
+
+
+def fit(X, y, weight):
+    """Weighted L2 logistic regression by Newton's method on standardised features clamped to their 0.5-99.5th
+    percentiles (the recognizer clamps the same way); weights on raw features."""
+    lower, upper = np.percentile(X, 0.5, axis=0), np.percentile(X, 99.5, axis=0)
+    X = np.clip(X, lower, upper)
+    mean, std = X.mean(0), X.std(0) + 1e-9
+    Z = np.hstack([(X - mean) / std, np.ones((len(X), 1))])
+    w = np.zeros(Z.shape[1])
+    reg = np.full(Z.shape[1], L2)
+    reg[-1] = 0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-Z @ w))
+        g = Z.T @ (weight * (p - y)) + reg * w
+        H = (Z * (weight * p * (1 - p))[:, None]).T @ Z + np.diag(reg)
+        step = np.linalg.solve(H, g)
+        w -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    raw = w[:-1] / std
+    bias = w[-1] - (raw * mean).sum()
+    return float(bias), [float(v) for v in raw], [float(v) for v in lower], [float(v) for v in upper]
+
+
+def training_set(entries_by_file, windows, held_out_groups, axes):
+    """Windows for the magnitude model (axes False: every window, nine features) or the three-axis one."""
+    X, y, keys = [], [], []
+    for f, values, has_axes in windows:
+        e = entries_by_file[f]
+        if f in LONG_WALKS or group_of(e) in held_out_groups or (axes and not has_axes):
+            continue
+        X.append(values if axes else values[:MAGNITUDE])
+        y.append(label_of(e))
+        keys.append((f.split("/")[0], label_of(e)))
+    X, y = np.array(X), np.array(y, dtype=float)
+    count = collections.Counter(keys)
+    weight = np.array([len(keys) / (len(count) * count[k]) for k in keys])
+    return X, y, weight
+
+
+def folds(entries):
+    by_ds = collections.defaultdict(list)
+    for e in entries:
+        g = group_of(e)
+        if g not in by_ds[g[0]]:
+            by_ds[g[0]].append(g)
+    assignment = collections.defaultdict(set)
+    for ds, groups in by_ds.items():
+        for i, g in enumerate(sorted(groups)):
+            assignment[i % FOLDS].add(g)
+    return [assignment[k] for k in range(FOLDS)]
+
+
+def fit_both(by_file, windows, held):
+    models = []
+    for axes in (False, True):
+        X, y, weight = training_set(by_file, windows, held, axes)
+        bias, weights, lower, upper = fit(X, y, weight)
+        models.append({"bias": bias, "weights": weights, "lower": lower, "upper": upper})
+    return models
+
+
+def parameters_json(models, enter, stay=None):
+    return {"recognizer": {"enabled": True, "magnitudeModel": models[0], "threeAxisModel": models[1],
+                           "enter": enter, "stay": STAY if stay is None else stay}}
+
+
+def evaluate(binary, entries, params, threshold, work, tag):
+    """Counts the given entries with these parameters; returns {file: (counted, duration_s)}."""
+    results = {}
+    by_manifest = collections.defaultdict(list)
+    for e in entries:
+        by_manifest[e["manifest"]].append(e)
+    pfile = os.path.join(work, f"params_{tag}.json")
+    json.dump(params, open(pfile, "w"))
+    for manifest, es in by_manifest.items():
+        # Absolute paths: the fold's manifest lives in the work folder, never beside the shared data.
+        folder = os.path.dirname(os.path.abspath(manifest))
+        back = {os.path.join(folder, e["file"]): e["file"] for e in es}
+        sub = os.path.join(work, f"fold_{tag}.csv")
+        with open(sub, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["file", "truth_steps"])
+            for path, e in zip(back, es):
+                w.writerow([path, e["truth_steps"]])
+        out = json.loads(run([binary, "eval", "--json", "--parameters", pfile, "--enter", str(threshold), sub]))
+        for f in out["files"]:
+            results[back[f["file"]]] = (f["counted"], f["duration_s"])
+    return results
+
+
+def summarise(entries, counts):
+    """The numbers issue #10 targets, per set."""
+    def pick(pred):
+        return [e for e in entries if pred(e)]
+    def mape(es):
+        errs = [abs(counts[e["file"]][0] - int(e["truth_steps"])) / int(e["truth_steps"]) * 100 for e in es]
+        return sum(errs) / len(errs) if errs else float("nan")
+    def false_steps(es):
+        return sum(max(0, counts[e["file"]][0] - int(e["truth_steps"])) for e in es)
+    def hours(es):
+        return sum(counts[e["file"]][1] for e in es) / 3600
+    ds = lambda e: e["file"].split("/")[0]
+    walk = lambda e: e["truth_steps"] != "" and int(e["truth_steps"]) >= 100
+    low = lambda e: e["truth_steps"] != "" and int(e["truth_steps"]) < 100
+    wisdm_low = pick(lambda e: ds(e) == "wisdm_watch" and low(e))
+    wisdm_walk = pick(lambda e: ds(e) == "wisdm_watch" and e["truth_steps"] == "")
+    bangle_walks = pick(lambda e: ds(e) == "bangle_wrist" and walk(e) and e["file"] not in LONG_WALKS)
+    s = collections.OrderedDict()
+    s["wisdm_false_per_hour"] = false_steps(wisdm_low) / hours(wisdm_low)
+    s["wisdm_walking_min_per_minute"] = min(counts[e["file"]][0] / (counts[e["file"]][1] / 60) for e in wisdm_walk)
+    s["bangle_mape"] = mape(bangle_walks)
+    for f in LONG_WALKS:
+        e = next(e for e in entries if e["file"] == f)
+        s["long_" + f.split("/")[1][:-4]] = (counts[f][0] - int(e["truth_steps"])) / int(e["truth_steps"]) * 100
+    s["bangle_zero_false"] = false_steps(pick(lambda e: ds(e) == "bangle_wrist" and low(e)))
+    s["oxford_mape"] = mape(pick(lambda e: ds(e) == "oxford_opt"))
+    s["wrist_watch_mape"] = mape(pick(lambda e: ds(e) == "wrist_watch" and walk(e)))
+    pc = pick(lambda e: ds(e) == "wrist_watch" and low(e))
+    s["wrist_watch_pc_false_per_file"] = false_steps(pc) / len(pc)
+    per_activity = collections.OrderedDict()
+    for e in wisdm_low:
+        per_activity.setdefault(e["activity"], []).append(e)
+    s["wisdm_per_activity"] = {a: false_steps(es) / hours(es) for a, es in per_activity.items()}
+    return s
+
+
+def swift_source(models, enter):
+    def model(m, names):
+        rows = "\n".join(f"                {w:.10g},  // {n}: clamped to {lo:.6g}...{hi:.6g}"
+                         for w, lo, hi, n in zip(m["weights"], m["lower"], m["upper"], names))
+        lower = ", ".join(f"{v:.10g}" for v in m["lower"])
+        upper = ", ".join(f"{v:.10g}" for v in m["upper"])
+        return (f"LinearModel(\n            bias: {m['bias']:.10g},\n            weights: [\n{rows}\n            ],\n"
+                f"            lower: [{lower}],\n            upper: [{upper}])")
+    return f"""// Generated by scripts/train_walking.py from the recordings in ../shared; do not edit by hand.
+
+/// The walking recognizer's coefficients: logistic regressions over `WindowFeatures`, fitted on every shared
+/// recording (out-of-fold results in bench/accuracy.md).
+public enum WalkingModel {{
+    public static let trained = RecognizerParameters(
+        magnitudeModel: {model(models[0], NAMES[:MAGNITUDE])},
+        threeAxisModel: {model(models[1], NAMES)},
+        enter: {enter},
+        stay: {STAY})
+}}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
+    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
+    ap.add_argument("--enter", dest="threshold", type=float, default=0.7, help="the enter probability to write")
+    ap.add_argument("--curve", action="store_true", help="also the out-of-fold curve over thresholds")
+    ap.add_argument("--no-write", action="store_true", help="do not rewrite WalkingModel.swift")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        entries, windows = load(a.binary, a.shared, work)
+        by_file = {e["file"]: e for e in entries}
+        fold_models = []
+        for k, held in enumerate(folds(entries)):
+            fold_models.append((held, fit_both(by_file, windows, held)))
+        thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] if a.curve else [a.threshold]
+        table = {}
+        for t in thresholds:
+            counts = {}
+            for k, (held, models) in enumerate(fold_models):
+                es = [e for e in entries if group_of(e) in held]
+                counts.update(evaluate(a.binary, es, parameters_json(models, t), t, work, f"{k}"))
+            table[t] = summarise(entries, counts)
+            print(f"threshold {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
+                                                   for k, v in table[t].items() if k != "wisdm_per_activity"}))
+        models = fit_both(by_file, windows, set())
+        print("final models:", models)
+        if not a.no_write:
+            open(os.path.join(ROOT, "Sources/StepDetection/WalkingModel.swift"), "w").write(
+                swift_source(models, a.threshold))
+        json.dump({"enter": {str(t): v for t, v in table.items()}, "stay": STAY, "models": models},
+                  open(os.path.join(ROOT, "bench/walking_model.json"), "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
