@@ -25,11 +25,11 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
-         "gravity_steadiness", "direction_steadiness", "gravity_turn_deg"]
+         "gravity_steadiness", "direction_steadiness", "gravity_turn"]
 MAGNITUDE = 10  # the magnitude model uses the first ten
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
-L2 = float(os.environ.get("WALK_L2", "1.0"))
-STAY = float(os.environ.get("WALK_STAY", "0.2"))  # the hysteresis' lower probability: a walking run holds while its steps keep it
+L2 = float(os.environ.get("WALK_L2", "1.0"))  # ridge penalty on the standardised features
+STAY = float(os.environ.get("WALK_STAY", "0.1"))  # the hysteresis' lower probability: a walking run holds while its steps keep it
 FOLDS = 36
 
 

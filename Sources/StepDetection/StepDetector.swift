@@ -55,9 +55,12 @@ public struct StepDetector: Sendable, Codable {
     var latestWindowStartNs: Int64 = .min
     var gateBoutOpen = false
     var gateBout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+    /// `parameters.recognizer.enabled`, kept apart for the per-sample path.
+    var recognizing: Bool
 
     public init(parameters: DetectorParameters = .standard) {
         self.parameters = parameters
+        recognizing = parameters.recognizer.enabled
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
         reservePending()
@@ -78,7 +81,7 @@ public struct StepDetector: Sendable, Codable {
     public mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
         let magnitude = (x * x + y * y + z * z).squareRoot()
         // Three axes help the recognizer; `y = z = 0` is how magnitude-only readers deliver |a|.
-        if parameters.recognizer.enabled && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
+        if recognizing && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
             && timeNs > lastTimeNs {
             recognizer.addAxes(x: x, y: y, z: z)
         }
@@ -107,7 +110,7 @@ public struct StepDetector: Sendable, Codable {
         }
         if dtNs != cachedDtNs {
             let dt = Double(dtNs) * 1e-9
-            cachedAlpha = 1 - (-dt / lowPassTau).exponential  // exact for any time step: the same filter at any rate
+            cachedAlpha = (dt / lowPassTau).lowPassCoefficient  // exact for any time step: the same filter at any rate
             cachedDtNs = dtNs
         }
         stage1 += (magnitude - stage1) * cachedAlpha
@@ -138,7 +141,11 @@ public struct StepDetector: Sendable, Codable {
             }
         }
         if timeNs > boutDeadlineNs { endBout(emit) }
-        if parameters.recognizer.enabled, let window = recognizer.push(timeNs: timeNs, value: value, raw: magnitude) {
+        // Windows are scored only while the rhythm has something for them to judge.
+        if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, alpha: cachedAlpha,
+                                          score: inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty),
+           let window = recognizer.window {
+            recognizer.window = nil
             windowScored(window, emit)
         }
     }
@@ -178,7 +185,7 @@ public struct StepDetector: Sendable, Codable {
         endBout(emit)
         if parameters.recognizer.enabled {
             flushRecognizer(emit)
-            _ = recognizer.push(timeNs: timeNs, value: value, raw: value)
+            _ = recognizer.push(timeNs: timeNs, value: value, raw: value, alpha: 0, score: false)
         }
         pending.removeAll(keepingCapacity: true)
         pendingSwings.removeAll(keepingCapacity: true)

@@ -38,19 +38,23 @@ public struct WalkingRecognizer: Sendable, Codable {
     var previousValue = 0.0
     /// Three-axis samples of the current tick, summed; the last tick's mean vector; the gravity filter's two stages
     /// (x, y, z each).
-    var sums = [0.0, 0.0, 0.0]
+    var sumX = 0.0, sumY = 0.0, sumZ = 0.0
     var axisSamples = 0
     var last = [0.0, 0.0, 0.0]
     var hasLast = false
     var gravityFilter = [Double](repeating: 0, count: 6)
     /// The largest raw excess of the current tick so far.
     var tickExcess = 0.0
-    /// |a| through a two-pole low-pass at `wideHz` (its coefficient cached for the last time step): the raw signal
-    /// made the same at every rate from 12.5 Hz up, so impulses measure alike on every device.
-    var wide = [0.0, 0.0]
-    var wideDtNs: Int64 = -1
-    var wideAlpha = 0.0
-    static let wideHz = 6.0
+    /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
+    /// rate from 12.5 Hz up, so impulses measure alike on every device.
+    var wide1 = 0.0, wide2 = 0.0
+    /// The window just scored, taken by the detector within the same push (never saved).
+    var window: (startNs: Int64, endNs: Int64, features: WindowFeatures)?
+
+    enum CodingKeys: String, CodingKey {
+        case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
+        case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
+    }
 
     public init() {
         magnitudes = [Double](repeating: 0, count: Self.windowTicks)
@@ -69,23 +73,24 @@ public struct WalkingRecognizer: Sendable, Codable {
         axisTicks = try c.decode([Bool].self, forKey: .axisTicks)
         excesses = try c.decode([Double].self, forKey: .excesses)
         tickExcess = try c.decode(Double.self, forKey: .tickExcess)
-        wide = try c.decode([Double].self, forKey: .wide)
-        wideDtNs = try c.decode(Int64.self, forKey: .wideDtNs)
-        wideAlpha = try c.decode(Double.self, forKey: .wideAlpha)
+        wide1 = try c.decode(Double.self, forKey: .wide1)
+        wide2 = try c.decode(Double.self, forKey: .wide2)
         head = try c.decode(Int.self, forKey: .head)
         filled = try c.decode(Int.self, forKey: .filled)
         sinceWindow = try c.decode(Int.self, forKey: .sinceWindow)
         nextTickNs = try c.decode(Int64.self, forKey: .nextTickNs)
         previousNs = try c.decode(Int64.self, forKey: .previousNs)
         previousValue = try c.decode(Double.self, forKey: .previousValue)
-        sums = try c.decode([Double].self, forKey: .sums)
+        sumX = try c.decode(Double.self, forKey: .sumX)
+        sumY = try c.decode(Double.self, forKey: .sumY)
+        sumZ = try c.decode(Double.self, forKey: .sumZ)
         axisSamples = try c.decode(Int.self, forKey: .axisSamples)
         last = try c.decode([Double].self, forKey: .last)
         hasLast = try c.decode(Bool.self, forKey: .hasLast)
         gravityFilter = try c.decode([Double].self, forKey: .gravityFilter)
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
-              direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks, sums.count == 3,
-              excesses.count == Self.windowTicks, wide.count == 2,
+              direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
+              excesses.count == Self.windowTicks,
               last.count == 3, gravityFilter.count == 6, (0..<Self.windowTicks).contains(head),
               (0...Self.windowTicks).contains(filled) else {
             throw DecodingError.dataCorruptedError(forKey: .magnitudes, in: c,
@@ -107,52 +112,66 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// Adds a sample's three axes to the current tick (magnitude-only data adds none).
     @inline(__always)
     mutating func addAxes(x: Double, y: Double, z: Double) {
-        sums[0] += x
-        sums[1] += y
-        sums[2] += z
+        sumX += x
+        sumY += y
+        sumZ += z
         axisSamples += 1
     }
 
-    /// Feeds one sample: its low-passed magnitude and its raw one; returns a window's span and features when one is
-    /// complete.
+    /// Feeds one sample: its low-passed magnitude and its raw one. Returns true when a window was completed and, with
+    /// `score`, its span and features wait in `window` (a window nobody needs, in stillness or in motion without any
+    /// rhythm, is not computed).
     @inline(__always)
-    mutating func push(timeNs: Int64, value: Double, raw: Double) -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
-        if nextTickNs != .min {
-            // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
-            let (ahead, overflow) = timeNs.subtractingReportingOverflow(nextTickNs)
-            if overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Int64.max - 2 * Self.tickNs {
-                reset()
-            }
-        }
+    mutating func push(timeNs: Int64, value: Double, raw: Double, alpha: Double, score: Bool) -> Bool {
         if nextTickNs == .min {
-            nextTickNs = timeNs
+            startGrid(timeNs: timeNs, value: value, raw: raw)
+        } else {
+            // The wide filter's cut-off is twice the detector's: over the same time step its coefficient is
+            // 1 − (1 − α)² = α(2 − α), with no exponential of its own.
+            let wideAlpha = alpha * (2 - alpha)
+            wide1 += (raw - wide1) * wideAlpha
+            wide2 += (wide1 - wide2) * wideAlpha
+        }
+        tickExcess = max(tickExcess, abs(wide2 - value))
+        if timeNs < nextTickNs {
             previousNs = timeNs
             previousValue = value
-            wide[0] = raw
-            wide[1] = raw
-        } else {
-            let dtNs = timeNs - previousNs
-            if dtNs != wideDtNs {
-                wideDtNs = dtNs
-                wideAlpha = 1 - (-Double(dtNs) * 1e-9 * 2 * Double.pi * Self.wideHz).exponential
-            }
-            wide[0] += (raw - wide[0]) * wideAlpha
-            wide[1] += (wide[0] - wide[1]) * wideAlpha
+            return false
         }
-        tickExcess = max(tickExcess, abs(wide[1] - value))
-        var window: (Int64, Int64, WindowFeatures)?
+        return advance(timeNs: timeNs, value: value, raw: raw, score: score)
+    }
+
+    private mutating func startGrid(timeNs: Int64, value: Double, raw: Double) {
+        nextTickNs = timeNs
+        previousNs = timeNs
+        previousValue = value
+        wide1 = raw
+        wide2 = raw
+    }
+
+    /// Adds the ticks up to `timeNs`, interpolating the low-passed magnitude, and scores a window when one is due.
+    @inline(never)
+    private mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
+        // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
+        let (ahead, overflow) = timeNs.subtractingReportingOverflow(nextTickNs)
+        if overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Int64.max - 2 * Self.tickNs {
+            reset()
+            startGrid(timeNs: timeNs, value: value, raw: raw)
+        }
+        var completed = false
         while nextTickNs <= timeNs && nextTickNs <= Int64.max - 2 * Self.tickNs {
             let span = Double(timeNs - previousNs)
             let fraction = span > 0 ? Double(nextTickNs - previousNs) / span : 1
             addTick(previousValue + (value - previousValue) * fraction)
             if filled == Self.windowTicks && sinceWindow >= Self.hopTicks {
                 sinceWindow = 0
-                window = scoreWindow(ticks: Self.windowTicks)
+                completed = true
+                if score { window = scoreWindow(ticks: Self.windowTicks) }
             }
         }
         previousNs = timeNs
         previousValue = value
-        return window
+        return completed
     }
 
     private mutating func addTick(_ value: Double) {
@@ -161,8 +180,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         tickExcess = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
-            for k in 0..<3 { last[k] = sums[k] / n; sums[k] = 0 }
-            axisSamples = 0
+            last[0] = sumX / n; last[1] = sumY / n; last[2] = sumZ / n
+            (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast { for k in 0..<3 { gravityFilter[k] = last[k]; gravityFilter[k + 3] = last[k] } }
             hasLast = true
         }
@@ -215,48 +234,75 @@ public struct WalkingRecognizer: Sendable, Codable {
     }
 
     private func magnitudeFeatures(ticks n: Int, into f: inout WindowFeatures) {
+        // The window in time order, mean removed, in a stack buffer (no allocation, no closure over `f`).
+        var y = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        let count = min(n, Self.windowTicks)
         var mean = 0.0
-        for i in 0..<n { mean += magnitudes[index(i, of: n)] }
-        mean /= Double(n)
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.windowTicks) { y in
+        for i in 0..<count { mean += magnitudes[index(i, of: count)] }
+        mean /= Double(count)
+        var excess = 0.0
+        for i in 0..<count { excess = max(excess, excesses[index(i, of: count)]) }
+        let stats = withUnsafeMutableBytes(of: &y) { raw -> (Double, Double, Double, Int, [Double]?) in
+            let b = raw.baseAddress!.assumingMemoryBound(to: Double.self)
             var m2 = 0.0, m4 = 0.0, peak = 0.0, crossings = 0
-            for i in 0..<n {
-                let v = magnitudes[index(i, of: n)] - mean
-                y[i] = v
+            for i in 0..<count {
+                let v = magnitudes[index(i, of: count)] - mean
+                b[i] = v
                 let v2 = v * v
                 m2 += v2
                 m4 += v2 * v2
                 peak = max(peak, abs(v))
-                if i > 0 && (v >= 0) != (y[i - 1] >= 0) { crossings += 1 }
+                if i > 0 && (v >= 0) != (b[i - 1] >= 0) { crossings += 1 }
             }
-            let variance = m2 / Double(n)
-            let std = max(variance.squareRoot(), 0.01)
-            f.logStd = std.logarithm
-            f.crest = peak / std
-            f.logKurtosis = variance > 1e-8 ? (m4 / Double(n) / (variance * variance)).logarithm : 0
-            f.crossingsHz = Double(crossings) * Self.tickHz / Double(n)
-            var excess = 0.0
-            for i in 0..<n { excess = max(excess, excesses[index(i, of: n)]) }
-            f.logImpulse = (1 + excess / std).logarithm
-            func r(_ lag: Int) -> Double {
-                guard lag < n, variance > 1e-8 else { return 0 }
-                var s = 0.0
-                for i in 0..<(n - lag) { s += y[i] * y[i + lag] }
-                return s / Double(n - lag) / variance
-            }
-            f.r1 = r(1)
-            f.r2 = r(2)
-            var step = -1.0, stride = -1.0, twoStrides = -1.0
-            for lag in 4...49 {
-                let v = r(lag)
-                if lag <= 12 { step = max(step, v) }
-                if lag >= 8 && lag <= 25 { stride = max(stride, v) }
-                if lag >= 26 { twoStrides = max(twoStrides, v) }
-            }
-            f.rStep = step
-            f.rStride = stride
-            f.rTwoStrides = twoStrides
+            return (m2, m4, peak, crossings, nil)
         }
+        let (m2, m4, peak, crossings, _) = stats
+        let variance = m2 / Double(count)
+        let std = max(variance.squareRoot(), 0.01)
+        f.logStd = std.logarithm
+        f.crest = peak / std
+        f.logKurtosis = variance > 1e-8 ? (m4 / Double(count) / (variance * variance)).logarithm : 0
+        f.crossingsHz = Double(crossings) * Self.tickHz / Double(count)
+        f.logImpulse = (1 + excess / std).logarithm
+        // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
+        var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
+        let maxLag = min(49, count - 1)
+        if variance > 1e-8 && maxLag >= 4 {
+            withUnsafeBytes(of: &y) { raw in
+                let b = raw.baseAddress!.assumingMemoryBound(to: Double.self)
+                for lag in 1...maxLag where lag != 3 {
+                    // Four running sums: independent chains the CPU overlaps.
+                    let pairs = count - lag
+                    var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+                    var i = 0
+                    while i + 4 <= pairs {
+                        s0 += b[i] * b[i + lag]
+                        s1 += b[i + 1] * b[i + 1 + lag]
+                        s2 += b[i + 2] * b[i + 2 + lag]
+                        s3 += b[i + 3] * b[i + 3 + lag]
+                        i += 4
+                    }
+                    while i < pairs { s0 += b[i] * b[i + lag]; i += 1 }
+                    let v = ((s0 + s1) + (s2 + s3)) / Double(pairs) / variance
+                    if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
+                    if lag >= 4 && lag <= 12 { step = max(step, v) }
+                    if lag >= 8 && lag <= 25 { stride = max(stride, v) }
+                    if lag >= 26 { twoStrides = max(twoStrides, v) }
+                }
+            }
+        }
+        f.r1 = r1
+        f.r2 = r2
+        f.rStep = step
+        f.rStride = stride
+        f.rTwoStrides = twoStrides
     }
 
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {
@@ -273,6 +319,6 @@ public struct WalkingRecognizer: Sendable, Codable {
         f.directionSteadiness = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot() / count
         let a = 3 * index(0, of: n), b = 3 * index(n - 1, of: n)
         let cosine = gravity[a] * gravity[b] + gravity[a + 1] * gravity[b + 1] + gravity[a + 2] * gravity[b + 2]
-        f.gravityTurnDegrees = cosine.arcCosineDegrees
+        f.gravityTurn = 1 - min(1, max(-1, cosine))
     }
 }

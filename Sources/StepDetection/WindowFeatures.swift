@@ -10,7 +10,7 @@ public struct WindowFeatures: Sendable, Equatable {
     /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
     public static let magnitudeNames = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis",
                                         "crest", "crossings_hz", "log_impulse"]
-    public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn_deg"]
+    public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn"]
     public static let names = magnitudeNames + axisNames
 
     /// ln of the standard deviation of |a| (m/s²).
@@ -38,22 +38,22 @@ public struct WindowFeatures: Sendable, Equatable {
     public var gravitySteadiness = 0.0
     /// Length of the mean of the unit acceleration vectors.
     public var directionSteadiness = 0.0
-    /// Angle between gravity at the window's start and at its end, in degrees.
-    public var gravityTurnDegrees = 0.0
+    /// How far gravity turned between the window's start and its end: 1 − cos of the angle (0 to 2).
+    public var gravityTurn = 0.0
 
     public init() {}
 
     /// The features in `names` order.
     public var values: [Double] {
         [logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-         gravitySteadiness, directionSteadiness, gravityTurnDegrees]
+         gravitySteadiness, directionSteadiness, gravityTurn]
     }
 
     /// `bias + Σ weight × clamp(feature, lower, upper)` over the first `weights.count` features, without building
     /// `values`. Clamping to the range seen in training keeps the model from extrapolating on motion unlike any of it.
     func linearScore(bias: Double, weights: [Double], lower: [Double], upper: [Double]) -> Double {
         let v = (logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-                 gravitySteadiness, directionSteadiness, gravityTurnDegrees)
+                 gravitySteadiness, directionSteadiness, gravityTurn)
         var z = bias
         withUnsafeBytes(of: v) { raw in
             let f = raw.bindMemory(to: Double.self)
