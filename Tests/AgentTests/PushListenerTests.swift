@@ -44,8 +44,9 @@ import Testing
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await recorder.calls.map(\.trigger) == ["push"])
 
-        await listener.stop()
+        // Cancelling the serving task ends it at once; `stop()` alone gives in-flight requests up to 1 s.
         server.cancel()
+        await listener.stop()
         await scheduler.shutdown()
         await loop.value
     }
