@@ -1,4 +1,5 @@
 import Agent
+import Clocks
 import Analysis
 import Foundation
 import GRDB
@@ -122,7 +123,14 @@ import Testing
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir, schedule: "deadline = \"1s\"")
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
-        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        // The budget runs on a test clock, moved past it once the request is in: a real hung socket, no real wait.
+        let clock = TestClock<Duration>()
+        var fetcher = Fetcher(configuration: config)
+        fetcher.clock = clock
+        async let fetched = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        await endpoint.received()
+        await clock.advance(by: .seconds(2))
+        let report = await fetched
         #expect(report.result == .failed)
         #expect(report.reason?.contains("deadline passed") == true, "\(report.line)")
         let store = try StateStore(path: config.statePath)

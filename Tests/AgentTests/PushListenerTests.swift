@@ -21,7 +21,7 @@ import Testing
                                                   file: dir.path("c.toml"), environment: [:])
         let clock = ManualClock(Fixture.date("2026-11-21T10:00:00Z"))
         let recorder = FetchRecorder()
-        let scheduler = AgentScheduler(configuration: config, clock: clock, random: { 0 }) { await recorder.fetch($0, $1) }
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }) { await recorder.fetch($0, $1) }
         let loop = Task { await scheduler.run() }
         let listener = try PushListener(port: 0, token: "s3cret", scheduler: scheduler)
         let server = Task { try await listener.run() }
@@ -44,8 +44,9 @@ import Testing
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await recorder.calls.map(\.trigger) == ["push"])
 
-        await listener.stop()
+        // Cancelling the serving task ends it at once; `stop()` alone gives in-flight requests up to 1 s.
         server.cancel()
+        await listener.stop()
         await scheduler.shutdown()
         await loop.value
     }

@@ -1,49 +1,21 @@
 import Agent
+import Clocks
 import Foundation
 import Messages
 import Testing
 
-/// A clock the test moves by hand; sleepers resume when it passes their time.
-final class ManualClock: AgentClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    private var sleepers: [(id: UUID, date: Date, continuation: CheckedContinuation<Void, Error>)] = []
+/// The scheduler's clock in tests: swift-clocks' `TestClock`, read as dates from a start date; time moves only when
+/// the test advances it, so no scheduler test waits for real.
+struct ManualClock: Sendable {
+    let test = TestClock<Duration>()
+    let wall: WallClock
 
-    init(_ start: Date) { current = start }
+    init(_ start: Date) { wall = WallClock(test, startingAt: start) }
 
-    func now() -> Date { lock.withLock { current } }
+    func now() -> Date { wall.now() }
 
-    /// Times the sleepers are waiting for.
-    var sleeping: [Date] { lock.withLock { sleepers.map(\.date) } }
-
-    func sleep(until date: Date) async throws {
-        let id = UUID()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-                lock.withLock {
-                    if Task.isCancelled { c.resume(throwing: CancellationError()) } else if date <= current { c.resume() } else {
-                        sleepers.append((id, date, c))
-                    }
-                }
-            }
-        } onCancel: {
-            let cancelled = lock.withLock { () -> CheckedContinuation<Void, Error>? in
-                guard let i = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-                return sleepers.remove(at: i).continuation
-            }
-            cancelled?.resume(throwing: CancellationError())
-        }
-    }
-
-    func advance(by seconds: TimeInterval) {
-        let due = lock.withLock { () -> [CheckedContinuation<Void, Error>] in
-            current = current.addingTimeInterval(seconds)
-            let due = sleepers.filter { $0.date <= current }
-            sleepers.removeAll { $0.date <= current }
-            return due.map(\.continuation)
-        }
-        for c in due { c.resume() }
-    }
+    /// Moves time on and lets every sleeper that is due run.
+    func advance(by seconds: TimeInterval) async { await test.advance(by: .seconds(seconds)) }
 }
 
 /// Records fetches; can hold a fetch open until released, and can be told to fail.
@@ -95,7 +67,7 @@ actor FetchRecorder {
             """, file: dir.path("config.toml"), environment: ["TOKEN": "t"])
         let clock = ManualClock(t0)
         let recorder = FetchRecorder()
-        let scheduler = AgentScheduler(configuration: config, clock: clock, random: { 0 }) { now, trigger in
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }) { now, trigger in
             await recorder.fetch(now, trigger)
         }
         return (scheduler, clock, recorder)
@@ -106,14 +78,14 @@ actor FetchRecorder {
         let (scheduler, clock, recorder) = try make("interval = \"15m\"", dir: dir)
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
-        // Idle: one timer, at the next fetch; nothing else wakes the agent (no polling).
-        #expect(clock.sleeping == [t0.addingTimeInterval(900)])
-        clock.advance(by: 899)
+        // Idle: one wake-up, at the next fetch; nothing else wakes the agent (no polling).
+        #expect(await scheduler.sleepingUntil == t0.addingTimeInterval(900))
+        await clock.advance(by: 899)
         await scheduler.waitUntilIdle()
         #expect(await recorder.calls.isEmpty)
-        clock.advance(by: 1)
+        await clock.advance(by: 1)
         await scheduler.waitUntilIdle(fetches: 1)
-        clock.advance(by: 900)
+        await clock.advance(by: 900)
         await scheduler.waitUntilIdle(fetches: 2)
         #expect(await recorder.calls.map(\.at) == [t0.addingTimeInterval(900), t0.addingTimeInterval(1800)])
         #expect(await recorder.calls.map(\.trigger) == ["schedule", "schedule"])
@@ -127,7 +99,7 @@ actor FetchRecorder {
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(600))
-        #expect(clock.sleeping == [t0.addingTimeInterval(600)])
+        #expect(await scheduler.sleepingUntil == t0.addingTimeInterval(600))
         await scheduler.shutdown()
         await task.value
     }
@@ -139,7 +111,7 @@ actor FetchRecorder {
         await scheduler.waitUntilIdle()
         // 10:05 is the next cron time, but the floor puts the first fetch at 10:12 at the earliest.
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(720))
-        clock.advance(by: 720)
+        await clock.advance(by: 720)
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await recorder.calls.count == 1)
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(1440))
@@ -177,12 +149,12 @@ actor FetchRecorder {
         await scheduler.waitUntilIdle(fetches: 2)
         #expect(await recorder.calls.map(\.trigger) == ["signal", "push"])
         // Another push within the period waits for the period to pass, then runs.
-        clock.advance(by: 60)
+        await clock.advance(by: 60)
         await scheduler.post(.push)
         await scheduler.waitUntilIdle(fetches: 2)
         #expect(await recorder.calls.count == 2)
-        #expect(clock.sleeping.contains(t0.addingTimeInterval(300)))
-        clock.advance(by: 240)
+        #expect(await scheduler.sleepingUntil == t0.addingTimeInterval(300))
+        await clock.advance(by: 240)
         await scheduler.waitUntilIdle(fetches: 3)
         #expect(await recorder.calls.map(\.trigger) == ["signal", "push", "push"])
         #expect(await recorder.calls.last?.at == t0.addingTimeInterval(300))
@@ -196,14 +168,14 @@ actor FetchRecorder {
         await recorder.setResult(.failed)
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
-        clock.advance(by: 600)
+        await clock.advance(by: 600)
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(1200))
-        clock.advance(by: 600)
+        await clock.advance(by: 600)
         await scheduler.waitUntilIdle(fetches: 2)
         // Second failure in a row: wait twice the floor.
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(1200 + 1200))
-        clock.advance(by: 1200)
+        await clock.advance(by: 1200)
         await scheduler.waitUntilIdle(fetches: 3)
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(2400 + 2400))
         await recorder.setResult(.newData)
@@ -222,15 +194,15 @@ actor FetchRecorder {
         let store = try StateStore(path: config.statePath)
         let clock = ManualClock(t0)
         let recorder = FetchRecorder()
-        let scheduler = AgentScheduler(configuration: config, clock: clock, store: store, random: { 0 }) { await recorder.fetch($0, $1) }
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, store: store, random: { 0 }) { await recorder.fetch($0, $1) }
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         await scheduler.post(.signal)
         await scheduler.waitUntilIdle()
-        clock.advance(by: 86_400)
+        await clock.advance(by: 86_400)
         await scheduler.waitUntilIdle()
         #expect(await recorder.calls.isEmpty)
-        #expect(clock.sleeping.isEmpty)
+        #expect(await scheduler.sleepingUntil == nil)
         let status = try store.agentStatus()
         #expect(status.state == "disabled")
         #expect(status.disabledReason == "schedule.interval is \"never\"")

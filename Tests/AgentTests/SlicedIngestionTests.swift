@@ -78,7 +78,7 @@ import Testing
         let dir = try TempDir()
         let config = try Fixture.config(dir: dir)
         let started = AsyncStream<Void>.makeStream()
-        let scheduler = AgentScheduler(configuration: config, clock: ManualClock(t0), random: { 0 }, fetch: { now, trigger in
+        let scheduler = AgentScheduler(configuration: config, clock: ManualClock(t0).wall, random: { 0 }, fetch: { now, trigger in
             started.continuation.yield()
             // A fetch that would go on for a long time unless cancelled.
             await withTaskCancellationHandler {

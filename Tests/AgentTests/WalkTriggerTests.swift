@@ -46,7 +46,7 @@ import Testing
         let clock = ManualClock(t0)
         let recorder = FetchRecorder()
         let walks = WalkScript([1, 0, 0])
-        let scheduler = AgentScheduler(configuration: config, clock: clock, random: { 0 }, walkDebounce: 5,
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }, walkDebounce: 5,
                                        fetch: { await recorder.fetch($0, $1) },
                                        ingestForWalks: { _ in .success(await walks.next()) })
         let task = Task { await scheduler.run() }
@@ -55,14 +55,13 @@ import Testing
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await recorder.calls.map(\.trigger) == ["walk"])
         // More data within the debounce period is read only when it has passed, and no walk ended: no fetch.
-        clock.advance(by: 1)
+        await clock.advance(by: 1)
         await scheduler.sourceChanged()
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await walks.calls == 1)
-        #expect(clock.sleeping.contains(t0.addingTimeInterval(5)))
-        clock.advance(by: 4)
-        await scheduler.waitUntilIdle(fetches: 1)
-        while await walks.calls < 2 { await Task.yield() }
+        #expect(await scheduler.sleepingUntil == t0.addingTimeInterval(5))
+        await clock.advance(by: 4)
+        await walks.waitForCalls(2)
         await scheduler.waitUntilIdle(fetches: 1)
         #expect(await recorder.calls.count == 1)
         await scheduler.shutdown()
@@ -96,9 +95,20 @@ import Testing
 actor WalkScript {
     var values: [Int]
     private(set) var calls = 0
+    private var waiters: [(calls: Int, continuation: CheckedContinuation<Void, Never>)] = []
     init(_ values: [Int]) { self.values = values }
     func next() -> Int {
         calls += 1
+        waiters.removeAll { w in
+            guard calls >= w.calls else { return false }
+            w.continuation.resume()
+            return true
+        }
         return values.isEmpty ? 0 : values.removeFirst()
+    }
+    /// Resumes once the scheduler has read for walks `count` times.
+    func waitForCalls(_ count: Int) async {
+        if calls >= count { return }
+        await withCheckedContinuation { waiters.append((count, $0)) }
     }
 }

@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Testing
+import TestSupport
 @testable import Publishing
 
 /// The vectors file: `fixtures/oauth1-vectors.json` (a copy of `../shared/data/oauth1-vectors.json`).
@@ -21,8 +22,7 @@ struct OAuthVectorFile: Decodable {
 }
 
 func loadVectors() throws -> [OAuthVector] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let data = try Data(contentsOf: root.appendingPathComponent("fixtures/oauth1-vectors.json"))
+    let data = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent("fixtures/oauth1-vectors.json"))
     return try JSONDecoder().decode(OAuthVectorFile.self, from: data).vectors
 }
 

@@ -43,11 +43,14 @@ struct FakeTree {
 }
 
 @Suite(.temporaryFolder) struct IIODeviceTests {
-    static let sharedRoots = DeviceRoots(sys: "../shared/data/formats/iio_fake_sysfs/sys",
-                                         dev: "../shared/data/formats/iio_fake_sysfs/dev")
+    /// The fake sysfs and /dev tree in `../shared`; throws one clear error when it is missing.
+    static func sharedRoots() throws -> DeviceRoots {
+        DeviceRoots(sys: try SharedData.require("data/formats/iio_fake_sysfs/sys"),
+                    dev: try SharedData.require("data/formats/iio_fake_sysfs/dev"))
+    }
 
     @Test func findsTheSharedFakeDevice() throws {
-        let devices = IIODevice.list(roots: Self.sharedRoots)
+        let devices = IIODevice.list(roots: try Self.sharedRoots())
         #expect(devices.map(\.id) == ["iio:device0"])
         let d = try #require(devices.first)
         #expect(d.name == "bmc150_accel")
@@ -58,7 +61,7 @@ struct FakeTree {
     }
 
     @Test func polledSamplesUseScaleAndMountMatrixOnTheInjectedClock() throws {
-        let device = try #require(IIODevice.list(roots: Self.sharedRoots).first)
+        let device = try #require(IIODevice.list(roots: try Self.sharedRoots()).first)
         var poller = IIOPolledAccelerometer(device: device, rateHz: 100, clock: FakeClock(now: 1_000_000_000))
         var got: [AccelerationSample] = []
         poller.poll(count: 3, { got.append($0) })
@@ -152,7 +155,7 @@ struct FakeTree {
     }
 
     @Test func decodesTheSharedBufferCapture() throws {
-        let device = try #require(IIODevice.list(roots: IIODeviceTests.sharedRoots).first)
+        let device = try #require(IIODevice.list(roots: try IIODeviceTests.sharedRoots()).first)
         var reader = try IIOBufferedAccelerometer(device: device)
         #expect(reader.layout.scanBytes == 16)
         var got: [AccelerationSample] = []

@@ -19,8 +19,10 @@ func readings(_ items: [InputItem]) -> [StepReading] {
     items.compactMap { if case .reading(let r) = $0 { return r } else { return nil } }
 }
 
-let shared = "../shared/data/formats"
-let walk = "\(shared)/derived_walk_60s"
+/// A file in `../shared/data/formats`; throws one clear error (the test fails on that line) when it is missing.
+func shared(_ relative: String) throws -> String { try SharedData.require("data/formats/\(relative)") }
+/// A file of the derived 60 s walk, in every format.
+func walk(_ file: String) throws -> String { try shared("derived_walk_60s/\(file)") }
 let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
 @Suite(.temporaryFolder) struct DerivedWalkLayoutTests {
@@ -54,7 +56,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
     @Test(arguments: layouts)
     func detectedWithoutFlagsWithUnitsRateAndMagnitudes(_ e: Expectation) throws {
-        let path = "\(walk)/\(e.file)"
+        let path = try walk("\(e.file)")
         let sniff = try InputFormats.sniff(path: path)
         #expect(InputFormats.detect(sniff)?.name == e.format)
         let options = ReadOptions(rateHz: e.format == "uci-raw" ? 50 : nil)
@@ -69,7 +71,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(summary.absoluteTime == e.absolute)
         if e.absolute { #expect(summary.firstNs == start2017) }
         let got = samples(items)
-        let reference = Self.stats(samples(try readAll("\(walk)/generic_t_ms.csv").1))
+        let reference = Self.stats(samples(try readAll(try walk("generic_t_ms.csv")).1))
         let s = Self.stats(got)
         // Same signal: same mean |a| (gravity) and spread, whatever the layout, unit or resampling.
         #expect(abs(s.mean - reference.mean) < 0.05, "mean |a| \(s.mean) vs \(reference.mean)")
@@ -78,9 +80,9 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     @Test func sameSamplesInEveryFullRateLayout() throws {
-        let reference = samples(try readAll("\(walk)/generic_t_ms.csv").1)
+        let reference = samples(try readAll(try walk("generic_t_ms.csv")).1)
         for file in ["phyphox_Raw Data.csv", "sensorlogger_TotalAcceleration.csv", "physicstoolbox_gforce.csv", "axivity_omconvert.csv"] {
-            let got = samples(try readAll("\(walk)/\(file)").1)
+            let got = samples(try readAll(try walk("\(file)")).1)
             #expect(got.count == reference.count)
             let worst = zip(got, reference).map { abs($0.magnitude - $1.magnitude) }.max() ?? .infinity
             #expect(worst < 0.02, "\(file): worst |a| difference \(worst)")  // 3-decimal g rounding at most
@@ -90,27 +92,27 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     @Test func uciNeedsARate() throws {
-        let error = try #require(throws: InputError.self) { try readAll("\(walk)/uci_hapt_acc_exp01_user01.txt") }
+        let error = try #require(throws: InputError.self) { try readAll(try walk("uci_hapt_acc_exp01_user01.txt")) }
         #expect(error.message.contains("--rate"))
     }
 
     @Test func oxfordRawLayoutWithCRLF() throws {
-        let (summary, items) = try readAll("\(shared)/oxford_datalogger_raw/accelerometer.csv")
+        let (summary, items) = try readAll(try shared("oxford_datalogger_raw/accelerometer.csv"))
         #expect(summary.format == "oxford")
         #expect(summary.samples == 6000)
         #expect(summary.absoluteTime == false)
         #expect(samples(items)[0] == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
-        let anchored = try readAll("\(shared)/oxford_datalogger_raw/accelerometer.csv",
+        let anchored = try readAll(try shared("oxford_datalogger_raw/accelerometer.csv"),
                                    options: ReadOptions(startNs: start2017)).0
         #expect(anchored.firstNs == start2017)
         #expect(anchored.absoluteTime)
     }
 
     @Test func formatOptionOverridesDetection() throws {
-        let path = "\(walk)/sensorlogger_TotalAcceleration.csv"
+        let path = try walk("sensorlogger_TotalAcceleration.csv")
         #expect(try readAll(path, options: ReadOptions(format: "generic-csv")).0.format == "generic-csv")
         #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(format: "no-such-format")) }
-        #expect(throws: InputError.self) { try AccelerationInput.read(path: "\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json") { _ in } }
+        #expect(throws: InputError.self) { try AccelerationInput.read(path: try shared("fitbit_takeout/steps-1995-06-23_Fitbit.json")) { _ in } }
     }
 }
 
@@ -126,7 +128,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         ("fitbit_takeout/steps-1995-06-23_Fitbit.json", "fitbit-steps", 34, 607),
     ])
     func realSamplesGiveHandCheckedTotals(_ file: String, _ format: String, _ count: Int, _ steps: Int) throws {
-        let (summary, items) = try readAll("\(shared)/\(file)")
+        let (summary, items) = try readAll(try shared("\(file)"))
         #expect(summary.format == format)
         #expect(summary.kind == .steps)
         #expect(summary.readings == count)
@@ -136,18 +138,18 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     @Test func actiGraphEpochTimes() throws {
-        let r = readings(try readAll("\(shared)/actigraph/ActiGraph13.csv").1)
+        let r = readings(try readAll(try shared("actigraph/ActiGraph13.csv")).1)
         // Start Time 09:00:00, Start Date 8/26/2013 (M/d/yyyy), 15 s epochs.
         #expect(r[0].startNs == TimeParsing.parseISO8601("2013-08-26T09:00:00Z"))
         #expect(r[1].startNs - r[0].startNs == 15_000_000_000)
         #expect(r[0].endNs - r[0].startNs == 15_000_000_000)
-        let stamped = readings(try readAll("\(shared)/actigraph/ActiGraph13_timestamps_headers.csv").1)
+        let stamped = readings(try readAll(try shared("actigraph/ActiGraph13_timestamps_headers.csv")).1)
         #expect(stamped[2] == StepReading(startNs: TimeParsing.parseISO8601("2017-09-12T15:00:02Z")!,
                                           endNs: TimeParsing.parseISO8601("2017-09-12T15:00:03Z")!, steps: 1))
     }
 
     @Test func fitbitMinutesAreUTCWithTwoDigitYears() throws {
-        let r = readings(try readAll("\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json").1)
+        let r = readings(try readAll(try shared("fitbit_takeout/steps-1995-06-23_Fitbit.json")).1)
         #expect(r[0].startNs == TimeParsing.parseISO8601("1995-06-24T16:00:00Z"))
         #expect(r[0].endNs - r[0].startNs == 60_000_000_000)
     }

@@ -56,16 +56,7 @@ public struct DemoRunner: Sendable {
     /// Returns the posts the endpoint kept.
     @discardableResult
     public func run(prepared: (URL, String) -> Void = { _, _ in }, _ report: (FetchReport) -> Void) async throws -> [LoopbackEndpoint.Received] {
-        var samples: [AccelerationSample] = []
-        _ = try AccelerationInput.read(path: recording) { samples.append($0) }
-        guard let first = samples.first?.timeNs else { throw InputError(file: recording, message: "no samples") }
-        // Lay copies of the walk on the virtual timeline (ms after `start`).
-        var timeline: [(ms: Double, s: AccelerationSample)] = []
-        for offset in walkOffsets {
-            timeline += samples.map { (offset * 1000 + Double($0.timeNs - first) / 1e6, $0) }
-        }
-        timeline.sort { $0.ms < $1.ms }
-
+        let timeline = try readTimeline()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -76,47 +67,17 @@ public struct DemoRunner: Sendable {
         let url = try await endpoint.start()
         let statePath = dir.appendingPathComponent("state.sqlite").path
         prepared(url, statePath)
-        var schedule = AgentConfiguration.Schedule()
-        schedule.interval = .every(600)
-        schedule.deadline = 5
-        let config = AgentConfiguration(
-            file: dir.appendingPathComponent("demo.toml").path,
-            source: AgentConfiguration.Source(path: live.path, start: start, follow: true),
-            schedule: schedule, composer: composer,
-            publishers: [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())],
-            publishingProblem: nil, statePath: statePath, push: nil)
-        try StateStore(path: statePath).setWindowStartIfUnset(start)
-        let fetcher = Fetcher(configuration: config)
-
-        await endpoint.fail(requests: [failingPost])
-        var next = 0
         do {
+            let config = try configuration(dir: dir, live: live, endpoint: url, statePath: statePath)
+            try StateStore(path: statePath).setWindowStartIfUnset(start)
+            let fetcher = Fetcher(configuration: config)
+            await endpoint.fail(requests: [failingPost])
+            var next = 0
             for offset in fetchOffsets {
                 // Everything recorded before the fetch has arrived in the live file.
-                var chunk = ""
-                while next < timeline.count && timeline[next].ms < offset * 1000 {
-                    let (ms, s) = timeline[next]
-                    chunk += String(format: "%.3f,%.5f,%.5f,%.5f\n", ms, s.x, s.y, s.z)
-                    next += 1
-                }
-                let handle = try FileHandle(forWritingTo: live)
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data(chunk.utf8))
-                try handle.close()
-
+                next = try append(timeline, from: next, before: offset * 1000, to: live)
                 let now = start.addingTimeInterval(offset)
-                let r = await fetcher.fetch(now: now, trigger: "demo")
-                let window = StepWindow(start: r.windowStart ?? now, end: r.windowEnd ?? now, steps: r.steps ?? 0)
-                var lines: [String] = []
-                for d in r.deliveries {
-                    switch d.outcome {
-                    case .delivered, .alreadyDelivered:
-                        lines.append("delivered to \(d.target) (id \(d.remoteID ?? "?")) for \(d.idempotencyKey)")
-                    default:
-                        lines.append("\(d.outcome) at \(d.target): \(d.reason ?? "") (kept in the outbox)")
-                    }
-                }
-                report(FetchReport(at: now, window: window, text: r.windows.last?.text, result: r.line, deliveries: lines))
+                report(Self.summary(of: await fetcher.fetch(now: now, trigger: "demo"), at: now))
             }
         } catch {
             await endpoint.stop()
@@ -125,5 +86,61 @@ public struct DemoRunner: Sendable {
         let kept = await endpoint.received
         await endpoint.stop()
         return kept
+    }
+
+    /// The recording's samples, laid once per walk on the virtual timeline (ms after `start`), in time order.
+    func readTimeline() throws -> [(ms: Double, s: AccelerationSample)] {
+        var samples: [AccelerationSample] = []
+        _ = try AccelerationInput.read(path: recording) { samples.append($0) }
+        guard let first = samples.first?.timeNs else { throw InputError(file: recording, message: "no samples") }
+        var timeline: [(ms: Double, s: AccelerationSample)] = []
+        for offset in walkOffsets {
+            timeline += samples.map { (offset * 1000 + Double($0.timeNs - first) / 1e6, $0) }
+        }
+        timeline.sort { $0.ms < $1.ms }
+        return timeline
+    }
+
+    /// The demo agent: the live file every 10 minutes, a 5 s budget, the loopback endpoint as its one target.
+    func configuration(dir: URL, live: URL, endpoint url: URL, statePath: String) throws -> AgentConfiguration {
+        var schedule = AgentConfiguration.Schedule()
+        schedule.interval = .every(600)
+        schedule.deadline = 5
+        return AgentConfiguration(
+            file: dir.appendingPathComponent("demo.toml").path,
+            source: AgentConfiguration.Source(path: live.path, start: start, follow: true),
+            schedule: schedule, composer: composer,
+            publishers: [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())],
+            publishingProblem: nil, statePath: statePath, push: nil)
+    }
+
+    /// Appends the timeline's samples from index `next` up to `endMs` to the live file; returns the next index.
+    func append(_ timeline: [(ms: Double, s: AccelerationSample)], from next: Int, before endMs: Double, to live: URL) throws -> Int {
+        var next = next
+        var chunk = ""
+        while next < timeline.count && timeline[next].ms < endMs {
+            let (ms, s) = timeline[next]
+            chunk += String(format: "%.3f,%.5f,%.5f,%.5f\n", ms, s.x, s.y, s.z)
+            next += 1
+        }
+        let handle = try FileHandle(forWritingTo: live)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(chunk.utf8))
+        try handle.close()
+        return next
+    }
+
+    /// What the demo prints for one fetch: its window, text, result line and one line per delivery.
+    static func summary(of r: Agent.FetchReport, at now: Date) -> FetchReport {
+        let window = StepWindow(start: r.windowStart ?? now, end: r.windowEnd ?? now, steps: r.steps ?? 0)
+        let lines = r.deliveries.map { d in
+            switch d.outcome {
+            case .delivered, .alreadyDelivered:
+                return "delivered to \(d.target) (id \(d.remoteID ?? "?")) for \(d.idempotencyKey)"
+            default:
+                return "\(d.outcome) at \(d.target): \(d.reason ?? "") (kept in the outbox)"
+            }
+        }
+        return FetchReport(at: now, window: window, text: r.windows.last?.text, result: r.line, deliveries: lines)
     }
 }

@@ -153,12 +153,10 @@ public struct Fetcher: Sendable {
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
         try store.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO fetch_history (started_ns, ended_ns, trigger, window_start_ns, window_end_ns, steps, result, error)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [nowNs, endedNs, report.trigger, report.windowStart.map(Timestamps.nanoseconds),
-                                 report.windowEnd.map(Timestamps.nanoseconds), report.steps,
-                                 report.result.rawValue, report.reason])
+            try FetchHistoryRecord(startedNs: nowNs, endedNs: endedNs, trigger: report.trigger,
+                                   windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
+                                   windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
+                                   result: report.result.rawValue, error: report.reason).insert(db)
         }
     }
 
@@ -176,9 +174,7 @@ public struct Fetcher: Sendable {
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
             let bouts = try store.writer.write { db in
                 try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)
-                let n = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE handled = 0") ?? 0
-                try db.execute(sql: "UPDATE bouts SET handled = 1 WHERE handled = 0")
-                return n
+                return try BoutRecord.answerUnhandled(db)
             }
             source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
             return .success(bouts)

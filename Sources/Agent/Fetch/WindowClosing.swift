@@ -11,7 +11,7 @@ extension Fetcher {
         let settled = min(ingest?.settledNs ?? nowNs, nowNs)
         let endLimit = StateStore.floorSecond(settled) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
-        let storedFirst = try Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map { $0 * 1_000_000_000 }
+        let storedFirst = try StepsTable.firstNs(db)
         let firstData = ingest?.firstDataNs ?? storedFirst
         var startNs: Int64
         if let posted {
@@ -41,25 +41,23 @@ extension Fetcher {
                 continue
             }
             let window = StepWindow(start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
-                                    bouts: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM bouts WHERE end_ns >= ? AND end_ns < ?", arguments: [lo, hi]) ?? 0)
+                                    bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
             let text = configuration.composer.compose(window)
             let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
             report.windows.append(.init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
             newEnd = hi
             if !report.dryRun {
                 for (name, _) in publishers {
-                    try db.execute(sql: """
-                        INSERT OR IGNORE INTO outbox (window_start_ns, window_end_ns, steps, text, target, idempotency_key, next_attempt_ns, created_ns)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [lo, hi, steps, text, name, key, nowNs, nowNs])
+                    try NewOutboxPost(windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
+                                      idempotencyKey: key, createdNs: nowNs).add(db)
                 }
             }
         }
         if !report.dryRun {
             if let newEnd {
-                try db.execute(sql: "INSERT INTO window_state (id, posted_until_ns) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET posted_until_ns = excluded.posted_until_ns", arguments: [newEnd])
+                try WindowStateRecord.setPostedUntil(db, newEnd)
             } else if posted == nil, firstData != nil {
-                try db.execute(sql: "INSERT OR IGNORE INTO window_state (id, posted_until_ns) VALUES (1, ?)", arguments: [startNs])
+                try WindowStateRecord.setPostedUntilIfUnset(db, startNs)
             }
         }
         if windows.isEmpty {

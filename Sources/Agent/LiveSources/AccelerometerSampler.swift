@@ -247,7 +247,6 @@ public final class AccelerometerSampler: @unchecked Sendable {
         let capacity = 64 * 1024
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
-        let epoch2000: Int64 = 946_684_800_000_000_000
         while !shouldStop {
             let fd: Int32
             var decoder: Decoder
@@ -261,64 +260,82 @@ public final class AccelerometerSampler: @unchecked Sendable {
                 continue
             }
             if lost { lost = false; onEvent(.recovered(device.node)) }
-            // Device timestamps in another clock than CLOCK_REALTIME are shifted by the clocks' difference now; when
-            // the clock is not named, by the first sample's distance from now if it is clearly not a wall-clock time.
-            var offset: Int64? = device.method == .buffer
-                ? (try? String(contentsOfFile: device.sysfsPath + "/current_timestamp_clock", encoding: .utf8))
-                    .flatMap { Self.offsetToRealtime(clock: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                : 0
-            if let offset, offset != 0 { onEvent(.clockOffset(offset)) }
-            var filled = 0
-            var lastFlush = DispatchTime.now()
-            reading: while !shouldStop {
-                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]
-                // Block until data comes; with samples waiting to be written, wake within a second to write them.
-                let rc = Glibc.poll(&fds, 2, writer.hasBuffered ? 1000 : -1)
-                if rc < 0 && errno != EINTR { break reading }
-                if fds[1].revents != 0 { break reading }
-                if fds[0].revents & Int16(POLLIN) != 0 {
-                    let n = read(fd, buffer + filled, capacity - filled)
-                    if n < 0 {
-                        if errno == EAGAIN || errno == EINTR { continue }
-                        onEvent(.lost("\(device.node): read failed (device gone?): \(String(cString: strerror(errno)))"))
-                        lost = true
-                        break reading
-                    }
-                    if n == 0 {
-                        // End of a capture or of a FIFO's writer: wait, then look for more on the same descriptor.
-                        flush(writer, failed: &failed)
-                        if waitForStop(ns: retryNs) { break reading }
-                        continue
-                    }
-                    filled += n
-                    let used = decoder.decode(UnsafeRawBufferPointer(start: buffer, count: filled)) { s in
-                        var sample = s
-                        if offset == nil {
-                            let now = SystemPollClock().nowNs()
-                            offset = s.timeNs < epoch2000 ? now - s.timeNs : 0
-                            if offset != 0 { onEvent(.clockOffset(offset!)) }
-                        }
-                        sample.timeNs += offset ?? 0
-                        writer.append(sample)
-                    }
-                    if used < filled { memmove(buffer, buffer + used, filled - used) }
-                    filled -= used
-                } else if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                    onEvent(.lost("\(device.node): device gone"))
-                    lost = true
-                    break reading
-                }
-                if DispatchTime.now().uptimeNanoseconds - lastFlush.uptimeNanoseconds >= 1_000_000_000 || !writer.hasBuffered {
-                    flush(writer, failed: &failed)
-                    lastFlush = DispatchTime.now()
-                }
-            }
+            lost = readStream(fd, decoder: &decoder, buffer: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
+                              into: writer, failed: &failed)
             flush(writer, failed: &failed)
             close(fd)
             if lost && !shouldStop { _ = waitForStop(ns: retryNs) }
         }
         if let enable = bufferTurnedOn { try? Data("0\n".utf8).write(to: URL(fileURLWithPath: enable)) }
+    }
+
+    /// The shift from the device's timestamps to CLOCK_REALTIME when it can be known before the first sample: the
+    /// difference of the named clocks for a buffer, none for polled samples; nil: judge from the first sample.
+    private func knownClockOffset() -> Int64? {
+        guard device.method == .buffer else { return 0 }
+        return (try? String(contentsOfFile: device.sysfsPath + "/current_timestamp_clock", encoding: .utf8))
+            .flatMap { Self.offsetToRealtime(clock: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Reads and decodes the open stream into `writer` (writing at least once a second) until the sampler stops or
+    /// the device is lost; returns whether it was lost.
+    private func readStream(_ fd: Int32, decoder: inout Decoder, buffer: UnsafeMutableRawBufferPointer,
+                            into writer: SampleFileWriter, failed: inout Bool) -> Bool {
+        // Device timestamps in another clock than CLOCK_REALTIME are shifted by the clocks' difference now; when
+        // the clock is not named, by the first sample's distance from now if it is clearly not a wall-clock time.
+        var offset = knownClockOffset()
+        if let offset, offset != 0 { onEvent(.clockOffset(offset)) }
+        var filled = 0
+        var lastFlush = DispatchTime.now()
+        while !shouldStop {
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]
+            // Block until data comes; with samples waiting to be written, wake within a second to write them.
+            let rc = Glibc.poll(&fds, 2, writer.hasBuffered ? 1000 : -1)
+            if rc < 0 && errno != EINTR { return false }
+            if fds[1].revents != 0 { return false }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                let n = read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+                if n < 0 {
+                    if errno == EAGAIN || errno == EINTR { continue }
+                    onEvent(.lost("\(device.node): read failed (device gone?): \(String(cString: strerror(errno)))"))
+                    return true
+                }
+                if n == 0 {
+                    // End of a capture or of a FIFO's writer: wait, then look for more on the same descriptor.
+                    flush(writer, failed: &failed)
+                    if waitForStop(ns: retryNs) { return false }
+                    continue
+                }
+                filled += n
+                let used = decoder.decode(UnsafeRawBufferPointer(start: buffer.baseAddress, count: filled)) { s in
+                    writer.append(shifted(s, offset: &offset))
+                }
+                if used < filled { memmove(buffer.baseAddress!, buffer.baseAddress! + used, filled - used) }
+                filled -= used
+            } else if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                onEvent(.lost("\(device.node): device gone"))
+                return true
+            }
+            if DispatchTime.now().uptimeNanoseconds - lastFlush.uptimeNanoseconds >= 1_000_000_000 || !writer.hasBuffered {
+                flush(writer, failed: &failed)
+                lastFlush = DispatchTime.now()
+            }
+        }
+        return false
+    }
+
+    /// `sample` in wall-clock time; the first sample of a stream whose clock is unknown fixes `offset`: its distance
+    /// from now when it is clearly not a wall-clock time (before 2000), else none.
+    private func shifted(_ sample: AccelerationSample, offset: inout Int64?) -> AccelerationSample {
+        let epoch2000: Int64 = 946_684_800_000_000_000
+        if offset == nil {
+            offset = sample.timeNs < epoch2000 ? SystemPollClock().nowNs() - sample.timeNs : 0
+            if offset != 0 { onEvent(.clockOffset(offset!)) }
+        }
+        var shifted = sample
+        shifted.timeNs += offset ?? 0
+        return shifted
     }
 }
 

@@ -2,23 +2,6 @@ import Foundation
 import Logging
 import Publishing
 
-/// The agent's time source: the real clock in production, a manual one in tests (so tests never really sleep).
-public protocol AgentClock: Sendable {
-    func now() -> Date
-    /// Suspends until `date`; throws `CancellationError` when the task is cancelled.
-    func sleep(until date: Date) async throws
-}
-
-/// Wall-clock time; sleeping is `Task.sleep`, so an idle agent uses no CPU.
-public struct SystemClock: AgentClock {
-    public init() {}
-    public func now() -> Date { Date() }
-    public func sleep(until date: Date) async throws {
-        let seconds = date.timeIntervalSinceNow
-        if seconds > 0 { try await Task.sleep(for: .seconds(seconds)) }
-    }
-}
-
 /// Why the agent starts a fetch.
 public enum FetchTrigger: String, Sendable, Hashable, CaseIterable {
     case schedule, signal, push, walk
@@ -33,7 +16,7 @@ public actor AgentScheduler {
     public typealias WalkIngestFunction = @Sendable (_ now: Date) async -> Result<Int, WalkIngestError>
 
     let configuration: AgentConfiguration
-    let clock: any AgentClock
+    let clock: WallClock
     let fetch: FetchFunction
     let ingestForWalks: WalkIngestFunction
     /// Least time between two walk-trigger reads while data keeps arriving.
@@ -52,6 +35,8 @@ public actor AgentScheduler {
     private var waiter: CheckedContinuation<Void, Never>?
     private var idleWaiters: [(fetches: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
+    /// When the scheduler, asleep, wakes next unless something is posted (nil: awake, or asleep until posted).
+    public private(set) var sleepingUntil: Date?
     /// When the next scheduled fetch is due (nil: none).
     public private(set) var nextScheduled: Date?
     public private(set) var lastFetch: Date?
@@ -61,7 +46,7 @@ public actor AgentScheduler {
     public private(set) var reports: [FetchReport] = []
     public private(set) var isFetching = false
 
-    public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(), store: StateStore? = nil,
+    public init(configuration: AgentConfiguration, clock: WallClock = .system, store: StateStore? = nil,
                 logger: Logger = Logger(label: "steptweet.agent"),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 walkDebounce: TimeInterval = 5,
@@ -204,16 +189,21 @@ public actor AgentScheduler {
     /// Sleeps until `date` or until something is posted.
     private func sleep(until date: Date?) async {
         if woken { woken = false; return }
+        // The wake-up is an instant on the clock, fixed and registered with the clock (the timer task starts at once,
+        // on this actor, up to its first suspension) before anyone can see the scheduler idle.
         let timer: Task<Void, Never>? = date.map { date in
-            Task { [clock] in
-                do { try await clock.sleep(until: date) } catch { return }
+            let alarm = clock.alarm(at: date)
+            return Task.immediate {
+                do { try await alarm.wait() } catch { return }
                 self.wake()
             }
         }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             waiter = c
+            sleepingUntil = date
             resumeIdleWaiters()
         }
+        sleepingUntil = nil
         woken = false
         timer?.cancel()
     }

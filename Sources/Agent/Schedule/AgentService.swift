@@ -15,7 +15,7 @@ public struct AgentService: Service {
     /// Why fetching is off (`interval = "never"`, missing credentials, no source), or nil.
     let disabledReason: String?
 
-    public init(configuration: AgentConfiguration, clock: any AgentClock = SystemClock(),
+    public init(configuration: AgentConfiguration, clock: WallClock = .system,
                 logger: Logger = Logger(label: "steptweet.agent")) throws {
         let store: StateStore?
         do {

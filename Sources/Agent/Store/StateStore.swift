@@ -136,7 +136,7 @@ public final class StateStore: Sendable {
     }
 
     static func postedUntil(_ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT posted_until_ns FROM window_state WHERE id = 1")
+        try WindowStateRecord.postedUntil(db)
     }
 
     /// One row of fetch history.
@@ -247,8 +247,7 @@ public final class StateStore: Sendable {
     /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
     public func setWindowStartIfUnset(_ date: Date) throws {
         try writer.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO window_state (id, posted_until_ns) VALUES (1, ?)",
-                           arguments: [Timestamps.nanoseconds(date)])
+            try WindowStateRecord.setPostedUntilIfUnset(db, Timestamps.nanoseconds(date))
         }
     }
 

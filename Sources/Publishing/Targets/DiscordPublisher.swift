@@ -5,35 +5,25 @@ import Messages
 /// makes Discord answer 200 with the message (its `id`) instead of a 204 that hides failures. The URL holds the
 /// webhook token, so it is never shown. No idempotency. Length: 2000 characters.
 public struct DiscordPublisher: Publisher {
-    public let name: String
-    let url: URL
-    public var gate: TextGate
-    let context: HTTPContext
-    /// No key and no way to look a post up: after an unconfirmed attempt, resend (true) or give up (false).
-    public var resendUnconfirmed: Bool
+    var webhook: ChatWebhook
+    public var name: String { webhook.name }
+    public var gate: TextGate { get { webhook.gate } set { webhook.gate = newValue } }
+    public var resendUnconfirmed: Bool { get { webhook.resendUnconfirmed } set { webhook.resendUnconfirmed = newValue } }
     public var repeatsDuplicate: Bool { true }
+    public var lengthRule: LengthRule? { webhook.gate.rule }
+    public var redactedDescription: String { webhook.redactedDescription }
 
     public init(name: String = "discord", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
                 context: HTTPContext = HTTPContext()) {
-        self.name = name
-        self.resendUnconfirmed = resendUnconfirmed
-        self.url = url
-        self.gate = TextGate(rule: .characters(2000), shorten: shorten)
-        self.context = context.redacting(webhook: url)
+        webhook = ChatWebhook(service: "discord", name: name, url: url, characters: 2000, shorten: shorten,
+                              resendUnconfirmed: resendUnconfirmed, context: context)
     }
 
-    public var lengthRule: LengthRule? { gate.rule }
-    public var redactedDescription: String { "\(name): discord webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
-
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        let text: String
-        switch gate.prepare(post.text) {
-        case .failure(let stop): return stop.outcome
-        case .success(let prepared): text = prepared
-        }
-        let body: [String: Any] = ["content": text, "allowed_mentions": ["parse": [String]()]]
-        let request = Requests.json("POST", Endpoint.adding("wait", "true", to: url), body: body)
-        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+        await webhook.publish(post, deadline: deadline, { text in
+            Requests.json("POST", Endpoint.adding("wait", "true", to: webhook.url),
+                          body: ["content": text, "allowed_mentions": ["parse": [String]()]])
+        }, remoteID: { idString($0.json?["id"]) })
     }
 }
 

@@ -5,34 +5,22 @@ import Messages
 /// secret, so it is never shown. No idempotency and no remote id. Length: 4000 characters (Slack truncates
 /// longer `text`).
 public struct SlackPublisher: Publisher {
-    public let name: String
-    let url: URL
-    public var gate: TextGate
-    let context: HTTPContext
-    /// No key and no way to look a post up: after an unconfirmed attempt, resend (true) or give up (false).
-    public var resendUnconfirmed: Bool
+    var webhook: ChatWebhook
+    public var name: String { webhook.name }
+    public var gate: TextGate { get { webhook.gate } set { webhook.gate = newValue } }
+    public var resendUnconfirmed: Bool { get { webhook.resendUnconfirmed } set { webhook.resendUnconfirmed = newValue } }
     public var repeatsDuplicate: Bool { true }
+    public var lengthRule: LengthRule? { webhook.gate.rule }
+    public var redactedDescription: String { webhook.redactedDescription }
 
     public init(name: String = "slack", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
                 context: HTTPContext = HTTPContext()) {
-        self.name = name
-        self.resendUnconfirmed = resendUnconfirmed
-        self.url = url
-        self.gate = TextGate(rule: .characters(4000), shorten: shorten)
-        self.context = context.redacting(webhook: url)
+        webhook = ChatWebhook(service: "slack", name: name, url: url, characters: 4000, shorten: shorten,
+                              resendUnconfirmed: resendUnconfirmed, context: context)
     }
 
-    public var lengthRule: LengthRule? { gate.rule }
-    public var redactedDescription: String { "\(name): slack webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
-
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        let text: String
-        switch gate.prepare(post.text) {
-        case .failure(let stop): return stop.outcome
-        case .success(let prepared): text = prepared
-        }
-        let request = Requests.json("POST", url, body: ["text": text])
-        return await context.deliver(request, deadline: deadline)
+        await webhook.publish(post, deadline: deadline) { text in Requests.json("POST", webhook.url, body: ["text": text]) }
     }
 }
 

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+
+// Typed GRDB records: each owns the SQL of its table, so the fetch code outside `Store` writes no SQL.
+// The tables themselves are created by `StateStore.migrator`.
+
+/// The window position (`window_state`, a single row): where the next window begins.
+struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "window_state"
+    enum CodingKeys: String, CodingKey { case id, postedUntilNs = "posted_until_ns" }
+    var id: Int64 = 1
+    var postedUntilNs: Int64
+
+    /// Where the last posted window ended (ns); nil before the first window.
+    static func postedUntil(_ db: Database) throws -> Int64? {
+        try fetchOne(db, key: 1)?.postedUntilNs
+    }
+
+    /// Moves the position to `ns`.
+    static func setPostedUntil(_ db: Database, _ ns: Int64) throws {
+        try WindowStateRecord(postedUntilNs: ns).upsert(db)
+    }
+
+    /// Sets the position to `ns` only when there is none yet.
+    static func setPostedUntilIfUnset(_ db: Database, _ ns: Int64) throws {
+        try WindowStateRecord(postedUntilNs: ns).insert(db, onConflict: .ignore)
+    }
+}
+
+/// Steps per second (`steps`).
+enum StepsTable {
+    static let second = Column("second")
+
+    /// The first second with stored steps, in ns; nil when none are stored.
+    static func firstNs(_ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, Table("steps").select(min(second))).map { $0 * 1_000_000_000 }
+    }
+}
+
+/// A walking bout (`bouts`), keyed by its end; `handled` once a walk-trigger fetch has answered it.
+struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "bouts"
+    enum CodingKeys: String, CodingKey { case endNs = "end_ns", startNs = "start_ns", steps, handled }
+    static let endColumn = Column(CodingKeys.endNs)
+    static let handledColumn = Column(CodingKeys.handled)
+    var endNs: Int64
+    var startNs: Int64
+    var steps: Int
+    var handled: Bool
+
+    /// Bouts that ended in `[lo, hi)`.
+    static func count(_ db: Database, endingFrom lo: Int64, before hi: Int64) throws -> Int {
+        try filter(endColumn >= lo && endColumn < hi).fetchCount(db)
+    }
+
+    /// Marks the bouts no fetch has answered yet as answered; returns how many there were.
+    static func answerUnhandled(_ db: Database) throws -> Int {
+        try filter(handledColumn == false).updateAll(db, handledColumn.set(to: true))
+    }
+}
+
+/// A post added to the outbox (`outbox`) for one target, pending from `createdNs`; an existing post for the same
+/// target and key is kept as it is.
+struct NewOutboxPost: PersistableRecord {
+    static let databaseTableName = "outbox"
+    var windowStartNs: Int64
+    var windowEndNs: Int64
+    var steps: Int
+    var text: String
+    var target: String
+    var idempotencyKey: String
+    var createdNs: Int64
+
+    func encode(to container: inout PersistenceContainer) {
+        container["window_start_ns"] = windowStartNs
+        container["window_end_ns"] = windowEndNs
+        container["steps"] = steps
+        container["text"] = text
+        container["target"] = target
+        container["idempotency_key"] = idempotencyKey
+        container["next_attempt_ns"] = createdNs
+        container["created_ns"] = createdNs
+    }
+
+    /// Adds the post unless the target already has one with its key.
+    func add(_ db: Database) throws {
+        try insert(db, onConflict: .ignore)
+    }
+}
+
+/// One fetch as written to the history (`fetch_history`); read back as `StateStore.HistoryEntry`.
+struct FetchHistoryRecord: PersistableRecord {
+    static let databaseTableName = "fetch_history"
+    var startedNs: Int64
+    var endedNs: Int64
+    var trigger: String
+    var windowStartNs: Int64?
+    var windowEndNs: Int64?
+    var steps: Int?
+    var result: String
+    var error: String?
+
+    func encode(to container: inout PersistenceContainer) {
+        container["started_ns"] = startedNs
+        container["ended_ns"] = endedNs
+        container["trigger"] = trigger
+        container["window_start_ns"] = windowStartNs
+        container["window_end_ns"] = windowEndNs
+        container["steps"] = steps
+        container["result"] = result
+        container["error"] = error
+    }
+}

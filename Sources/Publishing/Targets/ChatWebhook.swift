@@ -1,0 +1,39 @@
+import Foundation
+import Messages
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the chat webhooks (Discord, Slack) share: the URL is the secret (never shown), a character limit, no
+/// idempotency and no look-up. Each target says only how its request looks and where its remote id is.
+public struct ChatWebhook: Sendable {
+    /// The service's name in descriptions ("discord").
+    let service: String
+    public let name: String
+    let url: URL
+    public var gate: TextGate
+    let context: HTTPContext
+    /// No key and no way to look a post up: after an unconfirmed attempt, resend (true) or give up (false).
+    public var resendUnconfirmed: Bool
+
+    init(service: String, name: String, url: URL, characters: Int, shorten: Bool, resendUnconfirmed: Bool,
+         context: HTTPContext) {
+        self.service = service
+        self.name = name
+        self.url = url
+        self.gate = TextGate(rule: .characters(characters), shorten: shorten)
+        self.resendUnconfirmed = resendUnconfirmed
+        self.context = context.redacting(webhook: url)
+    }
+
+    var redactedDescription: String { "\(name): \(service) webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
+
+    /// Gates the text, sends the request `makeRequest` builds from it, and reads the remote id from the reply.
+    func publish(_ post: Post, deadline: Deadline, _ makeRequest: (_ text: String) -> URLRequest,
+                 remoteID: (HTTPReply) -> String? = { _ in nil }) async -> DeliveryOutcome {
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let text): return await context.deliver(makeRequest(text), deadline: deadline, remoteID: remoteID)
+        }
+    }
+}
