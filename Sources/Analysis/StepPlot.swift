@@ -83,14 +83,22 @@ public enum StepPlot {
     ) throws -> RecordingCount {
         let plotWidth = max(width - 90, 100)
         var envelope = Envelope(capacity: plotWidth)
-        let result = try RecordingCounter.count(path: path, options: options, parameters: parameters,
-                                                keepStepTimes: true) { sample in
-            envelope.add(timeNs: sample.timeNs, value: sample.magnitude)
-        }
+        var recognition = Recognition(enter: parameters.recognizer.enabled ? parameters.recognizer.enter : nil)
+        let result = try RecordingCounter.count(
+            path: path, options: options, parameters: parameters, keepStepTimes: true,
+            onSample: { sample in envelope.add(timeNs: sample.timeNs, value: sample.magnitude) },
+            onEvent: { event in
+                switch event {
+                case .decision(let d, _): recognition.decisions.append(d)
+                case .refused(let t): recognition.refused.append(t)
+                case .step, .boutStarted, .boutEnded: break
+                }
+            })
         let title = (path as NSString).lastPathComponent
         let svg = result.kind == .steps
             ? renderReadings(title: title, result: result, width: max(width, 190), height: max(height, 160))
-            : render(title: title, result: result, envelope: envelope, width: max(width, 190), height: max(height, 160))
+            : render(title: title, result: result, envelope: envelope, recognition: recognition,
+                     width: max(width, 190), height: max(height, 160))
         do {
             // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
             // through a folder in /tmp that it leaves behind on Linux.)
@@ -109,22 +117,37 @@ public enum StepPlot {
         return result
     }
 
-    static func render(title: String, result: RecordingCount, envelope: Envelope, width: Int, height: Int) -> String {
+    /// What the walking recognizer decided, for the shading: its windows and the rhythm's steps it refused.
+    struct Recognition {
+        /// The probability from which a window is walking; nil when the recognizer was off.
+        var enter: Double?
+        var decisions: [WalkingDecision] = []
+        var refused: [Int64] = []
+    }
+
+    /// The plot's frame: where things go and how values map to pixels.
+    struct Frame {
+        let width: Int, height: Int
         let left = 60.0, right = 30.0, top = 40.0, bottom = 45.0
-        let plotW = Double(width) - left - right, plotH = Double(height) - top - bottom
-        let start = envelope.startNs ?? 0
-        let spanNs = max(Double(envelope.bucketNs) * Double(max(envelope.lows.count, 1)), 1)
+        let start: Int64, spanNs: Double, lowest: Double, highest: Double
+        var plotW: Double { Double(width) - left - right }
+        var plotH: Double { Double(height) - top - bottom }
+        func x(_ ns: Int64) -> Double { left + Double(ns - start) / spanNs * plotW }
+        func y(_ value: Double) -> Double { top + (highest - value) / (highest - lowest) * plotH }
+    }
+
+    static func f(_ v: Double) -> String { String(format: "%.1f", v) }
+
+    static func render(title: String, result: RecordingCount, envelope: Envelope, recognition: Recognition = Recognition(),
+                       width: Int, height: Int) -> String {
         let finite = envelope.highs.filter { !$0.isNaN }
         var lowest = envelope.lows.filter { !$0.isNaN }.min() ?? 0
         var highest = finite.max() ?? 20
         if highest - lowest < 1 { lowest -= 0.5; highest += 0.5 }
         let pad = (highest - lowest) * 0.05
-        lowest -= pad
-        highest += pad
-        func x(_ ns: Int64) -> Double { left + Double(ns - start) / spanNs * plotW }
-        func y(_ value: Double) -> Double { top + (highest - value) / (highest - lowest) * plotH }
-        func f(_ v: Double) -> String { String(format: "%.1f", v) }
-
+        let frame = Frame(width: width, height: height, start: envelope.startNs ?? 0,
+                          spanNs: max(Double(envelope.bucketNs) * Double(max(envelope.lows.count, 1)), 1),
+                          lowest: lowest - pad, highest: highest + pad)
         var out = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
@@ -132,75 +155,110 @@ public enum StepPlot {
             """
         let stepWord = result.steps == 1 ? "step" : "steps"
         let boutWord = result.bouts.count == 1 ? "walking bout" : "walking bouts"
-        out += "<text x=\"\(f(left))\" y=\"22\" font-size=\"15\">\(escape(title)): \(result.steps) \(stepWord), \(result.bouts.count) \(boutWord), \(result.summary.samples) samples</text>\n"
-        // Walking bouts.
+        var heading = "\(escape(title)): \(result.steps) \(stepWord), \(result.bouts.count) \(boutWord)"
+        if !recognition.refused.isEmpty { heading += ", \(recognition.refused.count) refused as not walking" }
+        out += "<text x=\"\(f(frame.left))\" y=\"22\" font-size=\"15\">\(heading), \(result.summary.samples) samples</text>\n"
+        out += recognitionShading(recognition, frame)
         for bout in result.bouts {
-            let x0 = x(bout.startNs), x1 = max(x(bout.endNs), x0 + 1)
-            out += "<rect x=\"\(f(x0))\" y=\"\(f(top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotH))\" fill=\"#cfe8cf\"/>\n"
+            let x0 = frame.x(bout.startNs), x1 = max(frame.x(bout.endNs), x0 + 1)
+            out += "<rect x=\"\(f(x0))\" y=\"\(f(frame.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(frame.plotH))\" fill=\"#cfe8cf\"/>\n"
         }
-        // Axes and grid.
-        let durationSeconds = spanNs * 1e-9
-        let (unit, unitSeconds) = durationSeconds > 7200 ? ("h", 3600.0) : durationSeconds > 300 ? ("min", 60.0) : ("s", 1.0)
-        let tickStep = niceStep(durationSeconds / unitSeconds / 10)
-        var tick = 0.0
-        while tick <= durationSeconds / unitSeconds + 1e-9 {
-            let px = left + tick * unitSeconds / durationSeconds * plotW
-            out += "<line x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(top + plotH))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(px))\" y=\"\(f(top + plotH + 16))\" text-anchor=\"middle\">\(label(tick))</text>\n"
-            tick += tickStep
-        }
-        let valueStep = niceStep((highest - lowest) / 6)
-        var value = (lowest / valueStep).rounded(.up) * valueStep
-        while value <= highest {
-            out += "<line x1=\"\(f(left))\" y1=\"\(f(y(value)))\" x2=\"\(f(left + plotW))\" y2=\"\(f(y(value)))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(left - 6))\" y=\"\(f(y(value) + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
-            value += valueStep
-        }
-        out += "<text x=\"\(f(left + plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">time since the first sample (\(unit))</text>\n"
-        out += "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">|a| (m/s²)</text>\n"
-        // The magnitude as a min/max band (a line when a bucket holds one sample).
-        var upper = "", lower = ""
-        var segments: [String] = []
-        func flush() {
-            if !upper.isEmpty { segments.append("M" + upper + " L" + lower + " Z") }
-            upper = ""
-            lower = ""
-        }
-        var lowerPoints: [String] = []
-        for i in envelope.lows.indices {
-            if envelope.lows[i].isNaN {
-                lower = lowerPoints.reversed().joined(separator: " L")
-                flush()
-                lowerPoints.removeAll()
-                continue
-            }
-            let px = left + (Double(i) + 0.5) / Double(max(envelope.lows.count, 1)) * plotW
-            upper += (upper.isEmpty ? "" : " L") + "\(f(px)),\(f(y(envelope.highs[i])))"
-            lowerPoints.append("\(f(px)),\(f(y(envelope.lows[i])))")
-        }
-        lower = lowerPoints.reversed().joined(separator: " L")
-        flush()
-        out += "<path d=\"\(segments.joined(separator: " "))\" fill=\"#3b6fb6\" fill-opacity=\"0.55\" stroke=\"#3b6fb6\" stroke-width=\"0.8\"/>\n"
-        // Steps: a red tick above the signal's peak at that time.
-        var ticks = ""
-        for t in result.stepTimes {
-            let peak = envelope.bucket(at: t).map { envelope.highs[$0] }.flatMap { $0.isNaN ? nil : $0 } ?? highest
-            ticks += "M\(f(x(t))),\(f(y(peak) - 3))v-8"
-        }
-        out += "<path d=\"\(ticks)\" stroke=\"#d62728\" stroke-width=\"1.2\"/>\n"
-        out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#888\"/>\n"
-        // Legend.
-        let lx = left + plotW - 330
-        out += "<rect x=\"\(f(lx))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#cfe8cf\"/><text x=\"\(f(lx + 18))\" y=\"18\">walking bout</text>"
-        out += "<path d=\"M\(f(lx + 115)),20v-12\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 121))\" y=\"18\">counted step</text>"
-        out += "<rect x=\"\(f(lx + 215))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#3b6fb6\" fill-opacity=\"0.55\"/><text x=\"\(f(lx + 233))\" y=\"18\">|a| min-max</text>\n"
+        out += axes(frame)
+        out += signal(envelope, frame)
+        out += stepTicks(result.stepTimes, color: "#d62728", envelope: envelope, frame: frame)
+        out += stepTicks(recognition.refused, color: "#999999", envelope: envelope, frame: frame)
+        out += "<rect x=\"\(f(frame.left))\" y=\"\(f(frame.top))\" width=\"\(f(frame.plotW))\" height=\"\(f(frame.plotH))\" fill=\"none\" stroke=\"#888\"/>\n"
+        out += legend(frame, recognizing: recognition.enter != nil)
         out += "</svg>\n"
         return out
     }
 
-    /// Steps per interval of a step log (Apple Health, Fitbit, Gadgetbridge, …) as bars: such an input has no signal
-    /// to draw, only readings. The interval is the shortest of 1, 5, 15, 30 min, 1, 6 h or a day that gives at most
-    /// 240 bars; a reading spanning several intervals is spread over them pro rata, as in `RecordingCount.steps`.
+    /// A band along the bottom of the plot: each scored window's middle second, green where the recognizer found
+    /// walking, orange where it refused the motion (darker the surer it was).
+    static func recognitionShading(_ recognition: Recognition, _ frame: Frame) -> String {
+        guard let enter = recognition.enter else { return "" }
+        var out = ""
+        let band = 10.0, y0 = frame.top + frame.plotH - band
+        for d in recognition.decisions {
+            let middle = d.startNs + (d.endNs - d.startNs) / 2
+            let x0 = frame.x(middle - 480_000_000), x1 = max(frame.x(middle + 480_000_000), x0 + 0.5)
+            let walking = d.probability >= enter
+            let sureness = walking ? d.probability : 1 - d.probability
+            out += "<rect x=\"\(f(x0))\" y=\"\(f(y0))\" width=\"\(f(x1 - x0))\" height=\"\(f(band))\" fill=\"\(walking ? "#2ca02c" : "#ff7f0e")\" fill-opacity=\"\(String(format: "%.2f", 0.25 + 0.75 * sureness))\"><title>walking \(String(format: "%.2f", d.probability))</title></rect>"
+        }
+        return out + "\n"
+    }
+
+    static func axes(_ frame: Frame) -> String {
+        var out = ""
+        let durationSeconds = frame.spanNs * 1e-9
+        let (unit, unitSeconds) = durationSeconds > 7200 ? ("h", 3600.0) : durationSeconds > 300 ? ("min", 60.0) : ("s", 1.0)
+        let tickStep = niceStep(durationSeconds / unitSeconds / 10)
+        var tick = 0.0
+        while tick <= durationSeconds / unitSeconds + 1e-9 {
+            let px = frame.left + tick * unitSeconds / durationSeconds * frame.plotW
+            out += "<line x1=\"\(f(px))\" y1=\"\(f(frame.top))\" x2=\"\(f(px))\" y2=\"\(f(frame.top + frame.plotH))\" stroke=\"#e4e4e4\"/>"
+            out += "<text x=\"\(f(px))\" y=\"\(f(frame.top + frame.plotH + 16))\" text-anchor=\"middle\">\(label(tick))</text>\n"
+            tick += tickStep
+        }
+        let valueStep = niceStep((frame.highest - frame.lowest) / 6)
+        var value = (frame.lowest / valueStep).rounded(.up) * valueStep
+        while value <= frame.highest {
+            out += "<line x1=\"\(f(frame.left))\" y1=\"\(f(frame.y(value)))\" x2=\"\(f(frame.left + frame.plotW))\" y2=\"\(f(frame.y(value)))\" stroke=\"#e4e4e4\"/>"
+            out += "<text x=\"\(f(frame.left - 6))\" y=\"\(f(frame.y(value) + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
+            value += valueStep
+        }
+        let midY = frame.top + frame.plotH / 2
+        out += "<text x=\"\(f(frame.left + frame.plotW / 2))\" y=\"\(f(Double(frame.height) - 8))\" text-anchor=\"middle\">time since the first sample (\(unit))</text>\n"
+        out += "<text x=\"16\" y=\"\(f(midY))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(midY)))\">|a| (m/s²)</text>\n"
+        return out
+    }
+
+    /// The magnitude as a min/max band (a line when a bucket holds one sample).
+    static func signal(_ envelope: Envelope, _ frame: Frame) -> String {
+        var segments: [String] = []
+        var upper = "", lowerPoints: [String] = []
+        func flush() {
+            if !upper.isEmpty { segments.append("M" + upper + " L" + lowerPoints.reversed().joined(separator: " L") + " Z") }
+            upper = ""
+            lowerPoints.removeAll()
+        }
+        for i in envelope.lows.indices {
+            if envelope.lows[i].isNaN {
+                flush()
+                continue
+            }
+            let px = frame.left + (Double(i) + 0.5) / Double(max(envelope.lows.count, 1)) * frame.plotW
+            upper += (upper.isEmpty ? "" : " L") + "\(f(px)),\(f(frame.y(envelope.highs[i])))"
+            lowerPoints.append("\(f(px)),\(f(frame.y(envelope.lows[i])))")
+        }
+        flush()
+        return "<path d=\"\(segments.joined(separator: " "))\" fill=\"#3b6fb6\" fill-opacity=\"0.55\" stroke=\"#3b6fb6\" stroke-width=\"0.8\"/>\n"
+    }
+
+    /// A tick above the signal's peak at each step's time.
+    static func stepTicks(_ times: [Int64], color: String, envelope: Envelope, frame: Frame) -> String {
+        guard !times.isEmpty else { return "" }
+        var ticks = ""
+        for t in times {
+            let peak = envelope.bucket(at: t).map { envelope.highs[$0] }.flatMap { $0.isNaN ? nil : $0 } ?? frame.highest
+            ticks += "M\(f(frame.x(t))),\(f(frame.y(peak) - 3))v-8"
+        }
+        return "<path d=\"\(ticks)\" stroke=\"\(color)\" stroke-width=\"1.2\"/>\n"
+    }
+
+    static func legend(_ frame: Frame, recognizing: Bool) -> String {
+        let lx = frame.left + frame.plotW - (recognizing ? 620 : 330)
+        var out = "<rect x=\"\(f(lx))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#cfe8cf\"/><text x=\"\(f(lx + 18))\" y=\"18\">walking bout</text>"
+        out += "<path d=\"M\(f(lx + 115)),20v-12\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 121))\" y=\"18\">counted step</text>"
+        out += "<rect x=\"\(f(lx + 215))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#3b6fb6\" fill-opacity=\"0.55\"/><text x=\"\(f(lx + 233))\" y=\"18\">|a| min-max</text>"
+        if recognizing {
+            out += "<path d=\"M\(f(lx + 320)),20v-12\" stroke=\"#999999\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 326))\" y=\"18\">refused step</text>"
+            out += "<rect x=\"\(f(lx + 415))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#2ca02c\"/><rect x=\"\(f(lx + 431))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#ff7f0e\"/><text x=\"\(f(lx + 449))\" y=\"18\">walking / refused motion</text>"
+        }
+        return out + "\n"
+    }
+
     static func renderReadings(title: String, result: RecordingCount, width: Int, height: Int) -> String {
         let left = 60.0, right = 30.0, top = 40.0, bottom = 45.0
         let plotW = Double(width) - left - right, plotH = Double(height) - top - bottom
@@ -228,7 +286,6 @@ public enum StepPlot {
             }
         }
         let highest = max(bars.max() ?? 1, 1)
-        func f(_ v: Double) -> String { String(format: "%.1f", v) }
         let barW = plotW / Double(bars.count)
         let stepWord = result.steps == 1 ? "step" : "steps"
         var out = """

@@ -111,6 +111,27 @@ import TestSupport
         #expect(steps > 90)
     }
 
+    @Test func plotShadesWhereTheRecognizerFoundWalkingAndWhereItRefused() throws {
+        let temp = try TempDir("plot")
+        // Clapping: the rhythm finds steps, the recognizer refuses them.
+        let clapping = temp.path("clapping.svg")
+        let clap = try Steptweet.run(["count", "--plot", clapping,
+                                      try SharedData.require("data/activities/wisdm_watch/1613_clapping.csv")])
+        #expect(clap.status == 0, "\(clap.stderr)")
+        let svg = try String(contentsOfFile: clapping, encoding: .utf8)
+        let refused = try #require(svg.firstMatch(of: /(\d+) refused as not walking/).map { Int($0.1)! })
+        #expect(refused > 50)
+        let greyPath = try #require(svg.components(separatedBy: "\n").first { $0.contains("stroke=\"#999999\" stroke-width=\"1.2\"") })
+        #expect(greyPath.components(separatedBy: "v-8").count - 1 == refused, "one grey tick per refused step")
+        #expect(svg.contains("fill=\"#ff7f0e\" fill-opacity"), "refused motion is shaded")
+        // A walk: shaded as walking, nothing refused.
+        let walking = temp.path("walk.svg")
+        #expect(try Steptweet.run(["count", "--plot", walking, "fixtures/demo_walk_50hz.csv"]).status == 0)
+        let walkSVG = try String(contentsOfFile: walking, encoding: .utf8)
+        #expect(walkSVG.contains("fill=\"#2ca02c\" fill-opacity"))
+        #expect(!walkSVG.contains("refused as not walking"))
+    }
+
     @Test func plotOfAStepLogDrawsStepsPerIntervalAsBars() throws {
         let temp = try TempDir("plot")
         let out = temp.path("steps.svg")
