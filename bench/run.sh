@@ -44,7 +44,7 @@ echo "== per-file counts"
 echo "== detector alone"
 mkdir -p "$OUT/detector_speed_src"
 cp bench/detector_speed.swift "$OUT/detector_speed_src/main.swift"  # top-level code must live in main.swift
-swiftc -O -module-name DetectorSpeed -o "$OUT/detector_speed" Sources/StepDetection/*.swift "$OUT/detector_speed_src/main.swift"
+swiftc -O -wmo -module-name DetectorSpeed -o "$OUT/detector_speed" Sources/StepDetection/*.swift "$OUT/detector_speed_src/main.swift"
 "$OUT/detector_speed" > "$OUT/detector_speed.txt"
 cat "$OUT/detector_speed.txt"
 

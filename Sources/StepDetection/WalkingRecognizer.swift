@@ -192,8 +192,8 @@ public struct WalkingRecognizer: Sendable, Codable {
                 gravityFilter[k] += (last[k] - gravityFilter[k]) * a
                 gravityFilter[k + 3] += (gravityFilter[k] - gravityFilter[k + 3]) * a
             }
-            storeUnit(in: &gravity, gravityFilter[3], gravityFilter[4], gravityFilter[5])
-            storeUnit(in: &direction, last[0], last[1], last[2])
+            Self.storeUnit(in: &gravity, at: head, gravityFilter[3], gravityFilter[4], gravityFilter[5])
+            Self.storeUnit(in: &direction, at: head, last[0], last[1], last[2])
         }
         head = head == Self.windowTicks - 1 ? 0 : head + 1
         if filled < Self.windowTicks { filled += 1 }
@@ -201,7 +201,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         sinceWindow += 1
     }
 
-    private func storeUnit(in ring: inout [Double], _ x: Double, _ y: Double, _ z: Double) {
+    /// Static, so writing the ring never copies it (a method on `self` would hold a second reference).
+    private static func storeUnit(in ring: inout [Double], at head: Int, _ x: Double, _ y: Double, _ z: Double) {
         let length = (x * x + y * y + z * z).squareRoot()
         let k = length > 1e-9 ? 1 / length : 0
         ring[3 * head] = x * k
