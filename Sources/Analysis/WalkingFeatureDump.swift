@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 import StepDetection
 
 /// The walking recognizer's view of every recording of a manifest, for training and inspecting it

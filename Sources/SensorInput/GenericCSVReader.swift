@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import StepDetection
 
 /// Reader for CSV files with a header row naming a time column (`t_ms`, `t_s`, `time`, `timestamp`, with units in the
@@ -8,7 +13,7 @@ public enum GenericCSVReader {
     public static let formatName = "generic-csv"
 
     /// Which columns hold what, found from the header.
-    struct Layout {
+    struct Layout: Sendable {
         var delimiter: UInt8  // 0 = runs of spaces
         var fieldCount: Int
         var time: Int
@@ -27,63 +32,70 @@ public enum GenericCSVReader {
         }
     }
 
-    /// One comma-separated field of the plainest kind, `-12.345` or `1763686800123456789`, parsed while it
-    /// is scanned; `i` moves past the comma. Nil for anything else: the general path then reads the line. The value
-    /// is the one `NumberParsing.parseDouble` gives (the same exact mantissa and one correctly rounded division).
+    /// One comma-separated field of the plainest kind, `-12.345` or `1763686800123456789`, parsed from `i`, which is
+    /// left on the byte after it. Nil for anything else: the general path then reads the line. No bounds checks: the
+    /// caller guarantees a newline after the field. The value is the one `NumberParsing.parseDouble` gives (the same
+    /// exact mantissa and one correctly rounded division).
     @inline(__always)
-    static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int) -> Double? {
+    static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int) -> Double? {
         var j = i
-        var negative = false
-        if j < end && p[j] == 0x2D { negative = true; j += 1 }
+        let negative = p[j] == 0x2D
+        if negative { j += 1 }
         var mantissa: UInt64 = 0
         let digitsStart = j
-        while j < end { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
+        while true { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
         var digits = j - digitsStart
         var fraction = 0
-        if j < end && p[j] == 0x2E {
+        if p[j] == 0x2E {
             j += 1
             let fractionStart = j
-            while j < end { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
+            while true { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
             fraction = j - fractionStart
             digits += fraction
         }
         // Up to 15 digits with a fraction (Clinger's exact fast path), or an integer of up to 19 (epoch ns: one
         // correctly rounded conversion); anything longer goes to the general path.
-        guard digits > 0, digits <= (fraction > 0 ? 15 : 19), j == end || p[j] == 0x2C else { return nil }
-        i = j + 1
+        guard digits > 0, digits <= (fraction > 0 ? 15 : 19) else { return nil }
+        i = j
         var value = Double(mantissa)
         if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }
         return negative ? -value : value
     }
 
-    /// A whole comma-separated row in one pass, or nil when any field is not plain (the general path decides).
+    /// A whole comma-separated row of plain fields in one pass from `i` (a line start), leaving `i` after its
+    /// newline (`\n` or `\r\n`); nil when any field is not plain or the field count differs (the general path then
+    /// reads the line and says what is wrong). The line must end with a newline inside the buffer (a sentinel).
     @inline(__always)
-    static func plainRow(_ p: UnsafePointer<UInt8>, _ count: Int, _ fieldCount: Int,
-                         _ columns: (time: Int, a: Int, b: Int, c: Int), _ number: Int) -> Row? {
+    static func plainRow(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ fieldCount: Int,
+                         _ columns: (time: Int, a: Int, b: Int, c: Int)) -> (Double, Double, Double, Double)? {
         var t = 0.0, a = 0.0, b = 0.0, c = 0.0
-        var i = 0
+        var j = i
         var column = 0
-        while column < fieldCount {
+        while true {
             if column == columns.time {
-                guard let v = plainField(p, &i, count) else { return nil }
+                guard let v = plainField(p, &j) else { return nil }
                 t = v
             } else if column == columns.a {
-                guard let v = plainField(p, &i, count) else { return nil }
+                guard let v = plainField(p, &j) else { return nil }
                 a = v
             } else if column == columns.b {
-                guard let v = plainField(p, &i, count) else { return nil }
+                guard let v = plainField(p, &j) else { return nil }
                 b = v
             } else if column == columns.c {
-                guard let v = plainField(p, &i, count) else { return nil }
+                guard let v = plainField(p, &j) else { return nil }
                 c = v
             } else {
-                while i < count && p[i] != 0x2C { i += 1 }
-                i += 1
+                while p[j] != 0x2C && p[j] != 0x0A { j += 1 }
             }
             column += 1
+            if column == fieldCount { break }
+            guard p[j] == 0x2C else { return nil }
+            j += 1
         }
-        guard i == count + 1 else { return nil }  // fewer or more fields than the header: the general path says so
-        return (t, a, b, c, number)
+        if p[j] == 0x0D { j += 1 }
+        guard p[j] == 0x0A else { return nil }
+        i = j + 1
+        return (t, a, b, c)
     }
 
     static func normalize(_ raw: String) -> (name: String, unit: String?) {
@@ -210,8 +222,24 @@ public enum GenericCSVReader {
         public var lineNumber: Int
     }
 
+    /// Where a read is: what is known of the file and what has been delivered.
+    struct Progress {
+        var summary: ReadSummary
+        var layout: Layout?
+        var headerText: String?
+        var probe = UnitProbe()
+        var lastNs: Int64?
+        var offset: Int64
+        var lastLine: Int
+        var sawAnyLine: Bool
+    }
+
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
     /// newline is left for the next read (a file another program is still writing).
+    ///
+    /// The header and the first rows (until the units are told) are read line by line; the rest goes in byte ranges
+    /// of `options.chunkBytes` parsed on `options.jobs` threads and delivered in file order, so the samples, step
+    /// times and error line numbers are the same whatever the number of jobs.
     public static func read(
         path: String,
         options: ReadOptions,
@@ -221,121 +249,216 @@ public enum GenericCSVReader {
         source: LineSource = .file,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
-        var summary = ReadSummary(format: formatName)
-        var lastNs: Int64? = nil
-        var layout: Layout?
-        var headerText = resume?.header
-        let limit = 64
-        let starts = UnsafeMutablePointer<Int>.allocate(capacity: limit)
-        let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
-        defer { starts.deallocate(); ends.deallocate() }
-        let lineBase = resume?.lineNumber ?? 0
-        var lastLine = lineBase
-        var consumedOffset = resume?.offset ?? 0
-
-        func makeLayout(_ p: UnsafePointer<UInt8>, _ count: Int, _ number: Int) throws -> Layout {
-            let delimiter = detectDelimiter(UnsafeBufferPointer(start: p, count: count))
-            let n = split(p, count, delimiter, starts, ends, limit)
-            let header = (0..<min(n, limit)).map {
-                String(decoding: UnsafeBufferPointer(start: p + starts[$0], count: ends[$0] - starts[$0]), as: UTF8.self)
-            }
-            if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
-                throw InputError(file: path, line: number, message:
-                    "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
-            }
-            var found = try self.layout(header: header, delimiter: delimiter, file: path)
-            if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
-            return found
-        }
-        if let h = headerText {
+        var state = Progress(summary: ReadSummary(format: formatName), headerText: resume?.header,
+                             offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
+        state.probe.scale = resume?.scale
+        if let h = resume?.header {
             let bytes = Array(h.utf8)
-            layout = try bytes.withUnsafeBufferPointer { try makeLayout($0.baseAddress!, bytes.count, 1) }
+            state.layout = try bytes.withUnsafeBufferPointer {
+                try makeLayout($0.baseAddress!, bytes.count, 1, path: path, formatName: formatName)
+            }
         }
-
-        // Units are told from the first samples, so those are held back until they are known.
-        var probe = UnitProbe()
-        probe.scale = resume?.scale
-        var sawAnyLine = resume != nil
         var budget = ByteBudget(options.byteLimit)
+        var handOff = true
+        if state.layout == nil || state.probe.scale == nil {
+            handOff = try readHead(path: path, options: options, completeLinesOnly: completeLinesOnly,
+                                   formatName: formatName, source: source, budget: &budget, &state, sink)
+        }
+        if handOff, let layout = state.layout, let scale = state.probe.scale {
+            try readChunks(path: path, options: options, completeLinesOnly: completeLinesOnly, source: source,
+                           layout: layout, scale: scale, byteBudget: budget.left, &state, sink)
+        }
+        guard state.sawAnyLine else { throw InputError(file: path, message: "file is empty") }
+        guard let l = state.layout, let headerText = state.headerText else {
+            if completeLinesOnly { return (state.summary, nil) }
+            throw InputError(file: path, message: "file is empty")
+        }
+        if state.probe.scale == nil && !state.probe.rows.isEmpty {
+            let scale = state.probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
+            for r in state.probe.rows { try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink) }
+        }
+        var summary = state.summary
+        summary.unit = state.probe.scale?.unit ?? .metersPerSecondSquared
+        summary.hasAxes = l.axes != nil
+        return (summary, ResumeState(header: headerText, scale: state.probe.scale, offset: state.offset,
+                                     lineNumber: state.lastLine))
+    }
 
-        let consumed = try source.forEachLine(path: path, startingAt: resume?.offset ?? 0, progress: options.progress) { line, relative, complete in
+    /// Reads line by line from `state.offset` until the header is read and the units are told from the first rows.
+    /// Returns whether the rest of the file is left to `readChunks` (false: the file, or what may be read, ended).
+    static func readHead(path: String, options: ReadOptions, completeLinesOnly: Bool, formatName: String,
+                         source: LineSource, budget: inout ByteBudget, _ state: inout Progress,
+                         _ sink: (AccelerationSample) -> Void) throws -> Bool {
+        let scratch = FieldScratch()
+        let lineBase = state.lastLine
+        var handOff = false
+        state.offset = try source.forEachLine(path: path, startingAt: state.offset) { line, relative, complete in
+            if state.layout != nil && state.probe.scale != nil { handOff = true; return false }
             let number = lineBase + relative
             if completeLinesOnly && !complete { return false }
             if !budget.admit(line.count) { return false }
-            lastLine = number
+            state.lastLine = number
             guard let p = line.baseAddress, line.count > 0 else { return true }
-            var allBlank = true
-            for b in line where b != 0x20 && b != 0x09 { allBlank = false; break }
-            if allBlank { return true }
-            sawAnyLine = true
-            guard let l = layout else {
-                layout = try makeLayout(p, line.count, number)
-                headerText = String(decoding: line, as: UTF8.self)
+            guard let l = state.layout else {
+                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
+                state.sawAnyLine = true
+                state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
+                state.headerText = String(decoding: line, as: UTF8.self)
                 return true
             }
-            if let columns = l.plainColumns, let row = plainRow(p, line.count, l.fieldCount, columns, number),
-               let scale = probe.scale {
-                try deliver(row, scale: scale, &summary, &lastNs, options, path, sink)
-                return true
-            }
-            let n = split(p, line.count, l.delimiter, starts, ends, limit)
-            if n < l.fieldCount && !(n == l.fieldCount - 1 && l.delimiter != 0 && p[line.count - 1] == l.delimiter) {
-                try summary.skip(InputError(file: path, line: number,
-                    message: "expected \(l.fieldCount) fields, found \(n)"), options: options)
-                return true
-            }
-            // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
-            var missing = n
-            while missing < min(l.fieldCount, limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
-            // The hot path parses in place; a bad field is described by a cold helper.
-            let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: l.delimiter != 0x2C)
-            let row: Row
-            if let (xi, yi, zi) = l.axes {
-                let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: l.delimiter != 0x2C)
-                let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: l.delimiter != 0x2C)
-                let z = NumberParsing.parseDouble(p, starts[zi], ends[zi], decimalComma: l.delimiter != 0x2C)
-                guard let t, let x, let y, let z else {
-                    let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
-                    try summary.skip(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number), options: options)
-                    return true
-                }
-                row = (t, x, y, z, number)
-            } else if let mi = l.magnitude {
-                let m = NumberParsing.parseDouble(p, starts[mi], ends[mi], decimalComma: l.delimiter != 0x2C)
-                guard let t, let m else {
-                    let (i, name) = t == nil ? (l.time, "time") : (mi, "magnitude")
-                    try summary.skip(badField(p, starts[i], ends[i], name, path, number), options: options)
-                    return true
-                }
-                row = (t, m, 0, 0, number)
-            } else {
-                return true
-            }
-            if let scale = probe.scale {
-                try deliver(row, scale: scale, &summary, &lastNs, options, path, sink)
-            } else {
-                probe.add(row)
-                if probe.isFull {
-                    let scale = probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
-                    for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
-                    probe.rows.removeAll()
+            state.sawAnyLine = true
+            switch parseLine(p, line.count, l, number, scratch, path: path) {
+            case .blank: return true
+            case .bad(let e): try state.summary.skip(e, options: options)
+            case .row(let row):
+                state.probe.add((row.0, row.1, row.2, row.3, number))
+                if state.probe.isFull {
+                    let scale = state.probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
+                    for r in state.probe.rows { try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink) }
+                    state.probe.rows.removeAll()
                 }
             }
             return true
         }
-        consumedOffset = consumed
-        guard sawAnyLine else { throw InputError(file: path, message: "file is empty") }
-        guard let l = layout, let headerText else {
-            if completeLinesOnly { return (summary, nil) }
-            throw InputError(file: path, message: "file is empty")
+        return handOff
+    }
+
+    /// Reads the rest of the file from `state.offset` in byte ranges parsed on `options.jobs` threads, delivering
+    /// samples and skipped lines in file order.
+    static func readChunks(path: String, options: ReadOptions, completeLinesOnly: Bool, source: LineSource,
+                           layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout Progress,
+                           _ sink: (AccelerationSample) -> Void) throws {
+        let bytes: ByteSource
+        var fd: Int32 = -1
+        defer { if fd >= 0 { close(fd) } }
+        let size: Int64
+        switch source {
+        case .memory(let b):
+            bytes = .memory(b)
+            size = Int64(b.count)
+        case .file:
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
+            bytes = .file(fd)
+            size = Int64(st.st_size)
         }
-        if probe.scale == nil && !probe.rows.isEmpty {
-            let scale = probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
-            for r in probe.rows { try deliver(r, scale: scale, &summary, &lastNs, options, path, sink) }
+        let limitEnd = min(size, byteBudget.map { state.offset + max(0, $0) } ?? size)
+        let parser = CSVChunkParser(path: path, source: bytes, layout: layout, scale: scale, options: options,
+                                    completeLinesOnly: completeLinesOnly, begin: state.offset, limitEnd: limitEnd,
+                                    chunkBytes: Int64(max(1, options.chunkBytes)))
+        var meter = ProgressMeter(total: limitEnd - state.offset, enabled: options.progress)
+        defer { meter.finish() }
+        let jobs = max(1, options.jobs)
+        try Parallelism.ordered(parser.count, jobs: jobs, window: 2 * jobs, produce: parser.parse) { _, chunk in
+            if let failure = chunk.failure { throw failure }
+            try deliver(chunk, lineBase: state.lastLine, path: path, options: options, &state, sink)
+            meter.advance(chunk.end - state.offset)
+            state.offset = chunk.end
+            state.lastLine += chunk.lineCount
+            return !chunk.stops
         }
-        summary.unit = probe.scale?.unit ?? .metersPerSecondSquared
-        summary.hasAxes = l.axes != nil
-        return (summary, ResumeState(header: headerText, scale: probe.scale, offset: consumedOffset, lineNumber: lastLine))
+    }
+
+    /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks.
+    static func deliver(_ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout Progress,
+                        _ sink: (AccelerationSample) -> Void) throws {
+        var nextIssue = 0
+        func skip(_ e: InputError) throws {
+            var e = e
+            e.line = e.line.map { lineBase + $0 }
+            try state.summary.skip(e, options: options)
+        }
+        for (sample, line) in zip(chunk.samples, chunk.sampleLines) {
+            while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
+                try skip(chunk.issues[nextIssue])
+                nextIssue += 1
+            }
+            if let previous = state.lastNs, sample.timeNs < previous {
+                try skip(InputError(file: path, line: Int(line),
+                                    message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!))
+                continue
+            }
+            state.lastNs = sample.timeNs
+            sink(sample)
+            state.summary.note(sampleAt: sample.timeNs)
+        }
+        for e in chunk.issues[nextIssue...] { try skip(e) }
+        state.summary.skippedLines += chunk.unreportedIssues
+        if !chunk.samples.isEmpty { state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil }
+    }
+
+    /// Scratch space for splitting lines into fields, one per thread.
+    final class FieldScratch {
+        static let limit = 64
+        let starts = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        deinit {
+            starts.deallocate()
+            ends.deallocate()
+        }
+    }
+
+    /// The layout a header line gives.
+    static func makeLayout(_ p: UnsafePointer<UInt8>, _ count: Int, _ number: Int, path: String,
+                           formatName: String) throws -> Layout {
+        let scratch = FieldScratch()
+        let delimiter = detectDelimiter(UnsafeBufferPointer(start: p, count: count))
+        let n = split(p, count, delimiter, scratch.starts, scratch.ends, FieldScratch.limit)
+        let header = (0..<min(n, FieldScratch.limit)).map {
+            String(decoding: UnsafeBufferPointer(start: p + scratch.starts[$0], count: scratch.ends[$0] - scratch.starts[$0]),
+                   as: UTF8.self)
+        }
+        if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
+            throw InputError(file: path, line: number, message:
+                "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
+        }
+        var found = try layout(header: header, delimiter: delimiter, file: path)
+        if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
+        return found
+    }
+
+    /// What one data line holds.
+    enum LineContent {
+        case blank
+        case row((Double, Double, Double, Double))
+        case bad(InputError)
+    }
+
+    /// Reads one data line the general way: any delimiter, spaces, quotes, exponents, a decimal comma.
+    static func parseLine(_ p: UnsafePointer<UInt8>, _ count: Int, _ l: Layout, _ number: Int, _ scratch: FieldScratch,
+                          path: String) -> LineContent {
+        var allBlank = true
+        for k in 0..<count where p[k] != 0x20 && p[k] != 0x09 { allBlank = false; break }
+        if allBlank { return .blank }
+        let starts = scratch.starts, ends = scratch.ends
+        let n = split(p, count, l.delimiter, starts, ends, FieldScratch.limit)
+        if n < l.fieldCount && !(n == l.fieldCount - 1 && l.delimiter != 0 && p[count - 1] == l.delimiter) {
+            return .bad(InputError(file: path, line: number, message: "expected \(l.fieldCount) fields, found \(n)"))
+        }
+        // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
+        var missing = n
+        while missing < min(l.fieldCount, FieldScratch.limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
+        let comma = l.delimiter != 0x2C
+        let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
+        if let (xi, yi, zi) = l.axes {
+            let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: comma)
+            let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: comma)
+            let z = NumberParsing.parseDouble(p, starts[zi], ends[zi], decimalComma: comma)
+            guard let t, let x, let y, let z else {
+                let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
+                return .bad(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number))
+            }
+            return .row((t, x, y, z))
+        }
+        guard let mi = l.magnitude else { return .blank }
+        let m = NumberParsing.parseDouble(p, starts[mi], ends[mi], decimalComma: comma)
+        guard let t, let m else {
+            let (i, name) = t == nil ? (l.time, "time") : (mi, "magnitude")
+            return .bad(badField(p, starts[i], ends[i], name, path, number))
+        }
+        return .row((t, m, 0, 0))
     }
 
     /// The error for a field that is not a number.
@@ -349,25 +472,23 @@ public enum GenericCSVReader {
     /// Time, x, y, z (or magnitude, 0, 0) and line number of one row.
     typealias Row = (Double, Double, Double, Double, Int)
 
-    @inline(__always)
+    /// Delivers one row of the file's first lines (read line by line) through the same conversion and checks as
+    /// the chunked path.
     static func deliver(_ row: Row, scale: Scale, _ summary: inout ReadSummary, _ lastNs: inout Int64?,
                         _ options: ReadOptions, _ path: String, _ sink: (AccelerationSample) -> Void) throws {
-        let scaled = (row.0 * scale.timeNs).rounded()
-        guard let raw = Int64(exactly: scaled) else {
-            try summary.skip(InputError(file: path, line: row.4, message: "time is out of range"), options: options)
+        let convert = SampleConversion(scale: scale, startNs: options.startNs)
+        let values = (row.0, row.1, row.2, row.3)
+        guard let sample = convert.sample(values) else {
+            try summary.skip(InputError(file: path, line: row.4, message: convert.problem(values)), options: options)
             return
         }
-        var t = raw
-        if !scale.absolute, let start = options.startNs { t &+= start }
-        let f = scale.unit == .g ? 9.80665 : 1.0  // standardGravity, inlined for the hot path
-        let sample = AccelerationSample(timeNs: t, x: row.1 * f, y: row.2 * f, z: row.3 * f)
-        if let problem = SampleCheck.problem(sample, previousNs: lastNs) {
+        if let problem = SampleCheck.orderProblem(sample.timeNs, previousNs: lastNs) {
             try summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
-        lastNs = t
+        lastNs = sample.timeNs
         sink(sample)
-        summary.note(sampleAt: t)
+        summary.note(sampleAt: sample.timeNs)
         summary.absoluteTime = scale.absolute || options.startNs != nil
     }
 

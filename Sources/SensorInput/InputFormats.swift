@@ -269,6 +269,12 @@ enum SampleCheck {
 
     @inline(__always)
     static func problem(_ s: AccelerationSample, previousNs: Int64?) -> String? {
+        valueProblem(s) ?? orderProblem(s.timeNs, previousNs: previousNs)
+    }
+
+    /// What is wrong with a sample's values (NaN, infinite, over 50 g), nil when nothing.
+    @inline(__always)
+    static func valueProblem(_ s: AccelerationSample) -> String? {
         let m = s.x * s.x + s.y * s.y + s.z * s.z
         if m.isNaN { return "acceleration is NaN" }
         if m.isInfinite {
@@ -277,7 +283,13 @@ enum SampleCheck {
         if m > maxMagnitude * maxMagnitude {
             return "absurd acceleration \(Int(min(m.squareRoot(), 1e15))) m/s^2 (over 50 g)"
         }
-        if let p = previousNs, s.timeNs < p { return "time goes backwards (\(s.timeNs) ns after \(p) ns)" }
+        return nil
+    }
+
+    /// The problem of a sample at `timeNs` after one at `previousNs`, nil when in order.
+    @inline(__always)
+    static func orderProblem(_ timeNs: Int64, previousNs: Int64?) -> String? {
+        if let p = previousNs, timeNs < p { return "time goes backwards (\(timeNs) ns after \(p) ns)" }
         return nil
     }
 }

@@ -55,6 +55,7 @@ struct CountCommand: ParsableCommand {
         let jobs = plot == nil ? input.effectiveJobs : 1
         var options = input.readOptions()
         if jobs > 1 && files.count > 1 { options.progress = false }  // one progress line cannot show several files
+        options.jobs = max(1, input.effectiveJobs / min(files.count, jobs))  // cores left over parse within a file
         let counted = Parallelism.map(files.count, jobs: jobs) { [files, plot, options] i in
             Result { () throws -> RecordingCount in
                 if let plot { return try StepPlot.write(recording: files[i], to: plot, options: options) }

@@ -21,7 +21,7 @@ struct InputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("IANA time zone for --start without an offset, and of the local days of Gadgetbridge running totals and Google Fit daily totals (default: the system's).",
                                             valueName: "ZONE")) var timeZone: String?
 
-    @Option(name: .long, help: ArgumentHelp("Files counted at once (default: the cores this process may use: affinity mask and cgroup CPU quota).",
+    @Option(name: .long, help: ArgumentHelp("Cores to use: several files are read at once, and a large CSV is parsed in parallel (samples still reach the detector in file order, so counts are identical to --jobs 1). Default: the cores this process may use (affinity mask and cgroup CPU quota).",
                                             valueName: "N")) var jobs: Int?
 
     /// `--jobs`, or the cores available.
@@ -43,6 +43,7 @@ struct InputOptions: ParsableArguments {
         options.progress = true
         options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
+        options.jobs = effectiveJobs
         return options
     }
 }

@@ -52,6 +52,7 @@ struct Ingest: Sendable {
         options.startNs = source.start.map(Timestamps.nanoseconds)
         options.format = source.format
         options.byteLimit = byteLimit
+        options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
         if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]

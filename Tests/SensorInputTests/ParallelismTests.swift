@@ -1,4 +1,4 @@
-@testable import Analysis
+@testable import SensorInput
 import Foundation
 import Testing
 import TestSupport
@@ -34,4 +34,45 @@ import TestSupport
         #expect(Parallelism.map(0, jobs: 4) { $0 }.isEmpty)
         #expect(Parallelism.map(3, jobs: 1) { $0 + 1 } == [1, 2, 3])
     }
+
+    @Test func orderedHandsItemsOverInOrderWithABoundedWindow() throws {
+        let inFlight = Counter()
+        var seen: [Int] = []
+        try Parallelism.ordered(300, jobs: 3, window: 4, produce: { i in
+            inFlight.add(1)
+            return i * 2
+        }, consume: { i, value in
+            inFlight.add(-1)
+            #expect(value == i * 2)
+            // Produced and not yet consumed: at most the window ahead of this one, plus this one.
+            #expect(inFlight.peak <= 4 + 1)
+            seen.append(i)
+            return true
+        })
+        #expect(seen == Array(0..<300))
+    }
+
+    @Test func orderedStopsEarlyAndRethrows() {
+        var consumed = 0
+        Parallelism.ordered(1000, jobs: 2, window: 2, produce: { $0 }, consume: { i, _ in
+            consumed += 1
+            return i < 9
+        })
+        #expect(consumed == 10)
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try Parallelism.ordered(1000, jobs: 2, window: 2, produce: { $0 }) { i, _ in
+                if i == 5 { throw Stop() }
+                return true
+            }
+        }
+    }
+}
+
+/// A counter shared between threads, remembering its highest value.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    private(set) var peak = 0
+    func add(_ d: Int) { lock.withLock { value += d; peak = max(peak, value) } }
 }

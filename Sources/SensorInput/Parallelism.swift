@@ -85,3 +85,88 @@ private final class ResultSlots<T>: @unchecked Sendable {
         }
     }
 }
+
+extension Parallelism {
+    /// Produces items `0..<count` on up to `jobs` threads and hands them to `consume` on the calling thread in index
+    /// order. At most `window` items are produced ahead of the one being consumed, so memory stays bounded however
+    /// large `count` is. `consume` returns false to stop early (producers then stop too); an error it throws stops
+    /// everything and is rethrown. With `jobs` 1 all runs on the calling thread, one item at a time.
+    public static func ordered<T: Sendable>(_ count: Int, jobs: Int, window: Int,
+                                            produce: @escaping @Sendable (Int) -> T,
+                                            consume: (Int, T) throws -> Bool) rethrows {
+        guard jobs > 1, count > 1 else {
+            for i in 0..<count where try !consume(i, produce(i)) { return }
+            return
+        }
+        let line = OrderedLine<T>(count: count, window: max(1, window))
+        // Threads of their own, not Dispatch's pool: the caller may itself run on a pool thread that waits here
+        // (Swift concurrency, `async` commands), and the pool does not grow past the core count for a waiting thread.
+        let producers = min(jobs, count)
+        let finished = DispatchSemaphore(value: 0)
+        for _ in 0..<producers {
+            let thread = Thread {
+                while let i = line.claim() { line.deliver(i, produce(i)) }
+                finished.signal()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        defer {
+            line.cancel()
+            for _ in 0..<producers { finished.wait() }
+        }
+        for i in 0..<count {
+            if try !consume(i, line.take(i)) { return }
+        }
+    }
+}
+
+/// The hand-over between producer threads and the in-order consumer of `Parallelism.ordered`.
+private final class OrderedLine<T>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var ready: [Int: T] = [:]
+    private var nextToClaim = 0
+    private var nextToTake = 0
+    private var cancelled = false
+    private let count: Int
+    private let window: Int
+
+    init(count: Int, window: Int) {
+        self.count = count
+        self.window = window
+    }
+
+    /// The next index to produce, waiting while `window` are ahead of the consumer; nil when done or cancelled.
+    func claim() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        while !cancelled && nextToClaim < count && nextToClaim >= nextToTake + window { condition.wait() }
+        guard !cancelled && nextToClaim < count else { return nil }
+        nextToClaim += 1
+        return nextToClaim - 1
+    }
+
+    func deliver(_ i: Int, _ item: T) {
+        condition.lock()
+        ready[i] = item
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Item `i`, waiting until it is produced.
+    func take(_ i: Int) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready[i] == nil { condition.wait() }
+        nextToTake = i + 1
+        condition.broadcast()
+        return ready.removeValue(forKey: i)!
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

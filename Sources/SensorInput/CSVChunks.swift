@@ -1,0 +1,252 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import StepDetection
+
+/// Bytes at offsets of an input: a file read with `pread(2)` (several threads may read at once), or bytes in memory.
+enum ByteSource: @unchecked Sendable {
+    case file(Int32)
+    case memory([UInt8])
+
+    /// Reads up to `count` bytes at `offset` into `buffer`; fewer only at the end of the input.
+    func read(into buffer: UnsafeMutablePointer<UInt8>, at offset: Int64, count: Int) throws -> Int {
+        switch self {
+        case .memory(let bytes):
+            guard offset < bytes.count else { return 0 }
+            let n = min(count, bytes.count - Int(offset))
+            bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + Int(offset), count: n) }
+            return n
+        case .file(let fd):
+            var done = 0
+            while done < count {
+                let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw InputError(file: "", message: "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                done += n
+            }
+            return done
+        }
+    }
+}
+
+/// The lines of a CSV file that start in one byte range, parsed into samples on their own.
+struct ParsedChunk: Sendable {
+    var samples: [AccelerationSample] = []
+    /// The line of each sample, counted from the chunk's first line (1).
+    var sampleLines: [Int32] = []
+    /// The first lines that could not be read (line numbers counted from the chunk's first line), in line order.
+    var issues: [InputError] = []
+    /// Further unreadable lines, only counted.
+    var unreportedIssues = 0
+    /// Lines taken, blank and bad ones included.
+    var lineCount = 0
+    /// Offset just after the last line taken.
+    var end: Int64 = 0
+    /// Reading ends with this chunk: a last line without a newline was left, or `strict` met a bad line.
+    var stops = false
+    /// The read itself failed.
+    var failure: InputError?
+}
+
+/// Splits the data lines of a generic CSV file (header and units known) into byte ranges at line boundaries and
+/// parses each range on its own, so that ranges can be parsed on several cores and handed to the detector in file
+/// order. A line belongs to the range its first byte lies in; the first range starts at a line start.
+struct CSVChunkParser: Sendable {
+    let path: String
+    let source: ByteSource
+    let layout: GenericCSVReader.Layout
+    let scale: GenericCSVReader.Scale
+    let options: ReadOptions
+    let completeLinesOnly: Bool
+    /// Lines starting in `begin..<limitEnd` are read, in ranges of `chunkBytes`.
+    let begin: Int64
+    let limitEnd: Int64
+    let chunkBytes: Int64
+
+    var count: Int { limitEnd <= begin ? 0 : Int((limitEnd - begin + chunkBytes - 1) / chunkBytes) }
+
+    /// Parses range `k`. Never throws: a failed read is reported in the chunk.
+    func parse(_ k: Int) -> ParsedChunk {
+        let start = begin + Int64(k) * chunkBytes, stop = min(start + chunkBytes, limitEnd)
+        // Range k > 0 reads one byte before its start, to know whether a line starts right there.
+        let from = k == 0 ? start : start - 1
+        var buffer = GrowableBuffer(capacity: Int(stop - from) + 4096)
+        defer { buffer.free() }
+        var chunk = ParsedChunk()
+        do {
+            try buffer.fill(from: source, at: from, count: Int(stop - from), lineEndingAtOrAfter: Int(stop - from) - 1)
+        } catch var e as InputError {
+            e.file = path
+            chunk.failure = e
+            return chunk
+        } catch {
+            chunk.failure = InputError(file: path, message: "\(error)")
+            return chunk
+        }
+        let p = buffer.base, length = buffer.count
+        // A sentinel newline ends an unterminated last line (no bounds checks in the hot loop), then zeros that
+        // word-wide loads may read.
+        p[length] = 0x0A
+        (p + length + 1).initialize(repeating: 0, count: GrowableBuffer.padding - 1)
+        var i = 0
+        if k > 0 {
+            guard length > 0 else { chunk.end = from; return chunk }
+            if p[0] == 0x0A {
+                i = 1
+            } else if let nl = memchr(p, 0x0A, length) {
+                i = p.distance(to: nl.assumingMemoryBound(to: UInt8.self)) + 1
+            } else {
+                i = length
+            }
+        }
+        scan(p, length: length, from: i, startsBefore: Int(stop - from), into: &chunk)
+        chunk.end = from + Int64(min(chunk.end, Int64(length)))
+        return chunk
+    }
+
+    /// Parses the lines starting at `start` and before `limit` of a buffer whose byte at `length` is a newline
+    /// (and that has `GrowableBuffer.padding` readable bytes after it). `chunk.end` is set to the buffer index after
+    /// the last line taken.
+    private func scan(_ p: UnsafeMutablePointer<UInt8>, length: Int, from start: Int, startsBefore limit: Int,
+                      into chunk: inout ParsedChunk) {
+        let expected = max(16, (limit - start) / 32)
+        var samples: [AccelerationSample] = []
+        var sampleLines: [Int32] = []
+        samples.reserveCapacity(expected)
+        sampleLines.reserveCapacity(expected)
+        var issues: [InputError] = []
+        var unreported = 0
+        var stops = false
+        let scratch = GenericCSVReader.FieldScratch()
+        let columns = layout.plainColumns
+        let convert = SampleConversion(scale: scale, startNs: options.startNs)
+        let maxIssues = max(1, options.maxReportedIssues)
+        var line: Int32 = 0
+        var i = start
+        /// Records a bad line; false when reading stops there (`strict`).
+        func issue(_ message: String) -> Bool {
+            if issues.count < maxIssues {
+                issues.append(InputError(file: path, line: Int(line), message: message))
+            } else {
+                unreported += 1
+            }
+            stops = options.strict
+            return !stops
+        }
+        lines: while i < limit && i < length {
+            line += 1
+            let lineStart = i
+            let row: (Double, Double, Double, Double)
+            if let columns, let plain = GenericCSVReader.plainRow(p, &i, layout.fieldCount, columns) {
+                if i > length && completeLinesOnly { line -= 1; i = lineStart; stops = true; break }
+                row = plain
+            } else {
+                let nl = p.distance(to: memchr(p + i, 0x0A, length + 1 - i)!.assumingMemoryBound(to: UInt8.self))
+                if nl == length && completeLinesOnly { line -= 1; stops = true; break }
+                var lineEnd = nl
+                if lineEnd > i && p[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                i = nl + 1
+                switch GenericCSVReader.parseLine(p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path) {
+                case .blank: continue
+                case .row(let r): row = r
+                case .bad(let e):
+                    if issue(e.message) { continue }
+                    break lines
+                }
+            }
+            if let sample = convert.sample(row) {
+                samples.append(sample)
+                sampleLines.append(line)
+            } else if !issue(convert.problem(row)) {
+                break
+            }
+        }
+        chunk.samples = samples
+        chunk.sampleLines = sampleLines
+        chunk.issues = issues
+        chunk.unreportedIssues = unreported
+        chunk.stops = stops
+        chunk.lineCount = Int(line)
+        chunk.end = Int64(i)
+    }
+}
+
+/// A parsed row (time in the file's unit, values in the file's unit) as a sample in ns and m/s², checked for
+/// values no sensor gives; the time order is checked by whoever delivers samples in order.
+struct SampleConversion {
+    let timeNs: Double
+    let unit: Double
+    let offsetNs: Int64
+
+    init(scale: GenericCSVReader.Scale, startNs: Int64?) {
+        timeNs = scale.timeNs
+        unit = scale.unit == .g ? standardGravity : 1.0
+        offsetNs = scale.absolute ? 0 : startNs ?? 0
+    }
+
+    /// The sample, or nil when its time is out of range or its values are not plausible (`problem` says why).
+    @inline(__always)
+    func sample(_ row: (Double, Double, Double, Double)) -> AccelerationSample? {
+        let scaled = (row.0 * timeNs).rounded()
+        guard scaled > -9.2e18 && scaled < 9.2e18 else { return nil }
+        let s = AccelerationSample(timeNs: Int64(scaled) &+ offsetNs, x: row.1 * unit, y: row.2 * unit, z: row.3 * unit)
+        let m = s.x * s.x + s.y * s.y + s.z * s.z
+        return m <= SampleCheck.maxMagnitude * SampleCheck.maxMagnitude ? s : nil
+    }
+
+    /// Why `sample(row)` is nil.
+    @inline(never)
+    func problem(_ row: (Double, Double, Double, Double)) -> String {
+        let scaled = (row.0 * timeNs).rounded()
+        guard scaled > -9.2e18 && scaled < 9.2e18 else { return "time is out of range" }
+        let s = AccelerationSample(timeNs: Int64(scaled), x: row.1 * unit, y: row.2 * unit, z: row.3 * unit)
+        return SampleCheck.valueProblem(s) ?? "absurd acceleration (over 50 g)"
+    }
+}
+
+/// A byte buffer with `padding` spare bytes at the end (a sentinel newline, then bytes that word-wide loads may read),
+/// grown while reading up to a line end.
+struct GrowableBuffer {
+    static let padding = 16
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity + Self.padding)
+    }
+
+    func free() { base.deallocate() }
+
+    private mutating func reserve(_ total: Int) {
+        guard total > capacity else { return }
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: total * 2 + Self.padding)
+        bigger.update(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity = total * 2
+    }
+
+    /// Reads `count` bytes at `offset`, then more until a newline lies at or after index `index` (or the input ends).
+    mutating func fill(from source: ByteSource, at offset: Int64, count wanted: Int, lineEndingAtOrAfter index: Int) throws {
+        reserve(wanted)
+        count = try source.read(into: base, at: offset, count: wanted)
+        guard count == wanted else { return }  // the input ended
+        var searchFrom = max(0, index)
+        let step = 64 * 1024
+        while true {
+            if searchFrom < count, memchr(base + searchFrom, 0x0A, count - searchFrom) != nil { return }
+            searchFrom = count
+            reserve(count + step)
+            let n = try source.read(into: base + count, at: offset + Int64(count), count: step)
+            count += n
+            if n < step { return }
+        }
+    }
+}

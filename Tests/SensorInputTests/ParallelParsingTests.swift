@@ -1,0 +1,166 @@
+import Foundation
+@testable import SensorInput
+import StepDetection
+import Testing
+import TestSupport
+
+/// The chunked, parallel CSV path must give exactly what one thread gives: the same samples bit for bit, the same
+/// skipped lines with the same line numbers, wherever the range boundaries fall.
+@Suite(.temporaryFolder) struct ParallelParsingTests {
+    /// Everything a read yields, to compare two reads.
+    struct Outcome: Equatable {
+        var samples: [AccelerationSample]
+        var count: Int
+        var skipped: Int
+        var issues: [String]
+        var firstNs: Int64?
+        var lastNs: Int64?
+        var unit: AccelerationUnit
+    }
+
+    func read(_ path: String, jobs: Int, chunkBytes: Int = 1 << 18, strict: Bool = false) throws -> Outcome {
+        var options = ReadOptions(strict: strict)
+        options.jobs = jobs
+        options.chunkBytes = chunkBytes
+        options.maxReportedIssues = 50
+        var samples: [AccelerationSample] = []
+        let s = try AccelerationInput.read(path: path, options: options) { samples.append($0) }
+        return Outcome(samples: samples, count: s.samples, skipped: s.skippedLines, issues: s.issues.map(\.description),
+                       firstNs: s.firstNs, lastNs: s.lastNs, unit: s.unit)
+    }
+
+    /// A recording past the 256 rows that decide the units, with what real files hold: CRLF line ends, blank lines,
+    /// spaces, quotes, exponents, junk, short rows, time going backwards, an absurd value, and `lastLine` (no newline
+    /// after it when `unterminated`).
+    func recording(rows: Int = 1200, unterminated: Bool) -> String {
+        var random = SeededRandom(seed: 7)
+        var csv = "t_ms,x,y,z\n"
+        for i in 0..<rows {
+            let t = Double(i) * 10 + 0.125
+            let x = String(format: "%.5f", random.noise(2)), y = String(format: "%.4f", 9.8 + random.noise(1))
+            var line = "\(t),\(x),\(y),0.5"
+            switch i % 97 {
+            case 300 % 97 where i > 300: line = "\(t),abc,\(y),0.5"
+            case 11 where i > 256: line += "\r"
+            case 23 where i > 256: line = ""
+            case 31 where i > 256: line = "\(t), \(x) ,\"\(y)\",5e-1"
+            case 47 where i > 256: line = "\(t),\(x)"
+            case 59 where i > 256: line = "\(t - 50),\(x),\(y),0.5"
+            case 71 where i > 256: line = "\(t),9999,\(y),0.5"
+            default: break
+            }
+            csv += line + "\n"
+        }
+        csv += "99999.5,0.25,9.75,0.5"
+        if !unterminated { csv += "\n" }
+        return csv
+    }
+
+    @Test(arguments: [false, true])
+    func rangeBoundariesAnywhereGiveTheSameSamplesAndLineNumbers(unterminated: Bool) throws {
+        let path = try temporaryFile(Array(recording(unterminated: unterminated).utf8))
+        let reference = try read(path, jobs: 1)
+        #expect(reference.count > 1100)
+        #expect(reference.skipped >= 30)  // every kind of bad line above is in it
+        #expect(reference.issues.contains { $0.contains("time goes backwards") })
+        #expect(reference.issues.contains { $0.contains("not a number") })
+        #expect(reference.issues.contains { $0.contains("expected 4 fields") })
+        #expect(reference.issues.contains { $0.contains("over 50 g") })
+        #expect(reference.samples.last?.x == 0.25)
+        // Ranges of 1, 2, 3, 7 … bytes put a boundary on every byte: inside numbers, on the comma, on the \r of a CRLF,
+        // on the \n, on blank lines and on the last line without a newline.
+        for chunkBytes in [1, 3, 7, 39, 40, 4096] {
+            for jobs in [1, 3] {
+                let got = try read(path, jobs: jobs, chunkBytes: chunkBytes)
+                #expect(got == reference, "jobs \(jobs), ranges of \(chunkBytes) bytes")
+            }
+        }
+    }
+
+    @Test func strictModeStopsAtTheSameLineWhateverTheJobs() throws {
+        let path = try temporaryFile(Array(recording(unterminated: false).utf8))
+        func firstError(jobs: Int, chunkBytes: Int) -> String? {
+            do { _ = try read(path, jobs: jobs, chunkBytes: chunkBytes, strict: true); return nil } catch { return "\(error)" }
+        }
+        let reference = try #require(firstError(jobs: 1, chunkBytes: 1 << 18))
+        #expect(reference.contains("input.csv:"))
+        for chunkBytes in [5, 64, 777] { #expect(firstError(jobs: 2, chunkBytes: chunkBytes) == reference) }
+    }
+
+    @Test func aHeaderLongerThanARangeIsNeverSplit() throws {
+        // The header and the rows that decide the units are read line by line; ranges start after them.
+        let names = (0..<40).map { "extra_column_\($0)" }.joined(separator: ",")
+        var csv = "time_ms,x,y,z,\(names)\n"
+        let filler = String(repeating: ",", count: 40)
+        for i in 0..<600 { csv += "\(i * 10),0.1,9.8,\(Double(i % 9) * 0.25)\(filler)\n" }
+        let path = try temporaryFile(Array(csv.utf8))
+        let reference = try read(path, jobs: 1)
+        #expect(reference.count == 600 && reference.skipped == 0)
+        for chunkBytes in [1, 16, 100] { #expect(try read(path, jobs: 2, chunkBytes: chunkBytes) == reference) }
+    }
+
+    @Test func aFileSmallerThanOneRange() throws {
+        let path = try temporaryFile(Array("t_ms,x,y,z\n0,0.1,9.8,0\n10,0.2,9.7,0\r\n20,0.3,9.9,0".utf8))
+        let one = try read(path, jobs: 1)
+        #expect(one.count == 3 && one.samples.map(\.timeNs) == [0, 10_000_000, 20_000_000])
+        #expect(try read(path, jobs: 2) == one)
+        #expect(try read(path, jobs: 2, chunkBytes: 1) == one)
+    }
+
+    @Test func aFileOfSampleRowsPastTheUnitProbe() throws {
+        // 300 rows: 256 decide the units, the rest are read in ranges; a range of exactly one line and of several.
+        var csv = "t_ms,x,y,z\n"
+        for i in 0..<300 { csv += "\(i * 10),0.1,9.8,0\n" }
+        let path = try temporaryFile(Array(csv.utf8))
+        let one = try read(path, jobs: 1)
+        #expect(one.count == 300)
+        for chunkBytes in [1, 13, 14, 15, 1 << 20] { #expect(try read(path, jobs: 2, chunkBytes: chunkBytes) == one) }
+    }
+
+    @Test func anEmptyFileAndAHeaderOnly() throws {
+        for (contents, message) in [("", "file is empty"), ("t_ms,x,y,z\n", nil)] {
+            let path = try temporaryFile(Array(contents.utf8))
+            for jobs in [1, 2] {
+                do {
+                    let got = try read(path, jobs: jobs, chunkBytes: 1)
+                    #expect(message == nil && got.count == 0, "jobs \(jobs)")
+                } catch {
+                    #expect(message.map { "\(error)".contains($0) } == true, "jobs \(jobs): \(error)")
+                }
+            }
+        }
+    }
+
+    @Test func slicedFollowReadsWithRangesDeliverEachLineOnce() throws {
+        // The agent's path: complete lines only, a byte limit per slice, a cursor in between.
+        let text = recording(unterminated: true)
+        let path = try temporaryFile(Array(text.utf8))
+        var options = ReadOptions()
+        options.jobs = 2
+        options.chunkBytes = 97
+        options.byteLimit = 4000
+        var sliced: [AccelerationSample] = []
+        var cursor: SourceCursor?
+        var lastLines: [Int] = []
+        for _ in 0..<100 {
+            let before = cursor?.offset
+            (_, cursor) = try SourceReader.readNew(path: path, options: options, cursor: cursor) { item in
+                if case .sample(let s) = item { sliced.append(s) }
+            }
+            lastLines.append(cursor?.lineNumber ?? 0)
+            if cursor?.offset == before { break }
+        }
+        let whole = try read(path, jobs: 1)
+        // The unterminated last line is left until its newline arrives.
+        #expect(sliced == Array(whole.samples.dropLast()))
+        #expect(lastLines.last == text.utf8.filter { $0 == 0x0A }.count)  // every complete line, counted once
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n".utf8))
+        try handle.close()
+        _ = try SourceReader.readNew(path: path, options: options, cursor: cursor) { item in
+            if case .sample(let s) = item { sliced.append(s) }
+        }
+        #expect(sliced == whole.samples)
+    }
+}
