@@ -57,7 +57,7 @@ unit-test:
 integration-test:
 	SWIFT=$(SWIFT) Tests/integration/run.sh
 
-bench: release
+bench: static
 	bash bench/run.sh
 
 # libFuzzer harnesses for every SensorInput parser (fuzz/, a separate package); each runs FUZZ_SECONDS.

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Long-stream benchmark (issue 3). `make bench` builds release first, then runs this from the repository root.
+# Long-stream benchmark (issues 3 and 13). `make bench` builds the installed (static) binary first, then runs this
+# from the repository root.
 #  1. builds bench/out/oxford_long_<REPS>x.csv: the 48 shared Oxford recordings REPS times (default 5) with one
-#     continuous time axis and PAUSE seconds (default 300) of lying still between recordings: ~11.5 M samples, ~31 h;
-#  2. times `steptweet count` on it with /usr/bin/time -v (3 runs, median wall; samples/s, MB/s, peak RSS);
-#  3. runs the peer (../shared/tools/peer_findpeaks.py, scipy find_peaks) on the same file and prints the ratios;
-#  4. checks the long-stream count against REPS x the sum of the per-file counts (target: within 1 %);
+#     continuous time axis and PAUSE seconds (default 300) of lying still between recordings: ~11.7 M samples, ~31 h;
+#  2. times, RUNS times each (default 3, median wall): `count --jobs 1` and `--jobs 2`, pinned to one core and not;
+#     `inspect` (parsing alone) on one core and on two; `wc -l` as the floor; with MB/s, M samples/s and peak RSS;
+#  3. checks that --jobs 1 and --jobs 2 give identical step times;
+#  4. runs the peer (../shared/tools/peer_findpeaks.py, scipy find_peaks) on the same file and prints the ratios;
+#  5. with BIG=45, counts the stream 45 times over (4 GB) for peak RSS;
+#  6. checks the long-stream count against REPS x the sum of the per-file counts (target: within 1 %);
 #  and times the detector alone on 10 M in-memory samples (swiftc -O, no file reading).
 # Results go to bench/out/summary.txt (bench/out is git-ignored); bench/RESULTS.md records them by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=.build/release/steptweet
+BIN=${BIN:-.build-static/release/steptweet}  # what `make install` installs
 SHARED=${SHARED:-../shared}
 MANIFEST=$SHARED/data/steps/manifest.csv
 OUT=bench/out
@@ -26,16 +30,32 @@ if [ ! -s "$LONG" ] || [ bench/make_long_stream.py -nt "$LONG" ]; then
 fi
 cat "$LONG" > /dev/null  # page-cache it, as the target assumes
 
-echo "== steptweet count ($RUNS runs)"
-for i in $(seq 1 "$RUNS"); do
-  /usr/bin/time -v "$BIN" count --json "$LONG" > "$OUT/count.json" 2> "$OUT/count_time_$i.txt"
-  grep -E "Elapsed|Maximum resident" "$OUT/count_time_$i.txt" | sed 's/^\s*/  /'
-done
+# Each configuration RUNS times (median wall reported): --jobs 1 and 2, pinned to one core and not; parsing alone
+# (inspect); wc -l as the floor; the peer once (it takes ~5 s). /usr/bin/time -v gives wall, CPU and peak RSS.
+measure() {  # name command...
+  local name=$1; shift
+  for i in $(seq 1 "$RUNS"); do /usr/bin/time -v "$@" > "$OUT/out_$name.txt" 2> "$OUT/time_${name}_$i.txt"; done
+}
+echo "== steptweet count / inspect, wc -l ($RUNS runs each)"
+measure count_j1_pinned taskset -c 0 "$BIN" count --json --jobs 1 --step-times "$OUT/step_times_j1.txt" "$LONG"
+measure count_j2_pinned taskset -c 0 "$BIN" count --json --jobs 2 "$LONG"
+measure count_j1 "$BIN" count --json --jobs 1 "$LONG"
+measure count_j2 "$BIN" count --json --jobs 2 --step-times "$OUT/step_times_j2.txt" "$LONG"
+measure inspect_j1_pinned taskset -c 0 "$BIN" inspect --json --jobs 1 "$LONG"
+measure inspect_j2 "$BIN" inspect --json --jobs 2 "$LONG"
+measure wc wc -l "$LONG"
+cp "$OUT/out_count_j2.txt" "$OUT/count.json"
+if cmp -s "$OUT/step_times_j1.txt" "$OUT/step_times_j2.txt"; then SAME_TIMES=yes; else SAME_TIMES=no; fi
 
 echo "== peer: peer_findpeaks.py --d 0.307 --p 0.187"
 /usr/bin/time -v python3 "$SHARED/tools/peer_findpeaks.py" count --d 0.307 --p 0.187 "$LONG" \
   > "$OUT/peer.txt" 2> "$OUT/peer_time.txt"
-grep -E "Elapsed|Maximum resident" "$OUT/peer_time.txt" | sed 's/^\s*/  /'
+
+if [ -n "${BIG:-}" ]; then  # BIG=45: the stream 45 times (4 GB), for peak RSS on a file far larger than memory use
+  BIGF=$OUT/oxford_long_${BIG}x.csv
+  [ -s "$BIGF" ] || python3 bench/make_long_stream.py "$MANIFEST" "$BIGF" "$BIG" "$PAUSE"
+  RUNS=1 measure big_j2 "$BIN" count --json --jobs 2 "$BIGF"
+fi
 
 echo "== per-file counts"
 # shellcheck disable=SC2046
@@ -48,9 +68,9 @@ swiftc -O -wmo -module-name DetectorSpeed -o "$OUT/detector_speed" Sources/StepD
 "$OUT/detector_speed" > "$OUT/detector_speed.txt"
 cat "$OUT/detector_speed.txt"
 
-python3 - "$OUT" "$LONG" "$REPS" "$RUNS" <<'PY' | tee "$OUT/summary.txt"
-import json, os, re, statistics, subprocess, sys, platform
-out, long_path, reps, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+python3 - "$OUT" "$LONG" "$REPS" "$RUNS" "$SAME_TIMES" "${BIG:-}" <<'PY' | tee "$OUT/summary.txt"
+import json, os, re, statistics, sys, platform
+out, long_path, reps, runs, same_times, big = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
 def parse_time(path):
     text = open(path).read()
     m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text)
@@ -59,27 +79,38 @@ def parse_time(path):
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", text).group(1))
     sys_ = float(re.search(r"System time \(seconds\): ([\d.]+)", text).group(1))
     return wall, rss, user + sys_
-ours = [parse_time(f"{out}/count_time_{i}.txt") for i in range(1, runs + 1)]
-wall = statistics.median(w for w, _, _ in ours)
-rss = max(r for _, r, _ in ours)
-cpu = statistics.median(c for _, _, c in ours)
-peer_wall, peer_rss, peer_cpu = parse_time(f"{out}/peer_time.txt")
+def runs_of(name, n=runs):
+    got = [parse_time(f"{out}/time_{name}_{i}.txt") for i in range(1, n + 1)]
+    return statistics.median(w for w, _, _ in got), max(r for _, r, _ in got), statistics.median(c for _, _, c in got)
 result = json.loads(open(f"{out}/count.json").read())
 samples, size = result["samples"], os.path.getsize(long_path)
-per_file = [json.loads(l) for l in open(f"{out}/per_file.json") if l.strip()]
-expected = reps * sum(r["steps"] for r in per_file)
-long_steps = result["steps"]
-peer_steps = sum(int(l.split("\t")[1]) for l in open(f"{out}/peer.txt") if "\t" in l)
-diff = 100 * (long_steps - expected) / expected
 load = open("/proc/loadavg").read().split()[:3]
 cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
 print(f"machine: {cpu_model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; load average {' '.join(load)}")
 print(f"input: {long_path}: {samples} samples, {size / 1e6:.0f} MB, {result['duration_s'] / 3600:.1f} h")
-print(f"steptweet count: {wall:.2f} s wall (median of {runs}), {cpu:.2f} s CPU, {samples / wall / 1e6:.1f} M samples/s, "
-      f"{size / wall / 1e6:.0f} MB/s, peak RSS {rss:.1f} MB")
-print(f"peer find_peaks: {peer_wall:.2f} s wall, {peer_cpu:.2f} s CPU, peak RSS {peer_rss:.0f} MB, {peer_steps} steps")
-print(f"ratio peer/ours: time {peer_wall / wall:.1f}x, peak RSS {peer_rss / rss:.1f}x")
-print(f"long stream: {long_steps} steps; {reps} x per-file sum = {expected}; difference {diff:+.3f}% "
+print(f"{'':28} {'wall s':>7} {'CPU s':>6} {'MB/s':>6} {'MB/s/CPU':>8} {'Msamples/s':>10} {'peak RSS MB':>11}")
+rows = [("count --jobs 1, one core", "count_j1_pinned"), ("count --jobs 2, one core", "count_j2_pinned"),
+        ("count --jobs 1", "count_j1"), ("count --jobs 2", "count_j2"),
+        ("inspect --jobs 1, one core", "inspect_j1_pinned"), ("inspect --jobs 2", "inspect_j2"), ("wc -l", "wc")]
+walls = {}
+for label, name in rows:
+    wall, rss, cpu = runs_of(name)
+    walls[name] = wall
+    print(f"{label:28} {wall:7.2f} {cpu:6.2f} {size / wall / 1e6:6.0f} {size / cpu / 1e6:8.0f} {samples / wall / 1e6:10.1f} {rss:11.1f}")
+peer_wall, peer_rss, peer_cpu = parse_time(f"{out}/peer_time.txt")
+peer_steps = sum(int(l.split("\t")[1]) for l in open(f"{out}/peer.txt") if "\t" in l)
+print(f"{'peer find_peaks (scipy)':28} {peer_wall:7.2f} {peer_cpu:6.2f} {size / peer_wall / 1e6:6.0f} {size / peer_cpu / 1e6:8.0f} "
+      f"{samples / peer_wall / 1e6:10.1f} {peer_rss:11.1f}   ({peer_steps} steps)")
+print(f"peer / count --jobs 2: {peer_wall / walls['count_j2']:.1f}x the wall time; count --jobs 2 / wc -l: {walls['count_j2'] / walls['wc']:.1f}x")
+print(f"step times of --jobs 1 and --jobs 2 identical: {same_times} ({result['steps']} steps)")
+if big:
+    wall, rss, cpu = runs_of("big_j2", 1)
+    bsize = os.path.getsize(f"{out}/oxford_long_{big}x.csv")
+    print(f"{bsize / 1e9:.1f} GB stream, count --jobs 2: {wall:.1f} s wall, {bsize / wall / 1e6:.0f} MB/s, peak RSS {rss:.1f} MB")
+per_file = [json.loads(l) for l in open(f"{out}/per_file.json") if l.strip()]
+expected = reps * sum(r["steps"] for r in per_file)
+diff = 100 * (result["steps"] - expected) / expected
+print(f"long stream: {result['steps']} steps; {reps} x per-file sum = {expected}; difference {diff:+.3f}% "
       f"({'PASS' if abs(diff) <= 1 else 'FAIL'}: target within 1%)")
 print(open(f"{out}/detector_speed.txt").read().strip())
 PY

@@ -5,7 +5,7 @@ import PackageDescription
 
 /// Parser name (as `--format` takes it, or `detect` for auto-detection) -> executable `fuzz-<name>`.
 let parsers = [
-    "detect", "generic-csv", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford", "uci-raw",
+    "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford", "uci-raw",
     "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit",
 ]
 

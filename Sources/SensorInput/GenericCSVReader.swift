@@ -68,8 +68,22 @@ public enum GenericCSVReader {
     @inline(__always)
     static func plainRow(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ fieldCount: Int,
                          _ columns: (time: Int, a: Int, b: Int, c: Int)) -> (Double, Double, Double, Double)? {
-        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
         var j = i
+        if fieldCount == 4 && columns == (0, 1, 2, 3) {
+            // The most common layout, `t,x,y,z`, without the column bookkeeping.
+            guard let t = plainField(p, &j), p[j] == 0x2C else { return nil }
+            j += 1
+            guard let a = plainField(p, &j), p[j] == 0x2C else { return nil }
+            j += 1
+            guard let b = plainField(p, &j), p[j] == 0x2C else { return nil }
+            j += 1
+            guard let c = plainField(p, &j) else { return nil }
+            if p[j] == 0x0D { j += 1 }
+            guard p[j] == 0x0A else { return nil }
+            i = j + 1
+            return (t, a, b, c)
+        }
+        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
         var column = 0
         while true {
             if column == columns.time {

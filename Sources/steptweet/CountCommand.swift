@@ -20,12 +20,16 @@ struct CountCommand: ParsableCommand {
 
             Example: steptweet count --json walk.csv
                      steptweet count --plot walk.svg walk.csv
+                     steptweet count --jobs 2 --step-times steps.txt month.csv
             """
     )
 
     @Flag(name: .long, help: "One JSON object per file.") var json = false
     @Option(name: .long, help: ArgumentHelp("Write an SVG plot of the recording (one file only).", valueName: "out.svg"))
     var plot: String?
+    @Option(name: .long, help: ArgumentHelp("Write the time of every counted step (ns, one per line) to this file (one file only).",
+                                            valueName: "out.txt"))
+    var stepTimes: String?
     @OptionGroup var input: InputOptions
     @Argument(help: "Recordings to count.") var files: [String]
 
@@ -43,6 +47,7 @@ struct CountCommand: ParsableCommand {
 
     func validate() throws {
         if plot != nil && files.count != 1 { throw ValidationError("--plot draws one recording; give exactly one file") }
+        if stepTimes != nil && files.count != 1 { throw ValidationError("--step-times writes one recording's steps; give exactly one file") }
     }
 
     func run() throws {
@@ -56,10 +61,14 @@ struct CountCommand: ParsableCommand {
         var options = input.readOptions()
         if jobs > 1 && files.count > 1 { options.progress = false }  // one progress line cannot show several files
         options.jobs = max(1, input.effectiveJobs / min(files.count, jobs))  // cores left over parse within a file
-        let counted = Parallelism.map(files.count, jobs: jobs) { [files, plot, options] i in
+        let counted = Parallelism.map(files.count, jobs: jobs) { [files, plot, stepTimes, options] i in
             Result { () throws -> RecordingCount in
                 if let plot { return try StepPlot.write(recording: files[i], to: plot, options: options) }
-                return try RecordingCounter.count(path: files[i], options: options)
+                let result = try RecordingCounter.count(path: files[i], options: options, keepStepTimes: stepTimes != nil)
+                if let stepTimes {
+                    try result.stepTimes.map { "\($0)\n" }.joined().write(toFile: stepTimes, atomically: true, encoding: .utf8)
+                }
+                return result
             }
         }
         for (file, outcome) in zip(files, counted) {

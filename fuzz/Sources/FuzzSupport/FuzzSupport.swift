@@ -42,3 +42,46 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int, format: String?,
         precondition(summary.skippedLines >= summary.issues.count, "more issues than skipped lines")
     }
 }
+
+/// A header and 256 plain rows: what the generic reader reads line by line before it splits the rest into ranges.
+let parallelPrefix: [UInt8] = Array(("t_ms,x,y,z\n" + (0..<256).map { "\($0 * 10),0.1,9.8,0.2\n" }.joined()).utf8)
+
+/// Feeds the unit-probe prefix followed by `data` to the generic reader in one range on one thread, and in ranges of
+/// 1 to 97 bytes (from the first byte) on 2 and 3 threads: samples (bit for bit), skipped lines and error lines
+/// must be the same, leniently and strictly.
+public func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) {
+    let tail = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    let bytes = parallelPrefix + tail
+    struct Outcome: Equatable {
+        var samples: [[UInt64]] = []
+        var skipped = 0
+        var issues: [String] = []
+        var error: String?
+    }
+    func read(jobs: Int, chunkBytes: Int, strict: Bool) -> Outcome {
+        var options = ReadOptions(strict: strict, format: "generic-csv")
+        options.jobs = jobs
+        options.chunkBytes = chunkBytes
+        var out = Outcome()
+        do {
+            let summary = try AnyInput.read(bytes: bytes, name: "fuzz-input", options: options) { item in
+                if case .sample(let s) = item {
+                    out.samples.append([UInt64(bitPattern: s.timeNs), s.x.bitPattern, s.y.bitPattern, s.z.bitPattern])
+                }
+            }
+            out.skipped = summary.skippedLines
+            out.issues = summary.issues.map(\.description)
+        } catch {
+            out.error = "\(error)"
+        }
+        return out
+    }
+    let ranges = 1 + Int(tail.first ?? 0) % 97
+    for strict in [false, true] {
+        let reference = read(jobs: 1, chunkBytes: 1 << 30, strict: strict)
+        for jobs in [2, 3] {
+            precondition(read(jobs: jobs, chunkBytes: ranges, strict: strict) == reference,
+                         "ranges of \(ranges) bytes on \(jobs) threads differ from one pass")
+        }
+    }
+}
