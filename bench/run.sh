@@ -107,7 +107,7 @@ if big:
     wall, rss, cpu = runs_of("big_j2", 1)
     bsize = os.path.getsize(f"{out}/oxford_long_{big}x.csv")
     print(f"{bsize / 1e9:.1f} GB stream, count --jobs 2: {wall:.1f} s wall, {bsize / wall / 1e6:.0f} MB/s, peak RSS {rss:.1f} MB")
-per_file = [json.loads(l) for l in open(f"{out}/per_file.json") if l.strip()]
+per_file = json.loads(open(f"{out}/per_file.json").read())  # one JSON array for several files
 expected = reps * sum(r["steps"] for r in per_file)
 diff = 100 * (result["steps"] - expected) / expected
 print(f"long stream: {result['steps']} steps; {reps} x per-file sum = {expected}; difference {diff:+.3f}% "

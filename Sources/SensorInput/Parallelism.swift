@@ -87,10 +87,12 @@ private final class ResultSlots<T>: @unchecked Sendable {
 }
 
 extension Parallelism {
-    /// Produces items `0..<count` on up to `jobs` threads and hands them to `consume` on the calling thread in index
-    /// order. At most `window` items are produced ahead of the one being consumed, so memory stays bounded however
-    /// large `count` is. `consume` returns false to stop early (producers then stop too); an error it throws stops
-    /// everything and is rethrown. With `jobs` 1 all runs on the calling thread, one item at a time.
+    /// Produces items `0..<count` on `jobs` threads, the calling thread included, and hands them to `consume` on the
+    /// calling thread in index order. At most `window` items are produced ahead of the one being consumed, so memory
+    /// stays bounded however large `count` is. The calling thread produces too while the item it needs is not ready
+    /// (so `jobs` threads parse when consuming is cheap, and `jobs - 1` parse beside a busy consumer). `consume`
+    /// returns false to stop early (producers then stop too); an error it throws stops everything and is rethrown.
+    /// With `jobs` 1 all runs on the calling thread, one item at a time.
     public static func ordered<T: Sendable>(_ count: Int, jobs: Int, window: Int,
                                             produce: @escaping @Sendable (Int) -> T,
                                             consume: (Int, T) throws -> Bool) rethrows {
@@ -101,7 +103,7 @@ extension Parallelism {
         let line = OrderedLine<T>(count: count, window: max(1, window))
         // Threads of their own, not Dispatch's pool: the caller may itself run on a pool thread that waits here
         // (Swift concurrency, `async` commands), and the pool does not grow past the core count for a waiting thread.
-        let producers = min(jobs, count)
+        let producers = min(jobs - 1, count)
         let finished = DispatchSemaphore(value: 0)
         for _ in 0..<producers {
             let thread = Thread {
@@ -116,7 +118,7 @@ extension Parallelism {
             for _ in 0..<producers { finished.wait() }
         }
         for i in 0..<count {
-            if try !consume(i, line.take(i)) { return }
+            if try !consume(i, line.take(i, helping: produce)) { return }
         }
     }
 }
@@ -153,11 +155,23 @@ private final class OrderedLine<T>: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Item `i`, waiting until it is produced.
-    func take(_ i: Int) -> T {
+    /// Item `i`; while it is not ready, produces the next unclaimed item inside the window instead of waiting.
+    func take(_ i: Int, helping produce: (Int) -> T) -> T {
         condition.lock()
         defer { condition.unlock() }
-        while ready[i] == nil { condition.wait() }
+        while ready[i] == nil {
+            if !cancelled && nextToClaim < count && nextToClaim < nextToTake + window {
+                let k = nextToClaim
+                nextToClaim += 1
+                condition.unlock()
+                let item = produce(k)
+                condition.lock()
+                ready[k] = item
+                condition.broadcast()
+            } else {
+                condition.wait()
+            }
+        }
         nextToTake = i + 1
         condition.broadcast()
         return ready.removeValue(forKey: i)!

@@ -32,9 +32,9 @@ public struct ReadOptions: Sendable {
     /// Threads that parse a large generic CSV in parallel (its samples still arrive in file order, identical to one
     /// thread's); 1 parses on the calling thread.
     public var jobs = 1
-    /// Bytes per range parsed as one piece: a quarter megabyte keeps threads busy and memory bounded (at most
+    /// Bytes per range parsed as one piece: an eighth of a megabyte keeps threads busy and memory bounded (at most
     /// `2 * jobs` ranges wait for the detector).
-    public var chunkBytes = 1 << 18
+    public var chunkBytes = 1 << 17
     /// Time zone of local days (Gadgetbridge's daily running totals and device choice, Google Fit's daily summary);
     /// nil: the system's.
     public var timeZone: TimeZone?
