@@ -250,3 +250,71 @@ struct GrowableBuffer {
         }
     }
 }
+
+extension GenericCSVReader {
+    /// Reads the rest of the file from `state.offset` in byte ranges parsed on `options.jobs` threads, delivering
+    /// samples and skipped lines in file order.
+    static func readChunks(path: String, options: ReadOptions, completeLinesOnly: Bool, source: LineSource,
+                           layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout Progress,
+                           _ sink: (AccelerationSample) -> Void) throws {
+        let bytes: ByteSource
+        var fd: Int32 = -1
+        defer { if fd >= 0 { close(fd) } }
+        let size: Int64
+        switch source {
+        case .memory(let b):
+            bytes = .memory(b)
+            size = Int64(b.count)
+        case .file:
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
+            bytes = .file(fd)
+            size = Int64(st.st_size)
+        }
+        let limitEnd = min(size, byteBudget.map { state.offset + max(0, $0) } ?? size)
+        let parser = CSVChunkParser(path: path, source: bytes, layout: layout, scale: scale, options: options,
+                                    completeLinesOnly: completeLinesOnly, begin: state.offset, limitEnd: limitEnd,
+                                    chunkBytes: Int64(max(1, options.chunkBytes)))
+        var meter = ProgressMeter(total: limitEnd - state.offset, enabled: options.progress)
+        defer { meter.finish() }
+        let jobs = max(1, options.jobs)
+        try Parallelism.ordered(parser.count, jobs: jobs, window: 2 * jobs, produce: parser.parse) { _, chunk in
+            if let failure = chunk.failure { throw failure }
+            try deliver(chunk, lineBase: state.lastLine, path: path, options: options, &state, sink)
+            meter.advance(chunk.end - state.offset)
+            state.offset = chunk.end
+            state.lastLine += chunk.lineCount
+            return !chunk.stops
+        }
+    }
+
+    /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks.
+    static func deliver(_ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout Progress,
+                        _ sink: (AccelerationSample) -> Void) throws {
+        var nextIssue = 0
+        func skip(_ e: InputError) throws {
+            var e = e
+            e.line = e.line.map { lineBase + $0 }
+            try state.summary.skip(e, options: options)
+        }
+        for (sample, line) in zip(chunk.samples, chunk.sampleLines) {
+            while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
+                try skip(chunk.issues[nextIssue])
+                nextIssue += 1
+            }
+            if let previous = state.lastNs, sample.timeNs < previous {
+                try skip(InputError(file: path, line: Int(line),
+                                    message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!))
+                continue
+            }
+            state.lastNs = sample.timeNs
+            sink(sample)
+            state.summary.note(sampleAt: sample.timeNs)
+        }
+        for e in chunk.issues[nextIssue...] { try skip(e) }
+        state.summary.skippedLines += chunk.unreportedIssues
+        if !chunk.samples.isEmpty { state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil }
+    }
+}

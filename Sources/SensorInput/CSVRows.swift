@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading one data row of a generic CSV: the one-pass path for rows of plain numbers and the general path for
+/// everything else (any delimiter, spaces, quotes, exponents, a decimal comma), with the same values.
+extension GenericCSVReader {
+    /// One comma-separated field of the plainest kind, `-12.345` or `1763686800123456789`, parsed from `i`, which is
+    /// left on the byte after it. Nil for anything else: the general path then reads the line. No bounds checks: the
+    /// caller guarantees a newline after the field. The value is the one `NumberParsing.parseDouble` gives (the same
+    /// exact mantissa and one correctly rounded division).
+    @inline(__always)
+    static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int) -> Double? {
+        var j = i
+        let negative = p[j] == 0x2D
+        if negative { j += 1 }
+        var mantissa: UInt64 = 0
+        let digitsStart = j
+        while true { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
+        var digits = j - digitsStart
+        var fraction = 0
+        if p[j] == 0x2E {
+            j += 1
+            let fractionStart = j
+            while true { let d = p[j] &- 0x30; if d > 9 { break }; mantissa = mantissa &* 10 &+ UInt64(d); j += 1 }
+            fraction = j - fractionStart
+            digits += fraction
+        }
+        // Up to 15 digits with a fraction (Clinger's exact fast path), or an integer of up to 19 (epoch ns: one
+        // correctly rounded conversion); anything longer goes to the general path.
+        guard digits > 0, digits <= (fraction > 0 ? 15 : 19) else { return nil }
+        i = j
+        var value = Double(mantissa)
+        if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }
+        return negative ? -value : value
+    }
+
+    /// A whole comma-separated row of plain fields in one pass from `i` (a line start), leaving `i` after its
+    /// newline (`\n` or `\r\n`); nil when any field is not plain or the field count differs (the general path then
+    /// reads the line and says what is wrong). The line must end with a newline inside the buffer (a sentinel).
+    @inline(__always)
+    static func plainRow(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ fieldCount: Int,
+                         _ columns: (time: Int, a: Int, b: Int, c: Int)) -> (Double, Double, Double, Double)? {
+        var j = i
+        if fieldCount == 4 && columns == (0, 1, 2, 3) {
+            // The most common layout, `t,x,y,z`, without the column bookkeeping.
+            guard let t = plainField(p, &j), p[j] == 0x2C else { return nil }
+            j += 1
+            guard let a = plainField(p, &j), p[j] == 0x2C else { return nil }
+            j += 1
+            guard let b = plainField(p, &j), p[j] == 0x2C else { return nil }
+            j += 1
+            guard let c = plainField(p, &j) else { return nil }
+            if p[j] == 0x0D { j += 1 }
+            guard p[j] == 0x0A else { return nil }
+            i = j + 1
+            return (t, a, b, c)
+        }
+        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
+        var column = 0
+        while true {
+            if column == columns.time {
+                guard let v = plainField(p, &j) else { return nil }
+                t = v
+            } else if column == columns.a {
+                guard let v = plainField(p, &j) else { return nil }
+                a = v
+            } else if column == columns.b {
+                guard let v = plainField(p, &j) else { return nil }
+                b = v
+            } else if column == columns.c {
+                guard let v = plainField(p, &j) else { return nil }
+                c = v
+            } else {
+                while p[j] != 0x2C && p[j] != 0x0A { j += 1 }
+            }
+            column += 1
+            if column == fieldCount { break }
+            guard p[j] == 0x2C else { return nil }
+            j += 1
+        }
+        if p[j] == 0x0D { j += 1 }
+        guard p[j] == 0x0A else { return nil }
+        i = j + 1
+        return (t, a, b, c)
+    }
+
+    static func detectDelimiter(_ line: UnsafeBufferPointer<UInt8>) -> UInt8 {
+        var counts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x09: 0]
+        for b in line where counts[b] != nil { counts[b]! += 1 }
+        let best = counts.max { a, b in a.value < b.value || (a.value == b.value && a.key > b.key) }!
+        return best.value > 0 ? best.key : 0
+    }
+
+    /// Splits `line` into field boundaries, writing at most `limit` (start, end) pairs; returns the field count.
+    @inline(__always)
+    static func split(_ p: UnsafePointer<UInt8>, _ count: Int, _ delimiter: UInt8,
+                      _ starts: UnsafeMutablePointer<Int>, _ ends: UnsafeMutablePointer<Int>, _ limit: Int) -> Int {
+        var n = 0
+        var i = 0
+        if delimiter == 0 {
+            while i < count {
+                while i < count && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
+                if i >= count { break }
+                let s = i
+                while i < count && p[i] != 0x20 && p[i] != 0x09 { i += 1 }
+                if n < limit { starts[n] = s; ends[n] = i }
+                n += 1
+            }
+            return n
+        }
+        var s = 0
+        while i < count {
+            if p[i] == delimiter {
+                if n < limit { starts[n] = s; ends[n] = i }
+                n += 1
+                s = i + 1
+            }
+            i += 1
+        }
+        if n < limit { starts[n] = s; ends[n] = count }
+        return n + 1
+    }
+
+    /// Scratch space for splitting lines into fields, one per thread.
+    final class FieldScratch {
+        static let limit = 64
+        let starts = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        deinit {
+            starts.deallocate()
+            ends.deallocate()
+        }
+    }
+
+    /// What one data line holds.
+    enum LineContent {
+        case blank
+        case row((Double, Double, Double, Double))
+        case bad(InputError)
+    }
+
+    /// Reads one data line the general way: any delimiter, spaces, quotes, exponents, a decimal comma.
+    static func parseLine(_ p: UnsafePointer<UInt8>, _ count: Int, _ l: Layout, _ number: Int, _ scratch: FieldScratch,
+                          path: String) -> LineContent {
+        var allBlank = true
+        for k in 0..<count where p[k] != 0x20 && p[k] != 0x09 { allBlank = false; break }
+        if allBlank { return .blank }
+        let starts = scratch.starts, ends = scratch.ends
+        let n = split(p, count, l.delimiter, starts, ends, FieldScratch.limit)
+        if n < l.fieldCount && !(n == l.fieldCount - 1 && l.delimiter != 0 && p[count - 1] == l.delimiter) {
+            return .bad(InputError(file: path, line: number, message: "expected \(l.fieldCount) fields, found \(n)"))
+        }
+        // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
+        var missing = n
+        while missing < min(l.fieldCount, FieldScratch.limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
+        let comma = l.delimiter != 0x2C
+        let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
+        if let (xi, yi, zi) = l.axes {
+            let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: comma)
+            let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: comma)
+            let z = NumberParsing.parseDouble(p, starts[zi], ends[zi], decimalComma: comma)
+            guard let t, let x, let y, let z else {
+                let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
+                return .bad(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number))
+            }
+            return .row((t, x, y, z))
+        }
+        guard let mi = l.magnitude else { return .blank }
+        let m = NumberParsing.parseDouble(p, starts[mi], ends[mi], decimalComma: comma)
+        guard let t, let m else {
+            let (i, name) = t == nil ? (l.time, "time") : (mi, "magnitude")
+            return .bad(badField(p, starts[i], ends[i], name, path, number))
+        }
+        return .row((t, m, 0, 0))
+    }
+
+    /// The error for a field that is not a number.
+    @inline(never)
+    static func badField(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ name: String, _ path: String,
+                         _ line: Int) -> InputError {
+        let text = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
+        return InputError(file: path, line: line, message: "\(name) is not a number: '\(text.prefix(40))'")
+    }
+}
