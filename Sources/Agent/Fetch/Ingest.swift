@@ -142,17 +142,9 @@ struct Ingest: Sendable {
     func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
         try StateStore.addBuckets(db, buckets)
         for b in bouts {
-            try db.execute(sql: "INSERT OR IGNORE INTO bouts (end_ns, start_ns, steps, handled) VALUES (?, ?, ?, ?)",
-                           arguments: [b.endNs, b.startNs, b.steps, boutsHandled ? 1 : 0])
+            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(db, onConflict: .ignore)
         }
-        let encoder = JSONEncoder()
-        let cursorText = try cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let detectorText = String(decoding: try encoder.encode(detector), as: UTF8.self)
-        try db.execute(sql: """
-            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, first_data_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
-            last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
-            """, arguments: [source, cursorText, detectorText, lastSampleNs, firstDataNs, nowNs])
+        try StateStore.saveSource(db, source: source, saved, nowNs: nowNs)
     }
 }
 

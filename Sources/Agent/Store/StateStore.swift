@@ -135,6 +135,18 @@ public final class StateStore: Sendable {
             lastSampleNs: row["last_sample_ns"], firstDataNs: row["first_data_ns"])
     }
 
+    /// Saves where reading `source` stopped and its detector (the row `savedSource` reads).
+    static func saveSource(_ db: Database, source: String, _ saved: SavedSource, nowNs: Int64) throws {
+        let encoder = JSONEncoder()
+        let cursorText = try saved.cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        try db.execute(sql: """
+            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, first_data_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
+            last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
+            """, arguments: [source, cursorText, detectorText, saved.lastSampleNs, saved.firstDataNs, nowNs])
+    }
+
     static func postedUntil(_ db: Database) throws -> Int64? {
         try WindowStateRecord.postedUntil(db)
     }
