@@ -49,7 +49,7 @@ extension Fetcher {
             if !report.dryRun {
                 for (name, _) in publishers {
                     try NewOutboxPost(windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
-                                      idempotencyKey: key, createdNs: nowNs).add(db)
+                                      idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs).add(db)
                 }
             }
         }

@@ -59,28 +59,19 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// A post added to the outbox (`outbox`) for one target, pending from `createdNs`; an existing post for the same
+/// A post added to the outbox (`outbox`) for one target, pending, first tried at `nextAttemptNs`; an existing post for the same
 /// target and key is kept as it is.
-struct NewOutboxPost: PersistableRecord {
+struct NewOutboxPost: Encodable, PersistableRecord {
     static let databaseTableName = "outbox"
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var windowStartNs: Int64
     var windowEndNs: Int64
     var steps: Int
     var text: String
     var target: String
     var idempotencyKey: String
+    var nextAttemptNs: Int64
     var createdNs: Int64
-
-    func encode(to container: inout PersistenceContainer) {
-        container["window_start_ns"] = windowStartNs
-        container["window_end_ns"] = windowEndNs
-        container["steps"] = steps
-        container["text"] = text
-        container["target"] = target
-        container["idempotency_key"] = idempotencyKey
-        container["next_attempt_ns"] = createdNs
-        container["created_ns"] = createdNs
-    }
 
     /// Adds the post unless the target already has one with its key.
     func add(_ db: Database) throws {
@@ -89,8 +80,9 @@ struct NewOutboxPost: PersistableRecord {
 }
 
 /// One fetch as written to the history (`fetch_history`); read back as `StateStore.HistoryEntry`.
-struct FetchHistoryRecord: PersistableRecord {
+struct FetchHistoryRecord: Encodable, PersistableRecord {
     static let databaseTableName = "fetch_history"
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     var startedNs: Int64
     var endedNs: Int64
     var trigger: String
@@ -99,15 +91,4 @@ struct FetchHistoryRecord: PersistableRecord {
     var steps: Int?
     var result: String
     var error: String?
-
-    func encode(to container: inout PersistenceContainer) {
-        container["started_ns"] = startedNs
-        container["ended_ns"] = endedNs
-        container["trigger"] = trigger
-        container["window_start_ns"] = windowStartNs
-        container["window_end_ns"] = windowEndNs
-        container["steps"] = steps
-        container["result"] = result
-        container["error"] = error
-    }
 }

@@ -37,3 +37,16 @@ public struct ChatWebhook: Sendable {
         }
     }
 }
+
+/// A target that is a `ChatWebhook`: its name, limit, description and resend policy come from the webhook.
+public protocol ChatWebhookTarget: Publisher {
+    var webhook: ChatWebhook { get }
+}
+
+extension ChatWebhookTarget {
+    public var name: String { webhook.name }
+    public var repeatsDuplicate: Bool { true }
+    public var resendUnconfirmed: Bool { webhook.resendUnconfirmed }
+    public var lengthRule: LengthRule? { webhook.gate.rule }
+    public var redactedDescription: String { webhook.redactedDescription }
+}

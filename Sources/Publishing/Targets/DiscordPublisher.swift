@@ -4,14 +4,8 @@ import Messages
 /// Discord webhook: `POST {url}?wait=true` with `{"content": …, "allowed_mentions": {"parse": []}}`. `wait=true`
 /// makes Discord answer 200 with the message (its `id`) instead of a 204 that hides failures. The URL holds the
 /// webhook token, so it is never shown. No idempotency. Length: 2000 characters.
-public struct DiscordPublisher: Publisher {
-    var webhook: ChatWebhook
-    public var name: String { webhook.name }
-    public var gate: TextGate { get { webhook.gate } set { webhook.gate = newValue } }
-    public var resendUnconfirmed: Bool { get { webhook.resendUnconfirmed } set { webhook.resendUnconfirmed = newValue } }
-    public var repeatsDuplicate: Bool { true }
-    public var lengthRule: LengthRule? { webhook.gate.rule }
-    public var redactedDescription: String { webhook.redactedDescription }
+public struct DiscordPublisher: ChatWebhookTarget {
+    public var webhook: ChatWebhook
 
     public init(name: String = "discord", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
                 context: HTTPContext = HTTPContext()) {

@@ -4,14 +4,8 @@ import Messages
 /// Slack incoming webhook: `POST {url}` with `{"text": …}`; success is 200 with the body `ok`. The URL is the
 /// secret, so it is never shown. No idempotency and no remote id. Length: 4000 characters (Slack truncates
 /// longer `text`).
-public struct SlackPublisher: Publisher {
-    var webhook: ChatWebhook
-    public var name: String { webhook.name }
-    public var gate: TextGate { get { webhook.gate } set { webhook.gate = newValue } }
-    public var resendUnconfirmed: Bool { get { webhook.resendUnconfirmed } set { webhook.resendUnconfirmed = newValue } }
-    public var repeatsDuplicate: Bool { true }
-    public var lengthRule: LengthRule? { webhook.gate.rule }
-    public var redactedDescription: String { webhook.redactedDescription }
+public struct SlackPublisher: ChatWebhookTarget {
+    public var webhook: ChatWebhook
 
     public init(name: String = "slack", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
                 context: HTTPContext = HTTPContext()) {
