@@ -20,17 +20,9 @@ public struct LineReader {
         progress: Bool = false,
         _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
     ) throws -> Int64 {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
+        let (fd, size) = try openFile(path, at: offset)
         defer { close(fd) }
-        var st = stat()
-        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            throw InputError(file: path, message: "is a directory, not a file")
-        }
-        if offset > 0 && lseek(fd, off_t(offset), SEEK_SET) < 0 {
-            throw InputError(file: path, message: "cannot seek to byte \(offset)")
-        }
-        var meter = ProgressMeter(total: Int64(st.st_size), enabled: progress)
+        var meter = ProgressMeter(total: size, enabled: progress)
         defer { meter.finish() }
         var capacity = max(chunkSize, 4096)
         var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -41,13 +33,7 @@ public struct LineReader {
         var atFileStart = offset == 0
         var stop = false
         while !stop {
-            if filled == capacity {  // one line longer than the buffer: grow
-                let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
-                bigger.update(from: buffer, count: filled)
-                buffer.deallocate()
-                buffer = bigger
-                capacity *= 2
-            }
+            if filled == capacity { grow(&buffer, &capacity, keeping: filled) }  // one line longer than the buffer
             let n = read(fd, buffer + filled, capacity - filled)
             if n < 0 {
                 if errno == EINTR { continue }
@@ -56,10 +42,8 @@ public struct LineReader {
             let end = filled + n
             meter.advance(Int64(n))
             var start = 0
-            if atFileStart && end >= 3 {
-                if buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }
-                atFileStart = false
-            } else if atFileStart && n == 0 {
+            if atFileStart && (end >= 3 || n == 0) {
+                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }  // a UTF-8 BOM
                 atFileStart = false
             }
             while start < end {
@@ -89,6 +73,31 @@ public struct LineReader {
             if filled > 0 && start > 0 { memmove(buffer, buffer + start, filled) }
         }
         return consumed
+    }
+
+    /// Doubles `buffer`, keeping its first `count` bytes.
+    static func grow(_ buffer: inout UnsafeMutablePointer<UInt8>, _ capacity: inout Int, keeping count: Int) {
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+        bigger.update(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = bigger
+        capacity *= 2
+    }
+
+    /// Opens a regular file for reading at `offset`; returns the descriptor and the file's size.
+    static func openFile(_ path: String, at offset: Int64) throws -> (Int32, Int64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
+        var st = stat()
+        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw InputError(file: path, message: "is a directory, not a file")
+        }
+        if offset > 0 && lseek(fd, off_t(offset), SEEK_SET) < 0 {
+            close(fd)
+            throw InputError(file: path, message: "cannot seek to byte \(offset)")
+        }
+        return (fd, Int64(st.st_size))
     }
 
     static func openErrorMessage(_ code: Int32) -> String {

@@ -62,19 +62,9 @@ public enum SourceReader {
         let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
         /// Errors name the file, not the descriptor.
-        func named(_ e: InputError) -> InputError {
-            var e = e
-            if e.file == openPath { e.file = path }
-            return e
-        }
-        var previous = cursor
-        var rotatedRest: ReadSummary?
-        if let c = cursor, c.device != device || c.inode != inode || size < c.offset {
-            previous = nil  // rotated or truncated: the file is a new one, read it from its start
-            if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
-                rotatedRest = try readNew(path: old, options: options, cursor: c, sink).summary
-            }
-        }
+        func named(_ e: InputError) -> InputError { e.file == openPath ? InputError(file: path, line: e.line, message: e.message, kind: e.kind) : e }
+        let (previous, rotatedRest) = try continuation(of: cursor, path: path, device: device, inode: inode, size: size,
+                                                       options: options, sink)
         if size == 0 || size == previous?.offset {
             let empty = ReadSummary(format: previous?.format ?? options.format ?? "unknown")
             // After a rotation to a still-empty file, the next read must start the new file from its beginning.
@@ -114,6 +104,17 @@ public enum SourceReader {
         out.parserState = next.state
         out.format = format.name
         return (summary, out)
+    }
+
+    /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity)
+    /// or truncated (smaller than the offset); after a rotation, the rest of the renamed file is read first.
+    static func continuation(of cursor: SourceCursor?, path: String, device: UInt64, inode: UInt64, size: Int64,
+                             options: ReadOptions, _ sink: (InputItem) -> Void) throws -> (SourceCursor?, ReadSummary?) {
+        guard let c = cursor, c.device != device || c.inode != inode || size < c.offset else { return (cursor, nil) }
+        if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
+            return (nil, try readNew(path: old, options: options, cursor: c, sink).summary)
+        }
+        return (nil, nil)
     }
 
     /// The whole-input format (database, FIT, folder) `path` is read as in follow mode, nil for a line format.

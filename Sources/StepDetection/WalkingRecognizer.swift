@@ -274,29 +274,10 @@ public struct WalkingRecognizer: Sendable, Codable {
         f.logImpulse = (1 + excess / std).logarithm
         // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
         var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
-        let maxLag = min(49, count - 1)
-        if variance > 1e-8 && maxLag >= 4 {
+        if variance > 1e-8 && min(49, count - 1) >= 4 {
             withUnsafeBytes(of: &y) { raw in
-                let b = raw.baseAddress!.assumingMemoryBound(to: Double.self)
-                for lag in 1...maxLag where lag != 3 {
-                    // Four running sums: independent chains the CPU overlaps.
-                    let pairs = count - lag
-                    var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-                    var i = 0
-                    while i + 4 <= pairs {
-                        s0 += b[i] * b[i + lag]
-                        s1 += b[i + 1] * b[i + 1 + lag]
-                        s2 += b[i + 2] * b[i + 2 + lag]
-                        s3 += b[i + 3] * b[i + 3 + lag]
-                        i += 4
-                    }
-                    while i < pairs { s0 += b[i] * b[i + lag]; i += 1 }
-                    let v = ((s0 + s1) + (s2 + s3)) / Double(pairs) / variance
-                    if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
-                    if lag >= 4 && lag <= 12 { step = max(step, v) }
-                    if lag >= 8 && lag <= 25 { stride = max(stride, v) }
-                    if lag >= 26 { twoStrides = max(twoStrides, v) }
-                }
+                (r1, r2, step, stride, twoStrides) = Self.autocorrelations(
+                    raw.baseAddress!.assumingMemoryBound(to: Double.self), count: count, variance: variance)
             }
         }
         f.r1 = r1
@@ -304,6 +285,33 @@ public struct WalkingRecognizer: Sendable, Codable {
         f.rStep = step
         f.rStride = stride
         f.rTwoStrides = twoStrides
+    }
+
+    /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
+    /// (4-12 ticks), a stride (8-25) and two strides (26-49).
+    private static func autocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
+        -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double) {
+        var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
+        for lag in 1...min(49, count - 1) where lag != 3 {
+            // Four running sums: independent chains the CPU overlaps.
+            let pairs = count - lag
+            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+            var i = 0
+            while i + 4 <= pairs {
+                s0 += b[i] * b[i + lag]
+                s1 += b[i + 1] * b[i + 1 + lag]
+                s2 += b[i + 2] * b[i + 2 + lag]
+                s3 += b[i + 3] * b[i + 3 + lag]
+                i += 4
+            }
+            while i < pairs { s0 += b[i] * b[i + lag]; i += 1 }
+            let v = ((s0 + s1) + (s2 + s3)) / Double(pairs) / variance
+            if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
+            if lag >= 4 && lag <= 12 { step = max(step, v) }
+            if lag >= 8 && lag <= 25 { stride = max(stride, v) }
+            if lag >= 26 { twoStrides = max(twoStrides, v) }
+        }
+        return (r1, r2, step, stride, twoStrides)
     }
 
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {

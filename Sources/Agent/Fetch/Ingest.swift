@@ -34,26 +34,10 @@ struct Ingest: Sendable {
 
     static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
                      observeDevice: Bool = true, byteLimit: Int64? = nil) throws -> Ingest {
-        if let counter = source.stepCounter {
-            if observeDevice {
-                try counter.record(nowNs: nowNs)
-            } else if !FileManager.default.fileExists(atPath: counter.logPath) {
-                // A dry run before the first reading: nothing logged yet, and a dry run writes nothing.
-                return Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
-                              lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
-            }
-        }
-        if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
-            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration", kind: .notYetAvailable)
-        }
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
-        var options = ReadOptions()
-        options.startNs = source.start.map(Timestamps.nanoseconds)
-        options.format = source.format
-        options.byteLimit = byteLimit
-        options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
-        if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
+        guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
+        let options = readOptions(source, byteLimit: byteLimit)
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
@@ -77,19 +61,7 @@ struct Ingest: Sendable {
                 buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
             }
         }
-        var from = saved.cursor
-        var rotated: ReadSummary?
-        if from == nil, let device = source.accelerometer {
-            if FileManager.default.fileExists(atPath: device.rotatedPath) {
-                // The sampler rotated its file before any fetch read it: that file comes first.
-                (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
-            }
-            if from == nil, let identity = Self.identity(of: source.path) {
-                // Start at the current file's beginning under its identity, so that a rotation from now on is noticed
-                // (and the renamed file read first) instead of starting in the new file.
-                from = SourceCursor(offset: 0, lineNumber: 0, device: identity.device, inode: identity.inode)
-            }
-        }
+        let (from, rotated) = try startingCursor(source, saved: saved, options: options, sink)
         let startInode = from?.inode
         var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, sink)
         if let rotated { summary = rotated.merged(with: summary) }
@@ -101,25 +73,7 @@ struct Ingest: Sendable {
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
             throw FetchFailure(kind: .configuration, message: "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }
-        if ingest.moreToRead {
-            // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
-            // detector has settled (or, before any walk, at the last sample read).
-            ingest.settledNs = min(nowNs, detector.settledNs ?? last ?? nowNs)
-        } else if !source.follow {
-            // A complete recording: its last bout is over.
-            detector.finish(handle)
-            ingest.settledNs = nowNs
-        } else if let last, nowNs - last > Self.lateDataAllowanceNs {
-            // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
-            // its last steps land in this window rather than after it was posted.
-            detector.finish(handle)
-            ingest.settledNs = nowNs
-        } else if let s = detector.settledNs {
-            // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
-            // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
-            // closes no later than the detector's settled time.
-            ingest.settledNs = min(nowNs, s)
-        }
+        ingest.settle(&detector, lastSampleNs: last, follow: source.follow, nowNs: nowNs, handle)
         ingest.detector = detector
         ingest.buckets = buckets
         ingest.bouts = bouts
@@ -127,6 +81,76 @@ struct Ingest: Sendable {
         ingest.lastSampleNs = last
         ingest.firstDataNs = first
         return ingest
+    }
+
+    /// Takes a live step counter's reading into its log first. False when there is nothing to read yet: a dry run
+    /// before the first reading (a dry run writes nothing). Throws when the sampler has not written samples yet.
+    static func observe(_ source: AgentConfiguration.Source, nowNs: Int64, observeDevice: Bool) throws -> Bool {
+        if let counter = source.stepCounter {
+            if observeDevice {
+                try counter.record(nowNs: nowNs)
+            } else if !FileManager.default.fileExists(atPath: counter.logPath) {
+                return false
+            }
+        }
+        if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
+            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration", kind: .notYetAvailable)
+        }
+        return true
+    }
+
+    /// How the source is read: its format, start and source preference, at most `byteLimit`, on every core it may use.
+    static func readOptions(_ source: AgentConfiguration.Source, byteLimit: Int64?) -> ReadOptions {
+        var options = ReadOptions()
+        options.startNs = source.start.map(Timestamps.nanoseconds)
+        options.format = source.format
+        options.byteLimit = byteLimit
+        options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
+        if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
+        return options
+    }
+
+    /// Where reading starts: the saved cursor; before the first read of a sampled accelerometer, its rotated file
+    /// first (read here, its summary returned), then the current file from its start under its identity.
+    static func startingCursor(_ source: AgentConfiguration.Source, saved: StateStore.SavedSource, options: ReadOptions,
+                               _ sink: (InputItem) -> Void) throws -> (SourceCursor?, ReadSummary?) {
+        var from = saved.cursor
+        var rotated: ReadSummary?
+        guard from == nil, let device = source.accelerometer else { return (from, nil) }
+        if FileManager.default.fileExists(atPath: device.rotatedPath) {
+            // The sampler rotated its file before any fetch read it: that file comes first.
+            (rotated, from) = try SourceReader.readNew(path: device.rotatedPath, options: options, cursor: nil, sink)
+        }
+        if from == nil, let identity = Self.identity(of: source.path) {
+            // Start at the current file's beginning under its identity, so that a rotation from now on is noticed
+            // (and the renamed file read first) instead of starting in the new file.
+            from = SourceCursor(offset: 0, lineNumber: 0, device: identity.device, inode: identity.inode)
+        }
+        return (from, rotated)
+    }
+
+    /// Decides up to when the window may close, ending the detector's last bout when the input is over.
+    mutating func settle(_ detector: inout StepDetector, lastSampleNs last: Int64?, follow: Bool, nowNs: Int64,
+                         _ handle: (DetectorEvent) -> Void) {
+        if moreToRead {
+            // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
+            // detector has settled (or, before any walk, at the last sample read).
+            settledNs = min(nowNs, detector.settledNs ?? last ?? nowNs)
+        } else if !follow {
+            // A complete recording: its last bout is over.
+            detector.finish(handle)
+            settledNs = nowNs
+        } else if let last, nowNs - last > Self.lateDataAllowanceNs {
+            // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
+            // its last steps land in this window rather than after it was posted.
+            detector.finish(handle)
+            settledNs = nowNs
+        } else if let s = detector.settledNs {
+            // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
+            // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
+            // closes no later than the detector's settled time.
+            settledNs = min(nowNs, s)
+        }
     }
 
     /// How long after its last sample a growing source may still deliver samples that continue the same stream.
