@@ -32,7 +32,7 @@ import TestSupport
     /// A recording past the 256 rows that decide the units, with what real files hold: CRLF line ends, blank lines,
     /// spaces, quotes, exponents, junk, short rows, time going backwards, an absurd value, and `lastLine` (no newline
     /// after it when `unterminated`).
-    func recording(rows: Int = 1200, unterminated: Bool) -> String {
+    func recording(rows: Int = 700, unterminated: Bool) -> String {
         var random = SeededRandom(seed: 7)
         var csv = "t_ms,x,y,z\n"
         for i in 0..<rows {
@@ -60,8 +60,8 @@ import TestSupport
     func rangeBoundariesAnywhereGiveTheSameSamplesAndLineNumbers(unterminated: Bool) throws {
         let path = try temporaryFile(Array(recording(unterminated: unterminated).utf8))
         let reference = try read(path, jobs: 1)
-        #expect(reference.count > 1100)
-        #expect(reference.skipped >= 30)  // every kind of bad line above is in it
+        #expect(reference.count > 600)
+        #expect(reference.skipped >= 15)  // every kind of bad line above is in it, several times
         #expect(reference.issues.contains { $0.contains("time goes backwards") })
         #expect(reference.issues.contains { $0.contains("not a number") })
         #expect(reference.issues.contains { $0.contains("expected 4 fields") })
