@@ -293,19 +293,20 @@ public struct WalkingRecognizer: Sendable, Codable {
         -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double) {
         var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
         for lag in 1...min(49, count - 1) where lag != 3 {
-            // Four running sums: independent chains the CPU overlaps.
+            // Four running sums in the lanes of one vector (lane k: pairs i + k), independent chains the CPU overlaps;
+            // the same sums, in the same order, as four scalar chains.
             let pairs = count - lag
-            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+            var sums = SIMD4<Double>()
             var i = 0
+            let raw = UnsafeRawPointer(b)
             while i + 4 <= pairs {
-                s0 += b[i] * b[i + lag]
-                s1 += b[i + 1] * b[i + 1 + lag]
-                s2 += b[i + 2] * b[i + 2 + lag]
-                s3 += b[i + 3] * b[i + 3 + lag]
+                sums += raw.loadUnaligned(fromByteOffset: i * 8, as: SIMD4<Double>.self)
+                    * raw.loadUnaligned(fromByteOffset: (i + lag) * 8, as: SIMD4<Double>.self)
                 i += 4
             }
+            var s0 = sums[0]
             while i < pairs { s0 += b[i] * b[i + lag]; i += 1 }
-            let v = ((s0 + s1) + (s2 + s3)) / Double(pairs) / variance
+            let v = ((s0 + sums[1]) + (sums[2] + sums[3])) / Double(pairs) / variance
             if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
             if lag >= 4 && lag <= 12 { step = max(step, v) }
             if lag >= 8 && lag <= 25 { stride = max(stride, v) }
