@@ -56,7 +56,9 @@ public enum RecordingCounter {
             }
             onEvent?(event)
         }
-        let summary = try AnyInput.read(path: path, options: options) { item in
+        // Without a per-sample observer, runs of samples go to the detector in one call each.
+        let batch: SampleBatchSink? = onSample == nil ? { detector.push($0, handle) } : nil
+        let summary = try AnyInput.read(path: path, options: options, batch: batch) { item in
             switch item {
             case .sample(let s):
                 onSample?(s)

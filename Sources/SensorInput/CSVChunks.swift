@@ -256,7 +256,7 @@ extension GenericCSVReader {
     /// samples and skipped lines in file order.
     static func readChunks(path: String, options: ReadOptions, completeLinesOnly: Bool, source: LineSource,
                            layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout Progress,
-                           _ sink: (AccelerationSample) -> Void) throws {
+                           batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void) throws {
         let bytes: ByteSource
         var fd: Int32 = -1
         defer { if fd >= 0 { close(fd) } }
@@ -282,7 +282,7 @@ extension GenericCSVReader {
         let jobs = max(1, options.jobs)
         try Parallelism.ordered(parser.count, jobs: jobs, window: 2 * jobs, produce: parser.parse) { _, chunk in
             if let failure = chunk.failure { throw failure }
-            try deliver(chunk, lineBase: state.lastLine, path: path, options: options, &state, sink)
+            try deliver(chunk, lineBase: state.lastLine, path: path, options: options, &state, batch: batch, sink)
             meter.advance(chunk.end - state.offset)
             state.offset = chunk.end
             state.lastLine += chunk.lineCount
@@ -290,30 +290,43 @@ extension GenericCSVReader {
         }
     }
 
-    /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks.
+    /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks. With
+    /// `batch`, the accepted samples go to it in runs (the whole chunk when nothing in it is skipped), each run before
+    /// the skipped line after it; otherwise one by one to `sink`.
     static func deliver(_ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout Progress,
-                        _ sink: (AccelerationSample) -> Void) throws {
+                        batch: SampleBatchSink? = nil, _ sink: (AccelerationSample) -> Void) throws {
         var nextIssue = 0
-        func skip(_ e: InputError) throws {
+        var runStart = 0
+        func flush(upTo end: Int) {
+            guard let batch, end > runStart else { return }
+            chunk.samples.withUnsafeBufferPointer { batch(UnsafeBufferPointer(rebasing: $0[runStart..<end])) }
+        }
+        func skip(_ e: InputError, before j: Int) throws {
+            flush(upTo: j)
+            runStart = j
             var e = e
             e.line = e.line.map { lineBase + $0 }
             try state.summary.skip(e, options: options)
         }
-        for (sample, line) in zip(chunk.samples, chunk.sampleLines) {
+        for j in 0..<chunk.samples.count {
+            let sample = chunk.samples[j], line = chunk.sampleLines[j]
             while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
-                try skip(chunk.issues[nextIssue])
+                try skip(chunk.issues[nextIssue], before: j)
                 nextIssue += 1
             }
             if let previous = state.lastNs, sample.timeNs < previous {
                 try skip(InputError(file: path, line: Int(line),
-                                    message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!))
+                                    message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!), before: j)
+                runStart = j + 1
                 continue
             }
             state.lastNs = sample.timeNs
-            sink(sample)
+            if batch == nil { sink(sample) }
             state.summary.note(sampleAt: sample.timeNs)
         }
-        for e in chunk.issues[nextIssue...] { try skip(e) }
+        flush(upTo: chunk.samples.count)
+        runStart = chunk.samples.count
+        for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
         state.summary.skippedLines += chunk.unreportedIssues
         if !chunk.samples.isEmpty { state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil }
     }

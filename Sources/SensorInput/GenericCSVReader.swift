@@ -139,6 +139,7 @@ public enum GenericCSVReader {
         completeLinesOnly: Bool,
         formatName: String = GenericCSVReader.formatName,
         source: LineSource = .file,
+        batch: SampleBatchSink? = nil,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
         var state = Progress(summary: ReadSummary(format: formatName), headerText: resume?.header,
@@ -158,7 +159,7 @@ public enum GenericCSVReader {
         }
         if handOff, let layout = state.layout, let scale = state.probe.scale {
             try readChunks(path: path, options: options, completeLinesOnly: completeLinesOnly, source: source,
-                           layout: layout, scale: scale, byteBudget: budget.left, &state, sink)
+                           layout: layout, scale: scale, byteBudget: budget.left, &state, batch: batch, sink)
         }
         guard state.sawAnyLine else { throw InputError(file: path, message: "file is empty") }
         guard let l = state.layout, let headerText = state.headerText else {

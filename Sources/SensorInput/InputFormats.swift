@@ -157,8 +157,9 @@ public enum InputFormats {
 
     /// Reads all of `path` as `format`.
     static func read(path: String, format: InputFormat, options: ReadOptions, source: LineSource = .file,
-                     _ sink: (InputItem) -> Void) throws -> ReadSummary {
-        try read(path: path, format: format, options: options, state: nil, completeLinesOnly: false, source: source, sink).summary
+                     batch: SampleBatchSink? = nil, _ sink: (InputItem) -> Void) throws -> ReadSummary {
+        try read(path: path, format: format, options: options, state: nil, completeLinesOnly: false, source: source,
+                 batch: batch, sink).summary
     }
 
     /// Where one read stopped, so the next can go on from there.
@@ -170,7 +171,8 @@ public enum InputFormats {
     }
 
     static func read(path: String, format: InputFormat, options: ReadOptions, state: Resume?, completeLinesOnly: Bool,
-                     source: LineSource = .file, _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+                     source: LineSource = .file, batch: SampleBatchSink? = nil,
+                     _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
         if let whole = format.whole {
             var memory: [UInt8]?
             if case .memory(let bytes) = source { memory = bytes }
@@ -181,7 +183,7 @@ public enum InputFormats {
         guard let parser = format.parser else {
             let (summary, next) = try GenericCSVReader.read(path: path, options: options, resume: state?.generic,
                                                             completeLinesOnly: completeLinesOnly, formatName: format.name,
-                                                            source: source) {
+                                                            source: source, batch: batch) {
                 sink(.sample($0))
             }
             return (summary, next.map { Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: nil, generic: $0) })

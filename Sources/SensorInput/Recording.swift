@@ -155,16 +155,22 @@ public enum AccelerationInput {
     }
 }
 
+/// Where runs of consecutive samples go when a reader can hand them over together (the generic CSV reader's ranges):
+/// one call per run instead of one per sample, so a detector can take them in a tight loop.
+public typealias SampleBatchSink = (UnsafeBufferPointer<AccelerationSample>) -> Void
+
 /// Opens any input (acceleration or steps), detecting its format, and streams its items.
 public enum AnyInput {
-    /// Reads every item of `path` in file order.
+    /// Reads every item of `path` in file order. With `batch`, samples may come to it in runs instead of to `sink`
+    /// (still in file order, interleaved correctly with the samples and readings `sink` gets).
     public static func read(
         path: String,
         options: ReadOptions = ReadOptions(),
+        batch: SampleBatchSink? = nil,
         _ sink: (InputItem) -> Void
     ) throws -> ReadSummary {
         let format = try InputFormats.resolve(path: path, options: options)
-        return try InputFormats.read(path: path, format: format, options: options, sink)
+        return try InputFormats.read(path: path, format: format, options: options, batch: batch, sink)
     }
 }
 

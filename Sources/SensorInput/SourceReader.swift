@@ -47,6 +47,7 @@ public enum SourceReader {
         path: String,
         options: ReadOptions = ReadOptions(),
         cursor: SourceCursor?,
+        batch: SampleBatchSink? = nil,
         _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
         if let whole = try wholeFormat(path: path, options: options, cursor: cursor) {
@@ -89,7 +90,7 @@ public enum SourceReader {
         var (summary, next): (ReadSummary, InputFormats.Resume?)
         do {
             (summary, next) = try InputFormats.read(path: openPath, format: format, options: options, state: resume,
-                                                    completeLinesOnly: true, sink)
+                                                    completeLinesOnly: true, batch: batch, sink)
         } catch let e as InputError {
             throw named(e)
         }

@@ -77,6 +77,11 @@ public struct StepDetector: Sendable, Codable {
         if undecided.capacity < Self.heldCapacity { undecided.reserveCapacity(Self.heldCapacity) }
     }
 
+    /// Pushes samples in order, as `push(timeNs:x:y:z:_:)` one by one (a run a reader hands over at once).
+    public mutating func push(_ samples: UnsafeBufferPointer<AccelerationSample>, _ emit: (DetectorEvent) -> Void) {
+        for s in samples { push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, emit) }
+    }
+
     /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
     public mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
         let magnitude = (x * x + y * y + z * z).squareRoot()

@@ -17,6 +17,20 @@ import TestSupport
         #expect(abs(result.steps - 109) <= 11)
         #expect(result.bouts.reduce(0) { $0 + $1.steps } == result.steps)
     }
+
+    @Test func samplesHandedOverInRunsCountLikeOneByOne() throws {
+        // With no per-sample observer the detector takes runs of samples; with one, samples one by one.
+        let path = Self.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        var options = ReadOptions()
+        options.jobs = 2
+        options.chunkBytes = 997
+        let runs = try RecordingCounter.count(path: path, options: options, keepStepTimes: true)
+        var seen = 0
+        let one = try RecordingCounter.count(path: path, options: options, keepStepTimes: true, onSample: { _ in seen += 1 })
+        #expect(seen == 3000)
+        #expect(runs.stepTimes == one.stepTimes && runs.steps > 50)
+        #expect(runs.bouts == one.bouts)
+    }
 }
 
 @Suite struct RecordingCounterStepInputTests {

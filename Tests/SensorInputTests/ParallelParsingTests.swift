@@ -163,4 +163,30 @@ import TestSupport
         }
         #expect(sliced == whole.samples)
     }
+
+    @Test func runsHandedOverTogetherAreTheSameSamplesInTheSameOrder() throws {
+        let path = try temporaryFile(Array(recording(unterminated: true).utf8))
+        for strict in [false, true] {
+            for chunkBytes in [7, 500, 1 << 17] {
+                var options = ReadOptions(strict: strict)
+                options.jobs = 2
+                options.chunkBytes = chunkBytes
+                var one: [AccelerationSample] = [], runs: [AccelerationSample] = []
+                var oneError: String?, runsError: String?
+                do {
+                    _ = try AnyInput.read(path: path, options: options) { if case .sample(let s) = $0 { one.append(s) } }
+                } catch { oneError = "\(error)" }
+                var runCount = 0
+                do {
+                    _ = try AnyInput.read(path: path, options: options, batch: { run in
+                        runCount += 1
+                        runs.append(contentsOf: run)
+                    }) { if case .sample(let s) = $0 { runs.append(s) } }
+                } catch { runsError = "\(error)" }
+                #expect(runs == one, "strict \(strict), ranges of \(chunkBytes)")
+                #expect(runsError == oneError)
+                #expect(runCount > 0 && runCount < one.count)  // handed over in runs, not one by one
+            }
+        }
+    }
 }

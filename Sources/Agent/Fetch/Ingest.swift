@@ -61,9 +61,16 @@ struct Ingest: Sendable {
                 buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
             }
         }
+        let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each
+            guard let firstSample = run.first, let lastSample = run.last else { return }
+            if first == nil { first = firstSample.timeNs }
+            last = lastSample.timeNs
+            detector.push(run, handle)
+        }
         let (from, rotated) = try startingCursor(source, saved: saved, options: options, sink)
         let startInode = from?.inode
-        var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, sink)
+        var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, batch: batch,
+                                                         sink)
         if let rotated { summary = rotated.merged(with: summary) }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
