@@ -5,35 +5,6 @@ import Darwin
 #endif
 import StepDetection
 
-/// Bytes at offsets of an input: a file read with `pread(2)` (several threads may read at once), or bytes in memory.
-enum ByteSource: @unchecked Sendable {
-    case file(Int32)
-    case memory([UInt8])
-
-    /// Reads up to `count` bytes at `offset` into `buffer`; fewer only at the end of the input.
-    func read(into buffer: UnsafeMutablePointer<UInt8>, at offset: Int64, count: Int) throws -> Int {
-        switch self {
-        case .memory(let bytes):
-            guard offset < bytes.count else { return 0 }
-            let n = min(count, bytes.count - Int(offset))
-            bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + Int(offset), count: n) }
-            return n
-        case .file(let fd):
-            var done = 0
-            while done < count {
-                let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw InputError(file: "", message: "read failed: \(String(cString: strerror(errno)))")
-                }
-                if n == 0 { break }
-                done += n
-            }
-            return done
-        }
-    }
-}
-
 /// The lines of a CSV file that start in one byte range, parsed into samples on their own.
 struct ParsedChunk: Sendable {
     var samples: [AccelerationSample] = []
@@ -75,11 +46,12 @@ struct CSVChunkParser: Sendable {
         let start = begin + Int64(k) * chunkBytes, stop = min(start + chunkBytes, limitEnd)
         // Range k > 0 reads one byte before its start, to know whether a line starts right there.
         let from = k == 0 ? start : start - 1
-        var buffer = GrowableBuffer(capacity: Int(stop - from) + 4096)
+        var buffer = ByteBuffer(capacity: Int(stop - from) + 4096)
         defer { buffer.free() }
         var chunk = ParsedChunk()
+        let length: Int
         do {
-            try buffer.fill(from: source, at: from, count: Int(stop - from), lineEndingAtOrAfter: Int(stop - from) - 1)
+            length = try source.read(&buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1)
         } catch var e as InputError {
             e.file = path
             chunk.failure = e
@@ -88,11 +60,8 @@ struct CSVChunkParser: Sendable {
             chunk.failure = InputError(file: path, message: "\(error)")
             return chunk
         }
-        let p = buffer.base, length = buffer.count
-        // A sentinel newline ends an unterminated last line (no bounds checks in the hot loop), then zeros that
-        // word-wide loads may read.
-        p[length] = 0x0A
-        (p + length + 1).initialize(repeating: 0, count: GrowableBuffer.padding - 1)
+        let p = buffer.base
+        p[length] = 0x0A  // a sentinel newline ends an unterminated last line: no bounds checks in the hot loop
         var i = 0
         if k > 0 {
             guard length > 0 else { chunk.end = from; return chunk }
@@ -109,9 +78,8 @@ struct CSVChunkParser: Sendable {
         return chunk
     }
 
-    /// Parses the lines starting at `start` and before `limit` of a buffer whose byte at `length` is a newline
-    /// (and that has `GrowableBuffer.padding` readable bytes after it). `chunk.end` is set to the buffer index after
-    /// the last line taken.
+    /// Parses the lines starting at `start` and before `limit` of a buffer whose byte at `length` is a newline.
+    /// `chunk.end` is set to the buffer index after the last line taken.
     private func scan(_ p: UnsafeMutablePointer<UInt8>, length: Int, from start: Int, startsBefore limit: Int,
                       into chunk: inout ParsedChunk) {
         let expected = max(16, (limit - start) / 32)
@@ -209,53 +177,11 @@ struct SampleConversion {
     }
 }
 
-/// A byte buffer with `padding` spare bytes at the end (a sentinel newline, then bytes that word-wide loads may read),
-/// grown while reading up to a line end.
-struct GrowableBuffer {
-    static let padding = 16
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private(set) var count = 0
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity + Self.padding)
-    }
-
-    func free() { base.deallocate() }
-
-    private mutating func reserve(_ total: Int) {
-        guard total > capacity else { return }
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: total * 2 + Self.padding)
-        bigger.update(from: base, count: count)
-        base.deallocate()
-        base = bigger
-        capacity = total * 2
-    }
-
-    /// Reads `count` bytes at `offset`, then more until a newline lies at or after index `index` (or the input ends).
-    mutating func fill(from source: ByteSource, at offset: Int64, count wanted: Int, lineEndingAtOrAfter index: Int) throws {
-        reserve(wanted)
-        count = try source.read(into: base, at: offset, count: wanted)
-        guard count == wanted else { return }  // the input ended
-        var searchFrom = max(0, index)
-        let step = 64 * 1024
-        while true {
-            if searchFrom < count, memchr(base + searchFrom, 0x0A, count - searchFrom) != nil { return }
-            searchFrom = count
-            reserve(count + step)
-            let n = try source.read(into: base + count, at: offset + Int64(count), count: step)
-            count += n
-            if n < step { return }
-        }
-    }
-}
-
 extension GenericCSVReader {
     /// Reads the rest of the file from `state.offset` in byte ranges parsed on `options.jobs` threads, delivering
     /// samples and skipped lines in file order.
     static func readChunks(path: String, options: ReadOptions, completeLinesOnly: Bool, source: LineSource,
-                           layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout Progress,
+                           layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout ReadState,
                            batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void) throws {
         let bytes: ByteSource
         var fd: Int32 = -1
@@ -266,12 +192,8 @@ extension GenericCSVReader {
             bytes = .memory(b)
             size = Int64(b.count)
         case .file:
-            fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
-            var st = stat()
-            guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
+            (fd, size) = try LineReader.openFile(path, at: 0)
             bytes = .file(fd)
-            size = Int64(st.st_size)
         }
         let limitEnd = min(size, byteBudget.map { state.offset + max(0, $0) } ?? size)
         let parser = CSVChunkParser(path: path, source: bytes, layout: layout, scale: scale, options: options,
@@ -293,7 +215,7 @@ extension GenericCSVReader {
     /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks. With
     /// `batch`, the accepted samples go to it in runs (the whole chunk when nothing in it is skipped), each run before
     /// the skipped line after it; otherwise one by one to `sink`.
-    static func deliver(_ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout Progress,
+    static func deliver(_ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout ReadState,
                         batch: SampleBatchSink? = nil, _ sink: (AccelerationSample) -> Void) throws {
         var nextIssue = 0
         var runStart = 0

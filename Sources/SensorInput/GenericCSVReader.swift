@@ -115,7 +115,7 @@ public enum GenericCSVReader {
     }
 
     /// Where a read is: what is known of the file and what has been delivered.
-    struct Progress {
+    struct ReadState {
         var summary: ReadSummary
         var layout: Layout?
         var headerText: String?
@@ -142,7 +142,7 @@ public enum GenericCSVReader {
         batch: SampleBatchSink? = nil,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
-        var state = Progress(summary: ReadSummary(format: formatName), headerText: resume?.header,
+        var state = ReadState(summary: ReadSummary(format: formatName), headerText: resume?.header,
                              offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
         state.probe.scale = resume?.scale
         if let h = resume?.header {
@@ -180,7 +180,7 @@ public enum GenericCSVReader {
     /// Reads line by line from `state.offset` until the header is read and the units are told from the first rows.
     /// Returns whether the rest of the file is left to `readChunks` (false: the file, or what may be read, ended).
     static func readHead(path: String, options: ReadOptions, completeLinesOnly: Bool, formatName: String,
-                         source: LineSource, budget: inout ByteBudget, _ state: inout Progress,
+                         source: LineSource, budget: inout ByteBudget, _ state: inout ReadState,
                          _ sink: (AccelerationSample) -> Void) throws -> Bool {
         let scratch = FieldScratch()
         let lineBase = state.lastLine

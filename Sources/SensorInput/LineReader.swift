@@ -24,17 +24,17 @@ public struct LineReader {
         defer { close(fd) }
         var meter = ProgressMeter(total: size, enabled: progress)
         defer { meter.finish() }
-        var capacity = max(chunkSize, 4096)
-        var buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
+        var storage = ByteBuffer(capacity: max(chunkSize, 4096))
+        defer { storage.free() }
         var filled = 0
         var lineNumber = 0
         var consumed: Int64 = offset
         var atFileStart = offset == 0
         var stop = false
         while !stop {
-            if filled == capacity { grow(&buffer, &capacity, keeping: filled) }  // one line longer than the buffer
-            let n = read(fd, buffer + filled, capacity - filled)
+            if filled == storage.capacity { storage.reserve(2 * filled, keeping: filled) }  // a line longer than the buffer
+            let buffer = storage.base
+            let n = read(fd, buffer + filled, storage.capacity - filled)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw InputError(file: path, line: lineNumber + 1, message: "read failed: \(String(cString: strerror(errno)))")
@@ -73,15 +73,6 @@ public struct LineReader {
             if filled > 0 && start > 0 { memmove(buffer, buffer + start, filled) }
         }
         return consumed
-    }
-
-    /// Doubles `buffer`, keeping its first `count` bytes.
-    static func grow(_ buffer: inout UnsafeMutablePointer<UInt8>, _ capacity: inout Int, keeping count: Int) {
-        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
-        bigger.update(from: buffer, count: count)
-        buffer.deallocate()
-        buffer = bigger
-        capacity *= 2
     }
 
     /// Opens a regular file for reading at `offset`; returns the descriptor and the file's size.
@@ -221,5 +212,76 @@ public enum LineSource: Sendable {
         case .memory(let bytes):
             return try bytes.withUnsafeBufferPointer { try LineReader.forEachLine(bytes: $0, startingAt: offset, body) }
         }
+    }
+}
+
+/// Bytes at offsets of an input: a file read with `pread(2)` (several threads may read at once), or bytes in memory.
+enum ByteSource: @unchecked Sendable {
+    case file(Int32)
+    case memory([UInt8])
+
+    /// Reads `count` bytes at `offset` into `buffer`, then more until a newline lies at or after index `index` (or
+    /// the input ends); returns how many bytes the buffer holds.
+    func read(_ buffer: inout ByteBuffer, at offset: Int64, count wanted: Int, throughLineEndAtOrAfter index: Int) throws -> Int {
+        buffer.reserve(wanted, keeping: 0)
+        var count = try read(into: buffer.base, at: offset, count: wanted)
+        guard count == wanted else { return count }  // the input ended
+        var searchFrom = max(0, index)
+        let step = 64 * 1024
+        while true {
+            if searchFrom < count, memchr(buffer.base + searchFrom, 0x0A, count - searchFrom) != nil { return count }
+            searchFrom = count
+            buffer.reserve(count + step, keeping: count)
+            let n = try read(into: buffer.base + count, at: offset + Int64(count), count: step)
+            count += n
+            if n < step { return count }
+        }
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`; fewer only at the end of the input.
+    private func read(into buffer: UnsafeMutablePointer<UInt8>, at offset: Int64, count: Int) throws -> Int {
+        switch self {
+        case .memory(let bytes):
+            guard offset < bytes.count else { return 0 }
+            let n = min(count, bytes.count - Int(offset))
+            bytes.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + Int(offset), count: n) }
+            return n
+        case .file(let fd):
+            var done = 0
+            while done < count {
+                let n = pread(fd, buffer + done, count - done, off_t(offset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw InputError(file: "", message: "read failed: \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                done += n
+            }
+            return done
+        }
+    }
+}
+
+/// A heap byte buffer with one byte to spare past its capacity (room for a sentinel), grown keeping its bytes: the
+/// buffer of `LineReader` and of the CSV range parser.
+struct ByteBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity + 1)
+    }
+
+    func free() { base.deallocate() }
+
+    /// Makes room for `total` bytes (doubling), keeping the first `keeping`.
+    mutating func reserve(_ total: Int, keeping: Int) {
+        guard total > capacity else { return }
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: max(total, capacity * 2) + 1)
+        bigger.update(from: base, count: keeping)
+        base.deallocate()
+        base = bigger
+        capacity = max(total, capacity * 2)
     }
 }

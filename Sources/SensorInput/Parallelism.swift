@@ -56,33 +56,14 @@ public enum Parallelism {
     }
 
     /// `work(i)` for every `i` in `0..<count`, at most `jobs` at a time, results in index order.
-    public static func map<T: Sendable>(_ count: Int, jobs: Int, _ work: @Sendable (Int) -> T) -> [T] {
-        guard jobs > 1, count > 1 else { return (0..<count).map(work) }
-        let results = ResultSlots<T>(count)
-        let next = ResultSlots<Int>(1)
-        next.set(0, 0)
-        DispatchQueue.concurrentPerform(iterations: min(jobs, count)) { _ in
-            while let i = next.claim(below: count) { results.set(i, work(i)) }
+    public static func map<T: Sendable>(_ count: Int, jobs: Int, _ work: @escaping @Sendable (Int) -> T) -> [T] {
+        var results: [T] = []
+        results.reserveCapacity(count)
+        ordered(count, jobs: jobs, window: count, produce: work) { _, value in
+            results.append(value)
+            return true
         }
-        return results.values
-    }
-}
-
-/// Slots written from several threads under a lock.
-private final class ResultSlots<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [T?]
-    init(_ count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ value: T) { lock.withLock { slots[i] = value } }
-    var values: [T] { lock.withLock { slots.map { $0! } } }
-    /// For the counter slot: the next index below `limit`, or nil when all are taken.
-    func claim(below limit: Int) -> Int? where T == Int {
-        lock.withLock {
-            let i = slots[0]!
-            guard i < limit else { return nil }
-            slots[0] = i + 1
-            return i
-        }
+        return results
     }
 }
 
