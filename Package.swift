@@ -24,7 +24,9 @@ let package = Package(
     ],
     targets: [
         // Pure Swift, no I/O: samples -> step events and walking bouts.
-        .target(name: "StepDetection"),
+        // Optimised in debug builds too: its per-sample loops are the CPU of most tests (and of `make demo`), 5-10x slower
+        // unoptimised. To step through it in a debugger, remove the setting.
+        .target(name: "StepDetection", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Files and devices -> acceleration samples or step readings.
         .target(name: "SensorInput", dependencies: [
             "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
