@@ -23,6 +23,8 @@ public struct StepDetector: Sendable, Codable {
     var stage2 = 0.0
     var cachedDtNs: Int64 = -1
     var cachedAlpha = 0.0
+    /// The recognizer's wide filter coefficient for the same time step (not saved: recomputed with `cachedAlpha`).
+    var cachedWideAlpha = 0.0
     // Hysteresis peak tracker on the filtered magnitude.
     var seekingPeak = true
     var extremeValue = 0.0
@@ -116,6 +118,7 @@ public struct StepDetector: Sendable, Codable {
         if dtNs != cachedDtNs {
             let dt = Double(dtNs) * 1e-9
             cachedAlpha = (dt / lowPassTau).lowPassCoefficient  // exact for any time step: the same filter at any rate
+            cachedWideAlpha = WalkingRecognizer.wideAlpha(cachedAlpha)
             cachedDtNs = dtNs
         }
         stage1 += (magnitude - stage1) * cachedAlpha
@@ -147,8 +150,9 @@ public struct StepDetector: Sendable, Codable {
         }
         if timeNs > boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
-        if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, alpha: cachedAlpha,
-                                          score: inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty),
+        if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: cachedWideAlpha)
+            && recognizer.advance(timeNs: timeNs, value: value, raw: magnitude,
+                                  score: inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty),
            let window = recognizer.window {
             recognizer.window = nil
             windowScored(window, emit)
@@ -190,7 +194,9 @@ public struct StepDetector: Sendable, Codable {
         endBout(emit)
         if parameters.recognizer.enabled {
             flushRecognizer(emit)
-            _ = recognizer.push(timeNs: timeNs, value: value, raw: value, alpha: 0, score: false)
+            if recognizer.push(timeNs: timeNs, value: value, raw: value, wideAlpha: 0) {
+                _ = recognizer.advance(timeNs: timeNs, value: value, raw: value, score: false)
+            }
         }
         pending.removeAll(keepingCapacity: true)
         pendingSwings.removeAll(keepingCapacity: true)

@@ -118,17 +118,13 @@ public struct WalkingRecognizer: Sendable, Codable {
         axisSamples += 1
     }
 
-    /// Feeds one sample: its low-passed magnitude and its raw one. Returns true when a window was completed and, with
-    /// `score`, its span and features wait in `window` (a window nobody needs, in stillness or in motion without any
-    /// rhythm, is not computed).
+    /// Feeds one sample: its low-passed magnitude and its raw one (`wideAlpha`: the wide filter's coefficient for the
+    /// sample's time step). Returns true when the sample reaches the next tick: then call `advance`.
     @inline(__always)
-    mutating func push(timeNs: Int64, value: Double, raw: Double, alpha: Double, score: Bool) -> Bool {
+    mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
         if nextTickNs == .min {
             startGrid(timeNs: timeNs, value: value, raw: raw)
         } else {
-            // The wide filter's cut-off is twice the detector's: over the same time step its coefficient is
-            // 1 − (1 − α)² = α(2 − α), with no exponential of its own.
-            let wideAlpha = alpha * (2 - alpha)
             wide1 += (raw - wide1) * wideAlpha
             wide2 += (wide1 - wide2) * wideAlpha
         }
@@ -138,8 +134,12 @@ public struct WalkingRecognizer: Sendable, Codable {
             previousValue = value
             return false
         }
-        return advance(timeNs: timeNs, value: value, raw: raw, score: score)
+        return true
     }
+
+    /// The wide filter's coefficient for a time step whose detector coefficient is `alpha`: its cut-off is twice the
+    /// detector's, so over the same step it is 1 − (1 − α)² = α(2 − α), with no exponential of its own.
+    static func wideAlpha(_ alpha: Double) -> Double { alpha * (2 - alpha) }
 
     private mutating func startGrid(timeNs: Int64, value: Double, raw: Double) {
         nextTickNs = timeNs
@@ -149,9 +149,12 @@ public struct WalkingRecognizer: Sendable, Codable {
         wide2 = raw
     }
 
-    /// Adds the ticks up to `timeNs`, interpolating the low-passed magnitude, and scores a window when one is due.
+    /// Adds the ticks up to `timeNs` (after `push` returned true), interpolating the low-passed magnitude, and with
+    /// `score` computes a window when one is due. Returns true when a window was completed and, with `score`, its span
+    /// and features wait in `window` (a window nobody needs, in stillness or in motion without any rhythm, is not
+    /// computed).
     @inline(never)
-    private mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
+    mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
         // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
         let (ahead, overflow) = timeNs.subtractingReportingOverflow(nextTickNs)
         if overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Int64.max - 2 * Self.tickNs {
@@ -235,26 +238,21 @@ public struct WalkingRecognizer: Sendable, Codable {
     }
 
     private func magnitudeFeatures(ticks n: Int, into f: inout WindowFeatures) {
-        // The window in time order, mean removed, in a stack buffer (no allocation, no closure over `f`).
-        var y = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-                 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         let count = min(n, Self.windowTicks)
-        var mean = 0.0
-        for i in 0..<count { mean += magnitudes[index(i, of: count)] }
-        mean /= Double(count)
-        var excess = 0.0
-        for i in 0..<count { excess = max(excess, excesses[index(i, of: count)]) }
-        let stats = withUnsafeMutableBytes(of: &y) { raw -> (Double, Double, Double, Int, [Double]?) in
-            let b = raw.baseAddress!.assumingMemoryBound(to: Double.self)
+        // The window in time order, mean removed, in an uninitialised stack buffer (no allocation, no zeroing).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.windowTicks) { y in
+            let b = y.baseAddress!
+            var mean = 0.0, excess = 0.0
+            magnitudes.withUnsafeBufferPointer { ring in
+                Self.forEachTick(count, head: head) { i, k in b[i] = ring[k]; mean += ring[k] }
+            }
+            excesses.withUnsafeBufferPointer { ring in
+                Self.forEachTick(count, head: head) { _, k in excess = max(excess, ring[k]) }
+            }
+            mean /= Double(count)
             var m2 = 0.0, m4 = 0.0, peak = 0.0, crossings = 0
             for i in 0..<count {
-                let v = magnitudes[index(i, of: count)] - mean
+                let v = b[i] - mean
                 b[i] = v
                 let v2 = v * v
                 m2 += v2
@@ -262,29 +260,34 @@ public struct WalkingRecognizer: Sendable, Codable {
                 peak = max(peak, abs(v))
                 if i > 0 && (v >= 0) != (b[i - 1] >= 0) { crossings += 1 }
             }
-            return (m2, m4, peak, crossings, nil)
-        }
-        let (m2, m4, peak, crossings, _) = stats
-        let variance = m2 / Double(count)
-        let std = max(variance.squareRoot(), 0.01)
-        f.logStd = std.logarithm
-        f.crest = peak / std
-        f.logKurtosis = variance > 1e-8 ? (m4 / Double(count) / (variance * variance)).logarithm : 0
-        f.crossingsHz = Double(crossings) * Self.tickHz / Double(count)
-        f.logImpulse = (1 + excess / std).logarithm
-        // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
-        var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
-        if variance > 1e-8 && min(49, count - 1) >= 4 {
-            withUnsafeBytes(of: &y) { raw in
-                (r1, r2, step, stride, twoStrides) = Self.autocorrelations(
-                    raw.baseAddress!.assumingMemoryBound(to: Double.self), count: count, variance: variance)
+            let variance = m2 / Double(count)
+            let std = max(variance.squareRoot(), 0.01)
+            f.logStd = std.logarithm
+            f.crest = peak / std
+            f.logKurtosis = variance > 1e-8 ? (m4 / Double(count) / (variance * variance)).logarithm : 0
+            f.crossingsHz = Double(crossings) * Self.tickHz / Double(count)
+            f.logImpulse = (1 + excess / std).logarithm
+            // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
+            var r = (r1: 0.0, r2: 0.0, step: -1.0, stride: -1.0, twoStrides: -1.0)
+            if variance > 1e-8 && min(49, count - 1) >= 4 {
+                r = Self.autocorrelations(UnsafePointer(b), count: count, variance: variance)
             }
+            f.r1 = r.r1
+            f.r2 = r.r2
+            f.rStep = r.step
+            f.rStride = r.stride
+            f.rTwoStrides = r.twoStrides
         }
-        f.r1 = r1
-        f.r2 = r2
-        f.rStep = step
-        f.rStride = stride
-        f.rTwoStrides = twoStrides
+    }
+
+    /// Calls `body(i, k)` for tick `i` of the newest `n` (oldest first) at ring index `k`: the ring's two contiguous
+    /// runs, without a wrap test per tick.
+    @inline(__always)
+    private static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
+        let first = head - n < 0 ? head - n + windowTicks : head - n
+        let run = min(n, windowTicks - first)
+        for i in 0..<run { body(i, first + i) }
+        for i in run..<n { body(i, i - run) }
     }
 
     /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
@@ -292,37 +295,72 @@ public struct WalkingRecognizer: Sendable, Codable {
     private static func autocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
         -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double) {
         var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
-        for lag in 1...min(49, count - 1) where lag != 3 {
-            // Four running sums in the lanes of one vector (lane k: pairs i + k), independent chains the CPU overlaps;
-            // the same sums, in the same order, as four scalar chains.
-            let pairs = count - lag
-            var sums = SIMD4<Double>()
-            var i = 0
-            let raw = UnsafeRawPointer(b)
-            while i + 4 <= pairs {
-                sums += raw.loadUnaligned(fromByteOffset: i * 8, as: SIMD4<Double>.self)
-                    * raw.loadUnaligned(fromByteOffset: (i + lag) * 8, as: SIMD4<Double>.self)
-                i += 4
-            }
-            var s0 = sums[0]
-            while i < pairs { s0 += b[i] * b[i + lag]; i += 1 }
-            let v = ((s0 + sums[1]) + (sums[2] + sums[3])) / Double(pairs) / variance
+        func note(_ lag: Int, _ meanProduct: Double) {
+            let v = meanProduct / variance
             if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
             if lag >= 4 && lag <= 12 { step = max(step, v) }
             if lag >= 8 && lag <= 25 { stride = max(stride, v) }
             if lag >= 26 { twoStrides = max(twoStrides, v) }
         }
+        // Lags 1, 2, 4, 5, …, 49 (3 is not used), four at a time: one pass loads each tick once for all four.
+        let maxLag = min(49, count - 1)
+        var lags = SIMD4<Int>(1, 2, 4, 5)
+        while lags[3] <= maxLag {
+            let products = meanProducts(b, count: count, lags: lags)
+            for k in 0..<4 { note(lags[k], products[k]) }
+            lags = lags[0] == 1 ? SIMD4(6, 7, 8, 9) : lags &+ 4
+        }
+        for lag in lags[0]...max(lags[0], maxLag) where lag <= maxLag && lag != 3 {
+            note(lag, meanProducts(b, count: count, lags: SIMD4(repeating: lag))[0])
+        }
         return (r1, r2, step, stride, twoStrides)
     }
 
+    /// The mean products `Σ b[i]·b[i+lag] / (count − lag)` at four increasing lags. Each lag keeps four running sums
+    /// in the lanes of one vector (lane k: pairs i + k), then a scalar tail: the same sums in the same order as one lag
+    /// alone, so results do not depend on how lags are grouped.
+    @inline(__always)
+    private static func meanProducts(_ b: UnsafePointer<Double>, count: Int, lags: SIMD4<Int>) -> SIMD4<Double> {
+        let raw = UnsafeRawPointer(b)
+        @inline(__always) func load(_ i: Int) -> SIMD4<Double> {
+            raw.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self)
+        }
+        var s0 = SIMD4<Double>(), s1 = SIMD4<Double>(), s2 = SIMD4<Double>(), s3 = SIMD4<Double>()
+        // Together while every lag has four more pairs (the largest lag has the fewest).
+        let together = count &- lags[3]
+        var i = 0
+        while i &+ 4 <= together {
+            let x = load(i)
+            s0 += x * load(i &+ lags[0])
+            s1 += x * load(i &+ lags[1])
+            s2 += x * load(i &+ lags[2])
+            s3 += x * load(i &+ lags[3])
+            i &+= 4
+        }
+        @inline(__always) func finish(_ sums: SIMD4<Double>, _ lag: Int) -> Double {
+            var sums = sums, j = i
+            let pairs = count &- lag
+            while j &+ 4 <= pairs { sums += load(j) * load(j &+ lag); j &+= 4 }
+            var first = sums[0]
+            while j < pairs { first += b[j] * b[j &+ lag]; j &+= 1 }
+            return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
+        }
+        return SIMD4(finish(s0, lags[0]), finish(s1, lags[1]), finish(s2, lags[2]), finish(s3, lags[3]))
+    }
+
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {
-        for i in 0..<n where !axisTicks[index(i, of: n)] { return }
+        var everyTick = true
+        axisTicks.withUnsafeBufferPointer { ring in Self.forEachTick(n, head: head) { _, k in everyTick = everyTick && ring[k] } }
+        guard everyTick else { return }
         f.hasAxes = true
         var g = (0.0, 0.0, 0.0), d = (0.0, 0.0, 0.0)
-        for i in 0..<n {
-            let k = 3 * index(i, of: n)
-            g = (g.0 + gravity[k], g.1 + gravity[k + 1], g.2 + gravity[k + 2])
-            d = (d.0 + direction[k], d.1 + direction[k + 1], d.2 + direction[k + 2])
+        gravity.withUnsafeBufferPointer { gravity in
+            direction.withUnsafeBufferPointer { direction in
+                Self.forEachTick(n, head: head) { _, k in
+                    g = (g.0 + gravity[3 * k], g.1 + gravity[3 * k + 1], g.2 + gravity[3 * k + 2])
+                    d = (d.0 + direction[3 * k], d.1 + direction[3 * k + 1], d.2 + direction[3 * k + 2])
+                }
+            }
         }
         let count = Double(n)
         f.gravitySteadiness = (g.0 * g.0 + g.1 * g.1 + g.2 * g.2).squareRoot() / count
