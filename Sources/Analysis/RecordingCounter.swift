@@ -41,10 +41,11 @@ public enum RecordingCounter {
         options: ReadOptions = ReadOptions(),
         parameters: DetectorParameters = .standard,
         keepStepTimes: Bool = false,
+        axisFeatures: Bool = false,
         onSample: ((AccelerationSample) -> Void)? = nil,
         onEvent: ((DetectorEvent) -> Void)? = nil
     ) throws -> RecordingCount {
-        var detector = StepDetector(parameters: parameters)
+        var detector = StepDetector(parameters: parameters, axisFeatures: axisFeatures)
         var bouts: [WalkingBout] = []
         var times: [Int64] = []
         var readings: [StepReading] = []

@@ -34,7 +34,7 @@ public enum WalkingFeatureDump {
         var windows = "", steps = ""
         let file = entry.file.contains(",") ? "\"\(entry.file)\"" : entry.file
         func seconds(_ ns: Int64) -> String { String(format: "%.3f", Double(ns) / 1e9) }
-        _ = try RecordingCounter.count(path: entry.path, parameters: parameters, onEvent: { event in
+        _ = try RecordingCounter.count(path: entry.path, parameters: parameters, axisFeatures: true, onEvent: { event in
             switch event {
             case .decision(let d, let f):
                 let values = f.values.map { String(format: "%.5g", $0) }.joined(separator: ",")

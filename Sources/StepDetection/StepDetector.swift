@@ -59,10 +59,15 @@ public struct StepDetector: Sendable, Codable {
     var gateBout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
     /// `parameters.recognizer.enabled`, kept apart for the per-sample path.
     var recognizing: Bool
+    /// Whether the recognizer follows the three axes: only when its model uses an axis feature.
+    var tracksAxes: Bool
 
-    public init(parameters: DetectorParameters = .standard) {
+    /// `axisFeatures`: also follow the three axes and compute their window features when the model does not use them
+    /// (`eval --features`, to study them; not kept in a saved state).
+    public init(parameters: DetectorParameters = .standard, axisFeatures: Bool = false) {
         self.parameters = parameters
         recognizing = parameters.recognizer.enabled
+        tracksAxes = parameters.recognizer.enabled && (axisFeatures || parameters.recognizer.model.usesAxes)
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
         reservePending()
@@ -87,8 +92,8 @@ public struct StepDetector: Sendable, Codable {
     /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
     public mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
         let magnitude = (x * x + y * y + z * z).squareRoot()
-        // Three axes help the recognizer; `y = z = 0` is how magnitude-only readers deliver |a|.
-        if recognizing && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
+        // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
+        if tracksAxes && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
             && timeNs > lastTimeNs {
             recognizer.addAxes(x: x, y: y, z: z)
         }

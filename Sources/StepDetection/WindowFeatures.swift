@@ -48,68 +48,108 @@ public struct WindowFeatures: Sendable, Equatable {
         [logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
          gravitySteadiness, directionSteadiness, gravityTurn]
     }
+}
 
-    /// `bias + Σ weight × clamp(feature, lower, upper)` over the first `weights.count` features, without building
-    /// `values`. Clamping to the range seen in training keeps the model from extrapolating on motion unlike any of it.
-    func linearScore(bias: Double, weights: [Double], lower: [Double], upper: [Double]) -> Double {
-        let v = (logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-                 gravitySteadiness, directionSteadiness, gravityTurn)
-        var z = bias
-        withUnsafeBytes(of: v) { raw in
-            let f = raw.bindMemory(to: Double.self)
-            let n = min(weights.count, f.count, lower.count, upper.count)
-            for i in 0..<n { z += weights[i] * min(max(f[i], lower[i]), upper[i]) }
+/// Boosted decision trees over the magnitude features: `P(walking) = 1 / (1 + e^-(base + Σ leaf))`, one leaf of each
+/// tree. Every tree is complete, of the same depth, stored breadth first: node `i`'s children are `2i + 1` (feature
+/// below the threshold) and `2i + 2`; a tree has `2^depth − 1` splits and `2^depth` leaves. Trees need no scaling
+/// or clamping of the features and cost `trees × depth` comparisons a window.
+public struct WalkingTrees: Sendable, Equatable, Codable {
+    public var depth: Int
+    public var base: Double
+    /// Per split, tree after tree: the feature's index in `WindowFeatures.names` and its threshold.
+    public var features: [Int]
+    public var thresholds: [Double]
+    /// Per leaf, tree after tree (the learning rate already applied).
+    public var leaves: [Double]
+
+    public init(depth: Int, base: Double, features: [Int], thresholds: [Double], leaves: [Double]) {
+        self.depth = depth
+        self.base = base
+        self.features = features
+        self.thresholds = thresholds
+        self.leaves = leaves
+        precondition(isValid, "WalkingTrees: the arrays do not fit together")
+    }
+
+    enum CodingKeys: String, CodingKey { case depth, base, features, thresholds, leaves }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        depth = try c.decode(Int.self, forKey: .depth)
+        base = try c.decode(Double.self, forKey: .base)
+        features = try c.decode([Int].self, forKey: .features)
+        thresholds = try c.decode([Double].self, forKey: .thresholds)
+        leaves = try c.decode([Double].self, forKey: .leaves)
+        guard isValid else {
+            throw DecodingError.dataCorruptedError(forKey: .features, in: c,
+                                                   debugDescription: "walking trees: the arrays do not fit together")
         }
-        return z
+    }
+
+    /// Whether the arrays fit together: whole trees, known features.
+    public var isValid: Bool {
+        let splits = (1 << depth) - 1, leafCount = 1 << depth
+        return (1...6).contains(depth) && features.count == thresholds.count && features.count % splits == 0
+            && leaves.count / leafCount == features.count / splits && leaves.count % leafCount == 0
+            && features.allSatisfy { (0..<WindowFeatures.names.count).contains($0) }
+    }
+
+    /// Whether a split uses a three-axis feature (else the recognizer need not follow the axes at all).
+    public var usesAxes: Bool { features.contains { $0 >= WindowFeatures.magnitudeNames.count } }
+
+    public func probability(_ f: WindowFeatures) -> Double {
+        let v = (f.logStd, f.r1, f.r2, f.rStep, f.rStride, f.rTwoStrides, f.logKurtosis, f.crest, f.crossingsHz,
+                 f.logImpulse, f.gravitySteadiness, f.directionSteadiness, f.gravityTurn)
+        let splits = (1 << depth) - 1, leafCount = 1 << depth
+        var z = base
+        withUnsafeBytes(of: v) { raw in
+            let values = raw.bindMemory(to: Double.self)
+            for tree in 0..<(leaves.count / leafCount) {
+                var node = 0
+                for _ in 0..<depth {
+                    let k = tree * splits + node
+                    node = 2 * node + (values[features[k]] < thresholds[k] ? 1 : 2)
+                }
+                z += leaves[tree * leafCount + node - splits]
+            }
+        }
+        return 1 / (1 + (-z).exponential)
     }
 }
 
-/// A logistic regression: `P(walking) = 1 / (1 + e^-(bias + Σ weight × feature))`.
-public struct LinearModel: Sendable, Equatable, Codable {
-    public var bias: Double
-    /// One weight per feature, in `WindowFeatures.names` order (the magnitude model has the first ten).
-    public var weights: [Double]
-    /// The range of each feature in the training windows (0.5th to 99.5th percentile); features are clamped to it.
-    public var lower: [Double]
-    public var upper: [Double]
-
-    public init(bias: Double, weights: [Double], lower: [Double], upper: [Double]) {
-        self.bias = bias
-        self.weights = weights
-        self.lower = lower
-        self.upper = upper
-    }
-
-    public func probability(_ features: WindowFeatures) -> Double {
-        1 / (1 + (-features.linearScore(bias: bias, weights: weights, lower: lower, upper: upper)).exponential)
-    }
-}
-
-/// The walking recognizer's parameters: two classifiers trained by `scripts/train_walking.py` on the shared
-/// recordings (coefficients in `WalkingModel.swift`) and the two probabilities of its hysteresis. A run of rhythm
-/// steps becomes walking when a step's windows reach `enter` on average (its earlier steps then count too, as long as
-/// they held `stay`), and stays walking while they hold `stay`. `enter` is the one parameter that trades false steps
-/// in daily life against steps lost on weak walks.
+/// The walking recognizer's parameters: a classifier trained by `scripts/train_walking.py` on the shared recordings
+/// (coefficients in `WalkingModel.swift`) and the two probabilities of its hysteresis. A run of rhythm steps becomes
+/// walking when a step's windows reach `enter` on average (its earlier steps then count too, as long as they held
+/// `stay`), and stays walking while they hold `stay`. `enter` is the one parameter that trades false steps in daily
+/// life against steps lost on weak walks.
 public struct RecognizerParameters: Sendable, Equatable, Codable {
     /// Whether steps must lie in recognised walking to count. Off: rhythm alone decides (the detector before #10).
     public var enabled: Bool
-    /// For windows with |a| only, and for windows with three axes.
-    public var magnitudeModel: LinearModel
-    public var threeAxisModel: LinearModel
+    /// Judges a window from its magnitude features alone, with or without three axes: |a| does not depend on how the
+    /// device is worn or which way its axes point, and many watches and logs give nothing else.
+    public var model: WalkingTrees
     public var enter: Double
     public var stay: Double
 
-    public init(enabled: Bool = true, magnitudeModel: LinearModel, threeAxisModel: LinearModel, enter: Double,
-                stay: Double) {
+    public init(enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double) {
         self.enabled = enabled
-        self.magnitudeModel = magnitudeModel
-        self.threeAxisModel = threeAxisModel
+        self.model = model
         self.enter = enter
         self.stay = stay
     }
 
-    /// The probability that a window with these features is walking.
-    public func probability(_ f: WindowFeatures) -> Double {
-        f.hasAxes ? threeAxisModel.probability(f) : magnitudeModel.probability(f)
+    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay }
+
+    /// Decodes saved parameters; a state saved with an earlier model (linear, before these trees) takes today's.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        enabled = try c.decode(Bool.self, forKey: .enabled)
+        model = try c.decodeIfPresent(WalkingTrees.self, forKey: .model) ?? WalkingModel.trained.model
+        enter = try c.decode(Double.self, forKey: .enter)
+        stay = try c.decode(Double.self, forKey: .stay)
     }
+
+    /// The probability that a window with these features is walking.
+    public func probability(_ f: WindowFeatures) -> Double { model.probability(f) }
 }

@@ -47,6 +47,10 @@ enum SyntheticMotion {
 }
 
 @Suite struct WalkingRecognizerTests {
+    /// How far before a walk the clapping that precedes it may count with it: its last seconds share the walk's
+    /// first 10.24 s windows, or lean towards walking and join the run the walk confirms.
+    static let sharedLeadNs: Int64 = 12_000_000_000
+
     @Test(arguments: [12.5, 25, 50, 100, 200])
     func walkingAt16To22HzCountsWithin2Percent(rate: Double) {
         for hz in [1.6, 1.9, 2.2] {
@@ -89,9 +93,11 @@ enum SyntheticMotion {
         #expect(walkSteps.count >= alone - 2, "the clapping before the walk costs it no steps")
         let truth = walk.stepTimes
         #expect(walkSteps.first.map { $0 <= truth[2] + 100_000_000 } == true, "counting starts at the walk's first steps")
-        // The last seconds of clapping share their 10 s windows with the walk: at most 8 s of it may count with it.
-        let claps = steps - walkSteps.count
-        #expect(claps <= 16, "\(claps) claps counted with the walk")
+        // Only the last seconds of the clapping may count with the walk.
+        let claps = times.filter { $0 < walk.startNs }
+        #expect(claps.count == steps - walkSteps.count)
+        #expect(claps.allSatisfy { $0 >= walk.startNs - Self.sharedLeadNs },
+                "claps counted with the walk, seconds before it: \(claps.map { Double(walk.startNs - $0) / 1e9 })")
     }
 
     @Test(arguments: [0.2, 0.45, 0.5, 0.7, 0.9])
@@ -114,17 +120,56 @@ enum SyntheticMotion {
         resumed.finish { events.append($0) }
         #expect(events == wholeEvents)
         #expect(resumed.counters == whole.counters)
-        #expect(whole.counters.steps >= 78 && whole.counters.steps <= 96)
+        let counted = wholeEvents.compactMap { if case .step(let t) = $0 { t } else { nil } }
+        #expect((78...80).contains(counted.filter { $0 >= walk.startNs }.count), "the walk's 80 steps")
+        #expect(counted.allSatisfy { $0 >= walk.startNs - Self.sharedLeadNs }, "only the clapping's last seconds")
         #expect(whole.counters.refused > 100, "the clapping was refused")
+    }
+
+    @Test func aStateSavedWithTheEarlierLinearModelResumesWithTodaysTrees() throws {
+        // States saved by 0.3.0 carry the recognizer's logistic regressions; they resume with the built-in trees.
+        var detector = StepDetector()
+        let walk = SyntheticWalk(rate: 50, steps: 40)
+        for s in walk.samples() { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
+        var parameters = try #require(json["parameters"] as? [String: Any])
+        var recognizer = try #require(parameters["recognizer"] as? [String: Any])
+        #expect(recognizer.removeValue(forKey: "model") != nil)
+        let linear: [String: Any] = ["bias": -4.37, "weights": [2.4, 6.2], "lower": [-1.1, -0.2], "upper": [1.3, 0.8]]
+        recognizer["magnitudeModel"] = linear
+        recognizer["threeAxisModel"] = linear
+        parameters["recognizer"] = recognizer
+        json["parameters"] = parameters
+        let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(resumed.parameters.recognizer == WalkingModel.trained)
+        #expect(resumed.counters == detector.counters)
+    }
+
+    @Test func treesWhoseArraysDoNotFitAreRefused() throws {
+        let good = String(decoding: try JSONEncoder().encode(WalkingModel.trained.model), as: UTF8.self)
+        #expect(try JSONDecoder().decode(WalkingTrees.self, from: Data(good.utf8)) == WalkingModel.trained.model)
+        for bad in [#""depth":3"# : #""depth":4"#, #""features":["# : #""features":[99,"#] {
+            let text = good.replacingOccurrences(of: bad.key, with: bad.value)
+            #expect(text != good)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: Data(text.utf8)) }
+        }
     }
 
     @Test func everyWindowIsScoredAndFeaturesAreFinite() {
         let walk = SyntheticWalk(rate: 100, steps: 60)
-        var d = StepDetector()
+        var d = StepDetector(axisFeatures: true)
+        var plain = StepDetector()
         var decisions: [(WalkingDecision, WindowFeatures)] = []
+        var plainDecisions: [WalkingDecision] = []
         for s in SyntheticMotion.walk3D(walk) {
             d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision(let w, let f) = $0 { decisions.append((w, f)) } }
+            plain.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) {
+                if case .decision(let w, let f) = $0 { plainDecisions.append(w); #expect(!f.hasAxes) }
+            }
         }
+        // The built-in model judges |a| alone: following the axes changes no decision.
+        #expect(!WalkingModel.trained.model.usesAxes)
+        #expect(plainDecisions == decisions.map(\.0))
         // One window every 0.96 s once 10.24 s of signal are in.
         #expect(decisions.count == Int((walk.duration - 10.24) / 0.96) + 1)
         for (w, f) in decisions {
