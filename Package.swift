@@ -78,6 +78,7 @@ let package = Package(
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
             "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
