@@ -11,13 +11,15 @@ import TestSupport
     }
 
     @Test func completionScriptsExistForEveryShell() async throws {
+        var scripts: [String: CommandResult] = [:]
         for shell in ["bash", "zsh", "fish"] {
             let r = try await Steptweet.run(["--generate-completion-script", shell])
             #expect(r.status == 0)
             #expect(r.stdout.contains("steptweet"))
+            scripts[shell] = r
         }
         // Closed sets of values are listed for completion.
-        let bash = try await Steptweet.run(["--generate-completion-script", "bash"])
+        let bash = try #require(scripts["bash"])
         for level in ["trace", "debug", "info", "notice", "warning", "error", "critical"] {
             #expect(bash.stdout.contains("'\(level)'"))
         }
@@ -95,18 +97,21 @@ import TestSupport
             let inProcess = try await Steptweet.run(arguments, stdin: stdin)
             #expect(inProcess == (try Steptweet.runProcess(arguments, stdin: stdin)), "steptweet \(arguments)")
         }
-        // A post nothing receives (nobody listens on port 9): 75, each run on a state of its own.
+        // A webhook answering 503: 75, each run on a state of its own.
+        let endpoint = try RecordingEndpoint(script: [.status(503), .status(503)])
+        let hook = try await endpoint.start()
+        defer { Task { await endpoint.stop() } }
         let first = try TempDir(), second = try TempDir()
-        let inProcess = try await Steptweet.run(try unreachableFetch(in: first))
+        let inProcess = try await Steptweet.run(try failingFetch(in: first, hook: hook))
         #expect(inProcess.status == 75, "\(inProcess)")
-        #expect(inProcess == (try Steptweet.runProcess(try unreachableFetch(in: second))))
+        #expect(inProcess == (try Steptweet.runProcess(try failingFetch(in: second, hook: hook))))
     }
 
-    /// `steptweet fetch` arguments for the walk posted to a webhook on a closed loopback port, with `dir` holding the
-    /// configuration and the state.
-    func unreachableFetch(in dir: TempDir) throws -> [String] {
-        let hook = try dir.write("hook.url", "http://127.0.0.1:9/hook\n")
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: hook)
+    /// `steptweet fetch` arguments for the walk posted to the webhook at `hook`, with `dir` holding the configuration
+    /// and the state.
+    func failingFetch(in dir: TempDir, hook: URL) throws -> [String] {
+        let secret = try dir.write("hook.url", hook.absoluteString + "\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
         let config = try dir.write("config.toml", """
             [source]
             path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
