@@ -72,8 +72,7 @@ import TestSupport
         // 60 s of samples with relative times; --start without an offset is read in --time-zone.
         let walk = Steptweet.fixture("demo_walk_50hz.csv")
         let withOffset = try await Steptweet.run(["inspect", "--json", "--start", "2026-11-21T10:00:00+09:00", walk])
-        let local = try await Steptweet.run(["inspect", "--json", "--start", "2026-11-21T10:00:00", "--time-zone", "Asia/Tokyo",
-                                             walk])
+        let local = try await Steptweet.run(["inspect", "--json", "--start", "2026-11-21T10:00:00", "--time-zone", "Asia/Tokyo", walk])
         #expect(withOffset.status == 0 && local.status == 0, "\(local.stderr)")
         let a = try #require(try JSONSerialization.jsonObject(with: Data(withOffset.stdout.utf8)) as? [String: Any])
         let b = try #require(try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [String: Any])
