@@ -39,9 +39,15 @@ enum Steptweet {
     /// Relative paths are read against this process's working directory, not `root`: pass absolute ones (or use
     /// `runProcess`). `CLIConventionsTests.theInProcessRunnerPrintsWhatTheBinaryPrints` keeps the two alike.
     static func run(_ arguments: [String], stdin: String? = nil) async throws -> CommandResult {
+        if arguments.first == "agent" { throw NeedsAProcess() }
         let capture = Capture(stdin: stdin)
         let status = await Console.$current.withValue(capture.console) { await main(arguments) }
         return capture.result(status: status)
+    }
+
+    /// `steptweet agent` sets up the process's logging system (once per process) and signal handlers: `runProcess`.
+    struct NeedsAProcess: Error, CustomStringConvertible {
+        var description: String { "`steptweet agent` cannot run in the test process: use Steptweet.runProcess" }
     }
 
     /// ArgumentParser's `AsyncParsableCommand.main(_:)` without the process exit: parses, runs, and for an error
