@@ -57,9 +57,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
+        // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
+        // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(name: "TestSupport", dependencies: [
             "Publishing", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
-        ], path: "Tests/TestSupport"),
+        ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(name: "SensorInputTests", dependencies: [
             "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -78,6 +80,7 @@ let package = Package(
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
             "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),

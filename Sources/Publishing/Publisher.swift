@@ -155,19 +155,22 @@ public struct TextGate: Sendable, Equatable {
 /// Prints posts to standard output: the target used when no `[[publish]]` table is configured.
 public struct StdoutPublisher: Publisher {
     public let name: String
-    /// Standard error instead, for `fetch --json`, whose standard output is one JSON document.
-    public let toStandardError: Bool
-    public init(name: String = "stdout", toStandardError: Bool = false) {
+    /// Writes one post's line, its newline included.
+    let write: @Sendable (String) -> Void
+
+    public init(name: String = "stdout") {
+        self.init(name: name) { print($0, terminator: "") }
+    }
+
+    /// Posts written through `write` instead: `steptweet fetch` writes them through its console (to standard error
+    /// with `--json`, whose standard output is one JSON document).
+    public init(name: String, write: @escaping @Sendable (String) -> Void) {
         self.name = name
-        self.toStandardError = toStandardError
+        self.write = write
     }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        if toStandardError {
-            FileHandle.standardError.write(Data((post.text + "\n").utf8))
-        } else {
-            print(post.text)
-        }
+        write(post.text + "\n")
         fflush(nil)  // all output streams; the agent's stdout is usually a pipe to a journal: one post, one line, now
         return .delivered(remoteID: nil)
     }

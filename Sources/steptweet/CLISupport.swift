@@ -36,7 +36,7 @@ enum ExitStatus {
 /// Writes `steptweet: message` to standard error, with control characters and invalid UTF-8 escaped (messages quote
 /// input files and servers, which must not be able to retitle or clear the terminal).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("steptweet: \(TerminalText.escaped(message))\n".utf8))
+    Console.current.error("steptweet: \(TerminalText.escaped(message))\n")
 }
 
 /// Prints `message` to standard error and ends the command with `status`.

@@ -55,11 +55,11 @@ struct CheckTextCommand: ParsableCommand {
     func run() throws {
         var input = text ?? "-"
         if input == "-" {
-            input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            input = String(decoding: Console.current.input(), as: UTF8.self)
             if input.hasSuffix("\r\n") { input.removeLast(2) } else if input.hasSuffix("\n") { input.removeLast() }
         }
         let report = LengthReport(rule: platform.rule(maxCharacters: maxCharacters), text: input)
-        print(json ? jsonLine(report) : report.line)
+        printLine(json ? jsonLine(report) : report.line)
         if !report.check.valid { throw ExitCode(ExitStatus.dataError) }
     }
 }

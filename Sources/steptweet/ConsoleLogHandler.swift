@@ -27,7 +27,7 @@ struct ConsoleLogHandler: LogHandler {
 
     func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
              file: String, function: String, line: UInt) {
-        FileHandle.standardError.write(Data((format(level: level, message: message, metadata: explicit) + "\n").utf8))
+        Console.current.error(format(level: level, message: message, metadata: explicit) + "\n")
     }
 
     /// One line for `message`, without the newline; control characters from files or servers are escaped.

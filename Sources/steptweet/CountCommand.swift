@@ -54,7 +54,7 @@ struct CountCommand: ParsableCommand {
         var status: Int32 = 0
         var outputs: [Output] = []
         defer {
-            if json { print(files.count == 1 ? (outputs.first.map(jsonLine) ?? "{}") : jsonLine(outputs)) }
+            if json { printLine(files.count == 1 ? (outputs.first.map(jsonLine) ?? "{}") : jsonLine(outputs)) }
         }
         // Several files go to the cores file by file; output stays in the order given.
         let jobs = plot == nil ? input.effectiveJobs : 1
@@ -96,10 +96,10 @@ struct CountCommand: ParsableCommand {
                 } else {
                     let seconds = String(format: "%.1f", duration)
                     if s.kind == .steps {
-                        print("\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
+                        printLine("\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
                     } else {
                         let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
-                        print("\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))")
+                        printLine("\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))")
                     }
                 }
             } catch let error as InputError {

@@ -31,21 +31,21 @@ struct DemoCommand: AsyncParsableCommand {
         clock.locale = Locale(identifier: "en_US_POSIX")
         clock.timeZone = zone
         clock.dateFormat = "MM/dd HH:mm:ss"
-        print("demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
+        printLine("demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
         var n = 0
         do {
             let kept = try await DemoRunner(recording: path, composer: composer, start: startDate).run(prepared: { url, state in
-                print("demo: posting to the loopback endpoint \(url.absoluteString); state in \(state)")
+                printLine("demo: posting to the loopback endpoint \(url.absoluteString); state in \(state)")
             }) { r in
                 n += 1
-                print("fetch \(n) at \(clock.string(from: r.at))")
-                print("  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps")
-                if let text = r.text { print("  text:   \(text)") }
-                for d in r.deliveries { print("  post:   \(d)") }
-                print("  result: \(r.result)")
+                printLine("fetch \(n) at \(clock.string(from: r.at))")
+                printLine("  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps")
+                if let text = r.text { printLine("  text:   \(text)") }
+                for d in r.deliveries { printLine("  post:   \(d)") }
+                printLine("  result: \(r.result)")
             }
             let keys = Set(kept.map(\.key))
-            print("endpoint: kept \(kept.count) post(s), \(kept.count - keys.count) duplicate(s)")
+            printLine("endpoint: kept \(kept.count) post(s), \(kept.count - keys.count) duplicate(s)")
         } catch {
             throw fail("demo: \(error)", status: ExitStatus.dataError)
         }

@@ -102,17 +102,17 @@ struct EvalCommand: ParsableCommand {
                 let name = result.file.padding(toLength: max(width, result.file.count), withPad: " ", startingAt: 0)
                 let truth = result.truthSteps.map { pad($0) } ?? "    -"
                 let error = result.error.map { pad($0, sign: true) } ?? "    -"
-                print("\(name)  counted \(pad(result.countedSteps))  true \(truth)  error \(error)  \(pct)")
+                printLine("\(name)  counted \(pad(result.countedSteps))  true \(truth)  error \(error)  \(pct)")
             }
         } catch let error as InputError {
             throw fail("\(error)", status: ExitStatus.of(error))
         }
         if json {
-            print(jsonLine(EvalJSON(manifest: manifest, report: report, by: by?.name)))
+            printLine(jsonLine(EvalJSON(manifest: manifest, report: report, by: by?.name)))
             return
         }
-        for (name, summary) in report.groups { print(summaryLine("\(by?.name ?? "") \(name)", summary)) }
-        print(summaryLine("all", report.summary))
+        for (name, summary) in report.groups { printLine(summaryLine("\(by?.name ?? "") \(name)", summary)) }
+        printLine(summaryLine("all", report.summary))
     }
 
     /// `all: walking MAPE 2.53% (52 walks); false steps 12 in 8 recordings (1.3 h, 9.2/h); no count: 36 (min 86/min)`.

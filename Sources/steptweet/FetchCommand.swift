@@ -60,9 +60,10 @@ struct FetchCommand: AsyncParsableCommand {
     func run() async throws {
         var config = try configOptions.load()
         let at = now?.date(in: config.composer.timeZone) ?? Date()
-        if json {  // keep standard output one JSON document: the stdout target writes its posts to standard error
-            config.publishers = config.publishers.map { ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, toStandardError: true) } ?? $0 }
-        }
+        // The stdout target writes through the console; with --json to standard error, keeping standard output one
+        // JSON document.
+        let console = Console.current, write = json ? console.error : console.output
+        config.publishers = config.publishers.map { ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, write: write) } ?? $0 }
         if let problem = config.publishingProblem {
             throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
         }
@@ -129,19 +130,19 @@ struct FetchJSON: Encodable {
 func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
     let f = { (d: Date) in Timestamps.format(d, zone: zone) }
     if json {
-        print(jsonLine(FetchJSON(r, zone: zone)))
+        printLine(jsonLine(FetchJSON(r, zone: zone)))
         return
     } else {
         if let s = r.windowStart, let e = r.windowEnd {
-            print("window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps")
+            printLine("window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps")
         }
         for w in r.windows {
-            print(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
+            printLine(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
         }
         for d in r.deliveries where d.outcome != .dryRun {
-            print(TerminalText.escaped("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "")
-                                       + (d.reason.map { ": \($0)" } ?? "")))
+            printLine(TerminalText.escaped("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "")
+                                           + (d.reason.map { ": \($0)" } ?? "")))
         }
     }
-    print(TerminalText.escaped(r.line))
+    printLine(TerminalText.escaped(r.line))
 }

@@ -37,14 +37,14 @@ struct HistoryCommand: ParsableCommand {
                 return
             }
             let entries = try store.history(limit: limit).reversed()
-            if entries.isEmpty && !json { print("no fetch recorded yet in \(config.statePath)") }
+            if entries.isEmpty && !json { printLine("no fetch recorded yet in \(config.statePath)") }
             let f = { (d: Date) in Timestamps.format(d, zone: zone) }
             if json {
                 struct Line: Encodable {
                     var started: String; var ended: String; var trigger: String; var result: String; var error: String?
                     var window_start: String?; var window_end: String?; var steps: Int?
                 }
-                print(jsonLine(entries.map { h in
+                printLine(jsonLine(entries.map { h in
                     Line(started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result, error: h.error,
                          window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)
                 }))
@@ -52,7 +52,7 @@ struct HistoryCommand: ParsableCommand {
             }
             for h in entries {
                 let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
-                print(TerminalText.escaped("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? "")))
+                printLine(TerminalText.escaped("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? "")))
             }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
@@ -61,7 +61,7 @@ struct HistoryCommand: ParsableCommand {
 
     func drawChart(store: StateStore, zone: TimeZone) throws {
         guard let range = try store.stepRange() else {
-            print("no steps stored yet")
+            printLine("no steps stored yet")
             return
         }
         let span = range.last - range.first
@@ -81,7 +81,7 @@ struct HistoryCommand: ParsableCommand {
         label.locale = Locale(identifier: "en_US_POSIX")
         label.timeZone = zone
         label.dateFormat = unit == "hour" ? "MM/dd HH:00" : "yyyy/MM/dd"
-        print("steps per \(unit) (\(zone.identifier))")
-        StepChart.lines(filled, label: { label.string(from: $0) }).forEach { print($0) }
+        printLine("steps per \(unit) (\(zone.identifier))")
+        StepChart.lines(filled, label: { label.string(from: $0) }).forEach { printLine($0) }
     }
 }

@@ -25,6 +25,6 @@ struct InitCommand: ParsableCommand {
         } catch {
             throw fail("cannot write \(path): \(error.localizedDescription)", status: ExitStatus.cantCreate)
         }
-        print("wrote \(path)")
+        printLine("wrote \(path)")
     }
 }

@@ -64,22 +64,22 @@ struct InspectCommand: ParsableCommand {
             skipped_lines: s.skippedLines)
         for issue in s.issues { printError("warning: skipped \(issue)") }
         if json {
-            print(jsonLine(out))
+            printLine(jsonLine(out))
         } else {
-            print("file:     \(file)")
-            print("format:   \(out.format)")
-            print("kind:     \(out.kind)")
+            printLine("file:     \(file)")
+            printLine("format:   \(out.format)")
+            printLine("kind:     \(out.kind)")
             if steps {
-                print("readings: \(out.readings)")
-                print("steps:    \(s.steps)")
+                printLine("readings: \(out.readings)")
+                printLine("steps:    \(s.steps)")
             } else {
-                print("samples:  \(out.samples)")
-                print("rate:     \(out.rate_hz.map { String(format: "%.1f Hz", $0) } ?? "unknown")")
-                print("units:    \(s.unit.rawValue)\(s.hasAxes ? " (x, y, z)" : " (magnitude only)")")
+                printLine("samples:  \(out.samples)")
+                printLine("rate:     \(out.rate_hz.map { String(format: "%.1f Hz", $0) } ?? "unknown")")
+                printLine("units:    \(s.unit.rawValue)\(s.hasAxes ? " (x, y, z)" : " (magnitude only)")")
             }
-            print("start:    \(out.start ?? "-")")
-            print("end:      \(out.end ?? "-")")
-            print("skipped:  \(out.skipped_lines) lines")
+            printLine("start:    \(out.start ?? "-")")
+            printLine("end:      \(out.end ?? "-")")
+            printLine("skipped:  \(out.skipped_lines) lines")
         }
         if s.skippedLines > 0 && s.samples == 0 && s.readings == 0 { throw ExitCode(ExitStatus.dataError) }
     }

@@ -41,11 +41,11 @@ struct OutboxList: ParsableCommand {
         }
         let zone = config.composer.timeZone
         if json {
-            print(jsonLine(entries.map { OutboxJSON($0, zone: zone) }))
+            printLine(jsonLine(entries.map { OutboxJSON($0, zone: zone) }))
             return
         }
-        if entries.isEmpty { print(all ? "the outbox is empty" : "nothing pending, failed or unconfirmed") }
-        for e in entries { print(TerminalText.escaped(OutboxJSON(e, zone: zone).line)) }
+        if entries.isEmpty { printLine(all ? "the outbox is empty" : "nothing pending, failed or unconfirmed") }
+        for e in entries { printLine(TerminalText.escaped(OutboxJSON(e, zone: zone).line)) }
     }
 }
 
@@ -86,7 +86,7 @@ private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -
     var problems = 0
     for c in changes {
         switch c {
-        case .changed(let e): print(TerminalText.escaped(OutboxJSON(e, zone: config.composer.timeZone).line))
+        case .changed(let e): printLine(TerminalText.escaped(OutboxJSON(e, zone: config.composer.timeZone).line))
         case .notFound(let id): printError("error: no outbox entry \(id)"); problems += 1
         case .final(let e): printError("error: outbox entry \(e.id) is \(e.status): nothing to do"); problems += 1
         }

@@ -71,6 +71,6 @@ struct PreviewCommand: ParsableCommand {
         }
         for issue in result.summary.issues { printError("warning: skipped \(issue)") }
         let steps = result.steps(fromNs: Timestamps.nanoseconds(from), toNs: Timestamps.nanoseconds(to))
-        print(composer.compose(StepWindow(start: from, end: to, steps: steps)))
+        printLine(composer.compose(StepWindow(start: from, end: to, steps: steps)))
     }
 }

@@ -27,7 +27,7 @@ struct StatusCommand: ParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
             encoder.keyEncodingStrategy = .convertToSnakeCase
-            print(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
-        } else { report.lines(zone: config.composer.timeZone).forEach { print(TerminalText.escaped($0)) } }
+            printLine(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
+        } else { report.lines(zone: config.composer.timeZone).forEach { printLine(TerminalText.escaped($0)) } }
     }
 }

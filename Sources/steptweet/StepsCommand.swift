@@ -31,9 +31,9 @@ struct StepsCommand: ParsableCommand {
         }
         if json {
             struct Out: Encodable { var from: String; var to: String; var steps: Int }
-            print(jsonLine(Out(from: Timestamps.format(start, zone: zone), to: Timestamps.format(end, zone: zone), steps: steps)))
+            printLine(jsonLine(Out(from: Timestamps.format(start, zone: zone), to: Timestamps.format(end, zone: zone), steps: steps)))
         } else {
-            print("\(steps) steps from \(Timestamps.format(start, zone: zone)) to \(Timestamps.format(end, zone: zone))")
+            printLine("\(steps) steps from \(Timestamps.format(start, zone: zone)) to \(Timestamps.format(end, zone: zone))")
         }
     }
 }

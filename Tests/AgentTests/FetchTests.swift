@@ -199,14 +199,16 @@ import Testing
         holderConfig.allowsUnsafeTransactions = true  // keep the lock across accesses, as another process would
         let holder = try DatabaseQueue(path: config.statePath, configuration: holderConfig)
         try await holder.writeWithoutTransaction { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
-        let fetcher = Fetcher(configuration: config)
-        let locked = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        // The locked fetch waits for the database for half its budget: 0.1 s, not the 0.5 s of the fetches after it.
+        var impatient = config
+        impatient.schedule.deadline = 0.2
+        let locked = await Fetcher(configuration: impatient).fetch(now: t0.addingTimeInterval(600), trigger: "test")
         #expect(locked.result == .failed)
         #expect(locked.reason?.contains("is locked") == true, "\(locked.line)")
         #expect(await target.received.isEmpty)
         try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
 
-        let after = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        let after = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(1200), trigger: "test")
         #expect(after.result == .newData)
         // The window starts at the walk, so nothing was lost while the database was locked.
         #expect(after.windows.first?.text.hasPrefix("11/21 10:02:00 〜 11/21 10:20:00") == true)

@@ -21,9 +21,7 @@ enum SyntheticMotion {
 
     /// A real recording (`t_ms,x,y,z`, m/s²) from ../shared, shifted to start at `startNs`.
     static func recording(_ relative: String, startNs: Int64 = 0) throws -> [Sample] {
-        let text = try String(contentsOfFile: try SharedData.require(relative), encoding: .utf8)
-        return text.split(separator: "\n").dropFirst().compactMap { line in
-            let f = line.split(separator: ",").compactMap { Double($0) }
+        try SharedData.numbers(relative).compactMap { f in
             guard f.count == 4 else { return nil }
             return (startNs + Int64((f[0] * 1e6).rounded()), f[1], f[2], f[3])
         }

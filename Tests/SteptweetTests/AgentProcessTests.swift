@@ -58,7 +58,7 @@ import TestSupport
         #expect(try await stderr.wait(for: "fetch signal: NewData"), "\(stderr.all)")
         #expect(try await stdout.wait(for: "を持って "))
 
-        let status = try Steptweet.run(["status", "--config", config])
+        let status = try await Steptweet.run(["status", "--config", config])
         #expect(status.stdout.contains("agent:    running (pid \(process.processIdentifier), since 2"), "\(status.stdout)")
         #expect(status.stdout.contains("), idle, next fetch "), "\(status.stdout)")
         #expect(status.stdout.contains("view:     the running agent's"), "\(status.stdout)")
@@ -69,7 +69,7 @@ import TestSupport
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         #expect(try await stderr.wait(for: "agent stopped"))
-        let after = try Steptweet.run(["history", "--config", config, "--json"])
+        let after = try await Steptweet.run(["history", "--config", config, "--json"])
         #expect(after.stdout.contains("\"trigger\":\"signal\""))
     }
 
@@ -92,25 +92,26 @@ import TestSupport
         defer { if process.isRunning { process.terminate() } }
         #expect(try await stderr.wait(for: "fetches now"), "\(stderr.all)")
         // Give the agent a moment to record what it resolved.
-        var status = try Steptweet.run(["status", "--config", config])
+        var status = try await Steptweet.run(["status", "--config", config])
         for _ in 0..<100 where !status.stdout.contains("targets:  webhook ready") {
             try await Task.sleep(for: .milliseconds(20))
-            status = try Steptweet.run(["status", "--config", config])
+            status = try await Steptweet.run(["status", "--config", config])
         }
         #expect(status.stdout.contains("targets:  webhook ready"), "\(status.stdout)")
         #expect(!status.stdout.contains("missing credentials"), "the caller's shell lacks the secret; the agent has it")
-        let json = try Steptweet.run(["status", "--config", config, "--json"])
+        let json = try await Steptweet.run(["status", "--config", config, "--json"])
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(doc["view"] as? String == "agent")
         #expect(doc["agent_running"] as? Bool == true)
 
-        let second = try Steptweet.run(["agent", "--config", config])
+        // A real process: `agent` sets up the process's logging system and signal handlers.
+        let second = try Steptweet.runProcess(["agent", "--config", config])
         #expect(second.status == 75)
         #expect(second.stderr.contains("another agent (pid \(process.processIdentifier)) is running on this state database"), "\(second.stderr)")
 
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        let after = try Steptweet.run(["status", "--config", config])
+        let after = try await Steptweet.run(["status", "--config", config])
         #expect(after.stdout.contains("agent:    not running"))
         #expect(after.stdout.contains("view:     this shell's evaluation"))
         #expect(after.stdout.contains("missing credentials"), "without the agent, this shell's own view: \(after.stdout)")

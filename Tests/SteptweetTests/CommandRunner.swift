@@ -1,13 +1,18 @@
+import ArgumentParser
 import Foundation
+@testable import steptweet
 import TestSupport
 
-/// Runs the built `steptweet` binary and captures what it prints.
-struct CommandResult {
+/// What a `steptweet` command printed and how it ended.
+struct CommandResult: Equatable {
     var status: Int32
     var stdout: String
     var stderr: String
 }
 
+/// Runs `steptweet` commands: in the test's own process (`run`, microseconds of start-up), or as the built binary
+/// (`runProcess`, 30-60 ms a launch) for what only a process has: signal handlers, the logging system set up once per
+/// process by `agent`, the exit status the operating system sees.
 enum Steptweet {
     static var binary: URL {
         // The test bundle lives in the same build products folder as the executable.
@@ -23,7 +28,55 @@ enum Steptweet {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+    /// The absolute path of `name` in the committed fixtures folder.
+    static func fixture(_ name: String) -> String {
+        root.appendingPathComponent("fixtures").appendingPathComponent(name).path
+    }
+
+    /// Runs `steptweet arguments` in this process, as the binary's `main()` does, with `stdin` as standard input;
+    /// what it prints is captured by a task-local console, so tests running in parallel stay apart.
+    ///
+    /// Relative paths are read against this process's working directory, not `root`: pass absolute ones (or use
+    /// `runProcess`). `CLIConventionsTests.theInProcessRunnerPrintsWhatTheBinaryPrints` keeps the two alike.
+    static func run(_ arguments: [String], stdin: String? = nil) async throws -> CommandResult {
+        if arguments.first == "agent" { throw NeedsAProcess() }
+        let capture = Capture(stdin: stdin)
+        let status = await Console.$current.withValue(capture.console) { await main(arguments) }
+        return capture.result(status: status)
+    }
+
+    /// `steptweet agent` sets up the process's logging system (once per process) and signal handlers: `runProcess`.
+    struct NeedsAProcess: Error, CustomStringConvertible {
+        var description: String { "`steptweet agent` cannot run in the test process: use Steptweet.runProcess" }
+    }
+
+    /// ArgumentParser's `AsyncParsableCommand.main(_:)` without the process exit: parses, runs, and for an error
+    /// prints the message it would print (help and `--version` on standard output) and returns its exit status.
+    private static func main(_ arguments: [String]) async -> Int32 {
+        typealias Root = steptweet.Steptweet
+        do {
+            var command = try await Root.asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            // The binary's standard output is a pipe, so help is wrapped at $COLUMNS or 80, never at this terminal.
+            let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
+            let message = Root.fullMessage(for: error, columns: columns)
+            let status = Root.exitCode(for: error).rawValue
+            if !message.isEmpty {
+                let console = Console.current
+                (status == 0 ? console.output : console.error)(message + "\n")
+            }
+            return status
+        }
+    }
+
+    /// Runs the built binary with `arguments` in `root`, with `stdin` on its standard input (closed after it).
+    static func runProcess(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -46,7 +99,7 @@ enum Steptweet {
     /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in
     /// Tokyo), followed by `sections` (TOML); its path.
     static func walkConfig(_ sections: String) throws -> String {
-        let walk = root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let walk = fixture("demo_walk_50hz.csv")
         return try tempFile("[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections, name: "config.toml")
     }
 
@@ -54,5 +107,24 @@ enum Steptweet {
     /// returns its path.
     static func tempFile(_ contents: String, name: String = "input.csv") throws -> String {
         try TemporaryFolder.file(Data(contents.utf8), name: name)
+    }
+}
+
+/// A console that keeps what a command writes and gives it `stdin` (empty when nil, as a closed pipe reads).
+private final class Capture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = "", err = ""
+    private let stdin: Data
+
+    init(stdin: String?) { self.stdin = Data((stdin ?? "").utf8) }
+
+    var console: Console {
+        Console(output: { text in self.lock.withLock { self.out += text } },
+                error: { text in self.lock.withLock { self.err += text } },
+                input: { self.stdin })
+    }
+
+    func result(status: Int32) -> CommandResult {
+        lock.withLock { CommandResult(status: status, stdout: out, stderr: err) }
     }
 }

@@ -7,8 +7,8 @@ import TestSupport
 
     init() throws { walk = try SharedData.require("data/formats/derived_walk_60s/generic_t_ms.csv") }
 
-    @Test func countsTheSharedWalkAsJSON() throws {
-        let r = try Steptweet.run(["count", "--json", walk])
+    @Test func countsTheSharedWalkAsJSON() async throws {
+        let r = try await Steptweet.run(["count", "--json", walk])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
         #expect(object["samples"] as? Int == 13_347)
@@ -21,8 +21,8 @@ import TestSupport
         #expect((object["duration_s"] as? Double).map { abs($0 - 60) < 0.1 } == true)
     }
 
-    @Test func textOutputIsOneLinePerFile() throws {
-        let r = try Steptweet.run(["count", walk, "fixtures/demo_walk_50hz.csv"])
+    @Test func textOutputIsOneLinePerFile() async throws {
+        let r = try await Steptweet.run(["count", walk, Steptweet.fixture("demo_walk_50hz.csv")])
         #expect(r.status == 0)
         let lines = r.stdout.split(separator: "\n")
         #expect(lines.count == 2)
@@ -30,42 +30,43 @@ import TestSupport
         #expect(lines[1].contains("3000 samples"))
     }
 
+    /// Also the binary reading a relative path against its working directory and naming the file as given.
     @Test func stepLogsAreSummedAndSaySo() throws {
-        let r = try Steptweet.run(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
+        let r = try Steptweet.runProcess(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("fixtures/formats/steps-1995-06-23_Fitbit.json: 607 steps ("))
         #expect(r.stdout.contains("readings summed"))
         #expect(r.stdout.contains("fitbit-steps"))
     }
 
-    @Test func missingFileIsNamed() throws {
-        let r = try Steptweet.run(["count", "no/such/file.csv"])
+    @Test func missingFileIsNamed() async throws {
+        let r = try await Steptweet.run(["count", "no/such/file.csv"])
         #expect(r.status == 66)
         #expect(r.stderr.contains("no/such/file.csv: no such file"))
         #expect(r.stdout.isEmpty)
     }
 
-    @Test func emptyFileIsAnError() throws {
+    @Test func emptyFileIsAnError() async throws {
         let path = try Steptweet.tempFile("")
-        let r = try Steptweet.run(["count", path])
+        let r = try await Steptweet.run(["count", path])
         #expect(r.status == 65)
         #expect(r.stderr.contains("\(path): file is empty"))
     }
 
-    @Test func headerWithoutTimeColumnIsNamedWithLine() throws {
+    @Test func headerWithoutTimeColumnIsNamedWithLine() async throws {
         let path = try Steptweet.tempFile("a,b,c\n1,2,3\n")
-        let r = try Steptweet.run(["count", path])
+        let r = try await Steptweet.run(["count", path])
         #expect(r.status == 65)
         #expect(r.stderr.contains("\(path):1: no time column"))
     }
 
-    @Test func nonNumberLineIsReportedAndValidLinesKept() throws {
+    @Test func nonNumberLineIsReportedAndValidLinesKept() async throws {
         var csv = "t_ms,x,y,z\n"
         for i in 0..<100 { csv += "\(i * 20),0.1,0.2,9.8\n" }
         csv += "2000,abc,0.2,9.8\n"
         for i in 101..<200 { csv += "\(i * 20),0.1,0.2,9.8\n" }
         let path = try Steptweet.tempFile(csv)
-        let r = try Steptweet.run(["count", "--json", path])
+        let r = try await Steptweet.run(["count", "--json", path])
         #expect(r.status == 0, "valid lines were counted: the skipped one is a warning, not a failure")
         #expect(r.stderr.contains("\(path):102: x is not a number: 'abc'"))
         let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
@@ -73,14 +74,14 @@ import TestSupport
         #expect(object["skipped_lines"] as? Int == 1)
         #expect(object["steps"] as? Int == 0)
 
-        let strict = try Steptweet.run(["count", "--strict", path])
+        let strict = try await Steptweet.run(["count", "--strict", path])
         #expect(strict.status == 65)
         #expect(strict.stdout.isEmpty)
         #expect(strict.stderr.contains("\(path):102:"))
     }
 
-    @Test func oneBadFileDoesNotHideTheOthers() throws {
-        let r = try Steptweet.run(["count", "missing.csv", walk])
+    @Test func oneBadFileDoesNotHideTheOthers() async throws {
+        let r = try await Steptweet.run(["count", "missing.csv", walk])
         #expect(r.status == 66)
         #expect(r.stdout.contains("\(walk): "))
     }

@@ -18,8 +18,8 @@ import TestSupport
             """, name: "manifest.csv")
     }
 
-    @Test func evalPrintsOneLinePerFileThenTheMAPE() throws {
-        let r = try Steptweet.run(["eval", try smallManifest()])
+    @Test func evalPrintsOneLinePerFileThenTheMAPE() async throws {
+        let r = try await Steptweet.run(["eval", try smallManifest()])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
@@ -32,8 +32,8 @@ import TestSupport
         #expect(mape < 8)
     }
 
-    @Test func evalJSONHasTheSameContent() throws {
-        let r = try Steptweet.run(["eval", "--json", try smallManifest()])
+    @Test func evalJSONHasTheSameContent() async throws {
+        let r = try await Steptweet.run(["eval", "--json", try smallManifest()])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let files = try #require(object["files"] as? [[String: Any]])
@@ -49,10 +49,10 @@ import TestSupport
         #expect((summary["mape_percent"] as? Double).map { $0 < 8 } == true)
     }
 
-    @Test func walksLittleWalkingAndNoCountAreReportedApartAndGroupedOnRequest() throws {
+    @Test func walksLittleWalkingAndNoCountAreReportedApartAndGroupedOnRequest() async throws {
         // A walk of 109 true steps scores MAPE; the same walk said to hold 60 steps scores false steps (what was
         // counted above 60); without a count, steps per minute. A 5 % error on 60 steps would say nothing.
-        let walk = Steptweet.root.appendingPathComponent("fixtures/demo_walk_50hz.csv").path
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
         let manifest = try Steptweet.tempFile("""
             file,truth_steps,activity
             \(walk),109,walking
@@ -60,7 +60,7 @@ import TestSupport
             \(walk),,walking
 
             """, name: "manifest.csv")
-        let r = try Steptweet.run(["eval", "--json", "--by", "activity", manifest])
+        let r = try await Steptweet.run(["eval", "--json", "--by", "activity", manifest])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let files = try #require(object["files"] as? [[String: Any]])
@@ -76,27 +76,27 @@ import TestSupport
         #expect((summary["false_steps_per_hour"] as? Double).map { abs($0 - Double(counted - 60) / hours) < 1 } == true)
         let groups = try #require(object["groups"] as? [[String: Any]])
         #expect(groups.map { $0["value"] as? String } == ["walking", "dressing"])
-        let text = try Steptweet.run(["eval", "--by", "activity", manifest])
+        let text = try await Steptweet.run(["eval", "--by", "activity", manifest])
         #expect(text.stdout.contains("activity walking: walking MAPE "))
         #expect(text.stdout.contains("activity dressing: walking MAPE - (no walks); false steps \(counted - 60) in 1 recordings"))
-        #expect(try Steptweet.run(["eval", "--by", "colour", manifest]).status == 64)
+        #expect(try await Steptweet.run(["eval", "--by", "colour", manifest]).status == 64)
     }
 
-    @Test func evalNamesTheManifestLineOfABadEntry() throws {
+    @Test func evalNamesTheManifestLineOfABadEntry() async throws {
         let path = try Steptweet.tempFile("file,truth_steps\nwalk.csv,twelve\n", name: "manifest.csv")
-        let r = try Steptweet.run(["eval", path])
+        let r = try await Steptweet.run(["eval", path])
         #expect(r.status == 65)
         #expect(r.stderr.contains("\(path):2: truth_steps is not a non-negative integer or empty: 'twelve'"))
         #expect(r.stdout.isEmpty)
-        let missing = try Steptweet.run(["eval", "no/such/manifest.csv"])
+        let missing = try await Steptweet.run(["eval", "no/such/manifest.csv"])
         #expect(missing.status == 66)
         #expect(missing.stderr.contains("no/such/manifest.csv: no such file"))
     }
 
-    @Test func plotWritesAnSVGWithEveryStepAndBout() throws {
+    @Test func plotWritesAnSVGWithEveryStepAndBout() async throws {
         let temp = try TempDir("plot")
         let out = temp.path("plot.svg")
-        let r = try Steptweet.run(["count", "--json", "--plot", out, "fixtures/demo_walk_50hz.csv"])
+        let r = try await Steptweet.run(["count", "--json", "--plot", out, Steptweet.fixture("demo_walk_50hz.csv")])
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let steps = try #require(object["steps"] as? Int)
@@ -111,11 +111,11 @@ import TestSupport
         #expect(steps > 90)
     }
 
-    @Test func plotShadesWhereTheRecognizerFoundWalkingAndWhereItRefused() throws {
+    @Test func plotShadesWhereTheRecognizerFoundWalkingAndWhereItRefused() async throws {
         let temp = try TempDir("plot")
         // Clapping: the rhythm finds steps, the recognizer refuses them.
         let clapping = temp.path("clapping.svg")
-        let clap = try Steptweet.run(["count", "--plot", clapping,
+        let clap = try await Steptweet.run(["count", "--plot", clapping,
                                       try SharedData.require("data/activities/wisdm_watch/1613_clapping.csv")])
         #expect(clap.status == 0, "\(clap.stderr)")
         let svg = try String(contentsOfFile: clapping, encoding: .utf8)
@@ -126,16 +126,16 @@ import TestSupport
         #expect(svg.contains("fill=\"#ff7f0e\" fill-opacity"), "refused motion is shaded")
         // A walk: shaded as walking, nothing refused.
         let walking = temp.path("walk.svg")
-        #expect(try Steptweet.run(["count", "--plot", walking, "fixtures/demo_walk_50hz.csv"]).status == 0)
+        #expect(try await Steptweet.run(["count", "--plot", walking, Steptweet.fixture("demo_walk_50hz.csv")]).status == 0)
         let walkSVG = try String(contentsOfFile: walking, encoding: .utf8)
         #expect(walkSVG.contains("fill=\"#2ca02c\" fill-opacity"))
         #expect(!walkSVG.contains("refused as not walking"))
     }
 
-    @Test func plotOfAStepLogDrawsStepsPerIntervalAsBars() throws {
+    @Test func plotOfAStepLogDrawsStepsPerIntervalAsBars() async throws {
         let temp = try TempDir("plot")
         let out = temp.path("steps.svg")
-        let r = try Steptweet.run(["count", "--plot", out, "fixtures/formats/steps-1995-06-23_Fitbit.json"])
+        let r = try await Steptweet.run(["count", "--plot", out, Steptweet.fixture("formats/steps-1995-06-23_Fitbit.json")])
         #expect(r.status == 0, "\(r.stderr)")
         let svg = try String(contentsOfFile: out, encoding: .utf8)
         #expect(svg.contains("steps-1995-06-23_Fitbit.json: 607 steps in 34 readings, steps per 1 min"))
@@ -145,9 +145,9 @@ import TestSupport
         #expect(bars > 5)
     }
 
-    @Test func plotTakesExactlyOneFile() throws {
-        let r = try Steptweet.run(["count", "--plot", "/tmp/x.svg", "fixtures/demo_walk_50hz.csv",
-                                   "fixtures/demo_walk_50hz.csv"])
+    @Test func plotTakesExactlyOneFile() async throws {
+        let r = try await Steptweet.run(["count", "--plot", "/tmp/x.svg", Steptweet.fixture("demo_walk_50hz.csv"),
+                                   Steptweet.fixture("demo_walk_50hz.csv")])
         #expect(r.status == 64)
         #expect(r.stderr.contains("--plot draws one recording"))
     }

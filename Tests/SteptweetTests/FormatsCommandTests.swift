@@ -4,7 +4,7 @@ import Testing
 
 /// Gadgetbridge, Garmin FIT and Google Fit through the commands, as a user runs them.
 @Suite(.temporaryFolder) struct FormatsCommandTests {
-    @Test func inspectRecognisesTheThreeSourcesWithoutFlags() throws {
+    @Test func inspectRecognisesTheThreeSourcesWithoutFlags() async throws {
         let cases: [(String, String, Int)] = [
             ("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db", "gadgetbridge", 4),
             ("data/formats/garmin_fit/garmin-fenix-5-run.fit", "garmin-fit", 156),
@@ -13,25 +13,25 @@ import Testing
         ]
         for (relative, format, steps) in cases {
             let path = try SharedData.require(relative)
-            let r = try Steptweet.run(["inspect", "--json", path])
+            let r = try await Steptweet.run(["inspect", "--json", path])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("\"format\":\"\(format)\""), "\(r.stdout)")
             #expect(r.stdout.contains("\"steps\":\(steps)}"), "\(r.stdout)")
         }
-        let zip = Steptweet.root.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip").path
-        let count = try Steptweet.run(["count", zip])
+        let zip = Steptweet.fixture("formats/gadgetbridge_backup.zip")
+        let count = try await Steptweet.run(["count", zip])
         #expect(count.stdout == "\(zip): 4 steps (1 readings summed, 60.0 s, gadgetbridge)\n", "\(count.stderr)")
     }
 
-    @Test func binaryFilesAreRefusedInOneLine() throws {
+    @Test func binaryFilesAreRefusedInOneLine() async throws {
         let dir = try TempDir()
         let path = try dir.write("a.out", Data([0x7F, 0x45, 0x4C, 0x46] + [UInt8](repeating: 0, count: 1996)))
-        let r = try Steptweet.run(["count", path])
+        let r = try await Steptweet.run(["count", path])
         #expect(r.status == 65)
         #expect(r.stderr == "steptweet: error: \(path): not a recording: ELF executable, 2,000 bytes\n")
     }
 
-    @Test func agentFollowsAFITFolderThatGainsFiles() throws {
+    @Test func agentFollowsAFITFolderThatGainsFiles() async throws {
         let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
         let run = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-run.fit")
         let dir = try TempDir()
@@ -46,12 +46,12 @@ import Testing
             kind = "stdout"
             """)
         let steps = ["steps", "--config", config, "--from", "2017-06-11T00:00:00Z", "--to", "2017-06-12T00:00:00Z"]
-        let first = try Steptweet.run(["fetch", "--config", config, "--now", "2017-06-11T14:34:00Z"])
+        let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2017-06-11T14:34:00Z"])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(try Steptweet.run(steps).stdout.hasPrefix("82 steps"))
+        #expect(try await Steptweet.run(steps).stdout.hasPrefix("82 steps"))
         try dir.write("GARMIN/Activity/run.fit", try Data(contentsOf: URL(fileURLWithPath: run)))
-        let second = try Steptweet.run(["fetch", "--config", config, "--now", "2017-06-11T15:00:00Z"])
+        let second = try await Steptweet.run(["fetch", "--config", config, "--now", "2017-06-11T15:00:00Z"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(try Steptweet.run(steps).stdout.hasPrefix("238 steps"))  // the walk not counted again
+        #expect(try await Steptweet.run(steps).stdout.hasPrefix("238 steps"))  // the walk not counted again
     }
 }

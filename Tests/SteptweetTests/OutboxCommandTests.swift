@@ -30,15 +30,15 @@ import TestSupport
         let config = try hookConfig()
         try writeSecret("http://127.0.0.1:\(port)/hook", beside: config)
 
-        let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(first.status == 78, "a refused post is a configuration problem: \(first.stdout)")
         #expect(!first.stdout.contains("\u{1B}") && first.stdout.contains("no such hook\\x1b]0;owned\\x07"), "\(first.stdout)")
-        let status = try Steptweet.run(["status", "--config", config])
+        let status = try await Steptweet.run(["status", "--config", config])
         #expect(!status.stdout.contains("\u{1B}"))
-        #expect(!(try Steptweet.run(["outbox", "--config", config])).stdout.contains("\u{1B}"))
-        #expect(!(try Steptweet.run(["history", "--config", config])).stdout.contains("\u{1B}"))
+        #expect(!(try await Steptweet.run(["outbox", "--config", config])).stdout.contains("\u{1B}"))
+        #expect(!(try await Steptweet.run(["history", "--config", config])).stdout.contains("\u{1B}"))
         #expect(status.stdout.contains("1 failed permanently (`steptweet outbox` lists them"), "\(status.stdout)")
-        let listed = try Steptweet.run(["outbox", "--config", config, "--json"])
+        let listed = try await Steptweet.run(["outbox", "--config", config, "--json"])
         let entries = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
@@ -48,34 +48,34 @@ import TestSupport
         let key = try #require(entry["idempotency_key"] as? String)
 
         await hook.fix()
-        let retried = try Steptweet.run(["outbox", "retry", "--config", config, "\(id)"])
+        let retried = try await Steptweet.run(["outbox", "retry", "--config", config, "\(id)"])
         #expect(retried.status == 0, "\(retried.stderr)")
         #expect(retried.stdout.hasPrefix("\(id)  pending  webhook  "), "\(retried.stdout)")
-        let second = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:20:00+09:00"])
+        let second = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:20:00+09:00"])
         #expect(second.status == 0, "\(second.stdout)")
         #expect(await hook.accepted == [key], "delivered once, with the window's original key")
-        let empty = try Steptweet.run(["outbox", "--config", config])
+        let empty = try await Steptweet.run(["outbox", "--config", config])
         #expect(empty.stdout == "nothing pending, failed or unconfirmed\n")
 
         // Nothing left to retry or drop: the delivered entry is final, an unknown ID is named.
-        let again = try Steptweet.run(["outbox", "drop", "--config", config, "\(id)", "999"])
+        let again = try await Steptweet.run(["outbox", "drop", "--config", config, "\(id)", "999"])
         #expect(again.status == 65)
         #expect(again.stderr.contains("outbox entry \(id) is delivered: nothing to do"))
         #expect(again.stderr.contains("no outbox entry 999"))
     }
 
-    @Test func aDroppedPostIsNeverSentAndSaysWhy() throws {
+    @Test func aDroppedPostIsNeverSentAndSaysWhy() async throws {
         // Nothing listens on port 9: the post stays pending (retryable) until dropped.
         let config = try hookConfig()
         try writeSecret("http://127.0.0.1:9/hook", beside: config)
-        let first = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(first.status == 75)
-        let dropped = try Steptweet.run(["outbox", "drop", "--config", config, "--reason", "posted by hand", "1"])
+        let dropped = try await Steptweet.run(["outbox", "drop", "--config", config, "--reason", "posted by hand", "1"])
         #expect(dropped.status == 0, "\(dropped.stderr)")
         #expect(dropped.stdout.contains("dropped") && dropped.stdout.contains("last error: dropped: posted by hand"), "\(dropped.stdout)")
-        let next = try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T12:10:00+09:00"])
+        let next = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T12:10:00+09:00"])
         #expect(next.status == 0, "nothing is attempted for a dropped post: \(next.stdout)")
-        let all = try Steptweet.run(["outbox", "--all", "--config", config])
+        let all = try await Steptweet.run(["outbox", "--all", "--config", config])
         #expect(all.stdout.contains("1  dropped  webhook"))
     }
 

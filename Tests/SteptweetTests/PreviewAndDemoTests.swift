@@ -3,9 +3,9 @@ import Testing
 import TestSupport
 
 @Suite(.temporaryFolder) struct PreviewAndDemoTests {
-    @Test func previewReproducesTheSeedFormat() throws {
-        let r = try Steptweet.run([
-            "preview", "--source", "fixtures/demo_walk_50hz.csv",
+    @Test func previewReproducesTheSeedFormat() async throws {
+        let r = try await Steptweet.run([
+            "preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"),
             "--start", "2026-11-21T10:00:00+09:00", "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo",
         ])
         #expect(r.status == 0, "\(r.stderr)")
@@ -16,19 +16,19 @@ import TestSupport
         #expect(abs(steps - 109) <= 11)
     }
 
-    @Test func previewWindowExcludesStepsOutsideIt() throws {
+    @Test func previewWindowExcludesStepsOutsideIt() async throws {
         // The recording starts at --recording-start, 10 minutes before the window: no step of it is inside.
-        let r = try Steptweet.run([
-            "preview", "--source", "fixtures/demo_walk_50hz.csv", "--recording-start", "2026-11-21T09:50:00+09:00",
+        let r = try await Steptweet.run([
+            "preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"), "--recording-start", "2026-11-21T09:50:00+09:00",
             "--start", "2026-11-21T10:00:00+09:00", "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo",
         ])
         #expect(r.status == 0)
         #expect(r.stdout.contains("を持って 0 歩"))
     }
 
-    @Test func unknownTimeZoneIsRejected() throws {
+    @Test func unknownTimeZoneIsRejected() async throws {
         for zone in ["Bogus/Zone", "JST-9", ":Asia/Tokyo"] {
-            let r = try Steptweet.run(["preview", "--source", "fixtures/demo_walk_50hz.csv",
+            let r = try await Steptweet.run(["preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"),
                                        "--start", "2026-11-21T10:00:00Z", "--time-zone", zone])
             #expect(r.status != 0)
             #expect(r.stderr.contains("unknown time zone '\(zone)'"))
@@ -36,8 +36,8 @@ import TestSupport
         }
     }
 
-    @Test func demoPrintsNewDataWithTheSeedText() throws {
-        let r = try Steptweet.run(["demo"])
+    @Test func demoPrintsNewDataWithTheSeedText() async throws {
+        let r = try await Steptweet.run(["demo"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("result: NewData"))
         #expect(r.stdout.contains("result: NoData"))
@@ -45,8 +45,8 @@ import TestSupport
         #expect(r.stdout.contains(seed))
     }
 
-    @Test func demoRecoversTheDeliberatelyFailedDeliveryOnTheNextFetch() throws {
-        let r = try Steptweet.run(["demo"])
+    @Test func demoRecoversTheDeliberatelyFailedDeliveryOnTheNextFetch() async throws {
+        let r = try await Steptweet.run(["demo"])
         #expect(r.status == 0, "\(r.stderr)")
         let results = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  result: ") }.map { $0.dropFirst(10) }
         #expect(results == ["NewData", "NoData", "Failed: loopback: HTTP 503: deliberate failure", "NewData"])

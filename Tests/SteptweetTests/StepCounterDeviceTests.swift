@@ -41,36 +41,36 @@ import TestSupport
         return path.path
     }
 
-    func fetch(_ config: String, _ time: String) throws -> CommandResult {
-        try Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T\(time)+09:00"])
+    func fetch(_ config: String, _ time: String) async throws -> CommandResult {
+        try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T\(time)+09:00"])
     }
 
-    @Test func counterReadingsBecomeWindowsWithResetsAndAVanishingDevice() throws {
+    @Test func counterReadingsBecomeWindowsWithResetsAndAVanishingDevice() async throws {
         let tree = try makeTree()
         let config = try config(tree)
         // First reading (1234, the shared tree's value) is a baseline: no steps are invented.
-        let first = try fetch(config, "10:00:00")
+        let first = try await fetch(config, "10:00:00")
         #expect(first.stdout.split(separator: "\n").last == "NoData", "\(first.stdout)\(first.stderr)")
         try tree.setCounter("1300")
-        let second = try fetch(config, "10:10:00")
+        let second = try await fetch(config, "10:10:00")
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout.contains("を持って 66 歩"), "\(second.stdout)")
         #expect(second.stdout.split(separator: "\n").last == "NewData")
         // The counter restarted (reboot): the new value counts from 0, never a negative count.
         try tree.setCounter("20")
-        let third = try fetch(config, "10:20:00")
+        let third = try await fetch(config, "10:20:00")
         #expect(third.stdout.contains("を持って 20 歩"), "\(third.stdout)")
         // The device disappears (driver unloaded): that fetch fails with a clear reason, the next one reads it again.
         let away = tree.root.appendingPathComponent("unplugged")
         try FileManager.default.moveItem(at: tree.device, to: away)
-        let gone = try fetch(config, "10:30:00")
+        let gone = try await fetch(config, "10:30:00")
         #expect(gone.status == 75)
         #expect(gone.stdout.split(separator: "\n").last?.contains("in_steps_input: cannot be read (device gone?)") == true, "\(gone.stdout)")
         try FileManager.default.moveItem(at: away, to: tree.device)
         try tree.setCounter("50")
-        let back = try fetch(config, "10:40:00")
+        let back = try await fetch(config, "10:40:00")
         #expect(back.stdout.contains("を持って 30 歩"), "\(back.stdout)")
-        let steps = try Steptweet.run(["steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00",
+        let steps = try await Steptweet.run(["steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00",
                                        "--to", "2026-11-21T11:00:00+09:00"])
         #expect(steps.stdout.hasPrefix("116 steps"), "\(steps.stdout)")
     }
@@ -80,7 +80,7 @@ import TestSupport
         try FileManager.default.removeItem(at: tree.device.appendingPathComponent("in_steps_input"))
         let config = try config(tree)
         // No agent yet: a one-shot fetch has nothing to read and says why (Failed, not a configuration error).
-        let early = try fetch(config, "10:00:00")
+        let early = try await fetch(config, "10:00:00")
         #expect(early.status == 75)
         #expect(early.stdout.contains("no samples yet: iio:device0 polled at 50 Hz is sampled by `steptweet agent`"), "\(early.stdout)")
 
@@ -101,7 +101,7 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(lines >= 25)  // header + at least 24 samples, written once a second
-        let status = try Steptweet.run(["status", "--config", config])
+        let status = try await Steptweet.run(["status", "--config", config])
         #expect(status.stdout.contains("device:   iio:device0 polled at 50 Hz by the agent into \(samples), last sample "), "\(status.stdout)")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
