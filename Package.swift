@@ -26,7 +26,7 @@ let package = Package(
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         // Optimised in debug builds too: its per-sample loops are the CPU of most tests (and of `make demo`), 5-10x slower
         // unoptimised. To step through it in a debugger, remove the setting.
-        .target(name: "StepDetection", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "StepDetection", exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Files and devices -> acceleration samples or step readings.
         .target(name: "SensorInput", dependencies: [
             "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -55,7 +55,7 @@ let package = Package(
             "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
