@@ -26,14 +26,14 @@ import Testing
     }
 
     @Test func aServerThatDripsOneByteAtATimeEndsAtTheDeadline() async throws {
-        // 30 bytes, one every 100 ms: 3 s in all, never 100 ms idle.
+        // 60 bytes, one every 50 ms: 3 s in all, never 50 ms idle.
         let clock = TestClock<Duration>()
         let server = try await LoopbackServer.start { _, _ in
             Task {  // the deadline passes while the body drips
-                try await Task.sleep(for: .milliseconds(300))
+                try await Task.sleep(for: .milliseconds(150))
                 await clock.advance(by: .seconds(2))
             }
-            return drippingResponse(bytes: 30, interval: .milliseconds(100))
+            return drippingResponse(bytes: 60, interval: .milliseconds(50))
         }
         defer { Task { await server.stop() } }
         let publisher = SlackPublisher(url: server.url("/services/T/B/X"))
@@ -42,8 +42,8 @@ import Testing
     }
 
     @Test func theDripServerDoesDeliverWhenTheDeadlineAllows() async throws {
-        // The control for the test above: 4 bytes at 100 ms each arrive well inside 10 s.
-        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 4, interval: .milliseconds(100)) }
+        // The control for the test above: 4 bytes at 50 ms each arrive well inside 10 s.
+        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 4, interval: .milliseconds(50)) }
         defer { Task { await server.stop() } }
         let outcome = await SlackPublisher(url: server.url("/services/T/B/X")).publish(samplePost, deadline: soon())
         #expect(outcome == .delivered(remoteID: nil))
