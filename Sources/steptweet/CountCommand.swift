@@ -64,10 +64,11 @@ struct CountCommand: ParsableCommand {
         let counted = Parallelism.map(files.count, jobs: jobs) { [files, plot, stepTimes, options] i in
             Result { () throws -> RecordingCount in
                 if let plot { return try StepPlot.write(recording: files[i], to: plot, options: options) }
-                let result = try RecordingCounter.count(path: files[i], options: options, keepStepTimes: stepTimes != nil)
-                if let stepTimes {
-                    try result.stepTimes.map { "\($0)\n" }.joined().write(toFile: stepTimes, atomically: true, encoding: .utf8)
-                }
+                let times = try stepTimes.map(StepTimesFile.init)
+                let result = try RecordingCounter.count(path: files[i], options: options, onEvent: times.map { times in
+                    { if case .step(let t) = $0 { times.append(t) } }
+                })
+                try times?.finish()
                 return result
             }
         }

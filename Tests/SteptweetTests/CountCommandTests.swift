@@ -30,6 +30,30 @@ import TestSupport
         #expect(lines[1].contains("3000 samples"))
     }
 
+    @Test func stepTimesAreWrittenOnePerLineAndMatchTheCount() async throws {
+        let target = try Steptweet.tempFile("an older file, replaced whole\n", name: "times.txt")
+        let r = try await Steptweet.run(["count", "--json", "--jobs", "2", "--step-times", target, walk])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let lines = try String(contentsOfFile: target, encoding: .utf8).split(separator: "\n")
+        let times = lines.compactMap { Int64($0) }
+        #expect(times.count == lines.count, "every line is a time in ns")
+        #expect(times.count == object["steps"] as? Int)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "in time order")
+        #expect(times.first.map { $0 > 0 && $0 < 60_000_000_000 } == true, "inside the minute of walking")
+        let folder = (target as NSString).deletingLastPathComponent
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["times.txt"], "no partial file left")
+    }
+
+    @Test func aFailedCountLeavesNoStepTimesFile() async throws {
+        let bad = try Steptweet.tempFile("t_ms,x,y,z\n0,1,2,3\nnot a number\n", name: "bad.csv")
+        let target = (bad as NSString).deletingLastPathComponent + "/times.txt"
+        let r = try await Steptweet.run(["count", "--strict", "--step-times", target, bad])
+        #expect(r.status == 65, "\(r.stderr)")
+        let folder = (bad as NSString).deletingLastPathComponent
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["bad.csv"], "neither the file nor a partial one")
+    }
+
     /// Also the binary reading a relative path against its working directory and naming the file as given.
     @Test func stepLogsAreSummedAndSaySo() throws {
         let r = try Steptweet.runProcess(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
