@@ -106,6 +106,9 @@ struct CountCommand: ParsableCommand {
             } catch let error as InputError {
                 printError("error: \(error)")
                 status = max(status, ExitStatus.of(error))
+            } catch let error as StepTimesFile.WriteError {
+                printError("error: \(error)")
+                status = max(status, ExitStatus.cantCreate)
             }
         }
         if status != 0 { throw ExitCode(status) }

@@ -4,30 +4,32 @@ import Foundation
 /// so memory stays flat however many steps a recording holds. The lines go to a temporary file beside `path`, renamed
 /// over it at `finish()`: the file appears whole or not at all.
 final class StepTimesFile {
+    /// The step times could not be written (exit 73): which file, and why.
+    struct WriteError: Error, CustomStringConvertible {
+        var path: String
+        var reason: String
+        var description: String { "cannot write step times to \(path): \(reason)" }
+    }
+
     private let path: String
     private let partial: String
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     private var finished = false
     /// The first write that failed (a full disk): reported by `finish()`.
-    private var writeError: (any Error)?
+    private var writeError: WriteError?
 
     init(path: String) throws {
         self.path = path
         partial = path + ".partial-\(getpid())"
-        guard FileManager.default.createFile(atPath: partial, contents: nil),
-              let handle = FileHandle(forWritingAtPath: partial) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
-        self.handle = handle
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         buffer.reserveCapacity(65_536)
     }
 
     deinit {
-        if !finished {  // a failed count: leave nothing half-written behind
-            try? handle.close()
-            unlink(partial)
-        }
+        if !finished { unlink(partial) }  // a failed count: leave nothing half-written behind
     }
 
     func append(_ timeNs: Int64) {
@@ -39,18 +41,15 @@ final class StepTimesFile {
     func finish() throws {
         flush()
         if let writeError { throw writeError }
-        try handle.close()
-        guard rename(partial, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(partial)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "\(path): \(reason)"])
-        }
+        guard rename(partial, path) == 0 else { throw WriteError(path: path, reason: String(cString: strerror(errno))) }
         finished = true
     }
 
     private func flush() {
-        guard !buffer.isEmpty, writeError == nil else { return buffer.removeAll(keepingCapacity: true) }
-        do { try handle.write(contentsOf: buffer) } catch { writeError = error }
-        buffer.removeAll(keepingCapacity: true)
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !buffer.isEmpty, writeError == nil else { return }
+        do { try handle.write(contentsOf: buffer) } catch {
+            writeError = WriteError(path: path, reason: "\(error.localizedDescription)")
+        }
     }
 }

@@ -15,8 +15,8 @@ struct Steptweet: AsyncParsableCommand {
             Preview:     steptweet preview --source walk.csv --start 2026-11-21T10:00:00+09:00 --time-zone Asia/Tokyo
 
             Exit status (sysexits): 0 success (NewData or NoData); 64 usage; 65 input that cannot be read as its
-            format; 66 a missing input named on the command line; 69 no device; 73 an output file exists; 75 a
-            temporary failure that may succeed by itself later; 78 configuration or credential problems.
+            format; 66 a missing input named on the command line; 69 no device; 73 an output file exists or cannot
+            be written; 75 a temporary failure that may succeed by itself later; 78 configuration or credential problems.
             Shell completions: steptweet --generate-completion-script bash|zsh|fish.
             """,
         version: Steptweet.version,

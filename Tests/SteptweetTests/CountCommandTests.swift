@@ -54,6 +54,15 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["bad.csv"], "neither the file nor a partial one")
     }
 
+    @Test func stepTimesThatCannotBeWrittenExit73AndSayWhere() async throws {
+        let folder = (try Steptweet.tempFile("", name: "x") as NSString).deletingLastPathComponent
+        let target = folder + "/no/such/folder/times.txt"
+        let r = try await Steptweet.run(["count", "--step-times", target, walk])
+        #expect(r.status == 73, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot write step times to \(target): No such file or directory"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
     /// Also the binary reading a relative path against its working directory and naming the file as given.
     @Test func stepLogsAreSummedAndSaySo() throws {
         let r = try Steptweet.runProcess(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
