@@ -141,7 +141,18 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey { case enabled, model, enter, stay }
 
-    /// Decodes saved parameters; a state saved with an earlier model (linear, before these trees) takes today's.
+    /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
+    /// release that resumes it (10 KB less per state), and a custom model (`eval --parameters`) is kept.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(enabled, forKey: .enabled)
+        if model != WalkingModel.trained.model { try c.encode(model, forKey: .model) }
+        try c.encode(enter, forKey: .enter)
+        try c.encode(stay, forKey: .stay)
+    }
+
+    /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
+    /// linear model) today's built-in model.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         enabled = try c.decode(Bool.self, forKey: .enabled)

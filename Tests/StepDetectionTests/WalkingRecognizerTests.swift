@@ -132,7 +132,7 @@ enum SyntheticMotion {
         var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
         var parameters = try #require(json["parameters"] as? [String: Any])
         var recognizer = try #require(parameters["recognizer"] as? [String: Any])
-        #expect(recognizer.removeValue(forKey: "model") != nil)
+        #expect(recognizer["model"] == nil, "the built-in model is not saved")
         let linear: [String: Any] = ["bias": -4.37, "weights": [2.4, 6.2], "lower": [-1.1, -0.2], "upper": [1.3, 0.8]]
         recognizer["magnitudeModel"] = linear
         recognizer["threeAxisModel"] = linear
@@ -141,6 +141,16 @@ enum SyntheticMotion {
         let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
         #expect(resumed.parameters.recognizer == WalkingModel.trained)
         #expect(resumed.counters == detector.counters)
+    }
+
+    @Test func aSavedStateCarriesTheModelOnlyWhenItIsNotTheBuiltInOne() throws {
+        let standard = String(decoding: try JSONEncoder().encode(StepDetector()), as: UTF8.self)
+        #expect(!standard.contains("\"model\""), "the built-in model is not saved: an upgrade brings its own")
+        #expect(try JSONDecoder().decode(StepDetector.self, from: Data(standard.utf8)).parameters == .standard)
+        var custom = DetectorParameters.standard
+        custom.recognizer.model = WalkingTrees(depth: 1, base: 0.5, features: [3], thresholds: [0.4], leaves: [-2, 2])
+        let saved = try JSONEncoder().encode(StepDetector(parameters: custom))
+        #expect(try JSONDecoder().decode(StepDetector.self, from: saved).parameters == custom)
     }
 
     @Test func treesWhoseArraysDoNotFitAreRefused() throws {
