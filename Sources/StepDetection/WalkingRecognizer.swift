@@ -230,11 +230,11 @@ public struct WalkingRecognizer: Sendable, Codable {
         return (endNs - Int64(n) * Self.tickNs, endNs, f)
     }
 
-    /// Ring index of tick `i` of the newest `n`, oldest first.
+    /// Ring index of tick `i` of the newest `n`, oldest first, in a ring whose next tick goes to `head`.
     @inline(__always)
-    private func index(_ i: Int, of n: Int) -> Int {
+    private static func index(_ i: Int, of n: Int, head: Int) -> Int {
         let k = head - n + i
-        return k < 0 ? k + Self.windowTicks : k
+        return k < 0 ? k + windowTicks : k
     }
 
     private func magnitudeFeatures(ticks n: Int, into f: inout WindowFeatures) {
@@ -284,7 +284,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// runs, without a wrap test per tick.
     @inline(__always)
     private static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
-        let first = head - n < 0 ? head - n + windowTicks : head - n
+        let first = index(0, of: n, head: head)
         let run = min(n, windowTicks - first)
         for i in 0..<run { body(i, first + i) }
         for i in run..<n { body(i, i - run) }
@@ -365,7 +365,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         let count = Double(n)
         f.gravitySteadiness = (g.0 * g.0 + g.1 * g.1 + g.2 * g.2).squareRoot() / count
         f.directionSteadiness = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot() / count
-        let a = 3 * index(0, of: n), b = 3 * index(n - 1, of: n)
+        let a = 3 * Self.index(0, of: n, head: head), b = 3 * Self.index(n - 1, of: n, head: head)
         let cosine = gravity[a] * gravity[b] + gravity[a + 1] * gravity[b + 1] + gravity[a + 2] * gravity[b + 2]
         f.gravityTurn = 1 - min(1, max(-1, cosine))
     }

@@ -44,9 +44,14 @@ public struct WindowFeatures: Sendable, Equatable {
     public init() {}
 
     /// The features in `names` order.
-    public var values: [Double] {
-        [logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-         gravitySteadiness, directionSteadiness, gravityTurn]
+    public var values: [Double] { withValues(Array.init) }
+
+    /// Calls `body` with the features in `names` order, without allocating (the one place that lists the order).
+    @inline(__always)
+    func withValues<R>(_ body: (UnsafeBufferPointer<Double>) -> R) -> R {
+        let v = (logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
+                 gravitySteadiness, directionSteadiness, gravityTurn)
+        return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }
 }
 
@@ -99,12 +104,9 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
     public var usesAxes: Bool { features.contains { $0 >= WindowFeatures.magnitudeNames.count } }
 
     public func probability(_ f: WindowFeatures) -> Double {
-        let v = (f.logStd, f.r1, f.r2, f.rStep, f.rStride, f.rTwoStrides, f.logKurtosis, f.crest, f.crossingsHz,
-                 f.logImpulse, f.gravitySteadiness, f.directionSteadiness, f.gravityTurn)
         let splits = (1 << depth) - 1, leafCount = 1 << depth
         var z = base
-        withUnsafeBytes(of: v) { raw in
-            let values = raw.bindMemory(to: Double.self)
+        f.withValues { values in
             for tree in 0..<(leaves.count / leafCount) {
                 var node = 0
                 for _ in 0..<depth {
