@@ -67,10 +67,15 @@ public struct StepDetector: Sendable, Codable {
     public init(parameters: DetectorParameters = .standard, axisFeatures: Bool = false) {
         self.parameters = parameters
         recognizing = parameters.recognizer.enabled
-        tracksAxes = parameters.recognizer.enabled && (axisFeatures || parameters.recognizer.model.usesAxes)
+        tracksAxes = Self.tracksAxes(parameters, axisFeatures: axisFeatures)
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
         reservePending()
+    }
+
+    /// Whether a detector with these parameters follows the three axes (see `tracksAxes`).
+    static func tracksAxes(_ parameters: DetectorParameters, axisFeatures: Bool) -> Bool {
+        parameters.recognizer.enabled && (axisFeatures || parameters.recognizer.model.usesAxes)
     }
 
     /// Reserves the pending run's whole capacity up front (again after decoding, which gives exact-size arrays):

@@ -13,7 +13,7 @@ extension StepDetector {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         parameters = try c.decode(DetectorParameters.self, forKey: .parameters)
         recognizing = parameters.recognizer.enabled
-        tracksAxes = parameters.recognizer.enabled && parameters.recognizer.model.usesAxes
+        tracksAxes = Self.tracksAxes(parameters, axisFeatures: false)  // not saved: `eval --features` never resumes
         counters = try c.decode(DetectorCounters.self, forKey: .counters)
         lastTimeNs = try c.decode(Int64.self, forKey: .lastTimeNs)
         stage1 = try c.decode(Double.self, forKey: .stage1)
