@@ -1,45 +1,40 @@
 #!/usr/bin/env python3
-"""The peer (../shared/tools/peer_findpeaks.py, scipy find_peaks, d = 0.307 s, prominence 0.187 g) scored the way
-`steptweet eval` scores: per shared set, walking MAPE over files with >= 100 true steps, false steps (above the
-truth) in total and per hour for files under 100, least steps per minute for files without a count.
+"""The peer (../shared/tools/peer_findpeaks.py, scipy find_peaks, d = 0.307 s, prominence 0.187 g) scored on every
+shared set with the same measures as the walking recognizer's targets (`summarise` in scripts/train_walking.py:
+walking MAPE over files with >= 100 true steps, false steps above the truth for files under 100, least steps per
+minute for files without a count).
 
 Usage: python3 bench/peer_accuracy.py [SHARED]     (default ../shared)
 """
-import csv, os, subprocess, sys, collections
-shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', '..', 'shared')
-peer = os.path.join(shared, 'tools', 'peer_findpeaks.py')
-for name in ('steps', 'activities'):
-    manifest = os.path.join(shared, 'data', name, 'manifest.csv')
+import csv, json, os, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import train_walking  # noqa: E402  (the one scoring of the targets)
+
+shared = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared")
+peer = os.path.join(shared, "tools", "peer_findpeaks.py")
+entries, counts = [], {}
+for name in ("steps", "activities"):
+    folder = os.path.join(shared, "data", name)
+    manifest = os.path.join(folder, "manifest.csv")
     rows = list(csv.DictReader(open(manifest)))
-    paths = [os.path.join(shared, 'data', name, r['file']) for r in rows]
-    out = subprocess.run([sys.executable, peer, 'count', '--d', '0.307', '--p', '0.187'] + paths,
-                         check=True, capture_output=True, text=True).stdout
-    counts = {}
-    for line in out.splitlines():
-        parts = line.split('\t')
-        if len(parts) == 4:
-            counts[os.path.relpath(parts[0], os.path.join(shared, 'data', name))] = int(parts[1])
-    groups = collections.OrderedDict()
     for r in rows:
-        key = r['file'].split('/')[0]
-        if r['file'] in ('bangle_wrist/10134.csv', 'bangle_wrist/3058.csv'):
-            key += ' (long walks)'
-        groups.setdefault(key, []).append(r)
-    for key, rs in groups.items():
-        walks = [abs(counts[r['file']] - int(r['truth_steps'])) / int(r['truth_steps']) * 100
-                 for r in rs if r['truth_steps'] and int(r['truth_steps']) >= 100]
-        low = [r for r in rs if r['truth_steps'] and int(r['truth_steps']) < 100]
-        false = sum(max(0, counts[r['file']] - int(r['truth_steps'])) for r in low)
-        hours = sum(float(r['duration_s']) for r in low) / 3600
-        nocount = [counts[r['file']] / (float(r['duration_s']) / 60) for r in rs if not r['truth_steps']]
-        parts = [f"{key}:"]
-        if walks: parts.append(f"walking MAPE {sum(walks) / len(walks):.2f}% ({len(walks)} walks)")
-        if low: parts.append(f"false steps {false} in {len(low)} recordings ({hours:.1f} h, {false / hours:.1f}/h)")
-        if nocount: parts.append(f"no count: {len(nocount)} (min {min(nocount):.0f} steps/min)")
-        if key == 'bangle_wrist':
-            every = [abs(counts[r['file']] - int(r['truth_steps'])) / int(r['truth_steps']) * 100
-                     for r in rows if r['file'].startswith('bangle_wrist/') and r['truth_steps'] and int(r['truth_steps']) >= 100]
-            parts.append(f"(all {len(every)} walks with the long ones: {sum(every) / len(every):.2f}%)")
-        if key.endswith('(long walks)'):
-            parts.append(', '.join(f"{r['file']} {counts[r['file']]} of {r['truth_steps']}" for r in rs))
-        print(' '.join(parts))
+        r["manifest"] = manifest
+    entries += rows
+    out = subprocess.run([sys.executable, peer, "count", "--d", "0.307", "--p", "0.187"]
+                         + [os.path.join(folder, r["file"]) for r in rows],
+                         check=True, capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split("\t")
+        if len(parts) == 4:
+            found[os.path.relpath(parts[0], folder)] = int(parts[1])
+    for r in rows:
+        counts[r["file"]] = (found[r["file"]], float(r["duration_s"]))
+for key, value in train_walking.summarise(entries, counts).items():
+    if isinstance(value, dict):
+        value = {k: round(v, 1) for k, v in value.items()}
+    print(f"{key}: {json.dumps(round(value, 2) if isinstance(value, float) else value)}")
+for f in train_walking.LONG_WALKS:
+    print(f"{f}: {counts[f][0]} steps")
