@@ -28,7 +28,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
          "gravity_steadiness", "direction_steadiness", "gravity_turn"]
-MAGNITUDE = 10  # the magnitude model uses the first ten
+MAGNITUDE = 10  # the model uses the first ten (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate
 BINS = 32  # candidate thresholds per feature: its quantiles in the training windows

@@ -32,8 +32,17 @@ final class StepTimesFile {
         if !finished { unlink(partial) }  // a failed count: leave nothing half-written behind
     }
 
+    /// Adds one line: the time's decimal digits straight into the buffer (no string per step).
     func append(_ timeNs: Int64) {
-        buffer.append(contentsOf: "\(timeNs)\n".utf8)
+        if timeNs < 0 { buffer.append(0x2D) }
+        var rest = timeNs.magnitude
+        let start = buffer.count
+        repeat {
+            buffer.append(0x30 + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        buffer[start...].reverse()
+        buffer.append(0x0A)
         if buffer.count >= 65_000 { flush() }
     }
 
