@@ -1,0 +1,111 @@
+/// Boosted decision trees over the magnitude features: `P(walking) = 1 / (1 + e^-(base + Σ leaf))`, one leaf of each
+/// tree. Every tree is complete, of the same depth, stored breadth first: node `i`'s children are `2i + 1` (feature
+/// below the threshold) and `2i + 2`; a tree has `2^depth − 1` splits and `2^depth` leaves. Trees need no scaling
+/// or clamping of the features and cost `trees × depth` comparisons a window.
+public struct WalkingTrees: Sendable, Equatable, Codable {
+    public var depth: Int
+    public var base: Double
+    /// Per split, tree after tree: the feature's index in `WindowFeatures.names` and its threshold.
+    public var features: [Int]
+    public var thresholds: [Double]
+    /// Per leaf, tree after tree (the learning rate already applied).
+    public var leaves: [Double]
+
+    public init(depth: Int, base: Double, features: [Int], thresholds: [Double], leaves: [Double]) {
+        self.depth = depth
+        self.base = base
+        self.features = features
+        self.thresholds = thresholds
+        self.leaves = leaves
+        precondition(isValid, "WalkingTrees: the arrays do not fit together")
+    }
+
+    enum CodingKeys: String, CodingKey { case depth, base, features, thresholds, leaves }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        depth = try c.decode(Int.self, forKey: .depth)
+        base = try c.decode(Double.self, forKey: .base)
+        features = try c.decode([Int].self, forKey: .features)
+        thresholds = try c.decode([Double].self, forKey: .thresholds)
+        leaves = try c.decode([Double].self, forKey: .leaves)
+        guard isValid else {
+            throw DecodingError.dataCorruptedError(forKey: .features, in: c,
+                                                   debugDescription: "walking trees: the arrays do not fit together")
+        }
+    }
+
+    /// Whether the arrays fit together: whole trees, known features.
+    public var isValid: Bool {
+        let splits = (1 << depth) - 1, leafCount = 1 << depth
+        return (1...6).contains(depth) && features.count == thresholds.count && features.count % splits == 0
+            && leaves.count / leafCount == features.count / splits && leaves.count % leafCount == 0
+            && features.allSatisfy { (0..<WindowFeatures.names.count).contains($0) }
+    }
+
+    /// Whether a split uses a three-axis feature (else the recognizer need not follow the axes at all).
+    public var usesAxes: Bool { features.contains { $0 >= WindowFeatures.magnitudeNames.count } }
+
+    public func probability(_ f: WindowFeatures) -> Double {
+        let splits = (1 << depth) - 1, leafCount = 1 << depth
+        var z = base
+        f.withValues { values in
+            for tree in 0..<(leaves.count / leafCount) {
+                var node = 0
+                for _ in 0..<depth {
+                    let k = tree * splits + node
+                    node = 2 * node + (values[features[k]] < thresholds[k] ? 1 : 2)
+                }
+                z += leaves[tree * leafCount + node - splits]
+            }
+        }
+        return 1 / (1 + (-z).exponential)
+    }
+}
+
+/// The walking recognizer's parameters: a classifier trained by `scripts/train_walking.py` on the shared recordings
+/// (coefficients in `WalkingModel.swift`) and the two probabilities of its hysteresis. A run of rhythm steps becomes
+/// walking when a step's windows reach `enter` on average (its earlier steps then count too, as long as they held
+/// `stay`), and stays walking while they hold `stay`. `enter` is the one parameter that trades false steps in daily
+/// life against steps lost on weak walks.
+public struct RecognizerParameters: Sendable, Equatable, Codable {
+    /// Whether steps must lie in recognised walking to count. Off: rhythm alone decides (the detector before #10).
+    public var enabled: Bool
+    /// Judges a window from its magnitude features alone, with or without three axes: |a| does not depend on how the
+    /// device is worn or which way its axes point, and many watches and logs give nothing else.
+    public var model: WalkingTrees
+    public var enter: Double
+    public var stay: Double
+
+    public init(enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double) {
+        self.enabled = enabled
+        self.model = model
+        self.enter = enter
+        self.stay = stay
+    }
+
+    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay }
+
+    /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
+    /// release that resumes it (10 KB less per state), and a custom model (`eval --parameters`) is kept.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(enabled, forKey: .enabled)
+        if model != WalkingModel.trained.model { try c.encode(model, forKey: .model) }
+        try c.encode(enter, forKey: .enter)
+        try c.encode(stay, forKey: .stay)
+    }
+
+    /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
+    /// linear model) today's built-in model.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        enabled = try c.decode(Bool.self, forKey: .enabled)
+        model = try c.decodeIfPresent(WalkingTrees.self, forKey: .model) ?? WalkingModel.trained.model
+        enter = try c.decode(Double.self, forKey: .enter)
+        stay = try c.decode(Double.self, forKey: .stay)
+    }
+
+    /// The probability that a window with these features is walking.
+    public func probability(_ f: WindowFeatures) -> Double { model.probability(f) }
+}
