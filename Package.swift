@@ -64,10 +64,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "Publishing", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
+        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "SensorInputTests", dependencies: [
             "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),

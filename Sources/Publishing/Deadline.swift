@@ -10,11 +10,13 @@ import Foundation
 public struct Deadline: Sendable {
     private let remainingOnClock: @Sendable () -> Duration
     private let sleepPast: @Sendable (Duration) async throws -> Void
+    private let sleepFor: @Sendable (Duration) async throws -> Void
 
     /// The instant `instant` of `clock`.
     public init<C: Clock>(at instant: C.Instant, on clock: C) where C.Duration == Duration {
         remainingOnClock = { clock.now.duration(to: instant) }
         sleepPast = { grace in try await clock.sleep(until: instant.advanced(by: grace), tolerance: nil) }
+        sleepFor = { duration in try await clock.sleep(for: duration) }
     }
 
     /// `duration` from now on `clock` (a negative or zero duration has already passed).
@@ -41,6 +43,12 @@ public struct Deadline: Sendable {
     /// Sleeps on the deadline's clock until it (plus `grace`) has passed; throws `CancellationError` when cancelled.
     public func sleep(grace: Duration = .zero) async throws {
         try await sleepPast(grace)
+    }
+
+    /// Sleeps `duration` on the deadline's clock (between polls that wait for the deadline); throws
+    /// `CancellationError` when cancelled.
+    public func pause(for duration: Duration) async throws {
+        try await sleepFor(duration)
     }
 
     /// `work`'s result, or `fallback` when the deadline plus `grace` passes first. `work` is then cancelled and not

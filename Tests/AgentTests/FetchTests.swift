@@ -286,7 +286,9 @@ import Testing
         // A one-shot fetch with a shorter budget waits for the lock, then gives up: Failed: busy (temporary).
         var impatient = config
         impatient.schedule.deadline = 0.3
-        let second = await Fetcher(configuration: impatient).fetch(now: t0.addingTimeInterval(600), trigger: "second")
+        var impatientFetcher = Fetcher(configuration: impatient)
+        impatientFetcher.clock = ImmediateClock()  // its polls for the lock pass the budget without real waiting
+        let second = await impatientFetcher.fetch(now: t0.addingTimeInterval(600), trigger: "second")
         #expect(second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"), "\(second.line)")
         #expect(second.failureKind == .temporary)
         // Stopping the endpoint ends the slow fetch's request; its post stays in the outbox.

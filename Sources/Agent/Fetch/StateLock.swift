@@ -29,12 +29,13 @@ final class StateLock {
         _ = text.withCString { pwrite(fd, $0, strlen($0), 0) }
     }
 
-    /// Takes the lock, waiting for it while `deadline` allows (polling every 50 ms), else throws `busy`.
+    /// Takes the lock, waiting for it while `deadline` allows (polling every 50 ms on the deadline's clock), else
+    /// throws `busy`.
     static func acquire(path: String, waitingUntil deadline: Deadline) async throws -> StateLock {
         while true {
             do { return try StateLock(path: path) } catch StateLockError.busy(let p, let holder) {
                 guard deadline.remaining > .milliseconds(50), !Task.isCancelled else { throw StateLockError.busy(p, holder) }
-                try? await Task.sleep(for: .milliseconds(50))
+                try? await deadline.pause(for: .milliseconds(50))
             }
         }
     }

@@ -152,8 +152,10 @@ public final class AccelerometerSampler: @unchecked Sendable {
         let clock = AnyPollClock(clockFactory(), stopped: { [self] in shouldStop }, waitForStop: { [self] ns in _ = waitForStop(ns: ns) })
         var poller = IIOPolledAccelerometer(device: iio, rateHz: device.rateHz, clock: clock)
         poller.retryNs = retryNs
+        // Written once a second, and at once after the first sample: the file shows the device working (and
+        // `status` a last sample) from the start.
         let perFlush = max(1, Int(device.rateHz.rounded()))
-        var sinceFlush = 0
+        var sinceFlush = perFlush - 1
         var failed = false
         poller.poll(while: { !self.shouldStop }, { sample in
             writer.append(sample)
