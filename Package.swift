@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Messages", exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
-                exclude: ["README.md"]),
+                exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
         .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
@@ -62,7 +62,7 @@ let package = Package(
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(name: "TestSupport", dependencies: [
-            "Publishing", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+            "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "SensorInputTests", dependencies: [
@@ -81,7 +81,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
-            "steptweet", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+            "steptweet", "Agent", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.

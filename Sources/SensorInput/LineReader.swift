@@ -227,7 +227,7 @@ enum ByteSource: @unchecked Sendable {
         var count = try read(into: buffer.base, at: offset, count: wanted)
         guard count == wanted else { return count }  // the input ended
         var searchFrom = max(0, index)
-        let step = 64 * 1024
+        let step = min(64 * 1024, max(256, wanted))  // a small range (tests put one on every byte) reads small steps
         while true {
             if searchFrom < count, memchr(buffer.base + searchFrom, 0x0A, count - searchFrom) != nil { return count }
             searchFrom = count

@@ -42,8 +42,8 @@ import Testing
     }
 
     @Test func theDripServerDoesDeliverWhenTheDeadlineAllows() async throws {
-        // The control for the test above: 4 bytes at 50 ms each arrive well inside 10 s.
-        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 4, interval: .milliseconds(50)) }
+        // The control for the test above: 4 bytes at 20 ms each arrive well inside 10 s.
+        let server = try await LoopbackServer.start { _, _ in drippingResponse(bytes: 4, interval: .milliseconds(20)) }
         defer { Task { await server.stop() } }
         let outcome = await SlackPublisher(url: server.url("/services/T/B/X")).publish(samplePost, deadline: soon())
         #expect(outcome == .delivered(remoteID: nil))

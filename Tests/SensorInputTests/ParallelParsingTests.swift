@@ -67,9 +67,9 @@ import TestSupport
         #expect(reference.issues.contains { $0.contains("expected 4 fields") })
         #expect(reference.issues.contains { $0.contains("over 50 g") })
         #expect(reference.samples.last?.x == 0.25)
-        // Ranges of 1, 2, 3, 7 … bytes put a boundary on every byte: inside numbers, on the comma, on the \r of a CRLF,
-        // on the \n, on blank lines and on the last line without a newline.
-        for chunkBytes in [1, 3, 7, 39, 40, 4096] {
+        // Ranges of 1 byte put a boundary on every byte: inside numbers, on the comma, on the \r of a CRLF, on the \n,
+        // on blank lines and on the last line without a newline; 7 and 40 bytes hold parts of lines and whole lines.
+        for chunkBytes in [1, 7, 40, 4096] {
             for jobs in [1, 3] {
                 let got = try read(path, jobs: jobs, chunkBytes: chunkBytes)
                 #expect(got == reference, "jobs \(jobs), ranges of \(chunkBytes) bytes")

@@ -1,3 +1,4 @@
+import Agent
 import FlyingFox
 import Foundation
 import Testing
@@ -22,7 +23,7 @@ import TestSupport
     @Test func aPermanentlyFailedPostIsListedRetriedWithItsKeyOrDropped() async throws {
         let hook = Hook()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 5, logger: .disabled)
-        await server.appendRoute("POST /hook") { await hook.handle($0) }
+        await server.appendClosingRoute("POST /hook") { await hook.handle($0) }
         let task = Task { try await server.run() }
         defer { task.cancel() }
         try await server.waitUntilListening()

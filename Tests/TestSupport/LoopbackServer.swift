@@ -1,3 +1,4 @@
+import Agent
 import FlyingFox
 import FlyingSocks
 import Foundation
@@ -53,8 +54,8 @@ public final class LoopbackServer: Sendable {
 
     public static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse) async throws -> LoopbackServer {
         let log = RequestLog()
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled,
-                                handler: ClosureHTTPHandler { request in
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
+        await server.appendClosingRoute("/*") { request in
             var headers: [String: String] = [:]
             for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
             var query: [String: String] = [:]
@@ -63,7 +64,7 @@ public final class LoopbackServer: Sendable {
                                    body: try await request.bodyData)
             let number = await log.append(seen)
             return try await handler(seen, number)
-        })
+        }
         let task = Task { try await server.run() }
         try await server.waitUntilListening(timeout: 5)
         guard case .ip4(_, let port) = await server.listeningAddress else {

@@ -1,3 +1,4 @@
+import Agent
 import FlyingFox
 import Foundation
 
@@ -28,7 +29,7 @@ public actor RecordingEndpoint {
     }
 
     public func start() async throws -> URL {
-        await server.appendRoute("POST /posts") { [weak self] request in
+        await server.appendClosingRoute("POST /posts") { [weak self] request in
             guard let self else { return HTTPResponse(statusCode: .internalServerError) }
             return try await self.handle(request)
         }

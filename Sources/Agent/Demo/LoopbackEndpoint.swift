@@ -24,7 +24,7 @@ public actor LoopbackEndpoint {
 
     /// Starts listening on an ephemeral port and returns the posts URL.
     public func start() async throws -> URL {
-        await server.appendRoute("POST /posts") { [weak self] request in
+        await server.appendClosingRoute("POST /posts") { [weak self] request in
             guard let self else { return HTTPResponse(statusCode: .serviceUnavailable) }
             let body = try await request.bodyData
             return await self.handle(key: request.headers[HTTPHeader("Idempotency-Key")], body: body)

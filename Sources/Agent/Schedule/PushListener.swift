@@ -20,7 +20,7 @@ public final class PushListener: Sendable {
     public func run() async throws {
         let expected = Array("Bearer \(token)".utf8)
         let scheduler = self.scheduler
-        await server.appendRoute("POST /push") { request in
+        await server.appendClosingRoute("POST /push") { request in
                 let auth = Array((request.headers[.authorization] ?? "").utf8)
                 guard Self.constantTimeEqual(auth, expected) else {
                     return HTTPResponse(statusCode: .unauthorized, headers: [HTTPHeader("WWW-Authenticate"): "Bearer"],
@@ -35,7 +35,7 @@ public final class PushListener: Sendable {
                 return HTTPResponse(statusCode: .accepted, body: Data("{\"status\":\"accepted\"}".utf8))
         }
         // Any other method on /push: the resource exists, the method does not.
-        await server.appendRoute("/push") { _ in
+        await server.appendClosingRoute("/push") { _ in
             HTTPResponse(statusCode: .methodNotAllowed, headers: [HTTPHeader("Allow"): "POST"],
                          body: Data("{\"error\":\"use POST\"}".utf8))
         }
