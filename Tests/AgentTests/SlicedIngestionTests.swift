@@ -12,8 +12,12 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SlicedIngestionTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
-    /// The committed walk, four times over, one after the other (relative times).
+    /// The committed walk, four times over, one after the other (relative times), written to `dir`.
     func backlog(_ dir: TempDir) throws -> String {
+        try dir.write("backlog.csv", try Self.backlogText.get())
+    }
+
+    static let backlogText = Result {
         let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n")
         var out = String(lines[0]) + "\n"
         var offset = 0.0
@@ -27,7 +31,7 @@ import Testing
             }
             offset += last + 20_000  // 20 s of nothing between the walks
         }
-        return try dir.write("backlog.csv", out)
+        return out
     }
 
     @Test func aSpentBudgetClosesTheWindowAtWhatWasReadAndTheBacklogGoesOnWithoutLossOrDoubleCount() async throws {
