@@ -37,7 +37,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages", exclude: ["README.md"]),
-        // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
+        // Text -> HTTP targets: one file per target, classified errors, redacted secrets. Optimised in debug builds
+        // too: its SHA-1 and HMAC (OAuth 1.0a) were a good part of the Publishing tests' CPU.
         .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
                 exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
@@ -58,12 +59,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["README.md"]),
-        // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths.
+        // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, the
+        // loopback servers (closing each connection through Agent's `appendClosingRoute`).
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(name: "TestSupport", dependencies: [
             "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "SensorInputTests", dependencies: [
             "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
