@@ -64,7 +64,7 @@ let package = Package(
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(name: "TestSupport", dependencies: [
-            "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+            "SensorInput", "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),

@@ -9,7 +9,7 @@ import TestSupport
     /// `plainField` on `bytes` + a newline (the sentinel every buffer has): the value and the bytes taken.
     func plain(_ bytes: [UInt8]) -> (Double?, Int) {
         var buffer = bytes + [0x0A]
-        buffer += [UInt8](repeating: 0x37, count: 16)  // digits past the sentinel are never taken
+        buffer += [UInt8](repeating: 0x37, count: 16)  // digits after the sentinel: a field never runs past it
         return buffer.withUnsafeBufferPointer { b in
             var i = 0
             let value = GenericCSVReader.plainField(b.baseAddress!, &i)
@@ -50,7 +50,7 @@ import TestSupport
                 for _ in 0..<3 {
                     var text = (rng.next() % 2 == 0 ? "-" : "") + digits(intLength)
                     if fractionLength >= 0 { text += "." + digits(fractionLength) }
-                    // What ends a field, what borders the digits ('/', ':'), and bytes that carry when 6 is added.
+                    // What ends a field, what borders the digits ('/', ':'), bytes that are not ASCII, an exponent.
                     for end: [UInt8] in [[0x2C], [], [0x0D], [0x20], [0x65, 0x33], [0x2E, 0x31], [0x2F], [0x3A], [0xFA], [0xFF, 0x31]] {
                         let bytes = Array(text.utf8) + end
                         let got = plain(bytes), want = definition(bytes)

@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 
 /// Files in `../shared` beside the package. A test that needs one calls `try SharedData.require(...)`, which throws
 /// one clear error when the folder is missing, so the test fails on that line and the run goes on.
@@ -16,13 +17,13 @@ public enum SharedData {
     }
 
     /// The numbers on each non-empty line of a CSV file in `../shared`, after its header line (fields that are not
-    /// wholly a number left out). Bytes and `strtod`, in an optimised module: splitting `String`s took a quarter of a
-    /// second for the WISDM files.
+    /// a number left out), read as bytes with the readers' own `NumberParsing.parseDouble`, in an optimised module:
+    /// splitting `String`s took a quarter of a second for the WISDM files.
     public static func numbers(_ relative: String) throws -> [[Double]] {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try require(relative))))
-        bytes.append(0)  // strtod stops there at the latest
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try require(relative))))
         return bytes.withUnsafeBufferPointer { buffer in
-            let p = buffer.baseAddress!, n = buffer.count - 1
+            guard let p = buffer.baseAddress else { return [] }
+            let n = buffer.count
             var rows: [[Double]] = []
             var i = 0
             while i < n && p[i] != 0x0A { i += 1 }  // the header
@@ -31,12 +32,7 @@ public enum SharedData {
             while i < n {
                 var j = i
                 while j < n && p[j] != 0x2C && p[j] != 0x0A { j += 1 }
-                if j > i, p[i] != 0x20, p[i] != 0x09 {
-                    let field = UnsafeRawPointer(p + i).assumingMemoryBound(to: CChar.self)
-                    var end: UnsafeMutablePointer<CChar>?
-                    let value = strtod(field, &end)
-                    if let end, UnsafeRawPointer(end) == UnsafeRawPointer(p + j) { row.append(value) }
-                }
+                if let value = NumberParsing.parseDouble(p, i, j) { row.append(value) }
                 if j >= n || p[j] == 0x0A {
                     if j > lineStart { rows.append(row) }
                     row = []
