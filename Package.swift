@@ -52,10 +52,10 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "FlyingFox", package: "FlyingFox"),
-        ]),
+        ], exclude: ["README.md"]),
         // Argument parsing and wiring only.
         .executableTarget(name: "steptweet", dependencies: [
-            "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
+            "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["README.md"]),
@@ -71,21 +71,21 @@ let package = Package(
         .testTarget(name: "SensorInputTests", dependencies: [
             "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .testTarget(name: "MessagesTests", dependencies: ["Messages", "TestSupport"]),
+        .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
         .testTarget(name: "PublishingTests", dependencies: [
             "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
-            .product(name: "FlyingSocks", package: "FlyingFox"), .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Clocks", package: "swift-clocks"),
         ]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "SensorInput", "StepDetection", "TestSupport"]),
         .testTarget(name: "AgentTests", dependencies: [
             "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
             .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
-            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SteptweetTests", dependencies: [
             "steptweet", "Agent", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
         ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),

@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 
 /// Turns responses into `DeliveryOutcome`s from status codes (never from message text, with the one documented
 /// exception of X's duplicate-content 403, which targets handle themselves).
@@ -99,12 +100,7 @@ public enum ResponseClassifier {
             // Epoch seconds are large; the IETF RateLimit-Reset draft sends a delta.
             return number > 1_000_000_000 ? max(0, number - now.timeIntervalSince1970) : max(0, number)
         }
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let date = formatter.date(from: trimmed) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        return Timestamps.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 
     static func httpDate(_ value: String) -> Date? {

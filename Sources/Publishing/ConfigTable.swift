@@ -15,6 +15,17 @@ public final class ConfigTable {
         self.prefix = prefix
     }
 
+    /// Parses a TOML document; a syntax error names its line and column. The one TOML entry point of the project.
+    public static func parseDocument(_ text: String) throws(ConfigurationError) -> TOMLTable {
+        do {
+            return try TOMLTable(string: text)
+        } catch let e as TOMLParseError {
+            throw ConfigurationError(path: "", message: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
+        } catch {
+            throw ConfigurationError(path: "", message: "\(error)")
+        }
+    }
+
     /// A whole document (or any table read at the top): paths are the bare keys.
     public convenience init(document: TOMLTable) { self.init(document, prefix: "") }
 

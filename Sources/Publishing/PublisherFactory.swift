@@ -61,17 +61,11 @@ public enum PublisherFactory {
         try make(tables: try tables(of: array), environment: environment, readFile: readFile, context: context)
     }
 
-    /// Parses TOML text and reads its `publish` array; a syntax error is reported with its line.
+    /// Parses TOML text and reads its `publish` array; a syntax error is reported with its line and column.
     public static func make(toml: String, environment: [String: String] = ProcessInfo.processInfo.environment,
                             readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
                             context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
-        let document: TOMLTable
-        do { document = try TOMLTable(string: toml) } catch let error as TOMLParseError {
-            throw ConfigurationError(path: "line \(error.source.begin.line)", message: error.description)
-        } catch {
-            throw ConfigurationError(path: "", message: "\(error)")
-        }
-        return try make(document: document, environment: environment, readFile: readFile, context: context)
+        try make(document: try ConfigTable.parseDocument(toml), environment: environment, readFile: readFile, context: context)
     }
 
     /// Builds one publisher per table, in order.

@@ -173,7 +173,7 @@ struct SampleConversion {
         let scaled = (row.0 * timeNs).rounded()
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return "time is out of range" }
         let s = AccelerationSample(timeNs: Int64(scaled), x: row.1 * unit, y: row.2 * unit, z: row.3 * unit)
-        return SampleCheck.valueProblem(s) ?? "absurd acceleration (over 50 g)"
+        return SampleCheck.valueProblem(s) ?? SampleCheck.overLimit
     }
 }
 

@@ -274,13 +274,16 @@ enum SampleCheck {
         valueProblem(s) ?? orderProblem(s.timeNs, previousNs: previousNs)
     }
 
+    /// The words for a sample over `maximumPlausibleAcceleration`.
+    static let overLimit = "absurd acceleration (over 50 g)"
+
     /// What is wrong with a sample's values (NaN, infinite, over 50 g), nil when nothing.
     @inline(__always)
     static func valueProblem(_ s: AccelerationSample) -> String? {
         let m = s.x * s.x + s.y * s.y + s.z * s.z
         if m.isNaN { return "acceleration is NaN" }
         if m.isInfinite {
-            return s.x.isInfinite || s.y.isInfinite || s.z.isInfinite ? "acceleration is infinite" : "absurd acceleration (over 50 g)"
+            return s.x.isInfinite || s.y.isInfinite || s.z.isInfinite ? "acceleration is infinite" : overLimit
         }
         if m > maxMagnitude * maxMagnitude {
             return "absurd acceleration \(Int(min(m.squareRoot(), 1e15))) m/s^2 (over 50 g)"

@@ -95,7 +95,7 @@ actor FetchRecorder {
 
     @Test func minimumFloorWins() async throws {
         let dir = try TempDir()
-        let (scheduler, clock, _) = try make("interval = \"1m\"\nminimum = \"10m\"", dir: dir)
+        let (scheduler, _, _) = try make("interval = \"1m\"\nminimum = \"10m\"", dir: dir)
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         #expect(await scheduler.nextScheduled == t0.addingTimeInterval(600))

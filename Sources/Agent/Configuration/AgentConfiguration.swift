@@ -157,12 +157,7 @@ public struct AgentConfiguration: Sendable {
 
     /// Parses TOML text; `file` is used for relative paths and messages.
     public static func parse(_ text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AgentConfiguration {
-        let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let e as TOMLParseError {
-            throw ConfigurationError(path: "", message: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
-        }
+        let root = try ConfigTable.parseDocument(text)
         for key in root.keys where key != "publish" && sections[key] == nil {
             throw ConfigurationError(path: key, message: "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push])")
         }
@@ -342,18 +337,7 @@ public struct AgentConfiguration: Sendable {
     /// `[[publish]]`: the targets, their warnings, or why their credentials are missing.
     static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL, statePath: String) throws
         -> (publishers: [any Publisher], warnings: [String], problem: String?) {
-    var tables: [TOMLTable] = []
-    if let value = root["publish"] {
-        guard let array = value.array else {
-            throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]]")
-        }
-        for (i, element) in array.enumerated() {
-            guard let t = element.table else {
-                throw ConfigurationError(path: "publish[\(i)]", message: "must be a table")
-            }
-            tables.append(t)
-        }
-    }
+    let tables = try PublisherFactory.tables(of: root)
     var publishers: [any Publisher] = [StdoutPublisher()]
     var warnings: [String] = []
     var problem: String?

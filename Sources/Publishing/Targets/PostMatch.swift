@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -17,7 +18,7 @@ struct PostMatch {
 
     /// Whether an entry created at `createdAt` (ISO 8601; nil or unreadable: assumed recent) may be the post.
     func isPost(createdAt: String?) -> Bool {
-        guard let created = createdAt.flatMap(Self.parseTime) else { return true }
+        guard let created = createdAt.flatMap({ Timestamps.parse($0) }) else { return true }
         return created >= since
     }
 
@@ -26,14 +27,6 @@ struct PostMatch {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
-    static func parseTime(_ text: String) -> Date? {
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
 }
 
 /// Why a look-up request gave no usable answer (already redacted).

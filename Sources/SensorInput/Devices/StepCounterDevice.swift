@@ -1,5 +1,4 @@
 import Foundation
-import SensorInput
 
 /// A hardware pedometer (`in_steps_input` of a Linux IIO device) as a source: each fetch reads the cumulative counter
 /// and appends it as one line to a step log next to the state database, which the fetch then ingests like any
