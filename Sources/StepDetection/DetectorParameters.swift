@@ -6,6 +6,9 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// Smallest swing (peak minus trough of the filtered magnitude) that can be a step, in m/s². Also the floor of the
     /// hysteresis that separates one peak from the next.
     public var minSwing: Double = 1.2
+    /// Inside a walking bout, a peak this large (m/s²) at the bout's rhythm is a step too: the arm swing of a slow or
+    /// careful walk weakens for a few strides without the walk stopping. `minSwing` or more: off (the detector before).
+    public var minSwingInWalk: Double = 0.5
     /// Shortest and longest plausible time between steps, in seconds.
     public var minStepInterval: Double = 0.25
     public var maxStepInterval: Double = 2.0
@@ -32,7 +35,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case lowPassHz, minSwing, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps, irregularIntervalsAllowed
+        case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps, irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, maxSampleGap, recognizer
     }
 
@@ -45,6 +48,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         let s = DetectorParameters()
         lowPassHz = try value(.lowPassHz, s.lowPassHz)
         minSwing = try value(.minSwing, s.minSwing)
+        minSwingInWalk = try value(.minSwingInWalk, s.minSwingInWalk)
         minStepInterval = try value(.minStepInterval, s.minStepInterval)
         maxStepInterval = try value(.maxStepInterval, s.maxStepInterval)
         confirmSteps = try value(.confirmSteps, s.confirmSteps)

@@ -13,9 +13,12 @@ extension StepDetector {
 
     mutating func candidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
         guard swing >= parameters.minSwing else { return }
-        let interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
+        var interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
+        if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }
         lastCandidateNs = timeNs
+        let afterWeak = lastStepWeak
+        lastStepWeak = false
         reservePending()
         if inBout && !boutCredited {
             // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
@@ -34,7 +37,7 @@ extension StepDetector {
                 if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) {
                     // One step too weak to see between two regular ones.
                     addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
-                } else if ratio < 1.5 {
+                } else if ratio < 1.5 && !afterWeak {
                     stepInterval += (interval - stepInterval) * 0.2
                     updateBoutDeadline()
                 }
@@ -71,6 +74,36 @@ extension StepDetector {
             pendingSwings.removeFirst()
         }
         if pendingSwings.count(where: { $0 > 0 }) >= parameters.confirmSteps { confirmPending(emit) }
+    }
+
+    /// The weak tracker found a peak (`minSwingInWalk`): inside a bout, on its rhythm and where no step came yet, it
+    /// waits for the next peak to say whether it was a step (`settleWeakPeak`).
+    mutating func weakCandidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
+        guard inBout, swing >= parameters.minSwingInWalk, lastCandidateNs != .min else { return }
+        // The strong tracker's peaks are seen here first (a smaller drop declares them): this one waits too, and the
+        // strong candidate at the same time forgets it.
+        var interval = Double(timeNs - lastCandidateNs) * 1e-9
+        if interval < parameters.minStepInterval { return }
+        if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }
+        if Self.weakStepRatio.contains(interval / stepInterval) { weakPeakNs = timeNs }
+    }
+
+    /// How far off the bout's step interval a weak peak, and the peak after it, may fall for the weak one to be a step.
+    static let weakStepRatio = (1 / 1.3)...1.3
+
+    /// Decides the weak peak waiting for this one: a step when this peak follows it at the bout's rhythm (returns the
+    /// interval from it), else forgotten (a hump on a step's own peak, or the walk ended). A weak step never moves
+    /// `stepInterval`, so weak peaks cannot talk the rhythm into accepting more of them.
+    mutating func settleWeakPeak(before timeNs: Int64, _ emit: (DetectorEvent) -> Void) -> Double? {
+        guard weakPeakNs != .min else { return nil }
+        let weakNs = weakPeakNs
+        weakPeakNs = .min
+        let interval = Double(timeNs - weakNs) * 1e-9
+        guard inBout, Self.weakStepRatio.contains(interval / stepInterval) else { return nil }
+        lastCandidateNs = weakNs
+        lastStepWeak = true
+        addBoutStep(weakNs, emit)
+        return interval
     }
 
     /// Ratio of an interval to the previous one that means one step was missed in between.
@@ -134,6 +167,7 @@ extension StepDetector {
 
     /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short.
     mutating func endBout(_ emit: (DetectorEvent) -> Void) {
+        weakPeakNs = .min
         guard inBout else { return }
         inBout = false
         boutDeadlineNs = .max

@@ -36,6 +36,18 @@ public struct StepDetector: Sendable, Codable {
     var pendingSwings: [Double] = []
     /// Typical time between steps of the current bout, in seconds.
     var stepInterval = 0.5
+    /// Whether the latest step was a weak peak (`minSwingInWalk`): an interval that begins or ends at one does
+    /// not move `stepInterval`, so weak peaks can never talk the rhythm into accepting more of them.
+    var lastStepWeak = false
+    /// A weak peak on the bout's rhythm, waiting for the next peak (`.min`: none).
+    var weakPeakNs: Int64 = .min
+    // A second peak tracker with the `minSwingInWalk` hysteresis: the weak peaks a walk's rhythm may need.
+    var weakSeekingPeak = true
+    var weakExtremeValue = 0.0
+    var weakExtremeNs: Int64 = 0
+    var weakTroughValue = 0.0
+    /// `parameters.minSwingInWalk < parameters.minSwing`, kept apart for the per-sample path.
+    var tracksWeakPeaks: Bool
     var inBout = false
     /// Whether the open bout has reached `minBoutSteps` and its steps were reported.
     var boutCredited = false
@@ -67,6 +79,7 @@ public struct StepDetector: Sendable, Codable {
     public init(parameters: DetectorParameters = .standard, axisFeatures: Bool = false) {
         self.parameters = parameters
         recognizing = parameters.recognizer.enabled
+        tracksWeakPeaks = parameters.minSwingInWalk < parameters.minSwing
         tracksAxes = Self.tracksAxes(parameters, axisFeatures: axisFeatures)
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
@@ -158,6 +171,7 @@ public struct StepDetector: Sendable, Codable {
                 extremeNs = timeNs
             }
         }
+        if tracksWeakPeaks { trackWeakPeak(value, timeNs, emit) }
         if timeNs > boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
         if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: cachedWideAlpha)
@@ -166,6 +180,33 @@ public struct StepDetector: Sendable, Codable {
            let window = recognizer.window {
             recognizer.window = nil
             windowScored(window, emit)
+        }
+    }
+
+    /// The weak peak tracker: the same hysteresis tracker as the strong one, at `minSwingInWalk`.
+    @inline(__always)
+    mutating func trackWeakPeak(_ value: Double, _ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        let hysteresis = parameters.minSwingInWalk
+        if weakSeekingPeak {
+            if value > weakExtremeValue {
+                weakExtremeValue = value
+                weakExtremeNs = timeNs
+            } else if value < weakExtremeValue - hysteresis {
+                let swing = weakExtremeValue - weakTroughValue
+                weakSeekingPeak = false
+                let peakNs = weakExtremeNs
+                weakExtremeValue = value
+                weakExtremeNs = timeNs
+                weakCandidate(at: peakNs, swing: swing, emit)
+            }
+        } else if value < weakExtremeValue {
+            weakExtremeValue = value
+            weakExtremeNs = timeNs
+        } else if value > weakExtremeValue + hysteresis {
+            weakTroughValue = weakExtremeValue
+            weakSeekingPeak = true
+            weakExtremeValue = value
+            weakExtremeNs = timeNs
         }
     }
 
@@ -178,6 +219,7 @@ public struct StepDetector: Sendable, Codable {
         let nextPeak = seekingPeak ? min(extremeNs, lastTimeNs) : lastTimeNs
         var settled = nextPeak
         if let first = pending.first { settled = min(settled, first) }
+        if weakPeakNs != .min { settled = min(settled, weakPeakNs) }
         if let first = held.first { settled = min(settled, first.timeNs) }
         if let first = undecided.first { settled = min(settled, first) }
         // In a bout, a missed step may be filled in halfway between the last step and the next peak.
@@ -217,5 +259,9 @@ public struct StepDetector: Sendable, Codable {
         extremeValue = value
         extremeNs = timeNs
         troughValue = value
+        weakSeekingPeak = false
+        weakExtremeValue = value
+        weakExtremeNs = timeNs
+        weakTroughValue = value
     }
 }

@@ -5,7 +5,8 @@ extension StepDetector {
     enum CodingKeys: String, CodingKey {
         case parameters, counters, lastTimeNs, stage1, stage2, cachedDtNs, cachedAlpha, seekingPeak, extremeValue
         case extremeNs, troughValue, lastCandidateNs, pending, pendingSwings, stepInterval, inBout, boutCredited
-        case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau
+        case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
+        case weakSeekingPeak, weakExtremeValue, weakExtremeNs, weakTroughValue
         case recognizer, decisions, held, undecided, walkingRun, latestWindowStartNs, gateBoutOpen, gateBout
     }
 
@@ -13,6 +14,7 @@ extension StepDetector {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         parameters = try c.decode(DetectorParameters.self, forKey: .parameters)
         recognizing = parameters.recognizer.enabled
+        tracksWeakPeaks = parameters.minSwingInWalk < parameters.minSwing
         tracksAxes = Self.tracksAxes(parameters, axisFeatures: false)  // not saved: `eval --features` never resumes
         counters = try c.decode(DetectorCounters.self, forKey: .counters)
         lastTimeNs = try c.decode(Int64.self, forKey: .lastTimeNs)
@@ -35,6 +37,12 @@ extension StepDetector {
         boutDeadlineNs = try c.decode(Int64.self, forKey: .boutDeadlineNs)
         maxGapNs = try c.decode(Int64.self, forKey: .maxGapNs)
         lowPassTau = try c.decode(Double.self, forKey: .lowPassTau)
+        lastStepWeak = try c.decodeIfPresent(Bool.self, forKey: .lastStepWeak) ?? false
+        weakPeakNs = try c.decodeIfPresent(Int64.self, forKey: .weakPeakNs) ?? .min
+        weakSeekingPeak = try c.decodeIfPresent(Bool.self, forKey: .weakSeekingPeak) ?? seekingPeak
+        weakExtremeValue = try c.decodeIfPresent(Double.self, forKey: .weakExtremeValue) ?? extremeValue
+        weakExtremeNs = try c.decodeIfPresent(Int64.self, forKey: .weakExtremeNs) ?? extremeNs
+        weakTroughValue = try c.decodeIfPresent(Double.self, forKey: .weakTroughValue) ?? troughValue
         recognizer = try c.decodeIfPresent(WalkingRecognizer.self, forKey: .recognizer) ?? WalkingRecognizer()
         decisions = try c.decodeIfPresent([WalkingDecision].self, forKey: .decisions) ?? []
         held = try c.decodeIfPresent([HeldEvent].self, forKey: .held) ?? []
