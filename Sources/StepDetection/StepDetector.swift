@@ -25,11 +25,8 @@ public struct StepDetector: Sendable, Codable {
     var cachedAlpha = 0.0
     /// The recognizer's wide filter coefficient for the same time step (not saved: recomputed with `cachedAlpha`).
     var cachedWideAlpha = 0.0
-    // Hysteresis peak tracker on the filtered magnitude.
-    var seekingPeak = true
-    var extremeValue = 0.0
-    var extremeNs: Int64 = 0
-    var troughValue = 0.0
+    /// The peak tracker whose peaks (`minSwing`) are candidate steps.
+    var peaks = PeakTracker()
     // Walking gate: the run of candidates waiting for confirmation, and the current bout.
     var lastCandidateNs: Int64 = .min
     var pending: [Int64] = []
@@ -41,11 +38,8 @@ public struct StepDetector: Sendable, Codable {
     var lastStepWeak = false
     /// A weak peak on the bout's rhythm, waiting for the next peak (`.min`: none).
     var weakPeakNs: Int64 = .min
-    // A second peak tracker with the `minSwingInWalk` hysteresis: the weak peaks a walk's rhythm may need.
-    var weakSeekingPeak = true
-    var weakExtremeValue = 0.0
-    var weakExtremeNs: Int64 = 0
-    var weakTroughValue = 0.0
+    /// A second tracker with the `minSwingInWalk` hysteresis: the weak peaks a walk's rhythm may need.
+    var weakPeaks = PeakTracker()
     /// `parameters.minSwingInWalk < parameters.minSwing`, kept apart for the per-sample path.
     var tracksWeakPeaks: Bool
     var inBout = false
@@ -147,31 +141,12 @@ public struct StepDetector: Sendable, Codable {
         stage1 += (magnitude - stage1) * cachedAlpha
         stage2 += (stage1 - stage2) * cachedAlpha
         let value = stage2
-        let hysteresis = parameters.minSwing
-        if seekingPeak {
-            if value > extremeValue {
-                extremeValue = value
-                extremeNs = timeNs
-            } else if value < extremeValue - hysteresis {
-                let swing = extremeValue - troughValue
-                seekingPeak = false
-                let peakNs = extremeNs
-                extremeValue = value
-                extremeNs = timeNs
-                candidate(at: peakNs, swing: swing, emit)
-            }
-        } else {
-            if value < extremeValue {
-                extremeValue = value
-                extremeNs = timeNs
-            } else if value > extremeValue + hysteresis {
-                troughValue = extremeValue
-                seekingPeak = true
-                extremeValue = value
-                extremeNs = timeNs
-            }
+        if let peak = peaks.push(value, at: timeNs, hysteresis: parameters.minSwing) {
+            candidate(at: peak.timeNs, swing: peak.swing, emit)
         }
-        if tracksWeakPeaks { trackWeakPeak(value, timeNs, emit) }
+        if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {
+            weakCandidate(at: peak.timeNs, swing: peak.swing, emit)
+        }
         if timeNs > boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
         if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: cachedWideAlpha)
@@ -183,40 +158,13 @@ public struct StepDetector: Sendable, Codable {
         }
     }
 
-    /// The weak peak tracker: the same hysteresis tracker as the strong one, at `minSwingInWalk`.
-    @inline(__always)
-    mutating func trackWeakPeak(_ value: Double, _ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
-        let hysteresis = parameters.minSwingInWalk
-        if weakSeekingPeak {
-            if value > weakExtremeValue {
-                weakExtremeValue = value
-                weakExtremeNs = timeNs
-            } else if value < weakExtremeValue - hysteresis {
-                let swing = weakExtremeValue - weakTroughValue
-                weakSeekingPeak = false
-                let peakNs = weakExtremeNs
-                weakExtremeValue = value
-                weakExtremeNs = timeNs
-                weakCandidate(at: peakNs, swing: swing, emit)
-            }
-        } else if value < weakExtremeValue {
-            weakExtremeValue = value
-            weakExtremeNs = timeNs
-        } else if value > weakExtremeValue + hysteresis {
-            weakTroughValue = weakExtremeValue
-            weakSeekingPeak = true
-            weakExtremeValue = value
-            weakExtremeNs = timeNs
-        }
-    }
-
     /// Steps before this time (ns) are final: no later sample can make the detector report a step earlier than it
     /// (a peak still being tracked and candidates waiting for a bout's confirmation are at or after it). Nil before
     /// the first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
     public var settledNs: Int64? {
         if lastTimeNs == .min { return nil }
         // The next peak can be no earlier than the one being tracked, or than now.
-        let nextPeak = seekingPeak ? min(extremeNs, lastTimeNs) : lastTimeNs
+        let nextPeak = peaks.seekingPeak ? min(peaks.extremeNs, lastTimeNs) : lastTimeNs
         var settled = nextPeak
         if let first = pending.first { settled = min(settled, first) }
         if weakPeakNs != .min { settled = min(settled, weakPeakNs) }
@@ -238,8 +186,8 @@ public struct StepDetector: Sendable, Codable {
         if parameters.recognizer.enabled { flushRecognizer(emit) }
         pending.removeAll(keepingCapacity: true)
         pendingSwings.removeAll(keepingCapacity: true)
-        seekingPeak = false  // a peak still being tracked can no longer become a step
-        extremeNs = lastTimeNs
+        peaks.seekingPeak = false  // a peak still being tracked can no longer become a step
+        peaks.extremeNs = lastTimeNs
     }
 
     mutating func restart(at timeNs: Int64, value: Double, _ emit: (DetectorEvent) -> Void) {
@@ -255,13 +203,7 @@ public struct StepDetector: Sendable, Codable {
         lastCandidateNs = .min
         stage1 = value
         stage2 = value
-        seekingPeak = false
-        extremeValue = value
-        extremeNs = timeNs
-        troughValue = value
-        weakSeekingPeak = false
-        weakExtremeValue = value
-        weakExtremeNs = timeNs
-        weakTroughValue = value
+        peaks.restart(at: timeNs, value: value)
+        weakPeaks.restart(at: timeNs, value: value)
     }
 }

@@ -1,14 +1,17 @@
-/// Saved detector states: what a state saved before the walking recognizer lacks (the recognizer, its decisions and
+/// Saved detector states: a state saved before the weak peaks (its tracker as four top-level keys) resumes with the
+/// weak tracker where the strong one is; what a state saved before the walking recognizer lacks (the recognizer, its decisions and
 /// held steps, the `refused` counter) starts fresh, so an agent upgraded mid-walk keeps its rhythm and its counts; the recognizer judges
 /// the rest of that walk from its first full window.
 extension StepDetector {
     enum CodingKeys: String, CodingKey {
-        case parameters, counters, lastTimeNs, stage1, stage2, cachedDtNs, cachedAlpha, seekingPeak, extremeValue
-        case extremeNs, troughValue, lastCandidateNs, pending, pendingSwings, stepInterval, inBout, boutCredited
+        case parameters, counters, lastTimeNs, stage1, stage2, cachedDtNs, cachedAlpha, peaks, weakPeaks
+        case lastCandidateNs, pending, pendingSwings, stepInterval, inBout, boutCredited
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
-        case weakSeekingPeak, weakExtremeValue, weakExtremeNs, weakTroughValue
         case recognizer, decisions, held, undecided, walkingRun, latestWindowStartNs, gateBoutOpen, gateBout
     }
+
+    /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
+    enum FlatTrackerKeys: String, CodingKey { case seekingPeak, extremeValue, extremeNs, troughValue }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -22,10 +25,15 @@ extension StepDetector {
         stage2 = try c.decode(Double.self, forKey: .stage2)
         cachedDtNs = -1  // recomputed from the time step on the next sample (the same value: resuming stays exact)
         cachedAlpha = 0
-        seekingPeak = try c.decode(Bool.self, forKey: .seekingPeak)
-        extremeValue = try c.decode(Double.self, forKey: .extremeValue)
-        extremeNs = try c.decode(Int64.self, forKey: .extremeNs)
-        troughValue = try c.decode(Double.self, forKey: .troughValue)
+        if let saved = try c.decodeIfPresent(PeakTracker.self, forKey: .peaks) {
+            peaks = saved
+        } else {
+            let flat = try decoder.container(keyedBy: FlatTrackerKeys.self)
+            peaks = PeakTracker(seekingPeak: try flat.decode(Bool.self, forKey: .seekingPeak),
+                                extremeValue: try flat.decode(Double.self, forKey: .extremeValue),
+                                extremeNs: try flat.decode(Int64.self, forKey: .extremeNs),
+                                troughValue: try flat.decode(Double.self, forKey: .troughValue))
+        }
         lastCandidateNs = try c.decode(Int64.self, forKey: .lastCandidateNs)
         pending = try c.decode([Int64].self, forKey: .pending)
         pendingSwings = try c.decode([Double].self, forKey: .pendingSwings)
@@ -39,10 +47,7 @@ extension StepDetector {
         lowPassTau = try c.decode(Double.self, forKey: .lowPassTau)
         lastStepWeak = try c.decodeIfPresent(Bool.self, forKey: .lastStepWeak) ?? false
         weakPeakNs = try c.decodeIfPresent(Int64.self, forKey: .weakPeakNs) ?? .min
-        weakSeekingPeak = try c.decodeIfPresent(Bool.self, forKey: .weakSeekingPeak) ?? seekingPeak
-        weakExtremeValue = try c.decodeIfPresent(Double.self, forKey: .weakExtremeValue) ?? extremeValue
-        weakExtremeNs = try c.decodeIfPresent(Int64.self, forKey: .weakExtremeNs) ?? extremeNs
-        weakTroughValue = try c.decodeIfPresent(Double.self, forKey: .weakTroughValue) ?? troughValue
+        weakPeaks = try c.decodeIfPresent(PeakTracker.self, forKey: .weakPeaks) ?? peaks
         recognizer = try c.decodeIfPresent(WalkingRecognizer.self, forKey: .recognizer) ?? WalkingRecognizer()
         decisions = try c.decodeIfPresent([WalkingDecision].self, forKey: .decisions) ?? []
         held = try c.decodeIfPresent([HeldEvent].self, forKey: .held) ?? []

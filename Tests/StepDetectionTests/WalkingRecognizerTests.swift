@@ -143,6 +143,29 @@ enum SyntheticMotion {
         #expect(resumed.counters == detector.counters)
     }
 
+    @Test func aStateSavedBeforeTheWeakPeaksResumesAsOnePass() throws {
+        // States saved before the weak peaks hold the one tracker as four keys at the top and no weak tracker; cut
+        // mid-walk, such a state resumes and counts as one pass (the weak tracker starts where the strong one is).
+        let walk = SyntheticWalk(rate: 50, steps: 60, interval: 0.6)
+        let samples = walk.samples()
+        let onePass = detect(samples)
+        var detector = StepDetector()
+        var events: [DetectorEvent] = []
+        let cut = samples.count / 2
+        for s in samples[..<cut] { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
+        let peaks = try #require(json.removeValue(forKey: "peaks") as? [String: Any])
+        json.removeValue(forKey: "weakPeaks")
+        json.removeValue(forKey: "weakPeakNs")
+        json.removeValue(forKey: "lastStepWeak")
+        for key in ["seekingPeak", "extremeValue", "extremeNs", "troughValue"] { json[key] = try #require(peaks[key]) }
+        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        resumed.finish { events.append($0) }
+        #expect(events == onePass.events)
+        #expect(resumed.counters.steps == 60)
+    }
+
     @Test func aSavedStateCarriesTheModelOnlyWhenItIsNotTheBuiltInOne() throws {
         let standard = String(decoding: try JSONEncoder().encode(StepDetector()), as: UTF8.self)
         #expect(!standard.contains("\"model\""), "the built-in model is not saved: an upgrade brings its own")
