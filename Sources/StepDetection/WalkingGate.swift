@@ -68,11 +68,15 @@ extension StepDetector {
             held[i].windows += 1
         }
         releaseHeld(emit)
+        skipNextWindow = walkingRun && decision.probability >= parameters.recognizer.confident
+        skippedWindow = false
     }
 
     /// Scores the tail of the signal and decides everything held (the stream ended or broke), then forgets the signal.
     mutating func flushRecognizer(_ emit: (DetectorEvent) -> Void) {
-        if let tail = recognizer.tailWindow() { windowScored(tail, emit) }
+        if let tail = recognizer.tailWindow(lastSkipped: skippedWindow) { windowScored(tail, emit) }
+        skippedWindow = false
+        skipNextWindow = false
         releaseHeld(emit, forcing: held.count)
         endWalkingRun(emit)
         recognizer.reset()

@@ -214,9 +214,12 @@ public struct WalkingRecognizer: Sendable, Codable {
     }
 
     /// The window over the newest ticks not yet covered by a full window, when the stream ends or breaks: at least
-    /// `minimumTailTicks` of signal, nil otherwise (or when the last window already ended at the newest tick).
-    mutating func tailWindow() -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
-        guard filled >= Self.minimumTailTicks, sinceWindow > 0 || filled < Self.windowTicks else { return nil }
+    /// `minimumTailTicks` of signal, nil otherwise (or when the last window already ended at the newest tick and was
+    /// scored: `lastSkipped` says it was not).
+    mutating func tailWindow(lastSkipped: Bool = false) -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
+        guard filled >= Self.minimumTailTicks, sinceWindow > 0 || filled < Self.windowTicks || lastSkipped else {
+            return nil
+        }
         sinceWindow = 0
         return scoreWindow(ticks: filled)
     }

@@ -76,15 +76,23 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     public var model: WalkingTrees
     public var enter: Double
     public var stay: Double
+    /// While a walk goes on and its last window scored at least this, only every other window is scored (walking
+    /// is not in doubt; a change still shows within two windows): half the recognizer's work in a long walk. Above 1:
+    /// every window (what the training script's feature dump uses).
+    public var confident: Double
 
-    public init(enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double) {
+    public static let defaultConfident = 0.9
+
+    public init(enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
+                confident: Double = Self.defaultConfident) {
         self.enabled = enabled
         self.model = model
         self.enter = enter
         self.stay = stay
+        self.confident = confident
     }
 
-    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay }
+    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay, confident }
 
     /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
     /// release that resumes it (10 KB less per state), and a custom model (`eval --parameters`) is kept.
@@ -94,6 +102,7 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         if model != WalkingModel.trained.model { try c.encode(model, forKey: .model) }
         try c.encode(enter, forKey: .enter)
         try c.encode(stay, forKey: .stay)
+        try c.encode(confident, forKey: .confident)
     }
 
     /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
@@ -104,6 +113,7 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         model = try c.decodeIfPresent(WalkingTrees.self, forKey: .model) ?? WalkingModel.trained.model
         enter = try c.decode(Double.self, forKey: .enter)
         stay = try c.decode(Double.self, forKey: .stay)
+        confident = try c.decodeIfPresent(Double.self, forKey: .confident) ?? Self.defaultConfident
     }
 
     /// The probability that a window with these features is walking.

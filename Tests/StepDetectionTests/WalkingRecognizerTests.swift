@@ -188,8 +188,10 @@ enum SyntheticMotion {
 
     @Test func everyWindowIsScoredAndFeaturesAreFinite() {
         let walk = SyntheticWalk(rate: 100, steps: 60)
-        var d = StepDetector(axisFeatures: true)
-        var plain = StepDetector()
+        var everyWindow = DetectorParameters.standard
+        everyWindow.recognizer.confident = 2  // no skipping inside a confident walk
+        var d = StepDetector(parameters: everyWindow, axisFeatures: true)
+        var plain = StepDetector(parameters: everyWindow)
         var decisions: [(WalkingDecision, WindowFeatures)] = []
         var plainDecisions: [WalkingDecision] = []
         for s in SyntheticMotion.walk3D(walk) {
@@ -208,6 +210,62 @@ enum SyntheticMotion {
             #expect((0...1).contains(w.probability))
             #expect(f.values.allSatisfy { $0.isFinite })
             #expect(f.hasAxes)
+        }
+    }
+
+    @Test func aConfidentWalkScoresEveryOtherWindowAndCountsTheSame() {
+        // Long walks at several rates and lengths: inside the walk, a window after a confident one is skipped; the
+        // steps, and those of the walk's last second (whose window may be the skipped one), are the same.
+        var everyWindow = DetectorParameters.standard
+        everyWindow.recognizer.confident = 2
+        for (rate, steps, tail) in [(12.5, 150, 3.0), (20.0, 151, 3.0), (50.0, 152, 3.0), (100.0, 153, 3.0)]
+            + (0..<25).map({ (50.0, 150, -0.08 * Double($0)) }) {  // the stream ends inside the walk, tick by tick over two hops
+            var walk = SyntheticWalk(rate: rate, steps: steps)
+            walk.tail = tail
+            func run(_ p: DetectorParameters) -> (steps: [Int64], decisions: [WalkingDecision]) {
+                var d = StepDetector(parameters: p)
+                var steps: [Int64] = [], decisions: [WalkingDecision] = []
+                let emit: (DetectorEvent) -> Void = {
+                    switch $0 {
+                    case .step(let t): steps.append(t)
+                    case .decision(let w, _): decisions.append(w)
+                    default: break
+                    }
+                }
+                for s in SyntheticMotion.walk3D(walk) { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, emit) }
+                d.finish(emit)
+                return (steps, decisions)
+            }
+            let skipping = run(.standard), all = run(everyWindow)
+            #expect(skipping.steps == all.steps, "\(rate) Hz, \(steps) steps, tail \(tail) s")
+            #expect(all.steps.count >= steps - 4)
+            // Never two due windows in a row skipped; in this clear walk about half are.
+            #expect(skipping.decisions.count * 2 >= all.decisions.count - 2)
+            #expect(skipping.decisions.count * 10 <= all.decisions.count * 7, "\(skipping.decisions.count) of \(all.decisions.count)")
+            for (a, b) in zip(skipping.decisions, skipping.decisions.dropFirst()) {
+                #expect(b.endNs - a.endNs <= 2 * 960_000_000 || a.probability < 0.9)
+            }
+        }
+    }
+
+    @Test func resumingInsideAConfidentWalkEqualsOnePass() throws {
+        // Cut every 0.24 s over two hops of a long walk: some states are saved with a window to skip next.
+        let walk = SyntheticWalk(rate: 50, steps: 120)
+        let samples = SyntheticMotion.walk3D(walk)
+        func events(cut: Int?) throws -> [DetectorEvent] {
+            var d = StepDetector()
+            var out: [DetectorEvent] = []
+            for (i, s) in samples.enumerated() {
+                if i == cut { d = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(d)) }
+                d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { out.append($0) }
+            }
+            d.finish { out.append($0) }
+            return out
+        }
+        let whole = try events(cut: nil)
+        #expect(whole.filter { if case .step = $0 { true } else { false } }.count >= 118)
+        for cut in stride(from: 40 * 50, to: 44 * 50, by: 12) {
+            #expect(try events(cut: cut) == whole, "cut at sample \(cut)")
         }
     }
 
