@@ -2,7 +2,11 @@
 // Built by bench/run.sh with `swiftc -O` together with Sources/StepDetection/*.swift.
 import Foundation
 
-let count = 10_000_000
+// `--once recognizer|rhythm N`: one pass of N samples with one configuration and no timing, for
+// `bench/detector_instructions.sh` (callgrind counts the instructions of `runOnce` alone).
+let arguments = CommandLine.arguments
+let once = arguments.firstIndex(of: "--once").map { arguments[$0 + 1] }
+let count = once == nil ? 10_000_000 : Int(arguments[arguments.firstIndex(of: "--once")! + 2])!
 var times = [Int64](repeating: 0, count: count)
 var xs = [Double](repeating: 0, count: count), ys = xs, zs = xs
 var seed: UInt64 = 42
@@ -37,6 +41,19 @@ func timeDetector(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Doubl
         steps = detector.counters.steps
     }
     return (best, steps)
+}
+@inline(never)
+func runOnce(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], parameters: DetectorParameters) -> Int {
+    var detector = StepDetector(parameters: parameters)
+    for i in 0..<times.count { detector.push(timeNs: times[i], x: xs[i], y: ys[i], z: zs[i]) { _ in } }
+    detector.finish { _ in }
+    return detector.counters.steps
+}
+if let once {
+    var p = DetectorParameters.standard
+    p.recognizer.enabled = once == "recognizer"
+    print("\(runOnce(times, xs, ys, zs, parameters: p)) steps")
+    exit(0)
 }
 let recognizing = timeDetector(times, xs, ys, zs, parameters: .standard)
 var rhythmOnly = DetectorParameters.standard
