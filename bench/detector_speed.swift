@@ -5,8 +5,12 @@ import Foundation
 // `--once recognizer|rhythm N`: one pass of N samples with one configuration and no timing, for
 // `bench/detector_instructions.sh` (callgrind counts the instructions of `runOnce` alone).
 let arguments = CommandLine.arguments
-let once = arguments.firstIndex(of: "--once").map { arguments[$0 + 1] }
-let count = once == nil ? 10_000_000 : Int(arguments[arguments.firstIndex(of: "--once")! + 2])!
+let once: (configuration: String, samples: Int)? = arguments.firstIndex(of: "--once").map { i in
+    guard i + 2 < arguments.count, ["recognizer", "rhythm"].contains(arguments[i + 1]), let n = Int(arguments[i + 2])
+    else { fatalError("usage: --once recognizer|rhythm SAMPLES") }
+    return (arguments[i + 1], n)
+}
+let count = once?.samples ?? 10_000_000
 var times = [Int64](repeating: 0, count: count)
 var xs = [Double](repeating: 0, count: count), ys = xs, zs = xs
 var seed: UInt64 = 42
@@ -51,7 +55,7 @@ func runOnce(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], p
 }
 if let once {
     var p = DetectorParameters.standard
-    p.recognizer.enabled = once == "recognizer"
+    p.recognizer.enabled = once.configuration == "recognizer"
     print("\(runOnce(times, xs, ys, zs, parameters: p)) steps")
     exit(0)
 }

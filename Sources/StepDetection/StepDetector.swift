@@ -60,10 +60,8 @@ public struct StepDetector: Sendable, Codable {
     var held: [HeldEvent] = []
     var undecided: [Int64] = []
     var walkingRun = false
-    /// The walk's last window was confident (`RecognizerParameters.confident`): the next due window is not scored.
-    var skipNextWindow = false
-    /// The last due window was skipped: the newest ticks are not in a scored window yet.
-    var skippedWindow = false
+    /// Where the gate is in skipping windows inside a confident walk.
+    var windowSkip = WindowSkip.none
     var latestWindowStartNs: Int64 = .min
     var gateBoutOpen = false
     var gateBout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
@@ -154,14 +152,13 @@ public struct StepDetector: Sendable, Codable {
         if timeNs > boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
         if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: cachedWideAlpha)
-            && recognizer.advance(timeNs: timeNs, value: value, raw: magnitude, score: !skipNextWindow
+            && recognizer.advance(timeNs: timeNs, value: value, raw: magnitude, score: windowSkip != .next
                                   && (inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty)) {
             if let window = recognizer.window {
                 recognizer.window = nil
                 windowScored(window, emit)
             } else {
-                skippedWindow = skipNextWindow
-                skipNextWindow = false
+                windowSkip = windowSkip == .next ? .skipped : .none
             }
         }
     }

@@ -7,8 +7,7 @@ extension StepDetector {
         case parameters, counters, lastTimeNs, stage1, stage2, cachedDtNs, cachedAlpha, peaks, weakPeaks
         case lastCandidateNs, pending, pendingSwings, stepInterval, inBout, boutCredited
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
-        case recognizer, decisions, held, undecided, walkingRun, skipNextWindow, skippedWindow, latestWindowStartNs
-        case gateBoutOpen, gateBout
+        case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -54,8 +53,7 @@ extension StepDetector {
         held = try c.decodeIfPresent([HeldEvent].self, forKey: .held) ?? []
         undecided = try c.decodeIfPresent([Int64].self, forKey: .undecided) ?? []
         walkingRun = try c.decodeIfPresent(Bool.self, forKey: .walkingRun) ?? false
-        skipNextWindow = try c.decodeIfPresent(Bool.self, forKey: .skipNextWindow) ?? false
-        skippedWindow = try c.decodeIfPresent(Bool.self, forKey: .skippedWindow) ?? false
+        windowSkip = try c.decodeIfPresent(WindowSkip.self, forKey: .windowSkip) ?? .none
         latestWindowStartNs = try c.decodeIfPresent(Int64.self, forKey: .latestWindowStartNs) ?? .min
         gateBoutOpen = try c.decodeIfPresent(Bool.self, forKey: .gateBoutOpen) ?? false
         gateBout = try c.decodeIfPresent(WalkingBout.self, forKey: .gateBout) ?? WalkingBout(startNs: 0, endNs: 0, steps: 0)

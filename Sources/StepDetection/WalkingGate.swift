@@ -1,3 +1,10 @@
+/// Skipping windows inside a confident walk: none; the next due window is skipped (the walk's last window scored at
+/// least `RecognizerParameters.confident`); the last due window was skipped (the newest ticks are in no scored window
+/// yet, so the end of the stream scores them).
+enum WindowSkip: String, Sendable, Codable {
+    case none, next, skipped
+}
+
 /// A step the rhythm credited (or the end of its bout), held until every window of motion around it is scored.
 struct HeldEvent: Sendable, Codable, Equatable {
     var timeNs: Int64
@@ -68,15 +75,13 @@ extension StepDetector {
             held[i].windows += 1
         }
         releaseHeld(emit)
-        skipNextWindow = walkingRun && decision.probability >= parameters.recognizer.confident
-        skippedWindow = false
+        windowSkip = walkingRun && decision.probability >= parameters.recognizer.confident ? .next : .none
     }
 
     /// Scores the tail of the signal and decides everything held (the stream ended or broke), then forgets the signal.
     mutating func flushRecognizer(_ emit: (DetectorEvent) -> Void) {
-        if let tail = recognizer.tailWindow(lastSkipped: skippedWindow) { windowScored(tail, emit) }
-        skippedWindow = false
-        skipNextWindow = false
+        if let tail = recognizer.tailWindow(lastSkipped: windowSkip == .skipped) { windowScored(tail, emit) }
+        windowSkip = .none
         releaseHeld(emit, forcing: held.count)
         endWalkingRun(emit)
         recognizer.reset()

@@ -216,7 +216,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// The window over the newest ticks not yet covered by a full window, when the stream ends or breaks: at least
     /// `minimumTailTicks` of signal, nil otherwise (or when the last window already ended at the newest tick and was
     /// scored: `lastSkipped` says it was not).
-    mutating func tailWindow(lastSkipped: Bool = false) -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
+    mutating func tailWindow(lastSkipped: Bool) -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
         guard filled >= Self.minimumTailTicks, sinceWindow > 0 || filled < Self.windowTicks || lastSkipped else {
             return nil
         }
