@@ -231,10 +231,13 @@ enum ByteSource: @unchecked Sendable {
         while true {
             if searchFrom < count, memchr(buffer.base + searchFrom, 0x0A, count - searchFrom) != nil { return count }
             searchFrom = count
-            buffer.reserve(count + step, keeping: count)
-            let n = try read(into: buffer.base + count, at: offset + Int64(count), count: step)
+            // The room left first (a range parser allocates a few KiB to spare), so that the buffer is not grown
+            // and copied for the end of a line that is almost always there.
+            let more = buffer.capacity - count >= 256 ? buffer.capacity - count : step
+            buffer.reserve(count + more, keeping: count)
+            let n = try read(into: buffer.base + count, at: offset + Int64(count), count: more)
             count += n
-            if n < step { return count }
+            if n < more { return count }
         }
     }
 

@@ -75,4 +75,27 @@ import TestSupport
         #expect(plain(Array("0.1234567890123456".utf8)).0 == nil)  // 17 digits with a fraction
         #expect(plain(Array("-,".utf8)).0 == nil)
     }
+    /// The sample time's rounding (no libm call) is `Int64(x.rounded())` everywhere it is used: ties either side
+    /// of zero, the neighbours of every tie, values around 2^52 and 2^53 where Doubles become integers, the range's
+    /// ends and random times in ns, µs and ms.
+    @Test func sampleTimesRoundHalfAwayFromZeroLikeRounded() {
+        var values: [Double] = [0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                                4503599627370495.5, -4503599627370495.5, 4503599627370496, 9007199254740993,
+                                9.1e18, -9.1e18, 9.199999999999999e18, -9.199999999999999e18]
+        for k in 0..<2000 {
+            let tie = Double(k) - 1000 + 0.5
+            values += [tie, tie.nextUp, tie.nextDown]
+        }
+        var rng = SeededRandom(seed: 11)
+        for _ in 0..<20000 {
+            let t = Double(rng.next() % 2_000_000_000_000) / 1000  // ms with three decimals
+            values += [t * 1e6, t * 1e3, -t * 1e6, Double(rng.next() >> 2) * (rng.next() % 2 == 0 ? 1 : -1)]
+        }
+        var compared = 0
+        for x in values where x > -9.2e18 && x < 9.2e18 {
+            #expect(SampleConversion.roundedHalfAway(x) == Int64(x.rounded()), "\(x)")
+            compared += 1
+        }
+        #expect(compared > 80_000)
+    }
 }
