@@ -27,6 +27,9 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// An interval about twice the rhythm (1.7-2.4 times) counts two steps: one step was too weak to see (typical on
     /// the wrist, where one arm swing per stride dominates).
     public var fillMissedSteps = true
+    /// Tells a short-long gait from missed steps: an interval that repeats the one before the last, right after a
+    /// short one, is the long half of an uneven stride (a phone in one front pocket) and is not filled.
+    public var shortLongGait = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
@@ -36,7 +39,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps, irregularIntervalsAllowed
-        case rhythmTolerance, swingTolerance, fillMissedSteps, maxSampleGap, recognizer
+        case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, maxSampleGap, recognizer
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -57,6 +60,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         rhythmTolerance = try value(.rhythmTolerance, s.rhythmTolerance)
         swingTolerance = try value(.swingTolerance, s.swingTolerance)
         fillMissedSteps = try value(.fillMissedSteps, s.fillMissedSteps)
+        shortLongGait = try value(.shortLongGait, s.shortLongGait)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
         recognizer = try value(.recognizer, s.recognizer)
     }

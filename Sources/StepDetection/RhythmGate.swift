@@ -16,6 +16,10 @@ extension StepDetector {
         var interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }
+        defer {
+            intervalBeforeLast = lastInterval
+            lastInterval = interval.isFinite ? interval : 0
+        }
         lastCandidateNs = timeNs
         let afterWeak = lastStepWeak
         lastStepWeak = false
@@ -34,7 +38,7 @@ extension StepDetector {
         if inBout {
             if interval <= boutTimeout {
                 let ratio = interval / stepInterval
-                if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) {
+                if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
                     // One step too weak to see between two regular ones.
                     addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
                 } else if ratio < 1.5 && !afterWeak {
@@ -54,7 +58,8 @@ extension StepDetector {
             // About twice the previous interval (or half of it): one step in between was too weak to see.
             let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
             let ratio = interval / previous
-            if ratio >= Self.missedStepRatio.lowerBound && ratio <= Self.missedStepRatio.upperBound {
+            if ratio >= Self.missedStepRatio.lowerBound && ratio <= Self.missedStepRatio.upperBound
+                && !isShortLongGait(interval) {
                 let last = pending[pending.count - 1]
                 pending.append(last + (timeNs - last) / 2)
                 pendingSwings.append(0)
@@ -105,6 +110,20 @@ extension StepDetector {
         addBoutStep(weakNs, emit)
         return interval
     }
+
+    /// Whether `interval` is the long half of a short-long gait rather than a gap left by a missed step: the
+    /// interval before it was short (at most `interval` / 1.5, the bound `stepInterval` follows) and the one before
+    /// that was as long as this one (within `shortLongTolerance`). A phone in one front pocket sees its own leg's
+    /// step and the other leg's unevenly spaced, 0.43 s then 0.76 s; a missed step leaves one long interval among
+    /// even ones, and a walk seen once a stride has only long ones. Those are filled; this is not.
+    func isShortLongGait(_ interval: Double) -> Bool {
+        parameters.shortLongGait && lastInterval > 0 && interval >= 1.5 * lastInterval
+            && intervalBeforeLast * Self.shortLongTolerance >= interval
+            && intervalBeforeLast <= interval * Self.shortLongTolerance
+    }
+
+    /// How alike the two long intervals of a short-long gait are.
+    static let shortLongTolerance = 1.25
 
     /// Ratio of an interval to the previous one that means one step was missed in between.
     static let missedStepRatio = 1.7...2.4

@@ -36,6 +36,9 @@ public struct StepDetector: Sendable, Codable {
     /// Whether the latest step was a weak peak (`minSwingInWalk`): an interval that begins or ends at one does
     /// not move `stepInterval`, so weak peaks can never talk the rhythm into accepting more of them.
     var lastStepWeak = false
+    /// The last two intervals between candidates in seconds (0: none yet).
+    var lastInterval = 0.0
+    var intervalBeforeLast = 0.0
     /// A weak peak on the bout's rhythm, waiting for the next peak (`.min`: none).
     var weakPeakNs: Int64 = .min
     /// A second tracker with the `minSwingInWalk` hysteresis: the weak peaks a walk's rhythm may need.

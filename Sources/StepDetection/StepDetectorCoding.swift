@@ -7,6 +7,7 @@ extension StepDetector {
         case parameters, counters, lastTimeNs, stage1, stage2, cachedDtNs, cachedAlpha, peaks, weakPeaks
         case lastCandidateNs, pending, pendingSwings, stepInterval, inBout, boutCredited
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
+        case lastInterval, intervalBeforeLast
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
     }
 
@@ -47,6 +48,8 @@ extension StepDetector {
         lowPassTau = try c.decode(Double.self, forKey: .lowPassTau)
         lastStepWeak = try c.decodeIfPresent(Bool.self, forKey: .lastStepWeak) ?? false
         weakPeakNs = try c.decodeIfPresent(Int64.self, forKey: .weakPeakNs) ?? .min
+        lastInterval = try c.decodeIfPresent(Double.self, forKey: .lastInterval) ?? 0
+        intervalBeforeLast = try c.decodeIfPresent(Double.self, forKey: .intervalBeforeLast) ?? 0
         weakPeaks = try c.decodeIfPresent(PeakTracker.self, forKey: .weakPeaks) ?? peaks
         recognizer = try c.decodeIfPresent(WalkingRecognizer.self, forKey: .recognizer) ?? WalkingRecognizer()
         decisions = try c.decodeIfPresent([WalkingDecision].self, forKey: .decisions) ?? []
