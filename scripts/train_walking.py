@@ -68,9 +68,10 @@ def load(binary, shared, work):
         # The windows the strong rhythm scores (weak peaks off): the model learns motion, not how long a faded
         # stretch keeps a walk going. Every due window (`confident` above 1): the detector's skipping of every other
         # window inside a confident walk depends on the model being trained. Every long interval filled
-        # (`shortLongGait` off): which steps of an uneven gait count is the rhythm's business, not the model's.
+        # (`shortLongGait` off) and no stride-long start halved (`fillStrideStart` off): which steps of a gait count
+        # is the rhythm's business, not the model's.
         strong = os.path.join(work, "strong_rhythm.json")
-        json.dump({"minSwingInWalk": 1e9, "shortLongGait": False,
+        json.dump({"minSwingInWalk": 1e9, "shortLongGait": False, "fillStrideStart": False,
                    "recognizer": {"enabled": True, "enter": 0.7, "stay": STAY, "confident": 2}}, open(strong, "w"))
         run([binary, "eval", "--features", out, "--json", "--parameters", strong, manifest])
         rows = list(csv.DictReader(open(manifest)))

@@ -30,6 +30,9 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// Tells a short-long gait from missed steps: an interval that repeats the one before the last, right after a
     /// short one, is the long half of an uneven stride (a phone in one front pocket) and is not filled.
     public var shortLongGait = true
+    /// A bout just confirmed from peaks a stride apart (one arm swing each) whose next peak comes half a stride later
+    /// (the walk now shows every step): each of its earlier intervals held a step too.
+    public var fillStrideStart = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
@@ -39,7 +42,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps, irregularIntervalsAllowed
-        case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, maxSampleGap, recognizer
+        case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -61,6 +64,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         swingTolerance = try value(.swingTolerance, s.swingTolerance)
         fillMissedSteps = try value(.fillMissedSteps, s.fillMissedSteps)
         shortLongGait = try value(.shortLongGait, s.shortLongGait)
+        fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
         recognizer = try value(.recognizer, s.recognizer)
     }

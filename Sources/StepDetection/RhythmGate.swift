@@ -24,6 +24,13 @@ extension StepDetector {
         let afterWeak = lastStepWeak
         lastStepWeak = false
         reservePending()
+        // A bout just confirmed from peaks a stride apart, whose next peak comes half a stride later: the walk was
+        // seen once a stride at first and now shows every step (bout steps and filled-in steps have swing 0, so
+        // only the interval right after the confirmation qualifies).
+        if inBout && !boutCredited && parameters.fillStrideStart && parameters.fillMissedSteps
+            && Self.missedStepRatio.contains(stepInterval / interval) && !pendingSwings.contains(0) {
+            halveBout()
+        }
         if inBout && !boutCredited {
             // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
             // missed step) and it was not walking.
@@ -172,6 +179,20 @@ extension StepDetector {
             pendingSwings.append(0)
             creditBoutIfLongEnough(emit)
         }
+    }
+
+    /// The bout was seen once a stride and now shows every step: a step in the middle of each of its intervals, and
+    /// half the step interval.
+    mutating func halveBout() {
+        var k = pending.count - 1
+        while k > 0 {
+            pending.insert(pending[k - 1] + (pending[k] - pending[k - 1]) / 2, at: k)
+            pendingSwings.insert(0, at: k)
+            k -= 1
+        }
+        bout.steps = pending.count
+        stepInterval /= 2
+        updateBoutDeadline()
     }
 
     /// Reports the bout and all its steps so far once it is long enough to be walking.

@@ -18,6 +18,8 @@ struct SyntheticWalk {
     var seed: UInt64 = 1
     /// Every `weakEvery`-th step (when set) has a tenth of the amplitude: too weak to see, as on a wrist.
     var weakEvery: Int?
+    /// Only steps before this index are weak (`weakEvery`): a walk seen once a stride at first.
+    var weakUntil = Int.max
     /// Steps with these indices have `fadedFactor` of the amplitude: a stretch where the arm swing fades.
     var faded: Range<Int>?
     var fadedFactor = 0.25
@@ -44,7 +46,7 @@ struct SyntheticWalk {
                 let phase = w - (w / interval).rounded(.down) * interval  // time into this step
                 let impact = (phase - (interval / 2 - 0.1)) / 0.2  // 0...1 across the impact centred mid-step
                 let index = Int(w / interval)
-                var height = weakEvery.map { index % $0 == $0 - 1 } == true ? amplitude * 0.1 : amplitude
+                var height = weakEvery.map { index % $0 == $0 - 1 } == true && index < weakUntil ? amplitude * 0.1 : amplitude
                 if faded?.contains(index) == true { height *= fadedFactor }
                 if impact >= 0 && impact <= 1 { a += height * sin(.pi * impact) }
                 let bump = (phase - (interval * 0.85 - 0.05)) / 0.1
@@ -156,6 +158,33 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         for t in stepTimes(events) where t > truth[2] {
             let nearest = truth.map { abs($0 - t) }.min() ?? .max
             #expect(nearest <= 100_000_000, "a step at \(t) ns, \(nearest) ns from the nearest true one")
+        }
+    }
+
+    @Test(arguments: [12.5, 25, 100])
+    func aWalkSeenOnceAStrideAtFirstIsCountedFromItsStart(rate: Double) {
+        // The first 5 steps show one peak a stride (one arm swing each), then every step: three peaks confirmed a
+        // bout at the stride's rhythm, and the next interval, half as long, halves it. Without that the bout broke
+        // on the change and its first steps were lost (a Bangle.js walk: 140 of 150).
+        let walk = SyntheticWalk(rate: rate, steps: 60, interval: 0.55, weakEvery: 2, weakUntil: 5)
+        #expect(abs(detect(walk.samples()).detector.counters.steps - 60) <= 1, "rate \(rate) Hz")
+        var off = DetectorParameters.standard
+        off.fillStrideStart = false
+        #expect(detect(walk.samples(), parameters: off).detector.counters.steps <= 55, "rate \(rate) Hz, not halved")
+    }
+
+    @Test func resumingWhereAStrideRhythmHalvesEqualsOnePass() throws {
+        // Cut at 65 points over the walk's first 16 steps, before and after the bout halves.
+        let samples = SyntheticWalk(rate: 50, steps: 60, interval: 0.55, weakEvery: 2, weakUntil: 5).samples()
+        let onePass = detect(samples)
+        for cut in stride(from: 150, to: 600, by: 7) {
+            var first = StepDetector()
+            var events: [DetectorEvent] = []
+            for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+            var resumed = try JSONDecoder().decode(StepDetector.self, from: try JSONEncoder().encode(first))
+            for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+            resumed.finish { events.append($0) }
+            #expect(events == onePass.events, "cut at sample \(cut)")
         }
     }
 
