@@ -6,7 +6,8 @@
 /// 3. A walking gate keeps a run of candidates whose strides (step to next-but-one step, so an asymmetric gait is
 ///    regular) differ by at most `rhythmTolerance` and whose swings by at most `swingTolerance`; an interval about
 ///    twice the previous one counts a missed step in between, unless it is the long half of a short-long gait
-///    (`shortLongGait`). `confirmSteps` such candidates open a bout; the bout
+///    (`shortLongGait`). `confirmSteps` such candidates open a bout (one confirmed from peaks a stride apart whose
+///    next peak comes half a stride later is halved: `fillStrideStart`); the bout
 ///    is credited (all its steps reported, the first ones retroactively) once it reaches `minBoutSteps` steps with
 ///    at most `irregularIntervalsAllowed` intervals off its rhythm. A credited bout counts every candidate until no
 ///    step follows within `max(maxStepInterval, 2.5 × its step interval)`.
