@@ -9,7 +9,8 @@ One command, from the repository root, after `swift build -c release`:
 1. `steptweet eval --features` writes, for every recording of the two shared manifests, the recognizer's window
    features (one window of 5.12 s every 0.96 s) and the steps the rhythm gate found.
 2. Training windows are those holding at least one rhythm step (the only windows whose decision matters), as the
-   strong rhythm finds them (weak peaks inside walks, `minSwingInWalk`, off), every due one (no skipping). Label 1:
+   plain rhythm finds them (weak peaks inside walks, the short-long gait and the stride-long start off:
+   `minSwingInWalk`, `shortLongGait`, `fillStrideStart`), every due one (no skipping). Label 1:
    recordings of walking (>= 100 true steps, or WISDM's walking without a count); label 0: recordings under 100 true
    steps (daily activities, desk work, drives). The two long uncontrolled Bangle.js walks (mixed walking and rest)
    are never trained on. Every dataset and class weighs the same in the fit.
@@ -62,18 +63,19 @@ def label_of(entry):
 
 def load(binary, shared, work):
     entries, windows = [], []
+    # The windows the plain rhythm scores (weak peaks off): the model learns motion, not how long a faded stretch
+    # keeps a walk going. Every due window (`confident` above 1): the detector's skipping of every other window inside
+    # a confident walk depends on the model being trained. Every long interval filled (`shortLongGait` off) and no
+    # stride-long start halved (`fillStrideStart` off): which steps of a gait count is the rhythm's business, not the
+    # model's. (`enter` does not change which windows are dumped.)
+    dump_parameters = os.path.join(work, "dump_parameters.json")
+    with open(dump_parameters, "w") as f:
+        json.dump({"minSwingInWalk": 1e9, "shortLongGait": False, "fillStrideStart": False,
+                   "recognizer": {"enabled": True, "enter": 0.7, "stay": STAY, "confident": 2}}, f)
     for name in ("steps", "activities"):
         manifest = os.path.join(shared, "data", name, "manifest.csv")
         out = os.path.join(work, name)
-        # The windows the strong rhythm scores (weak peaks off): the model learns motion, not how long a faded
-        # stretch keeps a walk going. Every due window (`confident` above 1): the detector's skipping of every other
-        # window inside a confident walk depends on the model being trained. Every long interval filled
-        # (`shortLongGait` off) and no stride-long start halved (`fillStrideStart` off): which steps of a gait count
-        # is the rhythm's business, not the model's.
-        strong = os.path.join(work, "strong_rhythm.json")
-        json.dump({"minSwingInWalk": 1e9, "shortLongGait": False, "fillStrideStart": False,
-                   "recognizer": {"enabled": True, "enter": 0.7, "stay": STAY, "confident": 2}}, open(strong, "w"))
-        run([binary, "eval", "--features", out, "--json", "--parameters", strong, manifest])
+        run([binary, "eval", "--features", out, "--json", "--parameters", dump_parameters, manifest])
         rows = list(csv.DictReader(open(manifest)))
         for r in rows:
             r["manifest"] = manifest

@@ -13,31 +13,15 @@ extension GenericCSVReader {
     /// exact mantissa and one correctly rounded division).
     @inline(__always)
     static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int) -> Double? {
-        // A cursor rather than an index, and digits widened before the test: the digit loop is then six
-        // instructions with no overflow checks (the index form had nine).
         var q = p + i
         let negative = q.pointee == 0x2D
         if negative { q += 1 }
         var mantissa: UInt64 = 0
-        let digitsStart = q
-        while true {
-            let d = UInt64(q.pointee) &- 0x30
-            if d > 9 { break }
-            mantissa = mantissa &* 10 &+ d
-            q += 1
-        }
-        var digits = digitsStart.distance(to: q)
+        var digits = accumulateDigits(&q, into: &mantissa)
         var fraction = 0
         if q.pointee == 0x2E {
             q += 1
-            let fractionStart = q
-            while true {
-                let d = UInt64(q.pointee) &- 0x30
-                if d > 9 { break }
-                mantissa = mantissa &* 10 &+ d
-                q += 1
-            }
-            fraction = fractionStart.distance(to: q)
+            fraction = accumulateDigits(&q, into: &mantissa)
             digits &+= fraction
         }
         // Up to 15 digits with a fraction (Clinger's exact fast path), or an integer of up to 19 (epoch ns: one
@@ -48,6 +32,21 @@ extension GenericCSVReader {
         var value = mantissa < 1 << 63 ? Double(Int64(bitPattern: mantissa)) : Double(mantissa)
         if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }
         return negative ? -value : value
+    }
+
+    /// Appends the ASCII digits at `q` to `mantissa` (wrapping past 19 of them), leaving `q` on the first other byte;
+    /// returns how many there were. A cursor and digits widened before the test: seven instructions a digit, no
+    /// overflow checks (an index form took nine).
+    @inline(__always)
+    static func accumulateDigits(_ q: inout UnsafePointer<UInt8>, into mantissa: inout UInt64) -> Int {
+        let start = q
+        while true {
+            let d = UInt64(q.pointee) &- 0x30
+            if d > 9 { break }
+            mantissa = mantissa &* 10 &+ d
+            q += 1
+        }
+        return start.distance(to: q)
     }
 
     /// A whole comma-separated row of plain fields in one pass from `i` (a line start), leaving `i` after its

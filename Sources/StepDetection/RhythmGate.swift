@@ -24,11 +24,11 @@ extension StepDetector {
         let afterWeak = lastStepWeak
         lastStepWeak = false
         reservePending()
-        // A bout just confirmed from peaks a stride apart, whose next peak comes half a stride later: the walk was
-        // seen once a stride at first and now shows every step (bout steps and filled-in steps have swing 0, so
-        // only the interval right after the confirmation qualifies).
+        // A bout just confirmed from peaks a stride apart (its run still exactly the confirming peaks, none filled
+        // in), whose next peak comes half a stride later: the walk was seen once a stride at first and now shows
+        // every step.
         if inBout && !boutCredited && parameters.fillStrideStart && parameters.fillMissedSteps
-            && Self.missedStepRatio.contains(stepInterval / interval) && !pendingSwings.contains(0) {
+            && pending.count == parameters.confirmSteps && Self.missedStepRatio.contains(stepInterval / interval) {
             halveBout()
         }
         if inBout && !boutCredited {
@@ -48,7 +48,7 @@ extension StepDetector {
                 if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
                     // One step too weak to see between two regular ones.
                     addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
-                } else if ratio < 1.5 && !afterWeak {
+                } else if ratio < Self.steadyRatio && !afterWeak {
                     stepInterval += (interval - stepInterval) * 0.2
                     updateBoutDeadline()
                 }
@@ -65,13 +65,11 @@ extension StepDetector {
             // About twice the previous interval (or half of it): one step in between was too weak to see.
             let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
             let ratio = interval / previous
-            if ratio >= Self.missedStepRatio.lowerBound && ratio <= Self.missedStepRatio.upperBound
-                && !isShortLongGait(interval) {
+            if Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
                 let last = pending[pending.count - 1]
                 pending.append(last + (timeNs - last) / 2)
                 pendingSwings.append(0)
-            } else if 1 / ratio >= Self.missedStepRatio.lowerBound && 1 / ratio <= Self.missedStepRatio.upperBound
-                        && pendingSwings[pending.count - 2] > 0 {
+            } else if Self.missedStepRatio.contains(1 / ratio) && pendingSwings[pending.count - 2] > 0 {
                 let before = pending[pending.count - 2], last = pending[pending.count - 1]
                 pending.insert(before + (last - before) / 2, at: pending.count - 1)
                 pendingSwings.insert(0, at: pendingSwings.count - 1)
@@ -119,18 +117,21 @@ extension StepDetector {
     }
 
     /// Whether `interval` is the long half of a short-long gait rather than a gap left by a missed step: the
-    /// interval before it was short (at most `interval` / 1.5, the bound `stepInterval` follows) and the one before
+    /// interval before it was short (at most `interval` / `steadyRatio`, the bound `stepInterval` follows) and the one before
     /// that was as long as this one (within `shortLongTolerance`). A phone in one front pocket sees its own leg's
     /// step and the other leg's unevenly spaced, 0.43 s then 0.76 s; a missed step leaves one long interval among
     /// even ones, and a walk seen once a stride has only long ones. Those are filled; this is not.
     func isShortLongGait(_ interval: Double) -> Bool {
-        parameters.shortLongGait && lastInterval > 0 && interval >= 1.5 * lastInterval
+        parameters.shortLongGait && lastInterval > 0 && interval >= Self.steadyRatio * lastInterval
             && intervalBeforeLast * Self.shortLongTolerance >= interval
             && intervalBeforeLast <= interval * Self.shortLongTolerance
     }
 
     /// How alike the two long intervals of a short-long gait are.
     static let shortLongTolerance = 1.25
+
+    /// Inside a bout, an interval under this many step intervals moves `stepInterval` toward it.
+    static let steadyRatio = 1.5
 
     /// Ratio of an interval to the previous one that means one step was missed in between.
     static let missedStepRatio = 1.7...2.4

@@ -109,6 +109,27 @@ func detect(_ samples: [(timeNs: Int64, magnitude: Double)], parameters: Detecto
     return (detector, events)
 }
 
+/// `detect` with the detector saved as JSON and decoded again just before sample `cut`. With `checkingState`, also
+/// expects every saved key back (but the filter coefficient's cache, recomputed on the next sample).
+func detectResuming(_ samples: [(timeNs: Int64, magnitude: Double)], at cut: Int, checkingState: Bool = false)
+    throws -> (detector: StepDetector, events: [DetectorEvent]) {
+    var first = StepDetector()
+    var events: [DetectorEvent] = []
+    for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+    let saved = try JSONEncoder().encode(first)
+    var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
+    if checkingState {
+        func keys(_ data: Data) throws -> NSDictionary {
+            let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return object.filter { $0.key != "cachedDtNs" && $0.key != "cachedAlpha" } as NSDictionary
+        }
+        #expect(try keys(JSONEncoder().encode(resumed)) == keys(saved), "cut at sample \(cut)")
+    }
+    for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+    resumed.finish { events.append($0) }
+    return (resumed, events)
+}
+
 func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
     events.compactMap { if case .step(let t) = $0 { t } else { nil } }
 }
@@ -178,13 +199,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let samples = SyntheticWalk(rate: 50, steps: 60, interval: 0.55, weakEvery: 2, weakUntil: 5).samples()
         let onePass = detect(samples)
         for cut in stride(from: 150, to: 600, by: 7) {
-            var first = StepDetector()
-            var events: [DetectorEvent] = []
-            for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-            var resumed = try JSONDecoder().decode(StepDetector.self, from: try JSONEncoder().encode(first))
-            for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-            resumed.finish { events.append($0) }
-            #expect(events == onePass.events, "cut at sample \(cut)")
+            #expect(try detectResuming(samples, at: cut).events == onePass.events, "cut at sample \(cut)")
         }
     }
 
@@ -206,20 +221,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let samples = ShortLongWalk(rate: 50, steps: 100).samples()
         let onePass = detect(samples)
         for cut in stride(from: 150, to: 400, by: 5) {
-            var first = StepDetector()
-            var events: [DetectorEvent] = []
-            for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-            let saved = try JSONEncoder().encode(first)
-            var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-            // Every saved key comes back (but the filter coefficient's cache, recomputed on the next sample).
-            func keys(_ data: Data) throws -> NSDictionary {
-                let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-                return object.filter { $0.key != "cachedDtNs" && $0.key != "cachedAlpha" } as NSDictionary
-            }
-            #expect(try keys(JSONEncoder().encode(resumed)) == keys(saved), "cut at sample \(cut)")
-            for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-            resumed.finish { events.append($0) }
-            #expect(events == onePass.events, "cut at sample \(cut)")
+            #expect(try detectResuming(samples, at: cut, checkingState: true).events == onePass.events, "cut at sample \(cut)")
         }
     }
 
@@ -463,16 +465,9 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let onePass = detect(samples)
         #expect(onePass.detector.counters.steps == 80)
 
-        let cut = Int(Double(samples.count) * fraction)
-        var first = StepDetector()
-        var events: [DetectorEvent] = []
-        for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-        let saved = try JSONEncoder().encode(first)
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-        resumed.finish { events.append($0) }
-        #expect(events == onePass.events)
-        #expect(resumed.counters == onePass.detector.counters)
+        let resumed = try detectResuming(samples, at: Int(Double(samples.count) * fraction))
+        #expect(resumed.events == onePass.events)
+        #expect(resumed.detector.counters == onePass.detector.counters)
     }
 
     @Test func settledTimeIsNeverPassedByALaterStep() {
