@@ -182,7 +182,8 @@ struct SampleConversion {
     func problem(_ row: (Double, Double, Double, Double)) -> String {
         let scaled = row.0 * timeNs
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return "time is out of range" }
-        let s = AccelerationSample(timeNs: Self.roundedHalfAway(scaled), x: row.1 * unit, y: row.2 * unit, z: row.3 * unit)
+        let s = AccelerationSample(timeNs: Self.roundedHalfAway(scaled), x: row.1 * unit, y: row.2 * unit,
+                                   z: row.3 * unit)
         return SampleCheck.valueProblem(s) ?? SampleCheck.overLimit
     }
 }

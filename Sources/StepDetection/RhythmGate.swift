@@ -117,10 +117,10 @@ extension StepDetector {
     }
 
     /// Whether `interval` is the long half of a short-long gait rather than a gap left by a missed step: the
-    /// interval before it was short (at most `interval` / `steadyRatio`, the bound `stepInterval` follows) and the one before
-    /// that was as long as this one (within `shortLongTolerance`). A phone in one front pocket sees its own leg's
-    /// step and the other leg's unevenly spaced, 0.43 s then 0.76 s; a missed step leaves one long interval among
-    /// even ones, and a walk seen once a stride has only long ones. Those are filled; this is not.
+    /// interval before it was short (at most `interval` / `steadyRatio`, the bound `stepInterval` follows) and the
+    /// one before that was as long as this one (within `shortLongTolerance`). A phone in one front pocket sees its
+    /// own leg's step and the other leg's unevenly spaced, 0.43 s then 0.76 s; a missed step leaves one long interval
+    /// among even ones, and a walk seen once a stride has only long ones. Those are filled; this is not.
     func isShortLongGait(_ interval: Double) -> Bool {
         parameters.shortLongGait && lastInterval > 0 && interval >= Self.steadyRatio * lastInterval
             && intervalBeforeLast * Self.shortLongTolerance >= interval
