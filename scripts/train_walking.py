@@ -15,7 +15,7 @@ One command, from the repository root, after `swift build -c release`:
    steps (daily activities, desk work, drives). The two long uncontrolled Bangle.js walks (mixed walking and rest)
    are never trained on. Every dataset and class weighs the same in the fit.
 3. Gradient-boosted decision trees (logistic loss, 40 trees of depth 3, learning rate 0.2, splits at quantiles of
-   each feature) over the ten magnitude features only: |a| does not depend on how a device is worn or which way its
+   each feature) over the twelve magnitude features only: |a| does not depend on how a device is worn or which way its
    axes point, so one model serves watches with and without axes and phones alike. (Chosen out of fold over logistic
    regressions on magnitude and three-axis features and trees of depth 2-4, 25-80 rounds: bench/accuracy.md.)
 4. Out of fold: 36 folds; fold k holds out WISDM subject k, Bangle.js file k, Oxford user k and wrist_watch recording
@@ -29,8 +29,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
-         "gravity_steadiness", "direction_steadiness", "gravity_turn"]
-MAGNITUDE = 10  # the model uses the first ten (the magnitude features); the rest are written for study
+         "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn"]
+MAGNITUDE = 12  # the model uses the first twelve (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate
 BINS = 32  # candidate thresholds per feature: its quantiles in the training windows
@@ -80,19 +80,26 @@ def load(binary, shared, work):
         for r in rows:
             r["manifest"] = manifest
         entries += rows
-        steps = collections.defaultdict(list)
-        for s in csv.DictReader(open(os.path.join(out, "steps.csv"))):
-            steps[s["file"]].append(float(s["t_s"]))
-        steps = {f: np.sort(np.array(v)) for f, v in steps.items()}
-        for w in csv.DictReader(open(os.path.join(out, "windows.csv"))):
-            st = steps.get(w["file"])
-            if st is None:
-                continue
-            a, b = float(w["start_s"]), float(w["end_s"])
-            if np.searchsorted(st, b) - np.searchsorted(st, a) == 0:
-                continue
-            windows.append((w["file"], [float(w[k]) for k in NAMES], w["has_axes"] == "1"))
+        windows += windows_with_steps(out)
     return entries, windows
+
+
+def windows_with_steps(out):
+    """The windows `eval --features` wrote to `out` that hold at least one rhythm step: (file, features, has_axes)."""
+    steps = collections.defaultdict(list)
+    for s in csv.DictReader(open(os.path.join(out, "steps.csv"))):
+        steps[s["file"]].append(float(s["t_s"]))
+    steps = {f: np.sort(np.array(v)) for f, v in steps.items()}
+    windows = []
+    for w in csv.DictReader(open(os.path.join(out, "windows.csv"))):
+        st = steps.get(w["file"])
+        if st is None:
+            continue
+        a, b = float(w["start_s"]), float(w["end_s"])
+        if np.searchsorted(st, b) - np.searchsorted(st, a) == 0:
+            continue
+        windows.append((w["file"], [float(w[k]) for k in NAMES], w["has_axes"] == "1"))
+    return windows
 
 
 def fit(X, y, weight):
@@ -155,7 +162,7 @@ def leaf_index(X, features, thresholds):
 
 
 def training_set(entries_by_file, windows, held_out_groups):
-    """Every window's ten magnitude features (with or without axes), its label and its weight."""
+    """Every window's twelve magnitude features (with or without axes), its label and its weight."""
     X, y, keys = [], [], []
     for f, values, has_axes in windows:
         e = entries_by_file[f]
@@ -296,7 +303,7 @@ def main():
         fold_models = []
         for k, held in enumerate(folds(entries)):
             fold_models.append((held, fit_model(by_file, windows, held)))
-        thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9] if a.curve else [a.threshold]
+        thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9] if a.curve else [a.threshold]
         table = {}
         for t in thresholds:
             counts = {}

@@ -40,4 +40,18 @@ extension Double {
         for _ in 0..<12 { sum += term / k; term *= s2; k += 2 }
         return e * 0.6931471805599453 + 2 * sum
     }
+
+    /// cos(self): reduced to [−π, π] by whole turns, then a Taylor series (error below 1e-15 there).
+    @usableFromInline var cosine: Double {
+        guard isFinite else { return .nan }
+        let turn = 2 * Double.pi
+        let x = self - (self / turn).rounded() * turn
+        let x2 = x * x
+        var term = 1.0, sum = 1.0
+        for k in stride(from: 2.0, through: 40.0, by: 2.0) {
+            term *= -x2 / (k * (k - 1))
+            sum += term
+        }
+        return sum
+    }
 }

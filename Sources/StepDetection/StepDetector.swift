@@ -149,6 +149,7 @@ public struct StepDetector: Sendable, Codable {
         stage2 += (stage1 - stage2) * cachedAlpha
         let value = stage2
         if let peak = peaks.push(value, at: timeNs, hysteresis: parameters.minSwing) {
+            if recognizing { recognizer.notePeak(at: peak.timeNs) }
             candidate(at: peak.timeNs, swing: peak.swing, emit)
         }
         if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {

@@ -48,13 +48,20 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
     /// rate from 12.5 Hz up, so impulses measure alike on every device.
     var wide1 = 0.0, wide2 = 0.0
+    /// The times of the detector's latest candidate steps, a ring whose next entry goes to `peakHead` (`.min`: none).
+    var peakTimes: [Int64]
+    var peakHead = 0
     /// The window just scored, taken by the detector within the same push (never saved).
     var window: (startNs: Int64, endNs: Int64, features: WindowFeatures)?
 
     enum CodingKeys: String, CodingKey {
         case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
         case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
+        case peakTimes, peakHead
     }
+    /// Candidate steps remembered for a window's rhythm features: more than a window can hold at the shortest
+    /// candidate interval the 3 Hz low-pass lets through.
+    static let peakCapacity = 64
 
     public init() {
         magnitudes = [Double](repeating: 0, count: Self.windowTicks)
@@ -62,6 +69,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         direction = [Double](repeating: 0, count: 3 * Self.windowTicks)
         axisTicks = [Bool](repeating: false, count: Self.windowTicks)
         excesses = [Double](repeating: 0, count: Self.windowTicks)
+        peakTimes = [Int64](repeating: .min, count: Self.peakCapacity)
     }
 
     /// Decodes a saved state, refusing one whose rings do not have this version's sizes.
@@ -88,9 +96,14 @@ public struct WalkingRecognizer: Sendable, Codable {
         last = try c.decode([Double].self, forKey: .last)
         hasLast = try c.decode(Bool.self, forKey: .hasLast)
         gravityFilter = try c.decode([Double].self, forKey: .gravityFilter)
+        // A state saved before the rhythm features has no peaks: its next windows see none until new ones come.
+        peakTimes = try c.decodeIfPresent([Int64].self, forKey: .peakTimes)
+            ?? [Int64](repeating: .min, count: Self.peakCapacity)
+        peakHead = try c.decodeIfPresent(Int.self, forKey: .peakHead) ?? 0
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
               direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
-              excesses.count == Self.windowTicks,
+              excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
+              (0..<Self.peakCapacity).contains(peakHead),
               last.count == 3, gravityFilter.count == 6, (0..<Self.windowTicks).contains(head),
               (0...Self.windowTicks).contains(filled) else {
             throw DecodingError.dataCorruptedError(forKey: .magnitudes, in: c,
@@ -116,6 +129,13 @@ public struct WalkingRecognizer: Sendable, Codable {
         sumY += y
         sumZ += z
         axisSamples += 1
+    }
+
+    /// Remembers a candidate step of the detector (in time order).
+    @inline(__always)
+    mutating func notePeak(at timeNs: Int64) {
+        peakTimes[peakHead] = timeNs
+        peakHead = peakHead == Self.peakCapacity - 1 ? 0 : peakHead + 1
     }
 
     /// Feeds one sample: its low-passed magnitude and its raw one (`wideAlpha`: the wide filter's coefficient for the
@@ -228,9 +248,11 @@ public struct WalkingRecognizer: Sendable, Codable {
     private func scoreWindow(ticks n: Int) -> (startNs: Int64, endNs: Int64, features: WindowFeatures) {
         let endNs = nextTickNs  // one tick past the newest
         var f = WindowFeatures()
+        let startNs = endNs - Int64(n) * Self.tickNs
         magnitudeFeatures(ticks: n, into: &f)
+        rhythmFeatures(startNs: startNs, endNs: endNs, into: &f)
         axisFeatures(ticks: n, into: &f)
-        return (endNs - Int64(n) * Self.tickNs, endNs, f)
+        return (startNs, endNs, f)
     }
 
     /// Ring index of tick `i` of the newest `n`, oldest first, in a ring whose next tick goes to `head`.
@@ -268,7 +290,7 @@ public struct WalkingRecognizer: Sendable, Codable {
             f.logStd = std.logarithm
             f.crest = peak / std
             f.logKurtosis = variance > 1e-8 ? (m4 / Double(count) / (variance * variance)).logarithm : 0
-            f.crossingsHz = Double(crossings) * Self.tickHz / Double(count)
+            f.crossingsHz = min(Double(crossings) * Self.tickHz / Double(count), WindowFeatures.crossingsCap)
             f.logImpulse = (1 + excess / std).logarithm
             // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
             var r = (r1: 0.0, r2: 0.0, step: -1.0, stride: -1.0, twoStrides: -1.0)
@@ -349,6 +371,36 @@ public struct WalkingRecognizer: Sendable, Codable {
             return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
         }
         return SIMD4(finish(s0, lags[0]), finish(s1, lags[1]), finish(s2, lags[2]), finish(s3, lags[3]))
+    }
+
+    /// `peakRate` and `strideCV` of the candidate steps in `[startNs, endNs)`, and `r1`, `r2` made relative to their
+    /// rate.
+    private func rhythmFeatures(startNs: Int64, endNs: Int64, into f: inout WindowFeatures) {
+        peakTimes.withUnsafeBufferPointer { ring in
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: Self.peakCapacity) { times in
+                var n = 0
+                for i in 0..<Self.peakCapacity {  // oldest first
+                    let t = ring[(peakHead + i) % Self.peakCapacity]
+                    if t >= startNs && t < endNs { times[n] = t; n += 1 }
+                }
+                let rate = Double(n) / (Double(endNs - startNs) * 1e-9)
+                f.peakRate = min(rate, WindowFeatures.peakRateCap)
+                // r1 and r2 as far from what a sine at the candidates' rate would give: smoothness, not cadence.
+                let cadence = max(rate, 0.5)
+                f.r1 -= (2 * Double.pi * 0.08 * cadence).cosine
+                f.r2 -= (2 * Double.pi * 0.16 * cadence).cosine
+                guard n >= 4 else { return }
+                var sum = 0.0, squares = 0.0
+                for i in 2..<n {
+                    let stride = Double(times[i] - times[i - 2]) * 1e-9
+                    sum += stride
+                    squares += stride * stride
+                }
+                let count = Double(n - 2)
+                let mean = sum / count
+                f.strideCV = max(squares / count - mean * mean, 0).squareRoot() / mean
+            }
+        }
     }
 
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {

@@ -9,13 +9,15 @@
 public struct WindowFeatures: Sendable, Equatable {
     /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
     public static let magnitudeNames = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis",
-                                        "crest", "crossings_hz", "log_impulse"]
+                                        "crest", "crossings_hz", "log_impulse", "peak_rate", "stride_cv"]
     public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn"]
     public static let names = magnitudeNames + axisNames
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
-    /// Autocorrelation at one and two ticks (80 and 160 ms): near 1 for smooth motion, lower for jitter and impulses.
+    /// Autocorrelation at one and two ticks (80 and 160 ms), less that of a sine at `peakRate` (uncapped): near 0 for
+    /// motion as smooth as a sine at its own rhythm, below for jitter and impulses. (Raw, they also measure the
+    /// cadence: a brisk walk would look like fast hand motion.)
     public var r1 = 0.0
     public var r2 = 0.0
     /// Largest autocorrelation at a step period (0.32-0.96 s), a stride period (0.64-2.0 s) and two strides
@@ -27,11 +29,22 @@ public struct WindowFeatures: Sendable, Equatable {
     public var logKurtosis = 0.0
     /// Largest |y| over the standard deviation: peak sharpness.
     public var crest = 0.0
-    /// Crossings of the mean per second.
+    /// Crossings of the mean per second, at most `crossingsCap`.
     public var crossingsHz = 0.0
+    /// Where `crossingsHz` stops: two crossings a step at 2.25 steps/s. Above it the training windows are mostly hand
+    /// motion, so faster rhythms all look alike to the trees and a brisk walk is judged by its other features.
+    static let crossingsCap = 4.5
     /// ln(1 + the largest distance of |a| below 6 Hz from the detector's 3 Hz signal, over the standard deviation): an
     /// impact shorter than the filter (a clap, a tap on a table) stands far out of it; a step's smoother push does not.
     public var logImpulse = 0.0
+    /// The detector's candidate steps (peaks of `minSwing`) in the window, per second.
+    public var peakRate = 0.0
+    /// `peakRate` stops here (steps per second at a brisk walk): the shared data has no running, so a faster rhythm
+    /// must not look less like walking than a brisk walk does.
+    static let peakRateCap = 2.0
+    /// How much the strides between those peaks (each to the next but one) vary: their standard deviation over their
+    /// mean; 1 with fewer than four peaks. A walk keeps its stride however weak its peaks; hand motion does not.
+    public var strideCV = 1.0
     /// Whether every tick of the window had three axes; the three features below are 0 otherwise.
     public var hasAxes = false
     /// Length of the mean of the unit gravity vectors (1: gravity kept its direction in the watch's frame).
@@ -50,7 +63,7 @@ public struct WindowFeatures: Sendable, Equatable {
     @inline(__always)
     func withValues<R>(_ body: (UnsafeBufferPointer<Double>) -> R) -> R {
         let v = (logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-                 gravitySteadiness, directionSteadiness, gravityTurn)
+                 peakRate, strideCV, gravitySteadiness, directionSteadiness, gravityTurn)
         return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }
 }

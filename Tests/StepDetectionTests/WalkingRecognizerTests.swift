@@ -166,6 +166,25 @@ enum SyntheticMotion {
         #expect(resumed.counters.steps == 60)
     }
 
+    @Test func aStateSavedBeforeTheRhythmFeaturesResumesMidWalk() throws {
+        // States saved before `peak_rate` and `stride_cv` have no candidate ring: the windows after the cut see only
+        // the candidates that come after it, and the walk still counts in full.
+        let walk = SyntheticWalk(rate: 50, steps: 60, interval: 0.55)
+        let samples = walk.samples()
+        var detector = StepDetector()
+        let cut = samples.count / 2
+        for s in samples[..<cut] { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
+        var recognizer = try #require(json["recognizer"] as? [String: Any])
+        #expect(recognizer.removeValue(forKey: "peakTimes") != nil)
+        #expect(recognizer.removeValue(forKey: "peakHead") != nil)
+        json["recognizer"] = recognizer
+        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
+        resumed.finish { _ in }
+        #expect(resumed.counters.steps == 60)
+    }
+
     @Test func aSavedStateCarriesTheModelOnlyWhenItIsNotTheBuiltInOne() throws {
         let standard = String(decoding: try JSONEncoder().encode(StepDetector()), as: UTF8.self)
         #expect(!standard.contains("\"model\""), "the built-in model is not saved: an upgrade brings its own")
