@@ -41,17 +41,28 @@ extension Double {
         return e * 0.6931471805599453 + 2 * sum
     }
 
-    /// cos(self): reduced to [−π, π] by whole turns, then a Taylor series (error below 1e-15 there).
+    /// cos(self): reduced to [−π, π] by whole turns, then the Taylor series to x²⁶ by Horner's rule (the next term is
+    /// below 3e-16 there).
     @usableFromInline var cosine: Double {
         guard isFinite else { return .nan }
         let turn = 2 * Double.pi
         let x = self - (self / turn).rounded() * turn
         let x2 = x * x
-        var term = 1.0, sum = 1.0
-        for k in stride(from: 2.0, through: 40.0, by: 2.0) {
-            term *= -x2 / (k * (k - 1))
-            sum += term
-        }
+        // (−1)^k / (2k)! for k = 13 down to 0.
+        var sum = -2.4795962632247976e-27
+        sum = sum * x2 + 1.6117375710961184e-24
+        sum = sum * x2 + -8.896791392450574e-22
+        sum = sum * x2 + 4.110317623312165e-19
+        sum = sum * x2 + -1.5619206968586225e-16
+        sum = sum * x2 + 4.779477332387385e-14
+        sum = sum * x2 + -1.1470745597729725e-11
+        sum = sum * x2 + 2.08767569878681e-09
+        sum = sum * x2 + -2.755731922398589e-07
+        sum = sum * x2 + 2.48015873015873e-05
+        sum = sum * x2 + -0.001388888888888889
+        sum = sum * x2 + 0.041666666666666664
+        sum = sum * x2 + -0.5
+        sum = sum * x2 + 1.0
         return sum
     }
 }

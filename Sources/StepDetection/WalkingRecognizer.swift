@@ -120,6 +120,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         previousNs = .min
         hasLast = false  // the axes summed since the last tick (the sample that starts the new grid) stay
         tickExcess = 0
+        for i in 0..<Self.peakCapacity { peakTimes[i] = .min }  // the new signal's windows see only its own candidates
     }
 
     /// Adds a sample's three axes to the current tick (magnitude-only data adds none).
@@ -377,12 +378,16 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// rate.
     private func rhythmFeatures(startNs: Int64, endNs: Int64, into f: inout WindowFeatures) {
         peakTimes.withUnsafeBufferPointer { ring in
-            withUnsafeTemporaryAllocation(of: Int64.self, capacity: Self.peakCapacity) { times in
-                var n = 0
-                for i in 0..<Self.peakCapacity {  // oldest first
-                    let t = ring[(peakHead + i) % Self.peakCapacity]
-                    if t >= startNs && t < endNs { times[n] = t; n += 1 }
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: Self.peakCapacity) { buffer in
+                // Newest first, back to the window's start (the ring is in time order); stored oldest first at the end.
+                var n = 0, k = peakHead
+                while n < Self.peakCapacity {
+                    k = k == 0 ? Self.peakCapacity - 1 : k - 1
+                    let t = ring[k]
+                    if t < startNs { break }
+                    if t < endNs { n += 1; buffer[Self.peakCapacity - n] = t }
                 }
+                let times = buffer.baseAddress! + (Self.peakCapacity - n)
                 let rate = Double(n) / (Double(endNs - startNs) * 1e-9)
                 f.peakRate = min(rate, WindowFeatures.peakRateCap)
                 // r1 and r2 as far from what a sine at the candidates' rate would give: smoothness, not cadence.
