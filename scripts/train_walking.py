@@ -7,7 +7,7 @@ One command, from the repository root, after `swift build -c release`:
     python3 scripts/train_walking.py --curve    # also the out-of-fold trade-off curve over the threshold
 
 1. `steptweet eval --features` writes, for every recording of the two shared manifests, the recognizer's window
-   features (one window of 5.12 s every 0.96 s) and the steps the rhythm gate found.
+   features (one window of 10.24 s every 0.96 s) and the steps the rhythm gate found.
 2. Training windows are those holding at least one rhythm step (the only windows whose decision matters), as the
    plain rhythm finds them (weak peaks inside walks, the short-long gait and the stride-long start off:
    `minSwingInWalk`, `shortLongGait`, `fillStrideStart`), every due one (no skipping). Label 1:

@@ -15,9 +15,9 @@ public struct WindowFeatures: Sendable, Equatable {
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
-    /// Autocorrelation at one and two ticks (80 and 160 ms), less that of a sine at `peakRate` (uncapped): near 0 for
-    /// motion as smooth as a sine at its own rhythm, below for jitter and impulses. (Raw, they also measure the
-    /// cadence: a brisk walk would look like fast hand motion.)
+    /// Autocorrelation at one and two ticks (80 and 160 ms), less that of a sine at the candidates' rate (`peakRate`
+    /// before its cap, at least 0.5/s): near 0 for motion as smooth as a sine at its own rhythm, below for jitter and
+    /// impulses. (Raw, they also measure the cadence: a brisk walk would look like fast hand motion.)
     public var r1 = 0.0
     public var r2 = 0.0
     /// Largest autocorrelation at a step period (0.32-0.96 s), a stride period (0.64-2.0 s) and two strides
