@@ -30,6 +30,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
          "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn"]
+FEATURE_SET = 2  # WindowFeatures.featureSet: the version of these features; the trees are written with it
 MAGNITUDE = 12  # the model uses the first twelve (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate
@@ -91,7 +92,12 @@ def windows_with_steps(out):
         steps[s["file"]].append(float(s["t_s"]))
     steps = {f: np.sort(np.array(v)) for f, v in steps.items()}
     windows = []
-    for w in csv.DictReader(open(os.path.join(out, "windows.csv"))):
+    reader = csv.DictReader(open(os.path.join(out, "windows.csv")))
+    written = reader.fieldnames[reader.fieldnames.index("has_axes") + 1:]
+    if written != NAMES:  # the trees refer to features by their index in WindowFeatures.names
+        sys.exit(f"train_walking: steptweet writes the features {written}, this script expects {NAMES}: update NAMES "
+                 "and FEATURE_SET to match WindowFeatures")
+    for w in reader:
         st = steps.get(w["file"])
         if st is None:
             continue
@@ -111,7 +117,7 @@ def fit(X, y, weight):
     base = float(np.log((weight * y).sum() / (weight * (1 - y)).sum()))
     score = np.full(len(y), base)
     splits = 2 ** DEPTH - 1
-    model = {"depth": DEPTH, "base": base, "features": [], "thresholds": [], "leaves": []}
+    model = {"featureSet": FEATURE_SET, "depth": DEPTH, "base": base, "features": [], "thresholds": [], "leaves": []}
     for _ in range(TREES):
         p = 1 / (1 + np.exp(-score))
         g, h = weight * (p - y), weight * p * (1 - p)

@@ -3,6 +3,8 @@
 /// below the threshold) and `2i + 2`; a tree has `2^depth − 1` splits and `2^depth` leaves. Trees need no scaling
 /// or clamping of the features and cost `trees × depth` comparisons a window.
 public struct WalkingTrees: Sendable, Equatable, Codable {
+    /// The `WindowFeatures.featureSet` the trees were trained on: their feature indices mean those features.
+    public var featureSet: Int
     public var depth: Int
     public var base: Double
     /// Per split, tree after tree: the feature's index in `WindowFeatures.names` and its threshold.
@@ -11,7 +13,9 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
     /// Per leaf, tree after tree (the learning rate already applied).
     public var leaves: [Double]
 
-    public init(depth: Int, base: Double, features: [Int], thresholds: [Double], leaves: [Double]) {
+    public init(depth: Int, base: Double, features: [Int], thresholds: [Double], leaves: [Double],
+                featureSet: Int = WindowFeatures.featureSet) {
+        self.featureSet = featureSet
         self.depth = depth
         self.base = base
         self.features = features
@@ -20,10 +24,25 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         precondition(isValid, "WalkingTrees: the arrays do not fit together")
     }
 
-    enum CodingKeys: String, CodingKey { case depth, base, features, thresholds, leaves }
+    enum CodingKeys: String, CodingKey { case featureSet, depth, base, features, thresholds, leaves }
 
+    /// Decodes saved trees, refusing those trained on another feature set (or saved before feature sets were
+    /// recorded): their indices would silently read other features.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        guard let set = try c.decodeIfPresent(Int.self, forKey: .featureSet) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .featureSet, in: c, debugDescription: "walking trees without a featureSet: saved before "
+                    + "feature sets were recorded, for features this release no longer computes in that order; "
+                    + "retrain them with scripts/train_walking.py")
+        }
+        guard set == WindowFeatures.featureSet else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .featureSet, in: c, debugDescription: "walking trees trained on feature set \(set); this "
+                    + "release computes feature set \(WindowFeatures.featureSet); retrain them with "
+                    + "scripts/train_walking.py")
+        }
+        featureSet = set
         depth = try c.decode(Int.self, forKey: .depth)
         base = try c.decode(Double.self, forKey: .base)
         features = try c.decode([Int].self, forKey: .features)

@@ -12,6 +12,12 @@ public struct WindowFeatures: Sendable, Equatable {
                                         "crest", "crossings_hz", "log_impulse", "peak_rate", "stride_cv"]
     public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn"]
     public static let names = magnitudeNames + axisNames
+    /// The version of these features: their order, and what each one measures. A saved model refers to features by
+    /// their index in `names`, so it is only valid for the feature set it was trained on. Raise it whenever a feature
+    /// is added, removed, reordered or changes what it measures (and `FEATURE_SET` in scripts/train_walking.py).
+    /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
+    /// `r2` against the candidates' rate, `crossings_hz` capped.
+    public static let featureSet = 2
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0

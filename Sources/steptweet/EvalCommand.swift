@@ -68,7 +68,7 @@ struct EvalCommand: ParsableCommand {
             do {
                 p = try JSONDecoder().decode(DetectorParameters.self, from: data)
             } catch {
-                throw fail("\(parameters): not detector parameters: \(error)", status: ExitStatus.dataError)
+                throw fail("\(parameters): not detector parameters: \(describe(error))", status: ExitStatus.dataError)
             }
         }
         if let enter { p.recognizer.enter = enter }

@@ -205,6 +205,22 @@ enum SyntheticMotion {
         }
     }
 
+    @Test func treesTrainedOnAnotherFeatureSetAreRefused() throws {
+        // Trees name features by index; an index means another feature once the set changes (session 12 made index
+        // 10 `peak_rate` where it was `gravity_steadiness`), so trees of another set, or of none, must not load.
+        let saved = try JSONEncoder().encode(WalkingModel.trained.model)
+        let good = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+        #expect(good["featureSet"] as? Int == WindowFeatures.featureSet)
+        for (set, message) in [(nil, "without a featureSet"), (1, "trained on feature set 1;")] as [(Int?, String)] {
+            var trees = good
+            trees["featureSet"] = set
+            let text = try JSONSerialization.data(withJSONObject: trees)
+            let error = #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: text) }
+            guard case .dataCorrupted(let context)? = error else { Issue.record("\(String(describing: error))"); continue }
+            #expect(context.debugDescription.contains(message) && context.debugDescription.contains("retrain"))
+        }
+    }
+
     @Test func everyWindowIsScoredAndFeaturesAreFinite() {
         let walk = SyntheticWalk(rate: 100, steps: 60)
         var everyWindow = DetectorParameters.standard

@@ -93,6 +93,22 @@ import TestSupport
         #expect(missing.stderr.contains("no/such/manifest.csv: no such file"))
     }
 
+    @Test func evalRefusesAModelOfAnotherFeatureSetSayingWhereAndWhy() async throws {
+        let trees = #"{"featureSet":1,"depth":1,"base":0.5,"features":[3],"thresholds":[0.4],"leaves":[-2,2]}"#
+        let parameters = try Steptweet.tempFile(#"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(trees)}}"#,
+                                                name: "old-model.json")
+        let r = try await Steptweet.run(["eval", "--parameters", parameters, try smallManifest()])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        #expect(r.stderr == "steptweet: error: \(parameters): not detector parameters: at recognizer.model.featureSet: "
+                + "walking trees trained on feature set 1; this release computes feature set 2; retrain them with "
+                + "scripts/train_walking.py\n")
+        let current = try Steptweet.tempFile(#"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(trees.replacingOccurrences(of: #""featureSet":1"#, with: #""featureSet":2"#))}}"#,
+                                             name: "model.json")
+        let counted = try await Steptweet.run(["eval", "--parameters", current, try smallManifest()])
+        #expect(counted.status == 0, "\(counted.stderr)")
+    }
+
     @Test func plotWritesAnSVGWithEveryStepAndBout() async throws {
         let temp = try TempDir("plot")
         let out = temp.path("plot.svg")
