@@ -391,9 +391,9 @@ public struct WalkingRecognizer: Sendable, Codable {
                 let rate = Double(n) / (Double(endNs - startNs) * 1e-9)
                 f.peakRate = min(rate, WindowFeatures.peakRateCap)
                 // r1 and r2 as far from what a sine at the candidates' rate would give: smoothness, not cadence.
-                let cadence = max(rate, 0.5)
-                f.r1 -= (2 * Double.pi * 0.08 * cadence).cosine
-                f.r2 -= (2 * Double.pi * 0.16 * cadence).cosine
+                let cadence = max(rate, 0.5), tick = 1 / Self.tickHz  // r1 and r2 are one and two ticks apart
+                f.r1 -= (2 * Double.pi * tick * cadence).cosine
+                f.r2 -= (2 * Double.pi * (2 * tick) * cadence).cosine
                 guard n >= 4 else { return }
                 var sum = 0.0, squares = 0.0
                 for i in 2..<n {
