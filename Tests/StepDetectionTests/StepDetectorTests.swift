@@ -110,13 +110,20 @@ func detect(_ samples: [(timeNs: Int64, magnitude: Double)], parameters: Detecto
 }
 
 /// `detect` with the detector saved as JSON and decoded again just before sample `cut`. With `checkingState`, also
-/// expects every saved key back (but the filter coefficient's cache, recomputed on the next sample).
-func detectResuming(_ samples: [(timeNs: Int64, magnitude: Double)], at cut: Int, checkingState: Bool = false)
+/// expects every saved key back (but the filter coefficient's cache, recomputed on the next sample). `editing` turns
+/// the saved JSON into what an earlier release would have saved.
+func detectResuming(_ samples: [(timeNs: Int64, magnitude: Double)], at cut: Int, checkingState: Bool = false,
+                    editing: ((inout [String: Any]) throws -> Void)? = nil)
     throws -> (detector: StepDetector, events: [DetectorEvent]) {
     var first = StepDetector()
     var events: [DetectorEvent] = []
     for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-    let saved = try JSONEncoder().encode(first)
+    var saved = try JSONEncoder().encode(first)
+    if let editing {
+        var json = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+        try editing(&json)
+        saved = try JSONSerialization.data(withJSONObject: json)
+    }
     var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
     if checkingState {
         func keys(_ data: Data) throws -> NSDictionary {

@@ -146,22 +146,15 @@ enum SyntheticMotion {
     @Test func aStateSavedBeforeTheWeakPeaksResumesAsOnePass() throws {
         // States saved before the weak peaks hold the one tracker as four keys at the top and no weak tracker; cut
         // mid-walk, such a state resumes and counts as one pass (the weak tracker starts where the strong one is).
-        let walk = SyntheticWalk(rate: 50, steps: 60, interval: 0.6)
-        let samples = walk.samples()
+        let samples = SyntheticWalk(rate: 50, steps: 60, interval: 0.6).samples()
         let onePass = detect(samples)
-        var detector = StepDetector()
-        var events: [DetectorEvent] = []
-        let cut = samples.count / 2
-        for s in samples[..<cut] { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
-        let peaks = try #require(json.removeValue(forKey: "peaks") as? [String: Any])
-        json.removeValue(forKey: "weakPeaks")
-        json.removeValue(forKey: "weakPeakNs")
-        json.removeValue(forKey: "lastStepWeak")
-        for key in ["seekingPeak", "extremeValue", "extremeNs", "troughValue"] { json[key] = try #require(peaks[key]) }
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
-        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-        resumed.finish { events.append($0) }
+        let (resumed, events) = try detectResuming(samples, at: samples.count / 2) { json in
+            let peaks = try #require(json.removeValue(forKey: "peaks") as? [String: Any])
+            json.removeValue(forKey: "weakPeaks")
+            json.removeValue(forKey: "weakPeakNs")
+            json.removeValue(forKey: "lastStepWeak")
+            for key in ["seekingPeak", "extremeValue", "extremeNs", "troughValue"] { json[key] = try #require(peaks[key]) }
+        }
         #expect(events == onePass.events)
         #expect(resumed.counters.steps == 60)
     }
@@ -169,19 +162,13 @@ enum SyntheticMotion {
     @Test func aStateSavedBeforeTheRhythmFeaturesResumesMidWalk() throws {
         // States saved before `peak_rate` and `stride_cv` have no candidate ring: the windows after the cut see only
         // the candidates that come after it, and the walk still counts in full.
-        let walk = SyntheticWalk(rate: 50, steps: 60, interval: 0.55)
-        let samples = walk.samples()
-        var detector = StepDetector()
-        let cut = samples.count / 2
-        for s in samples[..<cut] { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
-        var recognizer = try #require(json["recognizer"] as? [String: Any])
-        #expect(recognizer.removeValue(forKey: "peakTimes") != nil)
-        #expect(recognizer.removeValue(forKey: "peakHead") != nil)
-        json["recognizer"] = recognizer
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
-        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
-        resumed.finish { _ in }
+        let samples = SyntheticWalk(rate: 50, steps: 60, interval: 0.55).samples()
+        let resumed = try detectResuming(samples, at: samples.count / 2) { json in
+            var recognizer = try #require(json["recognizer"] as? [String: Any])
+            #expect(recognizer.removeValue(forKey: "peakTimes") != nil)
+            #expect(recognizer.removeValue(forKey: "peakHead") != nil)
+            json["recognizer"] = recognizer
+        }.detector
         #expect(resumed.counters.steps == 60)
     }
 

@@ -103,7 +103,8 @@ import TestSupport
         #expect(r.stderr == "steptweet: error: \(parameters): not detector parameters: at recognizer.model.featureSet: "
                 + "walking trees trained on feature set 1; this release computes feature set 2; retrain them with "
                 + "scripts/train_walking.py\n")
-        let current = try Steptweet.tempFile(#"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(trees.replacingOccurrences(of: #""featureSet":1"#, with: #""featureSet":2"#))}}"#,
+        let retrained = trees.replacingOccurrences(of: #""featureSet":1"#, with: #""featureSet":2"#)
+        let current = try Steptweet.tempFile(#"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(retrained)}}"#,
                                              name: "model.json")
         let counted = try await Steptweet.run(["eval", "--parameters", current, try smallManifest()])
         #expect(counted.status == 0, "\(counted.stderr)")
