@@ -8,8 +8,14 @@ import StepDetection
 /// The lines of a CSV file that start in one byte range, parsed into samples on their own.
 struct ParsedChunk: Sendable {
     var samples: [AccelerationSample] = []
-    /// The line of each sample, counted from the chunk's first line (1).
+    /// The line of each sample, counted from the chunk's first line (1); empty while every line gave a sample (sample
+    /// `j` is then on line `j + 1`), so that the usual chunk stores no line numbers.
     var sampleLines: [Int32] = []
+    /// Whether `sampleLines` holds the lines (false: they follow from the sample's index).
+    var linesListed = false
+    /// Whether the samples' times never decrease within the chunk: then only the first needs checking against the
+    /// samples before the chunk.
+    var inOrder = true
     /// The first lines that could not be read (line numbers counted from the chunk's first line), in line order.
     var issues: [InputError] = []
     /// Further unreadable lines, only counted.
@@ -85,8 +91,10 @@ struct CSVChunkParser: Sendable {
         let expected = max(16, (limit - start) / 32)
         var samples: [AccelerationSample] = []
         var sampleLines: [Int32] = []
+        var linesListed = false
+        var inOrder = true
+        var lastNs = Int64.min
         samples.reserveCapacity(expected)
-        sampleLines.reserveCapacity(expected)
         var issues: [InputError] = []
         var unreported = 0
         var stops = false
@@ -96,8 +104,16 @@ struct CSVChunkParser: Sendable {
         let maxIssues = max(1, options.maxReportedIssues)
         var line: Int32 = 0
         var i = start
+        /// Starts listing each sample's line: this line gives none.
+        func listLines() {
+            guard !linesListed else { return }
+            linesListed = true
+            sampleLines.reserveCapacity(expected)
+            for j in 0..<samples.count { sampleLines.append(Int32(j + 1)) }
+        }
         /// Records a bad line; false when reading stops there (`strict`).
         func issue(_ message: String) -> Bool {
+            listLines()
             if issues.count < maxIssues {
                 issues.append(InputError(file: path, line: Int(line), message: message))
             } else {
@@ -120,7 +136,9 @@ struct CSVChunkParser: Sendable {
                 if lineEnd > i && p[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                 i = nl + 1
                 switch GenericCSVReader.parseLine(p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path) {
-                case .blank: continue
+                case .blank:
+                    listLines()
+                    continue
                 case .row(let r): row = r
                 case .bad(let e):
                     if issue(e.message) { continue }
@@ -128,14 +146,18 @@ struct CSVChunkParser: Sendable {
                 }
             }
             if let sample = convert.sample(row) {
+                if sample.timeNs < lastNs { inOrder = false }
+                lastNs = sample.timeNs
                 samples.append(sample)
-                sampleLines.append(line)
+                if linesListed { sampleLines.append(line) }
             } else if !issue(convert.problem(row)) {
                 break
             }
         }
         chunk.samples = samples
         chunk.sampleLines = sampleLines
+        chunk.linesListed = linesListed
+        chunk.inOrder = inOrder
         chunk.issues = issues
         chunk.unreportedIssues = unreported
         chunk.stops = stops
@@ -241,8 +263,21 @@ extension GenericCSVReader {
             e.line = e.line.map { lineBase + $0 }
             try state.summary.skip(e, options: options)
         }
+        if chunk.inOrder, chunk.issues.isEmpty, let first = chunk.samples.first, let last = chunk.samples.last,
+           state.lastNs.map({ first.timeNs >= $0 }) ?? true {
+            // The usual chunk: nothing skipped, in order after the samples before it; what the loop below would do.
+            if let batch {
+                chunk.samples.withUnsafeBufferPointer { batch($0) }
+            } else {
+                for sample in chunk.samples { sink(sample) }
+            }
+            state.lastNs = last.timeNs
+            state.summary.note(samples: chunk.samples.count, from: first.timeNs, to: last.timeNs)
+            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil
+            return
+        }
         for j in 0..<chunk.samples.count {
-            let sample = chunk.samples[j], line = chunk.sampleLines[j]
+            let sample = chunk.samples[j], line = chunk.linesListed ? chunk.sampleLines[j] : Int32(j + 1)
             while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
                 try skip(chunk.issues[nextIssue], before: j)
                 nextIssue += 1

@@ -13,7 +13,17 @@ extension GenericCSVReader {
     /// exact mantissa and one correctly rounded division).
     @inline(__always)
     static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int) -> Double? {
-        var q = p + i
+        let (value, end) = plainNumber(p + i)
+        guard let end else { return nil }
+        i = p.distance(to: end)
+        return value
+    }
+
+    /// `plainField` on a cursor: the value and the byte after the field, or a nil end for anything else. Value and
+    /// cursor come back in registers, so a row's fields do not wait on an index stored and loaded between them.
+    @inline(__always)
+    static func plainNumber(_ start: UnsafePointer<UInt8>) -> (value: Double, end: UnsafePointer<UInt8>?) {
+        var q = start
         let negative = q.pointee == 0x2D
         if negative { q += 1 }
         var mantissa: UInt64 = 0
@@ -26,12 +36,11 @@ extension GenericCSVReader {
         }
         // Up to 15 digits with a fraction (Clinger's exact fast path), or an integer of up to 19 (epoch ns: one
         // correctly rounded conversion); anything longer goes to the general path.
-        guard digits > 0, digits <= (fraction > 0 ? 15 : 19) else { return nil }
-        i = p.distance(to: q)
+        guard digits > 0, digits <= (fraction > 0 ? 15 : 19) else { return (0, nil) }
         // Below 2^63 the signed conversion is one instruction, and exact below 2^53 as the unsigned one is.
         var value = mantissa < 1 << 63 ? Double(Int64(bitPattern: mantissa)) : Double(mantissa)
         if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }
-        return negative ? -value : value
+        return (negative ? -value : value, q)
     }
 
     /// Appends the ASCII digits at `q` to `mantissa` (wrapping past 19 of them), leaving `q` on the first other byte;
@@ -58,16 +67,17 @@ extension GenericCSVReader {
         var j = i
         if fieldCount == 4 && columns == (0, 1, 2, 3) {
             // The most common layout, `t,x,y,z`, without the column bookkeeping.
-            guard let t = plainField(p, &j), p[j] == 0x2C else { return nil }
-            j += 1
-            guard let a = plainField(p, &j), p[j] == 0x2C else { return nil }
-            j += 1
-            guard let b = plainField(p, &j), p[j] == 0x2C else { return nil }
-            j += 1
-            guard let c = plainField(p, &j) else { return nil }
-            if p[j] == 0x0D { j += 1 }
-            guard p[j] == 0x0A else { return nil }
-            i = j + 1
+            let (t, afterT) = plainNumber(p + j)
+            guard let afterT, afterT.pointee == 0x2C else { return nil }
+            let (a, afterA) = plainNumber(afterT + 1)
+            guard let afterA, afterA.pointee == 0x2C else { return nil }
+            let (b, afterB) = plainNumber(afterA + 1)
+            guard let afterB, afterB.pointee == 0x2C else { return nil }
+            let (c, afterC) = plainNumber(afterB + 1)
+            guard var end = afterC else { return nil }
+            if end.pointee == 0x0D { end += 1 }
+            guard end.pointee == 0x0A else { return nil }
+            i = p.distance(to: end) + 1
             return (t, a, b, c)
         }
         var t = 0.0, a = 0.0, b = 0.0, c = 0.0

@@ -109,6 +109,13 @@ public struct ReadSummary: Sendable {
         lastNs = t
     }
 
+    /// Counts `count` (> 0) delivered samples, in order, from `first` to `last`: what `note(sampleAt:)` for each does.
+    mutating func note(samples count: Int, from first: Int64, to last: Int64) {
+        samples += count
+        if firstNs == nil { firstNs = first }
+        lastNs = last
+    }
+
     /// Counts a delivered reading.
     mutating func note(_ r: StepReading) {
         readings += 1
