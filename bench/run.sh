@@ -10,6 +10,13 @@
 #  5. with BIG=45, counts the stream 45 times over (4 GB) for peak RSS;
 #  6. checks the long-stream count against REPS x the sum of the per-file counts (target: within 1 %);
 #  and times the detector alone on 10 M in-memory samples (swiftc -O, no file reading).
+# With BASELINE=<binary> (and BASELINE_S=<its wall time when the targets were set>), that binary's `count` is timed in
+# the same run, unpinned, and the times above are also given as fractions of it: the VM's host changes from session
+# to session (up to 2x), and a fraction of an unchanged binary timed beside it does not. For issue 13 the baseline is
+# 17f368d, the code the issue measured at 0.73 s:
+#   git worktree add /tmp/issue13base 17f368d && (cd /tmp/issue13base && swift build -c release \
+#     --static-swift-stdlib --product steptweet --scratch-path .build-static)
+#   BASELINE=/tmp/issue13base/.build-static/release/steptweet BASELINE_S=0.73 make bench
 # Results go to bench/out/summary.txt (bench/out is git-ignored); bench/RESULTS.md records them by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +51,7 @@ measure count_j2 "$BIN" count --json --jobs 2 --step-times "$OUT/step_times_j2.t
 measure inspect_j1_pinned taskset -c 0 "$BIN" inspect --json --jobs 1 "$LONG"
 measure inspect_j2 "$BIN" inspect --json --jobs 2 "$LONG"
 measure wc wc -l "$LONG"
+if [ -n "${BASELINE:-}" ]; then measure baseline "$BASELINE" count --json "$LONG"; fi
 cp "$OUT/out_count_j2.txt" "$OUT/count.json"
 if cmp -s "$OUT/step_times_j1.txt" "$OUT/step_times_j2.txt"; then SAME_TIMES=yes; else SAME_TIMES=no; fi
 
@@ -68,9 +76,10 @@ swiftc -O -wmo -module-name DetectorSpeed -o "$OUT/detector_speed" Sources/StepD
 "$OUT/detector_speed" > "$OUT/detector_speed.txt"
 cat "$OUT/detector_speed.txt"
 
-python3 - "$OUT" "$LONG" "$REPS" "$RUNS" "$SAME_TIMES" "${BIG:-}" <<'PY' | tee "$OUT/summary.txt"
+python3 - "$OUT" "$LONG" "$REPS" "$RUNS" "$SAME_TIMES" "${BIG:-}" "${BASELINE:-}" "${BASELINE_S:-}" <<'PY' | tee "$OUT/summary.txt"
 import json, os, re, statistics, sys, platform
 out, long_path, reps, runs, same_times, big = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+baseline, baseline_then = sys.argv[7], float(sys.argv[8]) if sys.argv[8] else None
 def parse_time(path):
     text = open(path).read()
     m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text)
@@ -103,6 +112,16 @@ print(f"{'peer find_peaks (scipy)':28} {peer_wall:7.2f} {peer_cpu:6.2f} {size / 
       f"{samples / peer_wall / 1e6:10.1f} {peer_rss:11.1f}   ({peer_steps} steps)")
 print(f"peer / count --jobs 2: {peer_wall / walls['count_j2']:.1f}x the wall time; count --jobs 2 / wc -l: {walls['count_j2'] / walls['wc']:.1f}x")
 print(f"step times of --jobs 1 and --jobs 2 identical: {same_times} ({result['steps']} steps)")
+if baseline:
+    base_wall, base_rss, base_cpu = runs_of("baseline")
+    print(f"baseline {baseline}: count {base_wall:.2f} s wall, peak RSS {base_rss:.1f} MB (median of {runs})")
+    for label, name in [("count --jobs 1, one core", "count_j1_pinned"), ("count --jobs 2", "count_j2")]:
+        line = f"  {label}: {walls[name] / base_wall:.3f} of the baseline"
+        if baseline_then:
+            target = {"count_j1_pinned": 0.50, "count_j2": 0.30}[name]
+            line += (f"; target {target:.2f} s against its {baseline_then:.2f} s then = {target / baseline_then:.3f} "
+                     f"({'met' if walls[name] / base_wall <= target / baseline_then else 'missed'})")
+        print(line)
 if big:
     wall, rss, cpu = runs_of("big_j2", 1)
     bsize = os.path.getsize(f"{out}/oxford_long_{big}x.csv")
