@@ -118,7 +118,7 @@ if baseline:
     for label, name in [("count --jobs 1, one core", "count_j1_pinned"), ("count --jobs 2", "count_j2")]:
         line = f"  {label}: {walls[name] / base_wall:.3f} of the baseline"
         if baseline_then:
-            target = {"count_j1_pinned": 0.50, "count_j2": 0.30}[name]
+            target = {"count_j1_pinned": 0.50, "count_j2": 0.30}[name]  # issue 13's targets, in seconds
             line += (f"; target {target:.2f} s against its {baseline_then:.2f} s then = {target / baseline_then:.3f} "
                      f"({'met' if walls[name] / base_wall <= target / baseline_then else 'missed'})")
         print(line)

@@ -8,11 +8,9 @@ import StepDetection
 /// The lines of a CSV file that start in one byte range, parsed into samples on their own.
 struct ParsedChunk: Sendable {
     var samples: [AccelerationSample] = []
-    /// The line of each sample, counted from the chunk's first line (1); empty while every line gave a sample (sample
-    /// `j` is then on line `j + 1`), so that the usual chunk stores no line numbers.
+    /// The line of each sample, counted from the chunk's first line (1); empty while every line gave a sample, so
+    /// that the usual chunk stores no line numbers (`line(ofSample:)` reads either).
     var sampleLines: [Int32] = []
-    /// Whether `sampleLines` holds the lines (false: they follow from the sample's index).
-    var linesListed = false
     /// Whether the samples' times never decrease within the chunk: then only the first needs checking against the
     /// samples before the chunk.
     var inOrder = true
@@ -28,6 +26,9 @@ struct ParsedChunk: Sendable {
     var stops = false
     /// The read itself failed.
     var failure: InputError?
+
+    /// The line of sample `j`, counted from the chunk's first line.
+    func line(ofSample j: Int) -> Int32 { sampleLines.isEmpty ? Int32(j + 1) : sampleLines[j] }
 }
 
 /// Splits the data lines of a generic CSV file (header and units known) into byte ranges at line boundaries and
@@ -156,7 +157,6 @@ struct CSVChunkParser: Sendable {
         }
         chunk.samples = samples
         chunk.sampleLines = sampleLines
-        chunk.linesListed = linesListed
         chunk.inOrder = inOrder
         chunk.issues = issues
         chunk.unreportedIssues = unreported
@@ -263,9 +263,10 @@ extension GenericCSVReader {
             e.line = e.line.map { lineBase + $0 }
             try state.summary.skip(e, options: options)
         }
-        if chunk.inOrder, chunk.issues.isEmpty, let first = chunk.samples.first, let last = chunk.samples.last,
+        if let first = chunk.samples.first, let last = chunk.samples.last, chunk.inOrder, chunk.issues.isEmpty,
            state.lastNs.map({ first.timeNs >= $0 }) ?? true {
-            // The usual chunk: nothing skipped, in order after the samples before it; what the loop below would do.
+            // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,
+            // at once.
             if let batch {
                 chunk.samples.withUnsafeBufferPointer { batch($0) }
             } else {
@@ -273,29 +274,28 @@ extension GenericCSVReader {
             }
             state.lastNs = last.timeNs
             state.summary.note(samples: chunk.samples.count, from: first.timeNs, to: last.timeNs)
-            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil
-            return
-        }
-        for j in 0..<chunk.samples.count {
-            let sample = chunk.samples[j], line = chunk.linesListed ? chunk.sampleLines[j] : Int32(j + 1)
-            while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
-                try skip(chunk.issues[nextIssue], before: j)
-                nextIssue += 1
+        } else {
+            for j in 0..<chunk.samples.count {
+                let sample = chunk.samples[j], line = chunk.line(ofSample: j)
+                while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
+                    try skip(chunk.issues[nextIssue], before: j)
+                    nextIssue += 1
+                }
+                if let previous = state.lastNs, sample.timeNs < previous {
+                    try skip(InputError(file: path, line: Int(line),
+                                        message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!), before: j)
+                    runStart = j + 1
+                    continue
+                }
+                state.lastNs = sample.timeNs
+                if batch == nil { sink(sample) }
+                state.summary.note(sampleAt: sample.timeNs)
             }
-            if let previous = state.lastNs, sample.timeNs < previous {
-                try skip(InputError(file: path, line: Int(line),
-                                    message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!), before: j)
-                runStart = j + 1
-                continue
-            }
-            state.lastNs = sample.timeNs
-            if batch == nil { sink(sample) }
-            state.summary.note(sampleAt: sample.timeNs)
+            flush(upTo: chunk.samples.count)
+            runStart = chunk.samples.count
+            for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
+            state.summary.skippedLines += chunk.unreportedIssues
         }
-        flush(upTo: chunk.samples.count)
-        runStart = chunk.samples.count
-        for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
-        state.summary.skippedLines += chunk.unreportedIssues
         if !chunk.samples.isEmpty { state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil }
     }
 }

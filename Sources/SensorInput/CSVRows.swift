@@ -7,22 +7,13 @@ import Darwin
 /// Reading one data row of a generic CSV: the one-pass path for rows of plain numbers and the general path for
 /// everything else (any delimiter, spaces, quotes, exponents, a decimal comma), with the same values.
 extension GenericCSVReader {
-    /// One comma-separated field of the plainest kind, `-12.345` or `1763686800123456789`, parsed from `i`, which is
-    /// left on the byte after it. Nil for anything else: the general path then reads the line. No bounds checks: the
-    /// caller guarantees a newline after the field. The value is the one `NumberParsing.parseDouble` gives (the same
-    /// exact mantissa and one correctly rounded division).
+    /// One comma-separated field of the plainest kind, `-12.345` or `1763686800123456789`, starting at `start`: its
+    /// value and the byte after it, or a nil end for anything else (the general path then reads the line). No bounds
+    /// checks: the caller guarantees a newline after the field. The value is the one `NumberParsing.parseDouble`
+    /// gives (the same exact mantissa and one correctly rounded division). Value and end come back in registers, so
+    /// a row's fields do not wait on an index stored and loaded between them (the function is not inlined).
     @inline(__always)
-    static func plainField(_ p: UnsafePointer<UInt8>, _ i: inout Int) -> Double? {
-        let (value, end) = plainNumber(p + i)
-        guard let end else { return nil }
-        i = p.distance(to: end)
-        return value
-    }
-
-    /// `plainField` on a cursor: the value and the byte after the field, or a nil end for anything else. Value and
-    /// cursor come back in registers, so a row's fields do not wait on an index stored and loaded between them.
-    @inline(__always)
-    static func plainNumber(_ start: UnsafePointer<UInt8>) -> (value: Double, end: UnsafePointer<UInt8>?) {
+    static func plainField(_ start: UnsafePointer<UInt8>) -> (value: Double, end: UnsafePointer<UInt8>?) {
         var q = start
         let negative = q.pointee == 0x2D
         if negative { q += 1 }
@@ -64,48 +55,40 @@ extension GenericCSVReader {
     @inline(__always)
     static func plainRow(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ fieldCount: Int,
                          _ columns: (time: Int, a: Int, b: Int, c: Int)) -> (Double, Double, Double, Double)? {
-        var j = i
+        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
+        var q = p + i
         if fieldCount == 4 && columns == (0, 1, 2, 3) {
             // The most common layout, `t,x,y,z`, without the column bookkeeping.
-            let (t, afterT) = plainNumber(p + j)
+            let (vt, afterT) = plainField(q)
             guard let afterT, afterT.pointee == 0x2C else { return nil }
-            let (a, afterA) = plainNumber(afterT + 1)
+            let (va, afterA) = plainField(afterT + 1)
             guard let afterA, afterA.pointee == 0x2C else { return nil }
-            let (b, afterB) = plainNumber(afterA + 1)
+            let (vb, afterB) = plainField(afterA + 1)
             guard let afterB, afterB.pointee == 0x2C else { return nil }
-            let (c, afterC) = plainNumber(afterB + 1)
-            guard var end = afterC else { return nil }
-            if end.pointee == 0x0D { end += 1 }
-            guard end.pointee == 0x0A else { return nil }
-            i = p.distance(to: end) + 1
-            return (t, a, b, c)
-        }
-        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
-        var column = 0
-        while true {
-            if column == columns.time {
-                guard let v = plainField(p, &j) else { return nil }
-                t = v
-            } else if column == columns.a {
-                guard let v = plainField(p, &j) else { return nil }
-                a = v
-            } else if column == columns.b {
-                guard let v = plainField(p, &j) else { return nil }
-                b = v
-            } else if column == columns.c {
-                guard let v = plainField(p, &j) else { return nil }
-                c = v
-            } else {
-                while p[j] != 0x2C && p[j] != 0x0A { j += 1 }
+            let (vc, afterC) = plainField(afterB + 1)
+            guard let afterC else { return nil }
+            (t, a, b, c) = (vt, va, vb, vc)
+            q = afterC
+        } else {
+            for column in 0..<fieldCount {
+                if column > 0 {
+                    guard q.pointee == 0x2C else { return nil }
+                    q += 1
+                }
+                guard column == columns.time || column == columns.a || column == columns.b || column == columns.c else {
+                    while q.pointee != 0x2C && q.pointee != 0x0A { q += 1 }  // a column not read
+                    continue
+                }
+                let (value, end) = plainField(q)
+                guard let end else { return nil }
+                q = end
+                if column == columns.time { t = value } else if column == columns.a { a = value }
+                else if column == columns.b { b = value } else { c = value }
             }
-            column += 1
-            if column == fieldCount { break }
-            guard p[j] == 0x2C else { return nil }
-            j += 1
         }
-        if p[j] == 0x0D { j += 1 }
-        guard p[j] == 0x0A else { return nil }
-        i = j + 1
+        if q.pointee == 0x0D { q += 1 }
+        guard q.pointee == 0x0A else { return nil }
+        i = p.distance(to: q) + 1
         return (t, a, b, c)
     }
 

@@ -103,13 +103,10 @@ public struct ReadSummary: Sendable {
 
     /// Counts a delivered sample.
     @inline(__always)
-    mutating func note(sampleAt t: Int64) {
-        samples += 1
-        if firstNs == nil { firstNs = t }
-        lastNs = t
-    }
+    mutating func note(sampleAt t: Int64) { note(samples: 1, from: t, to: t) }
 
-    /// Counts `count` (> 0) delivered samples, in order, from `first` to `last`: what `note(sampleAt:)` for each does.
+    /// Counts `count` (> 0) samples delivered in order, from `first` to `last`.
+    @inline(__always)
     mutating func note(samples count: Int, from first: Int64, to last: Int64) {
         samples += count
         if firstNs == nil { firstNs = first }

@@ -11,9 +11,9 @@ import TestSupport
         var buffer = bytes + [0x0A]
         buffer += [UInt8](repeating: 0x37, count: 16)  // digits after the sentinel: a field never runs past it
         return buffer.withUnsafeBufferPointer { b in
-            var i = 0
-            let value = GenericCSVReader.plainField(b.baseAddress!, &i)
-            return (value, value == nil ? 0 : i)
+            let (value, end) = GenericCSVReader.plainField(b.baseAddress!)
+            guard let end else { return (nil, 0) }
+            return (value, b.baseAddress!.distance(to: end))
         }
     }
 
