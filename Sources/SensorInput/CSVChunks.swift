@@ -90,72 +90,80 @@ struct CSVChunkParser: Sendable {
     private func scan(_ p: UnsafeMutablePointer<UInt8>, length: Int, from start: Int, startsBefore limit: Int,
                       into chunk: inout ParsedChunk) {
         let expected = max(16, (limit - start) / 32)
-        var samples: [AccelerationSample] = []
-        var sampleLines: [Int32] = []
-        var linesListed = false
-        var inOrder = true
-        var lastNs = Int64.min
-        samples.reserveCapacity(expected)
         var issues: [InputError] = []
         var unreported = 0
         var stops = false
-        let scratch = GenericCSVReader.FieldScratch()
-        let columns = layout.plainColumns
-        let convert = SampleConversion(scale: scale, startNs: options.startNs)
-        let maxIssues = max(1, options.maxReportedIssues)
+        var sampleLines: [Int32] = []
+        var inOrder = true
         var line: Int32 = 0
         var i = start
-        /// Starts listing each sample's line: this line gives none.
-        func listLines() {
-            guard !linesListed else { return }
-            linesListed = true
-            sampleLines.reserveCapacity(expected)
-            for j in 0..<samples.count { sampleLines.append(Int32(j + 1)) }
-        }
-        /// Records a bad line; false when reading stops there (`strict`).
-        func issue(_ message: String) -> Bool {
-            listLines()
-            if issues.count < maxIssues {
-                issues.append(InputError(file: path, line: Int(line), message: message))
-            } else {
-                unreported += 1
+        // Samples are written in place, not appended: no capacity check and count update through the array per
+        // sample. Every line that gives a sample takes at least `fieldCount + 1` bytes with its newline (one byte per
+        // field read, at least two, and a delimiter between fields, one field fewer when the row ends in the
+        // delimiter), so no range holds more than this many.
+        let capacity = max(0, limit - start) / (layout.fieldCount + 1) + 1
+        chunk.samples = Array(unsafeUninitializedCapacity: capacity) { out, count in
+            var linesListed = false
+            var lastNs = Int64.min
+            var n = 0
+            let scratch = GenericCSVReader.FieldScratch()
+            let columns = layout.plainColumns
+            let convert = SampleConversion(scale: scale, startNs: options.startNs)
+            let maxIssues = max(1, options.maxReportedIssues)
+            /// Starts listing each sample's line: this line gives none.
+            func listLines() {
+                guard !linesListed else { return }
+                linesListed = true
+                sampleLines.reserveCapacity(expected)
+                for j in 0..<n { sampleLines.append(Int32(j + 1)) }
             }
-            stops = options.strict
-            return !stops
-        }
-        lines: while i < limit && i < length {
-            line += 1
-            let lineStart = i
-            let row: (Double, Double, Double, Double)
-            if let columns, let plain = GenericCSVReader.plainRow(p, &i, layout.fieldCount, columns) {
-                if i > length && completeLinesOnly { line -= 1; i = lineStart; stops = true; break }
-                row = plain
-            } else {
-                let nl = p.distance(to: memchr(p + i, 0x0A, length + 1 - i)!.assumingMemoryBound(to: UInt8.self))
-                if nl == length && completeLinesOnly { line -= 1; stops = true; break }
-                var lineEnd = nl
-                if lineEnd > i && p[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                i = nl + 1
-                switch GenericCSVReader.parseLine(p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path) {
-                case .blank:
-                    listLines()
-                    continue
-                case .row(let r): row = r
-                case .bad(let e):
-                    if issue(e.message) { continue }
-                    break lines
+            /// Records a bad line; false when reading stops there (`strict`).
+            func issue(_ message: String) -> Bool {
+                listLines()
+                if issues.count < maxIssues {
+                    issues.append(InputError(file: path, line: Int(line), message: message))
+                } else {
+                    unreported += 1
+                }
+                stops = options.strict
+                return !stops
+            }
+            lines: while i < limit && i < length {
+                line += 1
+                let lineStart = i
+                let row: (Double, Double, Double, Double)
+                if let columns, let plain = GenericCSVReader.plainRow(p, &i, layout.fieldCount, columns) {
+                    if i > length && completeLinesOnly { line -= 1; i = lineStart; stops = true; break }
+                    row = plain
+                } else {
+                    let nl = p.distance(to: memchr(p + i, 0x0A, length + 1 - i)!.assumingMemoryBound(to: UInt8.self))
+                    if nl == length && completeLinesOnly { line -= 1; stops = true; break }
+                    var lineEnd = nl
+                    if lineEnd > i && p[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                    i = nl + 1
+                    switch GenericCSVReader.parseLine(p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path) {
+                    case .blank:
+                        listLines()
+                        continue
+                    case .row(let r): row = r
+                    case .bad(let e):
+                        if issue(e.message) { continue }
+                        break lines
+                    }
+                }
+                if let sample = convert.sample(row) {
+                    if sample.timeNs < lastNs { inOrder = false }
+                    lastNs = sample.timeNs
+                    precondition(n < capacity, "a range holds more samples than its lines can")
+                    (out.baseAddress! + n).initialize(to: sample)
+                    n += 1
+                    if linesListed { sampleLines.append(line) }
+                } else if !issue(convert.problem(row)) {
+                    break
                 }
             }
-            if let sample = convert.sample(row) {
-                if sample.timeNs < lastNs { inOrder = false }
-                lastNs = sample.timeNs
-                samples.append(sample)
-                if linesListed { sampleLines.append(line) }
-            } else if !issue(convert.problem(row)) {
-                break
-            }
+            count = n
         }
-        chunk.samples = samples
         chunk.sampleLines = sampleLines
         chunk.inOrder = inOrder
         chunk.issues = issues
