@@ -28,8 +28,9 @@ extension GenericCSVReader {
         // Up to 15 digits with a fraction (Clinger's exact fast path), or an integer of up to 19 (epoch ns: one
         // correctly rounded conversion); anything longer goes to the general path.
         guard digits > 0, digits <= (fraction > 0 ? 15 : 19) else { return (0, nil) }
-        // Below 2^63 the signed conversion is one instruction, and exact below 2^53 as the unsigned one is.
-        var value = mantissa < 1 << 63 ? Double(Int64(bitPattern: mantissa)) : Double(mantissa)
+        // Below 2^63 (18 digits) the signed conversion is one instruction, and exact below 2^53 as the unsigned one
+        // is; the mask tells the compiler so (a comparison let it merge both into the unsigned sequence).
+        var value = digits <= 18 ? Double(Int64(bitPattern: mantissa & (1 << 63 - 1))) : Double(mantissa)
         if fraction > 0 { value /= NumberParsing.exactPowerOfTen(fraction) }
         return (negative ? -value : value, q)
     }
