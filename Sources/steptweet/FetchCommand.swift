@@ -102,6 +102,8 @@ struct FetchJSON: Encodable {
     var posts: [PostJSON]
     var deliveries: [Target]
     var elapsed_ms: Double
+    /// Saved state the fetch could not read and worked around; absent when none.
+    var warnings: [String]?
     struct PostJSON: Encodable { var window: Window; var steps: Int; var text: String; var idempotency_key: String }
 
     init(_ r: FetchReport, zone: TimeZone) {
@@ -116,6 +118,7 @@ struct FetchJSON: Encodable {
         steps = r.steps
         text = r.windows.last?.text
         elapsed_ms = (r.elapsedMs * 10).rounded() / 10
+        warnings = r.warnings.isEmpty ? nil : r.warnings
         posts = r.windows.map { PostJSON(window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
                                          idempotency_key: $0.idempotencyKey) }
         deliveries = r.deliveries.map {
@@ -133,6 +136,7 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
         printLine(jsonLine(FetchJSON(r, zone: zone)))
         return
     } else {
+        for w in r.warnings { printError(TerminalText.escaped("warning: \(w)")) }
         if let s = r.windowStart, let e = r.windowEnd {
             printLine("window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps")
         }

@@ -1,6 +1,7 @@
 import Agent
 import Analysis
 import Foundation
+import GRDB
 import Logging
 import Messages
 import Publishing
@@ -97,5 +98,96 @@ import Testing
         await scheduler.shutdown()
         await loop.value  // returns: the fetch was cancelled rather than waited for
         #expect(await scheduler.fetchCount == 1)
+    }
+}
+
+/// Saved state a fetch cannot read (written by another version, or edited) is reported in the fetch's report and log
+/// line, and worked around without counting a step twice: an unreadable detector starts afresh at the saved position,
+/// an unreadable position starts the file over and skips what was counted.
+@Suite(.timeLimit(.minutes(1))) struct UnreadableSavedStateTests {
+    let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+
+    /// Ingests the first slices of the backlog, replaces saved columns of the source's row (column, text), then
+    /// fetches until the backlog is read; returns the steps posted in all, the reports after the edit and one pass's
+    /// count.
+    func run(editing edits: [(String, String)]) async throws
+        -> (posted: Int, stored: Int, after: [FetchReport], whole: Int) {
+        let dir = try TempDir()
+        let path = try dir.write("backlog.csv", try SlicedIngestionTests.backlogText.get())
+        var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
+        config.schedule.deadline = 0.000_001  // one slice per fetch
+        config.publishers = [ScriptedPublisher()]
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 16 * 1024
+        let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
+        let now = t0.addingTimeInterval(3600)
+        var posted = 0, fetches = 0
+        for _ in 0..<5 {
+            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+            fetches += 1
+            posted += report.windows.reduce(0) { $0 + $1.steps }
+            #expect(report.warnings.isEmpty)
+        }
+        let db = try DatabaseQueue(path: config.statePath)
+        try await db.write { db in
+            for (column, text) in edits {
+                try db.execute(sql: "UPDATE source_cursor SET \(column) = ? WHERE source = ?", arguments: [text, path])
+                #expect(db.changesCount == 1)
+            }
+        }
+        try db.close()
+        var after: [FetchReport] = []
+        while fetches < 200 {
+            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+            fetches += 1
+            after.append(report)
+            posted += report.windows.reduce(0) { $0 + $1.steps }
+            if !report.backlog { break }
+        }
+        let reopened = try DatabaseQueue(path: config.statePath)
+        defer { try? reopened.close() }
+        let stored = try await reopened.read { db in try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0 }
+        return (posted, stored, after, whole.steps)
+    }
+
+    @Test func anUnreadableDetectorIsReportedAndDetectionStartsAfreshAtTheSavedPosition() async throws {
+        let (posted, stored, after, whole) = try await run(editing: [("detector", #"{"version": 99}"#)])
+        let warning = try #require(after.first?.warnings.first)
+        #expect(warning.contains("saved step detector") && warning.contains("starts afresh"), "\(warning)")
+        #expect(after.first?.logLine(zone: TimeZone(identifier: "UTC")!).contains("warning: the saved step detector") == true)
+        #expect(after.dropFirst().allSatisfy { $0.warnings.isEmpty }, "saved again readable after one fetch")
+        // A fresh detector needs its first full window (10.24 s) before it counts: about 20 steps of the walk in
+        // progress, never one twice.
+        #expect(posted <= whole && posted >= whole - 25, "posted \(posted), one pass counts \(whole)")
+        #expect(stored <= whole && stored >= whole - 25, "stored \(stored), one pass counts \(whole)")
+    }
+
+    /// With the detector too (a saved detector alone refuses samples up to its last one, so the position matters
+    /// when both are lost).
+    @Test func anUnreadablePositionStartsOverWithoutCountingAStepTwice() async throws {
+        let (posted, stored, after, whole) = try await run(editing: [("cursor", "not json"), ("detector", "{}")])
+        let warnings = try #require(after.first?.warnings)
+        #expect(warnings.count == 2)
+        #expect(warnings.contains { $0.contains("saved reading position") && $0.contains("skips the samples") }, "\(warnings)")
+        #expect(after.dropFirst().allSatisfy { $0.warnings.isEmpty })
+        #expect(posted <= whole && posted >= whole - 25, "posted \(posted), one pass counts \(whole)")
+        #expect(stored <= whole && stored >= whole - 25, "stored \(stored), one pass counts \(whole)")
+    }
+
+    @Test func theWalkTriggerLeavesUnreadableStateToTheNextFetch() async throws {
+        let dir = try TempDir()
+        let path = try dir.write("backlog.csv", try SlicedIngestionTests.backlogText.get())
+        var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
+        config.publishers = [ScriptedPublisher()]
+        let fetcher = Fetcher(configuration: config)
+        _ = try fetcher.ingestForWalks(now: t0.addingTimeInterval(3600)).get()
+        let db = try DatabaseQueue(path: config.statePath)
+        try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = '[]'") }
+        try db.close()
+        guard case .failure(let e) = fetcher.ingestForWalks(now: t0.addingTimeInterval(3700)) else {
+            Issue.record("the walk trigger read past unreadable state")
+            return
+        }
+        #expect(e.message.contains("saved reading position") && e.message.contains("left to the next fetch"), "\(e)")
     }
 }

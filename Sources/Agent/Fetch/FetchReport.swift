@@ -51,6 +51,9 @@ public struct FetchReport: Codable, Sendable {
     public var backlog = false
     /// Time the fetch took (monotonic clock), in milliseconds.
     public var elapsedMs = 0.0
+    /// What the fetch worked around and the operator should know: saved state it could not read, and what it did
+    /// instead.
+    public var warnings: [String] = []
 
     public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
         self.result = result
@@ -78,6 +81,7 @@ public struct FetchReport: Codable, Sendable {
             "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
         }
         if !targets.isEmpty { parts.append(targets.joined(separator: ", ")) }
+        parts += warnings.map { "warning: \($0)" }
         parts.append(String(format: "%.0f ms", elapsedMs))
         return parts.joined(separator: "; ")
     }

@@ -171,6 +171,10 @@ public struct Fetcher: Sendable {
         do {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
+            // Saved state that cannot be read is recovered by a fetch, whose report says so.
+            guard saved.problems.isEmpty else {
+                return .failure(WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
+            }
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
             let bouts = try store.writer.write { db in
                 try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)

@@ -192,6 +192,7 @@ extension Fetcher {
         }
         if report.dryRun {
             let saved = try Self.savedSource(store, source.path)
+            report.warnings += saved.problems
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: false)
             report.boutsEnded = ingest.bouts.count
             try closeDryRun(store: store, ingest: ingest, nowNs: nowNs, report: &report)
@@ -199,6 +200,7 @@ extension Fetcher {
         }
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var saved = try Self.savedSource(store, source.path)
+        report.warnings += saved.problems
         var observeDevice = true
         while true {
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,

@@ -223,7 +223,8 @@ public actor AgentScheduler {
         reports.append(report)
         if reports.count > 100 { reports.removeFirst(reports.count - 100) }
         let zone = configuration.composer.timeZone
-        logger.log(level: report.result == .failed ? .warning : .info, "\(report.logLine(zone: zone))")
+        logger.log(level: report.result == .failed || !report.warnings.isEmpty ? .warning : .info,
+                   "\(report.logLine(zone: zone))")
         for w in report.windows { logger.debug("text for \(Timestamps.format(w.start, zone: zone)) 〜 \(Timestamps.format(w.end, zone: zone)): \(w.text)") }
         consecutiveFailures = report.result == .failed ? consecutiveFailures + 1 : 0
         lastFetch = now

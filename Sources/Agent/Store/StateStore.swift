@@ -121,6 +121,9 @@ public final class StateStore: Sendable {
         var detector: StepDetector?
         var lastSampleNs: Int64?
         var firstDataNs: Int64?
+        /// Parts of the saved row that could not be read (written by another version, or edited), each with what
+        /// reading does instead; empty when all was read.
+        var problems: [String] = []
     }
 
     static func savedSource(_ db: Database, source: String) throws -> SavedSource {
@@ -129,10 +132,48 @@ public final class StateStore: Sendable {
         }
         let decoder = JSONDecoder()
         let cursorText: String? = row["cursor"], detectorText: String? = row["detector"]
-        return SavedSource(
-            cursor: cursorText.flatMap { try? decoder.decode(SourceCursor.self, from: Data($0.utf8)) },
-            detector: detectorText.flatMap { try? decoder.decode(StepDetector.self, from: Data($0.utf8)) },
-            lastSampleNs: row["last_sample_ns"], firstDataNs: row["first_data_ns"])
+        var saved = SavedSource(lastSampleNs: row["last_sample_ns"], firstDataNs: row["first_data_ns"])
+        if let cursorText {
+            do {
+                saved.cursor = try decoder.decode(SourceCursor.self, from: Data(cursorText.utf8))
+            } catch {
+                saved.problems.append("the saved reading position of \(source) cannot be read (\(Self.brief(error))): "
+                    + "reading starts over at its beginning and skips the samples up to the last one counted")
+            }
+        }
+        if let detectorText {
+            do {
+                saved.detector = try decoder.decode(StepDetector.self, from: Data(detectorText.utf8))
+            } catch {
+                saved.problems.append("the saved step detector of \(source) cannot be read (\(Self.brief(error))): "
+                    + "detection starts afresh, and steps of a walk in progress may be missed")
+            }
+        }
+        // A detector refuses samples up to its last one, so a file read over again is not counted twice. A fresh one
+        // starts at the last sample counted: a still phone then, whose time later samples must pass.
+        if saved.cursor == nil, saved.detector == nil, cursorText != nil, let last = saved.lastSampleNs {
+            var detector = StepDetector()
+            detector.push(timeNs: last, magnitude: standardGravity) { _ in }
+            saved.detector = detector
+        }
+        return saved
+    }
+
+    /// A decoding error in one line: what is wrong and where in the JSON.
+    static func brief(_ error: Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return keys.isEmpty ? context.debugDescription : "\(keys): \(context.debugDescription)"
+        }
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            let at = context.codingPath.map(\.stringValue) + [key.stringValue]
+            return "\(at.joined(separator: ".")) is missing"
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
+            return path(context)
+        default:
+            return "\(error)"
+        }
     }
 
     /// Saves where reading `source` stopped and its detector (the row `savedSource` reads).
