@@ -46,20 +46,36 @@ for path in sys.argv[1:]:
   "$BIN" ${BASELINE:+"$BASELINE"}
 
 # Each configuration RUNS times (median wall reported): --jobs 1 and 2, pinned to one core and not; parsing alone
-# (inspect); wc -l as the floor; the peer once (it takes ~5 s). /usr/bin/time -v gives wall, CPU and peak RSS.
-measure() {  # name command...
+# (inspect); wc -l as the floor; the baseline; the peer once (it takes ~5 s). The configurations take turns (round i
+# runs each once), so that a drift of the VM's speed meets all of them alike. /usr/bin/time -v gives CPU time and peak
+# RSS; the wall time is read around it in nanoseconds (its own has 10 ms steps, 4 % of a 0.25 s run).
+CONFIGS=()
+config() {  # name command...: registers a configuration
   local name=$1; shift
-  for i in $(seq 1 "$RUNS"); do /usr/bin/time -v "$@" > "$OUT/out_$name.txt" 2> "$OUT/time_${name}_$i.txt"; done
+  CONFIGS+=("$name")
+  printf -v "CMD_$name" '%q ' "$@"
 }
-echo "== steptweet count / inspect, wc -l ($RUNS runs each)"
-measure count_j1_pinned taskset -c 0 "$BIN" count --json --jobs 1 --step-times "$OUT/step_times_j1.txt" "$LONG"
-measure count_j2_pinned taskset -c 0 "$BIN" count --json --jobs 2 "$LONG"
-measure count_j1 "$BIN" count --json --jobs 1 "$LONG"
-measure count_j2 "$BIN" count --json --jobs 2 --step-times "$OUT/step_times_j2.txt" "$LONG"
-measure inspect_j1_pinned taskset -c 0 "$BIN" inspect --json --jobs 1 "$LONG"
-measure inspect_j2 "$BIN" inspect --json --jobs 2 "$LONG"
-measure wc wc -l "$LONG"
-if [ -n "${BASELINE:-}" ]; then measure baseline "$BASELINE" count --json "$LONG"; fi
+measure_all() {
+  for i in $(seq 1 "$RUNS"); do
+    for name in "${CONFIGS[@]}"; do
+      local cmd="CMD_$name" start end
+      start=$(date +%s%N)
+      eval "/usr/bin/time -v ${!cmd}" > "$OUT/out_$name.txt" 2> "$OUT/time_${name}_$i.txt"
+      end=$(date +%s%N)
+      echo "Wall ns: $((end - start))" >> "$OUT/time_${name}_$i.txt"
+    done
+  done
+}
+echo "== steptweet count / inspect, wc -l ($RUNS rounds)"
+config count_j1_pinned taskset -c 0 "$BIN" count --json --jobs 1 --step-times "$OUT/step_times_j1.txt" "$LONG"
+config count_j2_pinned taskset -c 0 "$BIN" count --json --jobs 2 "$LONG"
+config count_j1 "$BIN" count --json --jobs 1 "$LONG"
+config count_j2 "$BIN" count --json --jobs 2 --step-times "$OUT/step_times_j2.txt" "$LONG"
+config inspect_j1_pinned taskset -c 0 "$BIN" inspect --json --jobs 1 "$LONG"
+config inspect_j2 "$BIN" inspect --json --jobs 2 "$LONG"
+config wc wc -l "$LONG"
+if [ -n "${BASELINE:-}" ]; then config baseline "$BASELINE" count --json "$LONG"; fi
+measure_all
 cp "$OUT/out_count_j2.txt" "$OUT/count.json"
 if cmp -s "$OUT/step_times_j1.txt" "$OUT/step_times_j2.txt"; then SAME_TIMES=yes; else SAME_TIMES=no; fi
 
@@ -70,7 +86,9 @@ echo "== peer: peer_findpeaks.py --d 0.307 --p 0.187"
 if [ -n "${BIG:-}" ]; then  # BIG=45: the stream 45 times (4 GB), for peak RSS on a file far larger than memory use
   BIGF=$OUT/oxford_long_${BIG}x.csv
   [ -s "$BIGF" ] || python3 bench/make_long_stream.py "$MANIFEST" "$BIGF" "$BIG" "$PAUSE"
-  RUNS=1 measure big_j2 "$BIN" count --json --jobs 2 "$BIGF"
+  CONFIGS=()
+  config big_j2 "$BIN" count --json --jobs 2 "$BIGF"
+  RUNS=1 measure_all
 fi
 
 echo "== per-file counts"
@@ -92,6 +110,8 @@ def parse_time(path):
     text = open(path).read()
     m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text)
     wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
+    ns = re.search(r"Wall ns: (\d+)", text)
+    if ns: wall = int(ns.group(1)) / 1e9  # read around /usr/bin/time: finer than its 10 ms steps
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", text).group(1))
     sys_ = float(re.search(r"System time \(seconds\): ([\d.]+)", text).group(1))
@@ -113,7 +133,7 @@ walls = {}
 for label, name in rows:
     wall, rss, cpu = runs_of(name)
     walls[name] = wall
-    print(f"{label:28} {wall:7.2f} {cpu:6.2f} {size / wall / 1e6:6.0f} {size / cpu / 1e6:8.0f} {samples / wall / 1e6:10.1f} {rss:11.1f}")
+    print(f"{label:28} {wall:7.3f} {cpu:6.2f} {size / wall / 1e6:6.0f} {size / cpu / 1e6:8.0f} {samples / wall / 1e6:10.1f} {rss:11.1f}")
 peer_wall, peer_rss, peer_cpu = parse_time(f"{out}/peer_time.txt")
 peer_steps = sum(int(l.split("\t")[1]) for l in open(f"{out}/peer.txt") if "\t" in l)
 print(f"{'peer find_peaks (scipy)':28} {peer_wall:7.2f} {peer_cpu:6.2f} {size / peer_wall / 1e6:6.0f} {size / peer_cpu / 1e6:8.0f} "
@@ -122,7 +142,7 @@ print(f"peer / count --jobs 2: {peer_wall / walls['count_j2']:.1f}x the wall tim
 print(f"step times of --jobs 1 and --jobs 2 identical: {same_times} ({result['steps']} steps)")
 if baseline:
     base_wall, base_rss, base_cpu = runs_of("baseline")
-    print(f"baseline {baseline}: count {base_wall:.2f} s wall, peak RSS {base_rss:.1f} MB (median of {runs})")
+    print(f"baseline {baseline}: count {base_wall:.3f} s wall, peak RSS {base_rss:.1f} MB (median of {runs})")
     for label, name in [("count --jobs 1, one core", "count_j1_pinned"), ("count --jobs 2", "count_j2")]:
         line = f"  {label}: {walls[name] / base_wall:.3f} of the baseline"
         if baseline_then:
