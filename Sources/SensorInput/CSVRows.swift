@@ -11,7 +11,7 @@ extension GenericCSVReader {
     /// value and the byte after it, or a nil end for anything else (the general path then reads the line). No bounds
     /// checks: the caller guarantees a newline after the field. The value is the one `NumberParsing.parseDouble`
     /// gives (the same exact mantissa and one correctly rounded division). Value and end come back in registers, so
-    /// a row's fields do not wait on an index stored and loaded between them (the function is not inlined).
+    /// a row's fields do not wait on an index stored and loaded between them, inlined or not.
     @inline(__always)
     static func plainField(_ start: UnsafePointer<UInt8>) -> (value: Double, end: UnsafePointer<UInt8>?) {
         var q = start

@@ -45,22 +45,6 @@ func fail(_ message: String, status: Int32) -> ExitCode {
     return ExitCode(status)
 }
 
-/// What a JSON file's decoding error says, for a person: where in the file and what is wrong (Foundation's own
-/// description is a dump of nested contexts).
-func describe(_ error: any Error) -> String {
-    guard let error = error as? DecodingError else { return "\(error)" }
-    func at(_ context: DecodingError.Context) -> String {
-        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        return path.isEmpty ? "" : "at \(path.replacingOccurrences(of: ".[", with: "[")): "
-    }
-    switch error {
-    case .dataCorrupted(let c): return at(c) + c.debugDescription
-    case .keyNotFound(let key, let c): return at(c) + "'\(key.stringValue)' is missing"
-    case .typeMismatch(_, let c), .valueNotFound(_, let c): return at(c) + c.debugDescription
-    @unknown default: return "\(error)"
-    }
-}
-
 /// A time given on the command line, in ISO 8601 / RFC 3339: `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, or
 /// without an offset (`2026-11-21T10:00:00`, `2026-11-21 10:00`, `2026-11-21`). A time with an offset is that instant;
 /// one without is read in the command's time zone: `--time-zone`, else the configuration's `text.time_zone`, else the

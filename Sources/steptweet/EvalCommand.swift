@@ -1,6 +1,7 @@
 import Analysis
 import ArgumentParser
 import Foundation
+import Messages
 import SensorInput
 import StepDetection
 
@@ -68,7 +69,7 @@ struct EvalCommand: ParsableCommand {
             do {
                 p = try JSONDecoder().decode(DetectorParameters.self, from: data)
             } catch {
-                throw fail("\(parameters): not detector parameters: \(describe(error))", status: ExitStatus.dataError)
+                throw fail("\(parameters): not detector parameters: \(describeDecodingError(error))", status: ExitStatus.dataError)
             }
         }
         if let enter { p.recognizer.enter = enter }

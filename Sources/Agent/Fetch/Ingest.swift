@@ -34,7 +34,7 @@ struct Ingest: Sendable {
 
     static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
                      observeDevice: Bool = true, byteLimit: Int64? = nil) throws -> Ingest {
-        var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? StepDetector(),
+        var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
                             lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
         guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         let options = readOptions(source, byteLimit: byteLimit)
@@ -88,6 +88,17 @@ struct Ingest: Sendable {
         ingest.lastSampleNs = last
         ingest.firstDataNs = first
         return ingest
+    }
+
+    /// A detector for a source without a readable saved one. Samples read again are refused by a detector whose
+    /// last sample is after them; so where samples were counted but the position after them is lost (an unreadable
+    /// cursor: the file is read from its start), the fresh one starts at the last sample counted, as a still phone.
+    static func freshDetector(_ saved: StateStore.SavedSource) -> StepDetector {
+        var detector = StepDetector()
+        if saved.cursor == nil, let last = saved.lastSampleNs {
+            detector.push(timeNs: last, magnitude: standardGravity) { _ in }
+        }
+        return detector
     }
 
     /// Takes a live step counter's reading into its log first. False when there is nothing to read yet: a dry run

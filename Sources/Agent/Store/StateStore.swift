@@ -130,50 +130,22 @@ public final class StateStore: Sendable {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source_cursor WHERE source = ?", arguments: [source]) else {
             return SavedSource()
         }
-        let decoder = JSONDecoder()
-        let cursorText: String? = row["cursor"], detectorText: String? = row["detector"]
         var saved = SavedSource(lastSampleNs: row["last_sample_ns"], firstDataNs: row["first_data_ns"])
-        if let cursorText {
+        /// The saved JSON of `column`, or nil with a problem that says what reading does instead.
+        func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, _ instead: String) -> T? {
+            guard let text: String = row[column] else { return nil }
             do {
-                saved.cursor = try decoder.decode(SourceCursor.self, from: Data(cursorText.utf8))
+                return try JSONDecoder().decode(type, from: Data(text.utf8))
             } catch {
-                saved.problems.append("the saved reading position of \(source) cannot be read (\(Self.brief(error))): "
-                    + "reading starts over at its beginning and skips the samples up to the last one counted")
+                saved.problems.append("the saved \(what) of \(source) cannot be read (\(describeDecodingError(error))): \(instead)")
+                return nil
             }
         }
-        if let detectorText {
-            do {
-                saved.detector = try decoder.decode(StepDetector.self, from: Data(detectorText.utf8))
-            } catch {
-                saved.problems.append("the saved step detector of \(source) cannot be read (\(Self.brief(error))): "
-                    + "detection starts afresh, and steps of a walk in progress may be missed")
-            }
-        }
-        // A detector refuses samples up to its last one, so a file read over again is not counted twice. A fresh one
-        // starts at the last sample counted: a still phone then, whose time later samples must pass.
-        if saved.cursor == nil, saved.detector == nil, cursorText != nil, let last = saved.lastSampleNs {
-            var detector = StepDetector()
-            detector.push(timeNs: last, magnitude: standardGravity) { _ in }
-            saved.detector = detector
-        }
+        saved.cursor = decoded(SourceCursor.self, "cursor", "reading position",
+                               "reading starts over at its beginning and skips the samples up to the last one counted")
+        saved.detector = decoded(StepDetector.self, "detector", "step detector",
+                                 "detection starts afresh, and steps of a walk in progress may be missed")
         return saved
-    }
-
-    /// A decoding error in one line: what is wrong and where in the JSON.
-    static func brief(_ error: Error) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return keys.isEmpty ? context.debugDescription : "\(keys): \(context.debugDescription)"
-        }
-        switch error as? DecodingError {
-        case .keyNotFound(let key, let context)?:
-            let at = context.codingPath.map(\.stringValue) + [key.stringValue]
-            return "\(at.joined(separator: ".")) is missing"
-        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
-            return path(context)
-        default:
-            return "\(error)"
-        }
     }
 
     /// Saves where reading `source` stopped and its detector (the row `savedSource` reads).
