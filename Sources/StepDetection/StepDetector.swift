@@ -103,9 +103,83 @@ public struct StepDetector: Sendable, Codable {
         if undecided.capacity < Self.heldCapacity { undecided.reserveCapacity(Self.heldCapacity) }
     }
 
-    /// Pushes samples in order, as `push(timeNs:x:y:z:_:)` one by one (a run a reader hands over at once).
+    /// Pushes samples in order, as `push(timeNs:x:y:z:_:)` one by one (a run a reader hands over at once). Runs of
+    /// quiet samples go through `quietRun`, whose state stays in registers; each other sample through `push` itself.
     public mutating func push(_ samples: UnsafeBufferPointer<AccelerationSample>, _ emit: (DetectorEvent) -> Void) {
-        for s in samples { push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, emit) }
+        var i = 0
+        while i < samples.count {
+            i = quietRun(samples, from: i)
+            guard i < samples.count else { break }
+            let s = samples[i]
+            push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, emit)
+            i += 1
+        }
+    }
+
+    /// Takes samples from `start` on while each is quiet: valid, in order, no gap before it, and moving only the
+    /// filters, the peak trackers' extremes and the recognizer's current tick (no candidate, no tick reached, no bout
+    /// ended). Returns the index of the first sample that is not. The same arithmetic as `push`, in the same order, on
+    /// local copies written back at the end: a run costs no store and reload of the state per sample, whose filters
+    /// would otherwise wait on them. (The sample that ends a run is left untouched, for `push`.)
+    mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
+        guard lastTimeNs != .min else { return start }
+        var last = lastTimeNs, s1 = stage1, s2 = stage2
+        var dtCached = cachedDtNs, alpha = cachedAlpha, wideAlpha = cachedWideAlpha
+        var strong = peaks, weak = weakPeaks
+        var wide1 = recognizer.wide1, wide2 = recognizer.wide2, excess = recognizer.tickExcess
+        var sumX = recognizer.sumX, sumY = recognizer.sumY, sumZ = recognizer.sumZ, axisSamples = recognizer.axisSamples
+        let nextTickNs = recognizing ? recognizer.nextTickNs : .max, deadline = boutDeadlineNs, maxGap = maxGapNs
+        let minSwing = parameters.minSwing, minSwingInWalk = parameters.minSwingInWalk
+        let axes = tracksAxes, weakOn = tracksWeakPeaks, recognizing = recognizing, tau = lowPassTau
+        var i = start
+        while i < samples.count {
+            let s = samples[i]
+            let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
+            guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline,
+                  s.timeNs < nextTickNs else { break }
+            let (dtNs, overflow) = s.timeNs.subtractingReportingOverflow(last)
+            guard !overflow, dtNs <= maxGap else { break }
+            if dtNs != dtCached {  // only a cache: kept even when this sample ends the run
+                (alpha, wideAlpha) = Self.filterCoefficients(dtNs: dtNs, tau: tau)
+                dtCached = dtNs
+            }
+            var n1 = s1, n2 = s2
+            Self.lowPass(&n1, &n2, magnitude, alpha)
+            var nextStrong = strong, nextWeak = weak
+            if nextStrong.push(n2, at: s.timeNs, hysteresis: minSwing) != nil { break }
+            if weakOn && nextWeak.push(n2, at: s.timeNs, hysteresis: minSwingInWalk) != nil { break }
+            if axes && (s.y != 0 || s.z != 0) {
+                sumX += s.x; sumY += s.y; sumZ += s.z
+                axisSamples += 1
+            }
+            (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
+            if recognizing { WalkingRecognizer.followRaw(&wide1, &wide2, &excess, raw: magnitude, value: n2, wideAlpha: wideAlpha) }
+            i += 1
+        }
+        (cachedDtNs, cachedAlpha, cachedWideAlpha) = (dtCached, alpha, wideAlpha)
+        guard i > start else { return i }
+        counters.accepted += i - start
+        (lastTimeNs, stage1, stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
+        if recognizing {
+            (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
+            (recognizer.previousNs, recognizer.previousValue) = (last, s2)
+        }
+        if axes { (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+        return i
+    }
+
+    /// The two low-pass coefficients for a time step: the detector's and the recognizer's wide filter's.
+    @inline(__always)
+    static func filterCoefficients(dtNs: Int64, tau: Double) -> (alpha: Double, wideAlpha: Double) {
+        let alpha = (Double(dtNs) * 1e-9 / tau).lowPassCoefficient  // exact for any time step: the same filter at any rate
+        return (alpha, WalkingRecognizer.wideAlpha(alpha))
+    }
+
+    /// One step of the two-pole low-pass.
+    @inline(__always)
+    static func lowPass(_ stage1: inout Double, _ stage2: inout Double, _ magnitude: Double, _ alpha: Double) {
+        stage1 += (magnitude - stage1) * alpha
+        stage2 += (stage1 - stage2) * alpha
     }
 
     /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
@@ -140,13 +214,10 @@ public struct StepDetector: Sendable, Codable {
             return
         }
         if dtNs != cachedDtNs {
-            let dt = Double(dtNs) * 1e-9
-            cachedAlpha = (dt / lowPassTau).lowPassCoefficient  // exact for any time step: the same filter at any rate
-            cachedWideAlpha = WalkingRecognizer.wideAlpha(cachedAlpha)
+            (cachedAlpha, cachedWideAlpha) = Self.filterCoefficients(dtNs: dtNs, tau: lowPassTau)
             cachedDtNs = dtNs
         }
-        stage1 += (magnitude - stage1) * cachedAlpha
-        stage2 += (stage1 - stage2) * cachedAlpha
+        Self.lowPass(&stage1, &stage2, magnitude, cachedAlpha)
         let value = stage2
         if let peak = peaks.push(value, at: timeNs, hysteresis: parameters.minSwing) {
             if recognizing { recognizer.notePeak(at: peak.timeNs) }

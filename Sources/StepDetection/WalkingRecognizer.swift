@@ -145,17 +145,25 @@ public struct WalkingRecognizer: Sendable, Codable {
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
         if nextTickNs == .min {
             startGrid(timeNs: timeNs, value: value, raw: raw)
+            tickExcess = max(tickExcess, abs(wide2 - value))
         } else {
-            wide1 += (raw - wide1) * wideAlpha
-            wide2 += (wide1 - wide2) * wideAlpha
+            Self.followRaw(&wide1, &wide2, &tickExcess, raw: raw, value: value, wideAlpha: wideAlpha)
         }
-        tickExcess = max(tickExcess, abs(wide2 - value))
         if timeNs < nextTickNs {
             previousNs = timeNs
             previousValue = value
             return false
         }
         return true
+    }
+
+    /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
+    @inline(__always)
+    static func followRaw(_ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
+                          value: Double, wideAlpha: Double) {
+        wide1 += (raw - wide1) * wideAlpha
+        wide2 += (wide1 - wide2) * wideAlpha
+        excess = max(excess, abs(wide2 - value))
     }
 
     /// The wide filter's coefficient for a time step whose detector coefficient is `alpha`: its cut-off is twice the

@@ -1,0 +1,64 @@
+import Foundation
+import StepDetection
+import Testing
+import TestSupport
+
+/// `push(_:_:)` takes runs of quiet samples on a path of its own (`quietRun`); pushed in runs, a signal must give the
+/// same events and the same saved state, after every run, as pushed one sample at a time.
+@Suite struct BatchPushTests {
+    /// Real clapping, then a three-axis walk with jittered times, a stretch given as magnitude only (`y = z = 0`), a
+    /// gap longer than `maxSampleGap`, and samples the detector drops: NaN, 60 g, a repeated time, one out of order.
+    static func signal() throws -> [AccelerationSample] {
+        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
+        var walk = SyntheticWalk(rate: 100, steps: 60, interval: 0.52, lead: 1, jitter: 0.3, seed: 9)
+        walk.startNs = (clapping.last?.timeNs ?? 0) + 30_000_000
+        var samples = (clapping + SyntheticMotion.walk3D(walk)).map { AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z) }
+        let magnitudeOnly = SyntheticWalk(rate: 50, steps: 40, lead: 0, startNs: samples.last!.timeNs + 20_000_000, seed: 3)
+        samples += magnitudeOnly.samples().map { AccelerationSample(timeNs: $0.timeNs, x: $0.magnitude, y: 0, z: 0) }
+        let afterGap = SyntheticWalk(rate: 25, steps: 40, startNs: samples.last!.timeNs + 5_000_000_000, seed: 5)
+        samples += SyntheticMotion.walk3D(afterGap).map { AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z) }
+        let k = samples.count / 2
+        samples[k].x = .nan
+        samples[k + 7].z = 60 * standardGravity
+        samples[k + 20].timeNs = samples[k + 19].timeNs
+        samples[k + 40].timeNs = samples[k + 38].timeNs - 1
+        return samples
+    }
+
+    @Test(arguments: [true, false])
+    func runsPushedAtOnceEqualSamplesPushedOneByOne(recognizer: Bool) throws {
+        let samples = try Self.signal()
+        var parameters = DetectorParameters.standard
+        parameters.recognizer.enabled = recognizer
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for axisFeatures in [false, true] {
+            var single = StepDetector(parameters: parameters, axisFeatures: axisFeatures)
+            var batched = single
+            var singleEvents: [DetectorEvent] = [], batchedEvents: [DetectorEvent] = []
+            var random = SeededRandom(seed: 11)
+            var start = 0
+            while start < samples.count {
+                let end = min(samples.count, start + Int.random(in: 1...3000, using: &random))
+                for s in samples[start..<end] { single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) } }
+                samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
+                #expect(Self.firstDifference(batchedEvents, singleEvents) == nil, "events after samples \(start)..<\(end)")
+                #expect(try encoder.encode(batched) == encoder.encode(single), "saved state after samples \(start)..<\(end)")
+                start = end
+            }
+            single.finish { singleEvents.append($0) }
+            batched.finish { batchedEvents.append($0) }
+            #expect(Self.firstDifference(batchedEvents, singleEvents) == nil)
+            #expect(batched.counters == single.counters)
+            #expect(single.counters.invalid == 2 && single.counters.outOfOrder == 2)
+            #expect(single.counters.steps > 100, "the walks were counted")
+        }
+    }
+
+    /// Where two event lists first differ (an index, or the shorter one's count), nil when they are equal: a failure
+    /// says where, not thousands of events.
+    static func firstDifference(_ a: [DetectorEvent], _ b: [DetectorEvent]) -> Int? {
+        if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return i }
+        return a.count == b.count ? nil : min(a.count, b.count)
+    }
+}
