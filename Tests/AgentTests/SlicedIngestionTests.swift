@@ -174,6 +174,39 @@ import Testing
         #expect(stored <= whole && stored >= whole - 25, "stored \(stored), one pass counts \(whole)")
     }
 
+    /// A step log (readings, not samples): the readings up to the last one counted are not counted again when the
+    /// position is lost, and those written after it are.
+    @Test func anUnreadablePositionInAStepLogCountsNoReadingTwice() async throws {
+        let dir = try TempDir()
+        func lines(minutes: Range<Int>) -> String {
+            minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }.joined()
+        }
+        let path = try dir.write("steps.jsonl", lines(minutes: 0..<20))
+        var config = try Fixture.config(dir: dir, source: path)
+        config.publishers = [ScriptedPublisher()]
+        let fetcher = Fetcher(configuration: config)
+        func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
+        func posted(_ report: FetchReport) -> Int { report.windows.reduce(0) { $0 + $1.steps } }
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: "test")
+        #expect(posted(first) == steps(0..<12), "the readings before 10:12")
+        let db = try DatabaseQueue(path: config.statePath)
+        try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = 'not json'") }
+        try db.close()
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(lines(minutes: 20..<30).utf8))
+        try handle.close()
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
+        #expect(second.warnings.contains { $0.contains("saved reading position") && $0.contains("step readings") },
+                "\(second.warnings)")
+        let all = steps(0..<30)
+        #expect(posted(first) + posted(second) == all)
+        let reopened = try DatabaseQueue(path: config.statePath)
+        defer { try? reopened.close() }
+        let stored = try await reopened.read { db in try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0 }
+        #expect(stored == all, "each reading stored once")
+    }
+
     @Test func theWalkTriggerLeavesUnreadableStateToTheNextFetch() async throws {
         let dir = try TempDir()
         let path = try dir.write("backlog.csv", try SlicedIngestionTests.backlogText.get())

@@ -18,6 +18,8 @@ struct Ingest: Sendable {
     var cursor: SourceCursor?
     var detector: StepDetector
     var lastSampleNs: Int64?
+    /// The end of the latest step reading counted.
+    var lastReadingEndNs: Int64?
     var firstDataNs: Int64?
     /// Steps before this time are final.
     var settledNs: Int64
@@ -29,19 +31,24 @@ struct Ingest: Sendable {
 
     /// What the next slice starts from.
     var saved: StateStore.SavedSource {
-        StateStore.SavedSource(cursor: cursor, detector: detector, lastSampleNs: lastSampleNs, firstDataNs: firstDataNs)
+        StateStore.SavedSource(cursor: cursor, detector: detector, lastSampleNs: lastSampleNs,
+                               lastReadingEndNs: lastReadingEndNs, firstDataNs: firstDataNs)
     }
 
     static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
                      observeDevice: Bool = true, byteLimit: Int64? = nil) throws -> Ingest {
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
-                            lastSampleNs: saved.lastSampleNs, firstDataNs: saved.firstDataNs, settledNs: nowNs)
+                            lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
+                            firstDataNs: saved.firstDataNs, settledNs: nowNs)
         guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         let options = readOptions(source, byteLimit: byteLimit)
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
-        var last = ingest.lastSampleNs, first = ingest.firstDataNs
+        var last = ingest.lastSampleNs, first = ingest.firstDataNs, lastReadingEnd = ingest.lastReadingEndNs
+        // Readings were counted but the position after them is lost (an unreadable cursor: the file is read from its
+        // start): those up to the last one counted are not counted again.
+        let countedThrough = saved.cursor == nil ? saved.lastReadingEndNs : nil
         let handle: (DetectorEvent) -> Void = { event in
             switch event {
             case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
@@ -56,7 +63,9 @@ struct Ingest: Sendable {
                 last = s.timeNs
                 detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
             case .reading(let r):
+                if let countedThrough, r.endNs <= countedThrough { return }
                 if first == nil { first = r.startNs }
+                lastReadingEnd = max(lastReadingEnd ?? r.endNs, r.endNs)
                 // Steps of a reading were taken before its end: one ending exactly at a window's end belongs to it.
                 buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
             }
@@ -86,6 +95,7 @@ struct Ingest: Sendable {
         ingest.bouts = bouts
         ingest.cursor = cursor
         ingest.lastSampleNs = last
+        ingest.lastReadingEndNs = lastReadingEnd
         ingest.firstDataNs = first
         return ingest
     }

@@ -74,6 +74,10 @@ public final class StateStore: Sendable {
             try db.execute(sql: "CREATE TABLE target_info (key TEXT PRIMARY KEY, value TEXT NOT NULL, stored_ns INTEGER NOT NULL)")
         }
         m.registerMigration("v4-agent-status", migrate: AgentStatus.migrate)
+        m.registerMigration("v5-last-reading") { db in
+            // The end of the latest step reading counted from a source: what a lost position must not count again.
+            try db.execute(sql: "ALTER TABLE source_cursor ADD COLUMN last_reading_end_ns INTEGER")
+        }
         return m
     }
 
@@ -120,6 +124,8 @@ public final class StateStore: Sendable {
         var cursor: SourceCursor?
         var detector: StepDetector?
         var lastSampleNs: Int64?
+        /// The end of the latest step reading counted (step logs).
+        var lastReadingEndNs: Int64?
         var firstDataNs: Int64?
         /// Parts of the saved row that could not be read (written by another version, or edited), each with what
         /// reading does instead; empty when all was read.
@@ -130,7 +136,8 @@ public final class StateStore: Sendable {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source_cursor WHERE source = ?", arguments: [source]) else {
             return SavedSource()
         }
-        var saved = SavedSource(lastSampleNs: row["last_sample_ns"], firstDataNs: row["first_data_ns"])
+        var saved = SavedSource(lastSampleNs: row["last_sample_ns"], lastReadingEndNs: row["last_reading_end_ns"],
+                                firstDataNs: row["first_data_ns"])
         /// The saved JSON of `column`, or nil with a problem that says what reading does instead.
         func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, _ instead: String) -> T? {
             guard let text: String = row[column] else { return nil }
@@ -142,7 +149,7 @@ public final class StateStore: Sendable {
             }
         }
         saved.cursor = decoded(SourceCursor.self, "cursor", "reading position",
-                               "reading starts over at its beginning and skips the samples up to the last one counted")
+                               "reading starts over at its beginning and skips the samples and step readings up to the last ones counted")
         saved.detector = decoded(StepDetector.self, "detector", "step detector",
                                  "detection starts afresh, and steps of a walk in progress may be missed")
         return saved
@@ -154,10 +161,13 @@ public final class StateStore: Sendable {
         let cursorText = try saved.cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         try db.execute(sql: """
-            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, first_data_ns, updated_ns) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns, first_data_ns, updated_ns)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
-            last_sample_ns = excluded.last_sample_ns, first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
-            """, arguments: [source, cursorText, detectorText, saved.lastSampleNs, saved.firstDataNs, nowNs])
+            last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
+            first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
+            """, arguments: [source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs, saved.firstDataNs,
+                             nowNs])
     }
 
     static func postedUntil(_ db: Database) throws -> Int64? {
