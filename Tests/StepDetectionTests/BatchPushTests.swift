@@ -55,6 +55,48 @@ import TestSupport
         }
     }
 
+    /// Random signals: rates from 12.5 to 400 Hz with jitter, bursts of rhythmic motion, and now and then a gap, a
+    /// dropped sample, a repeated time or magnitude-only samples.
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func randomSignalsPushedInRunsEqualOneByOne(seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let rate = [12.5, 25, 50, 100, 200, 400][Int(seed) - 1]
+        var samples: [AccelerationSample] = []
+        var t: Int64 = 1_700_000_000_000_000_000
+        let period = 1e9 / rate
+        for i in 0..<30_000 {
+            t += Int64(period * Double.random(in: 0.8...1.2, using: &random))
+            if Int.random(in: 0..<5_000, using: &random) == 0 { t += 3_000_000_000 }  // a gap
+            let phase = Double(i) / rate * 2 * .pi * 1.8
+            let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
+            var s = AccelerationSample(timeNs: t, x: 1 + burst * sin(phase / 2), y: 2, z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
+            switch Int.random(in: 0..<2_000, using: &random) {
+            case 0: s.y = .nan
+            case 1: s.timeNs = samples.last?.timeNs ?? t
+            case 2: (s.x, s.y, s.z) = (s.magnitude, 0, 0)
+            default: break
+            }
+            samples.append(s)
+        }
+        var single = StepDetector(), batched = StepDetector()
+        var singleEvents: [DetectorEvent] = [], batchedEvents: [DetectorEvent] = []
+        for s in samples { single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) } }
+        var start = 0
+        while start < samples.count {
+            let end = min(samples.count, start + Int.random(in: 1...5000, using: &random))
+            samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
+            start = end
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(batched) == encoder.encode(single), "saved state")
+        single.finish { singleEvents.append($0) }
+        batched.finish { batchedEvents.append($0) }
+        #expect(Self.firstDifference(batchedEvents, singleEvents) == nil)
+        #expect(batched.counters == single.counters)
+        #expect(single.counters.steps > 0 && single.counters.invalid > 0, "\(single.counters)")
+    }
+
     /// Where two event lists first differ (an index, or the shorter one's count), nil when they are equal: a failure
     /// says where, not thousands of events.
     static func firstDifference(_ a: [DetectorEvent], _ b: [DetectorEvent]) -> Int? {
