@@ -2,12 +2,14 @@
 // Built by bench/run.sh with `swiftc -O` together with Sources/StepDetection/*.swift.
 import Foundation
 
-// `--once recognizer|rhythm N`: one pass of N samples with one configuration and no timing, for
-// `bench/detector_instructions.sh` (callgrind counts the instructions of `runOnce` alone).
+// `--once recognizer|rhythm|recognizer-runs N`: one pass of N samples with one configuration and no timing, for
+// `bench/detector_instructions.sh` (callgrind counts the instructions of `runOnce` alone); `-runs`: pushed in runs of
+// 4096 samples, as `count` pushes a CSV.
 let arguments = CommandLine.arguments
 let once: (configuration: String, samples: Int)? = arguments.firstIndex(of: "--once").map { i in
-    guard i + 2 < arguments.count, ["recognizer", "rhythm"].contains(arguments[i + 1]), let n = Int(arguments[i + 2])
-    else { fatalError("usage: --once recognizer|rhythm SAMPLES") }
+    guard i + 2 < arguments.count, ["recognizer", "rhythm", "recognizer-runs"].contains(arguments[i + 1]),
+          let n = Int(arguments[i + 2])
+    else { fatalError("usage: --once recognizer|rhythm|recognizer-runs SAMPLES") }
     return (arguments[i + 1], n)
 }
 let count = once?.samples ?? 10_000_000
@@ -63,10 +65,26 @@ func runOnce(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], p
     detector.finish { _ in }
     return detector.counters.steps
 }
+@inline(never)
+func runOnce(_ samples: [AccelerationSample], parameters: DetectorParameters) -> Int {
+    var detector = StepDetector(parameters: parameters)
+    samples.withUnsafeBufferPointer { all in
+        for from in stride(from: 0, to: all.count, by: 4096) {
+            detector.push(UnsafeBufferPointer(rebasing: all[from..<min(from + 4096, all.count)])) { _ in }
+        }
+    }
+    detector.finish { _ in }
+    return detector.counters.steps
+}
 if let once {
     var p = DetectorParameters.standard
-    p.recognizer.enabled = once.configuration == "recognizer"
-    print("\(runOnce(times, xs, ys, zs, parameters: p)) steps")
+    p.recognizer.enabled = once.configuration != "rhythm"
+    if once.configuration.hasSuffix("-runs") {
+        let samples = (0..<times.count).map { AccelerationSample(timeNs: times[$0], x: xs[$0], y: ys[$0], z: zs[$0]) }
+        print("\(runOnce(samples, parameters: p)) steps")
+    } else {
+        print("\(runOnce(times, xs, ys, zs, parameters: p)) steps")
+    }
     exit(0)
 }
 let recognizing = timeDetector(times, xs, ys, zs, parameters: .standard)
