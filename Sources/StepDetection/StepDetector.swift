@@ -117,8 +117,8 @@ public struct StepDetector: Sendable, Codable {
     }
 
     /// Takes samples from `start` on while each is quiet: valid, in order, no gap before it, and moving only the
-    /// filters, the peak trackers' extremes and the recognizer's current tick (no candidate, no tick reached, no bout
-    /// ended). Returns the index of the first sample that is not. The same arithmetic as `push`, in the same order, on
+    /// filters, the peak trackers' extremes and the recognizer's ticks (no candidate, no bout ended, at most one tick
+    /// reached and no window completed by it). Returns the index of the first sample that is not. The same arithmetic as `push`, in the same order, on
     /// local copies written back at the end: a run costs no store and reload of the state per sample, whose filters
     /// would otherwise wait on them. (The sample that ends a run is left untouched, for `push`.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
@@ -128,15 +128,18 @@ public struct StepDetector: Sendable, Codable {
         var strong = peaks, weak = weakPeaks
         var wide1 = recognizer.wide1, wide2 = recognizer.wide2, excess = recognizer.tickExcess
         var sumX = recognizer.sumX, sumY = recognizer.sumY, sumZ = recognizer.sumZ, axisSamples = recognizer.axisSamples
-        let nextTickNs = recognizing ? recognizer.nextTickNs : .max, deadline = boutDeadlineNs, maxGap = maxGapNs
+        var nextTickNs = recognizing ? recognizer.nextTickNs : .max
+        let deadline = boutDeadlineNs, maxGap = maxGapNs
         let minSwing = parameters.minSwing, minSwingInWalk = parameters.minSwingInWalk
         let axes = tracksAxes, weakOn = tracksWeakPeaks, recognizing = recognizing, tau = lowPassTau
         var i = start
         while i < samples.count {
             let s = samples[i]
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
-            guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline,
-                  s.timeNs < nextTickNs else { break }
+            guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
+            else { break }
+            let tick = s.timeNs >= nextTickNs
+            if tick && !recognizer.quietTick(at: s.timeNs) { break }
             let (dtNs, overflow) = s.timeNs.subtractingReportingOverflow(last)
             guard !overflow, dtNs <= maxGap else { break }
             if dtNs != dtCached {  // only a cache: kept even when this sample ends the run
@@ -152,8 +155,17 @@ public struct StepDetector: Sendable, Codable {
                 sumX += s.x; sumY += s.y; sumZ += s.z
                 axisSamples += 1
             }
-            (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             if recognizing { WalkingRecognizer.followRaw(&wide1, &wide2, &excess, raw: magnitude, value: n2, wideAlpha: wideAlpha) }
+            if tick {
+                // A tick that completes no window: the recognizer takes it with the state it would have here.
+                (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
+                (recognizer.previousNs, recognizer.previousValue) = (last, s2)
+                if axes { (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+                _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, score: false)
+                (excess, nextTickNs) = (recognizer.tickExcess, recognizer.nextTickNs)
+                (sumX, sumY, sumZ, axisSamples) = (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples)
+            }
+            (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             i += 1
         }
         (cachedDtNs, cachedAlpha, cachedWideAlpha) = (dtCached, alpha, wideAlpha)

@@ -157,6 +157,13 @@ public struct WalkingRecognizer: Sendable, Codable {
         return true
     }
 
+    /// Whether a sample at `timeNs` (at or after the next tick) reaches only that one tick, and the tick completes no
+    /// window: the detector's quiet run can then hand it to `advance` without stopping.
+    func quietTick(at timeNs: Int64) -> Bool {
+        nextTickNs != .min && timeNs < nextTickNs &+ Self.tickNs
+            && !(filled >= Self.windowTicks - 1 && sinceWindow + 1 >= Self.hopTicks)
+    }
+
     /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
     @inline(__always)
     static func followRaw(_ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
