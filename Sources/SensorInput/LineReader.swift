@@ -226,7 +226,7 @@ enum ByteSource: @unchecked Sendable {
     /// line: one `pread` per range instead of two.
     func read(_ buffer: inout ByteBuffer, at offset: Int64, count wanted: Int, throughLineEndAtOrAfter index: Int) throws -> Int {
         buffer.reserve(wanted, keeping: 0)
-        let first = max(wanted, buffer.capacity)
+        let first = buffer.capacity  // at least `wanted`
         var count = try read(into: buffer.base, at: offset, count: first)
         guard count == first else { return count }  // the input ended
         var searchFrom = max(0, index)
@@ -234,8 +234,7 @@ enum ByteSource: @unchecked Sendable {
         while true {
             if searchFrom < count, memchr(buffer.base + searchFrom, 0x0A, count - searchFrom) != nil { return count }
             searchFrom = count
-            // The room left first (a range parser allocates a few KiB to spare), so that the buffer is not grown
-            // and copied for the end of a line that is almost always there.
+            // The room left in the buffer, else a step more (the buffer grows, to at least double).
             let more = buffer.capacity - count >= 256 ? buffer.capacity - count : step
             buffer.reserve(count + more, keeping: count)
             let n = try read(into: buffer.base + count, at: offset + Int64(count), count: more)

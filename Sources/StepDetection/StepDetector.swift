@@ -120,7 +120,8 @@ public struct StepDetector: Sendable, Codable {
     /// filters, the peak trackers' extremes and the recognizer's ticks (no candidate, no bout ended, at most one tick
     /// reached and no window completed by it). Returns the index of the first sample that is not. The same arithmetic as `push`, in the same order, on
     /// local copies written back at the end: a run costs no store and reload of the state per sample, whose filters
-    /// would otherwise wait on them. (The sample that ends a run is left untouched, for `push`.)
+    /// would otherwise wait on them. (The sample that ends a run is left to `push`; only the time-step cache may
+    /// already hold its coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
         guard lastTimeNs != .min else { return start }
         var last = lastTimeNs, s1 = stage1, s2 = stage2
@@ -132,13 +133,20 @@ public struct StepDetector: Sendable, Codable {
         let deadline = boutDeadlineNs, maxGap = maxGapNs
         let minSwing = parameters.minSwing, minSwingInWalk = parameters.minSwingInWalk
         let axes = tracksAxes, weakOn = tracksWeakPeaks, recognizing = recognizing, tau = lowPassTau
+        /// Hands the recognizer its per-sample state as the samples taken so far left it (`last`, `s2`: the latest).
+        func handBack() {
+            guard recognizing else { return }
+            (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
+            (recognizer.previousNs, recognizer.previousValue) = (last, s2)
+            if axes { (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+        }
         var i = start
         while i < samples.count {
             let s = samples[i]
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
             guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
             else { break }
-            let tick = s.timeNs >= nextTickNs
+            let tick = recognizing && s.timeNs >= nextTickNs
             if tick && !recognizer.quietTick(at: s.timeNs) { break }
             let (dtNs, overflow) = s.timeNs.subtractingReportingOverflow(last)
             guard !overflow, dtNs <= maxGap else { break }
@@ -158,9 +166,7 @@ public struct StepDetector: Sendable, Codable {
             if recognizing { WalkingRecognizer.followRaw(&wide1, &wide2, &excess, raw: magnitude, value: n2, wideAlpha: wideAlpha) }
             if tick {
                 // A tick that completes no window: the recognizer takes it with the state it would have here.
-                (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
-                (recognizer.previousNs, recognizer.previousValue) = (last, s2)
-                if axes { (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+                handBack()
                 _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, score: false)
                 (excess, nextTickNs) = (recognizer.tickExcess, recognizer.nextTickNs)
                 (sumX, sumY, sumZ, axisSamples) = (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples)
@@ -172,11 +178,7 @@ public struct StepDetector: Sendable, Codable {
         guard i > start else { return i }
         counters.accepted += i - start
         (lastTimeNs, stage1, stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
-        if recognizing {
-            (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
-            (recognizer.previousNs, recognizer.previousValue) = (last, s2)
-        }
-        if axes { (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+        handBack()
         return i
     }
 

@@ -143,12 +143,9 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// sample's time step). Returns true when the sample reaches the next tick: then call `advance`.
     @inline(__always)
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
-        if nextTickNs == .min {
-            startGrid(timeNs: timeNs, value: value, raw: raw)
-            tickExcess = max(tickExcess, abs(wide2 - value))
-        } else {
-            Self.followRaw(&wide1, &wide2, &tickExcess, raw: raw, value: value, wideAlpha: wideAlpha)
-        }
+        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
+        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
+        Self.followRaw(&wide1, &wide2, &tickExcess, raw: raw, value: value, wideAlpha: wideAlpha)
         if timeNs < nextTickNs {
             previousNs = timeNs
             previousValue = value
@@ -160,7 +157,8 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// Whether a sample at `timeNs` (at or after the next tick) reaches only that one tick, and the tick completes no
     /// window: the detector's quiet run can then hand it to `advance` without stopping.
     func quietTick(at timeNs: Int64) -> Bool {
-        nextTickNs != .min && timeNs < nextTickNs &+ Self.tickNs
+        // Not where `advance` would start the grid over (a grid at the end of time).
+        nextTickNs != .min && nextTickNs <= Int64.max - 2 * Self.tickNs && timeNs < nextTickNs + Self.tickNs
             && !(filled >= Self.windowTicks - 1 && sinceWindow + 1 >= Self.hopTicks)
     }
 
