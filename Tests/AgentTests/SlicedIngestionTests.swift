@@ -79,6 +79,29 @@ import Testing
         #expect(report.windows.reduce(0) { $0 + $1.steps } == whole.steps)
     }
 
+    /// A step log read in slices: a slice's window closes at the end of the latest reading read, not at the fetch
+    /// time, so the readings of later slices still land in windows to come and every one is posted.
+    @Test func aStepLogReadInSlicesPostsEveryReadingOnce() async throws {
+        let dir = try TempDir()
+        let text = (0..<30).map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }
+        let path = try dir.write("steps.jsonl", text.joined())
+        var config = try Fixture.config(dir: dir, source: path)
+        config.schedule.deadline = 0.000_001  // one slice per fetch
+        config.publishers = [ScriptedPublisher()]
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 200
+        var posted = 0, fetches = 0
+        while fetches < 100 {
+            let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: "test")
+            fetches += 1
+            posted += report.windows.reduce(0) { $0 + $1.steps }
+            if !report.backlog { break }
+        }
+        let all = (0..<30).reduce(0) { $0 + 40 + $1 }
+        #expect(fetches > 5, "read in slices")
+        #expect(posted == all)
+    }
+
     @Test func shuttingTheSchedulerDownCancelsTheFetchInProgress() async throws {
         let dir = try TempDir()
         let config = try Fixture.config(dir: dir)
@@ -175,20 +198,36 @@ import Testing
     }
 
     /// A step log (readings, not samples): the readings up to the last one counted are not counted again when the
-    /// position is lost, and those written after it are.
+    /// position is lost, in every slice of the reading that starts over (here about four readings a slice, one slice
+    /// a fetch), and those written after it are counted.
     @Test func anUnreadablePositionInAStepLogCountsNoReadingTwice() async throws {
         let dir = try TempDir()
         func lines(minutes: Range<Int>) -> String {
             minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }.joined()
         }
+        func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
         let path = try dir.write("steps.jsonl", lines(minutes: 0..<20))
         var config = try Fixture.config(dir: dir, source: path)
+        config.schedule.deadline = 0.000_001  // one slice per fetch
         config.publishers = [ScriptedPublisher()]
-        let fetcher = Fetcher(configuration: config)
-        func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
-        func posted(_ report: FetchReport) -> Int { report.windows.reduce(0) { $0 + $1.steps } }
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: "test")
-        #expect(posted(first) == steps(0..<12), "the readings before 10:12")
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 200
+        var fetches = 0
+        /// Fetches at `now` until the source is read to its end; the steps posted and the warnings reported.
+        func fetchAll(now: Date) async -> (posted: Int, warnings: [String]) {
+            var posted = 0, warnings: [String] = []
+            while fetches < 100 {
+                let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+                fetches += 1
+                posted += report.windows.reduce(0) { $0 + $1.steps }
+                warnings += report.warnings
+                if !report.backlog { break }
+            }
+            return (posted, warnings)
+        }
+        let first = await fetchAll(now: t0.addingTimeInterval(12 * 60))
+        #expect(first.posted == steps(0..<12), "the readings before 10:12")
+        #expect(fetches > 3, "the log was read in slices")
         let db = try DatabaseQueue(path: config.statePath)
         try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = 'not json'") }
         try db.close()
@@ -196,15 +235,21 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(lines(minutes: 20..<30).utf8))
         try handle.close()
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
+        let before = fetches
+        let second = await fetchAll(now: t0.addingTimeInterval(40 * 60))
+        #expect(fetches - before > 3, "read again in slices")
         #expect(second.warnings.contains { $0.contains("saved reading position") && $0.contains("step readings") },
                 "\(second.warnings)")
         let all = steps(0..<30)
-        #expect(posted(first) + posted(second) == all)
+        #expect(first.posted + second.posted == all)
         let reopened = try DatabaseQueue(path: config.statePath)
         defer { try? reopened.close() }
-        let stored = try await reopened.read { db in try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0 }
+        let (stored, skip) = try await reopened.read { db in
+            (try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0,
+             try Int64?.fetchOne(db, sql: "SELECT skip_readings_through_ns FROM source_cursor") ?? nil)
+        }
         #expect(stored == all, "each reading stored once")
+        #expect(skip == nil, "no readings skipped once the log was read to its end")
     }
 
     @Test func theWalkTriggerLeavesUnreadableStateToTheNextFetch() async throws {

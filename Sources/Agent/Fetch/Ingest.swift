@@ -20,6 +20,8 @@ struct Ingest: Sendable {
     var lastSampleNs: Int64?
     /// The end of the latest step reading counted.
     var lastReadingEndNs: Int64?
+    /// Readings ending at or before this are not counted (`SavedSource.skipReadingsThroughNs`).
+    var skipReadingsThroughNs: Int64?
     var firstDataNs: Int64?
     /// Steps before this time are final.
     var settledNs: Int64
@@ -32,23 +34,27 @@ struct Ingest: Sendable {
     /// What the next slice starts from.
     var saved: StateStore.SavedSource {
         StateStore.SavedSource(cursor: cursor, detector: detector, lastSampleNs: lastSampleNs,
-                               lastReadingEndNs: lastReadingEndNs, firstDataNs: firstDataNs)
+                               lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs,
+                               firstDataNs: firstDataNs)
     }
 
     static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
                      observeDevice: Bool = true, byteLimit: Int64? = nil) throws -> Ingest {
         var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
                             lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
-                            firstDataNs: saved.firstDataNs, settledNs: nowNs)
+                            skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
+                            settledNs: nowNs)
         guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         let options = readOptions(source, byteLimit: byteLimit)
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
         var last = ingest.lastSampleNs, first = ingest.firstDataNs, lastReadingEnd = ingest.lastReadingEndNs
-        // Readings were counted but the position after them is lost (an unreadable cursor: the file is read from its
-        // start): those up to the last one counted are not counted again.
-        let countedThrough = saved.cursor == nil ? saved.lastReadingEndNs : nil
+        // Readings were counted but the position after them is lost (an unreadable cursor: the source is read from
+        // its start): those ending up to the last one counted are not counted again, in every slice of that reading
+        // until it reaches the end. (A reading written later but ending earlier, out of time order, would be lost
+        // with them: the lesser harm than counting the rest twice.)
+        let countedThrough = saved.cursor == nil ? saved.lastReadingEndNs : saved.skipReadingsThroughNs
         let handle: (DetectorEvent) -> Void = { event in
             switch event {
             case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
@@ -89,13 +95,15 @@ struct Ingest: Sendable {
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
             throw FetchFailure(kind: .configuration, message: "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
         }
-        ingest.settle(&detector, lastSampleNs: last, follow: source.follow, nowNs: nowNs, handle)
+        ingest.settle(&detector, lastSampleNs: last, lastReadingEndNs: lastReadingEnd, follow: source.follow,
+                      nowNs: nowNs, handle)
         ingest.detector = detector
         ingest.buckets = buckets
         ingest.bouts = bouts
         ingest.cursor = cursor
         ingest.lastSampleNs = last
         ingest.lastReadingEndNs = lastReadingEnd
+        ingest.skipReadingsThroughNs = ingest.moreToRead ? countedThrough : nil
         ingest.firstDataNs = first
         return ingest
     }
@@ -158,12 +166,13 @@ struct Ingest: Sendable {
     }
 
     /// Decides up to when the window may close, ending the detector's last bout when the input is over.
-    mutating func settle(_ detector: inout StepDetector, lastSampleNs last: Int64?, follow: Bool, nowNs: Int64,
-                         _ handle: (DetectorEvent) -> Void) {
+    mutating func settle(_ detector: inout StepDetector, lastSampleNs last: Int64?, lastReadingEndNs: Int64?,
+                         follow: Bool, nowNs: Int64, _ handle: (DetectorEvent) -> Void) {
         if moreToRead {
             // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
-            // detector has settled (or, before any walk, at the last sample read).
-            settledNs = min(nowNs, detector.settledNs ?? last ?? nowNs)
+            // detector has settled (or, before any walk, at the last sample read; for a step log, at the end of the
+            // latest reading read).
+            settledNs = min(nowNs, detector.settledNs ?? last ?? lastReadingEndNs ?? nowNs)
         } else if !follow {
             // A complete recording: its last bout is over.
             detector.finish(handle)

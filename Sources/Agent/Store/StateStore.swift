@@ -75,8 +75,12 @@ public final class StateStore: Sendable {
         }
         m.registerMigration("v4-agent-status", migrate: AgentStatus.migrate)
         m.registerMigration("v5-last-reading") { db in
-            // The end of the latest step reading counted from a source: what a lost position must not count again.
-            try db.execute(sql: "ALTER TABLE source_cursor ADD COLUMN last_reading_end_ns INTEGER")
+            // The end of the latest step reading counted from a source, and, while a source whose position was lost
+            // is read again from its start, the end up to which its readings are not counted again.
+            try db.execute(sql: """
+                ALTER TABLE source_cursor ADD COLUMN last_reading_end_ns INTEGER;
+                ALTER TABLE source_cursor ADD COLUMN skip_readings_through_ns INTEGER;
+                """)
         }
         return m
     }
@@ -126,6 +130,9 @@ public final class StateStore: Sendable {
         var lastSampleNs: Int64?
         /// The end of the latest step reading counted (step logs).
         var lastReadingEndNs: Int64?
+        /// Readings ending at or before this are not counted: set while a source whose position was lost is read
+        /// again from its start, until that reading reaches the end of the source.
+        var skipReadingsThroughNs: Int64?
         var firstDataNs: Int64?
         /// Parts of the saved row that could not be read (written by another version, or edited), each with what
         /// reading does instead; empty when all was read.
@@ -137,7 +144,7 @@ public final class StateStore: Sendable {
             return SavedSource()
         }
         var saved = SavedSource(lastSampleNs: row["last_sample_ns"], lastReadingEndNs: row["last_reading_end_ns"],
-                                firstDataNs: row["first_data_ns"])
+                                skipReadingsThroughNs: row["skip_readings_through_ns"], firstDataNs: row["first_data_ns"])
         /// The saved JSON of `column`, or nil with a problem that says what reading does instead.
         func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, _ instead: String) -> T? {
             guard let text: String = row[column] else { return nil }
@@ -161,13 +168,15 @@ public final class StateStore: Sendable {
         let cursorText = try saved.cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         try db.execute(sql: """
-            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns, first_data_ns, updated_ns)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns,
+                                       skip_readings_through_ns, first_data_ns, updated_ns)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
             last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
-            first_data_ns = excluded.first_data_ns, updated_ns = excluded.updated_ns
-            """, arguments: [source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs, saved.firstDataNs,
-                             nowNs])
+            skip_readings_through_ns = excluded.skip_readings_through_ns, first_data_ns = excluded.first_data_ns,
+            updated_ns = excluded.updated_ns
+            """, arguments: [source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs,
+                             saved.skipReadingsThroughNs, saved.firstDataNs, nowNs])
     }
 
     static func postedUntil(_ db: Database) throws -> Int64? {
