@@ -56,17 +56,28 @@ import TestSupport
     }
 
     /// Random signals: rates from 12.5 to 400 Hz with jitter, bursts of rhythmic motion, and now and then a gap, a
-    /// dropped sample, a repeated time or magnitude-only samples.
+    /// dropped sample, a repeated time or magnitude-only samples; each seed with its own variation of the detector or
+    /// of the stream: no weak-peak tracker, no gap limit, no recognizer, times running up to the end of Int64, the
+    /// state saved and decoded midway, the stream finished midway and then continued (as follow mode does).
     @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func randomSignalsPushedInRunsEqualOneByOne(seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
         let rate = [12.5, 25, 50, 100, 200, 400][Int(seed) - 1]
+        var parameters = DetectorParameters.standard
+        switch seed {
+        case 1: parameters.minSwingInWalk = parameters.minSwing
+        case 2: parameters.maxSampleGap = 1e10
+        case 3: parameters.recognizer.enabled = false
+        default: break
+        }
         var samples: [AccelerationSample] = []
-        var t: Int64 = 1_700_000_000_000_000_000
         let period = 1e9 / rate
+        var t: Int64 = 1_700_000_000_000_000_000
         for i in 0..<30_000 {
             t += Int64(period * Double.random(in: 0.8...1.2, using: &random))
             if Int.random(in: 0..<5_000, using: &random) == 0 { t += 3_000_000_000 }  // a gap
+            // Seed 4: a regular grid whose last sample is at Int64.max, past where the recognizer's ticks start over.
+            if seed == 4 { t = Int64.max - Int64(29_999 - i) * Int64(period) }
             let phase = Double(i) / rate * 2 * .pi * 1.8
             let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
             var s = AccelerationSample(timeNs: t, x: 1 + burst * sin(phase / 2), y: 2, z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
@@ -78,18 +89,31 @@ import TestSupport
             }
             samples.append(s)
         }
-        var single = StepDetector(), batched = StepDetector()
-        var singleEvents: [DetectorEvent] = [], batchedEvents: [DetectorEvent] = []
-        for s in samples { single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) } }
-        var start = 0
-        while start < samples.count {
-            let end = min(samples.count, start + Int.random(in: 1...5000, using: &random))
-            samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
-            start = end
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        #expect(try encoder.encode(batched) == encoder.encode(single), "saved state")
+        var single = StepDetector(parameters: parameters), batched = StepDetector(parameters: parameters)
+        var singleEvents: [DetectorEvent] = [], batchedEvents: [DetectorEvent] = []
+        var start = 0
+        var interrupted = false
+        while start < samples.count {
+            var end = min(samples.count, start + Int.random(in: 1...5000, using: &random))
+            // Seed 4: a run ends among the last samples, where every one starts the recognizer's grid over.
+            if seed == 4 && start < samples.count - 5 && end > samples.count - 5 { end = samples.count - 5 }
+            for s in samples[start..<end] { single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) } }
+            samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
+            #expect(try encoder.encode(batched) == encoder.encode(single), "saved state after samples ..<\(end)")
+            if !interrupted && end > samples.count / 2 {
+                interrupted = true
+                if seed == 5 {
+                    single = try JSONDecoder().decode(StepDetector.self, from: encoder.encode(single))
+                    batched = try JSONDecoder().decode(StepDetector.self, from: encoder.encode(batched))
+                } else if seed == 6 {
+                    single.finish { singleEvents.append($0) }
+                    batched.finish { batchedEvents.append($0) }
+                }
+            }
+            start = end
+        }
         single.finish { singleEvents.append($0) }
         batched.finish { batchedEvents.append($0) }
         #expect(Self.firstDifference(batchedEvents, singleEvents) == nil)
