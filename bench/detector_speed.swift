@@ -29,6 +29,19 @@ for i in 0..<count {
     ys[i] = 1.2 + noise() * 0.2
     zs[i] = standardGravity + step + noise() * 0.3
 }
+/// The samples as `AccelerationSample`s, for pushing in runs.
+func asSamples(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double]) -> [AccelerationSample] {
+    (0..<times.count).map { AccelerationSample(timeNs: times[$0], x: xs[$0], y: ys[$0], z: zs[$0]) }
+}
+/// Pushes `samples` in runs of 4096, as `count` pushes a CSV's parsed chunks.
+@inline(__always)
+func pushInRuns(_ samples: [AccelerationSample], into detector: inout StepDetector) {
+    samples.withUnsafeBufferPointer { all in
+        for from in stride(from: 0, to: all.count, by: 4096) {
+            detector.push(UnsafeBufferPointer(rebasing: all[from..<min(from + 4096, all.count)])) { _ in }
+        }
+    }
+}
 /// The timed loop, in a function: top-level variables are globals, whose every access pays a dynamic exclusivity
 /// check that would be counted as the detector's.
 /// `runs`: push the samples in runs of 4096 at once, as `count` does with a CSV's parsed chunks, instead of one by one.
@@ -36,16 +49,12 @@ func timeDetector(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Doubl
                   runs: Bool = false) -> (nsPerSample: Double, steps: Int) {
     var best = Double.infinity
     var steps = 0
-    let samples = runs ? (0..<times.count).map { AccelerationSample(timeNs: times[$0], x: xs[$0], y: ys[$0], z: zs[$0]) } : []
+    let samples = runs ? asSamples(times, xs, ys, zs) : []
     for _ in 0..<3 {
         var detector = StepDetector(parameters: parameters)
         let start = DispatchTime.now().uptimeNanoseconds
         if runs {
-            samples.withUnsafeBufferPointer { all in
-                for from in stride(from: 0, to: all.count, by: 4096) {
-                    detector.push(UnsafeBufferPointer(rebasing: all[from..<min(from + 4096, all.count)])) { _ in }
-                }
-            }
+            pushInRuns(samples, into: &detector)
         } else {
             for i in 0..<times.count {
                 detector.push(timeNs: times[i], x: xs[i], y: ys[i], z: zs[i]) { _ in }
@@ -68,11 +77,7 @@ func runOnce(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], p
 @inline(never)
 func runOnce(_ samples: [AccelerationSample], parameters: DetectorParameters) -> Int {
     var detector = StepDetector(parameters: parameters)
-    samples.withUnsafeBufferPointer { all in
-        for from in stride(from: 0, to: all.count, by: 4096) {
-            detector.push(UnsafeBufferPointer(rebasing: all[from..<min(from + 4096, all.count)])) { _ in }
-        }
-    }
+    pushInRuns(samples, into: &detector)
     detector.finish { _ in }
     return detector.counters.steps
 }
@@ -80,8 +85,7 @@ if let once {
     var p = DetectorParameters.standard
     p.recognizer.enabled = once.configuration != "rhythm"
     if once.configuration.hasSuffix("-runs") {
-        let samples = (0..<times.count).map { AccelerationSample(timeNs: times[$0], x: xs[$0], y: ys[$0], z: zs[$0]) }
-        print("\(runOnce(samples, parameters: p)) steps")
+        print("\(runOnce(asSamples(times, xs, ys, zs), parameters: p)) steps")
     } else {
         print("\(runOnce(times, xs, ys, zs, parameters: p)) steps")
     }
