@@ -216,13 +216,15 @@ public enum InputFormats {
     static func runEscaping<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
                                            completeLinesOnly: Bool, source: LineSource, _ sink: @escaping (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
         var parser: P
+        var summary = ReadSummary(format: format.name)
+        summary.kind = format.kind
         if let data = state?.state, let decoded = try? JSONDecoder().decode(P.self, from: data) {
             parser = decoded
         } else {
+            // Without its saved state the parser goes on at the saved line (a step log's next total starts afresh).
+            summary.savedStateUnreadable = state?.state != nil
             parser = try P(path: path, options: options)
         }
-        var summary = ReadSummary(format: format.name)
-        summary.kind = format.kind
         let lineBase = state?.lineNumber ?? 0
         var lastLine = lineBase
         var rejection: String?

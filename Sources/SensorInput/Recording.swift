@@ -38,6 +38,9 @@ public struct ReadOptions: Sendable {
     /// Time zone of local days (Gadgetbridge's daily running totals and device choice, Google Fit's daily summary);
     /// nil: the system's.
     public var timeZone: TimeZone?
+    /// Step readings ending at or before this were counted before (follow mode): a reader that cannot use its saved
+    /// state (written by another version, or damaged) and would deliver everything again delivers none of them.
+    public var countedThroughNs: Int64?
 
     public init(strict: Bool = false, startNs: Int64? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict
@@ -86,6 +89,9 @@ public struct ReadSummary: Sendable {
     /// Step readings delivered and the steps they hold (step inputs).
     public var readings = 0
     public var steps = 0
+    /// The saved state of the reader (follow mode) could not be used: reading went on without it, and a reader that
+    /// starts over delivered no readings up to `ReadOptions.countedThroughNs`.
+    public var savedStateUnreadable = false
 
     public init(format: String) { self.format = format }
 
@@ -129,6 +135,7 @@ public struct ReadSummary: Sendable {
         out.steps = steps + next.steps
         out.skippedLines = skippedLines + next.skippedLines
         out.issues = issues + next.issues
+        out.savedStateUnreadable = savedStateUnreadable || next.savedStateUnreadable
         out.firstNs = firstNs ?? next.firstNs
         if let last = next.lastNs { out.lastNs = max(lastNs ?? last, last) } else { out.lastNs = lastNs }
         return out

@@ -57,10 +57,29 @@ struct WholeReport {
     var summary: ReadSummary
     var options: ReadOptions
     var sink: (InputItem) -> Void
+    /// Readings ending at or before this are not delivered: the saved state was unusable and the reader starts over.
+    private var countedThroughNs: Int64?
+
+    init(summary: ReadSummary, options: ReadOptions, sink: @escaping (InputItem) -> Void) {
+        self.summary = summary
+        self.options = options
+        self.sink = sink
+    }
+
+    /// The reader's saved state, nil when there is none or it cannot be decoded; then the reader starts over, and the
+    /// readings counted before (`ReadOptions.countedThroughNs`) are not delivered again.
+    mutating func savedState<State: Decodable>(_ type: State.Type, from data: Data?) -> State? {
+        guard let data else { return nil }
+        if let state = try? JSONDecoder().decode(type, from: data) { return state }
+        summary.savedStateUnreadable = true
+        countedThroughNs = options.countedThroughNs
+        return nil
+    }
 
     /// Delivers a reading (never a negative one).
     mutating func emit(_ r: StepReading) {
         guard r.steps >= 0, r.endNs >= r.startNs else { return }
+        if let countedThroughNs, r.endNs <= countedThroughNs { return }
         summary.note(r)
         sink(.reading(r))
     }

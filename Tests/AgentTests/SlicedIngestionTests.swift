@@ -252,6 +252,46 @@ import Testing
         #expect(skip == nil, "no readings skipped once the log was read to its end")
     }
 
+    /// A whole-file step export (Google Fit) whose reader state, kept inside the position, cannot be read: the fetch
+    /// says so, the reader starts over, and no reading counted before is counted again.
+    @Test func anUnreadableReaderStateCountsNoReadingTwice() async throws {
+        let dir = try TempDir()
+        func export(minutes: Range<Int>) -> String {
+            let points = minutes.map { m in
+                let start = Int64(Timestamps.nanoseconds(t0)) + Int64(m) * 60_000_000_000
+                return "{\"fitValue\":[{\"value\":{\"intVal\":\(40 + m)}}],\"endTimeNanos\":\(start + 60_000_000_000),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(start)}"
+            }
+            return "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps\",\n \"Data Points\": [\(points.joined(separator: ",\n"))]\n}\n"
+        }
+        func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
+        func posted(_ report: FetchReport) -> Int { report.windows.reduce(0) { $0 + $1.steps } }
+        let path = try dir.write("steps.json", export(minutes: 0..<20))
+        var config = try Fixture.config(dir: dir, source: path)
+        config.publishers = [ScriptedPublisher()]
+        let fetcher = Fetcher(configuration: config)
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: "test")
+        #expect(posted(first) == steps(0..<12))
+        let db = try DatabaseQueue(path: config.statePath)
+        try await db.write { db in
+            let text = try #require(try String.fetchOne(db, sql: "SELECT cursor FROM source_cursor"))
+            var cursor = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            #expect(cursor["parserState"] != nil)
+            cursor["parserState"] = Data("{\"version\": 99}".utf8).base64EncodedString()
+            let edited = String(decoding: try JSONSerialization.data(withJSONObject: cursor), as: UTF8.self)
+            try db.execute(sql: "UPDATE source_cursor SET cursor = ?", arguments: [edited])
+        }
+        try db.close()
+        try dir.write("steps.json", export(minutes: 0..<30))
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
+        #expect(second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
+                "\(second.warnings)")
+        #expect(posted(first) + posted(second) == steps(0..<30))
+        let reopened = try DatabaseQueue(path: config.statePath)
+        defer { try? reopened.close() }
+        let stored = try await reopened.read { db in try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0 }
+        #expect(stored == steps(0..<30), "each reading stored once")
+    }
+
     @Test func theWalkTriggerLeavesUnreadableStateToTheNextFetch() async throws {
         let dir = try TempDir()
         let path = try dir.write("backlog.csv", try SlicedIngestionTests.backlogText.get())

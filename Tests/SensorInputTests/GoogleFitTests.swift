@@ -103,6 +103,30 @@ import Testing
         (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
         #expect(s.steps == 5)
     }
+
+    /// A saved state another version wrote (or damaged) cannot be used: the reader starts over and says so, and the
+    /// readings counted before (`countedThroughNs`) are not delivered again.
+    @Test func anUnreadableSavedStateStartsOverWithoutTheReadingsCountedBefore() throws {
+        let dir = try TempDir()
+        let first = (1_000_000_000_000_000_000 as Int64, 1_000_000_060_000_000_000 as Int64, 10)
+        let second = (1_000_000_060_000_000_000 as Int64, 1_000_000_120_000_000_000 as Int64, 5)
+        let path = try dir.write("steps.json", stream("estimated_steps", [first]))
+        var (s, cursor) = try SourceReader.readNew(path: path, cursor: nil) { _ in }
+        #expect(s.steps == 10 && !s.savedStateUnreadable)
+        try dir.write("steps.json", stream("estimated_steps", [first, second]))
+        cursor?.parserState = Data("{\"version\": 99}".utf8)
+        var options = ReadOptions()
+        options.countedThroughNs = first.1
+        var readings: [StepReading] = []
+        (s, cursor) = try SourceReader.readNew(path: path, options: options, cursor: cursor) {
+            if case .reading(let r) = $0 { readings.append(r) }
+        }
+        #expect(s.savedStateUnreadable)
+        #expect(readings == [StepReading(startNs: second.0, endNs: second.1, steps: 5)])
+        // Without what was counted before, starting over delivers everything again: what the agent guards against.
+        (s, _) = try SourceReader.readNew(path: path, cursor: cursor.map { var c = $0; c.parserState = Data("x".utf8); return c }) { _ in }
+        #expect(s.steps == 15 && s.savedStateUnreadable)
+    }
 }
 
 @Suite(.temporaryFolder) struct BinaryInputTests {

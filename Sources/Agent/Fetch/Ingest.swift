@@ -30,6 +30,8 @@ struct Ingest: Sendable {
 
     /// Whether the read stopped at its byte limit with more of the source left.
     var moreToRead = false
+    /// What the fetch's report should say about state that could not be used.
+    var warnings: [String] = []
 
     /// What the next slice starts from.
     var saved: StateStore.SavedSource {
@@ -45,7 +47,8 @@ struct Ingest: Sendable {
                             skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
                             settledNs: nowNs)
         guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
-        let options = readOptions(source, byteLimit: byteLimit)
+        var options = readOptions(source, byteLimit: byteLimit)
+        options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
@@ -87,6 +90,9 @@ struct Ingest: Sendable {
         var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, batch: batch,
                                                          sink)
         if let rotated { summary = rotated.merged(with: summary) }
+        if summary.savedStateUnreadable {
+            ingest.warnings.append("the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again")
+        }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
             // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
@@ -224,6 +230,7 @@ extension Fetcher {
             let saved = try Self.savedSource(store, source.path)
             report.warnings += saved.problems
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: false)
+            report.warnings += ingest.warnings
             report.boutsEnded = ingest.bouts.count
             try closeDryRun(store: store, ingest: ingest, nowNs: nowNs, report: &report)
             return
@@ -236,6 +243,7 @@ extension Fetcher {
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,
                                          byteLimit: sliceBytes)
             observeDevice = false  // a step counter is read once per fetch
+            report.warnings += ingest.warnings
             report.boutsEnded += ingest.bouts.count
             let last = !ingest.moreToRead || budget.remaining <= deliveryShare || Task.isCancelled
             try saveSlice(store: store, ingest: ingest, source: source.path, nowNs: nowNs, close: last, report: &report)

@@ -37,7 +37,7 @@ enum GadgetbridgeFormat: WholeReader {
     static let cumulativeTables: Set<String> = ["GARMIN_ACTIVITY_SAMPLE", "CMF_ACTIVITY_SAMPLE"]
 
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
-        var state = data.flatMap { try? JSONDecoder().decode(State.self, from: $0) } ?? State()
+        var state = report.savedState(State.self, from: data) ?? State()
         let db = try open(input)
         let zone = report.options.timeZone ?? TimeZone.current
         let tables: [String]

@@ -30,7 +30,7 @@ enum GarminFITFormat: WholeReader {
     }
 
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
-        var state = data.flatMap { try? JSONDecoder().decode(State.self, from: $0) } ?? State()
+        var state = report.savedState(State.self, from: data) ?? State()
         let paths = input.isDirectory ? WholeInput.files(under: input.path).filter { $0.lowercased().hasSuffix(".fit") }
             : [input.path]
         var points: [FITSteps.MonitoringPoint] = []

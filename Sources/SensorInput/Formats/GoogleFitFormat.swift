@@ -33,7 +33,7 @@ enum GoogleFitFormats: WholeReader {
     }
 
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
-        var state = data.flatMap { try? JSONDecoder().decode(State.self, from: $0) } ?? State()
+        var state = report.savedState(State.self, from: data) ?? State()
         var readings: [StepReading] = []
         if input.isDirectory {
             readings = try folder(input.path, report: &report)
