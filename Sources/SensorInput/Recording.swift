@@ -167,7 +167,8 @@ public enum AccelerationInput {
 }
 
 /// Where runs of consecutive samples go when a reader can hand them over together (the generic CSV reader's ranges):
-/// one call per run instead of one per sample, so a detector can take them in a tight loop.
+/// one call per run instead of one per sample, so a detector can take them in a tight loop. The buffer is valid only
+/// during the call: its storage is reused for later runs.
 public typealias SampleBatchSink = (UnsafeBufferPointer<AccelerationSample>) -> Void
 
 /// Opens any input (acceleration or steps), detecting its format, and streams its items.
