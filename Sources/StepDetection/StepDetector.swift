@@ -118,10 +118,11 @@ public struct StepDetector: Sendable, Codable {
 
     /// Takes samples from `start` on while each is quiet: valid, in order, no gap before it, and moving only the
     /// filters, the peak trackers' extremes and the recognizer's ticks (no candidate, no bout ended, at most one tick
-    /// reached and no window completed by it). Returns the index of the first sample that is not. The same arithmetic as `push`, in the same order, on
-    /// local copies written back at the end: a run costs no store and reload of the state per sample, whose filters
-    /// would otherwise wait on them. (The sample that ends a run is left to `push`; only the time-step cache may
-    /// already hold its coefficients, which `push` would compute alike.)
+    /// reached and no window completed by it). Returns the index of the first sample that is not. The same arithmetic
+    /// as `push`, in the same order, on local copies written back at the end: a run costs no store and reload of the
+    /// state per sample, whose filters would otherwise wait on them. Its acceptance checks are `push`'s (which also
+    /// counts what it drops); a sample failing one ends the run and goes to `push`. (Only the time-step cache may
+    /// already hold that sample's coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
         guard lastTimeNs != .min else { return start }
         var last = lastTimeNs, s1 = stage1, s2 = stage2

@@ -158,9 +158,16 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// window: the detector's quiet run can then hand it to `advance` without stopping.
     func quietTick(at timeNs: Int64) -> Bool {
         // Not where `advance` would start the grid over (a grid at the end of time).
-        nextTickNs != .min && nextTickNs <= Int64.max - 2 * Self.tickNs && timeNs < nextTickNs + Self.tickNs
-            && !(filled >= Self.windowTicks - 1 && sinceWindow + 1 >= Self.hopTicks)
+        nextTickNs != .min && nextTickNs <= Self.lastTickNs && timeNs < nextTickNs + Self.tickNs
+            && !Self.windowDue(filled: min(filled + 1, Self.windowTicks), sinceWindow: sinceWindow + 1)
     }
+
+    /// The latest time a grid takes a tick at: past it, at the end of time, `advance` starts the grid over.
+    static let lastTickNs = Int64.max - 2 * tickNs
+
+    /// Whether a window is due with `filled` ticks in the ring, `sinceWindow` of them added since the last window.
+    @inline(__always)
+    static func windowDue(filled: Int, sinceWindow: Int) -> Bool { filled == windowTicks && sinceWindow >= hopTicks }
 
     /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
     @inline(__always)
@@ -191,16 +198,16 @@ public struct WalkingRecognizer: Sendable, Codable {
     mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
         // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
         let (ahead, overflow) = timeNs.subtractingReportingOverflow(nextTickNs)
-        if overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Int64.max - 2 * Self.tickNs {
+        if overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Self.lastTickNs {
             reset()
             startGrid(timeNs: timeNs, value: value, raw: raw)
         }
         var completed = false
-        while nextTickNs <= timeNs && nextTickNs <= Int64.max - 2 * Self.tickNs {
+        while nextTickNs <= timeNs && nextTickNs <= Self.lastTickNs {
             let span = Double(timeNs - previousNs)
             let fraction = span > 0 ? Double(nextTickNs - previousNs) / span : 1
             addTick(previousValue + (value - previousValue) * fraction)
-            if filled == Self.windowTicks && sinceWindow >= Self.hopTicks {
+            if Self.windowDue(filled: filled, sinceWindow: sinceWindow) {
                 sinceWindow = 0
                 completed = true
                 if score { window = scoreWindow(ticks: Self.windowTicks) }
