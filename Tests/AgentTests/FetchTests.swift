@@ -62,11 +62,11 @@ import Testing
             // Fetch times track the data: the 60 s recording starts at 10:02:00.
             let report = await fetcher.fetch(now: t0.addingTimeInterval(120 + Double(i) * 12), trigger: "test")
             #expect(report.result != .failed, "\(report.line)")
-            total += report.windows.reduce(0) { $0 + $1.steps }
+            total += report.postedSteps
         }
         // Long after the walk: whatever was still pending is now settled.
         let last = await fetcher.fetch(now: t0.addingTimeInterval(900), trigger: "test")
-        total += last.windows.reduce(0) { $0 + $1.steps }
+        total += last.postedSteps
         let whole = try RecordingCounter.count(path: Fixture.walk).steps
         #expect(total == whole)
         // Windows are contiguous: each starts where the previous ended.

@@ -51,7 +51,7 @@ import Testing
             let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
             fetches += 1
             if report.backlog { backlogFetches += 1 }
-            posted += report.windows.reduce(0) { $0 + $1.steps }
+            posted += report.postedSteps
             windows += report.windows.map { ($0.start, $0.end) }
             if !report.backlog { break }
         }
@@ -62,7 +62,7 @@ import Testing
         // Nothing is left: one more fetch reads nothing new.
         let after = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches) + 60), trigger: "test")
         #expect(!after.backlog)
-        #expect(after.windows.reduce(0) { $0 + $1.steps } == 0)
+        #expect(after.postedSteps == 0)
     }
 
     @Test func withEnoughBudgetTheWholeBacklogIsReadInOneFetchAcrossSlices() async throws {
@@ -76,15 +76,14 @@ import Testing
         let report = await fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: "test")
         #expect(!report.backlog)
         #expect(report.result == .newData)
-        #expect(report.windows.reduce(0) { $0 + $1.steps } == whole.steps)
+        #expect(report.postedSteps == whole.steps)
     }
 
     /// A step log read in slices: a slice's window closes at the end of the latest reading read, not at the fetch
     /// time, so the readings of later slices still land in windows to come and every one is posted.
     @Test func aStepLogReadInSlicesPostsEveryReadingOnce() async throws {
         let dir = try TempDir()
-        let text = (0..<30).map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }
-        let path = try dir.write("steps.jsonl", text.joined())
+        let path = try dir.write("steps.jsonl", MinuteReadings.stepLog(0..<30))
         var config = try Fixture.config(dir: dir, source: path)
         config.schedule.deadline = 0.000_001  // one slice per fetch
         config.publishers = [ScriptedPublisher()]
@@ -94,10 +93,10 @@ import Testing
         while fetches < 100 {
             let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: "test")
             fetches += 1
-            posted += report.windows.reduce(0) { $0 + $1.steps }
+            posted += report.postedSteps
             if !report.backlog { break }
         }
-        let all = (0..<30).reduce(0) { $0 + 40 + $1 }
+        let all = MinuteReadings.steps(0..<30)
         #expect(fetches > 5, "read in slices")
         #expect(posted == all)
     }
@@ -148,7 +147,7 @@ import Testing
         for _ in 0..<5 {
             let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
             fetches += 1
-            posted += report.windows.reduce(0) { $0 + $1.steps }
+            posted += report.postedSteps
             #expect(report.warnings.isEmpty)
         }
         let db = try DatabaseQueue(path: config.statePath)
@@ -164,7 +163,7 @@ import Testing
             let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
             fetches += 1
             after.append(report)
-            posted += report.windows.reduce(0) { $0 + $1.steps }
+            posted += report.postedSteps
             if !report.backlog { break }
         }
         let reopened = try DatabaseQueue(path: config.statePath)
@@ -202,11 +201,8 @@ import Testing
     /// a fetch), and those written after it are counted.
     @Test func anUnreadablePositionInAStepLogCountsNoReadingTwice() async throws {
         let dir = try TempDir()
-        func lines(minutes: Range<Int>) -> String {
-            minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }.joined()
-        }
-        func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
-        let path = try dir.write("steps.jsonl", lines(minutes: 0..<20))
+        let steps = MinuteReadings.steps
+        let path = try dir.write("steps.jsonl", MinuteReadings.stepLog(0..<20))
         var config = try Fixture.config(dir: dir, source: path)
         config.schedule.deadline = 0.000_001  // one slice per fetch
         config.publishers = [ScriptedPublisher()]
@@ -219,7 +215,7 @@ import Testing
             while fetches < 100 {
                 let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
                 fetches += 1
-                posted += report.windows.reduce(0) { $0 + $1.steps }
+                posted += report.postedSteps
                 warnings += report.warnings
                 if !report.backlog { break }
             }
@@ -233,7 +229,7 @@ import Testing
         try db.close()
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data(lines(minutes: 20..<30).utf8))
+        try handle.write(contentsOf: Data(MinuteReadings.stepLog(20..<30).utf8))
         try handle.close()
         let before = fetches
         let second = await fetchAll(now: t0.addingTimeInterval(40 * 60))
@@ -256,16 +252,9 @@ import Testing
     /// says so, the reader starts over, and no reading counted before is counted again.
     @Test func anUnreadableReaderStateCountsNoReadingTwice() async throws {
         let dir = try TempDir()
-        func export(minutes: Range<Int>) -> String {
-            let points = minutes.map { m in
-                let start = Int64(Timestamps.nanoseconds(t0)) + Int64(m) * 60_000_000_000
-                return "{\"fitValue\":[{\"value\":{\"intVal\":\(40 + m)}}],\"endTimeNanos\":\(start + 60_000_000_000),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(start)}"
-            }
-            return "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps\",\n \"Data Points\": [\(points.joined(separator: ",\n"))]\n}\n"
-        }
-        func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
-        func posted(_ report: FetchReport) -> Int { report.windows.reduce(0) { $0 + $1.steps } }
-        let path = try dir.write("steps.json", export(minutes: 0..<20))
+        let steps = MinuteReadings.steps
+        func posted(_ report: FetchReport) -> Int { report.postedSteps }
+        let path = try dir.write("steps.json", MinuteReadings.googleFit(0..<20))
         var config = try Fixture.config(dir: dir, source: path)
         config.publishers = [ScriptedPublisher()]
         let fetcher = Fetcher(configuration: config)
@@ -281,7 +270,7 @@ import Testing
             try db.execute(sql: "UPDATE source_cursor SET cursor = ?", arguments: [edited])
         }
         try db.close()
-        try dir.write("steps.json", export(minutes: 0..<30))
+        try dir.write("steps.json", MinuteReadings.googleFit(0..<30))
         let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
         #expect(second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
                 "\(second.warnings)")

@@ -39,3 +39,27 @@ enum Fixture {
         return try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
     }
 }
+
+/// Step inputs of one reading a minute from 10:00 (+09:00) on 2026-11-21, minute `m` holding `40 + m` steps: our step
+/// log (a reading at each minute's half) and a Google Fit export (a reading over each minute).
+enum MinuteReadings {
+    static func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
+
+    static func stepLog(_ minutes: Range<Int>) -> String {
+        minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }.joined()
+    }
+
+    static func googleFit(_ minutes: Range<Int>) -> String {
+        let t0 = Timestamps.nanoseconds(Fixture.date("2026-11-21T10:00:00+09:00"))
+        let points = minutes.map { m in
+            let start = t0 + Int64(m) * 60_000_000_000
+            return "{\"fitValue\":[{\"value\":{\"intVal\":\(40 + m)}}],\"endTimeNanos\":\(start + 60_000_000_000),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(start)}"
+        }
+        return "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps\",\n \"Data Points\": [\(points.joined(separator: ",\n"))]\n}\n"
+    }
+}
+
+extension FetchReport {
+    /// The steps of the windows this fetch posted.
+    var postedSteps: Int { windows.reduce(0) { $0 + $1.steps } }
+}
