@@ -5,6 +5,7 @@ One command, from the repository root, after `swift build -c release`:
 
     python3 scripts/train_walking.py            # train, evaluate out of fold, write WalkingModel.swift
     python3 scripts/train_walking.py --curve    # also the out-of-fold trade-off curve over the threshold
+    python3 scripts/train_walking.py --fit-long-walk --curve   # diagnostic: also train on the 3 h walk; writes nothing
 
 1. `steptweet eval --features` writes, for every recording of the two shared manifests, the recognizer's window
    features (one window of 10.24 s every 0.96 s) and the steps the rhythm gate found.
@@ -167,12 +168,15 @@ def leaf_index(X, features, thresholds):
     return node - (2 ** DEPTH - 1)
 
 
-def training_set(entries_by_file, windows, held_out_groups):
-    """Every window's twelve magnitude features (with or without axes), its label and its weight."""
+def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False):
+    """Every window's twelve magnitude features (with or without axes), its label and its weight. With
+    `fit_long_walk`, the 3 h walk's windows are trained on as walking in every fold, its own too (a diagnostic)."""
     X, y, keys = [], [], []
     for f, values, has_axes in windows:
         e = entries_by_file[f]
-        if f in LONG_WALKS or group_of(e) in held_out_groups:
+        if fit_long_walk and f == LONG_WALKS[0]:
+            pass
+        elif f in LONG_WALKS or group_of(e) in held_out_groups:
             continue
         X.append(values[:MAGNITUDE])
         y.append(label_of(e))
@@ -196,8 +200,8 @@ def folds(entries):
     return [assignment[k] for k in range(FOLDS)]
 
 
-def fit_model(by_file, windows, held):
-    return fit(*training_set(by_file, windows, held))
+def fit_model(by_file, windows, held, fit_long_walk=False):
+    return fit(*training_set(by_file, windows, held, fit_long_walk))
 
 
 def parameters_json(model, enter, stay=None):
@@ -302,13 +306,16 @@ def main():
     ap.add_argument("--enter", dest="threshold", type=float, default=0.7, help="the enter probability to write")
     ap.add_argument("--curve", action="store_true", help="also the out-of-fold curve over thresholds")
     ap.add_argument("--no-write", action="store_true", help="do not rewrite WalkingModel.swift")
+    ap.add_argument("--fit-long-walk", action="store_true",
+                    help="diagnostic: train every fold on the 3 h walk as walking (in sample for it, as its reference "
+                         "says: how far its target can be reached at all); writes nothing")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
         entries, windows = load(a.binary, a.shared, work)
         by_file = {e["file"]: e for e in entries}
         fold_models = []
         for k, held in enumerate(folds(entries)):
-            fold_models.append((held, fit_model(by_file, windows, held)))
+            fold_models.append((held, fit_model(by_file, windows, held, a.fit_long_walk)))
         thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9] if a.curve else [a.threshold]
         table = {}
         for t in thresholds:
@@ -319,6 +326,8 @@ def main():
             table[t] = summarise(entries, counts)
             print(f"threshold {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
                                                    for k, v in table[t].items() if k != "wisdm_per_activity"}))
+        if a.fit_long_walk:  # a diagnostic: its models are never shipped
+            return
         model = fit_model(by_file, windows, set())
         if not a.no_write:
             open(os.path.join(ROOT, "Sources/StepDetection/WalkingModel.swift"), "w").write(
