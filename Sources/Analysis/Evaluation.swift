@@ -111,7 +111,8 @@ public struct EvaluationManifest: Sendable {
 /// true steps, so the report keeps three kinds of recording apart:
 /// - walks: at least `Report.walkThreshold` (100) true steps: absolute percentage error, MAPE over them;
 /// - little or no walking (under 100 true steps: desk work, clapping, driving): false steps, the count above the
-///   truth, in total and per hour of recording;
+///   truth, in total and per hour of recording; and missed steps, the truth above the count (a short slow walk
+///   counted 0 has no false steps, but is not right);
 /// - no count (empty `truth_steps`): steps per minute, reported apart.
 public enum Evaluation {
     /// The count of one recording against its truth.
@@ -136,6 +137,11 @@ public enum Evaluation {
             guard let t = truthSteps, t < Report.walkThreshold else { return nil }
             return max(0, countedSteps - t)
         }
+        /// True steps not counted, for recordings under 100 true steps.
+        public var missedSteps: Int? {
+            guard let t = truthSteps, t < Report.walkThreshold else { return nil }
+            return max(0, t - countedSteps)
+        }
         /// Steps per minute counted (the measure for recordings without a count).
         public var stepsPerMinute: Double? { durationSeconds > 0 ? Double(countedSteps) / (durationSeconds / 60) : nil }
     }
@@ -145,10 +151,13 @@ public enum Evaluation {
         /// Mean absolute percentage error over the walks (nil without any).
         public var mape: Double?
         public var walks: Int
-        /// Recordings under 100 true steps, their false steps and their length in hours.
+        /// Recordings under 100 true steps, their false steps and their length in hours; their true steps and how
+        /// many of those were not counted.
         public var lowTruthFiles: Int
         public var falseSteps: Int
         public var lowTruthHours: Double
+        public var lowTruthSteps: Int
+        public var missedSteps: Int
         public var falseStepsPerHour: Double? { lowTruthHours > 0 ? Double(falseSteps) / lowTruthHours : nil }
         /// Recordings without a count, and the least steps per minute among them.
         public var noCountFiles: Int
@@ -162,6 +171,8 @@ public enum Evaluation {
             lowTruthFiles = low.count
             falseSteps = low.reduce(0) { $0 + ($1.falseSteps ?? 0) }
             lowTruthHours = low.reduce(0) { $0 + $1.durationSeconds } / 3600
+            lowTruthSteps = low.reduce(0) { $0 + ($1.truthSteps ?? 0) }
+            missedSteps = low.reduce(0) { $0 + ($1.missedSteps ?? 0) }
             let noCount = results.filter { $0.truthSteps == nil }
             noCountFiles = noCount.count
             noCountMinStepsPerMinute = noCount.compactMap(\.stepsPerMinute).min()

@@ -116,13 +116,15 @@ struct EvalCommand: ParsableCommand {
         printLine(summaryLine("all", report.summary))
     }
 
-    /// `all: walking MAPE 2.53% (52 walks); false steps 12 in 8 recordings (1.3 h, 9.2/h); no count: 36 (min 86/min)`.
+    /// `all: walking MAPE 2.53% (52 walks); false steps 12 in 8 recordings (1.3 h, 9.2/h), 40 of their 66 true steps
+    /// missed; no count: 36 (min 86/min)`.
     func summaryLine(_ label: String, _ s: Evaluation.Summary) -> String {
         var parts: [String] = []
         parts.append(s.mape.map { String(format: "walking MAPE %.2f%% (%d walks)", $0, s.walks) } ?? "walking MAPE - (no walks)")
         if s.lowTruthFiles > 0 {
             parts.append(String(format: "false steps %d in %d recordings (%.1f h, %.1f/h)", s.falseSteps, s.lowTruthFiles,
-                                s.lowTruthHours, s.falseStepsPerHour ?? 0))
+                                s.lowTruthHours, s.falseStepsPerHour ?? 0)
+                         + (s.lowTruthSteps > 0 ? ", \(s.missedSteps) of their \(s.lowTruthSteps) true steps missed" : ""))
         }
         if s.noCountFiles > 0 {
             parts.append("no count: \(s.noCountFiles)" + (s.noCountMinStepsPerMinute.map { String(format: " (min %.0f steps/min)", $0) } ?? ""))
@@ -145,6 +147,7 @@ struct EvalJSON: Encodable {
         var error: Int?
         var abs_pct_error: Double?
         var false_steps: Int?
+        var missed_steps: Int?
         var duration_s: Double
         var steps_per_min: Double?
         var group: String?
@@ -156,6 +159,8 @@ struct EvalJSON: Encodable {
         var false_steps: Int
         var low_truth_hours: Double
         var false_steps_per_hour: Double?
+        var low_truth_steps: Int
+        var missed_steps: Int
         var no_count_files: Int
         var no_count_min_steps_per_min: Double?
 
@@ -163,6 +168,7 @@ struct EvalJSON: Encodable {
             let r2 = { (v: Double) in (v * 100).rounded() / 100 }
             mape_percent = s.mape.map(r2); walks = s.walks; low_truth_files = s.lowTruthFiles; false_steps = s.falseSteps
             low_truth_hours = (s.lowTruthHours * 1000).rounded() / 1000; false_steps_per_hour = s.falseStepsPerHour.map(r2)
+            low_truth_steps = s.lowTruthSteps; missed_steps = s.missedSteps
             no_count_files = s.noCountFiles; no_count_min_steps_per_min = s.noCountMinStepsPerMinute.map(r2)
         }
     }
@@ -179,7 +185,7 @@ struct EvalJSON: Encodable {
         files = report.results.map {
             File(file: $0.file, counted: $0.countedSteps, truth: $0.truthSteps, error: $0.error,
                  abs_pct_error: $0.absolutePercentageError.map { ($0 * 100).rounded() / 100 }, false_steps: $0.falseSteps,
-                 duration_s: ($0.durationSeconds * 1000).rounded() / 1000,
+                 missed_steps: $0.missedSteps, duration_s: ($0.durationSeconds * 1000).rounded() / 1000,
                  steps_per_min: $0.stepsPerMinute.map { ($0 * 10).rounded() / 10 }, group: $0.group)
         }
         summary = Summary(report.summary)

@@ -82,6 +82,33 @@ import TestSupport
         #expect(try await Steptweet.run(["eval", "--by", "colour", manifest]).status == 64)
     }
 
+    @Test func stepsMissedInRecordingsUnder100TrueStepsAreReportedBesideFalseSteps() async throws {
+        // Under 100 true steps a recording is scored by false steps; a short walk counted too low has none, so what
+        // it missed is reported beside them (the walk said to hold 60 steps is over-counted, the desk work said to
+        // hold 40 is under-counted).
+        let manifest = try Steptweet.tempFile("""
+            file,truth_steps
+            \(Steptweet.fixture("demo_walk_50hz.csv")),60
+            \(shared)/wrist_watch/12hz_pc-working2.csv,40
+
+            """, name: "manifest.csv")
+        let r = try await Steptweet.run(["eval", "--json", manifest])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let files = try #require(object["files"] as? [[String: Any]])
+        let walk = try #require(files[0]["counted"] as? Int), desk = try #require(files[1]["counted"] as? Int)
+        #expect(walk > 60 && desk < 40)
+        #expect(files.map { $0["missed_steps"] as? Int } == [0, 40 - desk])
+        #expect(files.map { $0["false_steps"] as? Int } == [walk - 60, 0])
+        let summary = try #require(object["summary"] as? [String: Any])
+        #expect(summary["low_truth_steps"] as? Int == 100)
+        #expect(summary["missed_steps"] as? Int == 40 - desk)
+        #expect(summary["false_steps"] as? Int == walk - 60)
+        let text = try await Steptweet.run(["eval", manifest])
+        #expect(text.stdout.contains("; false steps \(walk - 60) in 2 recordings ("), "\(text.stdout)")
+        #expect(text.stdout.contains("), \(40 - desk) of their 100 true steps missed\n"), "\(text.stdout)")
+    }
+
     @Test func evalNamesTheManifestLineOfABadEntry() async throws {
         let path = try Steptweet.tempFile("file,truth_steps\nwalk.csv,twelve\n", name: "manifest.csv")
         let r = try await Steptweet.run(["eval", path])
