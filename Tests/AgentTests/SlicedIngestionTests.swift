@@ -249,8 +249,9 @@ import Testing
     }
 
     /// A whole-file step export (Google Fit) whose reader state, kept inside the position, cannot be read: the fetch
-    /// says so, the reader starts over, and no reading counted before is counted again.
-    @Test func anUnreadableReaderStateCountsNoReadingTwice() async throws {
+    /// says so, the reader starts over, and no reading counted before is counted again. The walk trigger, reading
+    /// first, leaves it to the fetch (saving nothing), so the fetch's report still says it.
+    @Test(arguments: [false, true]) func anUnreadableReaderStateCountsNoReadingTwice(walkTriggerFirst: Bool) async throws {
         let dir = try TempDir()
         let steps = MinuteReadings.steps
         func posted(_ report: FetchReport) -> Int { report.postedSteps }
@@ -271,6 +272,13 @@ import Testing
         }
         try db.close()
         try dir.write("steps.json", MinuteReadings.googleFit(0..<30))
+        if walkTriggerFirst {
+            guard case .failure(let e) = fetcher.ingestForWalks(now: t0.addingTimeInterval(39 * 60)) else {
+                Issue.record("the walk trigger read past an unreadable reader state")
+                return
+            }
+            #expect(e.message.contains("google-fit reader") && e.message.contains("left to the next fetch"), "\(e)")
+        }
         let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
         #expect(second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
                 "\(second.warnings)")

@@ -176,6 +176,10 @@ public struct Fetcher: Sendable {
                 return .failure(WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
             }
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
+            // So is a reader's own state found unreadable while reading: nothing of this read is saved.
+            guard ingest.warnings.isEmpty else {
+                return .failure(WalkIngestError(message: ingest.warnings.joined(separator: "; ") + "; left to the next fetch"))
+            }
             let bouts = try store.writer.write { db in
                 try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)
                 return try BoutRecord.answerUnhandled(db)
