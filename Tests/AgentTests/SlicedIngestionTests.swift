@@ -83,12 +83,7 @@ import Testing
     /// time, so the readings of later slices still land in windows to come and every one is posted.
     @Test func aStepLogReadInSlicesPostsEveryReadingOnce() async throws {
         let dir = try TempDir()
-        let path = try dir.write("steps.jsonl", MinuteReadings.stepLog(0..<30))
-        var config = try Fixture.config(dir: dir, source: path)
-        config.schedule.deadline = 0.000_001  // one slice per fetch
-        config.publishers = [ScriptedPublisher()]
-        var fetcher = Fetcher(configuration: config)
-        fetcher.sliceBytes = 200
+        let (_, fetcher) = try MinuteReadings.slicedStepLogFetcher(dir: dir, 0..<30)
         var posted = 0, fetches = 0
         while fetches < 100 {
             let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: "test")
@@ -202,12 +197,8 @@ import Testing
     @Test func anUnreadablePositionInAStepLogCountsNoReadingTwice() async throws {
         let dir = try TempDir()
         let steps = MinuteReadings.steps
-        let path = try dir.write("steps.jsonl", MinuteReadings.stepLog(0..<20))
-        var config = try Fixture.config(dir: dir, source: path)
-        config.schedule.deadline = 0.000_001  // one slice per fetch
-        config.publishers = [ScriptedPublisher()]
-        var fetcher = Fetcher(configuration: config)
-        fetcher.sliceBytes = 200
+        let (path, fetcher) = try MinuteReadings.slicedStepLogFetcher(dir: dir, 0..<20)
+        let statePath = fetcher.configuration.statePath
         var fetches = 0
         /// Fetches at `now` until the source is read to its end; the steps posted and the warnings reported.
         func fetchAll(now: Date) async -> (posted: Int, warnings: [String]) {
@@ -224,7 +215,7 @@ import Testing
         let first = await fetchAll(now: t0.addingTimeInterval(12 * 60))
         #expect(first.posted == steps(0..<12), "the readings before 10:12")
         #expect(fetches > 3, "the log was read in slices")
-        let db = try DatabaseQueue(path: config.statePath)
+        let db = try DatabaseQueue(path: statePath)
         try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = 'not json'") }
         try db.close()
         let handle = try #require(FileHandle(forWritingAtPath: path))
@@ -238,7 +229,7 @@ import Testing
                 "\(second.warnings)")
         let all = steps(0..<30)
         #expect(first.posted + second.posted == all)
-        let reopened = try DatabaseQueue(path: config.statePath)
+        let reopened = try DatabaseQueue(path: statePath)
         defer { try? reopened.close() }
         let (stored, skip) = try await reopened.read { db in
             (try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0,

@@ -49,6 +49,17 @@ enum MinuteReadings {
         minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }.joined()
     }
 
+    /// A fetcher of the step log of these minutes written in `dir`, reading one slice of about four readings a fetch.
+    static func slicedStepLogFetcher(dir: TempDir, _ minutes: Range<Int>) throws -> (path: String, fetcher: Fetcher) {
+        let path = try dir.write("steps.jsonl", stepLog(minutes))
+        var config = try Fixture.config(dir: dir, source: path)
+        config.schedule.deadline = 0.000_001  // one slice per fetch
+        config.publishers = [ScriptedPublisher()]
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 200
+        return (path, fetcher)
+    }
+
     static func googleFit(_ minutes: Range<Int>) -> String {
         let t0 = Timestamps.nanoseconds(Fixture.date("2026-11-21T10:00:00+09:00"))
         let points = minutes.map { m in
