@@ -1,0 +1,188 @@
+/// Measuring a window: the recognizer's ring of ticks (and, with axes, the averaged vectors) and its ring of
+/// candidate peak times turned into `WindowFeatures`, without allocating (stack buffers only).
+extension WalkingRecognizer {
+    /// Features of the newest `n` ticks, and the time they span.
+    func scoreWindow(ticks n: Int) -> (startNs: Int64, endNs: Int64, features: WindowFeatures) {
+        let endNs = nextTickNs  // one tick past the newest
+        var f = WindowFeatures()
+        let startNs = endNs - Int64(n) * Self.tickNs
+        magnitudeFeatures(ticks: n, into: &f)
+        rhythmFeatures(startNs: startNs, endNs: endNs, into: &f)
+        axisFeatures(ticks: n, into: &f)
+        return (startNs, endNs, f)
+    }
+
+    /// Ring index of tick `i` of the newest `n`, oldest first, in a ring whose next tick goes to `head`.
+    @inline(__always)
+    private static func index(_ i: Int, of n: Int, head: Int) -> Int {
+        let k = head - n + i
+        return k < 0 ? k + windowTicks : k
+    }
+
+    private func magnitudeFeatures(ticks n: Int, into f: inout WindowFeatures) {
+        let count = min(n, Self.windowTicks)
+        // The window in time order, mean removed, in an uninitialised stack buffer (no allocation, no zeroing).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.windowTicks) { y in
+            let b = y.baseAddress!
+            var mean = 0.0, excess = 0.0
+            magnitudes.withUnsafeBufferPointer { ring in
+                Self.forEachTick(count, head: head) { i, k in b[i] = ring[k]; mean += ring[k] }
+            }
+            excesses.withUnsafeBufferPointer { ring in
+                Self.forEachTick(count, head: head) { _, k in excess = max(excess, ring[k]) }
+            }
+            mean /= Double(count)
+            var m2 = 0.0, m4 = 0.0, peak = 0.0, crossings = 0
+            for i in 0..<count {
+                let v = b[i] - mean
+                b[i] = v
+                let v2 = v * v
+                m2 += v2
+                m4 += v2 * v2
+                peak = max(peak, abs(v))
+                if i > 0 && (v >= 0) != (b[i - 1] >= 0) { crossings += 1 }
+            }
+            let variance = m2 / Double(count)
+            let std = max(variance.squareRoot(), 0.01)
+            f.logStd = std.logarithm
+            f.crest = peak / std
+            f.logKurtosis = variance > 1e-8 ? (m4 / Double(count) / (variance * variance)).logarithm : 0
+            f.crossingsHz = min(Double(crossings) * Self.tickHz / Double(count), WindowFeatures.crossingsCap)
+            f.logImpulse = (1 + excess / std).logarithm
+            // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
+            var r = (r1: 0.0, r2: 0.0, step: -1.0, stride: -1.0, twoStrides: -1.0)
+            if variance > 1e-8 && min(49, count - 1) >= 4 {
+                r = Self.autocorrelations(UnsafePointer(b), count: count, variance: variance)
+            }
+            f.r1 = r.r1
+            f.r2 = r.r2
+            f.rStep = r.step
+            f.rStride = r.stride
+            f.rTwoStrides = r.twoStrides
+        }
+    }
+
+    /// Calls `body(i, k)` for tick `i` of the newest `n` (oldest first) at ring index `k`: the ring's two contiguous
+    /// runs, without a wrap test per tick.
+    @inline(__always)
+    private static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
+        let first = index(0, of: n, head: head)
+        let run = min(n, windowTicks - first)
+        for i in 0..<run { body(i, first + i) }
+        for i in run..<n { body(i, i - run) }
+    }
+
+    /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
+    /// (4-12 ticks), a stride (8-25) and two strides (26-49).
+    private static func autocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
+        -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double) {
+        var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
+        func note(_ lag: Int, _ meanProduct: Double) {
+            let v = meanProduct / variance
+            if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
+            if lag >= 4 && lag <= 12 { step = max(step, v) }
+            if lag >= 8 && lag <= 25 { stride = max(stride, v) }
+            if lag >= 26 { twoStrides = max(twoStrides, v) }
+        }
+        // Lags 1, 2, 4, 5, …, 49 (3 is not used), four at a time: one pass loads each tick once for all four.
+        let maxLag = min(49, count - 1)
+        var lags = SIMD4<Int>(1, 2, 4, 5)
+        while lags[3] <= maxLag {
+            let products = meanProducts(b, count: count, lags: lags)
+            for k in 0..<4 { note(lags[k], products[k]) }
+            lags = lags[0] == 1 ? SIMD4(6, 7, 8, 9) : lags &+ 4
+        }
+        for lag in lags[0]...max(lags[0], maxLag) where lag <= maxLag && lag != 3 {
+            note(lag, meanProducts(b, count: count, lags: SIMD4(repeating: lag))[0])
+        }
+        return (r1, r2, step, stride, twoStrides)
+    }
+
+    /// The mean products `Σ b[i]·b[i+lag] / (count − lag)` at four increasing lags. Each lag keeps four running sums
+    /// in the lanes of one vector (lane k: pairs i + k), then a scalar tail: the same sums in the same order as one lag
+    /// alone, so results do not depend on how lags are grouped.
+    @inline(__always)
+    private static func meanProducts(_ b: UnsafePointer<Double>, count: Int, lags: SIMD4<Int>) -> SIMD4<Double> {
+        let raw = UnsafeRawPointer(b)
+        @inline(__always) func load(_ i: Int) -> SIMD4<Double> {
+            raw.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self)
+        }
+        var s0 = SIMD4<Double>(), s1 = SIMD4<Double>(), s2 = SIMD4<Double>(), s3 = SIMD4<Double>()
+        // Together while every lag has four more pairs (the largest lag has the fewest).
+        let together = count &- lags[3]
+        var i = 0
+        while i &+ 4 <= together {
+            let x = load(i)
+            s0 += x * load(i &+ lags[0])
+            s1 += x * load(i &+ lags[1])
+            s2 += x * load(i &+ lags[2])
+            s3 += x * load(i &+ lags[3])
+            i &+= 4
+        }
+        @inline(__always) func finish(_ sums: SIMD4<Double>, _ lag: Int) -> Double {
+            var sums = sums, j = i
+            let pairs = count &- lag
+            while j &+ 4 <= pairs { sums += load(j) * load(j &+ lag); j &+= 4 }
+            var first = sums[0]
+            while j < pairs { first += b[j] * b[j &+ lag]; j &+= 1 }
+            return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
+        }
+        return SIMD4(finish(s0, lags[0]), finish(s1, lags[1]), finish(s2, lags[2]), finish(s3, lags[3]))
+    }
+
+    /// `peakRate` and `strideCV` of the candidate steps in `[startNs, endNs)`, and `r1`, `r2` made relative to their
+    /// rate.
+    private func rhythmFeatures(startNs: Int64, endNs: Int64, into f: inout WindowFeatures) {
+        peakTimes.withUnsafeBufferPointer { ring in
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: Self.peakCapacity) { buffer in
+                // Newest first, back to the window's start (the ring is in time order); stored oldest first at the end.
+                var n = 0, k = peakHead
+                while n < Self.peakCapacity {
+                    k = k == 0 ? Self.peakCapacity - 1 : k - 1
+                    let t = ring[k]
+                    if t < startNs { break }
+                    if t < endNs { n += 1; buffer[Self.peakCapacity - n] = t }
+                }
+                let times = buffer.baseAddress! + (Self.peakCapacity - n)
+                let rate = Double(n) / (Double(endNs - startNs) * 1e-9)
+                f.peakRate = min(rate, WindowFeatures.peakRateCap)
+                // r1 and r2 as far from what a sine at the candidates' rate would give: smoothness, not cadence.
+                let cadence = max(rate, 0.5), tick = 1 / Self.tickHz  // r1 and r2 are one and two ticks apart
+                f.r1 -= (2 * Double.pi * tick * cadence).cosine
+                f.r2 -= (2 * Double.pi * (2 * tick) * cadence).cosine
+                guard n >= 4 else { return }
+                var sum = 0.0, squares = 0.0
+                for i in 2..<n {
+                    let stride = Double(times[i] - times[i - 2]) * 1e-9
+                    sum += stride
+                    squares += stride * stride
+                }
+                let count = Double(n - 2)
+                let mean = sum / count
+                f.strideCV = max(squares / count - mean * mean, 0).squareRoot() / mean
+            }
+        }
+    }
+
+    private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {
+        var everyTick = true
+        axisTicks.withUnsafeBufferPointer { ring in Self.forEachTick(n, head: head) { _, k in everyTick = everyTick && ring[k] } }
+        guard everyTick else { return }
+        f.hasAxes = true
+        var g = (0.0, 0.0, 0.0), d = (0.0, 0.0, 0.0)
+        gravity.withUnsafeBufferPointer { gravity in
+            direction.withUnsafeBufferPointer { direction in
+                Self.forEachTick(n, head: head) { _, k in
+                    g = (g.0 + gravity[3 * k], g.1 + gravity[3 * k + 1], g.2 + gravity[3 * k + 2])
+                    d = (d.0 + direction[3 * k], d.1 + direction[3 * k + 1], d.2 + direction[3 * k + 2])
+                }
+            }
+        }
+        let count = Double(n)
+        f.gravitySteadiness = (g.0 * g.0 + g.1 * g.1 + g.2 * g.2).squareRoot() / count
+        f.directionSteadiness = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot() / count
+        let a = 3 * Self.index(0, of: n, head: head), b = 3 * Self.index(n - 1, of: n, head: head)
+        let cosine = gravity[a] * gravity[b] + gravity[a + 1] * gravity[b + 1] + gravity[a + 2] * gravity[b + 2]
+        f.gravityTurn = 1 - min(1, max(-1, cosine))
+    }
+}
