@@ -5,7 +5,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all deps build release static man install demo test unit-test integration-test bench fuzz clean
+.PHONY: all deps build release static man install demo test unit-test integration-test bench fuzz clean format lint
 
 all: build
 
@@ -64,6 +64,14 @@ bench: static
 FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
+
+# swift-format with the committed .swift-format (4 spaces, 120 columns).
+FORMAT_PATHS := Package.swift Sources Tests fuzz bench
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
 
 clean:
 	rm -rf .build

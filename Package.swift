@@ -11,7 +11,7 @@ let package = Package(
     // lifecycle) need, not a claim that the package builds there; CI builds and tests on Linux.
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "steptweet", targets: ["steptweet"]),
+        .executable(name: "steptweet", targets: ["steptweet"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -26,68 +26,93 @@ let package = Package(
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         // Optimised in debug builds too: its per-sample loops are the CPU of most tests (and of `make demo`), 5-10x slower
         // unoptimised. To step through it in a debugger, remove the setting.
-        .target(name: "StepDetection", exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(
+            name: "StepDetection", exclude: ["README.md"],
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Files and devices -> acceleration samples or step readings. Optimised in debug builds too, like StepDetection:
         // its parsers' byte loops are most of the CPU of the reader, count and agent tests (serial unit tests about 2 s
         // shorter). To step through it in a debugger, remove the setting.
-        .target(name: "SensorInput", dependencies: [
-            "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ], exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(
+            name: "SensorInput",
+            dependencies: [
+                "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ], exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages", exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets. Optimised in debug builds
         // too: its SHA-1 and HMAC (OAuth 1.0a) were a good part of the Publishing tests' CPU.
-        .target(name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
-                exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(
+            name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
+            exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
         .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
-        .target(name: "Agent", dependencies: [
-            "StepDetection", "SensorInput", "Messages", "Publishing",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "FlyingFox", package: "FlyingFox"),
-        ], exclude: ["README.md"]),
+        .target(
+            name: "Agent",
+            dependencies: [
+                "StepDetection", "SensorInput", "Messages", "Publishing",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ], exclude: ["README.md"]),
         // Argument parsing and wiring only.
-        .executableTarget(name: "steptweet", dependencies: [
-            "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["README.md"]),
+        .executableTarget(
+            name: "steptweet",
+            dependencies: [
+                "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, the
         // loopback servers (closing each connection through Agent's `appendClosingRoute`).
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
-        .target(name: "TestSupport", dependencies: [
-            "SensorInput", "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
-        ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "SensorInput", "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.
-        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        .testTarget(name: "SensorInputTests", dependencies: [
-            "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .testTarget(
+            name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"],
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .testTarget(
+            name: "SensorInputTests",
+            dependencies: [
+                "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
-        .testTarget(name: "PublishingTests", dependencies: [
-            "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
-            .product(name: "Clocks", package: "swift-clocks"),
-        ]),
+        .testTarget(
+            name: "PublishingTests",
+            dependencies: [
+                "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]),
         .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "SensorInput", "StepDetection", "TestSupport"]),
-        .testTarget(name: "AgentTests", dependencies: [
-            "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
-            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
-            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "SteptweetTests", dependencies: [
-            "steptweet", "Agent", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "AgentTests",
+            dependencies: [
+                "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "SteptweetTests",
+            dependencies: [
+                "steptweet", "Agent", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
-        .testTarget(name: "IntegrationTests", dependencies: ["Publishing", "Messages"], path: "Tests/integration/IntegrationTests"),
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["Publishing", "Messages"],
+            path: "Tests/integration/IntegrationTests"),
     ]
 )

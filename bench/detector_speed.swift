@@ -8,16 +8,18 @@ import Foundation
 let arguments = CommandLine.arguments
 let once: (configuration: String, samples: Int)? = arguments.firstIndex(of: "--once").map { i in
     guard i + 2 < arguments.count, ["recognizer", "rhythm", "recognizer-runs"].contains(arguments[i + 1]),
-          let n = Int(arguments[i + 2])
+        let n = Int(arguments[i + 2])
     else { fatalError("usage: --once recognizer|rhythm|recognizer-runs SAMPLES") }
     return (arguments[i + 1], n)
 }
 let count = once?.samples ?? 10_000_000
 var times = [Int64](repeating: 0, count: count)
-var xs = [Double](repeating: 0, count: count), ys = xs, zs = xs
+var xs = [Double](repeating: 0, count: count)
+var ys = xs
+var zs = xs
 var seed: UInt64 = 42
 func noise() -> Double {
-    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+    seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
     return Double(seed >> 11) / Double(1 << 53) - 0.5
 }
 for i in 0..<count {
@@ -45,8 +47,10 @@ func pushInRuns(_ samples: [AccelerationSample], into detector: inout StepDetect
 /// The timed loop, in a function: top-level variables are globals, whose every access pays a dynamic exclusivity
 /// check that would be counted as the detector's.
 /// `runs`: push the samples in runs of 4096 at once, as `count` does with a CSV's parsed chunks, instead of one by one.
-func timeDetector(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], parameters: DetectorParameters,
-                  runs: Bool = false) -> (nsPerSample: Double, steps: Int) {
+func timeDetector(
+    _ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], parameters: DetectorParameters,
+    runs: Bool = false
+) -> (nsPerSample: Double, steps: Int) {
     var best = Double.infinity
     var steps = 0
     let samples = runs ? asSamples(times, xs, ys, zs) : []
@@ -97,7 +101,13 @@ rhythmOnly.recognizer.enabled = false
 let rhythm = timeDetector(times, xs, ys, zs, parameters: rhythmOnly)
 let inRuns = timeDetector(times, xs, ys, zs, parameters: .standard, runs: true)
 let rhythmInRuns = timeDetector(times, xs, ys, zs, parameters: rhythmOnly, runs: true)
-print(String(format: "detector alone: %.2f ns/sample with the walking recognizer, %.2f ns/sample rhythm only (best of 3, %d samples, %d and %d steps)",
-             recognizing.nsPerSample, rhythm.nsPerSample, count, recognizing.steps, rhythm.steps))
-print(String(format: "  in runs of 4096 samples, as count pushes a CSV: %.2f ns/sample with the recognizer, %.2f rhythm only (%d and %d steps)",
-             inRuns.nsPerSample, rhythmInRuns.nsPerSample, inRuns.steps, rhythmInRuns.steps))
+print(
+    String(
+        format:
+            "detector alone: %.2f ns/sample with the walking recognizer, %.2f ns/sample rhythm only (best of 3, %d samples, %d and %d steps)",
+        recognizing.nsPerSample, rhythm.nsPerSample, count, recognizing.steps, rhythm.steps))
+print(
+    String(
+        format:
+            "  in runs of 4096 samples, as count pushes a CSV: %.2f ns/sample with the recognizer, %.2f rhythm only (%d and %d steps)",
+        inRuns.nsPerSample, rhythmInRuns.nsPerSample, inRuns.steps, rhythmInRuns.steps))

@@ -5,7 +5,8 @@ import PackageDescription
 
 /// Parser name (as `--format` takes it, or `detect` for auto-detection) -> executable `fuzz-<name>`.
 let parsers = [
-    "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford", "uci-raw",
+    "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford",
+    "uci-raw",
     "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit",
 ]
 
@@ -15,10 +16,12 @@ let package = Package(
         .target(name: "StepDetection", path: "Shared/StepDetection"),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib"),
         .systemLibrary(name: "GRDBSQLite", path: "Shared/GRDBSQLite"),  // the system SQLite, as GRDB's module names it
-        .target(name: "SensorInput", dependencies: ["StepDetection", "CZlib", "GRDBSQLite"], path: "Shared/SensorInput",
-                exclude: ["README.md"]),
+        .target(
+            name: "SensorInput", dependencies: ["StepDetection", "CZlib", "GRDBSQLite"], path: "Shared/SensorInput",
+            exclude: ["README.md"]),
         .target(name: "FuzzSupport", dependencies: ["SensorInput"]),
-    ] + parsers.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")
-    }
+    ]
+        + parsers.map { name in
+            .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")
+        }
 )

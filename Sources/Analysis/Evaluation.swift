@@ -31,7 +31,8 @@ public struct EvaluationManifest: Sendable {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw InputError(file: path, message: exists ? "permission denied or unreadable" : "no such file", kind: .unreadable)
+            throw InputError(
+                file: path, message: exists ? "permission denied or unreadable" : "no such file", kind: .unreadable)
         }
         let text = String(decoding: data, as: UTF8.self)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -54,16 +55,18 @@ public struct EvaluationManifest: Sendable {
             if line.allSatisfy(\.isWhitespace) { continue }
             let fields = try csvFields(line, file: path, line: number)
             guard fields.count > max(fileColumn, truthColumn) else {
-                throw InputError(file: path, line: number,
-                                 message: "\(fields.count) fields, the header has \(header.count)")
+                throw InputError(
+                    file: path, line: number,
+                    message: "\(fields.count) fields, the header has \(header.count)")
             }
             let file = fields[fileColumn].trimmingCharacters(in: .whitespaces)
             guard !file.isEmpty else { throw InputError(file: path, line: number, message: "file is empty") }
             let truthText = fields[truthColumn].trimmingCharacters(in: .whitespaces)
             let truth = Int(truthText)
             guard truthText.isEmpty || (truth ?? -1) >= 0 else {
-                throw InputError(file: path, line: number,
-                                 message: "truth_steps is not a non-negative integer or empty: '\(truthText)'")
+                throw InputError(
+                    file: path, line: number,
+                    message: "truth_steps is not a non-negative integer or empty: '\(truthText)'")
             }
             let resolved = file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
             guard FileManager.default.fileExists(atPath: resolved) else {
@@ -88,7 +91,12 @@ public struct EvaluationManifest: Sendable {
                 if c == "\"" {
                     // A doubled quote is a literal quote; a single one closes the field's quoted part.
                     var lookahead = iterator
-                    if lookahead.next() == "\"" { field.append("\""); iterator = lookahead } else { quoted = false }
+                    if lookahead.next() == "\"" {
+                        field.append("\"")
+                        iterator = lookahead
+                    } else {
+                        quoted = false
+                    }
                 } else {
                     field.append(c)
                 }
@@ -210,14 +218,19 @@ public enum Evaluation {
     ) throws -> Report {
         var results: [FileResult] = []
         let entries = manifest.entries
-        let counts: [Result<RecordingCount, Error>] = jobs > 1
-            ? Parallelism.map(entries.count, jobs: jobs) { i in Result { try RecordingCounter.count(path: entries[i].path, parameters: parameters) } }
+        let counts: [Result<RecordingCount, Error>] =
+            jobs > 1
+            ? Parallelism.map(entries.count, jobs: jobs) { i in
+                Result { try RecordingCounter.count(path: entries[i].path, parameters: parameters) }
+            }
             : []
         for (i, entry) in entries.enumerated() {
-            let count = jobs > 1 ? try counts[i].get() : try RecordingCounter.count(path: entry.path, parameters: parameters)
-            let result = FileResult(file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps,
-                                    durationSeconds: count.summary.durationSeconds,
-                                    group: column.map { entry.columns[$0.lowercased()] ?? "-" })
+            let count =
+                jobs > 1 ? try counts[i].get() : try RecordingCounter.count(path: entry.path, parameters: parameters)
+            let result = FileResult(
+                file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps,
+                durationSeconds: count.summary.durationSeconds,
+                group: column.map { entry.columns[$0.lowercased()] ?? "-" })
             progress(result)
             results.append(result)
         }

@@ -69,12 +69,14 @@ public enum RecordingCounter {
             }
         }
         if summary.kind == .steps {
-            return RecordingCount(summary: summary, steps: summary.steps, bouts: [], stepTimes: [], outOfOrder: 0,
-                                  invalid: 0, kind: .steps, readings: readings)
+            return RecordingCount(
+                summary: summary, steps: summary.steps, bouts: [], stepTimes: [], outOfOrder: 0,
+                invalid: 0, kind: .steps, readings: readings)
         }
         detector.finish(handle)
         let c = detector.counters
-        return RecordingCount(summary: summary, steps: c.steps, bouts: bouts, stepTimes: times,
-                              outOfOrder: c.outOfOrder, invalid: c.invalid)
+        return RecordingCount(
+            summary: summary, steps: c.steps, bouts: bouts, stepTimes: times,
+            outOfOrder: c.outOfOrder, invalid: c.invalid)
     }
 }

@@ -39,7 +39,8 @@ struct Envelope {
     }
 
     private mutating func merge() {
-        var newLows: [Double] = [], newHighs: [Double] = []
+        var newLows: [Double] = []
+        var newHighs: [Double] = []
         newLows.reserveCapacity(capacity)
         newHighs.reserveCapacity(capacity)
         var i = 0
@@ -95,10 +96,12 @@ public enum StepPlot {
                 }
             })
         let title = (path as NSString).lastPathComponent
-        let svg = result.kind == .steps
+        let svg =
+            result.kind == .steps
             ? renderReadings(title: title, result: result, width: max(width, 190), height: max(height, 160))
-            : render(title: title, result: result, envelope: envelope, recognition: recognition,
-                     width: max(width, 190), height: max(height, 160))
+            : render(
+                title: title, result: result, envelope: envelope, recognition: recognition,
+                width: max(width, 190), height: max(height, 160))
         do {
             // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
             // through a folder in /tmp that it leaves behind on Linux.)
@@ -138,16 +141,22 @@ public enum StepPlot {
 
     static func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
-    static func render(title: String, result: RecordingCount, envelope: Envelope, recognition: Recognition = Recognition(),
-                       width: Int, height: Int) -> String {
+    static func render(
+        title: String, result: RecordingCount, envelope: Envelope, recognition: Recognition = Recognition(),
+        width: Int, height: Int
+    ) -> String {
         let finite = envelope.highs.filter { !$0.isNaN }
         var lowest = envelope.lows.filter { !$0.isNaN }.min() ?? 0
         var highest = finite.max() ?? 20
-        if highest - lowest < 1 { lowest -= 0.5; highest += 0.5 }
+        if highest - lowest < 1 {
+            lowest -= 0.5
+            highest += 0.5
+        }
         let pad = (highest - lowest) * 0.05
-        let frame = Frame(width: width, height: height, start: envelope.startNs ?? 0,
-                          spanNs: max(Double(envelope.bucketNs) * Double(max(envelope.lows.count, 1)), 1),
-                          lowest: lowest - pad, highest: highest + pad)
+        let frame = Frame(
+            width: width, height: height, start: envelope.startNs ?? 0,
+            spanNs: max(Double(envelope.bucketNs) * Double(max(envelope.lows.count, 1)), 1),
+            lowest: lowest - pad, highest: highest + pad)
         var out = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
             <rect width="100%" height="100%" fill="white"/>
@@ -157,17 +166,21 @@ public enum StepPlot {
         let boutWord = result.bouts.count == 1 ? "walking bout" : "walking bouts"
         var heading = "\(escape(title)): \(result.steps) \(stepWord), \(result.bouts.count) \(boutWord)"
         if !recognition.refused.isEmpty { heading += ", \(recognition.refused.count) refused as not walking" }
-        out += "<text x=\"\(f(frame.left))\" y=\"22\" font-size=\"15\">\(heading), \(result.summary.samples) samples</text>\n"
+        out +=
+            "<text x=\"\(f(frame.left))\" y=\"22\" font-size=\"15\">\(heading), \(result.summary.samples) samples</text>\n"
         out += recognitionShading(recognition, frame)
         for bout in result.bouts {
-            let x0 = frame.x(bout.startNs), x1 = max(frame.x(bout.endNs), x0 + 1)
-            out += "<rect x=\"\(f(x0))\" y=\"\(f(frame.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(frame.plotH))\" fill=\"#cfe8cf\"/>\n"
+            let x0 = frame.x(bout.startNs)
+            let x1 = max(frame.x(bout.endNs), x0 + 1)
+            out +=
+                "<rect x=\"\(f(x0))\" y=\"\(f(frame.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(frame.plotH))\" fill=\"#cfe8cf\"/>\n"
         }
         out += axes(frame)
         out += signal(envelope, frame)
         out += stepTicks(result.stepTimes, color: "#d62728", envelope: envelope, frame: frame)
         out += stepTicks(recognition.refused, color: "#999999", envelope: envelope, frame: frame)
-        out += "<rect x=\"\(f(frame.left))\" y=\"\(f(frame.top))\" width=\"\(f(frame.plotW))\" height=\"\(f(frame.plotH))\" fill=\"none\" stroke=\"#888\"/>\n"
+        out +=
+            "<rect x=\"\(f(frame.left))\" y=\"\(f(frame.top))\" width=\"\(f(frame.plotW))\" height=\"\(f(frame.plotH))\" fill=\"none\" stroke=\"#888\"/>\n"
         out += legend(frame, recognizing: recognition.enter != nil)
         out += "</svg>\n"
         return out
@@ -178,13 +191,16 @@ public enum StepPlot {
     static func recognitionShading(_ recognition: Recognition, _ frame: Frame) -> String {
         guard let enter = recognition.enter else { return "" }
         var out = ""
-        let band = 10.0, y0 = frame.top + frame.plotH - band
+        let band = 10.0
+        let y0 = frame.top + frame.plotH - band
         for d in recognition.decisions {
             let middle = d.startNs + (d.endNs - d.startNs) / 2
-            let x0 = frame.x(middle - 480_000_000), x1 = max(frame.x(middle + 480_000_000), x0 + 0.5)
+            let x0 = frame.x(middle - 480_000_000)
+            let x1 = max(frame.x(middle + 480_000_000), x0 + 0.5)
             let walking = d.probability >= enter
             let sureness = walking ? d.probability : 1 - d.probability
-            out += "<rect x=\"\(f(x0))\" y=\"\(f(y0))\" width=\"\(f(x1 - x0))\" height=\"\(f(band))\" fill=\"\(walking ? "#2ca02c" : "#ff7f0e")\" fill-opacity=\"\(String(format: "%.2f", 0.25 + 0.75 * sureness))\"><title>walking \(String(format: "%.2f", d.probability))</title></rect>"
+            out +=
+                "<rect x=\"\(f(x0))\" y=\"\(f(y0))\" width=\"\(f(x1 - x0))\" height=\"\(f(band))\" fill=\"\(walking ? "#2ca02c" : "#ff7f0e")\" fill-opacity=\"\(String(format: "%.2f", 0.25 + 0.75 * sureness))\"><title>walking \(String(format: "%.2f", d.probability))</title></rect>"
         }
         return out + "\n"
     }
@@ -192,34 +208,44 @@ public enum StepPlot {
     static func axes(_ frame: Frame) -> String {
         var out = ""
         let durationSeconds = frame.spanNs * 1e-9
-        let (unit, unitSeconds) = durationSeconds > 7200 ? ("h", 3600.0) : durationSeconds > 300 ? ("min", 60.0) : ("s", 1.0)
+        let (unit, unitSeconds) =
+            durationSeconds > 7200 ? ("h", 3600.0) : durationSeconds > 300 ? ("min", 60.0) : ("s", 1.0)
         let tickStep = niceStep(durationSeconds / unitSeconds / 10)
         var tick = 0.0
         while tick <= durationSeconds / unitSeconds + 1e-9 {
             let px = frame.left + tick * unitSeconds / durationSeconds * frame.plotW
-            out += "<line x1=\"\(f(px))\" y1=\"\(f(frame.top))\" x2=\"\(f(px))\" y2=\"\(f(frame.top + frame.plotH))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(px))\" y=\"\(f(frame.top + frame.plotH + 16))\" text-anchor=\"middle\">\(label(tick))</text>\n"
+            out +=
+                "<line x1=\"\(f(px))\" y1=\"\(f(frame.top))\" x2=\"\(f(px))\" y2=\"\(f(frame.top + frame.plotH))\" stroke=\"#e4e4e4\"/>"
+            out +=
+                "<text x=\"\(f(px))\" y=\"\(f(frame.top + frame.plotH + 16))\" text-anchor=\"middle\">\(label(tick))</text>\n"
             tick += tickStep
         }
         let valueStep = niceStep((frame.highest - frame.lowest) / 6)
         var value = (frame.lowest / valueStep).rounded(.up) * valueStep
         while value <= frame.highest {
-            out += "<line x1=\"\(f(frame.left))\" y1=\"\(f(frame.y(value)))\" x2=\"\(f(frame.left + frame.plotW))\" y2=\"\(f(frame.y(value)))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(frame.left - 6))\" y=\"\(f(frame.y(value) + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
+            out +=
+                "<line x1=\"\(f(frame.left))\" y1=\"\(f(frame.y(value)))\" x2=\"\(f(frame.left + frame.plotW))\" y2=\"\(f(frame.y(value)))\" stroke=\"#e4e4e4\"/>"
+            out +=
+                "<text x=\"\(f(frame.left - 6))\" y=\"\(f(frame.y(value) + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
             value += valueStep
         }
         let midY = frame.top + frame.plotH / 2
-        out += "<text x=\"\(f(frame.left + frame.plotW / 2))\" y=\"\(f(Double(frame.height) - 8))\" text-anchor=\"middle\">time since the first sample (\(unit))</text>\n"
-        out += "<text x=\"16\" y=\"\(f(midY))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(midY)))\">|a| (m/s²)</text>\n"
+        out +=
+            "<text x=\"\(f(frame.left + frame.plotW / 2))\" y=\"\(f(Double(frame.height) - 8))\" text-anchor=\"middle\">time since the first sample (\(unit))</text>\n"
+        out +=
+            "<text x=\"16\" y=\"\(f(midY))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(midY)))\">|a| (m/s²)</text>\n"
         return out
     }
 
     /// The magnitude as a min/max band (a line when a bucket holds one sample).
     static func signal(_ envelope: Envelope, _ frame: Frame) -> String {
         var segments: [String] = []
-        var upper = "", lowerPoints: [String] = []
+        var upper = ""
+        var lowerPoints: [String] = []
         func flush() {
-            if !upper.isEmpty { segments.append("M" + upper + " L" + lowerPoints.reversed().joined(separator: " L") + " Z") }
+            if !upper.isEmpty {
+                segments.append("M" + upper + " L" + lowerPoints.reversed().joined(separator: " L") + " Z")
+            }
             upper = ""
             lowerPoints.removeAll()
         }
@@ -233,7 +259,8 @@ public enum StepPlot {
             lowerPoints.append("\(f(px)),\(f(frame.y(envelope.lows[i])))")
         }
         flush()
-        return "<path d=\"\(segments.joined(separator: " "))\" fill=\"#3b6fb6\" fill-opacity=\"0.55\" stroke=\"#3b6fb6\" stroke-width=\"0.8\"/>\n"
+        return
+            "<path d=\"\(segments.joined(separator: " "))\" fill=\"#3b6fb6\" fill-opacity=\"0.55\" stroke=\"#3b6fb6\" stroke-width=\"0.8\"/>\n"
     }
 
     /// A tick above the signal's peak at each step's time.
@@ -241,7 +268,8 @@ public enum StepPlot {
         guard !times.isEmpty else { return "" }
         var ticks = ""
         for t in times {
-            let peak = envelope.bucket(at: t).map { envelope.highs[$0] }.flatMap { $0.isNaN ? nil : $0 } ?? frame.highest
+            let peak =
+                envelope.bucket(at: t).map { envelope.highs[$0] }.flatMap { $0.isNaN ? nil : $0 } ?? frame.highest
             ticks += "M\(f(frame.x(t))),\(f(frame.y(peak) - 3))v-8"
         }
         return "<path d=\"\(ticks)\" stroke=\"\(color)\" stroke-width=\"1.2\"/>\n"
@@ -249,25 +277,36 @@ public enum StepPlot {
 
     static func legend(_ frame: Frame, recognizing: Bool) -> String {
         let lx = frame.left + frame.plotW - (recognizing ? 620 : 330)
-        var out = "<rect x=\"\(f(lx))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#cfe8cf\"/><text x=\"\(f(lx + 18))\" y=\"18\">walking bout</text>"
-        out += "<path d=\"M\(f(lx + 115)),20v-12\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 121))\" y=\"18\">counted step</text>"
-        out += "<rect x=\"\(f(lx + 215))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#3b6fb6\" fill-opacity=\"0.55\"/><text x=\"\(f(lx + 233))\" y=\"18\">|a| min-max</text>"
+        var out =
+            "<rect x=\"\(f(lx))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#cfe8cf\"/><text x=\"\(f(lx + 18))\" y=\"18\">walking bout</text>"
+        out +=
+            "<path d=\"M\(f(lx + 115)),20v-12\" stroke=\"#d62728\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 121))\" y=\"18\">counted step</text>"
+        out +=
+            "<rect x=\"\(f(lx + 215))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#3b6fb6\" fill-opacity=\"0.55\"/><text x=\"\(f(lx + 233))\" y=\"18\">|a| min-max</text>"
         if recognizing {
-            out += "<path d=\"M\(f(lx + 320)),20v-12\" stroke=\"#999999\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 326))\" y=\"18\">refused step</text>"
-            out += "<rect x=\"\(f(lx + 415))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#2ca02c\"/><rect x=\"\(f(lx + 431))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#ff7f0e\"/><text x=\"\(f(lx + 449))\" y=\"18\">walking / refused motion</text>"
+            out +=
+                "<path d=\"M\(f(lx + 320)),20v-12\" stroke=\"#999999\" stroke-width=\"1.5\"/><text x=\"\(f(lx + 326))\" y=\"18\">refused step</text>"
+            out +=
+                "<rect x=\"\(f(lx + 415))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#2ca02c\"/><rect x=\"\(f(lx + 431))\" y=\"8\" width=\"14\" height=\"12\" fill=\"#ff7f0e\"/><text x=\"\(f(lx + 449))\" y=\"18\">walking / refused motion</text>"
         }
         return out + "\n"
     }
 
     static func renderReadings(title: String, result: RecordingCount, width: Int, height: Int) -> String {
-        let left = 60.0, right = 30.0, top = 40.0, bottom = 45.0
-        let plotW = Double(width) - left - right, plotH = Double(height) - top - bottom
+        let left = 60.0
+        let right = 30.0
+        let top = 40.0
+        let bottom = 45.0
+        let plotW = Double(width) - left - right
+        let plotH = Double(height) - top - bottom
         let first = result.readings.map(\.startNs).min() ?? 0
         let last = max(result.readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
         let minute: Int64 = 60_000_000_000
-        let intervals: [(Int64, String)] = [(minute, "1 min"), (5 * minute, "5 min"), (15 * minute, "15 min"),
-                                            (30 * minute, "30 min"), (60 * minute, "hour"), (360 * minute, "6 h"),
-                                            (1440 * minute, "day")]
+        let intervals: [(Int64, String)] = [
+            (minute, "1 min"), (5 * minute, "5 min"), (15 * minute, "15 min"),
+            (30 * minute, "30 min"), (60 * minute, "hour"), (360 * minute, "6 h"),
+            (1440 * minute, "day"),
+        ]
         let (bucketNs, bucketName) = intervals.first { (last - first + $0.0 - 1) / $0.0 <= 240 } ?? intervals.last!
         let origin = first / bucketNs * bucketNs
         let count = Int((last - origin + bucketNs - 1) / bucketNs)
@@ -298,18 +337,23 @@ public enum StepPlot {
         var value = 0.0
         while value <= highest * 1.0001 {
             let py = top + plotH - value / highest * plotH
-            out += "<line x1=\"\(f(left))\" y1=\"\(f(py))\" x2=\"\(f(left + plotW))\" y2=\"\(f(py))\" stroke=\"#e4e4e4\"/>"
+            out +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(py))\" x2=\"\(f(left + plotW))\" y2=\"\(f(py))\" stroke=\"#e4e4e4\"/>"
             out += "<text x=\"\(f(left - 6))\" y=\"\(f(py + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
             value += valueStep
         }
         for (i, steps) in bars.enumerated() where steps > 0 {
             let h = steps / highest * plotH
-            out += "<rect x=\"\(f(left + Double(i) * barW))\" y=\"\(f(top + plotH - h))\" width=\"\(f(max(barW - 1, 0.5)))\" height=\"\(f(h))\" fill=\"#3b6fb6\"/>"
+            out +=
+                "<rect x=\"\(f(left + Double(i) * barW))\" y=\"\(f(top + plotH - h))\" width=\"\(f(max(barW - 1, 0.5)))\" height=\"\(f(h))\" fill=\"#3b6fb6\"/>"
         }
         let start = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(origin) / 1e9))
-        out += "\n<text x=\"\(f(left + plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">\(bars.count) \(bucketName) intervals from \(start)</text>\n"
-        out += "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">steps per \(bucketName)</text>\n"
-        out += "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#888\"/>\n</svg>\n"
+        out +=
+            "\n<text x=\"\(f(left + plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">\(bars.count) \(bucketName) intervals from \(start)</text>\n"
+        out +=
+            "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">steps per \(bucketName)</text>\n"
+        out +=
+            "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#888\"/>\n</svg>\n"
         return out
     }
 

@@ -8,8 +8,10 @@ import StepDetection
 /// - `steps.csv`: `file,t_s,counted`, every step the rhythm found, counted (1) or refused by the recognizer (0).
 /// Times are the recording's own, in seconds.
 public enum WalkingFeatureDump {
-    public static func write(_ manifest: EvaluationManifest, parameters: DetectorParameters, jobs: Int,
-                             to folder: String) throws {
+    public static func write(
+        _ manifest: EvaluationManifest, parameters: DetectorParameters, jobs: Int,
+        to folder: String
+    ) throws {
         var on = parameters
         on.recognizer.enabled = true  // the windows exist only with the recognizer on
         let recognizing = on
@@ -29,21 +31,27 @@ public enum WalkingFeatureDump {
         try steps.write(toFile: folder + "/steps.csv", atomically: true, encoding: .utf8)
     }
 
-    private static func rowsOf(_ entry: EvaluationManifest.Entry,
-                               parameters: DetectorParameters) throws -> (windows: String, steps: String) {
-        var windows = "", steps = ""
+    private static func rowsOf(
+        _ entry: EvaluationManifest.Entry,
+        parameters: DetectorParameters
+    ) throws -> (windows: String, steps: String) {
+        var windows = ""
+        var steps = ""
         let file = entry.file.contains(",") ? "\"\(entry.file)\"" : entry.file
         func seconds(_ ns: Int64) -> String { String(format: "%.3f", Double(ns) / 1e9) }
-        _ = try RecordingCounter.count(path: entry.path, parameters: parameters, axisFeatures: true, onEvent: { event in
-            switch event {
-            case .decision(let d, let f):
-                let values = f.values.map { String(format: "%.5g", $0) }.joined(separator: ",")
-                windows += "\(file),\(seconds(d.startNs)),\(seconds(d.endNs)),\(String(format: "%.4f", d.probability)),\(f.hasAxes ? 1 : 0),\(values)\n"
-            case .step(let t): steps += "\(file),\(seconds(t)),1\n"
-            case .refused(let t): steps += "\(file),\(seconds(t)),0\n"
-            case .boutStarted, .boutEnded: break
-            }
-        })
+        _ = try RecordingCounter.count(
+            path: entry.path, parameters: parameters, axisFeatures: true,
+            onEvent: { event in
+                switch event {
+                case .decision(let d, let f):
+                    let values = f.values.map { String(format: "%.5g", $0) }.joined(separator: ",")
+                    windows +=
+                        "\(file),\(seconds(d.startNs)),\(seconds(d.endNs)),\(String(format: "%.4f", d.probability)),\(f.hasAxes ? 1 : 0),\(values)\n"
+                case .step(let t): steps += "\(file),\(seconds(t)),1\n"
+                case .refused(let t): steps += "\(file),\(seconds(t)),0\n"
+                case .boutStarted, .boutEnded: break
+                }
+            })
         return (windows, steps)
     }
 }

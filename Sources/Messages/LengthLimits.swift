@@ -16,8 +16,9 @@ public struct LengthLimit: Sendable, Equatable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(measure: try c.decode(String.self, forKey: .measure), length: try c.decode(Int.self, forKey: .length),
-                  max: try c.decode(Int.self, forKey: .max))
+        self.init(
+            measure: try c.decode(String.self, forKey: .measure), length: try c.decode(Int.self, forKey: .length),
+            max: try c.decode(Int.self, forKey: .max))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -46,7 +47,9 @@ public struct LengthReport: Sendable, Equatable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case platform, weightedLength = "weighted_length", limit, valid, limits
+        case platform
+        case weightedLength = "weighted_length"
+        case limit, valid, limits
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -83,8 +86,10 @@ extension LengthRule {
         case .mastodon, .mastodonInstance:
             return [LengthLimit(measure: "characters", length: Self.mastodonLength(text), max: limit)]
         case .bluesky:
-            return [LengthLimit(measure: "graphemes", length: text.count, max: 300),
-                    LengthLimit(measure: "bytes", length: text.utf8.count, max: 3000)]
+            return [
+                LengthLimit(measure: "graphemes", length: text.count, max: 300),
+                LengthLimit(measure: "bytes", length: text.utf8.count, max: 3000),
+            ]
         case .characters(let n): return [LengthLimit(measure: "graphemes", length: text.count, max: n)]
         case .utf8Bytes(let n): return [LengthLimit(measure: "bytes", length: text.utf8.count, max: n)]
         }

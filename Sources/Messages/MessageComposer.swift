@@ -29,9 +29,11 @@ public struct MessageComposer: Sendable {
     public static let defaultDateFormat = "MM/dd HH:mm:ss"
 
     /// Throws `ComposerError.unknownTimeZone` for a name that is not an IANA zone: never a silent fall back to UTC.
-    public init(template: Template, device: String = MessageComposer.defaultDevice,
-                dateFormat: String = MessageComposer.defaultDateFormat, timeZone identifier: String,
-                locale: String = "en_US_POSIX") throws {
+    public init(
+        template: Template, device: String = MessageComposer.defaultDevice,
+        dateFormat: String = MessageComposer.defaultDateFormat, timeZone identifier: String,
+        locale: String = "en_US_POSIX"
+    ) throws {
         guard let zone = TimeZones.named(identifier) else { throw ComposerError.unknownTimeZone(identifier) }
         self.template = template
         self.device = device
@@ -82,7 +84,8 @@ public struct MessageComposer: Sendable {
     static func duration(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         if s < 60 { return "\(s)s" }
-        let h = s / 3600, m = (s % 3600) / 60
+        let h = s / 3600
+        let m = (s % 3600) / 60
         return h > 0 ? "\(h)h \(String(format: "%02d", m))m" : "\(m)m"
     }
 }

@@ -10,7 +10,9 @@ public enum Punycode {
         let basic = output.count
         var handled = basic
         if basic > 0 { output.append("-") }
-        var n = initialN, delta = 0, bias = initialBias
+        var n = initialN
+        var delta = 0
+        var bias = initialBias
         while handled < code.count {
             guard let m = code.filter({ $0 >= n }).min() else { break }
             let (step, overflow) = Int(m - n).multipliedReportingOverflow(by: handled + 1)

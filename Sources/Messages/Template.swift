@@ -15,7 +15,9 @@ public struct Template: Sendable, Equatable {
     }
 
     /// Placeholders a template may use.
-    public static let placeholders: Set<String> = ["from", "to", "steps", "device", "duration", "date", "cadence", "bouts"]
+    public static let placeholders: Set<String> = [
+        "from", "to", "steps", "device", "duration", "date", "cadence", "bouts",
+    ]
 
     enum Piece: Sendable, Equatable {
         case literal(String)
@@ -35,15 +37,26 @@ public struct Template: Sendable, Equatable {
             let c = source[i]
             let next = source.index(after: i)
             if c == "{" {
-                if next < source.endIndex && source[next] == "{" { literal.append("{"); i = source.index(after: next); continue }
+                if next < source.endIndex && source[next] == "{" {
+                    literal.append("{")
+                    i = source.index(after: next)
+                    continue
+                }
                 guard let close = source[next...].firstIndex(of: "}") else { throw .unclosed(source) }
                 let name = String(source[next..<close])
                 guard Template.placeholders.contains(name) else { throw .unknownPlaceholder(name) }
-                if !literal.isEmpty { pieces.append(.literal(literal)); literal = "" }
+                if !literal.isEmpty {
+                    pieces.append(.literal(literal))
+                    literal = ""
+                }
                 pieces.append(.field(name))
                 i = source.index(after: close)
             } else if c == "}" {
-                if next < source.endIndex && source[next] == "}" { literal.append("}"); i = source.index(after: next); continue }
+                if next < source.endIndex && source[next] == "}" {
+                    literal.append("}")
+                    i = source.index(after: next)
+                    continue
+                }
                 throw .strayBrace(source)
             } else {
                 literal.append(c)
@@ -81,7 +94,8 @@ public enum TemplateError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownPlaceholder(let n):
-            return "unknown placeholder {\(n)}; known: " + Template.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", ")
+            return "unknown placeholder {\(n)}; known: "
+                + Template.placeholders.sorted().map { "{\($0)}" }.joined(separator: ", ")
         case .unclosed: return "a '{' is never closed (write '{{' for a literal brace)"
         case .strayBrace: return "a '}' has no opening '{' (write '}}' for a literal brace)"
         }

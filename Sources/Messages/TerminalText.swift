@@ -37,7 +37,9 @@ public enum TerminalText {
     static func decodeScalar(_ b: [UInt8], at i: Int) -> (Unicode.Scalar, Int)? {
         let lead = b[i]
         if lead < 0x80 { return (Unicode.Scalar(lead), 1) }
-        let length: Int, initial: UInt32, minimum: UInt32
+        let length: Int
+        let initial: UInt32
+        let minimum: UInt32
         switch lead {
         case 0xC2...0xDF: (length, initial, minimum) = (2, UInt32(lead & 0x1F), 0x80)
         case 0xE0...0xEF: (length, initial, minimum) = (3, UInt32(lead & 0x0F), 0x800)

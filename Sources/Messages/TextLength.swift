@@ -53,15 +53,17 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .x:
             let result = TwitterText.weightedLength(text)
-            return LengthCheck(weightedLength: result.length, limit: 280,
-                               valid: !text.isEmpty && !result.hasInvalidCharacters && result.length <= 280)
+            return LengthCheck(
+                weightedLength: result.length, limit: 280,
+                valid: !text.isEmpty && !result.hasInvalidCharacters && result.length <= 280)
         case .mastodon, .mastodonInstance:
             let length = Self.mastodonLength(text)
             return LengthCheck(weightedLength: length, limit: limit, valid: !text.isEmpty && length <= limit)
         case .bluesky:
             let graphemes = text.count
-            return LengthCheck(weightedLength: graphemes, limit: 300,
-                               valid: !text.isEmpty && graphemes <= 300 && text.utf8.count <= 3000)
+            return LengthCheck(
+                weightedLength: graphemes, limit: 300,
+                valid: !text.isEmpty && graphemes <= 300 && text.utf8.count <= 3000)
         case .characters(let n):
             return LengthCheck(weightedLength: text.count, limit: n, valid: !text.isEmpty && text.count <= n)
         case .utf8Bytes(let n):
@@ -76,7 +78,8 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         let characters = Array(text)
         // The longest prefix (in grapheme clusters) that fits with the ellipsis: validity is monotonic in the
         // prefix length for every rule here, so a binary search finds it.
-        var low = 0, high = characters.count - 1
+        var low = 0
+        var high = characters.count - 1
         guard check("…").valid else { return nil }
         while low < high {
             let mid = (low + high + 1) / 2
@@ -111,7 +114,8 @@ public struct LengthCheck: Sendable, Equatable, Codable {
     public var valid: Bool
 
     enum CodingKeys: String, CodingKey {
-        case weightedLength = "weighted_length", limit, valid
+        case weightedLength = "weighted_length"
+        case limit, valid
     }
 
     public init(weightedLength: Int, limit: Int, valid: Bool) {
@@ -137,7 +141,10 @@ public enum TwitterText {
         var cursor = normalized.startIndex
         func add(_ slice: Substring) {
             for character in slice {
-                if isEmoji(character) { weight += 200; continue }
+                if isEmoji(character) {
+                    weight += 200
+                    continue
+                }
                 for scalar in character.unicodeScalars {
                     if scalar.value == 0xFFFE || scalar.value == 0xFEFF || scalar.value == 0xFFFF { invalid = true }
                     weight += lightRanges.contains { $0.contains(scalar.value) } ? 100 : 200

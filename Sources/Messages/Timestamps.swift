@@ -13,7 +13,10 @@ public enum Timestamps {
         let local = DateFormatter()
         local.locale = Locale(identifier: "en_US_POSIX")
         local.timeZone = zone
-        for format in ["yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
+        for format in [
+            "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm",
+            "yyyy-MM-dd",
+        ] {
             local.dateFormat = format
             if let d = local.date(from: trimmed) { return d }
         }
@@ -24,7 +27,9 @@ public enum Timestamps {
     /// for a time without one, which needs a zone (`parse(_:zone:)`).
     public static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+        ] {
             let f = ISO8601DateFormatter()
             f.formatOptions = options
             if let d = f.date(from: trimmed) { return d }

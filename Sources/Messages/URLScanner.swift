@@ -23,7 +23,10 @@ struct URLScanner {
         var found: [Range<Int>] = []
         var i = 0
         while i < s.count {
-            if i > 0 && Self.refusedBefore(s[i - 1]) { i += 1; continue }
+            if i > 0 && Self.refusedBefore(s[i - 1]) {
+                i += 1
+                continue
+            }
             let scheme = schemeLength(at: i)
             if scheme > 0, let m = match(from: i, hostStart: i + scheme) {
                 if let url = validated(m, start: i, scheme: scheme) { found.append(url) }
@@ -88,7 +91,8 @@ struct URLScanner {
     /// End of a label at `p`: starts and ends with a domain character, `-` (and `_`) only inside.
     func labelEnd(from p: Int, underscore: Bool) -> Int? {
         guard p < s.count, Self.isDomainChar(s[p]) else { return nil }
-        var q = p, lastDomainChar = p
+        var q = p
+        var lastDomainChar = p
         while q < s.count, Self.isDomainChar(s[q]) || s[q] == "-" || (underscore && s[q] == "_") {
             if Self.isDomainChar(s[q]) { lastDomainChar = q }
             q += 1
@@ -107,7 +111,8 @@ struct URLScanner {
         while length >= 2 {
             let end = p + length
             if end == s.count || !Self.refusedAfterTLD(s[end]),
-               TopLevelDomains.all.contains(String(String.UnicodeScalarView(s[p..<end])).lowercased()) {
+                TopLevelDomains.all.contains(String(String.UnicodeScalarView(s[p..<end])).lowercased())
+            {
                 return end
             }
             length -= 1
@@ -117,7 +122,9 @@ struct URLScanner {
 
     /// End of a path whose characters start at `p` (after its `/`).
     func pathEnd(from p: Int) -> Int {
-        var q = p, good = p, depth = 0
+        var q = p
+        var good = p
+        var depth = 0
         while q < s.count {
             let c = s[q]
             if c == "(" {
@@ -139,8 +146,11 @@ struct URLScanner {
 
     /// End of a query whose characters start at `p` (after its `?`), or nil when none ends well.
     func queryEnd(from p: Int) -> Int? {
-        var q = p, good: Int?
-        while q < s.count, s[q].isASCII, Self.isASCIIAlnum(s[q]) || "!?*'@();:&=+$/%#[]-_.,~|".unicodeScalars.contains(s[q]) {
+        var q = p
+        var good: Int?
+        while q < s.count, s[q].isASCII,
+            Self.isASCIIAlnum(s[q]) || "!?*'@();:&=+$/%#[]-_.,~|".unicodeScalars.contains(s[q])
+        {
             if Self.isASCIIAlnum(s[q]) || "-_&=#/".unicodeScalars.contains(s[q]) { good = q + 1 }
             q += 1
         }
@@ -164,11 +174,14 @@ struct URLScanner {
         var asciiStart = m.host.lowerBound
         for q in m.host where !Self.isASCIIDomainChar(s[q]) { asciiStart = q + 1 }
         guard asciiStart < m.host.upperBound,
-              let hostEnd = hostEnd(from: asciiStart), hostEnd == m.host.upperBound else { return nil }
+            let hostEnd = hostEnd(from: asciiStart), hostEnd == m.host.upperBound
+        else { return nil }
         let host = asciiStart..<hostEnd
         if m.path == nil {
             let labels = String(String.UnicodeScalarView(s[host])).lowercased().split(separator: ".")
-            if labels.count == 2, labels[1].count == 2, labels[1].allSatisfy(\.isASCII), labels[1] != "co", labels[1] != "tv" {
+            if labels.count == 2, labels[1].count == 2, labels[1].allSatisfy(\.isASCII), labels[1] != "co",
+                labels[1] != "tv"
+            {
                 return nil
             }
         }
@@ -199,8 +212,10 @@ struct URLScanner {
         return 0
     }
 
-    static let directional: Set<UInt32> = [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
-                                           0x200E, 0x200F, 0x061C]
+    static let directional: Set<UInt32> = [
+        0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
+        0x200E, 0x200F, 0x061C,
+    ]
     static let invalid: Set<UInt32> = [0xFFFE, 0xFEFF, 0xFFFF]
 
     static func refusedBefore(_ c: Unicode.Scalar) -> Bool {
@@ -214,7 +229,8 @@ struct URLScanner {
         if c.isASCII { return isASCIIAlnum(c) }
         let p = c.properties
         return !p.isWhitespace && c.value >= 0xA0 && !invalid.contains(c.value) && !directional.contains(c.value)
-            && p.generalCategory != .format && p.generalCategory != .lineSeparator && p.generalCategory != .paragraphSeparator
+            && p.generalCategory != .format && p.generalCategory != .lineSeparator
+            && p.generalCategory != .paragraphSeparator
     }
 
     static func isASCIIAlnum(_ c: Unicode.Scalar) -> Bool {
@@ -227,7 +243,8 @@ struct URLScanner {
     static func isLatinAccent(_ c: Unicode.Scalar) -> Bool {
         switch c.value {
         case 0xC0...0xD6, 0xD8...0xF6, 0xF8...0xFF, 0x100...0x24F, 0x253, 0x254, 0x256, 0x257, 0x259, 0x25B, 0x263,
-             0x268, 0x26F, 0x272, 0x289, 0x28B, 0x2BB, 0x300...0x36F, 0x1E00...0x1EFF: return true
+            0x268, 0x26F, 0x272, 0x289, 0x28B, 0x2BB, 0x300...0x36F, 0x1E00...0x1EFF:
+            return true
         default: return false
         }
     }

@@ -11,8 +11,10 @@ public enum Backoff {
     ///   - random: a number in 0..<1 (injectable for tests).
     /// - Returns: seconds to wait; for `retryAfter` that is `retryAfter` plus up to 10 % (at most 5 s) of jitter,
     ///   otherwise a value in `[d/2, d)` with `d = min(cap, base · 2^(attempt-1))`.
-    public static func delay(attempt: Int, retryAfter: TimeInterval?, base: TimeInterval = 30,
-                             cap: TimeInterval = 3600, random: () -> Double = { Double.random(in: 0..<1) }) -> TimeInterval {
+    public static func delay(
+        attempt: Int, retryAfter: TimeInterval?, base: TimeInterval = 30,
+        cap: TimeInterval = 3600, random: () -> Double = { Double.random(in: 0..<1) }
+    ) -> TimeInterval {
         let r = min(max(random(), 0), 1)
         if let retryAfter, retryAfter.isFinite {
             let wish = max(0, retryAfter)

@@ -8,19 +8,24 @@ import Messages
 /// with the server's message (redacted).
 public enum ResponseClassifier {
     /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply.
-    public static func classify(_ reply: HTTPReply, now: Date, redactor: Redactor,
-                                remoteID: (HTTPReply) -> String?) -> DeliveryOutcome {
+    public static func classify(
+        _ reply: HTTPReply, now: Date, redactor: Redactor,
+        remoteID: (HTTPReply) -> String?
+    ) -> DeliveryOutcome {
         switch reply.status {
         case 200..<300:
             // `Idempotent-Replayed: true`: the server recognised the Idempotency-Key and replayed its first answer.
-            if reply.header("Idempotent-Replayed")?.lowercased() == "true" { return .alreadyDelivered(remoteID: remoteID(reply)) }
+            if reply.header("Idempotent-Replayed")?.lowercased() == "true" {
+                return .alreadyDelivered(remoteID: remoteID(reply))
+            }
             return .delivered(remoteID: remoteID(reply))
         case 408, 425, 429:
             // The server says it did not process the request.
             return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now))
         case 500..<600:
             // A gateway timeout or a crash may come after the post was made.
-            return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now), unconfirmed: true)
+            return .retryable(
+                reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now), unconfirmed: true)
         default:
             return .permanent(reason: reason(reply, redactor: redactor))
         }
@@ -29,7 +34,9 @@ public enum ResponseClassifier {
     /// The transport failure as an outcome: always retryable; unconfirmed unless the request cannot have been sent.
     public static func classify(_ failure: TransportFailure) -> DeliveryOutcome {
         switch failure {
-        case .deadline: return .retryable(reason: "deadline passed before a response (request cancelled)", retryAfter: nil, unconfirmed: true)
+        case .deadline:
+            return .retryable(
+                reason: "deadline passed before a response (request cancelled)", retryAfter: nil, unconfirmed: true)
         case .network(let text): return .retryable(reason: "network error: \(text)", retryAfter: nil, unconfirmed: true)
         case .notSent(let text): return .retryable(reason: "network error: \(text)", retryAfter: nil)
         }
@@ -79,11 +86,14 @@ public enum ResponseClassifier {
         if let value = reply.header("x-ratelimit-reset-after"), let seconds = Double(value), seconds.isFinite {
             return max(0, seconds)
         }
-        let remaining = reply.header("x-ratelimit-remaining") ?? reply.header("x-rate-limit-remaining")
+        let remaining =
+            reply.header("x-ratelimit-remaining") ?? reply.header("x-rate-limit-remaining")
             ?? reply.header("ratelimit-remaining")
         if reply.status == 429 || remaining.flatMap(Double.init) == 0,
-           let reset = reply.header("x-ratelimit-reset") ?? reply.header("x-rate-limit-reset") ?? reply.header("ratelimit-reset"),
-           let seconds = resetSeconds(reset, now: now) {
+            let reset = reply.header("x-ratelimit-reset") ?? reply.header("x-rate-limit-reset")
+                ?? reply.header("ratelimit-reset"),
+            let seconds = resetSeconds(reset, now: now)
+        {
             return seconds
         }
         if let json = reply.json {

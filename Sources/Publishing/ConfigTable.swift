@@ -20,7 +20,8 @@ public final class ConfigTable {
         do {
             return try TOMLTable(string: text)
         } catch let e as TOMLParseError {
-            throw ConfigurationError(path: "", message: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
+            throw ConfigurationError(
+                path: "", message: "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)")
         } catch {
             throw ConfigurationError(path: "", message: "\(error)")
         }
@@ -31,7 +32,9 @@ public final class ConfigTable {
 
     /// `prefix.key`, or `key` at the top of a document.
     public func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
-    public func error(_ key: String, _ message: String) -> ConfigurationError { ConfigurationError(path: path(key), message: message) }
+    public func error(_ key: String, _ message: String) -> ConfigurationError {
+        ConfigurationError(path: path(key), message: message)
+    }
     public func missingSecret(_ key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(path: path(key), message: message, isMissingSecret: true)
     }
@@ -74,14 +77,18 @@ public final class ConfigTable {
     public func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         guard let v = value(key) else { return nil }
         guard let i = v.int else { throw error(key, "must be an integer, not \(Self.typeName(v))") }
-        guard range.contains(i) else { throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), not \(i)") }
+        guard range.contains(i) else {
+            throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), not \(i)")
+        }
         return i
     }
 
     /// A number: a TOML float or integer.
     public func number(_ key: String) throws(ConfigurationError) -> Double? {
         guard let v = value(key) else { return nil }
-        guard let d = v.double ?? v.int.map(Double.init) else { throw error(key, "must be a number, not \(Self.typeName(v))") }
+        guard let d = v.double ?? v.int.map(Double.init) else {
+            throw error(key, "must be a number, not \(Self.typeName(v))")
+        }
         return d
     }
 
@@ -89,7 +96,9 @@ public final class ConfigTable {
     /// continue this table's (`schedule.deadline`, `publish[0].headers.x`).
     public func table(_ key: String) throws(ConfigurationError) -> ConfigTable? {
         guard let v = value(key) else { return nil }
-        guard let t = v.table else { throw error(key, "must be a table, not \(Self.typeName(v)): write [\(path(key))]") }
+        guard let t = v.table else {
+            throw error(key, "must be a table, not \(Self.typeName(v)): write [\(path(key))]")
+        }
         return ConfigTable(t, prefix: path(key))
     }
 
@@ -114,7 +123,8 @@ public final class ConfigTable {
         var out: [String] = []
         for (i, element) in array.enumerated() {
             guard let s = element.string else {
-                throw ConfigurationError(path: "\(path(key))[\(i)]", message: "must be a string, not \(Self.typeName(element))")
+                throw ConfigurationError(
+                    path: "\(path(key))[\(i)]", message: "must be a string, not \(Self.typeName(element))")
             }
             out.append(s)
         }
@@ -135,7 +145,9 @@ public final class ConfigTable {
     }
 
     /// An `http` or `https` URL.
-    public func url(_ key: String, default fallback: String? = nil, required: Bool = false) throws(ConfigurationError) -> URL? {
+    public func url(_ key: String, default fallback: String? = nil, required: Bool = false) throws(ConfigurationError)
+        -> URL?
+    {
         guard let text = try string(key) ?? fallback else {
             if required { throw error(key, "missing (required for this kind), e.g. \"https://example.social\"") }
             return nil
@@ -143,10 +155,13 @@ public final class ConfigTable {
         return try Self.checkedURL(text, key: key, table: self)
     }
 
-    public static func checkedURL(_ text: String, key: String, table: ConfigTable, secret: Bool = false) throws(ConfigurationError) -> URL {
+    public static func checkedURL(_ text: String, key: String, table: ConfigTable, secret: Bool = false)
+        throws(ConfigurationError) -> URL
+    {
         let shown = secret ? "the URL" : "\"\(text)\""
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw table.error(key, "\(shown) is not an http(s) URL")
         }
         return url

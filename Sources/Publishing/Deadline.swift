@@ -54,8 +54,10 @@ public struct Deadline: Sendable {
     /// `work`'s result, or `fallback` when the deadline plus `grace` passes first. `work` is then cancelled and not
     /// waited for: the race returns on time even when `work` ignores cancellation. Cancelling the caller also ends
     /// the race with `fallback`.
-    public func race<T: Sendable>(grace: Duration = .zero, orElse fallback: T,
-                                  _ work: @escaping @Sendable () async -> T) async -> T {
+    public func race<T: Sendable>(
+        grace: Duration = .zero, orElse fallback: T,
+        _ work: @escaping @Sendable () async -> T
+    ) async -> T {
         let finish = RaceFinish<T>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -102,7 +104,10 @@ private final class RaceFinish<T: Sendable>: @unchecked Sendable {
 
     func resume(_ value: T) {
         lock.lock()
-        guard !done else { lock.unlock(); return }
+        guard !done else {
+            lock.unlock()
+            return
+        }
         done = true
         let continuation = self.continuation
         self.continuation = nil

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A received HTTP response: status, headers with lower-cased names, and body.
@@ -86,9 +87,12 @@ public struct URLSessionSender: HTTPSending {
                     }
                     var headers: [String: String] = [:]
                     for (name, value) in http.allHeaderFields {
-                        if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+                        if let name = name as? String, let value = value as? String {
+                            headers[name.lowercased()] = value
+                        }
                     }
-                    continuation.resume(returning: .success(HTTPReply(status: http.statusCode, headers: headers, body: data ?? Data())))
+                    continuation.resume(
+                        returning: .success(HTTPReply(status: http.statusCode, headers: headers, body: data ?? Data())))
                 }
                 handle.start(task)
             }
@@ -102,11 +106,13 @@ public struct URLSessionSender: HTTPSending {
         let urlError = error as? URLError
         if urlError?.code == .timedOut { return .deadline }
         let text = urlError.map { "\($0.code.rawValue) \($0.localizedDescription)" } ?? "\(error)"
-        let beforeSending: Set<URLError.Code> = [.cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-                                                 .notConnectedToInternet, .secureConnectionFailed,
-                                                 .serverCertificateUntrusted, .serverCertificateHasBadDate,
-                                                 .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
-                                                 .clientCertificateRejected, .unsupportedURL, .badURL]
+        let beforeSending: Set<URLError.Code> = [
+            .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+            .notConnectedToInternet, .secureConnectionFailed,
+            .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
+            .clientCertificateRejected, .unsupportedURL, .badURL,
+        ]
         if let code = urlError?.code, beforeSending.contains(code) { return .notSent(text) }
         return .network(text)
     }
@@ -145,7 +151,8 @@ enum Requests {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+        request.httpBody = try? JSONSerialization.data(
+            withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
         return request
     }
 }

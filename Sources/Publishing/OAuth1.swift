@@ -17,7 +17,8 @@ public struct OAuth1Credentials: Sendable, Equatable {
 
 /// OAuth 1.0a `HMAC-SHA1` request signing (RFC 5849 §3.4).
 public enum OAuth1 {
-    static let unreserved: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
+    static let unreserved: Set<UInt8> = Set(
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
     static let hexDigits = Array("0123456789ABCDEF")
 
     /// RFC 5849 §3.6: everything but the RFC 3986 unreserved set, as `%XX` with upper-case hex, over UTF-8.
@@ -64,9 +65,11 @@ public enum OAuth1 {
 
     /// The `Authorization: OAuth …` header for a request to `url`. Query parameters of `url` and any
     /// `application/x-www-form-urlencoded` body parameters are signed; a JSON body is not (§3.4.1.3.1).
-    public static func authorizationHeader(method: String, url: URL, credentials: OAuth1Credentials,
-                                           nonce: String, timestamp: Int,
-                                           formParameters: [(String, String)] = []) -> String {
+    public static func authorizationHeader(
+        method: String, url: URL, credentials: OAuth1Credentials,
+        nonce: String, timestamp: Int,
+        formParameters: [(String, String)] = []
+    ) -> String {
         let oauth: [(String, String)] = [
             ("oauth_consumer_key", credentials.consumerKey),
             ("oauth_nonce", nonce),
@@ -75,9 +78,13 @@ public enum OAuth1 {
             ("oauth_token", credentials.token),
             ("oauth_version", "1.0"),
         ]
-        let query = (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
-        let base = signatureBaseString(method: method, baseURI: baseURI(of: url), parameters: oauth + query + formParameters)
-        let signature = signature(baseString: base, consumerSecret: credentials.consumerSecret, tokenSecret: credentials.tokenSecret)
+        let query = (URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map {
+            ($0.name, $0.value ?? "")
+        }
+        let base = signatureBaseString(
+            method: method, baseURI: baseURI(of: url), parameters: oauth + query + formParameters)
+        let signature = signature(
+            baseString: base, consumerSecret: credentials.consumerSecret, tokenSecret: credentials.tokenSecret)
         let fields = (oauth + [("oauth_signature", signature)]).sorted { $0.0 < $1.0 }
         return "OAuth " + fields.map { "\(percentEncode($0.0))=\"\(percentEncode($0.1))\"" }.joined(separator: ", ")
     }

@@ -56,8 +56,9 @@ extension Post {
 
     /// A post for a window, with the key from `idempotencyKey(windowStart:windowEnd:)`.
     public init(text: String, windowStart: Date, windowEnd: Date) {
-        self.init(text: text, idempotencyKey: Post.idempotencyKey(windowStart: windowStart, windowEnd: windowEnd),
-                  windowStart: windowStart, windowEnd: windowEnd)
+        self.init(
+            text: text, idempotencyKey: Post.idempotencyKey(windowStart: windowStart, windowEnd: windowEnd),
+            windowStart: windowStart, windowEnd: windowEnd)
     }
 
     static func keyTime(_ date: Date) -> String {
@@ -65,10 +66,12 @@ extension Post {
         let seconds = Int64((Double(millis) / 1000).rounded(.down))
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second],
-                                        from: Date(timeIntervalSince1970: TimeInterval(seconds)))
-        var text = String(format: "%04d%02d%02dT%02d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0,
-                          c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+        let c = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second],
+            from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+        var text = String(
+            format: "%04d%02d%02dT%02d%02d%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0,
+            c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
         let fraction = millis - seconds * 1000
         if fraction != 0 { text += String(format: ".%03d", Int(fraction)) }
         return text + "Z"
@@ -144,11 +147,21 @@ public struct TextGate: Sendable, Equatable {
         if text.isEmpty { return .failure(Stop(.permanent(reason: "empty text"))) }
         if check.weightedLength <= check.limit {
             if case .bluesky = rule {
-                return .failure(Stop(.permanent(reason: "text too long for \(rule): \(text.utf8.count) bytes > 3000 (set shorten = true to cut it)")))
+                return .failure(
+                    Stop(
+                        .permanent(
+                            reason:
+                                "text too long for \(rule): \(text.utf8.count) bytes > 3000 (set shorten = true to cut it)"
+                        )))
             }
             return .failure(Stop(.permanent(reason: "text refused by \(rule): it contains U+FFFE, U+FEFF or U+FFFF")))
         }
-        return .failure(Stop(.permanent(reason: "text too long for \(rule): \(check.weightedLength) > \(check.limit) (set shorten = true to cut it)")))
+        return .failure(
+            Stop(
+                .permanent(
+                    reason:
+                        "text too long for \(rule): \(check.weightedLength) > \(check.limit) (set shorten = true to cut it)"
+                )))
     }
 }
 

@@ -26,9 +26,11 @@ public enum PublisherFactory {
     public static var kinds: [String] { targets.map(\.name) }
 
     /// Reads the `publish` array of a whole parsed document (no `publish` key: no publishers).
-    public static func make(document: TOMLTable, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
-                            context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
+    public static func make(
+        document: TOMLTable, environment: [String: String] = ProcessInfo.processInfo.environment,
+        readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+        context: HTTPContext = HTTPContext()
+    ) throws(ConfigurationError) -> PublisherSet {
         try make(tables: try tables(of: document), environment: environment, readFile: readFile, context: context)
     }
 
@@ -37,7 +39,8 @@ public enum PublisherFactory {
     public static func tables(of document: TOMLTable) throws(ConfigurationError) -> [TOMLTable] {
         guard let value = document["publish"] else { return [] }
         guard let array = value.array else {
-            throw ConfigurationError(path: "publish", message: "must be an array of tables: write [[publish]], not [publish]")
+            throw ConfigurationError(
+                path: "publish", message: "must be an array of tables: write [[publish]], not [publish]")
         }
         return try tables(of: array)
     }
@@ -47,7 +50,8 @@ public enum PublisherFactory {
         var tables: [TOMLTable] = []
         for (i, element) in array.enumerated() {
             guard let table = element.table else {
-                throw ConfigurationError(path: "publish[\(i)]", message: "must be a table, not \(ConfigTable.typeName(element))")
+                throw ConfigurationError(
+                    path: "publish[\(i)]", message: "must be a table, not \(ConfigTable.typeName(element))")
             }
             tables.append(table)
         }
@@ -55,36 +59,49 @@ public enum PublisherFactory {
     }
 
     /// Reads the value of the document's `publish` key (an array of tables).
-    public static func make(array: TOMLArray, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
-                            context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
+    public static func make(
+        array: TOMLArray, environment: [String: String] = ProcessInfo.processInfo.environment,
+        readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+        context: HTTPContext = HTTPContext()
+    ) throws(ConfigurationError) -> PublisherSet {
         try make(tables: try tables(of: array), environment: environment, readFile: readFile, context: context)
     }
 
     /// Parses TOML text and reads its `publish` array; a syntax error is reported with its line and column.
-    public static func make(toml: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
-                            context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
-        try make(document: try ConfigTable.parseDocument(toml), environment: environment, readFile: readFile, context: context)
+    public static func make(
+        toml: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+        context: HTTPContext = HTTPContext()
+    ) throws(ConfigurationError) -> PublisherSet {
+        try make(
+            document: try ConfigTable.parseDocument(toml), environment: environment, readFile: readFile,
+            context: context)
     }
 
     /// Builds one publisher per table, in order.
-    public static func make(tables: [TOMLTable], environment: [String: String] = ProcessInfo.processInfo.environment,
-                            readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
-                            context: HTTPContext = HTTPContext()) throws(ConfigurationError) -> PublisherSet {
+    public static func make(
+        tables: [TOMLTable], environment: [String: String] = ProcessInfo.processInfo.environment,
+        readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+        context: HTTPContext = HTTPContext()
+    ) throws(ConfigurationError) -> PublisherSet {
         var resolver = SecretResolver(environment: environment, readFile: readFile)
         var publishers: [any Publisher] = []
         var names: [String: Int] = [:]
         var kindCounts: [String: Int] = [:]
         for (index, table) in tables.enumerated() {
             let config = ConfigTable(table, prefix: "publish[\(index)]")
-            guard let kindName = try config.oneOf("kind", kinds), let kind = targets.first(where: { $0.name == kindName }) else {
+            guard let kindName = try config.oneOf("kind", kinds),
+                let kind = targets.first(where: { $0.name == kindName })
+            else {
                 throw config.error("kind", "missing: one of " + kinds.joined(separator: ", "))
             }
             kindCounts[kindName, default: 0] += 1
-            let name = try config.string("name") ?? (kindCounts[kindName] == 1 ? kindName : "\(kindName)-\(kindCounts[kindName] ?? 0)")
+            let name =
+                try config.string("name")
+                ?? (kindCounts[kindName] == 1 ? kindName : "\(kindName)-\(kindCounts[kindName] ?? 0)")
             if let earlier = names[name] {
-                throw config.error("name", "\"\(name)\" is already used by publish[\(earlier)]; give each table its own name")
+                throw config.error(
+                    "name", "\"\(name)\" is already used by publish[\(earlier)]; give each table its own name")
             }
             names[name] = index
             for (key, hint) in inlineSecretHints where config.contains(key) {

@@ -3,35 +3,55 @@
 public enum SHA1 {
     /// The 20-byte digest of `message`.
     public static func digest<Bytes: Collection<UInt8>>(_ message: Bytes) -> [UInt8] {
-        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
+        )
         var data = Array(message)
         let bitLength = UInt64(data.count) * 8
         data.append(0x80)
         while data.count % 64 != 56 { data.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            data.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
 
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for i in 0..<16 {
                 let j = chunk + i * 4
-                w[i] = UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
+                w[i] =
+                    UInt32(data[j]) << 24 | UInt32(data[j + 1]) << 16 | UInt32(data[j + 2]) << 8 | UInt32(data[j + 3])
             }
             for i in 16..<80 { w[i] = rotl(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1) }
             var (a, b, c, d, e) = h
             for i in 0..<80 {
-                let f: UInt32, k: UInt32
+                let f: UInt32
+                let k: UInt32
                 switch i {
-                case 0..<20: f = (b & c) | (~b & d); k = 0x5A82_7999
-                case 20..<40: f = b ^ c ^ d; k = 0x6ED9_EBA1
-                case 40..<60: f = (b & c) | (b & d) | (c & d); k = 0x8F1B_BCDC
-                default: f = b ^ c ^ d; k = 0xCA62_C1D6
+                case 0..<20:
+                    f = (b & c) | (~b & d)
+                    k = 0x5A82_7999
+                case 20..<40:
+                    f = b ^ c ^ d
+                    k = 0x6ED9_EBA1
+                case 40..<60:
+                    f = (b & c) | (b & d) | (c & d)
+                    k = 0x8F1B_BCDC
+                default:
+                    f = b ^ c ^ d
+                    k = 0xCA62_C1D6
                 }
                 let t = rotl(a, 5) &+ f &+ e &+ k &+ w[i]
-                e = d; d = c; c = rotl(b, 30); b = a; a = t
+                e = d
+                d = c
+                c = rotl(b, 30)
+                b = a
+                a = t
             }
             h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
         }
-        return [h.0, h.1, h.2, h.3, h.4].flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> UInt32(24 - 8 * $0)) } }
+        return [h.0, h.1, h.2, h.3, h.4].flatMap { v in
+            (0..<4).map { UInt8(truncatingIfNeeded: v >> UInt32(24 - 8 * $0)) }
+        }
     }
 
     /// HMAC-SHA1 of `message` with `key` (RFC 2104, block size 64).

@@ -18,7 +18,8 @@ public struct SecretFile: Sendable, Equatable {
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
-            throw SecretFileError(message: FileManager.default.fileExists(atPath: path) ? "cannot read \(path)" : "no such file \(path)")
+            throw SecretFileError(
+                message: FileManager.default.fileExists(atPath: path) ? "cannot read \(path)" : "no such file \(path)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SecretFileError(message: "cannot read \(path) (permission denied?)")
@@ -44,22 +45,28 @@ public struct SecretResolver {
     /// One line per secret file readable by group or others.
     public var warnings: [String] = []
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment,
-                readFile: @escaping (String) throws -> SecretFile = SecretFile.read) {
+    public init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        readFile: @escaping (String) throws -> SecretFile = SecretFile.read
+    ) {
         self.environment = environment
         self.readFile = readFile
     }
 
     /// The secret `name` of `table`, or nil when neither key is present and `required` is false.
-    public mutating func resolve(_ name: String, in table: ConfigTable, required: Bool) throws(ConfigurationError) -> String? {
-        let envKey = name + "_env", fileKey = name + "_file"
+    public mutating func resolve(_ name: String, in table: ConfigTable, required: Bool) throws(ConfigurationError)
+        -> String?
+    {
+        let envKey = name + "_env"
+        let fileKey = name + "_file"
         let variable = try table.string(envKey)
         let file = try table.string(fileKey)
         switch (variable, file) {
         case (.some, .some):
             throw table.error(envKey, "give \(envKey) or \(fileKey), not both")
         case (.some(let variable), nil):
-            guard let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else {
+            guard let value = environment[variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty
+            else {
                 throw table.missingSecret(envKey, "environment variable \(variable) is not set or is empty")
             }
             return value
@@ -71,11 +78,16 @@ public struct SecretResolver {
             let value = secret.contents.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !value.isEmpty else { throw table.missingSecret(fileKey, "\(path) is empty") }
             if secret.permissions & 0o077 != 0 {
-                warnings.append("\(table.path(fileKey)): \(path) is readable by group or others (mode \(String(secret.permissions, radix: 8))); run chmod 600 \(path)")
+                warnings.append(
+                    "\(table.path(fileKey)): \(path) is readable by group or others (mode \(String(secret.permissions, radix: 8))); run chmod 600 \(path)"
+                )
             }
             return value
         case (nil, nil):
-            if required { throw table.error(envKey, "missing: set \(envKey) (an environment variable name) or \(fileKey) (a file path)") }
+            if required {
+                throw table.error(
+                    envKey, "missing: set \(envKey) (an environment variable name) or \(fileKey) (a file path)")
+            }
             return nil
         }
     }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Storage for one range's samples, written by the thread that parses the range and read by the one that delivers
 /// it; then handed back to its `SampleBlockPool` for a later range.
@@ -100,7 +101,8 @@ struct CSVChunkParser: Sendable {
 
     /// Parses range `k`. Never throws: a failed read is reported in the chunk.
     func parse(_ k: Int) -> ParsedChunk {
-        let start = begin + Int64(k) * chunkBytes, stop = min(start + chunkBytes, limitEnd)
+        let start = begin + Int64(k) * chunkBytes
+        let stop = min(start + chunkBytes, limitEnd)
         // Range k > 0 reads one byte before its start, to know whether a line starts right there.
         let from = k == 0 ? start : start - 1
         var buffer = ByteBuffer(capacity: Int(stop - from) + 4096)
@@ -108,7 +110,8 @@ struct CSVChunkParser: Sendable {
         var chunk = ParsedChunk()
         let length: Int
         do {
-            length = try source.read(&buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1)
+            length = try source.read(
+                &buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1)
         } catch var e as InputError {
             e.file = path
             chunk.failure = e
@@ -121,7 +124,10 @@ struct CSVChunkParser: Sendable {
         p[length] = 0x0A  // a sentinel newline ends an unterminated last line: no bounds checks in the hot loop
         var i = 0
         if k > 0 {
-            guard length > 0 else { chunk.end = from; return chunk }
+            guard length > 0 else {
+                chunk.end = from
+                return chunk
+            }
             if p[0] == 0x0A {
                 i = 1
             } else if let nl = memchr(p, 0x0A, length) {
@@ -137,14 +143,18 @@ struct CSVChunkParser: Sendable {
 
     /// `body` with the block's storage.
     @inline(__always)
-    private func withSampleStorage(_ block: SampleBlock, _ body: (UnsafeMutablePointer<AccelerationSample>) -> Int) -> Int {
+    private func withSampleStorage(_ block: SampleBlock, _ body: (UnsafeMutablePointer<AccelerationSample>) -> Int)
+        -> Int
+    {
         body(block.base)
     }
 
     /// Parses the lines starting at `start` and before `limit` of a buffer whose byte at `length` is a newline.
     /// `chunk.end` is set to the buffer index after the last line taken.
-    private func scan(_ p: UnsafeMutablePointer<UInt8>, length: Int, from start: Int, startsBefore limit: Int,
-                      into chunk: inout ParsedChunk) {
+    private func scan(
+        _ p: UnsafeMutablePointer<UInt8>, length: Int, from start: Int, startsBefore limit: Int,
+        into chunk: inout ParsedChunk
+    ) {
         let expected = max(16, (limit - start) / 32)
         var issues: [InputError] = []
         var unreported = 0
@@ -193,15 +203,26 @@ struct CSVChunkParser: Sendable {
                 let lineStart = i
                 let row: (Double, Double, Double, Double)
                 if let columns, let plain = GenericCSVReader.plainRow(p, &i, layout.fieldCount, columns) {
-                    if i > length && completeLinesOnly { line -= 1; i = lineStart; stops = true; break }
+                    if i > length && completeLinesOnly {
+                        line -= 1
+                        i = lineStart
+                        stops = true
+                        break
+                    }
                     row = plain
                 } else {
                     let nl = p.distance(to: memchr(p + i, 0x0A, length + 1 - i)!.assumingMemoryBound(to: UInt8.self))
-                    if nl == length && completeLinesOnly { line -= 1; stops = true; break }
+                    if nl == length && completeLinesOnly {
+                        line -= 1
+                        stops = true
+                        break
+                    }
                     var lineEnd = nl
                     if lineEnd > i && p[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                     i = nl + 1
-                    switch GenericCSVReader.parseLine(p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path) {
+                    switch GenericCSVReader.parseLine(
+                        p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path)
+                    {
                     case .blank:
                         listLines()
                         continue
@@ -252,8 +273,9 @@ struct SampleConversion {
     func sample(_ row: (Double, Double, Double, Double)) -> AccelerationSample? {
         let scaled = row.0 * timeNs
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return nil }
-        let s = AccelerationSample(timeNs: Self.roundedHalfAway(scaled) &+ offsetNs, x: row.1 * unit, y: row.2 * unit,
-                                   z: row.3 * unit)
+        let s = AccelerationSample(
+            timeNs: Self.roundedHalfAway(scaled) &+ offsetNs, x: row.1 * unit, y: row.2 * unit,
+            z: row.3 * unit)
         let m = s.x * s.x + s.y * s.y + s.z * s.z
         return m <= SampleCheck.maxMagnitude * SampleCheck.maxMagnitude ? s : nil
     }
@@ -272,8 +294,9 @@ struct SampleConversion {
     func problem(_ row: (Double, Double, Double, Double)) -> String {
         let scaled = row.0 * timeNs
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return "time is out of range" }
-        let s = AccelerationSample(timeNs: Self.roundedHalfAway(scaled), x: row.1 * unit, y: row.2 * unit,
-                                   z: row.3 * unit)
+        let s = AccelerationSample(
+            timeNs: Self.roundedHalfAway(scaled), x: row.1 * unit, y: row.2 * unit,
+            z: row.3 * unit)
         return SampleCheck.valueProblem(s) ?? SampleCheck.overLimit
     }
 }
@@ -281,9 +304,11 @@ struct SampleConversion {
 extension GenericCSVReader {
     /// Reads the rest of the file from `state.offset` in byte ranges parsed on `options.jobs` threads, delivering
     /// samples and skipped lines in file order.
-    static func readChunks(path: String, options: ReadOptions, completeLinesOnly: Bool, source: LineSource,
-                           layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout ReadState,
-                           batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void) throws {
+    static func readChunks(
+        path: String, options: ReadOptions, completeLinesOnly: Bool, source: LineSource,
+        layout: Layout, scale: Scale, byteBudget: Int64?, _ state: inout ReadState,
+        batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void
+    ) throws {
         let bytes: ByteSource
         var fd: Int32 = -1
         defer { if fd >= 0 { close(fd) } }
@@ -297,9 +322,10 @@ extension GenericCSVReader {
             bytes = .file(fd)
         }
         let limitEnd = min(size, byteBudget.map { state.offset + max(0, $0) } ?? size)
-        let parser = CSVChunkParser(path: path, source: bytes, layout: layout, scale: scale, options: options,
-                                    completeLinesOnly: completeLinesOnly, begin: state.offset, limitEnd: limitEnd,
-                                    chunkBytes: Int64(max(1, options.chunkBytes)))
+        let parser = CSVChunkParser(
+            path: path, source: bytes, layout: layout, scale: scale, options: options,
+            completeLinesOnly: completeLinesOnly, begin: state.offset, limitEnd: limitEnd,
+            chunkBytes: Int64(max(1, options.chunkBytes)))
         var meter = ProgressMeter(total: limitEnd - state.offset, enabled: options.progress)
         defer { meter.finish() }
         let jobs = max(1, options.jobs)
@@ -317,8 +343,10 @@ extension GenericCSVReader {
     /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks. With
     /// `batch`, the accepted samples go to it in runs (the whole chunk when nothing in it is skipped), each run before
     /// the skipped line after it; otherwise one by one to `sink`.
-    static func deliver(_ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout ReadState,
-                        batch: SampleBatchSink? = nil, _ sink: (AccelerationSample) -> Void) throws {
+    static func deliver(
+        _ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout ReadState,
+        batch: SampleBatchSink? = nil, _ sink: (AccelerationSample) -> Void
+    ) throws {
         var nextIssue = 0
         var runStart = 0
         func flush(upTo end: Int) {
@@ -333,7 +361,8 @@ extension GenericCSVReader {
             try state.summary.skip(e, options: options)
         }
         if let first = chunk.samples.first, let last = chunk.samples.last, chunk.inOrder, chunk.issues.isEmpty,
-           state.lastNs.map({ first.timeNs >= $0 }) ?? true {
+            state.lastNs.map({ first.timeNs >= $0 }) ?? true
+        {
             // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,
             // at once.
             if let batch {
@@ -345,14 +374,17 @@ extension GenericCSVReader {
             state.summary.note(samples: chunk.samples.count, from: first.timeNs, to: last.timeNs)
         } else {
             for j in 0..<chunk.samples.count {
-                let sample = chunk.samples[j], line = chunk.line(ofSample: j)
+                let sample = chunk.samples[j]
+                let line = chunk.line(ofSample: j)
                 while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
                     try skip(chunk.issues[nextIssue], before: j)
                     nextIssue += 1
                 }
                 if let previous = state.lastNs, sample.timeNs < previous {
-                    try skip(InputError(file: path, line: Int(line),
-                                        message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!), before: j)
+                    try skip(
+                        InputError(
+                            file: path, line: Int(line),
+                            message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!), before: j)
                     runStart = j + 1
                     continue
                 }
@@ -365,6 +397,8 @@ extension GenericCSVReader {
             for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
             state.summary.skippedLines += chunk.unreportedIssues
         }
-        if !chunk.samples.isEmpty { state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil }
+        if !chunk.samples.isEmpty {
+            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil
+        }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reading one data row of a generic CSV: the one-pass path for rows of plain numbers and the general path for
@@ -54,9 +54,14 @@ extension GenericCSVReader {
     /// newline (`\n` or `\r\n`); nil when any field is not plain or the field count differs (the general path then
     /// reads the line and says what is wrong). The line must end with a newline inside the buffer (a sentinel).
     @inline(__always)
-    static func plainRow(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ fieldCount: Int,
-                         _ columns: (time: Int, a: Int, b: Int, c: Int)) -> (Double, Double, Double, Double)? {
-        var t = 0.0, a = 0.0, b = 0.0, c = 0.0
+    static func plainRow(
+        _ p: UnsafePointer<UInt8>, _ i: inout Int, _ fieldCount: Int,
+        _ columns: (time: Int, a: Int, b: Int, c: Int)
+    ) -> (Double, Double, Double, Double)? {
+        var t = 0.0
+        var a = 0.0
+        var b = 0.0
+        var c = 0.0
         var q = p + i
         if fieldCount == 4 && columns == (0, 1, 2, 3) {
             // The most common layout, `t,x,y,z`, without the column bookkeeping.
@@ -83,8 +88,15 @@ extension GenericCSVReader {
                 let (value, end) = plainField(q)
                 guard let end else { return nil }
                 q = end
-                if column == columns.time { t = value } else if column == columns.a { a = value }
-                else if column == columns.b { b = value } else { c = value }
+                if column == columns.time {
+                    t = value
+                } else if column == columns.a {
+                    a = value
+                } else if column == columns.b {
+                    b = value
+                } else {
+                    c = value
+                }
             }
         }
         if q.pointee == 0x0D { q += 1 }
@@ -102,8 +114,10 @@ extension GenericCSVReader {
 
     /// Splits `line` into field boundaries, writing at most `limit` (start, end) pairs; returns the field count.
     @inline(__always)
-    static func split(_ p: UnsafePointer<UInt8>, _ count: Int, _ delimiter: UInt8,
-                      _ starts: UnsafeMutablePointer<Int>, _ ends: UnsafeMutablePointer<Int>, _ limit: Int) -> Int {
+    static func split(
+        _ p: UnsafePointer<UInt8>, _ count: Int, _ delimiter: UInt8,
+        _ starts: UnsafeMutablePointer<Int>, _ ends: UnsafeMutablePointer<Int>, _ limit: Int
+    ) -> Int {
         var n = 0
         var i = 0
         if delimiter == 0 {
@@ -112,7 +126,10 @@ extension GenericCSVReader {
                 if i >= count { break }
                 let s = i
                 while i < count && p[i] != 0x20 && p[i] != 0x09 { i += 1 }
-                if n < limit { starts[n] = s; ends[n] = i }
+                if n < limit {
+                    starts[n] = s
+                    ends[n] = i
+                }
                 n += 1
             }
             return n
@@ -120,13 +137,19 @@ extension GenericCSVReader {
         var s = 0
         while i < count {
             if p[i] == delimiter {
-                if n < limit { starts[n] = s; ends[n] = i }
+                if n < limit {
+                    starts[n] = s
+                    ends[n] = i
+                }
                 n += 1
                 s = i + 1
             }
             i += 1
         }
-        if n < limit { starts[n] = s; ends[n] = count }
+        if n < limit {
+            starts[n] = s
+            ends[n] = count
+        }
         return n + 1
     }
 
@@ -149,19 +172,29 @@ extension GenericCSVReader {
     }
 
     /// Reads one data line the general way: any delimiter, spaces, quotes, exponents, a decimal comma.
-    static func parseLine(_ p: UnsafePointer<UInt8>, _ count: Int, _ l: Layout, _ number: Int, _ scratch: FieldScratch,
-                          path: String) -> LineContent {
+    static func parseLine(
+        _ p: UnsafePointer<UInt8>, _ count: Int, _ l: Layout, _ number: Int, _ scratch: FieldScratch,
+        path: String
+    ) -> LineContent {
         var allBlank = true
-        for k in 0..<count where p[k] != 0x20 && p[k] != 0x09 { allBlank = false; break }
+        for k in 0..<count where p[k] != 0x20 && p[k] != 0x09 {
+            allBlank = false
+            break
+        }
         if allBlank { return .blank }
-        let starts = scratch.starts, ends = scratch.ends
+        let starts = scratch.starts
+        let ends = scratch.ends
         let n = split(p, count, l.delimiter, starts, ends, FieldScratch.limit)
         if n < l.fieldCount && !(n == l.fieldCount - 1 && l.delimiter != 0 && p[count - 1] == l.delimiter) {
             return .bad(InputError(file: path, line: number, message: "expected \(l.fieldCount) fields, found \(n)"))
         }
         // A row one field short that ends in the delimiter: the missing fields are empty (never stale bounds).
         var missing = n
-        while missing < min(l.fieldCount, FieldScratch.limit) { starts[missing] = 0; ends[missing] = 0; missing += 1 }
+        while missing < min(l.fieldCount, FieldScratch.limit) {
+            starts[missing] = 0
+            ends[missing] = 0
+            missing += 1
+        }
         let comma = l.delimiter != 0x2C
         let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
         if let (xi, yi, zi) = l.axes {
@@ -169,7 +202,10 @@ extension GenericCSVReader {
             let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: comma)
             let z = NumberParsing.parseDouble(p, starts[zi], ends[zi], decimalComma: comma)
             guard let t, let x, let y, let z else {
-                let bad = [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (t, l.time, "time")
+                let bad =
+                    [(t, l.time, "time"), (x, xi, "x"), (y, yi, "y"), (z, zi, "z")].first { $0.0 == nil } ?? (
+                        t, l.time, "time"
+                    )
                 return .bad(badField(p, starts[bad.1], ends[bad.1], bad.2, path, number))
             }
             return .row((t, x, y, z))
@@ -185,8 +221,10 @@ extension GenericCSVReader {
 
     /// The error for a field that is not a number.
     @inline(never)
-    static func badField(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ name: String, _ path: String,
-                         _ line: Int) -> InputError {
+    static func badField(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ name: String, _ path: String,
+        _ line: Int
+    ) -> InputError {
         let text = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
         return InputError(file: path, line: line, message: "\(name) is not a number: '\(text.prefix(40))'")
     }

@@ -56,12 +56,18 @@ public enum GenericCSVReader {
         var time: Int?
         var timeUnit: Double?
         for (i, c) in cols.enumerated() {
-            if let u = self.timeUnit(name: c.name, unit: c.unit) { time = i; timeUnit = u; break }
+            if let u = self.timeUnit(name: c.name, unit: c.unit) {
+                time = i
+                timeUnit = u
+                break
+            }
         }
         guard let time else {
-            throw InputError(file: file, line: 1, message:
-                "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
-                + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
+            throw InputError(
+                file: file, line: 1,
+                message:
+                    "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
+                    + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
         }
         func find(_ names: [String]) -> Int? {
             if let exact = cols.firstIndex(where: { names.contains($0.name) }) { return exact }
@@ -90,9 +96,11 @@ public enum GenericCSVReader {
         } else if let m {
             layout.magnitude = m
         } else {
-            throw InputError(file: file, line: 1, message:
-                "no acceleration columns in the header (expected x, y, z or magnitude); found: "
-                + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
+            throw InputError(
+                file: file, line: 1,
+                message:
+                    "no acceleration columns in the header (expected x, y, z or magnitude); found: "
+                    + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
         }
         return layout
     }
@@ -142,8 +150,9 @@ public enum GenericCSVReader {
         batch: SampleBatchSink? = nil,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
-        var state = ReadState(summary: ReadSummary(format: formatName), headerText: resume?.header,
-                             offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
+        var state = ReadState(
+            summary: ReadSummary(format: formatName), headerText: resume?.header,
+            offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
         state.probe.scale = resume?.scale
         if let h = resume?.header {
             let bytes = Array(h.utf8)
@@ -154,12 +163,14 @@ public enum GenericCSVReader {
         var budget = ByteBudget(options.byteLimit)
         var handOff = true
         if state.layout == nil || state.probe.scale == nil {
-            handOff = try readHead(path: path, options: options, completeLinesOnly: completeLinesOnly,
-                                   formatName: formatName, source: source, budget: &budget, &state, sink)
+            handOff = try readHead(
+                path: path, options: options, completeLinesOnly: completeLinesOnly,
+                formatName: formatName, source: source, budget: &budget, &state, sink)
         }
         if handOff, let layout = state.layout, let scale = state.probe.scale {
-            try readChunks(path: path, options: options, completeLinesOnly: completeLinesOnly, source: source,
-                           layout: layout, scale: scale, byteBudget: budget.left, &state, batch: batch, sink)
+            try readChunks(
+                path: path, options: options, completeLinesOnly: completeLinesOnly, source: source,
+                layout: layout, scale: scale, byteBudget: budget.left, &state, batch: batch, sink)
         }
         guard state.sawAnyLine else { throw InputError(file: path, message: "file is empty") }
         guard let l = state.layout, let headerText = state.headerText else {
@@ -168,25 +179,36 @@ public enum GenericCSVReader {
         }
         if state.probe.scale == nil && !state.probe.rows.isEmpty {
             let scale = state.probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
-            for r in state.probe.rows { try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink) }
+            for r in state.probe.rows {
+                try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink)
+            }
         }
         var summary = state.summary
         summary.unit = state.probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
-        return (summary, ResumeState(header: headerText, scale: state.probe.scale, offset: state.offset,
-                                     lineNumber: state.lastLine))
+        return (
+            summary,
+            ResumeState(
+                header: headerText, scale: state.probe.scale, offset: state.offset,
+                lineNumber: state.lastLine)
+        )
     }
 
     /// Reads line by line from `state.offset` until the header is read and the units are told from the first rows.
     /// Returns whether the rest of the file is left to `readChunks` (false: the file, or what may be read, ended).
-    static func readHead(path: String, options: ReadOptions, completeLinesOnly: Bool, formatName: String,
-                         source: LineSource, budget: inout ByteBudget, _ state: inout ReadState,
-                         _ sink: (AccelerationSample) -> Void) throws -> Bool {
+    static func readHead(
+        path: String, options: ReadOptions, completeLinesOnly: Bool, formatName: String,
+        source: LineSource, budget: inout ByteBudget, _ state: inout ReadState,
+        _ sink: (AccelerationSample) -> Void
+    ) throws -> Bool {
         let scratch = FieldScratch()
         let lineBase = state.lastLine
         var handOff = false
         state.offset = try source.forEachLine(path: path, startingAt: state.offset) { line, relative, complete in
-            if state.layout != nil && state.probe.scale != nil { handOff = true; return false }
+            if state.layout != nil && state.probe.scale != nil {
+                handOff = true
+                return false
+            }
             let number = lineBase + relative
             if completeLinesOnly && !complete { return false }
             if !budget.admit(line.count) { return false }
@@ -207,7 +229,9 @@ public enum GenericCSVReader {
                 state.probe.add((row.0, row.1, row.2, row.3, number))
                 if state.probe.isFull {
                     let scale = state.probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
-                    for r in state.probe.rows { try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink) }
+                    for r in state.probe.rows {
+                        try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink)
+                    }
                     state.probe.rows.removeAll()
                 }
             }
@@ -217,18 +241,25 @@ public enum GenericCSVReader {
     }
 
     /// The layout a header line gives.
-    static func makeLayout(_ p: UnsafePointer<UInt8>, _ count: Int, _ number: Int, path: String,
-                           formatName: String) throws -> Layout {
+    static func makeLayout(
+        _ p: UnsafePointer<UInt8>, _ count: Int, _ number: Int, path: String,
+        formatName: String
+    ) throws -> Layout {
         let scratch = FieldScratch()
         let delimiter = detectDelimiter(UnsafeBufferPointer(start: p, count: count))
         let n = split(p, count, delimiter, scratch.starts, scratch.ends, FieldScratch.limit)
         let header = (0..<min(n, FieldScratch.limit)).map {
-            String(decoding: UnsafeBufferPointer(start: p + scratch.starts[$0], count: scratch.ends[$0] - scratch.starts[$0]),
-                   as: UTF8.self)
+            String(
+                decoding: UnsafeBufferPointer(
+                    start: p + scratch.starts[$0], count: scratch.ends[$0] - scratch.starts[$0]),
+                as: UTF8.self)
         }
         if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
-            throw InputError(file: path, line: number, message:
-                "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude")
+            throw InputError(
+                file: path, line: number,
+                message:
+                    "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude"
+            )
         }
         var found = try layout(header: header, delimiter: delimiter, file: path)
         if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
@@ -240,8 +271,10 @@ public enum GenericCSVReader {
 
     /// Delivers one row of the file's first lines (read line by line) through the same conversion and checks as
     /// the chunked path.
-    static func deliver(_ row: Row, scale: Scale, _ summary: inout ReadSummary, _ lastNs: inout Int64?,
-                        _ options: ReadOptions, _ path: String, _ sink: (AccelerationSample) -> Void) throws {
+    static func deliver(
+        _ row: Row, scale: Scale, _ summary: inout ReadSummary, _ lastNs: inout Int64?,
+        _ options: ReadOptions, _ path: String, _ sink: (AccelerationSample) -> Void
+    ) throws {
         let convert = SampleConversion(scale: scale, startNs: options.startNs)
         let values = (row.0, row.1, row.2, row.3)
         guard let sample = convert.sample(values) else {
@@ -282,7 +315,15 @@ public enum GenericCSVReader {
             if unitNs == nil {
                 // Epoch magnitudes first, then the typical step between samples for relative times.
                 let a = abs(first)
-                if a > 1e17 { unitNs = 1 } else if a > 1e14 { unitNs = 1e3 } else if a > 1e11 { unitNs = 1e6 } else if a > 1e8 { unitNs = 1e9 } else {
+                if a > 1e17 {
+                    unitNs = 1
+                } else if a > 1e14 {
+                    unitNs = 1e3
+                } else if a > 1e11 {
+                    unitNs = 1e6
+                } else if a > 1e8 {
+                    unitNs = 1e9
+                } else {
                     var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
                     deltas.sort()
                     let d = deltas.isEmpty ? 0.01 : deltas[deltas.count / 2]

@@ -35,7 +35,9 @@ public struct Sniff: Sendable {
 
     static func isNumber(_ s: Substring) -> Bool {
         let t = Array(s.trimmingPrefixSpaces().utf8)
-        return t.withUnsafeBufferPointer { b in b.baseAddress.map { NumberParsing.parseDouble($0, 0, t.count) != nil } ?? false }
+        return t.withUnsafeBufferPointer { b in
+            b.baseAddress.map { NumberParsing.parseDouble($0, 0, t.count) != nil } ?? false
+        }
     }
 }
 
@@ -44,8 +46,10 @@ protocol LineParser: Codable, Sendable {
     init(path: String, options: ReadOptions) throws
     /// Parses one non-blank line. Returns why the line is malformed (it is then skipped), nil when it was fine.
     /// Throws an `InputError` when the file cannot be read as this format at all.
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String?
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String?
     /// Delivers anything held back, at the end of a read.
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void)
     /// Fills in the unit and axes of the summary.
@@ -69,8 +73,10 @@ public struct InputFormat: Sendable {
     /// Set for formats read as a whole (binary files, databases, folders) instead of line by line.
     let whole: (any WholeReader.Type)?
 
-    init(name: String, kind: InputKind, about: String, sniff: @escaping @Sendable (Sniff) -> Int,
-         parser: (any LineParser.Type)? = nil, whole: (any WholeReader.Type)? = nil) {
+    init(
+        name: String, kind: InputKind, about: String, sniff: @escaping @Sendable (Sniff) -> Int,
+        parser: (any LineParser.Type)? = nil, whole: (any WholeReader.Type)? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.about = about
@@ -102,15 +108,25 @@ public enum InputFormats {
         var lines: [String] = []
         var head: [UInt8] = []
         _ = try source.forEachLine(path: path, chunkSize: 64 * 1024) { line, _, _ in
-            if head.count < 8192 { head += line.prefix(8192 - head.count); head.append(0x0A) }
+            if head.count < 8192 {
+                head += line.prefix(8192 - head.count)
+                head.append(0x0A)
+            }
             var blank = true
-            for b in line where b != 0x20 && b != 0x09 { blank = false; break }
+            for b in line where b != 0x20 && b != 0x09 {
+                blank = false
+                break
+            }
             if !blank { lines.append(String(decoding: line.prefix(4096), as: UTF8.self)) }
             return lines.count < 12 && head.count < 8192
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let magic: [UInt8]
-        if case .memory(let bytes) = source { magic = Array(bytes.prefix(4096)) } else { magic = BinarySniff.head(of: path) }
+        if case .memory(let bytes) = source {
+            magic = Array(bytes.prefix(4096))
+        } else {
+            magic = BinarySniff.head(of: path)
+        }
         return Sniff(lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self), magic: magic)
     }
 
@@ -128,7 +144,8 @@ public enum InputFormats {
     public static func resolve(path: String, options: ReadOptions, source: LineSource = .file) throws -> InputFormat {
         if let name = options.format {
             guard let f = named(name) else {
-                throw InputError(file: path, message: "unknown format '\(name)'; known: \(names.joined(separator: ", "))")
+                throw InputError(
+                    file: path, message: "unknown format '\(name)'; known: \(names.joined(separator: ", "))")
             }
             return f
         }
@@ -145,21 +162,30 @@ public enum InputFormats {
         if BinarySniff.isBinary(s.magic), found?.whole == nil {
             var size = 0
             if case .memory(let bytes) = source { size = bytes.count } else { size = BinarySniff.size(of: path) }
-            throw InputError(file: path, message: "not a recording: \(BinarySniff.describe(s.magic)), \(BinarySniff.byteCount(size))")
+            throw InputError(
+                file: path, message: "not a recording: \(BinarySniff.describe(s.magic)), \(BinarySniff.byteCount(size))"
+            )
         }
         guard !s.lines.isEmpty || found != nil else { throw InputError(file: path, message: "file is empty") }
         guard let f = found else {
-            throw InputError(file: path, line: 1, message:
-                "unrecognised format (first line: '\(s.first.prefix(60))'); pass --format with one of \(names.joined(separator: ", "))")
+            throw InputError(
+                file: path, line: 1,
+                message:
+                    "unrecognised format (first line: '\(s.first.prefix(60))'); pass --format with one of \(names.joined(separator: ", "))"
+            )
         }
         return f
     }
 
     /// Reads all of `path` as `format`.
-    static func read(path: String, format: InputFormat, options: ReadOptions, source: LineSource = .file,
-                     batch: SampleBatchSink? = nil, _ sink: (InputItem) -> Void) throws -> ReadSummary {
-        try read(path: path, format: format, options: options, state: nil, completeLinesOnly: false, source: source,
-                 batch: batch, sink).summary
+    static func read(
+        path: String, format: InputFormat, options: ReadOptions, source: LineSource = .file,
+        batch: SampleBatchSink? = nil, _ sink: (InputItem) -> Void
+    ) throws -> ReadSummary {
+        try read(
+            path: path, format: format, options: options, state: nil, completeLinesOnly: false, source: source,
+            batch: batch, sink
+        ).summary
     }
 
     /// Where one read stopped, so the next can go on from there.
@@ -170,31 +196,39 @@ public enum InputFormats {
         var generic: GenericCSVReader.ResumeState?
     }
 
-    static func read(path: String, format: InputFormat, options: ReadOptions, state: Resume?, completeLinesOnly: Bool,
-                     source: LineSource = .file, batch: SampleBatchSink? = nil,
-                     _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+    static func read(
+        path: String, format: InputFormat, options: ReadOptions, state: Resume?, completeLinesOnly: Bool,
+        source: LineSource = .file, batch: SampleBatchSink? = nil,
+        _ sink: (InputItem) -> Void
+    ) throws -> (summary: ReadSummary, resume: Resume?) {
         if let whole = format.whole {
             var memory: [UInt8]?
             if case .memory(let bytes) = source { memory = bytes }
-            let (summary, state) = try readWhole(whole, path: path, memory: memory, format: format, options: options,
-                                                 state: state?.state, sink)
+            let (summary, state) = try readWhole(
+                whole, path: path, memory: memory, format: format, options: options,
+                state: state?.state, sink)
             return (summary, Resume(offset: 0, lineNumber: 0, state: state, generic: nil))
         }
         guard let parser = format.parser else {
-            let (summary, next) = try GenericCSVReader.read(path: path, options: options, resume: state?.generic,
-                                                            completeLinesOnly: completeLinesOnly, formatName: format.name,
-                                                            source: source, batch: batch) {
+            let (summary, next) = try GenericCSVReader.read(
+                path: path, options: options, resume: state?.generic,
+                completeLinesOnly: completeLinesOnly, formatName: format.name,
+                source: source, batch: batch
+            ) {
                 sink(.sample($0))
             }
             return (summary, next.map { Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: nil, generic: $0) })
         }
-        return try run(parser, path: path, format: format, options: options, state: state,
-                       completeLinesOnly: completeLinesOnly, source: source, sink)
+        return try run(
+            parser, path: path, format: format, options: options, state: state,
+            completeLinesOnly: completeLinesOnly, source: source, sink)
     }
 
     /// Reads a whole-input format, delivering what `state` does not cover; returns the summary and the next state.
-    static func readWhole(_ reader: any WholeReader.Type, path: String, memory: [UInt8]?, format: InputFormat,
-                          options: ReadOptions, state: Data?, _ sink: (InputItem) -> Void) throws -> (ReadSummary, Data?) {
+    static func readWhole(
+        _ reader: any WholeReader.Type, path: String, memory: [UInt8]?, format: InputFormat,
+        options: ReadOptions, state: Data?, _ sink: (InputItem) -> Void
+    ) throws -> (ReadSummary, Data?) {
         try withoutActuallyEscaping(sink) { sink in
             var summary = ReadSummary(format: format.name)
             summary.kind = format.kind
@@ -204,17 +238,22 @@ public enum InputFormats {
         }
     }
 
-    static func run<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
-                                   completeLinesOnly: Bool, source: LineSource,
-                                   _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+    static func run<P: LineParser>(
+        _ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
+        completeLinesOnly: Bool, source: LineSource,
+        _ sink: (InputItem) -> Void
+    ) throws -> (summary: ReadSummary, resume: Resume?) {
         try withoutActuallyEscaping(sink) { sink in
-            try runEscaping(type, path: path, format: format, options: options, state: state,
-                            completeLinesOnly: completeLinesOnly, source: source, sink)
+            try runEscaping(
+                type, path: path, format: format, options: options, state: state,
+                completeLinesOnly: completeLinesOnly, source: source, sink)
         }
     }
 
-    static func runEscaping<P: LineParser>(_ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
-                                           completeLinesOnly: Bool, source: LineSource, _ sink: @escaping (InputItem) -> Void) throws -> (summary: ReadSummary, resume: Resume?) {
+    static func runEscaping<P: LineParser>(
+        _ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
+        completeLinesOnly: Bool, source: LineSource, _ sink: @escaping (InputItem) -> Void
+    ) throws -> (summary: ReadSummary, resume: Resume?) {
         var parser: P
         var summary = ReadSummary(format: format.name)
         summary.kind = format.kind
@@ -232,7 +271,10 @@ public enum InputFormats {
         let emit: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
-                if let problem = SampleCheck.problem(s, previousNs: lastSampleNs) { rejection = problem; return }
+                if let problem = SampleCheck.problem(s, previousNs: lastSampleNs) {
+                    rejection = problem
+                    return
+                }
                 lastSampleNs = s.timeNs
                 summary.note(sampleAt: s.timeNs)
             case .reading(let r):
@@ -248,7 +290,10 @@ public enum InputFormats {
             let number = lineBase + relative
             lastLine = number
             var blank = true
-            for b in line where b != 0x20 && b != 0x09 && b != 0x0D { blank = false; break }
+            for b in line where b != 0x20 && b != 0x09 && b != 0x0D {
+                blank = false
+                break
+            }
             if blank { return true }
             rejection = nil
             if let problem = try parser.parse(line, number: number, options: options, emit) ?? rejection {

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a file line by line without creating a `String` per line: `read(2)` in 1 MiB chunks, `memchr` for line
@@ -37,7 +37,8 @@ public struct LineReader {
             let n = read(fd, buffer + filled, storage.capacity - filled)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw InputError(file: path, line: lineNumber + 1, message: "read failed: \(String(cString: strerror(errno)))")
+                throw InputError(
+                    file: path, line: lineNumber + 1, message: "read failed: \(String(cString: strerror(errno)))")
             }
             let end = filled + n
             meter.advance(Int64(n))
@@ -52,8 +53,12 @@ public struct LineReader {
                 var lineEnd = nlIndex
                 if lineEnd > start && buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                 lineNumber += 1
-                let keepGoing = try body(UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, true)
-                if !keepGoing { stop = true; break }
+                let keepGoing = try body(
+                    UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, true)
+                if !keepGoing {
+                    stop = true
+                    break
+                }
                 consumed += Int64(nlIndex + 1 - start)
                 start = nlIndex + 1
             }
@@ -124,7 +129,8 @@ struct ProgressMeter {
 
     /// The line shown after `done` of `total` bytes in `elapsed` seconds.
     static func line(done: Int64, total: Int64, elapsed: Double) -> String {
-        let mb = Double(done) / 1e6, rate = elapsed > 0 ? mb / elapsed : 0
+        let mb = Double(done) / 1e6
+        let rate = elapsed > 0 ? mb / elapsed : 0
         let eta = rate > 0 ? Double(total - done) / 1e6 / rate : 0
         return "reading: \(Int(mb)) / \(Int(Double(total) / 1e6)) MB, \(Int(rate)) MB/s, ETA \(Int(eta.rounded())) s"
     }
@@ -165,7 +171,9 @@ extension LineReader {
                 var lineEnd = nlIndex
                 if lineEnd > start && base[lineEnd - 1] == 0x0D { lineEnd -= 1 }
                 lineNumber += 1
-                if try !body(UnsafeBufferPointer(start: base + start, count: lineEnd - start), lineNumber, true) { break }
+                if try !body(UnsafeBufferPointer(start: base + start, count: lineEnd - start), lineNumber, true) {
+                    break
+                }
                 consumed = Int64(nlIndex + 1)
                 start = nlIndex + 1
             } else {
@@ -203,12 +211,15 @@ public enum LineSource: Sendable {
     case file
     case memory([UInt8])
 
-    func forEachLine(path: String, startingAt offset: Int64 = 0, chunkSize: Int = LineReader.defaultChunkSize,
-                     progress: Bool = false,
-                     _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool) throws -> Int64 {
+    func forEachLine(
+        path: String, startingAt offset: Int64 = 0, chunkSize: Int = LineReader.defaultChunkSize,
+        progress: Bool = false,
+        _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
+    ) throws -> Int64 {
         switch self {
         case .file:
-            return try LineReader.forEachLine(path: path, startingAt: offset, chunkSize: chunkSize, progress: progress, body)
+            return try LineReader.forEachLine(
+                path: path, startingAt: offset, chunkSize: chunkSize, progress: progress, body)
         case .memory(let bytes):
             return try bytes.withUnsafeBufferPointer { try LineReader.forEachLine(bytes: $0, startingAt: offset, body) }
         }
@@ -224,7 +235,9 @@ enum ByteSource: @unchecked Sendable {
     /// the input ends); returns how many bytes the buffer holds. The first read also fills the room the buffer has
     /// beyond `count` (a range parser allocates a few KiB to spare), which almost always holds the end of the last
     /// line: one `pread` per range instead of two.
-    func read(_ buffer: inout ByteBuffer, at offset: Int64, count wanted: Int, throughLineEndAtOrAfter index: Int) throws -> Int {
+    func read(_ buffer: inout ByteBuffer, at offset: Int64, count wanted: Int, throughLineEndAtOrAfter index: Int)
+        throws -> Int
+    {
         buffer.reserve(wanted, keeping: 0)
         let first = buffer.capacity  // at least `wanted`
         var count = try read(into: buffer.base, at: offset, count: first)

@@ -10,15 +10,25 @@ public enum NumberParsing {
     /// `bytes[start..<end]` after trimming spaces and one pair of double quotes. Returns nil when it is not a number.
     /// With `decimalComma` a `,` is the decimal separator too (`;`-separated exports of comma-decimal locales).
     @inlinable
-    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimalComma: Bool = false) -> Double? {
+    public static func parseDouble(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimalComma: Bool = false)
+        -> Double?
+    {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
         while e > i && (p[e - 1] == 0x20 || p[e - 1] == 0x09) { e -= 1 }
-        if e - i >= 2 && p[i] == 0x22 && p[e - 1] == 0x22 { i += 1; e -= 1 }
+        if e - i >= 2 && p[i] == 0x22 && p[e - 1] == 0x22 {
+            i += 1
+            e -= 1
+        }
         guard i < e else { return nil }
         var negative = false
-        if p[i] == 0x2D { negative = true; i += 1 } else if p[i] == 0x2B { i += 1 }
+        if p[i] == 0x2D {
+            negative = true
+            i += 1
+        } else if p[i] == 0x2B {
+            i += 1
+        }
         guard i < e else { return nil }
         // Digits are accumulated without per-digit bookkeeping; more than 19 of them (the most a UInt64 holds
         // exactly) go to the slow path below.
@@ -49,7 +59,10 @@ public enum NumberParsing {
         if i < e && (p[i] == 0x65 || p[i] == 0x45) {
             i += 1
             var expNegative = false
-            if i < e && (p[i] == 0x2D || p[i] == 0x2B) { expNegative = p[i] == 0x2D; i += 1 }
+            if i < e && (p[i] == 0x2D || p[i] == 0x2B) {
+                expNegative = p[i] == 0x2D
+                i += 1
+            }
             guard i < e else { return nil }
             var x = 0
             while i < e {
@@ -68,7 +81,11 @@ public enum NumberParsing {
         } else if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
             // Clinger's fast path: both exact, one correctly rounded operation.
             value = Double(mantissa)
-            if exponent < 0 { value /= exactPowerOfTen(-exponent) } else if exponent > 0 { value *= exactPowerOfTen(exponent) }
+            if exponent < 0 {
+                value /= exactPowerOfTen(-exponent)
+            } else if exponent > 0 {
+                value *= exactPowerOfTen(exponent)
+            }
         } else if exponent == 0 {
             value = Double(mantissa)  // a big integer (epoch ns): the conversion is correctly rounded
         } else {
@@ -107,7 +124,9 @@ public enum NumberParsing {
         }
     }
 
-    @usableFromInline static func parseSpecial(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ negative: Bool) -> Double? {
+    @usableFromInline static func parseSpecial(_ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, _ negative: Bool)
+        -> Double?
+    {
         let word = String(decoding: UnsafeBufferPointer(start: p + i, count: e - i), as: UTF8.self).lowercased()
         switch word {
         case "nan": return .nan
@@ -116,8 +135,10 @@ public enum NumberParsing {
         }
     }
 
-    @usableFromInline static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int,
-                                            decimalComma: Bool = false) -> Double? {
+    @usableFromInline static func slowParse(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int,
+        decimalComma: Bool = false
+    ) -> Double? {
         var s = String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self)
         if decimalComma { s = String(s.map { $0 == "," ? "." : $0 }) }
         s = s.trimmingCharacters(in: " \t\"")
@@ -129,7 +150,11 @@ public enum NumberParsing {
         var r = 1.0
         var b = 10.0
         var n = abs(e)
-        while n > 0 { if n & 1 == 1 { r *= b }; b *= b; n >>= 1 }
+        while n > 0 {
+            if n & 1 == 1 { r *= b }
+            b *= b
+            n >>= 1
+        }
         return e < 0 ? 1 / r : r
     }
 
@@ -142,7 +167,10 @@ public enum NumberParsing {
         while e > i && p[e - 1] == 0x20 { e -= 1 }
         guard i < e else { return nil }
         var negative = false
-        if p[i] == 0x2D { negative = true; i += 1 }
+        if p[i] == 0x2D {
+            negative = true
+            i += 1
+        }
         guard i < e else { return nil }
         var v: Int64 = 0
         while i < e {
@@ -157,4 +185,3 @@ public enum NumberParsing {
         return negative ? -v : v
     }
 }
-

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How many cores this process may use, and running independent jobs on them with results kept in order.
@@ -19,7 +20,8 @@ public enum Parallelism {
     /// unknown. (Glibc's `sched_getaffinity` is not visible to Swift without `_GNU_SOURCE`.)
     static func affinityCores(status: String = "/proc/self/status") -> Int? {
         guard let text = try? String(contentsOfFile: status, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return nil }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
+        else { return nil }
         return cpuListCount(line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces))
     }
 
@@ -29,8 +31,12 @@ public enum Parallelism {
         for part in list.split(separator: ",") {
             let ends = part.split(separator: "-").map { Int($0) }
             switch ends.count {
-            case 1: guard ends[0] != nil else { return nil }; total += 1
-            case 2: guard let a = ends[0], let b = ends[1], b >= a else { return nil }; total += b - a + 1
+            case 1:
+                guard ends[0] != nil else { return nil }
+                total += 1
+            case 2:
+                guard let a = ends[0], let b = ends[1], b >= a else { return nil }
+                total += b - a + 1
             default: return nil
             }
         }
@@ -44,12 +50,14 @@ public enum Parallelism {
         }
         if let v2 = read(root + "/cpu.max") {
             let parts = v2.split(separator: " ")
-            guard parts.count == 2, parts[0] != "max", let quota = Double(parts[0]), let period = Double(parts[1]), period > 0
+            guard parts.count == 2, parts[0] != "max", let quota = Double(parts[0]), let period = Double(parts[1]),
+                period > 0
             else { return nil }
             return quota / period
         }
         if let q = read(root + "/cpu/cpu.cfs_quota_us").flatMap(Double.init), q > 0,
-           let p = read(root + "/cpu/cpu.cfs_period_us").flatMap(Double.init), p > 0 {
+            let p = read(root + "/cpu/cpu.cfs_period_us").flatMap(Double.init), p > 0
+        {
             return q / p
         }
         return nil
@@ -74,9 +82,11 @@ extension Parallelism {
     /// (so `jobs` threads parse when consuming is cheap, and `jobs - 1` parse beside a busy consumer). `consume`
     /// returns false to stop early (producers then stop too); an error it throws stops everything and is rethrown.
     /// With `jobs` 1 all runs on the calling thread, one item at a time.
-    public static func ordered<T: Sendable>(_ count: Int, jobs: Int, window: Int,
-                                            produce: @escaping @Sendable (Int) -> T,
-                                            consume: (Int, T) throws -> Bool) rethrows {
+    public static func ordered<T: Sendable>(
+        _ count: Int, jobs: Int, window: Int,
+        produce: @escaping @Sendable (Int) -> T,
+        consume: (Int, T) throws -> Bool
+    ) rethrows {
         guard jobs > 1, count > 1 else {
             for i in 0..<count where try !consume(i, produce(i)) { return }
             return

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import StepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What an input yields: acceleration samples (to be run through the detector) or step readings (to be summed).
 public enum InputItem: Sendable, Equatable {
@@ -60,16 +61,23 @@ public enum SourceReader {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
-        let device = UInt64(st.st_dev), inode = UInt64(st.st_ino), size = Int64(st.st_size)
+        let device = UInt64(st.st_dev)
+        let inode = UInt64(st.st_ino)
+        let size = Int64(st.st_size)
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
         /// Errors name the file, not the descriptor.
-        func named(_ e: InputError) -> InputError { e.file == openPath ? InputError(file: path, line: e.line, message: e.message, kind: e.kind) : e }
-        let (previous, rotatedRest) = try continuation(of: cursor, path: path, device: device, inode: inode, size: size,
-                                                       options: options, sink)
+        func named(_ e: InputError) -> InputError {
+            e.file == openPath ? InputError(file: path, line: e.line, message: e.message, kind: e.kind) : e
+        }
+        let (previous, rotatedRest) = try continuation(
+            of: cursor, path: path, device: device, inode: inode, size: size,
+            options: options, sink)
         if size == 0 || size == previous?.offset {
             let empty = ReadSummary(format: previous?.format ?? options.format ?? "unknown")
             // After a rotation to a still-empty file, the next read must start the new file from its beginning.
-            let next = rotatedRest != nil ? SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode) : (previous ?? cursor)
+            let next =
+                rotatedRest != nil
+                ? SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode) : (previous ?? cursor)
             return (rotatedRest.map { $0.merged(with: empty) } ?? empty, next)
         }
         let format: InputFormat
@@ -79,25 +87,31 @@ public enum SourceReader {
             if options.format == nil, !(try hasCompleteLine(openPath)) {
                 // The writer has not finished the first line yet. After a rotation, the old file's rest was delivered:
                 // go on from the start of the new file next time.
-                if let rotatedRest { return (rotatedRest, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)) }
+                if let rotatedRest {
+                    return (rotatedRest, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode))
+                }
                 return (ReadSummary(format: "unknown"), cursor)
             }
             format = try InputFormats.resolve(path: path, options: options)
         }
         let resume = previous.map {
-            InputFormats.Resume(offset: $0.offset, lineNumber: $0.lineNumber, state: $0.parserState, generic: $0.generic)
+            InputFormats.Resume(
+                offset: $0.offset, lineNumber: $0.lineNumber, state: $0.parserState, generic: $0.generic)
         }
         var (summary, next): (ReadSummary, InputFormats.Resume?)
         do {
-            (summary, next) = try InputFormats.read(path: openPath, format: format, options: options, state: resume,
-                                                    completeLinesOnly: true, batch: batch, sink)
+            (summary, next) = try InputFormats.read(
+                path: openPath, format: format, options: options, state: resume,
+                completeLinesOnly: true, batch: batch, sink)
         } catch let e as InputError {
             throw named(e)
         }
         summary.issues = summary.issues.map(named)
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else {
-            if rotatedRest != nil { return (summary, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)) }
+            if rotatedRest != nil {
+                return (summary, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode))
+            }
             return (summary, previous ?? cursor)
         }
         var out = SourceCursor(offset: next.offset, lineNumber: next.lineNumber, device: device, inode: inode)
@@ -109,8 +123,10 @@ public enum SourceReader {
 
     /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity)
     /// or truncated (smaller than the offset); after a rotation, the rest of the renamed file is read first.
-    static func continuation(of cursor: SourceCursor?, path: String, device: UInt64, inode: UInt64, size: Int64,
-                             options: ReadOptions, _ sink: (InputItem) -> Void) throws -> (SourceCursor?, ReadSummary?) {
+    static func continuation(
+        of cursor: SourceCursor?, path: String, device: UInt64, inode: UInt64, size: Int64,
+        options: ReadOptions, _ sink: (InputItem) -> Void
+    ) throws -> (SourceCursor?, ReadSummary?) {
         guard let c = cursor, c.device != device || c.inode != inode || size < c.offset else { return (cursor, nil) }
         if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
             return (nil, try readNew(path: old, options: options, cursor: c, sink).summary)
@@ -138,11 +154,14 @@ public enum SourceReader {
 
     /// Follow mode for whole inputs: the whole input is read again (it is replaced, or gains files), and its reader
     /// delivers only what the cursor's state does not cover yet (newer minutes, new files), never a reading twice.
-    static func readWhole(path: String, format: InputFormat, options: ReadOptions, cursor: SourceCursor?,
-                          _ sink: (InputItem) -> Void) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
+    static func readWhole(
+        path: String, format: InputFormat, options: ReadOptions, cursor: SourceCursor?,
+        _ sink: (InputItem) -> Void
+    ) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
         guard let reader = format.whole else { return (ReadSummary(format: format.name), cursor) }
-        let (summary, state) = try InputFormats.readWhole(reader, path: path, memory: nil, format: format, options: options,
-                                                          state: cursor?.format == format.name ? cursor?.parserState : nil, sink)
+        let (summary, state) = try InputFormats.readWhole(
+            reader, path: path, memory: nil, format: format, options: options,
+            state: cursor?.format == format.name ? cursor?.parserState : nil, sink)
         // No file identity: the input is expected to be replaced or to grow; the state says what was delivered.
         var out = SourceCursor(offset: 0, lineNumber: 0, device: 0, inode: 0)
         out.format = format.name
@@ -154,13 +173,15 @@ public enum SourceReader {
     /// moved the file a cursor was reading.
     static func rotatedFile(of path: String, device: UInt64, inode: UInt64) -> String? {
         let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path, name = url.lastPathComponent
+        let directory = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         for candidate in names.sorted() where candidate != name && candidate.hasPrefix(name) {
             let full = directory + "/" + candidate
             var st = stat()
             if stat(full, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode,
-               (st.st_mode & S_IFMT) == S_IFREG {
+                (st.st_mode & S_IFMT) == S_IFREG
+            {
                 return full
             }
         }
@@ -169,7 +190,10 @@ public enum SourceReader {
 
     static func hasCompleteLine(_ path: String) throws -> Bool {
         var found = false
-        try LineReader.forEachLine(path: path, chunkSize: 64 * 1024) { _, _, complete in found = complete; return false }
+        try LineReader.forEachLine(path: path, chunkSize: 64 * 1024) { _, _, complete in
+            found = complete
+            return false
+        }
         return found
     }
 }

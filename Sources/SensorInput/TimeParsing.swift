@@ -13,10 +13,13 @@ public enum TimeParsing {
 
     /// Nanoseconds since the epoch of a UTC calendar time, nil when a field is out of range (integer nanoseconds
     /// reach from 1678 to 2261).
-    public static func epochNs(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
-                               nanos: Int64 = 0, offsetSeconds: Int = 0) -> Int64? {
+    public static func epochNs(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
+        nanos: Int64 = 0, offsetSeconds: Int = 0
+    ) -> Int64? {
         guard (1678...2261).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
-              (0...59).contains(minute), (0...60).contains(second), (-86_400...86_400).contains(offsetSeconds) else { return nil }
+            (0...59).contains(minute), (0...60).contains(second), (-86_400...86_400).contains(offsetSeconds)
+        else { return nil }
         let days = Int64(daysFromCivil(year, month, day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         let (ns, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
@@ -34,19 +37,46 @@ public enum TimeParsing {
         var atEnd: Bool { i >= bytes.count }
         var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
         mutating func skipSpaces() { while let c = peek, c == 0x20 || c == 0x09 { i += 1 } }
-        mutating func eat(_ c: UInt8) -> Bool { if peek == c { i += 1; return true }; return false }
-        mutating func eat(anyOf set: [UInt8]) -> UInt8? { if let c = peek, set.contains(c) { i += 1; return c }; return nil }
+        mutating func eat(_ c: UInt8) -> Bool {
+            if peek == c {
+                i += 1
+                return true
+            }
+            return false
+        }
+        mutating func eat(anyOf set: [UInt8]) -> UInt8? {
+            if let c = peek, set.contains(c) {
+                i += 1
+                return c
+            }
+            return nil
+        }
         /// Reads `min...max` decimal digits.
         mutating func int(min: Int = 1, max: Int = 9) -> Int? {
-            var v = 0, n = 0
-            while n < max, let c = peek, c >= 0x30, c <= 0x39 { v = v * 10 + Int(c - 0x30); n += 1; i += 1 }
+            var v = 0
+            var n = 0
+            while n < max, let c = peek, c >= 0x30, c <= 0x39 {
+                v = v * 10 + Int(c - 0x30)
+                n += 1
+                i += 1
+            }
             return n >= min ? v : nil
         }
         /// Reads a fraction after the separator: digits scaled to nanoseconds.
         mutating func fractionNs() -> Int64 {
-            var v: Int64 = 0, n = 0
-            while let c = peek, c >= 0x30, c <= 0x39 { if n < 9 { v = v * 10 + Int64(c - 0x30); n += 1 }; i += 1 }
-            while n < 9 { v *= 10; n += 1 }
+            var v: Int64 = 0
+            var n = 0
+            while let c = peek, c >= 0x30, c <= 0x39 {
+                if n < 9 {
+                    v = v * 10 + Int64(c - 0x30)
+                    n += 1
+                }
+                i += 1
+            }
+            while n < 9 {
+                v *= 10
+                n += 1
+            }
             return v
         }
     }
@@ -57,12 +87,16 @@ public enum TimeParsing {
         var c = Cursor(text)
         c.skipSpaces()
         guard let y = c.int(min: 4, max: 4), c.eat(0x2D), let mo = c.int(min: 1, max: 2), c.eat(0x2D),
-              let d = c.int(min: 1, max: 2) else { return nil }
-        var h = 0, mi = 0, s = 0
+            let d = c.int(min: 1, max: 2)
+        else { return nil }
+        var h = 0
+        var mi = 0
+        var s = 0
         var nanos: Int64 = 0
         if c.eat(anyOf: [0x54, 0x74, 0x20]) != nil {
             guard let hh = c.int(min: 1, max: 2), c.eat(0x3A), let mm = c.int(min: 2, max: 2) else { return nil }
-            h = hh; mi = mm
+            h = hh
+            mi = mm
             if c.eat(0x3A) {
                 guard let ss = c.int(min: 2, max: 2) else { return nil }
                 s = ss
@@ -82,8 +116,11 @@ public enum TimeParsing {
             hadZone = true
         }
         c.skipSpaces()
-        guard c.atEnd, let ns = epochNs(year: y, month: mo, day: d, hour: h, minute: mi, second: s, nanos: nanos,
-                                         offsetSeconds: offset) else { return nil }
+        guard c.atEnd,
+            let ns = epochNs(
+                year: y, month: mo, day: d, hour: h, minute: mi, second: s, nanos: nanos,
+                offsetSeconds: offset)
+        else { return nil }
         return (ns, hadZone)
     }
 
@@ -94,8 +131,9 @@ public enum TimeParsing {
     public static func parseFitbit(_ text: Substring) -> Int64? {
         var c = Cursor(text)
         guard let mo = c.int(min: 1, max: 2), c.eat(0x2F), let d = c.int(min: 1, max: 2), c.eat(0x2F),
-              let yy = c.int(min: 2, max: 4), c.eat(0x20), let h = c.int(min: 1, max: 2), c.eat(0x3A),
-              let mi = c.int(min: 2, max: 2), c.eat(0x3A), let s = c.int(min: 2, max: 2), c.atEnd else { return nil }
+            let yy = c.int(min: 2, max: 4), c.eat(0x20), let h = c.int(min: 1, max: 2), c.eat(0x3A),
+            let mi = c.int(min: 2, max: 2), c.eat(0x3A), let s = c.int(min: 2, max: 2), c.atEnd
+        else { return nil }
         let year = yy >= 100 ? yy : (yy >= 70 ? 1900 + yy : 2000 + yy)
         return epochNs(year: year, month: mo, day: d, hour: h, minute: mi, second: s)
     }
@@ -103,13 +141,24 @@ public enum TimeParsing {
     /// Parses a date whose three numbers are separated by `/`, `-` or `.`, in the order a `date format` such as
     /// `M/d/yyyy` or `dd/MM/yyyy` gives (ActiGraph). Returns days since the epoch.
     public static func parseDate(_ text: Substring, format: Substring) -> Int? {
-        let parts = text.split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." }).map { Int($0.trimmingPrefixSpaces()) }
+        let parts = text.split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." }).map {
+            Int($0.trimmingPrefixSpaces())
+        }
         guard parts.count == 3, let a = parts[0], let b = parts[1], let c = parts[2] else { return nil }
-        let order = format.lowercased().split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." }).map { $0.first ?? "?" }
-        var y = c, m = a, d = b
+        let order = format.lowercased().split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." }).map {
+            $0.first ?? "?"
+        }
+        var y = c
+        var m = a
+        var d = b
         if order.count == 3 {
             for (value, key) in zip([a, b, c], order) {
-                switch key { case "y": y = value; case "m": m = value; case "d": d = value; default: break }
+                switch key {
+                case "y": y = value
+                case "m": m = value
+                case "d": d = value
+                default: break
+                }
             }
         }
         if m > 12 && d <= 12 { swap(&m, &d) }
@@ -123,7 +172,8 @@ public enum TimeParsing {
         var c = Cursor(text)
         c.skipSpaces()
         guard let h = c.int(min: 1, max: 2), c.eat(0x3A), let m = c.int(min: 2, max: 2), c.eat(0x3A),
-              let s = c.int(min: 2, max: 2), h < 24, m < 60, s < 61 else { return nil }
+            let s = c.int(min: 2, max: 2), h < 24, m < 60, s < 61
+        else { return nil }
         return h * 3600 + m * 60 + s
     }
 }

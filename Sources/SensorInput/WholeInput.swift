@@ -21,7 +21,9 @@ struct WholeInput {
 
     static func bytes(of path: String) throws -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw InputError(file: path, message: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+            throw InputError(
+                file: path, message: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            )
         }
         defer { try? handle.close() }
         do {
@@ -35,7 +37,9 @@ struct WholeInput {
     static func files(under path: String, depth: Int = 4, limit: Int = 200_000) -> [String] {
         var out: [String] = []
         func walk(_ dir: String, _ level: Int) {
-            guard out.count < limit, let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+            guard out.count < limit, let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+                return
+            }
             for name in names.sorted() where !name.hasPrefix(".") {
                 let full = dir + "/" + name
                 var isDir: ObjCBool = false
@@ -109,7 +113,8 @@ enum BinarySniff {
         guard !head.isEmpty else { return false }
         if head.count >= 2, (head[0] == 0xFF && head[1] == 0xFE) || (head[0] == 0xFE && head[1] == 0xFF) { return true }
         if head.contains(0) { return true }
-        let control = head.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x0C && $0 != 0x1B }.count
+        let control = head.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x0C && $0 != 0x1B }
+            .count
         if control * 10 > head.count { return true }
         // Invalid UTF-8 (allow a multi-byte sequence cut at the end of the head).
         let text = String(decoding: head.prefix(max(0, head.count - 4)), as: UTF8.self)
@@ -134,7 +139,9 @@ enum BinarySniff {
         if starts([0xFF, 0xD8, 0xFF]) { return "JPEG image" }
         if starts(Array("GIF8".utf8)) { return "GIF image" }
         if starts(Array("%PDF".utf8)) { return "PDF document" }
-        if starts(Array("MD".utf8)) && head.count >= 512 { return "binary data (Axivity .cwa? export it to CSV with omconvert)" }
+        if starts(Array("MD".utf8)) && head.count >= 512 {
+            return "binary data (Axivity .cwa? export it to CSV with omconvert)"
+        }
         if starts([0xFF, 0xFE]) || starts([0xFE, 0xFF]) { return "UTF-16 text (save it as UTF-8)" }
         if starts([0xCA, 0xFE, 0xBA, 0xBE]) || starts([0xCF, 0xFA, 0xED, 0xFE]) { return "Mach-O executable" }
         if starts(Array("MZ".utf8)) { return "Windows executable" }

@@ -41,7 +41,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps, irregularIntervalsAllowed
+        case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps,
+            irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
     }
 
@@ -72,4 +73,3 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// The parameters `steptweet` uses.
     public static let standard = DetectorParameters()
 }
-

@@ -8,8 +8,12 @@ extension Double {
         let ln2 = 0.6931471805599453
         let k = (self / ln2).rounded()
         let r = self - k * ln2  // |r| ≤ ln2 / 2
-        var term = 1.0, sum = 1.0
-        for i in 1...14 { term *= r / Double(i); sum += term }
+        var term = 1.0
+        var sum = 1.0
+        for i in 1...14 {
+            term *= r / Double(i)
+            sum += term
+        }
         return sum * Double(sign: .plus, exponent: Int(k), significand: 1)
     }
 
@@ -34,10 +38,16 @@ extension Double {
         let e = Double(exponent)
         let m = significand  // [1, 2)
         // ln m = 2 atanh((m - 1) / (m + 1)), |s| ≤ 1/3
-        let s = (m - 1) / (m + 1), s2 = s * s
-        var term = s, sum = 0.0
+        let s = (m - 1) / (m + 1)
+        let s2 = s * s
+        var term = s
+        var sum = 0.0
         var k = 1.0
-        for _ in 0..<12 { sum += term / k; term *= s2; k += 2 }
+        for _ in 0..<12 {
+            sum += term / k
+            term *= s2
+            k += 2
+        }
         return e * 0.6931471805599453 + 2 * sum
     }
 

@@ -28,7 +28,8 @@ extension StepDetector {
         // in), whose next peak comes half a stride later: the walk was seen once a stride at first and now shows
         // every step.
         if inBout && !boutCredited && parameters.fillStrideStart && parameters.fillMissedSteps
-            && pending.count == parameters.confirmSteps && Self.missedStepRatio.contains(stepInterval / interval) {
+            && pending.count == parameters.confirmSteps && Self.missedStepRatio.contains(stepInterval / interval)
+        {
             halveBout()
         }
         if inBout && !boutCredited {
@@ -70,7 +71,8 @@ extension StepDetector {
                 pending.append(last + (timeNs - last) / 2)
                 pendingSwings.append(0)
             } else if Self.missedStepRatio.contains(1 / ratio) && pendingSwings[pending.count - 2] > 0 {
-                let before = pending[pending.count - 2], last = pending[pending.count - 1]
+                let before = pending[pending.count - 2]
+                let last = pending[pending.count - 1]
                 pending.insert(before + (last - before) / 2, at: pending.count - 1)
                 pendingSwings.insert(0, at: pendingSwings.count - 1)
             }
@@ -141,7 +143,8 @@ extension StepDetector {
     /// `rhythmTolerance` times its shortest, and its largest swing at most `swingTolerance` times its smallest.
     func pendingIsRegular() -> Bool {
         if pending.count >= 3 {
-            var shortest = Int64.max, longest = Int64.min
+            var shortest = Int64.max
+            var longest = Int64.min
             for i in 2..<pending.count {
                 let stride = pending[i] - pending[i - 2]
                 shortest = min(shortest, stride)
@@ -149,7 +152,8 @@ extension StepDetector {
             }
             if Double(longest) > parameters.rhythmTolerance * Double(shortest) { return false }
         }
-        var smallest = Double.infinity, largest = 0.0
+        var smallest = Double.infinity
+        var largest = 0.0
         for s in pendingSwings where s > 0 {
             smallest = min(smallest, s)
             largest = max(largest, s)
@@ -162,7 +166,8 @@ extension StepDetector {
         inBout = true
         boutCredited = false
         irregularIntervals = 0
-        let first = pending[0], last = pending[pending.count - 1]
+        let first = pending[0]
+        let last = pending[pending.count - 1]
         stepInterval = Double(last - first) * 1e-9 / Double(pending.count - 1)
         bout = WalkingBout(startNs: first, endNs: last, steps: pending.count)
         updateBoutDeadline()

@@ -125,21 +125,40 @@ public struct StepDetector: Sendable, Codable {
     /// already hold that sample's coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
         guard lastTimeNs != .min else { return start }
-        var last = lastTimeNs, s1 = stage1, s2 = stage2
-        var dtCached = cachedDtNs, alpha = cachedAlpha, wideAlpha = cachedWideAlpha
-        var strong = peaks, weak = weakPeaks
-        var wide1 = recognizer.wide1, wide2 = recognizer.wide2, excess = recognizer.tickExcess
-        var sumX = recognizer.sumX, sumY = recognizer.sumY, sumZ = recognizer.sumZ, axisSamples = recognizer.axisSamples
+        var last = lastTimeNs
+        var s1 = stage1
+        var s2 = stage2
+        var dtCached = cachedDtNs
+        var alpha = cachedAlpha
+        var wideAlpha = cachedWideAlpha
+        var strong = peaks
+        var weak = weakPeaks
+        var wide1 = recognizer.wide1
+        var wide2 = recognizer.wide2
+        var excess = recognizer.tickExcess
+        var sumX = recognizer.sumX
+        var sumY = recognizer.sumY
+        var sumZ = recognizer.sumZ
+        var axisSamples = recognizer.axisSamples
         var nextTickNs = recognizing ? recognizer.nextTickNs : .max
-        let deadline = boutDeadlineNs, maxGap = maxGapNs
-        let minSwing = parameters.minSwing, minSwingInWalk = parameters.minSwingInWalk
-        let axes = tracksAxes, weakOn = tracksWeakPeaks, recognizing = recognizing, tau = lowPassTau
+        let deadline = boutDeadlineNs
+        let maxGap = maxGapNs
+        let minSwing = parameters.minSwing
+        let minSwingInWalk = parameters.minSwingInWalk
+        let axes = tracksAxes
+        let weakOn = tracksWeakPeaks
+        let recognizing = recognizing
+        let tau = lowPassTau
         /// Hands the recognizer its per-sample state as the samples taken so far left it (`last`, `s2`: the latest).
         func handBack() {
             guard recognizing else { return }
             (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
             (recognizer.previousNs, recognizer.previousValue) = (last, s2)
-            if axes { (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+            if axes {
+                (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (
+                    sumX, sumY, sumZ, axisSamples
+                )
+            }
         }
         var i = start
         while i < samples.count {
@@ -155,22 +174,30 @@ public struct StepDetector: Sendable, Codable {
                 (alpha, wideAlpha) = Self.filterCoefficients(dtNs: dtNs, tau: tau)
                 dtCached = dtNs
             }
-            var n1 = s1, n2 = s2
+            var n1 = s1
+            var n2 = s2
             Self.lowPass(&n1, &n2, magnitude, alpha)
-            var nextStrong = strong, nextWeak = weak
+            var nextStrong = strong
+            var nextWeak = weak
             if nextStrong.push(n2, at: s.timeNs, hysteresis: minSwing) != nil { break }
             if weakOn && nextWeak.push(n2, at: s.timeNs, hysteresis: minSwingInWalk) != nil { break }
             if axes && (s.y != 0 || s.z != 0) {
-                sumX += s.x; sumY += s.y; sumZ += s.z
+                sumX += s.x
+                sumY += s.y
+                sumZ += s.z
                 axisSamples += 1
             }
-            if recognizing { WalkingRecognizer.followRaw(&wide1, &wide2, &excess, raw: magnitude, value: n2, wideAlpha: wideAlpha) }
+            if recognizing {
+                WalkingRecognizer.followRaw(&wide1, &wide2, &excess, raw: magnitude, value: n2, wideAlpha: wideAlpha)
+            }
             if tick {
                 // A tick that completes no window: the recognizer takes it with the state it would have here.
                 handBack()
                 _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, score: false)
                 (excess, nextTickNs) = (recognizer.tickExcess, recognizer.nextTickNs)
-                (sumX, sumY, sumZ, axisSamples) = (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples)
+                (sumX, sumY, sumZ, axisSamples) = (
+                    recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples
+                )
             }
             (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             i += 1
@@ -202,7 +229,8 @@ public struct StepDetector: Sendable, Codable {
         let magnitude = (x * x + y * y + z * z).squareRoot()
         // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
         if tracksAxes && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
-            && timeNs > lastTimeNs {
+            && timeNs > lastTimeNs
+        {
             recognizer.addAxes(x: x, y: y, z: z)
         }
         push(timeNs: timeNs, magnitude: magnitude, emit)
@@ -244,8 +272,11 @@ public struct StepDetector: Sendable, Codable {
         if timeNs > boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
         if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: cachedWideAlpha)
-            && recognizer.advance(timeNs: timeNs, value: value, raw: magnitude, score: windowSkip != .next
-                                  && (inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty)) {
+            && recognizer.advance(
+                timeNs: timeNs, value: value, raw: magnitude,
+                score: windowSkip != .next
+                    && (inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty))
+        {
             if let window = recognizer.window {
                 recognizer.window = nil
                 windowScored(window, emit)

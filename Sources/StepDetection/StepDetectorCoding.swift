@@ -30,10 +30,11 @@ extension StepDetector {
             peaks = saved
         } else {
             let flat = try decoder.container(keyedBy: FlatTrackerKeys.self)
-            peaks = PeakTracker(seekingPeak: try flat.decode(Bool.self, forKey: .seekingPeak),
-                                extremeValue: try flat.decode(Double.self, forKey: .extremeValue),
-                                extremeNs: try flat.decode(Int64.self, forKey: .extremeNs),
-                                troughValue: try flat.decode(Double.self, forKey: .troughValue))
+            peaks = PeakTracker(
+                seekingPeak: try flat.decode(Bool.self, forKey: .seekingPeak),
+                extremeValue: try flat.decode(Double.self, forKey: .extremeValue),
+                extremeNs: try flat.decode(Int64.self, forKey: .extremeNs),
+                troughValue: try flat.decode(Double.self, forKey: .troughValue))
         }
         lastCandidateNs = try c.decode(Int64.self, forKey: .lastCandidateNs)
         pending = try c.decode([Int64].self, forKey: .pending)
@@ -59,10 +60,13 @@ extension StepDetector {
         windowSkip = try c.decodeIfPresent(WindowSkip.self, forKey: .windowSkip) ?? .none
         latestWindowStartNs = try c.decodeIfPresent(Int64.self, forKey: .latestWindowStartNs) ?? .min
         gateBoutOpen = try c.decodeIfPresent(Bool.self, forKey: .gateBoutOpen) ?? false
-        gateBout = try c.decodeIfPresent(WalkingBout.self, forKey: .gateBout) ?? WalkingBout(startNs: 0, endNs: 0, steps: 0)
+        gateBout =
+            try c.decodeIfPresent(WalkingBout.self, forKey: .gateBout) ?? WalkingBout(startNs: 0, endNs: 0, steps: 0)
         guard pending.count == pendingSwings.count, held.count <= Self.heldCapacity,
-              decisions.count <= Self.decisionCapacity, undecided.count <= Self.heldCapacity else {
-            throw DecodingError.dataCorruptedError(forKey: .pending, in: c, debugDescription: "inconsistent detector state")
+            decisions.count <= Self.decisionCapacity, undecided.count <= Self.heldCapacity
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .pending, in: c, debugDescription: "inconsistent detector state")
         }
         reservePending()
     }

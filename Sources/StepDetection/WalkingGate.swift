@@ -61,16 +61,21 @@ extension StepDetector {
     }
 
     /// A window was scored: remember its decision, add it to the held steps inside it, release what is now decided.
-    mutating func windowScored(_ window: (startNs: Int64, endNs: Int64, features: WindowFeatures),
-                               _ emit: (DetectorEvent) -> Void) {
-        let decision = WalkingDecision(startNs: window.startNs, endNs: window.endNs,
-                                       probability: parameters.recognizer.probability(window.features))
+    mutating func windowScored(
+        _ window: (startNs: Int64, endNs: Int64, features: WindowFeatures),
+        _ emit: (DetectorEvent) -> Void
+    ) {
+        let decision = WalkingDecision(
+            startNs: window.startNs, endNs: window.endNs,
+            probability: parameters.recognizer.probability(window.features))
         if decisions.count >= Self.decisionCapacity { decisions.removeFirst() }
         decisions.append(decision)
         latestWindowStartNs = decision.startNs
         emit(.decision(decision, window.features))
-        for i in held.indices where !held[i].isBoutEnd
-            && decision.startNs <= held[i].timeNs && held[i].timeNs < decision.endNs {
+        for i in held.indices
+        where !held[i].isBoutEnd
+            && decision.startNs <= held[i].timeNs && held[i].timeNs < decision.endNs
+        {
             held[i].probabilitySum += decision.probability
             held[i].windows += 1
         }
@@ -101,7 +106,8 @@ extension StepDetector {
             if head.isBoutEnd {
                 endWalkingRun(emit)
             } else {
-                decide(head.timeNs, probability: head.windows > 0 ? head.probabilitySum / Double(head.windows) : 0, emit)
+                decide(
+                    head.timeNs, probability: head.windows > 0 ? head.probabilitySum / Double(head.windows) : 0, emit)
             }
         }
     }
@@ -110,7 +116,12 @@ extension StepDetector {
     private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
         let r = parameters.recognizer
         if walkingRun {
-            if p >= r.stay { accept(timeNs, emit) } else { endWalkingRun(emit); refuse(timeNs, emit) }
+            if p >= r.stay {
+                accept(timeNs, emit)
+            } else {
+                endWalkingRun(emit)
+                refuse(timeNs, emit)
+            }
         } else if p >= r.enter {
             walkingRun = true
             for t in undecided { accept(t, emit) }

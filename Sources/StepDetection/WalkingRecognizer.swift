@@ -97,17 +97,20 @@ public struct WalkingRecognizer: Sendable, Codable {
         hasLast = try c.decode(Bool.self, forKey: .hasLast)
         gravityFilter = try c.decode([Double].self, forKey: .gravityFilter)
         // A state saved before the rhythm features has no peaks: its next windows see none until new ones come.
-        peakTimes = try c.decodeIfPresent([Int64].self, forKey: .peakTimes)
+        peakTimes =
+            try c.decodeIfPresent([Int64].self, forKey: .peakTimes)
             ?? [Int64](repeating: .min, count: Self.peakCapacity)
         peakHead = try c.decodeIfPresent(Int.self, forKey: .peakHead) ?? 0
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
-              direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
-              excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
-              (0..<Self.peakCapacity).contains(peakHead),
-              last.count == 3, gravityFilter.count == 6, (0..<Self.windowTicks).contains(head),
-              (0...Self.windowTicks).contains(filled) else {
-            throw DecodingError.dataCorruptedError(forKey: .magnitudes, in: c,
-                                                   debugDescription: "walking recognizer state of another size")
+            direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
+            excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
+            (0..<Self.peakCapacity).contains(peakHead),
+            last.count == 3, gravityFilter.count == 6, (0..<Self.windowTicks).contains(head),
+            (0...Self.windowTicks).contains(filled)
+        else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .magnitudes, in: c,
+                debugDescription: "walking recognizer state of another size")
         }
     }
 
@@ -171,8 +174,10 @@ public struct WalkingRecognizer: Sendable, Codable {
 
     /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
     @inline(__always)
-    static func followRaw(_ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
-                          value: Double, wideAlpha: Double) {
+    static func followRaw(
+        _ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
+        value: Double, wideAlpha: Double
+    ) {
         wide1 += (raw - wide1) * wideAlpha
         wide2 += (wide1 - wide2) * wideAlpha
         excess = max(excess, abs(wide2 - value))
@@ -224,9 +229,16 @@ public struct WalkingRecognizer: Sendable, Codable {
         tickExcess = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
-            last[0] = sumX / n; last[1] = sumY / n; last[2] = sumZ / n
+            last[0] = sumX / n
+            last[1] = sumY / n
+            last[2] = sumZ / n
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
-            if !hasLast { for k in 0..<3 { gravityFilter[k] = last[k]; gravityFilter[k + 3] = last[k] } }
+            if !hasLast {
+                for k in 0..<3 {
+                    gravityFilter[k] = last[k]
+                    gravityFilter[k + 3] = last[k]
+                }
+            }
             hasLast = true
         }
         axisTicks[head] = hasLast

@@ -13,8 +13,10 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
     /// Per leaf, tree after tree (the learning rate already applied).
     public var leaves: [Double]
 
-    public init(depth: Int, base: Double, features: [Int], thresholds: [Double], leaves: [Double],
-                featureSet: Int = WindowFeatures.featureSet) {
+    public init(
+        depth: Int, base: Double, features: [Int], thresholds: [Double], leaves: [Double],
+        featureSet: Int = WindowFeatures.featureSet
+    ) {
         self.featureSet = featureSet
         self.depth = depth
         self.base = base
@@ -32,13 +34,15 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         guard let set = try c.decodeIfPresent(Int.self, forKey: .featureSet) else {
             throw DecodingError.dataCorruptedError(
-                forKey: .featureSet, in: c, debugDescription: "walking trees without a featureSet: saved before "
+                forKey: .featureSet, in: c,
+                debugDescription: "walking trees without a featureSet: saved before "
                     + "feature sets were recorded, for features this release no longer computes in that order; "
                     + "retrain them with scripts/train_walking.py")
         }
         guard set == WindowFeatures.featureSet else {
             throw DecodingError.dataCorruptedError(
-                forKey: .featureSet, in: c, debugDescription: "walking trees trained on feature set \(set); this "
+                forKey: .featureSet, in: c,
+                debugDescription: "walking trees trained on feature set \(set); this "
                     + "release computes feature set \(WindowFeatures.featureSet); retrain them with "
                     + "scripts/train_walking.py")
         }
@@ -49,14 +53,16 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         thresholds = try c.decode([Double].self, forKey: .thresholds)
         leaves = try c.decode([Double].self, forKey: .leaves)
         guard isValid else {
-            throw DecodingError.dataCorruptedError(forKey: .features, in: c,
-                                                   debugDescription: "walking trees: the arrays do not fit together")
+            throw DecodingError.dataCorruptedError(
+                forKey: .features, in: c,
+                debugDescription: "walking trees: the arrays do not fit together")
         }
     }
 
     /// Whether the arrays fit together: whole trees, known features.
     public var isValid: Bool {
-        let splits = (1 << depth) - 1, leafCount = 1 << depth
+        let splits = (1 << depth) - 1
+        let leafCount = 1 << depth
         return (1...6).contains(depth) && features.count == thresholds.count && features.count % splits == 0
             && leaves.count / leafCount == features.count / splits && leaves.count % leafCount == 0
             && features.allSatisfy { (0..<WindowFeatures.names.count).contains($0) }
@@ -66,7 +72,8 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
     public var usesAxes: Bool { features.contains { $0 >= WindowFeatures.magnitudeNames.count } }
 
     public func probability(_ f: WindowFeatures) -> Double {
-        let splits = (1 << depth) - 1, leafCount = 1 << depth
+        let splits = (1 << depth) - 1
+        let leafCount = 1 << depth
         var z = base
         f.withValues { values in
             for tree in 0..<(leaves.count / leafCount) {
@@ -102,8 +109,10 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
 
     public static let defaultConfident = 0.9
 
-    public init(enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
-                confident: Double = Self.defaultConfident) {
+    public init(
+        enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
+        confident: Double = Self.defaultConfident
+    ) {
         self.enabled = enabled
         self.model = model
         self.enter = enter

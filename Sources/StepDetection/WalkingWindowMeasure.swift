@@ -24,15 +24,22 @@ extension WalkingRecognizer {
         // The window in time order, mean removed, in an uninitialised stack buffer (no allocation, no zeroing).
         withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.windowTicks) { y in
             let b = y.baseAddress!
-            var mean = 0.0, excess = 0.0
+            var mean = 0.0
+            var excess = 0.0
             magnitudes.withUnsafeBufferPointer { ring in
-                Self.forEachTick(count, head: head) { i, k in b[i] = ring[k]; mean += ring[k] }
+                Self.forEachTick(count, head: head) { i, k in
+                    b[i] = ring[k]
+                    mean += ring[k]
+                }
             }
             excesses.withUnsafeBufferPointer { ring in
                 Self.forEachTick(count, head: head) { _, k in excess = max(excess, ring[k]) }
             }
             mean /= Double(count)
-            var m2 = 0.0, m4 = 0.0, peak = 0.0, crossings = 0
+            var m2 = 0.0
+            var m4 = 0.0
+            var peak = 0.0
+            var crossings = 0
             for i in 0..<count {
                 let v = b[i] - mean
                 b[i] = v
@@ -75,8 +82,13 @@ extension WalkingRecognizer {
     /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
     /// (4-12 ticks), a stride (8-25) and two strides (26-49).
     private static func autocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
-        -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double) {
-        var r1 = 0.0, r2 = 0.0, step = -1.0, stride = -1.0, twoStrides = -1.0
+        -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double)
+    {
+        var r1 = 0.0
+        var r2 = 0.0
+        var step = -1.0
+        var stride = -1.0
+        var twoStrides = -1.0
         func note(_ lag: Int, _ meanProduct: Double) {
             let v = meanProduct / variance
             if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
@@ -107,7 +119,10 @@ extension WalkingRecognizer {
         @inline(__always) func load(_ i: Int) -> SIMD4<Double> {
             raw.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self)
         }
-        var s0 = SIMD4<Double>(), s1 = SIMD4<Double>(), s2 = SIMD4<Double>(), s3 = SIMD4<Double>()
+        var s0 = SIMD4<Double>()
+        var s1 = SIMD4<Double>()
+        var s2 = SIMD4<Double>()
+        var s3 = SIMD4<Double>()
         // Together while every lag has four more pairs (the largest lag has the fewest).
         let together = count &- lags[3]
         var i = 0
@@ -120,11 +135,18 @@ extension WalkingRecognizer {
             i &+= 4
         }
         @inline(__always) func finish(_ sums: SIMD4<Double>, _ lag: Int) -> Double {
-            var sums = sums, j = i
+            var sums = sums
+            var j = i
             let pairs = count &- lag
-            while j &+ 4 <= pairs { sums += load(j) * load(j &+ lag); j &+= 4 }
+            while j &+ 4 <= pairs {
+                sums += load(j) * load(j &+ lag)
+                j &+= 4
+            }
             var first = sums[0]
-            while j < pairs { first += b[j] * b[j &+ lag]; j &+= 1 }
+            while j < pairs {
+                first += b[j] * b[j &+ lag]
+                j &+= 1
+            }
             return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
         }
         return SIMD4(finish(s0, lags[0]), finish(s1, lags[1]), finish(s2, lags[2]), finish(s3, lags[3]))
@@ -136,22 +158,28 @@ extension WalkingRecognizer {
         peakTimes.withUnsafeBufferPointer { ring in
             withUnsafeTemporaryAllocation(of: Int64.self, capacity: Self.peakCapacity) { buffer in
                 // Newest first, back to the window's start (the ring is in time order); stored oldest first at the end.
-                var n = 0, k = peakHead
+                var n = 0
+                var k = peakHead
                 while n < Self.peakCapacity {
                     k = k == 0 ? Self.peakCapacity - 1 : k - 1
                     let t = ring[k]
                     if t < startNs { break }
-                    if t < endNs { n += 1; buffer[Self.peakCapacity - n] = t }
+                    if t < endNs {
+                        n += 1
+                        buffer[Self.peakCapacity - n] = t
+                    }
                 }
                 let times = buffer.baseAddress! + (Self.peakCapacity - n)
                 let rate = Double(n) / (Double(endNs - startNs) * 1e-9)
                 f.peakRate = min(rate, WindowFeatures.peakRateCap)
                 // r1 and r2 as far from what a sine at the candidates' rate would give: smoothness, not cadence.
-                let cadence = max(rate, 0.5), tick = 1 / Self.tickHz  // r1 and r2 are one and two ticks apart
+                let cadence = max(rate, 0.5)
+                let tick = 1 / Self.tickHz  // r1 and r2 are one and two ticks apart
                 f.r1 -= (2 * Double.pi * tick * cadence).cosine
                 f.r2 -= (2 * Double.pi * (2 * tick) * cadence).cosine
                 guard n >= 4 else { return }
-                var sum = 0.0, squares = 0.0
+                var sum = 0.0
+                var squares = 0.0
                 for i in 2..<n {
                     let stride = Double(times[i] - times[i - 2]) * 1e-9
                     sum += stride
@@ -166,10 +194,13 @@ extension WalkingRecognizer {
 
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {
         var everyTick = true
-        axisTicks.withUnsafeBufferPointer { ring in Self.forEachTick(n, head: head) { _, k in everyTick = everyTick && ring[k] } }
+        axisTicks.withUnsafeBufferPointer { ring in
+            Self.forEachTick(n, head: head) { _, k in everyTick = everyTick && ring[k] }
+        }
         guard everyTick else { return }
         f.hasAxes = true
-        var g = (0.0, 0.0, 0.0), d = (0.0, 0.0, 0.0)
+        var g = (0.0, 0.0, 0.0)
+        var d = (0.0, 0.0, 0.0)
         gravity.withUnsafeBufferPointer { gravity in
             direction.withUnsafeBufferPointer { direction in
                 Self.forEachTick(n, head: head) { _, k in
@@ -181,7 +212,8 @@ extension WalkingRecognizer {
         let count = Double(n)
         f.gravitySteadiness = (g.0 * g.0 + g.1 * g.1 + g.2 * g.2).squareRoot() / count
         f.directionSteadiness = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot() / count
-        let a = 3 * Self.index(0, of: n, head: head), b = 3 * Self.index(n - 1, of: n, head: head)
+        let a = 3 * Self.index(0, of: n, head: head)
+        let b = 3 * Self.index(n - 1, of: n, head: head)
         let cosine = gravity[a] * gravity[b] + gravity[a + 1] * gravity[b + 1] + gravity[a + 2] * gravity[b + 2]
         f.gravityTurn = 1 - min(1, max(-1, cosine))
     }

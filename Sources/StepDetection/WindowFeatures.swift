@@ -8,8 +8,10 @@
 /// gravity turned from its start to its end.
 public struct WindowFeatures: Sendable, Equatable {
     /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
-    public static let magnitudeNames = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis",
-                                        "crest", "crossings_hz", "log_impulse", "peak_rate", "stride_cv"]
+    public static let magnitudeNames = [
+        "log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis",
+        "crest", "crossings_hz", "log_impulse", "peak_rate", "stride_cv",
+    ]
     public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn"]
     public static let names = magnitudeNames + axisNames
     /// The version of these features: their order, and what each one measures. A saved model refers to features by
@@ -68,8 +70,10 @@ public struct WindowFeatures: Sendable, Equatable {
     /// Calls `body` with the features in `names` order, without allocating (the one place that lists the order).
     @inline(__always)
     func withValues<R>(_ body: (UnsafeBufferPointer<Double>) -> R) -> R {
-        let v = (logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-                 peakRate, strideCV, gravitySteadiness, directionSteadiness, gravityTurn)
+        let v = (
+            logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
+            peakRate, strideCV, gravitySteadiness, directionSteadiness, gravityTurn
+        )
         return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }
 }

@@ -20,7 +20,10 @@ struct AgentCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var configOptions: ConfigOptions
-    @Option(help: "The least severe messages logged: trace and debug add each fetch's details; info logs one line per fetch; warning only Failed fetches and problems.")
+    @Option(
+        help:
+            "The least severe messages logged: trace and debug add each fetch's details; info logs one line per fetch; warning only Failed fetches and problems."
+    )
     var logLevel: LogLevel = .info
 
     func run() async throws {

@@ -6,13 +6,13 @@ import SensorInput
 
 /// Exit statuses, from sysexits(3), chosen from an error's kind, never from its message.
 enum ExitStatus {
-    static let usage: Int32 = 64        // EX_USAGE
-    static let dataError: Int32 = 65    // EX_DATAERR: input that cannot be read as its format
-    static let noInput: Int32 = 66      // EX_NOINPUT: an input named on the command line is missing or unreadable
+    static let usage: Int32 = 64  // EX_USAGE
+    static let dataError: Int32 = 65  // EX_DATAERR: input that cannot be read as its format
+    static let noInput: Int32 = 66  // EX_NOINPUT: an input named on the command line is missing or unreadable
     static let unavailable: Int32 = 69  // EX_UNAVAILABLE
-    static let cantCreate: Int32 = 73   // EX_CANTCREAT: an output file exists or cannot be written
-    static let tempFail: Int32 = 75     // EX_TEMPFAIL: may succeed by itself later
-    static let config: Int32 = 78       // EX_CONFIG
+    static let cantCreate: Int32 = 73  // EX_CANTCREAT: an output file exists or cannot be written
+    static let tempFail: Int32 = 75  // EX_TEMPFAIL: may succeed by itself later
+    static let config: Int32 = 78  // EX_CONFIG
 
     /// The status for an input named on the command line that could not be read.
     static func of(_ error: InputError) -> Int32 {

@@ -47,7 +47,9 @@ struct CheckTextCommand: ParsableCommand {
 
     func validate() throws {
         if let n = maxCharacters {
-            guard platform == .mastodon else { throw ValidationError("--max-characters applies to --platform mastodon only") }
+            guard platform == .mastodon else {
+                throw ValidationError("--max-characters applies to --platform mastodon only")
+            }
             guard n > 0 else { throw ValidationError("--max-characters must be positive, not \(n)") }
         }
     }

@@ -25,16 +25,22 @@ struct ConsoleLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+        file: String, function: String, line: UInt
+    ) {
         Console.current.error(format(level: level, message: message, metadata: explicit) + "\n")
     }
 
     /// One line for `message`, without the newline; control characters from files or servers are escaped.
-    func format(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, at date: Date = Date()) -> String {
+    func format(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, at date: Date = Date()
+    ) -> String {
         var all = metadata
         if let explicit { all.merge(explicit) { $1 } }
-        let extra = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let extra =
+            all.isEmpty
+            ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let text = TerminalText.escaped(message.description + extra)
         if journal { return "<\(Self.priority(level))>\(text)" }
         return "\(Timestamps.format(date, zone: zone)) \(level): \(text)"

@@ -25,10 +25,14 @@ struct CountCommand: ParsableCommand {
     )
 
     @Flag(name: .long, help: "One JSON object per file.") var json = false
-    @Option(name: .long, help: ArgumentHelp("Write an SVG plot of the recording (one file only).", valueName: "out.svg"))
+    @Option(
+        name: .long, help: ArgumentHelp("Write an SVG plot of the recording (one file only).", valueName: "out.svg"))
     var plot: String?
-    @Option(name: .long, help: ArgumentHelp("Write the time of every counted step (ns, one per line) to this file (one file only).",
-                                            valueName: "out.txt"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write the time of every counted step (ns, one per line) to this file (one file only).",
+            valueName: "out.txt"))
     var stepTimes: String?
     @OptionGroup var input: InputOptions
     @Argument(help: "Recordings to count.") var files: [String]
@@ -46,8 +50,12 @@ struct CountCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if plot != nil && files.count != 1 { throw ValidationError("--plot draws one recording; give exactly one file") }
-        if stepTimes != nil && files.count != 1 { throw ValidationError("--step-times writes one recording's steps; give exactly one file") }
+        if plot != nil && files.count != 1 {
+            throw ValidationError("--plot draws one recording; give exactly one file")
+        }
+        if stepTimes != nil && files.count != 1 {
+            throw ValidationError("--step-times writes one recording's steps; give exactly one file")
+        }
     }
 
     func run() throws {
@@ -65,9 +73,11 @@ struct CountCommand: ParsableCommand {
             Result { () throws -> RecordingCount in
                 if let plot { return try StepPlot.write(recording: files[i], to: plot, options: options) }
                 let times = try stepTimes.map(StepTimesFile.init)
-                let result = try RecordingCounter.count(path: files[i], options: options, onEvent: times.map { times in
-                    { if case .step(let t) = $0 { times.append(t) } }
-                })
+                let result = try RecordingCounter.count(
+                    path: files[i], options: options,
+                    onEvent: times.map { times in
+                        { if case .step(let t) = $0 { times.append(t) } }
+                    })
                 try times?.finish()
                 return result
             }
@@ -91,16 +101,21 @@ struct CountCommand: ParsableCommand {
                 let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
                 let duration = (s.durationSeconds * 1000).rounded() / 1000
                 if json {
-                    outputs.append(Output(file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
-                                          duration_s: duration, format: s.format, bouts: result.bouts.count,
-                                          skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid))
+                    outputs.append(
+                        Output(
+                            file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
+                            duration_s: duration, format: s.format, bouts: result.bouts.count,
+                            skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid))
                 } else {
                     let seconds = String(format: "%.1f", duration)
                     if s.kind == .steps {
-                        printLine("\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
+                        printLine(
+                            "\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
                     } else {
                         let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
-                        printLine("\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))")
+                        printLine(
+                            "\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))"
+                        )
                     }
                 }
             } catch let error as InputError {

@@ -17,29 +17,37 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Recording to replay (default: the committed fixtures/demo_walk_50hz.csv).") var recording: String?
     @Option(help: "IANA time zone for the texts.") var timeZone = "Asia/Tokyo"
-    @Option(help: ArgumentHelp("Start of the virtual clock (ISO 8601; without an offset, in --time-zone).", valueName: "TIME"))
+    @Option(
+        help: ArgumentHelp(
+            "Start of the virtual clock (ISO 8601; without an offset, in --time-zone).", valueName: "TIME"))
     var start = TimeArgument(argument: "2026-11-21T10:00:00+09:00")!
 
     func run() async throws {
         let zone = try parseZone(timeZone)
         let startDate = start.date(in: zone)
         guard let path = recording ?? DemoRunner.defaultRecording() else {
-            throw fail("demo recording fixtures/demo_walk_50hz.csv not found; pass --recording FILE", status: ExitStatus.noInput)
+            throw fail(
+                "demo recording fixtures/demo_walk_50hz.csv not found; pass --recording FILE",
+                status: ExitStatus.noInput)
         }
         let composer = try MessageComposer(template: try Template(Template.seed), timeZone: timeZone)
         let clock = DateFormatter()
         clock.locale = Locale(identifier: "en_US_POSIX")
         clock.timeZone = zone
         clock.dateFormat = "MM/dd HH:mm:ss"
-        printLine("demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
+        printLine(
+            "demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
         var n = 0
         do {
-            let kept = try await DemoRunner(recording: path, composer: composer, start: startDate).run(prepared: { url, state in
+            let kept = try await DemoRunner(recording: path, composer: composer, start: startDate).run(prepared: {
+                url, state in
                 printLine("demo: posting to the loopback endpoint \(url.absoluteString); state in \(state)")
             }) { r in
                 n += 1
                 printLine("fetch \(n) at \(clock.string(from: r.at))")
-                printLine("  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps")
+                printLine(
+                    "  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps"
+                )
                 if let text = r.text { printLine("  text:   \(text)") }
                 for d in r.deliveries { printLine("  post:   \(d)") }
                 printLine("  result: \(r.result)")

@@ -24,7 +24,9 @@ struct DevicesCommand: ParsableCommand {
         let roots = DeviceRoots(sys: sysRoot, dev: devRoot)
         let found = DeviceSurvey.run(roots: roots)
         if found.isEmpty {
-            throw fail("no IIO accelerometer or step counter under \(sysRoot)/bus/iio/devices and no evdev accelerometer under \(sysRoot)/class/input", status: ExitStatus.unavailable)
+            throw fail(
+                "no IIO accelerometer or step counter under \(sysRoot)/bus/iio/devices and no evdev accelerometer under \(sysRoot)/class/input",
+                status: ExitStatus.unavailable)
         }
         if json {
             printLine(jsonLine(found))
@@ -36,22 +38,34 @@ struct DevicesCommand: ParsableCommand {
             if d.stepCounter { what.append("step counter" + (d.steps.map { " (\($0) steps so far)" } ?? "")) }
             printLine("\(d.device)  \(d.name): \(what.joined(separator: ", "))")
             if !d.samplingFrequencies.isEmpty {
-                printLine("  rates: " + d.samplingFrequencies.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: " ") + " Hz")
+                printLine(
+                    "  rates: "
+                        + d.samplingFrequencies.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(
+                            separator: " ") + " Hz")
             }
             var choices: [String] = []
             if d.stepCounter { choices.append("\"counter\"") }
-            if d.accelerometer && d.bus == "iio" { choices.append("\"poll\""); if d.bufferNode != nil { choices.append("\"buffer\"") } }
-            printLine("  config: [source] device = \"\(d.device)\"" + (choices.isEmpty ? "" : "  sampling = " + choices.joined(separator: " | ")))
+            if d.accelerometer && d.bus == "iio" {
+                choices.append("\"poll\"")
+                if d.bufferNode != nil { choices.append("\"buffer\"") }
+            }
+            printLine(
+                "  config: [source] device = \"\(d.device)\""
+                    + (choices.isEmpty ? "" : "  sampling = " + choices.joined(separator: " | ")))
             if let problem = d.problem { printLine("  problem: \(problem)") }
             if let seconds = sample, d.accelerometer, d.bus == "iio", d.problem == nil {
-                let device = IIODevice(sysfsPath: sysRoot + "/bus/iio/devices/" + d.device, devNode: devRoot + "/" + d.device)
+                let device = IIODevice(
+                    sysfsPath: sysRoot + "/bus/iio/devices/" + d.device, devNode: devRoot + "/" + d.device)
                 let r = DeviceSurvey.sample(device, seconds: seconds, rateHz: 50, clock: SystemPollClock())
                 if let lost = r.lost {
                     printLine("  sample: \(lost)")
                 } else {
-                    printLine(String(format: "  sample: %d samples, |a| mean %.2f m/s² (sd %.2f)%@", r.samples, r.meanMagnitude,
-                                     r.sdMagnitude, abs(r.meanMagnitude - 9.81) > 1.5 && r.sdMagnitude < 0.5
-                                        ? ": far from 9.81 at rest — check the scale" : ""))
+                    printLine(
+                        String(
+                            format: "  sample: %d samples, |a| mean %.2f m/s² (sd %.2f)%@", r.samples, r.meanMagnitude,
+                            r.sdMagnitude,
+                            abs(r.meanMagnitude - 9.81) > 1.5 && r.sdMagnitude < 0.5
+                                ? ": far from 9.81 at rest — check the scale" : ""))
                 }
             }
         }

@@ -29,18 +29,28 @@ struct EvalCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object instead of text.") var json = false
     @Option(help: ArgumentHelp("Also summarise per value of this manifest column.", valueName: "COLUMN"))
     var by: GroupColumn?
-    @Option(name: .long, help: ArgumentHelp("Recordings counted at once (default: the cores this process may use).",
-                                            valueName: "N")) var jobs: Int?
-    @Option(help: ArgumentHelp(
-        "Walking probability a run of steps needs to count (default \(DetectorParameters.standard.recognizer.enter)): higher refuses more hand activity and more weak walking.",
-        valueName: "P")) var enter: Double?
-    @Flag(name: .long, help: "Count with the rhythm gate alone, without the walking recognizer (the detector before it).")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Recordings counted at once (default: the cores this process may use).",
+            valueName: "N")) var jobs: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Walking probability a run of steps needs to count (default \(DetectorParameters.standard.recognizer.enter)): higher refuses more hand activity and more weak walking.",
+            valueName: "P")) var enter: Double?
+    @Flag(
+        name: .long, help: "Count with the rhythm gate alone, without the walking recognizer (the detector before it).")
     var rhythmOnly = false
-    @Option(name: .long, help: ArgumentHelp("Detector parameters to score instead of the built-in ones (JSON, as in --features).",
-                                            valueName: "FILE")) var parameters: String?
-    @Option(name: .long, help: ArgumentHelp(
-        "Also write the walking recognizer's windows and the rhythm's steps of every recording to DIR (windows.csv, steps.csv) for scripts/train_walking.py.",
-        valueName: "DIR")) var features: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Detector parameters to score instead of the built-in ones (JSON, as in --features).",
+            valueName: "FILE")) var parameters: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Also write the walking recognizer's windows and the rhythm's steps of every recording to DIR (windows.csv, steps.csv) for scripts/train_walking.py.",
+            valueName: "DIR")) var features: String?
     @Argument(help: "The manifest CSV.") var manifest: String
 
     /// The manifest columns the shared manifests have; any other header name is accepted too.
@@ -69,7 +79,9 @@ struct EvalCommand: ParsableCommand {
             do {
                 p = try JSONDecoder().decode(DetectorParameters.self, from: data)
             } catch {
-                throw fail("\(parameters): not detector parameters: \(describeDecodingError(error))", status: ExitStatus.dataError)
+                throw fail(
+                    "\(parameters): not detector parameters: \(describeDecodingError(error))",
+                    status: ExitStatus.dataError)
             }
         }
         if let enter { p.recognizer.enter = enter }
@@ -92,14 +104,20 @@ struct EvalCommand: ParsableCommand {
         do {
             let parameters = try detectorParameters()
             if let features {
-                try WalkingFeatureDump.write(loaded, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),
-                                             to: features)
+                try WalkingFeatureDump.write(
+                    loaded, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),
+                    to: features)
             }
-            report = try Evaluation.run(loaded, parameters: parameters, by: by?.name,
-                                        jobs: jobs ?? Parallelism.availableCores()) { result in
+            report = try Evaluation.run(
+                loaded, parameters: parameters, by: by?.name,
+                jobs: jobs ?? Parallelism.availableCores()
+            ) { result in
                 guard !json else { return }
-                let pct = result.absolutePercentageError.map { String(format: "%6.2f%%", $0) }
-                    ?? result.falseSteps.map { "\($0) false" } ?? result.stepsPerMinute.map { String(format: "%.0f/min", $0) } ?? "-"
+                let pct =
+                    result.absolutePercentageError.map { String(format: "%6.2f%%", $0) }
+                    ?? result.falseSteps.map { "\($0) false" } ?? result.stepsPerMinute.map {
+                        String(format: "%.0f/min", $0)
+                    } ?? "-"
                 let name = result.file.padding(toLength: max(width, result.file.count), withPad: " ", startingAt: 0)
                 let truth = result.truthSteps.map { pad($0) } ?? "    -"
                 let error = result.error.map { pad($0, sign: true) } ?? "    -"
@@ -120,14 +138,19 @@ struct EvalCommand: ParsableCommand {
     /// missed; no count: 36 (min 86/min)`.
     func summaryLine(_ label: String, _ s: Evaluation.Summary) -> String {
         var parts: [String] = []
-        parts.append(s.mape.map { String(format: "walking MAPE %.2f%% (%d walks)", $0, s.walks) } ?? "walking MAPE - (no walks)")
+        parts.append(
+            s.mape.map { String(format: "walking MAPE %.2f%% (%d walks)", $0, s.walks) } ?? "walking MAPE - (no walks)")
         if s.lowTruthFiles > 0 {
-            parts.append(String(format: "false steps %d in %d recordings (%.1f h, %.1f/h)", s.falseSteps, s.lowTruthFiles,
-                                s.lowTruthHours, s.falseStepsPerHour ?? 0)
-                         + (s.lowTruthSteps > 0 ? ", \(s.missedSteps) of their \(s.lowTruthSteps) true steps missed" : ""))
+            parts.append(
+                String(
+                    format: "false steps %d in %d recordings (%.1f h, %.1f/h)", s.falseSteps, s.lowTruthFiles,
+                    s.lowTruthHours, s.falseStepsPerHour ?? 0)
+                    + (s.lowTruthSteps > 0 ? ", \(s.missedSteps) of their \(s.lowTruthSteps) true steps missed" : ""))
         }
         if s.noCountFiles > 0 {
-            parts.append("no count: \(s.noCountFiles)" + (s.noCountMinStepsPerMinute.map { String(format: " (min %.0f steps/min)", $0) } ?? ""))
+            parts.append(
+                "no count: \(s.noCountFiles)"
+                    + (s.noCountMinStepsPerMinute.map { String(format: " (min %.0f steps/min)", $0) } ?? ""))
         }
         return "\(label): " + parts.joined(separator: "; ")
     }
@@ -166,13 +189,22 @@ struct EvalJSON: Encodable {
 
         init(_ s: Evaluation.Summary) {
             let r2 = { (v: Double) in (v * 100).rounded() / 100 }
-            mape_percent = s.mape.map(r2); walks = s.walks; low_truth_files = s.lowTruthFiles; false_steps = s.falseSteps
-            low_truth_hours = (s.lowTruthHours * 1000).rounded() / 1000; false_steps_per_hour = s.falseStepsPerHour.map(r2)
-            low_truth_steps = s.lowTruthSteps; missed_steps = s.missedSteps
-            no_count_files = s.noCountFiles; no_count_min_steps_per_min = s.noCountMinStepsPerMinute.map(r2)
+            mape_percent = s.mape.map(r2)
+            walks = s.walks
+            low_truth_files = s.lowTruthFiles
+            false_steps = s.falseSteps
+            low_truth_hours = (s.lowTruthHours * 1000).rounded() / 1000
+            false_steps_per_hour = s.falseStepsPerHour.map(r2)
+            low_truth_steps = s.lowTruthSteps
+            missed_steps = s.missedSteps
+            no_count_files = s.noCountFiles
+            no_count_min_steps_per_min = s.noCountMinStepsPerMinute.map(r2)
         }
     }
-    struct Group: Encodable { var value: String; var summary: Summary }
+    struct Group: Encodable {
+        var value: String
+        var summary: Summary
+    }
     var manifest: String
     var by: String?
     var files: [File]
@@ -183,10 +215,12 @@ struct EvalJSON: Encodable {
         self.manifest = manifest
         self.by = by
         files = report.results.map {
-            File(file: $0.file, counted: $0.countedSteps, truth: $0.truthSteps, error: $0.error,
-                 abs_pct_error: $0.absolutePercentageError.map { ($0 * 100).rounded() / 100 }, false_steps: $0.falseSteps,
-                 missed_steps: $0.missedSteps, duration_s: ($0.durationSeconds * 1000).rounded() / 1000,
-                 steps_per_min: $0.stepsPerMinute.map { ($0 * 10).rounded() / 10 }, group: $0.group)
+            File(
+                file: $0.file, counted: $0.countedSteps, truth: $0.truthSteps, error: $0.error,
+                abs_pct_error: $0.absolutePercentageError.map { ($0 * 100).rounded() / 100 },
+                false_steps: $0.falseSteps,
+                missed_steps: $0.missedSteps, duration_s: ($0.durationSeconds * 1000).rounded() / 1000,
+                steps_per_min: $0.stepsPerMinute.map { ($0 * 10).rounded() / 10 }, group: $0.group)
         }
         summary = Summary(report.summary)
         groups = by == nil ? nil : report.groups.map { Group(value: $0.name, summary: Summary($0.summary)) }

@@ -6,7 +6,8 @@ import Publishing
 
 /// `--config PATH`, shared by every command that reads the configuration.
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .long, help: "Configuration file (default: $XDG_CONFIG_HOME/steptweet/config.toml).") var config: String?
+    @Option(name: .long, help: "Configuration file (default: $XDG_CONFIG_HOME/steptweet/config.toml).") var config:
+        String?
 
     var path: String { config ?? AgentConfiguration.defaultPath() }
 
@@ -48,8 +49,10 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var configOptions: ConfigOptions
     @Flag(help: "Change nothing: show what would be posted.") var dryRun = false
-    @Option(help: ArgumentHelp("The fetch time (ISO 8601; without an offset, in text.time_zone), for replays and tests; default: now.",
-                               valueName: "TIME")) var now: TimeArgument?
+    @Option(
+        help: ArgumentHelp(
+            "The fetch time (ISO 8601; without an offset, in text.time_zone), for replays and tests; default: now.",
+            valueName: "TIME")) var now: TimeArgument?
     @Flag(help: "Print one JSON document: result, window, steps, texts and per-target outcomes.") var json = false
     @Flag(name: .shortAndLong, help: "Print nothing unless the fetch Failed (errors only, for cron).") var quiet = false
 
@@ -62,8 +65,11 @@ struct FetchCommand: AsyncParsableCommand {
         let at = now?.date(in: config.composer.timeZone) ?? Date()
         // The stdout target writes through the console; with --json to standard error, keeping standard output one
         // JSON document.
-        let console = Console.current, write = json ? console.error : console.output
-        config.publishers = config.publishers.map { ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, write: write) } ?? $0 }
+        let console = Console.current
+        let write = json ? console.error : console.output
+        config.publishers = config.publishers.map {
+            ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, write: write) } ?? $0
+        }
         if let problem = config.publishingProblem {
             throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
         }
@@ -84,10 +90,17 @@ struct FetchCommand: AsyncParsableCommand {
 
 /// JSON form of a fetch report.
 struct FetchJSON: Encodable {
-    struct Window: Encodable { var start: String; var end: String }
+    struct Window: Encodable {
+        var start: String
+        var end: String
+    }
     struct Target: Encodable {
-        var target: String; var outcome: String; var idempotency_key: String; var window: Window
-        var remote_id: String?; var reason: String?
+        var target: String
+        var outcome: String
+        var idempotency_key: String
+        var window: Window
+        var remote_id: String?
+        var reason: String?
     }
     var result: String
     var reason: String?
@@ -104,7 +117,12 @@ struct FetchJSON: Encodable {
     var elapsed_ms: Double
     /// Saved state the fetch could not read and worked around; absent when none.
     var warnings: [String]?
-    struct PostJSON: Encodable { var window: Window; var steps: Int; var text: String; var idempotency_key: String }
+    struct PostJSON: Encodable {
+        var window: Window
+        var steps: Int
+        var text: String
+        var idempotency_key: String
+    }
 
     init(_ r: FetchReport, zone: TimeZone) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
@@ -119,11 +137,16 @@ struct FetchJSON: Encodable {
         text = r.windows.last?.text
         elapsed_ms = (r.elapsedMs * 10).rounded() / 10
         warnings = r.warnings.isEmpty ? nil : r.warnings
-        posts = r.windows.map { PostJSON(window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
-                                         idempotency_key: $0.idempotencyKey) }
+        posts = r.windows.map {
+            PostJSON(
+                window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
+                idempotency_key: $0.idempotencyKey)
+        }
         deliveries = r.deliveries.map {
-            Target(target: $0.target, outcome: $0.outcome.rawValue, idempotency_key: $0.idempotencyKey,
-                   window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remote_id: $0.remoteID, reason: $0.reason)
+            Target(
+                target: $0.target, outcome: $0.outcome.rawValue, idempotency_key: $0.idempotencyKey,
+                window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remote_id: $0.remoteID,
+                reason: $0.reason)
         }
     }
 }
@@ -144,8 +167,10 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
             printLine(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
         }
         for d in r.deliveries where d.outcome != .dryRun {
-            printLine(TerminalText.escaped("\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "")
-                                           + (d.reason.map { ": \($0)" } ?? "")))
+            printLine(
+                TerminalText.escaped(
+                    "\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "")
+                        + (d.reason.map { ": \($0)" } ?? "")))
         }
     }
     printLine(TerminalText.escaped(r.line))

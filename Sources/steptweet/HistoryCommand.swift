@@ -41,18 +41,31 @@ struct HistoryCommand: ParsableCommand {
             let f = { (d: Date) in Timestamps.format(d, zone: zone) }
             if json {
                 struct Line: Encodable {
-                    var started: String; var ended: String; var trigger: String; var result: String; var error: String?
-                    var window_start: String?; var window_end: String?; var steps: Int?
+                    var started: String
+                    var ended: String
+                    var trigger: String
+                    var result: String
+                    var error: String?
+                    var window_start: String?
+                    var window_end: String?
+                    var steps: Int?
                 }
-                printLine(jsonLine(entries.map { h in
-                    Line(started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result, error: h.error,
-                         window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)
-                }))
+                printLine(
+                    jsonLine(
+                        entries.map { h in
+                            Line(
+                                started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result,
+                                error: h.error,
+                                window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)
+                        }))
                 return
             }
             for h in entries {
                 let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
-                printLine(TerminalText.escaped("\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)" + (h.error.map { ": \($0)" } ?? "")))
+                printLine(
+                    TerminalText.escaped(
+                        "\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)"
+                            + (h.error.map { ": \($0)" } ?? "")))
             }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
@@ -69,8 +82,9 @@ struct HistoryCommand: ParsableCommand {
         let unit = period.rawValue
         let bucket = period.seconds
         let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(range.last))))
-        let rows = try store.stepsPerPeriod(fromNs: range.first * 1_000_000_000, toNs: (range.last + 1) * 1_000_000_000,
-                                            bucket: bucket, offset: offset)
+        let rows = try store.stepsPerPeriod(
+            fromNs: range.first * 1_000_000_000, toNs: (range.last + 1) * 1_000_000_000,
+            bucket: bucket, offset: offset)
         // Include empty periods so the time axis is even.
         var filled: [(start: Int64, steps: Int)] = []
         if let first = rows.first?.start, let last = rows.last?.start {

@@ -1,28 +1,45 @@
+import Analysis
 import ArgumentParser
 import Foundation
 import Messages
-import Analysis
 import SensorInput
 
 /// Options every command that reads an input shares (`preview` has its own `--start`, the window, and takes the
 /// recording's start as `--recording-start`).
 struct InputOptions: ParsableArguments {
-    @Flag(name: .long, help: "Stop with an error (exit 65) at the first malformed line instead of skipping it.") var strict = false
-    @Option(name: .long, help: ArgumentHelp("Read the input as this format instead of detecting it.",
-                                            valueName: "NAME")) var format: String?
-    @Option(name: .long, help: ArgumentHelp("Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
-                                            valueName: "HZ")) var rate: Double?
-    @Option(name: .customLong("prefer-source"),
-            help: ArgumentHelp("With several sources over the same time (Apple Health phone and watch, Gadgetbridge devices), count this one: a source name, or a device name or alias. Repeatable; the first present wins.",
-                               valueName: "NAME")) var preferSource: [String] = []
-    @Option(name: .customLong("start"),
-            help: ArgumentHelp("Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
-                               valueName: "TIME")) var inputStart: TimeArgument?
-    @Option(name: .long, help: ArgumentHelp("IANA time zone for --start without an offset, and of the local days of Gadgetbridge running totals and Google Fit daily totals (default: the system's).",
-                                            valueName: "ZONE")) var timeZone: String?
+    @Flag(name: .long, help: "Stop with an error (exit 65) at the first malformed line instead of skipping it.")
+    var strict = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read the input as this format instead of detecting it.",
+            valueName: "NAME")) var format: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
+            valueName: "HZ")) var rate: Double?
+    @Option(
+        name: .customLong("prefer-source"),
+        help: ArgumentHelp(
+            "With several sources over the same time (Apple Health phone and watch, Gadgetbridge devices), count this one: a source name, or a device name or alias. Repeatable; the first present wins.",
+            valueName: "NAME")) var preferSource: [String] = []
+    @Option(
+        name: .customLong("start"),
+        help: ArgumentHelp(
+            "Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
+            valueName: "TIME")) var inputStart: TimeArgument?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "IANA time zone for --start without an offset, and of the local days of Gadgetbridge running totals and Google Fit daily totals (default: the system's).",
+            valueName: "ZONE")) var timeZone: String?
 
-    @Option(name: .long, help: ArgumentHelp("Cores to use: several files are read at once, and a large CSV is parsed in parallel (samples still reach the detector in file order, so counts are identical to --jobs 1). Default: the cores this process may use (affinity mask and cgroup CPU quota).",
-                                            valueName: "N")) var jobs: Int?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Cores to use: several files are read at once, and a large CSV is parsed in parallel (samples still reach the detector in file order, so counts are identical to --jobs 1). Default: the cores this process may use (affinity mask and cgroup CPU quota).",
+            valueName: "N")) var jobs: Int?
 
     /// `--jobs`, or the cores available.
     var effectiveJobs: Int { jobs ?? Parallelism.availableCores() }
@@ -30,7 +47,8 @@ struct InputOptions: ParsableArguments {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
         if let format, SensorInput.InputFormats.named(format) == nil {
-            throw ValidationError("--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
+            throw ValidationError(
+                "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
         if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
         if let timeZone { _ = try parseZone(timeZone) }
@@ -38,8 +56,9 @@ struct InputOptions: ParsableArguments {
 
     func readOptions() -> ReadOptions {
         let zone = timeZone.flatMap(TimeZones.named) ?? systemTimeZone  // a bad name was refused in validate()
-        var options = ReadOptions(strict: strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
-                                  format: format, rateHz: rate)
+        var options = ReadOptions(
+            strict: strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
+            format: format, rateHz: rate)
         options.progress = true
         options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }

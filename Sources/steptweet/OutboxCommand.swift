@@ -24,7 +24,8 @@ struct OutboxCommand: ParsableCommand {
 }
 
 struct OutboxList: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List pending, failed and unconfirmed posts.")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List pending, failed and unconfirmed posts.")
 
     @OptionGroup var configOptions: ConfigOptions
     @Flag(help: "Also list delivered and dropped posts.") var all = false
@@ -50,8 +51,9 @@ struct OutboxList: ParsableCommand {
 }
 
 struct OutboxRetry: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "retry",
-                                                    abstract: "Re-queue failed posts for the next fetch (same idempotency key).")
+    static let configuration = CommandConfiguration(
+        commandName: "retry",
+        abstract: "Re-queue failed posts for the next fetch (same idempotency key).")
 
     @OptionGroup var configOptions: ConfigOptions
     @Argument(help: "Outbox IDs (see `steptweet outbox`).") var ids: [Int64]
@@ -63,7 +65,8 @@ struct OutboxRetry: ParsableCommand {
 }
 
 struct OutboxDrop: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "drop", abstract: "Give posts up: they are never sent.")
+    static let configuration = CommandConfiguration(
+        commandName: "drop", abstract: "Give posts up: they are never sent.")
 
     @OptionGroup var configOptions: ConfigOptions
     @Option(help: "Why (recorded with the post).") var reason = "dropped by hand"
@@ -87,8 +90,12 @@ private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -
     for c in changes {
         switch c {
         case .changed(let e): printLine(TerminalText.escaped(OutboxJSON(e, zone: config.composer.timeZone).line))
-        case .notFound(let id): printError("error: no outbox entry \(id)"); problems += 1
-        case .final(let e): printError("error: outbox entry \(e.id) is \(e.status): nothing to do"); problems += 1
+        case .notFound(let id):
+            printError("error: no outbox entry \(id)")
+            problems += 1
+        case .final(let e):
+            printError("error: outbox entry \(e.id) is \(e.status): nothing to do")
+            problems += 1
         }
     }
     if problems > 0 { throw ExitCode(ExitStatus.dataError) }
@@ -112,10 +119,19 @@ struct OutboxJSON: Encodable {
 
     init(_ e: StateStore.OutboxEntry, zone: TimeZone) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
-        id = e.id; status = e.status.rawValue; unconfirmed = e.unconfirmed; target = e.target
-        window_start = f(e.windowStart); window_end = f(e.windowEnd); steps = e.steps; text = e.text
-        idempotency_key = e.idempotencyKey; attempts = e.attempts; next_attempt = f(e.nextAttempt)
-        remote_id = e.remoteID; last_error = e.lastError
+        id = e.id
+        status = e.status.rawValue
+        unconfirmed = e.unconfirmed
+        target = e.target
+        window_start = f(e.windowStart)
+        window_end = f(e.windowEnd)
+        steps = e.steps
+        text = e.text
+        idempotency_key = e.idempotencyKey
+        attempts = e.attempts
+        next_attempt = f(e.nextAttempt)
+        remote_id = e.remoteID
+        last_error = e.lastError
     }
 
     /// `12  failed  mastodon  2026-11-21T10:00:00+09:00 〜 …  1234 steps  2 attempts  last error: HTTP 404: …`

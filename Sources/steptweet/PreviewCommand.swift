@@ -21,14 +21,23 @@ struct PreviewCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Read the text settings (template, device, time zone) and, when --source is not given, the source and its start from this configuration file.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Read the text settings (template, device, time zone) and, when --source is not given, the source and its start from this configuration file.",
+            valueName: "FILE"))
     var config: String?
     @Option(help: "The recording or step log to count (default with --config: source.path).") var source: String?
     @Option(help: ArgumentHelp("Start of the window (ISO 8601).", valueName: "TIME")) var start: TimeArgument
     @Option(help: ArgumentHelp("End of the window (ISO 8601); default: now.", valueName: "TIME")) var now: TimeArgument?
-    @Option(help: ArgumentHelp("Wall-clock time of the recording's first sample when its times are relative (ISO 8601; default with --config: source.start, else --start).", valueName: "TIME"))
+    @Option(
+        help: ArgumentHelp(
+            "Wall-clock time of the recording's first sample when its times are relative (ISO 8601; default with --config: source.start, else --start).",
+            valueName: "TIME"))
     var recordingStart: TimeArgument?
-    @Option(help: "IANA time zone for the dates in the text and for times without an offset (default: the configuration's text.time_zone, else the system's).")
+    @Option(
+        help:
+            "IANA time zone for the dates in the text and for times without an offset (default: the configuration's text.time_zone, else the system's)."
+    )
     var timeZone: String?
     @Option(help: "Device name in the text (default: the configuration's, else iPhone 5s).") var device: String?
     @Option(help: "Text template (default: the configuration's, else the seed text).") var template: String?
@@ -45,25 +54,32 @@ struct PreviewCommand: ParsableCommand {
         let to = now?.date(in: zone) ?? Date()
         guard to > from else { throw ValidationError("--now must be after --start") }
         guard let source = source ?? configuration?.source.flatMap({ $0.isDevice ? nil : $0.path }) else {
-            throw ValidationError(configuration == nil ? "give --source FILE, or --config FILE with a source.path"
-                                                       : "--source: the configuration reads a live device; give --source FILE")
+            throw ValidationError(
+                configuration == nil
+                    ? "give --source FILE, or --config FILE with a source.path"
+                    : "--source: the configuration reads a live device; give --source FILE")
         }
-        let anchor = recordingStart?.date(in: zone) ?? (source == configuration?.source?.path ? configuration?.source?.start : nil) ?? from
+        let anchor =
+            recordingStart?.date(in: zone)
+            ?? (source == configuration?.source?.path ? configuration?.source?.start : nil) ?? from
         if let format, InputFormats.named(format) == nil {
-            throw ValidationError("--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
+            throw ValidationError(
+                "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
         let composer: MessageComposer
         do {
-            composer = try MessageComposer(template: try template.map { try Template($0) } ?? base?.template ?? Template(Template.seed),
-                                           device: device ?? base?.device ?? MessageComposer.defaultDevice,
-                                           dateFormat: base?.dateFormat ?? MessageComposer.defaultDateFormat,
-                                           timeZone: zone.identifier, locale: base?.locale.identifier ?? "en_US_POSIX")
+            composer = try MessageComposer(
+                template: try template.map { try Template($0) } ?? base?.template ?? Template(Template.seed),
+                device: device ?? base?.device ?? MessageComposer.defaultDevice,
+                dateFormat: base?.dateFormat ?? MessageComposer.defaultDateFormat,
+                timeZone: zone.identifier, locale: base?.locale.identifier ?? "en_US_POSIX")
         } catch {
             throw fail("--template: \(error)", status: ExitStatus.config)
         }
         let result: RecordingCount
         do {
-            var options = ReadOptions(strict: strict, startNs: Timestamps.nanoseconds(anchor), format: format, rateHz: rate)
+            var options = ReadOptions(
+                strict: strict, startNs: Timestamps.nanoseconds(anchor), format: format, rateHz: rate)
             options.progress = true
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
         } catch let error as InputError {

@@ -28,6 +28,8 @@ struct StatusCommand: ParsableCommand {
             encoder.dateEncodingStrategy = .iso8601
             encoder.keyEncodingStrategy = .convertToSnakeCase
             printLine(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
-        } else { report.lines(zone: config.composer.timeZone).forEach { printLine(TerminalText.escaped($0)) } }
+        } else {
+            report.lines(zone: config.composer.timeZone).forEach { printLine(TerminalText.escaped($0)) }
+        }
     }
 }

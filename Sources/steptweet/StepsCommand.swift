@@ -12,9 +12,12 @@ struct StepsCommand: ParsableCommand {
     )
 
     @OptionGroup var configOptions: ConfigOptions
-    @Option(help: ArgumentHelp("Start of the range (ISO 8601, inclusive; without an offset, in text.time_zone).",
-                               valueName: "TIME")) var from: TimeArgument
-    @Option(help: ArgumentHelp("End of the range (ISO 8601, exclusive); default: now.", valueName: "TIME")) var to: TimeArgument?
+    @Option(
+        help: ArgumentHelp(
+            "Start of the range (ISO 8601, inclusive; without an offset, in text.time_zone).",
+            valueName: "TIME")) var from: TimeArgument
+    @Option(help: ArgumentHelp("End of the range (ISO 8601, exclusive); default: now.", valueName: "TIME")) var to:
+        TimeArgument?
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
@@ -25,15 +28,25 @@ struct StepsCommand: ParsableCommand {
         guard end >= start else { throw ValidationError("--to must not be before --from") }
         let steps: Int
         do {
-            steps = try StateStore(readOnlyPath: config.statePath).steps(fromNs: Timestamps.nanoseconds(start), toNs: Timestamps.nanoseconds(end))
+            steps = try StateStore(readOnlyPath: config.statePath).steps(
+                fromNs: Timestamps.nanoseconds(start), toNs: Timestamps.nanoseconds(end))
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
         }
         if json {
-            struct Out: Encodable { var from: String; var to: String; var steps: Int }
-            printLine(jsonLine(Out(from: Timestamps.format(start, zone: zone), to: Timestamps.format(end, zone: zone), steps: steps)))
+            struct Out: Encodable {
+                var from: String
+                var to: String
+                var steps: Int
+            }
+            printLine(
+                jsonLine(
+                    Out(
+                        from: Timestamps.format(start, zone: zone), to: Timestamps.format(end, zone: zone), steps: steps
+                    )))
         } else {
-            printLine("\(steps) steps from \(Timestamps.format(start, zone: zone)) to \(Timestamps.format(end, zone: zone))")
+            printLine(
+                "\(steps) steps from \(Timestamps.format(start, zone: zone)) to \(Timestamps.format(end, zone: zone))")
         }
     }
 }

@@ -8,7 +8,8 @@ struct Steptweet: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "steptweet",
-        abstract: "Count steps from accelerometer recordings, pedometer logs or a live sensor, and post them on each background fetch.",
+        abstract:
+            "Count steps from accelerometer recordings, pedometer logs or a live sensor, and post them on each background fetch.",
         discussion: """
             Quick look:  steptweet demo
             Count steps: steptweet count walk.csv
@@ -22,7 +23,8 @@ struct Steptweet: AsyncParsableCommand {
         version: Steptweet.version,
         subcommands: [
             CountCommand.self, EvalCommand.self, InspectCommand.self, CheckTextCommand.self, PreviewCommand.self,
-            FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self, OutboxCommand.self,
+            FetchCommand.self, AgentCommand.self, StatusCommand.self, HistoryCommand.self, StepsCommand.self,
+            OutboxCommand.self,
             DemoCommand.self, InitCommand.self, DevicesCommand.self,
         ]
     )

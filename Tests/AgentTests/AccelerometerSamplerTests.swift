@@ -1,12 +1,14 @@
-@testable import Agent
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Messages
 import SensorInput
 import StepDetection
 import Testing
+
+@testable import Agent
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A fake IIO accelerometer (no step counter) in a temporary `/sys` + `/dev` tree.
 struct FakeAccelerometerTree {
@@ -18,13 +20,20 @@ struct FakeAccelerometerTree {
     init(scale: String = "0.001") throws {
         dir = try TempDir()
         try FileManager.default.createDirectory(atPath: dir.path("dev"), withIntermediateDirectories: true)
-        let files = ["name": "fake_accel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "9810",
-                     "in_accel_scale": scale, "sampling_frequency": "50", "in_accel_sampling_frequency_available": "12.5 25 50 100",
-                     "buffer/enable": "0", "buffer/length": "128",
-                     "scan_elements/in_accel_x_en": "0", "scan_elements/in_accel_x_index": "0", "scan_elements/in_accel_x_type": "le:s16/16>>0",
-                     "scan_elements/in_accel_y_en": "0", "scan_elements/in_accel_y_index": "1", "scan_elements/in_accel_y_type": "le:s16/16>>0",
-                     "scan_elements/in_accel_z_en": "0", "scan_elements/in_accel_z_index": "2", "scan_elements/in_accel_z_type": "le:s16/16>>0",
-                     "scan_elements/in_timestamp_en": "0", "scan_elements/in_timestamp_index": "3", "scan_elements/in_timestamp_type": "le:s64/64>>0"]
+        let files = [
+            "name": "fake_accel", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "9810",
+            "in_accel_scale": scale, "sampling_frequency": "50",
+            "in_accel_sampling_frequency_available": "12.5 25 50 100",
+            "buffer/enable": "0", "buffer/length": "128",
+            "scan_elements/in_accel_x_en": "0", "scan_elements/in_accel_x_index": "0",
+            "scan_elements/in_accel_x_type": "le:s16/16>>0",
+            "scan_elements/in_accel_y_en": "0", "scan_elements/in_accel_y_index": "1",
+            "scan_elements/in_accel_y_type": "le:s16/16>>0",
+            "scan_elements/in_accel_z_en": "0", "scan_elements/in_accel_z_index": "2",
+            "scan_elements/in_accel_z_type": "le:s16/16>>0",
+            "scan_elements/in_timestamp_en": "0", "scan_elements/in_timestamp_index": "3",
+            "scan_elements/in_timestamp_type": "le:s64/64>>0",
+        ]
         for (name, text) in files { try write(name, text) }
     }
 
@@ -35,14 +44,17 @@ struct FakeAccelerometerTree {
     }
 
     func read(_ name: String) -> String? {
-        (try? String(contentsOfFile: device + "/" + name, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? String(contentsOfFile: device + "/" + name, encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     func configuration(sampling: String? = nil, rate: Double? = nil, extra: String = "") throws -> AgentConfiguration {
         var text = "[source]\ndevice = \"iio:device0\"\nsys_root = \"\(sys)\"\ndev_root = \"\(dev)\"\n"
         if let sampling { text += "sampling = \"\(sampling)\"\n" }
         if let rate { text += "rate = \(rate)\n" }
-        text += extra + "[schedule]\ninterval = \"10m\"\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n"
+        text +=
+            extra
+            + "[schedule]\ninterval = \"10m\"\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n"
         return try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
     }
 }
@@ -61,10 +73,17 @@ final class SteppingClock: PollClock, @unchecked Sendable {
     private var now: Int64
     private var sleeps = 0
     let onSleep: (Int) -> Void
-    init(start: Int64, onSleep: @escaping (Int) -> Void) { now = start; self.onSleep = onSleep }
+    init(start: Int64, onSleep: @escaping (Int) -> Void) {
+        now = start
+        self.onSleep = onSleep
+    }
     func nowNs() -> Int64 { lock.withLock { now } }
     func sleep(untilNs ns: Int64) {
-        let n: Int = lock.withLock { if ns > now { now = ns }; sleeps += 1; return sleeps }
+        let n: Int = lock.withLock {
+            if ns > now { now = ns }
+            sleeps += 1
+            return sleeps
+        }
         onSleep(n)
     }
 }
@@ -96,13 +115,17 @@ func sampleLines(_ path: String) -> [String] {
         #expect(source.accelerometer?.node == tree.dev + "/iio:device0")
         #expect(source.accelerometer?.rateHz == 100)
         #expect(source.path == source.accelerometer?.samplePath && source.follow && source.format == "generic-csv")
-        let evdev = try AgentConfiguration.parse("[source]\ndevice = \"/dev/input/event3\"\n[state]\npath = \"s.sqlite\"\n",
-                                                 file: tree.dir.path("c.toml"), environment: [:])
+        let evdev = try AgentConfiguration.parse(
+            "[source]\ndevice = \"/dev/input/event3\"\n[state]\npath = \"s.sqlite\"\n",
+            file: tree.dir.path("c.toml"), environment: [:])
         #expect(evdev.source?.accelerometer?.method == .evdev)
         #expect(evdev.source?.accelerometer?.node == "/dev/input/event3")
 
         func problem(_ sampling: String?, rate: Double? = nil) -> String? {
-            do { _ = try tree.configuration(sampling: sampling, rate: rate); return nil } catch let e as ConfigurationError {
+            do {
+                _ = try tree.configuration(sampling: sampling, rate: rate)
+                return nil
+            } catch let e as ConfigurationError {
                 return e.path
             } catch { return "\(error)" }
         }
@@ -142,7 +165,9 @@ func sampleLines(_ path: String) -> [String] {
         // The gap while the device was gone: retried each second, no samples invented.
         #expect(zip(times.dropFirst(), times).contains { $0 - $1 >= 1_000_000_000 })
         let all = events.all
-        #expect(all.contains { if case .lost(let why) = $0 { return why.contains("in_accel_x_raw") } else { return false } })
+        #expect(
+            all.contains { if case .lost(let why) = $0 { return why.contains("in_accel_x_raw") } else { return false } }
+        )
         #expect(all.contains(.recovered(tree.device)))
         #expect(all.last == .stopped(samples: lines.count))
     }
@@ -173,7 +198,8 @@ func sampleLines(_ path: String) -> [String] {
         let device = try #require(config.source?.accelerometer)
 
         // Before the agent has sampled anything, a fetch says why there is nothing to read.
-        let early = await Fetcher(configuration: config).fetch(now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: "test")
+        let early = await Fetcher(configuration: config).fetch(
+            now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: "test")
         #expect(early.result == .failed)
         #expect(early.reason?.contains("no samples yet") == true, "\(early.line)")
 
@@ -182,7 +208,11 @@ func sampleLines(_ path: String) -> [String] {
         small.rotateBytes = 40_000  // the walk is ~130 kB: rotated before the first fetch reads anything
         let sampler = AccelerometerSampler(device: small, retry: 0.05, onEvent: events.add)
         try sampler.start()
-        #expect(eventually { (SampleFileWriter.lastTime(in: device.samplePath) ?? SampleFileWriter.lastTime(in: device.rotatedPath)) == lastNs })
+        #expect(
+            eventually {
+                (SampleFileWriter.lastTime(in: device.samplePath) ?? SampleFileWriter.lastTime(in: device.rotatedPath))
+                    == lastNs
+            })
         // The buffer was off: the sampler turned on the channels it needs, and the buffer; off again when it stops.
         #expect(tree.read("buffer/enable") == "1")
         #expect(tree.read("scan_elements/in_accel_x_en") == "1" && tree.read("scan_elements/in_timestamp_en") == "1")
@@ -191,7 +221,8 @@ func sampleLines(_ path: String) -> [String] {
         #expect(events.all.first == .started(device.summary))
         #expect(events.all.contains(.rotated(device.rotatedPath)))
 
-        let report = await Fetcher(configuration: config).fetch(now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: "test")
+        let report = await Fetcher(configuration: config).fetch(
+            now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: "test")
         #expect(report.result == .newData, "\(report.line)")
         let steps = try #require(report.windows.first?.steps)
         #expect(abs(steps - 109) <= 11, "\(steps) steps")
@@ -210,16 +241,22 @@ func sampleLines(_ path: String) -> [String] {
         _ = try AccelerationInput.read(path: Fixture.walk, options: ReadOptions(startNs: start)) { s in
             var out: [UInt8] = []
             SampleFileWriter.appendInteger(s.timeNs, to: &out)
-            for v in [s.x, s.y, s.z] { out.append(UInt8(ascii: ",")); SampleFileWriter.appendFixed(v, to: &out) }
+            for v in [s.x, s.y, s.z] {
+                out.append(UInt8(ascii: ","))
+                SampleFileWriter.appendFixed(v, to: &out)
+            }
             lines.append(String(decoding: out, as: UTF8.self))
         }
         let third = lines.count / 3
         func write(_ path: String, _ part: ArraySlice<String>, header: Bool, append: Bool = false) throws {
             let text = (header ? SampleFileWriter.header : "") + part.map { $0 + "\n" }.joined()
             if append, let h = FileHandle(forWritingAtPath: path) {
-                try h.seekToEnd(); try h.write(contentsOf: Data(text.utf8)); try h.close()
+                try h.seekToEnd()
+                try h.write(contentsOf: Data(text.utf8))
+                try h.close()
             } else {
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             }
         }
@@ -269,8 +306,9 @@ func sampleLines(_ path: String) -> [String] {
         }
         let t0: Int64 = 1_763_700_000
         try Data(frame(t0, 0, 0, 256) + frame(t0 + 1, 128, 0, 256)).write(to: URL(fileURLWithPath: node))
-        let config = try AgentConfiguration.parse("[source]\ndevice = \"\(node.replacingOccurrences(of: "event7", with: "input/event7"))\"\n[state]\npath = \"s.sqlite\"\n",
-                                                  file: dir.path("c.toml"), environment: [:])
+        let config = try AgentConfiguration.parse(
+            "[source]\ndevice = \"\(node.replacingOccurrences(of: "event7", with: "input/event7"))\"\n[state]\npath = \"s.sqlite\"\n",
+            file: dir.path("c.toml"), environment: [:])
         var device = try #require(config.source?.accelerometer)
         device.node = node
         let sampler = AccelerometerSampler(device: device, retry: 0.02)
@@ -284,13 +322,17 @@ func sampleLines(_ path: String) -> [String] {
         #expect(eventually { sampleLines(device.samplePath).count == 3 })
         sampler.stop()
         let lines = sampleLines(device.samplePath)
-        #expect(lines == ["\(t0)000000000,0.00000,0.00000,9.80665", "\(t0 + 1)000000000,4.90333,0.00000,9.80665",
-                          "\(t0 + 2)000000000,-9.80665,0.00000,0.00000"])
+        #expect(
+            lines == [
+                "\(t0)000000000,0.00000,0.00000,9.80665", "\(t0 + 1)000000000,4.90333,0.00000,9.80665",
+                "\(t0 + 2)000000000,-9.80665,0.00000,0.00000",
+            ])
     }
 
     @Test func sampleFileRotatesOnlyWhenTheLastRotationWasRead() throws {
         let dir = try TempDir()
-        var device = AccelerometerDevice(method: .poll, sysfsPath: "", node: "", rateHz: 50, samplePath: dir.path("d.accel.csv"))
+        var device = AccelerometerDevice(
+            method: .poll, sysfsPath: "", node: "", rateHz: 50, samplePath: dir.path("d.accel.csv"))
         device.rotateBytes = 300
         let writer = try SampleFileWriter(device: device)
         var rotations: [String] = []
@@ -330,20 +372,24 @@ func sampleLines(_ path: String) -> [String] {
 
     @Test func aLineCutShortByACrashIsNotGluedToTheNext() throws {
         let dir = try TempDir()
-        let device = AccelerometerDevice(method: .poll, sysfsPath: "", node: "", rateHz: 50, samplePath: dir.path("d.accel.csv"))
+        let device = AccelerometerDevice(
+            method: .poll, sysfsPath: "", node: "", rateHz: 50, samplePath: dir.path("d.accel.csv"))
         try Data("time_ns,x,y,z\n1000,0.1,0.2,9.8\n2000,0.1,0.".utf8).write(to: URL(fileURLWithPath: device.samplePath))
         let writer = try SampleFileWriter(device: device)
         #expect(writer.lastNs == 1000)
         writer.append(AccelerationSample(timeNs: 3000, x: 0, y: 0, z: 9.8))
         try writer.flush()
-        #expect(try String(contentsOfFile: device.samplePath, encoding: .utf8)
+        #expect(
+            try String(contentsOfFile: device.samplePath, encoding: .utf8)
                 == "time_ns,x,y,z\n1000,0.1,0.2,9.8\n3000,0.00000,0.00000,9.80000\n")
         // A file holding only a cut header starts over with a whole one.
         try Data("time_n".utf8).write(to: URL(fileURLWithPath: device.samplePath))
         let again = try SampleFileWriter(device: device)
         again.append(AccelerationSample(timeNs: 4000, x: 0, y: 0, z: 9.8))
         try again.flush()
-        #expect(try String(contentsOfFile: device.samplePath, encoding: .utf8) == "time_ns,x,y,z\n4000,0.00000,0.00000,9.80000\n")
+        #expect(
+            try String(contentsOfFile: device.samplePath, encoding: .utf8)
+                == "time_ns,x,y,z\n4000,0.00000,0.00000,9.80000\n")
     }
 
     @Test func timestampClocksAreShiftedToWallClock() throws {
@@ -389,7 +435,8 @@ func sampleLines(_ path: String) -> [String] {
         let dir = try TempDir()
         let fifo = dir.path("event9")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let device = AccelerometerDevice(method: .evdev, sysfsPath: "", node: fifo, rateHz: 50, samplePath: dir.path("s.csv"))
+        let device = AccelerometerDevice(
+            method: .evdev, sysfsPath: "", node: fifo, rateHz: 50, samplePath: dir.path("s.csv"))
         let events = EventLog()
         let sampler = AccelerometerSampler(device: device, retry: 0.05, onEvent: events.add)
         try sampler.start()

@@ -9,7 +9,10 @@ import Testing
     }
 
     func error(_ text: String, env: [String: String] = [:]) -> ConfigurationError? {
-        do { _ = try parse(text, env: env); return nil } catch let e as ConfigurationError { return e } catch { return nil }
+        do {
+            _ = try parse(text, env: env)
+            return nil
+        } catch let e as ConfigurationError { return e } catch { return nil }
     }
 
     @Test func defaults() throws {
@@ -26,7 +29,8 @@ import Testing
     }
 
     @Test func everyKeyIsRead() throws {
-        let c = try parse("""
+        let c = try parse(
+            """
             [source]
             path = "/data/walk.csv"
             format = "generic-csv"
@@ -50,8 +54,11 @@ import Testing
             token_env = "PUSH_TOKEN"
             period = "2m"
             """, env: ["PUSH_TOKEN": "s3cret"])
-        #expect(c.source == AgentConfiguration.Source(path: "/data/walk.csv", isDevice: false, format: "generic-csv",
-                                                       start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true))
+        #expect(
+            c.source
+                == AgentConfiguration.Source(
+                    path: "/data/walk.csv", isDevice: false, format: "generic-csv",
+                    start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true))
         #expect(c.schedule.interval == .cron(try CronSchedule("0 21 * * *")))
         #expect(c.schedule.minimum == 900)
         #expect(c.schedule.deadline == 20)
@@ -66,7 +73,8 @@ import Testing
 
     @Test func unknownKeysAreNamed() {
         #expect(error("[schedule]\nintervall = \"1m\"\n")?.path == "schedule.intervall")
-        #expect(error("[schedule]\nintervall = \"1m\"\n")?.description.hasPrefix("schedule.intervall: unknown key") == true)
+        #expect(
+            error("[schedule]\nintervall = \"1m\"\n")?.description.hasPrefix("schedule.intervall: unknown key") == true)
         #expect(error("[sources]\npath = \"x\"\n")?.path == "sources")
         #expect(error("[[publish]]\nkind = \"stdout\"\ncolour = \"red\"\n")?.path == "publish[0].colour")
     }
@@ -95,7 +103,9 @@ import Testing
         #expect(try parse("[schedule]\ninterval = \"never\"\n").schedule.interval == .never)
         #expect(try parse("[schedule]\ninterval = \"15m\"\n").schedule.interval == .every(900))
         #expect(try parse("[schedule]\ninterval = \"1h30m\"\n").schedule.interval == .every(5400))
-        #expect(try parse("[schedule]\ninterval = \"never\"\n[source]\npath = \"x\"\n").disabledReason == "schedule.interval is \"never\"")
+        #expect(
+            try parse("[schedule]\ninterval = \"never\"\n[source]\npath = \"x\"\n").disabledReason
+                == "schedule.interval is \"never\"")
     }
 
     @Test func missingCredentialsDisableButDoNotFailTheLoad() throws {
@@ -115,15 +125,21 @@ import Testing
         // contrib/ ships the same text (regenerate with `steptweet init --config contrib/config.sample.toml --force`).
         let contrib = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("contrib/config.sample.toml")
-        #expect(try String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text + "\n"
+        #expect(
+            try String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text + "\n"
                 || String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text)
     }
 
     @Test func xdgDefaults() {
-        #expect(AgentConfiguration.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/steptweet/config.toml")
+        #expect(
+            AgentConfiguration.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"])
+                == "/x/steptweet/config.toml")
         #expect(AgentConfiguration.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/steptweet/config.toml")
-        #expect(AgentConfiguration.defaultStatePath(environment: ["XDG_STATE_HOME": "/s"]) == "/s/steptweet/state.sqlite")
-        #expect(AgentConfiguration.defaultStatePath(environment: ["HOME": "/h"]) == "/h/.local/state/steptweet/state.sqlite")
+        #expect(
+            AgentConfiguration.defaultStatePath(environment: ["XDG_STATE_HOME": "/s"]) == "/s/steptweet/state.sqlite")
+        #expect(
+            AgentConfiguration.defaultStatePath(environment: ["HOME": "/h"]) == "/h/.local/state/steptweet/state.sqlite"
+        )
     }
 
     /// The push token goes through the one secret resolver: a token file readable by others is read, with the same
@@ -135,15 +151,21 @@ import Testing
         let text = "[push]\nport = 8787\ntoken_file = \"push.token\"\n"
         let open = try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
         #expect(open.push?.token == "s3cret")
-        #expect(open.warnings == ["push.token_file: push.token is readable by group or others (mode 644); run chmod 600 push.token"])
+        #expect(
+            open.warnings == [
+                "push.token_file: push.token is readable by group or others (mode 644); run chmod 600 push.token"
+            ])
         chmod(token, 0o600)
         let closed = try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
         #expect(closed.push?.token == "s3cret")
         #expect(closed.warnings.isEmpty)
-        let unset = try AgentConfiguration.parse("[push]\nport = 8787\ntoken_env = \"NO_SUCH_TOKEN\"\n",
-                                                 file: dir.path("config.toml"), environment: [:])
+        let unset = try AgentConfiguration.parse(
+            "[push]\nport = 8787\ntoken_env = \"NO_SUCH_TOKEN\"\n",
+            file: dir.path("config.toml"), environment: [:])
         #expect(unset.push?.token == nil)
-        #expect(unset.push?.tokenProblem?.hasPrefix("push.token_env: environment variable NO_SUCH_TOKEN is not set") == true)
+        #expect(
+            unset.push?.tokenProblem?.hasPrefix("push.token_env: environment variable NO_SUCH_TOKEN is not set") == true
+        )
     }
 }
 
@@ -161,10 +183,16 @@ import Testing
     @Test func stepsListsRangesAndWeekdays() throws {
         let quarter = try CronSchedule("*/15 9-17 * * 1-5")
         // Saturday 2026-11-21 -> Monday 09:00.
-        #expect(quarter.next(after: Timestamps.parse("2026-11-21T12:00:00+09:00")!, in: tokyo) == Timestamps.parse("2026-11-23T09:00:00+09:00"))
-        #expect(quarter.next(after: Timestamps.parse("2026-11-23T09:07:00+09:00")!, in: tokyo) == Timestamps.parse("2026-11-23T09:15:00+09:00"))
+        #expect(
+            quarter.next(after: Timestamps.parse("2026-11-21T12:00:00+09:00")!, in: tokyo)
+                == Timestamps.parse("2026-11-23T09:00:00+09:00"))
+        #expect(
+            quarter.next(after: Timestamps.parse("2026-11-23T09:07:00+09:00")!, in: tokyo)
+                == Timestamps.parse("2026-11-23T09:15:00+09:00"))
         let list = try CronSchedule("5,35 0 1 1 *")
-        #expect(list.next(after: Timestamps.parse("2026-11-21T00:00:00Z")!, in: TimeZone(identifier: "UTC")!) == Timestamps.parse("2027-01-01T00:05:00Z"))
+        #expect(
+            list.next(after: Timestamps.parse("2026-11-21T00:00:00Z")!, in: TimeZone(identifier: "UTC")!)
+                == Timestamps.parse("2027-01-01T00:05:00Z"))
     }
 
     @Test func badExpressions() {
@@ -185,13 +213,17 @@ import Testing
 
 @Suite struct ScheduleFloorTests {
     @Test func anIntervalBelowTheMinimumIsAWarningNamingBothAndStatusShowsTheEffectiveOne() throws {
-        let c = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1m\"\n",
-                                             file: "/etc/steptweet/config.toml", environment: [:])
-        #expect(c.warnings.contains("schedule.interval \"1m\" is below schedule.minimum \"10m\": fetches run every 10m at most"),
-                "\(c.warnings)")
+        let c = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1m\"\n",
+            file: "/etc/steptweet/config.toml", environment: [:])
+        #expect(
+            c.warnings.contains(
+                "schedule.interval \"1m\" is below schedule.minimum \"10m\": fetches run every 10m at most"),
+            "\(c.warnings)")
         #expect(c.schedule.effectiveInterval == "10m (interval 1m raised to schedule.minimum)")
-        let fine = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"15m\"\n",
-                                                file: "/etc/steptweet/config.toml", environment: [:])
+        let fine = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"15m\"\n",
+            file: "/etc/steptweet/config.toml", environment: [:])
         #expect(fine.warnings.isEmpty)
         #expect(fine.schedule.effectiveInterval == "15m")
     }
@@ -199,7 +231,8 @@ import Testing
 
 @Suite struct TimeMeaningTests {
     @Test func sourceStartWithoutAnOffsetIsReadInTheConfiguredZoneNeverUTC() throws {
-        let c = try AgentConfiguration.parse("""
+        let c = try AgentConfiguration.parse(
+            """
             [source]
             path = "w.csv"
             start = "2026-11-21T10:00:00"
@@ -209,6 +242,8 @@ import Testing
         #expect(c.source?.start == Timestamps.parse("2026-11-21T01:00:00Z"))
         // Without an offset, the offset-only parser refuses rather than guessing UTC.
         #expect(Timestamps.parse("2026-11-21T10:00:00") == nil)
-        #expect(Timestamps.parse("2026-11-21T10:00:00", zone: TimeZone(identifier: "Asia/Tokyo")!) == Timestamps.parse("2026-11-21T01:00:00Z"))
+        #expect(
+            Timestamps.parse("2026-11-21T10:00:00", zone: TimeZone(identifier: "Asia/Tokyo")!)
+                == Timestamps.parse("2026-11-21T01:00:00Z"))
     }
 }

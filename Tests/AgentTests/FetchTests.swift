@@ -1,6 +1,6 @@
 import Agent
-import Clocks
 import Analysis
+import Clocks
 import Foundation
 import GRDB
 import Messages
@@ -52,7 +52,9 @@ import Testing
         // Append the recording in five pieces (the last piece ends mid-line, finished later), fetching after each.
         let body = lines.dropFirst().joined(separator: "\n") + "\n"
         let bytes = Array(body.utf8)
-        let cuts = [0, bytes.count / 5, 2 * bytes.count / 5 + 7, 3 * bytes.count / 5 + 3, 4 * bytes.count / 5, bytes.count]
+        let cuts = [
+            0, bytes.count / 5, 2 * bytes.count / 5 + 7, 3 * bytes.count / 5 + 3, 4 * bytes.count / 5, bytes.count,
+        ]
         var total = 0
         for i in 1..<cuts.count {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
@@ -182,7 +184,9 @@ import Testing
         let q = try DatabaseQueue(path: path)
         return try q.read { db in
             var out: [String] = []
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            for table in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            {
                 out += try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table): \($0)" }
             }
             return out
@@ -268,7 +272,10 @@ import Testing
         // 12:05: two whole hours are over: the walk's hour and an empty one (posted because post_zero).
         let report = await fetcher.fetch(now: t0.addingTimeInterval(7500), trigger: "test")
         #expect(report.result == .newData)
-        #expect(report.windows.map { $0.text.prefix(31) } == ["11/21 10:00:00 〜 11/21 11:00:00", "11/21 11:00:00 〜 11/21 12:00:00"])
+        #expect(
+            report.windows.map { $0.text.prefix(31) } == [
+                "11/21 10:00:00 〜 11/21 11:00:00", "11/21 11:00:00 〜 11/21 12:00:00",
+            ])
         #expect(report.windows.last?.steps == 0)
         #expect(abs((report.windows.first?.steps ?? 0) - 109) <= 11)
     }
@@ -289,7 +296,9 @@ import Testing
         var impatientFetcher = Fetcher(configuration: impatient)
         impatientFetcher.clock = ImmediateClock()  // its polls for the lock pass the budget without real waiting
         let second = await impatientFetcher.fetch(now: t0.addingTimeInterval(600), trigger: "second")
-        #expect(second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"), "\(second.line)")
+        #expect(
+            second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"),
+            "\(second.line)")
         #expect(second.failureKind == .temporary)
         // Stopping the endpoint ends the slow fetch's request; its post stays in the outbox.
         await endpoint.stop()

@@ -1,12 +1,15 @@
 import Agent
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite(.timeLimit(.minutes(1))) struct PushListenerTests {
-    func send(_ port: UInt16, method: String = "POST", path: String = "/push", token: String?, body: String) async throws -> Int {
+    func send(_ port: UInt16, method: String = "POST", path: String = "/push", token: String?, body: String)
+        async throws -> Int
+    {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -17,11 +20,14 @@ import Testing
 
     @Test func acceptsOnlyTokenBearingSilentPushesOnLoopback() async throws {
         let dir = try TempDir()
-        let config = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1h\"\njitter = \"0s\"\n[state]\npath = \"s.sqlite\"\n",
-                                                  file: dir.path("c.toml"), environment: [:])
+        let config = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1h\"\njitter = \"0s\"\n[state]\npath = \"s.sqlite\"\n",
+            file: dir.path("c.toml"), environment: [:])
         let clock = ManualClock(Fixture.date("2026-11-21T10:00:00Z"))
         let recorder = FetchRecorder()
-        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }) { await recorder.fetch($0, $1) }
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }) {
+            await recorder.fetch($0, $1)
+        }
         let loop = Task { await scheduler.run() }
         let listener = try PushListener(port: 0, token: "s3cret", scheduler: scheduler)
         let server = Task { try await listener.run() }

@@ -1,7 +1,8 @@
-@testable import Agent
 import Foundation
 import Publishing
 import Testing
+
+@testable import Agent
 
 /// The outbox's retry delays come from the one documented `Backoff`: 30 s doubling per failed attempt, capped at 1 h
 /// (the cap holds with the largest jitter; the old copy could reach 72 min), and a server's wish honoured.
@@ -14,7 +15,8 @@ import Testing
     }
 
     @Test func delaysDoubleFromThirtySecondsAndNeverPassAnHour() throws {
-        let low = try fetcher(random: 0), high = try fetcher(random: 0.999_999)
+        let low = try fetcher(random: 0)
+        let high = try fetcher(random: 0.999_999)
         #expect(low.retryDelayNs(attempts: 1, retryAfter: nil) == 15_000_000_000)
         #expect(low.retryDelayNs(attempts: 2, retryAfter: nil) == 30_000_000_000)
         for attempts in 1...40 {

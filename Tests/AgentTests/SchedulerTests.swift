@@ -34,7 +34,8 @@ actor FetchRecorder {
         for e in entered { e.resume() }
         entered.removeAll()
         if holding { await withCheckedContinuation { gate = $0 } }
-        return FetchReport(result: result, reason: result == .failed ? "test" : nil, trigger: trigger, now: now, dryRun: false)
+        return FetchReport(
+            result: result, reason: result == .failed ? "test" : nil, trigger: trigger, now: now, dryRun: false)
     }
 
     /// Waits until a fetch has started.
@@ -52,8 +53,11 @@ actor FetchRecorder {
 @Suite(.timeLimit(.minutes(1))) struct SchedulerTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
-    func make(_ schedule: String, push: String = "", dir: TempDir) throws -> (AgentScheduler, ManualClock, FetchRecorder) {
-        let config = try AgentConfiguration.parse("""
+    func make(_ schedule: String, push: String = "", dir: TempDir) throws -> (
+        AgentScheduler, ManualClock, FetchRecorder
+    ) {
+        let config = try AgentConfiguration.parse(
+            """
             [source]
             path = "walk.csv"
             [schedule]
@@ -136,7 +140,8 @@ actor FetchRecorder {
 
     @Test func pushDuringAFetchIsDeferredAndRateLimited() async throws {
         let dir = try TempDir()
-        let (scheduler, clock, recorder) = try make("interval = \"1h\"", push: "[push]\nport = 8787\ntoken_env = \"TOKEN\"\nperiod = \"5m\"", dir: dir)
+        let (scheduler, clock, recorder) = try make(
+            "interval = \"1h\"", push: "[push]\nport = 8787\ntoken_env = \"TOKEN\"\nperiod = \"5m\"", dir: dir)
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         await recorder.hold()
@@ -189,12 +194,15 @@ actor FetchRecorder {
 
     @Test func neverStaysUpFetchesNothingAndSaysWhy() async throws {
         let dir = try TempDir()
-        let config = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"never\"\n[state]\npath = \"s.sqlite\"\n",
-                                                  file: dir.path("c.toml"), environment: [:])
+        let config = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"never\"\n[state]\npath = \"s.sqlite\"\n",
+            file: dir.path("c.toml"), environment: [:])
         let store = try StateStore(path: config.statePath)
         let clock = ManualClock(t0)
         let recorder = FetchRecorder()
-        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, store: store, random: { 0 }) { await recorder.fetch($0, $1) }
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, store: store, random: { 0 }) {
+            await recorder.fetch($0, $1)
+        }
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         await scheduler.post(.signal)

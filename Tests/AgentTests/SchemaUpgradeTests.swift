@@ -1,8 +1,9 @@
-@testable import Agent
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
+
+@testable import Agent
 
 /// A state database written by the schema of 2026-11-23 (`fixtures/state-schema-2026-11-23.sqlite`: one fetch of the
 /// demo walk whose post to an unreachable webhook stayed pending) must open with today's migrations and keep its
@@ -38,8 +39,10 @@ import TestSupport
         // What an agent of that version wrote: key/value rows.
         let old = try DatabaseQueue(path: path)
         try old.write { db in
-            for (key, value) in [("pid", "4242"), ("state", "idle"), ("next_fetch", "2026-11-23T02:00:00Z"),
-                                 ("last_result", "NewData"), ("consecutive_failures", "0")] {
+            for (key, value) in [
+                ("pid", "4242"), ("state", "idle"), ("next_fetch", "2026-11-23T02:00:00Z"),
+                ("last_result", "NewData"), ("consecutive_failures", "0"),
+            ] {
                 try db.execute(sql: "INSERT INTO agent_state (key, value) VALUES (?, ?)", arguments: [key, value])
             }
         }

@@ -44,7 +44,9 @@ import Testing
         var fetcher = Fetcher(configuration: config)
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
-        var posted = 0, fetches = 0, backlogFetches = 0
+        var posted = 0
+        var fetches = 0
+        var backlogFetches = 0
         var windows: [(Date, Date)] = []
         let now = t0.addingTimeInterval(3600)
         while fetches < 200 {
@@ -84,7 +86,8 @@ import Testing
     @Test func aStepLogReadInSlicesPostsEveryReadingOnce() async throws {
         let dir = try TempDir()
         let (_, fetcher) = try MinuteReadings.slicedStepLogFetcher(dir: dir, 0..<30)
-        var posted = 0, fetches = 0
+        var posted = 0
+        var fetches = 0
         while fetches < 100 {
             let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: "test")
             fetches += 1
@@ -100,14 +103,17 @@ import Testing
         let dir = try TempDir()
         let config = try Fixture.config(dir: dir)
         let started = AsyncStream<Void>.makeStream()
-        let scheduler = AgentScheduler(configuration: config, clock: ManualClock(t0).wall, random: { 0 }, fetch: { now, trigger in
-            started.continuation.yield()
-            // A fetch that would go on for a long time unless cancelled.
-            await withTaskCancellationHandler {
-                while !Task.isCancelled { await Task.yield() }
-            } onCancel: {}
-            return FetchReport(result: .failed, reason: "cancelled", trigger: trigger, now: now, dryRun: false)
-        })
+        let scheduler = AgentScheduler(
+            configuration: config, clock: ManualClock(t0).wall, random: { 0 },
+            fetch: { now, trigger in
+                started.continuation.yield()
+                // A fetch that would go on for a long time unless cancelled.
+                await withTaskCancellationHandler {
+                    while !Task.isCancelled { await Task.yield() }
+                } onCancel: {
+                }
+                return FetchReport(result: .failed, reason: "cancelled", trigger: trigger, now: now, dryRun: false)
+            })
         let loop = Task { await scheduler.run() }
         await scheduler.post(.signal)
         var iterator = started.stream.makeAsyncIterator()
@@ -128,7 +134,8 @@ import Testing
     /// fetches until the backlog is read; returns the steps posted in all, the reports after the edit and one pass's
     /// count.
     func run(editing edits: [(String, String)]) async throws
-        -> (posted: Int, stored: Int, after: [FetchReport], whole: Int) {
+        -> (posted: Int, stored: Int, after: [FetchReport], whole: Int)
+    {
         let dir = try TempDir()
         let path = try dir.write("backlog.csv", try SlicedIngestionTests.backlogText.get())
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
@@ -138,7 +145,8 @@ import Testing
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
         let now = t0.addingTimeInterval(3600)
-        var posted = 0, fetches = 0
+        var posted = 0
+        var fetches = 0
         for _ in 0..<5 {
             let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
             fetches += 1
@@ -171,7 +179,9 @@ import Testing
         let (posted, stored, after, whole) = try await run(editing: [("detector", #"{"version": 99}"#)])
         let warning = try #require(after.first?.warnings.first)
         #expect(warning.contains("saved step detector") && warning.contains("starts afresh"), "\(warning)")
-        #expect(after.first?.logLine(zone: TimeZone(identifier: "UTC")!).contains("warning: the saved step detector") == true)
+        #expect(
+            after.first?.logLine(zone: TimeZone(identifier: "UTC")!).contains("warning: the saved step detector")
+                == true)
         #expect(after.dropFirst().allSatisfy { $0.warnings.isEmpty }, "saved again readable after one fetch")
         // A fresh detector needs its first full window (10.24 s) before it counts: about 20 steps of the walk in
         // progress, never one twice.
@@ -185,7 +195,9 @@ import Testing
         let (posted, stored, after, whole) = try await run(editing: [("cursor", "not json"), ("detector", "{}")])
         let warnings = try #require(after.first?.warnings)
         #expect(warnings.count == 2)
-        #expect(warnings.contains { $0.contains("saved reading position") && $0.contains("skips the samples") }, "\(warnings)")
+        #expect(
+            warnings.contains { $0.contains("saved reading position") && $0.contains("skips the samples") },
+            "\(warnings)")
         #expect(after.dropFirst().allSatisfy { $0.warnings.isEmpty })
         #expect(posted <= whole && posted >= whole - 25, "posted \(posted), one pass counts \(whole)")
         #expect(stored <= whole && stored >= whole - 25, "stored \(stored), one pass counts \(whole)")
@@ -202,7 +214,8 @@ import Testing
         var fetches = 0
         /// Fetches at `now` until the source is read to its end; the steps posted and the warnings reported.
         func fetchAll(now: Date) async -> (posted: Int, warnings: [String]) {
-            var posted = 0, warnings: [String] = []
+            var posted = 0
+            var warnings: [String] = []
             while fetches < 100 {
                 let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
                 fetches += 1
@@ -225,15 +238,18 @@ import Testing
         let before = fetches
         let second = await fetchAll(now: t0.addingTimeInterval(40 * 60))
         #expect(fetches - before > 3, "read again in slices")
-        #expect(second.warnings.contains { $0.contains("saved reading position") && $0.contains("step readings") },
-                "\(second.warnings)")
+        #expect(
+            second.warnings.contains { $0.contains("saved reading position") && $0.contains("step readings") },
+            "\(second.warnings)")
         let all = steps(0..<30)
         #expect(first.posted + second.posted == all)
         let reopened = try DatabaseQueue(path: statePath)
         defer { try? reopened.close() }
         let (stored, skip) = try await reopened.read { db in
-            (try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0,
-             try Int64?.fetchOne(db, sql: "SELECT skip_readings_through_ns FROM source_cursor") ?? nil)
+            (
+                try Int.fetchOne(db, sql: "SELECT SUM(count) FROM steps") ?? 0,
+                try Int64?.fetchOne(db, sql: "SELECT skip_readings_through_ns FROM source_cursor") ?? nil
+            )
         }
         #expect(stored == all, "each reading stored once")
         #expect(skip == nil, "no readings skipped once the log was read to its end")
@@ -242,7 +258,9 @@ import Testing
     /// A whole-file step export (Google Fit) whose reader state, kept inside the position, cannot be read: the fetch
     /// says so, the reader starts over, and no reading counted before is counted again. The walk trigger, reading
     /// first, leaves it to the fetch (saving nothing), so the fetch's report still says it.
-    @Test(arguments: [false, true]) func anUnreadableReaderStateCountsNoReadingTwice(walkTriggerFirst: Bool) async throws {
+    @Test(arguments: [false, true]) func anUnreadableReaderStateCountsNoReadingTwice(walkTriggerFirst: Bool)
+        async throws
+    {
         let dir = try TempDir()
         let steps = MinuteReadings.steps
         func posted(_ report: FetchReport) -> Int { report.postedSteps }
@@ -271,8 +289,9 @@ import Testing
             #expect(e.message.contains("google-fit reader") && e.message.contains("left to the next fetch"), "\(e)")
         }
         let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
-        #expect(second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
-                "\(second.warnings)")
+        #expect(
+            second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
+            "\(second.warnings)")
         #expect(posted(first) + posted(second) == steps(0..<30))
         let reopened = try DatabaseQueue(path: config.statePath)
         defer { try? reopened.close() }

@@ -17,12 +17,14 @@ import Testing
         }
         let token = try dir.write("token", "secret-token\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: token)
-        let publish = "[[publish]]\nkind = \"mastodon\"\nbase_url = \"\(server.baseURL.absoluteString)\"\ntoken_file = \"\(token)\"\n"
+        let publish =
+            "[[publish]]\nkind = \"mastodon\"\nbase_url = \"\(server.baseURL.absoluteString)\"\ntoken_file = \"\(token)\"\n"
         let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
         // Two fetches, each with a configuration of its own, as two runs of `steptweet fetch` would have.
         for minutes in [10.0, 40.0] {
             let config = try Fixture.config(dir: dir, schedule: "post_zero = true", publish: publish)
-            let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(minutes * 60), trigger: "test")
+            let report = await Fetcher(configuration: config).fetch(
+                now: t0.addingTimeInterval(minutes * 60), trigger: "test")
             #expect(report.result == .newData, "\(report.line)")
         }
         #expect(await server.requests.filter { $0.path == "/api/v1/statuses" }.count == 2, "both fetches posted")

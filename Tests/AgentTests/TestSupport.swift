@@ -24,18 +24,22 @@ actor ScriptedPublisher: Publisher {
 enum Fixture {
     /// The committed 60 s walk at 50 Hz (t_ms relative times).
     static var walk: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("fixtures/demo_walk_50hz.csv").path
     }
 
     static func date(_ text: String) -> Date { Timestamps.parse(text)! }
 
     /// A configuration reading `source` (relative times anchored at `start`) with state in `dir`.
-    static func config(dir: TempDir, source: String? = walk, start: String = "2026-11-21T10:02:00+09:00",
-                       extra: String = "", schedule: String = "", publish: String = "") throws -> AgentConfiguration {
+    static func config(
+        dir: TempDir, source: String? = walk, start: String = "2026-11-21T10:02:00+09:00",
+        extra: String = "", schedule: String = "", publish: String = ""
+    ) throws -> AgentConfiguration {
         var text = ""
         if let source { text += "[source]\npath = \"\(source)\"\nstart = \"\(start)\"\n\(extra)\n" }
-        text += "[schedule]\ninterval = \"10m\"\n\(schedule)\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state.sqlite\"\n\(publish)"
+        text +=
+            "[schedule]\ninterval = \"10m\"\n\(schedule)\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state.sqlite\"\n\(publish)"
         return try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
     }
 }
@@ -46,7 +50,8 @@ enum MinuteReadings {
     static func steps(_ minutes: Range<Int>) -> Int { minutes.reduce(0) { $0 + 40 + $1 } }
 
     static func stepLog(_ minutes: Range<Int>) -> String {
-        minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }.joined()
+        minutes.map { m in #"{"ts": "2026-11-21T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n" }
+            .joined()
     }
 
     /// A fetcher of the step log of these minutes written in `dir`, reading one slice of about four readings a fetch.
@@ -64,9 +69,11 @@ enum MinuteReadings {
         let t0 = Timestamps.nanoseconds(Fixture.date("2026-11-21T10:00:00+09:00"))
         let points = minutes.map { m in
             let start = t0 + Int64(m) * 60_000_000_000
-            return "{\"fitValue\":[{\"value\":{\"intVal\":\(40 + m)}}],\"endTimeNanos\":\(start + 60_000_000_000),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(start)}"
+            return
+                "{\"fitValue\":[{\"value\":{\"intVal\":\(40 + m)}}],\"endTimeNanos\":\(start + 60_000_000_000),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(start)}"
         }
-        return "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps\",\n \"Data Points\": [\(points.joined(separator: ",\n"))]\n}\n"
+        return
+            "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps\",\n \"Data Points\": [\(points.joined(separator: ",\n"))]\n}\n"
     }
 }
 

@@ -47,7 +47,9 @@ actor ChatTarget: Publisher {
 @Suite(.timeLimit(.minutes(1))) struct UnconfirmedDeliveryTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
-    func run(_ target: ChatTarget, fetches: Int, schedule: String = "") async throws -> (reports: [FetchReport], store: StateStore, dir: TempDir) {
+    func run(_ target: ChatTarget, fetches: Int, schedule: String = "") async throws -> (
+        reports: [FetchReport], store: StateStore, dir: TempDir
+    ) {
         let dir = try TempDir()
         var config = try Fixture.config(dir: dir, schedule: schedule)
         config.publishers = [target]
@@ -60,8 +62,9 @@ actor ChatTarget: Publisher {
     }
 
     @Test func anAttemptWhoseAnswerWasLostIsFoundAndNotSentAgain() async throws {
-        let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 504", retryAfter: nil, unconfirmed: true)],
-                                lookups: [.found(remoteID: "c1")])
+        let target = ChatTarget(
+            outcomes: [.retryable(reason: "HTTP 504", retryAfter: nil, unconfirmed: true)],
+            lookups: [.found(remoteID: "c1")])
         let (reports, store, dir) = try await run(target, fetches: 2)
         defer { withExtendedLifetime(dir) {} }
         #expect(reports[0].result == .failed)
@@ -74,7 +77,8 @@ actor ChatTarget: Publisher {
     }
 
     @Test func notFoundIsSentAgain() async throws {
-        let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 502", retryAfter: nil, unconfirmed: true)], lookups: [.notFound])
+        let target = ChatTarget(
+            outcomes: [.retryable(reason: "HTTP 502", retryAfter: nil, unconfirmed: true)], lookups: [.notFound])
         let (reports, store, dir) = try await run(target, fetches: 2)
         defer { withExtendedLifetime(dir) {} }
         #expect(reports[1].deliveries.map(\.outcome) == [.delivered])
@@ -93,7 +97,8 @@ actor ChatTarget: Publisher {
     }
 
     @Test func atMostOnceGivesUpAnUnconfirmedPostItCannotCheck() async throws {
-        let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 500", retryAfter: nil, unconfirmed: true)], resendUnconfirmed: false)
+        let target = ChatTarget(
+            outcomes: [.retryable(reason: "HTTP 500", retryAfter: nil, unconfirmed: true)], resendUnconfirmed: false)
         let (reports, store, dir) = try await run(target, fetches: 3)
         defer { withExtendedLifetime(dir) {} }
         #expect(reports[1].deliveries.map(\.outcome) == [.permanent])
@@ -104,8 +109,9 @@ actor ChatTarget: Publisher {
     }
 
     @Test func aFailedLookupKeepsThePostWaitingUntilItCanTell() async throws {
-        let target = ChatTarget(outcomes: [.retryable(reason: "HTTP 503", retryAfter: nil, unconfirmed: true)],
-                                lookups: [.failed(reason: "HTTP 502"), .found(remoteID: "c1")])
+        let target = ChatTarget(
+            outcomes: [.retryable(reason: "HTTP 503", retryAfter: nil, unconfirmed: true)],
+            lookups: [.failed(reason: "HTTP 502"), .found(remoteID: "c1")])
         let (reports, _, dir) = try await run(target, fetches: 3)
         defer { withExtendedLifetime(dir) {} }
         #expect(reports[1].deliveries.map(\.outcome) == [.retryable])

@@ -41,14 +41,16 @@ import Testing
 
     @Test func schedulerFetchesWhenAWalkEndsAndDebouncesReads() async throws {
         let dir = try TempDir()
-        let config = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\nfollow = true\n[schedule]\ninterval = \"1h\"\njitter = \"0s\"\non_walk_end = true\n[state]\npath = \"s.sqlite\"\n",
-                                                  file: dir.path("c.toml"), environment: [:])
+        let config = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\nfollow = true\n[schedule]\ninterval = \"1h\"\njitter = \"0s\"\non_walk_end = true\n[state]\npath = \"s.sqlite\"\n",
+            file: dir.path("c.toml"), environment: [:])
         let clock = ManualClock(t0)
         let recorder = FetchRecorder()
         let walks = WalkScript([1, 0, 0])
-        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }, walkDebounce: 5,
-                                       fetch: { await recorder.fetch($0, $1) },
-                                       ingestForWalks: { _ in .success(await walks.next()) })
+        let scheduler = AgentScheduler(
+            configuration: config, clock: clock.wall, random: { 0 }, walkDebounce: 5,
+            fetch: { await recorder.fetch($0, $1) },
+            ingestForWalks: { _ in .success(await walks.next()) })
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         await scheduler.sourceChanged()

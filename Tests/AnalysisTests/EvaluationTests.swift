@@ -2,8 +2,8 @@ import Analysis
 import Foundation
 import SensorInput
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct EvaluationTests {
     let shared: String
@@ -26,8 +26,9 @@ import TestSupport
     }
 
     @Test func readsFileAndTruthIgnoringOtherColumnsAndQuotes() throws {
-        let path = try manifest("placement,file,columns,truth_steps\r\nwrist,a.csv,\"t,x,y,z\",12\r\n\r\nhip,b.csv,\"say \"\"hi\"\"\",0\r\n",
-                                recordings: ["a.csv", "b.csv"])
+        let path = try manifest(
+            "placement,file,columns,truth_steps\r\nwrist,a.csv,\"t,x,y,z\",12\r\n\r\nhip,b.csv,\"say \"\"hi\"\"\",0\r\n",
+            recordings: ["a.csv", "b.csv"])
         let m = try EvaluationManifest.load(path: path)
         #expect(m.entries.map(\.file) == ["a.csv", "b.csv"])
         #expect(m.entries.map(\.truthSteps) == [12, 0])
@@ -94,7 +95,8 @@ import TestSupport
     func settledTimeHoldsOnRealRecordings(file: String) throws {
         var detector = StepDetector()
         var settled = Int64.min
-        var violations = 0, steps = 0
+        var violations = 0
+        var steps = 0
         let check: (DetectorEvent) -> Void = { event in
             if case .step(let t) = event {
                 steps += 1

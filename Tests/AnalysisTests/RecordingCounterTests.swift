@@ -1,8 +1,8 @@
 import Analysis
 import Foundation
 import SensorInput
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RecordingCounterTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -26,7 +26,8 @@ import TestSupport
         options.chunkBytes = 997
         let runs = try RecordingCounter.count(path: path, options: options, keepStepTimes: true)
         var seen = 0
-        let one = try RecordingCounter.count(path: path, options: options, keepStepTimes: true, onSample: { _ in seen += 1 })
+        let one = try RecordingCounter.count(
+            path: path, options: options, keepStepTimes: true, onSample: { _ in seen += 1 })
         #expect(seen == 3000)
         #expect(runs.stepTimes == one.stepTimes && runs.steps > 50)
         #expect(runs.bouts == one.bouts)
@@ -51,14 +52,16 @@ import TestSupport
         let result = try RecordingCounter.count(path: "\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json")
         let t0: Int64 = 804_009_600_000_000_000  // 1995-06-24T16:00:00Z
         let minute: Int64 = 60_000_000_000
-        let lo = t0 + 10 * minute + minute / 2, hi = t0 + 20 * minute + minute / 2
+        let lo = t0 + 10 * minute + minute / 2
+        let hi = t0 + 20 * minute + minute / 2
         // 16:17 (7) + 16:18 (44) + 16:19 (12) whole, half of 16:20 (58): 92.
         #expect(result.steps(fromNs: lo, toNs: hi) == 92)
         #expect(result.steps(fromNs: t0, toNs: t0 + 60 * minute) == 607)
         #expect(result.steps(fromNs: t0 - 60 * minute, toNs: t0) == 0)
         // Two halves of one window add up to the whole.
         let mid = t0 + 17 * minute + minute / 3
-        let a = result.steps(fromNs: t0, toNs: mid), b = result.steps(fromNs: mid, toNs: t0 + 60 * minute)
+        let a = result.steps(fromNs: t0, toNs: mid)
+        let b = result.steps(fromNs: mid, toNs: t0 + 60 * minute)
         #expect(abs(a + b - 607) <= 1)
     }
 }

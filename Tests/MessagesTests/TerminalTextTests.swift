@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func invalidUTF8BytesAreShownAsHex() {
-        let bytes: [UInt8] = Array("ok ".utf8) + [0xFF, 0xC3] + Array(" 歩".utf8) + [0xE6, 0xAD] + [0x1B, 0xED, 0xA0, 0x80]
+        let bytes: [UInt8] =
+            Array("ok ".utf8) + [0xFF, 0xC3] + Array(" 歩".utf8) + [0xE6, 0xAD] + [0x1B, 0xED, 0xA0, 0x80]
         #expect(TerminalText.escaped(bytes: bytes) == "ok \\xff\\xc3 歩\\xe6\\xad\\x1b\\xed\\xa0\\x80")
         #expect(TerminalText.escaped(bytes: Array("歩 ok".utf8)) == "歩 ok")
         #expect(TerminalText.escaped(bytes: [0xC0, 0x80]) == "\\xc0\\x80", "overlong forms are invalid")

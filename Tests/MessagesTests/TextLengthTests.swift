@@ -14,28 +14,34 @@ import Testing
 
     @Test func xWeightsByCodePointRange() {
         #expect(LengthRule.x.check(String(repeating: "a", count: 280)).valid)
-        #expect(LengthRule.x.check(String(repeating: "a", count: 281)) == LengthCheck(weightedLength: 281, limit: 280, valid: false))
-        #expect(LengthRule.x.check(String(repeating: "歩", count: 140)) == LengthCheck(weightedLength: 280, limit: 280, valid: true))
+        #expect(
+            LengthRule.x.check(String(repeating: "a", count: 281))
+                == LengthCheck(weightedLength: 281, limit: 280, valid: false))
+        #expect(
+            LengthRule.x.check(String(repeating: "歩", count: 140))
+                == LengthCheck(weightedLength: 280, limit: 280, valid: true))
         #expect(LengthRule.x.check(String(repeating: "歩", count: 141)).valid == false)
-        #expect(LengthRule.x.check("ÀΩЖא").weightedLength == 4)           // Latin, Greek, Cyrillic, Hebrew: below U+10FF
+        #expect(LengthRule.x.check("ÀΩЖא").weightedLength == 4)  // Latin, Greek, Cyrillic, Hebrew: below U+10FF
         #expect(LengthRule.x.check("\u{2014}\u{2033}").weightedLength == 2)  // — ″ in the light ranges
-        #expect(LengthRule.x.check("\u{2026}").weightedLength == 2)          // … (U+2026) is not
-        #expect(LengthRule.x.check("\u{2100}").weightedLength == 2)          // ℀ just outside them
+        #expect(LengthRule.x.check("\u{2026}").weightedLength == 2)  // … (U+2026) is not
+        #expect(LengthRule.x.check("\u{2100}").weightedLength == 2)  // ℀ just outside them
         #expect(LengthRule.x.check("한ｱ").weightedLength == 4)
     }
 
     @Test func xNormalizesToNFCFirst() {
-        #expect(LengthRule.x.check("A\u{301}").weightedLength == 1)        // "Á" decomposed counts as one
-        #expect(LengthRule.x.check("\u{FB2C}").weightedLength == 3)        // שּׁ: NFC keeps 3 code points
+        #expect(LengthRule.x.check("A\u{301}").weightedLength == 1)  // "Á" decomposed counts as one
+        #expect(LengthRule.x.check("\u{FB2C}").weightedLength == 3)  // שּׁ: NFC keeps 3 code points
     }
 
     @Test func xEmojiSequencesCountTwo() {
-        #expect(LengthRule.x.check("👨‍👩‍👧").weightedLength == 2)          // ZWJ family
-        #expect(LengthRule.x.check("👍🏽").weightedLength == 2)             // skin tone
-        #expect(LengthRule.x.check("🇯🇵").weightedLength == 2)             // flag
-        #expect(LengthRule.x.check("❤️").weightedLength == 2)              // heart + VS16
-        #expect(LengthRule.x.check("1️⃣").weightedLength == 2)             // keycap
-        #expect(LengthRule.x.check(String(repeating: "👨‍👩‍👧", count: 140)) == LengthCheck(weightedLength: 280, limit: 280, valid: true))
+        #expect(LengthRule.x.check("👨‍👩‍👧").weightedLength == 2)  // ZWJ family
+        #expect(LengthRule.x.check("👍🏽").weightedLength == 2)  // skin tone
+        #expect(LengthRule.x.check("🇯🇵").weightedLength == 2)  // flag
+        #expect(LengthRule.x.check("❤️").weightedLength == 2)  // heart + VS16
+        #expect(LengthRule.x.check("1️⃣").weightedLength == 2)  // keycap
+        #expect(
+            LengthRule.x.check(String(repeating: "👨‍👩‍👧", count: 140))
+                == LengthCheck(weightedLength: 280, limit: 280, valid: true))
     }
 
     @Test func xURLsCount23() {
@@ -46,7 +52,7 @@ import Testing
         #expect(LengthRule.x.check("http://t.co").weightedLength == 23)
         #expect(LengthRule.x.check("歩https://example.com/x").weightedLength == 2 + 23)
         #expect(LengthRule.x.check("abchttps://example.com").weightedLength == 22)  // not a URL after letters
-        #expect(LengthRule.x.check("me@example.com").weightedLength == 14)          // an e-mail address is not a URL
+        #expect(LengthRule.x.check("me@example.com").weightedLength == 14)  // an e-mail address is not a URL
         #expect(LengthRule.x.check("(see https://example.com/a_(b))").weightedLength == 5 + 23 + 1)
         #expect(LengthRule.x.check("file.txt and 5s.").weightedLength == 16)  // .txt is not a TLD here
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Messages
 import Testing
+
+@testable import Messages
 
 /// The weighted-length cases of twitter-text's published conformance suite (v3 sections), committed in
 /// fixtures/twitter-text/validate-lengths.json (Apache-2.0).
@@ -18,7 +19,8 @@ import Testing
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("fixtures/twitter-text/validate-lengths.json")
         struct Document: Decodable { var cases: [Case] }
-        guard let data = try? Data(contentsOf: url), let doc = try? JSONDecoder().decode(Document.self, from: data) else {
+        guard let data = try? Data(contentsOf: url), let doc = try? JSONDecoder().decode(Document.self, from: data)
+        else {
             return []
         }
         return doc.cases
@@ -60,13 +62,14 @@ import Testing
         #expect(urls("http://例え.みんな/") == ["http://例え.みんな/"])
         #expect(urls("http://пример.рф") == ["http://пример.рф"])
         #expect(urls("file.txt and 5s.") == [])
-        #expect(urls("example.comです") == ["example.com"])              // a TLD ends before Japanese text
+        #expect(urls("example.comです") == ["example.com"])  // a TLD ends before Japanese text
         #expect(urls("example.community") == ["example.community"])
         #expect(urls("example.comx") == [])
     }
 
     @Test func labelLengthsCountInPunycode() {
-        let label63 = String(repeating: "a", count: 63), label64 = String(repeating: "a", count: 64)
+        let label63 = String(repeating: "a", count: 63)
+        let label64 = String(repeating: "a", count: 64)
         #expect(urls("\(label63).com") == ["\(label63).com"])
         #expect(urls("\(label64).com") == [])
         #expect(urls("http://\(label64).com/x") == [])
@@ -81,7 +84,7 @@ import Testing
     @Test func urlsWithoutProtocol() {
         #expect(urls("www.example.com and foo.co.jp") == ["www.example.com", "foo.co.jp"])
         #expect(urls("t.co x.tv") == ["t.co", "x.tv"])
-        #expect(urls("example.jp") == [])                      // name + country code needs a path
+        #expect(urls("example.jp") == [])  // name + country code needs a path
         #expect(urls("example.jp/path") == ["example.jp/path"])
         #expect(urls("example.com:8080 x") == ["example.com"])  // a port alone stays outside without a protocol
         #expect(urls("example.com:8080/x") == ["example.com:8080/x"])

@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Testing
+
 @testable import Publishing
 
 /// A JWT with only an `exp` claim (the publisher reads `exp`; it never verifies signatures).
@@ -29,7 +30,8 @@ actor FakePDS {
 
     func newSession() -> [String: Any] {
         let n = sessionsCreated + refreshes
-        let access = fakeJWT(exp: accessExp, tag: "access\(n)"), refresh = fakeJWT(exp: accessExp + 7_776_000, tag: "refresh\(n)")
+        let access = fakeJWT(exp: accessExp, tag: "access\(n)")
+        let refresh = fakeJWT(exp: accessExp + 7_776_000, tag: "refresh\(n)")
         accessTokens.insert(access)
         refreshTokens.insert(refresh)
         return ["accessJwt": access, "refreshJwt": refresh, "did": "did:plc:abc123", "handle": "steps.test"]
@@ -39,31 +41,44 @@ actor FakePDS {
         let bearer = r.headers["authorization"].map { String($0.dropFirst("Bearer ".count)) } ?? ""
         switch r.path {
         case "/xrpc/com.atproto.server.createSession":
-            guard r.json?["identifier"] as? String == "steps.test", r.json?["password"] as? String == "app-pass-xyz" else {
-                return jsonResponse(401, ["error": "AuthenticationRequired", "message": "Invalid identifier or password"])
+            guard r.json?["identifier"] as? String == "steps.test", r.json?["password"] as? String == "app-pass-xyz"
+            else {
+                return jsonResponse(
+                    401, ["error": "AuthenticationRequired", "message": "Invalid identifier or password"])
             }
             sessionsCreated += 1
             return jsonResponse(200, newSession())
         case "/xrpc/com.atproto.server.refreshSession":
-            guard refreshTokens.remove(bearer) != nil else { return jsonResponse(400, ["error": "ExpiredToken", "message": "Token has expired"]) }
+            guard refreshTokens.remove(bearer) != nil else {
+                return jsonResponse(400, ["error": "ExpiredToken", "message": "Token has expired"])
+            }
             refreshes += 1
             return jsonResponse(200, newSession())
         case "/xrpc/com.atproto.repo.createRecord":
-            if expireNextCreate { expireNextCreate = false; accessTokens.remove(bearer) }
-            guard accessTokens.contains(bearer) else { return jsonResponse(400, ["error": "ExpiredToken", "message": "Token has expired"]) }
+            if expireNextCreate {
+                expireNextCreate = false
+                accessTokens.remove(bearer)
+            }
+            guard accessTokens.contains(bearer) else {
+                return jsonResponse(400, ["error": "ExpiredToken", "message": "Token has expired"])
+            }
             guard let rkey = r.json?["rkey"] as? String, let record = r.json?["record"] as? [String: Any],
-                  let text = record["text"] as? String, r.json?["repo"] as? String == "did:plc:abc123",
-                  record["$type"] as? String == "app.bsky.feed.post", record["createdAt"] is String else {
+                let text = record["text"] as? String, r.json?["repo"] as? String == "did:plc:abc123",
+                record["$type"] as? String == "app.bsky.feed.post", record["createdAt"] is String
+            else {
                 return jsonResponse(400, ["error": "InvalidRequest", "message": "bad record"])
             }
-            if records[rkey] != nil { return jsonResponse(500, ["error": "InternalServerError", "message": "Internal Server Error"]) }
+            if records[rkey] != nil {
+                return jsonResponse(500, ["error": "InternalServerError", "message": "Internal Server Error"])
+            }
             records[rkey] = text
             return jsonResponse(200, ["uri": "at://did:plc:abc123/app.bsky.feed.post/\(rkey)", "cid": "bafyrei"])
         case "/xrpc/com.atproto.repo.getRecord":
             guard let rkey = r.query["rkey"], records[rkey] != nil else {
                 return jsonResponse(400, ["error": "RecordNotFound", "message": "Could not locate record"])
             }
-            return jsonResponse(200, ["uri": "at://did:plc:abc123/app.bsky.feed.post/\(rkey)", "value": [:] as [String: String]])
+            return jsonResponse(
+                200, ["uri": "at://did:plc:abc123/app.bsky.feed.post/\(rkey)", "value": [:] as [String: String]])
         default:
             return jsonResponse(404, ["error": "MethodNotImplemented"])
         }
@@ -84,8 +99,9 @@ final class ManualDateClock: @unchecked Sendable {
 
     func make(_ pds: FakePDS, clock: ManualDateClock) async throws -> (FakeHTTPServer, BlueskyPublisher) {
         let server = try await FakeHTTPServer.start { request, _ in await pds.handle(request) }
-        let publisher = BlueskyPublisher(baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz",
-                                         language: "ja", context: server.context(now: { clock.now }))
+        let publisher = BlueskyPublisher(
+            baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz",
+            language: "ja", context: server.context(now: { clock.now }))
         return (server, publisher)
     }
 
@@ -100,7 +116,8 @@ final class ManualDateClock: @unchecked Sendable {
         later.idempotencyKey = Post.idempotencyKey(windowStart: later.windowStart, windowEnd: later.windowEnd)
         #expect(BlueskyPublisher.recordKey(for: later) > key)  // TIDs sort by time
         var sameStart = samplePost
-        sameStart.idempotencyKey = Post.idempotencyKey(windowStart: samplePost.windowStart, windowEnd: samplePost.windowEnd.addingTimeInterval(60))
+        sameStart.idempotencyKey = Post.idempotencyKey(
+            windowStart: samplePost.windowStart, windowEnd: samplePost.windowEnd.addingTimeInterval(60))
         #expect(BlueskyPublisher.recordKey(for: sameStart) != key)
     }
 
@@ -110,12 +127,17 @@ final class ManualDateClock: @unchecked Sendable {
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         let rkey = BlueskyPublisher.recordKey(for: samplePost)
-        #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "at://did:plc:abc123/app.bsky.feed.post/\(rkey)"))
+        #expect(
+            await publisher.publish(samplePost, deadline: soon())
+                == .delivered(remoteID: "at://did:plc:abc123/app.bsky.feed.post/\(rkey)"))
         var second = samplePost
         second.windowStart = samplePost.windowEnd
         second.windowEnd = samplePost.windowEnd.addingTimeInterval(1800)
         second.idempotencyKey = Post.idempotencyKey(windowStart: second.windowStart, windowEnd: second.windowEnd)
-        guard case .delivered = await publisher.publish(second, deadline: soon()) else { Issue.record("second post"); return }
+        guard case .delivered = await publisher.publish(second, deadline: soon()) else {
+            Issue.record("second post")
+            return
+        }
         #expect(await pds.sessionsCreated == 1)
         #expect(await pds.records[rkey] == samplePost.text)
         let create = try #require(await server.requests.first { $0.path.hasSuffix("createRecord") })
@@ -127,7 +149,10 @@ final class ManualDateClock: @unchecked Sendable {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
         let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
         defer { Task { await server.stop() } }
-        guard case .delivered(let uri) = await publisher.publish(samplePost, deadline: soon()) else { Issue.record("first"); return }
+        guard case .delivered(let uri) = await publisher.publish(samplePost, deadline: soon()) else {
+            Issue.record("first")
+            return
+        }
         #expect(await publisher.publish(samplePost, deadline: soon()) == .alreadyDelivered(remoteID: uri))
         #expect(await pds.records.count == 1)
     }
@@ -137,12 +162,18 @@ final class ManualDateClock: @unchecked Sendable {
         let clock = ManualDateClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
-        guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else { Issue.record("first"); return }
+        guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
+            Issue.record("first")
+            return
+        }
         clock.advance(7200)  // the access JWT's exp has passed
         var later = samplePost
         later.windowStart = later.windowStart.addingTimeInterval(7200)
         later.idempotencyKey = "later"
-        guard case .delivered = await publisher.publish(later, deadline: soon()) else { Issue.record("after expiry"); return }
+        guard case .delivered = await publisher.publish(later, deadline: soon()) else {
+            Issue.record("after expiry")
+            return
+        }
         #expect(await pds.refreshes == 1)
         #expect(await pds.sessionsCreated == 1)
         let refresh = try #require(await server.requests.first { $0.path.hasSuffix("refreshSession") })
@@ -154,12 +185,18 @@ final class ManualDateClock: @unchecked Sendable {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
         let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
         defer { Task { await server.stop() } }
-        guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else { Issue.record("first"); return }
+        guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
+            Issue.record("first")
+            return
+        }
         await pds.setExpireNextCreate()
         var later = samplePost
         later.idempotencyKey = "later"
         later.windowStart = later.windowStart.addingTimeInterval(1800)
-        guard case .delivered = await publisher.publish(later, deadline: soon()) else { Issue.record("after ExpiredToken"); return }
+        guard case .delivered = await publisher.publish(later, deadline: soon()) else {
+            Issue.record("after ExpiredToken")
+            return
+        }
         #expect(await pds.refreshes == 1)
         #expect(await pds.records.count == 2)
     }
@@ -168,9 +205,12 @@ final class ManualDateClock: @unchecked Sendable {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
         let server = try await FakeHTTPServer.start { request, _ in await pds.handle(request) }
         defer { Task { await server.stop() } }
-        let publisher = BlueskyPublisher(baseURL: server.baseURL, identifier: "steps.test", password: "wrong-pass-1", context: server.context)
+        let publisher = BlueskyPublisher(
+            baseURL: server.baseURL, identifier: "steps.test", password: "wrong-pass-1", context: server.context)
         let outcome = await publisher.publish(samplePost, deadline: soon())
-        #expect(outcome == .permanent(reason: "login failed: HTTP 401: AuthenticationRequired Invalid identifier or password"))
+        #expect(
+            outcome
+                == .permanent(reason: "login failed: HTTP 401: AuthenticationRequired Invalid identifier or password"))
         #expect(!publisher.redactedDescription.contains("wrong-pass-1"))
     }
 
@@ -180,7 +220,10 @@ final class ManualDateClock: @unchecked Sendable {
         defer { Task { await server.stop() } }
         var post = samplePost
         post.text = String(repeating: "👨‍👩‍👧", count: 301)
-        guard case .permanent = await publisher.publish(post, deadline: soon()) else { Issue.record("not permanent"); return }
+        guard case .permanent = await publisher.publish(post, deadline: soon()) else {
+            Issue.record("not permanent")
+            return
+        }
         #expect(await server.requests.isEmpty)
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
 import Testing
+
 @testable import Publishing
 
 @Suite struct ClassificationTests {
     let now = Date(timeIntervalSince1970: 1_795_316_400)  // 2026-11-22T03:00:00Z
 
     func classify(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> DeliveryOutcome {
-        ResponseClassifier.classify(HTTPReply(status: status, headers: headers, body: Data(body.utf8)), now: now,
-                                    redactor: Redactor(), remoteID: { $0.json?["id"] as? String })
+        ResponseClassifier.classify(
+            HTTPReply(status: status, headers: headers, body: Data(body.utf8)), now: now,
+            redactor: Redactor(), remoteID: { $0.json?["id"] as? String })
     }
 
     @Test func statusCodesDecideNotMessages() {
@@ -16,35 +18,50 @@ import Testing
         #expect(classify(204) == .delivered(remoteID: nil))
         for status in [408, 425, 429, 500, 502, 503, 504] {
             guard case .retryable = classify(status, #"{"error":"ok, this text says success"}"#) else {
-                Issue.record("\(status) should be retryable"); continue
+                Issue.record("\(status) should be retryable")
+                continue
             }
         }
         for status in [400, 401, 403, 404, 409, 410, 413, 422] {
             guard case .permanent = classify(status, "Too many requests, try again") else {
-                Issue.record("\(status) should be permanent"); continue
+                Issue.record("\(status) should be permanent")
+                continue
             }
         }
     }
 
     @Test func retryAfterForms() {
         #expect(classify(429, headers: ["Retry-After": "7"]) == .retryable(reason: "HTTP 429", retryAfter: 7))
-        #expect(classify(503, headers: ["Retry-After": "Sun, 22 Nov 2026 03:01:30 GMT"]) == .retryable(reason: "HTTP 503", retryAfter: 90, unconfirmed: true))
-        #expect(classify(429, headers: ["X-RateLimit-Reset": "2026-11-22T03:05:00.000000Z"]) == .retryable(reason: "HTTP 429", retryAfter: 300))
-        #expect(classify(429, headers: ["x-rate-limit-reset": "1795316460"]) == .retryable(reason: "HTTP 429", retryAfter: 60))
+        #expect(
+            classify(503, headers: ["Retry-After": "Sun, 22 Nov 2026 03:01:30 GMT"])
+                == .retryable(reason: "HTTP 503", retryAfter: 90, unconfirmed: true))
+        #expect(
+            classify(429, headers: ["X-RateLimit-Reset": "2026-11-22T03:05:00.000000Z"])
+                == .retryable(reason: "HTTP 429", retryAfter: 300))
+        #expect(
+            classify(429, headers: ["x-rate-limit-reset": "1795316460"])
+                == .retryable(reason: "HTTP 429", retryAfter: 60))
         #expect(classify(429, headers: ["RateLimit-Reset": "30"]) == .retryable(reason: "HTTP 429", retryAfter: 30))
-        #expect(classify(429, headers: ["X-RateLimit-Reset-After": "2.5"]) == .retryable(reason: "HTTP 429", retryAfter: 2.5))
-        #expect(classify(429, #"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":1500}"#)
+        #expect(
+            classify(429, headers: ["X-RateLimit-Reset-After": "2.5"])
+                == .retryable(reason: "HTTP 429", retryAfter: 2.5))
+        #expect(
+            classify(429, #"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":1500}"#)
                 == .retryable(reason: "HTTP 429: M_LIMIT_EXCEEDED", retryAfter: 1.5))
         #expect(classify(429, headers: ["Retry-After": "soon"]) == .retryable(reason: "HTTP 429", retryAfter: nil))
         #expect(classify(503) == .retryable(reason: "HTTP 503", retryAfter: nil, unconfirmed: true))
         // A reset in the past means "now", never a negative wait.
-        #expect(classify(429, headers: ["x-rate-limit-reset": "1795316000"]) == .retryable(reason: "HTTP 429", retryAfter: 0))
+        #expect(
+            classify(429, headers: ["x-rate-limit-reset": "1795316000"])
+                == .retryable(reason: "HTTP 429", retryAfter: 0))
     }
 
     @Test func serverMessagesAreShownAndRedacted() {
-        #expect(classify(422, #"{"error":"Validation failed: Text can't be blank"}"#)
+        #expect(
+            classify(422, #"{"error":"Validation failed: Text can't be blank"}"#)
                 == .permanent(reason: "HTTP 422: Validation failed: Text can't be blank"))
-        #expect(classify(400, #"{"error":"InvalidRequest","message":"Invalid rkey"}"#)
+        #expect(
+            classify(400, #"{"error":"InvalidRequest","message":"Invalid rkey"}"#)
                 == .permanent(reason: "HTTP 400: InvalidRequest Invalid rkey"))
         #expect(classify(404, "channel_not_found\n") == .permanent(reason: "HTTP 404: channel_not_found"))
         let leaked = ResponseClassifier.classify(
@@ -62,12 +79,18 @@ import Testing
         #expect(r.redact("sent with bearer s3cr3t-token") == "sent with bearer [REDACTED]")
         // A server's words after "Bearer" are not a secret (Takahē's answer to a bad token).
         #expect(r.redact("HTTP 401: Invalid Bearer token") == "HTTP 401: Invalid Bearer token")
-        #expect(r.redact("GET https://ntfy.example/steps?auth=QmFzaWMg&x=1") == "GET https://ntfy.example/steps?auth=[REDACTED]&x=1")
+        #expect(
+            r.redact("GET https://ntfy.example/steps?auth=QmFzaWMg&x=1")
+                == "GET https://ntfy.example/steps?auth=[REDACTED]&x=1")
         #expect(r.redact("PUT /send?access_token=syt_abc") == "PUT /send?access_token=[REDACTED]")
-        #expect(r.redact("POST https://discord.com/api/webhooks/123/AbC-tok_en?wait=true")
+        #expect(
+            r.redact("POST https://discord.com/api/webhooks/123/AbC-tok_en?wait=true")
                 == "POST https://discord.com/api/webhooks/123/[REDACTED]?wait=true")
-        #expect(r.redact("https://hooks.slack.com/services/T00/B00/XXXX failed") == "https://hooks.slack.com/services/[REDACTED] failed")
-        #expect(r.redact(#"{"accessJwt":"eyJ.a.b","did":"did:plc:x"}"#) == #"{"accessJwt":"[REDACTED]","did":"did:plc:x"}"#)
+        #expect(
+            r.redact("https://hooks.slack.com/services/T00/B00/XXXX failed")
+                == "https://hooks.slack.com/services/[REDACTED] failed")
+        #expect(
+            r.redact(#"{"accessJwt":"eyJ.a.b","did":"did:plc:x"}"#) == #"{"accessJwt":"[REDACTED]","did":"did:plc:x"}"#)
         #expect(r.redact(#"{"i": "misskey-token", "text": "hi"}"#) == #"{"i": "[REDACTED]", "text": "hi"}"#)
         #expect(r.redact("error at https://hooks.example/abc") == "error at [REDACTED]")
         #expect(Redactor.origin(of: URL(string: "https://discord.com/api/webhooks/1/tok")!) == "https://discord.com/…")
@@ -94,24 +117,41 @@ import Testing
 
 @Suite struct IdempotencyKeyTests {
     @Test func keyIsDeterministicFromTheWindow() {
-        let start = Date(timeIntervalSince1970: 1_795_316_400), end = start.addingTimeInterval(1800)
+        let start = Date(timeIntervalSince1970: 1_795_316_400)
+        let end = start.addingTimeInterval(1800)
         #expect(Post.idempotencyKey(windowStart: start, windowEnd: end) == "steps-20261122T030000Z-20261122T033000Z")
-        #expect(Post.idempotencyKey(windowStart: start.addingTimeInterval(0.25), windowEnd: end)
+        #expect(
+            Post.idempotencyKey(windowStart: start.addingTimeInterval(0.25), windowEnd: end)
                 == "steps-20261122T030000.250Z-20261122T033000Z")
-        #expect(Post(text: "t", windowStart: start, windowEnd: end).idempotencyKey == Post.idempotencyKey(windowStart: start, windowEnd: end))
+        #expect(
+            Post(text: "t", windowStart: start, windowEnd: end).idempotencyKey
+                == Post.idempotencyKey(windowStart: start, windowEnd: end))
     }
 }
 
 @Suite struct TextGateTests {
     @Test func reasonsSayWhatIsWrong() {
-        #expect(TextGate(rule: .x).prepare(String(repeating: "a", count: 281))
-                == .failure(Stop(.permanent(reason: "text too long for X (280 weighted): 281 > 280 (set shorten = true to cut it)"))))
-        #expect(TextGate(rule: .bluesky).prepare(String(repeating: "👨‍👩‍👧", count: 170))
-                == .failure(Stop(.permanent(reason: "text too long for Bluesky (300 graphemes, 3000 bytes): 3060 bytes > 3000 (set shorten = true to cut it)"))))
-        #expect(TextGate(rule: .x).prepare("a\u{FFFE}")
-                == .failure(Stop(.permanent(reason: "text refused by X (280 weighted): it contains U+FFFE, U+FEFF or U+FFFF"))))
+        #expect(
+            TextGate(rule: .x).prepare(String(repeating: "a", count: 281))
+                == .failure(
+                    Stop(
+                        .permanent(
+                            reason: "text too long for X (280 weighted): 281 > 280 (set shorten = true to cut it)"))))
+        #expect(
+            TextGate(rule: .bluesky).prepare(String(repeating: "👨‍👩‍👧", count: 170))
+                == .failure(
+                    Stop(
+                        .permanent(
+                            reason:
+                                "text too long for Bluesky (300 graphemes, 3000 bytes): 3060 bytes > 3000 (set shorten = true to cut it)"
+                        ))))
+        #expect(
+            TextGate(rule: .x).prepare("a\u{FFFE}")
+                == .failure(
+                    Stop(.permanent(reason: "text refused by X (280 weighted): it contains U+FFFE, U+FEFF or U+FFFF"))))
         #expect(TextGate(rule: nil).prepare("") == .failure(Stop(.permanent(reason: "empty text"))))
-        #expect(TextGate(rule: .x, shorten: true).prepare(String(repeating: "a", count: 300))
+        #expect(
+            TextGate(rule: .x, shorten: true).prepare(String(repeating: "a", count: 300))
                 == .success(String(repeating: "a", count: 278) + "…"))
     }
 }

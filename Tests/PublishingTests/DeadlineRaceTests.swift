@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Testing
+
 @testable import Publishing
 
 /// `Deadline` on a test clock: no real waiting.
@@ -32,7 +33,9 @@ import Testing
                 // Never finishes by itself: ends only when cancelled.
                 await withTaskCancellationHandler {
                     try? await Task.sleep(for: .seconds(3600))
-                } onCancel: { cancelled.set() }
+                } onCancel: {
+                    cancelled.set()
+                }
                 return "done"
             }
         }
@@ -70,7 +73,12 @@ import Testing
 
     @Test func cancellingTheCallerEndsTheRaceWithTheFallback() async {
         let deadline = Deadline(in: .seconds(60), clock: TestClock<Duration>())
-        let race = Task { await deadline.race(orElse: "cancelled") { try? await Task.sleep(for: .seconds(3600)); return "done" } }
+        let race = Task {
+            await deadline.race(orElse: "cancelled") {
+                try? await Task.sleep(for: .seconds(3600))
+                return "done"
+            }
+        }
         race.cancel()
         #expect(await race.value == "cancelled")
     }

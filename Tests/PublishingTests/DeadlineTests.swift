@@ -2,6 +2,7 @@ import Clocks
 import FlyingFox
 import Foundation
 import Testing
+
 @testable import Publishing
 
 /// Hard deadlines on real sockets (127.0.0.1): a server that never answers, and one that drips a byte at a time
@@ -65,7 +66,8 @@ import Testing
     @Test func aDeadlineAlreadyPassedSendsNothing() async throws {
         let server = try await LoopbackServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
         defer { Task { await server.stop() } }
-        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500).publish(samplePost, deadline: Deadline(in: .seconds(-1)))
+        let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500).publish(
+            samplePost, deadline: Deadline(in: .seconds(-1)))
         #expect(outcome == .retryable(reason: Self.deadlineReason, retryAfter: nil, unconfirmed: true))
         #expect(await server.requests.isEmpty)
     }
@@ -76,7 +78,10 @@ import Testing
         await server.stop()
         let outcome = await DiscordPublisher(url: url).publish(samplePost, deadline: soon())
         // Refused: the request cannot have arrived, so a resend is safe even where it would otherwise double a post.
-        guard case .retryable(let reason, nil, false) = outcome else { Issue.record("expected retryable, got \(outcome)"); return }
+        guard case .retryable(let reason, nil, false) = outcome else {
+            Issue.record("expected retryable, got \(outcome)")
+            return
+        }
         #expect(reason.hasPrefix("network error:"))
         #expect(!reason.contains("SECRETTOKEN"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Publishing
 
 @Suite struct FilePublisherTests {
@@ -20,9 +21,12 @@ import Testing
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 2)
         let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: String])
-        #expect(first == ["idempotency_key": samplePost.idempotencyKey, "text": samplePost.text,
-                          "window_start": "2025-11-21T01:00:00Z", "window_end": "2025-11-21T01:30:00Z",
-                          "written_at": "2026-11-22T03:00:00Z"])
+        #expect(
+            first == [
+                "idempotency_key": samplePost.idempotencyKey, "text": samplePost.text,
+                "window_start": "2025-11-21T01:00:00Z", "window_end": "2025-11-21T01:30:00Z",
+                "written_at": "2026-11-22T03:00:00Z",
+            ])
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: String])
         #expect(decoded["text"] == "second \"quoted\"\nline")
     }
@@ -37,8 +41,12 @@ import Testing
     }
 
     @Test func anUnwritablePathIsPermanent() async {
-        let outcome = await FilePublisher(path: "/nonexistent-dir-steptweet/posts.jsonl").publish(samplePost, deadline: soon())
-        guard case .permanent(let reason) = outcome else { Issue.record("expected permanent, got \(outcome)"); return }
+        let outcome = await FilePublisher(path: "/nonexistent-dir-steptweet/posts.jsonl").publish(
+            samplePost, deadline: soon())
+        guard case .permanent(let reason) = outcome else {
+            Issue.record("expected permanent, got \(outcome)")
+            return
+        }
         #expect(reason.contains("/nonexistent-dir-steptweet/posts.jsonl"))
     }
 }

@@ -2,6 +2,7 @@ import Clocks
 import FlyingFox
 import Foundation
 import Testing
+
 @testable import Publishing
 
 /// Exactly once on Mastodon-API servers that ignore `Idempotency-Key` (Takahē, GoToSocial; Mastodon after an hour):
@@ -25,17 +26,22 @@ import Testing
             let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
                 .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
                 .replacingOccurrences(of: "'", with: "&#39;")
-            return "<p>" + escaped.replacingOccurrences(of: "\n\n", with: "</p><p>").replacingOccurrences(of: "\n", with: "<br />") + "</p>"
+            return "<p>"
+                + escaped.replacingOccurrences(of: "\n\n", with: "</p><p>").replacingOccurrences(
+                    of: "\n", with: "<br />") + "</p>"
         }
         /// The account's statuses, newest first, as JSON.
         func list() -> Data {
-            let list = statuses.reversed().map { ["id": $0.id, "created_at": $0.created, "content": Self.html($0.text)] }
+            let list = statuses.reversed().map {
+                ["id": $0.id, "created_at": $0.created, "content": Self.html($0.text)]
+            }
             return (try? JSONSerialization.data(withJSONObject: list)) ?? Data()
         }
     }
 
-    static let post = Post(text: "11/21 10:00 〜 10:30: 1234 歩 & <more>\n\n\"Tweet\" by background fetch",
-                           windowStart: Date(timeIntervalSince1970: 1_795_314_000), windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
+    static let post = Post(
+        text: "11/21 10:00 〜 10:30: 1234 歩 & <more>\n\n\"Tweet\" by background fetch",
+        windowStart: Date(timeIntervalSince1970: 1_795_314_000), windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
     static let afterWindow = "2026-11-22T02:51:00.000Z"  // a minute after the window's end
 
     func start(_ state: Server, clock: TestClock<Duration>, tokenOK: Bool = true) async throws -> LoopbackServer {
@@ -54,9 +60,13 @@ import Testing
                 }
                 return jsonResponse(200, ["id": made.id])
             case ("GET", "/api/v1/accounts/verify_credentials"):
-                return tokenOK ? jsonResponse(200, ["id": "77", "username": "steps"]) : jsonResponse(401, ["error": "Invalid Bearer token"])
+                return tokenOK
+                    ? jsonResponse(200, ["id": "77", "username": "steps"])
+                    : jsonResponse(401, ["error": "Invalid Bearer token"])
             case ("GET", "/api/v1/accounts/77/statuses"):
-                return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await state.list())
+                return HTTPResponse(
+                    statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await state.list()
+                )
             default:
                 return jsonResponse(404, ["error": "Record not found"])
             }
@@ -64,7 +74,8 @@ import Testing
     }
 
     @Test func aPostWhoseAnswerWasLostIsFoundInsteadOfPostedAgain() async throws {
-        let state = Server(), clock = TestClock<Duration>()
+        let state = Server()
+        let clock = TestClock<Duration>()
         let server = try await start(state, clock: clock)
         defer { Task { await server.stop() } }
         let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "tok-m")
@@ -84,7 +95,8 @@ import Testing
     }
 
     @Test func anOlderStatusWithTheSameTextIsNotThePost() async throws {
-        let state = Server(), clock = TestClock<Duration>()
+        let state = Server()
+        let clock = TestClock<Duration>()
         let server = try await start(state, clock: clock)
         defer { Task { await server.stop() } }
         _ = await state.post(Self.post.text, createdAt: "2026-11-21T02:51:00Z")  // the day before
@@ -93,7 +105,8 @@ import Testing
     }
 
     @Test func aFailedLookUpSaysSoAndKeepsTheServersWords() async throws {
-        let state = Server(), clock = TestClock<Duration>()
+        let state = Server()
+        let clock = TestClock<Duration>()
         let server = try await start(state, clock: clock, tokenOK: false)
         defer { Task { await server.stop() } }
         let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "tok-m")
@@ -103,7 +116,10 @@ import Testing
 
     @Test func plainTextFromStatusHTML() {
         #expect(MastodonPublisher.plainText(Server.html(Self.post.text)) == PostMatch.normalized(Self.post.text))
-        #expect(MastodonPublisher.plainText(#"<p>see <a href="https://x.example/a"><span class="invisible">https://</span><span class="">x.example/a</span></a> &#x1F463;&#128099;</p>"#)
+        #expect(
+            MastodonPublisher.plainText(
+                #"<p>see <a href="https://x.example/a"><span class="invisible">https://</span><span class="">x.example/a</span></a> &#x1F463;&#128099;</p>"#
+            )
                 == "see https://x.example/a 👣👣")
         #expect(MastodonPublisher.decodeEntities("a &unknown; & b &amp") == "a &unknown; & b &amp")
     }
@@ -123,7 +139,8 @@ import Testing
         try await FakeHTTPServer.start { request, _ in
             if request.path == "/api/v2/instance" {
                 guard let limit else { return jsonResponse(404, ["error": "Not found"]) }
-                return jsonResponse(200, ["uri": "m.example", "configuration": ["statuses": ["max_characters": limit]]])
+                return jsonResponse(
+                    200, ["uri": "m.example", "configuration": ["statuses": ["max_characters": limit]]])
             }
             return jsonResponse(200, ["id": "5"])
         }
@@ -139,7 +156,9 @@ import Testing
         long.text = String(repeating: "歩", count: 900)
         #expect(await mastodon.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
         #expect(await mastodon.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
-        #expect(await cache.info("mastodon.max_characters http://127.0.0.1:9") == TargetInfo(value: "1000", storedAt: clock.now))
+        #expect(
+            await cache.info("mastodon.max_characters http://127.0.0.1:9")
+                == TargetInfo(value: "1000", storedAt: clock.now))
         clock.advance(86_399)
         _ = await mastodon.publish(samplePost, deadline: soon())
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
@@ -148,7 +167,8 @@ import Testing
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 2)
         long.text = String(repeating: "歩", count: 1001)
         guard case .permanent(let reason) = await mastodon.publish(long, deadline: soon()) else {
-            Issue.record("1001 characters were not refused"); return
+            Issue.record("1001 characters were not refused")
+            return
         }
         #expect(reason.contains("1001 > 1000"))
     }
@@ -159,12 +179,14 @@ import Testing
         long.text = String(repeating: "歩", count: 700)
         let plain = MastodonPublisher(baseURL: server.baseURL, token: "t", context: server.context)
         guard case .permanent(let reason) = await plain.publish(long, deadline: soon()) else {
-            Issue.record("700 characters were not refused"); return
+            Issue.record("700 characters were not refused")
+            return
         }
         #expect(reason.contains("700 > 500"))
         _ = await plain.publish(samplePost, deadline: soon())
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)  // the fallback is kept too
-        let overridden = MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 800, context: server.context)
+        let overridden = MastodonPublisher(
+            baseURL: server.baseURL, token: "t", maxCharacters: 800, context: server.context)
         #expect(await overridden.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)  // never asked with an override
     }

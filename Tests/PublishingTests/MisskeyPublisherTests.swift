@@ -2,13 +2,17 @@ import FlyingFox
 import Foundation
 import Messages
 import Testing
+
 @testable import Publishing
 
 @Suite struct MisskeyPublisherTests {
     @Test func postsTheNoteWithTheTokenAsI() async throws {
-        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["createdNote": ["id": "9z8y", "text": "t"]]) }
-        let publisher = MisskeyPublisher(baseURL: server.url("/prefix"), token: "msk-secret-1", visibility: "home",
-                                         contentWarning: "steps", context: server.context)
+        let server = try await FakeHTTPServer.start { _, _ in
+            jsonResponse(200, ["createdNote": ["id": "9z8y", "text": "t"]])
+        }
+        let publisher = MisskeyPublisher(
+            baseURL: server.url("/prefix"), token: "msk-secret-1", visibility: "home",
+            contentWarning: "steps", context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "9z8y"))
         let seen = try #require(await server.requests.first)
         #expect(seen.method == "POST")
@@ -25,8 +29,14 @@ import Testing
 
     @Test func errorsShowMisskeysMessageWithoutTheToken() async throws {
         let server = try await FakeHTTPServer.start { request, _ in
-            jsonResponse(400, ["error": ["message": "No such token: \(request.json?["i"] as? String ?? "")",
-                                         "code": "CREDENTIAL_REQUIRED", "id": "1384574d"]])
+            jsonResponse(
+                400,
+                [
+                    "error": [
+                        "message": "No such token: \(request.json?["i"] as? String ?? "")",
+                        "code": "CREDENTIAL_REQUIRED", "id": "1384574d",
+                    ]
+                ])
         }
         let outcome = await MisskeyPublisher(baseURL: server.baseURL, token: "msk-secret-2", context: server.context)
             .publish(samplePost, deadline: soon())
@@ -39,18 +49,20 @@ import Testing
         post.text = String(repeating: "歩", count: 3001)
         let standard = MisskeyPublisher(baseURL: server.baseURL, token: "t", context: server.context)
         guard case .permanent(let reason) = await standard.publish(post, deadline: soon()) else {
-            Issue.record("a 3001-character note was not refused"); return
+            Issue.record("a 3001-character note was not refused")
+            return
         }
         #expect(reason.contains("3001 > 3000"))
         #expect(await server.requests.isEmpty)
-        let set = try PublisherFactory.make(toml: """
-            [[publish]]
-            kind = "misskey"
-            base_url = "https://misskey.example"
-            token_env = "MISSKEY_TOKEN"
-            max_characters = 5000
-            resend_unconfirmed = false
-            """, environment: ["MISSKEY_TOKEN": "t"], context: server.context)
+        let set = try PublisherFactory.make(
+            toml: """
+                [[publish]]
+                kind = "misskey"
+                base_url = "https://misskey.example"
+                token_env = "MISSKEY_TOKEN"
+                max_characters = 5000
+                resend_unconfirmed = false
+                """, environment: ["MISSKEY_TOKEN": "t"], context: server.context)
         let roomy = try #require(set.publishers.first as? MisskeyPublisher)
         #expect(roomy.lengthRule == .characters(5000))
         #expect(!roomy.resendUnconfirmed)
@@ -59,22 +71,30 @@ import Testing
 
     @Test func anInlineTokenIsRefused() {
         #expect(throws: ConfigurationError.self) {
-            try PublisherFactory.make(toml: "[[publish]]\nkind = \"misskey\"\nbase_url = \"https://m.example\"\ntoken = \"x\"")
+            try PublisherFactory.make(
+                toml: "[[publish]]\nkind = \"misskey\"\nbase_url = \"https://m.example\"\ntoken = \"x\"")
         }
     }
 
     @Test func aNoteWhoseAnswerWasLostIsFoundAndAnotherIsNot() async throws {
         let notes = Notes()
         let server = try await FakeHTTPServer.start { request, _ in
-            guard request.json?["i"] as? String == "msk-t" else { return jsonResponse(401, ["error": ["message": "bad credential"]]) }
+            guard request.json?["i"] as? String == "msk-t" else {
+                return jsonResponse(401, ["error": ["message": "bad credential"]])
+            }
             switch request.path {
             case "/api/notes/create":
-                return jsonResponse(200, ["createdNote": ["id": await notes.add(request.json?["text"] as? String ?? "")]])
+                return jsonResponse(
+                    200, ["createdNote": ["id": await notes.add(request.json?["text"] as? String ?? "")]])
             case "/api/i":
                 return jsonResponse(200, ["id": "u1", "username": "steps"])
             case "/api/users/notes":
-                guard request.json?["userId"] as? String == "u1" else { return jsonResponse(400, ["error": ["message": "no user"]]) }
-                return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await notes.json())
+                guard request.json?["userId"] as? String == "u1" else {
+                    return jsonResponse(400, ["error": ["message": "no user"]])
+                }
+                return HTTPResponse(
+                    statusCode: .ok, headers: [HTTPHeader("Content-Type"): "application/json"], body: await notes.json()
+                )
             default:
                 return jsonResponse(404, ["error": ["message": "no such endpoint"]])
             }
@@ -98,7 +118,9 @@ import Testing
             return "n\(texts.count)"
         }
         func json() -> Data {
-            let list = texts.enumerated().reversed().map { ["id": "n\($0.offset + 1)", "text": $0.element, "createdAt": "2025-11-21T01:31:00.000Z"] }
+            let list = texts.enumerated().reversed().map {
+                ["id": "n\($0.offset + 1)", "text": $0.element, "createdAt": "2025-11-21T01:31:00.000Z"]
+            }
             return (try? JSONSerialization.data(withJSONObject: list)) ?? Data()
         }
     }

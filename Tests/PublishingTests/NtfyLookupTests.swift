@@ -2,6 +2,7 @@ import FlyingFox
 import Foundation
 import Messages
 import Testing
+
 @testable import Publishing
 
 /// ntfy has no idempotency key: after an unconfirmed attempt the agent looks the post up in the topic's cache.
@@ -16,10 +17,14 @@ import Testing
         }
         func lines(since: Int) -> String {
             let open = #"{"id":"o1","event":"open","topic":"steps"}"# + "\n"
-            return open + messages.filter { $0.time >= since }.map { m in
-                String(decoding: try! JSONSerialization.data(withJSONObject: ["id": m.id, "time": m.time, "event": "message",
-                                                                             "topic": "steps", "message": m.text]), as: UTF8.self)
-            }.joined(separator: "\n") + "\n"
+            return open
+                + messages.filter { $0.time >= since }.map { m in
+                    String(
+                        decoding: try! JSONSerialization.data(withJSONObject: [
+                            "id": m.id, "time": m.time, "event": "message",
+                            "topic": "steps", "message": m.text,
+                        ]), as: UTF8.self)
+                }.joined(separator: "\n") + "\n"
         }
     }
 
@@ -31,15 +36,19 @@ import Testing
                 let id = await topic.add(text)
                 return jsonResponse(200, ["id": id, "event": "message", "topic": "steps", "message": text])
             }
-            guard request.path == "/steps/json", request.query["poll"] == "1", let since = request.query["since"].flatMap(Int.init) else {
+            guard request.path == "/steps/json", request.query["poll"] == "1",
+                let since = request.query["since"].flatMap(Int.init)
+            else {
                 return textResponse(400, "bad poll")
             }
             return HTTPResponse(statusCode: .ok, body: Data(await topic.lines(since: since).utf8))
         }
         defer { Task { await server.stop() } }
         let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret", context: server.context)
-        let post = Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩", windowStart: Date(timeIntervalSince1970: 1_795_314_000),
-                        windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
+        let post = Post(
+            text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩",
+            windowStart: Date(timeIntervalSince1970: 1_795_314_000),
+            windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .notFound)
         #expect(await ntfy.publish(post, deadline: soon()) == .delivered(remoteID: "m1"))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .found(remoteID: "m1"))
@@ -47,7 +56,8 @@ import Testing
         other.text = "another window"
         #expect(await ntfy.lookUp(other, deadline: soon()) == .notFound)
         let polls = await server.requests.filter { $0.method == "GET" }
-        #expect(polls.allSatisfy { $0.headers["authorization"] == "Bearer tk_secret" && $0.query["since"] == "1795315740" })
+        #expect(
+            polls.allSatisfy { $0.headers["authorization"] == "Bearer tk_secret" && $0.query["since"] == "1795315740" })
         #expect(ntfy.repeatsDuplicate)
     }
 
@@ -55,20 +65,22 @@ import Testing
         let server = try await FakeHTTPServer.start { _, _ in jsonResponse(502, ["error": "bad gateway"]) }
         defer { Task { await server.stop() } }
         let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", context: server.context)
-        let post = Post(text: "x", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
+        let post = Post(
+            text: "x", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .failed(reason: "HTTP 502: bad gateway"))
     }
 
     @Test func resendUnconfirmedIsReadFromTheTable() throws {
-        let set = try PublisherFactory.make(toml: """
-            [[publish]]
-            kind = "slack"
-            url_env = "HOOK"
-            resend_unconfirmed = false
-            [[publish]]
-            kind = "discord"
-            url_env = "HOOK"
-            """, environment: ["HOOK": "https://hooks.example/services/T/B/X"])
+        let set = try PublisherFactory.make(
+            toml: """
+                [[publish]]
+                kind = "slack"
+                url_env = "HOOK"
+                resend_unconfirmed = false
+                [[publish]]
+                kind = "discord"
+                url_env = "HOOK"
+                """, environment: ["HOOK": "https://hooks.example/services/T/B/X"])
         #expect(set.publishers.map(\.resendUnconfirmed) == [false, true])
         #expect(set.publishers.allSatisfy { $0.repeatsDuplicate })
         // Mastodon-API servers may ignore Idempotency-Key: Mastodon looks a post up before resending too.
@@ -77,37 +89,44 @@ import Testing
 
     @Test func basicAuthWithAUsernameAndAPasswordFromTheEnvironment() async throws {
         let server = try await FakeHTTPServer.start { request, _ in
-            request.method == "POST" ? jsonResponse(401, ["error": "unauthorized for \(request.headers["authorization"] ?? "")"])
+            request.method == "POST"
+                ? jsonResponse(401, ["error": "unauthorized for \(request.headers["authorization"] ?? "")"])
                 : HTTPResponse(statusCode: .ok, body: Data())
         }
-        let set = try PublisherFactory.make(toml: """
-            [[publish]]
-            kind = "ntfy"
-            base_url = "https://ntfy.example"
-            topic = "steps"
-            username = "walker"
-            password_env = "NTFY_PASSWORD"
-            """, environment: ["NTFY_PASSWORD": "pa55-word"], context: server.context)
+        let set = try PublisherFactory.make(
+            toml: """
+                [[publish]]
+                kind = "ntfy"
+                base_url = "https://ntfy.example"
+                topic = "steps"
+                username = "walker"
+                password_env = "NTFY_PASSWORD"
+                """, environment: ["NTFY_PASSWORD": "pa55-word"], context: server.context)
         let ntfy = try #require(set.publishers.first)
         let expected = "Basic " + Data("walker:pa55-word".utf8).base64EncodedString()
         let outcome = await ntfy.publish(samplePost, deadline: soon())
         #expect(outcome == .permanent(reason: "HTTP 401: unauthorized for Basic [REDACTED]"))
         #expect(await ntfy.lookUp(samplePost, deadline: soon()) == .notFound)
         #expect(await server.requests.map { $0.headers["authorization"] } == [expected, expected])
-        #expect(ntfy.redactedDescription == "ntfy: ntfy https://ntfy.example topic steps (user walker, password [REDACTED])")
+        #expect(
+            ntfy.redactedDescription == "ntfy: ntfy https://ntfy.example topic steps (user walker, password [REDACTED])"
+        )
     }
 
     @Test func basicAuthNeedsBothHalvesAndExcludesAToken() {
         func error(_ keys: String) -> ConfigurationError? {
             do {
-                _ = try PublisherFactory.make(toml: "[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\n" + keys,
-                                              environment: ["P": "pw", "T": "tk"])
+                _ = try PublisherFactory.make(
+                    toml: "[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\n" + keys,
+                    environment: ["P": "pw", "T": "tk"])
                 return nil
             } catch { return error }
         }
         #expect(error("username = \"walker\"")?.path == "publish[0].password_env")
         #expect(error("password_env = \"P\"")?.path == "publish[0].username")
         #expect(error("username = \"walker\"\npassword_env = \"P\"\ntoken_env = \"T\"")?.path == "publish[0].username")
-        #expect(error("password = \"pw\"\nusername = \"walker\"")?.message.contains("password_env or password_file") == true)
+        #expect(
+            error("password = \"pw\"\nusername = \"walker\"")?.message.contains("password_env or password_file") == true
+        )
     }
 }

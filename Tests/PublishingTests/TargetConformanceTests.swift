@@ -2,6 +2,7 @@ import Clocks
 import FlyingFox
 import Foundation
 import Testing
+
 @testable import Publishing
 
 /// One HTTP target as the shared scenarios see it: how to make it against a server, which request is "the post",
@@ -21,7 +22,8 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
     static func auxiliary(_ request: SeenRequest) -> HTTPResponse? {
         switch request.path {
         case "/xrpc/com.atproto.server.createSession":
-            return jsonResponse(200, ["accessJwt": fakeJWT(exp: 4_000_000_000, tag: "a"), "refreshJwt": "r", "did": "did:plc:t"])
+            return jsonResponse(
+                200, ["accessJwt": fakeJWT(exp: 4_000_000_000, tag: "a"), "refreshJwt": "r", "did": "did:plc:t"])
         case "/xrpc/com.atproto.repo.getRecord":
             return jsonResponse(400, ["error": "RecordNotFound", "message": "Could not locate record"])
         default:
@@ -30,36 +32,53 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
     }
 
     static let all: [TargetCase] = [
-        TargetCase(kind: "mastodon", make: { MastodonPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
-                   isPost: { $0.path == "/api/v1/statuses" }, success: { jsonResponse(200, ["id": "11"]) }, expectedID: "11",
-                   key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "x", make: { XPublisher(baseURL: $0.baseURL, authentication: .bearer("tok"), context: $0.context) },
-                   isPost: { $0.path == "/2/tweets" }, success: { jsonResponse(201, ["data": ["id": "12", "text": "t"]]) },
-                   expectedID: "12", key: { _ in nil }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "matrix", make: { MatrixPublisher(baseURL: $0.baseURL, token: "tok", roomID: "!r:hs", context: $0.context) },
-                   isPost: { $0.method == "PUT" }, success: { jsonResponse(200, ["event_id": "$13"]) }, expectedID: "$13",
-                   key: { $0.path.components(separatedBy: "/").last }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "bluesky", make: { BlueskyPublisher(baseURL: $0.baseURL, identifier: "h", password: "pw", context: $0.context) },
-                   isPost: { $0.path == "/xrpc/com.atproto.repo.createRecord" },
-                   success: { jsonResponse(200, ["uri": "at://did:plc:t/app.bsky.feed.post/14", "cid": "c"]) },
-                   expectedID: "at://did:plc:t/app.bsky.feed.post/14", key: { $0.json?["rkey"] as? String },
-                   auth: { $0.headers["authorization"] == "Bearer " + fakeJWT(exp: 4_000_000_000, tag: "a") }),
-        TargetCase(kind: "discord", make: { DiscordPublisher(url: $0.url("/api/webhooks/1/tok"), context: $0.context) },
-                   isPost: { $0.path == "/api/webhooks/1/tok" }, success: { jsonResponse(200, ["id": "15"]) }, expectedID: "15",
-                   key: { _ in nil }, auth: { $0.query["wait"] == "true" }),
-        TargetCase(kind: "slack", make: { SlackPublisher(url: $0.url("/services/T/B/tok"), context: $0.context) },
-                   isPost: { $0.path == "/services/T/B/tok" }, success: { textResponse(200, "ok") }, expectedID: nil,
-                   key: { _ in nil }, auth: { _ in true }),
-        TargetCase(kind: "ntfy", make: { NtfyPublisher(baseURL: $0.baseURL, topic: "steps", token: "tok", context: $0.context) },
-                   isPost: { $0.path == "/" }, success: { jsonResponse(200, ["id": "16"]) }, expectedID: "16",
-                   key: { _ in nil }, auth: { $0.headers["authorization"] == "Bearer tok" }),
-        TargetCase(kind: "webhook", make: { WebhookPublisher(url: $0.url("/hook"), bodyTemplate: try! WebhookBodyTemplate(),
-                                                             headers: ["Authorization": "Token tok"], context: $0.context) },
-                   isPost: { $0.path == "/hook" }, success: { jsonResponse(202, ["id": "17"]) }, expectedID: "17",
-                   key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Token tok" }),
-        TargetCase(kind: "misskey", make: { MisskeyPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
-                   isPost: { $0.path == "/api/notes/create" }, success: { jsonResponse(200, ["createdNote": ["id": "9x1"]]) },
-                   expectedID: "9x1", key: { _ in nil }, auth: { $0.json?["i"] as? String == "tok" }),
+        TargetCase(
+            kind: "mastodon", make: { MastodonPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
+            isPost: { $0.path == "/api/v1/statuses" }, success: { jsonResponse(200, ["id": "11"]) }, expectedID: "11",
+            key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Bearer tok" }),
+        TargetCase(
+            kind: "x", make: { XPublisher(baseURL: $0.baseURL, authentication: .bearer("tok"), context: $0.context) },
+            isPost: { $0.path == "/2/tweets" }, success: { jsonResponse(201, ["data": ["id": "12", "text": "t"]]) },
+            expectedID: "12", key: { _ in nil }, auth: { $0.headers["authorization"] == "Bearer tok" }),
+        TargetCase(
+            kind: "matrix",
+            make: { MatrixPublisher(baseURL: $0.baseURL, token: "tok", roomID: "!r:hs", context: $0.context) },
+            isPost: { $0.method == "PUT" }, success: { jsonResponse(200, ["event_id": "$13"]) }, expectedID: "$13",
+            key: { $0.path.components(separatedBy: "/").last }, auth: { $0.headers["authorization"] == "Bearer tok" }),
+        TargetCase(
+            kind: "bluesky",
+            make: { BlueskyPublisher(baseURL: $0.baseURL, identifier: "h", password: "pw", context: $0.context) },
+            isPost: { $0.path == "/xrpc/com.atproto.repo.createRecord" },
+            success: { jsonResponse(200, ["uri": "at://did:plc:t/app.bsky.feed.post/14", "cid": "c"]) },
+            expectedID: "at://did:plc:t/app.bsky.feed.post/14", key: { $0.json?["rkey"] as? String },
+            auth: { $0.headers["authorization"] == "Bearer " + fakeJWT(exp: 4_000_000_000, tag: "a") }),
+        TargetCase(
+            kind: "discord", make: { DiscordPublisher(url: $0.url("/api/webhooks/1/tok"), context: $0.context) },
+            isPost: { $0.path == "/api/webhooks/1/tok" }, success: { jsonResponse(200, ["id": "15"]) },
+            expectedID: "15",
+            key: { _ in nil }, auth: { $0.query["wait"] == "true" }),
+        TargetCase(
+            kind: "slack", make: { SlackPublisher(url: $0.url("/services/T/B/tok"), context: $0.context) },
+            isPost: { $0.path == "/services/T/B/tok" }, success: { textResponse(200, "ok") }, expectedID: nil,
+            key: { _ in nil }, auth: { _ in true }),
+        TargetCase(
+            kind: "ntfy",
+            make: { NtfyPublisher(baseURL: $0.baseURL, topic: "steps", token: "tok", context: $0.context) },
+            isPost: { $0.path == "/" }, success: { jsonResponse(200, ["id": "16"]) }, expectedID: "16",
+            key: { _ in nil }, auth: { $0.headers["authorization"] == "Bearer tok" }),
+        TargetCase(
+            kind: "webhook",
+            make: {
+                WebhookPublisher(
+                    url: $0.url("/hook"), bodyTemplate: try! WebhookBodyTemplate(),
+                    headers: ["Authorization": "Token tok"], context: $0.context)
+            },
+            isPost: { $0.path == "/hook" }, success: { jsonResponse(202, ["id": "17"]) }, expectedID: "17",
+            key: { $0.headers["idempotency-key"] }, auth: { $0.headers["authorization"] == "Token tok" }),
+        TargetCase(
+            kind: "misskey", make: { MisskeyPublisher(baseURL: $0.baseURL, token: "tok", context: $0.context) },
+            isPost: { $0.path == "/api/notes/create" }, success: { jsonResponse(200, ["createdNote": ["id": "9x1"]]) },
+            expectedID: "9x1", key: { _ in nil }, auth: { $0.json?["i"] as? String == "tok" }),
     ]
 
     /// A server where the n-th post request gets `answer(n)`.
@@ -68,7 +87,9 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
         let isPost = self.isPost
         return try await FakeHTTPServer.start { request, _ in
             if let aux = TargetCase.auxiliary(request) { return aux }
-            guard isPost(request) else { return jsonResponse(404, ["error": "unexpected \(request.method) \(request.path)"]) }
+            guard isPost(request) else {
+                return jsonResponse(404, ["error": "unexpected \(request.method) \(request.path)"])
+            }
             return try await answer(await posts.next())
         }
     }
@@ -76,7 +97,10 @@ struct TargetCase: Sendable, CustomTestStringConvertible {
 
 actor Counter {
     var value = 0
-    func next() -> Int { value += 1; return value }
+    func next() -> Int {
+        value += 1
+        return value
+    }
 }
 
 /// The scenarios every HTTP target must pass: request shape and auth, 5xx then success with the same key,
@@ -94,7 +118,10 @@ actor Counter {
         defer { Task { await server.stop() } }
         let publisher = target.make(server)
         let first = await publisher.publish(samplePost, deadline: soon())
-        guard case .retryable(let reason, _, _) = first else { Issue.record("\(target.kind): \(first)"); return }
+        guard case .retryable(let reason, _, _) = first else {
+            Issue.record("\(target.kind): \(first)")
+            return
+        }
         #expect(reason.hasPrefix("HTTP 503"))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: target.expectedID))
         let posts = await server.requests.filter(target.isPost)
@@ -109,10 +136,15 @@ actor Counter {
 
     @Test(arguments: TargetCase.all)
     func retryAfterIsPassedOn(_ target: TargetCase) async throws {
-        let server = try await target.server { _ in jsonResponse(429, ["error": "slow down"], headers: ["Retry-After": "7"]) }
+        let server = try await target.server { _ in
+            jsonResponse(429, ["error": "slow down"], headers: ["Retry-After": "7"])
+        }
         defer { Task { await server.stop() } }
         let outcome = await target.make(server).publish(samplePost, deadline: soon())
-        guard case .retryable(_, let wait, _) = outcome else { Issue.record("\(target.kind): \(outcome)"); return }
+        guard case .retryable(_, let wait, _) = outcome else {
+            Issue.record("\(target.kind): \(outcome)")
+            return
+        }
         #expect(wait == 7)
     }
 
@@ -121,7 +153,10 @@ actor Counter {
         let server = try await target.server { _ in jsonResponse(401, ["error": "invalid credentials"]) }
         defer { Task { await server.stop() } }
         let outcome = await target.make(server).publish(samplePost, deadline: soon())
-        guard case .permanent(let reason) = outcome else { Issue.record("\(target.kind): \(outcome)"); return }
+        guard case .permanent(let reason) = outcome else {
+            Issue.record("\(target.kind): \(outcome)")
+            return
+        }
         #expect(reason.contains("HTTP 401"))
         #expect(!reason.contains("tok"))
     }
@@ -135,7 +170,9 @@ actor Counter {
             return try await neverAnswer()
         }
         let outcome = await target.make(server).publish(samplePost, deadline: Deadline(in: .seconds(1), clock: clock))
-        #expect(outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true), "\(target.kind)")
+        #expect(
+            outcome == .retryable(reason: DeadlineTests.deadlineReason, retryAfter: nil, unconfirmed: true),
+            "\(target.kind)")
     }
 
     @Test(arguments: TargetCase.all)

@@ -1,6 +1,8 @@
 import FlyingFox
 import Foundation
+import Messages
 import Testing
+
 @testable import Publishing
 
 @Suite struct WebhookTargetsTests {
@@ -20,15 +22,22 @@ import Testing
 
     @Test func discordRetryAfterFromTheBodyAndErrorsWithoutTheWebhookToken() async throws {
         let server = try await FakeHTTPServer.start { _, n in
-            n == 1 ? jsonResponse(429, ["message": "You are being rate limited.", "retry_after": 1.5, "global": false])
-                   : jsonResponse(404, ["message": "Unknown Webhook for /api/webhooks/123456/tok_SECRET-abc", "code": 10015])
+            n == 1
+                ? jsonResponse(429, ["message": "You are being rate limited.", "retry_after": 1.5, "global": false])
+                : jsonResponse(
+                    404, ["message": "Unknown Webhook for /api/webhooks/123456/tok_SECRET-abc", "code": 10015])
         }
         defer { Task { await server.stop() } }
-        let publisher = DiscordPublisher(url: server.url("/api/webhooks/123456/tok_SECRET-abc"), context: server.context)
-        #expect(await publisher.publish(samplePost, deadline: soon())
+        let publisher = DiscordPublisher(
+            url: server.url("/api/webhooks/123456/tok_SECRET-abc"), context: server.context)
+        #expect(
+            await publisher.publish(samplePost, deadline: soon())
                 == .retryable(reason: "HTTP 429: You are being rate limited.", retryAfter: 1.5))
         let gone = await publisher.publish(samplePost, deadline: soon())
-        guard case .permanent(let reason) = gone else { Issue.record("expected permanent, got \(gone)"); return }
+        guard case .permanent(let reason) = gone else {
+            Issue.record("expected permanent, got \(gone)")
+            return
+        }
         #expect(reason.hasPrefix("HTTP 404: Unknown Webhook"))
         #expect(!reason.contains("tok_SECRET"))
     }
@@ -43,7 +52,9 @@ import Testing
         #expect(await server.requests.first?.json?["text"] as? String == samplePost.text)
         let server2 = try await FakeHTTPServer.start { _, _ in textResponse(403, "invalid_token") }
         defer { Task { await server2.stop() } }
-        #expect(await SlackPublisher(url: server2.url("/services/T/B/X"), context: server2.context).publish(samplePost, deadline: soon())
+        #expect(
+            await SlackPublisher(url: server2.url("/services/T/B/X"), context: server2.context).publish(
+                samplePost, deadline: soon())
                 == .permanent(reason: "HTTP 403: invalid_token"))
     }
 
@@ -52,8 +63,9 @@ import Testing
             jsonResponse(200, ["id": "sPs71M8A2T", "event": "message", "topic": "steps"])
         }
         defer { Task { await server.stop() } }
-        let publisher = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret", title: "Steps",
-                                      priority: 3, tags: ["walking"], context: server.context)
+        let publisher = NtfyPublisher(
+            baseURL: server.baseURL, topic: "steps", token: "tk_secret", title: "Steps",
+            priority: 3, tags: ["walking"], context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "sPs71M8A2T"))
         let seen = try #require(await server.requests.first)
         #expect(seen.path == "/")
@@ -70,9 +82,12 @@ import Testing
     @Test func webhookRendersTheBodyTemplateWithHeadersAndKey() async throws {
         let server = try await FakeHTTPServer.start { _, _ in jsonResponse(201, ["id": 42]) }
         defer { Task { await server.stop() } }
-        let template = try WebhookBodyTemplate(#"{"message": {{text}}, "meta": {"key": {{idempotency_key}}, "from": {{window_start}}, "to": {{window_end}}}}"#)
-        let publisher = WebhookPublisher(url: server.url("/hook/SECRETPATH"), bodyTemplate: template,
-                                         headers: ["X-Api-Key": "k-secret", "X-Source": "steptweet"], context: server.context)
+        let template = try WebhookBodyTemplate(
+            #"{"message": {{text}}, "meta": {"key": {{idempotency_key}}, "from": {{window_start}}, "to": {{window_end}}}}"#
+        )
+        let publisher = WebhookPublisher(
+            url: server.url("/hook/SECRETPATH"), bodyTemplate: template,
+            headers: ["X-Api-Key": "k-secret", "X-Source": "steptweet"], context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "42"))
         let seen = try #require(await server.requests.first)
         #expect(seen.headers["idempotency-key"] == samplePost.idempotencyKey)
@@ -93,5 +108,3 @@ import Testing
         #expect(throws: Never.self) { try WebhookBodyTemplate() }
     }
 }
-
-import Messages

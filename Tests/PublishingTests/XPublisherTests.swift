@@ -1,23 +1,30 @@
 import FlyingFox
 import Foundation
 import Testing
+
 @testable import Publishing
 
 @Suite struct XPublisherTests {
-    static let credentials = OAuth1Credentials(consumerKey: "ck-123", consumerSecret: "cs-secret-456",
-                                               token: "at-789", tokenSecret: "ts-secret-012")
+    static let credentials = OAuth1Credentials(
+        consumerKey: "ck-123", consumerSecret: "cs-secret-456",
+        token: "at-789", tokenSecret: "ts-secret-012")
 
     /// Verifies an OAuth 1.0a signature the way X does: rebuild the base string from the method, the URL it was
     /// sent to and the oauth_* header fields (the JSON body is not signed), and compare.
     static func signatureIsValid(_ request: SeenRequest, port: UInt16) -> Bool {
         guard let header = request.headers["authorization"], let fields = OAuth1.parseAuthorizationHeader(header),
-              let signature = fields["oauth_signature"], fields["oauth_consumer_key"] == credentials.consumerKey,
-              fields["oauth_token"] == credentials.token, fields["oauth_signature_method"] == "HMAC-SHA1",
-              fields["oauth_nonce"]?.isEmpty == false, fields["oauth_timestamp"] != nil else { return false }
-        let params = fields.filter { $0.key != "oauth_signature" }.map { ($0.key, $0.value) } + request.query.map { ($0.key, $0.value) }
-        let base = OAuth1.signatureBaseString(method: request.method, baseURI: "http://127.0.0.1:\(port)\(request.path)", parameters: params)
-        return OAuth1.signature(baseString: base, consumerSecret: credentials.consumerSecret,
-                                tokenSecret: credentials.tokenSecret) == signature
+            let signature = fields["oauth_signature"], fields["oauth_consumer_key"] == credentials.consumerKey,
+            fields["oauth_token"] == credentials.token, fields["oauth_signature_method"] == "HMAC-SHA1",
+            fields["oauth_nonce"]?.isEmpty == false, fields["oauth_timestamp"] != nil
+        else { return false }
+        let params =
+            fields.filter { $0.key != "oauth_signature" }.map { ($0.key, $0.value) }
+            + request.query.map { ($0.key, $0.value) }
+        let base = OAuth1.signatureBaseString(
+            method: request.method, baseURI: "http://127.0.0.1:\(port)\(request.path)", parameters: params)
+        return OAuth1.signature(
+            baseString: base, consumerSecret: credentials.consumerSecret,
+            tokenSecret: credentials.tokenSecret) == signature
     }
 
     @Test func oauth1SignedPostIsAcceptedByAVerifyingEndpoint() async throws {
@@ -30,28 +37,36 @@ import Testing
         }
         defer { Task { await server.stop() } }
         await port.set(server.port)
-        let publisher = XPublisher(baseURL: server.baseURL, authentication: .oauth1(Self.credentials),
-                                   context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+        let publisher = XPublisher(
+            baseURL: server.baseURL, authentication: .oauth1(Self.credentials),
+            context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "1861234567890123456"))
         let seen = try #require(await server.requests.first)
         #expect(seen.path == "/2/tweets")
         #expect(seen.json?["text"] as? String == samplePost.text)
-        #expect(OAuth1.parseAuthorizationHeader(seen.headers["authorization"] ?? "")?["oauth_timestamp"] == "1795316400")
+        #expect(
+            OAuth1.parseAuthorizationHeader(seen.headers["authorization"] ?? "")?["oauth_timestamp"] == "1795316400")
 
         // The same endpoint refuses a request signed with the wrong secret.
         var wrong = Self.credentials
         wrong.tokenSecret = "not-the-secret"
-        let refused = await XPublisher(baseURL: server.baseURL, authentication: .oauth1(wrong), context: server.context).publish(samplePost, deadline: soon())
+        let refused = await XPublisher(baseURL: server.baseURL, authentication: .oauth1(wrong), context: server.context)
+            .publish(samplePost, deadline: soon())
         #expect(refused == .permanent(reason: "HTTP 401: bad signature"))
     }
 
     @Test func duplicateContent403MeansAlreadyPosted() async throws {
         let server = try await FakeHTTPServer.start { _, _ in
-            jsonResponse(403, ["detail": "You are not allowed to create a Tweet with duplicate content.",
-                               "type": "about:blank", "title": "Forbidden", "status": 403])
+            jsonResponse(
+                403,
+                [
+                    "detail": "You are not allowed to create a Tweet with duplicate content.",
+                    "type": "about:blank", "title": "Forbidden", "status": 403,
+                ])
         }
         defer { Task { await server.stop() } }
-        let publisher = XPublisher(baseURL: server.baseURL, authentication: .bearer("user-token"), context: server.context)
+        let publisher = XPublisher(
+            baseURL: server.baseURL, authentication: .bearer("user-token"), context: server.context)
         #expect(await publisher.publish(samplePost, deadline: soon()) == .alreadyDelivered(remoteID: nil))
         #expect(await server.requests.first?.headers["authorization"] == "Bearer user-token")
     }
@@ -61,17 +76,21 @@ import Testing
             jsonResponse(403, ["detail": "You are not permitted to perform this action.", "title": "Forbidden"])
         }
         defer { Task { await server.stop() } }
-        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t0k"), context: server.context).publish(samplePost, deadline: soon())
+        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t0k"), context: server.context)
+            .publish(samplePost, deadline: soon())
         #expect(outcome == .permanent(reason: "HTTP 403: You are not permitted to perform this action."))
     }
 
     @Test func rateLimitResetIsEpochSeconds() async throws {
         let server = try await FakeHTTPServer.start { _, _ in
-            jsonResponse(429, ["title": "Too Many Requests"], headers: ["x-rate-limit-remaining": "0", "x-rate-limit-reset": "1795316520"])
+            jsonResponse(
+                429, ["title": "Too Many Requests"],
+                headers: ["x-rate-limit-remaining": "0", "x-rate-limit-reset": "1795316520"])
         }
         defer { Task { await server.stop() } }
-        let publisher = XPublisher(baseURL: server.baseURL, authentication: .bearer("t0k"),
-                                   context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+        let publisher = XPublisher(
+            baseURL: server.baseURL, authentication: .bearer("t0k"),
+            context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
         let outcome = await publisher.publish(samplePost, deadline: soon())
         #expect(outcome == .retryable(reason: "HTTP 429: Too Many Requests", retryAfter: 120))
     }
@@ -81,8 +100,12 @@ import Testing
         defer { Task { await server.stop() } }
         var post = samplePost
         post.text = String(repeating: "歩", count: 141)  // 282 weighted
-        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t"), context: server.context).publish(post, deadline: soon())
-        guard case .permanent = outcome else { Issue.record("expected permanent, got \(outcome)"); return }
+        let outcome = await XPublisher(baseURL: server.baseURL, authentication: .bearer("t"), context: server.context)
+            .publish(post, deadline: soon())
+        guard case .permanent = outcome else {
+            Issue.record("expected permanent, got \(outcome)")
+            return
+        }
         #expect(await server.requests.isEmpty)
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import SensorInput
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 /// A clock that never sleeps: `sleep` jumps to the wanted time and runs a hook (to change the fake tree).
 struct FakeClock: PollClock {
@@ -45,8 +45,9 @@ struct FakeTree {
 @Suite(.temporaryFolder) struct IIODeviceTests {
     /// The fake sysfs and /dev tree in `../shared`; throws one clear error when it is missing.
     static func sharedRoots() throws -> DeviceRoots {
-        DeviceRoots(sys: try SharedData.require("data/formats/iio_fake_sysfs/sys"),
-                    dev: try SharedData.require("data/formats/iio_fake_sysfs/dev"))
+        DeviceRoots(
+            sys: try SharedData.require("data/formats/iio_fake_sysfs/sys"),
+            dev: try SharedData.require("data/formats/iio_fake_sysfs/dev"))
     }
 
     @Test func findsTheSharedFakeDevice() throws {
@@ -73,9 +74,11 @@ struct FakeTree {
     }
 
     @Test func perAxisScaleAndOffset() throws {
-        let tree = try FakeTree(["name": "test", "in_accel_x_raw": "100", "in_accel_y_raw": "0", "in_accel_z_raw": "-50",
-                                 "in_accel_x_scale": "0.5", "in_accel_y_scale": "1", "in_accel_z_scale": "0.25",
-                                 "in_accel_offset": "10"])
+        let tree = try FakeTree([
+            "name": "test", "in_accel_x_raw": "100", "in_accel_y_raw": "0", "in_accel_z_raw": "-50",
+            "in_accel_x_scale": "0.5", "in_accel_y_scale": "1", "in_accel_z_scale": "0.25",
+            "in_accel_offset": "10",
+        ])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         var poller = IIOPolledAccelerometer(device: device, rateHz: 50, clock: FakeClock(now: 0))
         let s = try poller.readOnce()
@@ -86,15 +89,17 @@ struct FakeTree {
     }
 
     @Test func aDeviceThatDisappearsIsReportedAndRetried() throws {
-        let tree = try FakeTree(["name": "test", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "100",
-                                 "in_accel_scale": "0.0981"])
+        let tree = try FakeTree([
+            "name": "test", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "100",
+            "in_accel_scale": "0.0981",
+        ])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         var clock = FakeClock(now: 0)
         var sleepsSeen = 0
         clock.onSleep = { _ in
             sleepsSeen += 1
-            if sleepsSeen == 3 { tree.remove("in_accel_z_raw") }               // unplugged
-            if sleepsSeen == 6 { try? tree.write("in_accel_z_raw", "100") }   // back
+            if sleepsSeen == 3 { tree.remove("in_accel_z_raw") }  // unplugged
+            if sleepsSeen == 6 { try? tree.write("in_accel_z_raw", "100") }  // back
         }
         var poller = IIOPolledAccelerometer(device: device, rateHz: 10, clock: clock)
         poller.retryNs = 500_000_000
@@ -103,7 +108,11 @@ struct FakeTree {
         poller.poll(count: 4, { got.append($0) }, events: { events.append($0) })
         #expect(got.count == 4)
         #expect(events.count == 2)
-        if case .lost(let error)? = events.first { #expect(error.path.hasSuffix("in_accel_z_raw")) } else { Issue.record("no .lost") }
+        if case .lost(let error)? = events.first {
+            #expect(error.path.hasSuffix("in_accel_z_raw"))
+        } else {
+            Issue.record("no .lost")
+        }
         #expect(events.last == .recovered(path: device.path))
         // Two samples 100 ms apart; gone at the 3rd wait (200 ms), retried at 700 and 1200 ms, back at 1700 ms.
         #expect(got.map(\.timeNs) == [0, 100_000_000, 1_700_000_000, 1_800_000_000])
@@ -144,12 +153,17 @@ struct FakeTree {
     }
 
     @Test func layoutsAlignChannelsAndTimestamp() throws {
-        let s16 = try #require(IIOChannelType("le:s12/16>>4")), s32 = try #require(IIOChannelType("le:s16/32>>0"))
+        let s16 = try #require(IIOChannelType("le:s12/16>>4"))
+        let s32 = try #require(IIOChannelType("le:s16/32>>0"))
         let ts = try #require(IIOChannelType("le:s64/64>>0"))
-        let a = IIOScanLayout(channels: [("in_timestamp", 3, ts), ("in_accel_x", 0, s16), ("in_accel_y", 1, s16), ("in_accel_z", 2, s16)])
+        let a = IIOScanLayout(channels: [
+            ("in_timestamp", 3, ts), ("in_accel_x", 0, s16), ("in_accel_y", 1, s16), ("in_accel_z", 2, s16),
+        ])
         #expect(a.channels.map(\.offset) == [0, 2, 4, 8])
         #expect(a.scanBytes == 16)
-        let b = IIOScanLayout(channels: [("in_accel_x", 0, s32), ("in_accel_y", 1, s32), ("in_accel_z", 2, s32), ("in_timestamp", 3, ts)])
+        let b = IIOScanLayout(channels: [
+            ("in_accel_x", 0, s32), ("in_accel_y", 1, s32), ("in_accel_z", 2, s32), ("in_timestamp", 3, ts),
+        ])
         #expect(b.channels.map(\.offset) == [0, 4, 8, 16])
         #expect(b.scanBytes == 24)
     }
@@ -171,11 +185,17 @@ struct FakeTree {
     }
 
     @Test func bigEndianBufferWithoutTimestampInATempTree() throws {
-        let tree = try FakeTree(["name": "t", "in_accel_scale": "0.5", "sampling_frequency": "50",
-                                 "scan_elements/in_accel_x_en": "1", "scan_elements/in_accel_x_index": "0", "scan_elements/in_accel_x_type": "be:s16/16>>0",
-                                 "scan_elements/in_accel_y_en": "1", "scan_elements/in_accel_y_index": "1", "scan_elements/in_accel_y_type": "be:s16/16>>0",
-                                 "scan_elements/in_accel_z_en": "1", "scan_elements/in_accel_z_index": "2", "scan_elements/in_accel_z_type": "be:s16/16>>0",
-                                 "scan_elements/in_timestamp_en": "0", "scan_elements/in_timestamp_index": "3", "scan_elements/in_timestamp_type": "le:s64/64>>0"])
+        let tree = try FakeTree([
+            "name": "t", "in_accel_scale": "0.5", "sampling_frequency": "50",
+            "scan_elements/in_accel_x_en": "1", "scan_elements/in_accel_x_index": "0",
+            "scan_elements/in_accel_x_type": "be:s16/16>>0",
+            "scan_elements/in_accel_y_en": "1", "scan_elements/in_accel_y_index": "1",
+            "scan_elements/in_accel_y_type": "be:s16/16>>0",
+            "scan_elements/in_accel_z_en": "1", "scan_elements/in_accel_z_index": "2",
+            "scan_elements/in_accel_z_type": "be:s16/16>>0",
+            "scan_elements/in_timestamp_en": "0", "scan_elements/in_timestamp_index": "3",
+            "scan_elements/in_timestamp_type": "le:s64/64>>0",
+        ])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         var reader = try IIOBufferedAccelerometer(device: device)
         reader.startNs = 1_000
@@ -184,8 +204,11 @@ struct FakeTree {
         let bytes: [UInt8] = [0x00, 0x02, 0xFF, 0xFE, 0x00, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00, 0x14, 0x00]  // 2 scans + 1 stray byte
         let used = bytes.withUnsafeBytes { reader.decode($0) { got.append($0) } }
         #expect(used == 12)
-        #expect(got == [AccelerationSample(timeNs: 1_000, x: 1, y: -1, z: 10),
-                        AccelerationSample(timeNs: 1_000 + 20_000_000, x: 2, y: 0, z: 10)])
+        #expect(
+            got == [
+                AccelerationSample(timeNs: 1_000, x: 1, y: -1, z: 10),
+                AccelerationSample(timeNs: 1_000 + 20_000_000, x: 2, y: 0, z: 10),
+            ])
         tree.remove("scan_elements/in_accel_z_type")
         #expect(throws: DeviceError.self) { try IIOBufferedAccelerometer(device: device) }
     }
@@ -207,23 +230,25 @@ struct FakeTree {
         let root = temp.root
         func write(_ path: String, _ text: String) throws {
             let url = URL(fileURLWithPath: root + "/" + path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data((text + "\n").utf8).write(to: url)
         }
-        try write("sys/class/input/event10/device/properties", "40")          // accelerometer, ABS x/y/z
+        try write("sys/class/input/event10/device/properties", "40")  // accelerometer, ABS x/y/z
         try write("sys/class/input/event10/device/capabilities/abs", "7")
-        try write("sys/class/input/event2/device/properties", "0")           // a touchpad: ABS but no property
+        try write("sys/class/input/event2/device/properties", "0")  // a touchpad: ABS but no property
         try write("sys/class/input/event2/device/capabilities/abs", "260800000000003")
-        try write("sys/class/input/event3/device/properties", "40")          // accelerometer property, two axes only
+        try write("sys/class/input/event3/device/properties", "40")  // accelerometer property, two axes only
         try write("sys/class/input/event3/device/capabilities/abs", "3")
-        try write("sys/class/input/event4/device/properties", "0 40")        // multi-word bitmaps
+        try write("sys/class/input/event4/device/properties", "0 40")  // multi-word bitmaps
         try write("sys/class/input/event4/device/capabilities/abs", "1 3f")
         let found = EvdevAccelerometer.list(roots: DeviceRoots(sys: root + "/sys", dev: root + "/dev"))
         #expect(found == [root + "/dev/input/event4", root + "/dev/input/event10"])
     }
 
     @Test func framesOnSynReportHoldingUnchangedAxes() throws {
-        var bytes = Self.event(100, 0, 3, 0, 0) + Self.event(100, 0, 3, 1, -256) + Self.event(100, 0, 3, 2, 0)
+        var bytes =
+            Self.event(100, 0, 3, 0, 0) + Self.event(100, 0, 3, 1, -256) + Self.event(100, 0, 3, 2, 0)
             + Self.event(100, 0, 0, 0, 0)
         bytes += Self.event(100, 20_000, 3, 2, 128) + Self.event(100, 20_000, 0, 0, 0)
         bytes += Self.event(100, 40_000, 0, 0, 0)  // SYN with no change: no sample
@@ -233,8 +258,11 @@ struct FakeTree {
         var got: [AccelerationSample] = []
         try reader.read(path: path) { got.append($0) }
         let g = standardGravity
-        #expect(got == [AccelerationSample(timeNs: 100_000_000_000, x: 0, y: -g, z: 0),
-                        AccelerationSample(timeNs: 100_020_000_000, x: 0, y: -g, z: g / 2)])
+        #expect(
+            got == [
+                AccelerationSample(timeNs: 100_000_000_000, x: 0, y: -g, z: 0),
+                AccelerationSample(timeNs: 100_020_000_000, x: 0, y: -g, z: g / 2),
+            ])
         var withResolution = EvdevAccelerometer(resolutions: [512, 512, 512])
         var half: [AccelerationSample] = []
         bytes.withUnsafeBytes { _ = withResolution.decode($0) { half.append($0) } }

@@ -3,13 +3,19 @@ import Foundation
 /// Writes FIT files for tests: definitions (either byte order, optional developer fields), data messages, compressed
 /// timestamp headers, the 14-byte header and the CRC (computed here from the FIT specification, not by the reader).
 struct FITBuilder {
-    struct Field { var number: UInt8; var size: UInt8; var type: UInt8 }
+    struct Field {
+        var number: UInt8
+        var size: UInt8
+        var type: UInt8
+    }
     var data: [UInt8] = []
     var definitions: [UInt8: (fields: [Field], bigEndian: Bool, developerBytes: Int)] = [:]
 
     static let u8: UInt8 = 0x02, enumType: UInt8 = 0x00, u16: UInt8 = 0x84, u32: UInt8 = 0x86
 
-    mutating func define(local: UInt8, global: UInt16, fields: [Field], bigEndian: Bool = false, developerSizes: [UInt8] = []) {
+    mutating func define(
+        local: UInt8, global: UInt16, fields: [Field], bigEndian: Bool = false, developerSizes: [UInt8] = []
+    ) {
         data.append(0x40 | (developerSizes.isEmpty ? 0 : 0x20) | local)
         data += [0, bigEndian ? 1 : 0]
         data += bigEndian ? [UInt8(global >> 8), UInt8(global & 0xFF)] : [UInt8(global & 0xFF), UInt8(global >> 8)]
@@ -48,8 +54,10 @@ struct FITBuilder {
     }
 
     static func crc(_ bytes: [UInt8]) -> UInt16 {
-        let table: [UInt16] = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
-                               0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
+        let table: [UInt16] = [
+            0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
+            0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400,
+        ]
         var crc: UInt16 = 0
         for b in bytes {
             for nibble in [UInt16(b & 0xF), UInt16(b >> 4)] {
@@ -71,17 +79,35 @@ struct FITBuilder {
         var b = FITBuilder()
         b.define(local: 0, global: 0, fields: [Field(number: 0, size: 1, type: enumType)])
         b.message(local: 0, [32])
-        b.define(local: 1, global: 103, fields: [Field(number: 253, size: 4, type: u32), Field(number: 0, size: 4, type: u32)])
+        b.define(
+            local: 1, global: 103,
+            fields: [Field(number: 253, size: 4, type: u32), Field(number: 0, size: 4, type: u32)])
         b.message(local: 1, [fit(midnightUTC), fit(midnightUTC) + offset])
-        b.define(local: 2, global: 55, fields: [Field(number: 253, size: 4, type: u32), Field(number: 3, size: 4, type: u32),
-                                               Field(number: 5, size: 1, type: enumType)])
-        b.define(local: 3, global: 55, fields: [Field(number: 26, size: 2, type: u16), Field(number: 3, size: 4, type: u32),
-                                               Field(number: 5, size: 1, type: enumType)])
-        b.define(local: 4, global: 55, fields: [Field(number: 26, size: 2, type: u16), Field(number: 3, size: 4, type: u32),
-                                               Field(number: 5, size: 1, type: enumType)], bigEndian: true, developerSizes: [2])
+        b.define(
+            local: 2, global: 55,
+            fields: [
+                Field(number: 253, size: 4, type: u32), Field(number: 3, size: 4, type: u32),
+                Field(number: 5, size: 1, type: enumType),
+            ])
+        b.define(
+            local: 3, global: 55,
+            fields: [
+                Field(number: 26, size: 2, type: u16), Field(number: 3, size: 4, type: u32),
+                Field(number: 5, size: 1, type: enumType),
+            ])
+        b.define(
+            local: 4, global: 55,
+            fields: [
+                Field(number: 26, size: 2, type: u16), Field(number: 3, size: 4, type: u32),
+                Field(number: 5, size: 1, type: enumType),
+            ], bigEndian: true, developerSizes: [2])
         for (k, p) in points.enumerated() {
             let t = fit(midnightUTC + p.0)
-            if k == 0 { b.message(local: 2, [t, p.2, p.1]) } else { b.message(local: p.1 == 1 ? 4 : 3, [t & 0xFFFF, p.2, p.1]) }
+            if k == 0 {
+                b.message(local: 2, [t, p.2, p.1])
+            } else {
+                b.message(local: p.1 == 1 ? 4 : 3, [t & 0xFFFF, p.2, p.1])
+            }
         }
         return b.file()
     }

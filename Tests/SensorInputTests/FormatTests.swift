@@ -1,8 +1,8 @@
 import Foundation
 import SensorInput
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 /// Reads `path` completely, returning the summary and every item.
 func readAll(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [InputItem]) {
@@ -37,14 +37,26 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     static let layouts: [Expectation] = [
-        .init(file: "generic_t_ms.csv", format: "generic-csv", samples: 13_347, unit: .metersPerSecondSquared, rate: 222.4, absolute: false),
-        .init(file: "phyphox_Raw Data.csv", format: "phyphox", samples: 13_347, unit: .metersPerSecondSquared, rate: 222.4, absolute: false),
-        .init(file: "sensorlogger_TotalAcceleration.csv", format: "sensor-logger", samples: 13_347, unit: .metersPerSecondSquared, rate: 222.4, absolute: true),
-        .init(file: "physicstoolbox_gforce.csv", format: "physics-toolbox", samples: 13_347, unit: .g, rate: 222.4, absolute: false),
+        .init(
+            file: "generic_t_ms.csv", format: "generic-csv", samples: 13_347, unit: .metersPerSecondSquared,
+            rate: 222.4, absolute: false),
+        .init(
+            file: "phyphox_Raw Data.csv", format: "phyphox", samples: 13_347, unit: .metersPerSecondSquared,
+            rate: 222.4, absolute: false),
+        .init(
+            file: "sensorlogger_TotalAcceleration.csv", format: "sensor-logger", samples: 13_347,
+            unit: .metersPerSecondSquared, rate: 222.4, absolute: true),
+        .init(
+            file: "physicstoolbox_gforce.csv", format: "physics-toolbox", samples: 13_347, unit: .g, rate: 222.4,
+            absolute: false),
         .init(file: "axivity_omconvert.csv", format: "axivity", samples: 13_347, unit: .g, rate: 222.4, absolute: true),
         .init(file: "actigraph_RAW.csv", format: "actigraph-raw", samples: 6000, unit: .g, rate: 100, absolute: true),
-        .init(file: "wisdm_ar_v1.1_raw.txt", format: "wisdm", samples: 1200, unit: .metersPerSecondSquared, rate: 20, absolute: true),
-        .init(file: "uci_hapt_acc_exp01_user01.txt", format: "uci-raw", samples: 3000, unit: .g, rate: 50, absolute: false),
+        .init(
+            file: "wisdm_ar_v1.1_raw.txt", format: "wisdm", samples: 1200, unit: .metersPerSecondSquared, rate: 20,
+            absolute: true),
+        .init(
+            file: "uci_hapt_acc_exp01_user01.txt", format: "uci-raw", samples: 3000, unit: .g, rate: 50, absolute: false
+        ),
     ]
 
     /// Mean and standard deviation of |a| (m/s²) of the reference layout, `generic_t_ms.csv`.
@@ -81,7 +93,10 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
     @Test func sameSamplesInEveryFullRateLayout() throws {
         let reference = samples(try readAll(try walk("generic_t_ms.csv")).1)
-        for file in ["phyphox_Raw Data.csv", "sensorlogger_TotalAcceleration.csv", "physicstoolbox_gforce.csv", "axivity_omconvert.csv"] {
+        for file in [
+            "phyphox_Raw Data.csv", "sensorlogger_TotalAcceleration.csv", "physicstoolbox_gforce.csv",
+            "axivity_omconvert.csv",
+        ] {
             let got = samples(try readAll(try walk("\(file)")).1)
             #expect(got.count == reference.count)
             let worst = zip(got, reference).map { abs($0.magnitude - $1.magnitude) }.max() ?? .infinity
@@ -101,9 +116,13 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(summary.format == "oxford")
         #expect(summary.samples == 6000)
         #expect(summary.absoluteTime == false)
-        #expect(samples(items)[0] == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
-        let anchored = try readAll(try shared("oxford_datalogger_raw/accelerometer.csv"),
-                                   options: ReadOptions(startNs: start2017)).0
+        #expect(
+            samples(items)[0]
+                == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
+        let anchored = try readAll(
+            try shared("oxford_datalogger_raw/accelerometer.csv"),
+            options: ReadOptions(startNs: start2017)
+        ).0
         #expect(anchored.firstNs == start2017)
         #expect(anchored.absoluteTime)
     }
@@ -112,7 +131,9 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         let path = try walk("sensorlogger_TotalAcceleration.csv")
         #expect(try readAll(path, options: ReadOptions(format: "generic-csv")).0.format == "generic-csv")
         #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(format: "no-such-format")) }
-        #expect(throws: InputError.self) { try AccelerationInput.read(path: try shared("fitbit_takeout/steps-1995-06-23_Fitbit.json")) { _ in } }
+        #expect(throws: InputError.self) {
+            try AccelerationInput.read(path: try shared("fitbit_takeout/steps-1995-06-23_Fitbit.json")) { _ in }
+        }
     }
 }
 
@@ -144,8 +165,11 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(r[1].startNs - r[0].startNs == 15_000_000_000)
         #expect(r[0].endNs - r[0].startNs == 15_000_000_000)
         let stamped = readings(try readAll(try shared("actigraph/ActiGraph13_timestamps_headers.csv")).1)
-        #expect(stamped[2] == StepReading(startNs: TimeParsing.parseISO8601("2017-09-12T15:00:02Z")!,
-                                          endNs: TimeParsing.parseISO8601("2017-09-12T15:00:03Z")!, steps: 1))
+        #expect(
+            stamped[2]
+                == StepReading(
+                    startNs: TimeParsing.parseISO8601("2017-09-12T15:00:02Z")!,
+                    endNs: TimeParsing.parseISO8601("2017-09-12T15:00:03Z")!, steps: 1))
     }
 
     @Test func fitbitMinutesAreUTCWithTwoDigitYears() throws {
@@ -229,7 +253,8 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     static func fixture(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("fixtures/formats/\(name)").path
     }
 }
@@ -268,29 +293,37 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     @Test func statedUnitsWinOverTheDataForGravityFreeRecordings() throws {
         // Linear acceleration (gravity removed) is small: |a| ≈ 0.3 would look like g without the header's unit.
         let rows = (0..<300).map { "\(Double($0) * 0.01),0.1,0.2,0.3" }
-        let phyphox = "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\"\n"
+        let phyphox =
+            "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\"\n"
             + rows.joined(separator: "\n") + "\n"
         let (s1, got1) = try read(phyphox)
         #expect(s1.unit == .metersPerSecondSquared)
         #expect(got1[0].z == 0.3)
-        let logger = "time,seconds_elapsed,z,y,x\n" + (0..<300).map { "\(1_700_000_000_000_000_000 + $0 * 10_000_000),\(Double($0) * 0.01),0.3,0.2,0.1" }
+        let logger =
+            "time,seconds_elapsed,z,y,x\n"
+            + (0..<300).map { "\(1_700_000_000_000_000_000 + $0 * 10_000_000),\(Double($0) * 0.01),0.3,0.2,0.1" }
             .joined(separator: "\n") + "\n"
         let (s2, got2) = try read(logger)
         #expect(s2.format == "sensor-logger")
         #expect(s2.unit == .metersPerSecondSquared)
         #expect(got2[0].x == 0.1)
-        let bracketG = "t [s];x [g];y [g];z [g]\n" + (0..<300).map { "\(Double($0) * 0.01);0;0;9" }.joined(separator: "\n") + "\n"
+        let bracketG =
+            "t [s];x [g];y [g];z [g]\n" + (0..<300).map { "\(Double($0) * 0.01);0;0;9" }.joined(separator: "\n") + "\n"
         #expect(try read(bracketG).0.unit == .g)  // stated g, although |a| = 9 would look like m/s²
     }
 
     @Test func semicolonsWithDecimalCommas() throws {
-        let text = "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"\n"
+        let text =
+            "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"\n"
             + "0,000000000E0;-2,466E-1;4,41251E0;8,33541E0\n5,677E-3;0;0;9,81\n"
         let (s, got) = try read(text)
         #expect(s.format == "phyphox")
         #expect(s.skippedLines == 0)
-        #expect(got == [AccelerationSample(timeNs: 0, x: -0.2466, y: 4.41251, z: 8.33541),
-                        AccelerationSample(timeNs: 5_677_000, x: 0, y: 0, z: 9.81)])
+        #expect(
+            got == [
+                AccelerationSample(timeNs: 0, x: -0.2466, y: 4.41251, z: 8.33541),
+                AccelerationSample(timeNs: 5_677_000, x: 0, y: 0, z: 9.81),
+            ])
     }
 
     @Test func fieldThatIsNotANumberIsNamed() throws {
@@ -312,7 +345,8 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(s.format == "generic-csv")
         #expect(got.count == 2)
         #expect(s.skippedLines == 0)
-        let step = try temporaryFile(Array("\u{FEFF}{\"ts\":\"2026-11-21T10:00:00Z\",\"steps\":4}\r\n".utf8), name: "s.jsonl")
+        let step = try temporaryFile(
+            Array("\u{FEFF}{\"ts\":\"2026-11-21T10:00:00Z\",\"steps\":4}\r\n".utf8), name: "s.jsonl")
         #expect(try readAll(step).0.steps == 4)
     }
 
@@ -346,14 +380,21 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(StepLogLine.rfc3339(0) == "1970-01-01T00:00:00.000Z")
         #expect(StepLogLine.rfc3339(-1_000_000) == "1969-12-31T23:59:59.999Z")
         var text = StepLogLine.encode(timeNs: t0, total: 1234, bootID: "b\"1", seq: 1, source: "iio:device0")
-        text += StepLogLine.encode(timeNs: t0 + 60_000_000_000, total: 1300, bootID: "b\"1", seq: 2, source: "iio:device0")
+        text += StepLogLine.encode(
+            timeNs: t0 + 60_000_000_000, total: 1300, bootID: "b\"1", seq: 2, source: "iio:device0")
         text += StepLogLine.encode(timeNs: t0 + 120_000_000_000, steps: 9, source: "phone")
-        #expect(text.hasPrefix("{\"v\":1,\"ts\":\"2026-11-21T10:00:00.250Z\",\"total\":1234,\"boot_id\":\"b\\\"1\",\"seq\":1,\"src\":\"iio:device0\"}\n"))
+        #expect(
+            text.hasPrefix(
+                "{\"v\":1,\"ts\":\"2026-11-21T10:00:00.250Z\",\"total\":1234,\"boot_id\":\"b\\\"1\",\"seq\":1,\"src\":\"iio:device0\"}\n"
+            ))
         let path = try temporaryFile(Array(text.utf8), name: "written.jsonl")
         let (summary, items) = try readAll(path)
         #expect(summary.format == "steplog")
-        #expect(readings(items) == [StepReading(startNs: t0, endNs: t0, steps: 0),
-                                    StepReading(startNs: t0, endNs: t0 + 60_000_000_000, steps: 66),
-                                    StepReading(startNs: t0 + 120_000_000_000, endNs: t0 + 120_000_000_000, steps: 9)])
+        #expect(
+            readings(items) == [
+                StepReading(startNs: t0, endNs: t0, steps: 0),
+                StepReading(startNs: t0, endNs: t0 + 60_000_000_000, steps: 66),
+                StepReading(startNs: t0 + 120_000_000_000, endNs: t0 + 120_000_000_000, steps: 9),
+            ])
     }
 }

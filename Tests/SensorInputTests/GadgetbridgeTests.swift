@@ -1,8 +1,9 @@
 import Foundation
 import GRDBSQLite
-@testable import SensorInput
 import TestSupport
 import Testing
+
+@testable import SensorInput
 
 /// Writes a Gadgetbridge-like database with the system SQLite.
 func makeDatabase(_ path: String, _ sql: String) throws {
@@ -51,7 +52,8 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         let (s, readings) = try read(path)
         #expect(s.format == "gadgetbridge")
         #expect(s.steps == 4)
-        #expect(readings == [StepReading(startNs: 1_725_785_760_000_000_000, endNs: 1_725_785_820_000_000_000, steps: 4)])
+        #expect(
+            readings == [StepReading(startNs: 1_725_785_760_000_000_000, endNs: 1_725_785_820_000_000_000, steps: 4)])
     }
 
     @Test func zipBackupIsReadThroughItsDatabaseEntry() throws {
@@ -65,12 +67,14 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         let dir = try TempDir()
         let path = dir.path("Gadgetbridge")
         let m = Self.midnight
-        try makeDatabase(path, Self.schema
-            + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: m + 3600, [-1, 10, -1, 5])  // -1 = not measured
-            // Garmin: running daily totals, -1 gap fillers, reset at local midnight.
-            + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400 - 180, [10, 25, -1])
-            + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400, [5, 12])
-            + "INSERT INTO XIAOMI_DAILY_SUMMARY_SAMPLE VALUES (\((m + 7200) * 1000), 1, 9999);")  // ms, a daily total
+        try makeDatabase(
+            path,
+            Self.schema
+                + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: m + 3600, [-1, 10, -1, 5])  // -1 = not measured
+                // Garmin: running daily totals, -1 gap fillers, reset at local midnight.
+                + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400 - 180, [10, 25, -1])
+                + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400, [5, 12])
+                + "INSERT INTO XIAOMI_DAILY_SUMMARY_SAMPLE VALUES (\((m + 7200) * 1000), 1, 9999);")  // ms, a daily total
         let (s, readings) = try read(path)
         // 15 (not 13: -1 is no data) + Garmin 10 + 15 + 5 + 7 (not the raw 52); the daily summary is not added.
         #expect(s.steps == 52)
@@ -80,7 +84,9 @@ func makeDatabase(_ path: String, _ sql: String) throws {
     @Test func millisecondTimestampsAreTold() throws {
         let dir = try TempDir()
         let path = dir.path("ms.db")
-        try makeDatabase(path, """
+        try makeDatabase(
+            path,
+            """
             CREATE TABLE XIAOMI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER, DEVICE_ID INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID));
             INSERT INTO XIAOMI_ACTIVITY_SAMPLE VALUES (1763000000000, 1, 30);
             """)
@@ -91,9 +97,11 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         let dir = try TempDir()
         let path = dir.path("Gadgetbridge.db")
         let t = Self.midnight + 36_000
-        try makeDatabase(path, Self.schema
-            + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 10, 10, 10, 10])
-            + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [12, 12, 12, 12, 12, 12, 12, 12]))
+        try makeDatabase(
+            path,
+            Self.schema
+                + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 10, 10, 10, 10])
+                + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [12, 12, 12, 12, 12, 12, 12, 12]))
         // Bangle.js has the most steps that day: its 8 minutes; the band's overlapping minutes are not added.
         #expect(try read(path).0.steps == 96)
         var options = ReadOptions()
@@ -112,8 +120,10 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(s.steps == 30)
         // Syncthing replaces the file: a new copy with two more band minutes and the Bangle's rows for all four.
         let next = dir.path("Gadgetbridge.tmp")
-        try makeDatabase(next, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40])
-            + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [50, 50, 50, 50, 50]))
+        try makeDatabase(
+            next,
+            Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40])
+                + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [50, 50, 50, 50, 50]))
         _ = rename(next, path)
         (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
         // Minutes 1-2 were counted already (from the band): only minutes 3-5, from the day's top device.
@@ -121,8 +131,10 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
         #expect(s.steps == 0)
         // A device that appears later with 20-day-old history: those days are past what the state can check.
-        try makeDatabase(next, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40, 0, 7])
-            + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t - 20 * 86_400, [50]))
+        try makeDatabase(
+            next,
+            Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40, 0, 7])
+                + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t - 20 * 86_400, [50]))
         _ = rename(next, path)
         (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
         #expect(s.steps == 7)
@@ -136,17 +148,25 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(sqlite3_open(path, &app) == SQLITE_OK)
         defer { sqlite3_close(app) }
         // The app (or its export job) is writing: an ordinary reader would get SQLITE_BUSY; immutable=1 takes no lock.
-        #expect(sqlite3_exec(app, "BEGIN EXCLUSIVE; INSERT INTO MI_BAND_ACTIVITY_SAMPLE (TIMESTAMP, DEVICE_ID, STEPS) VALUES (5, 1, 99);", nil, nil, nil) == SQLITE_OK)
+        #expect(
+            sqlite3_exec(
+                app,
+                "BEGIN EXCLUSIVE; INSERT INTO MI_BAND_ACTIVITY_SAMPLE (TIMESTAMP, DEVICE_ID, STEPS) VALUES (5, 1, 99);",
+                nil, nil, nil) == SQLITE_OK)
         #expect(try read(path).0.steps == 30)
         #expect(sqlite3_exec(app, "COMMIT;", nil, nil, nil) == SQLITE_OK)  // and the writer was not blocked either
     }
 
     @Test func corruptAndWrongDatabasesAreClearErrors() throws {
         let dir = try TempDir()
-        let real = try Data(contentsOf: URL(fileURLWithPath: try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")))
+        let real = try Data(
+            contentsOf: URL(
+                fileURLWithPath: try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")))
         // Cut short: the schema pages are there, the table pages are not.
         let cut = try dir.write("cut.db", real.prefix(real.count / 3))
-        #expect { try read(cut) } throws: { ($0 as? InputError).map { $0.file == cut && $0.description.contains("malformed") } ?? false }
+        #expect { try read(cut) } throws: {
+            ($0 as? InputError).map { $0.file == cut && $0.description.contains("malformed") } ?? false
+        }
         // Garbage after the header.
         var garbage = Data(real.prefix(100))
         garbage.append(Data((0..<8000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
@@ -159,14 +179,18 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(s.steps == 0)
         #expect(s.issues.first?.message.contains("no activity-sample table") == true)
         // A zip without the database, and a cut zip.
-        let zip = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip"))
+        let zip = try Data(
+            contentsOf: SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip"))
         let cutZip = try dir.write("cut.zip", zip.prefix(zip.count - 30))
         #expect { try read(cutZip) } throws: { ($0 as? InputError)?.message.contains("no zip end record") ?? false }
         var renamed = [UInt8](zip)
         for i in 0..<(renamed.count - 20) where Array(renamed[i..<(i + 21)]) == Array("database/Gadgetbridge".utf8) {
-            renamed[i] = UInt8(ascii: "x"); renamed[i + 20] = UInt8(ascii: "x")
+            renamed[i] = UInt8(ascii: "x")
+            renamed[i + 20] = UInt8(ascii: "x")
         }
         let noEntry = try dir.write("other.zip", Data(renamed))
-        #expect { try read(noEntry) } throws: { ($0 as? InputError)?.message.contains("without database/Gadgetbridge") ?? false }
+        #expect { try read(noEntry) } throws: {
+            ($0 as? InputError)?.message.contains("without database/Gadgetbridge") ?? false
+        }
     }
 }

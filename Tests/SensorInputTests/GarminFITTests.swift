@@ -1,7 +1,8 @@
 import Foundation
-@testable import SensorInput
 import TestSupport
 import Testing
+
+@testable import SensorInput
 
 @Suite(.temporaryFolder) struct GarminFITTests {
     /// 2026-11-20 00:00 local at UTC−6 (06:00Z).
@@ -49,20 +50,30 @@ import Testing
         var b = FITBuilder()
         b.define(local: 0, global: 0, fields: [.init(number: 0, size: 1, type: FITBuilder.enumType)])
         b.message(local: 0, [4])
-        b.define(local: 1, global: 20, fields: [.init(number: 253, size: 4, type: FITBuilder.u32),
-                                               .init(number: 4, size: 1, type: FITBuilder.u8),
-                                               .init(number: 53, size: 1, type: FITBuilder.u8)])
+        b.define(
+            local: 1, global: 20,
+            fields: [
+                .init(number: 253, size: 4, type: FITBuilder.u32),
+                .init(number: 4, size: 1, type: FITBuilder.u8),
+                .init(number: 53, size: 1, type: FITBuilder.u8),
+            ])
         let t0 = FITBuilder.fit(1_700_000_000)
         b.message(local: 1, [t0, 60, 0])
         // 60.5 strides/min (fractional 64/128) for 20 × 3 s, through compressed timestamp headers (+3 s each).
-        for k in 1...20 { b.message(local: 1, [t0 + Int64(3 * k), 60, 64], compressedOffset: UInt8((t0 + Int64(3 * k)) & 0x1F)) }
+        for k in 1...20 {
+            b.message(local: 1, [t0 + Int64(3 * k), 60, 64], compressedOffset: UInt8((t0 + Int64(3 * k)) & 0x1F))
+        }
         let dir = try TempDir()
         let path = try dir.write("old.fit", Data(b.file()))
         // 60 s at 60.5 strides/min = 60.5 strides = 121 steps.
         #expect(try read(path).0.steps == 121)
         // The same records in a cycling session: a bike's cadence is pedal turns, not strides.
-        b.define(local: 2, global: 18, fields: [.init(number: 253, size: 4, type: FITBuilder.u32),
-                                               .init(number: 5, size: 1, type: FITBuilder.enumType)])
+        b.define(
+            local: 2, global: 18,
+            fields: [
+                .init(number: 253, size: 4, type: FITBuilder.u32),
+                .init(number: 5, size: 1, type: FITBuilder.enumType),
+            ])
         b.message(local: 2, [t0 + 60, 2])
         let bike = try dir.write("bike.fit", Data(b.file()))
         #expect(try read(bike).0.steps == 0)
@@ -75,8 +86,12 @@ import Testing
         #expect(try read(dir.root).0.steps == 82)
         // 2017-06-11 local (UTC−7): monitoring covers the walk's day, so its steps are already in the totals.
         let midnight: Int64 = 1_497_164_400
-        try dir.write("GARMIN/Monitor/day.fit", Data(FITBuilder.monitoring(midnightUTC: midnight, offset: -25_200,
-                                                                           points: [(3600, 6, 500), (60_000, 6, 900)])))
+        try dir.write(
+            "GARMIN/Monitor/day.fit",
+            Data(
+                FITBuilder.monitoring(
+                    midnightUTC: midnight, offset: -25_200,
+                    points: [(3600, 6, 500), (60_000, 6, 900)])))
         #expect(try read(dir.root).0.steps == 900)
     }
 
@@ -87,8 +102,12 @@ import Testing
         var (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: nil) { _ in }
         #expect(s.steps == 82)
         // The day's monitoring file syncs later: its totals (900) hold the walk's 82 steps.
-        try dir.write("GARMIN/Monitor/day.fit", Data(FITBuilder.monitoring(midnightUTC: 1_497_164_400, offset: -25_200,
-                                                                           points: [(3600, 6, 500), (60_000, 6, 900)])))
+        try dir.write(
+            "GARMIN/Monitor/day.fit",
+            Data(
+                FITBuilder.monitoring(
+                    midnightUTC: 1_497_164_400, offset: -25_200,
+                    points: [(3600, 6, 500), (60_000, 6, 900)])))
         (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) { _ in }
         #expect(s.steps == 900 - 82)
     }
@@ -96,15 +115,24 @@ import Testing
     @Test func overlappingMonitoringFilesAreMergedAndFollowModeDeliversOnlyNewSteps() throws {
         let dir = try TempDir()
         let first = Array(Self.points.prefix(4))
-        try dir.write("Monitor/a.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: first)))
+        try dir.write(
+            "Monitor/a.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: first)))
         var items: [StepReading] = []
-        var (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: nil) { if case .reading(let r) = $0 { items.append(r) } }
+        var (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: nil) {
+            if case .reading(let r) = $0 { items.append(r) }
+        }
         #expect(s.steps == 1050)
         // A re-synced file repeating the same points plus the rest: only the new steps come.
-        try dir.write("Monitor/b.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)))
-        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) { if case .reading(let r) = $0 { items.append(r) } }
+        try dir.write(
+            "Monitor/b.fit",
+            Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: Self.points)))
+        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) {
+            if case .reading(let r) = $0 { items.append(r) }
+        }
         #expect(s.steps == 250)
-        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) { if case .reading(let r) = $0 { items.append(r) } }
+        (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: cursor) {
+            if case .reading(let r) = $0 { items.append(r) }
+        }
         #expect(s.steps == 0)
         #expect(items.reduce(0) { $0 + $1.steps } == 1300)
         #expect(cursor?.format == "garmin-fit")
@@ -143,11 +171,15 @@ import Testing
         b.message(local: 0, [32])
         b.data.append(0x05)
         let (u, _) = try read(try dir.write("undefined.fit", Data(b.file())))
-        #expect(u.issues.first?.message == "message 2 at byte 25: data message of local type 5, which no definition announced; kept the 1 messages before it")
+        #expect(
+            u.issues.first?.message
+                == "message 2 at byte 25: data message of local type 5, which no definition announced; kept the 1 messages before it"
+        )
         // Wrong type in a FIT folder, an empty file: named, the rest still read.
         try dir.write("folder/empty.fit", Data())
         try dir.write("folder/notes.FIT", Data("hello".utf8))
-        try dir.write("folder/ok.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: 0, points: [(60, 6, 7)])))
+        try dir.write(
+            "folder/ok.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: 0, points: [(60, 6, 7)])))
         let (f, _) = try read(dir.path("folder"))
         #expect(f.steps == 7)
         #expect(f.issues.map(\.message) == ["file is empty", "not a FIT file (no '.FIT' signature at byte 8)"])

@@ -1,7 +1,8 @@
 import Foundation
-@testable import SensorInput
 import TestSupport
 import Testing
+
+@testable import SensorInput
 
 @Suite(.temporaryFolder) struct GoogleFitTests {
     static let takeout = "data/formats/google_fit/biohacker-takeout/Takeout"
@@ -16,7 +17,8 @@ import Testing
         let p = points.map { s, e, n in
             "{\"fitValue\":[{\"value\":{\"intVal\":\(n)}}],\"endTimeNanos\":\(e),\"dataTypeName\":\"com.google.step_count.delta\",\"startTimeNanos\":\(s)}"
         }
-        return "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:\(source)\",\n \"Data Points\": [\(p.joined(separator: ",\n"))]\n}\n"
+        return
+            "{\n \"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:\(source)\",\n \"Data Points\": [\(p.joined(separator: ",\n"))]\n}\n"
     }
 
     @Test func takeoutFolderGivesTwentyThreeStepsOnItsDay() throws {
@@ -37,18 +39,30 @@ import Testing
 
     @Test func estimatedStepsIsPreferredAndStreamsAreNeverAdded() throws {
         let dir = try TempDir()
-        try dir.write("All Data/derived_com.google.step_count.delta_com.google.json",
-                      stream("merge_step_deltas", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 12)]))
-        try dir.write("All Data/derived_com.google.step_count.delta_com.google(1).json",
-                      stream("motorola:x:derive_step_deltas", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 15)]))
+        try dir.write(
+            "All Data/derived_com.google.step_count.delta_com.google.json",
+            stream("merge_step_deltas", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 12)]))
+        try dir.write(
+            "All Data/derived_com.google.step_count.delta_com.google(1).json",
+            stream("motorola:x:derive_step_deltas", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 15)]))
         #expect(try read(dir.root).0.steps == 12)  // no estimated_steps: merge_step_deltas
         // A stream split over name(2).json and name(3).json, one point in both: merged, counted once.
-        try dir.write("All Data/derived_com.google.step_count.delta_com.google(2).json",
-                      stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10),
-                                                 (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 4)]))
-        try dir.write("All Data/derived_com.google.step_count.delta_com.google(3).json",
-                      stream("estimated_steps", [(1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 4),
-                                                 (1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 6)]))
+        try dir.write(
+            "All Data/derived_com.google.step_count.delta_com.google(2).json",
+            stream(
+                "estimated_steps",
+                [
+                    (1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10),
+                    (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 4),
+                ]))
+        try dir.write(
+            "All Data/derived_com.google.step_count.delta_com.google(3).json",
+            stream(
+                "estimated_steps",
+                [
+                    (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 4),
+                    (1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 6),
+                ]))
         #expect(try read(dir.root).0.steps == 20)
     }
 
@@ -59,7 +73,8 @@ import Testing
         #expect(s.steps == 1_028_773)
         #expect(readings.count == 177)
         let dir = try TempDir()
-        let moved = try dir.write("Daily activity metrics.csv", "Step count,Date,Heart Points\n120,2022-02-12,\n,2022-02-13,3\n")
+        let moved = try dir.write(
+            "Daily activity metrics.csv", "Step count,Date,Heart Points\n120,2022-02-12,\n,2022-02-13,3\n")
         let other = try read(moved)
         #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)  // empty = no data
         var tokyo = ReadOptions()
@@ -72,15 +87,19 @@ import Testing
     @Test func fifteenMinuteFilesTakeTheirDateFromTheName() throws {
         let dir = try TempDir()
         let header = "Start time,End time,Step count,Distance (m)\n"
-        let path = try dir.write("2021-03-28.csv", header + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n"
-            + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n"  // duplicated first row (real exports)
-            + "23:45:00.000+02:00,00:00:00.000+02:00,7,\n")  // DST: the offset changes inside the file
+        let path = try dir.write(
+            "2021-03-28.csv",
+            header + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n"
+                + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n"  // duplicated first row (real exports)
+                + "23:45:00.000+02:00,00:00:00.000+02:00,7,\n")  // DST: the offset changes inside the file
         let (s, readings) = try read(path)
         #expect(s.steps == 47)
         #expect(readings.last?.endNs == 1_616_968_800_000_000_000)  // 2021-03-29T00:00+02:00, the next day
         let undated = try dir.write("steps.csv", header + "00:00:00.000+01:00,00:15:00.000+01:00,40,\n")
         let (u, _) = try read(undated)
-        #expect(u.issues.first?.description == "\(undated):2: the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)")
+        #expect(
+            u.issues.first?.description
+                == "\(undated):2: the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)")
     }
 
     @Test func badJSONIsNamedWithItsByteOffset() throws {
@@ -89,17 +108,25 @@ import Testing
         let (s, _) = try read(cut)
         #expect(s.issues.first?.description.hasPrefix("\(cut): not valid JSON at byte") == true)
         let wrong = try dir.write("wrong.json", stream("estimated_steps", [(5, 2, 3)]))
-        #expect(try read(wrong).0.issues.first?.message == "data point 0: no valid startTimeNanos, endTimeNanos and intVal")
+        #expect(
+            try read(wrong).0.issues.first?.message == "data point 0: no valid startTimeNanos, endTimeNanos and intVal")
         #expect(throws: InputError.self) { try read(wrong, options: ReadOptions(strict: true)) }
     }
 
     @Test func followModeDeliversOnlyNewPoints() throws {
         let dir = try TempDir()
-        let path = try dir.write("steps.json", stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10)]))
+        let path = try dir.write(
+            "steps.json", stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10)]))
         var (s, cursor) = try SourceReader.readNew(path: path, cursor: nil) { _ in }
         #expect(s.steps == 10)
-        try dir.write("steps.json", stream("estimated_steps", [(1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10),
-                                                                (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 5)]))
+        try dir.write(
+            "steps.json",
+            stream(
+                "estimated_steps",
+                [
+                    (1_000_000_000_000_000_000, 1_000_000_060_000_000_000, 10),
+                    (1_000_000_060_000_000_000, 1_000_000_120_000_000_000, 5),
+                ]))
         (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
         #expect(s.steps == 5)
     }
@@ -124,7 +151,14 @@ import Testing
         #expect(s.savedStateUnreadable)
         #expect(readings == [StepReading(startNs: second.0, endNs: second.1, steps: 5)])
         // Without what was counted before, starting over delivers everything again: what the agent guards against.
-        (s, _) = try SourceReader.readNew(path: path, cursor: cursor.map { var c = $0; c.parserState = Data("x".utf8); return c }) { _ in }
+        (s, _) = try SourceReader.readNew(
+            path: path,
+            cursor: cursor.map {
+                var c = $0
+                c.parserState = Data("x".utf8)
+                return c
+            }
+        ) { _ in }
         #expect(s.steps == 15 && s.savedStateUnreadable)
     }
 }
@@ -132,7 +166,8 @@ import Testing
 @Suite(.temporaryFolder) struct BinaryInputTests {
     @Test func nonTextFilesAreRejectedInOneLine() throws {
         let dir = try TempDir()
-        let elf = try dir.write("prog", Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 142_304)))
+        let elf = try dir.write(
+            "prog", Data([0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 142_304)))
         #expect { try AnyInput.read(path: elf) { _ in } } throws: {
             ($0 as? InputError)?.description == "\(elf): not a recording: ELF executable, 142,312 bytes"
         }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SensorInput
 import StepDetection
-import Testing
 import TestSupport
+import Testing
+
+@testable import SensorInput
 
 /// The chunked, parallel CSV path must give exactly what one thread gives: the same samples bit for bit, the same
 /// skipped lines with the same line numbers, wherever the range boundaries fall.
@@ -25,8 +26,9 @@ import TestSupport
         options.maxReportedIssues = 50
         var samples: [AccelerationSample] = []
         let s = try AccelerationInput.read(path: path, options: options) { samples.append($0) }
-        return Outcome(samples: samples, count: s.samples, skipped: s.skippedLines, issues: s.issues.map(\.description),
-                       firstNs: s.firstNs, lastNs: s.lastNs, unit: s.unit)
+        return Outcome(
+            samples: samples, count: s.samples, skipped: s.skippedLines, issues: s.issues.map(\.description),
+            firstNs: s.firstNs, lastNs: s.lastNs, unit: s.unit)
     }
 
     /// A recording past the 256 rows that decide the units, with what real files hold: CRLF line ends, blank lines,
@@ -37,7 +39,8 @@ import TestSupport
         var csv = "t_ms,x,y,z\n"
         for i in 0..<rows {
             let t = Double(i) * 10 + 0.125
-            let x = String(format: "%.5f", random.noise(2)), y = String(format: "%.4f", 9.8 + random.noise(1))
+            let x = String(format: "%.5f", random.noise(2))
+            let y = String(format: "%.4f", 9.8 + random.noise(1))
             var line = "\(t),\(x),\(y),0.5"
             switch i % 97 {
             case 300 % 97 where i > 300: line = "\(t),abc,\(y),0.5"
@@ -80,7 +83,10 @@ import TestSupport
     @Test func strictModeStopsAtTheSameLineWhateverTheJobs() throws {
         let path = try temporaryFile(Array(recording(unterminated: false).utf8))
         func firstError(jobs: Int, chunkBytes: Int) -> String? {
-            do { _ = try read(path, jobs: jobs, chunkBytes: chunkBytes, strict: true); return nil } catch { return "\(error)" }
+            do {
+                _ = try read(path, jobs: jobs, chunkBytes: chunkBytes, strict: true)
+                return nil
+            } catch { return "\(error)" }
         }
         let reference = try #require(firstError(jobs: 1, chunkBytes: 1 << 18))
         #expect(reference.contains("input.csv:"))
@@ -171,17 +177,24 @@ import TestSupport
                 var options = ReadOptions(strict: strict)
                 options.jobs = 2
                 options.chunkBytes = chunkBytes
-                var one: [AccelerationSample] = [], runs: [AccelerationSample] = []
-                var oneError: String?, runsError: String?
+                var one: [AccelerationSample] = []
+                var runs: [AccelerationSample] = []
+                var oneError: String?
+                var runsError: String?
                 do {
-                    _ = try AnyInput.read(path: path, options: options) { if case .sample(let s) = $0 { one.append(s) } }
+                    _ = try AnyInput.read(path: path, options: options) {
+                        if case .sample(let s) = $0 { one.append(s) }
+                    }
                 } catch { oneError = "\(error)" }
                 var runCount = 0
                 do {
-                    _ = try AnyInput.read(path: path, options: options, batch: { run in
-                        runCount += 1
-                        runs.append(contentsOf: run)
-                    }) { if case .sample(let s) = $0 { runs.append(s) } }
+                    _ = try AnyInput.read(
+                        path: path, options: options,
+                        batch: { run in
+                            runCount += 1
+                            runs.append(contentsOf: run)
+                        }
+                    ) { if case .sample(let s) = $0 { runs.append(s) } }
                 } catch { runsError = "\(error)" }
                 #expect(runs == one, "strict \(strict), ranges of \(chunkBytes)")
                 #expect(runsError == oneError)

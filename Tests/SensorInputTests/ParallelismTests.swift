@@ -1,7 +1,8 @@
-@testable import SensorInput
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import SensorInput
 
 @Suite struct ParallelismTests {
     @Test func cpuListsAreCounted() {
@@ -38,26 +39,31 @@ import TestSupport
     @Test func orderedHandsItemsOverInOrderWithABoundedWindow() throws {
         let inFlight = Counter()
         var seen: [Int] = []
-        try Parallelism.ordered(300, jobs: 3, window: 4, produce: { i in
-            inFlight.add(1)
-            return i * 2
-        }, consume: { i, value in
-            inFlight.add(-1)
-            #expect(value == i * 2)
-            // Produced and not yet consumed: at most the window ahead of this one, plus this one.
-            #expect(inFlight.peak <= 4 + 1)
-            seen.append(i)
-            return true
-        })
+        try Parallelism.ordered(
+            300, jobs: 3, window: 4,
+            produce: { i in
+                inFlight.add(1)
+                return i * 2
+            },
+            consume: { i, value in
+                inFlight.add(-1)
+                #expect(value == i * 2)
+                // Produced and not yet consumed: at most the window ahead of this one, plus this one.
+                #expect(inFlight.peak <= 4 + 1)
+                seen.append(i)
+                return true
+            })
         #expect(seen == Array(0..<300))
     }
 
     @Test func orderedStopsEarlyAndRethrows() {
         var consumed = 0
-        Parallelism.ordered(1000, jobs: 2, window: 2, produce: { $0 }, consume: { i, _ in
-            consumed += 1
-            return i < 9
-        })
+        Parallelism.ordered(
+            1000, jobs: 2, window: 2, produce: { $0 },
+            consume: { i, _ in
+                consumed += 1
+                return i < 9
+            })
         #expect(consumed == 10)
         struct Stop: Error {}
         #expect(throws: Stop.self) {
@@ -74,5 +80,10 @@ private final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
     private(set) var peak = 0
-    func add(_ d: Int) { lock.withLock { value += d; peak = max(peak, value) } }
+    func add(_ d: Int) {
+        lock.withLock {
+            value += d
+            peak = max(peak, value)
+        }
+    }
 }

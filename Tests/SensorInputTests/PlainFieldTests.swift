@@ -1,5 +1,6 @@
-import Testing
 import TestSupport
+import Testing
+
 @testable import SensorInput
 
 /// The one-pass field parser against its definition, and its values against the general number parser, on fields of
@@ -23,11 +24,21 @@ import TestSupport
         var j = 0
         let negative = bytes.first == 0x2D
         if negative { j += 1 }
-        var mantissa: UInt64 = 0, digits = 0, fraction = 0
-        while j < bytes.count, bytes[j] &- 0x30 <= 9 { mantissa = mantissa &* 10 &+ UInt64(bytes[j] - 0x30); j += 1; digits += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = 0
+        while j < bytes.count, bytes[j] &- 0x30 <= 9 {
+            mantissa = mantissa &* 10 &+ UInt64(bytes[j] - 0x30)
+            j += 1
+            digits += 1
+        }
         if j < bytes.count, bytes[j] == 0x2E {
             j += 1
-            while j < bytes.count, bytes[j] &- 0x30 <= 9 { mantissa = mantissa &* 10 &+ UInt64(bytes[j] - 0x30); j += 1; fraction += 1 }
+            while j < bytes.count, bytes[j] &- 0x30 <= 9 {
+                mantissa = mantissa &* 10 &+ UInt64(bytes[j] - 0x30)
+                j += 1
+                fraction += 1
+            }
             digits += fraction
         }
         guard digits > 0, digits <= (fraction > 0 ? 15 : 19) else { return (nil, 0) }
@@ -51,9 +62,12 @@ import TestSupport
                     var text = (rng.next() % 2 == 0 ? "-" : "") + digits(intLength)
                     if fractionLength >= 0 { text += "." + digits(fractionLength) }
                     // What ends a field, what borders the digits ('/', ':'), bytes that are not ASCII, an exponent.
-                    for end: [UInt8] in [[0x2C], [], [0x0D], [0x20], [0x65, 0x33], [0x2E, 0x31], [0x2F], [0x3A], [0xFA], [0xFF, 0x31]] {
+                    for end: [UInt8] in [
+                        [0x2C], [], [0x0D], [0x20], [0x65, 0x33], [0x2E, 0x31], [0x2F], [0x3A], [0xFA], [0xFF, 0x31],
+                    ] {
                         let bytes = Array(text.utf8) + end
-                        let got = plain(bytes), want = definition(bytes)
+                        let got = plain(bytes)
+                        let want = definition(bytes)
                         #expect(got.0 == want.0 && got.1 == want.1, "\(text) then \(end): \(got) instead of \(want)")
                         if let value = got.0, end.isEmpty {
                             #expect(value == general(text), "\(text)")
@@ -79,9 +93,11 @@ import TestSupport
     /// of zero, the neighbours of every tie, values around 2^52 and 2^53 where Doubles become integers, the range's
     /// ends and random times in ns, µs and ms.
     @Test func sampleTimesRoundHalfAwayFromZeroLikeRounded() {
-        var values: [Double] = [0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
-                                4503599627370495.5, -4503599627370495.5, 4503599627370496, 9007199254740993,
-                                9.1e18, -9.1e18, 9.199999999999999e18, -9.199999999999999e18]
+        var values: [Double] = [
+            0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+            4503599627370495.5, -4503599627370495.5, 4_503_599_627_370_496, 9_007_199_254_740_993,
+            9.1e18, -9.1e18, 9.199999999999999e18, -9.199999999999999e18,
+        ]
         for k in 0..<2000 {
             let tie = Double(k) - 1000 + 0.5
             values += [tie, tie.nextUp, tie.nextDown]

@@ -1,8 +1,8 @@
 import Foundation
 import SensorInput
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 /// A new file with `contents` in the running test's temporary folder (its suite has `.temporaryFolder`).
 func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> String {
@@ -15,8 +15,10 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
         return bytes.withUnsafeBufferPointer { NumberParsing.parseDouble($0.baseAddress!, 0, bytes.count) }
     }
 
-    @Test(arguments: ["0", "-0.24660", "4.41251", "8.33541", "1e-3", "-2.5E+2", ".5", "123456789.123", "0.1",
-                      "1763686800.020", "9.80665", "+3.25"])
+    @Test(arguments: [
+        "0", "-0.24660", "4.41251", "8.33541", "1e-3", "-2.5E+2", ".5", "123456789.123", "0.1",
+        "1763686800.020", "9.80665", "+3.25",
+    ])
     func matchesFoundation(_ text: String) {
         #expect(parse(text) == Double(text.hasPrefix("+") ? String(text.dropFirst()) : text))
     }
@@ -30,8 +32,10 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
         for _ in 0..<10_000 {  // 50,000 numbers
             let magnitude = Double(rng.next() % 1_000_000_000) / 1000 * (rng.next() % 2 == 0 ? 1 : -1)
             let scaled = magnitude * [1e-9, 1e-3, 1, 1e3, 1e9, 1e15][Int(rng.next() % 6)]
-            for text in [String(scaled), String(format: "%.5f", scaled), String(format: "%.9E", scaled),
-                         String(format: "%.17g", scaled), String(format: "%.21f", scaled)] {
+            for text in [
+                String(scaled), String(format: "%.5f", scaled), String(format: "%.9E", scaled),
+                String(format: "%.17g", scaled), String(format: "%.21f", scaled),
+            ] {
                 #expect(parse(text) == Double(text), "\(text)")
             }
         }
@@ -103,7 +107,8 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
     }
 
     @Test func relativeTimesAreAnchoredAtStart() throws {
-        let (summary, samples) = try read("t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n", options: ReadOptions(startNs: 5_000_000_000))
+        let (summary, samples) = try read(
+            "t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n", options: ReadOptions(startNs: 5_000_000_000))
         #expect(summary.absoluteTime)
         #expect(samples.map(\.timeNs) == [5_000_000_000, 5_020_000_000])
     }
@@ -113,7 +118,9 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
         #expect(samples.count == 2)
         #expect(summary.skippedLines == 1)
         #expect(summary.issues.first?.line == 3)
-        #expect(throws: InputError.self) { try read("t_ms,x,y,z\n0,0,0,9.8\n20,0\n", options: ReadOptions(strict: true)) }
+        #expect(throws: InputError.self) {
+            try read("t_ms,x,y,z\n0,0,0,9.8\n20,0\n", options: ReadOptions(strict: true))
+        }
     }
 
     @Test func headerlessFileIsRefused() throws {

@@ -1,8 +1,8 @@
 import Foundation
 import SensorInput
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.temporaryFolder) struct SourceReaderTests {
     func append(_ text: String, to path: String) throws {
@@ -45,11 +45,14 @@ import TestSupport
     }
 
     func readNew(_ path: String, _ cursor: SourceCursor?, options: ReadOptions = ReadOptions()) throws
-        -> ([InputItem], SourceCursor?, ReadSummary) {
+        -> ([InputItem], SourceCursor?, ReadSummary)
+    {
         var items: [InputItem] = []
         // Through JSON, as the agent stores it in SQLite between fetches.
         let stored = try cursor.map { try JSONDecoder().decode(SourceCursor.self, from: JSONEncoder().encode($0)) }
-        let (summary, next) = try SourceReader.readNew(path: path, options: options, cursor: stored) { items.append($0) }
+        let (summary, next) = try SourceReader.readNew(path: path, options: options, cursor: stored) {
+            items.append($0)
+        }
         return (items, next, summary)
     }
 
@@ -58,8 +61,11 @@ import TestSupport
     }
 
     @Test func stepLogGrowsLineByLineWithCounterState() throws {
-        let path = try temporaryFile(Array("{\"ts\":\"2026-11-21T10:00:00Z\",\"total\":100,\"src\":\"a\"}\n{\"ts\":\"2026-11-21T10:01:00Z\",\"tot".utf8),
-                                     name: "steps.jsonl")
+        let path = try temporaryFile(
+            Array(
+                "{\"ts\":\"2026-11-21T10:00:00Z\",\"total\":100,\"src\":\"a\"}\n{\"ts\":\"2026-11-21T10:01:00Z\",\"tot"
+                    .utf8),
+            name: "steps.jsonl")
         var (items, cursor, summary) = try readNew(path, nil)
         #expect(summary.format == "steplog")
         #expect(steps(items) == [0])  // baseline; the half-written line is left for later
@@ -136,21 +142,24 @@ import TestSupport
         let (_, _, summary) = try readNew(path, nil, options: ReadOptions(startNs: 0))
         #expect(summary.issues.map(\.file) == [path])
         #expect(throws: InputError(file: path, line: 3, message: summary.issues.first?.message ?? "")) {
-            _ = try SourceReader.readNew(path: path, options: ReadOptions(strict: true, startNs: 0), cursor: nil) { _ in }
+            _ = try SourceReader.readNew(path: path, options: ReadOptions(strict: true, startNs: 0), cursor: nil) { _ in
+            }
         }
     }
 
     @Test func headerlessAndHeaderedFormatsKeepTheirState() throws {
         // Oxford (no header): the anchor to --start holds across reads.
         let start: Int64 = 1_700_000_000_000_000_000
-        let oxford = try temporaryFile(Array("1000000000,3,0,0,9.8\r\n1005000000,3,0,0,9.8\r\n".utf8), name: "accelerometer.csv")
+        let oxford = try temporaryFile(
+            Array("1000000000,3,0,0,9.8\r\n1005000000,3,0,0,9.8\r\n".utf8), name: "accelerometer.csv")
         var (items, cursor, _) = try readNew(oxford, nil, options: ReadOptions(startNs: start))
         #expect(items.count == 2)
         try append("1010000000,3,0,0,9.8\r\n", to: oxford)
         (items, cursor, _) = try readNew(oxford, cursor, options: ReadOptions(startNs: start))
         #expect(items == [.sample(AccelerationSample(timeNs: start + 10_000_000, x: 0, y: 0, z: 9.8))])
         // ActiGraph epoch: the 10-line header read once; later rows keep their epoch index.
-        let header = (try String(contentsOfFile: try shared("actigraph/ActiGraph13.csv"), encoding: .utf8))
+        let header =
+            (try String(contentsOfFile: try shared("actigraph/ActiGraph13.csv"), encoding: .utf8))
             .split(separator: "\n", omittingEmptySubsequences: false).prefix(12).joined(separator: "\n") + "\n"
         let epoch = try temporaryFile(Array(header.utf8), name: "epochs.csv")
         var readings: [StepReading] = []
@@ -159,8 +168,12 @@ import TestSupport
         try append("1,2,3,17\n", to: epoch)
         (items, cursor, _) = try readNew(epoch, cursor)
         readings = items.compactMap { if case .reading(let r) = $0 { return r } else { return nil } }
-        #expect(readings == [StepReading(startNs: TimeParsing.parseISO8601("2013-08-26T09:00:30Z")!,
-                                         endNs: TimeParsing.parseISO8601("2013-08-26T09:00:45Z")!, steps: 17)])
+        #expect(
+            readings == [
+                StepReading(
+                    startNs: TimeParsing.parseISO8601("2013-08-26T09:00:30Z")!,
+                    endNs: TimeParsing.parseISO8601("2013-08-26T09:00:45Z")!, steps: 17)
+            ])
     }
 
     @Test func emptyOrHalfWrittenFirstLineWaits() throws {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Test folders never outlive their run: released ones are removed at once, and those of a killed run by the next.
 @Suite struct TemporaryFolderTests {

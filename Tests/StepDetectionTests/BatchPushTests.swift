@@ -1,7 +1,7 @@
 import Foundation
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 /// `push(_:_:)` takes runs of quiet samples on a path of its own (`quietRun`); pushed in runs, a signal must give the
 /// same events and the same saved state, after every run, as pushed one sample at a time.
@@ -12,11 +12,16 @@ import TestSupport
         let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
         var walk = SyntheticWalk(rate: 100, steps: 60, interval: 0.52, lead: 1, jitter: 0.3, seed: 9)
         walk.startNs = (clapping.last?.timeNs ?? 0) + 30_000_000
-        var samples = (clapping + SyntheticMotion.walk3D(walk)).map { AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z) }
-        let magnitudeOnly = SyntheticWalk(rate: 50, steps: 40, lead: 0, startNs: samples.last!.timeNs + 20_000_000, seed: 3)
+        var samples = (clapping + SyntheticMotion.walk3D(walk)).map {
+            AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z)
+        }
+        let magnitudeOnly = SyntheticWalk(
+            rate: 50, steps: 40, lead: 0, startNs: samples.last!.timeNs + 20_000_000, seed: 3)
         samples += magnitudeOnly.samples().map { AccelerationSample(timeNs: $0.timeNs, x: $0.magnitude, y: 0, z: 0) }
         let afterGap = SyntheticWalk(rate: 25, steps: 40, startNs: samples.last!.timeNs + 5_000_000_000, seed: 5)
-        samples += SyntheticMotion.walk3D(afterGap).map { AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z) }
+        samples += SyntheticMotion.walk3D(afterGap).map {
+            AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z)
+        }
         let k = samples.count / 2
         samples[k].x = .nan
         samples[k + 7].z = 60 * standardGravity
@@ -35,15 +40,21 @@ import TestSupport
         for axisFeatures in [false, true] {
             var single = StepDetector(parameters: parameters, axisFeatures: axisFeatures)
             var batched = single
-            var singleEvents: [DetectorEvent] = [], batchedEvents: [DetectorEvent] = []
+            var singleEvents: [DetectorEvent] = []
+            var batchedEvents: [DetectorEvent] = []
             var random = SeededRandom(seed: 11)
             var start = 0
             while start < samples.count {
                 let end = min(samples.count, start + Int.random(in: 1...3000, using: &random))
-                for s in samples[start..<end] { single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) } }
+                for s in samples[start..<end] {
+                    single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) }
+                }
                 samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
-                #expect(Self.firstDifference(batchedEvents, singleEvents) == nil, "events after samples \(start)..<\(end)")
-                #expect(try encoder.encode(batched) == encoder.encode(single), "saved state after samples \(start)..<\(end)")
+                #expect(
+                    Self.firstDifference(batchedEvents, singleEvents) == nil, "events after samples \(start)..<\(end)")
+                #expect(
+                    try encoder.encode(batched) == encoder.encode(single), "saved state after samples \(start)..<\(end)"
+                )
                 start = end
             }
             single.finish { singleEvents.append($0) }
@@ -80,7 +91,8 @@ import TestSupport
             if seed == 4 { t = Int64.max - Int64(29_999 - i) * Int64(period) }
             let phase = Double(i) / rate * 2 * .pi * 1.8
             let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
-            var s = AccelerationSample(timeNs: t, x: 1 + burst * sin(phase / 2), y: 2, z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
+            var s = AccelerationSample(
+                timeNs: t, x: 1 + burst * sin(phase / 2), y: 2, z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
             switch Int.random(in: 0..<2_000, using: &random) {
             case 0: s.y = .nan
             case 1: s.timeNs = samples.last?.timeNs ?? t
@@ -91,15 +103,19 @@ import TestSupport
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        var single = StepDetector(parameters: parameters), batched = StepDetector(parameters: parameters)
-        var singleEvents: [DetectorEvent] = [], batchedEvents: [DetectorEvent] = []
+        var single = StepDetector(parameters: parameters)
+        var batched = StepDetector(parameters: parameters)
+        var singleEvents: [DetectorEvent] = []
+        var batchedEvents: [DetectorEvent] = []
         var start = 0
         var interrupted = false
         while start < samples.count {
             var end = min(samples.count, start + Int.random(in: 1...5000, using: &random))
             // Seed 4: a run ends among the last samples, where every one starts the recognizer's grid over.
             if seed == 4 && start < samples.count - 5 && end > samples.count - 5 { end = samples.count - 5 }
-            for s in samples[start..<end] { single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) } }
+            for s in samples[start..<end] {
+                single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) }
+            }
             samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
             #expect(try encoder.encode(batched) == encoder.encode(single), "saved state after samples ..<\(end)")
             if !interrupted && end > samples.count / 2 {

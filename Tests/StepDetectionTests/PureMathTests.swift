@@ -1,6 +1,7 @@
 import Foundation
-@testable import StepDetection
 import Testing
+
+@testable import StepDetection
 
 /// StepDetection's own elementary functions against the platform's libm.
 @Suite struct PureMathTests {

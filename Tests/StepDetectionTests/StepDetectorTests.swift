@@ -1,7 +1,7 @@
 import Foundation
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 /// A synthetic walk on a magnitude signal: gravity plus one half-sine impact (0.2 s wide, `amplitude` high) per step,
 /// steps `interval` s apart, starting after `lead` s of standing; noise of 0.15 m/s². Sample times are `rate` Hz,
@@ -46,7 +46,8 @@ struct SyntheticWalk {
                 let phase = w - (w / interval).rounded(.down) * interval  // time into this step
                 let impact = (phase - (interval / 2 - 0.1)) / 0.2  // 0...1 across the impact centred mid-step
                 let index = Int(w / interval)
-                var height = weakEvery.map { index % $0 == $0 - 1 } == true && index < weakUntil ? amplitude * 0.1 : amplitude
+                var height =
+                    weakEvery.map { index % $0 == $0 - 1 } == true && index < weakUntil ? amplitude * 0.1 : amplitude
                 if faded?.contains(index) == true { height *= fadedFactor }
                 if impact >= 0 && impact <= 1 { a += height * sin(.pi * impact) }
                 let bump = (phase - (interval * 0.85 - 0.05)) / 0.1
@@ -73,7 +74,8 @@ struct ShortLongWalk {
 
     /// True step times in seconds.
     var stepTimes: [Double] {
-        var t = lead, times: [Double] = []
+        var t = lead
+        var times: [Double] = []
         for k in 0..<steps {
             times.append(t)
             t += k % 2 == 0 ? short : long
@@ -91,8 +93,12 @@ struct ShortLongWalk {
             let t = Double(i) / rate
             var a = standardGravity + random.noise(0.15)
             while next < times.count && times[next] + 0.1 < t { next += 1 }
-            if next < times.count, abs(t - times[next]) <= 0.1 { a += amplitude * sin(.pi * (t - times[next] + 0.1) / 0.2) }
-            if t >= lead && t < times[times.count - 1] { a -= amplitude * 0.2 * sin(2 * .pi * (t - lead) / (short + long)) }
+            if next < times.count, abs(t - times[next]) <= 0.1 {
+                a += amplitude * sin(.pi * (t - times[next] + 0.1) / 0.2)
+            }
+            if t >= lead && t < times[times.count - 1] {
+                a -= amplitude * 0.2 * sin(2 * .pi * (t - lead) / (short + long))
+            }
             out.append((Int64((t * 1e9).rounded()), a))
         }
         return out
@@ -101,7 +107,8 @@ struct ShortLongWalk {
 
 /// Runs `samples` through a detector and collects its events.
 func detect(_ samples: [(timeNs: Int64, magnitude: Double)], parameters: DetectorParameters = .standard)
-    -> (detector: StepDetector, events: [DetectorEvent]) {
+    -> (detector: StepDetector, events: [DetectorEvent])
+{
     var detector = StepDetector(parameters: parameters)
     var events: [DetectorEvent] = []
     for s in samples { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
@@ -112,9 +119,12 @@ func detect(_ samples: [(timeNs: Int64, magnitude: Double)], parameters: Detecto
 /// `detect` with the detector saved as JSON and decoded again just before sample `cut`. With `checkingState`, also
 /// expects every saved key back (but the filter coefficient's cache, recomputed on the next sample). `editing` turns
 /// the saved JSON into what an earlier release would have saved.
-func detectResuming(_ samples: [(timeNs: Int64, magnitude: Double)], at cut: Int, checkingState: Bool = false,
-                    editing: ((inout [String: Any]) throws -> Void)? = nil)
-    throws -> (detector: StepDetector, events: [DetectorEvent]) {
+func detectResuming(
+    _ samples: [(timeNs: Int64, magnitude: Double)], at cut: Int, checkingState: Bool = false,
+    editing: ((inout [String: Any]) throws -> Void)? = nil
+)
+    throws -> (detector: StepDetector, events: [DetectorEvent])
+{
     var first = StepDetector()
     var events: [DetectorEvent] = []
     for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
@@ -229,7 +239,9 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let samples = ShortLongWalk(rate: 50, steps: 100).samples()
         let onePass = detect(samples)
         for cut in stride(from: 150, to: 400, by: 5) {
-            #expect(try detectResuming(samples, at: cut, checkingState: true).events == onePass.events, "cut at sample \(cut)")
+            #expect(
+                try detectResuming(samples, at: cut, checkingState: true).events == onePass.events,
+                "cut at sample \(cut)")
         }
     }
 
@@ -300,7 +312,9 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let walk = SyntheticWalk(rate: 50, steps: 20).samples()
         // A walk just after the most negative time, then one just before the largest: gaps beyond Int64's range.
         for s in walk { d.push(timeNs: Int64.min + 1 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
-        for s in walk { d.push(timeNs: Int64.max - 40_000_000_000 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+        for s in walk {
+            d.push(timeNs: Int64.max - 40_000_000_000 + s.timeNs, magnitude: s.magnitude) { events.append($0) }
+        }
         d.finish { events.append($0) }
         #expect(d.counters.steps == 40)
         #expect(d.counters.bouts == 2)
@@ -312,8 +326,10 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         var d = StepDetector()
         var events: [DetectorEvent] = []
         for i in 0..<60_000 {  // 10 minutes at 100 Hz, lying on a table with sensor noise
-            d.push(timeNs: Int64(i) * 10_000_000, x: 0.05 + random.noise(0.05), y: -0.1 + random.noise(0.05),
-                   z: standardGravity + random.noise(0.05)) { events.append($0) }
+            d.push(
+                timeNs: Int64(i) * 10_000_000, x: 0.05 + random.noise(0.05), y: -0.1 + random.noise(0.05),
+                z: standardGravity + random.noise(0.05)
+            ) { events.append($0) }
         }
         d.finish { events.append($0) }
         #expect(d.counters.steps == 0)
@@ -324,10 +340,13 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
     /// Two minutes at 50 Hz of gravity, noise and impacts: `gap` gives the time to the next impact, `impact` its
     /// height and width.
     func impacts(seed: UInt64, gap: ClosedRange<Double>, height: ClosedRange<Double>, width: ClosedRange<Double>)
-        -> [(timeNs: Int64, magnitude: Double)] {
+        -> [(timeNs: Int64, magnitude: Double)]
+    {
         var random = SeededRandom(seed: seed)
         var samples: [(timeNs: Int64, magnitude: Double)] = []
-        var start = 1.0, w = 0.2, h = 0.0
+        var start = 1.0
+        var w = 0.2
+        var h = 0.0
         h = Double.random(in: height, using: &random)
         for i in 0..<(120 * 50) {
             let t = Double(i) / 50
@@ -415,7 +434,9 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             switch event {
             case .boutStarted(let t): open = t
             case .step(let t): #expect(open.map { t >= $0 } == true)
-            case .boutEnded(let b): #expect(open == b.startNs); open = nil
+            case .boutEnded(let b):
+                #expect(open == b.startNs)
+                open = nil
             case .refused, .decision: break
             }
         }
@@ -435,9 +456,13 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         // 6 hours at 25 Hz (540,000 samples) on wall-clock nanoseconds: a 100-step walk every 4 minutes.
         let start: Int64 = 1_795_000_000 * 1_000_000_000  // November 2026
         var detector = StepDetector()
-        var steps = 0, bouts = 0
+        var steps = 0
+        var bouts = 0
         var random = SeededRandom(seed: 5)
-        let rate = 25.0, walkSteps = 100, interval = 0.55, cycle = 240.0
+        let rate = 25.0
+        let walkSteps = 100
+        let interval = 0.55
+        let cycle = 240.0
         let samplesPerCycle = Int(cycle * rate)
         let cycles = Int(6 * 3600 / cycle)
         for c in 0..<cycles {
@@ -484,10 +509,13 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         var samples: [(timeNs: Int64, magnitude: Double)] = []
         var offset: Int64 = 0
         // The last walk fades for a while (weak peaks waiting for the next one).
-        for (steps, seed, weak, faded) in [(30, 1, nil, nil), (6, 2, nil, nil), (45, 3, 4, nil), (40, 4, 5, nil),
-                                           (40, 5, nil, 15..<30)] as [(Int, UInt64, Int?, Range<Int>?)] {
-            var walk = SyntheticWalk(rate: 50, steps: steps, interval: 0.6, tail: 5, seed: seed, weakEvery: weak,
-                                     faded: faded)
+        for (steps, seed, weak, faded) in [
+            (30, 1, nil, nil), (6, 2, nil, nil), (45, 3, 4, nil), (40, 4, 5, nil),
+            (40, 5, nil, 15..<30),
+        ] as [(Int, UInt64, Int?, Range<Int>?)] {
+            var walk = SyntheticWalk(
+                rate: 50, steps: steps, interval: 0.6, tail: 5, seed: seed, weakEvery: weak,
+                faded: faded)
             walk.startNs = offset
             samples += walk.samples()
             offset += Int64((walk.duration * 1e9).rounded())

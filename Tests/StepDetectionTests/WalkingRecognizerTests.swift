@@ -1,7 +1,7 @@
 import Foundation
 import StepDetection
-import Testing
 import TestSupport
+import Testing
 
 /// Motion for the walking recognizer: synthetic walks (from `SyntheticWalk`) with three axes, and real recordings.
 enum SyntheticMotion {
@@ -10,12 +10,15 @@ enum SyntheticMotion {
     /// A walk with three axes: |a| from `SyntheticWalk` along a steady, tilted gravity direction, plus the arm's swing
     /// across it at the stride rate (half the step rate).
     static func walk3D(_ walk: SyntheticWalk) -> [Sample] {
-        let up = (0.3, 0.2, 0.93), across = (0.95, -0.1, -0.28)  // about unit and orthogonal
+        let up = (0.3, 0.2, 0.93)
+        let across = (0.95, -0.1, -0.28)  // about unit and orthogonal
         return walk.samples().map { s in
             let t = Double(s.timeNs - walk.startNs) / 1e9
             let swing = 1.2 * sin(Double.pi * t / walk.interval)
-            return (s.timeNs, up.0 * s.magnitude + across.0 * swing, up.1 * s.magnitude + across.1 * swing,
-                    up.2 * s.magnitude + across.2 * swing)
+            return (
+                s.timeNs, up.0 * s.magnitude + across.0 * swing, up.1 * s.magnitude + across.1 * swing,
+                up.2 * s.magnitude + across.2 * swing
+            )
         }
     }
 
@@ -28,7 +31,8 @@ enum SyntheticMotion {
     }
 
     static func count(_ samples: [Sample], magnitudeOnly: Bool = false, parameters: DetectorParameters = .standard)
-        -> (steps: Int, times: [Int64]) {
+        -> (steps: Int, times: [Int64])
+    {
         var d = StepDetector(parameters: parameters)
         var times: [Int64] = []
         let handle: (DetectorEvent) -> Void = { if case .step(let t) = $0 { times.append(t) } }
@@ -57,7 +61,9 @@ enum SyntheticMotion {
             for magnitudeOnly in [true, false] {
                 let counted = SyntheticMotion.count(SyntheticMotion.walk3D(walk), magnitudeOnly: magnitudeOnly).steps
                 let error = abs(Double(counted - truth)) / Double(truth)
-                #expect(error <= 0.02, "\(rate) Hz sampling, \(hz) steps/s, magnitude only \(magnitudeOnly): \(counted) of \(truth)")
+                #expect(
+                    error <= 0.02,
+                    "\(rate) Hz sampling, \(hz) steps/s, magnitude only \(magnitudeOnly): \(counted) of \(truth)")
             }
         }
     }
@@ -67,7 +73,8 @@ enum SyntheticMotion {
         // "steps" in each; with the recognizer at most a tenth of them remain.
         var rhythm = DetectorParameters.standard
         rhythm.recognizer.enabled = false
-        var withRecognizer = 0, rhythmOnly = 0
+        var withRecognizer = 0
+        var rhythmOnly = 0
         for subject in 1600...1611 {
             for activity in ["clapping", "folding-clothes"] {
                 let samples = try SyntheticMotion.recording("data/activities/wisdm_watch/\(subject)_\(activity).csv")
@@ -90,12 +97,14 @@ enum SyntheticMotion {
         let walkSteps = times.filter { $0 >= walk.startNs }
         #expect(walkSteps.count >= alone - 2, "the clapping before the walk costs it no steps")
         let truth = walk.stepTimes
-        #expect(walkSteps.first.map { $0 <= truth[2] + 100_000_000 } == true, "counting starts at the walk's first steps")
+        #expect(
+            walkSteps.first.map { $0 <= truth[2] + 100_000_000 } == true, "counting starts at the walk's first steps")
         // Only the last seconds of the clapping may count with the walk.
         let claps = times.filter { $0 < walk.startNs }
         #expect(claps.count == steps - walkSteps.count)
-        #expect(claps.allSatisfy { $0 >= walk.startNs - Self.sharedLeadNs },
-                "claps counted with the walk, seconds before it: \(claps.map { Double(walk.startNs - $0) / 1e9 })")
+        #expect(
+            claps.allSatisfy { $0 >= walk.startNs - Self.sharedLeadNs },
+            "claps counted with the walk, seconds before it: \(claps.map { Double(walk.startNs - $0) / 1e9 })")
     }
 
     @Test(arguments: [0.2, 0.45, 0.5, 0.7, 0.9])
@@ -129,11 +138,14 @@ enum SyntheticMotion {
         var detector = StepDetector()
         let walk = SyntheticWalk(rate: 50, steps: 40)
         for s in walk.samples() { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
+        var json = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
         var parameters = try #require(json["parameters"] as? [String: Any])
         var recognizer = try #require(parameters["recognizer"] as? [String: Any])
         #expect(recognizer["model"] == nil, "the built-in model is not saved")
-        let linear: [String: Any] = ["bias": -4.37, "weights": [2.4, 6.2], "lower": [-1.1, -0.2], "upper": [1.3, 0.8]]
+        let linear: [String: Any] = [
+            "bias": -4.37, "weights": [2.4, 6.2], "lower": [-1.1, -0.2], "upper": [1.3, 0.8],
+        ]
         recognizer["magnitudeModel"] = linear
         recognizer["threeAxisModel"] = linear
         parameters["recognizer"] = recognizer
@@ -153,7 +165,9 @@ enum SyntheticMotion {
             json.removeValue(forKey: "weakPeaks")
             json.removeValue(forKey: "weakPeakNs")
             json.removeValue(forKey: "lastStepWeak")
-            for key in ["seekingPeak", "extremeValue", "extremeNs", "troughValue"] { json[key] = try #require(peaks[key]) }
+            for key in ["seekingPeak", "extremeValue", "extremeNs", "troughValue"] {
+                json[key] = try #require(peaks[key])
+            }
         }
         #expect(events == onePass.events)
         #expect(resumed.counters.steps == 60)
@@ -185,7 +199,7 @@ enum SyntheticMotion {
     @Test func treesWhoseArraysDoNotFitAreRefused() throws {
         let good = String(decoding: try JSONEncoder().encode(WalkingModel.trained.model), as: UTF8.self)
         #expect(try JSONDecoder().decode(WalkingTrees.self, from: Data(good.utf8)) == WalkingModel.trained.model)
-        for bad in [#""depth":3"# : #""depth":4"#, #""features":["# : #""features":[99,"#] {
+        for bad in [#""depth":3"#: #""depth":4"#, #""features":["#: #""features":[99,"#] {
             let text = good.replacingOccurrences(of: bad.key, with: bad.value)
             #expect(text != good)
             #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: Data(text.utf8)) }
@@ -203,7 +217,10 @@ enum SyntheticMotion {
             trees["featureSet"] = set
             let text = try JSONSerialization.data(withJSONObject: trees)
             let error = #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: text) }
-            guard case .dataCorrupted(let context)? = error else { Issue.record("\(String(describing: error))"); continue }
+            guard case .dataCorrupted(let context)? = error else {
+                Issue.record("\(String(describing: error))")
+                continue
+            }
             #expect(context.debugDescription.contains(message) && context.debugDescription.contains("retrain"))
         }
     }
@@ -217,9 +234,14 @@ enum SyntheticMotion {
         var decisions: [(WalkingDecision, WindowFeatures)] = []
         var plainDecisions: [WalkingDecision] = []
         for s in SyntheticMotion.walk3D(walk) {
-            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision(let w, let f) = $0 { decisions.append((w, f)) } }
+            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) {
+                if case .decision(let w, let f) = $0 { decisions.append((w, f)) }
+            }
             plain.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) {
-                if case .decision(let w, let f) = $0 { plainDecisions.append(w); #expect(!f.hasAxes) }
+                if case .decision(let w, let f) = $0 {
+                    plainDecisions.append(w)
+                    #expect(!f.hasAxes)
+                }
             }
         }
         // The built-in model judges |a| alone: following the axes changes no decision.
@@ -241,12 +263,14 @@ enum SyntheticMotion {
         var everyWindow = DetectorParameters.standard
         everyWindow.recognizer.confident = 2
         for (rate, steps, tail) in [(12.5, 150, 3.0), (20.0, 151, 3.0), (50.0, 152, 3.0), (100.0, 153, 3.0)]
-            + (0..<25).map({ (50.0, 150, -0.08 * Double($0)) }) {  // the stream ends inside the walk, tick by tick over two hops
+            + (0..<25).map({ (50.0, 150, -0.08 * Double($0)) })
+        {  // the stream ends inside the walk, tick by tick over two hops
             var walk = SyntheticWalk(rate: rate, steps: steps)
             walk.tail = tail
             func run(_ p: DetectorParameters) -> (steps: [Int64], decisions: [WalkingDecision]) {
                 var d = StepDetector(parameters: p)
-                var steps: [Int64] = [], decisions: [WalkingDecision] = []
+                var steps: [Int64] = []
+                var decisions: [WalkingDecision] = []
                 let emit: (DetectorEvent) -> Void = {
                     switch $0 {
                     case .step(let t): steps.append(t)
@@ -258,12 +282,15 @@ enum SyntheticMotion {
                 d.finish(emit)
                 return (steps, decisions)
             }
-            let skipping = run(.standard), all = run(everyWindow)
+            let skipping = run(.standard)
+            let all = run(everyWindow)
             #expect(skipping.steps == all.steps, "\(rate) Hz, \(steps) steps, tail \(tail) s")
             #expect(all.steps.count >= steps - 4)
             // Never two due windows in a row skipped; in this clear walk about half are.
             #expect(skipping.decisions.count * 2 >= all.decisions.count - 2)
-            #expect(skipping.decisions.count * 10 <= all.decisions.count * 7, "\(skipping.decisions.count) of \(all.decisions.count)")
+            #expect(
+                skipping.decisions.count * 10 <= all.decisions.count * 7,
+                "\(skipping.decisions.count) of \(all.decisions.count)")
             for (a, b) in zip(skipping.decisions, skipping.decisions.dropFirst()) {
                 #expect(b.endNs - a.endNs <= 2 * 960_000_000 || a.probability < 0.9)
             }
@@ -297,7 +324,9 @@ enum SyntheticMotion {
         let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1602_clapping.csv")
         var d = StepDetector(parameters: p)
         var decisions = 0
-        for s in clapping { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision = $0 { decisions += 1 } } }
+        for s in clapping {
+            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision = $0 { decisions += 1 } }
+        }
         d.finish { _ in }
         #expect(decisions == 0)
         #expect(d.counters.refused == 0)

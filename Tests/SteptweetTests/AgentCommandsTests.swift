@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `steptweet init`, `fetch`, `status`, `history` and `steps` run as a user runs them: real files, real SQLite.
 @Suite(.temporaryFolder) struct AgentCommandsTests {
@@ -10,12 +10,19 @@ import TestSupport
 
     @Test func fetchPostsThenHasNoDataAndHistoryShowsBoth() async throws {
         let config = try configure()
-        let dry = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00", "--dry-run"])
+        let dry = try await Steptweet.run([
+            "fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00", "--dry-run",
+        ])
         #expect(dry.status == 0, "\(dry.stderr)")
         #expect(dry.stdout.contains("would post: 11/21 10:02:00 〜 11/21 10:10:00 の期間に iPhone 5s を持って "))
-        #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent("state.sqlite").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent("state.sqlite")
+                    .path))
 
-        let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00", "--json"])
+        let first = try await Steptweet.run([
+            "fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00", "--json",
+        ])
         #expect(first.status == 0, "\(first.stderr)")
         // One JSON document and nothing else, so `steptweet fetch --json | jq .result` works.
         let object = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
@@ -31,12 +38,15 @@ import TestSupport
         #expect(second.stdout.split(separator: "\n").last == "NoData")
 
         let history = try await Steptweet.run(["history", "--config", config, "--json"])
-        let fetches = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
+        let fetches = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [[String: Any]])
         #expect(fetches.map { $0["result"] as? String } == ["NewData", "NoData"])
         let chart = try await Steptweet.run(["history", "--config", config, "--chart"])
         #expect(chart.stdout.contains("11/21 10:00 ████████████████████████████████████████ "))
 
-        let steps = try await Steptweet.run(["steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00", "--to", "2026-11-21T10:10:00+09:00"])
+        let steps = try await Steptweet.run([
+            "steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00", "--to", "2026-11-21T10:10:00+09:00",
+        ])
         let posted = try #require((object["steps"] as? Int))
         #expect(steps.stdout.hasPrefix("\(posted) steps from 2026-11-21T10:00:00+09:00"))
 
@@ -46,7 +56,8 @@ import TestSupport
     }
 
     @Test func failedFetchExits75AndConfigErrorsExit78() async throws {
-        let unreachable = try configure("[[publish]]\nkind = \"webhook\"\nurl_file = \"hook.url\"\n[schedule]\ndeadline = \"2s\"")
+        let unreachable = try configure(
+            "[[publish]]\nkind = \"webhook\"\nurl_file = \"hook.url\"\n[schedule]\ndeadline = \"2s\"")
         let hook = URL(fileURLWithPath: unreachable).deletingLastPathComponent().appendingPathComponent("hook.url")
         try Data("http://127.0.0.1:9/hook\n".utf8).write(to: hook)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: hook.path)
@@ -64,13 +75,17 @@ import TestSupport
         let missing = try configure("[[publish]]\nkind = \"webhook\"\nurl_env = \"STEPTWEET_TEST_UNSET_URL\"")
         let noCredentials = try await Steptweet.run(["fetch", "--config", missing])
         #expect(noCredentials.status == 78)
-        #expect(noCredentials.stderr.contains("publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"))
+        #expect(
+            noCredentials.stderr.contains(
+                "publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"))
         let why = try await Steptweet.run(["status", "--config", missing])
         #expect(why.stdout.contains("fetching: disabled: missing credentials: publish[0].url_env"))
 
         let noToken = try configure("[push]\nport = 8787\ntoken_env = \"STEPTWEET_TEST_UNSET_TOKEN\"")
         let push = try await Steptweet.run(["status", "--config", noToken])
-        #expect(push.stdout.contains("push:     off: push.token_env: environment variable STEPTWEET_TEST_UNSET_TOKEN is not set"))
+        #expect(
+            push.stdout.contains(
+                "push:     off: push.token_env: environment variable STEPTWEET_TEST_UNSET_TOKEN is not set"))
 
         let absent = try await Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"])
         #expect(absent.status == 78)
@@ -79,7 +94,8 @@ import TestSupport
     @Test func failedFetchesExitByTheKindOfProblemAndAreRecorded() async throws {
         // A relative-time recording without source.start: configuration (78), not temporary.
         let walk = Steptweet.fixture("demo_walk_50hz.csv")
-        let relative = try Steptweet.tempFile("[source]\npath = \"\(walk)\"\n[state]\npath = \"state.sqlite\"\n", name: "config.toml")
+        let relative = try Steptweet.tempFile(
+            "[source]\npath = \"\(walk)\"\n[state]\npath = \"state.sqlite\"\n", name: "config.toml")
         let noStart = try await Steptweet.run(["fetch", "--config", relative, "--json"])
         #expect(noStart.status == 78, "\(noStart.stdout)")
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(noStart.stdout.utf8)) as? [String: Any])
@@ -93,7 +109,9 @@ import TestSupport
         // A source that cannot be read as its format: 65.
         let binary = try Steptweet.tempFile("t_ms,x,y,z\n", name: "walk.csv")
         try Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 3, 0xFF, 0xFE]).write(to: URL(fileURLWithPath: binary))
-        let garbage = try Steptweet.tempFile("[source]\npath = \"\(binary)\"\nstart = \"2026-11-21T10:00:00Z\"\n[state]\npath = \"state.sqlite\"\n", name: "config.toml")
+        let garbage = try Steptweet.tempFile(
+            "[source]\npath = \"\(binary)\"\nstart = \"2026-11-21T10:00:00Z\"\n[state]\npath = \"state.sqlite\"\n",
+            name: "config.toml")
         let unreadable = try await Steptweet.run(["fetch", "--config", garbage, "--now", "2026-11-21T10:10:00Z"])
         #expect(unreadable.status == 65, "\(unreadable.stdout)")
     }

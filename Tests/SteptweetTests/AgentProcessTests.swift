@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The agent as a real process: SIGUSR1 fetches now, SIGTERM stops it cleanly.
 @Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct AgentProcessTests {
@@ -37,12 +37,15 @@ import TestSupport
     }
 
     /// Starts `steptweet agent --config config` with `environment` added; its output is collected line by line.
-    func startAgent(_ config: String, environment: [String: String] = [:]) throws -> (Process, stdout: Lines, stderr: Lines) {
+    func startAgent(_ config: String, environment: [String: String] = [:]) throws -> (
+        Process, stdout: Lines, stderr: Lines
+    ) {
         let process = Process()
         process.executableURL = Steptweet.binary
         process.arguments = ["agent", "--config", config]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -59,7 +62,8 @@ import TestSupport
         #expect(try await stdout.wait(for: "を持って "))
 
         let status = try await Steptweet.run(["status", "--config", config])
-        #expect(status.stdout.contains("agent:    running (pid \(process.processIdentifier), since 2"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains("agent:    running (pid \(process.processIdentifier), since 2"), "\(status.stdout)")
         #expect(status.stdout.contains("), idle, next fetch "), "\(status.stdout)")
         #expect(status.stdout.contains("view:     the running agent's"), "\(status.stdout)")
         #expect(stderr.all.contains("; window 2026-11-21T"), "one line per fetch with its window: \(stderr.all)")
@@ -87,8 +91,10 @@ import TestSupport
 
     @Test func statusShowsTheRunningAgentsViewAndASecondAgentRefusesToStart() async throws {
         // The webhook URL is a secret only the agent's environment holds (as from a systemd EnvironmentFile).
-        let config = try walkConfig(interval: "1h", extra: "[[publish]]\nkind = \"webhook\"\nurl_env = \"STEPTWEET_AGENT_ONLY_HOOK\"")
-        let (process, _, stderr) = try startAgent(config, environment: ["STEPTWEET_AGENT_ONLY_HOOK": "http://127.0.0.1:9/hook"])
+        let config = try walkConfig(
+            interval: "1h", extra: "[[publish]]\nkind = \"webhook\"\nurl_env = \"STEPTWEET_AGENT_ONLY_HOOK\"")
+        let (process, _, stderr) = try startAgent(
+            config, environment: ["STEPTWEET_AGENT_ONLY_HOOK": "http://127.0.0.1:9/hook"])
         defer { if process.isRunning { process.terminate() } }
         #expect(try await stderr.wait(for: "fetches now"), "\(stderr.all)")
         // Give the agent a moment to record what it resolved.
@@ -107,13 +113,17 @@ import TestSupport
         // A real process: `agent` sets up the process's logging system and signal handlers.
         let second = try Steptweet.runProcess(["agent", "--config", config])
         #expect(second.status == 75)
-        #expect(second.stderr.contains("another agent (pid \(process.processIdentifier)) is running on this state database"), "\(second.stderr)")
+        #expect(
+            second.stderr.contains(
+                "another agent (pid \(process.processIdentifier)) is running on this state database"),
+            "\(second.stderr)")
 
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let after = try await Steptweet.run(["status", "--config", config])
         #expect(after.stdout.contains("agent:    not running"))
         #expect(after.stdout.contains("view:     this shell's evaluation"))
-        #expect(after.stdout.contains("missing credentials"), "without the agent, this shell's own view: \(after.stdout)")
+        #expect(
+            after.stdout.contains("missing credentials"), "without the agent, this shell's own view: \(after.stdout)")
     }
 }

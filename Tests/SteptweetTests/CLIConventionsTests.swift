@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The command line's conventions: version, JSON documents, times without an offset, exit statuses, escaped text.
 @Suite(.temporaryFolder) struct CLIConventionsTests {
     @Test func versionIsPrinted() async throws {
         let r = try await Steptweet.run(["--version"])
         #expect(r.status == 0)
-        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(r.stdout)")
+        #expect(
+            r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(r.stdout)")
     }
 
     @Test func completionScriptsExistForEveryShell() async throws {
@@ -72,7 +73,9 @@ import TestSupport
         // 60 s of samples with relative times; --start without an offset is read in --time-zone.
         let walk = Steptweet.fixture("demo_walk_50hz.csv")
         let withOffset = try await Steptweet.run(["inspect", "--json", "--start", "2026-11-21T10:00:00+09:00", walk])
-        let local = try await Steptweet.run(["inspect", "--json", "--start", "2026-11-21T10:00:00", "--time-zone", "Asia/Tokyo", walk])
+        let local = try await Steptweet.run([
+            "inspect", "--json", "--start", "2026-11-21T10:00:00", "--time-zone", "Asia/Tokyo", walk,
+        ])
         #expect(withOffset.status == 0 && local.status == 0, "\(local.stderr)")
         let a = try #require(try JSONSerialization.jsonObject(with: Data(withOffset.stdout.utf8)) as? [String: Any])
         let b = try #require(try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [String: Any])
@@ -100,7 +103,8 @@ import TestSupport
         let endpoint = try RecordingEndpoint(script: [.status(503), .status(503)])
         let hook = try await endpoint.start()
         defer { Task { await endpoint.stop() } }
-        let first = try TempDir(), second = try TempDir()
+        let first = try TempDir()
+        let second = try TempDir()
         let inProcess = try await Steptweet.run(try failingFetch(in: first, hook: hook))
         #expect(inProcess.status == 75, "\(inProcess)")
         #expect(inProcess == (try Steptweet.runProcess(try failingFetch(in: second, hook: hook))))
@@ -111,7 +115,9 @@ import TestSupport
     func failingFetch(in dir: TempDir, hook: URL) throws -> [String] {
         let secret = try dir.write("hook.url", hook.absoluteString + "\n")
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
-        let config = try dir.write("config.toml", """
+        let config = try dir.write(
+            "config.toml",
+            """
             [source]
             path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
             start = "2026-11-21T10:02:00+09:00"
@@ -128,12 +134,16 @@ import TestSupport
         let walk = Steptweet.fixture("demo_walk_50hz.csv")
         let config = try Steptweet.walkConfig("[text]\ntime_zone = \"Asia/Tokyo\"\ndevice = \"Pixel 8\"\n")
         // --start without an offset is in the configuration's zone; the source and its start come from it too.
-        let r = try await Steptweet.run(["preview", "--config", config, "--start", "2026-11-21T10:00:00", "--now", "2026-11-21T10:30:00"])
+        let r = try await Steptweet.run([
+            "preview", "--config", config, "--start", "2026-11-21T10:00:00", "--now", "2026-11-21T10:30:00",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("11/21 10:00:00 〜 11/21 10:30:00 の期間に Pixel 8 を持って "), "\(r.stdout)")
-        let counted = try await Steptweet.run(["preview", "--source", walk, "--start", "2026-11-21T10:00:00+09:00",
-                                         "--recording-start", "2026-11-21T10:02:00+09:00",
-                                         "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo", "--device", "Pixel 8"])
+        let counted = try await Steptweet.run([
+            "preview", "--source", walk, "--start", "2026-11-21T10:00:00+09:00",
+            "--recording-start", "2026-11-21T10:02:00+09:00",
+            "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo", "--device", "Pixel 8",
+        ])
         #expect(counted.stdout == r.stdout)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.temporaryFolder) struct CheckTextCommandTests {
     static let seed = "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 Tweet By Background Fetch"
@@ -18,17 +18,24 @@ import TestSupport
 
     @Test func readsStandardInputForDash() async throws {
         let text = String(repeating: "歩", count: 301)
-        let result = try await Steptweet.run(["check-text", "--platform", "bluesky", "--json", "-"], stdin: text + "\n")
+        let result = try await Steptweet.run(
+            ["check-text", "--platform", "bluesky", "--json", "-"], stdin: text + "\n")
         #expect(result.status == 65)
-        #expect(result.stdout == #"{"limit":300,"limits":[{"length":301,"max":300,"measure":"graphemes","within":false},"#
-                + #"{"length":903,"max":3000,"measure":"bytes","within":true}],"platform":"Bluesky","valid":false,"weighted_length":301}"# + "\n")
+        #expect(
+            result.stdout == #"{"limit":300,"limits":[{"length":301,"max":300,"measure":"graphemes","within":false},"#
+                + #"{"length":903,"max":3000,"measure":"bytes","within":true}],"platform":"Bluesky","valid":false,"weighted_length":301}"#
+                + "\n")
     }
 
     @Test func plainOutputAndUnknownPlatform() async throws {
-        let ok = try await Steptweet.run(["check-text", "--platform", "mastodon", "https://example.com/" + String(repeating: "a", count: 600)])
+        let ok = try await Steptweet.run([
+            "check-text", "--platform", "mastodon", "https://example.com/" + String(repeating: "a", count: 600),
+        ])
         #expect(ok.status == 0)
         #expect(ok.stdout == "23/500 valid for Mastodon: 23 of 500 characters\n")
-        let instance = try await Steptweet.run(["check-text", "--platform", "mastodon", "--max-characters", "5000", "hi"])
+        let instance = try await Steptweet.run([
+            "check-text", "--platform", "mastodon", "--max-characters", "5000", "hi",
+        ])
         #expect(instance.stdout == "2/5000 valid for Mastodon: 2 of 5000 characters\n")
         let bytes = try await Steptweet.run(["check-text", "--platform", "bsky", String(repeating: "👨‍👩‍👧", count: 170)])
         #expect(bytes.status == 65)

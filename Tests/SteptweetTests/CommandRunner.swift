@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-@testable import steptweet
 import TestSupport
+
+@testable import steptweet
 
 /// What a `steptweet` command printed and how it ended.
 struct CommandResult: Equatable {
@@ -18,8 +19,10 @@ enum Steptweet {
         // The test bundle lives in the same build products folder as the executable.
         let candidates = [
             Bundle.main.bundleURL.appendingPathComponent("steptweet"),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("steptweet"),
-            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/steptweet"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "steptweet"),
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(
+                ".build/debug/steptweet"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }
@@ -81,7 +84,8 @@ enum Steptweet {
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = root
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         let input = Pipe()
@@ -92,15 +96,17 @@ enum Steptweet {
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                             stderr: String(decoding: e, as: UTF8.self))
+        return CommandResult(
+            status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 
     /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in
     /// Tokyo), followed by `sections` (TOML); its path.
     static func walkConfig(_ sections: String) throws -> String {
         let walk = fixture("demo_walk_50hz.csv")
-        return try tempFile("[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections, name: "config.toml")
+        return try tempFile(
+            "[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections, name: "config.toml")
     }
 
     /// Writes `contents` to a new file in the running test's temporary folder (its suite has `.temporaryFolder`) and
@@ -119,9 +125,10 @@ private final class Capture: @unchecked Sendable {
     init(stdin: String?) { self.stdin = Data((stdin ?? "").utf8) }
 
     var console: Console {
-        Console(output: { text in self.lock.withLock { self.out += text } },
-                error: { text in self.lock.withLock { self.err += text } },
-                input: { self.stdin })
+        Console(
+            output: { text in self.lock.withLock { self.out += text } },
+            error: { text in self.lock.withLock { self.err += text } },
+            input: { self.stdin })
     }
 
     func result(status: Int32) -> CommandResult {

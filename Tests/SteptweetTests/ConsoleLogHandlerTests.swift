@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-@testable import steptweet
-import Testing
 import TestSupport
+import Testing
+
+@testable import steptweet
 
 @Suite(.temporaryFolder) struct ConsoleLogHandlerTests {
     let tokyo = TimeZone(identifier: "Asia/Tokyo")!
@@ -17,7 +18,8 @@ import TestSupport
     @Test func theJournalGetsThePriorityPrefixAndNoTimestamp() {
         let handler = ConsoleLogHandler(level: .info, zone: tokyo, environment: ["JOURNAL_STREAM": "8:12345"])
         #expect(handler.format(level: .warning, message: "Failed", metadata: nil, at: at) == "<4>Failed")
-        #expect(handler.format(level: .error, message: "disk full", metadata: ["target": "mastodon"], at: at)
+        #expect(
+            handler.format(level: .error, message: "disk full", metadata: ["target": "mastodon"], at: at)
                 == "<3>disk full target=mastodon")
         #expect(handler.format(level: .info, message: "ok \u{1B}[2J", metadata: nil, at: at) == "<6>ok \\x1b[2J")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.temporaryFolder) struct CountCommandTests {
     let walk: String
@@ -51,7 +51,9 @@ import TestSupport
         let r = try await Steptweet.run(["count", "--strict", "--step-times", target, bad])
         #expect(r.status == 65, "\(r.stderr)")
         let folder = (bad as NSString).deletingLastPathComponent
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["bad.csv"], "neither the file nor a partial one")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder) == ["bad.csv"],
+            "neither the file nor a partial one")
     }
 
     @Test func stepTimesThatCannotBeWrittenExit73AndSayWhere() async throws {

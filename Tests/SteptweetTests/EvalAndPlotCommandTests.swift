@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.temporaryFolder) struct EvalAndPlotCommandTests {
     let shared: String
@@ -9,7 +9,8 @@ import TestSupport
 
     /// A manifest of three shared recordings (absolute paths: the shared folder is read-only).
     func smallManifest() throws -> String {
-        try Steptweet.tempFile("""
+        try Steptweet.tempFile(
+            """
             file,truth_steps,placement
             \(shared)/oxford_opt/Samsung_Dario_Hard_NeckPouch_1.csv,302,neckpouch
             \(shared)/wrist_watch/25hz_fast-walking-sh.csv,133,wrist
@@ -24,7 +25,9 @@ import TestSupport
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines[0].contains("Samsung_Dario_Hard_NeckPouch_1.csv") && lines[0].contains("true   302"))
-        #expect(lines[2].contains("12hz_pc-working2.csv") && lines[2].contains("true     0") && lines[2].hasSuffix(" false"))
+        #expect(
+            lines[2].contains("12hz_pc-working2.csv") && lines[2].contains("true     0") && lines[2].hasSuffix(" false")
+        )
         let last = try #require(lines.last)
         #expect(last.hasPrefix("all: walking MAPE ") && last.contains("% (2 walks); false steps "), "\(last)")
         #expect(last.contains(" in 1 recordings ("), "\(last)")
@@ -53,7 +56,8 @@ import TestSupport
         // A walk of 109 true steps scores MAPE; the same walk said to hold 60 steps scores false steps (what was
         // counted above 60); without a count, steps per minute. A 5 % error on 60 steps would say nothing.
         let walk = Steptweet.fixture("demo_walk_50hz.csv")
-        let manifest = try Steptweet.tempFile("""
+        let manifest = try Steptweet.tempFile(
+            """
             file,truth_steps,activity
             \(walk),109,walking
             \(walk),60,dressing
@@ -78,7 +82,9 @@ import TestSupport
         #expect(groups.map { $0["value"] as? String } == ["walking", "dressing"])
         let text = try await Steptweet.run(["eval", "--by", "activity", manifest])
         #expect(text.stdout.contains("activity walking: walking MAPE "))
-        #expect(text.stdout.contains("activity dressing: walking MAPE - (no walks); false steps \(counted - 60) in 1 recordings"))
+        #expect(
+            text.stdout.contains(
+                "activity dressing: walking MAPE - (no walks); false steps \(counted - 60) in 1 recordings"))
         #expect(try await Steptweet.run(["eval", "--by", "colour", manifest]).status == 64)
     }
 
@@ -86,7 +92,8 @@ import TestSupport
         // Under 100 true steps a recording is scored by false steps; a short walk counted too low has none, so what
         // it missed is reported beside them (the walk said to hold 60 steps is over-counted, the desk work said to
         // hold 40 is under-counted).
-        let manifest = try Steptweet.tempFile("""
+        let manifest = try Steptweet.tempFile(
+            """
             file,truth_steps
             \(Steptweet.fixture("demo_walk_50hz.csv")),60
             \(shared)/wrist_watch/12hz_pc-working2.csv,40
@@ -96,7 +103,8 @@ import TestSupport
         #expect(r.status == 0, "\(r.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let files = try #require(object["files"] as? [[String: Any]])
-        let walk = try #require(files[0]["counted"] as? Int), desk = try #require(files[1]["counted"] as? Int)
+        let walk = try #require(files[0]["counted"] as? Int)
+        let desk = try #require(files[1]["counted"] as? Int)
         #expect(walk > 60 && desk < 40)
         #expect(files.map { $0["missed_steps"] as? Int } == [0, 40 - desk])
         #expect(files.map { $0["false_steps"] as? Int } == [walk - 60, 0])
@@ -122,17 +130,20 @@ import TestSupport
 
     @Test func evalRefusesAModelOfAnotherFeatureSetSayingWhereAndWhy() async throws {
         let trees = #"{"featureSet":1,"depth":1,"base":0.5,"features":[3],"thresholds":[0.4],"leaves":[-2,2]}"#
-        let parameters = try Steptweet.tempFile(#"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(trees)}}"#,
-                                                name: "old-model.json")
+        let parameters = try Steptweet.tempFile(
+            #"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(trees)}}"#,
+            name: "old-model.json")
         let r = try await Steptweet.run(["eval", "--parameters", parameters, try smallManifest()])
         #expect(r.status == 65, "\(r.stderr)")
         #expect(r.stdout.isEmpty)
-        #expect(r.stderr == "steptweet: error: \(parameters): not detector parameters: at recognizer.model.featureSet: "
+        #expect(
+            r.stderr == "steptweet: error: \(parameters): not detector parameters: at recognizer.model.featureSet: "
                 + "walking trees trained on feature set 1; this release computes feature set 2; retrain them with "
                 + "scripts/train_walking.py\n")
         let retrained = trees.replacingOccurrences(of: #""featureSet":1"#, with: #""featureSet":2"#)
-        let current = try Steptweet.tempFile(#"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(retrained)}}"#,
-                                             name: "model.json")
+        let current = try Steptweet.tempFile(
+            #"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(retrained)}}"#,
+            name: "model.json")
         let counted = try await Steptweet.run(["eval", "--parameters", current, try smallManifest()])
         #expect(counted.status == 0, "\(counted.stderr)")
     }
@@ -159,18 +170,22 @@ import TestSupport
         let temp = try TempDir("plot")
         // Clapping: the rhythm finds steps, the recognizer refuses them.
         let clapping = temp.path("clapping.svg")
-        let clap = try await Steptweet.run(["count", "--plot", clapping,
-                                      try SharedData.require("data/activities/wisdm_watch/1613_clapping.csv")])
+        let clap = try await Steptweet.run([
+            "count", "--plot", clapping,
+            try SharedData.require("data/activities/wisdm_watch/1613_clapping.csv"),
+        ])
         #expect(clap.status == 0, "\(clap.stderr)")
         let svg = try String(contentsOfFile: clapping, encoding: .utf8)
         let refused = try #require(svg.firstMatch(of: /(\d+) refused as not walking/).map { Int($0.1)! })
         #expect(refused > 50)
-        let greyPath = try #require(svg.components(separatedBy: "\n").first { $0.contains("stroke=\"#999999\" stroke-width=\"1.2\"") })
+        let greyPath = try #require(
+            svg.components(separatedBy: "\n").first { $0.contains("stroke=\"#999999\" stroke-width=\"1.2\"") })
         #expect(greyPath.components(separatedBy: "v-8").count - 1 == refused, "one grey tick per refused step")
         #expect(svg.contains("fill=\"#ff7f0e\" fill-opacity"), "refused motion is shaded")
         // A walk: shaded as walking, nothing refused.
         let walking = temp.path("walk.svg")
-        #expect(try await Steptweet.run(["count", "--plot", walking, Steptweet.fixture("demo_walk_50hz.csv")]).status == 0)
+        #expect(
+            try await Steptweet.run(["count", "--plot", walking, Steptweet.fixture("demo_walk_50hz.csv")]).status == 0)
         let walkSVG = try String(contentsOfFile: walking, encoding: .utf8)
         #expect(walkSVG.contains("fill=\"#2ca02c\" fill-opacity"))
         #expect(!walkSVG.contains("refused as not walking"))
@@ -179,7 +194,9 @@ import TestSupport
     @Test func plotOfAStepLogDrawsStepsPerIntervalAsBars() async throws {
         let temp = try TempDir("plot")
         let out = temp.path("steps.svg")
-        let r = try await Steptweet.run(["count", "--plot", out, Steptweet.fixture("formats/steps-1995-06-23_Fitbit.json")])
+        let r = try await Steptweet.run([
+            "count", "--plot", out, Steptweet.fixture("formats/steps-1995-06-23_Fitbit.json"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let svg = try String(contentsOfFile: out, encoding: .utf8)
         #expect(svg.contains("steps-1995-06-23_Fitbit.json: 607 steps in 34 readings, steps per 1 min"))
@@ -190,8 +207,10 @@ import TestSupport
     }
 
     @Test func plotTakesExactlyOneFile() async throws {
-        let r = try await Steptweet.run(["count", "--plot", "/tmp/x.svg", Steptweet.fixture("demo_walk_50hz.csv"),
-                                   Steptweet.fixture("demo_walk_50hz.csv")])
+        let r = try await Steptweet.run([
+            "count", "--plot", "/tmp/x.svg", Steptweet.fixture("demo_walk_50hz.csv"),
+            Steptweet.fixture("demo_walk_50hz.csv"),
+        ])
         #expect(r.status == 64)
         #expect(r.stderr.contains("--plot draws one recording"))
     }

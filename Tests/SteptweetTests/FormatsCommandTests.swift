@@ -36,7 +36,9 @@ import Testing
         let run = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-run.fit")
         let dir = try TempDir()
         try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
-        let config = try dir.write("config.toml", """
+        let config = try dir.write(
+            "config.toml",
+            """
             [source]
             path = "GARMIN"
             follow = true

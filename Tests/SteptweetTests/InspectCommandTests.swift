@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.temporaryFolder) struct InspectCommandTests {
     let formats: String
@@ -61,8 +61,10 @@ import TestSupport
         let count = try await Steptweet.run(["count", "--json", fitbit])
         #expect(count.status == 0, "\(count.stderr)")
         #expect(count.stdout.contains("\"steps\":607"))
-        let preview = try await Steptweet.run(["preview", "--source", fitbit, "--start", "1995-06-24T16:10:30Z",
-                                         "--now", "1995-06-24T16:20:30Z"])
+        let preview = try await Steptweet.run([
+            "preview", "--source", fitbit, "--start", "1995-06-24T16:10:30Z",
+            "--now", "1995-06-24T16:20:30Z",
+        ])
         #expect(preview.status == 0, "\(preview.stderr)")
         #expect(preview.stdout.contains(" 92 "))
     }

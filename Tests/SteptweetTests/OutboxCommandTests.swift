@@ -1,8 +1,8 @@
 import Agent
 import FlyingFox
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `steptweet outbox`: a post refused permanently (HTTP 404 after a wrong URL) is listed, re-queued after the fix and
 /// delivered with its original idempotency key; a dropped one is never sent.
@@ -14,7 +14,9 @@ import TestSupport
         func fix() { fixed = true }
         func handle(_ request: HTTPRequest) -> HTTPResponse {
             // The refusal carries a terminal escape, as a hostile or broken server's reply could.
-            guard fixed else { return HTTPResponse(statusCode: .notFound, body: Data("no such hook\u{1B}]0;owned\u{07}".utf8)) }
+            guard fixed else {
+                return HTTPResponse(statusCode: .notFound, body: Data("no such hook\u{1B}]0;owned\u{07}".utf8))
+            }
             accepted.append(request.headers[HTTPHeader("Idempotency-Key")] ?? "")
             return HTTPResponse(statusCode: .ok)
         }
@@ -33,7 +35,9 @@ import TestSupport
 
         let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(first.status == 78, "a refused post is a configuration problem: \(first.stdout)")
-        #expect(!first.stdout.contains("\u{1B}") && first.stdout.contains("no such hook\\x1b]0;owned\\x07"), "\(first.stdout)")
+        #expect(
+            !first.stdout.contains("\u{1B}") && first.stdout.contains("no such hook\\x1b]0;owned\\x07"),
+            "\(first.stdout)")
         let status = try await Steptweet.run(["status", "--config", config])
         #expect(!status.stdout.contains("\u{1B}"))
         #expect(!(try await Steptweet.run(["outbox", "--config", config])).stdout.contains("\u{1B}"))
@@ -73,7 +77,9 @@ import TestSupport
         #expect(first.status == 75)
         let dropped = try await Steptweet.run(["outbox", "drop", "--config", config, "--reason", "posted by hand", "1"])
         #expect(dropped.status == 0, "\(dropped.stderr)")
-        #expect(dropped.stdout.contains("dropped") && dropped.stdout.contains("last error: dropped: posted by hand"), "\(dropped.stdout)")
+        #expect(
+            dropped.stdout.contains("dropped") && dropped.stdout.contains("last error: dropped: posted by hand"),
+            "\(dropped.stdout)")
         let next = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T12:10:00+09:00"])
         #expect(next.status == 0, "nothing is attempted for a dropped post: \(next.stdout)")
         let all = try await Steptweet.run(["outbox", "--all", "--config", config])
@@ -82,7 +88,8 @@ import TestSupport
 
     /// The walk, posted to a webhook whose URL is in `hook.url` beside the configuration.
     func hookConfig() throws -> String {
-        try Steptweet.walkConfig("""
+        try Steptweet.walkConfig(
+            """
             [text]
             time_zone = "Asia/Tokyo"
             [state]

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.temporaryFolder) struct PreviewAndDemoTests {
     @Test func previewReproducesTheSeedFormat() async throws {
@@ -19,7 +19,8 @@ import TestSupport
     @Test func previewWindowExcludesStepsOutsideIt() async throws {
         // The recording starts at --recording-start, 10 minutes before the window: no step of it is inside.
         let r = try await Steptweet.run([
-            "preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"), "--recording-start", "2026-11-21T09:50:00+09:00",
+            "preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"), "--recording-start",
+            "2026-11-21T09:50:00+09:00",
             "--start", "2026-11-21T10:00:00+09:00", "--now", "2026-11-21T10:30:00+09:00", "--time-zone", "Asia/Tokyo",
         ])
         #expect(r.status == 0)
@@ -28,8 +29,10 @@ import TestSupport
 
     @Test func unknownTimeZoneIsRejected() async throws {
         for zone in ["Bogus/Zone", "JST-9", ":Asia/Tokyo"] {
-            let r = try await Steptweet.run(["preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"),
-                                       "--start", "2026-11-21T10:00:00Z", "--time-zone", zone])
+            let r = try await Steptweet.run([
+                "preview", "--source", Steptweet.fixture("demo_walk_50hz.csv"),
+                "--start", "2026-11-21T10:00:00Z", "--time-zone", zone,
+            ])
             #expect(r.status != 0)
             #expect(r.stderr.contains("unknown time zone '\(zone)'"))
             #expect(r.stdout.isEmpty)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `source.device` with a hardware step counter (a copy of the shared fake IIO sysfs tree), through the real binary.
 @Suite(.temporaryFolder) struct StepCounterDeviceTests {
@@ -22,14 +22,16 @@ import TestSupport
         // The shared tree is read-only: make the copy writable so the test can move the counter.
         let walker = FileManager.default.enumerator(atPath: root.path)!
         for case let rel as String in walker {
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(rel).path)
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o755], ofItemAtPath: root.appendingPathComponent(rel).path)
         }
         return Tree(temp: temp)
     }
 
     func config(_ tree: Tree) throws -> String {
         let path = tree.root.appendingPathComponent("config.toml")
-        try Data("""
+        try Data(
+            """
             [source]
             device = "iio:device0"
             sys_root = "\(tree.root.appendingPathComponent("sys").path)"
@@ -37,7 +39,8 @@ import TestSupport
             time_zone = "Asia/Tokyo"
             [state]
             path = "state/state.sqlite"
-            """.utf8).write(to: path)
+            """.utf8
+        ).write(to: path)
         return path.path
     }
 
@@ -65,13 +68,17 @@ import TestSupport
         try FileManager.default.moveItem(at: tree.device, to: away)
         let gone = try await fetch(config, "10:30:00")
         #expect(gone.status == 75)
-        #expect(gone.stdout.split(separator: "\n").last?.contains("in_steps_input: cannot be read (device gone?)") == true, "\(gone.stdout)")
+        #expect(
+            gone.stdout.split(separator: "\n").last?.contains("in_steps_input: cannot be read (device gone?)") == true,
+            "\(gone.stdout)")
         try FileManager.default.moveItem(at: away, to: tree.device)
         try tree.setCounter("50")
         let back = try await fetch(config, "10:40:00")
         #expect(back.stdout.contains("を持って 30 歩"), "\(back.stdout)")
-        let steps = try await Steptweet.run(["steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00",
-                                       "--to", "2026-11-21T11:00:00+09:00"])
+        let steps = try await Steptweet.run([
+            "steps", "--config", config, "--from", "2026-11-21T10:00:00+09:00",
+            "--to", "2026-11-21T11:00:00+09:00",
+        ])
         #expect(steps.stdout.hasPrefix("116 steps"), "\(steps.stdout)")
     }
 
@@ -82,7 +89,9 @@ import TestSupport
         // No agent yet: a one-shot fetch has nothing to read and says why (Failed, not a configuration error).
         let early = try await fetch(config, "10:00:00")
         #expect(early.status == 75)
-        #expect(early.stdout.contains("no samples yet: iio:device0 polled at 50 Hz is sampled by `steptweet agent`"), "\(early.stdout)")
+        #expect(
+            early.stdout.contains("no samples yet: iio:device0 polled at 50 Hz is sampled by `steptweet agent`"),
+            "\(early.stdout)")
 
         let process = Process()
         process.executableURL = Steptweet.binary
@@ -103,7 +112,9 @@ import TestSupport
         }
         #expect(lines >= 2)
         let status = try await Steptweet.run(["status", "--config", config])
-        #expect(status.stdout.contains("device:   iio:device0 polled at 50 Hz by the agent into \(samples), last sample "), "\(status.stdout)")
+        #expect(
+            status.stdout.contains("device:   iio:device0 polled at 50 Hz by the agent into \(samples), last sample "),
+            "\(status.stdout)")
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

@@ -1,9 +1,10 @@
 import FlyingFox
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Publishing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// An in-memory HTTP server for target unit tests: an `HTTPSending` that hands each request to `handler` (the same
 /// handler and responses as `LoopbackServer`) without a socket. Pass `context` (or `sender`) to the target.
@@ -18,7 +19,9 @@ public final class FakeHTTPServer: HTTPSending, Sendable {
     }
 
     /// Same shape as `LoopbackServer.start`, so a test can switch between them.
-    public static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse) async throws -> FakeHTTPServer {
+    public static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse)
+        async throws -> FakeHTTPServer
+    {
         FakeHTTPServer(handler)
     }
 
@@ -46,7 +49,8 @@ public final class FakeHTTPServer: HTTPSending, Sendable {
             let response = try await handler(seen, number)
             var headers: [String: String] = [:]
             for (name, value) in response.headers { headers[name.rawValue.lowercased()] = value }
-            return .success(HTTPReply(status: response.statusCode.code, headers: headers, body: try await response.bodyData))
+            return .success(
+                HTTPReply(status: response.statusCode.code, headers: headers, body: try await response.bodyData))
         } catch {
             if error is CancellationError || Task.isCancelled { return .failure(.deadline) }
             return .failure(.network("\(error)"))
@@ -61,7 +65,8 @@ public final class FakeHTTPServer: HTTPSending, Sendable {
         var headers: [String: String] = [:]
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name.lowercased()] = value }
         let path = components?.percentEncodedPath.removingPercentEncoding ?? url.path
-        return SeenRequest(method: request.httpMethod ?? "GET", path: path.isEmpty ? "/" : path, query: query,
-                           headers: headers, body: request.httpBody ?? Data())
+        return SeenRequest(
+            method: request.httpMethod ?? "GET", path: path.isEmpty ? "/" : path, query: query,
+            headers: headers, body: request.httpBody ?? Data())
     }
 }

@@ -52,7 +52,9 @@ public final class LoopbackServer: Sendable {
         self.log = log
     }
 
-    public static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse) async throws -> LoopbackServer {
+    public static func start(_ handler: @escaping @Sendable (SeenRequest, Int) async throws -> HTTPResponse)
+        async throws -> LoopbackServer
+    {
         let log = RequestLog()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
         await server.appendClosingRoute("/*") { request in
@@ -60,8 +62,9 @@ public final class LoopbackServer: Sendable {
             for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
             var query: [String: String] = [:]
             for item in request.query { query[item.name] = item.value }
-            let seen = SeenRequest(method: request.method.rawValue, path: request.path, query: query, headers: headers,
-                                   body: try await request.bodyData)
+            let seen = SeenRequest(
+                method: request.method.rawValue, path: request.path, query: query, headers: headers,
+                body: try await request.bodyData)
             let number = await log.append(seen)
             return try await handler(seen, number)
         }
@@ -97,7 +100,8 @@ public func jsonResponse(_ status: Int, _ object: Any, headers: [String: String]
 public func textResponse(_ status: Int, _ text: String, headers: [String: String] = [:]) -> HTTPResponse {
     var h = HTTPHeaders()
     for (name, value) in headers { h[HTTPHeader(name)] = value }
-    return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Status \(status)"), headers: h, body: Data(text.utf8))
+    return HTTPResponse(
+        statusCode: HTTPStatusCode(status, phrase: "Status \(status)"), headers: h, body: Data(text.utf8))
 }
 
 /// A body that sends one byte per `interval`: a server that is never idle long enough for an idle timeout.
@@ -126,8 +130,9 @@ public struct DripBytes: AsyncBufferedSequence {
 
 /// 200 with a JSON-ish body of `bytes` bytes, dripped one per `interval`.
 public func drippingResponse(bytes: Int, interval: Duration) -> HTTPResponse {
-    HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Content-Type"): "text/plain"],
-                 body: HTTPBodySequence(from: DripBytes(count: bytes, interval: interval), count: bytes, suggestedBufferSize: 1))
+    HTTPResponse(
+        statusCode: .ok, headers: [HTTPHeader("Content-Type"): "text/plain"],
+        body: HTTPBodySequence(from: DripBytes(count: bytes, interval: interval), count: bytes, suggestedBufferSize: 1))
 }
 
 /// A handler that never answers (until the server stops).
@@ -135,4 +140,3 @@ public func neverAnswer() async throws -> HTTPResponse {
     try await Task.sleep(for: .seconds(120))
     return textResponse(500, "too late")
 }
-

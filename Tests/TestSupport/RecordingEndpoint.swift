@@ -76,8 +76,9 @@ public actor RecordingEndpoint {
                 replayed = false
             }
             if case .actThenFail = behaviour { return HTTPResponse(statusCode: .serviceUnavailable) }
-            return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): replayed ? "true" : "false"],
-                                body: Data("{\"id\":\"\(ids[key]!)\"}".utf8))
+            return HTTPResponse(
+                statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): replayed ? "true" : "false"],
+                body: Data("{\"id\":\"\(ids[key]!)\"}".utf8))
         }
     }
 }

@@ -28,7 +28,8 @@ public enum SharedData {
             var i = 0
             while i < n && p[i] != 0x0A { i += 1 }  // the header
             i += 1
-            var row: [Double] = [], lineStart = i
+            var row: [Double] = []
+            var lineStart = i
             while i < n {
                 var j = i
                 while j < n && p[j] != 0x2C && p[j] != 0x0A { j += 1 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fresh folder under the system's temporary directory, removed with everything in it when the value is released.
@@ -29,8 +30,11 @@ public final class TempDir: @unchecked Sendable {
             let parts = name.split(separator: "-")
             // prefix words, pid, then the five groups of a UUID
             guard parts.count >= 7, let pid = Int32(parts[parts.count - 6]), pid > 0,
-                  UUID(uuidString: parts.suffix(5).joined(separator: "-")) != nil else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: tmp.appendingPathComponent(name)) }
+                UUID(uuidString: parts.suffix(5).joined(separator: "-")) != nil
+            else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: tmp.appendingPathComponent(name))
+            }
         }
     }
 
@@ -49,8 +53,9 @@ public final class TempDir: @unchecked Sendable {
     @discardableResult
     public func write(_ name: String, _ data: Data) throws -> String {
         let p = path(name)
-        try FileManager.default.createDirectory(at: URL(fileURLWithPath: p).deletingLastPathComponent(),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: p).deletingLastPathComponent(),
+            withIntermediateDirectories: true)
         try data.write(to: URL(fileURLWithPath: p))
         return p
     }

@@ -7,8 +7,10 @@ import Testing
 public struct TemporaryFolderTrait: TestTrait, SuiteTrait, TestScoping {
     public var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         // A suite's own scope (testCase nil for the suite itself) needs no folder: its tests each get one.
         guard testCase != nil || !test.isSuite else { return try await function() }
         let folder = try TempDir("steptweet-test")

@@ -10,7 +10,10 @@ public enum Durations {
         var number = ""
         var sawUnit = false
         for c in s {
-            if c.isASCII, c.isNumber { number.append(c); continue }
+            if c.isASCII, c.isNumber {
+                number.append(c)
+                continue
+            }
             guard let n = Double(number) else { return nil }
             let unit: Double
             switch c {

@@ -15,12 +15,16 @@ public struct MissingCredentials: Error, Sendable, CustomStringConvertible {
 /// key is documented in Sources/Publishing/README.md). Secret files named by relative paths are read relative to the
 /// configuration file's folder.
 public enum PublisherRegistry {
-    public static func make(tables: [TOMLTable], environment: [String: String], baseDirectory: URL,
-                            context: HTTPContext = HTTPContext()) throws -> PublisherSet {
+    public static func make(
+        tables: [TOMLTable], environment: [String: String], baseDirectory: URL,
+        context: HTTPContext = HTTPContext()
+    ) throws -> PublisherSet {
         do {
-            return try PublisherFactory.make(tables: tables, environment: environment, readFile: { path in
-                try SecretFile.read(AgentConfiguration.resolve(path, against: baseDirectory))
-            }, context: context)
+            return try PublisherFactory.make(
+                tables: tables, environment: environment,
+                readFile: { path in
+                    try SecretFile.read(AgentConfiguration.resolve(path, against: baseDirectory))
+                }, context: context)
         } catch let error where error.isMissingSecret {
             throw MissingCredentials(path: error.path, message: error.message)
         }

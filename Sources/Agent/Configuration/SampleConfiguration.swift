@@ -1,51 +1,51 @@
 /// The commented sample that `steptweet init` writes (also contrib/config.sample.toml). It parses as is.
 public enum SampleConfiguration {
     public static let text = #"""
-# steptweet configuration (TOML). Unknown keys are errors, so typos are caught.
+        # steptweet configuration (TOML). Unknown keys are errors, so typos are caught.
 
-[source]
-# A recording or step log to read (relative paths are relative to this file) ...
-path = "walk.csv"
-# ... or a live device instead of path: an IIO step counter or accelerometer, or an evdev accelerometer
-# device = "iio:device0"                 # or "/dev/input/event5"
-# sampling = "poll"                      # "counter" (in_steps_input; default when present), "poll" or "buffer"
-# rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
-# format = "generic-csv"                   # default: detected from the data
-# start = "2026-11-21T10:00:00+09:00"    # wall-clock time of the first sample when the file's times are relative
-#                                        # (without an offset: read in text.time_zone)
-# prefer = "Mi Band 6, Pixel 8"          # step logs with several devices or sources over the same minutes
-#                                        # (Apple Health, Gadgetbridge): these first, by name or alias
-follow = true                            # the file keeps growing: read only what is new at each fetch
+        [source]
+        # A recording or step log to read (relative paths are relative to this file) ...
+        path = "walk.csv"
+        # ... or a live device instead of path: an IIO step counter or accelerometer, or an evdev accelerometer
+        # device = "iio:device0"                 # or "/dev/input/event5"
+        # sampling = "poll"                      # "counter" (in_steps_input; default when present), "poll" or "buffer"
+        # rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
+        # format = "generic-csv"                   # default: detected from the data
+        # start = "2026-11-21T10:00:00+09:00"    # wall-clock time of the first sample when the file's times are relative
+        #                                        # (without an offset: read in text.time_zone)
+        # prefer = "Mi Band 6, Pixel 8"          # step logs with several devices or sources over the same minutes
+        #                                        # (Apple Health, Gadgetbridge): these first, by name or alias
+        follow = true                            # the file keeps growing: read only what is new at each fetch
 
-[schedule]
-interval = "minimum"      # "minimum", "never", a duration like "15m", or cron like "0 21 * * *"
-minimum = "10m"           # floor between two scheduled fetches
-deadline = "30s"          # budget of one fetch
-window = "since-last"     # "since-last" (from the last post to now), "1h" or "1d" (aligned periods)
-post_zero = false         # post windows without steps too
-# jitter = "30s"          # random delay added to scheduled fetches
-# on_walk_end = false     # also fetch when a walk ends (once per walk)
+        [schedule]
+        interval = "minimum"      # "minimum", "never", a duration like "15m", or cron like "0 21 * * *"
+        minimum = "10m"           # floor between two scheduled fetches
+        deadline = "30s"          # budget of one fetch
+        window = "since-last"     # "since-last" (from the last post to now), "1h" or "1d" (aligned periods)
+        post_zero = false         # post windows without steps too
+        # jitter = "30s"          # random delay added to scheduled fetches
+        # on_walk_end = false     # also fetch when a walk ends (once per walk)
 
-[text]
-template = "{from} 〜 {to} の期間に {device} を持って {steps} 歩 歩きました。 Tweet By Background Fetch"
-date_format = "MM/dd HH:mm:ss"
-time_zone = "Asia/Tokyo"  # IANA name
-device = "iPhone 5s"
+        [text]
+        template = "{from} 〜 {to} の期間に {device} を持って {steps} 歩 歩きました。 Tweet By Background Fetch"
+        date_format = "MM/dd HH:mm:ss"
+        time_zone = "Asia/Tokyo"  # IANA name
+        device = "iPhone 5s"
 
-# One table per target; with none, texts go to standard output.
-# [[publish]]
-# kind = "webhook"
-# url_env = "STEPTWEET_WEBHOOK_URL"
-# Others: "mastodon", "misskey", "x", "bluesky", "matrix", "discord", "slack", "ntfy", "file", "stdout"; their keys
-# are in Sources/Publishing/README.md. Secrets come from *_env or *_file keys, never inline.
+        # One table per target; with none, texts go to standard output.
+        # [[publish]]
+        # kind = "webhook"
+        # url_env = "STEPTWEET_WEBHOOK_URL"
+        # Others: "mastodon", "misskey", "x", "bluesky", "matrix", "discord", "slack", "ntfy", "file", "stdout"; their keys
+        # are in Sources/Publishing/README.md. Secrets come from *_env or *_file keys, never inline.
 
-[state]
-# path = "~/.local/state/steptweet/state.sqlite"   # default: $XDG_STATE_HOME/steptweet/state.sqlite
+        [state]
+        # path = "~/.local/state/steptweet/state.sqlite"   # default: $XDG_STATE_HOME/steptweet/state.sqlite
 
-# Silent pushes: POST http://127.0.0.1:PORT/push with "Authorization: Bearer TOKEN" and {"aps":{"content-available":1}}
-# [push]
-# port = 8787
-# token_env = "STEPTWEET_PUSH_TOKEN"
-# period = "1m"           # at most one push-triggered fetch per period
-"""#
+        # Silent pushes: POST http://127.0.0.1:PORT/push with "Authorization: Bearer TOKEN" and {"aps":{"content-available":1}}
+        # [push]
+        # port = 8787
+        # token_env = "STEPTWEET_PUSH_TOKEN"
+        # period = "1m"           # at most one push-triggered fetch per period
+        """#
 }

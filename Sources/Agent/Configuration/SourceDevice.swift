@@ -10,26 +10,39 @@ public enum SourceDevice: Sendable, Equatable {
     /// Resolves `device` (`iio:device0`, `/dev/iio:device0`, a sysfs folder, or `/dev/input/eventN`) under the roots.
     /// `sampling` chooses how: `counter` (the hardware step counter, the default when there is one), `poll`
     /// (the default for an accelerometer without one) or `buffer`; an evdev node is always read as evdev.
-    public static func resolve(_ device: String, roots: DeviceRoots, sampling: String?, rateHz: Double?,
-                               stateDirectory: String) throws(ConfigurationError) -> SourceDevice {
+    public static func resolve(
+        _ device: String, roots: DeviceRoots, sampling: String?, rateHz: Double?,
+        stateDirectory: String
+    ) throws(ConfigurationError) -> SourceDevice {
         let name = (device as NSString).lastPathComponent
-        let fileStem = URL(fileURLWithPath: stateDirectory).appendingPathComponent("device-" + name.replacingOccurrences(of: ":", with: "_")).path
+        let fileStem = URL(fileURLWithPath: stateDirectory).appendingPathComponent(
+            "device-" + name.replacingOccurrences(of: ":", with: "_")
+        ).path
         let rate = rateHz ?? 50
         guard rate > 0, rate <= 2000 else {
-            throw ConfigurationError(path: "source.rate", message: "\(rate) Hz is not a sampling rate between 0 and 2000 Hz")
+            throw ConfigurationError(
+                path: "source.rate", message: "\(rate) Hz is not a sampling rate between 0 and 2000 Hz")
         }
         if device.contains("/input/") {
             if let s = sampling, s != "evdev" {
-                throw ConfigurationError(path: "source.sampling", message: "'\(s)' does not apply to an evdev node (\(device)); leave it out")
+                throw ConfigurationError(
+                    path: "source.sampling", message: "'\(s)' does not apply to an evdev node (\(device)); leave it out"
+                )
             }
             let node = device.hasPrefix("/") ? device : roots.dev + "/input/" + name
-            return .accelerometer(AccelerometerDevice(method: .evdev, sysfsPath: "", node: node, rateHz: rate,
-                                                      samplePath: fileStem + ".accel.csv"))
+            return .accelerometer(
+                AccelerometerDevice(
+                    method: .evdev, sysfsPath: "", node: node, rateHz: rate,
+                    samplePath: fileStem + ".accel.csv"))
         }
         let folder: String
         if device.hasPrefix("/dev/") || !device.contains("/") {
             guard name.hasPrefix("iio:device") else {
-                throw ConfigurationError(path: "source.device", message: "'\(device)' is not an IIO device or evdev node (expected iio:deviceN, /dev/iio:deviceN, its sysfs folder, or /dev/input/eventN)")
+                throw ConfigurationError(
+                    path: "source.device",
+                    message:
+                        "'\(device)' is not an IIO device or evdev node (expected iio:deviceN, /dev/iio:deviceN, its sysfs folder, or /dev/input/eventN)"
+                )
             }
             folder = roots.sys + "/bus/iio/devices/" + name
         } else {
@@ -43,19 +56,24 @@ public enum SourceDevice: Sendable, Equatable {
         switch method {
         case "counter":
             if present && !hasCounter {
-                throw ConfigurationError(path: "source.device", message: "\(folder) has no in_steps_input: not an IIO step counter")
+                throw ConfigurationError(
+                    path: "source.device", message: "\(folder) has no in_steps_input: not an IIO step counter")
             }
             return .stepCounter(StepCounterDevice(sysfsPath: folder, logPath: fileStem + ".steplog.jsonl"))
         case "poll", "buffer":
             if present && !hasAccel {
-                throw ConfigurationError(path: "source.device", message: "\(folder) has no in_accel_x_raw: not an IIO accelerometer")
+                throw ConfigurationError(
+                    path: "source.device", message: "\(folder) has no in_accel_x_raw: not an IIO accelerometer")
             }
             let node = device.hasPrefix("/dev/") ? device : roots.dev + "/" + (folder as NSString).lastPathComponent
-            return .accelerometer(AccelerometerDevice(method: method == "poll" ? .poll : .buffer, sysfsPath: folder,
-                                                      node: method == "poll" ? "" : node, rateHz: rate,
-                                                      samplePath: fileStem + ".accel.csv"))
+            return .accelerometer(
+                AccelerometerDevice(
+                    method: method == "poll" ? .poll : .buffer, sysfsPath: folder,
+                    node: method == "poll" ? "" : node, rateHz: rate,
+                    samplePath: fileStem + ".accel.csv"))
         default:
-            throw ConfigurationError(path: "source.sampling", message: "'\(method)' is not \"counter\", \"poll\" or \"buffer\"")
+            throw ConfigurationError(
+                path: "source.sampling", message: "'\(method)' is not \"counter\", \"poll\" or \"buffer\"")
         }
     }
 }

@@ -33,9 +33,11 @@ public struct DemoRunner: Sendable {
     /// Which request to the endpoint (1-based) is refused on purpose.
     public var failingPost: Int
 
-    public init(recording: String, composer: MessageComposer, start: Date,
-                walkOffsets: [Double] = [120, 270, 1260], fetchOffsets: [Double] = [600, 1200, 1800, 2400],
-                failingPost: Int = 2) {
+    public init(
+        recording: String, composer: MessageComposer, start: Date,
+        walkOffsets: [Double] = [120, 270, 1260], fetchOffsets: [Double] = [600, 1200, 1800, 2400],
+        failingPost: Int = 2
+    ) {
         self.recording = recording
         self.composer = composer
         self.start = start
@@ -55,7 +57,9 @@ public struct DemoRunner: Sendable {
     /// Runs the fetches in order, calling `report` after each; `prepared` receives the endpoint URL and state path.
     /// Returns the posts the endpoint kept.
     @discardableResult
-    public func run(prepared: (URL, String) -> Void = { _, _ in }, _ report: (FetchReport) -> Void) async throws -> [LoopbackEndpoint.Received] {
+    public func run(prepared: (URL, String) -> Void = { _, _ in }, _ report: (FetchReport) -> Void) async throws
+        -> [LoopbackEndpoint.Received]
+    {
         let timeline = try readTimeline()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -115,7 +119,9 @@ public struct DemoRunner: Sendable {
     }
 
     /// Appends the timeline's samples from index `next` up to `endMs` to the live file; returns the next index.
-    func append(_ timeline: [(ms: Double, s: AccelerationSample)], from next: Int, before endMs: Double, to live: URL) throws -> Int {
+    func append(_ timeline: [(ms: Double, s: AccelerationSample)], from next: Int, before endMs: Double, to live: URL)
+        throws -> Int
+    {
         var next = next
         var chunk = ""
         while next < timeline.count && timeline[next].ms < endMs {

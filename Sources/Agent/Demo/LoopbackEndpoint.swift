@@ -50,11 +50,14 @@ public actor LoopbackEndpoint {
         if failing.contains(requests) {
             return HTTPResponse(statusCode: .serviceUnavailable, body: Data("{\"error\":\"deliberate failure\"}".utf8))
         }
-        guard let key, !key.isEmpty else { return HTTPResponse(statusCode: .badRequest, body: Data("{\"error\":\"Idempotency-Key required\"}".utf8)) }
+        guard let key, !key.isEmpty else {
+            return HTTPResponse(statusCode: .badRequest, body: Data("{\"error\":\"Idempotency-Key required\"}".utf8))
+        }
         let text = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["text"] as? String ?? ""
         if let existing = received.first(where: { $0.key == key }) {
-            return HTTPResponse(statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): "true"],
-                                body: Data("{\"id\":\"\(existing.id)\"}".utf8))
+            return HTTPResponse(
+                statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): "true"],
+                body: Data("{\"id\":\"\(existing.id)\"}".utf8))
         }
         let entry = Received(id: received.count + 1, key: key, text: text)
         received.append(entry)

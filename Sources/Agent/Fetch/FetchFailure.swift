@@ -54,7 +54,8 @@ extension Fetcher {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 return "state database \(path) is locked by another process"
             case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-                return "state database \(path) is corrupt or not a SQLite database (\(e.message ?? "\(e.resultCode)")); move it aside to start afresh"
+                return
+                    "state database \(path) is corrupt or not a SQLite database (\(e.message ?? "\(e.resultCode)")); move it aside to start afresh"
             case .SQLITE_FULL:
                 return "state database \(path): disk full"
             case .SQLITE_IOERR where Self.diskIsFull(near: path):

@@ -64,7 +64,9 @@ public struct Fetcher: Sendable {
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
-        let delivered = dryRun ? listDryRunDeliveries(&report)
+        let delivered =
+            dryRun
+            ? listDryRunDeliveries(&report)
             : await deliverPending(store: store, nowNs: nowNs, budget: budget, report: &report, failures: &failures)
 
         if !failures.isEmpty {
@@ -82,7 +84,9 @@ public struct Fetcher: Sendable {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
             } catch {
                 if report.result != .failed {
-                    report.fail(Self.kind(ofStateError: error), "recording the fetch: " + Self.describe(error, path: configuration.statePath))
+                    report.fail(
+                        Self.kind(ofStateError: error),
+                        "recording the fetch: " + Self.describe(error, path: configuration.statePath))
                 }
             }
         }
@@ -98,7 +102,9 @@ public struct Fetcher: Sendable {
     func recordEarlyFailure(_ report: FetchReport, budget: Deadline) -> FetchReport {
         var report = report
         report.elapsedMs = elapsed(budget) / .milliseconds(1)
-        guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else { return report }
+        guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else {
+            return report
+        }
         let nowNs = Timestamps.nanoseconds(report.now)
         try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
         return report
@@ -115,7 +121,8 @@ public struct Fetcher: Sendable {
 
     /// The state database: read-only for a dry run.
     func openStore(dryRun: Bool) throws -> StateStore {
-        dryRun ? try StateStore(readOnlyPath: configuration.statePath)
+        dryRun
+            ? try StateStore(readOnlyPath: configuration.statePath)
             : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
     }
 
@@ -123,8 +130,10 @@ public struct Fetcher: Sendable {
     func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
         for w in report.windows {
             for (name, _) in publishers {
-                report.deliveries.append(.init(target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
-                                               windowEnd: w.end, outcome: .dryRun))
+                report.deliveries.append(
+                    .init(
+                        target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
+                        windowEnd: w.end, outcome: .dryRun))
             }
         }
         return 0
@@ -132,8 +141,10 @@ public struct Fetcher: Sendable {
 
     /// Delivers the pending outbox entries oldest first; returns how many went through. A post refused for good is a
     /// configuration problem (credentials, the target's settings); anything else is retried later.
-    func deliverPending(store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport,
-                        failures: inout [(kind: FailureKind, reason: String)]) async -> Int {
+    func deliverPending(
+        store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport,
+        failures: inout [(kind: FailureKind, reason: String)]
+    ) async -> Int {
         var delivered = 0
         do {
             for entry in try store.outbox(status: .pending) {
@@ -141,8 +152,11 @@ public struct Fetcher: Sendable {
                 report.deliveries.append(outcome)
                 switch outcome.outcome {
                 case .delivered, .alreadyDelivered: delivered += 1
-                case .permanent: failures.append((.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome.rawValue)"))
-                default: failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome.rawValue)"))
+                case .permanent:
+                    failures.append(
+                        (.configuration, "\(outcome.target): \(outcome.reason ?? outcome.outcome.rawValue)"))
+                default:
+                    failures.append((.temporary, "\(outcome.target): \(outcome.reason ?? outcome.outcome.rawValue)"))
                 }
             }
         } catch {
@@ -153,10 +167,12 @@ public struct Fetcher: Sendable {
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
         try store.writer.write { db in
-            try FetchHistoryRecord(startedNs: nowNs, endedNs: endedNs, trigger: report.trigger,
-                                   windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
-                                   windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
-                                   result: report.result.rawValue, error: report.reason).insert(db)
+            try FetchHistoryRecord(
+                startedNs: nowNs, endedNs: endedNs, trigger: report.trigger,
+                windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
+                windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
+                result: report.result.rawValue, error: report.reason
+            ).insert(db)
         }
     }
 
@@ -165,7 +181,9 @@ public struct Fetcher: Sendable {
     public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
         guard let source = configuration.source else { return .success(0) }
         let lock: StateLock
-        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch { return .failure(WalkIngestError(message: "\(error)")) }
+        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch {
+            return .failure(WalkIngestError(message: "\(error)"))
+        }
         defer { lock.release() }
         let nowNs = Timestamps.nanoseconds(now)
         do {
@@ -173,12 +191,14 @@ public struct Fetcher: Sendable {
             let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
             // Saved state that cannot be read is recovered by a fetch, whose report says so.
             guard saved.problems.isEmpty else {
-                return .failure(WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
+                return .failure(
+                    WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
             }
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
             // So is a reader's own state found unreadable while reading: nothing of this read is saved.
             guard ingest.warnings.isEmpty else {
-                return .failure(WalkIngestError(message: ingest.warnings.joined(separator: "; ") + "; left to the next fetch"))
+                return .failure(
+                    WalkIngestError(message: ingest.warnings.joined(separator: "; ") + "; left to the next fetch"))
             }
             let bouts = try store.writer.write { db in
                 try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)

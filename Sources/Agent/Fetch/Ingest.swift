@@ -35,24 +35,30 @@ struct Ingest: Sendable {
 
     /// What the next slice starts from.
     var saved: StateStore.SavedSource {
-        StateStore.SavedSource(cursor: cursor, detector: detector, lastSampleNs: lastSampleNs,
-                               lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs,
-                               firstDataNs: firstDataNs)
+        StateStore.SavedSource(
+            cursor: cursor, detector: detector, lastSampleNs: lastSampleNs,
+            lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs,
+            firstDataNs: firstDataNs)
     }
 
-    static func read(source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
-                     observeDevice: Bool = true, byteLimit: Int64? = nil) throws -> Ingest {
-        var ingest = Ingest(cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
-                            lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
-                            skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
-                            settledNs: nowNs)
+    static func read(
+        source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
+        observeDevice: Bool = true, byteLimit: Int64? = nil
+    ) throws -> Ingest {
+        var ingest = Ingest(
+            cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
+            lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
+            skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
+            settledNs: nowNs)
         guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         var options = readOptions(source, byteLimit: byteLimit)
         options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
         var detector = ingest.detector
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
-        var last = ingest.lastSampleNs, first = ingest.firstDataNs, lastReadingEnd = ingest.lastReadingEndNs
+        var last = ingest.lastSampleNs
+        var first = ingest.firstDataNs
+        var lastReadingEnd = ingest.lastReadingEndNs
         // Readings were counted but the position after them is lost (an unreadable cursor: the source is read from
         // its start): those ending up to the last one counted are not counted again, in every slice of that reading
         // until it reaches the end. (A reading written later but ending earlier, out of time order, would be lost
@@ -87,11 +93,14 @@ struct Ingest: Sendable {
         }
         let (from, rotated) = try startingCursor(source, saved: saved, options: options, sink)
         let startInode = from?.inode
-        var (summary, cursor) = try SourceReader.readNew(path: source.path, options: options, cursor: from, batch: batch,
-                                                         sink)
+        var (summary, cursor) = try SourceReader.readNew(
+            path: source.path, options: options, cursor: from, batch: batch,
+            sink)
         if let rotated { summary = rotated.merged(with: summary) }
         if summary.savedStateUnreadable {
-            ingest.warnings.append("the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again")
+            ingest.warnings.append(
+                "the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again"
+            )
         }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
@@ -99,10 +108,15 @@ struct Ingest: Sendable {
             ingest.moreToRead = cursor.offset - (from?.offset ?? 0) >= byteLimit
         }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
-            throw FetchFailure(kind: .configuration, message: "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample")
+            throw FetchFailure(
+                kind: .configuration,
+                message:
+                    "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample"
+            )
         }
-        ingest.settle(&detector, lastSampleNs: last, lastReadingEndNs: lastReadingEnd, follow: source.follow,
-                      nowNs: nowNs, handle)
+        ingest.settle(
+            &detector, lastSampleNs: last, lastReadingEndNs: lastReadingEnd, follow: source.follow,
+            nowNs: nowNs, handle)
         ingest.detector = detector
         ingest.buckets = buckets
         ingest.bouts = bouts
@@ -136,7 +150,11 @@ struct Ingest: Sendable {
             }
         }
         if let accelerometer = source.accelerometer, !FileManager.default.fileExists(atPath: accelerometer.samplePath) {
-            throw InputError(file: accelerometer.samplePath, message: "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration", kind: .notYetAvailable)
+            throw InputError(
+                file: accelerometer.samplePath,
+                message:
+                    "no samples yet: \(accelerometer.summary) is sampled by `steptweet agent`, which has not run with this configuration",
+                kind: .notYetAvailable)
         }
         return true
     }
@@ -154,8 +172,10 @@ struct Ingest: Sendable {
 
     /// Where reading starts: the saved cursor; before the first read of a sampled accelerometer, its rotated file
     /// first (read here, its summary returned), then the current file from its start under its identity.
-    static func startingCursor(_ source: AgentConfiguration.Source, saved: StateStore.SavedSource, options: ReadOptions,
-                               _ sink: (InputItem) -> Void) throws -> (SourceCursor?, ReadSummary?) {
+    static func startingCursor(
+        _ source: AgentConfiguration.Source, saved: StateStore.SavedSource, options: ReadOptions,
+        _ sink: (InputItem) -> Void
+    ) throws -> (SourceCursor?, ReadSummary?) {
         var from = saved.cursor
         var rotated: ReadSummary?
         guard from == nil, let device = source.accelerometer else { return (from, nil) }
@@ -172,8 +192,10 @@ struct Ingest: Sendable {
     }
 
     /// Decides up to when the window may close, ending the detector's last bout when the input is over.
-    mutating func settle(_ detector: inout StepDetector, lastSampleNs last: Int64?, lastReadingEndNs: Int64?,
-                         follow: Bool, nowNs: Int64, _ handle: (DetectorEvent) -> Void) {
+    mutating func settle(
+        _ detector: inout StepDetector, lastSampleNs last: Int64?, lastReadingEndNs: Int64?,
+        follow: Bool, nowNs: Int64, _ handle: (DetectorEvent) -> Void
+    ) {
         if moreToRead {
             // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
             // detector has settled (or, before any walk, at the last sample read; for a step log, at the end of the
@@ -209,7 +231,8 @@ struct Ingest: Sendable {
     func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
         try StateStore.addBuckets(db, buckets)
         for b in bouts {
-            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(db, onConflict: .ignore)
+            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
+                db, onConflict: .ignore)
         }
         try StateStore.saveSource(db, source: source, saved, nowNs: nowNs)
     }
@@ -220,8 +243,10 @@ extension Fetcher {
     /// bouts and detector state are saved in one transaction, and the budget is checked: ingestion stops when
     /// `ingestShare` of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for
     /// delivery; the rest of a backlog goes on at the next fetch. A dry run reads everything and saves nothing.
-    func ingestAndClose(store: StateStore, nowNs: Int64, budget: Deadline,
-                        report: inout FetchReport) async throws {
+    func ingestAndClose(
+        store: StateStore, nowNs: Int64, budget: Deadline,
+        report: inout FetchReport
+    ) async throws {
         guard let source = configuration.source else {
             try closeWithoutSource(store: store, nowNs: nowNs, report: &report)
             return
@@ -240,8 +265,9 @@ extension Fetcher {
         report.warnings += saved.problems
         var observeDevice = true
         while true {
-            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,
-                                         byteLimit: sliceBytes)
+            let ingest = try Ingest.read(
+                source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,
+                byteLimit: sliceBytes)
             observeDevice = false  // a step counter is read once per fetch
             report.warnings += ingest.warnings
             report.boutsEnded += ingest.bouts.count
@@ -265,7 +291,9 @@ extension Fetcher {
     }
 
     /// Saves one slice (cursor, steps, bouts, detector) in one transaction, closing the window in it when `close`.
-    func saveSlice(store: StateStore, ingest: Ingest, source: String, nowNs: Int64, close: Bool, report: inout FetchReport) throws {
+    func saveSlice(
+        store: StateStore, ingest: Ingest, source: String, nowNs: Int64, close: Bool, report: inout FetchReport
+    ) throws {
         try store.writer.write { db in
             // Bouts this fetch posts need no walk-triggered fetch of their own.
             try ingest.save(db, source: source, nowNs: nowNs, boutsHandled: true)

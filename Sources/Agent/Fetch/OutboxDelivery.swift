@@ -9,10 +9,13 @@ extension Fetcher {
     /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
     /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
     /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
-    func deliver(_ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
-                 budget: Deadline) async -> FetchReport.Delivery {
-        var d = FetchReport.Delivery(target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
-                                     windowEnd: entry.windowEnd, outcome: .deferred)
+    func deliver(
+        _ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
+        budget: Deadline
+    ) async -> FetchReport.Delivery {
+        var d = FetchReport.Delivery(
+            target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
+            windowEnd: entry.windowEnd, outcome: .deferred)
         guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
             d.reason = "no configured target is named '\(entry.target)'"
             return d
@@ -25,10 +28,14 @@ extension Fetcher {
             d.reason = "deadline passed before delivery"
             return d
         }
-        let post = Post(text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart, windowEnd: entry.windowEnd)
+        let post = Post(
+            text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
+            windowEnd: entry.windowEnd)
         if publisher.repeatsDuplicate && entry.unconfirmed {
-            if await settleUnconfirmed(entry, publisher: publisher, post: post, deadline: deadline, store: store,
-                                       nowNs: nowNs, delivery: &d) {
+            if await settleUnconfirmed(
+                entry, publisher: publisher, post: post, deadline: deadline, store: store,
+                nowNs: nowNs, delivery: &d)
+            {
                 return d
             }
             guard let left = Self.remainingBudget(budget) else {
@@ -48,21 +55,26 @@ extension Fetcher {
         let update: OutboxUpdate
         switch outcome {
         case .delivered(let id):
-            d.outcome = .delivered; d.remoteID = id
+            d.outcome = .delivered
+            d.remoteID = id
             update = (.delivered, nowNs, id, nil, false)
         case .alreadyDelivered(let id):
-            d.outcome = .alreadyDelivered; d.remoteID = id
+            d.outcome = .alreadyDelivered
+            d.remoteID = id
             update = (.delivered, nowNs, id, nil, false)
         case .retryable(let reason, let after, let unconfirmed):
-            d.outcome = .retryable; d.reason = reason
+            d.outcome = .retryable
+            d.reason = reason
             update = (.pending, nowNs + retryDelayNs(attempts: attempts, retryAfter: after), nil, reason, unconfirmed)
         case .permanent(let reason):
-            d.outcome = .permanent; d.reason = reason
+            d.outcome = .permanent
+            d.reason = reason
             update = (.failed, nowNs, nil, reason, false)
         }
         do {
-            try store.recordOutcome(entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
-                                    error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
+            try store.recordOutcome(
+                entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
+                error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
         } catch {
             // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
             d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
@@ -82,12 +94,15 @@ extension Fetcher {
 
     /// For a target that would post a repeat twice, whose last attempt went unanswered: looks the post up first.
     /// Returns true when that settled the entry (found, permanently skipped, or look-up failed); false to send it.
-    func settleUnconfirmed(_ entry: StateStore.OutboxEntry, publisher: any Publisher, post: Post, deadline: Deadline,
-                           store: StateStore, nowNs: Int64, delivery d: inout FetchReport.Delivery) async -> Bool {
+    func settleUnconfirmed(
+        _ entry: StateStore.OutboxEntry, publisher: any Publisher, post: Post, deadline: Deadline,
+        store: StateStore, nowNs: Int64, delivery d: inout FetchReport.Delivery
+    ) async -> Bool {
         let settled: OutboxUpdate?
         switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
         case .found(let id):
-            d.outcome = .alreadyDelivered; d.remoteID = id
+            d.outcome = .alreadyDelivered
+            d.remoteID = id
             d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
             settled = (.delivered, nowNs, id, nil, false)
         case .notFound:
@@ -101,14 +116,16 @@ extension Fetcher {
                 settled = nil
             } else {
                 d.outcome = .permanent
-                d.reason = "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
+                d.reason =
+                    "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
                 settled = (.failed, nowNs, nil, d.reason, true)
             }
         }
         guard let settled else { return false }
         do {
-            try store.recordOutcome(entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
-                                    error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
+            try store.recordOutcome(
+                entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
+                error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
         } catch {
             d.outcome = .retryable
             d.reason = "recording the lookup: " + Self.describe(error, path: store.path)
@@ -123,15 +140,21 @@ extension Fetcher {
 
     /// Looks a post up, but returns no later than the deadline (+ a little).
     static func lookUp(publisher: any Publisher, post: Post, deadline: Deadline) async -> PostLookup {
-        await deadline.race(grace: .milliseconds(200), orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")) {
+        await deadline.race(
+            grace: .milliseconds(200), orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")
+        ) {
             await publisher.lookUp(post, deadline: deadline)
         }
     }
 
     /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch.
     static func race(publisher: any Publisher, post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        await deadline.race(grace: .milliseconds(200), orElse: .retryable(reason: "no answer from \(publisher.name) before the deadline",
-                                                                         retryAfter: nil, unconfirmed: true)) {
+        await deadline.race(
+            grace: .milliseconds(200),
+            orElse: .retryable(
+                reason: "no answer from \(publisher.name) before the deadline",
+                retryAfter: nil, unconfirmed: true)
+        ) {
             await publisher.publish(post, deadline: deadline)
         }
     }

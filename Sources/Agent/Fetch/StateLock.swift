@@ -1,7 +1,8 @@
 import Foundation
 import Publishing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An exclusive `flock(2)` on a file beside the state database, holding the holder's PID:
@@ -14,8 +15,9 @@ final class StateLock {
 
     /// Takes the lock now, or throws `StateLockError.busy` naming the holder.
     init(path: String) throws {
-        try? FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                                 withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+            withIntermediateDirectories: true)
         self.path = path
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StateLockError.cannotOpen(path, String(cString: strerror(errno))) }
@@ -34,7 +36,9 @@ final class StateLock {
     static func acquire(path: String, waitingUntil deadline: Deadline) async throws -> StateLock {
         while true {
             do { return try StateLock(path: path) } catch StateLockError.busy(let p, let holder) {
-                guard deadline.remaining > .milliseconds(50), !Task.isCancelled else { throw StateLockError.busy(p, holder) }
+                guard deadline.remaining > .milliseconds(50), !Task.isCancelled else {
+                    throw StateLockError.busy(p, holder)
+                }
                 try? await deadline.pause(for: .milliseconds(50))
             }
         }
@@ -75,7 +79,8 @@ enum StateLockError: Error, CustomStringConvertible {
         case .cannotOpen(let p, let e): return "cannot open lock file \(p): \(e)"
         case .busy(let p, let pid):
             let who = pid.map { " (pid \($0))" } ?? ""
-            return p.hasSuffix(".agent.lock") ? "another agent\(who) is running on this state database (lock \(p) is held)"
+            return p.hasSuffix(".agent.lock")
+                ? "another agent\(who) is running on this state database (lock \(p) is held)"
                 : "busy: another fetch\(who) held the state database for the whole budget (lock \(p))"
         }
     }

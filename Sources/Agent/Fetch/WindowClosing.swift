@@ -26,7 +26,9 @@ extension Fetcher {
         let dryRun = report.dryRun
         func extra(_ lo: Int64, _ hi: Int64) -> Int {
             guard dryRun, let ingest else { return 0 }
-            return ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0) }
+            return ingest.buckets.reduce(0) {
+                $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0)
+            }
         }
         let windows = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?
@@ -40,16 +42,20 @@ extension Fetcher {
                 if case .aligned = configuration.schedule.window { newEnd = hi }
                 continue
             }
-            let window = StepWindow(start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
-                                    bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
+            let window = StepWindow(
+                start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
+                bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
             let text = configuration.composer.compose(window)
             let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
-            report.windows.append(.init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
+            report.windows.append(
+                .init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
             newEnd = hi
             if !report.dryRun {
                 for (name, _) in publishers {
-                    try NewOutboxPost(windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
-                                      idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs).add(db)
+                    try NewOutboxPost(
+                        windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
+                        idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs
+                    ).add(db)
                 }
             }
         }

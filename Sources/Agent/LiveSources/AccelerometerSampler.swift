@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Messages
 import SensorInput
 import StepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A live accelerometer as a source (`source.device` naming an IIO accelerometer or an evdev node): the agent samples
 /// it between fetches into a growing `time_ns,x,y,z` CSV (m/s²) next to the state database, and fetches read that file
@@ -90,9 +91,11 @@ public final class AccelerometerSampler: @unchecked Sendable {
     private var clockFactory: () -> any PollClock
 
     /// `clock` is used by the poll method (tests inject one that never sleeps).
-    public init(device: AccelerometerDevice, retry: TimeInterval = 1,
-                clock: @escaping () -> any PollClock = { SystemPollClock() },
-                onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+    public init(
+        device: AccelerometerDevice, retry: TimeInterval = 1,
+        clock: @escaping () -> any PollClock = { SystemPollClock() },
+        onEvent: @escaping @Sendable (Event) -> Void = { _ in }
+    ) {
         self.device = device
         self.retryNs = Int64(retry * 1e9)
         self.clockFactory = clock
@@ -149,7 +152,8 @@ public final class AccelerometerSampler: @unchecked Sendable {
 
     private func runPolling(_ writer: SampleFileWriter) {
         let iio = IIODevice(sysfsPath: device.sysfsPath, devNode: device.node)
-        let clock = AnyPollClock(clockFactory(), stopped: { [self] in shouldStop }, waitForStop: { [self] ns in _ = waitForStop(ns: ns) })
+        let clock = AnyPollClock(
+            clockFactory(), stopped: { [self] in shouldStop }, waitForStop: { [self] ns in _ = waitForStop(ns: ns) })
         var poller = IIOPolledAccelerometer(device: iio, rateHz: device.rateHz, clock: clock)
         poller.retryNs = retryNs
         // Written once a second, and at once after the first sample: the file shows the device working (and
@@ -157,28 +161,37 @@ public final class AccelerometerSampler: @unchecked Sendable {
         let perFlush = max(1, Int(device.rateHz.rounded()))
         var sinceFlush = perFlush - 1
         var failed = false
-        poller.poll(while: { !self.shouldStop }, { sample in
-            writer.append(sample)
-            sinceFlush += 1
-            if sinceFlush >= perFlush {
-                sinceFlush = 0
-                self.flush(writer, failed: &failed)
-            }
-        }, events: { event in
-            switch event {
-            case .lost(let e): self.onEvent(.lost(e.description))
-            case .recovered(let p): self.onEvent(.recovered(p))
-            }
-        })
+        poller.poll(
+            while: { !self.shouldStop },
+            { sample in
+                writer.append(sample)
+                sinceFlush += 1
+                if sinceFlush >= perFlush {
+                    sinceFlush = 0
+                    self.flush(writer, failed: &failed)
+                }
+            },
+            events: { event in
+                switch event {
+                case .lost(let e): self.onEvent(.lost(e.description))
+                case .recovered(let p): self.onEvent(.recovered(p))
+                }
+            })
     }
 
     private func flush(_ writer: SampleFileWriter, failed: inout Bool) {
         do {
             try writer.flush()
-            if failed { failed = false; onEvent(.recovered(device.samplePath)) }
+            if failed {
+                failed = false
+                onEvent(.recovered(device.samplePath))
+            }
         } catch {
             // A full disk: keep sampling into memory only up to a point, and say so once.
-            if !failed { failed = true; onEvent(.lost("\(error)")) }
+            if !failed {
+                failed = true
+                onEvent(.lost("\(error)"))
+            }
         }
     }
 
@@ -196,8 +209,14 @@ public final class AccelerometerSampler: @unchecked Sendable {
         }
         mutating func decode(_ bytes: UnsafeRawBufferPointer, _ sink: (AccelerationSample) -> Void) -> Int {
             switch self {
-            case .buffer(var b): let n = b.decode(bytes, sink); self = .buffer(b); return n
-            case .evdev(var e): let n = e.decode(bytes, sink); self = .evdev(e); return n
+            case .buffer(var b):
+                let n = b.decode(bytes, sink)
+                self = .buffer(b)
+                return n
+            case .evdev(var e):
+                let n = e.decode(bytes, sink)
+                self = .evdev(e)
+                return n
             }
         }
     }
@@ -223,10 +242,17 @@ public final class AccelerometerSampler: @unchecked Sendable {
     /// Turns the IIO buffer on (x, y, z and timestamp channels) when it is off; a clear error when that is not allowed.
     private func enableBuffer(_ iio: IIODevice) throws {
         let enable = iio.path + "/buffer/enable"
-        guard (try? String(contentsOfFile: enable, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) != "1" else { return }
+        guard
+            (try? String(contentsOfFile: enable, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                != "1"
+        else { return }
         func put(_ file: String, _ value: String) throws {
             do { try Data((value + "\n").utf8).write(to: URL(fileURLWithPath: file)) } catch {
-                throw DeviceError(path: file, message: "the IIO buffer is off and cannot be turned on (\(error.localizedDescription)); run once as root: for c in x y z; do echo 1 > \(iio.path)/scan_elements/in_accel_${c}_en; done; echo 1 > \(enable) — or set source.sampling = \"poll\"")
+                throw DeviceError(
+                    path: file,
+                    message:
+                        "the IIO buffer is off and cannot be turned on (\(error.localizedDescription)); run once as root: for c in x y z; do echo 1 > \(iio.path)/scan_elements/in_accel_${c}_en; done; echo 1 > \(enable) — or set source.sampling = \"poll\""
+                )
             }
         }
         for c in ["in_accel_x", "in_accel_y", "in_accel_z", "in_timestamp"] {
@@ -255,15 +281,24 @@ public final class AccelerometerSampler: @unchecked Sendable {
             do {
                 decoder = try openDecoder()
                 fd = open(device.node, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-                guard fd >= 0 else { throw DeviceError(path: device.node, message: "cannot open: \(String(cString: strerror(errno)))") }
+                guard fd >= 0 else {
+                    throw DeviceError(path: device.node, message: "cannot open: \(String(cString: strerror(errno)))")
+                }
             } catch {
-                if !lost { lost = true; onEvent(.lost("\(error)")) }
+                if !lost {
+                    lost = true
+                    onEvent(.lost("\(error)"))
+                }
                 if waitForStop(ns: retryNs) { break }
                 continue
             }
-            if lost { lost = false; onEvent(.recovered(device.node)) }
-            lost = readStream(fd, decoder: &decoder, buffer: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
-                              into: writer, failed: &failed)
+            if lost {
+                lost = false
+                onEvent(.recovered(device.node))
+            }
+            lost = readStream(
+                fd, decoder: &decoder, buffer: UnsafeMutableRawBufferPointer(start: buffer, count: capacity),
+                into: writer, failed: &failed)
             flush(writer, failed: &failed)
             close(fd)
             if lost && !shouldStop { _ = waitForStop(ns: retryNs) }
@@ -281,8 +316,10 @@ public final class AccelerometerSampler: @unchecked Sendable {
 
     /// Reads and decodes the open stream into `writer` (writing at least once a second) until the sampler stops or
     /// the device is lost; returns whether it was lost.
-    private func readStream(_ fd: Int32, decoder: inout Decoder, buffer: UnsafeMutableRawBufferPointer,
-                            into writer: SampleFileWriter, failed: inout Bool) -> Bool {
+    private func readStream(
+        _ fd: Int32, decoder: inout Decoder, buffer: UnsafeMutableRawBufferPointer,
+        into writer: SampleFileWriter, failed: inout Bool
+    ) -> Bool {
         // Device timestamps in another clock than CLOCK_REALTIME are shifted by the clocks' difference now; when
         // the clock is not named, by the first sample's distance from now if it is clearly not a wall-clock time.
         var offset = knownClockOffset()
@@ -290,8 +327,10 @@ public final class AccelerometerSampler: @unchecked Sendable {
         var filled = 0
         var lastFlush = DispatchTime.now()
         while !shouldStop {
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0),
+            ]
             // Block until data comes; with samples waiting to be written, wake within a second to write them.
             let rc = Glibc.poll(&fds, 2, writer.hasBuffered ? 1000 : -1)
             if rc < 0 && errno != EINTR { return false }
@@ -319,7 +358,9 @@ public final class AccelerometerSampler: @unchecked Sendable {
                 onEvent(.lost("\(device.node): device gone"))
                 return true
             }
-            if DispatchTime.now().uptimeNanoseconds - lastFlush.uptimeNanoseconds >= 1_000_000_000 || !writer.hasBuffered {
+            if DispatchTime.now().uptimeNanoseconds - lastFlush.uptimeNanoseconds >= 1_000_000_000
+                || !writer.hasBuffered
+            {
                 flush(writer, failed: &failed)
                 lastFlush = DispatchTime.now()
             }
@@ -360,7 +401,9 @@ extension AccelerometerSampler {
             clock_gettime(c, &ts)
             return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
         }
-        let before = now(CLOCK_REALTIME), other = now(id), after = now(CLOCK_REALTIME)
+        let before = now(CLOCK_REALTIME)
+        let other = now(id)
+        let after = now(CLOCK_REALTIME)
         return (before / 2 + after / 2) - other
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import SensorInput
 import StepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Appends samples as `time_ns,x,y,z` lines (m/s², 5 decimals) to the sample file, in whole-line writes, and
 /// rotates it. Samples not later than the last one written are dropped (a reader needs time to go forward).
@@ -29,9 +30,12 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
 
     private func open() throws {
         let path = device.samplePath
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         fd = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw DeviceError(path: path, message: "cannot write samples: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw DeviceError(path: path, message: "cannot write samples: \(String(cString: strerror(errno)))")
+        }
         var st = stat()
         fstat(fd, &st)
         size = Int64(st.st_size)
@@ -101,7 +105,8 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
         buffer.removeAll(keepingCapacity: true)
         if size >= device.rotateBytes && access(device.rotatedPath, F_OK) != 0 {
             guard rename(device.samplePath, device.rotatedPath) == 0 else {
-                throw DeviceError(path: device.samplePath, message: "cannot rotate: \(String(cString: strerror(errno)))")
+                throw DeviceError(
+                    path: device.samplePath, message: "cannot rotate: \(String(cString: strerror(errno)))")
             }
             close(fd)
             fd = -1
@@ -131,11 +136,18 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
     static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var v = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var n = 0
         withUnsafeMutableBytes(of: &digits) { d in
-            repeat { d[n] = UInt8(ascii: "0") + UInt8(v % 10); v /= 10; n += 1 } while v > 0
+            repeat {
+                d[n] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
             for i in stride(from: n - 1, through: 0, by: -1) { out.append(d[i]) }
         }
     }
@@ -143,7 +155,10 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
     /// `value` with 5 decimals (|value| is far below 2^63 / 10^5 for any acceleration).
     static func appendFixed(_ value: Double, to out: inout [UInt8]) {
         let scaled = (value * 100_000).rounded()
-        guard abs(scaled) < 9e18 else { out.append(UInt8(ascii: "0")); return }
+        guard abs(scaled) < 9e18 else {
+            out.append(UInt8(ascii: "0"))
+            return
+        }
         let units = Int64(scaled)
         if units < 0 { out.append(UInt8(ascii: "-")) }
         let m = units.magnitude

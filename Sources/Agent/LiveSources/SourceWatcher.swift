@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Calls `onChange` when the source file is written, created or moved into place (inotify on its directory), so the
@@ -15,59 +16,65 @@ public final class SourceWatcher: @unchecked Sendable {
     /// Starts watching `path`; throws when inotify is not available.
     public init(path: String, onChange: @escaping @Sendable () -> Void) throws {
         #if os(Linux)
-        let url = URL(fileURLWithPath: path)
-        // A folder source (Garmin FIT files): any file written in it or in its subfolders (Monitor, Activity) counts.
-        var isFolder: ObjCBool = false
-        let folder = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
-        let directory = folder ? path : url.deletingLastPathComponent().path
-        let name = url.lastPathComponent
-        let fd = inotify_init1(Int32(IN_CLOEXEC))
-        guard fd >= 0 else { throw WatchError(message: "inotify_init1: \(String(cString: strerror(errno)))") }
-        let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            close(fd)
-            throw WatchError(message: "cannot watch \(directory): \(String(cString: strerror(errno)))")
-        }
-        if folder {
-            for sub in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
-                _ = inotify_add_watch(fd, path + "/" + sub, mask)  // fails harmlessly for files
-            }
-        }
-        var p: [Int32] = [0, 0]
-        guard pipe(&p) == 0 else {
-            close(fd)
-            throw WatchError(message: "pipe: \(String(cString: strerror(errno)))")
-        }
-        inotifyFD = fd
-        stopPipe = p
-        let stopRead = p[0], stopWrite = p[1]
-        thread = Thread {
-            defer {
+            let url = URL(fileURLWithPath: path)
+            // A folder source (Garmin FIT files): any file written in it or in its subfolders (Monitor, Activity) counts.
+            var isFolder: ObjCBool = false
+            let folder = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+            let directory = folder ? path : url.deletingLastPathComponent().path
+            let name = url.lastPathComponent
+            let fd = inotify_init1(Int32(IN_CLOEXEC))
+            guard fd >= 0 else { throw WatchError(message: "inotify_init1: \(String(cString: strerror(errno)))") }
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
+            guard inotify_add_watch(fd, directory, mask) >= 0 else {
                 close(fd)
-                close(stopRead)
-                close(stopWrite)
+                throw WatchError(message: "cannot watch \(directory): \(String(cString: strerror(errno)))")
             }
-            var buffer = [UInt8](repeating: 0, count: 8192)
-            while true {
-                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
-                if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { return } }
-                if fds[1].revents != 0 { return }
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { continue }
-                var offset = 0
-                var touched = false
-                while offset + 16 <= n {
-                    let len = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16 | Int(buffer[offset + 15]) << 24
-                    let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
-                    if folder || String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
-                    offset += 16 + len
+            if folder {
+                for sub in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                    _ = inotify_add_watch(fd, path + "/" + sub, mask)  // fails harmlessly for files
                 }
-                if touched { onChange() }
             }
-        }
-        thread.start()
+            var p: [Int32] = [0, 0]
+            guard pipe(&p) == 0 else {
+                close(fd)
+                throw WatchError(message: "pipe: \(String(cString: strerror(errno)))")
+            }
+            inotifyFD = fd
+            stopPipe = p
+            let stopRead = p[0]
+            let stopWrite = p[1]
+            thread = Thread {
+                defer {
+                    close(fd)
+                    close(stopRead)
+                    close(stopWrite)
+                }
+                var buffer = [UInt8](repeating: 0, count: 8192)
+                while true {
+                    var fds = [
+                        pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                        pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0),
+                    ]
+                    if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { return } }
+                    if fds[1].revents != 0 { return }
+                    let n = read(fd, &buffer, buffer.count)
+                    if n <= 0 { continue }
+                    var offset = 0
+                    var touched = false
+                    while offset + 16 <= n {
+                        let len =
+                            Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
+                            | Int(buffer[offset + 15]) << 24
+                        let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
+                        if folder || String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
+                        offset += 16 + len
+                    }
+                    if touched { onChange() }
+                }
+            }
+            thread.start()
         #else
-        throw WatchError(message: "watching files needs inotify (Linux)")
+            throw WatchError(message: "watching files needs inotify (Linux)")
         #endif
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Messages
 import Publishing
 
 /// Why the agent starts a fetch.
@@ -46,13 +47,15 @@ public actor AgentScheduler {
     public private(set) var reports: [FetchReport] = []
     public private(set) var isFetching = false
 
-    public init(configuration: AgentConfiguration, clock: WallClock = .system, store: StateStore? = nil,
-                logger: Logger = Logger(label: "steptweet.agent"),
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                walkDebounce: TimeInterval = 5,
-                fetch: FetchFunction? = nil,
-                ingestForWalks: WalkIngestFunction? = nil,
-                releaseMemoryWhenIdle: Bool = false) {
+    public init(
+        configuration: AgentConfiguration, clock: WallClock = .system, store: StateStore? = nil,
+        logger: Logger = Logger(label: "steptweet.agent"),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        walkDebounce: TimeInterval = 5,
+        fetch: FetchFunction? = nil,
+        ingestForWalks: WalkIngestFunction? = nil,
+        releaseMemoryWhenIdle: Bool = false
+    ) {
         self.configuration = configuration
         self.releaseMemoryWhenIdle = releaseMemoryWhenIdle
         self.clock = clock
@@ -119,7 +122,11 @@ public actor AgentScheduler {
         lastFetch = (try? store?.history(limit: 1).first?.started) ?? nil
         if let disabled {
             logger.notice("agent idle: \(disabled)")
-            publishStatus { $0.state = "disabled"; $0.disabledReason = disabled; $0.nextFetch = nil }
+            publishStatus {
+                $0.state = "disabled"
+                $0.disabledReason = disabled
+                $0.nextFetch = nil
+            }
         } else {
             scheduleNext(after: lastFetch ?? clock.now())
         }
@@ -167,7 +174,10 @@ public actor AgentScheduler {
             }
             await sleep(until: wakeAt)
         }
-        publishStatus { $0.state = "stopped"; $0.nextFetch = nil }
+        publishStatus {
+            $0.state = "stopped"
+            $0.nextFetch = nil
+        }
         resumeIdleWaiters(all: true)
     }
 
@@ -188,7 +198,10 @@ public actor AgentScheduler {
 
     /// Sleeps until `date` or until something is posted.
     private func sleep(until date: Date?) async {
-        if woken { woken = false; return }
+        if woken {
+            woken = false
+            return
+        }
         // The wake-up is an instant on the clock, fixed and registered with the clock (the timer task starts at once,
         // on this actor, up to its first suspension) before anyone can see the scheduler idle.
         let timer: Task<Void, Never>? = date.map { date in
@@ -223,15 +236,27 @@ public actor AgentScheduler {
         reports.append(report)
         if reports.count > 100 { reports.removeFirst(reports.count - 100) }
         let zone = configuration.composer.timeZone
-        logger.log(level: report.result == .failed || !report.warnings.isEmpty ? .warning : .info,
-                   "\(report.logLine(zone: zone))")
-        for w in report.windows { logger.debug("text for \(Timestamps.format(w.start, zone: zone)) 〜 \(Timestamps.format(w.end, zone: zone)): \(w.text)") }
+        logger.log(
+            level: report.result == .failed || !report.warnings.isEmpty ? .warning : .info,
+            "\(report.logLine(zone: zone))")
+        for w in report.windows {
+            logger.debug(
+                "text for \(Timestamps.format(w.start, zone: zone)) 〜 \(Timestamps.format(w.end, zone: zone)): \(w.text)"
+            )
+        }
         consecutiveFailures = report.result == .failed ? consecutiveFailures + 1 : 0
         lastFetch = now
         scheduleNext(after: now)
         let failures = consecutiveFailures
-        publishStatus { $0.state = "idle"; $0.lastResult = report.line; $0.consecutiveFailures = failures }
-        if releaseMemoryWhenIdle { let n = MemoryTrim.releaseIdlePages(); logger.debug("released idle pages of \(n) mappings") }
+        publishStatus {
+            $0.state = "idle"
+            $0.lastResult = report.line
+            $0.consecutiveFailures = failures
+        }
+        if releaseMemoryWhenIdle {
+            let n = MemoryTrim.releaseIdlePages()
+            logger.debug("released idle pages of \(n) mappings")
+        }
     }
 
     /// Sets `nextScheduled` from the last fetch: interval or cron, the minimum floor, backoff, jitter.
@@ -244,15 +269,18 @@ public actor AgentScheduler {
         case .minimum: next = base.addingTimeInterval(s.minimum)
         case .every(let d): next = base.addingTimeInterval(max(d, s.minimum))
         case .cron(let cron):
-            next = cron.next(after: base, in: configuration.composer.timeZone).map { max($0, base.addingTimeInterval(s.minimum)) }
+            next = cron.next(after: base, in: configuration.composer.timeZone).map {
+                max($0, base.addingTimeInterval(s.minimum))
+            }
         }
         if let regular = next {
             var when = regular
             if consecutiveFailures > 1 {
                 // The one documented backoff, with equal jitter: its fixed half is the floor doubling per failure in a
                 // row (2 × minimum after the second, 6 h at most), its random half adds up to as much again.
-                let backoff = Backoff.delay(attempt: consecutiveFailures, retryAfter: nil, base: 2 * s.minimum,
-                                            cap: 12 * 3600, random: random)
+                let backoff = Backoff.delay(
+                    attempt: consecutiveFailures, retryAfter: nil, base: 2 * s.minimum,
+                    cap: 12 * 3600, random: random)
                 when = max(regular, now.addingTimeInterval(backoff))
             }
             when = when.addingTimeInterval(random() * s.jitter)
@@ -261,7 +289,10 @@ public actor AgentScheduler {
             nextScheduled = nil
         }
         let nextText = nextScheduled.map { Timestamps.format($0) }
-        publishStatus { $0.nextFetch = nextText; $0.disabledReason = nil }
+        publishStatus {
+            $0.nextFetch = nextText
+            $0.disabledReason = nil
+        }
     }
 
     /// Records the agent's resolved configuration (targets, push, interval, sampling) for `steptweet status`.
@@ -283,5 +314,3 @@ public actor AgentScheduler {
         }
     }
 }
-
-import Messages

@@ -15,17 +15,22 @@ public struct AgentService: Service {
     /// Why fetching is off (`interval = "never"`, missing credentials, no source), or nil.
     let disabledReason: String?
 
-    public init(configuration: AgentConfiguration, clock: WallClock = .system,
-                logger: Logger = Logger(label: "steptweet.agent")) throws {
+    public init(
+        configuration: AgentConfiguration, clock: WallClock = .system,
+        logger: Logger = Logger(label: "steptweet.agent")
+    ) throws {
         let store: StateStore?
         do {
             store = try StateStore(path: configuration.statePath)
         } catch {
-            logger.error("state database: \(Fetcher.describe(error, path: configuration.statePath)); status will not be recorded")
+            logger.error(
+                "state database: \(Fetcher.describe(error, path: configuration.statePath)); status will not be recorded"
+            )
             store = nil
         }
-        scheduler = AgentScheduler(configuration: configuration, clock: clock, store: store, logger: logger,
-                                   releaseMemoryWhenIdle: true)
+        scheduler = AgentScheduler(
+            configuration: configuration, clock: clock, store: store, logger: logger,
+            releaseMemoryWhenIdle: true)
         self.logger = logger
         disabledReason = configuration.disabledReason
         if let p = configuration.push {
@@ -39,18 +44,22 @@ public struct AgentService: Service {
             push = nil
         }
         if let device = configuration.source?.accelerometer, configuration.disabledReason == nil {
-            try? FileManager.default.createDirectory(atPath: (device.samplePath as NSString).deletingLastPathComponent,
-                                                     withIntermediateDirectories: true)
-            sampler = AccelerometerSampler(device: device, onEvent: { [logger] event in
-                switch event {
-                case .started(let what): logger.info("sampling \(what) into \(device.samplePath)")
-                case .lost(let why): logger.warning("accelerometer lost: \(why); retrying every second")
-                case .recovered(let what): logger.notice("accelerometer back: \(what)")
-                case .rotated(let path): logger.info("sample file rotated to \(path)")
-                case .clockOffset(let ns): logger.notice("device timestamps are not wall-clock times: shifted by \(Double(ns) / 1e9) s")
-                case .stopped(let n): logger.info("sampling stopped after \(n) samples")
-                }
-            })
+            try? FileManager.default.createDirectory(
+                atPath: (device.samplePath as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true)
+            sampler = AccelerometerSampler(
+                device: device,
+                onEvent: { [logger] event in
+                    switch event {
+                    case .started(let what): logger.info("sampling \(what) into \(device.samplePath)")
+                    case .lost(let why): logger.warning("accelerometer lost: \(why); retrying every second")
+                    case .recovered(let what): logger.notice("accelerometer back: \(what)")
+                    case .rotated(let path): logger.info("sample file rotated to \(path)")
+                    case .clockOffset(let ns):
+                        logger.notice("device timestamps are not wall-clock times: shifted by \(Double(ns) / 1e9) s")
+                    case .stopped(let n): logger.info("sampling stopped after \(n) samples")
+                    }
+                })
         } else {
             sampler = nil
         }
@@ -130,16 +139,26 @@ public struct AgentService: Service {
     /// Writes what this agent resolved from its configuration and environment into the state database, so that
     /// `steptweet status` from another shell (without the agent's secrets) shows the running agent's view.
     func recordResolvedConfiguration(_ c: AgentConfiguration) {
-        let targets = c.publishingProblem.map { "missing credentials: \($0)" }
+        let targets =
+            c.publishingProblem.map { "missing credentials: \($0)" }
             ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
-        let push = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" } ?? "off: no [push] table"
-        let started = Timestamps.format(Date(), zone: c.composer.timeZone), file = c.file
-        let interval = c.schedule.effectiveInterval, disabled = c.disabledReason
+        let push =
+            c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
+            ?? "off: no [push] table"
+        let started = Timestamps.format(Date(), zone: c.composer.timeZone)
+        let file = c.file
+        let interval = c.schedule.effectiveInterval
+        let disabled = c.disabledReason
         let sampling = c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" }
         Task {
             await scheduler.recordAgent {
-                $0.started = started; $0.config = file; $0.targets = targets; $0.push = push
-                $0.interval = interval; $0.sampling = sampling; $0.disabledReason = disabled
+                $0.started = started
+                $0.config = file
+                $0.targets = targets
+                $0.push = push
+                $0.interval = interval
+                $0.sampling = sampling
+                $0.disabledReason = disabled
             }
         }
     }
@@ -149,11 +168,15 @@ public struct AgentService: Service {
     public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
         let agentLock = try StateLock(path: configuration.statePath + ".agent.lock")
         defer { agentLock.release() }
-        logger.info("agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))")
+        logger.info(
+            "agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))"
+        )
         let service = try AgentService(configuration: configuration, logger: logger)
         service.recordResolvedConfiguration(configuration)
-        let group = ServiceGroup(configuration: .init(services: [.init(service: service)],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("agent stopped")
     }

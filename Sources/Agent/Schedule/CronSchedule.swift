@@ -15,7 +15,12 @@ public struct CronSchedule: Sendable, Equatable, CustomStringConvertible {
     /// Parses `expression`; throws a message naming the bad field.
     public init(_ expression: String) throws(CronError) {
         let fields = expression.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        guard fields.count == 5 else { throw CronError(message: "'\(expression)' has \(fields.count) fields; a cron expression has 5 (minute hour day month weekday)") }
+        guard fields.count == 5 else {
+            throw CronError(
+                message:
+                    "'\(expression)' has \(fields.count) fields; a cron expression has 5 (minute hour day month weekday)"
+            )
+        }
         description = expression
         minutes = try Self.field(fields[0], name: "minute", range: 0...59)
         hours = try Self.field(fields[1], name: "hour", range: 0...23)
@@ -34,15 +39,21 @@ public struct CronSchedule: Sendable, Equatable, CustomStringConvertible {
             guard pieces.count <= 2 else { throw CronError(message: "bad \(name) field '\(text)'") }
             var step = 1
             if pieces.count == 2 {
-                guard let s = Int(pieces[1]), s > 0 else { throw CronError(message: "bad step in \(name) field '\(text)'") }
+                guard let s = Int(pieces[1]), s > 0 else {
+                    throw CronError(message: "bad step in \(name) field '\(text)'")
+                }
                 step = s
             }
-            var lo = range.lowerBound, hi = range.upperBound
+            var lo = range.lowerBound
+            var hi = range.upperBound
             if pieces[0] != "*" {
                 let bounds = pieces[0].split(separator: "-", omittingEmptySubsequences: false)
                 guard (1...2).contains(bounds.count), let a = Int(bounds[0]), let b = Int(bounds[bounds.count - 1]),
-                      range.contains(a), range.contains(b), a <= b
-                else { throw CronError(message: "bad \(name) field '\(text)' (allowed \(range.lowerBound)-\(range.upperBound))") }
+                    range.contains(a), range.contains(b), a <= b
+                else {
+                    throw CronError(
+                        message: "bad \(name) field '\(text)' (allowed \(range.lowerBound)-\(range.upperBound))")
+                }
                 lo = a
                 hi = bounds.count == 2 || pieces.count == 2 ? (bounds.count == 2 ? b : range.upperBound) : a
             }
@@ -59,10 +70,12 @@ public struct CronSchedule: Sendable, Equatable, CustomStringConvertible {
         let limit = date.addingTimeInterval(4 * 366 * 86_400)
         while t < limit {
             let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: t)
-            guard let month = c.month, let day = c.day, let hour = c.hour, let minute = c.minute, let wd = c.weekday else { return nil }
+            guard let month = c.month, let day = c.day, let hour = c.hour, let minute = c.minute, let wd = c.weekday
+            else { return nil }
             if !months.contains(month) {
                 guard let startOfMonth = calendar.date(from: DateComponents(year: c.year, month: month, day: 1)),
-                      let nextMonth = calendar.date(byAdding: .month, value: 1, to: startOfMonth) else { return nil }
+                    let nextMonth = calendar.date(byAdding: .month, value: 1, to: startOfMonth)
+                else { return nil }
                 t = nextMonth
                 continue
             }
@@ -75,7 +88,9 @@ public struct CronSchedule: Sendable, Equatable, CustomStringConvertible {
             case (false, false): dayOK = true
             }
             if !dayOK {
-                guard let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: t)) else { return nil }
+                guard let next = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: t)) else {
+                    return nil
+                }
                 t = next
                 continue
             }

@@ -5,8 +5,10 @@ extension HTTPServer {
     /// listener, the demo's endpoint) and the tests' fake servers. FlyingFox writes a response's header and body in
     /// two writes without `TCP_NODELAY`; on a kept-alive connection the body then waits for the client's delayed ACK
     /// (40 ms on Linux) from the second request on. A new connection per request is answered in about 2 ms.
-    public func appendClosingRoute(_ route: HTTPRoute,
-                                   handler: @Sendable @escaping (HTTPRequest) async throws -> HTTPResponse) {
+    public func appendClosingRoute(
+        _ route: HTTPRoute,
+        handler: @Sendable @escaping (HTTPRequest) async throws -> HTTPResponse
+    ) {
         appendRoute(route) { request in
             var response = try await handler(request)
             response.headers[.connection] = "close"

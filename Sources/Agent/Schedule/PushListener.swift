@@ -21,23 +21,26 @@ public final class PushListener: Sendable {
         let expected = Array("Bearer \(token)".utf8)
         let scheduler = self.scheduler
         await server.appendClosingRoute("POST /push") { request in
-                let auth = Array((request.headers[.authorization] ?? "").utf8)
-                guard Self.constantTimeEqual(auth, expected) else {
-                    return HTTPResponse(statusCode: .unauthorized, headers: [HTTPHeader("WWW-Authenticate"): "Bearer"],
-                                        body: Data("{\"error\":\"bearer token required\"}".utf8))
-                }
-                let body = try await request.bodyData
-                guard body.count <= 4096, Self.isSilentPush(body) else {
-                    return HTTPResponse(statusCode: .badRequest,
-                                        body: Data("{\"error\":\"expected {\\\"aps\\\":{\\\"content-available\\\":1}}\"}".utf8))
-                }
-                await scheduler.post(.push)
-                return HTTPResponse(statusCode: .accepted, body: Data("{\"status\":\"accepted\"}".utf8))
+            let auth = Array((request.headers[.authorization] ?? "").utf8)
+            guard Self.constantTimeEqual(auth, expected) else {
+                return HTTPResponse(
+                    statusCode: .unauthorized, headers: [HTTPHeader("WWW-Authenticate"): "Bearer"],
+                    body: Data("{\"error\":\"bearer token required\"}".utf8))
+            }
+            let body = try await request.bodyData
+            guard body.count <= 4096, Self.isSilentPush(body) else {
+                return HTTPResponse(
+                    statusCode: .badRequest,
+                    body: Data("{\"error\":\"expected {\\\"aps\\\":{\\\"content-available\\\":1}}\"}".utf8))
+            }
+            await scheduler.post(.push)
+            return HTTPResponse(statusCode: .accepted, body: Data("{\"status\":\"accepted\"}".utf8))
         }
         // Any other method on /push: the resource exists, the method does not.
         await server.appendClosingRoute("/push") { _ in
-            HTTPResponse(statusCode: .methodNotAllowed, headers: [HTTPHeader("Allow"): "POST"],
-                         body: Data("{\"error\":\"use POST\"}".utf8))
+            HTTPResponse(
+                statusCode: .methodNotAllowed, headers: [HTTPHeader("Allow"): "POST"],
+                body: Data("{\"error\":\"use POST\"}".utf8))
         }
         try await server.run()
     }
@@ -58,7 +61,8 @@ public final class PushListener: Sendable {
 
     static func isSilentPush(_ body: Data) -> Bool {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-              let aps = object["aps"] as? [String: Any], let flag = aps["content-available"] as? NSNumber else { return false }
+            let aps = object["aps"] as? [String: Any], let flag = aps["content-available"] as? NSNumber
+        else { return false }
         return flag.intValue == 1
     }
 

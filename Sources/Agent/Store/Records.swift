@@ -7,7 +7,10 @@ import GRDB
 /// The window position (`window_state`, a single row): where the next window begins.
 struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "window_state"
-    enum CodingKeys: String, CodingKey { case id, postedUntilNs = "posted_until_ns" }
+    enum CodingKeys: String, CodingKey {
+        case id
+        case postedUntilNs = "posted_until_ns"
+    }
     var id: Int64 = 1
     var postedUntilNs: Int64
 
@@ -40,7 +43,11 @@ enum StepsTable {
 /// A walking bout (`bouts`), keyed by its end; `handled` once a walk-trigger fetch has answered it.
 struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "bouts"
-    enum CodingKeys: String, CodingKey { case endNs = "end_ns", startNs = "start_ns", steps, handled }
+    enum CodingKeys: String, CodingKey {
+        case endNs = "end_ns"
+        case startNs = "start_ns"
+        case steps, handled
+    }
     static let endColumn = Column(CodingKeys.endNs)
     static let handledColumn = Column(CodingKeys.handled)
     var endNs: Int64

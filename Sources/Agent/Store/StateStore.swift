@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Messages
 import SensorInput
 import StepDetection
 
@@ -12,8 +13,9 @@ public final class StateStore: Sendable {
     /// Opens (creating and migrating) the database at `path`. `busyTimeout` bounds the wait for another writer.
     public init(path: String, busyTimeout: TimeInterval = 5) throws {
         self.path = path
-        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+            withIntermediateDirectories: true)
         var config = Configuration()
         config.busyMode = .timeout(busyTimeout)
         let pool = try DatabasePool(path: path, configuration: config)
@@ -42,28 +44,29 @@ public final class StateStore: Sendable {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE steps (second INTEGER PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE TABLE source_cursor (
-                    source TEXT PRIMARY KEY, cursor TEXT, detector TEXT, last_sample_ns INTEGER,
-                    first_data_ns INTEGER, updated_ns INTEGER NOT NULL);
-                CREATE TABLE window_state (id INTEGER PRIMARY KEY CHECK (id = 1), posted_until_ns INTEGER NOT NULL);
-                CREATE TABLE bouts (
-                    end_ns INTEGER PRIMARY KEY, start_ns INTEGER NOT NULL, steps INTEGER NOT NULL,
-                    handled INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE fetch_history (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, started_ns INTEGER NOT NULL, ended_ns INTEGER NOT NULL,
-                    trigger TEXT NOT NULL, window_start_ns INTEGER, window_end_ns INTEGER, steps INTEGER,
-                    result TEXT NOT NULL, error TEXT);
-                CREATE TABLE outbox (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, window_start_ns INTEGER NOT NULL, window_end_ns INTEGER NOT NULL,
-                    steps INTEGER NOT NULL, text TEXT NOT NULL, target TEXT NOT NULL, idempotency_key TEXT NOT NULL,
-                    status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
-                    next_attempt_ns INTEGER NOT NULL, remote_id TEXT, last_error TEXT, created_ns INTEGER NOT NULL,
-                    delivered_ns INTEGER, UNIQUE (target, idempotency_key));
-                CREATE INDEX outbox_pending ON outbox (status, id);
-                CREATE TABLE agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE steps (second INTEGER PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE source_cursor (
+                        source TEXT PRIMARY KEY, cursor TEXT, detector TEXT, last_sample_ns INTEGER,
+                        first_data_ns INTEGER, updated_ns INTEGER NOT NULL);
+                    CREATE TABLE window_state (id INTEGER PRIMARY KEY CHECK (id = 1), posted_until_ns INTEGER NOT NULL);
+                    CREATE TABLE bouts (
+                        end_ns INTEGER PRIMARY KEY, start_ns INTEGER NOT NULL, steps INTEGER NOT NULL,
+                        handled INTEGER NOT NULL DEFAULT 0);
+                    CREATE TABLE fetch_history (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, started_ns INTEGER NOT NULL, ended_ns INTEGER NOT NULL,
+                        trigger TEXT NOT NULL, window_start_ns INTEGER, window_end_ns INTEGER, steps INTEGER,
+                        result TEXT NOT NULL, error TEXT);
+                    CREATE TABLE outbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, window_start_ns INTEGER NOT NULL, window_end_ns INTEGER NOT NULL,
+                        steps INTEGER NOT NULL, text TEXT NOT NULL, target TEXT NOT NULL, idempotency_key TEXT NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0,
+                        next_attempt_ns INTEGER NOT NULL, remote_id TEXT, last_error TEXT, created_ns INTEGER NOT NULL,
+                        delivered_ns INTEGER, UNIQUE (target, idempotency_key));
+                    CREATE INDEX outbox_pending ON outbox (status, id);
+                    CREATE TABLE agent_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    """)
         }
         m.registerMigration("v2-unconfirmed") { db in
             // 1 while the last attempt's fate is unknown: counted but not answered (a crash), or answered ambiguously.
@@ -71,16 +74,18 @@ public final class StateStore: Sendable {
         }
         m.registerMigration("v3-target-info") { db in
             // What targets read from their servers (Mastodon's character limit), with when: `StateTargetInfoCache`.
-            try db.execute(sql: "CREATE TABLE target_info (key TEXT PRIMARY KEY, value TEXT NOT NULL, stored_ns INTEGER NOT NULL)")
+            try db.execute(
+                sql: "CREATE TABLE target_info (key TEXT PRIMARY KEY, value TEXT NOT NULL, stored_ns INTEGER NOT NULL)")
         }
         m.registerMigration("v4-agent-status", migrate: AgentStatus.migrate)
         m.registerMigration("v5-last-reading") { db in
             // The end of the latest step reading counted from a source, and, while a source whose position was lost
             // is read again from its start, the end up to which its readings are not counted again.
-            try db.execute(sql: """
-                ALTER TABLE source_cursor ADD COLUMN last_reading_end_ns INTEGER;
-                ALTER TABLE source_cursor ADD COLUMN skip_readings_through_ns INTEGER;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE source_cursor ADD COLUMN last_reading_end_ns INTEGER;
+                    ALTER TABLE source_cursor ADD COLUMN skip_readings_through_ns INTEGER;
+                    """)
         }
         return m
     }
@@ -93,18 +98,24 @@ public final class StateStore: Sendable {
     }
 
     static func steps(_ db: Database, fromNs: Int64, toNs: Int64) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(count), 0) FROM steps WHERE second >= ? AND second < ?",
-                         arguments: [ceilSecond(fromNs), ceilSecond(toNs)]) ?? 0
+        try Int.fetchOne(
+            db, sql: "SELECT COALESCE(SUM(count), 0) FROM steps WHERE second >= ? AND second < ?",
+            arguments: [ceilSecond(fromNs), ceilSecond(toNs)]) ?? 0
     }
 
     /// Steps per period of `bucket` seconds in `[fromNs, toNs)`, keyed by the period's start (seconds since the epoch,
     /// periods aligned to `offset` seconds east of UTC).
-    public func stepsPerPeriod(fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws -> [(start: Int64, steps: Int)] {
+    public func stepsPerPeriod(fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws -> [(
+        start: Int64, steps: Int
+    )] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT ((second + ?) / ?) * ? - ? AS p, SUM(count) AS n FROM steps
-                WHERE second >= ? AND second < ? GROUP BY p ORDER BY p
-                """, arguments: [offset, bucket, bucket, offset, Self.ceilSecond(fromNs), Self.ceilSecond(toNs)])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT ((second + ?) / ?) * ? - ? AS p, SUM(count) AS n FROM steps
+                    WHERE second >= ? AND second < ? GROUP BY p ORDER BY p
+                    """, arguments: [offset, bucket, bucket, offset, Self.ceilSecond(fromNs), Self.ceilSecond(toNs)]
+            )
             .map { (start: $0["p"], steps: $0["n"]) }
         }
     }
@@ -113,7 +124,8 @@ public final class StateStore: Sendable {
     public func stepRange() throws -> (first: Int64, last: Int64)? {
         try writer.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT MIN(second) AS a, MAX(second) AS b FROM steps"),
-                  let a: Int64 = row["a"], let b: Int64 = row["b"] else { return nil }
+                let a: Int64 = row["a"], let b: Int64 = row["b"]
+            else { return nil }
             return (a, b)
         }
     }
@@ -140,25 +152,30 @@ public final class StateStore: Sendable {
     }
 
     static func savedSource(_ db: Database, source: String) throws -> SavedSource {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source_cursor WHERE source = ?", arguments: [source]) else {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source_cursor WHERE source = ?", arguments: [source])
+        else {
             return SavedSource()
         }
-        var saved = SavedSource(lastSampleNs: row["last_sample_ns"], lastReadingEndNs: row["last_reading_end_ns"],
-                                skipReadingsThroughNs: row["skip_readings_through_ns"], firstDataNs: row["first_data_ns"])
+        var saved = SavedSource(
+            lastSampleNs: row["last_sample_ns"], lastReadingEndNs: row["last_reading_end_ns"],
+            skipReadingsThroughNs: row["skip_readings_through_ns"], firstDataNs: row["first_data_ns"])
         /// The saved JSON of `column`, or nil with a problem that says what reading does instead.
         func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, _ instead: String) -> T? {
             guard let text: String = row[column] else { return nil }
             do {
                 return try JSONDecoder().decode(type, from: Data(text.utf8))
             } catch {
-                saved.problems.append("the saved \(what) of \(source) cannot be read (\(describeDecodingError(error))): \(instead)")
+                saved.problems.append(
+                    "the saved \(what) of \(source) cannot be read (\(describeDecodingError(error))): \(instead)")
                 return nil
             }
         }
-        saved.cursor = decoded(SourceCursor.self, "cursor", "reading position",
-                               "reading starts over at its beginning and skips the samples and step readings up to the last ones counted")
-        saved.detector = decoded(StepDetector.self, "detector", "step detector",
-                                 "detection starts afresh, and steps of a walk in progress may be missed")
+        saved.cursor = decoded(
+            SourceCursor.self, "cursor", "reading position",
+            "reading starts over at its beginning and skips the samples and step readings up to the last ones counted")
+        saved.detector = decoded(
+            StepDetector.self, "detector", "step detector",
+            "detection starts afresh, and steps of a walk in progress may be missed")
         return saved
     }
 
@@ -167,16 +184,20 @@ public final class StateStore: Sendable {
         let encoder = JSONEncoder()
         let cursorText = try saved.cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        try db.execute(sql: """
-            INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns,
-                                       skip_readings_through_ns, first_data_ns, updated_ns)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
-            last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
-            skip_readings_through_ns = excluded.skip_readings_through_ns, first_data_ns = excluded.first_data_ns,
-            updated_ns = excluded.updated_ns
-            """, arguments: [source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs,
-                             saved.skipReadingsThroughNs, saved.firstDataNs, nowNs])
+        try db.execute(
+            sql: """
+                INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns,
+                                           skip_readings_through_ns, first_data_ns, updated_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
+                last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
+                skip_readings_through_ns = excluded.skip_readings_through_ns, first_data_ns = excluded.first_data_ns,
+                updated_ns = excluded.updated_ns
+                """,
+            arguments: [
+                source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs,
+                saved.skipReadingsThroughNs, saved.firstDataNs, nowNs,
+            ])
     }
 
     static func postedUntil(_ db: Database) throws -> Int64? {
@@ -199,11 +220,13 @@ public final class StateStore: Sendable {
     /// The last `limit` fetches, newest first.
     public func history(limit: Int = 20) throws -> [HistoryEntry] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM fetch_history ORDER BY id DESC LIMIT ?", arguments: [limit]).map { r in
-                HistoryEntry(id: r["id"], started: Self.date(r["started_ns"]), ended: Self.date(r["ended_ns"]),
-                             trigger: r["trigger"], windowStart: (r["window_start_ns"] as Int64?).map(Self.date),
-                             windowEnd: (r["window_end_ns"] as Int64?).map(Self.date), steps: r["steps"],
-                             result: r["result"], error: r["error"])
+            try Row.fetchAll(db, sql: "SELECT * FROM fetch_history ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
+                r in
+                HistoryEntry(
+                    id: r["id"], started: Self.date(r["started_ns"]), ended: Self.date(r["ended_ns"]),
+                    trigger: r["trigger"], windowStart: (r["window_start_ns"] as Int64?).map(Self.date),
+                    windowEnd: (r["window_end_ns"] as Int64?).map(Self.date), steps: r["steps"],
+                    result: r["result"], error: r["error"])
             }
         }
     }
@@ -227,16 +250,18 @@ public final class StateStore: Sendable {
     }
 
     static func outboxEntry(_ r: Row) -> OutboxEntry {
-        OutboxEntry(id: r["id"], windowStart: date(r["window_start_ns"]), windowEnd: date(r["window_end_ns"]),
-                    steps: r["steps"], text: r["text"], target: r["target"], idempotencyKey: r["idempotency_key"],
-                    status: r["status"], attempts: r["attempts"], nextAttempt: date(r["next_attempt_ns"]),
-                    remoteID: r["remote_id"], lastError: r["last_error"], unconfirmed: (r["unconfirmed"] as Int? ?? 0) != 0)
+        OutboxEntry(
+            id: r["id"], windowStart: date(r["window_start_ns"]), windowEnd: date(r["window_end_ns"]),
+            steps: r["steps"], text: r["text"], target: r["target"], idempotencyKey: r["idempotency_key"],
+            status: r["status"], attempts: r["attempts"], nextAttempt: date(r["next_attempt_ns"]),
+            remoteID: r["remote_id"], lastError: r["last_error"], unconfirmed: (r["unconfirmed"] as Int? ?? 0) != 0)
     }
 
     /// Outbox entries with the given status (all when nil), oldest first.
     public func outbox(status: OutboxStatus? = nil) throws -> [OutboxEntry] {
         try writer.read { db in
-            let rows = status == nil
+            let rows =
+                status == nil
                 ? try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id")
                 : try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE status = ? ORDER BY id", arguments: [status])
             return rows.map(Self.outboxEntry)
@@ -255,15 +280,17 @@ public final class StateStore: Sendable {
     /// idempotency key, so a post that did reach its target is not doubled.
     public func retryOutbox(ids: [Int64]) throws -> [OutboxChange] {
         try changeOutbox(ids: ids) { db, entry in
-            try db.execute(sql: "UPDATE outbox SET status = 'pending', next_attempt_ns = 0 WHERE id = ?", arguments: [entry.id])
+            try db.execute(
+                sql: "UPDATE outbox SET status = 'pending', next_attempt_ns = 0 WHERE id = ?", arguments: [entry.id])
         }
     }
 
     /// Gives entries up: they are never sent; `reason` is recorded as their last error.
     public func dropOutbox(ids: [Int64], reason: String) throws -> [OutboxChange] {
         try changeOutbox(ids: ids) { db, entry in
-            try db.execute(sql: "UPDATE outbox SET status = 'dropped', last_error = ? WHERE id = ?",
-                           arguments: ["dropped: " + reason, entry.id])
+            try db.execute(
+                sql: "UPDATE outbox SET status = 'dropped', last_error = ? WHERE id = ?",
+                arguments: ["dropped: " + reason, entry.id])
         }
     }
 
@@ -276,7 +303,8 @@ public final class StateStore: Sendable {
                 let entry = Self.outboxEntry(row)
                 guard entry.status == .pending || entry.status == .failed else { return .final(entry) }
                 try change(db, entry)
-                return .changed(Self.outboxEntry(try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!))
+                return .changed(
+                    Self.outboxEntry(try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!))
             }
         }
     }
@@ -297,24 +325,29 @@ public final class StateStore: Sendable {
 
     func countAttempt(_ id: Int64) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE outbox SET attempts = attempts + 1, unconfirmed = 1 WHERE id = ?", arguments: [id])
+            try db.execute(
+                sql: "UPDATE outbox SET attempts = attempts + 1, unconfirmed = 1 WHERE id = ?", arguments: [id])
         }
     }
 
-    func recordOutcome(_ id: Int64, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
-                       unconfirmed: Bool = false) throws {
+    func recordOutcome(
+        _ id: Int64, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
+        unconfirmed: Bool = false
+    ) throws {
         try writer.write { db in
-            try db.execute(sql: """
-                UPDATE outbox SET status = ?, next_attempt_ns = ?, remote_id = COALESCE(?, remote_id), last_error = ?,
-                delivered_ns = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ns END, unconfirmed = ? WHERE id = ?
-                """, arguments: [status, nextNs, remoteID, error, status, nowNs, unconfirmed ? 1 : 0, id])
+            try db.execute(
+                sql: """
+                    UPDATE outbox SET status = ?, next_attempt_ns = ?, remote_id = COALESCE(?, remote_id), last_error = ?,
+                    delivered_ns = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ns END, unconfirmed = ? WHERE id = ?
+                    """, arguments: [status, nextNs, remoteID, error, status, nowNs, unconfirmed ? 1 : 0, id])
         }
     }
 
     static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO steps (second, count) VALUES (?, ?) ON CONFLICT(second) DO UPDATE SET count = count + excluded.count
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO steps (second, count) VALUES (?, ?) ON CONFLICT(second) DO UPDATE SET count = count + excluded.count
+                """)
         for (second, count) in buckets.sorted(by: { $0.key < $1.key }) where count != 0 {
             try statement.execute(arguments: [second, count])
         }
@@ -327,5 +360,3 @@ public final class StateStore: Sendable {
 
     static func date(_ ns: Int64) -> Date { Timestamps.date(nanoseconds: ns) }
 }
-
-import Messages

@@ -26,10 +26,11 @@ public actor StateTargetInfoCache: TargetInfoCache {
     public func store(_ info: TargetInfo, for key: String) {
         guard let store = open() else { return }
         try? store.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO target_info (key, value, stored_ns) VALUES (?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, stored_ns = excluded.stored_ns
-                """, arguments: [key, info.value, Timestamps.nanoseconds(info.storedAt)])
+            try db.execute(
+                sql: """
+                    INSERT INTO target_info (key, value, stored_ns) VALUES (?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, stored_ns = excluded.stored_ns
+                    """, arguments: [key, info.value, Timestamps.nanoseconds(info.storedAt)])
         }
     }
 

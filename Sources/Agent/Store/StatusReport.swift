@@ -40,9 +40,12 @@ public struct StatusReport: Codable, Sendable {
         let holder = StateLock.holder(of: c.statePath + ".agent.lock")
         let running = holder != nil
         let pid = holder.map(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? agent.pid
-        let ownTargets = c.publishingProblem.map { "missing credentials: \($0)" }
+        let ownTargets =
+            c.publishingProblem.map { "missing credentials: \($0)" }
             ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
-        let ownPush = c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
+        let ownPush = c.push.map { p in
+            p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)"
+        }
         let ownSampling = c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" }
         let agentView = running && agent.targets != nil
         return StatusReport(
@@ -68,13 +71,17 @@ public struct StatusReport: Codable, Sendable {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         var out = ["config:   \(config)", "state:    \(statePath)"]
         if agentRunning {
-            out.append("agent:    running (pid \(agentPid ?? 0)" + (agentStarted.map { ", since \($0)" } ?? "") + "), "
-                       + (agentState ?? "idle") + (nextFetch.map { ", next fetch \($0)" } ?? ""))
+            out.append(
+                "agent:    running (pid \(agentPid ?? 0)" + (agentStarted.map { ", since \($0)" } ?? "") + "), "
+                    + (agentState ?? "idle") + (nextFetch.map { ", next fetch \($0)" } ?? ""))
         } else {
             out.append("agent:    not running" + (agentState.map { " (last state: \($0))" } ?? ""))
         }
-        out.append("view:     " + (view == "agent" ? "the running agent's (its environment and secrets)"
-                                                     : "this shell's evaluation of the configuration (no agent running)"))
+        out.append(
+            "view:     "
+                + (view == "agent"
+                    ? "the running agent's (its environment and secrets)"
+                    : "this shell's evaluation of the configuration (no agent running)"))
         out.append("schedule: interval \(schedule), window \(window)")
         out.append("targets:  \(targets)")
         if let disabledReason { out.append("fetching: disabled: \(disabledReason)") }
@@ -82,16 +89,21 @@ public struct StatusReport: Codable, Sendable {
         if let sampling {
             out.append("device:   \(sampling)" + (lastSample.map { ", last sample \(f($0))" } ?? ", no sample yet"))
         }
-        out.append("outbox:   \(pendingPosts) pending" + (failedPosts > 0
-            ? ", \(failedPosts) failed permanently (`steptweet outbox` lists them; `outbox retry ID` re-queues, `outbox drop ID` gives up)" : ""))
+        out.append(
+            "outbox:   \(pendingPosts) pending"
+                + (failedPosts > 0
+                    ? ", \(failedPosts) failed permanently (`steptweet outbox` lists them; `outbox retry ID` re-queues, `outbox drop ID` gives up)"
+                    : ""))
         if let o = oldestPending {
-            out.append("          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"
-                       + (o.lastError.map { ", last error: \($0)" } ?? ""))
+            out.append(
+                "          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"
+                    + (o.lastError.map { ", last error: \($0)" } ?? ""))
         }
         if lastResults.isEmpty { out.append("results:  no fetch yet") } else { out.append("results:") }
         for h in lastResults {
-            out.append("  \(f(h.started)) \(h.trigger): \(h.result)" + (h.error.map { ": \($0)" } ?? "")
-                       + (h.steps.map { " (\($0) steps)" } ?? ""))
+            out.append(
+                "  \(f(h.started)) \(h.trigger): \(h.result)" + (h.error.map { ": \($0)" } ?? "")
+                    + (h.steps.map { " (\($0) steps)" } ?? ""))
         }
         return out
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Messages
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Bluesky (AT Protocol): logs in once with `com.atproto.server.createSession` (identifier + app password), keeps
@@ -20,8 +21,10 @@ public struct BlueskyPublisher: Publisher {
     let context: HTTPContext
     let sessions = SessionStore()
 
-    public init(name: String = "bluesky", baseURL: URL = URL(string: "https://bsky.social")!, identifier: String,
-                password: String, language: String? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+    public init(
+        name: String = "bluesky", baseURL: URL = URL(string: "https://bsky.social")!, identifier: String,
+        password: String, language: String? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()
+    ) {
         self.name = name
         self.baseURL = baseURL
         self.identifier = identifier
@@ -32,7 +35,9 @@ public struct BlueskyPublisher: Publisher {
     }
 
     public var lengthRule: LengthRule? { .bluesky }
-    public var redactedDescription: String { "\(name): bluesky \(Redactor.origin(of: baseURL)) as \(identifier) (password [REDACTED])" }
+    public var redactedDescription: String {
+        "\(name): bluesky \(Redactor.origin(of: baseURL)) as \(identifier) (password [REDACTED])"
+    }
 
     // MARK: Record keys
 
@@ -70,14 +75,17 @@ public struct BlueskyPublisher: Publisher {
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64),
-              let claims = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let exp = (claims["exp"] as? NSNumber)?.doubleValue else { return nil }
+            let claims = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let exp = (claims["exp"] as? NSNumber)?.doubleValue
+        else { return nil }
         return Date(timeIntervalSince1970: exp)
     }
 
     func session(from reply: HTTPReply) -> Session? {
-        guard let json = reply.json, let access = json["accessJwt"] as? String, let refresh = json["refreshJwt"] as? String,
-              let did = json["did"] as? String else { return nil }
+        guard let json = reply.json, let access = json["accessJwt"] as? String,
+            let refresh = json["refreshJwt"] as? String,
+            let did = json["did"] as? String
+        else { return nil }
         return Session(accessJwt: access, refreshJwt: refresh, did: did, accessExpiry: Self.expiry(ofJWT: access))
     }
 
@@ -99,25 +107,34 @@ public struct BlueskyPublisher: Publisher {
                     return .success(renewed)
                 }
                 if reply.status == 429 || reply.status >= 500 {
-                    return .failure(Stop(ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }))
+                    return .failure(
+                        Stop(
+                            ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in
+                                nil
+                            }))
                 }
                 await sessions.set(nil)  // the refresh token is no good either: log in again
             }
         }
-        let request = Requests.json("POST", xrpc("com.atproto.server.createSession"),
-                                    body: ["identifier": identifier, "password": password])
+        let request = Requests.json(
+            "POST", xrpc("com.atproto.server.createSession"),
+            body: ["identifier": identifier, "password": password])
         switch await context.send(request, deadline: deadline) {
         case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
         case .success(let reply):
             if (200..<300).contains(reply.status) {
                 guard let created = session(from: reply) else {
-                    return .failure(Stop(.permanent(reason: "createSession answered without accessJwt, refreshJwt and did")))
+                    return .failure(
+                        Stop(.permanent(reason: "createSession answered without accessJwt, refreshJwt and did")))
                 }
                 await sessions.set(created)
                 return .success(created)
             }
-            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }
-            if case .permanent(let reason) = outcome { return .failure(Stop(.permanent(reason: "login failed: \(reason)"))) }
+            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil
+            }
+            if case .permanent(let reason) = outcome {
+                return .failure(Stop(.permanent(reason: "login failed: \(reason)")))
+            }
             return .failure(Stop(outcome))
         }
     }
@@ -151,7 +168,9 @@ public struct BlueskyPublisher: Publisher {
             case .success(let r): reply = r
             }
         }
-        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { $0.json?["uri"] as? String }
+        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) {
+            $0.json?["uri"] as? String
+        }
         switch outcome {
         case .delivered, .alreadyDelivered:
             return outcome
@@ -170,16 +189,20 @@ public struct BlueskyPublisher: Publisher {
         reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
     }
 
-    func createRecord(text: String, rkey: String, session: Session, deadline: Deadline) async -> Result<HTTPReply, TransportFailure> {
+    func createRecord(text: String, rkey: String, session: Session, deadline: Deadline) async -> Result<
+        HTTPReply, TransportFailure
+    > {
         var record: [String: Any] = [
             "$type": "app.bsky.feed.post",
             "text": text,
             "createdAt": Self.atTime(context.now()),
         ]
         if let language { record["langs"] = [language] }
-        let request = Requests.json("POST", xrpc("com.atproto.repo.createRecord"), body: [
-            "repo": session.did, "collection": "app.bsky.feed.post", "rkey": rkey, "record": record,
-        ], headers: ["Authorization": "Bearer \(session.accessJwt)"])
+        let request = Requests.json(
+            "POST", xrpc("com.atproto.repo.createRecord"),
+            body: [
+                "repo": session.did, "collection": "app.bsky.feed.post", "rkey": rkey, "record": record,
+            ], headers: ["Authorization": "Bearer \(session.accessJwt)"])
         return await context.send(request, deadline: deadline)
     }
 
@@ -191,7 +214,8 @@ public struct BlueskyPublisher: Publisher {
         var request = URLRequest(url: url)
         request.setValue("Bearer \(session.accessJwt)", forHTTPHeaderField: "Authorization")
         guard case .success(let reply) = await context.send(request, deadline: deadline),
-              reply.status == 200 else { return nil }
+            reply.status == 200
+        else { return nil }
         return reply.json?["uri"] as? String ?? "at://\(session.did)/app.bsky.feed.post/\(rkey)"
     }
 
@@ -207,10 +231,13 @@ public struct BlueskyPublisher: Publisher {
 extension BlueskyPublisher {
     /// `kind = "bluesky"`: `base_url`, `identifier` and `password_env`/`password_file` (required), `language`,
     /// `shorten`. The session tokens it receives are hidden wherever a reply echoes them.
-    public static let target = TargetKind("bluesky", secrets: [.init("password")],
-                                          redactions: [#"(?i)("(?:accessJwt|refreshJwt)"\s*:\s*")[^"]*"#]) { config in
-        BlueskyPublisher(name: config.name, baseURL: try config.url("base_url", default: "https://bsky.social")!,
-                         identifier: try config.requiredString("identifier"), password: try config.secret("password"),
-                         language: try config.language(), shorten: try config.shorten, context: config.context)
+    public static let target = TargetKind(
+        "bluesky", secrets: [.init("password")],
+        redactions: [#"(?i)("(?:accessJwt|refreshJwt)"\s*:\s*")[^"]*"#]
+    ) { config in
+        BlueskyPublisher(
+            name: config.name, baseURL: try config.url("base_url", default: "https://bsky.social")!,
+            identifier: try config.requiredString("identifier"), password: try config.secret("password"),
+            language: try config.language(), shorten: try config.shorten, context: config.context)
     }
 }

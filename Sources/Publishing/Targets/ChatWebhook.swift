@@ -1,7 +1,8 @@
 import Foundation
 import Messages
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What the chat webhooks (Discord, Slack) share: the URL is the secret (never shown), a character limit, no
@@ -16,8 +17,10 @@ public struct ChatWebhook: Sendable {
     /// No key and no way to look a post up: after an unconfirmed attempt, resend (true) or give up (false).
     public var resendUnconfirmed: Bool
 
-    init(service: String, name: String, url: URL, characters: Int, shorten: Bool, resendUnconfirmed: Bool,
-         context: HTTPContext) {
+    init(
+        service: String, name: String, url: URL, characters: Int, shorten: Bool, resendUnconfirmed: Bool,
+        context: HTTPContext
+    ) {
         self.service = service
         self.name = name
         self.url = url
@@ -29,8 +32,10 @@ public struct ChatWebhook: Sendable {
     var redactedDescription: String { "\(name): \(service) webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
 
     /// Gates the text, sends the request `makeRequest` builds from it, and reads the remote id from the reply.
-    func publish(_ post: Post, deadline: Deadline, _ makeRequest: (_ text: String) -> URLRequest,
-                 remoteID: (HTTPReply) -> String? = { _ in nil }) async -> DeliveryOutcome {
+    func publish(
+        _ post: Post, deadline: Deadline, _ makeRequest: (_ text: String) -> URLRequest,
+        remoteID: (HTTPReply) -> String? = { _ in nil }
+    ) async -> DeliveryOutcome {
         switch gate.prepare(post.text) {
         case .failure(let stop): return stop.outcome
         case .success(let text): return await context.deliver(makeRequest(text), deadline: deadline, remoteID: remoteID)

@@ -31,15 +31,18 @@ public struct FilePublisher: Publisher {
         let lines = existing.split(separator: "\n", omittingEmptySubsequences: true)
         let decoder = JSONDecoder()
         for (index, line) in lines.enumerated() {
-            if let decoded = try? decoder.decode(Line.self, from: Data(line.utf8)), decoded.idempotency_key == post.idempotencyKey {
+            if let decoded = try? decoder.decode(Line.self, from: Data(line.utf8)),
+                decoded.idempotency_key == post.idempotencyKey
+            {
                 return .alreadyDelivered(remoteID: String(index + 1))
             }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let line = Line(idempotency_key: post.idempotencyKey, text: post.text,
-                        window_start: Timestamps.format(post.windowStart), window_end: Timestamps.format(post.windowEnd),
-                        written_at: Timestamps.format(now()))
+        let line = Line(
+            idempotency_key: post.idempotencyKey, text: post.text,
+            window_start: Timestamps.format(post.windowStart), window_end: Timestamps.format(post.windowEnd),
+            written_at: Timestamps.format(now()))
         guard var data = try? encoder.encode(line) else { return .permanent(reason: "cannot encode the post") }
         data.append(0x0A)
         if !existing.isEmpty && !existing.hasSuffix("\n") { data.insert(0x0A, at: 0) }  // after a torn last line

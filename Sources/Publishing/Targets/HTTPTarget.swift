@@ -1,7 +1,8 @@
 import Foundation
 import Messages
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What every HTTP target shares: the sender, the redactor that knows its secrets, the wall clock used to turn
@@ -13,8 +14,10 @@ public struct HTTPContext: Sendable {
     public var now: @Sendable () -> Date
     public var infoCache: any TargetInfoCache
 
-    public init(transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(),
-                now: @escaping @Sendable () -> Date = { Date() }, infoCache: any TargetInfoCache = InMemoryTargetInfoCache()) {
+    public init(
+        transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(),
+        now: @escaping @Sendable () -> Date = { Date() }, infoCache: any TargetInfoCache = InMemoryTargetInfoCache()
+    ) {
         self.transport = transport
         self.redactor = redactor
         self.now = now
@@ -48,11 +51,14 @@ public struct HTTPContext: Sendable {
     }
 
     /// Sends `request` and classifies the reply; `remoteID` reads the created post's id from a 2xx reply.
-    func deliver(_ request: URLRequest, deadline: Deadline,
-                 remoteID: (HTTPReply) -> String? = { _ in nil }) async -> DeliveryOutcome {
+    func deliver(
+        _ request: URLRequest, deadline: Deadline,
+        remoteID: (HTTPReply) -> String? = { _ in nil }
+    ) async -> DeliveryOutcome {
         switch await send(request, deadline: deadline) {
         case .failure(let failure): return ResponseClassifier.classify(failure)
-        case .success(let reply): return ResponseClassifier.classify(reply, now: now(), redactor: redactor, remoteID: remoteID)
+        case .success(let reply):
+            return ResponseClassifier.classify(reply, now: now(), redactor: redactor, remoteID: remoteID)
         }
     }
 }
@@ -71,7 +77,8 @@ enum Endpoint {
     /// `url` with a query item added.
     static func adding(_ name: String, _ value: String, to url: URL) -> URL {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        components.queryItems = (components.queryItems ?? []).filter { $0.name != name } + [URLQueryItem(name: name, value: value)]
+        components.queryItems =
+            (components.queryItems ?? []).filter { $0.name != name } + [URLQueryItem(name: name, value: value)]
         return components.url ?? url
     }
 }

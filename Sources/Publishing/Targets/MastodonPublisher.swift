@@ -1,7 +1,8 @@
 import Foundation
 import Messages
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Mastodon (and servers speaking its API: Takahē, GoToSocial, Pleroma, …): `POST {base_url}/api/v1/statuses` with
@@ -31,8 +32,10 @@ public struct MastodonPublisher: Publisher {
     /// Mastodon's own limit, used when the instance does not say.
     public static let defaultLimit = 500
 
-    public init(name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
-                language: String? = nil, shorten: Bool = false, maxCharacters: Int? = nil, context: HTTPContext = HTTPContext()) {
+    public init(
+        name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
+        language: String? = nil, shorten: Bool = false, maxCharacters: Int? = nil, context: HTTPContext = HTTPContext()
+    ) {
         self.name = name
         self.baseURL = baseURL
         self.token = token
@@ -60,10 +63,12 @@ public struct MastodonPublisher: Publisher {
         var body: [String: Any] = ["status": text]
         if let visibility { body["visibility"] = visibility }
         if let language { body["language"] = language }
-        let request = Requests.json("POST", Endpoint.join(baseURL, "api/v1/statuses"), body: body, headers: [
-            "Authorization": "Bearer \(token)",
-            "Idempotency-Key": post.idempotencyKey,
-        ])
+        let request = Requests.json(
+            "POST", Endpoint.join(baseURL, "api/v1/statuses"), body: body,
+            headers: [
+                "Authorization": "Bearer \(token)",
+                "Idempotency-Key": post.idempotencyKey,
+            ])
         return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
     }
 
@@ -82,7 +87,8 @@ public struct MastodonPublisher: Publisher {
     func instanceLimit(deadline: Deadline) async -> Int {
         let now = context.now()
         if let cached = await context.infoCache.info(limitKey), let limit = Int(cached.value),
-           now.timeIntervalSince(cached.storedAt) < Self.limitLifetime, now >= cached.storedAt {
+            now.timeIntervalSince(cached.storedAt) < Self.limitLifetime, now >= cached.storedAt
+        {
             return limit
         }
         var request = URLRequest(url: Endpoint.join(baseURL, "api/v2/instance"))
@@ -96,7 +102,9 @@ public struct MastodonPublisher: Publisher {
             break
         case .success(let reply):
             let statuses = (reply.json?["configuration"] as? [String: Any])?["statuses"] as? [String: Any]
-            if (200..<300).contains(reply.status), let value = (statuses?["max_characters"] as? NSNumber)?.intValue, value > 0 {
+            if (200..<300).contains(reply.status), let value = (statuses?["max_characters"] as? NSNumber)?.intValue,
+                value > 0
+            {
                 limit = value
             }
         }
@@ -116,7 +124,9 @@ public struct MastodonPublisher: Publisher {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let reply): me = reply
         }
-        guard let id = idString(me.json?["id"]) else { return .failed(reason: "verify_credentials answered without an id") }
+        guard let id = idString(me.json?["id"]) else {
+            return .failed(reason: "verify_credentials answered without an id")
+        }
         let path = "api/v1/accounts/\(Endpoint.segment(id))/statuses?limit=40&exclude_reblogs=true"
         let statuses: HTTPReply
         switch await get(path, deadline: deadline) {
@@ -128,7 +138,9 @@ public struct MastodonPublisher: Publisher {
         }
         let match = PostMatch(post: post, text: text)
         for status in list where match.isPost(createdAt: status["created_at"] as? String) {
-            let shown = (status["text"] as? String).map(PostMatch.normalized) ?? Self.plainText(status["content"] as? String ?? "")
+            let shown =
+                (status["text"] as? String).map(PostMatch.normalized)
+                ?? Self.plainText(status["content"] as? String ?? "")
             if shown == match.text { return .found(remoteID: idString(status["id"])) }
         }
         return .notFound
@@ -163,8 +175,11 @@ public struct MastodonPublisher: Publisher {
             if let semi = after.prefix(10).firstIndex(of: ";") {
                 let name = String(after[..<semi])
                 var decoded = named[name]
-                if name.hasPrefix("#x"), let code = UInt32(name.dropFirst(2), radix: 16) { decoded = Unicode.Scalar(code).map(String.init) }
-                else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()) { decoded = Unicode.Scalar(code).map(String.init) }
+                if name.hasPrefix("#x"), let code = UInt32(name.dropFirst(2), radix: 16) {
+                    decoded = Unicode.Scalar(code).map(String.init)
+                } else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()) {
+                    decoded = Unicode.Scalar(code).map(String.init)
+                }
                 if let decoded {
                     out += decoded
                     rest = after[after.index(after: semi)...]
@@ -183,9 +198,10 @@ extension MastodonPublisher {
     /// `kind = "mastodon"`: `base_url`, `token_env`/`token_file` (required), `visibility`, `language`,
     /// `max_characters` (overrides the instance's limit), `shorten`.
     public static let target = TargetKind("mastodon", secrets: [.init("token")]) { config in
-        MastodonPublisher(name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
-                          visibility: try config.oneOf("visibility", ["public", "unlisted", "private", "direct"]),
-                          language: try config.language(), shorten: try config.shorten,
-                          maxCharacters: try config.int("max_characters", range: 1...100_000), context: config.context)
+        MastodonPublisher(
+            name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
+            visibility: try config.oneOf("visibility", ["public", "unlisted", "private", "direct"]),
+            language: try config.language(), shorten: try config.shorten,
+            maxCharacters: try config.int("max_characters", range: 1...100_000), context: config.context)
     }
 }

@@ -13,8 +13,10 @@ public struct MatrixPublisher: Publisher {
     public var gate: TextGate
     let context: HTTPContext
 
-    public init(name: String = "matrix", baseURL: URL, token: String, roomID: String, msgtype: String = "m.notice",
-                shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+    public init(
+        name: String = "matrix", baseURL: URL, token: String, roomID: String, msgtype: String = "m.notice",
+        shorten: Bool = false, context: HTTPContext = HTTPContext()
+    ) {
         self.name = name
         self.baseURL = baseURL
         self.token = token
@@ -26,7 +28,9 @@ public struct MatrixPublisher: Publisher {
     }
 
     public var lengthRule: LengthRule? { gate.rule }
-    public var redactedDescription: String { "\(name): matrix \(Redactor.origin(of: baseURL)) room \(roomID) (token [REDACTED])" }
+    public var redactedDescription: String {
+        "\(name): matrix \(Redactor.origin(of: baseURL)) room \(roomID) (token [REDACTED])"
+    }
 
     /// The transaction id for a post (its idempotency key, percent-encoded as one path segment).
     public static func transactionID(for post: Post) -> String { post.idempotencyKey }
@@ -37,9 +41,11 @@ public struct MatrixPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
-        let path = "_matrix/client/v3/rooms/\(Endpoint.segment(roomID))/send/m.room.message/\(Endpoint.segment(Self.transactionID(for: post)))"
-        let request = Requests.json("PUT", Endpoint.join(baseURL, path), body: ["msgtype": msgtype, "body": text],
-                                    headers: ["Authorization": "Bearer \(token)"])
+        let path =
+            "_matrix/client/v3/rooms/\(Endpoint.segment(roomID))/send/m.room.message/\(Endpoint.segment(Self.transactionID(for: post)))"
+        let request = Requests.json(
+            "PUT", Endpoint.join(baseURL, path), body: ["msgtype": msgtype, "body": text],
+            headers: ["Authorization": "Bearer \(token)"])
         return await context.deliver(request, deadline: deadline) { $0.json?["event_id"] as? String }
     }
 }
@@ -53,10 +59,13 @@ extension MatrixPublisher {
         // Room ids start with "!"; since room version 12 they may have no ":server" part. Aliases ("#…") cannot be
         // sent to.
         guard room.hasPrefix("!"), room.count > 1, !room.contains(where: \.isWhitespace) else {
-            throw config.error("room_id", "\"\(room)\" is not a room id like \"!abc123:example.org\" (an alias starting with # will not do)")
+            throw config.error(
+                "room_id",
+                "\"\(room)\" is not a room id like \"!abc123:example.org\" (an alias starting with # will not do)")
         }
-        return MatrixPublisher(name: config.name, baseURL: base, token: token, roomID: room,
-                               msgtype: try config.oneOf("msgtype", ["m.text", "m.notice"]) ?? "m.notice",
-                               shorten: try config.shorten, context: config.context)
+        return MatrixPublisher(
+            name: config.name, baseURL: base, token: token, roomID: room,
+            msgtype: try config.oneOf("msgtype", ["m.text", "m.notice"]) ?? "m.notice",
+            shorten: try config.shorten, context: config.context)
     }
 }

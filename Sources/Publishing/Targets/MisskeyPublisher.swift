@@ -19,9 +19,11 @@ public struct MisskeyPublisher: Publisher {
     public var resendUnconfirmed: Bool
     public var repeatsDuplicate: Bool { true }
 
-    public init(name: String = "misskey", baseURL: URL, token: String, visibility: String? = nil,
-                contentWarning: String? = nil, maxCharacters: Int = 3000, shorten: Bool = false,
-                resendUnconfirmed: Bool = true, context: HTTPContext = HTTPContext()) {
+    public init(
+        name: String = "misskey", baseURL: URL, token: String, visibility: String? = nil,
+        contentWarning: String? = nil, maxCharacters: Int = 3000, shorten: Bool = false,
+        resendUnconfirmed: Bool = true, context: HTTPContext = HTTPContext()
+    ) {
         self.name = name
         self.baseURL = baseURL
         self.token = token
@@ -54,13 +56,16 @@ public struct MisskeyPublisher: Publisher {
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
         guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
         let me: HTTPReply
-        switch await context.lookUpRequest(Requests.json("POST", Endpoint.join(baseURL, "api/i"), body: ["i": token]), deadline: deadline) {
+        switch await context.lookUpRequest(
+            Requests.json("POST", Endpoint.join(baseURL, "api/i"), body: ["i": token]), deadline: deadline)
+        {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let reply): me = reply
         }
         guard let userID = idString(me.json?["id"]) else { return .failed(reason: "/api/i answered without an id") }
-        let request = Requests.json("POST", Endpoint.join(baseURL, "api/users/notes"),
-                                    body: ["i": token, "userId": userID, "limit": 20, "withReplies": false, "withRenotes": false])
+        let request = Requests.json(
+            "POST", Endpoint.join(baseURL, "api/users/notes"),
+            body: ["i": token, "userId": userID, "limit": 20, "withReplies": false, "withRenotes": false])
         let notes: HTTPReply
         switch await context.lookUpRequest(request, deadline: deadline) {
         case .failure(let failure): return .failed(reason: failure.reason)
@@ -71,7 +76,9 @@ public struct MisskeyPublisher: Publisher {
         }
         let match = PostMatch(post: post, text: text)
         for note in list where match.isPost(createdAt: note["createdAt"] as? String) {
-            if (note["text"] as? String).map(PostMatch.normalized) == match.text { return .found(remoteID: idString(note["id"])) }
+            if (note["text"] as? String).map(PostMatch.normalized) == match.text {
+                return .found(remoteID: idString(note["id"]))
+            }
         }
         return .notFound
     }
@@ -81,12 +88,15 @@ extension MisskeyPublisher {
     /// `kind = "misskey"`: `base_url` and `token_env`/`token_file` (required), `visibility` (`public`, `home`,
     /// `followers`), `cw`, `max_characters`, `resend_unconfirmed`, `shorten`. The `i` field is hidden wherever a
     /// reply echoes it.
-    public static let target = TargetKind("misskey", secrets: [.init("token")],
-                                          redactions: [#"("i"\s*:\s*")[^"]*"#]) { config in
-        MisskeyPublisher(name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
-                         visibility: try config.oneOf("visibility", ["public", "home", "followers"]),
-                         contentWarning: try config.string("cw"),
-                         maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 3000,
-                         shorten: try config.shorten, resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+    public static let target = TargetKind(
+        "misskey", secrets: [.init("token")],
+        redactions: [#"("i"\s*:\s*")[^"]*"#]
+    ) { config in
+        MisskeyPublisher(
+            name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
+            visibility: try config.oneOf("visibility", ["public", "home", "followers"]),
+            contentWarning: try config.string("cw"),
+            maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 3000,
+            shorten: try config.shorten, resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Messages
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// ntfy: JSON publish to the server root, `POST {base_url}/` with `{"topic", "message", "title"?, "priority"?,
 /// "tags"?}`, optionally with `Authorization: Bearer <token>` or, for servers with user accounts (ntfy 1.x),
@@ -26,10 +27,12 @@ public struct NtfyPublisher: Publisher {
     public var resendUnconfirmed = true
     public var repeatsDuplicate: Bool { true }
 
-    public init(name: String = "ntfy", baseURL: URL = URL(string: "https://ntfy.sh")!, topic: String,
-                token: String? = nil, basic: (username: String, password: String)? = nil, title: String? = nil,
-                priority: Int? = nil, tags: [String] = [], shorten: Bool = false, resendUnconfirmed: Bool = true,
-                context: HTTPContext = HTTPContext()) {
+    public init(
+        name: String = "ntfy", baseURL: URL = URL(string: "https://ntfy.sh")!, topic: String,
+        token: String? = nil, basic: (username: String, password: String)? = nil, title: String? = nil,
+        priority: Int? = nil, tags: [String] = [], shorten: Bool = false, resendUnconfirmed: Bool = true,
+        context: HTTPContext = HTTPContext()
+    ) {
         self.name = name
         self.resendUnconfirmed = resendUnconfirmed
         self.baseURL = baseURL
@@ -82,7 +85,9 @@ public struct NtfyPublisher: Publisher {
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
         guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
         let since = String(Int64(post.windowEnd.timeIntervalSince1970) - 60)
-        let url = Endpoint.adding("since", since, to: Endpoint.adding("poll", "1", to: Endpoint.join(baseURL, Endpoint.segment(topic) + "/json")))
+        let url = Endpoint.adding(
+            "since", since,
+            to: Endpoint.adding("poll", "1", to: Endpoint.join(baseURL, Endpoint.segment(topic) + "/json")))
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
@@ -95,7 +100,8 @@ public struct NtfyPublisher: Publisher {
         // One JSON object per line.
         for line in reply.body.split(separator: UInt8(ascii: "\n")) {
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-                  object["event"] as? String ?? "message" == "message", object["message"] as? String == text else { continue }
+                object["event"] as? String ?? "message" == "message", object["message"] as? String == text
+            else { continue }
             return .found(remoteID: idString(object["id"]))
         }
         return .notFound
@@ -105,25 +111,32 @@ public struct NtfyPublisher: Publisher {
 extension NtfyPublisher {
     /// `kind = "ntfy"`: `base_url`, `topic` (required), either `token_env`/`token_file` or `username` with
     /// `password_env`/`password_file`, `title`, `priority`, `tags`, `resend_unconfirmed`, `shorten`.
-    public static let target = TargetKind("ntfy", secrets: [.init("token"), .init("password")],
-                                          redactions: [##"(?i)([?&;]auth=)[^&\s"#]+"##]) { config in
+    public static let target = TargetKind(
+        "ntfy", secrets: [.init("token"), .init("password")],
+        redactions: [##"(?i)([?&;]auth=)[^&\s"#]+"##]
+    ) { config in
         let base = try config.url("base_url", default: "https://ntfy.sh")!
         let topic = try config.requiredString("topic")
-        guard topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }), topic.count <= 64 else {
+        guard topic.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
+            topic.count <= 64
+        else {
             throw config.error("topic", "\"\(topic)\" is not a topic name (letters, digits, - and _, at most 64)")
         }
         let token = try config.secret("token", required: false)
         let username = try config.string("username")
         var basic: (username: String, password: String)?
         if let username {
-            if token != nil { throw config.error("username", "give token_env/token_file or username with a password, not both") }
+            if token != nil {
+                throw config.error("username", "give token_env/token_file or username with a password, not both")
+            }
             basic = (username, try config.secret("password"))
         } else if try config.secret("password", required: false) != nil {
             throw config.error("username", "missing: a password needs its username")
         }
-        return NtfyPublisher(name: config.name, baseURL: base, topic: topic, token: token, basic: basic,
-                             title: try config.string("title"), priority: try config.int("priority", range: 1...5),
-                             tags: try config.strings("tags") ?? [], shorten: try config.shorten,
-                             resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+        return NtfyPublisher(
+            name: config.name, baseURL: base, topic: topic, token: token, basic: basic,
+            title: try config.string("title"), priority: try config.int("priority", range: 1...5),
+            tags: try config.strings("tags") ?? [], shorten: try config.shorten,
+            resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Messages
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// How a look-up recognises a post among a target's recent ones: made since its window ended (a post is only made
@@ -40,7 +41,9 @@ extension HTTPContext {
     func lookUpRequest(_ request: URLRequest, deadline: Deadline) async -> Result<HTTPReply, LookupFailure> {
         switch await send(request, deadline: deadline) {
         case .failure(let failure):
-            guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else { return .failure(LookupFailure("\(failure)")) }
+            guard case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) else {
+                return .failure(LookupFailure("\(failure)"))
+            }
             return .failure(LookupFailure(reason))
         case .success(let reply):
             guard (200..<300).contains(reply.status) else {

@@ -7,23 +7,31 @@ import Messages
 public struct SlackPublisher: ChatWebhookTarget {
     public var webhook: ChatWebhook
 
-    public init(name: String = "slack", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
-                context: HTTPContext = HTTPContext()) {
-        webhook = ChatWebhook(service: "slack", name: name, url: url, characters: 4000, shorten: shorten,
-                              resendUnconfirmed: resendUnconfirmed, context: context)
+    public init(
+        name: String = "slack", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
+        context: HTTPContext = HTTPContext()
+    ) {
+        webhook = ChatWebhook(
+            service: "slack", name: name, url: url, characters: 4000, shorten: shorten,
+            resendUnconfirmed: resendUnconfirmed, context: context)
     }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        await webhook.publish(post, deadline: deadline) { text in Requests.json("POST", webhook.url, body: ["text": text]) }
+        await webhook.publish(post, deadline: deadline) { text in
+            Requests.json("POST", webhook.url, body: ["text": text])
+        }
     }
 }
 
 extension SlackPublisher {
     /// `kind = "slack"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`. The secret path of a
     /// Slack webhook URL is hidden wherever it appears.
-    public static let target = TargetKind("slack", secrets: [.init("url", why: "a webhook URL is a secret")],
-                                          redactions: [#"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#]) { config in
-        SlackPublisher(name: config.name, url: try config.secretURL(), shorten: try config.shorten,
-                       resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+    public static let target = TargetKind(
+        "slack", secrets: [.init("url", why: "a webhook URL is a secret")],
+        redactions: [#"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#]
+    ) { config in
+        SlackPublisher(
+            name: config.name, url: try config.secretURL(), shorten: try config.shorten,
+            resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
     }
 }

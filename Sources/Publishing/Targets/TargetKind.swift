@@ -28,8 +28,10 @@ public struct TargetKind: Sendable {
     public let usesHTTP: Bool
     let build: @Sendable (TargetConfig) throws -> any Publisher
 
-    init(_ name: String, secrets: [Secret] = [], redactions: [String] = [], usesHTTP: Bool = true,
-         build: @escaping @Sendable (TargetConfig) throws -> any Publisher) {
+    init(
+        _ name: String, secrets: [Secret] = [], redactions: [String] = [], usesHTTP: Bool = true,
+        build: @escaping @Sendable (TargetConfig) throws -> any Publisher
+    ) {
         self.name = name
         self.secrets = secrets
         self.redactions = redactions
@@ -56,8 +58,12 @@ final class TargetConfig {
     func string(_ key: String) throws(ConfigurationError) -> String? { try table.string(key) }
     func requiredString(_ key: String) throws(ConfigurationError) -> String { try table.requiredString(key) }
     func bool(_ key: String) throws(ConfigurationError) -> Bool? { try table.bool(key) }
-    func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? { try table.int(key, range: range) }
-    func oneOf(_ key: String, _ choices: [String]) throws(ConfigurationError) -> String? { try table.oneOf(key, choices) }
+    func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
+        try table.int(key, range: range)
+    }
+    func oneOf(_ key: String, _ choices: [String]) throws(ConfigurationError) -> String? {
+        try table.oneOf(key, choices)
+    }
     func strings(_ key: String) throws(ConfigurationError) -> [String]? { try table.strings(key) }
     func stringTable(_ key: String) throws(ConfigurationError) -> [String: String]? { try table.stringTable(key) }
     func url(_ key: String, default fallback: String? = nil) throws(ConfigurationError) -> URL? {
@@ -67,7 +73,9 @@ final class TargetConfig {
 
     /// A required `http(s)` URL.
     func requiredURL(_ key: String) throws(ConfigurationError) -> URL {
-        guard let url = try table.url(key, required: true) else { throw table.error(key, "missing (required for this kind)") }
+        guard let url = try table.url(key, required: true) else {
+            throw table.error(key, "missing (required for this kind)")
+        }
         return url
     }
 

@@ -6,7 +6,8 @@ import Messages
 /// an unknown placeholder, or a template that is not valid JSON once filled, is an error.
 public struct WebhookBodyTemplate: Sendable, Equatable {
     public static let placeholders = ["text", "idempotency_key", "window_start", "window_end"]
-    public static let `default` = #"{"text": {{text}}, "idempotency_key": {{idempotency_key}}, "window_start": {{window_start}}, "window_end": {{window_end}}}"#
+    public static let `default` =
+        #"{"text": {{text}}, "idempotency_key": {{idempotency_key}}, "window_start": {{window_start}}, "window_end": {{window_end}}}"#
     public let source: String
 
     public init(_ source: String = WebhookBodyTemplate.default) throws(ConfigurationError) {
@@ -18,13 +19,17 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
             }
             let name = String(rest[open.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespaces)
             guard Self.placeholders.contains(name) else {
-                throw ConfigurationError(path: "", message: "unknown placeholder {{\(name)}}; known: "
-                                         + Self.placeholders.map { "{{\($0)}}" }.joined(separator: ", "))
+                throw ConfigurationError(
+                    path: "",
+                    message: "unknown placeholder {{\(name)}}; known: "
+                        + Self.placeholders.map { "{{\($0)}}" }.joined(separator: ", "))
             }
             rest = rest[close.upperBound...]
         }
-        let sample = render(Post(text: "sample \"text\"", windowStart: Date(timeIntervalSince1970: 0),
-                                 windowEnd: Date(timeIntervalSince1970: 1800)))
+        let sample = render(
+            Post(
+                text: "sample \"text\"", windowStart: Date(timeIntervalSince1970: 0),
+                windowEnd: Date(timeIntervalSince1970: 1800)))
         guard (try? JSONSerialization.jsonObject(with: sample, options: [.fragmentsAllowed])) != nil else {
             throw ConfigurationError(path: "", message: "is not valid JSON once its placeholders are filled")
         }
@@ -51,7 +56,9 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
     }
 
     static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
+            ?? Data("[\"\"]".utf8)
         return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }
 }
@@ -67,8 +74,10 @@ public struct WebhookPublisher: Publisher {
     public var gate: TextGate
     let context: HTTPContext
 
-    public init(name: String = "webhook", url: URL, bodyTemplate: WebhookBodyTemplate, headers: [String: String] = [:],
-                lengthRule: LengthRule? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()) {
+    public init(
+        name: String = "webhook", url: URL, bodyTemplate: WebhookBodyTemplate, headers: [String: String] = [:],
+        lengthRule: LengthRule? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()
+    ) {
         self.name = name
         self.url = url
         self.bodyTemplate = bodyTemplate
@@ -77,7 +86,8 @@ public struct WebhookPublisher: Publisher {
         var context = context.redacting(webhook: url)
         for (header, value) in headers {
             let lower = header.lowercased()
-            if lower == "authorization" || lower.contains("token") || lower.contains("key") || lower.contains("secret") {
+            if lower == "authorization" || lower.contains("token") || lower.contains("key") || lower.contains("secret")
+            {
                 context.redactor.add(value)
             }
         }
@@ -105,7 +115,8 @@ public struct WebhookPublisher: Publisher {
 
 extension WebhookPublisher {
     /// `kind = "webhook"`: `url_env`/`url_file` (required), `body_template`, `headers`, `length_rule`, `shorten`.
-    public static let target = TargetKind("webhook", secrets: [.init("url", why: "a webhook URL is a secret")]) { config in
+    public static let target = TargetKind("webhook", secrets: [.init("url", why: "a webhook URL is a secret")]) {
+        config in
         let url = try config.secretURL()
         let source = try config.string("body_template") ?? WebhookBodyTemplate.default
         let body: WebhookBodyTemplate
@@ -113,7 +124,8 @@ extension WebhookPublisher {
             throw config.error("body_template", error.message)
         }
         let rule = try config.oneOf("length_rule", ["x", "mastodon", "bluesky"]).flatMap(LengthRule.platform)
-        return WebhookPublisher(name: config.name, url: url, bodyTemplate: body, headers: try config.stringTable("headers") ?? [:],
-                                lengthRule: rule, shorten: try config.shorten, context: config.context)
+        return WebhookPublisher(
+            name: config.name, url: url, bodyTemplate: body, headers: try config.stringTable("headers") ?? [:],
+            lengthRule: rule, shorten: try config.shorten, context: config.context)
     }
 }

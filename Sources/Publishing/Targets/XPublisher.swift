@@ -25,9 +25,11 @@ public struct XPublisher: Publisher {
     let context: HTTPContext
     let nonce: @Sendable () -> String
 
-    public init(name: String = "x", baseURL: URL = URL(string: "https://api.x.com")!, authentication: XAuthentication,
-                shorten: Bool = false, context: HTTPContext = HTTPContext(),
-                nonce: @escaping @Sendable () -> String = { OAuth1.makeNonce() }) {
+    public init(
+        name: String = "x", baseURL: URL = URL(string: "https://api.x.com")!, authentication: XAuthentication,
+        shorten: Bool = false, context: HTTPContext = HTTPContext(),
+        nonce: @escaping @Sendable () -> String = { OAuth1.makeNonce() }
+    ) {
         self.name = name
         self.baseURL = baseURL
         self.authentication = authentication
@@ -60,14 +62,17 @@ public struct XPublisher: Publisher {
         case .bearer(let token):
             authorization = "Bearer \(token)"
         case .oauth1(let credentials):
-            authorization = OAuth1.authorizationHeader(method: "POST", url: url, credentials: credentials, nonce: nonce(),
-                                                       timestamp: Int(context.now().timeIntervalSince1970))
+            authorization = OAuth1.authorizationHeader(
+                method: "POST", url: url, credentials: credentials, nonce: nonce(),
+                timestamp: Int(context.now().timeIntervalSince1970))
         }
         let request = Requests.json("POST", url, body: ["text": text], headers: ["Authorization": authorization])
         let outcome = await context.deliver(request, deadline: deadline) { reply in
             (reply.json?["data"] as? [String: Any]).flatMap { idString($0["id"]) }
         }
-        if case .permanent(let reason) = outcome, reason.hasPrefix("HTTP 403"), reason.lowercased().contains("duplicate") {
+        if case .permanent(let reason) = outcome, reason.hasPrefix("HTTP 403"),
+            reason.lowercased().contains("duplicate")
+        {
             return .alreadyDelivered(remoteID: nil)
         }
         return outcome
@@ -77,8 +82,13 @@ public struct XPublisher: Publisher {
 extension XPublisher {
     /// `kind = "x"`: `base_url`; OAuth 1.0a `consumer_key_*`, `consumer_secret_*`, `token_*`, `token_secret_*`, or an
     /// OAuth 2.0 user token (`token_*` alone); `shorten`.
-    public static let target = TargetKind("x", secrets: [.init("token"), .init("consumer_key"), .init("consumer_secret"),
-                                                        .init("token_secret")]) { config in
+    public static let target = TargetKind(
+        "x",
+        secrets: [
+            .init("token"), .init("consumer_key"), .init("consumer_secret"),
+            .init("token_secret"),
+        ]
+    ) { config in
         let base = try config.url("base_url", default: "https://api.x.com")!
         let consumerKey = try config.secret("consumer_key", required: false)
         let consumerSecret = try config.secret("consumer_secret", required: false)
@@ -88,14 +98,18 @@ extension XPublisher {
         if consumerKey == nil && consumerSecret == nil && tokenSecret == nil {
             authentication = .bearer(token)
         } else {
-            let missing = "missing: OAuth 1.0a needs consumer_key, consumer_secret, token and token_secret (each as _env or _file)"
+            let missing =
+                "missing: OAuth 1.0a needs consumer_key, consumer_secret, token and token_secret (each as _env or _file)"
             guard let consumerKey else { throw config.error("consumer_key_env", missing) }
             guard let consumerSecret else { throw config.error("consumer_secret_env", missing) }
             guard let tokenSecret else { throw config.error("token_secret_env", missing) }
-            authentication = .oauth1(OAuth1Credentials(consumerKey: consumerKey, consumerSecret: consumerSecret,
-                                                       token: token, tokenSecret: tokenSecret))
+            authentication = .oauth1(
+                OAuth1Credentials(
+                    consumerKey: consumerKey, consumerSecret: consumerSecret,
+                    token: token, tokenSecret: tokenSecret))
         }
-        return XPublisher(name: config.name, baseURL: base, authentication: authentication, shorten: try config.shorten,
-                          context: config.context)
+        return XPublisher(
+            name: config.name, baseURL: base, authentication: authentication, shorten: try config.shorten,
+            context: config.context)
     }
 }

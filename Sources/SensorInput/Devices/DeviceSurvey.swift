@@ -21,7 +21,9 @@ public struct DeviceDescription: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case device, bus, name, accelerometer, steps, problem
-        case stepCounter = "step_counter", samplingFrequencies = "sampling_frequencies", bufferNode = "buffer_node"
+        case stepCounter = "step_counter"
+        case samplingFrequencies = "sampling_frequencies"
+        case bufferNode = "buffer_node"
     }
 }
 
@@ -34,17 +36,21 @@ public enum DeviceSurvey {
             if d.hasAccelerometer {
                 do { _ = try IIOAccelCalibration(device: d) } catch { problem = "\(error)" }
                 if problem == nil, SysfsFile.read(d.path + "/in_accel_x_raw") == nil {
-                    problem = "\(d.path)/in_accel_x_raw cannot be read (permissions? see contrib/README.md for a udev rule)"
+                    problem =
+                        "\(d.path)/in_accel_x_raw cannot be read (permissions? see contrib/README.md for a udev rule)"
                 }
             }
-            let frequencies = ((SysfsFile.read(d.path + "/in_accel_sampling_frequency_available")
+            let frequencies =
+                ((SysfsFile.read(d.path + "/in_accel_sampling_frequency_available")
                 ?? SysfsFile.read(d.path + "/sampling_frequency_available")) ?? "")
                 .split(separator: " ").compactMap { Double($0) }
-            out.append(DeviceDescription(
-                device: d.id, bus: "iio", name: d.name, accelerometer: d.hasAccelerometer, stepCounter: d.hasStepCounter,
-                steps: d.hasStepCounter ? SysfsFile.int(d.path + "/in_steps_input") : nil,
-                samplingFrequencies: frequencies,
-                bufferNode: SysfsFile.exists(d.devNode) ? d.devNode : nil, problem: problem))
+            out.append(
+                DeviceDescription(
+                    device: d.id, bus: "iio", name: d.name, accelerometer: d.hasAccelerometer,
+                    stepCounter: d.hasStepCounter,
+                    steps: d.hasStepCounter ? SysfsFile.int(d.path + "/in_steps_input") : nil,
+                    samplingFrequencies: frequencies,
+                    bufferNode: SysfsFile.exists(d.devNode) ? d.devNode : nil, problem: problem))
         }
         for node in EvdevAccelerometer.list(roots: roots) {
             let event = node.split(separator: "/").last.map(String.init) ?? node
@@ -55,8 +61,10 @@ public enum DeviceSurvey {
             } else if access(node, R_OK) != 0 {
                 problem = "\(node) is not readable by this user (add it to the 'input' group, or see contrib/README.md)"
             }
-            out.append(DeviceDescription(device: node, bus: "evdev", name: name, accelerometer: true, stepCounter: false,
-                                         steps: nil, samplingFrequencies: [], bufferNode: nil, problem: problem))
+            out.append(
+                DeviceDescription(
+                    device: node, bus: "evdev", name: name, accelerometer: true, stepCounter: false,
+                    steps: nil, samplingFrequencies: [], bufferNode: nil, problem: problem))
         }
         return out
     }
@@ -64,17 +72,26 @@ public enum DeviceSurvey {
     /// Polls an IIO accelerometer for `seconds` at `rateHz` and returns what was read: samples, and the mean and
     /// spread of the magnitude (about 9.81 m/s² at rest when scale and units are right). Stops at the first
     /// unreadable sample, which it returns.
-    public static func sample<C: PollClock>(_ device: IIODevice, seconds: Double, rateHz: Double, clock: C) -> (samples: Int, meanMagnitude: Double, sdMagnitude: Double, lost: DeviceError?) {
+    public static func sample<C: PollClock>(_ device: IIODevice, seconds: Double, rateHz: Double, clock: C) -> (
+        samples: Int, meanMagnitude: Double, sdMagnitude: Double, lost: DeviceError?
+    ) {
         var poller = IIOPolledAccelerometer(device: device, rateHz: rateHz, clock: clock)
         let count = max(1, Int((seconds * rateHz).rounded()))
-        var n = 0, sum = 0.0, sumSq = 0.0
+        var n = 0
+        var sum = 0.0
+        var sumSq = 0.0
         var lost: DeviceError?
-        poller.poll(count: count, while: { lost == nil }, { s in
-            let m = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
-            n += 1; sum += m; sumSq += m * m
-        }, events: { event in
-            if case .lost(let e) = event { lost = e }
-        })
+        poller.poll(
+            count: count, while: { lost == nil },
+            { s in
+                let m = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
+                n += 1
+                sum += m
+                sumSq += m * m
+            },
+            events: { event in
+                if case .lost(let e) = event { lost = e }
+            })
         let mean = n > 0 ? sum / Double(n) : 0
         let sd = n > 1 ? max(0, sumSq / Double(n) - mean * mean).squareRoot() : 0
         return (n, mean, sd, lost)
@@ -82,5 +99,5 @@ public enum DeviceSurvey {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

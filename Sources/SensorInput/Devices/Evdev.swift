@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import StepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An evdev accelerometer (`/dev/input/eventN` with ABS_X/Y/Z): 24-byte `struct input_event` records, a sample per
 /// `SYN_REPORT` holding the last value of each axis (only changes are reported). Values are counts per g from
@@ -28,7 +29,9 @@ public struct EvdevAccelerometer: Sendable {
             var info = [Int32](repeating: 0, count: 6)  // value, minimum, maximum, fuzz, flat, resolution
             let request = UInt(2 << 30 | 24 << 16 | 0x45 << 8 | (0x40 + axis))
             let rc = info.withUnsafeMutableBytes { ioctl(fd, request, $0.baseAddress!) }
-            guard rc == 0 else { throw DeviceError(path: devicePath, message: "not an evdev device with ABS axes (EVIOCGABS failed)") }
+            guard rc == 0 else {
+                throw DeviceError(path: devicePath, message: "not an evdev device with ABS axes (EVIOCGABS failed)")
+            }
             resolutions.append(info[5])
             current.append(info[0])
         }
@@ -60,8 +63,10 @@ public struct EvdevAccelerometer: Sendable {
                 changed = false
                 guard !o1 && !o2 else { continue }
                 let g = standardGravity
-                sink(AccelerationSample(timeNs: t, x: Double(values[0]) / countsPerG[0] * g,
-                                        y: Double(values[1]) / countsPerG[1] * g, z: Double(values[2]) / countsPerG[2] * g))
+                sink(
+                    AccelerationSample(
+                        timeNs: t, x: Double(values[0]) / countsPerG[0] * g,
+                        y: Double(values[1]) / countsPerG[1] * g, z: Double(values[2]) / countsPerG[2] * g))
             }
         }
         return used
@@ -78,7 +83,8 @@ public struct EvdevAccelerometer: Sendable {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw DeviceError(path: path, message: "read failed (device gone?): \(String(cString: strerror(errno)))")
+                throw DeviceError(
+                    path: path, message: "read failed (device gone?): \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             filled += n
@@ -98,7 +104,8 @@ extension EvdevAccelerometer {
         return SysfsFile.list(base).filter { $0.hasPrefix("event") }.filter { name in
             let device = base + "/" + name + "/device"
             guard let props = SysfsFile.read(device + "/properties").flatMap(lowestWord),
-                  let abs = SysfsFile.read(device + "/capabilities/abs").flatMap(lowestWord) else { return false }
+                let abs = SysfsFile.read(device + "/capabilities/abs").flatMap(lowestWord)
+            else { return false }
             return props & (1 << 6) != 0 && abs & 0b111 == 0b111
         }.sorted { (Int($0.dropFirst(5)) ?? 0) < (Int($1.dropFirst(5)) ?? 0) }.map { roots.dev + "/input/" + $0 }
     }

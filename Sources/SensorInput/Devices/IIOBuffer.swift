@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import StepDetection
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One channel's storage in an IIO scan, from `scan_elements/*_type`: `[be|le]:[s|u]bits/storagebits[Xrepeat]>>shift`.
 public struct IIOChannelType: Sendable, Equatable {
@@ -32,7 +33,9 @@ public struct IIOChannelType: Sendable, Equatable {
             guard c.eat(0x3E), let s = c.int(min: 1, max: 2) else { return nil }
             shift = s
         }
-        guard c.atEnd, [8, 16, 32, 64].contains(storage), real >= 1, real + shift <= storage, repeatCount >= 1 else { return nil }
+        guard c.atEnd, [8, 16, 32, 64].contains(storage), real >= 1, real + shift <= storage, repeatCount >= 1 else {
+            return nil
+        }
     }
 
     /// The value stored at `p`: byte order, shift, mask to the real bits, sign extension.
@@ -66,7 +69,8 @@ public struct IIOScanLayout: Sendable, Equatable {
     public var scanBytes: Int
 
     public init(channels: [(name: String, index: Int, type: IIOChannelType)]) {
-        var offset = 0, align = 1
+        var offset = 0
+        var align = 1
         var out: [Channel] = []
         for c in channels.sorted(by: { $0.index < $1.index }) {
             let size = c.type.storageBytes
@@ -86,7 +90,9 @@ public struct IIOScanLayout: Sendable, Equatable {
         for file in SysfsFile.list(dir) where file.hasSuffix("_en") {
             let name = String(file.dropLast(3))
             guard SysfsFile.read(dir + "/" + file) == "1" else { continue }
-            guard let index = SysfsFile.int(dir + "/\(name)_index"), let typeText = SysfsFile.read(dir + "/\(name)_type") else {
+            guard let index = SysfsFile.int(dir + "/\(name)_index"),
+                let typeText = SysfsFile.read(dir + "/\(name)_type")
+            else {
                 throw DeviceError(path: dir + "/" + name, message: "enabled channel without _index or _type")
             }
             guard let type = IIOChannelType(typeText) else {
@@ -121,12 +127,18 @@ public struct IIOBufferedAccelerometer: Sendable {
         self.device = device
         layout = try IIOScanLayout(device: device)
         calibration = try IIOAccelCalibration(device: device)
-        guard let x = layout.channel("in_accel_x"), let y = layout.channel("in_accel_y"), let z = layout.channel("in_accel_z") else {
+        guard let x = layout.channel("in_accel_x"), let y = layout.channel("in_accel_y"),
+            let z = layout.channel("in_accel_z")
+        else {
             throw DeviceError(path: device.path, message: "no accelerometer channels")
         }
-        self.x = x; self.y = y; self.z = z
+        self.x = x
+        self.y = y
+        self.z = z
         timestamp = layout.channel("in_timestamp")
-        let rate = SysfsFile.double(device.path + "/sampling_frequency") ?? SysfsFile.double(device.path + "/in_accel_sampling_frequency") ?? 0
+        let rate =
+            SysfsFile.double(device.path + "/sampling_frequency") ?? SysfsFile.double(
+                device.path + "/in_accel_sampling_frequency") ?? 0
         periodNs = rate > 0 ? Int64((1e9 / rate).rounded()) : 0
     }
 
@@ -137,8 +149,9 @@ public struct IIOBufferedAccelerometer: Sendable {
         var used = 0
         while used + layout.scanBytes <= bytes.count {
             let p = base + used
-            let (ax, ay, az) = calibration.apply(Double(x.type.value(at: p + x.offset)), Double(y.type.value(at: p + y.offset)),
-                                                 Double(z.type.value(at: p + z.offset)))
+            let (ax, ay, az) = calibration.apply(
+                Double(x.type.value(at: p + x.offset)), Double(y.type.value(at: p + y.offset)),
+                Double(z.type.value(at: p + z.offset)))
             let t = timestamp.map { $0.type.value(at: p + $0.offset) } ?? (startNs &+ scans &* periodNs)
             sink(AccelerationSample(timeNs: t, x: ax, y: ay, z: az))
             scans += 1

@@ -11,7 +11,9 @@ public struct IIODevice: Sendable, Equatable {
     /// The driver's `name` (e.g. `bmc150_accel`).
     public var name: String
 
-    public var hasAccelerometer: Bool { SysfsFile.exists(path + "/in_accel_x_raw") || SysfsFile.exists(path + "/in_accel_x_input") }
+    public var hasAccelerometer: Bool {
+        SysfsFile.exists(path + "/in_accel_x_raw") || SysfsFile.exists(path + "/in_accel_x_input")
+    }
     public var hasStepCounter: Bool { SysfsFile.exists(path + "/in_steps_input") }
 
     /// The device whose sysfs folder is `sysfsPath`.
@@ -33,14 +35,16 @@ public struct IIODevice: Sendable, Equatable {
     public static func list(roots: DeviceRoots = DeviceRoots()) -> [IIODevice] {
         let base = roots.sys + "/bus/iio/devices"
         return SysfsFile.list(base).filter { $0.hasPrefix("iio:device") }.map { id in
-            IIODevice(id: id, path: base + "/" + id, devNode: roots.dev + "/" + id,
-                      name: SysfsFile.read(base + "/" + id + "/name") ?? id)
+            IIODevice(
+                id: id, path: base + "/" + id, devNode: roots.dev + "/" + id,
+                name: SysfsFile.read(base + "/" + id + "/name") ?? id)
         }
     }
 
     /// Sampling frequency to ask for: the first available one at or above `wantedHz`, else the highest.
     public func samplingFrequency(atLeast wantedHz: Double) -> Double? {
-        let text = SysfsFile.read(path + "/in_accel_sampling_frequency_available")
+        let text =
+            SysfsFile.read(path + "/in_accel_sampling_frequency_available")
             ?? SysfsFile.read(path + "/sampling_frequency_available")
         let available = (text ?? "").split(separator: " ").compactMap { Double($0) }.sorted()
         return available.first { $0 >= wantedHz } ?? available.last
@@ -61,8 +65,10 @@ public struct IIOAccelCalibration: Sendable, Equatable {
     public init(device: IIODevice) throws {
         let p = device.path + "/"
         for (i, axis) in ["x", "y", "z"].enumerated() {
-            guard let s = SysfsFile.double(p + "in_accel_\(axis)_scale") ?? SysfsFile.double(p + "in_accel_scale")
-                ?? SysfsFile.double(p + "scale") else {
+            guard
+                let s = SysfsFile.double(p + "in_accel_\(axis)_scale") ?? SysfsFile.double(p + "in_accel_scale")
+                    ?? SysfsFile.double(p + "scale")
+            else {
                 throw DeviceError(path: p + "in_accel_scale", message: "no accelerometer scale")
             }
             scale[i] = s
@@ -82,7 +88,9 @@ public struct IIOAccelCalibration: Sendable, Equatable {
     /// Raw counts -> m/s² in the device's mounted frame.
     @inline(__always)
     public func apply(_ x: Double, _ y: Double, _ z: Double) -> (Double, Double, Double) {
-        let a = (x + offset[0]) * scale[0], b = (y + offset[1]) * scale[1], c = (z + offset[2]) * scale[2]
+        let a = (x + offset[0]) * scale[0]
+        let b = (y + offset[1]) * scale[1]
+        let c = (z + offset[2]) * scale[2]
         let m = mountMatrix
         return (m[0] * a + m[1] * b + m[2] * c, m[3] * a + m[4] * b + m[5] * c, m[6] * a + m[7] * b + m[8] * c)
     }
@@ -132,8 +140,10 @@ public struct IIOPolledAccelerometer<Clock: PollClock> {
     /// Delivers `count` samples at `rateHz` (or until `shouldContinue` says no), sleeping on the clock between them.
     /// A device that cannot be read is reported once (`.lost`), retried every `retryNs`, and reported again when back
     /// (`.recovered`).
-    public mutating func poll(count: Int = .max, while shouldContinue: () -> Bool = { true },
-                              _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }) {
+    public mutating func poll(
+        count: Int = .max, while shouldContinue: () -> Bool = { true },
+        _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }
+    ) {
         let period = Int64((1e9 / rateHz).rounded())
         var next = clock.nowNs()
         var delivered = 0
@@ -142,14 +152,20 @@ public struct IIOPolledAccelerometer<Clock: PollClock> {
             guard shouldContinue() else { return }
             do {
                 let s = try readOnce()
-                if lost { lost = false; events(.recovered(path: device.path)) }
+                if lost {
+                    lost = false
+                    events(.recovered(path: device.path))
+                }
                 sink(s)
                 delivered += 1
                 next += period
                 let now = clock.nowNs()
                 if next < now - period { next = now }  // fell behind: skip ahead, do not burst
             } catch let error as DeviceError {
-                if !lost { lost = true; events(.lost(error)) }
+                if !lost {
+                    lost = true
+                    events(.lost(error))
+                }
                 next = clock.nowNs() + retryNs
             } catch {
                 next = clock.nowNs() + retryNs
@@ -173,7 +189,10 @@ public struct IIOStepCounter {
         guard let total = SysfsFile.int(file), total >= 0 else {
             throw DeviceError(path: file, message: "cannot be read (device gone?)")
         }
-        defer { last = total; lastNs = nowNs }
+        defer {
+            last = total
+            lastNs = nowNs
+        }
         guard let previous = last, let since = lastNs else { return nil }
         let delta = total >= previous ? total - previous : total
         return StepReading(startNs: since, endNs: nowNs, steps: Int(delta))

@@ -20,13 +20,19 @@ public struct StepCounterDevice: Sendable, Equatable {
     public func record(nowNs: Int64, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {
         let counter = sysfsPath + "/in_steps_input"
         guard let text = try? String(contentsOfFile: counter, encoding: .utf8),
-              let total = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)), total >= 0 else {
-            throw InputError(file: counter, message: "cannot be read (device gone?); it is read again at the next fetch", kind: .notYetAvailable)
+            let total = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)), total >= 0
+        else {
+            throw InputError(
+                file: counter, message: "cannot be read (device gone?); it is read again at the next fetch",
+                kind: .notYetAvailable)
         }
-        let boot = (try? String(contentsOfFile: bootIDPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let line = StepLogLine.encode(timeNs: nowNs, total: total, bootID: boot, source: (sysfsPath as NSString).lastPathComponent)
-        try FileManager.default.createDirectory(atPath: (logPath as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        let boot = (try? String(contentsOfFile: bootIDPath, encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let line = StepLogLine.encode(
+            timeNs: nowNs, total: total, bootID: boot, source: (sysfsPath as NSString).lastPathComponent)
+        try FileManager.default.createDirectory(
+            atPath: (logPath as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: logPath) {
             FileManager.default.createFile(atPath: logPath, contents: nil, attributes: [.posixPermissions: 0o600])
         }

@@ -35,10 +35,13 @@ struct ActiGraphHeader: Codable, Sendable {
         } else if lower.hasPrefix("start time") {
             startClock = TimeParsing.parseClock(line.dropFirst("start time".count))
         } else if lower.hasPrefix("start date") {
-            startDay = TimeParsing.parseDate(line.dropFirst("start date".count).trimmingPrefixSpaces(),
-                                             format: Substring(dateFormat))
+            startDay = TimeParsing.parseDate(
+                line.dropFirst("start date".count).trimmingPrefixSpaces(),
+                format: Substring(dateFormat))
         } else if lower.hasPrefix("epoch period") {
-            if let close = line.firstIndex(of: ")") { epochSeconds = TimeParsing.parseClock(line[line.index(after: close)...]) }
+            if let close = line.firstIndex(of: ")") {
+                epochSeconds = TimeParsing.parseClock(line[line.index(after: close)...])
+            }
         } else if let r = lower.range(of: "mode = ") {
             mode = Int(lower[r.upperBound...].prefix { $0.isNumber })
         }
@@ -70,8 +73,10 @@ struct ActiGraphRawFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         if !header.isComplete {
             header.take(String(decoding: line, as: UTF8.self))
             return nil
@@ -84,10 +89,13 @@ struct ActiGraphRawFormat: LineParser {
             return nil
         }
         sawData = true
-        guard let rate = options.rateHz ?? header.rateHz, rate > 0 else { return "no sample rate in the header; pass --rate" }
+        guard let rate = options.rateHz ?? header.rateHz, rate > 0 else {
+            return "no sample rate in the header; pass --rate"
+        }
         guard f.count >= firstAxis + 3 else { return "expected X,Y,Z, found \(f.count) fields" }
         guard let x = Fields.double(f[firstAxis]), let y = Fields.double(f[firstAxis + 1]),
-              let z = Fields.double(f[firstAxis + 2]) else { return "x, y or z is not a number" }
+            let z = Fields.double(f[firstAxis + 2])
+        else { return "x, y or z is not a number" }
         let start = options.startNs ?? header.startNs ?? 0
         guard let t = Fields.tick(start, index, periodNs: 1e9 / rate) else { return "time is out of range" }
         index += 1
@@ -122,14 +130,18 @@ struct ActiGraphEpochFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         if !header.isComplete {
             header.take(String(decoding: line, as: UTF8.self))
             return nil
         }
         let f = Fields.split(line, ",")
-        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0]) && TimeParsing.parseDateTime(f[0].trimmingPrefixSpaces()) == nil {
+        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0])
+            && TimeParsing.parseDateTime(f[0].trimmingPrefixSpaces()) == nil
+        {
             let names = f.map { $0.trimmingPrefixSpaces().lowercased() }
             stepsColumn = names.firstIndex(of: "steps")
             timeColumn = names.firstIndex { $0 == "timestamp" || $0 == "date time" || $0 == "time" }
@@ -151,7 +163,8 @@ struct ActiGraphEpochFormat: LineParser {
         guard f.count > column, let steps = Fields.int(f[column]), steps >= 0, steps < 1_000_000 else {
             return "steps (column \(column + 1)) is missing or not a count"
         }
-        guard var start = Fields.tick(options.startNs ?? header.startNs ?? 0, index, periodNs: Double(epoch) * 1e9) else {
+        guard var start = Fields.tick(options.startNs ?? header.startNs ?? 0, index, periodNs: Double(epoch) * 1e9)
+        else {
             return "time is out of range"
         }
         if let tc = timeColumn, f.count > tc, let t = TimeParsing.parseDateTime(f[tc].trimmingPrefixSpaces())?.ns {

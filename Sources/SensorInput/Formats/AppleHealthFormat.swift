@@ -43,7 +43,8 @@ struct AppleHealthFormat: LineParser {
         while let amp = rest.firstIndex(of: "&") {
             out += rest[..<amp]
             guard let semi = rest[amp...].firstIndex(of: ";"), rest.distance(from: amp, to: semi) <= 10 else {
-                out += rest[amp...]; return out
+                out += rest[amp...]
+                return out
             }
             let entity = rest[rest.index(after: amp)..<semi]
             switch entity {
@@ -53,17 +54,25 @@ struct AppleHealthFormat: LineParser {
             case "quot": out += "\""
             case "apos": out += "'"
             default:
-                let code = entity.hasPrefix("#x") ? UInt32(entity.dropFirst(2), radix: 16)
+                let code =
+                    entity.hasPrefix("#x")
+                    ? UInt32(entity.dropFirst(2), radix: 16)
                     : entity.hasPrefix("#") ? UInt32(entity.dropFirst()) : nil
-                if let code, let scalar = Unicode.Scalar(code) { out.unicodeScalars.append(scalar) } else { out += "&\(entity);" }
+                if let code, let scalar = Unicode.Scalar(code) {
+                    out.unicodeScalars.append(scalar)
+                } else {
+                    out += "&\(entity);"
+                }
             }
             rest = rest[rest.index(after: semi)...]
         }
         return out + rest
     }
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         // Cheap byte test first: most lines of a real export are other record types.
         guard line.count > 40, Self.contains(line, "HKQuantityTypeIdentifierStepCount") else { return nil }
         let text = Substring(String(decoding: line, as: UTF8.self))
@@ -74,15 +83,23 @@ struct AppleHealthFormat: LineParser {
             let tag = rest[open.upperBound..<close]
             rest = close == rest.endIndex ? rest[close...] : rest[rest.index(after: close)...]
             guard Self.attribute("type", in: tag) == "HKQuantityTypeIdentifierStepCount" else { continue }
-            guard let s = Self.attribute("startDate", in: tag).flatMap({ TimeParsing.parseDateTime(Substring($0))?.ns }),
-                  let e = Self.attribute("endDate", in: tag).flatMap({ TimeParsing.parseDateTime(Substring($0))?.ns }) else {
-                problem = "StepCount record without a valid startDate/endDate"; continue
+            guard
+                let s = Self.attribute("startDate", in: tag).flatMap({ TimeParsing.parseDateTime(Substring($0))?.ns }),
+                let e = Self.attribute("endDate", in: tag).flatMap({ TimeParsing.parseDateTime(Substring($0))?.ns })
+            else {
+                problem = "StepCount record without a valid startDate/endDate"
+                continue
             }
             guard let valueText = Self.attribute("value", in: tag), let value = Double(valueText), value >= 0,
-                  value < 10_000_000 else {
-                problem = "StepCount record without a valid value"; continue
+                value < 10_000_000
+            else {
+                problem = "StepCount record without a valid value"
+                continue
             }
-            guard e >= s else { problem = "StepCount record ends before it starts"; continue }
+            guard e >= s else {
+                problem = "StepCount record ends before it starts"
+                continue
+            }
             let source = Self.attribute("sourceName", in: tag) ?? ""
             held.append(Held(source: source, reading: StepReading(startNs: s, endNs: e, steps: Int(value.rounded()))))
         }
@@ -128,7 +145,9 @@ struct AppleHealthFormat: LineParser {
             var totals: [String: Int] = [:]
             for h in run { totals[h.source, default: 0] += h.reading.steps }
             var keep = totals.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? ""
-            if case .preferSources(let order) = policy, let first = order.first(where: { totals[$0] != nil }) { keep = first }
+            if case .preferSources(let order) = policy, let first = order.first(where: { totals[$0] != nil }) {
+                keep = first
+            }
             out += run.filter { $0.source == keep }.map(\.reading)
             i = j
         }

@@ -10,7 +10,8 @@ struct AxivityFormat: LineParser {
             if s.first.lowercased().hasPrefix("time,accel-x") { return 90 }
             let f = s.first.split(separator: ",")
             guard f.count >= 4, TimeParsing.parseDateTime(f[0]) != nil,
-                  f[1...3].allSatisfy({ Sniff.isNumber($0) }) else { return 0 }
+                f[1...3].allSatisfy({ Sniff.isNumber($0) })
+            else { return 0 }
             return 90
         },
         parser: AxivityFormat.self)
@@ -19,8 +20,10 @@ struct AxivityFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         let f = Fields.split(line, ",")
         if firstNs == nil && f.first?.lowercased().hasPrefix("time") == true { return nil }  // header row
         guard f.count >= 4 else { return "expected time,x,y,z, found \(f.count) fields" }

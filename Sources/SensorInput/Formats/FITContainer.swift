@@ -24,7 +24,12 @@ enum FITContainer {
             }
             set {
                 if let k = numbers.firstIndex(of: number) {
-                    if let newValue { values[k] = newValue } else { numbers.remove(at: k); values.remove(at: k) }
+                    if let newValue {
+                        values[k] = newValue
+                    } else {
+                        numbers.remove(at: k)
+                        values.remove(at: k)
+                    }
                 } else if let newValue {
                     numbers.append(number)
                     values.append(newValue)
@@ -75,23 +80,34 @@ enum FITContainer {
     }
 
     /// One file of a chain starting at `start`; returns the start of the next file (nil: stop) and any damage.
-    static func decodeFile(_ b: [UInt8], at start: Int, messageIndex index: inout Int,
-                           into messages: inout [Message]) -> (next: Int?, damage: Damage?) {
+    static func decodeFile(
+        _ b: [UInt8], at start: Int, messageIndex index: inout Int,
+        into messages: inout [Message]
+    ) -> (next: Int?, damage: Damage?) {
         guard b.count - start >= 12 else {
-            return (nil, Damage(messageIndex: index, offset: start, reason: "file header cut short (\(b.count - start) of 12 bytes)"))
+            return (
+                nil,
+                Damage(
+                    messageIndex: index, offset: start, reason: "file header cut short (\(b.count - start) of 12 bytes)"
+                )
+            )
         }
         let headerSize = Int(b[start])
         guard headerSize >= 12, isFIT(Array(b[start..<start + 12])) else {
             return (nil, Damage(messageIndex: index, offset: start, reason: "no FIT header (no '.FIT' signature)"))
         }
         let dataSize = Int(u32(b, start + 4, bigEndian: false))
-        let dataStart = start + headerSize, dataEnd = dataStart + dataSize
+        let dataStart = start + headerSize
+        let dataEnd = dataStart + dataSize
         var damage: Damage?
         var end = dataEnd
         if dataEnd + 2 > b.count {
             end = min(dataEnd, b.count)
-            damage = Damage(messageIndex: index, offset: b.count,
-                            reason: "file cut short: the header promises \(dataSize) data bytes and a CRC, \(max(0, b.count - dataStart)) bytes follow the header")
+            damage = Damage(
+                messageIndex: index, offset: b.count,
+                reason:
+                    "file cut short: the header promises \(dataSize) data bytes and a CRC, \(max(0, b.count - dataStart)) bytes follow the header"
+            )
         }
         if let d = decodeRecords(b, from: dataStart, to: end, messageIndex: &index, into: &messages) {
             return (nil, d)
@@ -100,20 +116,26 @@ enum FITContainer {
         let stored = u16(b, dataEnd, bigEndian: false)
         let computed = crc(b, start, dataEnd)
         if stored != 0 && stored != computed {
-            damage = Damage(messageIndex: index, offset: dataEnd,
-                            reason: "file CRC mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))")
+            damage = Damage(
+                messageIndex: index, offset: dataEnd,
+                reason:
+                    "file CRC mismatch (stored 0x\(String(stored, radix: 16)), computed 0x\(String(computed, radix: 16)))"
+            )
         }
         return (dataEnd + 2, damage)
     }
 
     /// Decodes the records in `b[from..<to]`; returns the damage that stopped it, nil when it reached `to`.
-    static func decodeRecords(_ b: [UInt8], from: Int, to: Int, messageIndex index: inout Int,
-                              into messages: inout [Message]) -> Damage? {
+    static func decodeRecords(
+        _ b: [UInt8], from: Int, to: Int, messageIndex index: inout Int,
+        into messages: inout [Message]
+    ) -> Damage? {
         var definitions = [Definition?](repeating: nil, count: 16)
         var lastTimestamp: Int64?
         var i = from
         while i < to {
-            let header = b[i], at = i
+            let header = b[i]
+            let at = i
             i += 1
             if header & 0x40 != 0 && header & 0x80 == 0 {
                 guard let (definition, next) = definition(b, header: header, at: i, to: to) else {
@@ -126,10 +148,14 @@ enum FITContainer {
             }
             let local = header & 0x80 != 0 ? Int((header >> 5) & 0x03) : Int(header & 0x0F)
             guard let definition = definitions[local] else {
-                return Damage(messageIndex: index, offset: at, reason: "data message of local type \(local), which no definition announced")
+                return Damage(
+                    messageIndex: index, offset: at,
+                    reason: "data message of local type \(local), which no definition announced")
             }
             guard i + definition.size <= to else {
-                return Damage(messageIndex: index, offset: at, reason: "message cut short (\(definition.size) bytes needed, \(to - i) left)")
+                return Damage(
+                    messageIndex: index, offset: at,
+                    reason: "message cut short (\(definition.size) bytes needed, \(to - i) left)")
             }
             var message = Message(global: definition.global, fields: Fields(), timestamp: nil, index: index, offset: at)
             message.fields.numbers.reserveCapacity(definition.fields.count)
@@ -225,8 +251,10 @@ enum FITContainer {
         return v
     }
 
-    static let crcTable: [UInt16] = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
-                                     0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400]
+    static let crcTable: [UInt16] = [
+        0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
+        0xA001, 0x6C00, 0x7800, 0xB401, 0x5000, 0x9C01, 0x8801, 0x4400,
+    ]
 
     /// FIT's CRC-16 of `b[from..<to]`.
     static func crc(_ b: [UInt8], _ from: Int, _ to: Int) -> UInt16 {

@@ -51,14 +51,20 @@ enum FITSteps {
             guard m.global == 55, let t = time, let cycles = m.fields[3] else { continue }
             let type = m.fields[5].map(Int.init) ?? m.fields[24].map { Int($0 & 0x1F) } ?? 0
             guard countsSteps(type) else { continue }
-            points.append(MonitoringPoint(time: t + FITContainer.epochOffset, activityType: type, cumulative: cycles,
-                                          utcOffset: utcOffset))
+            points.append(
+                MonitoringPoint(
+                    time: t + FITContainer.epochOffset, activityType: type, cumulative: cycles,
+                    utcOffset: utcOffset))
         }
         return points
     }
 
     /// A stretch between two records and the strides taken in it.
-    struct Part { var from: Int64; var to: Int64; var weight: Double }
+    struct Part {
+        var from: Int64
+        var to: Int64
+        var weight: Double
+    }
 
     /// Readings over `parts` (FIT times): `total` steps split in proportion to the weights, or without a total
     /// 2 × the strides; cumulative rounding, so the readings add up to the (rounded) total exactly.
@@ -66,14 +72,17 @@ enum FITSteps {
         let sum = parts.reduce(0) { $0 + $1.weight }
         guard sum > 0 else { return [] }
         var out: [StepReading] = []
-        var acc = 0.0, given = 0
+        var acc = 0.0
+        var given = 0
         for p in parts {
             acc += p.weight
             let exact = total.map { $0 * acc / sum } ?? 2 * acc
             let upTo = Int((exact * 1e6).rounded() / 1e6)  // whole steps so far (no float dust)
             if upTo > given {
-                out.append(StepReading(startNs: (p.from + FITContainer.epochOffset) * 1_000_000_000,
-                                       endNs: (p.to + FITContainer.epochOffset) * 1_000_000_000, steps: upTo - given))
+                out.append(
+                    StepReading(
+                        startNs: (p.from + FITContainer.epochOffset) * 1_000_000_000,
+                        endNs: (p.to + FITContainer.epochOffset) * 1_000_000_000, steps: upTo - given))
             }
             given = max(given, upTo)
         }
@@ -88,25 +97,32 @@ enum FITSteps {
     /// records' cadence (+ `fractional_cadence`) integrated over time — never for other sports (a bike's cadence is
     /// pedal turns), as told by any `sport`, `lap` or `session` message.
     static func activity(_ messages: [FITContainer.Message]) -> Activity? {
-        struct Record { var time: Int64; var cadence: Double }
+        struct Record {
+            var time: Int64
+            var cadence: Double
+        }
         var records: [Record] = []
         var sessions: [(start: Int64, end: Int64, strides: Int64?)] = []
         var otherSport = false
         var utcOffset: Int64?
         for m in messages {
             if m.global == 34, let local = m.fields[5], let t = m.timestamp, (0...0xFFFF_FFFF).contains(local),
-               abs(local - t) <= 14 * 3600 {
+                abs(local - t) <= 14 * 3600
+            {
                 utcOffset = local - t
             }
-            if let sport = m.global == 12 ? m.fields[0] : m.global == 19 ? m.fields[25] : m.global == 18 ? m.fields[5] : nil,
-               !stepSports.contains(sport), sport != 0 {
+            if let sport = m.global == 12
+                ? m.fields[0] : m.global == 19 ? m.fields[25] : m.global == 18 ? m.fields[5] : nil,
+                !stepSports.contains(sport), sport != 0
+            {
                 otherSport = true
             }
             if m.global == 20, let t = m.timestamp, let c = m.fields[4] {
                 records.append(Record(time: t, cadence: Double(c) + Double(m.fields[53] ?? 0) / 128))
             } else if m.global == 18, let end = m.timestamp {
                 let sport = m.fields[5] ?? 0
-                let start = m.fields[2].flatMap { (0...end).contains($0) ? $0 : nil } ?? max(0, end - (m.fields[7] ?? 0) / 1000)
+                let start =
+                    m.fields[2].flatMap { (0...end).contains($0) ? $0 : nil } ?? max(0, end - (m.fields[7] ?? 0) / 1000)
                 if stepSports.contains(sport) { sessions.append((start, end, m.fields[10])) }
             }
         }
@@ -116,7 +132,9 @@ enum FITSteps {
             var out: [Part] = []
             var previous: Int64?
             for r in records where r.time >= start && r.time <= end {
-                if let p = previous, r.time > p { out.append(Part(from: p, to: r.time, weight: r.cadence * Double(min(r.time - p, 30)) / 60)) }
+                if let p = previous, r.time > p {
+                    out.append(Part(from: p, to: r.time, weight: r.cadence * Double(min(r.time - p, 30)) / 60))
+                }
                 previous = r.time
             }
             return out
@@ -134,7 +152,8 @@ enum FITSteps {
         }
         let times = records.map(\.time) + sessions.flatMap { [$0.start, $0.end] }
         guard let first = times.min(), let last = times.max() else { return nil }
-        return Activity(startTime: first + FITContainer.epochOffset, endTime: last + FITContainer.epochOffset, readings: readings,
-                        utcOffset: utcOffset)
+        return Activity(
+            startTime: first + FITContainer.epochOffset, endTime: last + FITContainer.epochOffset, readings: readings,
+            utcOffset: utcOffset)
     }
 }

@@ -35,8 +35,10 @@ struct FitbitStepsFormat: LineParser {
         return (text[i..<e], e)
     }
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         var text = Substring(String(decoding: line, as: UTF8.self))
         var problem: String?
         while !text.isEmpty {
@@ -44,19 +46,30 @@ struct FitbitStepsFormat: LineParser {
             let v = text.range(of: "\"value\"")
             if let d, v.map({ d.lowerBound < $0.lowerBound }) ?? true {
                 guard let (s, next) = Self.value(after: "dateTime", in: text[d.lowerBound...]) else {
-                    problem = "\"dateTime\" without a value"; break
+                    problem = "\"dateTime\" without a value"
+                    break
                 }
                 text = text[next...]
-                guard let t = TimeParsing.parseFitbit(s) else { problem = "dateTime '\(s.prefix(30))' is not MM/dd/yy HH:mm:ss"; continue }
+                guard let t = TimeParsing.parseFitbit(s) else {
+                    problem = "dateTime '\(s.prefix(30))' is not MM/dd/yy HH:mm:ss"
+                    continue
+                }
                 pendingNs = t
             } else if let v {
                 guard let (s, next) = Self.value(after: "value", in: text[v.lowerBound...]) else {
-                    problem = "\"value\" without a value"; break
+                    problem = "\"value\" without a value"
+                    break
                 }
                 text = text[next...]
-                guard let t = pendingNs else { problem = "\"value\" without a dateTime before it"; continue }
+                guard let t = pendingNs else {
+                    problem = "\"value\" without a dateTime before it"
+                    continue
+                }
                 pendingNs = nil
-                guard let steps = Int(s), steps >= 0, steps < 1_000_000 else { problem = "value '\(s.prefix(20))' is not a step count"; continue }
+                guard let steps = Int(s), steps >= 0, steps < 1_000_000 else {
+                    problem = "value '\(s.prefix(20))' is not a step count"
+                    continue
+                }
                 emit(.reading(StepReading(startNs: t, endNs: t + 60_000_000_000, steps: steps)))
             } else {
                 break

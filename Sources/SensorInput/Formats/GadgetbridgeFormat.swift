@@ -32,7 +32,12 @@ enum GadgetbridgeFormat: WholeReader {
     static let keptDays: Int64 = 8
 
     /// One row with steps: start (Unix s), length (s), device id, steps in that period.
-    struct Row { var time: Int64; var seconds: Int64; var device: Int64; var steps: Int64 }
+    struct Row {
+        var time: Int64
+        var seconds: Int64
+        var device: Int64
+        var steps: Int64
+    }
 
     static let cumulativeTables: Set<String> = ["GARMIN_ACTIVITY_SAMPLE", "CMF_ACTIVITY_SAMPLE"]
 
@@ -50,12 +55,17 @@ enum GadgetbridgeFormat: WholeReader {
             let columns = try db.columns(table)
             let steps = columns.contains("STEPS") ? "STEPS" : columns.contains("STEP_COUNT") ? "STEP_COUNT" : nil
             guard let steps, columns.contains("TIMESTAMP"), table.hasSuffix("_SAMPLE"),
-                  !table.contains("SUMMARY") else { continue }  // daily/workout summaries overlap the minutes
+                !table.contains("SUMMARY")
+            else { continue }  // daily/workout summaries overlap the minutes
             found += 1
-            try readTable(db, table: table, columns: columns, stepsColumn: steps, zone: zone, state: &state, into: &rows)
+            try readTable(
+                db, table: table, columns: columns, stepsColumn: steps, zone: zone, state: &state, into: &rows)
         }
         if found == 0 {
-            try report.problem(InputError(file: input.path, message: "no activity-sample table with a STEPS column (is this a Gadgetbridge database?)"))
+            try report.problem(
+                InputError(
+                    file: input.path,
+                    message: "no activity-sample table with a STEPS column (is this a Gadgetbridge database?)"))
         }
         let names = try deviceNames(db)
         // Minutes before the days the state remembers cannot be checked: not counted again (a device that appears
@@ -79,21 +89,30 @@ enum GadgetbridgeFormat: WholeReader {
         let bytes = try input.bytes()
         do {
             let entries = try ZipArchive.entries(bytes)
-            guard let entry = entries.first(where: { $0.name == "database/Gadgetbridge" })
-                ?? entries.first(where: { $0.name.hasSuffix("Gadgetbridge") || $0.name.hasSuffix("Gadgetbridge.db") }) else {
+            guard
+                let entry = entries.first(where: { $0.name == "database/Gadgetbridge" })
+                    ?? entries.first(where: {
+                        $0.name.hasSuffix("Gadgetbridge") || $0.name.hasSuffix("Gadgetbridge.db")
+                    })
+            else {
                 throw ZipArchive.ZipError("a zip archive without database/Gadgetbridge (\(entries.count) entries)")
             }
-            return try SQLiteReadOnly(bytes: try ZipArchive.contents(of: entry, in: bytes), name: input.path + ":" + entry.name)
+            return try SQLiteReadOnly(
+                bytes: try ZipArchive.contents(of: entry, in: bytes), name: input.path + ":" + entry.name)
         } catch let e as ZipArchive.ZipError {
             throw InputError(file: input.path, message: e.message)
         }
     }
 
     /// Rows of `table` newer than the state's cursor per device, as deltas (cumulative tables differenced).
-    static func readTable(_ db: SQLiteReadOnly, table: String, columns: [String], stepsColumn: String, zone: TimeZone,
-                          state: inout State, into rows: inout [Row]) throws {
+    static func readTable(
+        _ db: SQLiteReadOnly, table: String, columns: [String], stepsColumn: String, zone: TimeZone,
+        state: inout State, into rows: inout [Row]
+    ) throws {
         let hasDevice = columns.contains("DEVICE_ID")
-        let end = columns.contains("OTHER_TIMESTAMP") ? ", OTHER_TIMESTAMP" : columns.contains("DURATION") ? ", DURATION" : ", NULL"
+        let end =
+            columns.contains("OTHER_TIMESTAMP")
+            ? ", OTHER_TIMESTAMP" : columns.contains("DURATION") ? ", DURATION" : ", NULL"
         var maxTime: Int64 = 0
         try db.query("SELECT MAX(TIMESTAMP) FROM \(SQLiteReadOnly.quoted(table))") { maxTime = $0.int(0) ?? 0 }
         let divisor: Int64 = maxTime > 100_000_000_000 ? 1000 : 1  // ms (TimeSample tables) or s
@@ -107,7 +126,8 @@ enum GadgetbridgeFormat: WholeReader {
             let key = "\(table)/\(device)"
             let after = state.lastTimestamp[key] ?? Int64.min
             var total = state.lastTotal[key]
-            let sql = "SELECT TIMESTAMP, \(stepsColumn)\(end) FROM \(SQLiteReadOnly.quoted(table)) WHERE TIMESTAMP > ?"
+            let sql =
+                "SELECT TIMESTAMP, \(stepsColumn)\(end) FROM \(SQLiteReadOnly.quoted(table)) WHERE TIMESTAMP > ?"
                 + (hasDevice ? " AND DEVICE_ID = ?" : "") + " ORDER BY TIMESTAMP"
             var last = after
             try db.query(sql, hasDevice ? [after, device] : [after]) { r in
@@ -162,16 +182,22 @@ enum GadgetbridgeFormat: WholeReader {
 
     /// One device per minute (see the type's comment); minutes already `counted` are left out, and the ones chosen
     /// are marked. Returns the readings in time order.
-    static func choose(_ input: [Row], names: [Int64: [String]], policy: OverlapPolicy, zone: TimeZone,
-                       counted: inout [Int64: [UInt64]]) -> [StepReading] {
+    static func choose(
+        _ input: [Row], names: [Int64: [String]], policy: OverlapPolicy, zone: TimeZone,
+        counted: inout [Int64: [UInt64]]
+    ) -> [StepReading] {
         let rows = input.sorted { ($0.time, $0.device) < ($1.time, $1.device) }
         var offsets = LocalOffsets(zone: zone)
         var dayTotals: [Int64: [Int64: Int64]] = [:]
         let several = Set(rows.lazy.map(\.device)).count > 1
-        if several { for r in rows { dayTotals[offsets.localDay(r.time), default: [:]][r.device, default: 0] += r.steps } }
+        if several {
+            for r in rows { dayTotals[offsets.localDay(r.time), default: [:]][r.device, default: 0] += r.steps }
+        }
         var rank: [Int64: Int] = [:]  // device → position in the preferred list
         if case .preferSources(let preferred) = policy {
-            for (id, n) in names { if let k = preferred.firstIndex(where: { n.contains($0) || $0 == "\(id)" }) { rank[id] = k } }
+            for (id, n) in names {
+                if let k = preferred.firstIndex(where: { n.contains($0) || $0 == "\(id)" }) { rank[id] = k }
+            }
         }
         var out: [StepReading] = []
         out.reserveCapacity(rows.count)
@@ -180,19 +206,23 @@ enum GadgetbridgeFormat: WholeReader {
             let minute = floorDiv(rows[i].time, 60)
             var j = i + 1
             while j < rows.count, floorDiv(rows[j].time, 60) == minute { j += 1 }
-            let day = floorDiv(minute, 1440), bit = Int(minute - day * 1440)
+            let day = floorDiv(minute, 1440)
+            let bit = Int(minute - day * 1440)
             var words = counted[day] ?? [UInt64](repeating: 0, count: 23)
             if words[bit / 64] & (1 << UInt64(bit % 64)) == 0 {
                 var keep = rows[i].device
                 if several, policy != .sumAll, j - i > 1 {
                     let totals = dayTotals[offsets.localDay(rows[i].time)] ?? [:]
-                    keep = rows[i..<j].map(\.device).min { a, b in
-                        (rank[a] ?? Int.max, -(totals[a] ?? 0), a) < (rank[b] ?? Int.max, -(totals[b] ?? 0), b)
-                    } ?? keep
+                    keep =
+                        rows[i..<j].map(\.device).min { a, b in
+                            (rank[a] ?? Int.max, -(totals[a] ?? 0), a) < (rank[b] ?? Int.max, -(totals[b] ?? 0), b)
+                        } ?? keep
                 }
                 for r in rows[i..<j] where (policy == .sumAll || r.device == keep) && r.steps > 0 {
-                    out.append(StepReading(startNs: r.time * 1_000_000_000, endNs: (r.time + r.seconds) * 1_000_000_000,
-                                           steps: Int(min(r.steps, 1_000_000))))
+                    out.append(
+                        StepReading(
+                            startNs: r.time * 1_000_000_000, endNs: (r.time + r.seconds) * 1_000_000_000,
+                            steps: Int(min(r.steps, 1_000_000))))
                 }
                 words[bit / 64] |= 1 << UInt64(bit % 64)
                 counted[day] = words

@@ -11,7 +11,8 @@ import Foundation
 enum GarminFITFormat: WholeReader {
     static let format = InputFormat(
         name: "garmin-fit", kind: .steps,
-        about: "Garmin FIT file or folder (GARMIN/Monitor, GARMIN/Activity): monitoring cycles per day, activity strides",
+        about:
+            "Garmin FIT file or folder (GARMIN/Monitor, GARMIN/Activity): monitoring cycles per day, activity strides",
         sniff: { s in s.magic(Array(".FIT".utf8), at: 8) && s.magic.first.map { $0 >= 12 } == true ? 1000 : 0 },
         whole: GarminFITFormat.self)
 
@@ -31,19 +32,25 @@ enum GarminFITFormat: WholeReader {
 
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
         var state = report.savedState(State.self, from: data) ?? State()
-        let paths = input.isDirectory ? WholeInput.files(under: input.path).filter { $0.lowercased().hasSuffix(".fit") }
+        let paths =
+            input.isDirectory
+            ? WholeInput.files(under: input.path).filter { $0.lowercased().hasSuffix(".fit") }
             : [input.path]
         var points: [FITSteps.MonitoringPoint] = []
         var activities: [FITSteps.Activity] = []
         for path in paths {
             let bytes = try path == input.path ? input.bytes() : WholeInput.bytes(of: path)
             guard FITContainer.isFIT(bytes) else {
-                try report.problem(InputError(file: path, message: bytes.isEmpty ? "file is empty" : "not a FIT file (no '.FIT' signature at byte 8)"))
+                try report.problem(
+                    InputError(
+                        file: path,
+                        message: bytes.isEmpty ? "file is empty" : "not a FIT file (no '.FIT' signature at byte 8)"))
                 continue
             }
             let (messages, damages) = FITContainer.decode(bytes)
             for d in damages {
-                try report.problem(InputError(file: path, message: "\(d.description); kept the \(messages.count) messages before it"))
+                try report.problem(
+                    InputError(file: path, message: "\(d.description); kept the \(messages.count) messages before it"))
             }
             let filePoints = FITSteps.monitoringPoints(messages)
             if !filePoints.isEmpty {
@@ -72,7 +79,9 @@ enum GarminFITFormat: WholeReader {
     /// above both the previous point and what `state` says was delivered; a total that drops within a day is a reset
     /// (it counts again from 0). An interval runs from the previous point of that day (any type) or local midnight.
     static func monitoringReadings(_ raw: [FITSteps.MonitoringPoint], state: inout State) -> [StepReading] {
-        var points = raw.sorted { ($0.time, $0.activityType, $1.cumulative) < ($1.time, $1.activityType, $0.cumulative) }
+        var points = raw.sorted {
+            ($0.time, $0.activityType, $1.cumulative) < ($1.time, $1.activityType, $0.cumulative)
+        }
         // Re-synced files repeat points: one per (time, type), the largest total first after the sort.
         var unique: [FITSteps.MonitoringPoint] = []
         unique.reserveCapacity(points.count)
@@ -80,8 +89,16 @@ enum GarminFITFormat: WholeReader {
             unique.append(p)
         }
         points = unique
-        struct Running { var lastRaw: Int64 = 0; var base: Int64 = 0; var effective: Int64 = 0; var delivered: Int64 = 0 }
-        struct Key: Hashable { var day: Int64; var type: Int }
+        struct Running {
+            var lastRaw: Int64 = 0
+            var base: Int64 = 0
+            var effective: Int64 = 0
+            var delivered: Int64 = 0
+        }
+        struct Key: Hashable {
+            var day: Int64
+            var type: Int
+        }
         var running: [Key: Running] = [:]
         var previousTime: [Int64: Int64] = [:]  // local day → time of its previous point
         var readings: [StepReading] = []
@@ -102,8 +119,10 @@ enum GarminFITFormat: WholeReader {
                     state.credit["\(day)"] = credit - used
                 }
                 if steps > 0 {
-                    readings.append(StepReading(startNs: min(start, p.time) * 1_000_000_000, endNs: p.time * 1_000_000_000,
-                                                steps: Int(steps)))
+                    readings.append(
+                        StepReading(
+                            startNs: min(start, p.time) * 1_000_000_000, endNs: p.time * 1_000_000_000,
+                            steps: Int(steps)))
                 }
                 r.delivered = effective
             }

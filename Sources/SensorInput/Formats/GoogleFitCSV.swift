@@ -52,8 +52,10 @@ struct GoogleFitCSV: LineParser {
         return t.ns / 86_400_000_000_000
     }
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         let fields = Self.header(String(decoding: line, as: UTF8.self))
         guard headerRead else {
             headerRead = true
@@ -62,27 +64,39 @@ struct GoogleFitCSV: LineParser {
             end = fields.firstIndex(of: "End time")
             steps = fields.firstIndex(of: "Step count")
             guard steps != nil, date != nil || (start != nil && end != nil) else {
-                throw InputError(file: "", line: number, message: "no 'Step count' with 'Date' or 'Start time'/'End time' in the header")
+                throw InputError(
+                    file: "", line: number,
+                    message: "no 'Step count' with 'Date' or 'Start time'/'End time' in the header")
             }
             return nil
         }
-        guard let stepsColumn = steps, stepsColumn < fields.count else { return "\(fields.count) fields, the header has more" }
+        guard let stepsColumn = steps, stepsColumn < fields.count else {
+            return "\(fields.count) fields, the header has more"
+        }
         let cell = fields[stepsColumn]
         if cell.isEmpty { return nil }  // no data
-        guard let value = Double(cell), value >= 0, value < 10_000_000 else { return "Step count '\(cell.prefix(20))' is not a number" }
+        guard let value = Double(cell), value >= 0, value < 10_000_000 else {
+            return "Step count '\(cell.prefix(20))' is not a number"
+        }
         let count = Int(value.rounded())
         if let d = date, d < fields.count {
-            guard let t = TimeParsing.parseDateTime(Substring(fields[d] + "T00:00:00Z")) else { return "Date '\(fields[d].prefix(20))' is not YYYY-MM-DD" }
+            guard let t = TimeParsing.parseDateTime(Substring(fields[d] + "T00:00:00Z")) else {
+                return "Date '\(fields[d].prefix(20))' is not YYYY-MM-DD"
+            }
             let day = t.ns / 1_000_000_000
             let zone = options.timeZone ?? TimeZone.current
             let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day) + 43_200)))
-            emit(.reading(StepReading(startNs: (day - offset) * 1_000_000_000, endNs: (day - offset + 86_400) * 1_000_000_000,
-                                      steps: count)))
+            emit(
+                .reading(
+                    StepReading(
+                        startNs: (day - offset) * 1_000_000_000, endNs: (day - offset + 86_400) * 1_000_000_000,
+                        steps: count)))
             return nil
         }
         guard let fileDay else { return "the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)" }
         guard let s = start, let e = end, s < fields.count, e < fields.count,
-              let from = Self.time(fields[s], day: fileDay), var to = Self.time(fields[e], day: fileDay) else {
+            let from = Self.time(fields[s], day: fileDay), var to = Self.time(fields[e], day: fileDay)
+        else {
             return "Start time/End time is not like 21:45:00.000-05:00"
         }
         if to <= from { to += 86_400_000_000_000 }  // the last row ends at midnight of the next day

@@ -29,7 +29,9 @@ enum GoogleFitFormats: WholeReader {
     }
 
     static func sniffDirectory(_ files: [String]) -> Int {
-        files.contains { $0.contains("step_count.delta") || $0.contains("Daily activity metrics") || $0.contains("Daily Summaries") } ? 85 : 0
+        files.contains {
+            $0.contains("step_count.delta") || $0.contains("Daily activity metrics") || $0.contains("Daily Summaries")
+        } ? 85 : 0
     }
 
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
@@ -58,7 +60,9 @@ enum GoogleFitFormats: WholeReader {
             return nil
         }
         guard let source = tree["Data Source"]?.string, let points = tree["Data Points"] else {
-            try report.problem(InputError(file: path, message: "not a Google Fit All Data file (no \"Data Source\" and \"Data Points\")"))
+            try report.problem(
+                InputError(
+                    file: path, message: "not a Google Fit All Data file (no \"Data Source\" and \"Data Points\")"))
             return nil
         }
         var out = Stream(source: source, readings: [], files: [path])
@@ -67,8 +71,11 @@ enum GoogleFitFormats: WholeReader {
             let value = p["fitValue"]?[0]?["value"]
             let steps = value?["intVal"]?.int64 ?? value?["fpVal"]?.double.map { Int64($0.rounded()) }
             guard let start = p["startTimeNanos"]?.int64, let end = p["endTimeNanos"]?.int64, let steps,
-                  end >= start, steps >= 0, steps < 1_000_000 else {
-                try report.problem(InputError(file: path, message: "data point \(k): no valid startTimeNanos, endTimeNanos and intVal"))
+                end >= start, steps >= 0, steps < 1_000_000
+            else {
+                try report.problem(
+                    InputError(file: path, message: "data point \(k): no valid startTimeNanos, endTimeNanos and intVal")
+                )
                 continue
             }
             out.readings.append(StepReading(startNs: start, endNs: end, steps: Int(steps)))
@@ -90,13 +97,17 @@ enum GoogleFitFormats: WholeReader {
             let name = f.split(separator: "/").last.map(String.init) ?? ""
             return name.hasSuffix(".csv") && GoogleFitCSV.date(fromFileName: name) != nil
         }
-        let summaries = files.filter { $0.hasSuffix("Daily activity metrics.csv") || $0.hasSuffix("Daily Summaries.csv") }
+        let summaries = files.filter {
+            $0.hasSuffix("Daily activity metrics.csv") || $0.hasSuffix("Daily Summaries.csv")
+        }
         var out: [StepReading] = []
         for f in days.isEmpty ? summaries : days {
             let format = days.isEmpty ? GoogleFitCSV.dailySummary : GoogleFitCSV.intraday
             var options = report.options
             options.format = format.name
-            let s = try InputFormats.read(path: f, format: format, options: options) { if case .reading(let r) = $0 { out.append(r) } }
+            let s = try InputFormats.read(path: f, format: format, options: options) {
+                if case .reading(let r) = $0 { out.append(r) }
+            }
             for issue in s.issues { try report.problem(issue) }
         }
         return out
@@ -106,6 +117,8 @@ enum GoogleFitFormats: WholeReader {
     static func preferred(_ streams: [Stream]) -> Stream? {
         if let s = streams.first(where: { $0.source.hasSuffix(":estimated_steps") }) { return s }
         if let s = streams.first(where: { $0.source.hasSuffix(":merge_step_deltas") }) { return s }
-        return streams.max { ($0.readings.reduce(0) { $0 + $1.steps }, $1.source) < ($1.readings.reduce(0) { $0 + $1.steps }, $0.source) }
+        return streams.max {
+            ($0.readings.reduce(0) { $0 + $1.steps }, $1.source) < ($1.readings.reduce(0) { $0 + $1.steps }, $0.source)
+        }
     }
 }

@@ -11,7 +11,8 @@ enum HeaderCSVFormats {
     /// Any delimited file whose first line is a header naming a time column and x,y,z or a magnitude.
     static let generic = InputFormat(
         name: GenericCSVReader.formatName, kind: .acceleration,
-        about: "CSV with a header: time (s/ms/µs/ns, relative or epoch) and x,y,z or magnitude; , ; tab or spaces; m/s² or g",
+        about:
+            "CSV with a header: time (s/ms/µs/ns, relative or epoch) and x,y,z or magnitude; , ; tab or spaces; m/s² or g",
         sniff: { s in
             let fields = Sniff.fields(s.first)
             guard fields.count >= 2, !fields.allSatisfy({ Sniff.isNumber($0) }) else { return 0 }
@@ -25,7 +26,8 @@ enum HeaderCSVFormats {
         about: "Sensor Logger app CSV: time (epoch ns), seconds_elapsed, z, y, x in m/s²",
         sniff: { s in
             let h = header(s)
-            return h.count >= 5 && h[0] == "time" && h[1] == "seconds_elapsed" && h.contains("x") && h.contains("z") ? 90 : 0
+            return h.count >= 5 && h[0] == "time" && h[1] == "seconds_elapsed" && h.contains("x") && h.contains("z")
+                ? 90 : 0
         },
         parser: nil)
 

@@ -27,8 +27,14 @@ enum JSONTree: Equatable {
         if case .array(let items) = self, index >= 0, index < items.count { return items[index] }
         return nil
     }
-    var items: [JSONTree] { if case .array(let a) = self { return a }; return [] }
-    var string: String? { if case .string(let s) = self { return s }; return nil }
+    var items: [JSONTree] {
+        if case .array(let a) = self { return a }
+        return []
+    }
+    var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
     /// An integer written without fraction or exponent, exactly.
     var int64: Int64? {
         switch self {
@@ -36,9 +42,15 @@ enum JSONTree: Equatable {
         default: return nil
         }
     }
-    var double: Double? { if case .number(let s) = self { return Double(s) }; return nil }
+    var double: Double? {
+        if case .number(let s) = self { return Double(s) }
+        return nil
+    }
 
-    struct ParseError: Error { var offset: Int; var reason: String }
+    struct ParseError: Error {
+        var offset: Int
+        var reason: String
+    }
 
     static let maxDepth = 64
 
@@ -57,7 +69,9 @@ enum JSONTree: Equatable {
         let b: [UInt8]
         var i = 0
 
-        mutating func skipSpace() { while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 } }
+        mutating func skipSpace() {
+            while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+        }
 
         func fail(_ reason: String) -> ParseError { ParseError(offset: i, reason: reason) }
 
@@ -70,7 +84,10 @@ enum JSONTree: Equatable {
                 i += 1
                 var members: [(String, JSONTree)] = []
                 skipSpace()
-                if i < b.count, b[i] == 0x7D { i += 1; return .object(members) }
+                if i < b.count, b[i] == 0x7D {
+                    i += 1
+                    return .object(members)
+                }
                 while true {
                     skipSpace()
                     let key = try string()
@@ -80,34 +97,60 @@ enum JSONTree: Equatable {
                     members.append((key, try value(depth: depth + 1)))
                     skipSpace()
                     guard i < b.count else { throw fail("document cut short") }
-                    if b[i] == 0x2C { i += 1; continue }
-                    if b[i] == 0x7D { i += 1; return .object(members) }
+                    if b[i] == 0x2C {
+                        i += 1
+                        continue
+                    }
+                    if b[i] == 0x7D {
+                        i += 1
+                        return .object(members)
+                    }
                     throw fail("',' or '}' expected")
                 }
             case 0x5B:
                 i += 1
                 var items: [JSONTree] = []
                 skipSpace()
-                if i < b.count, b[i] == 0x5D { i += 1; return .array(items) }
+                if i < b.count, b[i] == 0x5D {
+                    i += 1
+                    return .array(items)
+                }
                 while true {
                     items.append(try value(depth: depth + 1))
                     skipSpace()
                     guard i < b.count else { throw fail("document cut short") }
-                    if b[i] == 0x2C { i += 1; continue }
-                    if b[i] == 0x5D { i += 1; return .array(items) }
+                    if b[i] == 0x2C {
+                        i += 1
+                        continue
+                    }
+                    if b[i] == 0x5D {
+                        i += 1
+                        return .array(items)
+                    }
                     throw fail("',' or ']' expected")
                 }
             case 0x22: return .string(try string())
-            case 0x74: try literal("true"); return .bool(true)
-            case 0x66: try literal("false"); return .bool(false)
-            case 0x6E: try literal("null"); return .null
+            case 0x74:
+                try literal("true")
+                return .bool(true)
+            case 0x66:
+                try literal("false")
+                return .bool(false)
+            case 0x6E:
+                try literal("null")
+                return .null
             case 0x2D, 0x30...0x39:
                 let s = i
                 i += 1
-                while i < b.count, (0x30...0x39).contains(b[i]) || b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45
-                    || b[i] == 0x2B || b[i] == 0x2D { i += 1 }
+                while i < b.count,
+                    (0x30...0x39).contains(b[i]) || b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45
+                        || b[i] == 0x2B || b[i] == 0x2D
+                { i += 1 }
                 let text = String(decoding: b[s..<i], as: UTF8.self)
-                guard Double(text) != nil else { i = s; throw fail("malformed number") }
+                guard Double(text) != nil else {
+                    i = s
+                    throw fail("malformed number")
+                }
                 return .number(text)
             default:
                 throw fail("unexpected character")
@@ -126,7 +169,10 @@ enum JSONTree: Equatable {
             var out: [UInt8] = []
             while i < b.count {
                 let c = b[i]
-                if c == 0x22 { i += 1; return String(decoding: out, as: UTF8.self) }
+                if c == 0x22 {
+                    i += 1
+                    return String(decoding: out, as: UTF8.self)
+                }
                 if c == 0x5C {
                     guard i + 1 < b.count else { break }
                     i += 1
@@ -137,7 +183,9 @@ enum JSONTree: Equatable {
                     case 0x62: out.append(0x08)
                     case 0x66: out.append(0x0C)
                     case 0x75:
-                        guard i + 4 < b.count, let v = UInt32(String(decoding: b[(i + 1)...(i + 4)], as: UTF8.self), radix: 16) else {
+                        guard i + 4 < b.count,
+                            let v = UInt32(String(decoding: b[(i + 1)...(i + 4)], as: UTF8.self), radix: 16)
+                        else {
                             throw fail("malformed \\u escape")
                         }
                         i += 4

@@ -9,7 +9,8 @@ struct OxfordFormat: LineParser {
         sniff: { s in
             let f = s.first.split(separator: ",", omittingEmptySubsequences: false)
             guard f.count == 5, f.allSatisfy({ Sniff.isNumber($0) }), Int64(f[0]) != nil, let acc = Int(f[1]),
-                  (0...3).contains(acc) else { return 0 }
+                (0...3).contains(acc)
+            else { return 0 }
             return 80
         },
         parser: OxfordFormat.self)
@@ -18,8 +19,10 @@ struct OxfordFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         let f = Fields.split(line, ",")
         guard f.count == 5 else { return "expected 5 fields (ts,accuracy,x,y,z), found \(f.count)" }
         guard let ts = Fields.int(f[0]) else { return "timestamp is not an integer" }

@@ -11,7 +11,9 @@ final class SQLiteReadOnly {
     /// Opens the file at `path` read-only and immutable.
     init(path: String) throws {
         name = path
-        let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) ?? path
+        let escaped =
+            path.addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) ?? path
         let uri = "file:\(escaped)?immutable=1"
         let rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK else { throw error(rc, "cannot open the database") }
@@ -22,17 +24,21 @@ final class SQLiteReadOnly {
         self.name = name
         var rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK else { throw error(rc, "cannot open an in-memory database") }
-        guard let buffer = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else { throw error(SQLITE_NOMEM, "out of memory") }
+        guard let buffer = sqlite3_malloc64(UInt64(max(bytes.count, 1))) else {
+            throw error(SQLITE_NOMEM, "out of memory")
+        }
         bytes.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) } }
         let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY)
-        rc = sqlite3_deserialize(db, "main", buffer.assumingMemoryBound(to: UInt8.self), Int64(bytes.count), Int64(bytes.count), flags)
+        rc = sqlite3_deserialize(
+            db, "main", buffer.assumingMemoryBound(to: UInt8.self), Int64(bytes.count), Int64(bytes.count), flags)
         guard rc == SQLITE_OK else { throw error(rc, "cannot load the database") }
     }
 
     deinit { sqlite3_close_v2(db) }
 
     func error(_ rc: Int32, _ what: String) -> InputError {
-        let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        let detail =
+            db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
         return InputError(file: name, message: "\(what): \(detail)")
     }
 
@@ -66,7 +72,9 @@ final class SQLiteReadOnly {
     /// Names of the tables.
     func tables() throws -> [String] {
         var out: [String] = []
-        try query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { if let n = $0.text(0) { out.append(n) } }
+        try query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+            if let n = $0.text(0) { out.append(n) }
+        }
         return out
     }
 
@@ -77,5 +85,7 @@ final class SQLiteReadOnly {
         return out
     }
 
-    static func quoted(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    static func quoted(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
 }

@@ -19,12 +19,19 @@ struct SensorLoggerPedometerFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         let f = Fields.split(line, ",")
-        if !sawHeader { sawHeader = true; if f.first.map({ !Sniff.isNumber($0) }) ?? false { return nil } }
+        if !sawHeader {
+            sawHeader = true
+            if f.first.map({ !Sniff.isNumber($0) }) ?? false { return nil }
+        }
         guard f.count == 3 else { return "expected 3 fields (time,seconds_elapsed,steps), found \(f.count)" }
-        guard let raw = Fields.double(f[0]), let (t, _) = Fields.nsFromMagnitude(raw) else { return "time is not a number" }
+        guard let raw = Fields.double(f[0]), let (t, _) = Fields.nsFromMagnitude(raw) else {
+            return "time is not a number"
+        }
         guard let total = Fields.int(f[2]), total >= 0 else { return "steps is not a non-negative integer" }
         let elapsed = Fields.double(f[1]) ?? 0
         let start = lastNs ?? (t &- Int64((elapsed.isFinite ? max(0, min(elapsed, 1e9)) : 0) * 1e9))

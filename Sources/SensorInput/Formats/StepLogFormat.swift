@@ -9,10 +9,13 @@ import StepDetection
 struct StepLogFormat: LineParser {
     static let format = InputFormat(
         name: "steplog", kind: .steps,
-        about: "steptweet JSON-lines step log: {\"ts\": RFC 3339, \"steps\": delta and/or \"total\": counter, \"boot_id\", \"src\", \"seq\"}",
+        about:
+            "steptweet JSON-lines step log: {\"ts\": RFC 3339, \"steps\": delta and/or \"total\": counter, \"boot_id\", \"src\", \"seq\"}",
         sniff: { s in
             let f = s.first.trimmingCharacters(in: " \t")
-            guard f.hasPrefix("{"), f.contains("\"ts\""), f.contains("\"steps\"") || f.contains("\"total\"") else { return 0 }
+            guard f.hasPrefix("{"), f.contains("\"ts\""), f.contains("\"steps\"") || f.contains("\"total\"") else {
+                return 0
+            }
             return 90
         },
         parser: StepLogFormat.self)
@@ -44,8 +47,10 @@ struct StepLogFormat: LineParser {
         return .some(n)
     }
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         guard let object = FlatJSON.parseObject(line) else { return "not a JSON object on one line" }
         guard let ts = Self.time(object["ts"]) else { return "\"ts\" is missing or not an RFC 3339 time with a zone" }
         guard let stepsField = Self.count(object["steps"]) else { return "\"steps\" is not a non-negative integer" }
@@ -75,8 +80,10 @@ struct StepLogFormat: LineParser {
 /// Writes lines of the step log (`steplog`) that `StepLogFormat` reads back, e.g. from a hardware counter.
 public enum StepLogLine {
     /// One line (with its `\n`): `ts` as RFC 3339 UTC with milliseconds, then the fields that are given.
-    public static func encode(timeNs: Int64, steps: Int? = nil, total: Int64? = nil, bootID: String? = nil,
-                              seq: Int64? = nil, source: String? = nil) -> String {
+    public static func encode(
+        timeNs: Int64, steps: Int? = nil, total: Int64? = nil, bootID: String? = nil,
+        seq: Int64? = nil, source: String? = nil
+    ) -> String {
         var fields = ["\"v\":1", "\"ts\":\"\(rfc3339(timeNs))\""]
         if let steps { fields.append("\"steps\":\(max(0, steps))") }
         if let total { fields.append("\"total\":\(total)") }
@@ -119,7 +126,8 @@ public enum StepLogLine {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, secOfDay / 3600, secOfDay / 60 % 60,
-                      secOfDay % 60, milli)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, secOfDay / 3600, secOfDay / 60 % 60,
+            secOfDay % 60, milli)
     }
 }

@@ -19,14 +19,18 @@ struct UCIRawFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {
         guard let rate = options.rateHz, rate > 0, rate.isFinite else {
-            throw InputError(file: path, message: "UCI HAR/HAPT raw data has no time column: pass its rate with --rate (50 for UCI HAR/HAPT)")
+            throw InputError(
+                file: path,
+                message: "UCI HAR/HAPT raw data has no time column: pass its rate with --rate (50 for UCI HAR/HAPT)")
         }
         periodNs = 1e9 / rate
         startNs = options.startNs ?? 0
     }
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         let f = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard f.count == 3 else { return "expected 3 values (x y z), found \(f.count)" }
         guard let x = Fields.double(f[0]), let y = Fields.double(f[1]), let z = Fields.double(f[2]) else {

@@ -18,20 +18,32 @@ struct WISDMFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    mutating func parse(_ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-                        _ emit: (InputItem) -> Void) throws -> String? {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
         // Some lines hold two records ("...;33,Jogging,...;"), some have an empty field before the `;`.
         let text = String(decoding: line, as: UTF8.self)
         var problem: String?
         for record in text.split(separator: ";") where !record.allSatisfy({ $0 == " " || $0 == "," }) {
             var f = record.split(separator: ",", omittingEmptySubsequences: false)
             while f.count > 6, f.last?.trimmingPrefixSpaces().isEmpty == true { f.removeLast() }
-            guard f.count == 6 else { problem = "expected 6 fields (user,activity,timestamp,x,y,z), found \(f.count)"; continue }
-            guard let ts = Fields.int(f[2]), ts > 0 else { problem = "timestamp is missing or 0"; continue }
-            guard let x = Fields.double(f[3]), let y = Fields.double(f[4]), let z = Fields.double(f[5]) else {
-                problem = "x, y or z is not a number"; continue
+            guard f.count == 6 else {
+                problem = "expected 6 fields (user,activity,timestamp,x,y,z), found \(f.count)"
+                continue
             }
-            if firstNs == nil { firstNs = ts; absolute = ts > 100_000_000_000_000_000 }
+            guard let ts = Fields.int(f[2]), ts > 0 else {
+                problem = "timestamp is missing or 0"
+                continue
+            }
+            guard let x = Fields.double(f[3]), let y = Fields.double(f[4]), let z = Fields.double(f[5]) else {
+                problem = "x, y or z is not a number"
+                continue
+            }
+            if firstNs == nil {
+                firstNs = ts
+                absolute = ts > 100_000_000_000_000_000
+            }
             var t = ts
             if !absolute, let start = options.startNs, let f0 = firstNs { t = start &+ (ts &- f0) }
             emit(.sample(AccelerationSample(timeNs: t, x: x, y: y, z: z)))

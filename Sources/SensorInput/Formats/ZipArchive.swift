@@ -22,22 +22,37 @@ enum ZipArchive {
         var end = -1
         var i = b.count - 22
         while i >= max(0, b.count - 22 - 65_535) {
-            if b[i] == 0x50 && b[i + 1] == 0x4B && b[i + 2] == 5 && b[i + 3] == 6 { end = i; break }
+            if b[i] == 0x50 && b[i + 1] == 0x4B && b[i + 2] == 5 && b[i + 3] == 6 {
+                end = i
+                break
+            }
             i -= 1
         }
         guard end >= 0 else { throw ZipError("no zip end record (the archive is cut short or not a zip)") }
-        let count = u16(b, end + 10), directorySize = u32(b, end + 12), directoryStart = u32(b, end + 16)
+        let count = u16(b, end + 10)
+        let directorySize = u32(b, end + 12)
+        let directoryStart = u32(b, end + 16)
         guard directoryStart != 0xFFFF_FFFF, count != 0xFFFF else { throw ZipError("zip64 archives are not supported") }
-        guard directoryStart + directorySize <= end else { throw ZipError("central directory at byte \(directoryStart) lies outside the archive") }
+        guard directoryStart + directorySize <= end else {
+            throw ZipError("central directory at byte \(directoryStart) lies outside the archive")
+        }
         var out: [Entry] = []
         var p = directoryStart
         for k in 0..<count {
-            guard p + 46 <= end, u32(b, p) == 0x0201_4B50 else { throw ZipError("central directory entry \(k) at byte \(p) is damaged") }
-            let nameLength = u16(b, p + 28), extra = u16(b, p + 30), comment = u16(b, p + 32)
-            guard p + 46 + nameLength <= end else { throw ZipError("central directory entry \(k) at byte \(p) is cut short") }
-            out.append(Entry(name: String(decoding: b[(p + 46)..<(p + 46 + nameLength)], as: UTF8.self),
-                             method: UInt16(u16(b, p + 10)), compressedSize: u32(b, p + 20), size: u32(b, p + 24),
-                             localHeaderOffset: u32(b, p + 42)))
+            guard p + 46 <= end, u32(b, p) == 0x0201_4B50 else {
+                throw ZipError("central directory entry \(k) at byte \(p) is damaged")
+            }
+            let nameLength = u16(b, p + 28)
+            let extra = u16(b, p + 30)
+            let comment = u16(b, p + 32)
+            guard p + 46 + nameLength <= end else {
+                throw ZipError("central directory entry \(k) at byte \(p) is cut short")
+            }
+            out.append(
+                Entry(
+                    name: String(decoding: b[(p + 46)..<(p + 46 + nameLength)], as: UTF8.self),
+                    method: UInt16(u16(b, p + 10)), compressedSize: u32(b, p + 20), size: u32(b, p + 24),
+                    localHeaderOffset: u32(b, p + 42)))
             p += 46 + nameLength + extra + comment
         }
         return out
@@ -46,14 +61,20 @@ enum ZipArchive {
     /// The uncompressed bytes of `entry`.
     static func contents(of entry: Entry, in b: [UInt8]) throws -> [UInt8] {
         let h = entry.localHeaderOffset
-        guard h + 30 <= b.count, u32(b, h) == 0x0403_4B50 else { throw ZipError("entry \(entry.name): local header at byte \(h) is damaged") }
+        guard h + 30 <= b.count, u32(b, h) == 0x0403_4B50 else {
+            throw ZipError("entry \(entry.name): local header at byte \(h) is damaged")
+        }
         let start = h + 30 + u16(b, h + 26) + u16(b, h + 28)
-        guard start + entry.compressedSize <= b.count else { throw ZipError("entry \(entry.name) is cut short at byte \(b.count)") }
+        guard start + entry.compressedSize <= b.count else {
+            throw ZipError("entry \(entry.name) is cut short at byte \(b.count)")
+        }
         let data = Array(b[start..<(start + entry.compressedSize)])
         switch entry.method {
         case 0: return data
         case 8: return try inflate(data, expected: entry.size, name: entry.name)
-        default: throw ZipError("entry \(entry.name): compression method \(entry.method) is not supported (only stored and deflate)")
+        default:
+            throw ZipError(
+                "entry \(entry.name): compression method \(entry.method) is not supported (only stored and deflate)")
         }
     }
 
@@ -76,7 +97,8 @@ enum ZipArchive {
             }
         }
         guard rc == Z_STREAM_END, Int(stream.total_out) == expected else {
-            throw ZipError("entry \(name): deflate data is damaged (zlib \(rc), \(stream.total_out) of \(expected) bytes)")
+            throw ZipError(
+                "entry \(name): deflate data is damaged (zlib \(rc), \(stream.total_out) of \(expected) bytes)")
         }
         return output.count == expected ? output : []
     }

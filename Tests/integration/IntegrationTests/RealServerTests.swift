@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Messages
 import Publishing
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Publishers against real servers on 127.0.0.1, started by `Tests/integration/run.sh` (Synapse with SQLite and
 /// mastodon-mock), which passes their addresses and credentials in environment variables. Without those variables
@@ -27,8 +28,10 @@ import Testing
     /// A window no earlier run has used (the servers keep idempotency keys).
     static func uniquePost(_ label: String) -> Post {
         let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
-        return Post(text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 \(label) \(UUID().uuidString.prefix(8))",
-                    windowStart: start, windowEnd: start.addingTimeInterval(1800))
+        return Post(
+            text:
+                "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 \(label) \(UUID().uuidString.prefix(8))",
+            windowStart: start, windowEnd: start.addingTimeInterval(1800))
     }
 
     /// Publishers built from a `[[publish]]` document, secrets from the environment, as the agent will do.
@@ -54,25 +57,33 @@ import Testing
 
     @Test func synapseKeepsOneEventForARepeatedTxnId() async throws {
         let publisher = try #require(try Self.publishers()["matrix"])
-        let base = try Self.required("STEPTWEET_IT_MATRIX_URL"), token = try Self.required("STEPTWEET_IT_MATRIX_TOKEN")
+        let base = try Self.required("STEPTWEET_IT_MATRIX_URL")
+        let token = try Self.required("STEPTWEET_IT_MATRIX_TOKEN")
         let room = try Self.required("STEPTWEET_IT_MATRIX_ROOM")
         let post = Self.uniquePost("matrix")
 
         let first = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
-        guard case .delivered(let eventID?) = first else { Issue.record("first send: \(first)"); return }
+        guard case .delivered(let eventID?) = first else {
+            Issue.record("first send: \(first)")
+            return
+        }
         let second = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
         #expect(second == .delivered(remoteID: eventID))
 
         var other = Self.uniquePost("matrix-other")
         other.windowStart = post.windowEnd
-        other.idempotencyKey = Post.idempotencyKey(windowStart: other.windowStart, windowEnd: other.windowStart.addingTimeInterval(1800))
-        guard case .delivered(let otherID?) = await publisher.publish(other, deadline: Deadline(in: .seconds(20))) else {
-            Issue.record("second window"); return
+        other.idempotencyKey = Post.idempotencyKey(
+            windowStart: other.windowStart, windowEnd: other.windowStart.addingTimeInterval(1800))
+        guard case .delivered(let otherID?) = await publisher.publish(other, deadline: Deadline(in: .seconds(20)))
+        else {
+            Issue.record("second window")
+            return
         }
         #expect(otherID != eventID)
 
         let roomPath = OAuth1.percentEncode(room)
-        let (status, body) = try await Self.get(URL(string: "\(base)/_matrix/client/v3/rooms/\(roomPath)/messages?dir=b&limit=100")!, token: token)
+        let (status, body) = try await Self.get(
+            URL(string: "\(base)/_matrix/client/v3/rooms/\(roomPath)/messages?dir=b&limit=100")!, token: token)
         #expect(status == 200)
         let events = ((body as? [String: Any])?["chunk"] as? [[String: Any]]) ?? []
         let matching = events.filter { (($0["content"] as? [String: Any])?["body"] as? String) == post.text }
@@ -83,17 +94,23 @@ import Testing
 
     @Test func mastodonMockKeepsOneStatusForARepeatedIdempotencyKey() async throws {
         let publisher = try #require(try Self.publishers()["mastodon"])
-        let base = try Self.required("STEPTWEET_IT_MASTODON_URL"), token = try Self.required("STEPTWEET_IT_MASTODON_TOKEN")
+        let base = try Self.required("STEPTWEET_IT_MASTODON_URL")
+        let token = try Self.required("STEPTWEET_IT_MASTODON_TOKEN")
         let post = Self.uniquePost("mastodon")
 
         let first = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
-        guard case .delivered(let statusID?) = first else { Issue.record("first send: \(first)"); return }
+        guard case .delivered(let statusID?) = first else {
+            Issue.record("first send: \(first)")
+            return
+        }
         #expect(await publisher.publish(post, deadline: Deadline(in: .seconds(20))) == .delivered(remoteID: statusID))
 
-        let (meStatus, me) = try await Self.get(URL(string: "\(base)/api/v1/accounts/verify_credentials")!, token: token)
+        let (meStatus, me) = try await Self.get(
+            URL(string: "\(base)/api/v1/accounts/verify_credentials")!, token: token)
         #expect(meStatus == 200)
         let accountID = try #require(((me as? [String: Any])?["id"]).map { "\($0)" })
-        let (listStatus, list) = try await Self.get(URL(string: "\(base)/api/v1/accounts/\(accountID)/statuses?limit=40")!, token: token)
+        let (listStatus, list) = try await Self.get(
+            URL(string: "\(base)/api/v1/accounts/\(accountID)/statuses?limit=40")!, token: token)
         #expect(listStatus == 200)
         let statuses = (list as? [[String: Any]]) ?? []
         let matching = statuses.filter { ($0["content"] as? String)?.contains(post.text.suffix(8)) == true }
@@ -103,15 +120,25 @@ import Testing
     }
 
     @Test func badTokensArePermanentOnBothServers() async throws {
-        let matrix = MatrixPublisher(baseURL: URL(string: try Self.required("STEPTWEET_IT_MATRIX_URL"))!, token: "not-a-token",
-                                     roomID: try Self.required("STEPTWEET_IT_MATRIX_ROOM"))
-        guard case .permanent(let matrixReason) = await matrix.publish(Self.uniquePost("bad"), deadline: Deadline(in: .seconds(20))) else {
-            Issue.record("matrix with a bad token was not permanent"); return
+        let matrix = MatrixPublisher(
+            baseURL: URL(string: try Self.required("STEPTWEET_IT_MATRIX_URL"))!, token: "not-a-token",
+            roomID: try Self.required("STEPTWEET_IT_MATRIX_ROOM"))
+        guard
+            case .permanent(let matrixReason) = await matrix.publish(
+                Self.uniquePost("bad"), deadline: Deadline(in: .seconds(20)))
+        else {
+            Issue.record("matrix with a bad token was not permanent")
+            return
         }
         #expect(matrixReason.hasPrefix("HTTP 401: M_UNKNOWN_TOKEN"))
-        let mastodon = MastodonPublisher(baseURL: URL(string: try Self.required("STEPTWEET_IT_MASTODON_URL"))!, token: "not-a-token")
-        guard case .permanent(let mastodonReason) = await mastodon.publish(Self.uniquePost("bad"), deadline: Deadline(in: .seconds(20))) else {
-            Issue.record("mastodon with a bad token was not permanent"); return
+        let mastodon = MastodonPublisher(
+            baseURL: URL(string: try Self.required("STEPTWEET_IT_MASTODON_URL"))!, token: "not-a-token")
+        guard
+            case .permanent(let mastodonReason) = await mastodon.publish(
+                Self.uniquePost("bad"), deadline: Deadline(in: .seconds(20)))
+        else {
+            Issue.record("mastodon with a bad token was not permanent")
+            return
         }
         #expect(mastodonReason.hasPrefix("HTTP 401"))
         #expect(!mastodonReason.contains("not-a-token"))

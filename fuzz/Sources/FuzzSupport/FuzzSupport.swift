@@ -24,21 +24,28 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int, format: String?,
     for strict in [false, true] {
         var options = ReadOptions(strict: strict, format: format, rateHz: rateHz)
         options.startNs = strict ? 1_500_000_000_000_000_000 : nil
-        var samples = 0, readings = 0, steps = 0
-        guard let summary = try? AnyInput.read(bytes: bytes, name: "fuzz-input", options: options, { item in
-            switch item {
-            case .sample(let s):
-                samples += 1
-                precondition(s.x.isFinite && s.y.isFinite && s.z.isFinite, "non-finite sample delivered")
-            case .reading(let r):
-                readings += 1
-                steps += r.steps
-                precondition(r.steps >= 0, "negative step reading")
-                precondition(r.endNs >= r.startNs, "reading ends before it starts")
-            }
-        }) else { continue }
-        precondition(summary.samples == samples && summary.readings == readings && summary.steps == steps,
-                     "summary disagrees with the items delivered")
+        var samples = 0
+        var readings = 0
+        var steps = 0
+        guard
+            let summary = try? AnyInput.read(
+                bytes: bytes, name: "fuzz-input", options: options,
+                { item in
+                    switch item {
+                    case .sample(let s):
+                        samples += 1
+                        precondition(s.x.isFinite && s.y.isFinite && s.z.isFinite, "non-finite sample delivered")
+                    case .reading(let r):
+                        readings += 1
+                        steps += r.steps
+                        precondition(r.steps >= 0, "negative step reading")
+                        precondition(r.endNs >= r.startNs, "reading ends before it starts")
+                    }
+                })
+        else { continue }
+        precondition(
+            summary.samples == samples && summary.readings == readings && summary.steps == steps,
+            "summary disagrees with the items delivered")
         precondition(summary.skippedLines >= summary.issues.count, "more issues than skipped lines")
     }
 }
@@ -80,8 +87,9 @@ public func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) {
     for strict in [false, true] {
         let reference = read(jobs: 1, chunkBytes: 1 << 30, strict: strict)
         for jobs in [2, 3] {
-            precondition(read(jobs: jobs, chunkBytes: ranges, strict: strict) == reference,
-                         "ranges of \(ranges) bytes on \(jobs) threads differ from one pass")
+            precondition(
+                read(jobs: jobs, chunkBytes: ranges, strict: strict) == reference,
+                "ranges of \(ranges) bytes on \(jobs) threads differ from one pass")
         }
     }
 }
