@@ -102,6 +102,7 @@ let package = Package(
                 "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "SteptweetTests",

@@ -32,7 +32,7 @@ struct AgentCommand: AsyncParsableCommand {
             let level = Logger.Level(rawValue: logLevel.rawValue) ?? .info
             let zone = config.composer.timeZone
             LoggingSystem.bootstrap { _ in ConsoleLogHandler(level: level, zone: zone) }
-            try await AgentService.runUntilSignalled(configuration: config, logger: Logger(label: "steptweet.agent"))
+            try await AgentServices.runUntilSignalled(configuration: config, logger: Logger(label: "steptweet.agent"))
         } catch {
             throw fail("agent: \(error)", status: ExitStatus.tempFail)
         }

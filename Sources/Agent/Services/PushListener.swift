@@ -1,10 +1,11 @@
 import FlyingFox
 import Foundation
+import ServiceLifecycle
 
 /// The silent-push listener: `POST /push` on 127.0.0.1 only, with `Authorization: Bearer <token>` and a body of
 /// `{"aps":{"content-available":1}}`. Accepted pushes become `.push` triggers (coalesced and rate-limited by the
 /// scheduler); anything else is refused: 401 without the right token, 400 for another body, 405 for another method on /push, 404 elsewhere.
-public final class PushListener: Sendable {
+public final class PushListener: Service, CustomStringConvertible {
     let server: HTTPServer
     let token: String
     let scheduler: AgentScheduler
@@ -16,8 +17,23 @@ public final class PushListener: Sendable {
         server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 10, logger: .disabled)
     }
 
-    /// Serves until the task is cancelled or `stop()` is called.
+    public var description: String { "push listener" }
+
+    /// Serves until graceful shutdown, the task's cancellation or `stop()`.
     public func run() async throws {
+        do {
+            try await withGracefulShutdownHandler {
+                try await serve()
+            } onGracefulShutdown: {
+                Task { await self.stop() }
+            }
+        } catch {
+            // Stopping the server ends its run with an error: only a failure while running is one.
+            if !Task.isCancelled && !Task.isShuttingDownGracefully { throw error }
+        }
+    }
+
+    private func serve() async throws {
         let expected = Array("Bearer \(token)".utf8)
         let scheduler = self.scheduler
         await server.appendClosingRoute("POST /push") { request in

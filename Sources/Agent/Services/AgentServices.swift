@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import Messages
+import ServiceLifecycle
+
+/// `steptweet agent`: its long-running parts as swift-service-lifecycle services in one `ServiceGroup`, started in
+/// dependency order (the sampler before the scheduler that reads its samples; the triggers after it) and, on SIGTERM
+/// or SIGINT, stopped gracefully in reverse: no new pushes or signals, the fetch in progress finishes (bounded by its
+/// deadline), the sampler writes its last samples.
+public enum AgentServices {
+    /// The services for `configuration`, in start order. Building them does no I/O; each starts its own in `run()`.
+    static func services(
+        configuration: AgentConfiguration, scheduler: AgentScheduler, logger: Logger
+    ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        let enabled = configuration.disabledReason == nil
+        if enabled, let device = configuration.source?.accelerometer {
+            services.append(.init(service: SamplerService(device: device, logger: logger)))
+        }
+        services.append(.init(service: SchedulerService(scheduler: scheduler)))
+        if enabled, configuration.schedule.onWalkEnd, let source = configuration.source {
+            // Without inotify the walk trigger is off; the rest goes on.
+            services.append(
+                .init(
+                    service: WalkWatcherService(path: source.path, scheduler: scheduler, logger: logger),
+                    successTerminationBehavior: .ignore))
+        }
+        services.append(
+            .init(
+                service: FetchSignalService(
+                    scheduler: scheduler, disabledReason: configuration.disabledReason, logger: logger)))
+        if let push = configuration.push {
+            if let token = push.token,
+                let listener = try? PushListener(port: push.port, token: token, scheduler: scheduler)
+            {
+                // A listener that cannot serve (its port taken) is logged; fetching on the schedule goes on.
+                services.append(.init(service: listener, failureTerminationBehavior: .ignore))
+            } else {
+                logger.warning("push listener not started: \(push.tokenProblem ?? "no token")")
+            }
+        }
+        return services
+    }
+
+    /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
+    /// A second agent on the same state database refuses to start (`StateLockError.busy` names the running one).
+    public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
+        let agentLock = try StateLock(path: configuration.statePath + ".agent.lock")
+        defer { agentLock.release() }
+        logger.info(
+            "agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))"
+        )
+        let store: StateStore?
+        do {
+            store = try StateStore(path: configuration.statePath)
+        } catch {
+            logger.error(
+                "state database: \(Fetcher.describe(error, path: configuration.statePath)); status will not be recorded"
+            )
+            store = nil
+        }
+        let scheduler = AgentScheduler(
+            configuration: configuration, store: store, logger: logger, releaseMemoryWhenIdle: true)
+        await recordResolvedConfiguration(configuration, scheduler: scheduler)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services(configuration: configuration, scheduler: scheduler, logger: logger),
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("agent stopped")
+    }
+
+    /// Writes what this agent resolved from its configuration and environment into the state database, so that
+    /// `steptweet status` from another shell (without the agent's secrets) shows the running agent's view.
+    static func recordResolvedConfiguration(_ c: AgentConfiguration, scheduler: AgentScheduler) async {
+        let targets =
+            c.publishingProblem.map { "missing credentials: \($0)" }
+            ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
+        let push =
+            c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
+            ?? "off: no [push] table"
+        let started = Timestamps.format(Date(), zone: c.composer.timeZone)
+        let file = c.file
+        let interval = c.schedule.effectiveInterval
+        let disabled = c.disabledReason
+        let sampling = c.source?.accelerometer.map { "\($0.summary) by the agent into \($0.samplePath)" }
+        await scheduler.recordAgent {
+            $0.started = started
+            $0.config = file
+            $0.targets = targets
+            $0.push = push
+            $0.interval = interval
+            $0.sampling = sampling
+            $0.disabledReason = disabled
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+@testable import Agent
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(1))) struct AgentServicesTests {
+    func config(dir: TempDir, push: String = "", schedule: String = "") throws -> AgentConfiguration {
+        try AgentConfiguration.parse(
+            """
+            [source]
+            path = "walk.csv"
+            [schedule]
+            interval = "1h"
+            jitter = "0s"
+            \(schedule)
+            [state]
+            path = "state.sqlite"
+            \(push)
+            """, file: dir.path("c.toml"), environment: ["PUSH_TOKEN": "s3cret"])
+    }
+
+    func scheduler(_ config: AgentConfiguration, _ recorder: FetchRecorder) -> AgentScheduler {
+        let clock = ManualClock(Fixture.date("2026-11-21T10:00:00Z"))
+        return AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }) { await recorder.fetch($0, $1) }
+    }
+
+    func group(_ services: [ServiceGroupConfiguration.ServiceConfiguration]) -> ServiceGroup {
+        ServiceGroup(configuration: .init(services: services, logger: Logger(label: "test")))
+    }
+
+    /// Whether something answers HTTP on the port.
+    func answers(_ port: UInt16) async -> Bool {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/push")!)
+        request.httpMethod = "POST"
+        request.timeoutInterval = 5
+        return (try? await URLSession.shared.data(for: request)) != nil
+    }
+
+    @Test func servicesStartInDependencyOrderAndDoNoIOWhenBuilt() throws {
+        let dir = try TempDir()
+        let config = try config(
+            dir: dir, push: "[push]\nport = 1\ntoken_env = \"PUSH_TOKEN\"", schedule: "on_walk_end = true")
+        let services = AgentServices.services(
+            configuration: config, scheduler: scheduler(config, FetchRecorder()), logger: Logger(label: "test"))
+        #expect(
+            services.map(\.serviceName) == [
+                "scheduler", "walk watcher (\(dir.path("walk.csv")))", "fetch signal (SIGUSR1)", "push listener",
+            ])
+        // Nothing was opened or created: the state database appears only when the agent runs.
+        #expect(!FileManager.default.fileExists(atPath: dir.path("state.sqlite")))
+    }
+
+    @Test func gracefulShutdownStopsThePushListenerFirstAndDrainsTheFetchInProgress() async throws {
+        let dir = try TempDir()
+        let recorder = FetchRecorder()
+        let config = try config(dir: dir)
+        let scheduler = scheduler(config, recorder)
+        let listener = try PushListener(port: 0, token: "s3cret", scheduler: scheduler)
+        let group = group([.init(service: SchedulerService(scheduler: scheduler)), .init(service: listener)])
+        let running = Task { try await group.run() }
+        try await listener.waitUntilListening()
+        let port = try #require(await listener.address()).port
+        #expect(await answers(port))
+
+        await recorder.hold()
+        await scheduler.post(.signal)
+        await recorder.waitForFetch(count: 1)
+        await group.triggerGracefulShutdown()
+        // The listener, started last, is stopped first, while the scheduler still waits for its fetch.
+        var stillAnswering = true
+        for _ in 0..<200 where stillAnswering { stillAnswering = await answers(port) }
+        #expect(!stillAnswering)
+        #expect(await scheduler.isFetching)
+        await recorder.release()
+        try await running.value
+        #expect(await recorder.calls.map(\.trigger) == ["signal"])
+    }
+
+    @Test func aPushListenerThatCannotListenLeavesTheAgentFetching() async throws {
+        let dir = try TempDir()
+        let recorder = FetchRecorder()
+        // Another listener holds the port.
+        let holder = try PushListener(port: 0, token: "x", scheduler: scheduler(try config(dir: dir), FetchRecorder()))
+        let holding = Task { try await holder.run() }
+        try await holder.waitUntilListening()
+        let taken = try #require(await holder.address()).port
+        let config = try config(dir: dir, push: "[push]\nport = \(taken)\ntoken_env = \"PUSH_TOKEN\"")
+        let scheduler = scheduler(config, recorder)
+        let group = group(
+            AgentServices.services(configuration: config, scheduler: scheduler, logger: Logger(label: "t")))
+        let running = Task { try await group.run() }
+        await scheduler.post(.signal)
+        await scheduler.waitUntilIdle(fetches: 1)
+        #expect(await recorder.calls.map(\.trigger) == ["signal"])
+        await group.triggerGracefulShutdown()
+        try await running.value
+        holding.cancel()
+        await holder.stop()
+    }
+}
