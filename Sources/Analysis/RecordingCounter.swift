@@ -16,20 +16,11 @@ public struct RecordingCount: Sendable {
     /// The step readings of a step input, in file order (empty for acceleration).
     public var readings: [StepReading] = []
 
-    /// Steps in `[fromNs, toNs)`: detected steps by their time; a reading that straddles an edge of the window
-    /// counts pro rata (its steps spread evenly over its interval), a point reading counts when inside.
+    /// Steps in `[fromNs, toNs)`: detected steps by their time; step readings by `StepReading`'s one rule (spread
+    /// evenly over their period), as a fetch stores them.
     public func steps(fromNs: Int64, toNs: Int64) -> Int {
         guard kind == .steps else { return stepTimes.filter { $0 >= fromNs && $0 < toNs }.count }
-        var total = 0.0
-        for r in readings {
-            if r.endNs <= r.startNs {
-                if r.startNs >= fromNs && r.startNs < toNs { total += Double(r.steps) }
-                continue
-            }
-            let overlap = min(r.endNs, toNs) - max(r.startNs, fromNs)
-            if overlap > 0 { total += Double(r.steps) * Double(overlap) / Double(r.endNs - r.startNs) }
-        }
-        return Int(total.rounded())
+        return readings.reduce(0) { $0 + $1.steps(fromNs: fromNs, toNs: toNs) }
     }
 }
 

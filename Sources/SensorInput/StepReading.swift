@@ -11,3 +11,51 @@ public struct StepReading: Sendable, Equatable, Codable {
         self.steps = steps
     }
 }
+
+extension StepReading {
+    /// The one rule for where a reading's steps fall in time, used by `count`, `preview` and `fetch` alike: spread
+    /// evenly over its period, rounded so that the steps before any instant never decrease and the parts of any
+    /// partition of the period add up to `steps` exactly. A point reading's steps all fall at its time.
+    public func steps(before ns: Int64) -> Int {
+        guard endNs > startNs else { return ns > startNs ? steps : 0 }
+        if ns <= startNs { return 0 }
+        if ns >= endNs { return steps }
+        // steps × elapsed / duration, rounded half up, without overflow (a day in ns times many steps passes 2^63).
+        let duration = UInt64(endNs - startNs)
+        let product = UInt64(max(steps, 0)).multipliedFullWidth(by: UInt64(ns - startNs))
+        let (quotient, remainder) = duration.dividingFullWidth(product)
+        let rounded = Int(quotient) + (remainder >= duration - remainder ? 1 : 0)
+        return steps < 0 ? -rounded : rounded
+    }
+
+    /// Steps in `[fromNs, toNs)` by the rule of `steps(before:)`.
+    public func steps(fromNs: Int64, toNs: Int64) -> Int {
+        guard toNs > fromNs else { return 0 }
+        if endNs <= startNs { return startNs >= fromNs && startNs < toNs ? steps : 0 }
+        return steps(before: toNs) - steps(before: fromNs)
+    }
+
+    /// The reading's steps per whole second (seconds since the Unix epoch), by the same rule; seconds without a step
+    /// are left out, so a day-long total of a few thousand steps gives a few thousand entries.
+    public func stepsPerSecond(_ body: (_ second: Int64, _ steps: Int) -> Void) {
+        let first = Self.floorSecond(startNs)
+        guard endNs > startNs else {
+            if steps != 0 { body(first, steps) }
+            return
+        }
+        var before = 0
+        var second = first
+        while second * 1_000_000_000 < endNs {
+            let after = steps(before: (second + 1) * 1_000_000_000)
+            if after != before { body(second, after - before) }
+            before = after
+            second += 1
+        }
+    }
+
+    /// The second (since the Unix epoch) holding `ns`, rounding down for times before 1970 too.
+    public static func floorSecond(_ ns: Int64) -> Int64 {
+        let q = ns / 1_000_000_000
+        return ns % 1_000_000_000 < 0 ? q - 1 : q
+    }
+}
