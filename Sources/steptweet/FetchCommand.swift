@@ -111,6 +111,8 @@ struct FetchJSON: Encodable {
     var dry_run: Bool
     var window: Window?
     var steps: Int?
+    /// Steps posted by this fetch that arrived after the window covering their time was posted; absent when none.
+    var late_steps: Int?
     var text: String?
     var posts: [PostJSON]
     var deliveries: [Target]
@@ -120,6 +122,7 @@ struct FetchJSON: Encodable {
     struct PostJSON: Encodable {
         var window: Window
         var steps: Int
+        var late_steps: Int?
         var text: String
         var idempotency_key: String
     }
@@ -134,12 +137,14 @@ struct FetchJSON: Encodable {
         dry_run = r.dryRun
         if let s = r.windowStart, let e = r.windowEnd { window = Window(start: f(s), end: f(e)) }
         steps = r.steps
+        late_steps = r.lateSteps == 0 ? nil : r.lateSteps
         text = r.windows.last?.text
         elapsed_ms = (r.elapsedMs * 10).rounded() / 10
         warnings = r.warnings.isEmpty ? nil : r.warnings
         posts = r.windows.map {
             PostJSON(
-                window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps, text: $0.text,
+                window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps,
+                late_steps: $0.lateSteps == 0 ? nil : $0.lateSteps, text: $0.text,
                 idempotency_key: $0.idempotencyKey)
         }
         deliveries = r.deliveries.map {
@@ -161,7 +166,8 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
     } else {
         for w in r.warnings { printError(TerminalText.escaped("warning: \(w)")) }
         if let s = r.windowStart, let e = r.windowEnd {
-            printLine("window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps")
+            printLine(
+                "window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps" + (r.lateSteps != 0 ? " (\(r.lateSteps) late)" : ""))
         }
         for w in r.windows {
             printLine(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")

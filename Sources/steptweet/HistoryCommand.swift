@@ -49,6 +49,7 @@ struct HistoryCommand: ParsableCommand {
                     var window_start: String?
                     var window_end: String?
                     var steps: Int?
+                    var late_steps: Int?
                 }
                 printLine(
                     jsonLine(
@@ -56,15 +57,17 @@ struct HistoryCommand: ParsableCommand {
                             Line(
                                 started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result,
                                 error: h.error,
-                                window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)
+                                window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps,
+                                late_steps: h.lateSteps == 0 ? nil : h.lateSteps)
                         }))
                 return
             }
             for h in entries {
+                let late = (h.lateSteps ?? 0) != 0 ? " (\(h.lateSteps ?? 0) late)" : ""
                 let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
                 printLine(
                     TerminalText.escaped(
-                        "\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)"
+                        "\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps\(late)  \(h.result)"
                             + (h.error.map { ": \($0)" } ?? "")))
             }
         } catch {

@@ -78,6 +78,41 @@ import Testing
         #expect(try store.steps(fromNs: 0, toNs: .max) == whole)
     }
 
+    /// Samples that arrive after the window covering their time was posted: a fetch 70 s after the first half of a
+    /// walk ends that window (the stream looked stopped), then the second half arrives. Its steps go into the next
+    /// window, reported as late, instead of being stored and never posted.
+    @Test func stepsArrivingAfterTheirWindowWasPostedGoIntoTheNextWindow() async throws {
+        let dir = try TempDir()
+        let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n")
+        let source = try dir.write("live.csv", lines[0..<1501].joined(separator: "\n") + "\n")  // 0-30 s
+        var config = try Fixture.config(dir: dir, source: source, extra: "follow = true")
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        let fetcher = Fetcher(configuration: config)
+        // The recording starts at 10:02:00; its first half ends at 10:02:30.
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(120 + 30 + 70), trigger: "test")
+        #expect(first.result == .newData && first.lateSteps == 0, "\(first.line)")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((lines[1501...].joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: "test")
+        #expect(second.result == .newData, "\(second.line)")
+        let store = try StateStore(path: config.statePath)
+        let stored = try store.steps(fromNs: 0, toNs: .max)
+        // Every step of the second half was for time the first window had covered.
+        let secondHalf = try store.steps(
+            fromNs: Timestamps.nanoseconds(t0.addingTimeInterval(150)), toNs: .max)
+        #expect(secondHalf > 20 && second.lateSteps == secondHalf && second.windows.first?.lateSteps == secondHalf)
+        #expect(first.postedSteps + second.postedSteps == stored)
+        #expect(second.logLine(zone: config.composer.timeZone).contains("(\(secondHalf) late)"))
+        let history = try store.history(limit: 1)
+        #expect(history.first?.lateSteps == secondHalf)
+        // Nothing is left over: a later fetch posts nothing.
+        let third = await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: "test")
+        #expect(third.postedSteps == 0 && third.lateSteps == 0)
+    }
+
     @Test func failedDeliveryStaysInTheOutboxAndGoesFirstNextTime() async throws {
         let dir = try TempDir()
         let endpoint = try RecordingEndpoint(script: [.status(503)])
@@ -282,7 +317,9 @@ import Testing
 
     @Test func aFetchWaitsForTheStateWithinItsBudgetThenFailsBusy() async throws {
         let dir = try TempDir()
-        var config = try Fixture.config(dir: dir, schedule: "deadline = \"2s\"")
+        // The slow fetch's budget is long: on a loaded machine a short one could end it before the second fetch
+        // tries the lock. Stopping the endpoint ends it.
+        var config = try Fixture.config(dir: dir, schedule: "deadline = \"60s\"")
         let endpoint = try RecordingEndpoint(script: [.hang])
         let url = try await endpoint.start()
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]

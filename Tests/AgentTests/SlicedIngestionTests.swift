@@ -212,21 +212,29 @@ import Testing
         let (path, fetcher) = try MinuteReadings.slicedStepLogFetcher(dir: dir, 0..<20)
         let statePath = fetcher.configuration.statePath
         var fetches = 0
-        /// Fetches at `now` until the source is read to its end; the steps posted and the warnings reported.
-        func fetchAll(now: Date) async -> (posted: Int, warnings: [String]) {
+        /// Fetches at `now` until the source is read to its end; the steps posted, the warnings reported and where the
+        /// last window ended.
+        func fetchAll(now: Date) async -> (posted: Int, warnings: [String], end: Date?) {
             var posted = 0
             var warnings: [String] = []
+            var end: Date?
             while fetches < 100 {
                 let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
                 fetches += 1
                 posted += report.postedSteps
                 warnings += report.warnings
+                end = report.windows.last?.end ?? end
                 if !report.backlog { break }
             }
-            return (posted, warnings)
+            return (posted, warnings, end)
         }
         let first = await fetchAll(now: t0.addingTimeInterval(12 * 60))
-        #expect(first.posted == steps(0..<12), "the readings before 10:12")
+        // The readings before the window's end, by the rule `count` and `preview` use (a reading spans the time since
+        // the one before it, spread evenly), so also part of the one in progress at 10:12.
+        let firstEnd = try #require(first.end)
+        let log = try RecordingCounter.count(path: path)
+        let beforeEnd = log.steps(fromNs: 0, toNs: Timestamps.nanoseconds(firstEnd))
+        #expect(first.posted == beforeEnd && beforeEnd > steps(0..<12), "the readings before \(firstEnd)")
         #expect(fetches > 3, "the log was read in slices")
         let db = try DatabaseQueue(path: statePath)
         try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = 'not json'") }

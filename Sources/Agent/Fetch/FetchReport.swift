@@ -15,6 +15,8 @@ public struct FetchReport: Codable, Sendable {
         public var start: Date
         public var end: Date
         public var steps: Int
+        /// Of `steps`, those that arrived after the window covering their time was posted.
+        public var lateSteps = 0
         public var text: String
         public var idempotencyKey: String
     }
@@ -44,6 +46,9 @@ public struct FetchReport: Codable, Sendable {
     public var steps: Int?
     public var windows: [Window] = []
     public var deliveries: [Delivery] = []
+    /// Steps posted by this fetch that arrived after the window covering their time was posted (they went into the
+    /// first window closed after they arrived).
+    public var lateSteps = 0
     /// Walking bouts that ended in the data ingested by this fetch.
     public var boutsEnded = 0
     /// The budget ended ingestion before the source's end: the window closed at what was read, and the next fetch
@@ -76,7 +81,10 @@ public struct FetchReport: Codable, Sendable {
     public func logLine(zone: TimeZone) -> String {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         var parts = ["fetch \(trigger): \(line)"]
-        if let s = windowStart, let e = windowEnd { parts.append("window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps") }
+        if let s = windowStart, let e = windowEnd {
+            parts.append(
+                "window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps" + (lateSteps != 0 ? " (\(lateSteps) late)" : ""))
+        }
         let targets = deliveries.map { d in
             "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
         }

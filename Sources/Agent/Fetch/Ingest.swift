@@ -81,8 +81,8 @@ struct Ingest: Sendable {
                 if let countedThrough, r.endNs <= countedThrough { return }
                 if first == nil { first = r.startNs }
                 lastReadingEnd = max(lastReadingEnd ?? r.endNs, r.endNs)
-                // Steps of a reading were taken before its end: one ending exactly at a window's end belongs to it.
-                buckets[StateStore.floorSecond(max(r.startNs, r.endNs - 1)), default: 0] += r.steps
+                // The one rule `count` and `preview` use too: spread evenly over the reading's period.
+                r.stepsPerSecond { second, steps in buckets[second, default: 0] += steps }
             }
         }
         let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each

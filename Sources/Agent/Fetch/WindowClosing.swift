@@ -22,7 +22,7 @@ extension Fetcher {
                 startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
             }
         }
-        // Steps not yet stored (dry run) count too.
+        // Steps not yet stored (dry run) count too, and so do those of them for time already posted (late).
         let dryRun = report.dryRun
         func extra(_ lo: Int64, _ hi: Int64) -> Int {
             guard dryRun, let ingest else { return 0 }
@@ -30,10 +30,15 @@ extension Fetcher {
                 $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0)
             }
         }
+        var late = try WindowStateRecord.lateSteps(db)
+        if dryRun, let ingest, let posted {
+            late += ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 < posted ? $1.value : 0) }
+        }
         let windows = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?
         for (lo, hi) in windows {
-            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi)
+            // Late steps go into the first window that closes after they arrived.
+            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi) + late
             report.windowStart = StateStore.date(lo)
             report.windowEnd = StateStore.date(hi)
             report.steps = steps
@@ -48,9 +53,13 @@ extension Fetcher {
             let text = configuration.composer.compose(window)
             let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
             report.windows.append(
-                .init(start: window.start, end: window.end, steps: steps, text: text, idempotencyKey: key))
+                .init(
+                    start: window.start, end: window.end, steps: steps, lateSteps: late, text: text,
+                    idempotencyKey: key))
+            report.lateSteps += late
             newEnd = hi
             if !report.dryRun {
+                if late != 0 { try WindowStateRecord.clearLateSteps(db) }
                 for (name, _) in publishers {
                     try NewOutboxPost(
                         windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
@@ -58,6 +67,7 @@ extension Fetcher {
                     ).add(db)
                 }
             }
+            late = 0
         }
         if !report.dryRun {
             if let newEnd {

@@ -10,9 +10,16 @@ struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
     enum CodingKeys: String, CodingKey {
         case id
         case postedUntilNs = "posted_until_ns"
+        case lateSteps = "late_steps"
+    }
+    enum Columns {
+        static let postedUntilNs = Column(CodingKeys.postedUntilNs)
+        static let lateSteps = Column(CodingKeys.lateSteps)
     }
     var id: Int64 = 1
     var postedUntilNs: Int64
+    /// Steps that arrived for time already posted, for the next window.
+    var lateSteps = 0
 
     /// Where the last posted window ended (ns); nil before the first window.
     static func postedUntil(_ db: Database) throws -> Int64? {
@@ -21,7 +28,22 @@ struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// Moves the position to `ns`.
     static func setPostedUntil(_ db: Database, _ ns: Int64) throws {
-        try WindowStateRecord(postedUntilNs: ns).upsert(db)
+        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.postedUntilNs.set(to: ns))
+        try WindowStateRecord(postedUntilNs: ns).insert(db, onConflict: .ignore)
+    }
+
+    /// Late steps waiting for the next window (0 before the first window).
+    static func lateSteps(_ db: Database) throws -> Int {
+        try fetchOne(db, key: 1)?.lateSteps ?? 0
+    }
+
+    static func addLateSteps(_ db: Database, _ steps: Int) throws {
+        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.lateSteps += steps)
+    }
+
+    /// The late steps were posted in a window.
+    static func clearLateSteps(_ db: Database) throws {
+        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.lateSteps.set(to: 0))
     }
 
     /// Sets the position to `ns` only when there is none yet.
@@ -98,4 +120,6 @@ struct FetchHistoryRecord: Encodable, PersistableRecord {
     var steps: Int?
     var result: String
     var error: String?
+    /// Of `steps`, those that arrived after their own window was posted.
+    var lateSteps: Int?
 }

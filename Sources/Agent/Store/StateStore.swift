@@ -87,6 +87,15 @@ public final class StateStore: Sendable {
                     ALTER TABLE source_cursor ADD COLUMN skip_readings_through_ns INTEGER;
                     """)
         }
+        m.registerMigration("v6-late-steps") { db in
+            // Steps stored for time a posted window already covered, waiting for the next window; and how many of
+            // them each fetch posted.
+            try db.execute(
+                sql: """
+                    ALTER TABLE window_state ADD COLUMN late_steps INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE fetch_history ADD COLUMN late_steps INTEGER;
+                    """)
+        }
         return m
     }
 
@@ -215,6 +224,8 @@ public final class StateStore: Sendable {
         public var steps: Int?
         public var result: String
         public var error: String?
+        /// Late steps the fetch posted (steps that arrived after the window covering their time was posted).
+        public var lateSteps: Int?
     }
 
     /// The last `limit` fetches, newest first.
@@ -226,7 +237,7 @@ public final class StateStore: Sendable {
                     id: r["id"], started: Self.date(r["started_ns"]), ended: Self.date(r["ended_ns"]),
                     trigger: r["trigger"], windowStart: (r["window_start_ns"] as Int64?).map(Self.date),
                     windowEnd: (r["window_end_ns"] as Int64?).map(Self.date), steps: r["steps"],
-                    result: r["result"], error: r["error"])
+                    result: r["result"], error: r["error"], lateSteps: r["late_steps"])
             }
         }
     }
@@ -343,7 +354,21 @@ public final class StateStore: Sendable {
         }
     }
 
-    static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws {
+    /// Stores steps per second. Steps for time a posted window already covered are late: they are kept for the next
+    /// window (`WindowStateRecord.lateSteps`), never dropped. Returns how many were late.
+    @discardableResult
+    static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws -> Int {
+        let postedUntil = try WindowStateRecord.postedUntil(db)
+        var late = 0
+        if let postedUntil {
+            for (second, count) in buckets where second * 1_000_000_000 < postedUntil { late += count }
+        }
+        if late != 0 { try WindowStateRecord.addLateSteps(db, late) }
+        try insertBuckets(db, buckets)
+        return late
+    }
+
+    private static func insertBuckets(_ db: Database, _ buckets: [Int64: Int]) throws {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO steps (second, count) VALUES (?, ?) ON CONFLICT(second) DO UPDATE SET count = count + excluded.count
@@ -353,10 +378,7 @@ public final class StateStore: Sendable {
         }
     }
 
-    static func floorSecond(_ ns: Int64) -> Int64 {
-        let q = ns / 1_000_000_000
-        return ns % 1_000_000_000 < 0 ? q - 1 : q
-    }
+    static func floorSecond(_ ns: Int64) -> Int64 { StepReading.floorSecond(ns) }
 
     static func date(_ ns: Int64) -> Date { Timestamps.date(nanoseconds: ns) }
 }
