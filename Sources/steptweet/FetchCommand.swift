@@ -78,7 +78,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let bytes = ProcessInfo.processInfo.environment["STEPTWEET_SLICE_BYTES"].flatMap(Int64.init), bytes > 0 {
             fetcher.sliceBytes = bytes
         }
-        let report = await fetcher.fetch(now: at, trigger: "manual", dryRun: dryRun)
+        let report = await fetcher.fetch(now: at, trigger: [.manual], dryRun: dryRun)
         if quiet {
             if report.result == .failed { printError(report.line) }
         } else {
@@ -132,7 +132,7 @@ struct FetchJSON: Encodable {
         result = r.result.rawValue
         reason = r.reason
         failure_kind = r.failureKind?.rawValue
-        trigger = r.trigger
+        trigger = r.trigger.description
         now = f(r.now)
         dry_run = r.dryRun
         if let s = r.windowStart, let e = r.windowEnd { window = Window(start: f(s), end: f(e)) }

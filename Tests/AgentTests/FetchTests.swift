@@ -17,7 +17,7 @@ import Testing
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
 
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(first.result == .newData, "\(first.line)")
         let window = try #require(first.windows.first)
         #expect(window.text.hasPrefix("11/21 10:02:00 〜 11/21 10:10:00 の期間に iPhone 5s を持って "))
@@ -27,7 +27,7 @@ import Testing
         #expect(received.map(\.text) == [window.text])
         #expect(received.first?.idempotencyKey == "steps-20261121T010200Z-20261121T011000Z")
 
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(second.result == .noData)
         #expect(second.windows.isEmpty)
         #expect(await target.received.count == 1)
@@ -62,12 +62,12 @@ import Testing
             try handle.write(contentsOf: Data(bytes[cuts[i - 1]..<cuts[i]]))
             try handle.close()
             // Fetch times track the data: the 60 s recording starts at 10:02:00.
-            let report = await fetcher.fetch(now: t0.addingTimeInterval(120 + Double(i) * 12), trigger: "test")
+            let report = await fetcher.fetch(now: t0.addingTimeInterval(120 + Double(i) * 12), trigger: [.manual])
             #expect(report.result != .failed, "\(report.line)")
             total += report.postedSteps
         }
         // Long after the walk: whatever was still pending is now settled.
-        let last = await fetcher.fetch(now: t0.addingTimeInterval(900), trigger: "test")
+        let last = await fetcher.fetch(now: t0.addingTimeInterval(900), trigger: [.manual])
         total += last.postedSteps
         let whole = try RecordingCounter.count(path: Fixture.walk).steps
         #expect(total == whole)
@@ -90,13 +90,13 @@ import Testing
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
         // The recording starts at 10:02:00; its first half ends at 10:02:30.
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(120 + 30 + 70), trigger: "test")
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(120 + 30 + 70), trigger: [.manual])
         #expect(first.result == .newData && first.lateSteps == 0, "\(first.line)")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data((lines[1501...].joined(separator: "\n") + "\n").utf8))
         try handle.close()
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: "test")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual])
         #expect(second.result == .newData, "\(second.line)")
         let store = try StateStore(path: config.statePath)
         let stored = try store.steps(fromNs: 0, toNs: .max)
@@ -109,7 +109,7 @@ import Testing
         let history = try store.history(limit: 1)
         #expect(history.first?.lateSteps == secondHalf)
         // Nothing is left over: a later fetch posts nothing.
-        let third = await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: "test")
+        let third = await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: [.manual])
         #expect(third.postedSteps == 0 && third.lateSteps == 0)
     }
 
@@ -121,14 +121,14 @@ import Testing
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config)
 
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(first.result == .failed)
         #expect(first.line.hasPrefix("Failed: loopback: HTTP 503"))
         #expect(first.windows.count == 1)
         let store = try StateStore(path: config.statePath)
         #expect(try store.outbox(status: .pending).map(\.attempts) == [1])
 
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(second.result == .newData, "\(second.line)")
         #expect(second.windows.isEmpty)
         #expect(second.deliveries.map(\.outcome) == [.delivered])
@@ -145,8 +145,8 @@ import Testing
         var config = try Fixture.config(dir: dir)
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config)
-        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test").result == .failed)
-        let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual]).result == .failed)
+        let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(retry.deliveries.map(\.outcome) == [.alreadyDelivered])
         #expect(retry.result == .newData)
         #expect(await endpoint.requests == 2)
@@ -164,7 +164,7 @@ import Testing
         let clock = TestClock<Duration>()
         var fetcher = Fetcher(configuration: config)
         fetcher.clock = clock
-        async let fetched = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        async let fetched = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         await endpoint.received()
         await clock.advance(by: .seconds(2))
         let report = await fetched
@@ -185,9 +185,9 @@ import Testing
         let target = ScriptedPublisher(outcomes: [.permanent(reason: "HTTP 401: bad token")])
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(first.line == "Failed: test: HTTP 401: bad token")
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(second.result == .noData)
         #expect(await target.received.count == 1)
         #expect(try StateStore(path: config.statePath).outbox(status: .failed).count == 1)
@@ -199,16 +199,16 @@ import Testing
         let target = ScriptedPublisher()
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
-        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test", dryRun: true)
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
         #expect(dry.result == .newData)
         #expect(dry.deliveries.map(\.outcome) == [.dryRun])
         #expect(!FileManager.default.fileExists(atPath: config.statePath))
         #expect(await target.received.isEmpty)
 
         // With a database: a dry run after a real fetch leaves every table as it was.
-        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         let before = try snapshot(config.statePath)
-        let again = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test", dryRun: true)
+        let again = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual], dryRun: true)
         #expect(again.result == .noData)
         #expect(try StateStore(path: config.statePath).history().count == 1)
         #expect(try snapshot(config.statePath) == before)
@@ -241,13 +241,13 @@ import Testing
         // The locked fetch waits for the database for half its budget: 0.1 s, not the 0.5 s of the fetches after it.
         var impatient = config
         impatient.schedule.deadline = 0.2
-        let locked = await Fetcher(configuration: impatient).fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let locked = await Fetcher(configuration: impatient).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(locked.result == .failed)
         #expect(locked.reason?.contains("is locked") == true, "\(locked.line)")
         #expect(await target.received.isEmpty)
         try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
 
-        let after = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        let after = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(after.result == .newData)
         // The window starts at the walk, so nothing was lost while the database was locked.
         #expect(after.windows.first?.text.hasPrefix("11/21 10:02:00 〜 11/21 10:20:00") == true)
@@ -259,7 +259,7 @@ import Testing
         var config = try Fixture.config(dir: dir)
         config.publishers = [ScriptedPublisher()]
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: config.statePath))
-        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(report.result == .failed)
         #expect(report.reason?.contains("corrupt or not a SQLite database") == true, "\(report.line)")
     }
@@ -272,9 +272,9 @@ import Testing
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 503", retryAfter: 60)])
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
-        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test").result == .failed)
+        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual]).result == .failed)
         try FileManager.default.removeItem(atPath: copy)
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(report.result == .failed)
         #expect(report.reason?.hasPrefix("ingestion: \(copy): ") == true, "\(report.line)")
         #expect(report.deliveries.map(\.outcome) == [.delivered])
@@ -286,12 +286,12 @@ import Testing
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 429", retryAfter: 900)])
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
-        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
-        let early = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let early = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(early.result == .failed)
         #expect(early.deliveries.map(\.outcome) == [.deferred])
         #expect(await target.received.count == 1)
-        let late = await fetcher.fetch(now: t0.addingTimeInterval(1600), trigger: "test")
+        let late = await fetcher.fetch(now: t0.addingTimeInterval(1600), trigger: [.manual])
         #expect(late.result == .newData)
         #expect(await target.received.count == 2)
     }
@@ -303,9 +303,9 @@ import Testing
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config)
         // 10:30: the 10:00-11:00 hour is not over yet.
-        #expect(await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: "test").result == .noData)
+        #expect(await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: [.manual]).result == .noData)
         // 12:05: two whole hours are over: the walk's hour and an empty one (posted because post_zero).
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(7500), trigger: "test")
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(7500), trigger: [.manual])
         #expect(report.result == .newData)
         #expect(
             report.windows.map { $0.text.prefix(31) } == [
@@ -324,7 +324,7 @@ import Testing
         let url = try await endpoint.start()
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config)
-        async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "slow")
+        async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         // Wait until the slow fetch is talking to the endpoint, then try a second one.
         await endpoint.received()
         // A one-shot fetch with a shorter budget waits for the lock, then gives up: Failed: busy (temporary).
@@ -332,7 +332,7 @@ import Testing
         impatient.schedule.deadline = 0.3
         var impatientFetcher = Fetcher(configuration: impatient)
         impatientFetcher.clock = ImmediateClock()  // its polls for the lock pass the budget without real waiting
-        let second = await impatientFetcher.fetch(now: t0.addingTimeInterval(600), trigger: "second")
+        let second = await impatientFetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(
             second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"),
             "\(second.line)")

@@ -29,8 +29,8 @@ actor FetchRecorder {
     func setResult(_ r: FetchResult) { result = r }
     func hold() { holding = true }
 
-    func fetch(_ now: Date, _ trigger: String) async -> FetchReport {
-        calls.append((now, trigger))
+    func fetch(_ now: Date, _ trigger: FetchTriggers) async -> FetchReport {
+        calls.append((now, trigger.description))
         for e in entered { e.resume() }
         entered.removeAll()
         if holding { await withCheckedContinuation { gate = $0 } }
@@ -212,7 +212,7 @@ actor FetchRecorder {
         #expect(await recorder.calls.isEmpty)
         #expect(await scheduler.sleepingUntil == nil)
         let status = try store.agentStatus()
-        #expect(status.state == "disabled")
+        #expect(status.state == .disabled)
         #expect(status.disabledReason == "schedule.interval is \"never\"")
         await scheduler.shutdown()
         await task.value

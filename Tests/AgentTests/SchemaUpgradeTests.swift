@@ -50,12 +50,12 @@ import Testing
         let store = try StateStore(path: path)
         let status = try store.agentStatus()
         #expect(status.pid == 4242)
-        #expect(status.state == "idle")
+        #expect(status.state == .idle)
         #expect(status.nextFetch == "2026-11-23T02:00:00Z")
         #expect(status.lastResult == "NewData")
         #expect(status.consecutiveFailures == 0)
-        try store.updateAgentStatus { $0.state = "fetching" }
-        #expect(try store.agentStatus().state == "fetching")
+        try store.updateAgentStatus { $0.state = .fetching }
+        #expect(try store.agentStatus().state == .fetching)
         #expect(try store.agentStatus().pid == 4242, "one row, changed in place")
     }
 }

@@ -50,7 +50,7 @@ import Testing
         var windows: [(Date, Date)] = []
         let now = t0.addingTimeInterval(3600)
         while fetches < 200 {
-            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
             fetches += 1
             if report.backlog { backlogFetches += 1 }
             posted += report.postedSteps
@@ -62,7 +62,7 @@ import Testing
         #expect(posted == whole.steps, "posted \(posted), one pass counts \(whole.steps)")
         for (a, b) in zip(windows, windows.dropFirst()) { #expect(a.1 == b.0) }
         // Nothing is left: one more fetch reads nothing new.
-        let after = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches) + 60), trigger: "test")
+        let after = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches) + 60), trigger: [.manual])
         #expect(!after.backlog)
         #expect(after.postedSteps == 0)
     }
@@ -75,7 +75,7 @@ import Testing
         var fetcher = Fetcher(configuration: config)
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: "test")
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
         #expect(!report.backlog)
         #expect(report.result == .newData)
         #expect(report.postedSteps == whole.steps)
@@ -89,7 +89,7 @@ import Testing
         var posted = 0
         var fetches = 0
         while fetches < 100 {
-            let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: "test")
+            let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
             if !report.backlog { break }
@@ -148,7 +148,7 @@ import Testing
         var posted = 0
         var fetches = 0
         for _ in 0..<5 {
-            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
             #expect(report.warnings.isEmpty)
@@ -163,7 +163,7 @@ import Testing
         try db.close()
         var after: [FetchReport] = []
         while fetches < 200 {
-            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
             fetches += 1
             after.append(report)
             posted += report.postedSteps
@@ -219,7 +219,7 @@ import Testing
             var warnings: [String] = []
             var end: Date?
             while fetches < 100 {
-                let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: "test")
+                let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
                 fetches += 1
                 posted += report.postedSteps
                 warnings += report.warnings
@@ -276,7 +276,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: path)
         config.publishers = [ScriptedPublisher()]
         let fetcher = Fetcher(configuration: config)
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: "test")
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: [.manual])
         #expect(posted(first) == steps(0..<12))
         let db = try DatabaseQueue(path: config.statePath)
         try await db.write { db in
@@ -296,7 +296,7 @@ import Testing
             }
             #expect(e.message.contains("google-fit reader") && e.message.contains("left to the next fetch"), "\(e)")
         }
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: "test")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: [.manual])
         #expect(
             second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
             "\(second.warnings)")

@@ -56,7 +56,7 @@ actor ChatTarget: Publisher {
         let fetcher = Fetcher(configuration: config)
         var reports: [FetchReport] = []
         for i in 1...fetches {
-            reports.append(await fetcher.fetch(now: t0.addingTimeInterval(Double(i) * 3600), trigger: "test"))
+            reports.append(await fetcher.fetch(now: t0.addingTimeInterval(Double(i) * 3600), trigger: [.manual]))
         }
         return (reports, try StateStore(path: config.statePath), dir)  // the folder lives as long as the caller holds it
     }
@@ -130,10 +130,10 @@ actor ChatTarget: Publisher {
         var fetcher = Fetcher(configuration: config)
         let clock = TestClock()
         fetcher.clock = clock
-        async let first = fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: "test")
+        async let first = fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
         for await _ in target.publishing { break }
         await clock.advance(by: .seconds(2))
-        let reports = [await first, await fetcher.fetch(now: t0.addingTimeInterval(7200), trigger: "test")]
+        let reports = [await first, await fetcher.fetch(now: t0.addingTimeInterval(7200), trigger: [.manual])]
         let store = try StateStore(path: config.statePath)
         #expect(reports[0].result == .failed)
         #expect(reports[1].deliveries.map(\.outcome) == [.alreadyDelivered])

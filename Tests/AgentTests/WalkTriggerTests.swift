@@ -33,7 +33,7 @@ import Testing
         #expect(after >= 1)
         #expect(try fetcher.ingestForWalks(now: t0.addingTimeInterval(510)).get() == 0)
         // The walks' steps were stored by these reads and are posted by the next fetch.
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "walk")
+        let report = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.walk])
         #expect(report.result == .newData)
         let whole = try RecordingCounter.count(path: live, options: .init(startNs: nil)).steps
         #expect(report.windows.first?.steps == whole, "bouts before: \(before)")

@@ -37,7 +37,7 @@ public struct FetchReport: Codable, Sendable {
     public var reason: String?
     /// For `Failed`: the most serious kind among its failures.
     public var failureKind: FailureKind?
-    public var trigger: String
+    public var trigger: FetchTriggers
     public var now: Date
     public var dryRun: Bool
     /// The window considered, even when nothing was posted for it.
@@ -60,7 +60,7 @@ public struct FetchReport: Codable, Sendable {
     /// instead.
     public var warnings: [String] = []
 
-    public init(result: FetchResult, reason: String? = nil, trigger: String, now: Date, dryRun: Bool) {
+    public init(result: FetchResult, reason: String? = nil, trigger: FetchTriggers, now: Date, dryRun: Bool) {
         self.result = result
         self.reason = reason
         self.trigger = trigger

@@ -31,7 +31,7 @@ public struct Fetcher: Sendable {
 
     /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.
     /// The budget (`schedule.deadline`) is measured on `clock` from the call.
-    public func fetch(now: Date, trigger: String, dryRun: Bool = false) async -> FetchReport {
+    public func fetch(now: Date, trigger: FetchTriggers, dryRun: Bool = false) async -> FetchReport {
         let budget = Deadline(in: .seconds(configuration.schedule.deadline), clock: clock)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
@@ -168,7 +168,7 @@ public struct Fetcher: Sendable {
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
         try store.writer.write { db in
             try FetchHistoryRecord(
-                startedNs: nowNs, endedNs: endedNs, trigger: report.trigger,
+                startedNs: nowNs, endedNs: endedNs, trigger: report.trigger.description,
                 windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
                 windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
                 result: report.result.rawValue, error: report.reason, lateSteps: report.lateSteps

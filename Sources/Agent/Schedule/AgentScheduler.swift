@@ -3,16 +3,11 @@ import Logging
 import Messages
 import Publishing
 
-/// Why the agent starts a fetch.
-public enum FetchTrigger: String, Sendable, Hashable, CaseIterable {
-    case schedule, signal, push, walk
-}
-
 /// Runs fetches on the schedule (interval or cron, never more often than the `minimum` floor, with jitter), on
 /// SIGUSR1, on silent pushes (coalesced, at most one per push period, deferred while a fetch runs) and when a walk
 /// ends; backs off after `Failed`; never runs two fetches at once. Sleeps until the next event: no polling.
 public actor AgentScheduler {
-    public typealias FetchFunction = @Sendable (_ now: Date, _ trigger: String) async -> FetchReport
+    public typealias FetchFunction = @Sendable (_ now: Date, _ triggers: FetchTriggers) async -> FetchReport
     /// Reads new data for the walk trigger; returns the number of walking bouts that ended and were not yet answered.
     public typealias WalkIngestFunction = @Sendable (_ now: Date) async -> Result<Int, WalkIngestError>
 
@@ -123,7 +118,7 @@ public actor AgentScheduler {
         if let disabled {
             logger.notice("agent idle: \(disabled)")
             publishStatus {
-                $0.state = "disabled"
+                $0.state = .disabled
                 $0.disabledReason = disabled
                 $0.nextFetch = nil
             }
@@ -163,7 +158,7 @@ public actor AgentScheduler {
                 }
             }
             if !reasons.isEmpty {
-                await runFetch(now: now, trigger: reasons.map(\.rawValue).joined(separator: ","))
+                await runFetch(now: now, triggers: FetchTriggers(reasons))
                 continue
             }
             var wakeAt = nextScheduled
@@ -175,7 +170,7 @@ public actor AgentScheduler {
             await sleep(until: wakeAt)
         }
         publishStatus {
-            $0.state = "stopped"
+            $0.state = .stopped
             $0.nextFetch = nil
         }
         resumeIdleWaiters(all: true)
@@ -221,12 +216,12 @@ public actor AgentScheduler {
         timer?.cancel()
     }
 
-    private func runFetch(now: Date, trigger: String) async {
+    private func runFetch(now: Date, triggers: FetchTriggers) async {
         isFetching = true
-        publishStatus { $0.state = "fetching" }
-        logger.debug("fetch started (\(trigger))")
+        publishStatus { $0.state = .fetching }
+        logger.debug("fetch started (\(triggers))")
         let fetch = self.fetch
-        let task = Task { await fetch(now, trigger) }
+        let task = Task { await fetch(now, triggers) }
         currentFetch = task
         if stopping { task.cancel() }
         let report = await task.value
@@ -249,7 +244,7 @@ public actor AgentScheduler {
         scheduleNext(after: now)
         let failures = consecutiveFailures
         publishStatus {
-            $0.state = "idle"
+            $0.state = .idle
             $0.lastResult = report.line
             $0.consecutiveFailures = failures
         }

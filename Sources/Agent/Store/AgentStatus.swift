@@ -12,8 +12,7 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var started: String?
     /// Its configuration file.
     public var config: String?
-    /// `idle`, `fetching`, `disabled` or `stopped`.
-    public var state: String?
+    public var state: AgentState?
     /// When this record last changed (RFC 3339, UTC).
     public var updated: String?
     public var nextFetch: String?
@@ -60,6 +59,16 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
                 DROP TABLE agent_state;
                 """)
     }
+}
+
+/// What the agent is doing, as `status` shows it.
+public enum AgentState: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// Waiting for the next trigger.
+    case idle
+    case fetching
+    /// Fetching is off (`interval = "never"`, missing credentials, no source): it stays up and says why.
+    case disabled
+    case stopped
 }
 
 extension StateStore {

@@ -17,7 +17,7 @@ public struct StatusReport: Codable, Sendable {
     public var disabledReason: String?
     /// `mastodon ready, x ready` or `missing credentials: …`.
     public var targets: String
-    public var agentState: String?
+    public var agentState: AgentState?
     public var agentPid: Int?
     public var agentRunning: Bool
     public var agentStarted: String?
@@ -73,9 +73,9 @@ public struct StatusReport: Codable, Sendable {
         if agentRunning {
             out.append(
                 "agent:    running (pid \(agentPid ?? 0)" + (agentStarted.map { ", since \($0)" } ?? "") + "), "
-                    + (agentState ?? "idle") + (nextFetch.map { ", next fetch \($0)" } ?? ""))
+                    + (agentState ?? .idle).rawValue + (nextFetch.map { ", next fetch \($0)" } ?? ""))
         } else {
-            out.append("agent:    not running" + (agentState.map { " (last state: \($0))" } ?? ""))
+            out.append("agent:    not running" + (agentState.map { " (last state: \($0.rawValue))" } ?? ""))
         }
         out.append(
             "view:     "

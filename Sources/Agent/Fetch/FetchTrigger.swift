@@ -1,0 +1,50 @@
+import Foundation
+
+/// Why a fetch runs. The order of the cases is the order in which coalesced triggers are named.
+public enum FetchTrigger: String, Sendable, Hashable, CaseIterable, Codable {
+    /// SIGUSR1, iOS's "Simulate Background Fetch".
+    case signal
+    /// A walk ended (`schedule.on_walk_end`).
+    case walk
+    /// A silent push (`[push]`).
+    case push
+    /// The interval or cron schedule.
+    case schedule
+    /// `steptweet fetch`.
+    case manual
+    /// `steptweet demo`.
+    case demo
+}
+
+/// The triggers one fetch answers: one, or several that were waiting together (a signal and a push), named in a fixed
+/// order. Written as their names joined by commas (`signal,push`) in reports, logs and history.
+public struct FetchTriggers: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByArrayLiteral {
+    public let triggers: [FetchTrigger]
+
+    public init(_ triggers: some Sequence<FetchTrigger>) {
+        let set = Set(triggers)
+        self.triggers = FetchTrigger.allCases.filter(set.contains)
+    }
+
+    public init(arrayLiteral triggers: FetchTrigger...) { self.init(triggers) }
+
+    public var description: String { triggers.map(\.rawValue).joined(separator: ",") }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        var triggers: [FetchTrigger] = []
+        for name in text.split(separator: ",") {
+            guard let trigger = FetchTrigger(rawValue: String(name)) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "unknown fetch trigger \(name)"))
+            }
+            triggers.append(trigger)
+        }
+        self.init(triggers)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
