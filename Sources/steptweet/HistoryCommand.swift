@@ -49,6 +49,7 @@ struct HistoryCommand: ParsableCommand {
                     var window_start: String?
                     var window_end: String?
                     var steps: Int?
+                    var warnings: [String]?
                 }
                 printLine(
                     jsonLine(
@@ -56,7 +57,8 @@ struct HistoryCommand: ParsableCommand {
                             Line(
                                 started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result,
                                 error: h.error,
-                                window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps)
+                                window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps,
+                                warnings: h.warnings.isEmpty ? nil : h.warnings)
                         }))
                 return
             }
@@ -66,6 +68,7 @@ struct HistoryCommand: ParsableCommand {
                     TerminalText.escaped(
                         "\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps  \(h.result)"
                             + (h.error.map { ": \($0)" } ?? "")))
+                for w in h.warnings { printLine(TerminalText.escaped("    warning: \(w)")) }
             }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)

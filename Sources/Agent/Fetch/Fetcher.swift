@@ -171,7 +171,9 @@ public struct Fetcher: Sendable {
                 startedNs: nowNs, endedNs: endedNs, trigger: report.trigger,
                 windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
                 windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
-                result: report.result.rawValue, error: report.reason
+                result: report.result.rawValue, error: report.reason,
+                warnings: report.warnings.isEmpty
+                    ? nil : String(decoding: try JSONEncoder().encode(report.warnings), as: UTF8.self)
             ).insert(db)
         }
     }

@@ -98,4 +98,6 @@ struct FetchHistoryRecord: Encodable, PersistableRecord {
     var steps: Int?
     var result: String
     var error: String?
+    /// The fetch's warnings as a JSON array; nil when none.
+    var warnings: String?
 }
