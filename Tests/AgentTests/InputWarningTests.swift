@@ -3,8 +3,8 @@ import Analysis
 import Foundation
 import Testing
 
-/// What a fetch finds wrong with its input (malformed lines skipped) is in its warnings, its log line and the
-/// history, in `count`'s words, and is reported once.
+/// What a fetch finds wrong with its input (malformed lines skipped, a source with nothing in it) is in its warnings,
+/// its log line and the history, in `count`'s words, and is reported once.
 @Suite(.timeLimit(.minutes(1))) struct InputWarningTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
@@ -68,5 +68,27 @@ import Testing
         }
         let after = await walkRead.fetch(now: t0.addingTimeInterval(600), trigger: "test")
         #expect(after.warnings == (try Self.countsNotes(other.path("bad.csv"))))
+    }
+
+    @Test func anEmptyOrHeaderOnlySourceSaysSoAndStaysNoData() async throws {
+        let dir = try TempDir()
+        let empty = try dir.write("empty.csv", "")
+        let report = try await fetcher(dir, source: empty).fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(report.result == .noData, "\(report.line)")
+        #expect(report.warnings == ["\(empty): file is empty"])
+
+        let other = try TempDir()
+        let header = try other.write("header.csv", "t_ms,x,y,z\n")
+        let fetcher = try fetcher(other, source: header)
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test", dryRun: true)
+        #expect(dry.warnings == ["\(header): no samples or readings after the header"])
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: "test")
+        #expect(first.result == .noData)
+        #expect(first.warnings == ["\(header): no samples or readings after the header"])
+        // Once samples arrive, the source is no longer empty.
+        try Data(String(contentsOfFile: Fixture.walk, encoding: .utf8).utf8).write(to: URL(fileURLWithPath: header))
+        let later = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: "test")
+        #expect(later.result == .newData, "\(later.line)")
+        #expect(later.warnings.isEmpty)
     }
 }

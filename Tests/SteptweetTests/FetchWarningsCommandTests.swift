@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A source's skipped lines as `fetch` and `history` show them: in `count`'s words.
+/// A source's skipped lines and an empty source, as `fetch` and `history` show them: in `count`'s words.
 @Suite(.temporaryFolder) struct FetchWarningsCommandTests {
     /// The demo walk with seven malformed lines (101-107) and a configuration reading it.
     func configure() throws -> (config: String, source: String) {
@@ -42,5 +42,14 @@ import Testing
         let json = try await Steptweet.run(["history", "--config", config, "--json"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(rows.map { $0["warnings"] as? [String] } == [notes])
+    }
+
+    @Test func fetchSaysTheSourceIsEmpty() async throws {
+        let (config, source) = try configure()
+        try Data().write(to: URL(fileURLWithPath: source))
+        let text = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.hasSuffix("NoData\n"))
+        #expect(text.stderr.contains("warning: \(source): file is empty"), "\(text.stderr)")
     }
 }

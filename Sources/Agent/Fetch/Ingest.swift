@@ -34,6 +34,8 @@ struct Ingest: Sendable {
     var warnings: [String] = []
     /// Malformed lines skipped since the last fetch that reported them (this read's included).
     var skipped = SkippedLines()
+    /// Set when the source holds nothing to count and never did: an empty or header-only file.
+    var emptySource: String?
 
     /// What the next slice starts from.
     var saved: StateStore.SavedSource {
@@ -43,9 +45,9 @@ struct Ingest: Sendable {
             firstDataNs: firstDataNs, skipped: skipped)
     }
 
-    /// What the fetch that closes the window on this read tells about its input: the skipped lines.
+    /// What the fetch that closes the window on this read tells about its input: the skipped lines, an empty source.
     func inputWarnings(_ source: AgentConfiguration.Source) -> [String] {
-        skipped.warnings(file: source.path)
+        skipped.warnings(file: source.path) + (emptySource.map { [$0] } ?? [])
     }
 
     static func read(
@@ -110,6 +112,7 @@ struct Ingest: Sendable {
             )
         }
         ingest.skipped.add(summary)
+        if first == nil, summary.skippedLines == 0 { ingest.emptySource = Self.emptyNote(source.path) }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
             // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
@@ -229,6 +232,14 @@ struct Ingest: Sendable {
     /// How long after its last sample a growing source may still deliver samples that continue the same stream.
     /// Past it the stream is taken as ended: its bout is closed and windows close at the fetch time.
     static let lateDataAllowanceNs: Int64 = 60_000_000_000
+
+    /// What to say of a source file with nothing to count in it, in `count`'s words; nil for a folder or a file
+    /// that cannot be looked at.
+    static func emptyNote(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return st.st_size == 0 ? "\(path): file is empty" : "\(path): no samples or readings after the header"
+    }
 
     static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
         var st = stat()
