@@ -86,24 +86,10 @@ public enum PublisherFactory {
     ) throws(ConfigurationError) -> PublisherSet {
         var resolver = SecretResolver(environment: environment, readFile: readFile)
         var publishers: [any Publisher] = []
-        var names: [String: Int] = [:]
-        var kindCounts: [String: Int] = [:]
+        var namer = TargetNamer()
         for (index, table) in tables.enumerated() {
             let config = ConfigTable(table, prefix: "publish[\(index)]")
-            guard let kindName = try config.oneOf("kind", kinds),
-                let kind = targets.first(where: { $0.name == kindName })
-            else {
-                throw config.error("kind", "missing: one of " + kinds.joined(separator: ", "))
-            }
-            kindCounts[kindName, default: 0] += 1
-            let name =
-                try config.string("name")
-                ?? (kindCounts[kindName] == 1 ? kindName : "\(kindName)-\(kindCounts[kindName] ?? 0)")
-            if let earlier = names[name] {
-                throw config.error(
-                    "name", "\"\(name)\" is already used by publish[\(earlier)]; give each table its own name")
-            }
-            names[name] = index
+            let (kind, name) = try namer.name(config, index: index)
             for (key, hint) in inlineSecretHints where config.contains(key) {
                 throw config.error(key, "secrets are never written inline; \(hint)")
             }
@@ -117,6 +103,44 @@ public enum PublisherFactory {
             try config.rejectUnknownKeys()
         }
         return PublisherSet(publishers: publishers, warnings: resolver.warnings)
+    }
+
+    /// The targets' names, in order, without building them (nor reading their secrets): what a dry run names when
+    /// credentials are missing. The same names, and errors, as `make`.
+    public static func names(tables: [TOMLTable]) throws(ConfigurationError) -> [String] {
+        var namer = TargetNamer()
+        var names: [String] = []
+        for (index, table) in tables.enumerated() {
+            names.append(try namer.name(ConfigTable(table, prefix: "publish[\(index)]"), index: index).name)
+        }
+        return names
+    }
+
+    /// Names the tables in order: `name`, else the kind (`kind-2`, `kind-3` for repeats); a name used twice is refused.
+    struct TargetNamer {
+        var names: [String: Int] = [:]
+        var kindCounts: [String: Int] = [:]
+
+        /// The kind and name of the table `config` (the `index`th).
+        mutating func name(_ config: ConfigTable, index: Int) throws(ConfigurationError) -> (
+            kind: TargetKind, name: String
+        ) {
+            guard let kindName = try config.oneOf("kind", PublisherFactory.kinds),
+                let kind = PublisherFactory.targets.first(where: { $0.name == kindName })
+            else {
+                throw config.error("kind", "missing: one of " + PublisherFactory.kinds.joined(separator: ", "))
+            }
+            kindCounts[kindName, default: 0] += 1
+            let name =
+                try config.string("name")
+                ?? (kindCounts[kindName] == 1 ? kindName : "\(kindName)-\(kindCounts[kindName] ?? 0)")
+            if let earlier = names[name] {
+                throw config.error(
+                    "name", "\"\(name)\" is already used by publish[\(earlier)]; give each table its own name")
+            }
+            names[name] = index
+            return (kind, name)
+        }
     }
 
     /// Keys that would hold a secret inline, with what to write instead: every kind's secrets, and `access_token`.

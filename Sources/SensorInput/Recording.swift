@@ -141,10 +141,29 @@ public struct ReadSummary: Sendable {
         return out
     }
 
+    /// The skipped lines of `file` as a person reads them: the ones described, then how many more.
+    public func skippedLineNotes(file: String) -> [String] {
+        Self.skippedLineNotes(file: file, skipped: skippedLines, described: issues.map(\.description))
+    }
+
+    /// `skipped FILE:LINE: what` for each of `described`, then `FILE: N more malformed lines skipped` for the rest
+    /// of `skipped`: the words of `count`, of a fetch's warnings and of the agent's log.
+    public static func skippedLineNotes(file: String, skipped: Int, described: [String]) -> [String] {
+        var notes = described.map { "skipped \($0)" }
+        if skipped > described.count {
+            notes.append("\(file): \(skipped - described.count) more malformed lines skipped")
+        }
+        return notes
+    }
+
+    /// Counts a skipped line, describing the first ones of the file: a line checked late (rows held back until the
+    /// units are told) takes its place before the later lines already described.
     mutating func skip(_ error: InputError, options: ReadOptions) throws {
         if options.strict { throw error }
         skippedLines += 1
-        if issues.count < options.maxReportedIssues { issues.append(error) }
+        let line = error.line ?? .max
+        issues.insert(error, at: issues.firstIndex { ($0.line ?? .max) > line } ?? issues.endIndex)
+        if issues.count > options.maxReportedIssues { issues.removeLast() }
     }
 }
 

@@ -86,10 +86,7 @@ struct CountCommand: ParsableCommand {
             do {
                 let result = try outcome.get()
                 let s = result.summary
-                for issue in s.issues { printError("warning: skipped \(issue)") }
-                if s.skippedLines > s.issues.count {
-                    printError("warning: \(file): \(s.skippedLines - s.issues.count) more malformed lines skipped")
-                }
+                for note in s.skippedLineNotes(file: file) { printError("warning: \(note)") }
                 if s.samples == 0 && s.readings == 0 {
                     if s.skippedLines > 0 {
                         printError("error: \(file): no valid line: all \(s.skippedLines) data lines are malformed")

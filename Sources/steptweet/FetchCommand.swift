@@ -70,7 +70,7 @@ struct FetchCommand: AsyncParsableCommand {
         config.publishers = config.publishers.map {
             ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, write: write) } ?? $0
         }
-        if let problem = config.publishingProblem {
+        if let problem = config.publishingProblem, !dryRun {
             throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
         }
         var fetcher = Fetcher(configuration: config)
@@ -172,6 +172,9 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
         for w in r.windows {
             printLine(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
         }
+        var targets: [String] = []
+        for d in r.deliveries where d.outcome == .dryRun && !targets.contains(d.target) { targets.append(d.target) }
+        if !targets.isEmpty { printLine(TerminalText.escaped("would post to: \(targets.joined(separator: ", "))")) }
         for d in r.deliveries where d.outcome != .dryRun {
             printLine(
                 TerminalText.escaped(

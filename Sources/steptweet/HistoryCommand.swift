@@ -50,6 +50,7 @@ struct HistoryCommand: ParsableCommand {
                     var window_end: String?
                     var steps: Int?
                     var late_steps: Int?
+                    var warnings: [String]?
                 }
                 printLine(
                     jsonLine(
@@ -58,7 +59,8 @@ struct HistoryCommand: ParsableCommand {
                                 started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result,
                                 error: h.error,
                                 window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps,
-                                late_steps: h.lateSteps == 0 ? nil : h.lateSteps)
+                                late_steps: h.lateSteps == 0 ? nil : h.lateSteps,
+                                warnings: h.warnings.isEmpty ? nil : h.warnings)
                         }))
                 return
             }
@@ -69,6 +71,7 @@ struct HistoryCommand: ParsableCommand {
                     TerminalText.escaped(
                         "\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps\(late)  \(h.result)"
                             + (h.error.map { ": \($0)" } ?? "")))
+                for w in h.warnings { printLine(TerminalText.escaped("    warning: \(w)")) }
             }
         } catch {
             throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)

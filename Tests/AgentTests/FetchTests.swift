@@ -214,6 +214,34 @@ import Testing
         #expect(try snapshot(config.statePath) == before)
     }
 
+    @Test func dryRunNeedsNoCredentialsAndNamesTheTargets() async throws {
+        let dir = try TempDir()
+        let publish = """
+            [[publish]]
+            kind = "webhook"
+            url_env = "MY_HOOK_URL"
+            [[publish]]
+            kind = "mastodon"
+            name = "home"
+            base_url = "https://m.example"
+            token_file = "absent.token"
+            """
+        let config = try Fixture.config(dir: dir, publish: publish)
+        #expect(config.publishingProblem?.hasPrefix("publish[0].url_env: environment variable MY_HOOK_URL") == true)
+        #expect(config.targetsWithoutCredentials == ["webhook", "home"])
+        let fetcher = Fetcher(configuration: config)
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        #expect(dry.result == .newData, "\(dry.line)")
+        #expect(dry.windows.first?.text.contains("の期間に iPhone 5s を持って ") == true)
+        #expect(dry.deliveries.map(\.target) == ["webhook", "home"])
+        #expect(dry.deliveries.map(\.outcome) == [.dryRun, .dryRun])
+        #expect(dry.warnings.contains { $0.hasPrefix("missing credentials: publish[0].url_env: ") })
+        // A real fetch still refuses.
+        let real = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(real.result == .failed)
+        #expect(real.failureKind == .configuration)
+    }
+
     /// Every row of every table, as text.
     func snapshot(_ path: String) throws -> [String] {
         let q = try DatabaseQueue(path: path)

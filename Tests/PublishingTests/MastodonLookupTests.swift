@@ -11,6 +11,22 @@ import Testing
     /// A small Mastodon-API server without idempotency: keeps statuses, serves `verify_credentials`,
     /// `accounts/:id/statuses` and `/api/v2/instance`.
     actor Server {
+        /// What the server puts in a status's `text` (and how it renders `content`).
+        enum Style: CaseIterable, Sendable {
+            /// Mastodon: no `text` key.
+            case omitted
+            /// Mastodon with `text: null`.
+            case null
+            /// Takahē: the HTML of `content` again.
+            case html
+            /// GoToSocial: the plain-text source.
+            case plain
+            /// Pleroma, Akkoma: `text: null`, lines as `<br/>` without paragraphs, the source in
+            /// `pleroma.content["text/plain"]`.
+            case pleroma
+        }
+        let style: Style
+        init(style: Style = .omitted) { self.style = style }
         var statuses: [(id: String, created: String, text: String)] = []
         /// When set, the next post is kept but never answered (its answer is "lost").
         var loseNextAnswer = false
@@ -32,8 +48,24 @@ import Testing
         }
         /// The account's statuses, newest first, as JSON.
         func list() -> Data {
-            let list = statuses.reversed().map {
-                ["id": $0.id, "created_at": $0.created, "content": Self.html($0.text)]
+            let list = statuses.reversed().map { status -> [String: Any] in
+                var entry: [String: Any] = ["id": status.id, "created_at": status.created]
+                entry["content"] = Self.html(status.text)
+                switch style {
+                case .omitted: break
+                case .null: entry["text"] = NSNull()
+                case .html: entry["text"] = Self.html(status.text)
+                case .plain: entry["text"] = status.text
+                case .pleroma:
+                    entry["text"] = NSNull()
+                    entry["content"] = Self.html(status.text).replacingOccurrences(of: "<br />", with: "<br/>")
+                        .replacingOccurrences(of: "</p><p>", with: "<br/><br/>").replacingOccurrences(
+                            of: "<p>", with: ""
+                        )
+                        .replacingOccurrences(of: "</p>", with: "")
+                    entry["pleroma"] = ["content": ["text/plain": status.text]]
+                }
+                return entry
             }
             return (try? JSONSerialization.data(withJSONObject: list)) ?? Data()
         }
@@ -94,6 +126,35 @@ import Testing
         #expect(lookups.allSatisfy { $0.query["exclude_reblogs"] == "true" && $0.query["limit"] == "40" })
     }
 
+    /// Takahē put the HTML in `text` too, and the plain text compared with it alone missed the post: sent again.
+    @Test(arguments: Server.Style.allCases)
+    func aPostWhoseAnswerWasLostIsFoundWhateverTheServerPutsInText(style: Server.Style) async throws {
+        let state = Server(style: style)
+        let clock = TestClock<Duration>()
+        let server = try await start(state, clock: clock)
+        defer { Task { await server.stop() } }
+        let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "tok-m")
+        await state.loseNext()
+        _ = await mastodon.publish(Self.post, deadline: Deadline(in: .seconds(30), clock: clock))
+        #expect(await mastodon.lookUp(Self.post, deadline: soon()) == .found(remoteID: "11001"))
+        var other = Self.post
+        other.text = "another window: 99 歩"
+        #expect(await mastodon.lookUp(other, deadline: soon()) == .notFound)
+        #expect(await state.statuses.count == 1)
+    }
+
+    @Test func aRemoteMentionShownWithoutItsDomainIsTheSameText() {
+        var post = Self.post
+        post.text = "@alice@example.social 1234 歩"
+        let match = PostMatch(post: post, text: post.text)
+        #expect(
+            match.isText(
+                #"<p><span class="h-card"><a href="https://example.social/@alice" class="u-url mention">@<span>alice</span></a></span> 1234 歩</p>"#
+            ))
+        #expect(!match.isText("<p>@bob 1234 歩</p>"))
+        #expect(!match.isText("<p>1234 歩</p>"))
+    }
+
     @Test func anOlderStatusWithTheSameTextIsNotThePost() async throws {
         let state = Server()
         let clock = TestClock<Duration>()
@@ -115,13 +176,13 @@ import Testing
     }
 
     @Test func plainTextFromStatusHTML() {
-        #expect(MastodonPublisher.plainText(Server.html(Self.post.text)) == PostMatch.normalized(Self.post.text))
+        #expect(PostMatch.plainText(Server.html(Self.post.text)) == PostMatch.normalized(Self.post.text))
         #expect(
-            MastodonPublisher.plainText(
+            PostMatch.plainText(
                 #"<p>see <a href="https://x.example/a"><span class="invisible">https://</span><span class="">x.example/a</span></a> &#x1F463;&#128099;</p>"#
             )
                 == "see https://x.example/a 👣👣")
-        #expect(MastodonPublisher.decodeEntities("a &unknown; & b &amp") == "a &unknown; & b &amp")
+        #expect(PostMatch.decodeEntities("a &unknown; & b &amp") == "a &unknown; & b &amp")
     }
 }
 

@@ -111,4 +111,50 @@ struct FITBuilder {
         }
         return b.file()
     }
+    /// A monitoring day laid out as NOTES.md describes a vívofit's: `device_info` stamped two days later before
+    /// `monitoring_info` (arrays of activity types), `timestamp_16` records each carrying the running total of the
+    /// type that changed (some naming the type only in `current_activity_type_intensity`), intensity-only records, a
+    /// cycling total (strokes), and at local midnight one summary per type with a full timestamp and `active_time`,
+    /// plus the day's `cycles` when `summaryTotals`. `records` = (seconds after midnight, activity type, total).
+    static func monitoringDay(
+        midnightUTC: Int64, offset: Int64, records: [(Int64, Int64, Int64)], summaryTotals: Bool
+    ) -> [UInt8] {
+        var b = FITBuilder()
+        b.define(local: 0, global: 0, fields: [Field(number: 0, size: 1, type: enumType)])
+        b.message(local: 0, [32])
+        b.define(local: 1, global: 23, fields: [Field(number: 253, size: 4, type: u32)])
+        b.message(local: 1, [fit(midnightUTC + 2 * 86_400)])
+        b.define(
+            local: 2, global: 103,
+            fields: [
+                Field(number: 253, size: 4, type: u32), Field(number: 0, size: 4, type: u32),
+                Field(number: 1, size: 2, type: enumType),
+            ])
+        b.message(local: 2, [fit(midnightUTC), fit(midnightUTC) + offset, 6 | 1 << 8])
+        let stamp16 = Field(number: 26, size: 2, type: u16)
+        let cycles = Field(number: 3, size: 4, type: u32)
+        let intensity = Field(number: 24, size: 1, type: 0x0D)
+        b.define(local: 3, global: 55, fields: [stamp16, cycles, Field(number: 5, size: 1, type: enumType)])
+        b.define(local: 4, global: 55, fields: [stamp16, cycles, intensity])
+        b.define(local: 5, global: 55, fields: [stamp16, intensity])
+        for (k, r) in records.enumerated() {
+            let t16 = fit(midnightUTC + r.0) & 0xFFFF
+            if k % 5 == 4 {
+                b.message(local: 4, [t16, r.2, r.1 | 3 << 5])  // type in bits 0-4, intensity 3
+            } else {
+                b.message(local: 3, [t16, r.2, r.1])
+            }
+            b.message(local: 5, [(t16 + 30) & 0xFFFF, 8])  // sedentary, no cycles
+        }
+        b.message(local: 3, [fit(midnightUTC + 50_000) & 0xFFFF, 4000, 2])  // cycling: strokes, not steps
+        var summary = [Field(number: 253, size: 4, type: u32), Field(number: 5, size: 1, type: enumType)]
+        summary.append(Field(number: 4, size: 4, type: u32))
+        if summaryTotals { summary.append(cycles) }
+        b.define(local: 6, global: 55, fields: summary)
+        for type: Int64 in [6, 1] {
+            let total = records.filter { $0.1 == type }.map(\.2).max() ?? 0
+            b.message(local: 6, [fit(midnightUTC + 86_400), type, 3_600_000, total])
+        }
+        return b.file()
+    }
 }

@@ -36,6 +36,51 @@ import Testing
         #expect(s.skippedLines == 0)
     }
 
+    /// A vívofit day as NOTES.md describes it: 79 step records whose running totals end at walking 3,142 and
+    /// running 31 (python-fitparse and Garmin Connect: 3,173 steps), the day's summary at local midnight.
+    static func vivofitDay() -> [(Int64, Int64, Int64)] {
+        var records: [(Int64, Int64, Int64)] = []
+        var walks = 0
+        var runs = 0
+        for k in 0..<79 {
+            let seconds = Int64(25_200 + 600 * k)  // from 07:00 local, every 10 min
+            if k % 9 == 4 {
+                runs += 1
+                records.append((seconds, 1, Int64(31 * runs / 9)))
+            } else {
+                walks += 1
+                records.append((seconds, 6, Int64(3142 * walks / 70)))
+            }
+        }
+        return records
+    }
+
+    @Test(arguments: [false, true])
+    func aMonitoringDayCountsItsStepsOnceWithTheMidnightSummary(summaryTotals: Bool) throws {
+        let dir = try TempDir()
+        let day = Self.vivofitDay()
+        try dir.write(
+            "Monitor/day1.fit",
+            Data(
+                FITBuilder.monitoringDay(
+                    midnightUTC: Self.midnight, offset: -21_600, records: day, summaryTotals: summaryTotals)))
+        let (s, readings) = try read(dir.path("Monitor/day1.fit"))
+        // The summary's totals at 06:00Z close that day; taken as the next day's they counted 6,346.
+        #expect(s.steps == 3173)
+        #expect(readings.allSatisfy { $0.endNs <= (Self.midnight + 86_400) * 1_000_000_000 })
+        // The next day, its totals reset at midnight: its own steps only, the summary not counted again.
+        try dir.write(
+            "Monitor/day2.fit",
+            Data(
+                FITBuilder.monitoringDay(
+                    midnightUTC: Self.midnight + 86_400, offset: -21_600,
+                    records: [(30_000, 6, 120), (31_000, 1, 40), (32_000, 6, 300)], summaryTotals: summaryTotals)))
+        let (both, all) = try read(dir.path("Monitor"))
+        #expect(both.steps == 3173 + 340)
+        let secondDay = all.filter { $0.endNs > (Self.midnight + 86_400) * 1_000_000_000 }
+        #expect(secondDay.reduce(0) { $0 + $1.steps } == 340)
+    }
+
     @Test func realActivityFilesGiveTwiceTheSessionStrides() throws {
         let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
         let run = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-run.fit")

@@ -122,6 +122,8 @@ public struct AgentConfiguration: Sendable {
     public var publishers: [any Publisher]
     /// Why publishing cannot work (missing credentials); fetches are refused and the agent idles while set.
     public var publishingProblem: String?
+    /// With `publishingProblem`: the names of the targets, which a dry run lists (it needs no credentials).
+    public var targetsWithoutCredentials: [String] = []
     /// Things worth a warning that do not stop anything (e.g. a secret file readable by others).
     public var warnings: [String] = []
     public var statePath: String
@@ -191,13 +193,12 @@ public struct AgentConfiguration: Sendable {
             source = try resolveDevice(device, source: s, reader: reader, statePath: statePath)
         }
         let (push, pushWarnings) = try readPush(reader, environment: environment, base: base)
-        let (publishers, warnings, problem) = try readPublishers(
-            root, environment: environment, base: base,
-            statePath: statePath)
+        let targets = try readPublishers(root, environment: environment, base: base, statePath: statePath)
         var configuration = AgentConfiguration(
             file: file, source: source, schedule: schedule, composer: composer,
-            publishers: publishers, publishingProblem: problem, statePath: statePath, push: push)
-        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + warnings
+            publishers: targets.publishers, publishingProblem: targets.problem, statePath: statePath, push: push)
+        configuration.targetsWithoutCredentials = targets.withoutCredentials
+        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + targets.warnings
         return configuration
     }
 
@@ -374,29 +375,6 @@ public struct AgentConfiguration: Sendable {
             push = p
         }
         return (push, pushWarnings)
-    }
-
-    /// `[[publish]]`: the targets, their warnings, or why their credentials are missing.
-    static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL, statePath: String) throws
-        -> (publishers: [any Publisher], warnings: [String], problem: String?)
-    {
-        let tables = try PublisherFactory.tables(of: root)
-        var publishers: [any Publisher] = [StdoutPublisher()]
-        var warnings: [String] = []
-        var problem: String?
-        if !tables.isEmpty {
-            do {
-                let set = try PublisherRegistry.make(
-                    tables: tables, environment: environment, baseDirectory: base,
-                    context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
-                publishers = set.publishers
-                warnings = set.warnings
-            } catch let missing as MissingCredentials {
-                publishers = []
-                problem = missing.description
-            }
-        }
-        return (publishers, warnings, problem)
     }
 
     static func resolve(_ path: String, against base: URL) -> String {

@@ -30,3 +30,21 @@ public enum PublisherRegistry {
         }
     }
 }
+
+extension AgentConfiguration {
+    /// `[[publish]]`: the targets and their warnings, or why their credentials are missing and the targets' names.
+    static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL, statePath: String) throws
+        -> (publishers: [any Publisher], warnings: [String], problem: String?, withoutCredentials: [String])
+    {
+        let tables = try PublisherFactory.tables(of: root)
+        guard !tables.isEmpty else { return ([StdoutPublisher()], [], nil, []) }
+        do {
+            let set = try PublisherRegistry.make(
+                tables: tables, environment: environment, baseDirectory: base,
+                context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
+            return (set.publishers, set.warnings, nil, [])
+        } catch let missing as MissingCredentials {
+            return ([], [], missing.description, try PublisherFactory.names(tables: tables))
+        }
+    }
+}

@@ -35,8 +35,12 @@ public struct Fetcher: Sendable {
         let budget = Deadline(in: .seconds(configuration.schedule.deadline), clock: clock)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
-            report.fail(.configuration, "missing credentials: \(problem)")
-            return recordEarlyFailure(report, budget: budget)
+            guard dryRun else {
+                report.fail(.configuration, "missing credentials: \(problem)")
+                return recordEarlyFailure(report, budget: budget)
+            }
+            // A dry run sends nothing: it previews without credentials, and says a fetch would fail.
+            report.warnings.append("missing credentials: \(problem) (a fetch fails until they are set)")
         }
         let lock: StateLock?
         do { lock = try await lockState(dryRun: dryRun, budget: budget) } catch {
@@ -126,10 +130,11 @@ public struct Fetcher: Sendable {
             : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
     }
 
-    /// A dry run lists what each target would be sent, and delivers nothing.
+    /// A dry run lists what each target would be sent, also targets whose credentials are missing, and delivers
+    /// nothing.
     func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
         for w in report.windows {
-            for (name, _) in publishers {
+            for name in publishers.map(\.name) + configuration.targetsWithoutCredentials {
                 report.deliveries.append(
                     .init(
                         target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
@@ -171,7 +176,9 @@ public struct Fetcher: Sendable {
                 startedNs: nowNs, endedNs: endedNs, trigger: report.trigger.description,
                 windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
                 windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
-                result: report.result.rawValue, error: report.reason, lateSteps: report.lateSteps
+                result: report.result.rawValue, error: report.reason, lateSteps: report.lateSteps,
+                warnings: report.warnings.isEmpty
+                    ? nil : String(decoding: try JSONEncoder().encode(report.warnings), as: UTF8.self)
             ).insert(db)
         }
     }

@@ -32,13 +32,22 @@ struct Ingest: Sendable {
     var moreToRead = false
     /// What the fetch's report should say about state that could not be used.
     var warnings: [String] = []
+    /// Malformed lines skipped since the last fetch that reported them (this read's included).
+    var skipped = SkippedLines()
+    /// Set when the source holds nothing to count and never did: an empty or header-only file.
+    var emptySource: String?
 
     /// What the next slice starts from.
     var saved: StateStore.SavedSource {
         StateStore.SavedSource(
             cursor: cursor, detector: detector, lastSampleNs: lastSampleNs,
             lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs,
-            firstDataNs: firstDataNs)
+            firstDataNs: firstDataNs, skipped: skipped)
+    }
+
+    /// What the fetch that closes the window on this read tells about its input: the skipped lines, an empty source.
+    func inputWarnings(_ source: AgentConfiguration.Source) -> [String] {
+        skipped.warnings(file: source.path) + (emptySource.map { [$0] } ?? [])
     }
 
     static func read(
@@ -49,7 +58,7 @@ struct Ingest: Sendable {
             cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
             lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
             skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
-            settledNs: nowNs)
+            settledNs: nowNs, skipped: saved.skipped)
         guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         var options = readOptions(source, byteLimit: byteLimit)
         options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
@@ -102,6 +111,8 @@ struct Ingest: Sendable {
                 "the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again"
             )
         }
+        ingest.skipped.add(summary)
+        if first == nil, summary.skippedLines == 0 { ingest.emptySource = Self.emptyNote(source.path) }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
             // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
@@ -222,6 +233,14 @@ struct Ingest: Sendable {
     /// Past it the stream is taken as ended: its bout is closed and windows close at the fetch time.
     static let lateDataAllowanceNs: Int64 = 60_000_000_000
 
+    /// What to say of a source file with nothing to count in it, in `count`'s words; nil for a folder or a file
+    /// that cannot be looked at.
+    static func emptyNote(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return st.st_size == 0 ? "\(path): file is empty" : "\(path): no samples or readings after the header"
+    }
+
     static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
@@ -255,7 +274,7 @@ extension Fetcher {
             let saved = try Self.savedSource(store, source.path)
             report.warnings += saved.problems
             let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: false)
-            report.warnings += ingest.warnings
+            report.warnings += ingest.warnings + ingest.inputWarnings(source)
             report.boutsEnded = ingest.bouts.count
             try closeDryRun(store: store, ingest: ingest, nowNs: nowNs, report: &report)
             return
@@ -265,13 +284,17 @@ extension Fetcher {
         report.warnings += saved.problems
         var observeDevice = true
         while true {
-            let ingest = try Ingest.read(
+            var ingest = try Ingest.read(
                 source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,
                 byteLimit: sliceBytes)
             observeDevice = false  // a step counter is read once per fetch
             report.warnings += ingest.warnings
             report.boutsEnded += ingest.bouts.count
             let last = !ingest.moreToRead || budget.remaining <= deliveryShare || Task.isCancelled
+            if last {
+                report.warnings += ingest.inputWarnings(source)
+                ingest.skipped = SkippedLines()  // reported by this fetch, saved with its window
+            }
             try saveSlice(store: store, ingest: ingest, source: source.path, nowNs: nowNs, close: last, report: &report)
             source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
             if last {

@@ -122,4 +122,6 @@ struct FetchHistoryRecord: Encodable, PersistableRecord {
     var error: String?
     /// Of `steps`, those that arrived after their own window was posted.
     var lateSteps: Int?
+    /// The fetch's warnings as a JSON array; nil when none.
+    var warnings: String?
 }

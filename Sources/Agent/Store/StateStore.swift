@@ -87,7 +87,15 @@ public final class StateStore: Sendable {
                     ALTER TABLE source_cursor ADD COLUMN skip_readings_through_ns INTEGER;
                     """)
         }
-        m.registerMigration("v6-late-steps") { db in
+        m.registerMigration("v6-skipped-lines") { db in
+            // Malformed lines skipped that no fetch has reported yet (JSON), and each fetch's warnings (JSON array).
+            try db.execute(
+                sql: """
+                    ALTER TABLE source_cursor ADD COLUMN skipped_lines TEXT;
+                    ALTER TABLE fetch_history ADD COLUMN warnings TEXT;
+                    """)
+        }
+        m.registerMigration("v7-late-steps") { db in
             // Steps stored for time a posted window already covered, waiting for the next window; and how many of
             // them each fetch posted.
             try db.execute(
@@ -155,6 +163,8 @@ public final class StateStore: Sendable {
         /// again from its start, until that reading reaches the end of the source.
         var skipReadingsThroughNs: Int64?
         var firstDataNs: Int64?
+        /// Malformed lines skipped that no fetch has reported yet.
+        var skipped = SkippedLines()
         /// Parts of the saved row that could not be read (written by another version, or edited), each with what
         /// reading does instead; empty when all was read.
         var problems: [String] = []
@@ -185,6 +195,10 @@ public final class StateStore: Sendable {
         saved.detector = decoded(
             StepDetector.self, "detector", "step detector",
             "detection starts afresh, and steps of a walk in progress may be missed")
+        saved.skipped =
+            decoded(
+                SkippedLines.self, "skipped_lines", "skipped lines not yet reported",
+                "lines skipped before this fetch go unreported") ?? SkippedLines()
         return saved
     }
 
@@ -193,19 +207,21 @@ public final class StateStore: Sendable {
         let encoder = JSONEncoder()
         let cursorText = try saved.cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let skippedText =
+            saved.skipped.isEmpty ? nil : String(decoding: try encoder.encode(saved.skipped), as: UTF8.self)
         try db.execute(
             sql: """
                 INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns,
-                                           skip_readings_through_ns, first_data_ns, updated_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                           skip_readings_through_ns, first_data_ns, skipped_lines, updated_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
                 last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
                 skip_readings_through_ns = excluded.skip_readings_through_ns, first_data_ns = excluded.first_data_ns,
-                updated_ns = excluded.updated_ns
+                skipped_lines = excluded.skipped_lines, updated_ns = excluded.updated_ns
                 """,
             arguments: [
                 source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs,
-                saved.skipReadingsThroughNs, saved.firstDataNs, nowNs,
+                saved.skipReadingsThroughNs, saved.firstDataNs, skippedText, nowNs,
             ])
     }
 
@@ -226,6 +242,8 @@ public final class StateStore: Sendable {
         public var error: String?
         /// Late steps the fetch posted (steps that arrived after the window covering their time was posted).
         public var lateSteps: Int?
+        /// What the fetch worked around or found in its input (`FetchReport.warnings`).
+        public var warnings: [String] = []
     }
 
     /// The last `limit` fetches, newest first.
@@ -237,7 +255,10 @@ public final class StateStore: Sendable {
                     id: r["id"], started: Self.date(r["started_ns"]), ended: Self.date(r["ended_ns"]),
                     trigger: r["trigger"], windowStart: (r["window_start_ns"] as Int64?).map(Self.date),
                     windowEnd: (r["window_end_ns"] as Int64?).map(Self.date), steps: r["steps"],
-                    result: r["result"], error: r["error"], lateSteps: r["late_steps"])
+                    result: r["result"], error: r["error"], lateSteps: r["late_steps"],
+                    warnings: (r["warnings"] as String?).flatMap {
+                        try? JSONDecoder().decode([String].self, from: Data($0.utf8))
+                    } ?? [])
             }
         }
     }

@@ -115,8 +115,8 @@ public struct MastodonPublisher: Publisher {
     // MARK: Looking a post up
 
     /// Looks for the post among the account's statuses created since its window ended (a post is only made after
-    /// its window closes), by its text as it would be sent (the server gives HTML: tags are dropped, entities
-    /// decoded and white space collapsed on both sides).
+    /// its window closes), by its text as it would be sent, in any field that may hold it (`shownTexts`), read as
+    /// plain text or as HTML (`PostMatch.isText`).
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
         guard case .success(let text) = await gate(deadline: deadline).prepare(post.text) else { return .notFound }
         let me: HTTPReply
@@ -138,12 +138,17 @@ public struct MastodonPublisher: Publisher {
         }
         let match = PostMatch(post: post, text: text)
         for status in list where match.isPost(createdAt: status["created_at"] as? String) {
-            let shown =
-                (status["text"] as? String).map(PostMatch.normalized)
-                ?? Self.plainText(status["content"] as? String ?? "")
-            if shown == match.text { return .found(remoteID: idString(status["id"])) }
+            if Self.shownTexts(status).contains(where: match.isText) { return .found(remoteID: idString(status["id"])) }
         }
         return .notFound
+    }
+
+    /// What a status shows of its text, by server: `content` (HTML, all of them); `text`, the source as plain text
+    /// (GoToSocial), the HTML again (Takahē), or null or absent (Mastodon, Pleroma); Pleroma's and Akkoma's
+    /// `pleroma.content["text/plain"]`.
+    static func shownTexts(_ status: [String: Any]) -> [String] {
+        let pleroma = (status["pleroma"] as? [String: Any])?["content"] as? [String: Any]
+        return [status["content"], status["text"], pleroma?["text/plain"]].compactMap { $0 as? String }
     }
 
     /// A GET with the token: the 2xx reply, or why not.
@@ -153,43 +158,6 @@ public struct MastodonPublisher: Publisher {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         return await context.lookUpRequest(request, deadline: deadline)
-    }
-
-    /// A status's HTML as the plain text it was posted from (normalised).
-    static func plainText(_ html: String) -> String {
-        var text = html.replacingOccurrences(of: #"<br\s*/?>"#, with: "\n", options: .regularExpression)
-        text = text.replacingOccurrences(of: "</p><p>", with: "\n\n")
-        text = text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
-        return PostMatch.normalized(decodeEntities(text))
-    }
-
-    /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` and numeric references decoded.
-    static func decodeEntities(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        var out = ""
-        var rest = Substring(text)
-        let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}"]
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            let after = rest[rest.index(after: amp)...]
-            if let semi = after.prefix(10).firstIndex(of: ";") {
-                let name = String(after[..<semi])
-                var decoded = named[name]
-                if name.hasPrefix("#x"), let code = UInt32(name.dropFirst(2), radix: 16) {
-                    decoded = Unicode.Scalar(code).map(String.init)
-                } else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()) {
-                    decoded = Unicode.Scalar(code).map(String.init)
-                }
-                if let decoded {
-                    out += decoded
-                    rest = after[after.index(after: semi)...]
-                    continue
-                }
-            }
-            out += "&"
-            rest = after
-        }
-        return out + rest
     }
 
 }

@@ -23,11 +23,62 @@ struct PostMatch {
         return created >= since
     }
 
+    /// Whether `shown`, a server's copy of a post that may be plain text or HTML (servers differ in what a field
+    /// holds), is the post: read either way, with the domains of mentions dropped on both sides (HTML shows
+    /// `@user@example.social` as `@user`).
+    func isText(_ shown: String) -> Bool {
+        let sent = Self.withoutMentionDomains(text)
+        return [Self.normalized(shown), Self.plainText(shown)].contains { Self.withoutMentionDomains($0) == sent }
+    }
+
     /// White space runs collapsed to one space, ends trimmed.
     static func normalized(_ text: String) -> String {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
+    /// HTML as the plain text it was rendered from (normalised): `<br>` and paragraph ends as line breaks, other tags
+    /// dropped (a link keeps its text), entities decoded.
+    static func plainText(_ html: String) -> String {
+        var text = html.replacingOccurrences(
+            of: #"<br\s*/?>|</p\s*>"#, with: "\n", options: [.regularExpression, .caseInsensitive])
+        text = text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+        return normalized(decodeEntities(text))
+    }
+
+    /// `@user@domain` as `@user`.
+    static func withoutMentionDomains(_ text: String) -> String {
+        text.replacingOccurrences(
+            of: #"(^|[^\w@])(@\w+)@[\w-]+(\.[\w-]+)+"#, with: "$1$2", options: .regularExpression)
+    }
+
+    /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;` and numeric references decoded.
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}"]
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let after = rest[rest.index(after: amp)...]
+            if let semi = after.prefix(10).firstIndex(of: ";") {
+                let name = String(after[..<semi])
+                var decoded = named[name]
+                if name.hasPrefix("#x"), let code = UInt32(name.dropFirst(2), radix: 16) {
+                    decoded = Unicode.Scalar(code).map(String.init)
+                } else if name.hasPrefix("#"), let code = UInt32(name.dropFirst()) {
+                    decoded = Unicode.Scalar(code).map(String.init)
+                }
+                if let decoded {
+                    out += decoded
+                    rest = after[after.index(after: semi)...]
+                    continue
+                }
+            }
+            out += "&"
+            rest = after
+        }
+        return out + rest
+    }
 }
 
 /// Why a look-up request gave no usable answer (already redacted).

@@ -1,0 +1,94 @@
+import Agent
+import Analysis
+import Foundation
+import Testing
+
+/// What a fetch finds wrong with its input (malformed lines skipped, a source with nothing in it) is in its warnings,
+/// its log line and the history, in `count`'s words, and is reported once.
+@Suite(.timeLimit(.minutes(1))) struct InputWarningTests {
+    let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+
+    /// The committed walk with seven bad lines (101-107) after its first 99 samples: NaN, infinities, 1e308, a time
+    /// out of range, a NaN axis, a field that is not a number.
+    static func walkWithBadLines(in dir: TempDir) throws -> String {
+        let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n").map(String.init)
+        let bad = [
+            "2000.1,nan,1,2", "2000.2,inf,1,2", "2000.3,1e308,1,2", "1e30,1,2,3", "2000.4,-inf,0,0", "2000.5,1,NaN,2",
+            "2000.6,1,2,x",
+        ]
+        return try dir.write("bad.csv", (lines.prefix(100) + bad + lines.dropFirst(100)).joined(separator: "\n") + "\n")
+    }
+
+    /// What `steptweet count` says about the file's skipped lines.
+    static func countsNotes(_ path: String) throws -> [String] {
+        try RecordingCounter.count(path: path).summary.skippedLineNotes(file: path)
+    }
+
+    func fetcher(_ dir: TempDir, source: String) throws -> Fetcher {
+        var config = try Fixture.config(dir: dir, source: source)
+        config.publishers = [ScriptedPublisher()]
+        return Fetcher(configuration: config)
+    }
+
+    @Test func skippedLinesAreInTheWarningsLogLineAndHistoryOfOneFetch() async throws {
+        let dir = try TempDir()
+        let path = try Self.walkWithBadLines(in: dir)
+        let notes = try Self.countsNotes(path)
+        #expect(notes.first == "skipped \(path):101: acceleration is NaN")
+        #expect(notes.count == 6 && notes.last == "\(path): 2 more malformed lines skipped")
+        let fetcher = try fetcher(dir, source: path)
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        #expect(dry.warnings == notes)
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(first.result == .newData, "\(first.line)")
+        #expect(first.warnings == notes, "a dry run reports without using them up")
+        let logLine = first.logLine(zone: TimeZone(identifier: "Asia/Tokyo")!)
+        #expect(logLine.contains("; warning: skipped \(path):101: acceleration is NaN; "), "\(logLine)")
+        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        #expect(second.warnings.isEmpty, "reported once")
+        let history = try StateStore(path: fetcher.configuration.statePath).history()
+        #expect(history.map(\.warnings) == [[], notes])
+    }
+
+    @Test func linesSkippedByEarlierSlicesOrTheWalkTriggerAreReportedByTheNextFetch() async throws {
+        let dir = try TempDir()
+        let path = try Self.walkWithBadLines(in: dir)
+        let notes = try Self.countsNotes(path)
+        var sliced = try fetcher(dir, source: path)
+        sliced.sliceBytes = 4096  // the bad lines are in the first of many slices
+        let report = await sliced.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(report.result == .newData, "\(report.line)")
+        #expect(report.warnings == notes)
+
+        let other = try TempDir()
+        let walkRead = try fetcher(other, source: try Self.walkWithBadLines(in: other))
+        guard case .success = walkRead.ingestForWalks(now: t0.addingTimeInterval(600)) else {
+            Issue.record("the walk trigger's read failed")
+            return
+        }
+        let after = await walkRead.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(after.warnings == (try Self.countsNotes(other.path("bad.csv"))))
+    }
+
+    @Test func anEmptyOrHeaderOnlySourceSaysSoAndStaysNoData() async throws {
+        let dir = try TempDir()
+        let empty = try dir.write("empty.csv", "")
+        let report = try await fetcher(dir, source: empty).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(report.result == .noData, "\(report.line)")
+        #expect(report.warnings == ["\(empty): file is empty"])
+
+        let other = try TempDir()
+        let header = try other.write("header.csv", "t_ms,x,y,z\n")
+        let fetcher = try fetcher(other, source: header)
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        #expect(dry.warnings == ["\(header): no samples or readings after the header"])
+        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(first.result == .noData)
+        #expect(first.warnings == ["\(header): no samples or readings after the header"])
+        // Once samples arrive, the source is no longer empty.
+        try Data(String(contentsOfFile: Fixture.walk, encoding: .utf8).utf8).write(to: URL(fileURLWithPath: header))
+        let later = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        #expect(later.result == .newData, "\(later.line)")
+        #expect(later.warnings.isEmpty)
+    }
+}
