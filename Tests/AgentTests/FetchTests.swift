@@ -96,8 +96,14 @@ import Testing
         try handle.seekToEnd()
         try handle.write(contentsOf: Data((lines[1501...].joined(separator: "\n") + "\n").utf8))
         try handle.close()
+        // A dry run takes the fetch's own path on a copy of the state: it shows what the fetch will post, late steps
+        // included, and leaves the state as it was.
+        let dry = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual], dryRun: true)
+        let dryAgain = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual], dryRun: true)
+        #expect(dry.lateSteps > 0 && dry.windows == dryAgain.windows)
         let second = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual])
         #expect(second.result == .newData, "\(second.line)")
+        #expect(second.windows == dry.windows)
         let store = try StateStore(path: config.statePath)
         let stored = try store.steps(fromNs: 0, toNs: .max)
         // Every step of the second half was for time the first window had covered.

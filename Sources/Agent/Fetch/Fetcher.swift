@@ -123,10 +123,10 @@ public struct Fetcher: Sendable {
         dryRun ? nil : try await StateLock.acquire(path: configuration.statePath + ".lock", waitingUntil: budget)
     }
 
-    /// The state database: read-only for a dry run.
+    /// The state database; for a dry run, a copy in memory that the fetch changes as a real one would.
     func openStore(dryRun: Bool) throws -> StateStore {
         dryRun
-            ? try StateStore(readOnlyPath: configuration.statePath)
+            ? try StateStore(inMemoryCopyOf: configuration.statePath)
             : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
     }
 
@@ -180,43 +180,6 @@ public struct Fetcher: Sendable {
                 warnings: report.warnings.isEmpty
                     ? nil : String(decoding: try JSONEncoder().encode(report.warnings), as: UTF8.self)
             ).insert(db)
-        }
-    }
-
-    /// For the walk trigger: reads and stores what is new (steps, bouts, cursor) without closing a window, and
-    /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
-    public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
-        guard let source = configuration.source else { return .success(0) }
-        let lock: StateLock
-        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch {
-            return .failure(WalkIngestError(message: "\(error)"))
-        }
-        defer { lock.release() }
-        let nowNs = Timestamps.nanoseconds(now)
-        do {
-            let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
-            let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.path) }
-            // Saved state that cannot be read is recovered by a fetch, whose report says so.
-            guard saved.problems.isEmpty else {
-                return .failure(
-                    WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
-            }
-            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs)
-            // So is a reader's own state found unreadable while reading: nothing of this read is saved.
-            guard ingest.warnings.isEmpty else {
-                return .failure(
-                    WalkIngestError(message: ingest.warnings.joined(separator: "; ") + "; left to the next fetch"))
-            }
-            let bouts = try store.writer.write { db in
-                try ingest.save(db, source: source.path, nowNs: nowNs, boutsHandled: false)
-                return try BoutRecord.answerUnhandled(db)
-            }
-            source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
-            return .success(bouts)
-        } catch let e as InputError {
-            return .failure(WalkIngestError(message: "ingestion: \(e)"))
-        } catch {
-            return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
         }
     }
 }

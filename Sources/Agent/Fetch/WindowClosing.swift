@@ -5,14 +5,34 @@ import Publishing
 import SensorInput
 import StepDetection
 
+/// What closing windows did, committed with them: the windows queued for posting, and the window considered (the
+/// last one closed, or the open one when none closed).
+struct ClosedWindows: Sendable {
+    var windows: [FetchReport.Window] = []
+    var considered: (start: Date, end: Date, steps: Int)?
+    var lateSteps: Int { windows.reduce(0) { $0 + $1.lateSteps } }
+}
+
+extension FetchReport {
+    /// Takes what a committed transaction closed.
+    mutating func record(_ closed: ClosedWindows) {
+        windows += closed.windows
+        lateSteps += closed.lateSteps
+        if let considered = closed.considered {
+            windowStart = considered.start
+            windowEnd = considered.end
+            steps = considered.steps
+        }
+    }
+}
+
 extension Fetcher {
-    /// Decides the window(s) ending at settled time and, when they have steps (or `post_zero`), adds their posts.
-    func closeWindows(_ db: Database, ingest: Ingest?, nowNs: Int64, report: inout FetchReport) throws {
-        let settled = min(ingest?.settledNs ?? nowNs, nowNs)
-        let endLimit = StateStore.floorSecond(settled) * 1_000_000_000
+    /// Closes the window(s) ending by the sources' watermark and, when they have steps (or `post_zero`), adds one
+    /// outbox row per target for each. Late steps (stored for time already posted) go into the first window closed.
+    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws -> ClosedWindows {
+        let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
-        let storedFirst = try StepsTable.firstNs(db)
-        let firstData = ingest?.firstDataNs ?? storedFirst
+        let firstData = try firstDataNs ?? StepsTable.firstNs(db)
         var startNs: Int64
         if let posted {
             startNs = posted
@@ -22,26 +42,13 @@ extension Fetcher {
                 startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
             }
         }
-        // Steps not yet stored (dry run) count too, and so do those of them for time already posted (late).
-        let dryRun = report.dryRun
-        func extra(_ lo: Int64, _ hi: Int64) -> Int {
-            guard dryRun, let ingest else { return 0 }
-            return ingest.buckets.reduce(0) {
-                $0 + ($1.key * 1_000_000_000 >= lo && $1.key * 1_000_000_000 < hi ? $1.value : 0)
-            }
-        }
+        var closed = ClosedWindows()
         var late = try WindowStateRecord.lateSteps(db)
-        if dryRun, let ingest, let posted {
-            late += ingest.buckets.reduce(0) { $0 + ($1.key * 1_000_000_000 < posted ? $1.value : 0) }
-        }
         let windows = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?
         for (lo, hi) in windows {
-            // Late steps go into the first window that closes after they arrived.
-            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + extra(lo, hi) + late
-            report.windowStart = StateStore.date(lo)
-            report.windowEnd = StateStore.date(hi)
-            report.steps = steps
+            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + late
+            closed.considered = (StateStore.date(lo), StateStore.date(hi), steps)
             guard steps > 0 || configuration.schedule.postZero else {
                 // Aligned periods without steps are passed over; a since-last window stays open.
                 if case .aligned = configuration.schedule.window { newEnd = hi }
@@ -52,35 +59,29 @@ extension Fetcher {
                 bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
             let text = configuration.composer.compose(window)
             let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
-            report.windows.append(
+            closed.windows.append(
                 .init(
                     start: window.start, end: window.end, steps: steps, lateSteps: late, text: text,
                     idempotencyKey: key))
-            report.lateSteps += late
             newEnd = hi
-            if !report.dryRun {
-                if late != 0 { try WindowStateRecord.clearLateSteps(db) }
-                for (name, _) in publishers {
-                    try NewOutboxPost(
-                        windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
-                        idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs
-                    ).add(db)
-                }
+            if late != 0 { try WindowStateRecord.clearLateSteps(db) }
+            for (name, _) in publishers {
+                try NewOutboxPost(
+                    windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
+                    idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs
+                ).add(db)
             }
             late = 0
         }
-        if !report.dryRun {
-            if let newEnd {
-                try WindowStateRecord.setPostedUntil(db, newEnd)
-            } else if posted == nil, firstData != nil {
-                try WindowStateRecord.setPostedUntilIfUnset(db, startNs)
-            }
+        if let newEnd {
+            try WindowStateRecord.setPostedUntil(db, newEnd)
+        } else if posted == nil, firstData != nil {
+            try WindowStateRecord.setPostedUntilIfUnset(db, startNs)
         }
         if windows.isEmpty {
-            report.windowStart = StateStore.date(startNs)
-            report.windowEnd = StateStore.date(max(startNs, endLimit))
-            report.steps = 0
+            closed.considered = (StateStore.date(startNs), StateStore.date(max(startNs, endLimit)), 0)
         }
+        return closed
     }
 
     /// The windows from `startNs` whose end has settled by `endLimit`: one since-last window, or whole aligned periods

@@ -23,7 +23,7 @@ public final class StateStore: Sendable {
         try Self.migrator.migrate(pool)
     }
 
-    /// Opens `path` read-only for dry runs (nothing is created or changed); an absent file gives an empty in-memory state.
+    /// Opens `path` read-only (nothing is created or changed); an absent file gives an empty in-memory state.
     public init(readOnlyPath path: String) throws {
         self.path = path
         if FileManager.default.fileExists(atPath: path) {
@@ -39,6 +39,25 @@ public final class StateStore: Sendable {
             try Self.migrator.migrate(queue)
             writer = queue
         }
+    }
+
+    /// A copy of the state at `path` in memory, for a dry run: it runs the fetch's own path, and everything it
+    /// changes is gone with the copy. Nothing at `path` is created or changed; an absent file gives an empty state.
+    public init(inMemoryCopyOf path: String) throws {
+        self.path = path
+        let copy = try DatabaseQueue()
+        if FileManager.default.fileExists(atPath: path) {
+            var config = Configuration()
+            config.readonly = true
+            config.busyMode = .timeout(2)
+            let file = try DatabaseQueue(path: path, configuration: config)
+            // Fail early on a file that is not a state database.
+            _ = try file.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") }
+            try file.backup(to: copy)
+            try file.close()
+        }
+        try Self.migrator.migrate(copy)
+        writer = copy
     }
 
     static var migrator: DatabaseMigrator {

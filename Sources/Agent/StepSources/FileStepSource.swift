@@ -5,69 +5,31 @@ import Publishing
 import SensorInput
 import StepDetection
 
-/// Why reading for the walk trigger failed.
-public struct WalkIngestError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
-}
+/// A source in a file or folder (`[source]`): a recording or step log read from its cursor as it grows, a whole
+/// export read again, the sample file the agent's sampler writes, or a live step counter's log.
+struct FileStepSource: StepSource {
+    let source: AgentConfiguration.Source
 
-/// What was read from the source in one fetch (not yet saved).
-struct Ingest: Sendable {
-    var buckets: [Int64: Int] = [:]
-    var bouts: [WalkingBout] = []
-    var cursor: SourceCursor?
-    var detector: StepDetector
-    var lastSampleNs: Int64?
-    /// The end of the latest step reading counted.
-    var lastReadingEndNs: Int64?
-    /// Readings ending at or before this are not counted (`SavedSource.skipReadingsThroughNs`).
-    var skipReadingsThroughNs: Int64?
-    var firstDataNs: Int64?
-    /// Steps before this time are final.
-    var settledNs: Int64
-    /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
-    var finishedInode: UInt64?
+    var name: String { source.path }
 
-    /// Whether the read stopped at its byte limit with more of the source left.
-    var moreToRead = false
-    /// What the fetch's report should say about state that could not be used.
-    var warnings: [String] = []
-    /// Malformed lines skipped since the last fetch that reported them (this read's included).
-    var skipped = SkippedLines()
-    /// Set when the source holds nothing to count and never did: an empty or header-only file.
-    var emptySource: String?
-
-    /// What the next slice starts from.
-    var saved: StateStore.SavedSource {
-        StateStore.SavedSource(
-            cursor: cursor, detector: detector, lastSampleNs: lastSampleNs,
-            lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs,
-            firstDataNs: firstDataNs, skipped: skipped)
+    func didSave(_ read: SourceRead) {
+        source.accelerometer?.removeRotatedFile(ifFinished: read.finishedInode)
     }
 
-    /// What the fetch that closes the window on this read tells about its input: the skipped lines, an empty source.
-    func inputWarnings(_ source: AgentConfiguration.Source) -> [String] {
-        skipped.warnings(file: source.path) + (emptySource.map { [$0] } ?? [])
-    }
-
-    static func read(
-        source: AgentConfiguration.Source, saved: StateStore.SavedSource, nowNs: Int64,
-        observeDevice: Bool = true, byteLimit: Int64? = nil
-    ) throws -> Ingest {
-        var ingest = Ingest(
-            cursor: saved.cursor, detector: saved.detector ?? freshDetector(saved),
-            lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
-            skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
-            settledNs: nowNs, skipped: saved.skipped)
-        guard try observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
-        var options = readOptions(source, byteLimit: byteLimit)
+    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
+        var next = saved
+        next.detector = saved.detector ?? Self.freshDetector(saved)
+        next.problems = []
+        var ingest = SourceRead(next: next, watermarkNs: nowNs)
+        guard try Self.observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
+        var options = Self.readOptions(source, byteLimit: byteLimit)
         options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
-        var detector = ingest.detector
+        var detector = next.detector ?? StepDetector()
         var buckets: [Int64: Int] = [:]
         var bouts: [WalkingBout] = []
-        var last = ingest.lastSampleNs
-        var first = ingest.firstDataNs
-        var lastReadingEnd = ingest.lastReadingEndNs
+        var last = next.lastSampleNs
+        var first = next.firstDataNs
+        var lastReadingEnd = next.lastReadingEndNs
         // Readings were counted but the position after them is lost (an unreadable cursor: the source is read from
         // its start): those ending up to the last one counted are not counted again, in every slice of that reading
         // until it reaches the end. (A reading written later but ending earlier, out of time order, would be lost
@@ -100,7 +62,7 @@ struct Ingest: Sendable {
             last = lastSample.timeNs
             detector.push(run, handle)
         }
-        let (from, rotated) = try startingCursor(source, saved: saved, options: options, sink)
+        let (from, rotated) = try Self.startingCursor(source, saved: saved, options: options, sink)
         let startInode = from?.inode
         var (summary, cursor) = try SourceReader.readNew(
             path: source.path, options: options, cursor: from, batch: batch,
@@ -111,8 +73,11 @@ struct Ingest: Sendable {
                 "the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again"
             )
         }
-        ingest.skipped.add(summary)
-        if first == nil, summary.skippedLines == 0 { ingest.emptySource = Self.emptyNote(source.path) }
+        ingest.next.skipped.add(summary)
+        ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
+        if first == nil, summary.skippedLines == 0, let empty = Self.emptyNote(source.path) {
+            ingest.inputWarnings.append(empty)
+        }
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
             // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
@@ -125,17 +90,17 @@ struct Ingest: Sendable {
                     "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample"
             )
         }
-        ingest.settle(
-            &detector, lastSampleNs: last, lastReadingEndNs: lastReadingEnd, follow: source.follow,
-            nowNs: nowNs, handle)
-        ingest.detector = detector
+        ingest.watermarkNs = Self.watermark(
+            &detector, moreToRead: ingest.moreToRead, lastSampleNs: last, lastReadingEndNs: lastReadingEnd,
+            follow: source.follow, nowNs: nowNs, handle)
         ingest.buckets = buckets
         ingest.bouts = bouts
-        ingest.cursor = cursor
-        ingest.lastSampleNs = last
-        ingest.lastReadingEndNs = lastReadingEnd
-        ingest.skipReadingsThroughNs = ingest.moreToRead ? countedThrough : nil
-        ingest.firstDataNs = first
+        ingest.next.detector = detector
+        ingest.next.cursor = cursor
+        ingest.next.lastSampleNs = last
+        ingest.next.lastReadingEndNs = lastReadingEnd
+        ingest.next.skipReadingsThroughNs = ingest.moreToRead ? countedThrough : nil
+        ingest.next.firstDataNs = first
         return ingest
     }
 
@@ -202,31 +167,33 @@ struct Ingest: Sendable {
         return (from, rotated)
     }
 
-    /// Decides up to when the window may close, ending the detector's last bout when the input is over.
-    mutating func settle(
-        _ detector: inout StepDetector, lastSampleNs last: Int64?, lastReadingEndNs: Int64?,
+    /// Up to when the source's steps are final (the window may close there), ending the detector's last bout when
+    /// the input is over.
+    static func watermark(
+        _ detector: inout StepDetector, moreToRead: Bool, lastSampleNs last: Int64?, lastReadingEndNs: Int64?,
         follow: Bool, nowNs: Int64, _ handle: (DetectorEvent) -> Void
-    ) {
+    ) -> Int64 {
         if moreToRead {
             // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
             // detector has settled (or, before any walk, at the last sample read; for a step log, at the end of the
             // latest reading read).
-            settledNs = min(nowNs, detector.settledNs ?? last ?? lastReadingEndNs ?? nowNs)
+            return min(nowNs, detector.settledNs ?? last ?? lastReadingEndNs ?? nowNs)
         } else if !follow {
             // A complete recording: its last bout is over.
             detector.finish(handle)
-            settledNs = nowNs
+            return nowNs
         } else if let last, nowNs - last > Self.lateDataAllowanceNs {
             // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
             // its last steps land in this window rather than after it was posted.
             detector.finish(handle)
-            settledNs = nowNs
+            return nowNs
         } else if let s = detector.settledNs {
             // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
             // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
             // closes no later than the detector's settled time.
-            settledNs = min(nowNs, s)
+            return min(nowNs, s)
         }
+        return nowNs
     }
 
     /// How long after its last sample a growing source may still deliver samples that continue the same stream.
@@ -245,94 +212,5 @@ struct Ingest: Sendable {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         return (UInt64(st.st_dev), UInt64(st.st_ino))
-    }
-
-    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
-        try StateStore.addBuckets(db, buckets)
-        for b in bouts {
-            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
-                db, onConflict: .ignore)
-        }
-        try StateStore.saveSource(db, source: source, saved, nowNs: nowNs)
-    }
-}
-
-extension Fetcher {
-    /// Ingests what is new in slices and closes the window at what was read. After each slice its cursor, steps,
-    /// bouts and detector state are saved in one transaction, and the budget is checked: ingestion stops when
-    /// `ingestShare` of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for
-    /// delivery; the rest of a backlog goes on at the next fetch. A dry run reads everything and saves nothing.
-    func ingestAndClose(
-        store: StateStore, nowNs: Int64, budget: Deadline,
-        report: inout FetchReport
-    ) async throws {
-        guard let source = configuration.source else {
-            try closeWithoutSource(store: store, nowNs: nowNs, report: &report)
-            return
-        }
-        if report.dryRun {
-            let saved = try Self.savedSource(store, source.path)
-            report.warnings += saved.problems
-            let ingest = try Ingest.read(source: source, saved: saved, nowNs: nowNs, observeDevice: false)
-            report.warnings += ingest.warnings + ingest.inputWarnings(source)
-            report.boutsEnded = ingest.bouts.count
-            try closeDryRun(store: store, ingest: ingest, nowNs: nowNs, report: &report)
-            return
-        }
-        let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
-        var saved = try Self.savedSource(store, source.path)
-        report.warnings += saved.problems
-        var observeDevice = true
-        while true {
-            var ingest = try Ingest.read(
-                source: source, saved: saved, nowNs: nowNs, observeDevice: observeDevice,
-                byteLimit: sliceBytes)
-            observeDevice = false  // a step counter is read once per fetch
-            report.warnings += ingest.warnings
-            report.boutsEnded += ingest.bouts.count
-            let last = !ingest.moreToRead || budget.remaining <= deliveryShare || Task.isCancelled
-            if last {
-                report.warnings += ingest.inputWarnings(source)
-                ingest.skipped = SkippedLines()  // reported by this fetch, saved with its window
-            }
-            try saveSlice(store: store, ingest: ingest, source: source.path, nowNs: nowNs, close: last, report: &report)
-            source.accelerometer?.removeRotatedFile(ifFinished: ingest.finishedInode)
-            if last {
-                report.backlog = ingest.moreToRead
-                return
-            }
-            saved = ingest.saved
-            await Task.yield()
-        }
-    }
-
-    /// The share of the budget ingestion may use before the window is closed and posts are delivered.
-    static let ingestShare = 0.6
-
-    static func savedSource(_ store: StateStore, _ path: String) throws -> StateStore.SavedSource {
-        try store.writer.read { db in try StateStore.savedSource(db, source: path) }
-    }
-
-    /// Saves one slice (cursor, steps, bouts, detector) in one transaction, closing the window in it when `close`.
-    func saveSlice(
-        store: StateStore, ingest: Ingest, source: String, nowNs: Int64, close: Bool, report: inout FetchReport
-    ) throws {
-        try store.writer.write { db in
-            // Bouts this fetch posts need no walk-triggered fetch of their own.
-            try ingest.save(db, source: source, nowNs: nowNs, boutsHandled: true)
-            if close { try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
-        }
-    }
-
-    func closeDryRun(store: StateStore, ingest: Ingest, nowNs: Int64, report: inout FetchReport) throws {
-        try store.writer.read { db in try closeWindows(db, ingest: ingest, nowNs: nowNs, report: &report) }
-    }
-
-    func closeWithoutSource(store: StateStore, nowNs: Int64, report: inout FetchReport) throws {
-        if report.dryRun {
-            try store.writer.read { db in try closeWindows(db, ingest: nil, nowNs: nowNs, report: &report) }
-        } else {
-            try store.writer.write { db in try closeWindows(db, ingest: nil, nowNs: nowNs, report: &report) }
-        }
     }
 }

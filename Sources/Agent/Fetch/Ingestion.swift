@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import Messages
+import Publishing
+import SensorInput
+
+extension Fetcher {
+    /// The configured sources of steps.
+    var sources: [any StepSource] {
+        configuration.source.map { [FileStepSource(source: $0)] } ?? []
+    }
+
+    /// Reads every source in slices and closes the windows at the earliest watermark. After each slice its steps,
+    /// bouts and position are saved in one transaction, and the budget is checked: reading stops when `ingestShare`
+    /// of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for delivery; a backlog
+    /// goes on at the next fetch. The last slices are saved in the transaction that closes the windows, and the
+    /// report is filled from what that transaction committed.
+    func ingestAndClose(store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport) async throws {
+        let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
+        var finals: [(source: any StepSource, read: SourceRead)] = []
+        for source in sources {
+            let name = source.name
+            var saved = try await store.writer.read { db in try StateStore.savedSource(db, source: name) }
+            report.warnings += saved.problems
+            var observeDevice = !report.dryRun
+            while true {
+                var read = try source.read(
+                    after: saved, nowNs: nowNs, byteLimit: sliceBytes, observeDevice: observeDevice)
+                observeDevice = false  // a live device is read once per fetch
+                report.warnings += read.warnings
+                report.boutsEnded += read.bouts.count
+                if !read.moreToRead || budget.remaining <= deliveryShare || Task.isCancelled {
+                    report.warnings += read.inputWarnings
+                    read.next.skipped = SkippedLines()  // reported by this fetch, saved with its window
+                    report.backlog = report.backlog || read.moreToRead
+                    finals.append((source, read))
+                    break
+                }
+                let slice = read
+                try await store.writer.write { db in
+                    try slice.save(db, source: name, nowNs: nowNs, boutsHandled: true)
+                }
+                source.didSave(read)
+                saved = read.next
+                await Task.yield()
+            }
+        }
+        let watermark = finals.map(\.read.watermarkNs).min() ?? nowNs
+        let firstDataNs = finals.compactMap(\.read.next.firstDataNs).min()
+        let lastSlices = finals
+        let closed = try await store.writer.write { db in
+            // Bouts this fetch posts need no walk-triggered fetch of their own.
+            for (source, read) in lastSlices {
+                try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true)
+            }
+            return try self.closeWindows(db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs)
+        }
+        for (source, read) in finals { source.didSave(read) }
+        report.record(closed)
+    }
+
+    /// The share of the budget ingestion may use before the window is closed and posts are delivered.
+    static let ingestShare = 0.6
+
+    /// For the walk trigger: reads and stores what is new (steps, bouts, positions) without closing a window, and
+    /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
+    public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
+        guard !sources.isEmpty else { return .success(0) }
+        let lock: StateLock
+        do { lock = try StateLock(path: configuration.statePath + ".lock") } catch {
+            return .failure(WalkIngestError(message: "\(error)"))
+        }
+        defer { lock.release() }
+        let nowNs = Timestamps.nanoseconds(now)
+        do {
+            let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
+            var reads: [(source: any StepSource, read: SourceRead)] = []
+            for source in sources {
+                let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.name) }
+                // Saved state that cannot be read is recovered by a fetch, whose report says so.
+                guard saved.problems.isEmpty else {
+                    return .failure(
+                        WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
+                }
+                let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: true)
+                // So is a reader's own state found unreadable while reading: nothing of this read is saved.
+                guard read.warnings.isEmpty else {
+                    return .failure(
+                        WalkIngestError(message: read.warnings.joined(separator: "; ") + "; left to the next fetch"))
+                }
+                reads.append((source, read))
+            }
+            let bouts = try store.writer.write { db in
+                for (source, read) in reads {
+                    try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: false)
+                }
+                return try BoutRecord.answerUnhandled(db)
+            }
+            for (source, read) in reads { source.didSave(read) }
+            return .success(bouts)
+        } catch let e as InputError {
+            return .failure(WalkIngestError(message: "ingestion: \(e)"))
+        } catch {
+            return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
+        }
+    }
+}
+
+/// Why reading for the walk trigger failed.
+public struct WalkIngestError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

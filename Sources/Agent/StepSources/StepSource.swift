@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import SensorInput
+import StepDetection
+
+/// Where steps come from: a file that grows, a whole export read again, a file a live device writes, and soon the
+/// phones that push or are pulled. Each reads what is new since its saved position (kept under its `name`, with its
+/// detector state) and says up to when its data is complete: its watermark. A fetch asks every source, saves what
+/// each read, and closes windows at the earliest watermark; steps that arrive later for time already posted go into
+/// the next window as late steps.
+protocol StepSource: Sendable {
+    /// The key its position is saved under.
+    var name: String { get }
+
+    /// Reads what is new after `saved`, stopping after about `byteLimit` bytes when given (a slice of a backlog).
+    /// `observeDevice`: take a live device's reading first (once per fetch; never in a dry run).
+    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead
+
+    /// Runs once what `read` returned is committed (a rotated file read to its end can go).
+    func didSave(_ read: SourceRead)
+}
+
+/// What one source read (not yet saved): steps per second, walking bouts, where the next read starts, and the
+/// watermark.
+struct SourceRead: Sendable {
+    /// Steps per second (seconds since the Unix epoch).
+    var buckets: [Int64: Int] = [:]
+    var bouts: [WalkingBout] = []
+    /// Where the next read starts (position, detector, skipped lines not yet reported).
+    var next: SavedSource
+    /// Steps before this time are final: no window closes after it.
+    var watermarkNs: Int64
+    /// Whether the read stopped at its byte limit with more left.
+    var moreToRead = false
+    /// Saved state that could not be used, and what reading did instead.
+    var warnings: [String] = []
+    /// What the fetch that closes the window on this read tells about the input: skipped lines, an empty source.
+    var inputWarnings: [String] = []
+    /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
+    var finishedInode: UInt64?
+
+    /// Saves the read in `db` (one transaction with the window it closes, if any): steps, bouts and the position.
+    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
+        try StateStore.addBuckets(db, buckets)
+        for b in bouts {
+            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
+                db, onConflict: .ignore)
+        }
+        try StateStore.saveSource(db, source: source, next, nowNs: nowNs)
+    }
+}
+
+typealias SavedSource = StateStore.SavedSource
