@@ -95,24 +95,6 @@ public struct AgentConfiguration: Sendable {
         }
     }
 
-    /// `[push]`: the optional silent-push listener (always on 127.0.0.1).
-    public struct Push: Sendable, Equatable {
-        public var port: UInt16
-        /// Bearer token a push must carry (from `token_env` or `token_file`); nil when it could not be read.
-        public var token: String?
-        /// Why the token is missing, if it is.
-        public var tokenProblem: String?
-        /// At most one push-triggered fetch per this period.
-        public var period: TimeInterval = 60
-
-        public init(port: UInt16, token: String? = nil, tokenProblem: String? = nil, period: TimeInterval = 60) {
-            self.port = port
-            self.token = token
-            self.tokenProblem = tokenProblem
-            self.period = period
-        }
-    }
-
     /// The file this configuration came from.
     public var file: String
     public var source: Source?
@@ -128,6 +110,7 @@ public struct AgentConfiguration: Sendable {
     public var warnings: [String] = []
     public var statePath: String
     public var push: Push?
+    public var receive: Receive?
 
     /// Default config file: `$XDG_CONFIG_HOME/steptweet/config.toml` (or `~/.config/...`).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -160,10 +143,11 @@ public struct AgentConfiguration: Sendable {
         "source": [
             "path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow", "prefer",
         ],
-        "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end"],
+        "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end", "settle"],
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
         "state": ["path"],
         "push": ["port", "token_env", "token_file", "period"],
+        "receive": receiveKeys,
     ]
 
     /// Parses TOML text; `file` is used for relative paths and messages.
@@ -174,7 +158,9 @@ public struct AgentConfiguration: Sendable {
         for key in root.keys where key != "publish" && sections[key] == nil {
             throw ConfigurationError(
                 path: key,
-                message: "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push])")
+                message:
+                    "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push], [receive])"
+            )
         }
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         let reader = TableReader(root: root)
@@ -193,12 +179,15 @@ public struct AgentConfiguration: Sendable {
             source = try resolveDevice(device, source: s, reader: reader, statePath: statePath)
         }
         let (push, pushWarnings) = try readPush(reader, environment: environment, base: base)
+        let (receive, receiveWarnings) = try readReceive(reader, environment: environment, base: base)
         let targets = try readPublishers(root, environment: environment, base: base, statePath: statePath)
         var configuration = AgentConfiguration(
             file: file, source: source, schedule: schedule, composer: composer,
             publishers: targets.publishers, publishingProblem: targets.problem, statePath: statePath, push: push)
         configuration.targetsWithoutCredentials = targets.withoutCredentials
-        configuration.warnings = (intervalWarning.map { [$0] } ?? []) + pushWarnings + targets.warnings
+        configuration.receive = receive
+        configuration.warnings =
+            (intervalWarning.map { [$0] } ?? []) + pushWarnings + receiveWarnings + targets.warnings
         return configuration
     }
 
@@ -343,40 +332,6 @@ public struct AgentConfiguration: Sendable {
         return s
     }
 
-    /// `[push]`: the port and the bearer token (through the one secret resolver), and any warning about it.
-    static func readPush(_ reader: TableReader, environment: [String: String], base: URL) throws -> (
-        push: Push?, warnings: [String]
-    ) {
-        var push: Push?
-        var pushWarnings: [String] = []
-        if let pushTable = try reader.section("push") {
-            guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
-                throw ConfigurationError(
-                    path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
-            }
-            var p = Push(port: UInt16(port))
-            // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
-            var secrets = SecretResolver(
-                environment: environment,
-                readFile: { path in
-                    try SecretFile.read(resolve(path, against: base))
-                })
-            do {
-                guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
-                    throw ConfigurationError(
-                        path: "push", message: "a bearer token is required: set token_env or token_file")
-                }
-                p.token = token
-            } catch let error as ConfigurationError where error.isMissingSecret {
-                p.tokenProblem = error.description
-            }
-            pushWarnings = secrets.warnings
-            if let period = try reader.duration("push", "period") { p.period = period }
-            push = p
-        }
-        return (push, pushWarnings)
-    }
-
     static func resolve(_ path: String, against base: URL) -> String {
         if path.hasPrefix("/") { return path }
         if path.hasPrefix("~/") { return NSHomeDirectory() + String(path.dropFirst(1)) }
@@ -387,7 +342,12 @@ public struct AgentConfiguration: Sendable {
     public var disabledReason: String? {
         if schedule.interval == .never { return "schedule.interval is \"never\"" }
         if let publishingProblem { return "missing credentials: \(publishingProblem)" }
-        if source == nil { return "no [source] configured (set source.path or source.device)" }
+        if source == nil && receive == nil {
+            return "no [source] or [receive] configured (set source.path or source.device, or [receive])"
+        }
+        if source == nil, let receive, receive.token == nil {
+            return "the receiver has no token: \(receive.tokenProblem ?? "set receive.token_env or token_file")"
+        }
         return nil
     }
 }

@@ -1,0 +1,123 @@
+import Foundation
+import Messages
+import Publishing
+
+extension AgentConfiguration {
+    /// `[push]`: the optional silent-push listener (always on 127.0.0.1).
+    public struct Push: Sendable, Equatable {
+        public var port: UInt16
+        /// Bearer token a push must carry (from `token_env` or `token_file`); nil when it could not be read.
+        public var token: String?
+        /// Why the token is missing, if it is.
+        public var tokenProblem: String?
+        /// At most one push-triggered fetch per this period.
+        public var period: TimeInterval = 60
+
+        public init(port: UInt16, token: String? = nil, tokenProblem: String? = nil, period: TimeInterval = 60) {
+            self.port = port
+            self.token = token
+            self.tokenProblem = tokenProblem
+            self.period = period
+        }
+    }
+
+    /// `[push]`: the port and the bearer token (through the one secret resolver), and any warning about it.
+    static func readPush(_ reader: TableReader, environment: [String: String], base: URL) throws -> (
+        push: Push?, warnings: [String]
+    ) {
+        var push: Push?
+        var pushWarnings: [String] = []
+        if let pushTable = try reader.section("push") {
+            guard let port = try reader.int("push", "port"), (1...65535).contains(port) else {
+                throw ConfigurationError(
+                    path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
+            }
+            var p = Push(port: UInt16(port))
+            // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
+            var secrets = SecretResolver(
+                environment: environment,
+                readFile: { path in
+                    try SecretFile.read(resolve(path, against: base))
+                })
+            do {
+                guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
+                    throw ConfigurationError(
+                        path: "push", message: "a bearer token is required: set token_env or token_file")
+                }
+                p.token = token
+            } catch let error as ConfigurationError where error.isMissingSecret {
+                p.tokenProblem = error.description
+            }
+            pushWarnings = secrets.warnings
+            if let period = try reader.duration("push", "period") { p.period = period }
+            push = p
+        }
+        return (push, pushWarnings)
+    }
+
+    /// `[receive]`: the receiver phones push their steps to (`POST /ingest`).
+    public struct Receive: Sendable, Equatable {
+        /// The IPv4 address to listen on: 127.0.0.1 by default (put a TLS reverse proxy in front to reach it from
+        /// the phone), 0.0.0.0 for every interface.
+        public var host: String
+        public var port: UInt16
+        /// The bearer token every request must carry (from `token_env` or `token_file`); nil when it could not be
+        /// read.
+        public var token: String?
+        /// Why the token is missing, if it is.
+        public var tokenProblem: String?
+        /// The largest body taken, compressed or inflated (`max_body`, bytes).
+        public var maxBody: Int = 8 << 20
+        /// How long windows wait for a device that has gone quiet (`schedule.settle`).
+        public var settle: TimeInterval = 15 * 60
+
+        public init(host: String = "127.0.0.1", port: UInt16, token: String? = nil) {
+            self.host = host
+            self.port = port
+            self.token = token
+        }
+    }
+
+    static let receiveKeys: Set<String> = ["listen", "token_env", "token_file", "max_body"]
+
+    /// `[receive]`: where to listen (`host:port`), the bearer token (through the one secret resolver), the body limit.
+    static func readReceive(_ reader: TableReader, environment: [String: String], base: URL) throws -> (
+        receive: Receive?, warnings: [String]
+    ) {
+        guard let table = try reader.section("receive") else { return (nil, []) }
+        let listen = try reader.string("receive", "listen") ?? "127.0.0.1:8788"
+        guard let (host, port) = parseListen(listen) else {
+            throw ConfigurationError(
+                path: "receive.listen",
+                message:
+                    "\"\(listen)\" is not host:port with an IPv4 address (e.g. \"127.0.0.1:8788\", \"0.0.0.0:8788\")"
+            )
+        }
+        var receive = Receive(host: host, port: port)
+        var secrets = SecretResolver(
+            environment: environment, readFile: { path in try SecretFile.read(resolve(path, against: base)) })
+        do {
+            guard let token = try secrets.resolve("token", in: table, required: false) else {
+                throw ConfigurationError(
+                    path: "receive", message: "a bearer token is required: set token_env or token_file")
+            }
+            receive.token = token
+        } catch let error as ConfigurationError where error.isMissingSecret {
+            receive.tokenProblem = error.description
+        }
+        if let maxBody = try table.int("max_body", range: 1024...(1 << 30)) { receive.maxBody = maxBody }
+        if let settle = try reader.duration("schedule", "settle") { receive.settle = settle }
+        return (receive, secrets.warnings)
+    }
+
+    /// `host:port` with an IPv4 host (`localhost` is 127.0.0.1) and a port 1-65535.
+    static func parseListen(_ text: String) -> (host: String, port: UInt16)? {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]), port > 0
+        else { return nil }
+        var host = String(text[..<colon])
+        if host == "localhost" { host = "127.0.0.1" }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return nil }
+        return (host, port)
+    }
+}
