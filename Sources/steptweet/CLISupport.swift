@@ -48,13 +48,30 @@ func fail(_ message: String, status: Int32) -> ExitCode {
 /// A time given on the command line, in ISO 8601 / RFC 3339: `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, or
 /// without an offset (`2026-11-21T10:00:00`, `2026-11-21 10:00`, `2026-11-21`). A time with an offset is that instant;
 /// one without is read in the command's time zone: `--time-zone`, else the configuration's `text.time_zone`, else the
-/// system's. Never silently UTC.
+/// system's. Never silently UTC. Options read it with `transform: TimeArgument.parse`, so that a refused value's error
+/// lists the forms (an `init?(argument:)` that returns nil can only say "invalid").
 struct TimeArgument: ExpressibleByArgument, Sendable {
     let text: String
+
+    /// The forms every time option takes, as the README lists them.
+    static let forms =
+        "2026-11-21T10:00:00+09:00 or 2026-11-21T01:00:00Z (that instant); 2026-11-21T10:00:00, 2026-11-21 10:00 or "
+        + "2026-11-21 (in the command's time zone)"
+
+    /// A value refused by `parse`, with the forms that are accepted.
+    struct Refused: Error, CustomStringConvertible {
+        var description: String { "not a time; accepted forms: \(TimeArgument.forms)" }
+    }
 
     init?(argument: String) {
         guard Timestamps.parse(argument, zone: TimeZone(identifier: "UTC")!) != nil else { return nil }
         text = argument
+    }
+
+    /// `transform:` of every time option.
+    static func parse(_ argument: String) throws -> TimeArgument {
+        guard let time = TimeArgument(argument: argument) else { throw Refused() }
+        return time
     }
 
     /// The instant, reading a time without an offset in `zone`.

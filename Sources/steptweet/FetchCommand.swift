@@ -52,7 +52,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "The fetch time (ISO 8601; without an offset, in text.time_zone), for replays and tests; default: now.",
-            valueName: "TIME")) var now: TimeArgument?
+            valueName: "TIME"), transform: TimeArgument.parse) var now: TimeArgument?
     @Flag(help: "Print one JSON document: result, window, steps, texts and per-target outcomes.") var json = false
     @Flag(name: .shortAndLong, help: "Print nothing unless the fetch Failed (errors only, for cron).") var quiet = false
 
