@@ -93,6 +93,9 @@ func parseZone(_ name: String) throws -> TimeZone {
     return zone
 }
 
+/// `1 line`, `2 lines`: a count with its noun, plural unless the count is one.
+func quantity(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+
 /// JSON for `--json` outputs: one document, sorted snake_case keys, no escaped slashes.
 func jsonLine<T: Encodable>(_ value: T) -> String {
     let encoder = JSONEncoder()

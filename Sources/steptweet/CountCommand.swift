@@ -88,7 +88,8 @@ struct CountCommand: ParsableCommand {
                 let s = result.summary
                 for issue in s.issues { printError("warning: skipped \(issue)") }
                 if s.skippedLines > s.issues.count {
-                    printError("warning: \(file): \(s.skippedLines - s.issues.count) more malformed lines skipped")
+                    printError(
+                        "warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")
                 }
                 if s.samples == 0 && s.readings == 0 {
                     if s.skippedLines > 0 {

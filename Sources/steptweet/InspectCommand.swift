@@ -79,7 +79,7 @@ struct InspectCommand: ParsableCommand {
             }
             printLine("start:    \(out.start ?? "-")")
             printLine("end:      \(out.end ?? "-")")
-            printLine("skipped:  \(out.skipped_lines) lines")
+            printLine("skipped:  \(quantity(out.skipped_lines, "line"))")
         }
         if s.skippedLines > 0 && s.samples == 0 && s.readings == 0 { throw ExitCode(ExitStatus.dataError) }
     }

@@ -63,6 +63,19 @@ import Testing
         #expect(r.stderr.contains("no valid line: all 2 data lines are malformed"), "\(r.stderr)")
     }
 
+    /// The first five malformed lines are shown; the rest are counted in one line, in the singular for one.
+    @Test func malformedLinesBeyondTheShownOnesAreCountedInGoodEnglish() async throws {
+        func csv(malformed: Int) -> String {
+            (["t_ms,x,y,z"] + (0..<50).map { "\($0 * 20),0.1,0.2,9.8" } + (0..<malformed).map { "\(1000 + $0),x,0,9.8" })
+                .joined(separator: "\n") + "\n"
+        }
+        let one = try await Steptweet.run(["count", try Steptweet.tempFile(csv(malformed: 6), name: "six.csv")])
+        #expect(one.status == 0)
+        #expect(one.stderr.contains("six.csv: 1 more malformed line skipped\n"), "\(one.stderr)")
+        let two = try await Steptweet.run(["count", try Steptweet.tempFile(csv(malformed: 7), name: "seven.csv")])
+        #expect(two.stderr.contains("seven.csv: 2 more malformed lines skipped\n"), "\(two.stderr)")
+    }
+
     @Test func controlCharactersFromAFileAreEscapedInErrors() async throws {
         let path = try Steptweet.tempFile("t_ms,x,y,z\n0,\u{1B}]0;owned\u{07}\u{1B}[2J,0,9.8\n20,0.1,0.2,9.8\n")
         let r = try await Steptweet.run(["count", path])
