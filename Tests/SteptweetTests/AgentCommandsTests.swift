@@ -53,6 +53,12 @@ import Testing
         let status = try await Steptweet.run(["status", "--config", config])
         #expect(status.stdout.contains("outbox:   0 pending"))
         #expect(status.stdout.contains("agent:    not running"))
+        // Times in `status --json` are written as `history --json` writes them: in the zone, with its offset.
+        let statusJSON = try await Steptweet.run(["status", "--config", config, "--json"])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any])
+        let results = try #require(doc["last_results"] as? [[String: Any]])
+        #expect(results.map { $0["started"] as? String } == fetches.reversed().map { $0["started"] as? String })
+        #expect(results.first?["window_end"] as? String == "2026-11-21T10:20:00+09:00", "\(statusJSON.stdout)")
     }
 
     @Test func failedFetchExits75AndConfigErrorsExit78() async throws {

@@ -6,7 +6,7 @@ import UnixSignals
 
 /// `steptweet agent` as a swift-service-lifecycle `Service`: the scheduler, SIGUSR1 ("Simulate Background Fetch"),
 /// and the optional push listener; SIGTERM/SIGINT end it gracefully after the fetch in progress (bounded by its deadline).
-public struct AgentService: Service {
+public struct AgentService: Service, CustomStringConvertible {
     public let scheduler: AgentScheduler
     let push: PushListener?
     let watcher: SourceWatcher?
@@ -14,6 +14,8 @@ public struct AgentService: Service {
     let logger: Logger
     /// Why fetching is off (`interval = "never"`, missing credentials, no source), or nil.
     let disabledReason: String?
+    /// What runs, for `description`.
+    let summary: String
 
     public init(
         configuration: AgentConfiguration, clock: WallClock = .system,
@@ -74,6 +76,12 @@ public struct AgentService: Service {
         } else {
             watcher = nil
         }
+        summary = [
+            disabledReason.map { "fetching off: \($0)" } ?? "schedule \(configuration.schedule.effectiveInterval)",
+            push == nil ? "push off" : "push on 127.0.0.1:\(configuration.push?.port ?? 0)",
+            watcher == nil ? "walk trigger off" : "walk trigger on",
+            sampler == nil ? "sampling off" : "sampling \(configuration.source?.accelerometer?.summary ?? "")",
+        ].joined(separator: ", ")
     }
 
     public func run() async throws {
@@ -162,6 +170,9 @@ public struct AgentService: Service {
             }
         }
     }
+
+    /// How swift-service-lifecycle's debug lines name the service (`sl-service=…`): what runs, not the struct's fields.
+    public var description: String { "steptweet agent (\(summary))" }
 
     /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
     /// A second agent on the same state database refuses to start (`StateLockError.busy` names the running one).

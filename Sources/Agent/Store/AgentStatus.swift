@@ -14,8 +14,9 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var config: String?
     /// `idle`, `fetching`, `disabled` or `stopped`.
     public var state: String?
-    /// When this record last changed (RFC 3339, UTC).
+    /// When this record last changed (RFC 3339 in the configured zone, as every time the agent writes).
     public var updated: String?
+    /// When the next scheduled fetch is due (RFC 3339 in the configured zone).
     public var nextFetch: String?
     public var disabledReason: String?
     public var lastResult: String?
