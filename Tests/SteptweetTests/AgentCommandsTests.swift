@@ -61,6 +61,21 @@ import Testing
         #expect(results.first?["window_end"] as? String == "2026-11-21T10:20:00+09:00", "\(statusJSON.stdout)")
     }
 
+    @Test func aFetchTimeBeforeThePostedWindowIsAWarning() async throws {
+        let config = try configure()
+        let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let earlier = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:05:00+09:00"])
+        #expect(earlier.status == 0)
+        #expect(
+            earlier.stderr.contains(
+                "warning: the fetch time 2026-11-21T10:05:00+09:00 is before the end of the last posted window, "
+                    + "2026-11-21T10:10:00+09:00"), "\(earlier.stderr)")
+        #expect(earlier.stdout.hasSuffix("NoData\n"))
+        let later = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:20:00+09:00"])
+        #expect(!later.stderr.contains("warning"), "\(later.stderr)")
+    }
+
     @Test func failedFetchExits75AndConfigErrorsExit78() async throws {
         let unreachable = try configure(
             "[[publish]]\nkind = \"webhook\"\nurl_file = \"hook.url\"\n[schedule]\ndeadline = \"2s\"")

@@ -11,6 +11,15 @@ extension Fetcher {
         let settled = min(ingest?.settledNs ?? nowNs, nowNs)
         let endLimit = StateStore.floorSecond(settled) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
+        if let posted, nowNs < posted {
+            // An earlier `--now` (or a clock set back) cannot reopen what was posted: say so rather than show an
+            // empty window at the old end.
+            let zone = configuration.composer.timeZone
+            report.warnings.append(
+                "the fetch time \(Timestamps.format(StateStore.date(nowNs), zone: zone)) is before the end of the "
+                    + "last posted window, \(Timestamps.format(StateStore.date(posted), zone: zone)): windows never go "
+                    + "back, so nothing closes until then")
+        }
         let storedFirst = try StepsTable.firstNs(db)
         let firstData = ingest?.firstDataNs ?? storedFirst
         var startNs: Int64
