@@ -93,7 +93,7 @@ public enum PublisherFactory {
             guard let kindName = try config.oneOf("kind", kinds),
                 let kind = targets.first(where: { $0.name == kindName })
             else {
-                throw config.error("kind", "missing: one of " + kinds.joined(separator: ", "))
+                throw config.missing("kind", "missing: one of " + kinds.joined(separator: ", "))
             }
             kindCounts[kindName, default: 0] += 1
             let name =
