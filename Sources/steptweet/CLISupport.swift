@@ -12,6 +12,7 @@ enum ExitStatus {
     static let unavailable: Int32 = 69  // EX_UNAVAILABLE
     static let cantCreate: Int32 = 73  // EX_CANTCREAT: an output file exists or cannot be written
     static let tempFail: Int32 = 75  // EX_TEMPFAIL: may succeed by itself later
+    static let noPermission: Int32 = 77  // EX_NOPERM: state this user may not read or write
     static let config: Int32 = 78  // EX_CONFIG
 
     /// The status for an input named on the command line that could not be read.
@@ -28,9 +29,17 @@ enum ExitStatus {
         switch kind {
         case .configuration: return config
         case .input: return dataError
+        case .permission: return noPermission
+        case .cannotCreate: return cantCreate
         case .temporary, nil: return tempFail
         }
     }
+}
+
+/// Ends a command that could not open or use the state database, with the status of its kind: 75 locked or busy, 77
+/// a permission, 73 a path where it cannot be created, 78 corrupt or foreign.
+func stateFailure(_ error: Error, path: String) -> ExitCode {
+    fail(Fetcher.describe(error, path: path), status: ExitStatus.of(Fetcher.kind(ofStateError: error)))
 }
 
 /// Writes `steptweet: message` to standard error, with control characters and invalid UTF-8 escaped (messages quote

@@ -68,7 +68,7 @@ struct HistoryCommand: ParsableCommand {
                             + (h.error.map { ": \($0)" } ?? "")))
             }
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
     }
 

@@ -39,7 +39,7 @@ struct OutboxList: ParsableCommand {
             entries = try StateStore(readOnlyPath: config.statePath).outbox()
                 .filter { all || $0.status == .pending || $0.status == .failed || $0.unconfirmed }
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
         let zone = config.composer.timeZone
         if json {
@@ -87,7 +87,7 @@ private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -
     do {
         changes = try apply(try StateStore(path: config.statePath, busyTimeout: 5))
     } catch {
-        throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+        throw stateFailure(error, path: config.statePath)
     }
     var status: Int32 = 0
     for c in changes {

@@ -20,7 +20,7 @@ struct StatusCommand: ParsableCommand {
         do {
             report = try StatusReport.load(configuration: config)
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
         if json {
             let encoder = JSONEncoder()

@@ -32,7 +32,7 @@ struct StepsCommand: ParsableCommand {
             steps = try StateStore(readOnlyPath: config.statePath).steps(
                 fromNs: Timestamps.nanoseconds(start), toNs: Timestamps.nanoseconds(end))
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
         if json {
             struct Out: Encodable {

@@ -97,8 +97,12 @@ import Testing
         let noCredentials = try await Steptweet.run(["fetch", "--config", missing])
         #expect(noCredentials.status == 78)
         #expect(
-            noCredentials.stderr.contains(
-                "publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"))
+            noCredentials.stdout.hasPrefix(
+                "Failed: missing credentials: publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"
+            ), "\(noCredentials)")
+        // Recorded, as fetch --help says of every Failed fetch.
+        let recorded = try await Steptweet.run(["history", "--config", missing])
+        #expect(recorded.stdout.contains("Failed: missing credentials: publish[0].url_env"), "\(recorded)")
         let why = try await Steptweet.run(["status", "--config", missing])
         #expect(why.stdout.contains("fetching: disabled: missing credentials: publish[0].url_env"))
 
