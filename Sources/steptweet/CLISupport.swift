@@ -102,6 +102,14 @@ func parseZone(_ name: String) throws -> TimeZone {
     return zone
 }
 
+/// Why an input that was read holds nothing to count (exit 65, as the README's "a file with no valid line"): every
+/// data line malformed, or nothing after the header; nil when it has samples or readings.
+func noValidLine(_ s: ReadSummary) -> String? {
+    guard s.samples == 0 && s.readings == 0 else { return nil }
+    if s.skippedLines > 0 { return "no valid line: all \(s.skippedLines) data lines are malformed" }
+    return s.kind == .steps ? "no valid line: no step readings in it" : "no valid line: no samples after the header"
+}
+
 /// `1 line`, `2 lines`: a count with its noun, plural unless the count is one.
 func quantity(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 

@@ -12,8 +12,8 @@ struct CountCommand: ParsableCommand {
         discussion: """
             Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz,
             duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. Malformed lines are skipped and reported with file and line,
-            and the rest is counted (exit status 0); --strict stops at the first one instead (exit status 65), as
-            does a file with nothing valid in it.
+            and the rest is counted (exit status 0); --strict stops at the first one instead (exit status 65); a
+            file with no valid line (only a header, or every line malformed) is 65 too.
 
             --plot out.svg writes a picture of one recording: the acceleration magnitude over time, every counted
             step marked, walking bouts shaded (long recordings are decimated for the picture, not for the count).
@@ -109,13 +109,9 @@ struct CountCommand: ParsableCommand {
             printError(
                 "warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")
         }
-        if s.samples == 0 && s.readings == 0 {
-            if s.skippedLines > 0 {
-                printError("error: \(file): no valid line: all \(s.skippedLines) data lines are malformed")
-                status = ExitStatus.dataError
-            } else {
-                printError("warning: \(file): no samples or readings after the header")
-            }
+        if let nothing = noValidLine(s) {
+            printError("error: \(file): \(nothing)")
+            status = ExitStatus.dataError
         }
         let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
         let duration = (s.durationSeconds * 1000).rounded() / 1000

@@ -61,6 +61,16 @@ import Testing
         let r = try await Steptweet.run(["count", none])
         #expect(r.status == 65)
         #expect(r.stderr.contains("no valid line: all 2 data lines are malformed"), "\(r.stderr)")
+        let inspected = try await Steptweet.run(["inspect", none])
+        #expect(inspected.status == 65)
+        #expect(inspected.stderr.contains("no valid line: all 2 data lines are malformed"), "\(inspected.stderr)")
+        // A header alone is a file with no valid line too.
+        let header = try Steptweet.tempFile("t_ms,x,y,z\n", name: "header.csv")
+        for command in ["count", "inspect"] {
+            let r = try await Steptweet.run([command, header])
+            #expect(r.status == 65, "\(command)")
+            #expect(r.stderr.contains("\(header): no valid line: no samples after the header"), "\(r.stderr)")
+        }
     }
 
     /// The first five malformed lines are shown; the rest are counted in one line, in the singular for one.
@@ -74,6 +84,43 @@ import Testing
         #expect(one.stderr.contains("six.csv: 1 more malformed line skipped\n"), "\(one.stderr)")
         let two = try await Steptweet.run(["count", try Steptweet.tempFile(csv(malformed: 7), name: "seven.csv")])
         #expect(two.stderr.contains("seven.csv: 2 more malformed lines skipped\n"), "\(two.stderr)")
+    }
+
+    /// The README's exit-status table is what the commands do: for every status it lists, a real command must end
+    /// with it (and every such command has its row), so the table and the behaviour cannot drift apart.
+    @Test func everyStatusInTheReadmesExitTableIsWhatACommandReturns() async throws {
+        let readme = try String(contentsOf: Steptweet.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = try #require(readme.components(separatedBy: "| status | meaning |\n|---|---|\n").dropFirst().first)
+            .split(separator: "\n").prefix { $0.hasPrefix("| ") }
+        let documented = Set(rows.compactMap { Int32($0.dropFirst(2).prefix { $0 != " " }) })
+        #expect(documented.count == rows.count, "every row starts with its status: \(rows)")
+
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
+        let empty = try TempDir("devices")
+        let existing = try Steptweet.tempFile("# kept\n", name: "existing.toml")
+        // Nothing listens on port 9: the connection is refused, which may pass by itself.
+        let hookFolder = try TempDir()
+        let refused = try failingFetch(in: hookFolder, hook: try #require(URL(string: "http://127.0.0.1:9/hook")))
+        let readOnly = try StatePermissionTests.readOnlyState()
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: readOnly.folder) }
+        let commands: [Int32: () async throws -> CommandResult] = [
+            0: { try await Steptweet.run(["count", walk]) },
+            64: { try await Steptweet.run(["count", "--start", "yesterday", walk]) },
+            65: { try await Steptweet.run(["count", try Steptweet.tempFile("t_ms,x,y,z\n", name: "header.csv")]) },
+            66: { try await Steptweet.run(["count", walk + ".missing"]) },
+            69: {
+                try await Steptweet.run(["devices", "--sys-root", empty.path("sys"), "--dev-root", empty.path("dev")])
+            },
+            73: { try await Steptweet.run(["init", "--config", existing]) },
+            75: { try await Steptweet.run(refused) },
+            77: { try Steptweet.runProcessUnprivileged(["fetch", "--config", readOnly.config]) },
+            78: { try await Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"]) },
+        ]
+        #expect(documented == Set(commands.keys), "the README's table and the statuses checked here")
+        for (status, command) in commands.sorted(by: { $0.key < $1.key }) {
+            let r = try await command()
+            #expect(r.status == status, "exit \(status): \(r)")
+        }
     }
 
     @Test func controlCharactersFromAFileAreEscapedInErrors() async throws {

@@ -12,7 +12,7 @@ import Testing
 @Suite(.temporaryFolder) struct StatePermissionTests {
     /// A configuration over the committed walk whose state is `state/state.sqlite`, with one fetch stored, and the
     /// state folder then made read-only; its path.
-    func readOnlyState() throws -> (config: String, folder: String) {
+    static func readOnlyState() throws -> (config: String, folder: String) {
         let config = try Steptweet.walkConfig(
             "[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n")
         let first = try Steptweet.runProcess(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aReadOnlyStateFolderIsAPermissionProblemAndCanStillBeRead() throws {
-        let (config, folder) = try readOnlyState()
+        let (config, folder) = try Self.readOnlyState()
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
 
         let fetch = try Steptweet.runProcessUnprivileged(["fetch", "--config", config])
