@@ -30,3 +30,28 @@ public enum PublisherRegistry {
         }
     }
 }
+
+extension AgentConfiguration {
+    /// `[[publish]]`: the targets, their warnings, or why their credentials are missing.
+    static func readPublishers(_ root: TOMLTable, environment: [String: String], base: URL, statePath: String) throws
+        -> (publishers: [any Publisher], warnings: [String], problem: String?)
+    {
+        let tables = try PublisherFactory.tables(of: root)
+        var publishers: [any Publisher] = [StdoutPublisher()]
+        var warnings: [String] = []
+        var problem: String?
+        if !tables.isEmpty {
+            do {
+                let set = try PublisherRegistry.make(
+                    tables: tables, environment: environment, baseDirectory: base,
+                    context: HTTPContext(infoCache: StateTargetInfoCache(statePath: statePath)))
+                publishers = set.publishers
+                warnings = set.warnings
+            } catch let missing as MissingCredentials {
+                publishers = []
+                problem = missing.description
+            }
+        }
+        return (publishers, warnings, problem)
+    }
+}
