@@ -69,6 +69,14 @@ struct Envelope {
     }
 }
 
+/// The picture could not be written (exit 73); the recording was counted, and its count is kept for the caller.
+public struct PlotWriteError: Error, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var count: RecordingCount
+    public var description: String { "cannot write the plot to \(path): \(reason)" }
+}
+
 /// Writes an SVG picture of a recording: the acceleration magnitude over time (as a min/max band, decimated for long
 /// recordings), every counted step as a red tick, and walking bouts shaded. A person checks the count by looking.
 public enum StepPlot {
@@ -102,20 +110,22 @@ public enum StepPlot {
             : render(
                 title: title, result: result, envelope: envelope, recognition: recognition,
                 width: max(width, 190), height: max(height, 160))
-        do {
-            // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
-            // through a folder in /tmp that it leaves behind on Linux.)
-            let partial = svgPath + ".partial"
-            try Data(svg.utf8).write(to: URL(fileURLWithPath: partial))
-            guard rename(partial, svgPath) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(partial)
-                throw InputError(file: svgPath, message: "cannot write the plot: \(reason)")
-            }
-        } catch let error as InputError {
-            throw error
-        } catch {
-            throw InputError(file: svgPath, message: "cannot write the plot: \(error.localizedDescription)")
+        // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
+        // through a folder in /tmp that it leaves behind on Linux; its errors say "The file doesn't exist" without
+        // a path, so the file is written here with the system's reason.)
+        let partial = svgPath + ".partial"
+        let bytes = Array(svg.utf8)
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw PlotWriteError(path: svgPath, reason: String(cString: strerror(errno)), count: result)
+        }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let reason = written == bytes.count ? nil : String(cString: strerror(written < 0 ? errno : ENOSPC))
+        close(fd)
+        guard reason == nil, rename(partial, svgPath) == 0 else {
+            let why = reason ?? String(cString: strerror(errno))
+            unlink(partial)
+            throw PlotWriteError(path: svgPath, reason: why, count: result)
         }
         return result
     }

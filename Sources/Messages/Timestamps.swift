@@ -6,7 +6,7 @@ import Foundation
 /// the system's), never silently in UTC.
 public enum Timestamps {
     /// Parses `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, with optional fractional seconds, or a local
-    /// `2026-11-21T10:00:00` / `2026-11-21 10:00:00`, which is read in `zone`.
+    /// `2026-11-21T10:00:00` / `2026-11-21 10:00:00` / `2026-11-21 10:00` / `2026-11-21`, which is read in `zone`.
     public static func parse(_ text: String, zone: TimeZone) -> Date? {
         if let instant = parse(text) { return instant }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -14,8 +14,8 @@ public enum Timestamps {
         local.locale = Locale(identifier: "en_US_POSIX")
         local.timeZone = zone
         for format in [
-            "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm",
-            "yyyy-MM-dd",
+            "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss.SSS", "yyyy-MM-dd HH:mm:ss",
+            "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd HH:mm", "yyyy-MM-dd",
         ] {
             local.dateFormat = format
             if let d = local.date(from: trimmed) { return d }

@@ -35,6 +35,49 @@ public final class ConfigTable {
     public func error(_ key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(path: path(key), message: message)
     }
+    /// A required key that is absent; when an unknown key in the table looks like it (`knd` for `kind`), the error is
+    /// about that key instead: the person spelt it, and "missing" would send them looking for the wrong thing.
+    public func missing(_ key: String, _ message: String, orAnyOf others: [String] = []) -> ConfigurationError {
+        let unread = table.keys.filter { !used.contains($0) }
+        for wanted in [key] + others {
+            if let spelt = unread.first(where: { Self.closest(to: $0, among: [wanted]) != nil }) {
+                return error(spelt, "unknown key; did you mean \(wanted)?")
+            }
+        }
+        return error(key, message)
+    }
+
+    /// The candidate `key` is most likely a misspelling of: at most two edits away (one for keys of four letters or
+    /// fewer), or nil.
+    public static func closest(to key: String, among candidates: some Sequence<String>) -> String? {
+        let limit = key.count <= 4 ? 1 : 2
+        return candidates.map { (name: $0, distance: editDistance(key, $0)) }
+            .filter { $0.distance <= limit && $0.name != key }
+            .min { ($0.distance, $0.name) < ($1.distance, $1.name) }?.name
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions of characters.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(
+                    previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
+    /// `unknown key` with the known key it most likely misspells, else the known keys.
+    public func unknownKey(_ key: String, known: some Collection<String>) -> ConfigurationError {
+        if let guess = Self.closest(to: key, among: known) { return error(key, "unknown key; did you mean \(guess)?") }
+        return error(key, "unknown key (known: \(known.sorted().joined(separator: ", ")))")
+    }
+
     public func missingSecret(_ key: String, _ message: String) -> ConfigurationError {
         ConfigurationError(path: path(key), message: message, isMissingSecret: true)
     }
@@ -64,7 +107,7 @@ public final class ConfigTable {
     }
 
     public func requiredString(_ key: String) throws(ConfigurationError) -> String {
-        guard let s = try string(key) else { throw error(key, "missing (required for this kind)") }
+        guard let s = try string(key) else { throw missing(key, "missing (required for this kind)") }
         return s
     }
 
@@ -149,7 +192,7 @@ public final class ConfigTable {
         -> URL?
     {
         guard let text = try string(key) ?? fallback else {
-            if required { throw error(key, "missing (required for this kind), e.g. \"https://example.social\"") }
+            if required { throw missing(key, "missing (required for this kind), e.g. \"https://example.social\"") }
             return nil
         }
         return try Self.checkedURL(text, key: key, table: self)
@@ -173,8 +216,9 @@ public final class ConfigTable {
     /// Throws for the first key that no getter asked for (after reading every key the table may have).
     public func rejectUnknownKeys() throws(ConfigurationError) {
         for key in table.keys.sorted() where !used.contains(key) {
-            if let kind = table["kind"]?.string { throw error(key, "unknown key for kind \"\(kind)\"") }
-            throw error(key, "unknown key (known: \(used.sorted().joined(separator: ", ")))")
+            let guess = Self.closest(to: key, among: used).map { "; did you mean \($0)?" } ?? ""
+            if let kind = table["kind"]?.string { throw error(key, "unknown key for kind \"\(kind)\"" + guess) }
+            throw unknownKey(key, known: used)
         }
     }
 }

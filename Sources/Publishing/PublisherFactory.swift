@@ -128,7 +128,7 @@ public enum PublisherFactory {
             guard let kindName = try config.oneOf("kind", PublisherFactory.kinds),
                 let kind = PublisherFactory.targets.first(where: { $0.name == kindName })
             else {
-                throw config.error("kind", "missing: one of " + PublisherFactory.kinds.joined(separator: ", "))
+                throw config.missing("kind", "missing: one of " + PublisherFactory.kinds.joined(separator: ", "))
             }
             kindCounts[kindName, default: 0] += 1
             let name =

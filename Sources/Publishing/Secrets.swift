@@ -85,8 +85,9 @@ public struct SecretResolver {
             return value
         case (nil, nil):
             if required {
-                throw table.error(
-                    envKey, "missing: set \(envKey) (an environment variable name) or \(fileKey) (a file path)")
+                throw table.missing(
+                    envKey, "missing: set \(envKey) (an environment variable name) or \(fileKey) (a file path)",
+                    orAnyOf: [fileKey])
             }
             return nil
         }

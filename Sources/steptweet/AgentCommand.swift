@@ -34,7 +34,8 @@ struct AgentCommand: AsyncParsableCommand {
             LoggingSystem.bootstrap { _ in ConsoleLogHandler(level: level, zone: zone) }
             try await AgentServices.runUntilSignalled(configuration: config, logger: Logger(label: "steptweet.agent"))
         } catch {
-            throw fail("agent: \(error)", status: ExitStatus.tempFail)
+            // Another agent running is 75; a state folder this user may not write 77, one that cannot be created 73.
+            throw fail("agent: \(error)", status: ExitStatus.of(Fetcher.kind(ofStateError: error)))
         }
     }
 }

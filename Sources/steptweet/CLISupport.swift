@@ -12,6 +12,7 @@ enum ExitStatus {
     static let unavailable: Int32 = 69  // EX_UNAVAILABLE
     static let cantCreate: Int32 = 73  // EX_CANTCREAT: an output file exists or cannot be written
     static let tempFail: Int32 = 75  // EX_TEMPFAIL: may succeed by itself later
+    static let noPermission: Int32 = 77  // EX_NOPERM: state this user may not read or write
     static let config: Int32 = 78  // EX_CONFIG
 
     /// The status for an input named on the command line that could not be read.
@@ -28,9 +29,17 @@ enum ExitStatus {
         switch kind {
         case .configuration: return config
         case .input: return dataError
+        case .permission: return noPermission
+        case .cannotCreate: return cantCreate
         case .temporary, nil: return tempFail
         }
     }
+}
+
+/// Ends a command that could not open or use the state database, with the status of its kind: 75 locked or busy, 77
+/// a permission, 73 a path where it cannot be created, 78 corrupt or foreign.
+func stateFailure(_ error: Error, path: String) -> ExitCode {
+    fail(Fetcher.describe(error, path: path), status: ExitStatus.of(Fetcher.kind(ofStateError: error)))
 }
 
 /// Writes `steptweet: message` to standard error, with control characters and invalid UTF-8 escaped (messages quote
@@ -48,13 +57,30 @@ func fail(_ message: String, status: Int32) -> ExitCode {
 /// A time given on the command line, in ISO 8601 / RFC 3339: `2026-11-21T10:00:00+09:00`, `2026-11-21T01:00:00Z`, or
 /// without an offset (`2026-11-21T10:00:00`, `2026-11-21 10:00`, `2026-11-21`). A time with an offset is that instant;
 /// one without is read in the command's time zone: `--time-zone`, else the configuration's `text.time_zone`, else the
-/// system's. Never silently UTC.
+/// system's. Never silently UTC. Options read it with `transform: TimeArgument.parse`, so that a refused value's error
+/// lists the forms (an `init?(argument:)` that returns nil can only say "invalid").
 struct TimeArgument: ExpressibleByArgument, Sendable {
     let text: String
+
+    /// The forms every time option takes, as the README lists them.
+    static let forms =
+        "2026-11-21T10:00:00+09:00 or 2026-11-21T01:00:00Z (that instant); 2026-11-21T10:00:00, 2026-11-21 10:00 or "
+        + "2026-11-21 (in the command's time zone)"
+
+    /// A value refused by `parse`, with the forms that are accepted.
+    struct Refused: Error, CustomStringConvertible {
+        var description: String { "not a time; accepted forms: \(TimeArgument.forms)" }
+    }
 
     init?(argument: String) {
         guard Timestamps.parse(argument, zone: TimeZone(identifier: "UTC")!) != nil else { return nil }
         text = argument
+    }
+
+    /// `transform:` of every time option.
+    static func parse(_ argument: String) throws -> TimeArgument {
+        guard let time = TimeArgument(argument: argument) else { throw Refused() }
+        return time
     }
 
     /// The instant, reading a time without an offset in `zone`.
@@ -75,6 +101,17 @@ func parseZone(_ name: String) throws -> TimeZone {
     }
     return zone
 }
+
+/// Why an input that was read holds nothing to count (exit 65, as the README's "a file with no valid line"): every
+/// data line malformed, or nothing after the header; nil when it has samples or readings.
+func noValidLine(_ s: ReadSummary) -> String? {
+    guard s.samples == 0 && s.readings == 0 else { return nil }
+    if s.skippedLines > 0 { return "no valid line: all \(s.skippedLines) data lines are malformed" }
+    return s.kind == .steps ? "no valid line: no step readings in it" : "no valid line: no samples after the header"
+}
+
+/// `1 line`, `2 lines`: a count with its noun, plural unless the count is one.
+func quantity(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 /// JSON for `--json` outputs: one document, sorted snake_case keys, no escaped slashes.
 func jsonLine<T: Encodable>(_ value: T) -> String {

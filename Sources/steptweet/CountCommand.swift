@@ -12,8 +12,8 @@ struct CountCommand: ParsableCommand {
         discussion: """
             Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz,
             duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. Malformed lines are skipped and reported with file and line,
-            and the rest is counted (exit status 0); --strict stops at the first one instead (exit status 65), as
-            does a file with nothing valid in it.
+            and the rest is counted (exit status 0); --strict stops at the first one instead (exit status 65); a
+            file with no valid line (only a header, or every line malformed) is 65 too.
 
             --plot out.svg writes a picture of one recording: the acceleration magnitude over time, every counted
             step marked, walking bouts shaded (long recordings are decimated for the picture, not for the count).
@@ -84,37 +84,11 @@ struct CountCommand: ParsableCommand {
         }
         for (file, outcome) in zip(files, counted) {
             do {
-                let result = try outcome.get()
-                let s = result.summary
-                for note in s.skippedLineNotes(file: file) { printError("warning: \(note)") }
-                if s.samples == 0 && s.readings == 0 {
-                    if s.skippedLines > 0 {
-                        printError("error: \(file): no valid line: all \(s.skippedLines) data lines are malformed")
-                        status = max(status, ExitStatus.dataError)
-                    } else {
-                        printError("warning: \(file): no samples or readings after the header")
-                    }
-                }
-                let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
-                let duration = (s.durationSeconds * 1000).rounded() / 1000
-                if json {
-                    outputs.append(
-                        Output(
-                            file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
-                            duration_s: duration, format: s.format, bouts: result.bouts.count,
-                            skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid))
-                } else {
-                    let seconds = String(format: "%.1f", duration)
-                    if s.kind == .steps {
-                        printLine(
-                            "\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
-                    } else {
-                        let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
-                        printLine(
-                            "\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))"
-                        )
-                    }
-                }
+                status = max(status, report(try outcome.get(), file: file, into: &outputs))
+            } catch let error as PlotWriteError {
+                // The recording was counted: its count is printed; the picture that could not be written is 73.
+                status = max(status, report(error.count, file: file, into: &outputs), ExitStatus.cantCreate)
+                printError("error: \(error)")
             } catch let error as InputError {
                 printError("error: \(error)")
                 status = max(status, ExitStatus.of(error))
@@ -124,5 +98,41 @@ struct CountCommand: ParsableCommand {
             }
         }
         if status != 0 { throw ExitCode(status) }
+    }
+
+    /// Prints one file's warnings and count (or adds it to the JSON outputs); the file's exit status.
+    func report(_ result: RecordingCount, file: String, into outputs: inout [Output]) -> Int32 {
+        var status: Int32 = 0
+        let s = result.summary
+        for issue in s.issues { printError("warning: skipped \(issue)") }
+        if s.skippedLines > s.issues.count {
+            printError(
+                "warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")
+        }
+        if let nothing = noValidLine(s) {
+            printError("error: \(file): \(nothing)")
+            status = ExitStatus.dataError
+        }
+        let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
+        let duration = (s.durationSeconds * 1000).rounded() / 1000
+        if json {
+            outputs.append(
+                Output(
+                    file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
+                    duration_s: duration, format: s.format, bouts: result.bouts.count,
+                    skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid))
+        } else {
+            let seconds = String(format: "%.1f", duration)
+            if s.kind == .steps {
+                printLine(
+                    "\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
+            } else {
+                let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
+                printLine(
+                    "\(file): \(result.steps) steps (\(s.samples) samples, \(rateText), \(seconds) s, \(s.format))"
+                )
+            }
+        }
+        return status
     }
 }

@@ -19,7 +19,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "IANA time zone for the texts.") var timeZone = "Asia/Tokyo"
     @Option(
         help: ArgumentHelp(
-            "Start of the virtual clock (ISO 8601; without an offset, in --time-zone).", valueName: "TIME"))
+            "Start of the virtual clock (ISO 8601; without an offset, in --time-zone).", valueName: "TIME"),
+        transform: TimeArgument.parse)
     var start = TimeArgument(argument: "2026-11-21T10:00:00+09:00")!
 
     func run() async throws {

@@ -39,7 +39,10 @@ struct FetchCommand: AsyncParsableCommand {
             NoData or `Failed: <reason>`; exit status 0 for NewData and NoData; for Failed, by the kind of problem:
             75 when it may succeed by itself later (network, a server's 5xx or 429, the lock held, the deadline), 78
             for configuration or credential problems (a refused post, a source path that does not exist), 65 for a
-            source that cannot be read as its format. Every Failed fetch is recorded in `steptweet history`.
+            source that cannot be read as its format, 77 for a state folder this user may not write, 73 for a state
+            path that cannot be created. Every Failed fetch is recorded in `steptweet history` (missing
+            credentials too), unless the state database itself cannot be written; a configuration file that cannot
+            be read stops before any fetch (78, nothing to record).
             With --json the output is one JSON document holding the result (docs/json.md); with --quiet nothing is
             printed unless the fetch Failed (for cron, which mails any output).
 
@@ -52,7 +55,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "The fetch time (ISO 8601; without an offset, in text.time_zone), for replays and tests; default: now.",
-            valueName: "TIME")) var now: TimeArgument?
+            valueName: "TIME"), transform: TimeArgument.parse) var now: TimeArgument?
     @Flag(help: "Print one JSON document: result, window, steps, texts and per-target outcomes.") var json = false
     @Flag(name: .shortAndLong, help: "Print nothing unless the fetch Failed (errors only, for cron).") var quiet = false
 
@@ -69,9 +72,6 @@ struct FetchCommand: AsyncParsableCommand {
         let write = json ? console.error : console.output
         config.publishers = config.publishers.map {
             ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, write: write) } ?? $0
-        }
-        if let problem = config.publishingProblem, !dryRun {
-            throw fail("\(configOptions.path): \(problem)", status: ExitStatus.config)
         }
         var fetcher = Fetcher(configuration: config)
         // Benchmarks (bench/exactly_once.py) make slices small so that kills land inside sliced ingestion.

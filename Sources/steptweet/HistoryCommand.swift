@@ -74,7 +74,7 @@ struct HistoryCommand: ParsableCommand {
                 for w in h.warnings { printLine(TerminalText.escaped("    warning: \(w)")) }
             }
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
     }
 

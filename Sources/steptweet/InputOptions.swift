@@ -28,7 +28,7 @@ struct InputOptions: ParsableArguments {
         name: .customLong("start"),
         help: ArgumentHelp(
             "Wall-clock time (ISO 8601) of the first sample when the input's times are relative.",
-            valueName: "TIME")) var inputStart: TimeArgument?
+            valueName: "TIME"), transform: TimeArgument.parse) var inputStart: TimeArgument?
     @Option(
         name: .long,
         help: ArgumentHelp(

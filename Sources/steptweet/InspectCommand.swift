@@ -11,7 +11,9 @@ struct InspectCommand: ParsableCommand {
             The format is detected from the first lines and the file name (--format overrides). With --json one
             object with file, format, kind, samples, readings, steps, rate_hz, start, end, absolute_time, unit,
             has_axes and skipped_lines. Times are ISO 8601 UTC when the input's times are wall-clock times, else
-            seconds from the start. Exit status 65 when lines were skipped, 66 when the file cannot be read.
+            seconds from the start. Malformed lines are skipped and reported (exit status 0); exit status 65 with
+            --strict at the first one, or for a file with no valid line (only a header, or every line malformed);
+            66 when the file cannot be read.
 
             Formats: \(InputFormats.all.map { "\($0.name) (\($0.kind.rawValue))" }.joined(separator: ", ")).
 
@@ -79,8 +81,8 @@ struct InspectCommand: ParsableCommand {
             }
             printLine("start:    \(out.start ?? "-")")
             printLine("end:      \(out.end ?? "-")")
-            printLine("skipped:  \(out.skipped_lines) lines")
+            printLine("skipped:  \(quantity(out.skipped_lines, "line"))")
         }
-        if s.skippedLines > 0 && s.samples == 0 && s.readings == 0 { throw ExitCode(ExitStatus.dataError) }
+        if let nothing = noValidLine(s) { throw fail("\(file): \(nothing)", status: ExitStatus.dataError) }
     }
 }

@@ -12,7 +12,8 @@ struct OutboxCommand: ParsableCommand {
             A post that failed permanently (HTTP 400/404 after a configuration mistake, say) stays in the outbox
             until you act: fix the configuration, then `steptweet outbox retry ID` re-queues it for the next fetch,
             with its original idempotency key, so a post that did reach its target is not doubled.
-            `steptweet outbox drop ID --reason "…"` gives it up and records why.
+            `steptweet outbox drop ID --reason "…"` gives it up and records why. Exit status 66 for an ID with no
+            entry, 65 for an entry already delivered or dropped; the other IDs given are changed.
 
             Example: steptweet outbox
                      steptweet outbox retry 12 13
@@ -38,7 +39,7 @@ struct OutboxList: ParsableCommand {
             entries = try StateStore(readOnlyPath: config.statePath).outbox()
                 .filter { all || $0.status == .pending || $0.status == .failed || $0.unconfirmed }
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
         let zone = config.composer.timeZone
         if json {
@@ -78,27 +79,30 @@ struct OutboxDrop: ParsableCommand {
     }
 }
 
-/// Applies an outbox change and prints one line per ID; exit 65 when an ID was unknown or already final.
+/// Applies an outbox change and prints one line per ID. An ID with no entry is an input named on the command line that
+/// is missing (66, as a missing file: the command line was well formed, the state has no such entry); an entry already
+/// delivered or dropped cannot change (65). The valid IDs are changed either way.
 private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -> [StateStore.OutboxChange]) throws {
     let changes: [StateStore.OutboxChange]
     do {
         changes = try apply(try StateStore(path: config.statePath, busyTimeout: 5))
     } catch {
-        throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+        throw stateFailure(error, path: config.statePath)
     }
-    var problems = 0
+    var status: Int32 = 0
     for c in changes {
         switch c {
         case .changed(let e): printLine(TerminalText.escaped(OutboxJSON(e, zone: config.composer.timeZone).line))
         case .notFound(let id):
-            printError("error: no outbox entry \(id)")
-            problems += 1
+            printError(
+                "error: no outbox entry \(id) in \(config.statePath) (`steptweet outbox --all` lists every entry)")
+            status = max(status, ExitStatus.noInput)
         case .final(let e):
             printError("error: outbox entry \(e.id) is \(e.status): nothing to do")
-            problems += 1
+            status = max(status, ExitStatus.dataError)
         }
     }
-    if problems > 0 { throw ExitCode(ExitStatus.dataError) }
+    if status != 0 { throw ExitCode(status) }
 }
 
 /// One outbox entry as `outbox --json` prints it.
@@ -137,6 +141,6 @@ struct OutboxJSON: Encodable {
     /// `12  failed  mastodon  2026-11-21T10:00:00+09:00 〜 …  1234 steps  2 attempts  last error: HTTP 404: …`
     var line: String {
         "\(id)  \(status)\(unconfirmed ? " (unconfirmed)" : "")  \(target)  \(window_start) 〜 \(window_end)  \(steps) steps  "
-            + "\(attempts) attempt\(attempts == 1 ? "" : "s")" + (last_error.map { "  last error: \($0)" } ?? "")
+            + quantity(attempts, "attempt") + (last_error.map { "  last error: \($0)" } ?? "")
     }
 }

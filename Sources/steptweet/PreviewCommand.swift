@@ -27,12 +27,15 @@ struct PreviewCommand: ParsableCommand {
             valueName: "FILE"))
     var config: String?
     @Option(help: "The recording or step log to count (default with --config: source.path).") var source: String?
-    @Option(help: ArgumentHelp("Start of the window (ISO 8601).", valueName: "TIME")) var start: TimeArgument
-    @Option(help: ArgumentHelp("End of the window (ISO 8601); default: now.", valueName: "TIME")) var now: TimeArgument?
+    @Option(help: ArgumentHelp("Start of the window (ISO 8601).", valueName: "TIME"), transform: TimeArgument.parse)
+    var start: TimeArgument
+    @Option(
+        help: ArgumentHelp("End of the window (ISO 8601); default: now.", valueName: "TIME"),
+        transform: TimeArgument.parse) var now: TimeArgument?
     @Option(
         help: ArgumentHelp(
             "Wall-clock time of the recording's first sample when its times are relative (ISO 8601; default with --config: source.start, else --start).",
-            valueName: "TIME"))
+            valueName: "TIME"), transform: TimeArgument.parse)
     var recordingStart: TimeArgument?
     @Option(
         help:

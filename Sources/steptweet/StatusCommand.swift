@@ -20,12 +20,18 @@ struct StatusCommand: ParsableCommand {
         do {
             report = try StatusReport.load(configuration: config)
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            encoder.dateEncodingStrategy = .iso8601
+            // Times as every other output writes them (`history --json`, `fetch --json`): in the configured zone,
+            // with its offset.
+            let zone = config.composer.timeZone
+            encoder.dateEncodingStrategy = .custom { date, encoder in
+                var container = encoder.singleValueContainer()
+                try container.encode(Timestamps.format(date, zone: zone))
+            }
             encoder.keyEncodingStrategy = .convertToSnakeCase
             printLine(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
         } else {

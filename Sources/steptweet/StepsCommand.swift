@@ -15,9 +15,10 @@ struct StepsCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Start of the range (ISO 8601, inclusive; without an offset, in text.time_zone).",
-            valueName: "TIME")) var from: TimeArgument
-    @Option(help: ArgumentHelp("End of the range (ISO 8601, exclusive); default: now.", valueName: "TIME")) var to:
-        TimeArgument?
+            valueName: "TIME"), transform: TimeArgument.parse) var from: TimeArgument
+    @Option(
+        help: ArgumentHelp("End of the range (ISO 8601, exclusive); default: now.", valueName: "TIME"),
+        transform: TimeArgument.parse) var to: TimeArgument?
     @Flag(help: "One JSON object.") var json = false
 
     func run() throws {
@@ -31,7 +32,7 @@ struct StepsCommand: ParsableCommand {
             steps = try StateStore(readOnlyPath: config.statePath).steps(
                 fromNs: Timestamps.nanoseconds(start), toNs: Timestamps.nanoseconds(end))
         } catch {
-            throw fail(Fetcher.describe(error, path: config.statePath), status: ExitStatus.tempFail)
+            throw stateFailure(error, path: config.statePath)
         }
         if json {
             struct Out: Encodable {

@@ -17,7 +17,8 @@ struct Steptweet: AsyncParsableCommand {
 
             Exit status (sysexits): 0 success (NewData or NoData); 64 usage; 65 input that cannot be read as its
             format; 66 a missing input named on the command line; 69 no device; 73 an output file exists or cannot
-            be written; 75 a temporary failure that may succeed by itself later; 78 configuration or credential problems.
+            be written (the state database too); 75 a temporary failure that may succeed by itself later; 77 a state
+            folder, database or lock this user may not write; 78 configuration or credential problems.
             Shell completions: steptweet --generate-completion-script bash|zsh|fish.
             """,
         version: Steptweet.version,

@@ -50,10 +50,22 @@ import Testing
             configuration: config, scheduler: scheduler(config, FetchRecorder()), logger: Logger(label: "test"))
         #expect(
             services.map(\.serviceName) == [
-                "scheduler", "walk watcher (\(dir.path("walk.csv")))", "fetch signal (SIGUSR1)", "push listener",
+                "scheduler (schedule 1h)", "walk watcher (\(dir.path("walk.csv")))", "fetch signal (SIGUSR1)",
+                "push listener",
             ])
         // Nothing was opened or created: the state database appears only when the agent runs.
         #expect(!FileManager.default.fileExists(atPath: dir.path("state.sqlite")))
+    }
+
+    /// swift-service-lifecycle's debug lines name each service by its description: what runs, not its fields.
+    @Test func theServicesDescribeWhatRuns() async throws {
+        let dir = try TempDir()
+        let config = try AgentConfiguration.parse(
+            "[source]\npath = \"walk.csv\"\n[schedule]\ninterval = \"15m\"\n[state]\npath = \"state.sqlite\"\n",
+            file: dir.path("config.toml"), environment: [:])
+        let services = AgentServices.services(
+            configuration: config, scheduler: AgentScheduler(configuration: config), logger: Logger(label: "test"))
+        #expect(services.map(\.serviceName) == ["scheduler (schedule 15m)", "fetch signal (SIGUSR1)"])
     }
 
     @Test func gracefulShutdownStopsThePushListenerFirstAndDrainsTheFetchInProgress() async throws {
@@ -62,7 +74,9 @@ import Testing
         let config = try config(dir: dir)
         let scheduler = scheduler(config, recorder)
         let listener = try PushListener(port: 0, token: "s3cret", scheduler: scheduler)
-        let group = group([.init(service: SchedulerService(scheduler: scheduler)), .init(service: listener)])
+        let group = group([
+            .init(service: SchedulerService(scheduler: scheduler, summary: "test")), .init(service: listener),
+        ])
         let running = Task { try await group.run() }
         try await listener.waitUntilListening()
         let port = try #require(await listener.address()).port

@@ -74,9 +74,51 @@ import Testing
     @Test func unknownKeysAreNamed() {
         #expect(error("[schedule]\nintervall = \"1m\"\n")?.path == "schedule.intervall")
         #expect(
-            error("[schedule]\nintervall = \"1m\"\n")?.description.hasPrefix("schedule.intervall: unknown key") == true)
+            error("[schedule]\nintervall = \"1m\"\n")?.description.hasPrefix("line 2: schedule.intervall: unknown key")
+                == true)
         #expect(error("[sources]\npath = \"x\"\n")?.path == "sources")
         #expect(error("[[publish]]\nkind = \"stdout\"\ncolour = \"red\"\n")?.path == "publish[0].colour")
+    }
+
+    /// A misspelt key is named with its line and the key it most likely means, even where the key it replaces is
+    /// required (`kind`, a secret) and would otherwise be reported missing.
+    @Test func misspeltKeysAreNamedWithTheirLineAndTheKeyMeant() {
+        let config = """
+            # steptweet
+            [source]
+            path = "walk.csv"
+
+            [[publish]]
+            kind = "stdout"
+
+            [[publish]]
+            knd = "webhook"
+            url_env = "HOOK"
+            """
+        #expect(error(config)?.description == "line 9: publish[1].knd: unknown key; did you mean kind?")
+        #expect(
+            error("[schedule]\nintervall = \"1m\"\n")?.description
+                == "line 2: schedule.intervall: unknown key; did you mean interval?")
+        #expect(error("[text]\ndevice = \"x\"\n[schedul]\nminimum = \"1m\"\n")?.line == 3)
+        #expect(
+            error("[text]\ndevice = \"x\"\n[schedul]\nminimum = \"1m\"\n")?.message.contains("did you mean [schedule]?")
+                == true)
+        // A required secret (Mastodon's token) and an optional one (ntfy's).
+        let required = error(
+            "[[publish]]\nkind = \"mastodon\"\nbase_url = \"https://m.example\"\ntokn_file = \"/run/t\"\n")
+        #expect(required?.description == "line 4: publish[0].tokn_file: unknown key; did you mean token_file?")
+        let optional = error("[[publish]]\nkind = \"ntfy\"\ntopic = \"t\"\ntokn_file = \"/run/t\"\n")
+        #expect(
+            optional?.description
+                == "line 4: publish[0].tokn_file: unknown key for kind \"ntfy\"; did you mean token_file?")
+        // A key that is nothing like a known one lists them; lines inside a multi-line string are not keys.
+        let far = error("[text]\ntemplate = \"\"\"\nschedule = x\n\"\"\"\nwhatever = 1\n")
+        #expect(far?.line == 5)
+        #expect(
+            far?.message.hasPrefix("unknown key (known: date_format, device,") == true, "\(String(describing: far))")
+        // A missing key is shown at its table's header.
+        #expect(error("[push]\nperiod = \"1m\"\n")?.line == 1)
+        #expect(error("[source]\npath = \"a\"\n\n[[publish]]\nkind = \"mastodon\"\n")?.line == 4)
     }
 
     @Test func badValuesNameTheirKey() {

@@ -53,7 +53,7 @@ actor FetchRecorder {
 @Suite(.timeLimit(.minutes(1))) struct SchedulerTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 
-    func make(_ schedule: String, push: String = "", dir: TempDir) throws -> (
+    func make(_ schedule: String, push: String = "", dir: TempDir, store: StateStore? = nil) throws -> (
         AgentScheduler, ManualClock, FetchRecorder
     ) {
         let config = try AgentConfiguration.parse(
@@ -71,7 +71,8 @@ actor FetchRecorder {
             """, file: dir.path("config.toml"), environment: ["TOKEN": "t"])
         let clock = ManualClock(t0)
         let recorder = FetchRecorder()
-        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, random: { 0 }) { now, trigger in
+        let scheduler = AgentScheduler(configuration: config, clock: clock.wall, store: store, random: { 0 }) {
+            now, trigger in
             await recorder.fetch(now, trigger)
         }
         return (scheduler, clock, recorder)
@@ -97,6 +98,22 @@ actor FetchRecorder {
         await task.value
     }
 
+    /// What the agent records for `status` (its next fetch, when it last wrote) is in the configured zone, as every
+    /// other time it prints.
+    @Test func theRecordedNextFetchIsInTheConfiguredZone() async throws {
+        let dir = try TempDir()
+        let store = try StateStore(path: dir.path("state.sqlite"))
+        let (scheduler, _, _) = try make("interval = \"15m\"", dir: dir, store: store)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        let status = try store.agentStatus()
+        #expect(status.nextFetch == "2026-11-21T10:15:00+09:00")
+        #expect(status.updated == "2026-11-21T10:00:00+09:00")
+        await scheduler.shutdown()
+        await task.value
+    }
+
+    /// swift-service-lifecycle names the service in its debug lines by `"\(service)"`: what runs, not its fields.
     @Test func minimumFloorWins() async throws {
         let dir = try TempDir()
         let (scheduler, _, _) = try make("interval = \"1m\"\nminimum = \"10m\"", dir: dir)

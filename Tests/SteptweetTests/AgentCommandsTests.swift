@@ -53,6 +53,27 @@ import Testing
         let status = try await Steptweet.run(["status", "--config", config])
         #expect(status.stdout.contains("outbox:   0 pending"))
         #expect(status.stdout.contains("agent:    not running"))
+        // Times in `status --json` are written as `history --json` writes them: in the zone, with its offset.
+        let statusJSON = try await Steptweet.run(["status", "--config", config, "--json"])
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any])
+        let results = try #require(doc["last_results"] as? [[String: Any]])
+        #expect(results.map { $0["started"] as? String } == fetches.reversed().map { $0["started"] as? String })
+        #expect(results.first?["window_end"] as? String == "2026-11-21T10:20:00+09:00", "\(statusJSON.stdout)")
+    }
+
+    @Test func aFetchTimeBeforeThePostedWindowIsAWarning() async throws {
+        let config = try configure()
+        let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let earlier = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:05:00+09:00"])
+        #expect(earlier.status == 0)
+        #expect(
+            earlier.stderr.contains(
+                "warning: the fetch time 2026-11-21T10:05:00+09:00 is before the end of the last posted window, "
+                    + "2026-11-21T10:10:00+09:00"), "\(earlier.stderr)")
+        #expect(earlier.stdout.hasSuffix("NoData\n"))
+        let later = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:20:00+09:00"])
+        #expect(!later.stderr.contains("warning"), "\(later.stderr)")
     }
 
     @Test func failedFetchExits75AndConfigErrorsExit78() async throws {
@@ -76,8 +97,12 @@ import Testing
         let noCredentials = try await Steptweet.run(["fetch", "--config", missing])
         #expect(noCredentials.status == 78)
         #expect(
-            noCredentials.stderr.contains(
-                "publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"))
+            noCredentials.stdout.hasPrefix(
+                "Failed: missing credentials: publish[0].url_env: environment variable STEPTWEET_TEST_UNSET_URL is not set"
+            ), "\(noCredentials)")
+        // Recorded, as fetch --help says of every Failed fetch.
+        let recorded = try await Steptweet.run(["history", "--config", missing])
+        #expect(recorded.stdout.contains("Failed: missing credentials: publish[0].url_env"), "\(recorded)")
         let why = try await Steptweet.run(["status", "--config", missing])
         #expect(why.stdout.contains("fetching: disabled: missing credentials: publish[0].url_env"))
 

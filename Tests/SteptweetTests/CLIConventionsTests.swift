@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import steptweet
+
 /// The command line's conventions: version, JSON documents, times without an offset, exit statuses, escaped text.
 @Suite(.temporaryFolder) struct CLIConventionsTests {
     @Test func versionIsPrinted() async throws {
@@ -59,6 +61,66 @@ import Testing
         let r = try await Steptweet.run(["count", none])
         #expect(r.status == 65)
         #expect(r.stderr.contains("no valid line: all 2 data lines are malformed"), "\(r.stderr)")
+        let inspected = try await Steptweet.run(["inspect", none])
+        #expect(inspected.status == 65)
+        #expect(inspected.stderr.contains("no valid line: all 2 data lines are malformed"), "\(inspected.stderr)")
+        // A header alone is a file with no valid line too.
+        let header = try Steptweet.tempFile("t_ms,x,y,z\n", name: "header.csv")
+        for command in ["count", "inspect"] {
+            let r = try await Steptweet.run([command, header])
+            #expect(r.status == 65, "\(command)")
+            #expect(r.stderr.contains("\(header): no valid line: no samples after the header"), "\(r.stderr)")
+        }
+    }
+
+    /// The first five malformed lines are shown; the rest are counted in one line, in the singular for one.
+    @Test func malformedLinesBeyondTheShownOnesAreCountedInGoodEnglish() async throws {
+        func csv(malformed: Int) -> String {
+            (["t_ms,x,y,z"] + (0..<50).map { "\($0 * 20),0.1,0.2,9.8" } + (0..<malformed).map { "\(1000 + $0),x,0,9.8" })
+                .joined(separator: "\n") + "\n"
+        }
+        let one = try await Steptweet.run(["count", try Steptweet.tempFile(csv(malformed: 6), name: "six.csv")])
+        #expect(one.status == 0)
+        #expect(one.stderr.contains("six.csv: 1 more malformed line skipped\n"), "\(one.stderr)")
+        let two = try await Steptweet.run(["count", try Steptweet.tempFile(csv(malformed: 7), name: "seven.csv")])
+        #expect(two.stderr.contains("seven.csv: 2 more malformed lines skipped\n"), "\(two.stderr)")
+    }
+
+    /// The README's exit-status table is what the commands do: for every status it lists, a real command must end
+    /// with it (and every such command has its row), so the table and the behaviour cannot drift apart.
+    @Test func everyStatusInTheReadmesExitTableIsWhatACommandReturns() async throws {
+        let readme = try String(contentsOf: Steptweet.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let rows = try #require(readme.components(separatedBy: "| status | meaning |\n|---|---|\n").dropFirst().first)
+            .split(separator: "\n").prefix { $0.hasPrefix("| ") }
+        let documented = Set(rows.compactMap { Int32($0.dropFirst(2).prefix { $0 != " " }) })
+        #expect(documented.count == rows.count, "every row starts with its status: \(rows)")
+
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
+        let empty = try TempDir("devices")
+        let existing = try Steptweet.tempFile("# kept\n", name: "existing.toml")
+        // Nothing listens on port 9: the connection is refused, which may pass by itself.
+        let hookFolder = try TempDir()
+        let refused = try failingFetch(in: hookFolder, hook: try #require(URL(string: "http://127.0.0.1:9/hook")))
+        let readOnly = try StatePermissionTests.readOnlyState()
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: readOnly.folder) }
+        let commands: [Int32: () async throws -> CommandResult] = [
+            0: { try await Steptweet.run(["count", walk]) },
+            64: { try await Steptweet.run(["count", "--start", "yesterday", walk]) },
+            65: { try await Steptweet.run(["count", try Steptweet.tempFile("t_ms,x,y,z\n", name: "header.csv")]) },
+            66: { try await Steptweet.run(["count", walk + ".missing"]) },
+            69: {
+                try await Steptweet.run(["devices", "--sys-root", empty.path("sys"), "--dev-root", empty.path("dev")])
+            },
+            73: { try await Steptweet.run(["init", "--config", existing]) },
+            75: { try await Steptweet.run(refused) },
+            77: { try Steptweet.runProcessUnprivileged(["fetch", "--config", readOnly.config]) },
+            78: { try await Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"]) },
+        ]
+        #expect(documented == Set(commands.keys), "the README's table and the statuses checked here")
+        for (status, command) in commands.sorted(by: { $0.key < $1.key }) {
+            let r = try await command()
+            #expect(r.status == status, "exit \(status): \(r)")
+        }
     }
 
     @Test func controlCharactersFromAFileAreEscapedInErrors() async throws {
@@ -83,6 +145,73 @@ import Testing
         #expect(b["start"] as? String == a["start"] as? String)
         let bad = try await Steptweet.run(["count", "--start", "yesterday", walk])
         #expect(bad.status == 64)
+    }
+
+    /// Every form of time the README documents works on every option that takes a time (each found in the
+    /// command tree by its value name, so a new one cannot be missed), and a refused value's error lists the forms.
+    @Test func everyDocumentedTimeFormWorksOnEveryTimeOption() async throws {
+        let forms = [
+            "2026-11-21T10:00:00+09:00", "2026-11-21T01:00:00Z", "2026-11-21T10:00:00", "2026-11-21 10:00",
+            "2026-11-21",
+        ]
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
+        let config = try Steptweet.walkConfig("[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state.sqlite\"\n")
+        let zone = ["--time-zone", "Asia/Tokyo"]
+        // For each option: the arguments before and after its value, making a command that succeeds.
+        let commands: [String: (before: [String], after: [String])] = [
+            "count --start": (["count", "--start"], zone + [walk]),
+            "inspect --start": (["inspect", "--start"], zone + [walk]),
+            "preview --start": (["preview", "--source", walk, "--start"], zone),
+            "preview --now": (["preview", "--source", walk, "--start", "2026-11-20", "--now"], zone),
+            "preview --recording-start": (
+                ["preview", "--source", walk, "--start", "2026-11-20", "--recording-start"], zone
+            ),
+            "fetch --now": (["fetch", "--config", config, "--dry-run", "--now"], []),
+            "steps --from": (["steps", "--config", config, "--from"], []),
+            "steps --to": (["steps", "--config", config, "--from", "2026-11-20", "--to"], []),
+            "demo --start": (["demo", "--start"], zone),
+        ]
+        #expect(Set(commands.keys) == Set(try await timeOptions()), "a time option without a case here")
+        for (name, command) in commands.sorted(by: { $0.key < $1.key }) {
+            // Every form is accepted (parsed only: `demo` takes a third of a second a run) …
+            for form in forms {
+                #expect(throws: Never.self, "\(name) \(form)") {
+                    try steptweet.Steptweet.parseAsRoot(command.before + [form] + command.after)
+                }
+            }
+            // … the form the README shows with a space works through the whole command …
+            let r = try await Steptweet.run(command.before + ["2026-11-21 10:00"] + command.after)
+            #expect(r.status == 0, "\(name): \(r.stderr)")
+            // … and a refused value's error lists the forms.
+            let refused = try await Steptweet.run(command.before + ["21/11/2026"] + command.after)
+            #expect(refused.status == 64, "\(name)")
+            #expect(refused.stderr.contains("accepted forms: 2026-11-21T10:00:00+09:00"), "\(name): \(refused.stderr)")
+            #expect(refused.stderr.contains("2026-11-21 10:00"), "\(name): \(refused.stderr)")
+        }
+        // The four forms of 10:00 in Tokyo are one instant; a date alone is its midnight.
+        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        let instants = try forms.map { try TimeArgument.parse($0).date(in: tokyo) }
+        #expect(Set(instants.prefix(4)).count == 1)
+        #expect(instants[0].timeIntervalSince(instants[4]) == 10 * 3600)
+    }
+
+    /// `command --option` for every option whose value is a TIME, from the command tree ArgumentParser dumps.
+    func timeOptions() async throws -> [String] {
+        let dump = try await Steptweet.run(["--experimental-dump-help"])
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var found: [String] = []
+        func walk(_ command: [String: Any], path: [String]) {
+            for argument in command["arguments"] as? [[String: Any]] ?? []
+            where argument["valueName"] as? String == "TIME" {
+                let names = (argument["names"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                found.append((path + names.map { "--" + $0 }).joined(separator: " "))
+            }
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] {
+                walk(sub, path: path + [sub["commandName"] as? String ?? "?"])
+            }
+        }
+        walk(try #require(root["command"] as? [String: Any]), path: [])
+        return found
     }
 
     /// `Steptweet.run` runs a command in the test's own process; the binary must print the same bytes and end with the

@@ -48,6 +48,13 @@ enum Steptweet {
         return capture.result(status: status)
     }
 
+    /// Tests running as root need util-linux's `setpriv` to run steptweet as nobody (`runProcessUnprivileged`).
+    struct NeedsSetpriv: Error, CustomStringConvertible {
+        var description: String {
+            "tests run as root: /usr/bin/setpriv (util-linux) is needed to run steptweet as nobody"
+        }
+    }
+
     /// `steptweet agent` sets up the process's logging system (once per process) and signal handlers: `runProcess`.
     struct NeedsAProcess: Error, CustomStringConvertible {
         var description: String { "`steptweet agent` cannot run in the test process: use Steptweet.runProcess" }
@@ -78,10 +85,13 @@ enum Steptweet {
         }
     }
 
-    /// Runs the built binary with `arguments` in `root`, with `stdin` on its standard input (closed after it).
-    static func runProcess(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+    /// Runs the built binary (or `executable`) with `arguments` in `root`, with `stdin` on its standard input (closed
+    /// after it).
+    static func runProcess(_ arguments: [String], stdin: String? = nil, executable: String? = nil) throws
+        -> CommandResult
+    {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable.map(URL.init(fileURLWithPath:)) ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = root
         let out = Pipe()
@@ -99,6 +109,20 @@ enum Steptweet {
         return CommandResult(
             status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
             stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// Runs the built binary as `runProcess` does, but without the privilege to ignore file permissions: as itself
+    /// when the tests run as an ordinary user, and as `nobody` through util-linux's `setpriv` when they run as root
+    /// (root reads and writes any file whatever its mode, so a read-only folder refuses nothing to it). The files it
+    /// needs must be readable by others, as `TemporaryFolder`'s are.
+    static func runProcessUnprivileged(_ arguments: [String]) throws -> CommandResult {
+        guard geteuid() == 0 else { return try runProcess(arguments) }
+        let setpriv = "/usr/bin/setpriv"
+        guard FileManager.default.isExecutableFile(atPath: setpriv) else {
+            throw NeedsSetpriv()
+        }
+        return try runProcess(
+            ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments, executable: setpriv)
     }
 
     /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in

@@ -65,6 +65,17 @@ import Testing
         #expect(r.stdout.isEmpty)
     }
 
+    @Test func aPlotThatCannotBeWrittenExits73NamesThePathAndStillPrintsTheCount() async throws {
+        let folder = (try Steptweet.tempFile("", name: "x") as NSString).deletingLastPathComponent
+        let target = folder + "/no/such/folder/walk.svg"
+        let recording = Steptweet.fixture("demo_walk_50hz.csv")
+        let r = try await Steptweet.run(["count", "--plot", target, recording])
+        #expect(r.status == 73, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot write the plot to \(target): No such file or directory"), "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("\(recording): 113 steps (3000 samples"), "\(r.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["x"], "no partial file left")
+    }
+
     /// Also the binary reading a relative path against its working directory and naming the file as given.
     @Test func stepLogsAreSummedAndSaySo() throws {
         let r = try Steptweet.runProcess(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])

@@ -37,6 +37,8 @@ import Testing
 
         let real = try await Steptweet.run(["fetch", "--config", config, "--now", now])
         #expect(real.status == 78)
-        #expect(real.stderr.contains("environment variable STEPTWEET_TEST_UNSET_HOOK_URL is not set"))
+        #expect(
+            (real.stdout + real.stderr).contains("environment variable STEPTWEET_TEST_UNSET_HOOK_URL is not set"),
+            "\(real.stdout)\(real.stderr)")
     }
 }

@@ -47,9 +47,13 @@ import Testing
         let path = try Steptweet.tempFile("t_ms,x,y,z\n0,0,0,9.8\n10,0,0\n20,0,0,9.8\n")
         let r = try await Steptweet.run(["inspect", path])
         #expect(r.status == 0, "valid lines were read: the skipped one is a warning")
+        let help = try await Steptweet.run(["inspect", "--help"])
+        #expect(
+            help.stdout.replacingOccurrences(of: "\n", with: " ").contains("skipped and reported (exit status 0)"),
+            "help says what the command does: \(help.stdout)")
         #expect(r.stdout.contains("format:   generic-csv"))
         #expect(r.stdout.contains("samples:  2"))
-        #expect(r.stdout.contains("skipped:  1 lines"))
+        #expect(r.stdout.contains("skipped:  1 line\n"), "one line, not \"1 lines\": \(r.stdout)")
         #expect(r.stderr.contains("\(path):3:"))
         let strict = try await Steptweet.run(["inspect", "--strict", path])
         #expect(strict.status == 65)

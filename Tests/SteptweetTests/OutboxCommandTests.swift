@@ -64,9 +64,14 @@ import Testing
 
         // Nothing left to retry or drop: the delivered entry is final, an unknown ID is named.
         let again = try await Steptweet.run(["outbox", "drop", "--config", config, "\(id)", "999"])
-        #expect(again.status == 65)
+        #expect(again.status == 66, "an unknown ID is a missing input, as a missing file is")
         #expect(again.stderr.contains("outbox entry \(id) is delivered: nothing to do"))
-        #expect(again.stderr.contains("no outbox entry 999"))
+        #expect(again.stderr.contains("no outbox entry 999 in "), "\(again.stderr)")
+        #expect(again.stderr.contains("`steptweet outbox --all` lists every entry"))
+        let delivered = try await Steptweet.run(["outbox", "retry", "--config", config, "\(id)"])
+        #expect(delivered.status == 65, "an entry that cannot change: \(delivered.stderr)")
+        let unknown = try await Steptweet.run(["outbox", "retry", "--config", config, "99"])
+        #expect(unknown.status == 66)
     }
 
     @Test func aDroppedPostIsNeverSentAndSaysWhy() async throws {

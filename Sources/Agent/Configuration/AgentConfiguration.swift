@@ -150,20 +150,12 @@ public struct AgentConfiguration: Sendable {
         "receive": receiveKeys,
     ]
 
-    /// Parses TOML text; `file` is used for relative paths and messages.
-    public static func parse(
-        _ text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> AgentConfiguration {
+    /// `parse(_:file:environment:)` without the line numbers its errors get from the text (TableReader.swift).
+    static func parseTables(_ text: String, file: String, environment: [String: String]) throws -> AgentConfiguration {
         let root = try ConfigTable.parseDocument(text)
-        for key in root.keys where key != "publish" && sections[key] == nil {
-            throw ConfigurationError(
-                path: key,
-                message:
-                    "unknown key (known sections: [source], [schedule], [text], [[publish]], [state], [push], [receive])"
-            )
-        }
         let base = URL(fileURLWithPath: file).deletingLastPathComponent()
         let reader = TableReader(root: root)
+        try reader.checkSections(Set(sections.keys).union(["publish"]))
         for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
 
         let composer = try readComposer(reader)

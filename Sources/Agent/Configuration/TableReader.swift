@@ -1,4 +1,5 @@
 import Foundation
+import Messages
 import Publishing
 import TOMLKit
 
@@ -13,8 +14,16 @@ struct TableReader {
 
     func checkKeys(_ name: String, allowed: Set<String>) throws {
         guard let t = try section(name) else { return }
-        for key in t.table.keys.sorted() where !allowed.contains(key) {
-            throw t.error(key, "unknown key (known: \(allowed.sorted().joined(separator: ", ")))")
+        for key in t.table.keys.sorted() where !allowed.contains(key) { throw t.unknownKey(key, known: allowed) }
+    }
+
+    /// The top of the document holds only the known sections (`[schedul]`: did you mean schedule?).
+    func checkSections(_ known: Set<String>) throws {
+        for key in document.table.keys.sorted() where !known.contains(key) {
+            let guess = ConfigTable.closest(to: key, among: known).map { "did you mean [\($0)]? " } ?? ""
+            throw document.error(
+                key,
+                "unknown section; \(guess)(known sections: [source], [schedule], [text], [[publish]], [state], [push])")
         }
     }
 
@@ -25,5 +34,20 @@ struct TableReader {
 
     func duration(_ name: String, _ key: String) throws -> TimeInterval? {
         try section(name)?.parsed(key, expected: "a duration such as \"30s\", \"10m\" or \"1h\"", Durations.parse)
+    }
+}
+
+extension AgentConfiguration {
+    /// Parses TOML text; `file` is used for relative paths and messages. An error names the line of its key in the
+    /// text (or of the key's table when the key is missing): `line 7: publish[0].knd: unknown key; did you mean kind?`.
+    public static func parse(
+        _ text: String, file: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> AgentConfiguration {
+        do {
+            return try parseTables(text, file: file, environment: environment)
+        } catch var error as ConfigurationError where error.line == nil && !error.path.isEmpty {
+            error.line = ConfigKeyLines(text).line(of: error.path)
+            throw error
+        }
     }
 }

@@ -4,18 +4,42 @@ import SensorInput
 
 /// What kind of problem made a fetch `Failed`, chosen from typed errors (never from message text). Callers map it to
 /// an exit status: `temporary` may succeed by itself later (75), `configuration` needs the configuration, a credential
-/// or a source path fixed (78), `input` is a source that cannot be read as its format (65).
+/// or a source path fixed (78), `input` is a source that cannot be read as its format (65), `permission` is state
+/// this user may not write (77), `cannotCreate` state that cannot be created where it is configured (73).
 public enum FailureKind: String, Codable, Sendable, Comparable {
     /// Network, a server's 5xx or 429, the lock held, the deadline, a vanished device, a source not yet written.
     case temporary
     /// A source that cannot be read as its format.
     case input
+    /// The state folder, database or a lock file may not be read or written by this user (EACCES, EPERM).
+    case permission
+    /// The state cannot be created where the configuration puts it: a path through a regular file, a read-only file
+    /// system.
+    case cannotCreate = "cannot_create"
     /// Configuration or credentials: missing credentials, a refused post (4xx), a source path that does not exist.
     case configuration
 
-    /// The more serious of two kinds is the one a person must act on: configuration, then input, then temporary.
+    /// The more serious of two kinds is the one a person must act on: configuration, then the state's permissions
+    /// and path, then input, then temporary.
     public static func < (a: FailureKind, b: FailureKind) -> Bool { a.rank < b.rank }
-    var rank: Int { self == .temporary ? 0 : self == .input ? 1 : 2 }
+    var rank: Int {
+        switch self {
+        case .temporary: return 0
+        case .input: return 1
+        case .cannotCreate: return 2
+        case .permission: return 3
+        case .configuration: return 4
+        }
+    }
+
+    /// The kind of a file that could not be opened or created, from its `errno`.
+    static func of(errno code: Int32) -> FailureKind {
+        switch code {
+        case EACCES, EPERM: return .permission
+        case EROFS, ENOTDIR, ENOENT, EISDIR, ELOOP, ENAMETOOLONG: return .cannotCreate
+        default: return .temporary
+        }
+    }
 
     /// The kind of a source read failure.
     static func of(_ error: InputError) -> FailureKind {
@@ -24,6 +48,47 @@ public enum FailureKind: String, Codable, Sendable, Comparable {
         case .malformed: return .input
         case .notYetAvailable: return .temporary
         }
+    }
+}
+
+/// The state database, or the folder that holds it, cannot be opened, created or written, with the file system's
+/// reason: SQLite's codes (`SQLITE_CANTOPEN`, `SQLITE_READONLY`) do not say whether a permission or a path is wrong.
+public struct StateFileError: Error, CustomStringConvertible {
+    /// The state database.
+    public var path: String
+    /// What is in the way: the database file, or the nearest existing folder above it.
+    public var obstacle: String
+    public var code: Int32
+
+    public var description: String {
+        let reason = String(cString: strerror(code))
+        if obstacle == path { return "state database \(path) cannot be opened: \(reason)" }
+        if code == ENOTDIR { return "state database \(path) cannot be created: \(obstacle) is not a folder" }
+        return "state database \(path) cannot be created or written: \(reason) in the folder \(obstacle)"
+    }
+
+    /// What stands in the way of reading (and, with `writing`, writing) `path` and of creating files beside it (the
+    /// journal, a lock): the file itself, else the nearest existing folder above it; nil when nothing does, or when
+    /// the file system does not say.
+    static func find(path: String, writing: Bool) -> StateFileError? {
+        if access(path, F_OK) == 0, access(path, writing ? R_OK | W_OK : R_OK) != 0 {
+            return StateFileError(path: path, obstacle: path, code: errno)
+        }
+        var folder = (path as NSString).deletingLastPathComponent
+        while !folder.isEmpty {
+            var info = stat()
+            if stat(folder, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    return StateFileError(path: path, obstacle: folder, code: ENOTDIR)
+                }
+                guard access(folder, writing ? W_OK | X_OK : X_OK) != 0 else { return nil }
+                return StateFileError(path: path, obstacle: folder, code: errno)
+            }
+            let parent = (folder as NSString).deletingLastPathComponent
+            if parent == folder { return nil }
+            folder = parent
+        }
+        return nil
     }
 }
 
@@ -70,8 +135,10 @@ extension Fetcher {
     }
 
     /// The kind of a state database error: locked, busy or a full disk may pass by themselves; a corrupt, read-only
-    /// or unopenable database needs a person.
+    /// or unopenable database needs a person: its permissions (77), its path (73), else the configuration (78).
     public static func kind(ofStateError error: Error) -> FailureKind {
+        if let e = error as? StateFileError { return FailureKind.of(errno: e.code) }
+        if let e = error as? StateLockError { return e.kind }
         guard let e = error as? DatabaseError else { return .temporary }
         switch e.resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: return .configuration

@@ -44,7 +44,7 @@ public struct Fetcher: Sendable {
         }
         let lock: StateLock?
         do { lock = try await lockState(dryRun: dryRun, budget: budget) } catch {
-            report.fail(.temporary, "\(error)")
+            report.fail(Self.kind(ofStateError: error), "\(error)")
             return recordEarlyFailure(report, budget: budget)
         }
         defer { lock?.release() }

@@ -20,7 +20,13 @@ final class StateLock {
             withIntermediateDirectories: true)
         self.path = path
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StateLockError.cannotOpen(path, String(cString: strerror(errno))) }
+        guard fd >= 0 else {
+            // The file system says what is in the way (ENOENT: the folder could not be created above).
+            let code = errno
+            let obstacle = StateFileError.find(path: path, writing: true)
+            throw StateLockError.cannotOpen(
+                path, errno: code == ENOENT ? obstacle?.code ?? code : code, folder: obstacle?.obstacle)
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.recordedPID(fd)
             close(fd)
@@ -71,12 +77,23 @@ final class StateLock {
 }
 
 enum StateLockError: Error, CustomStringConvertible {
-    case cannotOpen(String, String)
+    /// The lock file could not be opened or created, with `errno` and the folder in the way, if the file system says.
+    case cannotOpen(String, errno: Int32, folder: String?)
     case busy(String, Int32?)
+
+    /// Busy may pass by itself; a lock file that cannot be opened needs a person (permissions, a path).
+    var kind: FailureKind {
+        if case .cannotOpen(_, let e, _) = self { return FailureKind.of(errno: e) }
+        return .temporary
+    }
 
     var description: String {
         switch self {
-        case .cannotOpen(let p, let e): return "cannot open lock file \(p): \(e)"
+        case .cannotOpen(let p, let e, let folder):
+            if e == ENOTDIR, let folder { return "cannot open lock file \(p): \(folder) is not a folder" }
+            let place = folder.map { " in the folder \($0)" } ?? ""
+            let hint = kind == .permission ? " (it must be writable by the user that runs steptweet)" : ""
+            return "cannot open lock file \(p): \(String(cString: strerror(e)))\(place)\(hint)"
         case .busy(let p, let pid):
             let who = pid.map { " (pid \($0))" } ?? ""
             return p.hasSuffix(".agent.lock")

@@ -9,6 +9,8 @@ import StepDetection
 /// last one closed, or the open one when none closed).
 struct ClosedWindows: Sendable {
     var windows: [FetchReport.Window] = []
+    /// What the operator should know about closing (a fetch time before the last posted window).
+    var warnings: [String] = []
     var considered: (start: Date, end: Date, steps: Int)?
     var lateSteps: Int { windows.reduce(0) { $0 + $1.lateSteps } }
 }
@@ -17,6 +19,7 @@ extension FetchReport {
     /// Takes what a committed transaction closed.
     mutating func record(_ closed: ClosedWindows) {
         windows += closed.windows
+        warnings += closed.warnings
         lateSteps += closed.lateSteps
         if let considered = closed.considered {
             windowStart = considered.start
@@ -43,6 +46,15 @@ extension Fetcher {
             }
         }
         var closed = ClosedWindows()
+        if let posted, nowNs < posted {
+            // An earlier `--now` (or a clock set back) cannot reopen what was posted: say so rather than show an
+            // empty window at the old end.
+            let zone = configuration.composer.timeZone
+            closed.warnings.append(
+                "the fetch time \(Timestamps.format(StateStore.date(nowNs), zone: zone)) is before the end of the "
+                    + "last posted window, \(Timestamps.format(StateStore.date(posted), zone: zone)): windows never go "
+                    + "back, so nothing closes until then")
+        }
         var late = try WindowStateRecord.lateSteps(db)
         let windows = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?

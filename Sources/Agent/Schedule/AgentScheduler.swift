@@ -283,7 +283,7 @@ public actor AgentScheduler {
         } else {
             nextScheduled = nil
         }
-        let nextText = nextScheduled.map { Timestamps.format($0) }
+        let nextText = nextScheduled.map { Timestamps.format($0, zone: configuration.composer.timeZone) }
         publishStatus {
             $0.nextFetch = nextText
             $0.disabledReason = nil
@@ -297,7 +297,7 @@ public actor AgentScheduler {
 
     private func publishStatus(_ change: (inout AgentStatus) -> Void) {
         guard let store else { return }
-        let updated = Timestamps.format(clock.now())
+        let updated = Timestamps.format(clock.now(), zone: configuration.composer.timeZone)
         do {
             try store.updateAgentStatus { status in
                 change(&status)

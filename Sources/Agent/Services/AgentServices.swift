@@ -17,7 +17,10 @@ public enum AgentServices {
         if enabled, let device = configuration.source?.accelerometer {
             services.append(.init(service: SamplerService(device: device, logger: logger)))
         }
-        services.append(.init(service: SchedulerService(scheduler: scheduler)))
+        let summary =
+            configuration.disabledReason.map { "fetching off: \($0)" }
+            ?? "schedule \(configuration.schedule.effectiveInterval)"
+        services.append(.init(service: SchedulerService(scheduler: scheduler, summary: summary)))
         if enabled, configuration.schedule.onWalkEnd, let source = configuration.source {
             // Without inotify the walk trigger is off; the rest goes on.
             services.append(

@@ -5,8 +5,10 @@ import ServiceLifecycle
 /// it read and records its result) and ends `run()`.
 struct SchedulerService: Service, CustomStringConvertible {
     let scheduler: AgentScheduler
+    /// What it runs, for swift-service-lifecycle's log lines: `schedule 15m`, or why fetching is off.
+    let summary: String
 
-    var description: String { "scheduler" }
+    var description: String { "scheduler (\(summary))" }
 
     func run() async throws {
         let scheduler = self.scheduler

@@ -13,8 +13,9 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// Its configuration file.
     public var config: String?
     public var state: AgentState?
-    /// When this record last changed (RFC 3339, UTC).
+    /// When this record last changed (RFC 3339 in the configured zone, as every time the agent writes).
     public var updated: String?
+    /// When the next scheduled fetch is due (RFC 3339 in the configured zone).
     public var nextFetch: String?
     public var disabledReason: String?
     public var lastResult: String?

@@ -10,30 +10,43 @@ public final class StateStore: Sendable {
     public let path: String
     let writer: any DatabaseWriter
 
-    /// Opens (creating and migrating) the database at `path`. `busyTimeout` bounds the wait for another writer.
+    /// Opens (creating and migrating) the database at `path`. `busyTimeout` bounds the wait for another writer. A file
+    /// or folder in the way is a `StateFileError` with the file system's reason.
     public init(path: String, busyTimeout: TimeInterval = 5) throws {
         self.path = path
-        try FileManager.default.createDirectory(
-            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
-            withIntermediateDirectories: true)
-        var config = Configuration()
-        config.busyMode = .timeout(busyTimeout)
-        let pool = try DatabasePool(path: path, configuration: config)
-        writer = pool
-        try Self.migrator.migrate(pool)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
+                withIntermediateDirectories: true)
+            var config = Configuration()
+            config.busyMode = .timeout(busyTimeout)
+            let pool = try DatabasePool(path: path, configuration: config)
+            writer = pool
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw Self.fileProblem(error, path: path, writing: true) ?? error
+        }
     }
 
-    /// Opens `path` read-only (nothing is created or changed); an absent file gives an empty in-memory state.
+    /// Opens `path` read-only (`status`, `history`, `steps`, `outbox`, dry runs: nothing is created or changed); an
+    /// absent file gives an empty in-memory state. A database in a folder this user cannot write is read too.
     public init(readOnlyPath path: String) throws {
         self.path = path
         if FileManager.default.fileExists(atPath: path) {
-            var config = Configuration()
-            config.readonly = true
-            config.busyMode = .timeout(2)
-            let queue = try DatabaseQueue(path: path, configuration: config)
-            // Fail early on an unmigrated or foreign file.
-            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") }
-            writer = queue
+            do {
+                writer = try Self.openReadOnly(path)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+                // A WAL database needs its `-shm` index to be read; SQLite cannot create it in a folder this user may
+                // not write. Without one no connection has the file open (a writer creates it), so the file is read
+                // as it stands, as immutable.
+                guard StateFileError.find(path: path, writing: true) != nil,
+                    !FileManager.default.fileExists(atPath: path + "-shm"),
+                    let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+                else { throw Self.fileProblem(error, path: path, writing: false) ?? error }
+                writer = try Self.openReadOnly("file:\(encoded)?immutable=1")
+            } catch {
+                throw Self.fileProblem(error, path: path, writing: false) ?? error
+            }
         } else {
             let queue = try DatabaseQueue()
             try Self.migrator.migrate(queue)
@@ -47,17 +60,30 @@ public final class StateStore: Sendable {
         self.path = path
         let copy = try DatabaseQueue()
         if FileManager.default.fileExists(atPath: path) {
-            var config = Configuration()
-            config.readonly = true
-            config.busyMode = .timeout(2)
-            let file = try DatabaseQueue(path: path, configuration: config)
-            // Fail early on a file that is not a state database.
-            _ = try file.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") }
-            try file.backup(to: copy)
-            try file.close()
+            try StateStore(readOnlyPath: path).writer.backup(to: copy)
         }
         try Self.migrator.migrate(copy)
         writer = copy
+    }
+
+    /// A read-only connection to `location` (a path, or a `file:` URI), checked to be a state database.
+    static func openReadOnly(_ location: String) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.readonly = true
+        config.busyMode = .timeout(2)
+        let queue = try DatabaseQueue(path: location, configuration: config)
+        // Fail early on an unmigrated or foreign file.
+        _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") }
+        return queue
+    }
+
+    /// The file system's reason for an error opening or writing the database at `path`, when it is a permission or a
+    /// path (not a busy, corrupt or full database).
+    static func fileProblem(_ error: Error, path: String, writing: Bool) -> StateFileError? {
+        if let e = error as? DatabaseError, ![.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM].contains(e.resultCode) {
+            return nil
+        }
+        return StateFileError.find(path: path, writing: writing)
     }
 
     static var migrator: DatabaseMigrator {

@@ -1,0 +1,82 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A state folder that cannot be written is a permission problem (77), not a temporary one (75); one that cannot be
+/// created where it is configured is 73; commands that only read the state work on a read-only folder.
+///
+/// The permission failures are real: the commands run as a process that the kernel refuses. Tests running as root
+/// (which ignores permission bits) run it as nobody through `setpriv` (`Steptweet.runProcessUnprivileged`); a
+/// read-only bind mount or `chattr +i` would need a mount namespace or a file system that supports the flag, and
+/// setuid in the test process would change every test running beside it.
+@Suite(.temporaryFolder) struct StatePermissionTests {
+    /// A configuration over the committed walk whose state is `state/state.sqlite`, with one fetch stored, and the
+    /// state folder then made read-only; its path.
+    static func readOnlyState() throws -> (config: String, folder: String) {
+        let config = try Steptweet.walkConfig(
+            "[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n")
+        let first = try Steptweet.runProcess(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let folder = (config as NSString).deletingLastPathComponent + "/state"
+        // As a stopped agent leaves it: no `-shm` index beside the database (its write-ahead log is empty).
+        let wal = try? FileManager.default.attributesOfItem(atPath: folder + "/state.sqlite-wal")
+        #expect((wal?[.size] as? Int ?? 0) == 0, "the log holds nothing that removing it would lose")
+        for suffix in ["-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: folder + "/state.sqlite" + suffix)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+        return (config, folder)
+    }
+
+    @Test func aReadOnlyStateFolderIsAPermissionProblemAndCanStillBeRead() throws {
+        let (config, folder) = try Self.readOnlyState()
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
+
+        let fetch = try Steptweet.runProcessUnprivileged(["fetch", "--config", config])
+        #expect(fetch.status == 77, "\(fetch)")
+        #expect(
+            fetch.stdout.contains(
+                "Failed: cannot open lock file \(folder)/state.sqlite.lock: Permission denied in the folder \(folder)"),
+            "\(fetch.stdout)")
+        let agent = try Steptweet.runProcessUnprivileged(["agent", "--config", config])
+        #expect(agent.status == 77, "\(agent.stderr)")
+        #expect(agent.stderr.contains("state.sqlite.agent.lock: Permission denied"), "\(agent.stderr)")
+        let retry = try Steptweet.runProcessUnprivileged(["outbox", "retry", "--config", config, "1"])
+        #expect(retry.status == 77, "\(retry.stderr)")
+
+        // What only reads the state reads it.
+        let history = try Steptweet.runProcessUnprivileged(["history", "--config", config])
+        #expect(history.status == 0, "\(history.stderr)")
+        #expect(history.stdout.hasPrefix("2026-11-21T10:10:00+09:00  manual"), "\(history.stdout)")
+        #expect(history.stdout.hasSuffix("113 steps  NewData\n"), "\(history.stdout)")
+        let status = try Steptweet.runProcessUnprivileged(["status", "--config", config])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("  2026-11-21T10:10:00+09:00 manual: NewData (113 steps)"), "\(status.stdout)")
+        let steps = try Steptweet.runProcessUnprivileged(["steps", "--config", config, "--from", "2026-11-21"])
+        #expect(steps.stdout.hasPrefix("113 steps from 2026-11-21T00:00:00+09:00"), "\(steps)")
+        let outbox = try Steptweet.runProcessUnprivileged(["outbox", "--config", config])
+        #expect(outbox.status == 0, "\(outbox.stderr)")
+        let dryRun = try Steptweet.runProcessUnprivileged([
+            "fetch", "--config", config, "--dry-run", "--now", "2026-11-21T10:20:00+09:00",
+        ])
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [
+                "state.sqlite", "state.sqlite.lock",
+            ],
+            "nothing was created beside the database")
+    }
+
+    @Test func aStatePathThroughAFileCannotBeCreated() async throws {
+        let file = try Steptweet.tempFile("not a folder\n", name: "file")
+        let config = try Steptweet.walkConfig("[state]\npath = \"\(file)/state.sqlite\"\n")
+        let fetch = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(fetch.status == 73, "\(fetch)")
+        #expect(fetch.stdout.contains("state.sqlite.lock: \(file) is not a folder"), "\(fetch.stdout)")
+        let retry = try await Steptweet.run(["outbox", "retry", "--config", config, "1"])
+        #expect(retry.status == 73, "\(retry)")
+        #expect(retry.stderr.contains("cannot be created: \(file) is not a folder"), "\(retry.stderr)")
+        let agent = try Steptweet.runProcess(["agent", "--config", config])
+        #expect(agent.status == 73, "\(agent.stderr)")
+    }
+}
