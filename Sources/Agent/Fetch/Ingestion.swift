@@ -5,9 +5,13 @@ import Publishing
 import SensorInput
 
 extension Fetcher {
-    /// The configured sources of steps.
-    var sources: [any StepSource] {
-        configuration.source.map { [FileStepSource(source: $0)] } ?? []
+    /// The configured sources of steps: the `[source]` file or device, the phones that push to `[receive]`.
+    func sources(_ store: StateStore) -> [any StepSource] {
+        var sources: [any StepSource] = configuration.source.map { [FileStepSource(source: $0)] } ?? []
+        if let receive = configuration.receive {
+            sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
+        }
+        return sources
     }
 
     /// Reads every source in slices and closes the windows at the earliest watermark. After each slice its steps,
@@ -18,7 +22,8 @@ extension Fetcher {
     func ingestAndClose(store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport) async throws {
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var finals: [(source: any StepSource, read: SourceRead)] = []
-        for source in sources {
+        var lowered = 0
+        for source in sources(store) {
             let name = source.name
             var saved = try await store.writer.read { db in try StateStore.savedSource(db, source: name) }
             report.warnings += saved.problems
@@ -37,7 +42,7 @@ extension Fetcher {
                     break
                 }
                 let slice = read
-                try await store.writer.write { db in
+                lowered += try await store.writer.write { db in
                     try slice.save(db, source: name, nowNs: nowNs, boutsHandled: true)
                 }
                 source.didSave(read)
@@ -48,15 +53,21 @@ extension Fetcher {
         let watermark = finals.map(\.read.watermarkNs).min() ?? nowNs
         let firstDataNs = finals.compactMap(\.read.next.firstDataNs).min()
         let lastSlices = finals
-        let closed = try await store.writer.write { db in
+        let (closed, loweredLast) = try await store.writer.write { db in
             // Bouts this fetch posts need no walk-triggered fetch of their own.
+            var lowered = 0
             for (source, read) in lastSlices {
-                try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true)
+                lowered += try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true)
             }
-            return try self.closeWindows(db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs)
+            return (try self.closeWindows(db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
         }
         for (source, read) in finals { source.didSave(read) }
         report.record(closed)
+        lowered += loweredLast
+        if lowered > 0 {
+            report.warnings.append(
+                "a resend lowered \(lowered) steps in time already posted: what was posted stays as it was")
+        }
     }
 
     /// The share of the budget ingestion may use before the window is closed and posts are delivered.
@@ -65,7 +76,7 @@ extension Fetcher {
     /// For the walk trigger: reads and stores what is new (steps, bouts, positions) without closing a window, and
     /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
     public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
-        guard !sources.isEmpty else { return .success(0) }
+        guard configuration.source != nil || configuration.receive != nil else { return .success(0) }
         let lock: StateLock
         do { lock = try StateLock(path: configuration.statePath + ".lock") } catch {
             return .failure(WalkIngestError(message: "\(error)"))
@@ -75,7 +86,7 @@ extension Fetcher {
         do {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             var reads: [(source: any StepSource, read: SourceRead)] = []
-            for source in sources {
+            for source in sources(store) {
                 let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.name) }
                 // Saved state that cannot be read is recovered by a fetch, whose report says so.
                 guard saved.problems.isEmpty else {

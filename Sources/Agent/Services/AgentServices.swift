@@ -10,7 +10,7 @@ import ServiceLifecycle
 public enum AgentServices {
     /// The services for `configuration`, in start order. Building them does no I/O; each starts its own in `run()`.
     static func services(
-        configuration: AgentConfiguration, scheduler: AgentScheduler, logger: Logger
+        configuration: AgentConfiguration, scheduler: AgentScheduler, store: StateStore? = nil, logger: Logger
     ) -> [ServiceGroupConfiguration.ServiceConfiguration] {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         let enabled = configuration.disabledReason == nil
@@ -32,6 +32,16 @@ public enum AgentServices {
             .init(
                 service: FetchSignalService(
                     scheduler: scheduler, disabledReason: configuration.disabledReason, logger: logger)))
+        if let receive = configuration.receive {
+            if receive.token == nil {
+                logger.warning("receiver not started: \(receive.tokenProblem ?? "no token")")
+            } else if let store, let receiver = try? ReceiverService(receive: receive, store: store, logger: logger) {
+                // A receiver that cannot listen (its port taken) is logged; the rest goes on.
+                services.append(.init(service: receiver, failureTerminationBehavior: .ignore))
+            } else {
+                logger.error("receiver not started: the state database cannot be opened")
+            }
+        }
         if let push = configuration.push {
             if let token = push.token,
                 let listener = try? PushListener(port: push.port, token: token, scheduler: scheduler)
@@ -67,7 +77,7 @@ public enum AgentServices {
         await recordResolvedConfiguration(configuration, scheduler: scheduler)
         let group = ServiceGroup(
             configuration: .init(
-                services: services(configuration: configuration, scheduler: scheduler, logger: logger),
+                services: services(configuration: configuration, scheduler: scheduler, store: store, logger: logger),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("agent stopped")

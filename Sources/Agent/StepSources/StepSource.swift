@@ -38,15 +38,21 @@ struct SourceRead: Sendable {
     var inputWarnings: [String] = []
     /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
     var finishedInode: UInt64?
+    /// What else the source saves in the same transaction (the received readings it counted).
+    var saveAlso: [@Sendable (Database) throws -> Void] = []
 
     /// Saves the read in `db` (one transaction with the window it closes, if any): steps, bouts and the position.
-    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws {
-        try StateStore.addBuckets(db, buckets)
+    /// Returns the steps it lowered in time already posted (which stay posted).
+    @discardableResult
+    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws -> Int {
+        let lowered = try StateStore.addBuckets(db, buckets).lowered
         for b in bouts {
             try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
                 db, onConflict: .ignore)
         }
         try StateStore.saveSource(db, source: source, next, nowNs: nowNs)
+        for save in saveAlso { try save(db) }
+        return lowered
     }
 }
 

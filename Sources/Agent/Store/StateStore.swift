@@ -149,6 +149,7 @@ public final class StateStore: Sendable {
                     ALTER TABLE fetch_history ADD COLUMN late_steps INTEGER;
                     """)
         }
+        m.registerMigration("v8-received", migrate: ReceivedDevice.migrate)
         return m
     }
 
@@ -421,17 +422,18 @@ public final class StateStore: Sendable {
     }
 
     /// Stores steps per second. Steps for time a posted window already covered are late: they are kept for the next
-    /// window (`WindowStateRecord.lateSteps`), never dropped. Returns how many were late.
+    /// window (`WindowStateRecord.lateSteps`), never dropped. A change that lowers time already posted (a resend with
+    /// a smaller count) lowers nothing posted: it is returned, for the fetch to report.
     @discardableResult
-    static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws -> Int {
+    static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws -> (late: Int, lowered: Int) {
         let postedUntil = try WindowStateRecord.postedUntil(db)
-        var late = 0
+        var net = 0
         if let postedUntil {
-            for (second, count) in buckets where second * 1_000_000_000 < postedUntil { late += count }
+            for (second, count) in buckets where second * 1_000_000_000 < postedUntil { net += count }
         }
-        if late != 0 { try WindowStateRecord.addLateSteps(db, late) }
+        if net > 0 { try WindowStateRecord.addLateSteps(db, net) }
         try insertBuckets(db, buckets)
-        return late
+        return (max(net, 0), max(-net, 0))
     }
 
     private static func insertBuckets(_ db: Database, _ buckets: [Int64: Int]) throws {

@@ -1,0 +1,111 @@
+import FlyingFox
+import Foundation
+import Logging
+import Messages
+import SensorInput
+
+/// One `POST /ingest` request, from the token to the answer: authenticate (in constant time; the token is never
+/// logged or repeated), read the body within `max_body` (inflated when gzip), recognise and parse the payload, commit
+/// it, answer. A refusal names what is wrong and where, and stores nothing.
+struct IngestHandler: Sendable {
+    let token: [UInt8]
+    let maxBody: Int
+    let store: StateStore
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    func answer(_ request: HTTPRequest, pathToken: String?) async throws -> HTTPResponse {
+        let bearer = request.headers[.authorization].flatMap { h -> String? in
+            h.lowercased().hasPrefix("bearer ") ? String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+        }
+        guard let given = bearer ?? pathToken, !token.isEmpty, Self.constantTimeEqual(Array(given.utf8), token) else {
+            var response = Self.json(.unauthorized, ["error": "a valid bearer token is required"])
+            response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
+            return response
+        }
+        let body: Data
+        do {
+            body = try await readBody(request)
+        } catch let refusal as BodyRefusal {
+            return refusal.response
+        }
+        let format = request.query.first { $0.name == "format" }?.value
+        let payload: Payload
+        do {
+            payload = try PayloadFormats.parse(body: body, format: format)
+        } catch let error as PayloadError {
+            return Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""])
+        }
+        if payload.isTest {
+            return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
+        }
+        let committed: ReceivedCommit
+        do {
+            committed = try store.commit(payload, nowNs: Timestamps.nanoseconds(now()))
+        } catch let refusal as ReceiveRefusal {
+            return Self.json(.badRequest, ["error": refusal.description, "format": payload.format])
+        } catch {
+            logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
+            return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])
+        }
+        logger.info(
+            "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.duplicates) duplicates"
+        )
+        var answer: [String: Any] = [
+            "format": payload.format, "readings": committed.readings, "samples": committed.samples,
+            "duplicates": committed.duplicates, "device": committed.devices.joined(separator: ", "),
+        ]
+        if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
+        return Self.json(.ok, answer)
+    }
+
+    /// A request refused before its payload is read.
+    struct BodyRefusal: Error {
+        var response: HTTPResponse
+    }
+
+    /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.
+    func readBody(_ request: HTTPRequest) async throws -> Data {
+        let tooLarge = BodyRefusal(
+            response: Self.json(.payloadTooLarge, ["error": "the body is larger than max_body (\(maxBody) bytes)"]))
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBody { throw tooLarge }
+        var body = Data()
+        for try await chunk in request.bodySequence {
+            body.append(chunk)
+            if body.count > maxBody { throw tooLarge }
+        }
+        guard let encoding = request.headers[.contentEncoding]?.lowercased(), encoding != "identity" else {
+            return body
+        }
+        guard encoding == "gzip" || encoding == "x-gzip" else {
+            throw BodyRefusal(
+                response: Self.json(
+                    .unsupportedMediaType, ["error": "Content-Encoding \(encoding) is not taken: send gzip or none"]))
+        }
+        do {
+            return try GzipBody.inflate(body, limit: maxBody)
+        } catch let failure as GzipBody.Failure {
+            if case .tooLarge = failure { throw tooLarge }
+            throw BodyRefusal(response: Self.json(.badRequest, ["error": failure.description]))
+        }
+    }
+
+    static let methodNotAllowed: HTTPResponse = {
+        var response = json(.methodNotAllowed, ["error": "use POST"])
+        response.headers[HTTPHeader("Allow")] = "POST"
+        return response
+    }()
+
+    static func json(_ status: HTTPStatusCode, _ object: [String: Any]) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json"], body: data)
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var diff = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<max(a.count, b.count) {
+            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return diff == 0
+    }
+}

@@ -1,0 +1,72 @@
+import FlyingFox
+import Foundation
+import Logging
+import Messages
+import SensorInput
+import ServiceLifecycle
+
+/// The receiver (`[receive]`): phones push their steps to `POST /ingest` (Health Auto Export, Health Connect webhook
+/// apps, OwnTracks, our step log). The route only checks the request and hands the payload to the state database;
+/// it answers 200 once what was received is committed, so a crash right after the answer loses nothing, and a
+/// request refused for any reason stores nothing of it, so the phone sends it again.
+public final class ReceiverService: Service, CustomStringConvertible {
+    let server: HTTPServer
+    let receive: AgentConfiguration.Receive
+    let store: StateStore
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Binds nothing yet: the server listens in `run()`.
+    public init(
+        receive: AgentConfiguration.Receive, store: StateStore, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
+        self.receive = receive
+        self.store = store
+        self.logger = logger
+        self.now = now
+        // FlyingFox's own logging stays off: request lines would carry `/ingest/TOKEN`.
+        server = HTTPServer(
+            address: try .inet(ip4: receive.host, port: receive.port), timeout: 30, logger: .disabled)
+    }
+
+    public var description: String { "receiver (\(receive.host):\(receive.port))" }
+
+    public func run() async throws {
+        do {
+            try await withGracefulShutdownHandler {
+                try await serve()
+            } onGracefulShutdown: {
+                Task { await self.stop() }
+            }
+        } catch {
+            if !Task.isCancelled && !Task.isShuttingDownGracefully { throw error }
+        }
+    }
+
+    private func serve() async throws {
+        let handler = IngestHandler(
+            token: Array((receive.token ?? "").utf8), maxBody: receive.maxBody, store: store, logger: logger,
+            now: now)
+        await server.appendClosingRoute("POST /ingest") { try await handler.answer($0, pathToken: nil) }
+        await server.appendClosingRoute("POST /ingest/:token") { request in
+            try await handler.answer(request, pathToken: request.routeParameters["token"])
+        }
+        await server.appendClosingRoute("/ingest") { _ in IngestHandler.methodNotAllowed }
+        await server.appendClosingRoute("/ingest/:token") { _ in IngestHandler.methodNotAllowed }
+        await server.appendClosingRoute("*") { _ in
+            IngestHandler.json(.notFound, ["error": "not found: the receiver takes POST /ingest"])
+        }
+        try await server.run()
+    }
+
+    public func waitUntilListening() async throws { try await server.waitUntilListening() }
+
+    /// The bound port (for tests that listen on port 0).
+    public func port() async -> UInt16? {
+        if case .ip4(_, let port) = await server.listeningAddress { return port }
+        return nil
+    }
+
+    public func stop() async { await server.stop(timeout: 1) }
+}

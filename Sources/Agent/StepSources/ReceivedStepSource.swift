@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import SensorInput
+
+/// The step readings phones pushed to the receiver (`[receive]`), as one source: each fetch counts the readings that
+/// arrived or changed since the last, by the one reading rule. A resend that changes a reading (today's growing
+/// total) adds only its difference; one that lowers time already posted lowers nothing posted, and the fetch says
+/// so. Its watermark is the earliest end of data of the devices heard within `settle`: windows wait for a device
+/// that is still sending, not for one that has gone quiet.
+struct ReceivedStepSource: StepSource {
+    let store: StateStore
+    /// How long windows wait for a device that has gone quiet.
+    let settleNs: Int64
+
+    var name: String { "receive" }
+
+    func didSave(_ read: SourceRead) {}
+
+    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
+        try store.writer.read { db in
+            var read = SourceRead(next: saved, watermarkNs: try watermark(db, nowNs: nowNs))
+            var counted: [(ReceivedReadingRecord, StepReading)] = []
+            let devices = try String.fetchAll(
+                db,
+                ReceivedReadingRecord.filter(ReceivedReadingRecord.Columns.changed == true)
+                    .select(ReceivedReadingRecord.Columns.device).distinct())
+            for device in devices {
+                for (row, now) in try recount(device, db) {
+                    if let before = row.counted {
+                        before.stepsPerSecond { read.buckets[$0, default: 0] -= $1 }
+                    }
+                    now.stepsPerSecond { read.buckets[$0, default: 0] += $1 }
+                    counted.append((row, now))
+                }
+            }
+            read.buckets = read.buckets.filter { $0.value != 0 }
+            let firstData = counted.map(\.1.startNs).min()
+            read.next.firstDataNs = [saved.firstDataNs, firstData].compactMap { $0 }.min()
+            let marks = counted
+            read.saveAlso.append { db in try Self.markCounted(marks, db) }
+            return read
+        }
+    }
+
+    /// The device's readings from the earliest changed one on, each with what it counts now: its microsteps summed
+    /// in time order with those before it, then rounded (fractional counts are summed, then rounded), so a change
+    /// moves the rounding of the readings after it too. Only readings whose count or time changed are returned.
+    func recount(_ device: String, _ db: Database) throws -> [(ReceivedReadingRecord, StepReading)] {
+        typealias C = ReceivedReadingRecord.Columns
+        let mine = ReceivedReadingRecord.filter(C.device == device)
+        guard
+            let earliest = try Int64.fetchOne(
+                db, mine.filter(C.changed == true).select(min(C.startNs)))
+        else { return [] }
+        var micro =
+            try Int64.fetchOne(db, mine.filter(C.startNs < earliest).select(sum(C.microsteps))) ?? 0
+        var roundedBefore = Self.rounded(micro)
+        var out: [(ReceivedReadingRecord, StepReading)] = []
+        for row in try mine.filter(C.startNs >= earliest).order(C.startNs, C.key).fetchAll(db) {
+            micro += row.microsteps
+            let roundedNow = Self.rounded(micro)
+            let now = StepReading(startNs: row.startNs, endNs: row.endNs, steps: roundedNow - roundedBefore)
+            roundedBefore = roundedNow
+            if row.changed || row.counted != now { out.append((row, now)) }
+        }
+        return out
+    }
+
+    static func rounded(_ microsteps: Int64) -> Int {
+        Int((microsteps + (microsteps >= 0 ? 500_000 : -500_000)) / 1_000_000)
+    }
+
+    /// Records what the steps table now holds for each reading; a reading replaced again since it was read stays
+    /// changed, for the next fetch.
+    static func markCounted(_ marks: [(ReceivedReadingRecord, StepReading)], _ db: Database) throws {
+        typealias C = ReceivedReadingRecord.Columns
+        for (row, now) in marks {
+            let same = ReceivedReadingRecord.filter(C.device == row.device && C.key == row.key)
+            try same.updateAll(
+                db, C.countedStartNs.set(to: now.startNs), C.countedEndNs.set(to: now.endNs),
+                C.countedSteps.set(to: now.steps))
+            try same.filter(C.startNs == row.startNs && C.endNs == row.endNs && C.microsteps == row.microsteps)
+                .updateAll(db, C.changed.set(to: false))
+        }
+    }
+
+    /// The earliest end of data of the devices heard within `settle`; `nowNs` when none is.
+    func watermark(_ db: Database, nowNs: Int64) throws -> Int64 {
+        let active = try ReceivedDevice.filter(ReceivedDevice.Columns.lastHeardNs >= nowNs - settleNs).fetchAll(db)
+        return active.compactMap(\.dataEndNs).min().map { min($0, nowNs) } ?? nowNs
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import SensorInput
+
+/// A device that pushed to the receiver (`received_device`): what `status` lists, and what the received source's
+/// watermark waits for.
+public struct ReceivedDevice: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "received_device"
+    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    public enum Columns {
+        static let device = Column("device")
+        static let lastHeardNs = Column("last_heard_ns")
+    }
+    /// The device as its app names it (a Health Auto Export source, a Health Connect app, an OwnTracks user).
+    public var device: String
+    /// The payload format it sends.
+    public var format: String
+    public var firstHeardNs: Int64
+    public var lastHeardNs: Int64
+    /// The end of the latest data it sent: up to here its data has arrived.
+    public var dataEndNs: Int64?
+    /// Readings received (resends included) and samples received.
+    public var readings: Int
+    public var samples: Int
+
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE received_device (
+                    device TEXT PRIMARY KEY, format TEXT NOT NULL, first_heard_ns INTEGER NOT NULL,
+                    last_heard_ns INTEGER NOT NULL, data_end_ns INTEGER, readings INTEGER NOT NULL DEFAULT 0,
+                    samples INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE received_reading (
+                    device TEXT NOT NULL, key TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                    microsteps INTEGER NOT NULL, changed INTEGER NOT NULL DEFAULT 1,
+                    counted_start_ns INTEGER, counted_end_ns INTEGER, counted_steps INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (device, key)) WITHOUT ROWID;
+                CREATE INDEX received_reading_time ON received_reading (device, start_ns, key);
+                CREATE INDEX received_reading_changed ON received_reading (changed) WHERE changed = 1;
+                """)
+    }
+}
+
+/// A step reading a device pushed (`received_reading`), keyed by what makes a resend a replacement: Health Auto
+/// Export's metric and start, Health Connect's `start_time`, OwnTracks' `from`. `changed` until a fetch has counted
+/// its latest value; `counted_*` is what the steps table holds for it.
+struct ReceivedReadingRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "received_reading"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    enum Columns {
+        static let device = Column("device")
+        static let key = Column("key")
+        static let startNs = Column("start_ns")
+        static let endNs = Column("end_ns")
+        static let microsteps = Column("microsteps")
+        static let changed = Column("changed")
+        static let countedStartNs = Column("counted_start_ns")
+        static let countedEndNs = Column("counted_end_ns")
+        static let countedSteps = Column("counted_steps")
+    }
+    var device: String
+    var key: String
+    var startNs: Int64
+    var endNs: Int64
+    /// Steps in millionths (Health Auto Export's aggregated counts are fractional: summed, then rounded).
+    var microsteps: Int64
+    var changed: Bool
+    var countedStartNs: Int64?
+    var countedEndNs: Int64?
+    var countedSteps: Int
+
+    /// What the steps table holds for it, as a reading.
+    var counted: StepReading? {
+        guard let start = countedStartNs, let end = countedEndNs else { return nil }
+        return StepReading(startNs: start, endNs: end, steps: countedSteps)
+    }
+}
+
+/// What one payload changed in the state, for the receiver's answer.
+public struct ReceivedCommit: Sendable, Equatable {
+    public var readings = 0
+    public var samples = 0
+    /// Items already received with the same value (a resend), which changed nothing.
+    public var duplicates = 0
+    /// The devices the payload was about.
+    public var devices: [String] = []
+}
+
+extension StateStore {
+    /// Stores what a payload holds in one transaction, before the receiver answers: a reading replaces the device's
+    /// earlier one with the same key (a resend with the same value is a duplicate), and marks it for the next fetch.
+    public func commit(_ payload: Payload, nowNs: Int64) throws -> ReceivedCommit {
+        try writer.write { db in try Self.commit(payload, nowNs: nowNs, db) }
+    }
+
+    static func commit(_ payload: Payload, nowNs: Int64, _ db: Database) throws -> ReceivedCommit {
+        var result = ReceivedCommit()
+        var heard: [String: (readings: Int, samples: Int, dataEnd: Int64?)] = [:]
+        func store(device: String, key: String, reading: StepReading, microsteps: Int64) throws {
+            var entry = heard[device] ?? (0, 0, nil)
+            entry.readings += 1
+            entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs)
+            heard[device] = entry
+            let existing = try ReceivedReadingRecord.fetchOne(db, key: ["device": device, "key": key])
+            if var row = existing {
+                guard row.startNs != reading.startNs || row.endNs != reading.endNs || row.microsteps != microsteps
+                else {
+                    result.duplicates += 1
+                    return
+                }
+                row.startNs = reading.startNs
+                row.endNs = reading.endNs
+                row.microsteps = microsteps
+                row.changed = true
+                try row.update(db)
+            } else {
+                try ReceivedReadingRecord(
+                    device: device, key: key, startNs: reading.startNs, endNs: reading.endNs, microsteps: microsteps,
+                    changed: true, countedStartNs: nil, countedEndNs: nil, countedSteps: 0
+                ).insert(db)
+            }
+            result.readings += 1
+        }
+        for item in payload.items {
+            switch item {
+            case .replacing(let device, let key, let reading, let microsteps):
+                try store(device: device, key: key, reading: reading, microsteps: microsteps)
+            case .adding(let device, let reading):
+                // An adding reading has no key of its own: one that is identical to one received is a resend.
+                let key = "\(reading.startNs)-\(reading.endNs)-\(reading.steps)"
+                try store(device: device, key: key, reading: reading, microsteps: Int64(reading.steps) * 1_000_000)
+            case .sample, .runningTotal:
+                throw ReceiveRefusal.unsupported(
+                    "\(payload.format) acceleration and pedometer streams are recognised but not counted by this version"
+                )
+            }
+        }
+        for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
+            var row =
+                try ReceivedDevice.fetchOne(db, key: device)
+                ?? ReceivedDevice(
+                    device: device, format: payload.format, firstHeardNs: nowNs, lastHeardNs: nowNs, dataEndNs: nil,
+                    readings: 0, samples: 0)
+            row.format = payload.format
+            row.lastHeardNs = nowNs
+            row.dataEndNs = max(row.dataEndNs ?? entry.dataEnd ?? nowNs, entry.dataEnd ?? row.dataEndNs ?? nowNs)
+            row.readings += entry.readings
+            row.samples += entry.samples
+            try row.save(db)
+            result.devices.append(device)
+        }
+        return result
+    }
+
+    /// The devices that pushed, most recently heard first.
+    public func receivedDevices() throws -> [ReceivedDevice] {
+        try writer.read { db in
+            try ReceivedDevice.order(ReceivedDevice.Columns.lastHeardNs.desc).fetchAll(db)
+        }
+    }
+}
+
+/// A payload the receiver understood but does not take.
+public enum ReceiveRefusal: Error, Equatable, CustomStringConvertible {
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case .unsupported(let why): return why
+        }
+    }
+}
