@@ -66,7 +66,7 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 # swift-format with the committed .swift-format (4 spaces, 120 columns).
-FORMAT_PATHS := Package.swift Sources Tests fuzz bench
+FORMAT_PATHS := Package.swift Plugins Sources Tests fuzz bench
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
 

@@ -2,6 +2,7 @@
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
 // modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Analysis, Agent, steptweet.
+// EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
 let package = Package(
@@ -48,7 +49,8 @@ let package = Package(
             exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
         .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
-        // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
+        // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon. The demo
+        // recording is built into it (the EmbedDemoRecording plugin), so `steptweet demo` needs no checkout.
         .target(
             name: "Agent",
             dependencies: [
@@ -59,7 +61,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
-            ], exclude: ["README.md"]),
+            ], exclude: ["README.md"], plugins: ["EmbedDemoRecording"]),
+        // Build tools: a text file as a Swift string, run by the plugin that embeds the demo recording in Agent.
+        .executableTarget(name: "EmbedText", exclude: ["README.md"]),
+        .plugin(name: "EmbedDemoRecording", capability: .buildTool(), dependencies: ["EmbedText"]),
         // Argument parsing and wiring only.
         .executableTarget(
             name: "steptweet",

@@ -78,12 +78,15 @@ enum Steptweet {
         }
     }
 
-    /// Runs the built binary with `arguments` in `root`, with `stdin` on its standard input (closed after it).
-    static func runProcess(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+    /// Runs `executable` (default: the built binary) with `arguments` in `directory` (default: `root`), with `stdin`
+    /// on its standard input (closed after it).
+    static func runProcess(
+        _ arguments: [String], stdin: String? = nil, executable: URL = binary, in directory: URL = root
+    ) throws -> CommandResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = root
+        process.currentDirectoryURL = directory
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
