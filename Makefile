@@ -5,19 +5,30 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all deps build release static man install demo test unit-test integration-test bench fuzz clean format lint
+.PHONY: all deps test-deps build release static man install demo test unit-test integration-test bench fuzz clean format lint
 
 all: build
 
-# Installs the Debian packages the build links against, only when they are missing.
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# What the unit tests need beyond the build: rsvg-convert, to look at the pixels of `count --plot`'s pictures.
+TEST_APT_PACKAGES := librsvg2-bin
+
+# Installs the Debian packages in $(1) that are missing.
+define apt_install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+# The Debian packages the build links against.
+deps:
+	$(call apt_install_missing,$(APT_PACKAGES))
+
+test-deps:
+	$(call apt_install_missing,$(TEST_APT_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -50,7 +61,7 @@ demo: build
 test: deps unit-test integration-test
 
 # Everything but the suite that needs real servers (IntegrationTests fails without them, on purpose).
-unit-test:
+unit-test: test-deps
 	$(SWIFT) test --skip IntegrationTests
 
 # Synapse and mastodon-mock from PyPI on 127.0.0.1 (venv cached in .venv-integration/), then IntegrationTests.

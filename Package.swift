@@ -74,13 +74,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, the
-        // loopback servers (closing each connection through Agent's `appendClosingRoute`).
+        // loopback servers (closing each connection through Agent's `appendClosingRoute`), SVGs as pixels (zlib).
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(
             name: "TestSupport",
             dependencies: [
-                "SensorInput", "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"),
+                "SensorInput", "Publishing", "Agent", "CZlib", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.
