@@ -41,15 +41,22 @@ release: deps
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product steptweet --scratch-path .build-static
 
-# The man page, from the command's own help (swift-argument-parser's generate-manual plugin).
+# The man pages: steptweet(1) from the command's own help (swift-argument-parser's generate-manual plugin), and
+# steptweet.toml(5), the configuration's keys, from the sample `steptweet init` writes (`init --man-page`).
 MANUAL := .build/plugins/GenerateManual/outputs/steptweet/steptweet.1
+CONFIG_MANUAL := .build/man/steptweet.toml.5
 man: deps
 	$(SWIFT) package generate-manual --configuration debug --authors "StepCountTweeter developers"
+	$(SWIFT) build --product steptweet
+	mkdir -p $(dir $(CONFIG_MANUAL))
+	"$$($(SWIFT) build --show-bin-path)/steptweet" init --man-page > $(CONFIG_MANUAL).partial
+	mv $(CONFIG_MANUAL).partial $(CONFIG_MANUAL)
 
-# The binary, its man page and bash, zsh and fish completions under $(PREFIX) (default ~/.local).
+# The binary, its man pages and bash, zsh and fish completions under $(PREFIX) (default ~/.local).
 install: static man
 	install -D -m 755 .build-static/release/steptweet $(PREFIX)/bin/steptweet
 	install -D -m 644 $(MANUAL) $(PREFIX)/share/man/man1/steptweet.1
+	install -D -m 644 $(CONFIG_MANUAL) $(PREFIX)/share/man/man5/steptweet.toml.5
 	mkdir -p $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/zsh/site-functions $(PREFIX)/share/fish/vendor_completions.d
 	$(PREFIX)/bin/steptweet --generate-completion-script bash > $(PREFIX)/share/bash-completion/completions/steptweet
 	$(PREFIX)/bin/steptweet --generate-completion-script zsh > $(PREFIX)/share/zsh/site-functions/_steptweet

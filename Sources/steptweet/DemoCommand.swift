@@ -9,9 +9,12 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Replay a committed walk recording as if live and run background fetches on a virtual clock.",
         discussion: """
-            Needs no configuration and no network: the recording is replayed into a growing file, each fetch stores
-            its state in a temporary SQLite file and posts to an in-process HTTP endpoint on 127.0.0.1, which refuses
-            one post on purpose; the next fetch delivers it from the outbox. Example: steptweet demo
+            Needs no configuration and no network: the recording is replayed into a growing file, each fetch stores \
+            its state in a temporary SQLite file and posts to an in-process HTTP endpoint on 127.0.0.1, which \
+            refuses one post on purpose; the next fetch delivers it from the outbox.
+
+            Example:
+              steptweet demo
             """
     )
 
