@@ -31,9 +31,14 @@ let source = """
     }
 
     """
+// Written beside OUTPUT and renamed over it, so a build never compiles half a file. (Foundation's `.atomic` goes
+// through a folder in /tmp that it leaves behind on Linux.)
+let partial = output + ".partial"
 do {
-    try Data(source.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+    try Data(source.utf8).write(to: URL(fileURLWithPath: partial))
+    guard rename(partial, output) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
 } catch {
+    unlink(partial)
     FileHandle.standardError.write(Data("EmbedText: \(output): \(error)\n".utf8))
     exit(73)
 }
