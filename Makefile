@@ -4,20 +4,32 @@ APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local
+STRIP ?= strip
 
-.PHONY: all deps build release static man install demo test unit-test integration-test bench fuzz clean format lint
+.PHONY: all deps test-deps build release static man install demo test unit-test integration-test install-test bench fuzz clean format lint
 
 all: build
 
-# Installs the Debian packages the build links against, only when they are missing.
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# What the unit tests need beyond the build: rsvg-convert, to look at the pixels of `count --plot`'s pictures.
+TEST_APT_PACKAGES := librsvg2-bin
+
+# Installs the Debian packages in $(1) that are missing.
+define apt_install_missing
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+# The Debian packages the build links against.
+deps:
+	$(call apt_install_missing,$(APT_PACKAGES))
+
+test-deps:
+	$(call apt_install_missing,$(TEST_APT_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -26,19 +38,27 @@ release: deps
 	$(SWIFT) build -c release
 
 # The binary to install: Swift runtime and Foundation linked in, so an idle agent can give their pages back
-# (20.1 MB resident when idle instead of 27-28 MB with the shared libraries; bench/idle_rss_result.txt).
+# (21.6-21.8 MB resident when idle, stripped, instead of 27-28 MB with the shared libraries; bench/idle_rss_result.txt).
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product steptweet --scratch-path .build-static
 
-# The man page, from the command's own help (swift-argument-parser's generate-manual plugin).
+# The man pages: steptweet(1) from the command's own help (swift-argument-parser's generate-manual plugin), and
+# steptweet.toml(5), the configuration's keys, from the sample `steptweet init` writes (`init --man-page`).
 MANUAL := .build/plugins/GenerateManual/outputs/steptweet/steptweet.1
+CONFIG_MANUAL := .build/man/steptweet.toml.5
 man: deps
 	$(SWIFT) package generate-manual --configuration debug --authors "StepCountTweeter developers"
+	$(SWIFT) build --product steptweet
+	mkdir -p $(dir $(CONFIG_MANUAL))
+	"$$($(SWIFT) build --show-bin-path)/steptweet" init --man-page > $(CONFIG_MANUAL).partial
+	mv $(CONFIG_MANUAL).partial $(CONFIG_MANUAL)
 
-# The binary, its man page and bash, zsh and fish completions under $(PREFIX) (default ~/.local).
+# The binary, its man page and bash, zsh and fish completions under $(PREFIX) (default ~/.local). The binary is
+# stripped: its symbol table and debug information are most of its size on disk and none of what it runs.
 install: static man
-	install -D -m 755 .build-static/release/steptweet $(PREFIX)/bin/steptweet
+	install -D -m 755 -s --strip-program=$(STRIP) .build-static/release/steptweet $(PREFIX)/bin/steptweet
 	install -D -m 644 $(MANUAL) $(PREFIX)/share/man/man1/steptweet.1
+	install -D -m 644 $(CONFIG_MANUAL) $(PREFIX)/share/man/man5/steptweet.toml.5
 	mkdir -p $(PREFIX)/share/bash-completion/completions $(PREFIX)/share/zsh/site-functions $(PREFIX)/share/fish/vendor_completions.d
 	$(PREFIX)/bin/steptweet --generate-completion-script bash > $(PREFIX)/share/bash-completion/completions/steptweet
 	$(PREFIX)/bin/steptweet --generate-completion-script zsh > $(PREFIX)/share/zsh/site-functions/_steptweet
@@ -50,12 +70,16 @@ demo: build
 test: deps unit-test integration-test
 
 # Everything but the suite that needs real servers (IntegrationTests fails without them, on purpose).
-unit-test:
+unit-test: test-deps
 	$(SWIFT) test --skip IntegrationTests
 
 # Synapse and mastodon-mock from PyPI on 127.0.0.1 (venv cached in .venv-integration/), then IntegrationTests.
 integration-test:
 	SWIFT=$(SWIFT) Tests/integration/run.sh
+
+# `make install` into a temporary PREFIX; checks the installed copy away from the checkout (stripped, demo, man pages).
+install-test:
+	Tests/install/run.sh
 
 bench: static
 	bash bench/run.sh
@@ -66,7 +90,7 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 # swift-format with the committed .swift-format (4 spaces, 120 columns).
-FORMAT_PATHS := Package.swift Sources Tests fuzz bench
+FORMAT_PATHS := Package.swift Plugins Sources Tests fuzz bench
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(FORMAT_PATHS)
 

@@ -2,6 +2,7 @@
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
 // modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Analysis, Agent, steptweet.
+// EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
 let package = Package(
@@ -48,7 +49,8 @@ let package = Package(
             exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
         .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
-        // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon.
+        // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon. The demo
+        // recording is built into it (the EmbedDemoRecording plugin), so `steptweet demo` needs no checkout.
         .target(
             name: "Agent",
             dependencies: [
@@ -59,7 +61,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
-            ], exclude: ["README.md"]),
+            ], exclude: ["README.md"], plugins: ["EmbedDemoRecording"]),
+        // Build tools: a text file as a Swift string, run by the plugin that embeds the demo recording in Agent.
+        .executableTarget(name: "EmbedText", exclude: ["README.md"]),
+        .plugin(name: "EmbedDemoRecording", capability: .buildTool(), dependencies: ["EmbedText"]),
         // Argument parsing and wiring only.
         .executableTarget(
             name: "steptweet",
@@ -69,13 +74,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, the
-        // loopback servers (closing each connection through Agent's `appendClosingRoute`).
+        // loopback servers (closing each connection through Agent's `appendClosingRoute`), SVGs as pixels (zlib).
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(
             name: "TestSupport",
             dependencies: [
-                "SensorInput", "Publishing", "Agent", .product(name: "FlyingFox", package: "FlyingFox"),
+                "SensorInput", "Publishing", "Agent", "CZlib", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.

@@ -61,11 +61,19 @@ struct Envelope {
         return pick(a, b)
     }
 
-    /// The bucket holding `timeNs`, if any.
-    func bucket(at timeNs: Int64) -> Int? {
-        guard let start = startNs, timeNs >= start else { return nil }
-        let index = Int((timeNs - start) / bucketNs)
-        return index < lows.count ? index : nil
+    /// The highest value of the bucket holding `timeNs`, or of the nearest bucket with samples within `withinNs`:
+    /// a step's time may fall in an empty bucket between two samples when the buckets are shorter than the sample
+    /// interval.
+    func peak(near timeNs: Int64, withinNs: Int64) -> Double? {
+        guard let start = startNs, !highs.isEmpty else { return nil }
+        let index = Int(max(timeNs - start, 0) / bucketNs)
+        let reach = Int(withinNs / bucketNs)
+        for distance in 0...reach {
+            for i in [index - distance, index + distance] where highs.indices.contains(i) && !highs[i].isNaN {
+                return highs[i]
+            }
+        }
+        return nil
     }
 }
 
@@ -78,8 +86,12 @@ public struct PlotWriteError: Error, CustomStringConvertible {
 }
 
 /// Writes an SVG picture of a recording: the acceleration magnitude over time (as a min/max band, decimated for long
-/// recordings), every counted step as a red tick, and walking bouts shaded. A person checks the count by looking.
+/// recordings), every counted step as a red tick, walking bouts shaded, and along the bottom what the walking recognizer
+/// decided about each second. A person checks the count by looking.
 public enum StepPlot {
+    /// Empty buckets shorter than this are sampling, not a gap: the signal is drawn across them.
+    static let gapNs: Int64 = 1_000_000_000
+
     /// Counts `path` (the full-resolution count, as `steptweet count`) and writes the picture to `svgPath`.
     @discardableResult
     public static func write(
@@ -104,11 +116,13 @@ public enum StepPlot {
                 }
             })
         let title = (path as NSString).lastPathComponent
+        let zone = options.timeZone ?? TimeZone.current
         let svg =
             result.kind == .steps
-            ? renderReadings(title: title, result: result, width: max(width, 190), height: max(height, 160))
+            ? renderReadings(
+                title: title, result: result, zone: zone, width: max(width, 190), height: max(height, 160))
             : render(
-                title: title, result: result, envelope: envelope, recognition: recognition,
+                title: title, result: result, envelope: envelope, recognition: recognition, zone: zone,
                 width: max(width, 190), height: max(height, 160))
         // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
         // through a folder in /tmp that it leaves behind on Linux; its errors say "The file doesn't exist" without
@@ -151,9 +165,10 @@ public enum StepPlot {
 
     static func f(_ v: Double) -> String { String(format: "%.1f", v) }
 
+    /// The picture of an acceleration recording; times in `zone` when the recording's are wall-clock times.
     static func render(
         title: String, result: RecordingCount, envelope: Envelope, recognition: Recognition = Recognition(),
-        width: Int, height: Int
+        zone: TimeZone, width: Int, height: Int
     ) -> String {
         let finite = envelope.highs.filter { !$0.isNaN }
         var lowest = envelope.lows.filter { !$0.isNaN }.min() ?? 0
@@ -178,14 +193,19 @@ public enum StepPlot {
         if !recognition.refused.isEmpty { heading += ", \(recognition.refused.count) refused as not walking" }
         out +=
             "<text x=\"\(f(frame.left))\" y=\"22\" font-size=\"15\">\(heading), \(result.summary.samples) samples</text>\n"
-        out += recognitionShading(recognition, frame)
         for bout in result.bouts {
             let x0 = frame.x(bout.startNs)
             let x1 = max(frame.x(bout.endNs), x0 + 1)
             out +=
                 "<rect x=\"\(f(x0))\" y=\"\(f(frame.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(frame.plotH))\" fill=\"#cfe8cf\"/>\n"
         }
-        out += axes(frame)
+        let axis =
+            result.summary.absoluteTime
+            ? PlotTimeAxis.wallClock(startNs: frame.start, spanNs: frame.spanNs, zone: zone)
+            : PlotTimeAxis.sinceStart(startNs: frame.start, spanNs: frame.spanNs)
+        out += axes(frame, time: axis)
+        // Over the bouts' shading, which is opaque: drawn before it, the band could not be seen under any walk.
+        out += recognitionShading(recognition, frame)
         out += signal(envelope, frame)
         out += stepTicks(result.stepTimes, color: "#d62728", envelope: envelope, frame: frame)
         out += stepTicks(recognition.refused, color: "#999999", envelope: envelope, frame: frame)
@@ -196,17 +216,27 @@ public enum StepPlot {
         return out
     }
 
+    /// Height of the recognizer's band along the bottom of the plot, in pixels.
+    static let bandHeight = 10.0
+
     /// A band along the bottom of the plot: each scored window's middle second, green where the recognizer found
-    /// walking, orange where it refused the motion (darker the surer it was).
+    /// walking, orange where it refused the motion (darker the surer it was), on white, so a bout's shading does not
+    /// tint it. A window the recognizer skipped (every other one inside a confident walk) keeps the decision before it.
     static func recognitionShading(_ recognition: Recognition, _ frame: Frame) -> String {
         guard let enter = recognition.enter else { return "" }
-        var out = ""
-        let band = 10.0
+        let band = bandHeight
         let y0 = frame.top + frame.plotH - band
-        for d in recognition.decisions {
-            let middle = d.startNs + (d.endNs - d.startNs) / 2
-            let x0 = frame.x(middle - 480_000_000)
-            let x1 = max(frame.x(middle + 480_000_000), x0 + 0.5)
+        var out =
+            "<rect x=\"\(f(frame.left))\" y=\"\(f(y0))\" width=\"\(f(frame.plotW))\" height=\"\(f(band))\" fill=\"white\"/>"
+        let hopNs: Int64 = 960_000_000
+        let middles = recognition.decisions.map { $0.startNs + ($0.endNs - $0.startNs) / 2 }
+        for (i, d) in recognition.decisions.enumerated() {
+            var endNs = middles[i] + hopNs / 2
+            if i + 1 < middles.count, middles[i + 1] - middles[i] <= 2 * hopNs + hopNs / 2 {
+                endNs = middles[i + 1] - hopNs / 2
+            }
+            let x0 = frame.x(middles[i] - hopNs / 2)
+            let x1 = max(frame.x(endNs), x0 + 0.5)
             let walking = d.probability >= enter
             let sureness = walking ? d.probability : 1 - d.probability
             out +=
@@ -215,21 +245,8 @@ public enum StepPlot {
         return out + "\n"
     }
 
-    static func axes(_ frame: Frame) -> String {
-        var out = ""
-        let durationSeconds = frame.spanNs * 1e-9
-        let (unit, unitSeconds) =
-            durationSeconds > 7200 ? ("h", 3600.0) : durationSeconds > 300 ? ("min", 60.0) : ("s", 1.0)
-        let tickStep = niceStep(durationSeconds / unitSeconds / 10)
-        var tick = 0.0
-        while tick <= durationSeconds / unitSeconds + 1e-9 {
-            let px = frame.left + tick * unitSeconds / durationSeconds * frame.plotW
-            out +=
-                "<line x1=\"\(f(px))\" y1=\"\(f(frame.top))\" x2=\"\(f(px))\" y2=\"\(f(frame.top + frame.plotH))\" stroke=\"#e4e4e4\"/>"
-            out +=
-                "<text x=\"\(f(px))\" y=\"\(f(frame.top + frame.plotH + 16))\" text-anchor=\"middle\">\(label(tick))</text>\n"
-            tick += tickStep
-        }
+    static func axes(_ frame: Frame, time: PlotTimeAxis) -> String {
+        var out = timeTicks(time, left: frame.left, top: frame.top, height: frame.plotH, x: frame.x)
         let valueStep = niceStep((frame.highest - frame.lowest) / 6)
         var value = (frame.lowest / valueStep).rounded(.up) * valueStep
         while value <= frame.highest {
@@ -241,13 +258,28 @@ public enum StepPlot {
         }
         let midY = frame.top + frame.plotH / 2
         out +=
-            "<text x=\"\(f(frame.left + frame.plotW / 2))\" y=\"\(f(Double(frame.height) - 8))\" text-anchor=\"middle\">time since the first sample (\(unit))</text>\n"
+            "<text x=\"\(f(frame.left + frame.plotW / 2))\" y=\"\(f(Double(frame.height) - 8))\" text-anchor=\"middle\">\(time.title)</text>\n"
         out +=
             "<text x=\"16\" y=\"\(f(midY))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(midY)))\">|a| (m/s²)</text>\n"
         return out
     }
 
-    /// The magnitude as a min/max band (a line when a bucket holds one sample).
+    /// A vertical grid line and a label below the plot at each tick of `time` (those left of the plot are left out).
+    static func timeTicks(
+        _ time: PlotTimeAxis, left: Double, top: Double, height: Double, x: (Int64) -> Double
+    ) -> String {
+        var out = ""
+        for tick in time.ticks where x(tick.ns) >= left - 0.5 {
+            let px = x(tick.ns)
+            out +=
+                "<line x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(top + height))\" stroke=\"#e4e4e4\"/>"
+            out += "<text x=\"\(f(px))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(tick.label)</text>\n"
+        }
+        return out
+    }
+
+    /// The magnitude as a min/max band (a line when a bucket holds one sample), broken only at gaps of `gapNs` or
+    /// more: buckets shorter than the sample interval leave empty ones between samples.
     static func signal(_ envelope: Envelope, _ frame: Frame) -> String {
         var segments: [String] = []
         var upper = ""
@@ -259,11 +291,11 @@ public enum StepPlot {
             upper = ""
             lowerPoints.removeAll()
         }
-        for i in envelope.lows.indices {
-            if envelope.lows[i].isNaN {
-                flush()
-                continue
-            }
+        let gapBuckets = Int(gapNs / envelope.bucketNs)
+        var last: Int?
+        for i in envelope.lows.indices where !envelope.lows[i].isNaN {
+            if let last, i - last > gapBuckets { flush() }
+            last = i
             let px = frame.left + (Double(i) + 0.5) / Double(max(envelope.lows.count, 1)) * frame.plotW
             upper += (upper.isEmpty ? "" : " L") + "\(f(px)),\(f(frame.y(envelope.highs[i])))"
             lowerPoints.append("\(f(px)),\(f(frame.y(envelope.lows[i])))")
@@ -273,14 +305,13 @@ public enum StepPlot {
             "<path d=\"\(segments.joined(separator: " "))\" fill=\"#3b6fb6\" fill-opacity=\"0.55\" stroke=\"#3b6fb6\" stroke-width=\"0.8\"/>\n"
     }
 
-    /// A tick above the signal's peak at each step's time.
+    /// A tick above the signal's peak at each step's time, inside the frame.
     static func stepTicks(_ times: [Int64], color: String, envelope: Envelope, frame: Frame) -> String {
         guard !times.isEmpty else { return "" }
         var ticks = ""
         for t in times {
-            let peak =
-                envelope.bucket(at: t).map { envelope.highs[$0] }.flatMap { $0.isNaN ? nil : $0 } ?? frame.highest
-            ticks += "M\(f(frame.x(t))),\(f(frame.y(peak) - 3))v-8"
+            let peak = envelope.peak(near: t, withinNs: gapNs) ?? frame.highest
+            ticks += "M\(f(frame.x(t))),\(f(max(frame.y(peak) - 3, frame.top + 9)))v-8"
         }
         return "<path d=\"\(ticks)\" stroke=\"\(color)\" stroke-width=\"1.2\"/>\n"
     }
@@ -302,71 +333,6 @@ public enum StepPlot {
         return out + "\n"
     }
 
-    static func renderReadings(title: String, result: RecordingCount, width: Int, height: Int) -> String {
-        let left = 60.0
-        let right = 30.0
-        let top = 40.0
-        let bottom = 45.0
-        let plotW = Double(width) - left - right
-        let plotH = Double(height) - top - bottom
-        let first = result.readings.map(\.startNs).min() ?? 0
-        let last = max(result.readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
-        let minute: Int64 = 60_000_000_000
-        let intervals: [(Int64, String)] = [
-            (minute, "1 min"), (5 * minute, "5 min"), (15 * minute, "15 min"),
-            (30 * minute, "30 min"), (60 * minute, "hour"), (360 * minute, "6 h"),
-            (1440 * minute, "day"),
-        ]
-        let (bucketNs, bucketName) = intervals.first { (last - first + $0.0 - 1) / $0.0 <= 240 } ?? intervals.last!
-        let origin = first / bucketNs * bucketNs
-        let count = Int((last - origin + bucketNs - 1) / bucketNs)
-        var bars = [Double](repeating: 0, count: max(count, 1))
-        for r in result.readings {
-            guard r.endNs > r.startNs else {
-                bars[min(bars.count - 1, Int((r.startNs - origin) / bucketNs))] += Double(r.steps)
-                continue
-            }
-            var lo = r.startNs
-            while lo < r.endNs {
-                let index = Int((lo - origin) / bucketNs)
-                let hi = min(r.endNs, origin + Int64(index + 1) * bucketNs)
-                bars[min(bars.count - 1, index)] += Double(r.steps) * Double(hi - lo) / Double(r.endNs - r.startNs)
-                lo = hi
-            }
-        }
-        let highest = max(bars.max() ?? 1, 1)
-        let barW = plotW / Double(bars.count)
-        let stepWord = result.steps == 1 ? "step" : "steps"
-        var out = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
-            <rect width="100%" height="100%" fill="white"/>
-            <text x="\(f(left))" y="22" font-size="15">\(escape(title)): \(result.steps) \(stepWord) in \(result.readings.count) readings, steps per \(bucketName)</text>
-
-            """
-        let valueStep = niceStep(highest / 6)
-        var value = 0.0
-        while value <= highest * 1.0001 {
-            let py = top + plotH - value / highest * plotH
-            out +=
-                "<line x1=\"\(f(left))\" y1=\"\(f(py))\" x2=\"\(f(left + plotW))\" y2=\"\(f(py))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(left - 6))\" y=\"\(f(py + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
-            value += valueStep
-        }
-        for (i, steps) in bars.enumerated() where steps > 0 {
-            let h = steps / highest * plotH
-            out +=
-                "<rect x=\"\(f(left + Double(i) * barW))\" y=\"\(f(top + plotH - h))\" width=\"\(f(max(barW - 1, 0.5)))\" height=\"\(f(h))\" fill=\"#3b6fb6\"/>"
-        }
-        let start = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(origin) / 1e9))
-        out +=
-            "\n<text x=\"\(f(left + plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">\(bars.count) \(bucketName) intervals from \(start)</text>\n"
-        out +=
-            "<text x=\"16\" y=\"\(f(top + plotH / 2))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(top + plotH / 2)))\">steps per \(bucketName)</text>\n"
-        out +=
-            "<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotW))\" height=\"\(f(plotH))\" fill=\"none\" stroke=\"#888\"/>\n</svg>\n"
-        return out
-    }
-
     /// 1, 2 or 5 times a power of ten, at least `raw`.
     static func niceStep(_ raw: Double) -> Double {
         guard raw > 0, raw.isFinite else { return 1 }
@@ -375,12 +341,12 @@ public enum StepPlot {
         return 10 * power
     }
 
-    private static func label(_ v: Double) -> String {
+    static func label(_ v: Double) -> String {
         if abs(v - v.rounded()) < 1e-9 { return String(Int(v.rounded())) }
         return String(format: "%g", v)
     }
 
-    private static func escape(_ s: String) -> String {
+    static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

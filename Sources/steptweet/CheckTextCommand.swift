@@ -30,13 +30,16 @@ struct CheckTextCommand: ParsableCommand {
         commandName: "check-text",
         abstract: "Check a text against a platform's length rules.",
         discussion: """
-            X: twitter-text v3 weighted length (CJK and emoji count 2, every URL 23), limit 280.
-            Mastodon: 500 characters (or --max-characters), URLs 23. Bluesky: 300 graphemes and 3000 UTF-8 bytes.
-            Prints every limit that applies. With --json prints one object: platform, weighted_length, limit, valid and
-            limits (each measure, length, max, within). Exit status 65 when the text does not fit.
-            Reads the text from standard input when it is '-' or missing (one trailing newline is dropped).
+            X: twitter-text v3 weighted length (CJK and emoji count 2, every URL 23), limit 280. Mastodon: 500 \
+            characters (or --max-characters), URLs 23. Bluesky: 300 graphemes and 3000 UTF-8 bytes.
 
-            Example: steptweet check-text --platform x --json '11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩'
+            Prints every limit that applies. With --json prints one object: platform, weighted_length, limit, valid \
+            and limits (each measure, length, max, within). Exit status 65 when the text does not fit. Reads the \
+            text from standard input when it is '-' or missing (one trailing newline is dropped).
+
+            Examples:
+              steptweet check-text --platform x --json '11/21 10:00 〜 10:30 の期間に 1234 歩'
+              steptweet check-text --platform bluesky - < text.txt
             """
     )
 

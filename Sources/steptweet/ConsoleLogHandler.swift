@@ -11,6 +11,8 @@ import Messages
 struct ConsoleLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
+    /// Task-local metadata a `Logger(label:metadataProvider:)` asks for, added to every line.
+    var metadataProvider: Logger.MetadataProvider?
     let zone: TimeZone
     let journal: Bool
 
@@ -25,18 +27,19 @@ struct ConsoleLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-        file: String, function: String, line: UInt
-    ) {
-        Console.current.error(format(level: level, message: message, metadata: explicit) + "\n")
+    func log(event: LogEvent) {
+        var explicit = event.metadata ?? [:]
+        if let error = event.error { explicit["error"] = "\(error)" }
+        Console.current.error(format(level: event.level, message: event.message, metadata: explicit) + "\n")
     }
 
-    /// One line for `message`, without the newline; control characters from files or servers are escaped.
+    /// One line for `message`, without the newline; control characters from files or servers are escaped. Metadata
+    /// is the handler's, then the provider's, then the statement's, a later one winning for the same key.
     func format(
         level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, at date: Date = Date()
     ) -> String {
         var all = metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let explicit { all.merge(explicit) { $1 } }
         let extra =
             all.isEmpty

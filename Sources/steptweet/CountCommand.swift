@@ -10,17 +10,20 @@ struct CountCommand: ParsableCommand {
         commandName: "count",
         abstract: "Count the steps in accelerometer recordings.",
         discussion: """
-            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz,
-            duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. Malformed lines are skipped and reported with file and line,
-            and the rest is counted (exit status 0); --strict stops at the first one instead (exit status 65); a
-            file with no valid line (only a header, or every line malformed) is 65 too.
+            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz, \
+            duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. \
+            Malformed lines are skipped and reported with file and line, and the rest is counted (exit status 0); \
+            --strict stops at the first one instead (exit status 65); a file with no valid line (only a header, or \
+            every line malformed) is 65 too.
 
-            --plot out.svg writes a picture of one recording: the acceleration magnitude over time, every counted
-            step marked, walking bouts shaded (long recordings are decimated for the picture, not for the count).
+            --plot out.svg writes a picture of one recording: the acceleration magnitude over time, every counted \
+            step marked, walking bouts shaded, and along the bottom what the walking recognizer decided about each \
+            second (long recordings are decimated for the picture, not for the count).
 
-            Example: steptweet count --json walk.csv
-                     steptweet count --plot walk.svg walk.csv
-                     steptweet count --jobs 2 --step-times steps.txt month.csv
+            Examples:
+              steptweet count --json walk.csv
+              steptweet count --plot walk.svg walk.csv
+              steptweet count --jobs 2 --step-times steps.txt month.csv
             """
     )
 

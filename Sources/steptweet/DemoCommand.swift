@@ -9,13 +9,17 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Replay a committed walk recording as if live and run background fetches on a virtual clock.",
         discussion: """
-            Needs no configuration and no network: the recording is replayed into a growing file, each fetch stores
-            its state in a temporary SQLite file and posts to an in-process HTTP endpoint on 127.0.0.1, which refuses
-            one post on purpose; the next fetch delivers it from the outbox. Example: steptweet demo
+            Needs no configuration and no network: the recording is replayed into a growing file, each fetch stores \
+            its state in a temporary SQLite file and posts to an in-process HTTP endpoint on 127.0.0.1, which \
+            refuses one post on purpose; the next fetch delivers it from the outbox.
+
+            Example:
+              steptweet demo
             """
     )
 
-    @Option(help: "Recording to replay (default: the committed fixtures/demo_walk_50hz.csv).") var recording: String?
+    @Option(help: "Recording to replay (default: a copy of fixtures/demo_walk_50hz.csv built into steptweet).")
+    var recording: String?
     @Option(help: "IANA time zone for the texts.") var timeZone = "Asia/Tokyo"
     @Option(
         help: ArgumentHelp(
@@ -26,21 +30,18 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let zone = try parseZone(timeZone)
         let startDate = start.date(in: zone)
-        guard let path = recording ?? DemoRunner.defaultRecording() else {
-            throw fail(
-                "demo recording fixtures/demo_walk_50hz.csv not found; pass --recording FILE",
-                status: ExitStatus.noInput)
-        }
+        let source = recording.map(DemoRunner.Recording.file) ?? .embedded
         let composer = try MessageComposer(template: try Template(Template.seed), timeZone: timeZone)
         let clock = DateFormatter()
         clock.locale = Locale(identifier: "en_US_POSIX")
         clock.timeZone = zone
         clock.dateFormat = "MM/dd HH:mm:ss"
         printLine(
-            "demo: replaying \(path) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))")
+            "demo: replaying \(source.name) on a virtual clock from \(Timestamps.format(startDate, zone: zone)) (\(timeZone))"
+        )
         var n = 0
         do {
-            let kept = try await DemoRunner(recording: path, composer: composer, start: startDate).run(prepared: {
+            let kept = try await DemoRunner(recording: source, composer: composer, start: startDate).run(prepared: {
                 url, state in
                 printLine("demo: posting to the loopback endpoint \(url.absoluteString); state in \(state)")
             }) { r in

@@ -8,10 +8,11 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List IIO accelerometers and step counters and evdev accelerometers, with the source.device to use.",
         discussion: """
-            --sample SECONDS polls each IIO accelerometer at 50 Hz and prints the mean magnitude: about 9.81 m/s²
+            --sample SECONDS polls each IIO accelerometer at 50 Hz and prints the mean magnitude: about 9.81 m/s² \
             for a device at rest means scale and units are right. Exit status 69 when no device is found.
 
-            Example: steptweet devices --sample 2
+            Example:
+              steptweet devices --sample 2
             """
     )
 

@@ -11,18 +11,19 @@ struct EvalCommand: ParsableCommand {
         commandName: "eval",
         abstract: "Score the step counter against a manifest of recordings with true step counts.",
         discussion: """
-            The manifest is a CSV whose header names the columns `file` (a recording, relative to the manifest's
-            folder) and `truth_steps` (empty when the count is not known); other columns (activity, placement, …)
-            can group the summary (--by). Prints one line per recording (counted, true, error), then:
-              walking MAPE over the recordings with at least 100 true steps (a percentage error on a handful of
-              steps says nothing);
-              false steps (counted above the truth) over the recordings under 100 true steps, in total and per
-              hour of recording: hand activity, desk work, driving;
-              steps per minute of the recordings without a count, apart.
-            With --by COLUMN the same summary per value of that column; with --json one object with all of it.
+            The manifest is a CSV whose header names the columns `file` (a recording, relative to the manifest's \
+            folder) and `truth_steps` (empty when the count is not known); other columns (activity, placement, …) \
+            can group the summary (--by).
 
-            Example: steptweet eval ../shared/data/steps/manifest.csv
-                     steptweet eval --by activity ../shared/data/activities/manifest.csv
+            Prints one line per recording (counted, true, error), then: walking MAPE over the recordings with at \
+            least 100 true steps (a percentage error on a handful of steps says nothing); false steps (counted above \
+            the truth) over the recordings under 100 true steps, in total and per hour of recording: hand activity, \
+            desk work, driving; steps per minute of the recordings without a count, apart. With --by COLUMN the same \
+            summary per value of that column; with --json one object with all of it.
+
+            Examples:
+              steptweet eval ../shared/data/steps/manifest.csv
+              steptweet eval --by activity ../shared/data/activities/manifest.csv
             """
     )
 

@@ -34,19 +34,24 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Run one background fetch: ingest, count, compose, post; print NewData, NoData or Failed.",
         discussion: """
-            Reads what is new in the source, stores the steps, closes the window and queues its post in the same
-            transaction, then delivers pending posts oldest first within the deadline. The last line is NewData,
-            NoData or `Failed: <reason>`; exit status 0 for NewData and NoData; for Failed, by the kind of problem:
-            75 when it may succeed by itself later (network, a server's 5xx or 429, the lock held, the deadline), 78
-            for configuration or credential problems (a refused post, a source path that does not exist), 65 for a
-            source that cannot be read as its format, 77 for a state folder this user may not write, 73 for a state
-            path that cannot be created. Every Failed fetch is recorded in `steptweet history` (missing
-            credentials too), unless the state database itself cannot be written; a configuration file that cannot
-            be read stops before any fetch (78, nothing to record).
-            With --json the output is one JSON document holding the result (docs/json.md); with --quiet nothing is
+            Reads what is new in the source, stores the steps, closes the window and queues its post in the same \
+            transaction, then delivers pending posts oldest first within the deadline. The last line is NewData, \
+            NoData or `Failed: <reason>`.
+
+            Exit status 0 for NewData and NoData; for Failed, by the kind of problem: 75 when it may succeed by \
+            itself later (network, a server's 5xx or 429, the lock held, the deadline), 78 for configuration or \
+            credential problems (a refused post, a source path that does not exist), 65 for a source that cannot be \
+            read as its format, 77 for a state folder this user may not write, 73 for a state path that cannot be \
+            created. Every Failed fetch is recorded in `steptweet history` (missing credentials too), unless the \
+            state database itself cannot be written; a configuration file that cannot be read stops before any \
+            fetch (78, nothing to record).
+
+            With --json the output is one JSON document holding the result (docs/json.md); with --quiet nothing is \
             printed unless the fetch Failed (for cron, which mails any output).
 
-            Example: steptweet fetch --config ~/.config/steptweet/config.toml --json
+            Examples:
+              steptweet fetch --config ~/.config/steptweet/config.toml --json
+              steptweet fetch --dry-run --now 2026-11-21T10:30
             """
     )
 

@@ -10,8 +10,9 @@ struct HistoryCommand: ParsableCommand {
         commandName: "history",
         abstract: "List past fetches and their results, or chart steps per hour or day (--chart).",
         discussion: """
-            Example: steptweet history --limit 10
-                     steptweet history --chart --by hour
+            Examples:
+              steptweet history --limit 10
+              steptweet history --chart --by hour
             """
     )
 

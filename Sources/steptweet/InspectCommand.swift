@@ -8,16 +8,17 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Describe an input: format, kind, samples or readings, rate, start, end, units, skipped lines.",
         discussion: """
-            The format is detected from the first lines and the file name (--format overrides). With --json one
-            object with file, format, kind, samples, readings, steps, rate_hz, start, end, absolute_time, unit,
-            has_axes and skipped_lines. Times are ISO 8601 UTC when the input's times are wall-clock times, else
-            seconds from the start. Malformed lines are skipped and reported (exit status 0); exit status 65 with
-            --strict at the first one, or for a file with no valid line (only a header, or every line malformed);
+            The format is detected from the first lines and the file name (--format overrides). With --json one \
+            object with file, format, kind, samples, readings, steps, rate_hz, start, end, absolute_time, unit, \
+            has_axes and skipped_lines. Times are ISO 8601 UTC when the input's times are wall-clock times, else \
+            seconds from the start. Malformed lines are skipped and reported (exit status 0); exit status 65 with \
+            --strict at the first one, or for a file with no valid line (only a header, or every line malformed); \
             66 when the file cannot be read.
 
             Formats: \(InputFormats.all.map { "\($0.name) (\($0.kind.rawValue))" }.joined(separator: ", ")).
 
-            Example: steptweet inspect --json "phyphox_Raw Data.csv"
+            Example:
+              steptweet inspect --json "phyphox_Raw Data.csv"
             """
     )
 

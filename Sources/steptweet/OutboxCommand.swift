@@ -9,15 +9,16 @@ struct OutboxCommand: ParsableCommand {
         commandName: "outbox",
         abstract: "List pending, failed and unconfirmed posts; re-queue (retry) or give up (drop) posts by ID.",
         discussion: """
-            A post that failed permanently (HTTP 400/404 after a configuration mistake, say) stays in the outbox
-            until you act: fix the configuration, then `steptweet outbox retry ID` re-queues it for the next fetch,
-            with its original idempotency key, so a post that did reach its target is not doubled.
-            `steptweet outbox drop ID --reason "…"` gives it up and records why. Exit status 66 for an ID with no
-            entry, 65 for an entry already delivered or dropped; the other IDs given are changed.
+            A post that failed permanently (HTTP 400/404 after a configuration mistake, say) stays in the outbox \
+            until you act: fix the configuration, then `steptweet outbox retry ID` re-queues it for the next fetch, \
+            with its original idempotency key, so a post that did reach its target is not doubled. `steptweet outbox \
+            drop ID --reason "…"` gives it up and records why. Exit status 66 for an ID with no entry, 65 for an \
+            entry already delivered or dropped; the other IDs given are changed.
 
-            Example: steptweet outbox
-                     steptweet outbox retry 12 13
-                     steptweet outbox drop 14 --reason "posted by hand"
+            Examples:
+              steptweet outbox
+              steptweet outbox retry 12 13
+              steptweet outbox drop 14 --reason "posted by hand"
             """,
         subcommands: [OutboxList.self, OutboxRetry.self, OutboxDrop.self],
         defaultSubcommand: OutboxList.self

@@ -11,13 +11,16 @@ struct PreviewCommand: ParsableCommand {
         commandName: "preview",
         abstract: "Show the text that would be posted for the steps of a recording or step log in a window.",
         discussion: """
-            The window runs from --start to --now (default: the current time). A recording whose times are relative
-            (e.g. t_ms from 0) is taken to begin at --recording-start, or else at --start. Every input format is
-            accepted: acceleration is run through the step detector; step readings (step logs, Apple Health, Fitbit,
-            ActiGraph epochs, Pedometer.csv) are summed, a reading that straddles an edge of the window counted pro
+            The window runs from --start to --now (default: the current time). A recording whose times are relative \
+            (e.g. t_ms from 0) is taken to begin at --recording-start, or else at --start. Every input format is \
+            accepted: acceleration is run through the step detector; step readings (step logs, Apple Health, Fitbit, \
+            ActiGraph epochs, Pedometer.csv) are summed, a reading that straddles an edge of the window counted pro \
             rata (its steps spread evenly over its interval).
 
-            Example: steptweet preview --source walk.csv --start 2026-11-21T10:00:00+09:00 --now 2026-11-21T10:30:00+09:00 --time-zone Asia/Tokyo
+            Examples:
+              steptweet preview --source walk.csv --time-zone Asia/Tokyo \\
+                --start 2026-11-21T10:00 --now 2026-11-21T10:30
+              steptweet preview --config config.toml --start 2026-11-21
             """
     )
 

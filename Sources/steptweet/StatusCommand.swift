@@ -8,7 +8,12 @@ struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the agent's state: next fetch, last results, pending posts, why fetching is disabled.",
-        discussion: "Reads the state database without changing it. Example: steptweet status --config config.toml"
+        discussion: """
+            Reads the state database without changing it.
+
+            Example:
+              steptweet status --config config.toml
+            """
     )
 
     @OptionGroup var configOptions: ConfigOptions

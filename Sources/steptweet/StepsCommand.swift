@@ -8,7 +8,10 @@ struct StepsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "steps",
         abstract: "Count the stored steps between two times.",
-        discussion: "Example: steptweet steps --from 2026-11-21T10:00:00+09:00 --to 2026-11-21T11:00:00+09:00"
+        discussion: """
+            Example:
+              steptweet steps --from 2026-11-21T10:00:00+09:00 --to 2026-11-21T11:00:00+09:00
+            """
     )
 
     @OptionGroup var configOptions: ConfigOptions

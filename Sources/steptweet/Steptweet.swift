@@ -11,14 +11,17 @@ struct Steptweet: AsyncParsableCommand {
         abstract:
             "Count steps from accelerometer recordings, pedometer logs or a live sensor, and post them on each background fetch.",
         discussion: """
-            Quick look:  steptweet demo
-            Count steps: steptweet count walk.csv
-            Preview:     steptweet preview --source walk.csv --start 2026-11-21T10:00:00+09:00 --time-zone Asia/Tokyo
+            Examples:
+              steptweet demo
+              steptweet count walk.csv
+              steptweet preview --source walk.csv --start 2026-11-21T10:00:00+09:00
 
-            Exit status (sysexits): 0 success (NewData or NoData); 64 usage; 65 input that cannot be read as its
-            format; 66 a missing input named on the command line; 69 no device; 73 an output file exists or cannot
-            be written (the state database too); 75 a temporary failure that may succeed by itself later; 77 a state
+            Exit status (sysexits): 0 success (NewData or NoData); 64 usage; 65 input that cannot be read as its \
+            format; 66 a missing input named on the command line; 69 no device; 73 an output file exists or cannot \
+            be written (the state database too); 75 a temporary failure that may succeed by itself later; 77 a state \
             folder, database or lock this user may not write; 78 configuration or credential problems.
+
+            The configuration file and its keys: steptweet.toml(5); `steptweet init` writes a commented sample. \
             Shell completions: steptweet --generate-completion-script bash|zsh|fish.
             """,
         version: Steptweet.version,

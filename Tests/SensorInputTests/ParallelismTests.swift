@@ -36,10 +36,10 @@ import Testing
         #expect(Parallelism.map(3, jobs: 1) { $0 + 1 } == [1, 2, 3])
     }
 
-    @Test func orderedHandsItemsOverInOrderWithABoundedWindow() throws {
+    @Test func orderedHandsItemsOverInOrderWithABoundedWindow() {
         let inFlight = Counter()
         var seen: [Int] = []
-        try Parallelism.ordered(
+        Parallelism.ordered(
             300, jobs: 3, window: 4,
             produce: { i in
                 inFlight.add(1)

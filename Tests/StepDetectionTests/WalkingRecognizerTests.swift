@@ -166,7 +166,8 @@ enum SyntheticMotion {
             json.removeValue(forKey: "weakPeakNs")
             json.removeValue(forKey: "lastStepWeak")
             for key in ["seekingPeak", "extremeValue", "extremeNs", "troughValue"] {
-                json[key] = try #require(peaks[key])
+                let value: Any = try #require(peaks[key])
+                json[key] = value
             }
         }
         #expect(events == onePass.events)

@@ -85,15 +85,15 @@ enum Steptweet {
         }
     }
 
-    /// Runs the built binary (or `executable`) with `arguments` in `root`, with `stdin` on its standard input (closed
-    /// after it).
-    static func runProcess(_ arguments: [String], stdin: String? = nil, executable: String? = nil) throws
-        -> CommandResult
-    {
+    /// Runs `executable` (default: the built binary) with `arguments` in `directory` (default: `root`), with `stdin`
+    /// on its standard input (closed after it).
+    static func runProcess(
+        _ arguments: [String], stdin: String? = nil, executable: URL = binary, in directory: URL = root
+    ) throws -> CommandResult {
         let process = Process()
-        process.executableURL = executable.map(URL.init(fileURLWithPath:)) ?? binary
+        process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = root
+        process.currentDirectoryURL = directory
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -122,7 +122,8 @@ enum Steptweet {
             throw NeedsSetpriv()
         }
         return try runProcess(
-            ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments, executable: setpriv)
+            ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments,
+            executable: URL(fileURLWithPath: setpriv))
     }
 
     /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in

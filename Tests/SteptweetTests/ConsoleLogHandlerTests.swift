@@ -23,4 +23,30 @@ import Testing
                 == "<3>disk full target=mastodon")
         #expect(handler.format(level: .info, message: "ok \u{1B}[2J", metadata: nil, at: at) == "<6>ok \\x1b[2J")
     }
+
+    /// A Logger's error and its metadata provider's values reach the line: the handler implements `log(event:)`,
+    /// which carries both, instead of swift-log's deprecated flat method, which carries neither.
+    @Test func aLoggedErrorAndProvidedMetadataAreInTheLine() {
+        struct Refused: Error, CustomStringConvertible { var description: String { "HTTP 404: no such hook" } }
+        let lines = LockedLines()
+        let console = Console(output: { _ in }, error: { lines.append($0) }, input: { Data() })
+        let provider = Logger.MetadataProvider { ["trigger": "signal"] }
+        let logger = Logger(label: "test") { _ in
+            var handler = ConsoleLogHandler(level: .info, zone: tokyo, environment: ["JOURNAL_STREAM": "8:1"])
+            handler.metadataProvider = provider
+            return handler
+        }
+        Console.$current.withValue(console) {
+            logger.warning("fetch: Failed", error: Refused(), metadata: ["target": "webhook"])
+        }
+        #expect(lines.all == ["<4>fetch: Failed error=HTTP 404: no such hook target=webhook trigger=signal\n"])
+    }
+}
+
+/// Lines written to a test console, safe from any thread.
+private final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -48,6 +48,23 @@ import Testing
         #expect(r.stdout.contains(seed))
     }
 
+    /// The demo's recording is built into the binary: a copy of it, run in a folder that is not the checkout, replays
+    /// the same walk (the counts of the committed fixture) without reading any file of the checkout.
+    @Test func demoRunsFromACopyOfTheBinaryOutsideTheCheckout() async throws {
+        let copy = URL(fileURLWithPath: try TemporaryFolder.file(Data(), name: "steptweet"))
+        let folder = copy.deletingLastPathComponent()
+        try FileManager.default.removeItem(at: copy)
+        try FileManager.default.copyItem(at: Steptweet.binary, to: copy)
+        let r = try Steptweet.runProcess(["demo"], executable: copy, in: folder)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("demo: replaying the built-in demo_walk_50hz.csv on a virtual clock"), "\(r.stdout)")
+        #expect(!r.stdout.contains(Steptweet.root.path), "\(r.stdout)")
+        let inCheckout = try await Steptweet.run(["demo", "--recording", Steptweet.fixture("demo_walk_50hz.csv")])
+        let windows = { (out: String) in out.split(separator: "\n").filter { $0.hasPrefix("  window: ") } }
+        #expect(windows(r.stdout).count == 4)
+        #expect(windows(r.stdout) == windows(inCheckout.stdout))
+    }
+
     @Test func demoRecoversTheDeliberatelyFailedDeliveryOnTheNextFetch() async throws {
         let r = try await Steptweet.run(["demo"])
         #expect(r.status == 0, "\(r.stderr)")

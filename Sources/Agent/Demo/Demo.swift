@@ -22,7 +22,22 @@ public struct DemoRunner: Sendable {
         public var deliveries: [String]
     }
 
-    public var recording: String
+    /// What the demo replays: the recording built into the binary, or a file.
+    public enum Recording: Sendable, Equatable {
+        /// `fixtures/demo_walk_50hz.csv`, compiled in by the EmbedDemoRecording plugin: no checkout needed.
+        case embedded
+        case file(String)
+
+        /// How the demo names it.
+        public var name: String {
+            switch self {
+            case .embedded: return "the built-in \(EmbeddedDemoRecording.name)"
+            case .file(let path): return path
+            }
+        }
+    }
+
+    public var recording: Recording
     public var composer: MessageComposer
     /// Where the virtual clock starts; the first window opens here.
     public var start: Date
@@ -34,7 +49,7 @@ public struct DemoRunner: Sendable {
     public var failingPost: Int
 
     public init(
-        recording: String, composer: MessageComposer, start: Date,
+        recording: Recording = .embedded, composer: MessageComposer, start: Date,
         walkOffsets: [Double] = [120, 270, 1260], fetchOffsets: [Double] = [600, 1200, 1800, 2400],
         failingPost: Int = 2
     ) {
@@ -44,14 +59,6 @@ public struct DemoRunner: Sendable {
         self.walkOffsets = walkOffsets
         self.fetchOffsets = fetchOffsets
         self.failingPost = failingPost
-    }
-
-    /// Finds the committed demo recording from the working directory or from this source file's location.
-    public static func defaultRecording(filePath: String = #filePath) -> String? {
-        let name = "fixtures/demo_walk_50hz.csv"
-        let repo = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(name).path
-        return [name, repo].first { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// Runs the fetches in order, calling `report` after each; `prepared` receives the endpoint URL and state path.
@@ -95,8 +102,17 @@ public struct DemoRunner: Sendable {
     /// The recording's samples, laid once per walk on the virtual timeline (ms after `start`), in time order.
     func readTimeline() throws -> [(ms: Double, s: AccelerationSample)] {
         var samples: [AccelerationSample] = []
-        _ = try AccelerationInput.read(path: recording) { samples.append($0) }
-        guard let first = samples.first?.timeNs else { throw InputError(file: recording, message: "no samples") }
+        switch recording {
+        case .embedded:
+            _ = try AnyInput.read(bytes: Array(EmbeddedDemoRecording.text.utf8), name: EmbeddedDemoRecording.name) {
+                if case .sample(let s) = $0 { samples.append(s) }
+            }
+        case .file(let path):
+            _ = try AccelerationInput.read(path: path) { samples.append($0) }
+        }
+        guard let first = samples.first?.timeNs else {
+            throw InputError(file: recording.name, message: "no samples")
+        }
         var timeline: [(ms: Double, s: AccelerationSample)] = []
         for offset in walkOffsets {
             timeline += samples.map { (offset * 1000 + Double($0.timeNs - first) / 1e6, $0) }

@@ -33,8 +33,12 @@ public struct StepCounterDevice: Sendable, Equatable {
         try FileManager.default.createDirectory(
             atPath: (logPath as NSString).deletingLastPathComponent,
             withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        if !FileManager.default.fileExists(atPath: logPath),
+            !FileManager.default.createFile(atPath: logPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        {
+            throw InputError(
+                file: logPath, message: "the step counter's log cannot be created (is its folder writable?)",
+                kind: .unreadable)
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         defer { try? handle.close() }

@@ -1,0 +1,87 @@
+import Foundation
+import SensorInput
+
+/// The picture of a step log (Apple Health, Fitbit, Gadgetbridge, …): steps per interval as bars, from a minute to a
+/// day so that there are at most 240, on a time axis in the local time of day.
+extension StepPlot {
+    /// Steps per interval: `steps[i]` is the interval from `originNs + i × intervalNs`.
+    struct ReadingBars: Equatable {
+        var originNs: Int64
+        var intervalNs: Int64
+        var intervalName: String
+        var steps: [Double]
+    }
+
+    /// The readings summed per interval, intervals starting on round local times in `zone` (a day at local midnight);
+    /// a reading over several intervals is spread evenly over its time.
+    static func bars(_ readings: [StepReading], zone: TimeZone) -> ReadingBars {
+        let first = readings.map(\.startNs).min() ?? 0
+        let last = max(readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
+        let minute: Int64 = 60_000_000_000
+        let intervals: [(Int64, String)] = [
+            (minute, "1 min"), (5 * minute, "5 min"), (15 * minute, "15 min"),
+            (30 * minute, "30 min"), (60 * minute, "hour"), (360 * minute, "6 h"),
+            (1440 * minute, "day"),
+        ]
+        let (intervalNs, name) = intervals.first { (last - first + $0.0 - 1) / $0.0 <= 240 } ?? intervals.last!
+        let offsetNs = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(first) / 1e9))) * 1_000_000_000
+        let origin = Int64((Double(first + offsetNs) / Double(intervalNs)).rounded(.down)) * intervalNs - offsetNs
+        let count = Int((last - origin + intervalNs - 1) / intervalNs)
+        var steps = [Double](repeating: 0, count: max(count, 1))
+        for r in readings {
+            guard r.endNs > r.startNs else {
+                steps[min(steps.count - 1, Int((r.startNs - origin) / intervalNs))] += Double(r.steps)
+                continue
+            }
+            var lo = r.startNs
+            while lo < r.endNs {
+                let index = Int((lo - origin) / intervalNs)
+                let hi = min(r.endNs, origin + Int64(index + 1) * intervalNs)
+                steps[min(steps.count - 1, index)] += Double(r.steps) * Double(hi - lo) / Double(r.endNs - r.startNs)
+                lo = hi
+            }
+        }
+        return ReadingBars(originNs: origin, intervalNs: intervalNs, intervalName: name, steps: steps)
+    }
+
+    static func renderReadings(title: String, result: RecordingCount, zone: TimeZone, width: Int, height: Int)
+        -> String
+    {
+        let bars = bars(result.readings, zone: zone)
+        let highest = max(bars.steps.max() ?? 1, 1)
+        let spanNs = Double(bars.intervalNs) * Double(bars.steps.count)
+        let frame = Frame(
+            width: width, height: height, start: bars.originNs, spanNs: spanNs, lowest: 0, highest: highest)
+        let time = PlotTimeAxis.wallClock(startNs: bars.originNs, spanNs: spanNs, zone: zone)
+        let stepWord = result.steps == 1 ? "step" : "steps"
+        var out = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(f(frame.left))" y="22" font-size="15">\(escape(title)): \(result.steps) \(stepWord) in \(result.readings.count) readings, steps per \(bars.intervalName)</text>
+
+            """
+        out += timeTicks(time, left: frame.left, top: frame.top, height: frame.plotH, x: frame.x)
+        let valueStep = niceStep(highest / 6)
+        var value = 0.0
+        while value <= highest * 1.0001 {
+            out +=
+                "<line x1=\"\(f(frame.left))\" y1=\"\(f(frame.y(value)))\" x2=\"\(f(frame.left + frame.plotW))\" y2=\"\(f(frame.y(value)))\" stroke=\"#e4e4e4\"/>"
+            out +=
+                "<text x=\"\(f(frame.left - 6))\" y=\"\(f(frame.y(value) + 4))\" text-anchor=\"end\">\(label(value))</text>\n"
+            value += valueStep
+        }
+        let barW = frame.plotW / Double(bars.steps.count)
+        for (i, steps) in bars.steps.enumerated() where steps > 0 {
+            out +=
+                "<rect x=\"\(f(frame.left + Double(i) * barW))\" y=\"\(f(frame.y(steps)))\" width=\"\(f(max(barW - 1, 0.5)))\" height=\"\(f(frame.top + frame.plotH - frame.y(steps)))\" fill=\"#3b6fb6\"/>"
+        }
+        let midY = frame.top + frame.plotH / 2
+        out +=
+            "\n<text x=\"\(f(frame.left + frame.plotW / 2))\" y=\"\(f(Double(height) - 8))\" text-anchor=\"middle\">\(time.title)</text>\n"
+        out +=
+            "<text x=\"16\" y=\"\(f(midY))\" text-anchor=\"middle\" transform=\"rotate(-90 16 \(f(midY)))\">steps per \(bars.intervalName)</text>\n"
+        out +=
+            "<rect x=\"\(f(frame.left))\" y=\"\(f(frame.top))\" width=\"\(f(frame.plotW))\" height=\"\(f(frame.plotH))\" fill=\"none\" stroke=\"#888\"/>\n</svg>\n"
+        return out
+    }
+}
