@@ -142,6 +142,9 @@ import Testing
         #expect(try lengths(hours) == [3600, 3600])
         let minutes = [point("2026-11-21 08:00:00 +0900", "5"), point("2026-11-21 08:01:00 +0900", "7")]
         #expect(try lengths(minutes) == [60, 60])
+        // Starts 318 years apart (more ns than an Int64 holds): found by the fuzzer.
+        let centuries = [point("1708-11-21 10:00:00 +0900", "1"), point("2026-11-21 10:01:00 +0900", "2")]
+        #expect(try lengths(centuries) == [60, 60])
         let offMinute = [point("2026-11-21 08:00:10 +0900", "5"), point("2026-11-21 09:00:00 +0900", "7")]
         #expect(try lengths(offMinute) == [60, 60])
         let explicit =

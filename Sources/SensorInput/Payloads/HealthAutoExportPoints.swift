@@ -171,7 +171,12 @@ enum HealthAutoExportInterval {
             if aligned == 86_400 { return aligned }
             return aligned == 3_600 && largestMicrosteps > mostStepsPerMinute * 1_000_000 ? 3_600 : 60
         }
-        let closest = zip(distinct.dropFirst(), distinct).map { $0 - $1 }.min() ?? 0
+        // Starts may lie centuries apart (more ns than an Int64 holds): such a gap counts as "long enough".
+        var closest = Int64.max
+        for (later, earlier) in zip(distinct.dropFirst(), distinct) {
+            let (gap, overflow) = later.subtractingReportingOverflow(earlier)
+            if !overflow { closest = min(closest, gap) }
+        }
         for c in candidates where c <= aligned {
             let needed = c == 86_400 ? 82_800 : c
             if closest >= needed * 1_000_000_000 { return c }
