@@ -309,7 +309,7 @@ public enum GenericCSVReader {
             let mags = rows.map { ($0.1 * $0.1 + $0.2 * $0.2 + $0.3 * $0.3).squareRoot() }.filter(\.isFinite).sorted()
             let median = mags.isEmpty ? standardGravity : mags[mags.count / 2]
             // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
-            let unit: AccelerationUnit = stated ?? (median < 3.5 ? .g : .metersPerSecondSquared)
+            let unit = stated ?? AccelerationUnit.told(byMedianMagnitude: median)
             let first = rows.first?.0 ?? 0
             var unitNs = timeUnitNs
             if unitNs == nil {

@@ -8,6 +8,12 @@ public enum AccelerationUnit: String, Sendable, Codable {
 
     /// Factor that converts a value in this unit to m/s².
     public var toMetersPerSecondSquared: Double { self == .g ? standardGravity : 1 }
+
+    /// The unit of acceleration with gravity whose median magnitude is `median`, when nothing states it: about 1
+    /// in g, about 9.8 in m/s², so below 3.5 it is g.
+    static func told(byMedianMagnitude median: Double) -> AccelerationUnit {
+        median < 3.5 ? .g : .metersPerSecondSquared
+    }
 }
 
 /// How to read an input: strictness, and what the file itself may not say.

@@ -51,29 +51,70 @@ struct StepLogFormat: LineParser {
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
         _ emit: (InputItem) -> Void
     ) throws -> String? {
-        guard let object = FlatJSON.parseObject(line) else { return "not a JSON object on one line" }
-        guard let ts = Self.time(object["ts"]) else { return "\"ts\" is missing or not an RFC 3339 time with a zone" }
-        guard let stepsField = Self.count(object["steps"]) else { return "\"steps\" is not a non-negative integer" }
-        guard let totalField = Self.count(object["total"]) else { return "\"total\" is not a non-negative integer" }
-        guard stepsField != nil || totalField != nil else { return "neither \"steps\" nor \"total\"" }
-        let key = (object["src"]?.text ?? "") + "\u{1F}" + (object["boot_id"]?.text ?? "")
+        let fields: Line
+        switch Line.decode(line) {
+        case .success(let decoded): fields = decoded
+        case .failure(let malformed): return malformed.reason
+        }
+        let key = (fields.source ?? "") + "\u{1F}" + (fields.bootID ?? "")
         var stream = streams[key] ?? Stream()
-        if let seqText = object["seq"]?.text, let seq = Int64(seqText) {
+        if let seq = fields.seq {
             if let last = stream.lastSeq, seq <= last { return "duplicate seq \(seq) (already read \(last))" }
             stream.lastSeq = seq
         }
         var delta: Int64 = 0
-        if let steps = stepsField {
+        if let steps = fields.steps {
             delta = steps
-        } else if let total = totalField {
+        } else if let total = fields.total {
             if let last = stream.lastTotal { delta = total >= last ? total - last : total }  // drop = reset
         }
-        if let total = totalField { stream.lastTotal = total }
-        let start = min(stream.lastNs ?? ts, ts)
-        stream.lastNs = max(ts, stream.lastNs ?? ts)
+        if let total = fields.total { stream.lastTotal = total }
+        let start = min(stream.lastNs ?? fields.ts, fields.ts)
+        stream.lastNs = max(fields.ts, stream.lastNs ?? fields.ts)
         streams[key] = stream
-        emit(.reading(StepReading(startNs: start, endNs: ts, steps: Int(delta))))
+        emit(.reading(StepReading(startNs: start, endNs: fields.ts, steps: Int(delta))))
         return nil
+    }
+}
+
+extension StepLogFormat {
+    /// Why a line is not a step-log line.
+    struct Malformed: Error {
+        var reason: String
+    }
+
+    /// One line's fields, checked: what the file reader and the pushed `steplog` payload share.
+    struct Line {
+        var ts: Int64
+        /// At least one of `steps` (a delta) and `total` (the raw counter) is set.
+        var steps: Int64?
+        var total: Int64?
+        var source: String?
+        var bootID: String?
+        /// nil also when not an integer (such a `seq` is ignored).
+        var seq: Int64?
+
+        static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<Line, Malformed> {
+            guard let object = FlatJSON.parseObject(line) else {
+                return .failure(Malformed(reason: "not a JSON object on one line"))
+            }
+            guard let ts = StepLogFormat.time(object["ts"]) else {
+                return .failure(Malformed(reason: "\"ts\" is missing or not an RFC 3339 time with a zone"))
+            }
+            guard let steps = StepLogFormat.count(object["steps"]) else {
+                return .failure(Malformed(reason: "\"steps\" is not a non-negative integer"))
+            }
+            guard let total = StepLogFormat.count(object["total"]) else {
+                return .failure(Malformed(reason: "\"total\" is not a non-negative integer"))
+            }
+            guard steps != nil || total != nil else {
+                return .failure(Malformed(reason: "neither \"steps\" nor \"total\""))
+            }
+            return .success(
+                Line(
+                    ts: ts, steps: steps, total: total, source: object["src"]?.text, bootID: object["boot_id"]?.text,
+                    seq: object["seq"]?.text.flatMap { Int64($0) }))
+        }
     }
 }
 

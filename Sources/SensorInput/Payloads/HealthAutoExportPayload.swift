@@ -1,0 +1,140 @@
+import Foundation
+
+/// Health Auto Export (iOS), REST API automation, JSON: `{"data": {"metrics": [{"name": "step_count", "units":
+/// "count", "data": [{"date": "2026-11-21 10:00:00 +0900", "qty": 123, "source": "Taro's Apple Watch"}]}],
+/// "workouts": [...]}}`. Only `step_count` points are steps: each is the total of its interval (inferred:
+/// `HealthAutoExportInterval`) stamped at its start, and replaces any earlier point of the same source and start
+/// (the app resends yesterday and today several times a day, today's points growing). `qty` may be fractional after
+/// aggregation: kept exact in microsteps. Other metrics, workouts and the other arrays (`stateOfMind`, `ecg`, …) are
+/// recognised and listed as ignored; one old version put `"workouts": []` beside `data`.
+enum HealthAutoExportPayload {
+    static let name = "health-auto-export"
+    static let metric = "step_count"
+
+    static let format = PayloadFormat(
+        name: name,
+        about: "Health Auto Export (iOS) REST automation: {\"data\": {\"metrics\": [{\"name\": \"step_count\", …}]}}",
+        recognises: { body in
+            guard case .object(let data)? = body.topLevelObject?["data"] else { return false }
+            return data.contains { key, _ in key == "metrics" || key == "workouts" || otherArrays.contains(key) }
+        },
+        parse: parse)
+
+    /// The arrays the app may send besides `metrics` and `workouts`.
+    static let otherArrays: Set<String> = [
+        "stateOfMind", "medications", "symptoms", "cycleTracking", "ecg", "heartRateNotifications",
+    ]
+
+    /// One `step_count` point, read and checked.
+    struct Point {
+        var startNs: Int64
+        var offsetSeconds: Int
+        var endNs: Int64?
+        var microsteps: Int64
+        var device: String
+    }
+
+    static func parse(_ body: PayloadBody) throws -> Payload {
+        let root = try body.document.get().object(at: "")
+        let data = try root.member("data", at: "data").object(at: "data")
+        var payload = Payload(format: name)
+        guard case .object(let members) = data else { return payload }
+        var devices: [String: String] = [:]  // source as sent -> device, normalised once
+        for (key, value) in members {
+            if key == "metrics" {
+                for (m, metric) in try value.array(at: "data.metrics").enumerated() {
+                    try read(metric, at: "data.metrics[\(m)]", devices: &devices, into: &payload)
+                }
+            } else if key == "workouts" {
+                let n = try value.array(at: "data.workouts").count
+                if n > 0 { payload.ignored.append(counted(n, "workout")) }
+            } else if case .array(let entries) = value, !entries.isEmpty {
+                payload.ignored.append("\(key) (\(counted(entries.count, "entry", "entries")))")
+            }
+        }
+        if let old = root["workouts"] {  // the old layout: beside `data`
+            let n = try old.array(at: "workouts").count
+            if n > 0 { payload.ignored.append(counted(n, "workout")) }
+        }
+        return payload
+    }
+
+    /// Reads one metric: `step_count` into items, any other into `ignored`.
+    static func read(
+        _ metric: JSONTree, at path: String, devices: inout [String: String], into payload: inout Payload
+    ) throws {
+        _ = try metric.object(at: path)
+        let metricName = try metric.member("name", at: path + ".name").text(at: path + ".name")
+        guard metricName == Self.metric else {
+            let n = metric["data"]?.items.count ?? 0
+            payload.ignored.append("metric \(metricName) (\(counted(n, "point")))")
+            return
+        }
+        if let units = metric["units"], units != .null {
+            let text = try units.text(at: path + ".units")
+            guard ["count", "steps", "step"].contains(text.lowercased()) else {
+                throw PayloadError(
+                    path: path + ".units", message: "\(quotedForMessage(text)) is not a unit of steps (expected count)")
+            }
+        }
+        let raw = try metric.member("data", at: path + ".data").array(at: path + ".data")
+        var points: [Point] = []
+        points.reserveCapacity(raw.count)
+        for (i, point) in raw.enumerated() {
+            points.append(try read(point, in: path, index: i, devices: &devices))
+        }
+        let timed = points.filter { $0.endNs == nil }
+        let seconds = HealthAutoExportInterval.seconds(
+            starts: timed.map(\.startNs), offsets: timed.map(\.offsetSeconds),
+            largestMicrosteps: timed.map(\.microsteps).max() ?? 0)
+        for p in points {
+            let end = p.endNs ?? p.startNs + seconds * 1_000_000_000
+            payload.items.append(
+                .replacing(
+                    device: p.device, key: "\(Self.metric) \(p.startNs)",
+                    reading: StepReading(startNs: p.startNs, endNs: end, steps: wholeSteps(microsteps: p.microsteps)),
+                    microsteps: p.microsteps))
+        }
+    }
+
+    /// Reads point `index` of the metric at `metricPath` (its path is spelt out only for an error). Its start is
+    /// `date` (or, in the app's unaggregated layout, `startDate`, with `endDate` giving its end).
+    static func read(
+        _ point: JSONTree, in metricPath: String, index: Int, devices: inout [String: String]
+    ) throws -> Point {
+        func at(_ field: String) -> String { "\(metricPath).data[\(index)]\(field)" }
+        _ = try point.object(at: at(""))
+        let dateKey = (point["date"] ?? .null) == .null && point["startDate"] != nil ? "startDate" : "date"
+        let (start, offset) = try date(point.member(dateKey, at: at("." + dateKey)), at: at("." + dateKey))
+        var end: Int64?
+        if let e = point["endDate"], e != .null {
+            let ns = try date(e, at: at(".endDate")).ns
+            guard ns >= start else { throw PayloadError(path: at(".endDate"), message: "ends before the point starts") }
+            end = ns
+        }
+        let qty = try point.member("qty", at: at(".qty"))
+        guard case .number(let text) = qty, let micro = DecimalText.microunits(text), micro < 1 << 52 else {
+            throw PayloadError.expected("a count of steps (a number from 0 to 4.5 billion)", at: at(".qty"), found: qty)
+        }
+        var device = name
+        if let s = point["source"], s != .null {
+            let source = try s.text(at: at(".source"))
+            if let known = devices[source] {
+                device = known
+            } else {
+                device = HealthAutoExportSource.device(source) ?? name
+                devices[source] = device
+            }
+        }
+        return Point(startNs: start, offsetSeconds: offset, endNs: end, microsteps: micro, device: device)
+    }
+
+    static func date(_ value: JSONTree, at path: @autoclosure () -> String) throws -> (ns: Int64, offsetSeconds: Int) {
+        let text = try value.text(at: path())
+        guard let parsed = HealthAutoExportDate.parse(text) else {
+            throw PayloadError(
+                path: path(), message: "\(quotedForMessage(text)) is not a date (\(HealthAutoExportDate.expected))")
+        }
+        return parsed
+    }
+}

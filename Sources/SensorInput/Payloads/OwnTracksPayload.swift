@@ -1,0 +1,73 @@
+import Foundation
+
+/// OwnTracks (iOS), HTTP mode: one message per request (an array of them is read too). Only `{"_type": "steps",
+/// "tst": 1700000000, "steps": 4321, "from": 1699999200, "to": 1700000000}` (the answer to a `reportSteps` command)
+/// holds steps: the total over `from`-`to` (epoch seconds). It replaces an earlier report of the same `from`, so a
+/// resend, or a report of the same day asked again later, is never added twice. `steps` -1 (not supported by the
+/// phone) and every other `_type` (location, transition, …) are listed as ignored. The body names no device: the
+/// device is `owntracks` (the receiver may qualify it, e.g. by OwnTracks' `X-Limit-D` header).
+enum OwnTracksPayload {
+    static let name = "owntracks"
+    /// The latest second a report may name (2100-01-01).
+    static let latestSecond: Int64 = 4_102_444_800
+
+    static let format = PayloadFormat(
+        name: name,
+        about: "OwnTracks HTTP: {\"_type\": \"steps\", \"tst\", \"steps\", \"from\", \"to\"} (epoch seconds)",
+        recognises: { body in
+            guard case .success(let tree) = body.document else { return false }
+            if case .string? = tree["_type"] { return true }
+            if case .string? = tree[0]?["_type"] { return true }
+            return false
+        },
+        parse: parse)
+
+    static func parse(_ body: PayloadBody) throws -> Payload {
+        let root = try body.document.get()
+        var payload = Payload(format: name)
+        var others: [String: Int] = [:]
+        let messages: [(JSONTree, String)]
+        if case .array(let list) = root {
+            messages = list.enumerated().map { ($1, "[\($0)]") }
+        } else {
+            messages = [(try root.object(at: ""), "")]
+        }
+        for (message, prefix) in messages {
+            func at(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+            _ = try message.object(at: prefix)
+            let type = try message.member("_type", at: at("_type")).text(at: at("_type"))
+            guard type == "steps" else {
+                others[type, default: 0] += 1
+                continue
+            }
+            let steps = try message.member("steps", at: at("steps")).integer(at: at("steps"))
+            let from = try second(message, "from", at: at("from"))
+            let to = try second(message, "to", at: at("to"))
+            if message["tst"] != nil { _ = try second(message, "tst", at: at("tst")) }
+            guard to >= from else { throw PayloadError(path: at("to"), message: "before from") }
+            guard steps != -1 else {
+                payload.ignored.append("steps report: not supported by the phone (-1)")
+                continue
+            }
+            guard steps >= 0, steps < 1 << 40 else {
+                throw PayloadError(path: at("steps"), message: "\(steps) is not a step count (0 to 2^40, or -1)")
+            }
+            payload.items.append(
+                .replacing(
+                    device: name, key: "steps from \(from)",
+                    reading: StepReading(startNs: from * 1_000_000_000, endNs: to * 1_000_000_000, steps: Int(steps)),
+                    microsteps: steps * 1_000_000))
+        }
+        payload.ignored += others.sorted { $0.key < $1.key }.map { "\($0.key) (\(counted($0.value, "message")))" }
+        return payload
+    }
+
+    /// An epoch second from 1970 to 2100.
+    static func second(_ message: JSONTree, _ key: String, at path: @autoclosure () -> String) throws -> Int64 {
+        let v = try message.member(key, at: path()).integer(at: path())
+        guard (0...latestSecond).contains(v) else {
+            throw PayloadError(path: path(), message: "\(v) is not a time in seconds between 1970 and 2100")
+        }
+        return v
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import StepDetection
+
+/// What one pushed payload holds, per device and stream, before any state (dedup, reorder, differencing) is applied.
+public struct Payload: Sendable, Equatable {
+    /// The format's name: `health-auto-export`, `sensor-logger`, `health-connect`, `owntracks`, `steplog`.
+    public var format: String
+    public var items: [PayloadItem]
+    /// What was recognised and deliberately not used, for the answer: e.g. "metric heart_rate (12 points)",
+    /// "3 workouts".
+    public var ignored: [String]
+    /// A test message (Sensor Logger "Tap to test", Health Connect `"test": true`): answered 200, nothing stored.
+    public var isTest: Bool
+
+    public init(format: String, items: [PayloadItem] = [], ignored: [String] = [], isTest: Bool = false) {
+        self.format = format
+        self.items = items
+        self.ignored = ignored
+        self.isTest = isTest
+    }
+}
+
+/// One thing a payload says about a device's steps or motion.
+public enum PayloadItem: Sendable, Equatable {
+    /// A per-interval total that replaces any earlier reading of the device with the same key (Health Auto Export:
+    /// metric and start, the device being the source; Health Connect: `start_time`; OwnTracks: `from`; a step-log
+    /// line with a `seq`). `microsteps` is the exact count in millionths of a step (Health Auto Export's aggregated
+    /// `qty` is fractional); `reading.steps` is it rounded half up. Sum `microsteps`, then round.
+    case replacing(device: String, key: String, reading: StepReading, microsteps: Int64)
+    /// A reading that adds to what the device already has (a step-log line with `steps` and no `seq`).
+    case adding(device: String, reading: StepReading)
+    /// An acceleration sample of a stream (Sensor Logger: device = `deviceId`, stream = `sessionId`), m/s² with
+    /// gravity. A payload's samples come sorted by time per stream, each time once.
+    case sample(device: String, stream: String, sample: AccelerationSample)
+    /// A running step total of a stream (Sensor Logger `pedometer`, a step-log line with only `total`), to be
+    /// differenced by the caller per stream; sorted by time per stream.
+    case runningTotal(device: String, stream: String, timeNs: Int64, total: Int)
+}
+
+/// Why a payload was refused, naming the field as a path (`data.metrics[0].data[3].date`). A payload that is partly
+/// valid is refused whole, so the phone sends it again once fixed.
+public struct PayloadError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The format the payload was read as; nil when no format recognised it.
+    public var format: String?
+    /// Where in the body: a field path, `line N` for JSON lines, empty for the body as a whole.
+    public var path: String
+    public var message: String
+
+    public init(format: String? = nil, path: String, message: String) {
+        self.format = format
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}
+
+extension PayloadError {
+    /// The error for a field that holds the wrong kind of value.
+    static func expected(_ what: String, at path: String, found value: JSONTree?) -> PayloadError {
+        PayloadError(path: path, message: "expected \(what), found \(value.map(\.shortDescription) ?? "nothing")")
+    }
+}
+
+/// Rounds microsteps half up to whole steps.
+func wholeSteps(microsteps: Int64) -> Int {
+    Int(microsteps / 1_000_000 + (microsteps % 1_000_000 >= 500_000 ? 1 : 0))
+}
+
+/// How many of what, for `ignored`: "1 workout", "3 workouts".
+func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? singular : plural ?? singular + "s")"
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// One pushed-payload format: its name, how its body is recognised and how it is parsed.
+public struct PayloadFormat: Sendable {
+    public let name: String
+    /// One line for the docs and errors: the app and the shape recognised.
+    public let about: String
+    /// Whether the body has this format's shape (a cheap look at the top-level keys, never a full check).
+    let recognises: @Sendable (PayloadBody) -> Bool
+    /// The body's items; throws a `PayloadError` naming the first field that is wrong.
+    let parse: @Sendable (PayloadBody) throws -> Payload
+}
+
+/// The registry of payload formats (one file per format under `Payloads/`), recognition and dispatch.
+public enum PayloadFormats {
+    public static let all: [PayloadFormat] = [
+        HealthAutoExportPayload.format, SensorLoggerPayload.format, HealthConnectPayload.format,
+        OwnTracksPayload.format, StepLogPayload.format,
+    ]
+
+    /// Names accepted by `?format=NAME`.
+    public static var names: [String] { all.map(\.name) }
+
+    /// The format named `name`, if any.
+    public static func named(_ name: String) -> PayloadFormat? { all.first { $0.name == name.lowercased() } }
+
+    /// Parses one request body (already un-gzipped) as `format`, or as the format that recognises it when nil.
+    /// Throws a `PayloadError`: an unknown format name, a body without the format's shape, an unrecognised body
+    /// (naming the formats tried), or the first wrong field of the format's payload. Nothing of a refused payload is
+    /// returned.
+    public static func parse(body: Data, format: String? = nil) throws -> Payload {
+        let payloadBody = PayloadBody([UInt8](body))
+        let chosen: PayloadFormat
+        if let format {
+            guard let f = named(format) else {
+                throw PayloadError(
+                    path: "", message: "unknown format '\(format)'; known: \(names.joined(separator: ", "))")
+            }
+            guard f.recognises(payloadBody) else {
+                if f.name != StepLogPayload.name, case .failure(var e) = payloadBody.document {
+                    e.format = f.name
+                    throw e
+                }
+                throw PayloadError(format: f.name, path: "", message: "not a \(f.name) payload (expected \(f.about))")
+            }
+            chosen = f
+        } else {
+            chosen = try recognise(payloadBody)
+        }
+        do {
+            return try chosen.parse(payloadBody)
+        } catch var e as PayloadError {
+            e.format = chosen.name
+            throw e
+        }
+    }
+
+    /// The format whose shape the body has, or an error saying which were tried (and why the body is not JSON).
+    static func recognise(_ body: PayloadBody) throws -> PayloadFormat {
+        if let f = all.first(where: { $0.recognises(body) }) { return f }
+        let tried = "tried " + all.map(\.name).joined(separator: ", ")
+        if body.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            throw PayloadError(path: "", message: "empty body (\(tried))")
+        }
+        if case .failure(let e) = body.document { throw PayloadError(path: "", message: "\(e.message) (\(tried))") }
+        throw PayloadError(
+            path: "", message: "not a payload of a known format (\(tried)); pass ?format=NAME to be told why")
+    }
+}
