@@ -1,5 +1,7 @@
+import Agent
 import ArgumentParser
 import Foundation
+import Messages
 import SensorInput
 
 /// `steptweet devices`: the live sensors `source.device` can name, and a quick check that they read sensibly.
@@ -9,10 +11,13 @@ struct DevicesCommand: ParsableCommand {
         abstract: "List IIO accelerometers and step counters and evdev accelerometers, with the source.device to use.",
         discussion: """
             --sample SECONDS polls each IIO accelerometer at 50 Hz and prints the mean magnitude: about 9.81 m/s² \
-            for a device at rest means scale and units are right. Exit status 69 when no device is found.
+            for a device at rest means scale and units are right. Exit status 69 when no device is found. \
+            --received lists instead the phones and watches that pushed to the receiver ([receive]): name, format, \
+            when last heard, up to when their data has arrived, readings and samples received.
 
-            Example:
+            Examples:
               steptweet devices --sample 2
+              steptweet devices --received --config config.toml
             """
     )
 
@@ -20,8 +25,12 @@ struct DevicesCommand: ParsableCommand {
     @Option(help: "Where device nodes are.") var devRoot = "/dev"
     @Option(help: "Poll each IIO accelerometer for this many seconds and show the mean magnitude.") var sample: Double?
     @Flag(name: .long, help: "One JSON array of the devices found.") var json = false
+    @Flag(help: "List the devices that pushed to the receiver instead (from the state database).") var received =
+        false
+    @OptionGroup var configOptions: ConfigOptions
 
     func run() throws {
+        if received { return try listReceived() }
         let roots = DeviceRoots(sys: sysRoot, dev: devRoot)
         let found = DeviceSurvey.run(roots: roots)
         if found.isEmpty {
@@ -69,6 +78,42 @@ struct DevicesCommand: ParsableCommand {
                                 ? ": far from 9.81 at rest — check the scale" : ""))
                 }
             }
+        }
+    }
+
+    /// `--received`: the devices the receiver has heard, most recent first.
+    func listReceived() throws {
+        let config = try configOptions.load()
+        let devices: [ReceivedDevice]
+        do {
+            devices = try StateStore(readOnlyPath: config.statePath).receivedDevices()
+        } catch {
+            throw stateFailure(error, path: config.statePath)
+        }
+        let zone = config.composer.timeZone
+        let f = { (ns: Int64) in Timestamps.format(Timestamps.date(nanoseconds: ns), zone: zone) }
+        if json {
+            struct Line: Encodable {
+                var device, format, last_heard: String
+                var data_until: String?
+                var readings, samples: Int
+            }
+            printLine(
+                jsonLine(
+                    devices.map {
+                        Line(
+                            device: $0.device, format: $0.format, last_heard: f($0.lastHeardNs),
+                            data_until: $0.dataEndNs.map(f), readings: $0.readings, samples: $0.samples)
+                    }))
+            return
+        }
+        if devices.isEmpty { printLine("no device has pushed to the receiver yet (\(config.statePath))") }
+        for d in devices {
+            printLine(
+                TerminalText.escaped(
+                    "\(d.device)  \(d.format): last heard \(f(d.lastHeardNs))"
+                        + (d.dataEndNs.map { ", data up to \(f($0))" } ?? "")
+                        + ", \(quantity(d.readings, "reading")), \(quantity(d.samples, "sample"))"))
         }
     }
 }

@@ -31,6 +31,8 @@ public struct StatusReport: Codable, Sendable {
     /// A live accelerometer source: how it is sampled, into which file, and the time of its last written sample.
     public var sampling: String?
     public var lastSample: Date?
+    /// The devices that pushed to the receiver, most recently heard first.
+    public var receivedDevices: [ReceivedDevice] = []
 
     /// Reads the state database without changing it (an absent database reads as empty).
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
@@ -63,7 +65,8 @@ public struct StatusReport: Codable, Sendable {
             pushListener: agentView ? agent.push.flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
             sampling: agentView ? agent.sampling : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
-                .map { Date(timeIntervalSince1970: Double($0) / 1e9) })
+                .map { Date(timeIntervalSince1970: Double($0) / 1e9) },
+            receivedDevices: try store.receivedDevices())
     }
 
     /// Human-readable lines.
@@ -88,6 +91,12 @@ public struct StatusReport: Codable, Sendable {
         if let pushListener { out.append("push:     \(pushListener)") }
         if let sampling {
             out.append("device:   \(sampling)" + (lastSample.map { ", last sample \(f($0))" } ?? ", no sample yet"))
+        }
+        for d in receivedDevices {
+            out.append(
+                "received: \(d.device) (\(d.format)): last heard \(f(Timestamps.date(nanoseconds: d.lastHeardNs)))"
+                    + (d.dataEndNs.map { ", data up to \(f(Timestamps.date(nanoseconds: $0)))" } ?? "")
+                    + ", \(d.readings) readings, \(d.samples) samples")
         }
         out.append(
             "outbox:   \(pendingPosts) pending"

@@ -1,0 +1,240 @@
+import Foundation
+import GRDB
+import Logging
+import Messages
+import SensorInput
+import Testing
+
+@testable import Agent
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The receiver on a loopback port, driven with URLSession: what phones push is committed before the answer, a fetch
+/// posts exactly what was received, once, and a refused request stores nothing.
+@Suite(.timeLimit(.minutes(1))) struct ReceiverTests {
+    let token = "s3cret-token"
+
+    /// A running receiver with its state in `dir`, and a fetcher reading what it received.
+    struct Running {
+        let receiver: ReceiverService
+        let serving: Task<Void, any Error>
+        let port: UInt16
+        let store: StateStore
+        let fetcher: Fetcher
+        let target: ScriptedPublisher
+
+        func stop() async {
+            serving.cancel()
+            await receiver.stop()
+        }
+    }
+
+    func start(dir: TempDir, maxBody: Int = 8 << 20) async throws -> Running {
+        var config = try AgentConfiguration.parse(
+            """
+            [receive]
+            listen = "127.0.0.1:8788"
+            token_env = "RECEIVE_TOKEN"
+            max_body = \(maxBody)
+            [schedule]
+            interval = "30m"
+            settle = "15m"
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state.sqlite"
+            """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
+        let target = ScriptedPublisher()
+        config.publishers = [target]
+        var receive = try #require(config.receive)
+        receive.port = 0
+        let store = try StateStore(path: config.statePath)
+        let receiver = try ReceiverService(receive: receive, store: store, logger: Logger(label: "test"))
+        let serving = Task { try await receiver.run() }
+        try await receiver.waitUntilListening()
+        let port = try #require(await receiver.port())
+        return Running(
+            receiver: receiver, serving: serving, port: port, store: store, fetcher: Fetcher(configuration: config),
+            target: target)
+    }
+
+    /// POSTs `body`; the status and the answer's JSON object.
+    func post(
+        _ port: UInt16, _ body: Data, path: String = "/ingest", token: String?, method: String = "POST",
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, answer: [String: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if method == "POST" { request.httpBody = body }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, answer)
+    }
+
+    /// Health Auto Export's step_count: one point a minute from 10:00 (+09:00), `qty(m)` steps in minute m.
+    static func healthAutoExport(
+        _ minutes: Range<Int>, source: String = "Taro's iPhone", qty: (Int) -> String = { "\(40 + $0)" }
+    ) -> Data {
+        let points = minutes.map { m in
+            #"{"date": "2026-11-21 10:\#(m < 10 ? "0" : "")\#(m):00 +0900", "qty": \#(qty(m)), "source": "\#(source)"}"#
+        }
+        return Data(
+            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}, {"name": "heart_rate", "units": "count/min", "data": []}]}}"#
+                .utf8)
+    }
+
+    static let t0 = Timestamps.parse("2026-11-21T10:00:00+09:00")!
+
+    func receivedRows(_ store: StateStore) throws -> Int {
+        try store.writer.read { db in try ReceivedReadingRecord.fetchCount(db) }
+    }
+
+    @Test func resentPointsReplaceAndAFetchPostsWhatWasReceivedOnce() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let first = try await post(r.port, Self.healthAutoExport(0..<20), token: token)
+        #expect(first.status == 200, "\(first.answer)")
+        #expect(first.answer["format"] as? String == "health-auto-export")
+        #expect(first.answer["readings"] as? Int == 20 && first.answer["duplicates"] as? Int == 0)
+        #expect(first.answer["device"] as? String == "Taro's iPhone")
+        #expect((first.answer["ignored"] as? [String])?.isEmpty == false)
+        // The app sends yesterday and today again: the same points are duplicates, and nothing is added.
+        let again = try await post(r.port, Self.healthAutoExport(0..<20), token: token)
+        #expect(again.answer["readings"] as? Int == 0 && again.answer["duplicates"] as? Int == 20)
+
+        let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        #expect(fetch.result == .newData, "\(fetch.line)")
+        #expect(fetch.postedSteps == (0..<20).reduce(0) { $0 + 40 + $1 })
+        #expect(fetch.windows.first?.start == Self.t0)
+
+        // Minute 19 grows (it was still running) and minute 20 arrives: only the difference and the new minute.
+        let grown = try await post(
+            r.port, Self.healthAutoExport(19..<21, qty: { $0 == 19 ? "100" : "70" }), token: token)
+        #expect(grown.answer["readings"] as? Int == 2)
+        let next = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(21 * 60), trigger: [.manual])
+        #expect(next.postedSteps == (100 - 59) + 70, "\(next.line)")
+        #expect(next.lateSteps == 100 - 59, "minute 19 was posted already: its growth is late")
+        let nothing = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(40 * 60), trigger: [.manual])
+        #expect(nothing.postedSteps == 0 && nothing.result == .noData, "\(nothing.line)")
+        await r.stop()
+    }
+
+    @Test func aResendThatLowersPostedTimeLowersNothingPostedAndSaysSo() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        _ = try await post(r.port, Self.healthAutoExport(0..<10), token: token)
+        let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(10 * 60), trigger: [.manual])
+        #expect(fetch.postedSteps == (0..<10).reduce(0) { $0 + 40 + $1 })
+        _ = try await post(r.port, Self.healthAutoExport(5..<6, qty: { _ in "10" }), token: token)
+        let after = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(11 * 60), trigger: [.manual])
+        #expect(after.postedSteps == 0)
+        #expect(after.warnings.contains { $0.contains("lowered 35 steps") }, "\(after.warnings)")
+        await r.stop()
+    }
+
+    @Test func fractionalAggregatedCountsAreSummedThenRounded() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        // Ten minutes of 1.4 steps: 14 in all, though each rounds to 1.
+        let answer = try await post(r.port, Self.healthAutoExport(0..<10, qty: { _ in "1.4" }), token: token)
+        #expect(answer.status == 200, "\(answer.answer)")
+        let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(10 * 60), trigger: [.manual])
+        #expect(fetch.postedSteps == 14, "\(fetch.line)")
+        await r.stop()
+    }
+
+    @Test func theTokenIsRequiredInTheHeaderOrThePathAndNeverRepeated() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let body = Self.healthAutoExport(0..<3)
+        let none = try await post(r.port, body, token: nil)
+        let wrong = try await post(r.port, body, token: "s3cret-tokeN")
+        let short = try await post(r.port, body, token: "s3cret")
+        #expect(none.status == 401 && wrong.status == 401 && short.status == 401)
+        for answer in [none, wrong, short] {
+            let text = String(describing: answer.answer)
+            #expect(!text.contains("s3cret"), "\(text)")
+        }
+        #expect(try receivedRows(r.store) == 0)
+        // Sensor Logger can set only a URL: the token in the path is the same request.
+        let inPath = try await post(r.port, body, path: "/ingest/\(token)", token: nil)
+        #expect(inPath.status == 200, "\(inPath.answer)")
+        #expect(try await post(r.port, body, path: "/ingest/wrong", token: nil).status == 401)
+        #expect(try receivedRows(r.store) == 3)
+        await r.stop()
+    }
+
+    @Test func refusedRequestsStoreNothingAndSayWhy() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir, maxBody: 4096)
+        // A payload that is partly valid is refused whole: the phone sends it again.
+        var points = String(decoding: Self.healthAutoExport(0..<5), as: UTF8.self)
+        points = points.replacingOccurrences(of: "2026-11-21 10:03:00 +0900", with: "2026-11-21 10:03 +0900")
+        let partly = try await post(r.port, Data(points.utf8), token: token)
+        #expect(partly.status == 400)
+        let error = try #require(partly.answer["error"] as? String)
+        #expect(error.contains("data.metrics[0].data[3].date"), "\(error)")
+        let garbage = try await post(r.port, Data("{\"hello\": 1}".utf8), token: token)
+        #expect(garbage.status == 400 && (garbage.answer["error"] as? String)?.isEmpty == false)
+        let truncated = try await post(r.port, Self.healthAutoExport(0..<3).dropLast(7), token: token)
+        #expect(truncated.status == 400)
+        let unknown = try await post(r.port, Self.healthAutoExport(0..<3), path: "/ingest?format=fitbit", token: token)
+        #expect(unknown.status == 400 && (unknown.answer["error"] as? String)?.contains("unknown format") == true)
+        let large = try await post(r.port, Self.healthAutoExport(0..<60), token: token)
+        #expect(large.status == 413)
+        #expect(try await post(r.port, Data(), token: token, method: "GET").status == 405)
+        #expect(try await post(r.port, Data(), path: "/other", token: token).status == 404)
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    @Test func aGzipBodyIsInflatedWithinTheLimit() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir, maxBody: 8192)
+        let plain = Self.healthAutoExport(0..<30)
+        let gzip = try Self.gzip(plain)
+        #expect(gzip.count < 8192 && plain.count < 8192)
+        let answer = try await post(r.port, gzip, token: token, headers: ["Content-Encoding": "gzip"])
+        #expect(answer.status == 200, "\(answer.answer)")
+        #expect(answer.answer["readings"] as? Int == 30)
+        // Small as sent, too large inflated.
+        let bomb = try Self.gzip(Self.healthAutoExport(0..<59) + Data(repeating: 0x20, count: 20_000))
+        #expect(bomb.count < 8192)
+        #expect(try await post(r.port, bomb, token: token, headers: ["Content-Encoding": "gzip"]).status == 413)
+        let damaged = gzip.prefix(gzip.count / 2)
+        #expect(try await post(r.port, damaged, token: token, headers: ["Content-Encoding": "gzip"]).status == 400)
+        await r.stop()
+    }
+
+    @Test func aTestMessageIsAnsweredAndStoresNothing() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let test = Data(
+            #"{"timestamp": "2026-11-21T03:15:00Z", "app_version": "1.4.0", "test": true, "steps": []}"#.utf8)
+        let answer = try await post(r.port, test, token: token)
+        #expect(answer.status == 200 && answer.answer["test"] as? Bool == true, "\(answer.answer)")
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// `gzip -c`, from Debian's gzip.
+    static func gzip(_ data: Data) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(data)
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return out
+    }
+}

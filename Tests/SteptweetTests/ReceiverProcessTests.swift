@@ -1,0 +1,88 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The receiver in a real agent process: a 200 means the payload is in the state database, so a SIGKILL right after
+/// it loses nothing, and the next fetch posts exactly what was received.
+@Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct ReceiverProcessTests {
+    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
+    func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
+        let port = try freePort()
+        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
+        let config = try Steptweet.tempFile(
+            """
+            [receive]
+            listen = "127.0.0.1:\(port)"
+            token_env = "RECEIVE_TOKEN"
+            [schedule]
+            interval = "1h"
+            [text]
+            time_zone = "Asia/Tokyo"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "file"
+            path = "\(posts)"
+            """, name: "config.toml")
+        let agent = Process()
+        agent.executableURL = Steptweet.binary
+        agent.arguments = ["agent", "--config", config]
+        agent.environment = ProcessInfo.processInfo.environment.merging(["RECEIVE_TOKEN": "tok"]) { $1 }
+        agent.standardOutput = FileHandle.nullDevice
+        agent.standardError = FileHandle.nullDevice
+        try agent.run()
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+
+        let points = (0..<10).map { m in
+            #"{"date": "2026-11-21 10:0\#(m):00 +0900", "qty": \#(100 + m), "source": "Watch"}"#
+        }
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/ingest")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer tok", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(
+            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+                .utf8)
+        var status = 0
+        for _ in 0..<200 where status == 0 {
+            if let (_, response) = try? await URLSession.shared.data(for: request) {
+                status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            } else {
+                try await Task.sleep(for: .milliseconds(25))  // the agent is still starting
+            }
+        }
+        #expect(status == 200)
+        kill(agent.processIdentifier, SIGKILL)
+        agent.waitUntilExit()
+
+        let fetch = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(fetch.status == 0, "\(fetch.stdout)\(fetch.stderr)")
+        #expect(fetch.stdout.contains("1045 歩"), "\(fetch.stdout)")
+        let again = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:30:00+09:00"])
+        #expect(again.stdout.contains("NoData"), "\(again.stdout)")
+        let lines = try String(contentsOfFile: posts, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+        let devices = try await Steptweet.run(["devices", "--received", "--config", config])
+        #expect(devices.stdout.contains("Watch  health-auto-export: last heard "), "\(devices.stdout)")
+        #expect(devices.stdout.contains("10 readings"), "\(devices.stdout)")
+    }
+}
