@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import GRDB
 import Logging
@@ -31,7 +32,9 @@ import Testing
         }
     }
 
-    func start(dir: TempDir, maxBody: Int = 8 << 20) async throws -> Running {
+    func start(
+        dir: TempDir, maxBody: Int = 8 << 20, now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> Running {
         var config = try AgentConfiguration.parse(
             """
             [receive]
@@ -51,7 +54,7 @@ import Testing
         var receive = try #require(config.receive)
         receive.port = 0
         let store = try StateStore(path: config.statePath)
-        let receiver = try ReceiverService(receive: receive, store: store, logger: Logger(label: "test"))
+        let receiver = try ReceiverService(receive: receive, store: store, logger: Logger(label: "test"), now: now)
         let serving = Task { try await receiver.run() }
         try await receiver.waitUntilListening()
         let port = try #require(await receiver.port())
@@ -218,6 +221,48 @@ import Testing
         let answer = try await post(r.port, test, token: token)
         #expect(answer.status == 200 && answer.answer["test"] as? Bool == true, "\(answer.answer)")
         #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// The committed 60 s walk replayed as Sensor Logger would push it: 1 s messages of `totalacceleration`
+    /// (Android), each mixed with gyroscope readings and shuffled, one message sent twice and two sent in swapped
+    /// order. The stream counts what `count` counts on the file.
+    @Test func aRecordingReplayedAsSensorLoggerMessagesCountsAsTheFileDoes() async throws {
+        let dir = try TempDir()
+        let t0 = Self.t0
+        let r = try await start(dir: dir, now: { t0.addingTimeInterval(61) })
+        let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n").dropFirst()
+        var random = SeededRandom(seed: 11)
+        var messages: [[String]] = []
+        for line in lines {
+            let f = line.split(separator: ",")
+            let ns = Timestamps.nanoseconds(t0) + Int64((Double(f[0])! * 1e6).rounded())
+            let second = Int((ns - Timestamps.nanoseconds(t0)) / 1_000_000_000)
+            while messages.count <= second { messages.append([]) }
+            messages[second].append(
+                #"{"name":"totalacceleration","time":\#(ns),"values":{"x":\#(f[1]),"y":\#(f[2]),"z":\#(f[3])},"accuracy":3}"#
+            )
+            messages[second].append(#"{"name":"gyroscope","time":\#(ns + 7),"values":{"x":0.01,"y":0.02,"z":0.03}}"#)
+        }
+        var order = Array(messages.indices)
+        order.swapAt(10, 11)
+        order.insert(20, at: 25)
+        for (n, i) in order.enumerated() {
+            let body =
+                #"{"messageId":\#(n),"sessionId":"session-1","deviceId":"pixel","payload":[\#(messages[i].shuffled(using: &random).joined(separator: ","))]}"#
+            let answer = try await post(r.port, Data(body.utf8), token: token)
+            #expect(answer.status == 200, "\(answer.answer)")
+        }
+        let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 31), trigger: [.manual])
+        let counted = try RecordingCounter.count(path: Fixture.walk).steps
+        let stored = try r.store.steps(fromNs: 0, toNs: .max)
+        #expect(counted > 100)
+        #expect(abs(stored - counted) <= counted / 100, "stored \(stored), count \(counted)")
+        // The window waits for the device up to its last sample; once it has been quiet for `settle`, the rest goes.
+        let later = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 16 * 60), trigger: [.manual])
+        #expect(fetch.postedSteps + later.postedSteps == stored, "\(fetch.line) / \(later.line)")
+        let left = try await r.store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_sample") }
+        #expect(left == 0, "every sample fed is removed")
         await r.stop()
     }
 

@@ -70,6 +70,8 @@ extension AgentConfiguration {
         public var maxBody: Int = 8 << 20
         /// How long windows wait for a device that has gone quiet (`schedule.settle`).
         public var settle: TimeInterval = 15 * 60
+        /// How late a message of a sample stream may come and still be counted in time order (`reorder`).
+        public var reorder: TimeInterval = 30
 
         public init(host: String = "127.0.0.1", port: UInt16, token: String? = nil) {
             self.host = host
@@ -78,7 +80,7 @@ extension AgentConfiguration {
         }
     }
 
-    static let receiveKeys: Set<String> = ["listen", "token_env", "token_file", "max_body"]
+    static let receiveKeys: Set<String> = ["listen", "token_env", "token_file", "max_body", "reorder"]
 
     /// `[receive]`: where to listen (`host:port`), the bearer token (through the one secret resolver), the body limit.
     static func readReceive(_ reader: TableReader, environment: [String: String], base: URL) throws -> (
@@ -107,6 +109,7 @@ extension AgentConfiguration {
         }
         if let maxBody = try table.int("max_body", range: 1024...(1 << 30)) { receive.maxBody = maxBody }
         if let settle = try reader.duration("schedule", "settle") { receive.settle = settle }
+        if let reorder = try reader.duration("receive", "reorder") { receive.reorder = reorder }
         return (receive, secrets.warnings)
     }
 

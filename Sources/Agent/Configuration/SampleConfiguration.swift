@@ -49,11 +49,12 @@ public enum SampleConfiguration {
         # period = "1m"           # at most one push-triggered fetch per period
 
         # The receiver: phones push their steps to POST http://HOST:PORT/ingest with "Authorization: Bearer TOKEN"
-        # (Health Auto Export, Health Connect webhook apps, OwnTracks, steplog lines), or to /ingest/TOKEN for apps
+        # (Health Auto Export, Sensor Logger, Health Connect webhook apps, OwnTracks, steplog lines), or /ingest/TOKEN for apps
         # that can only set a URL. With [receive], [source] is optional.
         # [receive]
         # listen = "127.0.0.1:8788"               # host:port; "0.0.0.0:8788" on every interface (put TLS in front)
         # token_env = "STEPTWEET_RECEIVE_TOKEN"   # or token_file; required
         # max_body = 8388608                      # bytes, as sent and inflated (gzip bodies are taken)
+        # reorder = "30s"                         # how late a Sensor Logger message may come and be counted in order
         """#
 }

@@ -10,6 +10,13 @@ extension Fetcher {
         var sources: [any StepSource] = configuration.source.map { [FileStepSource(source: $0)] } ?? []
         if let receive = configuration.receive {
             sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
+            let streams =
+                (try? store.writer.read { db in try String.fetchAll(db, sql: "SELECT stream FROM received_stream") })
+                ?? []
+            for stream in streams {
+                sources.append(
+                    ReceivedStreamSource(store: store, stream: stream, reorderNs: Int64(receive.reorder * 1e9)))
+            }
         }
         return sources
     }

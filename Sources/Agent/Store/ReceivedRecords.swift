@@ -38,8 +38,30 @@ public struct ReceivedDevice: Codable, Sendable, Equatable, FetchableRecord, Per
                     PRIMARY KEY (device, key)) WITHOUT ROWID;
                 CREATE INDEX received_reading_time ON received_reading (device, start_ns, key);
                 CREATE INDEX received_reading_changed ON received_reading (changed) WHERE changed = 1;
+                CREATE TABLE received_stream (
+                    stream TEXT PRIMARY KEY, device TEXT NOT NULL, last_heard_ns INTEGER NOT NULL,
+                    newest_ns INTEGER NOT NULL, last_total INTEGER);
+                CREATE TABLE received_sample (
+                    stream TEXT NOT NULL, time_ns INTEGER NOT NULL, x REAL NOT NULL, y REAL NOT NULL, z REAL NOT NULL,
+                    PRIMARY KEY (stream, time_ns)) WITHOUT ROWID;
                 """)
     }
+}
+
+/// A stream of acceleration samples a device pushes (`received_stream`; Sensor Logger: one per recording session):
+/// its own detector runs over it, in time order, holding back the newest `reorder` seconds for messages that come
+/// out of order. Its samples wait in `received_sample` until a fetch has fed them to the detector.
+struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "received_stream"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var stream: String
+    var device: String
+    var lastHeardNs: Int64
+    /// The newest sample time received.
+    var newestNs: Int64
+    /// The last running step total (Sensor Logger's pedometer), for the next one's difference.
+    var lastTotal: Int?
 }
 
 /// A step reading a device pushed (`received_reading`), keyed by what makes a resend a replacement: Health Auto
@@ -131,10 +153,32 @@ extension StateStore {
                 // An adding reading has no key of its own: one that is identical to one received is a resend.
                 let key = "\(reading.startNs)-\(reading.endNs)-\(reading.steps)"
                 try store(device: device, key: key, reading: reading, microsteps: Int64(reading.steps) * 1_000_000)
-            case .sample, .runningTotal:
-                throw ReceiveRefusal.unsupported(
-                    "\(payload.format) acceleration and pedometer streams are recognised but not counted by this version"
-                )
+            case .sample(let device, let stream, let sample):
+                let key = device + "/" + stream
+                try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO received_sample (stream, time_ns, x, y, z) VALUES (?, ?, ?, ?, ?)"
+                ).execute(arguments: [key, sample.timeNs, sample.x, sample.y, sample.z])
+                var entry = heard[device] ?? (0, 0, nil)
+                entry.dataEnd = max(entry.dataEnd ?? sample.timeNs, sample.timeNs)
+                if db.changesCount == 0 {
+                    result.duplicates += 1
+                } else {
+                    entry.samples += 1
+                    result.samples += 1
+                }
+                heard[device] = entry
+                try Self.heardStream(key, device: device, newestNs: sample.timeNs, nowNs: nowNs, db)
+            case .runningTotal(let device, let stream, let timeNs, let total):
+                // A running total (a pedometer's): its difference from the one before, per stream; a drop is a reset.
+                let key = device + "/" + stream
+                var row = try Self.heardStream(key, device: device, newestNs: timeNs, nowNs: nowNs, db)
+                let steps = row.lastTotal.map { total >= $0 ? total - $0 : total } ?? 0
+                row.lastTotal = total
+                try row.update(db)
+                let reading = StepReading(startNs: timeNs, endNs: timeNs, steps: steps)
+                try store(
+                    device: device, key: "total:\(stream):\(timeNs)", reading: reading,
+                    microsteps: Int64(steps) * 1_000_000)
             }
         }
         for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
@@ -152,6 +196,20 @@ extension StateStore {
             result.devices.append(device)
         }
         return result
+    }
+
+    /// The stream's record, created or brought up to date.
+    @discardableResult
+    static func heardStream(_ stream: String, device: String, newestNs: Int64, nowNs: Int64, _ db: Database) throws
+        -> ReceivedStreamRecord
+    {
+        var row =
+            try ReceivedStreamRecord.fetchOne(db, key: stream)
+            ?? ReceivedStreamRecord(stream: stream, device: device, lastHeardNs: nowNs, newestNs: newestNs)
+        row.lastHeardNs = nowNs
+        row.newestNs = max(row.newestNs, newestNs)
+        try row.save(db)
+        return row
     }
 
     /// The devices that pushed, most recently heard first.
