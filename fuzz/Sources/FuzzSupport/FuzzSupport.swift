@@ -1,3 +1,4 @@
+import Foundation
 import SensorInput
 
 /// libFuzzer's driver, linked in by `-sanitize=fuzzer`; called from an `@main` because SwiftPM's own `main` would
@@ -90,6 +91,53 @@ public func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) {
             precondition(
                 read(jobs: jobs, chunkBytes: ranges, strict: strict) == reference,
                 "ranges of \(ranges) bytes on \(jobs) threads differ from one pass")
+        }
+    }
+}
+
+/// Feeds `data` to the payload parser of `format` and to recognition: either a `PayloadError` naming the format it
+/// was read as, or items that hold together (steps never negative, readings not ending before they start, exact
+/// counts matching the rounded ones, finite samples strictly in time order and running totals in time order per
+/// stream).
+public func fuzzPayload(_ data: UnsafePointer<UInt8>?, _ size: Int, format: String) {
+    let body = data.map { Data(bytes: $0, count: size) } ?? Data()
+    for forced in [format, nil] {
+        let payload: Payload
+        do {
+            payload = try PayloadFormats.parse(body: body, format: forced)
+        } catch let e as PayloadError {
+            precondition(!e.description.isEmpty, "an error without a message")
+            precondition(forced == nil || e.format == forced, "an error that does not name the format forced")
+            continue
+        } catch {
+            preconditionFailure("not a PayloadError: \(error)")
+        }
+        precondition(forced == nil || payload.format == forced, "read as another format than the one forced")
+        precondition(!payload.isTest || payload.items.isEmpty, "a test message with items")
+        check(payload.items)
+    }
+}
+
+private func check(_ items: [PayloadItem]) {
+    var lastSample: [String: Int64] = [:]
+    var lastTotal: [String: Int64] = [:]
+    for item in items {
+        switch item {
+        case .replacing(_, _, let r, let micro):
+            precondition(micro >= 0 && r.steps >= 0 && r.endNs >= r.startNs, "a bad replacing reading")
+            precondition(r.steps == Int((micro + 500_000) / 1_000_000), "microsteps and steps disagree")
+        case .adding(_, let r):
+            precondition(r.steps >= 0 && r.endNs >= r.startNs, "a bad adding reading")
+        case .sample(let device, let stream, let s):
+            precondition(s.x.isFinite && s.y.isFinite && s.z.isFinite, "a non-finite sample")
+            let key = device + "\u{1F}" + stream
+            precondition(lastSample[key].map { s.timeNs > $0 } ?? true, "samples out of time order")
+            lastSample[key] = s.timeNs
+        case .runningTotal(let device, let stream, let t, let total):
+            precondition(total >= 0, "a negative running total")
+            let key = device + "\u{1F}" + stream
+            precondition(lastTotal[key].map { t >= $0 } ?? true, "running totals out of time order")
+            lastTotal[key] = t
         }
     }
 }
