@@ -38,7 +38,7 @@ struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     static func addLateSteps(_ db: Database, _ steps: Int) throws {
-        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.lateSteps += steps)
+        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.lateSteps.set(to: Columns.lateSteps + steps))
     }
 
     /// The late steps were posted in a window.
