@@ -126,6 +126,34 @@ import Testing
         await r.stop()
     }
 
+    /// More readings than one slice recounts (four days of minutes, with fractional counts): the fetch goes on slice
+    /// after slice within its budget, and posts the exact rounded total once.
+    @Test func aBacklogOfManySlicesIsCountedExactlyOnce() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let minutes = 4 * 1440
+        #expect(minutes > ReceivedStepSource.readingsPerSlice)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "Asia/Tokyo")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        let start = Self.t0.addingTimeInterval(-4 * 86_400)
+        let points = (0..<minutes).map { m in
+            #"{"date": "\#(formatter.string(from: start.addingTimeInterval(Double(m) * 60)))", "qty": \#(m % 7).5}"#
+        }
+        let body =
+            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+        let answer = try await post(r.port, Data(body.utf8), token: token)
+        #expect(answer.status == 200 && answer.answer["readings"] as? Int == minutes, "\(answer.answer)")
+        let fetch = await r.fetcher.fetch(now: Self.t0, trigger: [.manual])
+        let exact = (0..<minutes).reduce(0.0) { $0 + Double($1 % 7) + 0.5 }
+        #expect(fetch.postedSteps == Int(exact.rounded()), "\(fetch.line)")
+        #expect(!fetch.backlog)
+        let again = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(3600), trigger: [.manual])
+        #expect(again.postedSteps == 0)
+        await r.stop()
+    }
+
     @Test func aResendThatLowersPostedTimeLowersNothingPostedAndSaysSo() async throws {
         let dir = try TempDir()
         let r = try await start(dir: dir)
@@ -261,7 +289,9 @@ import Testing
         // The window waits for the device up to its last sample; once it has been quiet for `settle`, the rest goes.
         let later = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 16 * 60), trigger: [.manual])
         #expect(fetch.postedSteps + later.postedSteps == stored, "\(fetch.line) / \(later.line)")
-        let left = try await r.store.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_sample") }
+        let left = try await r.store.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_sample")
+        }
         #expect(left == 0, "every sample fed is removed")
         await r.stop()
     }

@@ -16,16 +16,29 @@ struct ReceivedStepSource: StepSource {
 
     func didSave(_ read: SourceRead) {}
 
+    /// Readings a slice of a fetch recounts at most (a year of minutes sent at once is read over several slices, each
+    /// saved on its own, so memory stays bounded).
+    static let readingsPerSlice = 5_000
+
     func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
         try store.writer.read { db in
             var read = SourceRead(next: saved, watermarkNs: try watermark(db, nowNs: nowNs))
             var counted: [(ReceivedReadingRecord, StepReading)] = []
+            var resumeAt: ReceivedReadingRecord?
+            var room = byteLimit == nil ? Int.max : Self.readingsPerSlice
             let devices = try String.fetchAll(
                 db,
                 ReceivedReadingRecord.filter(ReceivedReadingRecord.Columns.changed == true)
                     .select(ReceivedReadingRecord.Columns.device).distinct())
-            for device in devices {
-                for (row, now) in try recount(device, db) {
+            for device in devices where room > 0 {
+                let recounted = try recount(device, db, limit: room)
+                room -= recounted.looked
+                if let next = recounted.resumeAt {
+                    resumeAt = next
+                    read.moreToRead = true
+                }
+                if room <= 0 && device != devices.last { read.moreToRead = true }
+                for (row, now) in recounted.changed {
                     if let before = row.counted {
                         before.stepsPerSecond { read.buckets[$0, default: 0] -= $1 }
                     }
@@ -37,7 +50,16 @@ struct ReceivedStepSource: StepSource {
             let firstData = counted.map(\.1.startNs).min()
             read.next.firstDataNs = [saved.firstDataNs, firstData].compactMap { $0 }.min()
             let marks = counted
-            read.saveAlso.append { db in try Self.markCounted(marks, db) }
+            let resume = resumeAt
+            read.saveAlso.append { db in
+                try Self.markCounted(marks, db)
+                // The slice stopped inside a device's readings: the next one starts there.
+                if let resume {
+                    typealias C = ReceivedReadingRecord.Columns
+                    try ReceivedReadingRecord.filter(C.device == resume.device && C.key == resume.key)
+                        .updateAll(db, C.changed.set(to: true))
+                }
+            }
             return read
         }
     }
@@ -45,25 +67,31 @@ struct ReceivedStepSource: StepSource {
     /// The device's readings from the earliest changed one on, each with what it counts now: its microsteps summed
     /// in time order with those before it, then rounded (fractional counts are summed, then rounded), so a change
     /// moves the rounding of the readings after it too. Only readings whose count or time changed are returned.
-    func recount(_ device: String, _ db: Database) throws -> [(ReceivedReadingRecord, StepReading)] {
+    func recount(_ device: String, _ db: Database, limit: Int) throws -> (
+        changed: [(ReceivedReadingRecord, StepReading)], looked: Int, resumeAt: ReceivedReadingRecord?
+    ) {
         typealias C = ReceivedReadingRecord.Columns
         let mine = ReceivedReadingRecord.filter(C.device == device)
         guard
             let earliest = try Int64.fetchOne(
                 db, mine.filter(C.changed == true).select(min(C.startNs)))
-        else { return [] }
+        else { return ([], 0, nil) }
         var micro =
             try Int64.fetchOne(db, mine.filter(C.startNs < earliest).select(sum(C.microsteps))) ?? 0
         var roundedBefore = Self.rounded(micro)
         var out: [(ReceivedReadingRecord, StepReading)] = []
-        for row in try mine.filter(C.startNs >= earliest).order(C.startNs, C.key).fetchAll(db) {
+        var looked = 0
+        let rows = try mine.filter(C.startNs >= earliest).order(C.startNs, C.key).fetchCursor(db)
+        while let row = try rows.next() {
+            if looked == limit { return (out, looked, row) }
+            looked += 1
             micro += row.microsteps
             let roundedNow = Self.rounded(micro)
             let now = StepReading(startNs: row.startNs, endNs: row.endNs, steps: roundedNow - roundedBefore)
             roundedBefore = roundedNow
             if row.changed || row.counted != now { out.append((row, now)) }
         }
-        return out
+        return (out, looked, nil)
     }
 
     static func rounded(_ microsteps: Int64) -> Int {

@@ -125,23 +125,21 @@ extension StateStore {
             entry.readings += 1
             entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs)
             heard[device] = entry
-            let existing = try ReceivedReadingRecord.fetchOne(db, key: ["device": device, "key": key])
-            if var row = existing {
-                guard row.startNs != reading.startNs || row.endNs != reading.endNs || row.microsteps != microsteps
-                else {
-                    result.duplicates += 1
-                    return
-                }
-                row.startNs = reading.startNs
-                row.endNs = reading.endNs
-                row.microsteps = microsteps
-                row.changed = true
-                try row.update(db)
-            } else {
-                try ReceivedReadingRecord(
-                    device: device, key: key, startNs: reading.startNs, endNs: reading.endNs, microsteps: microsteps,
-                    changed: true, countedStartNs: nil, countedEndNs: nil, countedSteps: 0
-                ).insert(db)
+            // One statement a reading: a new key is inserted, a changed value replaces the old and is marked for
+            // the next fetch, the same value again changes nothing (a duplicate).
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed)
+                    VALUES (?, ?, ?, ?, ?, 1)
+                    ON CONFLICT (device, key) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
+                        microsteps = excluded.microsteps, changed = 1
+                    WHERE start_ns != excluded.start_ns OR end_ns != excluded.end_ns
+                        OR microsteps != excluded.microsteps
+                    """
+            ).execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps])
+            guard db.changesCount > 0 else {
+                result.duplicates += 1
+                return
             }
             result.readings += 1
         }
