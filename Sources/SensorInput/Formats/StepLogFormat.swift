@@ -29,7 +29,21 @@ struct StepLogFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    static func time(_ v: FlatJSON.Value?) -> Int64? {
+    /// The members of a line holding one flat JSON object, the last of repeated keys kept; nil when the line is not
+    /// one JSON object or a value is an object or an array.
+    static func flatObject(_ line: UnsafeBufferPointer<UInt8>) -> [String: JSONTree]? {
+        guard case .object(let members)? = try? JSONTree.parse(Array(line)) else { return nil }
+        var object: [String: JSONTree] = [:]
+        for (key, value) in members {
+            switch value {
+            case .object, .array: return nil
+            default: object[key] = value
+            }
+        }
+        return object
+    }
+
+    static func time(_ v: JSONTree?) -> Int64? {
         switch v {
         case .string(let s)?:
             if let t = TimeParsing.parseDateTime(Substring(s)), t.hadZone { return t.ns }
@@ -41,9 +55,9 @@ struct StepLogFormat: LineParser {
         }
     }
 
-    static func count(_ v: FlatJSON.Value?) -> Int64?? {
+    static func count(_ v: JSONTree?) -> Int64?? {
         guard let v, v != .null else { return .some(nil) }
-        guard let text = v.text, let n = Int64(text), n >= 0, n < 1 << 40 else { return nil }
+        guard let n = v.int64, n >= 0, n < 1 << 40 else { return nil }
         return .some(n)
     }
 
@@ -51,14 +65,14 @@ struct StepLogFormat: LineParser {
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
         _ emit: (InputItem) -> Void
     ) throws -> String? {
-        guard let object = FlatJSON.parseObject(line) else { return "not a JSON object on one line" }
+        guard let object = Self.flatObject(line) else { return "not a JSON object on one line" }
         guard let ts = Self.time(object["ts"]) else { return "\"ts\" is missing or not an RFC 3339 time with a zone" }
         guard let stepsField = Self.count(object["steps"]) else { return "\"steps\" is not a non-negative integer" }
         guard let totalField = Self.count(object["total"]) else { return "\"total\" is not a non-negative integer" }
         guard stepsField != nil || totalField != nil else { return "neither \"steps\" nor \"total\"" }
         let key = (object["src"]?.text ?? "") + "\u{1F}" + (object["boot_id"]?.text ?? "")
         var stream = streams[key] ?? Stream()
-        if let seqText = object["seq"]?.text, let seq = Int64(seqText) {
+        if let seq = object["seq"]?.int64 {
             if let last = stream.lastSeq, seq <= last { return "duplicate seq \(seq) (already read \(last))" }
             stream.lastSeq = seq
         }
