@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import LoopbackHTTP
 
 /// The silent-push listener: `POST /push` on 127.0.0.1 only, with `Authorization: Bearer <token>` and a body of
 /// `{"aps":{"content-available":1}}`. Accepted pushes become `.push` triggers (coalesced and rate-limited by the
