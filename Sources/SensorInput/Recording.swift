@@ -5,9 +5,6 @@ import StepDetection
 public enum AccelerationUnit: String, Sendable, Codable {
     case metersPerSecondSquared = "m/s^2"
     case g = "g"
-
-    /// Factor that converts a value in this unit to m/s².
-    public var toMetersPerSecondSquared: Double { self == .g ? standardGravity : 1 }
 }
 
 /// How to read an input: strictness, and what the file itself may not say.

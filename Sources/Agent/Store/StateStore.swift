@@ -309,13 +309,6 @@ public final class StateStore: Sendable {
         }
     }
 
-    /// Inserts step events directly (for benchmarks and tests): one count per event time.
-    public func addSteps(_ times: [Int64]) throws {
-        var buckets: [Int64: Int] = [:]
-        for t in times { buckets[Self.floorSecond(t), default: 0] += 1 }
-        try writer.write { db in try Self.addBuckets(db, buckets) }
-    }
-
     /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
     public func setWindowStartIfUnset(_ date: Date) throws {
         try writer.write { db in
