@@ -1,6 +1,3 @@
-import Foundation
-import StepDetection
-
 /// ActiGraph ActiLife epoch (count) CSV with a steps column: the same header with an Epoch Period, an optional
 /// `TimeStamp,axis1,...,steps` row; each row is one epoch and its `steps` are already counted (a delta).
 struct ActiGraphEpochFormat: LineParser {

@@ -1,4 +1,3 @@
-import Foundation
 import StepDetection
 
 /// ActiGraph ActiLife RAW CSV: the 10-line header (rate from `at NN Hz`, start from Start Date/Time), an optional

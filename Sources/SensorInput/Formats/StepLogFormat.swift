@@ -1,5 +1,4 @@
 import Foundation
-import StepDetection
 
 /// Our own JSON-lines step log (see Sources/SensorInput/README.md): one object per line with `ts` (RFC 3339, or a
 /// number in s/ms/µs/ns since the epoch) and `steps` (delta) and/or `total` (cumulative counter), optionally
