@@ -124,10 +124,10 @@ public enum StepLogLine {
 
     /// `YYYY-MM-DDThh:mm:ss.sssZ`.
     public static func rfc3339(_ ns: Int64) -> String {
-        let ms = ns >= 0 ? ns / 1_000_000 : (ns - 999_999) / 1_000_000
-        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let ms = TimeParsing.floorDiv(ns, 1_000_000)
+        let seconds = TimeParsing.floorDiv(ms, 1000)
         let milli = Int(ms - seconds * 1000)
-        var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        var days = Int(TimeParsing.floorDiv(seconds, 86_400))
         let secOfDay = Int(seconds - Int64(days) * 86_400)
         // civil_from_days (H. Hinnant)
         days += 719_468
