@@ -1,8 +1,8 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Analysis, Agent, steptweet.
-// EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into Agent).
+// modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Analysis, LoopbackHTTP, Agent,
+// steptweet. EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
 let package = Package(
@@ -49,12 +49,16 @@ let package = Package(
             exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
         .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
+        // FlyingFox routes that close each connection: the agent's loopback servers and the tests' servers.
+        .target(
+            name: "LoopbackHTTP", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
+            exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon. The demo
         // recording is built into it (the EmbedDemoRecording plugin), so `steptweet demo` needs no checkout.
         .target(
             name: "Agent",
             dependencies: [
-                "StepDetection", "SensorInput", "Messages", "Publishing",
+                "StepDetection", "SensorInput", "Messages", "Publishing", "LoopbackHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -73,16 +77,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
-        // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, the
-        // loopback servers (closing each connection through Agent's `appendClosingRoute`), SVGs as pixels (zlib).
+        // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, SVGs as
+        // pixels (zlib). No HTTP, no agent: the detector's and the readers' tests build neither FlyingFox nor GRDB.
         // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
         // Double.random(in:using:) and was half of StepDetectionTests' CPU.
         .target(
-            name: "TestSupport",
+            name: "TestSupport", dependencies: ["SensorInput", "CZlib"], path: "Tests/TestSupport",
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // The tests' HTTP servers: in memory (FakeHTTPServer) and on 127.0.0.1 (LoopbackServer, RecordingEndpoint).
+        .target(
+            name: "HTTPTestSupport",
             dependencies: [
-                "SensorInput", "Publishing", "Agent", "CZlib", .product(name: "FlyingFox", package: "FlyingFox"),
+                "Publishing", "LoopbackHTTP", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
-            ], path: "Tests/TestSupport", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+            ], path: "Tests/HTTPTestSupport"),
         // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.
         .testTarget(
             name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"],
@@ -96,7 +104,8 @@ let package = Package(
         .testTarget(
             name: "PublishingTests",
             dependencies: [
-                "Publishing", "Messages", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+                "Publishing", "Messages", "TestSupport", "HTTPTestSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Clocks", package: "swift-clocks"),
             ]),
@@ -105,6 +114,7 @@ let package = Package(
             name: "AgentTests",
             dependencies: [
                 "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
+                "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -112,7 +122,8 @@ let package = Package(
         .testTarget(
             name: "SteptweetTests",
             dependencies: [
-                "steptweet", "Agent", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox"),
+                "steptweet", "Agent", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

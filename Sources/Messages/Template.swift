@@ -1,5 +1,3 @@
-import Foundation
-
 /// A post text template with `{placeholder}` fields, checked when it is created.
 public struct Template: Sendable, Equatable {
     /// The seed format: `{from} 〜 {to} の期間に {device} を持って {steps} 歩 歩きました。 Tweet By Background Fetch`.

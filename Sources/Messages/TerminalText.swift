@@ -1,5 +1,3 @@
-import Foundation
-
 /// Text from files, servers or configurations made safe to show in a terminal or a log: control characters and
 /// invalid UTF-8 are shown escaped (`\x1b`, `\u{9b}`, `\xff`), so a CSV holding `ESC]0;…BEL` or `ESC[2J` cannot
 /// retitle or clear the terminal through an error message. Printable text, Japanese included, is left as it is.

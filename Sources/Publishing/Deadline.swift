@@ -35,10 +35,7 @@ public struct Deadline: Sendable {
     public var hasPassed: Bool { remaining <= .zero }
 
     /// `remaining` in seconds (for APIs that take a `TimeInterval`).
-    public var remainingSeconds: TimeInterval {
-        let parts = remaining.components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
-    }
+    public var remainingSeconds: TimeInterval { remaining.timeInterval }
 
     /// Sleeps on the deadline's clock until it (plus `grace`) has passed; throws `CancellationError` when cancelled.
     public func sleep(grace: Duration = .zero) async throws {
@@ -117,5 +114,13 @@ private final class RaceFinish<T: Sendable>: @unchecked Sendable {
         lock.unlock()
         continuation?.resume(returning: value)
         tasks.forEach { $0.cancel() }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as `TimeInterval`.
+    public var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) * 1e-18
     }
 }

@@ -43,7 +43,7 @@ public enum TransportFailure: Error, Sendable, Equatable {
 
 /// Sends one HTTP request and returns the reply. Implementations need not watch a deadline: `HTTPContext.send`
 /// races them against it and cancels the calling task when it passes, which must end the request promptly.
-/// Production uses `URLSessionSender`; unit tests an in-memory fake (`FakeHTTPServer` in TestSupport).
+/// Production uses `URLSessionSender`; unit tests an in-memory fake (`FakeHTTPServer` in HTTPTestSupport).
 public protocol HTTPSending: Sendable {
     func send(_ request: URLRequest) async -> Result<HTTPReply, TransportFailure>
 }

@@ -6,9 +6,6 @@ public enum AccelerationUnit: String, Sendable, Codable {
     case metersPerSecondSquared = "m/s^2"
     case g = "g"
 
-    /// Factor that converts a value in this unit to m/s².
-    public var toMetersPerSecondSquared: Double { self == .g ? standardGravity : 1 }
-
     /// The unit of acceleration with gravity whose median magnitude is `median`, when nothing states it: about 1
     /// in g, about 9.8 in m/s², so below 3.5 it is g.
     static func told(byMedianMagnitude median: Double) -> AccelerationUnit {

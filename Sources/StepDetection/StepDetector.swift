@@ -305,9 +305,6 @@ public struct StepDetector: Sendable, Codable {
         return settled
     }
 
-    /// Whether a walking bout is open: confirmed by the rhythm and, with the recognizer, recognised as walking.
-    public var isWalking: Bool { parameters.recognizer.enabled ? gateBoutOpen : inBout && boutCredited }
-
     /// Ends the stream: closes an open walking bout. Candidates never confirmed are discarded.
     public mutating func finish(_ emit: (DetectorEvent) -> Void) {
         endBout(emit)

@@ -4,9 +4,9 @@ import Foundation
 import Messages
 import SensorInput
 
-/// Options every command that reads an input shares (`preview` has its own `--start`, the window, and takes the
-/// recording's start as `--recording-start`).
-struct InputOptions: ParsableArguments {
+/// How to read an input's contents (`--strict`, `--format`, `--rate`): shared by every command that reads an input,
+/// `preview` included.
+struct FormatOptions: ParsableArguments {
     @Flag(name: .long, help: "Stop with an error (exit 65) at the first malformed line instead of skipping it.")
     var strict = false
     @Option(
@@ -19,6 +19,20 @@ struct InputOptions: ParsableArguments {
         help: ArgumentHelp(
             "Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
             valueName: "HZ")) var rate: Double?
+
+    func validate() throws {
+        if let format, SensorInput.InputFormats.named(format) == nil {
+            throw ValidationError(
+                "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
+        }
+        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
+    }
+}
+
+/// Options every command that reads recordings shares (`preview` takes only `FormatOptions`: its `--start` is the
+/// window's, and it takes the recording's start as `--recording-start`).
+struct InputOptions: ParsableArguments {
+    @OptionGroup var contents: FormatOptions
     @Option(
         name: .customLong("prefer-source"),
         help: ArgumentHelp(
@@ -46,19 +60,14 @@ struct InputOptions: ParsableArguments {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
-        if let format, SensorInput.InputFormats.named(format) == nil {
-            throw ValidationError(
-                "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
-        }
-        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
         if let timeZone { _ = try parseZone(timeZone) }
     }
 
     func readOptions() -> ReadOptions {
         let zone = timeZone.flatMap(TimeZones.named) ?? systemTimeZone  // a bad name was refused in validate()
         var options = ReadOptions(
-            strict: strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
-            format: format, rateHz: rate)
+            strict: contents.strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
+            format: contents.format, rateHz: contents.rate)
         options.progress = true
         options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }

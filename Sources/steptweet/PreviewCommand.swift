@@ -47,10 +47,7 @@ struct PreviewCommand: ParsableCommand {
     var timeZone: String?
     @Option(help: "Device name in the text (default: the configuration's, else iPhone 5s).") var device: String?
     @Option(help: "Text template (default: the configuration's, else the seed text).") var template: String?
-    @Option(help: ArgumentHelp("Read the input as this format instead of detecting it.", valueName: "NAME"))
-    var format: String?
-    @Option(help: ArgumentHelp("Sampling rate for inputs without a time column.", valueName: "HZ")) var rate: Double?
-    @Flag(help: "Stop with an error at the first malformed line instead of skipping it.") var strict = false
+    @OptionGroup var contents: FormatOptions
 
     func run() throws {
         let configuration = try config.map { try ConfigOptions.load(path: $0) }
@@ -68,10 +65,6 @@ struct PreviewCommand: ParsableCommand {
         let anchor =
             recordingStart?.date(in: zone)
             ?? (source == configuration?.source?.path ? configuration?.source?.start : nil) ?? from
-        if let format, InputFormats.named(format) == nil {
-            throw ValidationError(
-                "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
-        }
         let composer: MessageComposer
         do {
             composer = try MessageComposer(
@@ -85,7 +78,8 @@ struct PreviewCommand: ParsableCommand {
         let result: RecordingCount
         do {
             var options = ReadOptions(
-                strict: strict, startNs: Timestamps.nanoseconds(anchor), format: format, rateHz: rate)
+                strict: contents.strict, startNs: Timestamps.nanoseconds(anchor), format: contents.format,
+                rateHz: contents.rate)
             options.progress = true
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
         } catch let error as InputError {

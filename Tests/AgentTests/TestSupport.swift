@@ -1,5 +1,6 @@
 import Agent
 import Foundation
+@_exported import HTTPTestSupport
 import Messages
 import Publishing
 @_exported import TestSupport

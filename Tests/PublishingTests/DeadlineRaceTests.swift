@@ -19,6 +19,12 @@ import Testing
         #expect(Deadline(in: .zero, clock: clock).hasPassed)
     }
 
+    @Test func durationsInSecondsKeepTheirFraction() {
+        #expect(Duration.milliseconds(1500).timeInterval == 1.5)
+        #expect(Duration.milliseconds(-250).timeInterval == -0.25)
+        #expect(Duration.nanoseconds(1).timeInterval == 1e-9)
+    }
+
     @Test func workThatFinishesFirstWins() async {
         let deadline = Deadline(in: .seconds(5), clock: TestClock<Duration>())
         #expect(await deadline.race(orElse: "late") { "done" } == "done")

@@ -1,5 +1,6 @@
 import Clocks
 import Foundation
+@_exported import HTTPTestSupport
 @_exported import TestSupport
 
 @testable import Publishing

@@ -245,6 +245,26 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(strict: true)) }
     }
 
+    @Test func stepLogLinesAreFlatObjectsWithTheLastOfRepeatedKeys() throws {
+        let text = """
+            {"ts":"2026-11-21T10:00:00Z","steps":4,"steps":6}
+            {"ts":"2026-11-21T10:01:00Z","steps":2,"meta":{"a":1}}
+            {"ts":"2026-11-21T10:02:00Z","steps":[3]}
+            {"ts":"2026-11-21T10:03:00Z","steps":"5","seq":7,"src":12}
+            {"ts":"2026-11-21T10:04:00Z","steps":1,"seq":"7","src":"12"}
+            {"ts":"2026-11-21T10:05:00Z","steps":true}
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "flat.jsonl")
+        let (summary, items) = try readAll(path)
+        #expect(readings(items).map(\.steps) == [6, 5])
+        #expect(summary.issues.map(\.line) == [2, 3, 5, 6])
+        #expect(
+            summary.issues.map(\.message)[0...1] == ["not a JSON object on one line", "not a JSON object on one line"])
+        // A number and a string with the same text name the same stream and the same seq.
+        #expect(summary.issues[2].message == "duplicate seq 7 (already read 7)")
+    }
+
     @Test func sensorLoggerPedometerIsCumulativeWithResets() throws {
         let (summary, items) = try readAll(Self.fixture("Pedometer.csv"))
         #expect(summary.format == "sensor-logger-pedometer")

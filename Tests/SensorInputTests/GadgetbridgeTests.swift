@@ -47,6 +47,14 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         }.joined()
     }
 
+    @Test func localMinutesAndDaysRoundTimesBefore1970Down() {
+        #expect(TimeParsing.floorDiv(119, 60) == 1)
+        #expect(TimeParsing.floorDiv(0, 60) == 0)
+        #expect(TimeParsing.floorDiv(-1, 60) == -1)
+        #expect(TimeParsing.floorDiv(-60, 60) == -1)
+        #expect(TimeParsing.floorDiv(-61, 86_400) == -1)
+    }
+
     @Test func realExportGivesFourSteps() throws {
         let path = try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")
         let (s, readings) = try read(path)

@@ -67,52 +67,25 @@ import Testing
     }
 
     /// Random signals: rates from 12.5 to 400 Hz with jitter, bursts of rhythmic motion, and now and then a gap, a
-    /// dropped sample, a repeated time or magnitude-only samples; each seed with its own variation of the detector or
-    /// of the stream: no weak-peak tracker, no gap limit, no recognizer, times running up to the end of Int64, the
-    /// state saved and decoded midway, the stream finished midway and then continued (as follow mode does).
-    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
-    func randomSignalsPushedInRunsEqualOneByOne(seed: UInt64) throws {
-        var random = SeededRandom(seed: seed)
-        let rate = [12.5, 25, 50, 100, 200, 400][Int(seed) - 1]
-        var parameters = DetectorParameters.standard
-        switch seed {
-        case 1: parameters.minSwingInWalk = parameters.minSwing
-        case 2: parameters.maxSampleGap = 1e10
-        case 3: parameters.recognizer.enabled = false
-        default: break
-        }
-        var samples: [AccelerationSample] = []
-        let period = 1e9 / rate
-        var t: Int64 = 1_700_000_000_000_000_000
-        for i in 0..<30_000 {
-            t += Int64(period * Double.random(in: 0.8...1.2, using: &random))
-            if Int.random(in: 0..<5_000, using: &random) == 0 { t += 3_000_000_000 }  // a gap
-            // Seed 4: a regular grid whose last sample is at Int64.max, past where the recognizer's ticks start over.
-            if seed == 4 { t = Int64.max - Int64(29_999 - i) * Int64(period) }
-            let phase = Double(i) / rate * 2 * .pi * 1.8
-            let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
-            var s = AccelerationSample(
-                timeNs: t, x: 1 + burst * sin(phase / 2), y: 2, z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
-            switch Int.random(in: 0..<2_000, using: &random) {
-            case 0: s.y = .nan
-            case 1: s.timeNs = samples.last?.timeNs ?? t
-            case 2: (s.x, s.y, s.z) = (s.magnitude, 0, 0)
-            default: break
-            }
-            samples.append(s)
-        }
+    /// dropped sample, a repeated time or magnitude-only samples; each scenario varies the detector or the stream.
+    @Test(arguments: PushScenario.all)
+    func randomSignalsPushedInRunsEqualOneByOne(_ scenario: PushScenario) throws {
+        var random = SeededRandom(seed: scenario.seed)
+        let samples = scenario.signal(using: &random)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        var single = StepDetector(parameters: parameters)
-        var batched = StepDetector(parameters: parameters)
+        var single = StepDetector(parameters: scenario.parameters)
+        var batched = StepDetector(parameters: scenario.parameters)
         var singleEvents: [DetectorEvent] = []
         var batchedEvents: [DetectorEvent] = []
         var start = 0
         var interrupted = false
         while start < samples.count {
             var end = min(samples.count, start + Int.random(in: 1...5000, using: &random))
-            // Seed 4: a run ends among the last samples, where every one starts the recognizer's grid over.
-            if seed == 4 && start < samples.count - 5 && end > samples.count - 5 { end = samples.count - 5 }
+            // A run ends among the last samples, where every one starts the recognizer's grid over.
+            if scenario.timesEndAtInt64Max && start < samples.count - 5 && end > samples.count - 5 {
+                end = samples.count - 5
+            }
             for s in samples[start..<end] {
                 single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) }
             }
@@ -120,10 +93,12 @@ import Testing
             #expect(try encoder.encode(batched) == encoder.encode(single), "saved state after samples ..<\(end)")
             if !interrupted && end > samples.count / 2 {
                 interrupted = true
-                if seed == 5 {
+                switch scenario.midway {
+                case .none: break
+                case .savedAndDecoded:
                     single = try JSONDecoder().decode(StepDetector.self, from: encoder.encode(single))
                     batched = try JSONDecoder().decode(StepDetector.self, from: encoder.encode(batched))
-                } else if seed == 6 {
+                case .finishedThenContinued:
                     single.finish { singleEvents.append($0) }
                     batched.finish { batchedEvents.append($0) }
                 }
@@ -142,5 +117,70 @@ import Testing
     static func firstDifference(_ a: [DetectorEvent], _ b: [DetectorEvent]) -> Int? {
         if let i = (0..<min(a.count, b.count)).first(where: { a[$0] != b[$0] }) { return i }
         return a.count == b.count ? nil : min(a.count, b.count)
+    }
+}
+
+/// One variation of the random signal pushed in runs: its rate, the detector's parameters, and what happens to the
+/// stream. The seed draws the signal's jitter, gaps and faults and where the runs end.
+struct PushScenario: Sendable, CustomTestStringConvertible {
+    /// What happens when the runs pass the middle of the signal.
+    enum Midway: Sendable {
+        case none
+        /// The state is saved and decoded, as the agent does between fetches.
+        case savedAndDecoded
+        /// The stream is finished, then continued (as follow mode does).
+        case finishedThenContinued
+    }
+
+    var name: String
+    var seed: UInt64
+    var rate: Double
+    var parameters = DetectorParameters.standard
+    /// A regular grid whose last sample is at `Int64.max`, past where the recognizer's ticks start over.
+    var timesEndAtInt64Max = false
+    var midway = Midway.none
+
+    var testDescription: String { "\(name) (\(rate) Hz)" }
+
+    static func standard(_ change: (inout DetectorParameters) -> Void) -> DetectorParameters {
+        var parameters = DetectorParameters.standard
+        change(&parameters)
+        return parameters
+    }
+
+    static let all: [PushScenario] = [
+        PushScenario(
+            name: "no weak-peak tracker", seed: 1, rate: 12.5,
+            parameters: standard { $0.minSwingInWalk = $0.minSwing }),
+        PushScenario(name: "no gap limit", seed: 2, rate: 25, parameters: standard { $0.maxSampleGap = 1e10 }),
+        PushScenario(name: "no recognizer", seed: 3, rate: 50, parameters: standard { $0.recognizer.enabled = false }),
+        PushScenario(name: "times up to the end of Int64", seed: 4, rate: 100, timesEndAtInt64Max: true),
+        PushScenario(name: "state saved and decoded midway", seed: 5, rate: 200, midway: .savedAndDecoded),
+        PushScenario(name: "finished midway, then continued", seed: 6, rate: 400, midway: .finishedThenContinued),
+    ]
+
+    /// 30,000 samples at about `rate` with bursts of rhythmic motion; now and then a 3 s gap, a NaN, a repeated time or
+    /// a magnitude-only sample.
+    func signal(using random: inout SeededRandom) -> [AccelerationSample] {
+        var samples: [AccelerationSample] = []
+        let period = 1e9 / rate
+        var t: Int64 = 1_700_000_000_000_000_000
+        for i in 0..<30_000 {
+            t += Int64(period * Double.random(in: 0.8...1.2, using: &random))
+            if Int.random(in: 0..<5_000, using: &random) == 0 { t += 3_000_000_000 }  // a gap
+            if timesEndAtInt64Max { t = Int64.max - Int64(29_999 - i) * Int64(period) }
+            let phase = Double(i) / rate * 2 * .pi * 1.8
+            let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
+            var s = AccelerationSample(
+                timeNs: t, x: 1 + burst * sin(phase / 2), y: 2, z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
+            switch Int.random(in: 0..<2_000, using: &random) {
+            case 0: s.y = .nan
+            case 1: s.timeNs = samples.last?.timeNs ?? t
+            case 2: (s.x, s.y, s.z) = (s.magnitude, 0, 0)
+            default: break
+            }
+            samples.append(s)
+        }
+        return samples
     }
 }

@@ -1,6 +1,7 @@
 import Agent
 import FlyingFox
 import Foundation
+import LoopbackHTTP
 import TestSupport
 import Testing
 

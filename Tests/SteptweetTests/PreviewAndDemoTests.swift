@@ -39,6 +39,23 @@ import Testing
         }
     }
 
+    /// `preview` takes `--format`, `--rate` and `--strict` from the options `count` and `inspect` share, checks
+    /// included: a rate of 0 is a usage error, not a file without a time column.
+    @Test func previewChecksFormatAndRateAsCountDoes() async throws {
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
+        for (option, message) in [
+            ("--rate=0", "--rate: must be a positive number of Hz"),
+            ("--format=nope", "--format: unknown format 'nope'"),
+        ] {
+            for arguments in [["preview", "--source", walk, "--start", "2026-11-21T10:00:00Z"], ["count", walk]] {
+                let r = try await Steptweet.run(arguments + [option])
+                #expect(r.status == 64, "\(arguments[0]) \(option)")
+                #expect(r.stderr.contains(message), "\(arguments[0]) \(option): \(r.stderr)")
+                #expect(r.stdout.isEmpty)
+            }
+        }
+    }
+
     @Test func demoPrintsNewDataWithTheSeedText() async throws {
         let r = try await Steptweet.run(["demo"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import LoopbackHTTP
 
 /// An in-process HTTP endpoint on 127.0.0.1 that accepts JSON posts at `/posts`, keeps each idempotency key once
 /// (answering `Idempotent-Replayed: true` for repeats) and can be told to fail the next requests with 503.

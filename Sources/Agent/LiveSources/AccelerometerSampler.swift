@@ -1,5 +1,4 @@
 import Foundation
-import Messages
 import SensorInput
 import StepDetection
 

@@ -1,4 +1,5 @@
 import Foundation
+import Publishing
 
 /// Wall time for the scheduler, read from an injected `any Clock<Duration>`.
 ///
@@ -47,13 +48,5 @@ public struct WallClock: Sendable {
     public struct Alarm: Sendable {
         /// Suspends until the instant (at once when it is past); throws `CancellationError` when cancelled.
         public let wait: @Sendable () async throws -> Void
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `TimeInterval`.
-    public var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) * 1e-18
     }
 }

@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import LoopbackHTTP
 import ServiceLifecycle
 
 /// The silent-push listener: `POST /push` on 127.0.0.1 only, with `Authorization: Bearer <token>` and a body of

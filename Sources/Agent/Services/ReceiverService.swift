@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Logging
+import LoopbackHTTP
 import Messages
 import SensorInput
 import ServiceLifecycle

@@ -1,5 +1,4 @@
 import Foundation
-import Messages
 
 /// Discord webhook: `POST {url}?wait=true` with `{"content": …, "allowed_mentions": {"parse": []}}`. `wait=true`
 /// makes Discord answer 200 with the message (its `id`) instead of a 204 that hides failures. The URL holds the

@@ -1,5 +1,4 @@
 import Foundation
-import Messages
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,5 +1,4 @@
 import Foundation
-import Messages
 
 /// Slack incoming webhook: `POST {url}` with `{"text": …}`; success is 200 with the body `ok`. The URL is the
 /// secret, so it is never shown. No idempotency and no remote id. Length: 4000 characters (Slack truncates

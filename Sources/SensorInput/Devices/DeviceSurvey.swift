@@ -1,5 +1,9 @@
 import StepDetection
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One live sensor found on the machine, as `steptweet devices` shows it.
 public struct DeviceDescription: Codable, Sendable, Equatable {
     /// What to write in `source.device`: `iio:deviceN` or `/dev/input/eventN`.
@@ -97,7 +101,3 @@ public enum DeviceSurvey {
         return (n, mean, sd, lost)
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif

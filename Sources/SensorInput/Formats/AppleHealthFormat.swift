@@ -1,5 +1,4 @@
 import Foundation
-import StepDetection
 
 /// Apple Health `export.xml`, streamed line by line (exports run to gigabytes): only
 /// `<Record type="HKQuantityTypeIdentifierStepCount" ... startDate endDate value>` elements are read, each a delta

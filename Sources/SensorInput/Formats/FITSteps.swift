@@ -29,11 +29,6 @@ enum FITSteps {
     /// Activity types whose `cycles` are steps (not strokes): all but cycling (2) and swimming (5).
     static func countsSteps(_ activityType: Int) -> Bool { activityType != 2 && activityType != 5 }
 
-    /// `file_id.type` (0 = none found).
-    static func fileType(_ messages: [FITContainer.Message]) -> Int64 {
-        messages.first { $0.global == 0 }?.fields[0] ?? 0
-    }
-
     /// The cumulative step counts of monitoring messages (global 55), with `timestamp_16` (field 26) rebuilt from the
     /// most recent full timestamp of any message before it.
     static func monitoringPoints(_ messages: [FITContainer.Message]) -> [MonitoringPoint] {

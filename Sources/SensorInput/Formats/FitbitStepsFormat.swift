@@ -1,5 +1,4 @@
 import Foundation
-import StepDetection
 
 /// Fitbit Takeout `steps-YYYY-MM-DD.json`: an array of `{"dateTime" : "MM/dd/yy HH:mm:ss", "value" : "N"}`, one
 /// per minute with data, UTC. Read line by line (pretty-printed or on one line): each `dateTime` is paired with the

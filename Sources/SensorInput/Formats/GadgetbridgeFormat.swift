@@ -164,7 +164,7 @@ enum GadgetbridgeFormat: WholeReader {
         }
         mutating func localDay(_ time: Int64) -> Int64 {
             let t = time + offset(time)
-            return t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+            return TimeParsing.floorDiv(t, 86_400)
         }
     }
 
@@ -203,10 +203,10 @@ enum GadgetbridgeFormat: WholeReader {
         out.reserveCapacity(rows.count)
         var i = 0
         while i < rows.count {
-            let minute = floorDiv(rows[i].time, 60)
+            let minute = TimeParsing.floorDiv(rows[i].time, 60)
             var j = i + 1
-            while j < rows.count, floorDiv(rows[j].time, 60) == minute { j += 1 }
-            let day = floorDiv(minute, 1440)
+            while j < rows.count, TimeParsing.floorDiv(rows[j].time, 60) == minute { j += 1 }
+            let day = TimeParsing.floorDiv(minute, 1440)
             let bit = Int(minute - day * 1440)
             var words = counted[day] ?? [UInt64](repeating: 0, count: 23)
             if words[bit / 64] & (1 << UInt64(bit % 64)) == 0 {
@@ -231,6 +231,4 @@ enum GadgetbridgeFormat: WholeReader {
         }
         return out
     }
-
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
 }

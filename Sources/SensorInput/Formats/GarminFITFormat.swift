@@ -63,7 +63,7 @@ enum GarminFITFormat: WholeReader {
         let coveredDays = Set(points.map { "\($0.localDay)" })
         let offset = points.last?.utcOffset ?? 0
         for a in activities where !state.activities.contains(a.startTime) {
-            let day = "\(FITSteps.MonitoringPoint.floorDiv(a.startTime + (a.utcOffset ?? offset), 86_400))"
+            let day = "\(TimeParsing.floorDiv(a.startTime + (a.utcOffset ?? offset), 86_400))"
             // Monitoring totals of that local day already hold the activity's steps.
             if coveredDays.contains(day) { continue }
             readings += a.readings

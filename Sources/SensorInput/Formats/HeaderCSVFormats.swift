@@ -1,6 +1,3 @@
-import Foundation
-import StepDetection
-
 /// Formats with a header row naming their columns, all read by the fast `GenericCSVReader` (columns found by name,
 /// so Sensor Logger's z,y,x order is handled): generic CSV, Sensor Logger, phyphox, Physics Toolbox.
 enum HeaderCSVFormats {

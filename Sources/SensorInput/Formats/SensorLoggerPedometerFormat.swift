@@ -1,6 +1,3 @@
-import Foundation
-import StepDetection
-
 /// Sensor Logger `Pedometer.csv`: `time,seconds_elapsed,steps`, time in epoch ns, steps cumulative since the
 /// recording started (a drop is a reset: the new value counts from 0).
 struct SensorLoggerPedometerFormat: LineParser {

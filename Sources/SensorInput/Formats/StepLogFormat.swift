@@ -1,5 +1,4 @@
 import Foundation
-import StepDetection
 
 /// Our own JSON-lines step log (see Sources/SensorInput/README.md): one object per line with `ts` (RFC 3339, or a
 /// number in s/ms/µs/ns since the epoch) and `steps` (delta) and/or `total` (cumulative counter), optionally
@@ -29,7 +28,21 @@ struct StepLogFormat: LineParser {
 
     init(path: String, options: ReadOptions) throws {}
 
-    static func time(_ v: FlatJSON.Value?) -> Int64? {
+    /// The members of a line holding one flat JSON object, the last of repeated keys kept; nil when the line is not
+    /// one JSON object or a value is an object or an array.
+    static func flatObject(_ line: UnsafeBufferPointer<UInt8>) -> [String: JSONTree]? {
+        guard case .object(let members)? = try? JSONTree.parse(Array(line)) else { return nil }
+        var object: [String: JSONTree] = [:]
+        for (key, value) in members {
+            switch value {
+            case .object, .array: return nil
+            default: object[key] = value
+            }
+        }
+        return object
+    }
+
+    static func time(_ v: JSONTree?) -> Int64? {
         switch v {
         case .string(let s)?:
             if let t = TimeParsing.parseDateTime(Substring(s)), t.hadZone { return t.ns }
@@ -41,9 +54,9 @@ struct StepLogFormat: LineParser {
         }
     }
 
-    static func count(_ v: FlatJSON.Value?) -> Int64?? {
+    static func count(_ v: JSONTree?) -> Int64?? {
         guard let v, v != .null else { return .some(nil) }
-        guard let text = v.text, let n = Int64(text), n >= 0, n < 1 << 40 else { return nil }
+        guard let n = v.int64, n >= 0, n < 1 << 40 else { return nil }
         return .some(n)
     }
 
@@ -95,7 +108,7 @@ extension StepLogFormat {
         var seq: Int64?
 
         static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<Line, Malformed> {
-            guard let object = FlatJSON.parseObject(line) else {
+            guard let object = StepLogFormat.flatObject(line) else {
                 return .failure(Malformed(reason: "not a JSON object on one line"))
             }
             guard let ts = StepLogFormat.time(object["ts"]) else {
@@ -113,7 +126,7 @@ extension StepLogFormat {
             return .success(
                 Line(
                     ts: ts, steps: steps, total: total, source: object["src"]?.text, bootID: object["boot_id"]?.text,
-                    seq: object["seq"]?.text.flatMap { Int64($0) }))
+                    seq: object["seq"]?.int64))
         }
     }
 }
@@ -152,10 +165,10 @@ public enum StepLogLine {
 
     /// `YYYY-MM-DDThh:mm:ss.sssZ`.
     public static func rfc3339(_ ns: Int64) -> String {
-        let ms = ns >= 0 ? ns / 1_000_000 : (ns - 999_999) / 1_000_000
-        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let ms = TimeParsing.floorDiv(ns, 1_000_000)
+        let seconds = TimeParsing.floorDiv(ms, 1000)
         let milli = Int(ms - seconds * 1000)
-        var days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        var days = Int(TimeParsing.floorDiv(seconds, 86_400))
         let secOfDay = Int(seconds - Int64(days) * 86_400)
         // civil_from_days (H. Hinnant)
         days += 719_468

@@ -20,7 +20,7 @@ enum StepLogPayload {
                 return false
             }
             guard let first else { return false }
-            return first.withUnsafeBufferPointer { FlatJSON.parseObject($0)?["ts"] != nil }
+            return first.withUnsafeBufferPointer { StepLogFormat.flatObject($0)?["ts"] != nil }
         },
         parse: parse)
 

@@ -1,6 +1,3 @@
-import Foundation
-import StepDetection
-
 /// Field splitting for the line parsers that are not on the hot path.
 enum Fields {
     /// Splits `line` at `delimiter` into substrings of a `String` made from the line.

@@ -35,6 +35,13 @@ enum JSONTree: Equatable {
         if case .string(let s) = self { return s }
         return nil
     }
+    /// The text of a string, or of a number as it was written.
+    var text: String? {
+        switch self {
+        case .string(let s), .number(let s): return s
+        default: return nil
+        }
+    }
     /// An integer written without fraction or exponent, exactly.
     var int64: Int64? {
         switch self {

@@ -1,7 +1,7 @@
-import Agent
 import FlyingFox
 import FlyingSocks
 import Foundation
+import LoopbackHTTP
 
 /// A request as the test server saw it.
 public struct SeenRequest: Sendable {

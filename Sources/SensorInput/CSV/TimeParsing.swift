@@ -1,6 +1,9 @@
 /// Calendar arithmetic and the date-time layouts the formats use, parsed from bytes without Foundation.
 public enum TimeParsing {
     /// Days from 1970-01-01 to the given proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+    /// `a / b` rounded towards minus infinity (`b` > 0), so times before 1970 fall in the right minute or day.
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+
     public static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

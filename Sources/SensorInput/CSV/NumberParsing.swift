@@ -1,11 +1,5 @@
 /// Hand-written number parsing from bytes, for the hot path of CSV readers (no `String` per field).
 public enum NumberParsing {
-    @usableFromInline static let powersOfTen: [Double] = (0...22).map { e in
-        var v = 1.0
-        for _ in 0..<e { v *= 10 }
-        return v
-    }
-
     /// Parses a decimal floating-point number (`-12.5`, `3e-2`, `.5`, `nan`, `inf`) filling the whole of
     /// `bytes[start..<end]` after trimming spaces and one pair of double quotes. Returns nil when it is not a number.
     /// With `decimalComma` a `,` is the decimal separator too (`;`-separated exports of comma-decimal locales).

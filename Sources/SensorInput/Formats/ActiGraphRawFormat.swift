@@ -1,0 +1,57 @@
+import StepDetection
+
+/// ActiGraph ActiLife RAW CSV: the 10-line header (rate from `at NN Hz`, start from Start Date/Time), an optional
+/// column row, then `x,y,z` in g (optionally after a `Timestamp`).
+struct ActiGraphRawFormat: LineParser {
+    static let format = InputFormat(
+        name: "actigraph-raw", kind: .acceleration,
+        about: "ActiGraph ActiLife RAW CSV: 10-line header with 'at NN Hz', then X,Y,Z in g",
+        sniff: { s in
+            let a = ActiGraphHeader.sniff(s)
+            return a.isActiGraph && a.raw ? 100 : 0
+        },
+        parser: ActiGraphRawFormat.self)
+
+    var header = ActiGraphHeader()
+    var firstAxis = 0
+    var index: Int64 = 0
+    var sawData = false
+
+    init(path: String, options: ReadOptions) throws {}
+
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
+        if !header.isComplete {
+            header.take(String(decoding: line, as: UTF8.self))
+            return nil
+        }
+        let f = Fields.split(line, ",")
+        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0]) && !f.allSatisfy({ Sniff.isNumber($0) }) {
+            let names = f.map { $0.trimmingPrefixSpaces().lowercased() }
+            firstAxis = names.firstIndex { $0.hasSuffix("x") } ?? (names.first == "timestamp" ? 1 : 0)
+            sawData = true
+            return nil
+        }
+        sawData = true
+        guard let rate = options.rateHz ?? header.rateHz, rate > 0 else {
+            return "no sample rate in the header; pass --rate"
+        }
+        guard f.count >= firstAxis + 3 else { return "expected X,Y,Z, found \(f.count) fields" }
+        guard let x = Fields.double(f[firstAxis]), let y = Fields.double(f[firstAxis + 1]),
+            let z = Fields.double(f[firstAxis + 2])
+        else { return "x, y or z is not a number" }
+        let start = options.startNs ?? header.startNs ?? 0
+        guard let t = Fields.tick(start, index, periodNs: 1e9 / rate) else { return "time is out of range" }
+        index += 1
+        let g = standardGravity
+        emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
+        return nil
+    }
+
+    func describe(_ summary: inout ReadSummary) {
+        summary.unit = .g
+        summary.absoluteTime = header.startNs != nil
+    }
+}
