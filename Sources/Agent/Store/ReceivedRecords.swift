@@ -120,6 +120,8 @@ extension StateStore {
     static func commit(_ payload: Payload, nowNs: Int64, _ db: Database) throws -> ReceivedCommit {
         var result = ReceivedCommit()
         var heard: [String: (readings: Int, samples: Int, dataEnd: Int64?)] = [:]
+        /// The newest sample time of each stream in this payload, and its device.
+        var streams: [String: (device: String, newestNs: Int64)] = [:]
         func store(device: String, key: String, reading: StepReading, microsteps: Int64) throws {
             var entry = heard[device] ?? (0, 0, nil)
             entry.readings += 1
@@ -165,7 +167,7 @@ extension StateStore {
                     result.samples += 1
                 }
                 heard[device] = entry
-                try Self.heardStream(key, device: device, newestNs: sample.timeNs, nowNs: nowNs, db)
+                streams[key] = (device, max(streams[key]?.newestNs ?? sample.timeNs, sample.timeNs))
             case .runningTotal(let device, let stream, let timeNs, let total):
                 // A running total (a pedometer's): its difference from the one before, per stream; a drop is a reset.
                 let key = device + "/" + stream
@@ -178,6 +180,9 @@ extension StateStore {
                     device: device, key: "total:\(stream):\(timeNs)", reading: reading,
                     microsteps: Int64(steps) * 1_000_000)
             }
+        }
+        for (stream, seen) in streams {
+            try Self.heardStream(stream, device: seen.device, newestNs: seen.newestNs, nowNs: nowNs, db)
         }
         for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
             var row =
