@@ -177,7 +177,8 @@ public struct StepDetector: Sendable, Codable {
     /// The two low-pass coefficients for a time step: the detector's and the recognizer's wide filter's.
     @inline(__always)
     static func filterCoefficients(dtNs: Int64, tau: Double) -> (alpha: Double, wideAlpha: Double) {
-        let alpha = (Double(dtNs) * 1e-9 / tau).lowPassCoefficient  // exact for any time step: the same filter at any rate
+        // Exact for any time step: the same filter at any rate.
+        let alpha = (Double(dtNs) * 1e-9 / tau).lowPassCoefficient
         return (alpha, WalkingRecognizer.wideAlpha(alpha))
     }
 

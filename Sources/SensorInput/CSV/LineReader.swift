@@ -33,7 +33,8 @@ public struct LineReader {
         var atFileStart = offset == 0
         var stop = false
         while !stop {
-            if filled == storage.capacity { storage.reserve(2 * filled, keeping: filled) }  // a line longer than the buffer
+            // A line longer than the buffer: grow it.
+            if filled == storage.capacity { storage.reserve(2 * filled, keeping: filled) }
             let buffer = storage.base
             let n = read(fd, buffer + filled, storage.capacity - filled)
             if n < 0 {
