@@ -25,28 +25,21 @@ let package = Package(
     ],
     targets: [
         // Pure Swift, no I/O: samples -> step events and walking bouts.
-        // Optimised in debug builds too: its per-sample loops are the CPU of most tests (and of `make demo`), 5-10x slower
-        // unoptimised. To step through it in a debugger, remove the setting.
-        .target(
-            name: "StepDetection", exclude: ["README.md"],
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
-        // Files and devices -> acceleration samples or step readings. Optimised in debug builds too, like StepDetection:
-        // its parsers' byte loops are most of the CPU of the reader, count and agent tests (serial unit tests about 2 s
-        // shorter). To step through it in a debugger, remove the setting.
+        .target(name: "StepDetection", exclude: ["README.md"]),
+        // Files and devices -> acceleration samples or step readings.
         .target(
             name: "SensorInput",
             dependencies: [
                 "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ], exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+            ], exclude: ["README.md"]),
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages", exclude: ["README.md"]),
-        // Text -> HTTP targets: one file per target, classified errors, redacted secrets. Optimised in debug builds
-        // too: its SHA-1 and HMAC (OAuth 1.0a) were a good part of the Publishing tests' CPU.
+        // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(
             name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
-            exclude: ["README.md"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+            exclude: ["README.md"]),
         // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
         .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
         // FlyingFox routes that close each connection: the agent's loopback servers and the tests' servers.
@@ -79,11 +72,7 @@ let package = Package(
             ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, SVGs as
         // pixels (zlib). No HTTP, no agent: the detector's and the readers' tests build neither FlyingFox nor GRDB.
-        // Optimised in debug builds too: unoptimised, SeededRandom.noise goes through the generic
-        // Double.random(in:using:) and was half of StepDetectionTests' CPU.
-        .target(
-            name: "TestSupport", dependencies: ["SensorInput", "CZlib"], path: "Tests/TestSupport",
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .target(name: "TestSupport", dependencies: ["SensorInput", "CZlib"], path: "Tests/TestSupport"),
         // The tests' HTTP servers: in memory (FakeHTTPServer) and on 127.0.0.1 (LoopbackServer, RecordingEndpoint).
         .target(
             name: "HTTPTestSupport",
@@ -91,15 +80,12 @@ let package = Package(
                 "Publishing", "LoopbackHTTP", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ], path: "Tests/HTTPTestSupport"),
-        // The detection and input tests build their synthetic signals and files in loops: optimised in debug too.
-        .testTarget(
-            name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"],
-            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(
             name: "SensorInputTests",
             dependencies: [
                 "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+            ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
         .testTarget(
             name: "PublishingTests",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Lists Swift functions (func, init, computed bodies opened by `func`/`init`) longer than a limit.
+"""Lists Swift functions (func, init, computed bodies opened by `func`/`init`) and files longer than a limit.
 
-Usage: scripts/long_functions.py [--limit 60] [paths...]   (default: Sources)
+Usage: scripts/long_functions.py [--limit 60] [--file-limit 400] [paths...]   (default: Sources)
 Counts lines from the declaration to its closing brace, by brace matching that skips strings and comments.
 Good enough for a size review, not a parser: multi-line string literals with unbalanced braces would confuse it.
 """
@@ -69,6 +69,7 @@ def long_functions(path, limit):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--limit', type=int, default=60)
+    p.add_argument('--file-limit', type=int, default=400)
     p.add_argument('paths', nargs='*', default=['Sources'])
     a = p.parse_args()
     found = []
@@ -76,6 +77,9 @@ def main():
         root = pathlib.Path(root)
         for f in sorted([root] if root.is_file() else root.rglob('*.swift')):
             found += long_functions(f, a.limit)
+            n = len(f.read_text(encoding='utf-8').splitlines())
+            if n > a.file_limit:
+                found.append((n, str(f), '(file)'))
     for n, where, name in sorted(found, reverse=True):
         print(f'{n:4d}  {where}  {name}')
 

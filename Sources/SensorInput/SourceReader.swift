@@ -34,6 +34,14 @@ public struct SourceCursor: Sendable, Equatable, Codable {
         self.device = device
         self.inode = inode
     }
+
+    /// The cursor after a read of `format` that stopped at `resume`.
+    init(resuming resume: InputFormats.Resume, format: String, device: UInt64, inode: UInt64) {
+        self.init(offset: resume.offset, lineNumber: resume.lineNumber, device: device, inode: inode)
+        generic = resume.generic
+        parserState = resume.state
+        self.format = format
+    }
 }
 
 /// Reads what is new in an input since a cursor: the path behind the agent's ingestion and follow mode. Works for
@@ -43,7 +51,8 @@ public enum SourceReader {
     /// inode — or truncated — smaller than the offset) and returns the cursor to pass next time. A last line without
     /// a newline is left for the next call; no line is delivered twice. After a rotation, the rest of the old file is
     /// read first when it is still beside the new one under a rotated name (`steps.jsonl.1`, `steps.jsonl-20261122`:
-    /// same directory, name starting with the file's name, same inode), so what was written before the rename is not lost.
+    /// same directory, name starting with the file's name, same inode), so what was written before the rename is not
+    /// lost.
     public static func readNew(
         path: String,
         options: ReadOptions = ReadOptions(),
@@ -56,29 +65,20 @@ public enum SourceReader {
         }
         // Open once and read through that descriptor: a rotation between looking at the file and reading it cannot
         // put one file's offsets under the other's identity.
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
+        let (fd, device, inode, size) = try openWithIdentity(path)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw InputError.unreadable(path, errno: errno) }
-        let device = UInt64(st.st_dev)
-        let inode = UInt64(st.st_ino)
-        let size = Int64(st.st_size)
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
-        /// Errors name the file, not the descriptor.
-        func named(_ e: InputError) -> InputError {
-            e.file == openPath ? InputError(file: path, line: e.line, message: e.message, kind: e.kind) : e
-        }
+        let named = { (e: InputError) in Self.naming(e, openPath: openPath, path: path) }
         let (previous, rotatedRest) = try continuation(
             of: cursor, path: path, device: device, inode: inode, size: size,
             options: options, sink)
+        // After a rotation, the next read starts the new file from its beginning.
+        let fromStart = SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)
         if size == 0 || size == previous?.offset {
             let empty = ReadSummary(format: previous?.format ?? options.format ?? "unknown")
-            // After a rotation to a still-empty file, the next read must start the new file from its beginning.
-            let next =
-                rotatedRest != nil
-                ? SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode) : (previous ?? cursor)
-            return (rotatedRest.map { $0.merged(with: empty) } ?? empty, next)
+            return (
+                rotatedRest.map { $0.merged(with: empty) } ?? empty, rotatedRest != nil ? fromStart : previous ?? cursor
+            )
         }
         let format: InputFormat
         if let name = previous?.format, let known = InputFormats.named(name) {
@@ -87,9 +87,7 @@ public enum SourceReader {
             if options.format == nil, !(try hasCompleteLine(openPath)) {
                 // The writer has not finished the first line yet. After a rotation, the old file's rest was delivered:
                 // go on from the start of the new file next time.
-                if let rotatedRest {
-                    return (rotatedRest, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode))
-                }
+                if let rotatedRest { return (rotatedRest, fromStart) }
                 return (ReadSummary(format: "unknown"), cursor)
             }
             format = try InputFormats.resolve(path: path, options: options)
@@ -108,17 +106,26 @@ public enum SourceReader {
         }
         summary.issues = summary.issues.map(named)
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
-        guard let next else {
-            if rotatedRest != nil {
-                return (summary, SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode))
-            }
-            return (summary, previous ?? cursor)
+        guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
+        return (summary, SourceCursor(resuming: next, format: format.name, device: device, inode: inode))
+    }
+
+    /// Opens `path` for reading; returns the descriptor and the file's identity and size.
+    static func openWithIdentity(_ path: String) throws -> (fd: Int32, device: UInt64, inode: UInt64, size: Int64) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError.unreadable(path, errno: errno) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let error = InputError.unreadable(path, errno: errno)
+            close(fd)
+            throw error
         }
-        var out = SourceCursor(offset: next.offset, lineNumber: next.lineNumber, device: device, inode: inode)
-        out.generic = next.generic
-        out.parserState = next.state
-        out.format = format.name
-        return (summary, out)
+        return (fd, UInt64(st.st_dev), UInt64(st.st_ino), Int64(st.st_size))
+    }
+
+    /// Errors name the file, not the descriptor it was read through.
+    static func naming(_ e: InputError, openPath: String, path: String) -> InputError {
+        e.file == openPath ? InputError(file: path, line: e.line, message: e.message, kind: e.kind) : e
     }
 
     /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity)

@@ -32,28 +32,10 @@ extension StepDetector {
         {
             halveBout()
         }
-        if inBout && !boutCredited {
-            // A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a
-            // missed step) and it was not walking.
-            let ratio = interval / stepInterval
-            let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
-            let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
-            if !steady && !missed {
-                irregularIntervals += 1
-                if irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
-            }
-        }
+        if inBout && !boutCredited { keepRhythmUntilCredited(interval: interval, emit) }
         if inBout {
             if interval <= boutTimeout {
-                let ratio = interval / stepInterval
-                if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
-                    // One step too weak to see between two regular ones.
-                    addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
-                } else if ratio < Self.steadyRatio && !afterWeak {
-                    stepInterval += (interval - stepInterval) * 0.2
-                    updateBoutDeadline()
-                }
-                addBoutStep(timeNs, emit)
+                extendBout(to: timeNs, interval: interval, afterWeak: afterWeak, emit)
                 return
             }
             endBout(emit)
@@ -63,19 +45,7 @@ extension StepDetector {
             pendingSwings.removeAll(keepingCapacity: true)
         }
         if parameters.fillMissedSteps && pending.count >= 2 {
-            // About twice the previous interval (or half of it): one step in between was too weak to see.
-            let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
-            let ratio = interval / previous
-            if Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
-                let last = pending[pending.count - 1]
-                pending.append(last + (timeNs - last) / 2)
-                pendingSwings.append(0)
-            } else if Self.missedStepRatio.contains(1 / ratio) && pendingSwings[pending.count - 2] > 0 {
-                let before = pending[pending.count - 2]
-                let last = pending[pending.count - 1]
-                pending.insert(before + (last - before) / 2, at: pending.count - 1)
-                pendingSwings.insert(0, at: pendingSwings.count - 1)
-            }
+            fillMissedPendingStep(before: timeNs, interval: interval)
         }
         pending.append(timeNs)
         pendingSwings.append(swing)
@@ -86,6 +56,48 @@ extension StepDetector {
             pendingSwings.removeFirst()
         }
         if pendingSwings.count(where: { $0 > 0 }) >= parameters.confirmSteps { confirmPending(emit) }
+    }
+
+    /// A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a missed step)
+    /// and it was not walking.
+    mutating func keepRhythmUntilCredited(interval: Double, _ emit: (DetectorEvent) -> Void) {
+        let ratio = interval / stepInterval
+        let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
+        let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
+        if !steady && !missed {
+            irregularIntervals += 1
+            if irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
+        }
+    }
+
+    /// The peak at `timeNs` is the open bout's next step; a peak two steps after the last one brings the step too weak
+    /// to see between them, and a steady one moves the bout's rhythm towards its interval.
+    mutating func extendBout(to timeNs: Int64, interval: Double, afterWeak: Bool, _ emit: (DetectorEvent) -> Void) {
+        let ratio = interval / stepInterval
+        if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
+            addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
+        } else if ratio < Self.steadyRatio && !afterWeak {
+            stepInterval += (interval - stepInterval) * 0.2
+            updateBoutDeadline()
+        }
+        addBoutStep(timeNs, emit)
+    }
+
+    /// Before a bout: about twice the previous interval (or half of it) means one step in between was too weak to
+    /// see; it is filled in among the pending candidates.
+    mutating func fillMissedPendingStep(before timeNs: Int64, interval: Double) {
+        let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
+        let ratio = interval / previous
+        if Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
+            let last = pending[pending.count - 1]
+            pending.append(last + (timeNs - last) / 2)
+            pendingSwings.append(0)
+        } else if Self.missedStepRatio.contains(1 / ratio) && pendingSwings[pending.count - 2] > 0 {
+            let before = pending[pending.count - 2]
+            let last = pending[pending.count - 1]
+            pending.insert(before + (last - before) / 2, at: pending.count - 1)
+            pendingSwings.insert(0, at: pendingSwings.count - 1)
+        }
     }
 
     /// The weak tracker found a peak (`minSwingInWalk`): inside a bout, on its rhythm and where no step came yet, it

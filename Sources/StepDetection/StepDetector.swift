@@ -125,48 +125,19 @@ public struct StepDetector: Sendable, Codable {
     /// already hold that sample's coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
         guard lastTimeNs != .min else { return start }
-        var last = lastTimeNs
-        var s1 = stage1
-        var s2 = stage2
-        var dtCached = cachedDtNs
-        var alpha = cachedAlpha
-        var wideAlpha = cachedWideAlpha
-        var strong = peaks
-        var weak = weakPeaks
-        var wide1 = recognizer.wide1
-        var wide2 = recognizer.wide2
-        var excess = recognizer.tickExcess
-        var sumX = recognizer.sumX
-        var sumY = recognizer.sumY
-        var sumZ = recognizer.sumZ
-        var axisSamples = recognizer.axisSamples
-        var nextTickNs = recognizing ? recognizer.nextTickNs : .max
-        let deadline = boutDeadlineNs
-        let maxGap = maxGapNs
-        let minSwing = parameters.minSwing
-        let minSwingInWalk = parameters.minSwingInWalk
-        let axes = tracksAxes
-        let weakOn = tracksWeakPeaks
-        let recognizing = recognizing
-        let tau = lowPassTau
-        /// Hands the recognizer its per-sample state as the samples taken so far left it (`last`, `s2`: the latest).
-        func handBack() {
-            guard recognizing else { return }
-            (recognizer.wide1, recognizer.wide2, recognizer.tickExcess) = (wide1, wide2, excess)
-            (recognizer.previousNs, recognizer.previousValue) = (last, s2)
-            if axes {
-                (recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples) = (
-                    sumX, sumY, sumZ, axisSamples
-                )
-            }
-        }
+        var (last, s1, s2, strong, weak) = (lastTimeNs, stage1, stage2, peaks, weakPeaks)
+        var (dtCached, alpha, wideAlpha) = (cachedDtNs, cachedAlpha, cachedWideAlpha)
+        var rec = QuietRecognizerState(recognizer, recognizing: recognizing)
+        let (deadline, maxGap, tau) = (boutDeadlineNs, maxGapNs, lowPassTau)
+        let (minSwing, minSwingInWalk) = (parameters.minSwing, parameters.minSwingInWalk)
+        let (axes, weakOn, recognizing) = (tracksAxes, tracksWeakPeaks, recognizing)
         var i = start
         while i < samples.count {
             let s = samples[i]
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
             guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
             else { break }
-            let tick = recognizing && s.timeNs >= nextTickNs
+            let tick = recognizing && s.timeNs >= rec.nextTickNs
             if tick && !recognizer.quietTick(at: s.timeNs) { break }
             let (dtNs, overflow) = s.timeNs.subtractingReportingOverflow(last)
             guard !overflow, dtNs <= maxGap else { break }
@@ -181,23 +152,16 @@ public struct StepDetector: Sendable, Codable {
             var nextWeak = weak
             if nextStrong.push(n2, at: s.timeNs, hysteresis: minSwing) != nil { break }
             if weakOn && nextWeak.push(n2, at: s.timeNs, hysteresis: minSwingInWalk) != nil { break }
-            if axes && (s.y != 0 || s.z != 0) {
-                sumX += s.x
-                sumY += s.y
-                sumZ += s.z
-                axisSamples += 1
-            }
+            if axes && (s.y != 0 || s.z != 0) { rec.addAxes(s) }
             if recognizing {
-                WalkingRecognizer.followRaw(&wide1, &wide2, &excess, raw: magnitude, value: n2, wideAlpha: wideAlpha)
+                WalkingRecognizer.followRaw(
+                    &rec.wide1, &rec.wide2, &rec.excess, raw: magnitude, value: n2, wideAlpha: wideAlpha)
             }
             if tick {
                 // A tick that completes no window: the recognizer takes it with the state it would have here.
-                handBack()
+                rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes)
                 _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, score: false)
-                (excess, nextTickNs) = (recognizer.tickExcess, recognizer.nextTickNs)
-                (sumX, sumY, sumZ, axisSamples) = (
-                    recognizer.sumX, recognizer.sumY, recognizer.sumZ, recognizer.axisSamples
-                )
+                rec.reload(after: recognizer)
             }
             (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             i += 1
@@ -206,14 +170,15 @@ public struct StepDetector: Sendable, Codable {
         guard i > start else { return i }
         counters.accepted += i - start
         (lastTimeNs, stage1, stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
-        handBack()
+        if recognizing { rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes) }
         return i
     }
 
     /// The two low-pass coefficients for a time step: the detector's and the recognizer's wide filter's.
     @inline(__always)
     static func filterCoefficients(dtNs: Int64, tau: Double) -> (alpha: Double, wideAlpha: Double) {
-        let alpha = (Double(dtNs) * 1e-9 / tau).lowPassCoefficient  // exact for any time step: the same filter at any rate
+        // Exact for any time step: the same filter at any rate.
+        let alpha = (Double(dtNs) * 1e-9 / tau).lowPassCoefficient
         return (alpha, WalkingRecognizer.wideAlpha(alpha))
     }
 
@@ -330,5 +295,43 @@ public struct StepDetector: Sendable, Codable {
         stage2 = value
         peaks.restart(at: timeNs, value: value)
         weakPeaks.restart(at: timeNs, value: value)
+    }
+}
+
+/// The recognizer's per-sample state as local copies during `StepDetector.quietRun`, so a run of samples costs no
+/// store and reload of it per sample.
+struct QuietRecognizerState {
+    var wide1: Double, wide2: Double, excess: Double
+    var sumX: Double, sumY: Double, sumZ: Double, axisSamples: Int
+    var nextTickNs: Int64
+
+    @inline(__always)
+    init(_ r: WalkingRecognizer, recognizing: Bool) {
+        (wide1, wide2, excess) = (r.wide1, r.wide2, r.tickExcess)
+        (sumX, sumY, sumZ, axisSamples) = (r.sumX, r.sumY, r.sumZ, r.axisSamples)
+        nextTickNs = recognizing ? r.nextTickNs : .max
+    }
+
+    @inline(__always)
+    mutating func addAxes(_ s: AccelerationSample) {
+        sumX += s.x
+        sumY += s.y
+        sumZ += s.z
+        axisSamples += 1
+    }
+
+    /// Hands the recognizer its per-sample state as the samples taken so far left it (`lastNs`, `value`: the latest).
+    @inline(__always)
+    func handBack(to r: inout WalkingRecognizer, lastNs: Int64, value: Double, axes: Bool) {
+        (r.wide1, r.wide2, r.tickExcess) = (wide1, wide2, excess)
+        (r.previousNs, r.previousValue) = (lastNs, value)
+        if axes { (r.sumX, r.sumY, r.sumZ, r.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
+    }
+
+    /// Takes back what a tick of the recognizer changed.
+    @inline(__always)
+    mutating func reload(after r: WalkingRecognizer) {
+        (excess, nextTickNs) = (r.tickExcess, r.nextTickNs)
+        (sumX, sumY, sumZ, axisSamples) = (r.sumX, r.sumY, r.sumZ, r.axisSamples)
     }
 }

@@ -17,8 +17,8 @@ public enum SharedData {
     }
 
     /// The numbers on each non-empty line of a CSV file in `../shared`, after its header line (fields that are not
-    /// a number left out), read as bytes with the readers' own `NumberParsing.parseDouble`, in an optimised module:
-    /// splitting `String`s took a quarter of a second for the WISDM files.
+    /// a number left out), read as bytes with the readers' own `NumberParsing.parseDouble`: splitting `String`s was
+    /// several times slower for the WISDM files.
     public static func numbers(_ relative: String) throws -> [[Double]] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try require(relative))))
         return bytes.withUnsafeBufferPointer { buffer in

@@ -35,19 +35,7 @@ public enum SourceDevice: Sendable, Equatable {
                     method: .evdev, sysfsPath: "", node: node, rateHz: rate,
                     samplePath: fileStem + ".accel.csv"))
         }
-        let folder: String
-        if device.hasPrefix("/dev/") || !device.contains("/") {
-            guard name.hasPrefix("iio:device") else {
-                throw ConfigurationError(
-                    path: "source.device",
-                    message:
-                        "'\(device)' is not an IIO device or evdev node (expected iio:deviceN, /dev/iio:deviceN, its sysfs folder, or /dev/input/eventN)"
-                )
-            }
-            folder = roots.sys + "/bus/iio/devices/" + name
-        } else {
-            folder = device
-        }
+        let folder = try iioFolder(device, name: name, roots: roots)
         let fm = FileManager.default
         let hasCounter = fm.fileExists(atPath: folder + "/in_steps_input")
         let hasAccel = fm.fileExists(atPath: folder + "/in_accel_x_raw")
@@ -75,5 +63,17 @@ public enum SourceDevice: Sendable, Equatable {
             throw ConfigurationError(
                 path: "source.sampling", message: "'\(method)' is not \"counter\", \"poll\" or \"buffer\"")
         }
+    }
+    /// The sysfs folder of an IIO device named by its name, its `/dev` node or its folder.
+    static func iioFolder(_ device: String, name: String, roots: DeviceRoots) throws(ConfigurationError) -> String {
+        guard device.hasPrefix("/dev/") || !device.contains("/") else { return device }
+        guard name.hasPrefix("iio:device") else {
+            throw ConfigurationError(
+                path: "source.device",
+                message:
+                    "'\(device)' is not an IIO device or evdev node (expected iio:deviceN, /dev/iio:deviceN, its sysfs folder, or /dev/input/eventN)"
+            )
+        }
+        return roots.sys + "/bus/iio/devices/" + name
     }
 }

@@ -58,24 +58,30 @@ public final class SourceWatcher: @unchecked Sendable {
                     if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { return } }
                     if fds[1].revents != 0 { return }
                     let n = read(fd, &buffer, buffer.count)
-                    if n <= 0 { continue }
-                    var offset = 0
-                    var touched = false
-                    while offset + 16 <= n {
-                        let len =
-                            Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
-                            | Int(buffer[offset + 15]) << 24
-                        let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
-                        if folder || String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
-                        offset += 16 + len
-                    }
-                    if touched { onChange() }
+                    if n > 0 && Self.touches(buffer[..<n], name: folder ? nil : name) { onChange() }
                 }
             }
             thread.start()
         #else
             throw WatchError(message: "watching files needs inotify (Linux)")
         #endif
+    }
+
+    /// Whether the inotify events in `events` name `name` (any name when nil).
+    static func touches(_ events: ArraySlice<UInt8>, name: String?) -> Bool {
+        let n = events.count
+        let buffer = Array(events)
+        var offset = 0
+        var touched = false
+        while offset + 16 <= n {
+            let len =
+                Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
+                | Int(buffer[offset + 15]) << 24
+            let nameBytes = buffer[(offset + 16)..<min(n, offset + 16 + len)].prefix { $0 != 0 }
+            if name == nil || String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
+            offset += 16 + len
+        }
+        return touched
     }
 
     public func stop() {

@@ -11,7 +11,8 @@ public struct LineReader {
     public static let defaultChunkSize = 1 << 20
 
     /// Calls `body` for every line with its bytes (without the line end), its 1-based line number and whether it
-    /// ended with a newline. `body` returns `false` to stop early, leaving that line unconsumed. Returns the offset after the last consumed line.
+    /// ended with a newline. `body` returns `false` to stop early, leaving that line unconsumed. Returns the offset
+    /// after the last consumed line.
     @discardableResult
     public static func forEachLine(
         path: String,
@@ -32,7 +33,8 @@ public struct LineReader {
         var atFileStart = offset == 0
         var stop = false
         while !stop {
-            if filled == storage.capacity { storage.reserve(2 * filled, keeping: filled) }  // a line longer than the buffer
+            // A line longer than the buffer: grow it.
+            if filled == storage.capacity { storage.reserve(2 * filled, keeping: filled) }
             let buffer = storage.base
             let n = read(fd, buffer + filled, storage.capacity - filled)
             if n < 0 {
@@ -47,21 +49,8 @@ public struct LineReader {
                 if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }  // a UTF-8 BOM
                 atFileStart = false
             }
-            while start < end {
-                guard let nl = memchr(buffer + start, 0x0A, end - start) else { break }
-                let nlIndex = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-                var lineEnd = nlIndex
-                if lineEnd > start && buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                lineNumber += 1
-                let keepGoing = try body(
-                    UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, true)
-                if !keepGoing {
-                    stop = true
-                    break
-                }
-                consumed += Int64(nlIndex + 1 - start)
-                start = nlIndex + 1
-            }
+            (start, stop) = try completeLines(
+                buffer, from: start, to: end, lineNumber: &lineNumber, consumed: &consumed, body)
             if stop { break }
             if n == 0 {  // end of file: a last line without newline
                 if start < end {
@@ -78,6 +67,30 @@ public struct LineReader {
             if filled > 0 && start > 0 { memmove(buffer, buffer + start, filled) }
         }
         return consumed
+    }
+
+    /// Hands `body` every line that ends with a newline in `buffer[start..<end]`, counting lines and consumed bytes;
+    /// returns where the bytes not yet delivered begin, and whether `body` asked to stop.
+    @inline(__always)
+    static func completeLines(
+        _ buffer: UnsafeMutablePointer<UInt8>, from start: Int, to end: Int, lineNumber: inout Int,
+        consumed: inout Int64,
+        _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool
+    ) rethrows -> (next: Int, stop: Bool) {
+        var start = start
+        while start < end {
+            guard let nl = memchr(buffer + start, 0x0A, end - start) else { break }
+            let nlIndex = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+            var lineEnd = nlIndex
+            if lineEnd > start && buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            lineNumber += 1
+            guard try body(UnsafeBufferPointer(start: buffer + start, count: lineEnd - start), lineNumber, true) else {
+                return (start, true)
+            }
+            consumed += Int64(nlIndex + 1 - start)
+            start = nlIndex + 1
+        }
+        return (start, false)
     }
 
     /// Opens a regular file for reading at `offset`; returns the descriptor and the file's size.

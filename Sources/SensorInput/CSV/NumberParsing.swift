@@ -16,13 +16,8 @@ public enum NumberParsing {
             e -= 1
         }
         guard i < e else { return nil }
-        var negative = false
-        if p[i] == 0x2D {
-            negative = true
-            i += 1
-        } else if p[i] == 0x2B {
-            i += 1
-        }
+        let negative = p[i] == 0x2D
+        if negative || p[i] == 0x2B { i += 1 }
         guard i < e else { return nil }
         // Digits are accumulated without per-digit bookkeeping; more than 19 of them (the most a UInt64 holds
         // exactly) go to the slow path below.
@@ -51,41 +46,58 @@ public enum NumberParsing {
         let sawDigit = digitCount > 0
         if !sawDigit { return parseSpecial(p, i, e, negative) }
         if i < e && (p[i] == 0x65 || p[i] == 0x45) {
-            i += 1
-            var expNegative = false
-            if i < e && (p[i] == 0x2D || p[i] == 0x2B) {
-                expNegative = p[i] == 0x2D
-                i += 1
-            }
-            guard i < e else { return nil }
-            var x = 0
-            while i < e {
-                let d = p[i] &- 0x30
-                if d > 9 { return nil }
-                if x < 100_000 { x = x * 10 + Int(d) }
-                i += 1
-            }
-            exponent += expNegative ? -x : x
+            guard let x = exponentPart(p, &i, e) else { return nil }
+            exponent += x
         }
         guard i == e else { return nil }
-        var value: Double
+        let value: Double
         if digitCount > 19 {
             guard let unsigned = slowParse(p, start, end, decimalComma: decimalComma) else { return nil }
             value = unsigned
-        } else if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
+        } else {
+            value =
+                decimalValue(mantissa, exponent) ?? slowParse(p, start, end, decimalComma: decimalComma)
+                ?? Double(mantissa) * pow10(exponent)
+        }
+        return negative ? -value : value
+    }
+
+    /// The exponent after an `e` or `E` at `p[i]`, up to `e`, with `i` moved past it; nil when malformed. Exponents
+    /// beyond 100,000 are cut there (the value is 0 or infinite anyway).
+    @inlinable @inline(__always)
+    static func exponentPart(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ e: Int) -> Int? {
+        i += 1
+        var negative = false
+        if i < e && (p[i] == 0x2D || p[i] == 0x2B) {
+            negative = p[i] == 0x2D
+            i += 1
+        }
+        guard i < e else { return nil }
+        var x = 0
+        while i < e {
+            let d = p[i] &- 0x30
+            if d > 9 { return nil }
+            if x < 100_000 { x = x * 10 + Int(d) }
+            i += 1
+        }
+        return negative ? -x : x
+    }
+
+    /// `mantissa × 10^exponent` (at most 19 digits) when one correctly rounded operation gives it, else nil.
+    @inlinable @inline(__always)
+    static func decimalValue(_ mantissa: UInt64, _ exponent: Int) -> Double? {
+        if mantissa < (1 << 53) && exponent >= -22 && exponent <= 22 {
             // Clinger's fast path: both exact, one correctly rounded operation.
-            value = Double(mantissa)
+            var value = Double(mantissa)
             if exponent < 0 {
                 value /= exactPowerOfTen(-exponent)
             } else if exponent > 0 {
                 value *= exactPowerOfTen(exponent)
             }
-        } else if exponent == 0 {
-            value = Double(mantissa)  // a big integer (epoch ns): the conversion is correctly rounded
-        } else {
-            value = slowParse(p, start, end, decimalComma: decimalComma) ?? Double(mantissa) * pow10(exponent)
+            return value
         }
-        return negative ? -value : value
+        if exponent == 0 { return Double(mantissa) }  // a big integer (epoch ns): the conversion is correctly rounded
+        return nil
     }
 
     /// 10^e for 0 ≤ e ≤ 22, all exact in a Double (a switch, no global table to initialise on the hot path).

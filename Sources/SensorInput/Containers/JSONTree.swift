@@ -87,55 +87,8 @@ enum JSONTree: Equatable {
             skipSpace()
             guard i < b.count else { throw fail("document cut short") }
             switch b[i] {
-            case 0x7B:
-                i += 1
-                var members: [(String, JSONTree)] = []
-                skipSpace()
-                if i < b.count, b[i] == 0x7D {
-                    i += 1
-                    return .object(members)
-                }
-                while true {
-                    skipSpace()
-                    let key = try string()
-                    skipSpace()
-                    guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
-                    i += 1
-                    members.append((key, try value(depth: depth + 1)))
-                    skipSpace()
-                    guard i < b.count else { throw fail("document cut short") }
-                    if b[i] == 0x2C {
-                        i += 1
-                        continue
-                    }
-                    if b[i] == 0x7D {
-                        i += 1
-                        return .object(members)
-                    }
-                    throw fail("',' or '}' expected")
-                }
-            case 0x5B:
-                i += 1
-                var items: [JSONTree] = []
-                skipSpace()
-                if i < b.count, b[i] == 0x5D {
-                    i += 1
-                    return .array(items)
-                }
-                while true {
-                    items.append(try value(depth: depth + 1))
-                    skipSpace()
-                    guard i < b.count else { throw fail("document cut short") }
-                    if b[i] == 0x2C {
-                        i += 1
-                        continue
-                    }
-                    if b[i] == 0x5D {
-                        i += 1
-                        return .array(items)
-                    }
-                    throw fail("',' or ']' expected")
-                }
+            case 0x7B: return try object(depth: depth)
+            case 0x5B: return try array(depth: depth)
             case 0x22: return .string(try string())
             case 0x74:
                 try literal("true")
@@ -146,22 +99,81 @@ enum JSONTree: Equatable {
             case 0x6E:
                 try literal("null")
                 return .null
-            case 0x2D, 0x30...0x39:
-                let s = i
-                i += 1
-                while i < b.count,
-                    (0x30...0x39).contains(b[i]) || b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45
-                        || b[i] == 0x2B || b[i] == 0x2D
-                { i += 1 }
-                let text = String(decoding: b[s..<i], as: UTF8.self)
-                guard Double(text) != nil else {
-                    i = s
-                    throw fail("malformed number")
-                }
-                return .number(text)
+            case 0x2D, 0x30...0x39: return try number()
             default:
                 throw fail("unexpected character")
             }
+        }
+
+        /// An object, from its `{`.
+        mutating func object(depth: Int) throws -> JSONTree {
+            i += 1
+            var members: [(String, JSONTree)] = []
+            skipSpace()
+            if i < b.count, b[i] == 0x7D {
+                i += 1
+                return .object(members)
+            }
+            while true {
+                skipSpace()
+                let key = try string()
+                skipSpace()
+                guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
+                i += 1
+                members.append((key, try value(depth: depth + 1)))
+                skipSpace()
+                guard i < b.count else { throw fail("document cut short") }
+                if b[i] == 0x2C {
+                    i += 1
+                    continue
+                }
+                if b[i] == 0x7D {
+                    i += 1
+                    return .object(members)
+                }
+                throw fail("',' or '}' expected")
+            }
+        }
+
+        /// An array, from its `[`.
+        mutating func array(depth: Int) throws -> JSONTree {
+            i += 1
+            var items: [JSONTree] = []
+            skipSpace()
+            if i < b.count, b[i] == 0x5D {
+                i += 1
+                return .array(items)
+            }
+            while true {
+                items.append(try value(depth: depth + 1))
+                skipSpace()
+                guard i < b.count else { throw fail("document cut short") }
+                if b[i] == 0x2C {
+                    i += 1
+                    continue
+                }
+                if b[i] == 0x5D {
+                    i += 1
+                    return .array(items)
+                }
+                throw fail("',' or ']' expected")
+            }
+        }
+
+        /// A number, kept as its text once `Double` accepts it.
+        mutating func number() throws -> JSONTree {
+            let s = i
+            i += 1
+            while i < b.count,
+                (0x30...0x39).contains(b[i]) || b[i] == 0x2E || b[i] == 0x65 || b[i] == 0x45
+                    || b[i] == 0x2B || b[i] == 0x2D
+            { i += 1 }
+            let text = String(decoding: b[s..<i], as: UTF8.self)
+            guard Double(text) != nil else {
+                i = s
+                throw fail("malformed number")
+            }
+            return .number(text)
         }
 
         mutating func literal(_ word: StaticString) throws {

@@ -12,9 +12,8 @@ enum FITSteps {
         /// Local day number (days since 1970-01-01 in local time) whose running total this is. A total stamped
         /// exactly at local midnight closes the day that ends there (devices write the day's summary then), not the
         /// day that begins: the totals of the day before would otherwise count again as the new day's.
-        var localDay: Int64 { Self.floorDiv(time + utcOffset - 1, 86_400) }
+        var localDay: Int64 { TimeParsing.floorDiv(time + utcOffset - 1, 86_400) }
 
-        static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
     }
 
     /// Steps of one activity file: readings over its records (or its sessions), Unix seconds.

@@ -1,0 +1,169 @@
+import Foundation
+import Messages
+import Publishing
+import SensorInput
+import TOMLKit
+
+/// Reading each table of `steptweet.toml` (`[source]`, `[schedule]`, `[text]`, `[push]`, `[[publish]]`) into its part
+/// of `AgentConfiguration`.
+extension AgentConfiguration {
+    /// `[source]`: a file path or a device name (resolved later, when the state folder is known). A `start` without
+    /// an offset is read in `zone` (`text.time_zone`), as every time without an offset is.
+    static func readSource(_ reader: TableReader, base: URL, zone: TimeZone) throws -> (
+        source: Source?, device: String?
+    ) {
+        var source: Source?
+        let path = try reader.string("source", "path")
+        let device = try reader.string("source", "device")
+        if path != nil && device != nil {
+            throw ConfigurationError(path: "source", message: "set either path or device, not both")
+        }
+        if let p = path ?? device {
+            var s = Source(path: resolve(p, against: base), isDevice: device != nil)
+            s.format = try reader.string("source", "format")
+            if let f = s.format, InputFormats.named(f) == nil {
+                throw ConfigurationError(
+                    path: "source.format",
+                    message: "unknown format '\(f)'; known: " + InputFormats.names.joined(separator: ", "))
+            }
+            if let start = try reader.string("source", "start") {
+                guard let d = Timestamps.parse(start, zone: zone) else {
+                    throw ConfigurationError(
+                        path: "source.start",
+                        message: "'\(start)' is not an ISO 8601 time (e.g. 2026-11-21T10:00:00+09:00)")
+                }
+                s.start = d
+            }
+            s.follow = try reader.bool("source", "follow") ?? (device != nil)
+            s.prefer =
+                (try reader.string("source", "prefer"))?.split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+            source = s
+        }
+        return (source, device)
+    }
+
+    /// `[schedule]`, and a warning when the interval is below the floor.
+    static func readSchedule(_ reader: TableReader) throws -> (schedule: Schedule, warning: String?) {
+        var schedule = Schedule()
+        var intervalWarning: String?
+        if let m = try reader.duration("schedule", "minimum") { schedule.minimum = m }
+        if let d = try reader.duration("schedule", "deadline") { schedule.deadline = d }
+        if let j = try reader.string("schedule", "jitter") {
+            guard j == "0" || j == "0s" || Durations.parse(j) != nil else {
+                throw ConfigurationError(path: "schedule.jitter", message: "'\(j)' is not a duration such as 30s")
+            }
+            schedule.jitter = Durations.parse(j) ?? 0
+        }
+        if let i = try reader.string("schedule", "interval") {
+            switch i {
+            case "minimum": schedule.interval = .minimum
+            case "never": schedule.interval = .never
+            default:
+                if let d = Durations.parse(i) {
+                    schedule.interval = .every(d)
+                } else if i.contains(" ") {
+                    do { schedule.interval = .cron(try CronSchedule(i)) } catch {
+                        throw ConfigurationError(path: "schedule.interval", message: error.description)
+                    }
+                } else {
+                    throw ConfigurationError(
+                        path: "schedule.interval",
+                        message:
+                            "'\(i)' is not \"minimum\", \"never\", a duration like \"15m\" or a cron expression like \"0 21 * * *\""
+                    )
+                }
+            }
+        }
+        if case .every(let d) = schedule.interval, d < schedule.minimum {
+            intervalWarning =
+                "schedule.interval \"\(Durations.format(d))\" is below schedule.minimum \"\(Durations.format(schedule.minimum))\": fetches run every \(Durations.format(schedule.minimum)) at most"
+        }
+        if let w = try reader.string("schedule", "window") {
+            switch w {
+            case "since-last": schedule.window = .sinceLast
+            case "1h": schedule.window = .aligned(3600)
+            case "1d": schedule.window = .aligned(86_400)
+            default:
+                throw ConfigurationError(
+                    path: "schedule.window", message: "'\(w)' is not \"since-last\", \"1h\" or \"1d\"")
+            }
+        }
+        schedule.postZero = try reader.bool("schedule", "post_zero") ?? false
+        schedule.onWalkEnd = try reader.bool("schedule", "on_walk_end") ?? false
+        return (schedule, intervalWarning)
+    }
+
+    /// `[text]`: the template and how dates are written.
+    static func readComposer(_ reader: TableReader) throws -> MessageComposer {
+        var template = Template.seed
+        if let preset = try reader.string("text", "preset") {
+            switch preset {
+            case "seed", "ja": template = Template.seed
+            case "english", "en": template = Template.english
+            default:
+                throw ConfigurationError(path: "text.preset", message: "'\(preset)' is not \"seed\" or \"english\"")
+            }
+        }
+        if let t = try reader.string("text", "template") { template = t }
+        let zone = try reader.string("text", "time_zone") ?? "UTC"
+        let composer: MessageComposer
+        do {
+            composer = try MessageComposer(
+                template: try Template(template),
+                device: try reader.string("text", "device") ?? MessageComposer.defaultDevice,
+                dateFormat: try reader.string("text", "date_format") ?? MessageComposer.defaultDateFormat,
+                timeZone: zone,
+                locale: try reader.string("text", "locale") ?? "en_US_POSIX")
+        } catch let e as TemplateError {
+            throw ConfigurationError(path: "text.template", message: e.description)
+        } catch let e as ComposerError {
+            throw ConfigurationError(path: "text.time_zone", message: e.description)
+        }
+        return composer
+    }
+
+    /// `source.device` resolved to a step counter or an accelerometer, its log or samples beside the state.
+    static func resolveDevice(_ device: String, source: Source, reader: TableReader, statePath: String) throws -> Source
+    {
+        var s = source
+        let roots = DeviceRoots(
+            sys: try reader.string("source", "sys_root") ?? "/sys",
+            dev: try reader.string("source", "dev_root") ?? "/dev")
+        let stateDirectory = (statePath as NSString).deletingLastPathComponent
+        switch try SourceDevice.resolve(
+            device, roots: roots, sampling: try reader.string("source", "sampling"),
+            rateHz: try reader.number("source", "rate"), stateDirectory: stateDirectory)
+        {
+        case .stepCounter(let counter):
+            s.stepCounter = counter
+            s.path = counter.logPath
+            s.format = "steplog"
+        case .accelerometer(let accelerometer):
+            s.accelerometer = accelerometer
+            s.path = accelerometer.samplePath
+            s.format = "generic-csv"
+        }
+        s.follow = true
+        return s
+    }
+
+    static func resolve(_ path: String, against base: URL) -> String {
+        if path.hasPrefix("/") { return path }
+        if path.hasPrefix("~/") { return NSHomeDirectory() + String(path.dropFirst(1)) }
+        return base.appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    /// Why the agent fetches nothing, or nil when it fetches.
+    public var disabledReason: String? {
+        if schedule.interval == .never { return "schedule.interval is \"never\"" }
+        if let publishingProblem { return "missing credentials: \(publishingProblem)" }
+        if source == nil && receive == nil {
+            return "no [source] or [receive] configured (set source.path or source.device, or [receive])"
+        }
+        if source == nil, let receive, receive.token == nil {
+            return "the receiver has no token: \(receive.tokenProblem ?? "set receive.token_env or token_file")"
+        }
+        return nil
+    }
+}
