@@ -12,7 +12,9 @@
 Targets on this machine: p99 <= 20 ms per 1 s batch, <= 5 % of one core for 10 devices, the year in <= 10 s in all,
 the month answered in <= 1 s, peak RSS <= 40 MB. No peer receiver runs here offline; the numbers stand alone.
 """
-import datetime, http.client, json, math, os, random, shutil, signal, socket, subprocess, sys, tempfile, time
+import datetime, json, math, os, random, shutil, signal, subprocess, sys, tempfile, time
+
+from receiver_client import free_port, post, wait_listening
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
@@ -20,13 +22,6 @@ DEVICES = int(os.environ.get("DEVICES", "10"))
 SECONDS = int(os.environ.get("SECONDS", "60"))
 TOKEN = "bench-token"
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def start_agent(work, port):
@@ -38,27 +33,9 @@ def start_agent(work, port):
     env = dict(os.environ, RECEIVE_TOKEN=TOKEN)
     agent = subprocess.Popen([BINARY, "agent", "--config", config], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, env=env)
-    for _ in range(400):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            return agent
-        except OSError:
-            time.sleep(0.025)
-    raise SystemExit("bench: the agent did not listen")
+    wait_listening(port)
+    return agent
 
-
-def post(port, body):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    start = time.perf_counter()
-    conn.request("POST", "/ingest", body=body, headers={"Authorization": f"Bearer {TOKEN}",
-                                                       "Content-Type": "application/json"})
-    response = conn.getresponse()
-    data = response.read()
-    elapsed = time.perf_counter() - start
-    conn.close()
-    if response.status != 200:
-        raise SystemExit(f"bench: HTTP {response.status}: {data[:200]!r}")
-    return elapsed
 
 
 def cpu_seconds(pid):
@@ -98,7 +75,7 @@ def sensor_logger(port, pid):
             rng.shuffle(readings)
             body = json.dumps({"messageId": second, "sessionId": f"session-{device}",
                                "deviceId": f"device-{device}", "payload": readings}).encode()
-            latencies.append(post(port, body))
+            latencies.append(post(port, body, TOKEN))
         pause = tick + 1 - time.perf_counter()
         if pause > 0:
             time.sleep(pause)
@@ -125,11 +102,11 @@ def health_auto_export(port):
     bodies = [hae_points(start + datetime.timedelta(days=d), 1440) for d in range(365)]
     t = time.perf_counter()
     for body in bodies:
-        post(port, body)
+        post(port, body, TOKEN)
     year = time.perf_counter() - t
     print(f"health auto export: a year of minute points (525,600) as 365 daily requests: {year:.2f} s in all")
     month = hae_points(datetime.datetime(2024, 1, 1), 43_200)
-    answer = post(port, month)
+    answer = post(port, month, TOKEN)
     print(f"health auto export: a month (43,200 points, {len(month) / 1e6:.1f} MB) in one request: "
           f"answered in {answer * 1000:.0f} ms")
 

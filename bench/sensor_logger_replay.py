@@ -6,7 +6,9 @@ its day (`steptweet steps`) against `steptweet count` on the file. Target: each 
 
     python3 bench/sensor_logger_replay.py .build/release/steptweet > bench/sensor_logger_replay_result.txt
 """
-import csv, datetime, http.client, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, time
+import csv, datetime, json, os, random, shutil, signal, subprocess, sys, tempfile, time
+
+from receiver_client import free_port, post, wait_listening
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
@@ -16,22 +18,6 @@ TOKEN = "replay-token"
 BASE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def post(port, body):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/ingest", body=body, headers={"Authorization": f"Bearer {TOKEN}"})
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    if response.status != 200:
-        raise SystemExit(f"replay: HTTP {response.status}: {data[:300]!r}")
 
 
 def messages(path, day_ns, session, rng):
@@ -82,19 +68,14 @@ def main():
     rng = random.Random(3)
     results = []
     try:
-        for _ in range(400):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.025)
+        wait_listening(port)
         start = time.perf_counter()
         sent = 0
         for i, row in enumerate(rows):
             day = BASE + datetime.timedelta(days=2 * i)
             day_ns = int(day.timestamp()) * 1_000_000_000
             for body in messages(os.path.join(SHARED, "data", "steps", row["file"]), day_ns, f"file-{i}", rng):
-                post(port, body.encode())
+                post(port, body.encode(), TOKEN)
                 sent += 1
         elapsed = time.perf_counter() - start
     finally:

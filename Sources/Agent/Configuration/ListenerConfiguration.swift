@@ -33,22 +33,8 @@ extension AgentConfiguration {
                     path: "push.port", message: "required: a port number 1-65535 (the listener binds 127.0.0.1 only)")
             }
             var p = Push(port: UInt16(port))
-            // The one secret resolver: the same keys, errors and file-permission warning as a target's token.
-            var secrets = SecretResolver(
-                environment: environment,
-                readFile: { path in
-                    try SecretFile.read(resolve(path, against: base))
-                })
-            do {
-                guard let token = try secrets.resolve("token", in: pushTable, required: false) else {
-                    throw ConfigurationError(
-                        path: "push", message: "a bearer token is required: set token_env or token_file")
-                }
-                p.token = token
-            } catch let error as ConfigurationError where error.isMissingSecret {
-                p.tokenProblem = error.description
-            }
-            pushWarnings = secrets.warnings
+            (p.token, p.tokenProblem, pushWarnings) = try readToken(
+                pushTable, section: "push", environment: environment, base: base)
             if let period = try reader.duration("push", "period") { p.period = period }
             push = p
         }
@@ -96,21 +82,31 @@ extension AgentConfiguration {
             )
         }
         var receive = Receive(host: host, port: port)
+        let warnings: [String]
+        (receive.token, receive.tokenProblem, warnings) = try readToken(
+            table, section: "receive", environment: environment, base: base)
+        if let maxBody = try table.int("max_body", range: 1024...(1 << 30)) { receive.maxBody = maxBody }
+        if let settle = try reader.duration("schedule", "settle") { receive.settle = settle }
+        if let reorder = try reader.duration("receive", "reorder") { receive.reorder = reorder }
+        return (receive, warnings)
+    }
+
+    /// A listener's bearer token through the one secret resolver (the same keys, errors and file-permission warning
+    /// as a target's token): the token, or why it is missing, and the resolver's warnings.
+    static func readToken(_ table: ConfigTable, section: String, environment: [String: String], base: URL) throws -> (
+        token: String?, problem: String?, warnings: [String]
+    ) {
         var secrets = SecretResolver(
             environment: environment, readFile: { path in try SecretFile.read(resolve(path, against: base)) })
         do {
             guard let token = try secrets.resolve("token", in: table, required: false) else {
                 throw ConfigurationError(
-                    path: "receive", message: "a bearer token is required: set token_env or token_file")
+                    path: section, message: "a bearer token is required: set token_env or token_file")
             }
-            receive.token = token
+            return (token, nil, secrets.warnings)
         } catch let error as ConfigurationError where error.isMissingSecret {
-            receive.tokenProblem = error.description
+            return (nil, error.description, secrets.warnings)
         }
-        if let maxBody = try table.int("max_body", range: 1024...(1 << 30)) { receive.maxBody = maxBody }
-        if let settle = try reader.duration("schedule", "settle") { receive.settle = settle }
-        if let reorder = try reader.duration("receive", "reorder") { receive.reorder = reorder }
-        return (receive, secrets.warnings)
     }
 
     /// `host:port` with an IPv4 host (`localhost` is 127.0.0.1) and a port 1-65535.

@@ -18,7 +18,8 @@ struct IngestHandler: Sendable {
         let bearer = request.headers[.authorization].flatMap { h -> String? in
             h.lowercased().hasPrefix("bearer ") ? String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
         }
-        guard let given = bearer ?? pathToken, !token.isEmpty, Self.constantTimeEqual(Array(given.utf8), token) else {
+        guard let given = bearer ?? pathToken, !token.isEmpty, HTTPServing.constantTimeEqual(Array(given.utf8), token)
+        else {
             var response = Self.json(.unauthorized, ["error": "a valid bearer token is required"])
             response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
             return response
@@ -101,11 +102,4 @@ struct IngestHandler: Sendable {
         return HTTPResponse(statusCode: status, headers: [.contentType: "application/json"], body: data)
     }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var diff = UInt8(a.count == b.count ? 0 : 1)
-        for i in 0..<max(a.count, b.count) {
-            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return diff == 0
-    }
 }

@@ -22,16 +22,7 @@ public final class PushListener: Service, CustomStringConvertible {
 
     /// Serves until graceful shutdown, the task's cancellation or `stop()`.
     public func run() async throws {
-        do {
-            try await withGracefulShutdownHandler {
-                try await serve()
-            } onGracefulShutdown: {
-                Task { await self.stop() }
-            }
-        } catch {
-            // Stopping the server ends its run with an error: only a failure while running is one.
-            if !Task.isCancelled && !Task.isShuttingDownGracefully { throw error }
-        }
+        try await HTTPServing.untilGracefulShutdown({ try await self.serve() }, stop: { await self.stop() })
     }
 
     private func serve() async throws {
@@ -39,7 +30,7 @@ public final class PushListener: Service, CustomStringConvertible {
         let scheduler = self.scheduler
         await server.appendClosingRoute("POST /push") { request in
             let auth = Array((request.headers[.authorization] ?? "").utf8)
-            guard Self.constantTimeEqual(auth, expected) else {
+            guard HTTPServing.constantTimeEqual(auth, expected) else {
                 return HTTPResponse(
                     statusCode: .unauthorized, headers: [HTTPHeader("WWW-Authenticate"): "Bearer"],
                     body: Data("{\"error\":\"bearer token required\"}".utf8))
@@ -83,11 +74,4 @@ public final class PushListener: Service, CustomStringConvertible {
         return flag.intValue == 1
     }
 
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var diff = UInt8(a.count == b.count ? 0 : 1)
-        for i in 0..<max(a.count, b.count) {
-            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
-        }
-        return diff == 0
-    }
 }

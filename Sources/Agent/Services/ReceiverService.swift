@@ -34,15 +34,7 @@ public final class ReceiverService: Service, CustomStringConvertible {
     public var description: String { "receiver (\(receive.host):\(receive.port))" }
 
     public func run() async throws {
-        do {
-            try await withGracefulShutdownHandler {
-                try await serve()
-            } onGracefulShutdown: {
-                Task { await self.stop() }
-            }
-        } catch {
-            if !Task.isCancelled && !Task.isShuttingDownGracefully { throw error }
-        }
+        try await HTTPServing.untilGracefulShutdown({ try await self.serve() }, stop: { await self.stop() })
     }
 
     private func serve() async throws {
