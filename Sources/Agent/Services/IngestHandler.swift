@@ -49,8 +49,8 @@ struct IngestHandler: Sendable {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
             return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])
         }
-        logger.info(
-            "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.duplicates) duplicates"
+        logger.debug(
+            "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
         var answer: [String: Any] = [
             "format": payload.format, "readings": committed.readings, "samples": committed.samples,
