@@ -73,7 +73,17 @@ import Testing
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if method == "POST" { request.httpBody = body }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        // The completion-handler form with an idle timeout: a lost answer fails the test instead of hanging it.
+        request.timeoutInterval = 20
+        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { done in
+            URLSession.shared.dataTask(with: request) { data, response, error in
+                if let data, let response {
+                    done.resume(returning: (data, response))
+                } else {
+                    done.resume(throwing: error ?? URLError(.badServerResponse))
+                }
+            }.resume()
+        }
         let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, answer)
     }

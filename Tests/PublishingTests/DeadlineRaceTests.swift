@@ -34,8 +34,9 @@ import Testing
         let clock = TestClock<Duration>()
         let deadline = Deadline(in: .seconds(5), clock: clock)
         let cancelled = Flag()
+        let finished = Flag()
         let race = Task {
-            await deadline.race(orElse: "late") {
+            let result = await deadline.race(orElse: "late") {
                 // Never finishes by itself: ends only when cancelled.
                 await withTaskCancellationHandler {
                     try? await Task.sleep(for: .seconds(3600))
@@ -44,9 +45,17 @@ import Testing
                 }
                 return "done"
             }
+            finished.set()
+            return result
         }
         await clock.advance(by: .seconds(4))
         await clock.advance(by: .seconds(1))
+        // On a loaded machine the race's timer may reach the clock only after those steps: step on until it fired
+        // (its instant was fixed when the deadline was made), rather than wait for a step that never comes.
+        for _ in 0..<100 where !finished.isSet {
+            await Task.yield()
+            await clock.advance(by: .seconds(1))
+        }
         #expect(await race.value == "late")
         await cancelled.wait()
         #expect(cancelled.isSet)
