@@ -182,20 +182,25 @@ extension StateStore {
             }
         }
         for (stream, seen) in streams {
-            try Self.heardStream(stream, device: seen.device, newestNs: seen.newestNs, nowNs: nowNs, db)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO received_stream (stream, device, last_heard_ns, newest_ns) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (stream) DO UPDATE SET last_heard_ns = excluded.last_heard_ns,
+                        newest_ns = MAX(newest_ns, excluded.newest_ns)
+                    """
+            ).execute(arguments: [stream, seen.device, nowNs, seen.newestNs])
         }
         for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
-            var row =
-                try ReceivedDevice.fetchOne(db, key: device)
-                ?? ReceivedDevice(
-                    device: device, format: payload.format, firstHeardNs: nowNs, lastHeardNs: nowNs, dataEndNs: nil,
-                    readings: 0, samples: 0)
-            row.format = payload.format
-            row.lastHeardNs = nowNs
-            row.dataEndNs = max(row.dataEndNs ?? entry.dataEnd ?? nowNs, entry.dataEnd ?? row.dataEndNs ?? nowNs)
-            row.readings += entry.readings
-            row.samples += entry.samples
-            try row.save(db)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, data_end_ns, readings, samples)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (device) DO UPDATE SET format = excluded.format, last_heard_ns = excluded.last_heard_ns,
+                        data_end_ns = MAX(COALESCE(data_end_ns, excluded.data_end_ns), COALESCE(excluded.data_end_ns, data_end_ns)),
+                        readings = readings + excluded.readings, samples = samples + excluded.samples
+                    """
+            ).execute(
+                arguments: [device, payload.format, nowNs, nowNs, entry.dataEnd, entry.readings, entry.samples])
             result.devices.append(device)
         }
         return result
