@@ -309,108 +309,10 @@ public final class StateStore: Sendable {
         }
     }
 
-    /// One outbox entry.
-    public struct OutboxEntry: Sendable, Codable, Equatable {
-        public var id: Int64
-        public var windowStart: Date
-        public var windowEnd: Date
-        public var steps: Int
-        public var text: String
-        public var target: String
-        public var idempotencyKey: String
-        public var status: OutboxStatus
-        public var attempts: Int
-        public var nextAttempt: Date
-        public var remoteID: String?
-        public var lastError: String?
-        /// The last attempt may have been posted although no success was seen (its answer was lost, or the fetch died).
-        public var unconfirmed = false
-    }
-
-    static func outboxEntry(_ r: Row) -> OutboxEntry {
-        OutboxEntry(
-            id: r["id"], windowStart: date(r["window_start_ns"]), windowEnd: date(r["window_end_ns"]),
-            steps: r["steps"], text: r["text"], target: r["target"], idempotencyKey: r["idempotency_key"],
-            status: r["status"], attempts: r["attempts"], nextAttempt: date(r["next_attempt_ns"]),
-            remoteID: r["remote_id"], lastError: r["last_error"], unconfirmed: (r["unconfirmed"] as Int? ?? 0) != 0)
-    }
-
-    /// Outbox entries with the given status (all when nil), oldest first.
-    public func outbox(status: OutboxStatus? = nil) throws -> [OutboxEntry] {
-        try writer.read { db in
-            let rows =
-                status == nil
-                ? try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY id")
-                : try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE status = ? ORDER BY id", arguments: [status])
-            return rows.map(Self.outboxEntry)
-        }
-    }
-
-    /// What `outbox retry` or `outbox drop` did to one entry.
-    public enum OutboxChange: Sendable, Equatable {
-        case changed(OutboxEntry)
-        case notFound(Int64)
-        /// Already delivered (or dropped): nothing to do.
-        case final(OutboxEntry)
-    }
-
-    /// Re-queues failed (or waiting) entries: the next fetch tries them first, whatever its time. Each keeps its
-    /// idempotency key, so a post that did reach its target is not doubled.
-    public func retryOutbox(ids: [Int64]) throws -> [OutboxChange] {
-        try changeOutbox(ids: ids) { db, entry in
-            try db.execute(
-                sql: "UPDATE outbox SET status = 'pending', next_attempt_ns = 0 WHERE id = ?", arguments: [entry.id])
-        }
-    }
-
-    /// Gives entries up: they are never sent; `reason` is recorded as their last error.
-    public func dropOutbox(ids: [Int64], reason: String) throws -> [OutboxChange] {
-        try changeOutbox(ids: ids) { db, entry in
-            try db.execute(
-                sql: "UPDATE outbox SET status = 'dropped', last_error = ? WHERE id = ?",
-                arguments: ["dropped: " + reason, entry.id])
-        }
-    }
-
-    private func changeOutbox(ids: [Int64], _ change: (Database, OutboxEntry) throws -> Void) throws -> [OutboxChange] {
-        try writer.write { db in
-            try ids.map { id in
-                guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id]) else {
-                    return .notFound(id)
-                }
-                let entry = Self.outboxEntry(row)
-                guard entry.status == .pending || entry.status == .failed else { return .final(entry) }
-                try change(db, entry)
-                return .changed(
-                    Self.outboxEntry(try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE id = ?", arguments: [id])!))
-            }
-        }
-    }
-
     /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
     public func setWindowStartIfUnset(_ date: Date) throws {
         try writer.write { db in
             try WindowStateRecord.setPostedUntilIfUnset(db, Timestamps.nanoseconds(date))
-        }
-    }
-
-    func countAttempt(_ id: Int64) throws {
-        try writer.write { db in
-            try db.execute(
-                sql: "UPDATE outbox SET attempts = attempts + 1, unconfirmed = 1 WHERE id = ?", arguments: [id])
-        }
-    }
-
-    func recordOutcome(
-        _ id: Int64, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
-        unconfirmed: Bool = false
-    ) throws {
-        try writer.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE outbox SET status = ?, next_attempt_ns = ?, remote_id = COALESCE(?, remote_id), last_error = ?,
-                    delivered_ns = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ns END, unconfirmed = ? WHERE id = ?
-                    """, arguments: [status, nextNs, remoteID, error, status, nowNs, unconfirmed ? 1 : 0, id])
         }
     }
 
