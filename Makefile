@@ -67,7 +67,7 @@ install: static man
 demo: build
 	./.build/debug/steptweet demo
 
-test: deps unit-test integration-test
+test: deps lint unit-test integration-test
 
 # Everything but the suite that needs real servers (IntegrationTests fails without them, on purpose).
 unit-test: test-deps

@@ -51,7 +51,8 @@ public enum TerminalText {
             guard c & 0xC0 == 0x80 else { return nil }
             value = value << 6 | UInt32(c & 0x3F)
         }
-        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }  // overlong, surrogate, > U+10FFFF
+        // overlong, surrogate, > U+10FFFF
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
         return (scalar, length)
     }
 

@@ -117,5 +117,7 @@ func quantity(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count
 func jsonLine<T: Encodable>(_ value: T) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Every `--json` key is snake_case (docs/json.md), written in Swift as camelCase.
+    encoder.keyEncodingStrategy = .convertToSnakeCase
     return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
 }

@@ -10,7 +10,7 @@ struct CountCommand: ParsableCommand {
         commandName: "count",
         abstract: "Count the steps in accelerometer recordings.",
         discussion: """
-            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz, \
+            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rateHz, \
             duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. \
             Malformed lines are skipped and reported with file and line, and the rest is counted (exit status 0); \
             --strict stops at the first one instead (exit status 65); a file with no valid line (only a header, or \
@@ -44,12 +44,12 @@ struct CountCommand: ParsableCommand {
         var file: String
         var steps: Int
         var samples: Int
-        var rate_hz: Double?
-        var duration_s: Double
+        var rateHz: Double?
+        var durationS: Double
         var format: String
         var bouts: Int
-        var skipped_lines: Int
-        var dropped_samples: Int
+        var skippedLines: Int
+        var droppedSamples: Int
     }
 
     func validate() throws {
@@ -121,9 +121,9 @@ struct CountCommand: ParsableCommand {
         if json {
             outputs.append(
                 Output(
-                    file: file, steps: result.steps, samples: s.samples, rate_hz: rate,
-                    duration_s: duration, format: s.format, bouts: result.bouts.count,
-                    skipped_lines: s.skippedLines, dropped_samples: result.outOfOrder + result.invalid))
+                    file: file, steps: result.steps, samples: s.samples, rateHz: rate,
+                    durationS: duration, format: s.format, bouts: result.bouts.count,
+                    skippedLines: s.skippedLines, droppedSamples: result.outOfOrder + result.invalid))
         } else {
             let seconds = String(format: "%.1f", duration)
             if s.kind == .steps {

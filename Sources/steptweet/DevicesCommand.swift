@@ -94,16 +94,16 @@ struct DevicesCommand: ParsableCommand {
         let f = { (ns: Int64) in Timestamps.format(Timestamps.date(nanoseconds: ns), zone: zone) }
         if json {
             struct Line: Encodable {
-                var device, format, last_heard: String
-                var data_until: String?
+                var device, format, lastHeard: String
+                var dataUntil: String?
                 var readings, samples: Int
             }
             printLine(
                 jsonLine(
                     devices.map {
                         Line(
-                            device: $0.device, format: $0.format, last_heard: f($0.lastHeardNs),
-                            data_until: $0.dataEndNs.map(f), readings: $0.readings, samples: $0.samples)
+                            device: $0.device, format: $0.format, lastHeard: f($0.lastHeardNs),
+                            dataUntil: $0.dataEndNs.map(f), readings: $0.readings, samples: $0.samples)
                     }))
             return
         }

@@ -169,37 +169,37 @@ struct EvalJSON: Encodable {
         var counted: Int
         var truth: Int?
         var error: Int?
-        var abs_pct_error: Double?
-        var false_steps: Int?
-        var missed_steps: Int?
-        var duration_s: Double
-        var steps_per_min: Double?
+        var absPctError: Double?
+        var falseSteps: Int?
+        var missedSteps: Int?
+        var durationS: Double
+        var stepsPerMin: Double?
         var group: String?
     }
     struct Summary: Encodable {
-        var mape_percent: Double?
+        var mapePercent: Double?
         var walks: Int
-        var low_truth_files: Int
-        var false_steps: Int
-        var low_truth_hours: Double
-        var false_steps_per_hour: Double?
-        var low_truth_steps: Int
-        var missed_steps: Int
-        var no_count_files: Int
-        var no_count_min_steps_per_min: Double?
+        var lowTruthFiles: Int
+        var falseSteps: Int
+        var lowTruthHours: Double
+        var falseStepsPerHour: Double?
+        var lowTruthSteps: Int
+        var missedSteps: Int
+        var noCountFiles: Int
+        var noCountMinStepsPerMin: Double?
 
         init(_ s: Evaluation.Summary) {
             let r2 = { (v: Double) in (v * 100).rounded() / 100 }
-            mape_percent = s.mape.map(r2)
+            mapePercent = s.mape.map(r2)
             walks = s.walks
-            low_truth_files = s.lowTruthFiles
-            false_steps = s.falseSteps
-            low_truth_hours = (s.lowTruthHours * 1000).rounded() / 1000
-            false_steps_per_hour = s.falseStepsPerHour.map(r2)
-            low_truth_steps = s.lowTruthSteps
-            missed_steps = s.missedSteps
-            no_count_files = s.noCountFiles
-            no_count_min_steps_per_min = s.noCountMinStepsPerMinute.map(r2)
+            lowTruthFiles = s.lowTruthFiles
+            falseSteps = s.falseSteps
+            lowTruthHours = (s.lowTruthHours * 1000).rounded() / 1000
+            falseStepsPerHour = s.falseStepsPerHour.map(r2)
+            lowTruthSteps = s.lowTruthSteps
+            missedSteps = s.missedSteps
+            noCountFiles = s.noCountFiles
+            noCountMinStepsPerMin = s.noCountMinStepsPerMinute.map(r2)
         }
     }
     struct Group: Encodable {
@@ -218,10 +218,10 @@ struct EvalJSON: Encodable {
         files = report.results.map {
             File(
                 file: $0.file, counted: $0.countedSteps, truth: $0.truthSteps, error: $0.error,
-                abs_pct_error: $0.absolutePercentageError.map { ($0 * 100).rounded() / 100 },
-                false_steps: $0.falseSteps,
-                missed_steps: $0.missedSteps, duration_s: ($0.durationSeconds * 1000).rounded() / 1000,
-                steps_per_min: $0.stepsPerMinute.map { ($0 * 10).rounded() / 10 }, group: $0.group)
+                absPctError: $0.absolutePercentageError.map { ($0 * 100).rounded() / 100 },
+                falseSteps: $0.falseSteps,
+                missedSteps: $0.missedSteps, durationS: ($0.durationSeconds * 1000).rounded() / 1000,
+                stepsPerMin: $0.stepsPerMinute.map { ($0 * 10).rounded() / 10 }, group: $0.group)
         }
         summary = Summary(report.summary)
         groups = by == nil ? nil : report.groups.map { Group(value: $0.name, summary: Summary($0.summary)) }

@@ -102,60 +102,60 @@ struct FetchJSON: Encodable {
     struct Target: Encodable {
         var target: String
         var outcome: String
-        var idempotency_key: String
+        var idempotencyKey: String
         var window: Window
-        var remote_id: String?
+        var remoteId: String?
         var reason: String?
     }
     var result: String
     var reason: String?
     /// For Failed: temporary, input or configuration (the exit status follows it).
-    var failure_kind: String?
+    var failureKind: String?
     var trigger: String
     var now: String
-    var dry_run: Bool
+    var dryRun: Bool
     var window: Window?
     var steps: Int?
     /// Steps posted by this fetch that arrived after the window covering their time was posted; absent when none.
-    var late_steps: Int?
+    var lateSteps: Int?
     var text: String?
     var posts: [PostJSON]
     var deliveries: [Target]
-    var elapsed_ms: Double
+    var elapsedMs: Double
     /// Saved state the fetch could not read and worked around; absent when none.
     var warnings: [String]?
     struct PostJSON: Encodable {
         var window: Window
         var steps: Int
-        var late_steps: Int?
+        var lateSteps: Int?
         var text: String
-        var idempotency_key: String
+        var idempotencyKey: String
     }
 
     init(_ r: FetchReport, zone: TimeZone) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         result = r.result.rawValue
         reason = r.reason
-        failure_kind = r.failureKind?.rawValue
+        failureKind = r.failureKind?.rawValue
         trigger = r.trigger.description
         now = f(r.now)
-        dry_run = r.dryRun
+        dryRun = r.dryRun
         if let s = r.windowStart, let e = r.windowEnd { window = Window(start: f(s), end: f(e)) }
         steps = r.steps
-        late_steps = r.lateSteps == 0 ? nil : r.lateSteps
+        lateSteps = r.lateSteps == 0 ? nil : r.lateSteps
         text = r.windows.last?.text
-        elapsed_ms = (r.elapsedMs * 10).rounded() / 10
+        elapsedMs = (r.elapsedMs * 10).rounded() / 10
         warnings = r.warnings.isEmpty ? nil : r.warnings
         posts = r.windows.map {
             PostJSON(
                 window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps,
-                late_steps: $0.lateSteps == 0 ? nil : $0.lateSteps, text: $0.text,
-                idempotency_key: $0.idempotencyKey)
+                lateSteps: $0.lateSteps == 0 ? nil : $0.lateSteps, text: $0.text,
+                idempotencyKey: $0.idempotencyKey)
         }
         deliveries = r.deliveries.map {
             Target(
-                target: $0.target, outcome: $0.outcome.rawValue, idempotency_key: $0.idempotencyKey,
-                window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remote_id: $0.remoteID,
+                target: $0.target, outcome: $0.outcome.rawValue, idempotencyKey: $0.idempotencyKey,
+                window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remoteId: $0.remoteID,
                 reason: $0.reason)
         }
     }

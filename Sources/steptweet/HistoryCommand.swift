@@ -47,10 +47,10 @@ struct HistoryCommand: ParsableCommand {
                     var trigger: String
                     var result: String
                     var error: String?
-                    var window_start: String?
-                    var window_end: String?
+                    var windowStart: String?
+                    var windowEnd: String?
                     var steps: Int?
-                    var late_steps: Int?
+                    var lateSteps: Int?
                     var warnings: [String]?
                 }
                 printLine(
@@ -59,8 +59,8 @@ struct HistoryCommand: ParsableCommand {
                             Line(
                                 started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result,
                                 error: h.error,
-                                window_start: h.windowStart.map(f), window_end: h.windowEnd.map(f), steps: h.steps,
-                                late_steps: h.lateSteps == 0 ? nil : h.lateSteps,
+                                windowStart: h.windowStart.map(f), windowEnd: h.windowEnd.map(f), steps: h.steps,
+                                lateSteps: h.lateSteps == 0 ? nil : h.lateSteps,
                                 warnings: h.warnings.isEmpty ? nil : h.warnings)
                         }))
                 return

@@ -33,13 +33,13 @@ struct InspectCommand: ParsableCommand {
         var samples: Int
         var readings: Int
         var steps: Int?
-        var rate_hz: Double?
+        var rateHz: Double?
         var start: String?
         var end: String?
-        var absolute_time: Bool
+        var absoluteTime: Bool
         var unit: String?
-        var has_axes: Bool?
-        var skipped_lines: Int
+        var hasAxes: Bool?
+        var skippedLines: Int
     }
 
     static func timeText(_ ns: Int64?, absolute: Bool) -> String? {
@@ -61,10 +61,10 @@ struct InspectCommand: ParsableCommand {
         let absolute = steps || s.absoluteTime
         let out = Output(
             file: file, format: s.format, kind: s.kind.rawValue, samples: s.samples, readings: s.readings,
-            steps: steps ? s.steps : nil, rate_hz: steps ? nil : s.rateHz.map { ($0 * 10).rounded() / 10 },
+            steps: steps ? s.steps : nil, rateHz: steps ? nil : s.rateHz.map { ($0 * 10).rounded() / 10 },
             start: Self.timeText(s.firstNs, absolute: absolute), end: Self.timeText(s.lastNs, absolute: absolute),
-            absolute_time: absolute, unit: steps ? nil : s.unit.rawValue, has_axes: steps ? nil : s.hasAxes,
-            skipped_lines: s.skippedLines)
+            absoluteTime: absolute, unit: steps ? nil : s.unit.rawValue, hasAxes: steps ? nil : s.hasAxes,
+            skippedLines: s.skippedLines)
         for issue in s.issues { printError("warning: skipped \(issue)") }
         if json {
             printLine(jsonLine(out))
@@ -77,12 +77,12 @@ struct InspectCommand: ParsableCommand {
                 printLine("steps:    \(s.steps)")
             } else {
                 printLine("samples:  \(out.samples)")
-                printLine("rate:     \(out.rate_hz.map { String(format: "%.1f Hz", $0) } ?? "unknown")")
+                printLine("rate:     \(out.rateHz.map { String(format: "%.1f Hz", $0) } ?? "unknown")")
                 printLine("units:    \(s.unit.rawValue)\(s.hasAxes ? " (x, y, z)" : " (magnitude only)")")
             }
             printLine("start:    \(out.start ?? "-")")
             printLine("end:      \(out.end ?? "-")")
-            printLine("skipped:  \(quantity(out.skipped_lines, "line"))")
+            printLine("skipped:  \(quantity(out.skippedLines, "line"))")
         }
         if let nothing = noValidLine(s) { throw fail("\(file): \(nothing)", status: ExitStatus.dataError) }
     }

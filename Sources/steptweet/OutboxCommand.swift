@@ -112,15 +112,15 @@ struct OutboxJSON: Encodable {
     var status: String
     var unconfirmed: Bool
     var target: String
-    var window_start: String
-    var window_end: String
+    var windowStart: String
+    var windowEnd: String
     var steps: Int
     var text: String
-    var idempotency_key: String
+    var idempotencyKey: String
     var attempts: Int
-    var next_attempt: String
-    var remote_id: String?
-    var last_error: String?
+    var nextAttempt: String
+    var remoteId: String?
+    var lastError: String?
 
     init(_ e: StateStore.OutboxEntry, zone: TimeZone) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
@@ -128,20 +128,20 @@ struct OutboxJSON: Encodable {
         status = e.status.rawValue
         unconfirmed = e.unconfirmed
         target = e.target
-        window_start = f(e.windowStart)
-        window_end = f(e.windowEnd)
+        windowStart = f(e.windowStart)
+        windowEnd = f(e.windowEnd)
         steps = e.steps
         text = e.text
-        idempotency_key = e.idempotencyKey
+        idempotencyKey = e.idempotencyKey
         attempts = e.attempts
-        next_attempt = f(e.nextAttempt)
-        remote_id = e.remoteID
-        last_error = e.lastError
+        nextAttempt = f(e.nextAttempt)
+        remoteId = e.remoteID
+        lastError = e.lastError
     }
 
     /// `12  failed  mastodon  2026-11-21T10:00:00+09:00 〜 …  1234 steps  2 attempts  last error: HTTP 404: …`
     var line: String {
-        "\(id)  \(status)\(unconfirmed ? " (unconfirmed)" : "")  \(target)  \(window_start) 〜 \(window_end)  \(steps) steps  "
-            + quantity(attempts, "attempt") + (last_error.map { "  last error: \($0)" } ?? "")
+        "\(id)  \(status)\(unconfirmed ? " (unconfirmed)" : "")  \(target)  \(windowStart) 〜 \(windowEnd)  \(steps) steps  "
+            + quantity(attempts, "attempt") + (lastError.map { "  last error: \($0)" } ?? "")
     }
 }

@@ -58,7 +58,8 @@ actor ChatTarget: Publisher {
         for i in 1...fetches {
             reports.append(await fetcher.fetch(now: t0.addingTimeInterval(Double(i) * 3600), trigger: [.manual]))
         }
-        return (reports, try StateStore(path: config.statePath), dir)  // the folder lives as long as the caller holds it
+        // the folder lives as long as the caller holds it
+        return (reports, try StateStore(path: config.statePath), dir)
     }
 
     @Test func anAttemptWhoseAnswerWasLostIsFoundAndNotSentAgain() async throws {

@@ -10,16 +10,23 @@ import Testing
         var section: String
         var description: String
         var text: String
-        var weighted_length: Int
+        var weightedLength: Int
         var valid: Bool
-        var utf16_length: Int
+        var utf16Length: Int
     }
+
+    static let snakeCaseDecoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
 
     static let cases: [Case] = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("fixtures/twitter-text/validate-lengths.json")
         struct Document: Decodable { var cases: [Case] }
-        guard let data = try? Data(contentsOf: url), let doc = try? JSONDecoder().decode(Document.self, from: data)
+        guard let data = try? Data(contentsOf: url),
+            let doc = try? Self.snakeCaseDecoder.decode(Document.self, from: data)
         else {
             return []
         }
@@ -28,14 +35,14 @@ import Testing
 
     @Test func fixtureHoldsAll24Cases() {
         #expect(Self.cases.count == 24, "fixtures/twitter-text/validate-lengths.json missing or unreadable")
-        #expect(Self.cases.allSatisfy { $0.text.utf16.count == $0.utf16_length })
+        #expect(Self.cases.allSatisfy { $0.text.utf16.count == $0.utf16Length })
     }
 
     @Test(arguments: cases.map(\.description))
     func weightedLengthMatchesTheSuite(_ description: String) throws {
         let c = try #require(Self.cases.first { $0.description == description })
         let check = LengthRule.x.check(c.text)
-        #expect(check.weightedLength == c.weighted_length, "\(c.section): \(c.description)")
+        #expect(check.weightedLength == c.weightedLength, "\(c.section): \(c.description)")
         #expect(check.valid == c.valid, "\(c.section): \(c.description)")
     }
 }

@@ -249,6 +249,7 @@ import Testing
         let overridden = MastodonPublisher(
             baseURL: server.baseURL, token: "t", maxCharacters: 800, context: server.context)
         #expect(await overridden.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
-        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)  // never asked with an override
+        // never asked with an override
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
     }
 }

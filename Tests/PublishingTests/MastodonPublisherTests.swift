@@ -126,6 +126,7 @@ import Testing
         let roomy = try #require(set.publishers.first)
         #expect(roomy.lengthRule == .mastodonInstance(1000))
         #expect(await roomy.publish(post, deadline: soon()) == .delivered(remoteID: "9"))
-        #expect(await server.requests.filter { $0.path == "/api/v1/statuses" }.count == 1)  // the refused text was never sent
+        // the refused text was never sent
+        #expect(await server.requests.filter { $0.path == "/api/v1/statuses" }.count == 1)
     }
 }

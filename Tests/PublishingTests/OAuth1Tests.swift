@@ -9,13 +9,13 @@ import Testing
 struct OAuthVector: Decodable {
     var id: String
     var method: String
-    var base_uri: String
+    var baseUri: String
     var params: [[String]]
-    var consumer_secret: String
-    var token_secret: String
-    var expected_param_string: String?
-    var expected_base_string: String?
-    var expected_signature: String
+    var consumerSecret: String
+    var tokenSecret: String
+    var expectedParamString: String?
+    var expectedBaseString: String?
+    var expectedSignature: String
 }
 
 struct OAuthVectorFile: Decodable {
@@ -24,7 +24,9 @@ struct OAuthVectorFile: Decodable {
 
 func loadVectors() throws -> [OAuthVector] {
     let data = try Data(contentsOf: SharedData.packageRoot.appendingPathComponent("fixtures/oauth1-vectors.json"))
-    return try JSONDecoder().decode(OAuthVectorFile.self, from: data).vectors
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return try decoder.decode(OAuthVectorFile.self, from: data).vectors
 }
 
 @Suite struct OAuth1Tests {
@@ -33,14 +35,14 @@ func loadVectors() throws -> [OAuthVector] {
         #expect(vectors.count == 7)
         for v in vectors {
             let params = v.params.map { ($0[0], $0.count > 1 ? $0[1] : "") }
-            if let expected = v.expected_param_string {
+            if let expected = v.expectedParamString {
                 #expect(OAuth1.parameterString(params) == expected, "\(v.id)")
             }
-            let base = OAuth1.signatureBaseString(method: v.method, baseURI: v.base_uri, parameters: params)
-            if let expected = v.expected_base_string { #expect(base == expected, "\(v.id)") }
+            let base = OAuth1.signatureBaseString(method: v.method, baseURI: v.baseUri, parameters: params)
+            if let expected = v.expectedBaseString { #expect(base == expected, "\(v.id)") }
             #expect(
-                OAuth1.signature(baseString: base, consumerSecret: v.consumer_secret, tokenSecret: v.token_secret)
-                    == v.expected_signature, "\(v.id)")
+                OAuth1.signature(baseString: base, consumerSecret: v.consumerSecret, tokenSecret: v.tokenSecret)
+                    == v.expectedSignature, "\(v.id)")
         }
     }
 

@@ -201,7 +201,8 @@ struct FakeTree {
         reader.startNs = 1_000
         #expect(reader.layout.scanBytes == 6)
         var got: [AccelerationSample] = []
-        let bytes: [UInt8] = [0x00, 0x02, 0xFF, 0xFE, 0x00, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00, 0x14, 0x00]  // 2 scans + 1 stray byte
+        // 2 scans + 1 stray byte
+        let bytes: [UInt8] = [0x00, 0x02, 0xFF, 0xFE, 0x00, 0x14, 0x00, 0x04, 0x00, 0x00, 0x00, 0x14, 0x00]
         let used = bytes.withUnsafeBytes { reader.decode($0) { got.append($0) } }
         #expect(used == 12)
         #expect(

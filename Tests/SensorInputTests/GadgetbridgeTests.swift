@@ -82,7 +82,8 @@ func makeDatabase(_ path: String, _ sql: String) throws {
                 // Garmin: running daily totals, -1 gap fillers, reset at local midnight.
                 + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400 - 180, [10, 25, -1])
                 + rows("GARMIN_ACTIVITY_SAMPLE", device: 2, from: m + 86_400, [5, 12])
-                + "INSERT INTO XIAOMI_DAILY_SUMMARY_SAMPLE VALUES (\((m + 7200) * 1000), 1, 9999);")  // ms, a daily total
+                // ms, a daily total
+                + "INSERT INTO XIAOMI_DAILY_SUMMARY_SAMPLE VALUES (\((m + 7200) * 1000), 1, 9999);")
         let (s, readings) = try read(path)
         // 15 (not 13: -1 is no data) + Garmin 10 + 15 + 5 + 7 (not the raw 52); the daily summary is not added.
         #expect(s.steps == 52)

@@ -76,7 +76,8 @@ import Testing
         let moved = try dir.write(
             "Daily activity metrics.csv", "Step count,Date,Heart Points\n120,2022-02-12,\n,2022-02-13,3\n")
         let other = try read(moved)
-        #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)  // empty = no data
+        // empty = no data
+        #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)
         var tokyo = ReadOptions()
         tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")
         let day = try read(moved, options: tokyo).1.first

@@ -135,7 +135,8 @@ import Testing
         #expect(try lengths([point("2026-11-21 10:00:00 +0900", "500")]) == [3600])  // too many for a minute
         #expect(try lengths([point("2026-11-21 00:00:00 +0900", "9000")]) == [86_400])  // today, aggregated by day
         #expect(try lengths([point("2026-11-21 00:00:00 +0900", "12")]) == [86_400])
-        #expect(try lengths([point("2026-11-21 10:00:00 +0900", "9000")]) == [3600])  // not at midnight: at most an hour
+        // not at midnight: at most an hour
+        #expect(try lengths([point("2026-11-21 10:00:00 +0900", "9000")]) == [3600])
         let days = [point("2026-03-08 00:00:00 -0500", "4000"), point("2026-03-09 00:00:00 -0400", "10")]
         #expect(try lengths(days) == [86_400, 86_400])  // 23 h apart: the clocks went forward
         let hours = [point("2026-11-21 08:00:00 +0900", "5"), point("2026-11-21 11:00:00 +0900", "7")]

@@ -125,7 +125,8 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
                 if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))
                 _ = ftruncate(fd, off_t(size))
-                if buffer.count > 8 << 20 { buffer.removeAll(keepingCapacity: true) }  // cannot hold more: these samples are lost
+                // cannot hold more: these samples are lost
+                if buffer.count > 8 << 20 { buffer.removeAll(keepingCapacity: true) }
                 throw DeviceError(path: device.samplePath, message: "cannot write samples: \(reason)")
             }
             done += n

@@ -18,11 +18,11 @@ public struct FilePublisher: Publisher {
     public var redactedDescription: String { "\(name): file \(path)" }
 
     struct Line: Codable {
-        var idempotency_key: String
+        var idempotencyKey: String
         var text: String
-        var window_start: String
-        var window_end: String
-        var written_at: String
+        var windowStart: String
+        var windowEnd: String
+        var writtenAt: String
     }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
@@ -30,19 +30,21 @@ public struct FilePublisher: Publisher {
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let lines = existing.split(separator: "\n", omittingEmptySubsequences: true)
         let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         for (index, line) in lines.enumerated() {
             if let decoded = try? decoder.decode(Line.self, from: Data(line.utf8)),
-                decoded.idempotency_key == post.idempotencyKey
+                decoded.idempotencyKey == post.idempotencyKey
             {
                 return .alreadyDelivered(remoteID: String(index + 1))
             }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         let line = Line(
-            idempotency_key: post.idempotencyKey, text: post.text,
-            window_start: Timestamps.format(post.windowStart), window_end: Timestamps.format(post.windowEnd),
-            written_at: Timestamps.format(now()))
+            idempotencyKey: post.idempotencyKey, text: post.text,
+            windowStart: Timestamps.format(post.windowStart), windowEnd: Timestamps.format(post.windowEnd),
+            writtenAt: Timestamps.format(now()))
         guard var data = try? encoder.encode(line) else { return .permanent(reason: "cannot encode the post") }
         data.append(0x0A)
         if !existing.isEmpty && !existing.hasSuffix("\n") { data.insert(0x0A, at: 0) }  // after a torn last line

@@ -113,7 +113,8 @@ enum GarminFITFormat: WholeReader {
             let start = previousTime[day] ?? (day * 86_400 - p.utcOffset)
             if effective > already {
                 var steps = effective - already
-                if let credit = state.credit["\(day)"], credit > 0 {  // activity steps delivered before, inside this total
+                // activity steps delivered before, inside this total
+                if let credit = state.credit["\(day)"], credit > 0 {
                     let used = min(credit, steps)
                     steps -= used
                     state.credit["\(day)"] = credit - used

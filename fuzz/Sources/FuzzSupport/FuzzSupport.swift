@@ -3,6 +3,7 @@ import SensorInput
 
 /// libFuzzer's driver, linked in by `-sanitize=fuzzer`; called from an `@main` because SwiftPM's own `main` would
 /// otherwise shadow libFuzzer's.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,
