@@ -107,21 +107,3 @@ struct NewOutboxPost: Encodable, PersistableRecord {
         try insert(db, onConflict: .ignore)
     }
 }
-
-/// One fetch as written to the history (`fetch_history`); read back as `StateStore.HistoryEntry`.
-struct FetchHistoryRecord: Encodable, PersistableRecord {
-    static let databaseTableName = "fetch_history"
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-    var startedNs: Int64
-    var endedNs: Int64
-    var trigger: String
-    var windowStartNs: Int64?
-    var windowEndNs: Int64?
-    var steps: Int?
-    var result: String
-    var error: String?
-    /// Of `steps`, those that arrived after their own window was posted.
-    var lateSteps: Int?
-    /// The fetch's warnings as a JSON array; nil when none.
-    var warnings: String?
-}

@@ -275,40 +275,6 @@ public final class StateStore: Sendable {
         try WindowStateRecord.postedUntil(db)
     }
 
-    /// One row of fetch history.
-    public struct HistoryEntry: Sendable, Codable, Equatable {
-        public var id: Int64
-        public var started: Date
-        public var ended: Date
-        public var trigger: String
-        public var windowStart: Date?
-        public var windowEnd: Date?
-        public var steps: Int?
-        public var result: String
-        public var error: String?
-        /// Late steps the fetch posted (steps that arrived after the window covering their time was posted).
-        public var lateSteps: Int?
-        /// What the fetch worked around or found in its input (`FetchReport.warnings`).
-        public var warnings: [String] = []
-    }
-
-    /// The last `limit` fetches, newest first.
-    public func history(limit: Int = 20) throws -> [HistoryEntry] {
-        try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM fetch_history ORDER BY id DESC LIMIT ?", arguments: [limit]).map {
-                r in
-                HistoryEntry(
-                    id: r["id"], started: Self.date(r["started_ns"]), ended: Self.date(r["ended_ns"]),
-                    trigger: r["trigger"], windowStart: (r["window_start_ns"] as Int64?).map(Self.date),
-                    windowEnd: (r["window_end_ns"] as Int64?).map(Self.date), steps: r["steps"],
-                    result: r["result"], error: r["error"], lateSteps: r["late_steps"],
-                    warnings: (r["warnings"] as String?).flatMap {
-                        try? JSONDecoder().decode([String].self, from: Data($0.utf8))
-                    } ?? [])
-            }
-        }
-    }
-
     /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
     public func setWindowStartIfUnset(_ date: Date) throws {
         try writer.write { db in
