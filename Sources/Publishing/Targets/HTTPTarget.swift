@@ -40,9 +40,10 @@ public struct HTTPContext: Sendable {
     public func send(_ request: URLRequest, deadline: Deadline) async -> Result<HTTPReply, TransportFailure> {
         guard !deadline.hasPassed else { return .failure(.deadline) }
         var timed = request
-        // Only an idle backstop for URLSession, kept past the deadline: libcurl takes it in whole seconds (1.9 s
-        // would end the request after 1 s of silence). The race is the real deadline.
-        timed.timeoutInterval = deadline.remainingSeconds + 2
+        // Only an idle backstop for URLSession, kept well past the deadline: libcurl takes it in whole seconds (1.9 s
+        // would end the request after 1 s of silence), and a loaded machine can delay an answer by seconds. The race
+        // is the real deadline.
+        timed.timeoutInterval = deadline.remainingSeconds + 10
         let request = timed
         let transport = self.transport
         let result = await deadline.race(orElse: .failure(.deadline)) { await transport.send(request) }
