@@ -54,8 +54,5 @@ extension StepReading {
     }
 
     /// The second (since the Unix epoch) holding `ns`, rounding down for times before 1970 too.
-    public static func floorSecond(_ ns: Int64) -> Int64 {
-        let q = ns / 1_000_000_000
-        return ns % 1_000_000_000 < 0 ? q - 1 : q
-    }
+    public static func floorSecond(_ ns: Int64) -> Int64 { TimeParsing.floorDiv(ns, 1_000_000_000) }
 }

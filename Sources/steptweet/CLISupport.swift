@@ -114,9 +114,16 @@ func noValidLine(_ s: ReadSummary) -> String? {
 func quantity(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 /// JSON for `--json` outputs: one document, sorted snake_case keys, no escaped slashes.
-func jsonLine<T: Encodable>(_ value: T) -> String {
+func jsonLine<T: Encodable>(_ value: T, datesIn zone: TimeZone? = nil) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if let zone {
+        // Dates as every other output writes them: in the configured zone, with its offset.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamps.format(date, zone: zone))
+        }
+    }
     // Every `--json` key is snake_case (docs/json.md), written in Swift as camelCase.
     encoder.keyEncodingStrategy = .convertToSnakeCase
     return String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)

@@ -65,7 +65,7 @@ struct CountCommand: ParsableCommand {
         var status: Int32 = 0
         var outputs: [Output] = []
         defer {
-            if json { printLine(files.count == 1 ? (outputs.first.map(jsonLine) ?? "{}") : jsonLine(outputs)) }
+            if json { printLine(files.count == 1 ? (outputs.first.map { jsonLine($0) } ?? "{}") : jsonLine(outputs)) }
         }
         // Several files go to the cores file by file; output stays in the order given.
         let jobs = plot == nil ? input.effectiveJobs : 1

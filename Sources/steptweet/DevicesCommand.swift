@@ -84,36 +84,19 @@ struct DevicesCommand: ParsableCommand {
     /// `--received`: the devices the receiver has heard, most recent first.
     func listReceived() throws {
         let config = try configOptions.load()
-        let devices: [ReceivedDevice]
+        let devices: [ReceivedDeviceListing]
         do {
             devices = try StateStore(readOnlyPath: config.statePath).receivedDevices()
         } catch {
             throw stateFailure(error, path: config.statePath)
         }
         let zone = config.composer.timeZone
-        let f = { (ns: Int64) in Timestamps.format(Timestamps.date(nanoseconds: ns), zone: zone) }
         if json {
-            struct Line: Encodable {
-                var device, format, lastHeard: String
-                var dataUntil: String?
-                var readings, samples: Int
-            }
-            printLine(
-                jsonLine(
-                    devices.map {
-                        Line(
-                            device: $0.device, format: $0.format, lastHeard: f($0.lastHeardNs),
-                            dataUntil: $0.dataEndNs.map(f), readings: $0.readings, samples: $0.samples)
-                    }))
+            printLine(jsonLine(devices, datesIn: zone))
             return
         }
         if devices.isEmpty { printLine("no device has pushed to the receiver yet (\(config.statePath))") }
-        for d in devices {
-            printLine(
-                TerminalText.escaped(
-                    "\(d.device)  \(d.format): last heard \(f(d.lastHeardNs))"
-                        + (d.dataEndNs.map { ", data up to \(f($0))" } ?? "")
-                        + ", \(quantity(d.readings, "reading")), \(quantity(d.samples, "sample"))"))
-        }
+        for d in devices { printLine(TerminalText.escaped(d.line(zone: zone))) }
     }
+
 }

@@ -28,17 +28,7 @@ struct StatusCommand: ParsableCommand {
             throw stateFailure(error, path: config.statePath)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            // Times as every other output writes them (`history --json`, `fetch --json`): in the configured zone,
-            // with its offset.
-            let zone = config.composer.timeZone
-            encoder.dateEncodingStrategy = .custom { date, encoder in
-                var container = encoder.singleValueContainer()
-                try container.encode(Timestamps.format(date, zone: zone))
-            }
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            printLine(String(decoding: (try? encoder.encode(report)) ?? Data("{}".utf8), as: UTF8.self))
+            printLine(jsonLine(report, datesIn: config.composer.timeZone))
         } else {
             report.lines(zone: config.composer.timeZone).forEach { printLine(TerminalText.escaped($0)) }
         }

@@ -43,8 +43,6 @@ struct IngestHandler: Sendable {
         let committed: ReceivedCommit
         do {
             committed = try store.commit(payload, nowNs: Timestamps.nanoseconds(now()))
-        } catch let refusal as ReceiveRefusal {
-            return Self.json(.badRequest, ["error": refusal.description, "format": payload.format])
         } catch {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
             return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])

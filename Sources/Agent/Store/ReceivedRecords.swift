@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import Messages
 import SensorInput
+import StepDetection
 
 /// A device that pushed to the receiver (`received_device`): what `status` lists, and what the received source's
 /// watermark waits for.
@@ -64,6 +66,34 @@ struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     var lastTotal: Int?
 }
 
+/// A device that pushed, as `status` and `devices --received` show it: times as dates.
+public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
+    public var device: String
+    public var format: String
+    public var lastHeard: Date
+    /// The end of the latest data it sent.
+    public var dataUntil: Date?
+    public var readings: Int
+    public var samples: Int
+
+    init(_ d: ReceivedDevice) {
+        device = d.device
+        format = d.format
+        lastHeard = Timestamps.date(nanoseconds: d.lastHeardNs)
+        dataUntil = d.dataEndNs.map { Timestamps.date(nanoseconds: $0) }
+        readings = d.readings
+        samples = d.samples
+    }
+
+    /// `Watch  health-auto-export: last heard …, data up to …, 10 readings, 0 samples`, times in `zone`.
+    public func line(zone: TimeZone) -> String {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        let plural = { (n: Int, noun: String) in "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        return "\(device)  \(format): last heard \(f(lastHeard))" + (dataUntil.map { ", data up to \(f($0))" } ?? "")
+            + ", \(plural(readings, "reading")), \(plural(samples, "sample"))"
+    }
+}
+
 /// A step reading a device pushed (`received_reading`), keyed by what makes a resend a replacement: Health Auto
 /// Export's metric and start, Health Connect's `start_time`, OwnTracks' `from`. `changed` until a fetch has counted
 /// its latest value; `counted_*` is what the steps table holds for it.
@@ -118,92 +148,31 @@ extension StateStore {
     }
 
     static func commit(_ payload: Payload, nowNs: Int64, _ db: Database) throws -> ReceivedCommit {
-        var result = ReceivedCommit()
-        var heard: [String: (readings: Int, samples: Int, dataEnd: Int64?)] = [:]
-        /// The newest sample time of each stream in this payload, and its device.
-        var streams: [String: (device: String, newestNs: Int64)] = [:]
-        func store(device: String, key: String, reading: StepReading, microsteps: Int64) throws {
-            var entry = heard[device] ?? (0, 0, nil)
-            entry.readings += 1
-            entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs)
-            heard[device] = entry
-            // One statement a reading: a new key is inserted, a changed value replaces the old and is marked for
-            // the next fetch, the same value again changes nothing (a duplicate).
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed)
-                    VALUES (?, ?, ?, ?, ?, 1)
-                    ON CONFLICT (device, key) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
-                        microsteps = excluded.microsteps, changed = 1
-                    WHERE start_ns != excluded.start_ns OR end_ns != excluded.end_ns
-                        OR microsteps != excluded.microsteps
-                    """
-            ).execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps])
-            guard db.changesCount > 0 else {
-                result.duplicates += 1
-                return
-            }
-            result.readings += 1
-        }
+        var batch = try ReceivedBatch(db, nowNs: nowNs)
         for item in payload.items {
             switch item {
             case .replacing(let device, let key, let reading, let microsteps):
-                try store(device: device, key: key, reading: reading, microsteps: microsteps)
+                try batch.reading(device: device, key: key, reading, microsteps: microsteps)
             case .adding(let device, let reading):
                 // An adding reading has no key of its own: one that is identical to one received is a resend.
                 let key = "\(reading.startNs)-\(reading.endNs)-\(reading.steps)"
-                try store(device: device, key: key, reading: reading, microsteps: Int64(reading.steps) * 1_000_000)
+                try batch.reading(device: device, key: key, reading, microsteps: Int64(reading.steps) * 1_000_000)
             case .sample(let device, let stream, let sample):
-                let key = device + "/" + stream
-                try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO received_sample (stream, time_ns, x, y, z) VALUES (?, ?, ?, ?, ?)"
-                ).execute(arguments: [key, sample.timeNs, sample.x, sample.y, sample.z])
-                var entry = heard[device] ?? (0, 0, nil)
-                entry.dataEnd = max(entry.dataEnd ?? sample.timeNs, sample.timeNs)
-                if db.changesCount == 0 {
-                    result.duplicates += 1
-                } else {
-                    entry.samples += 1
-                    result.samples += 1
-                }
-                heard[device] = entry
-                streams[key] = (device, max(streams[key]?.newestNs ?? sample.timeNs, sample.timeNs))
+                try batch.sample(device: device, stream: stream, sample)
             case .runningTotal(let device, let stream, let timeNs, let total):
                 // A running total (a pedometer's): its difference from the one before, per stream; a drop is a reset.
-                let key = device + "/" + stream
-                var row = try Self.heardStream(key, device: device, newestNs: timeNs, nowNs: nowNs, db)
+                var row = try Self.heardStream(
+                    device + "/" + stream, device: device, newestNs: timeNs, nowNs: nowNs, db)
                 let steps = row.lastTotal.map { total >= $0 ? total - $0 : total } ?? 0
                 row.lastTotal = total
                 try row.update(db)
-                let reading = StepReading(startNs: timeNs, endNs: timeNs, steps: steps)
-                try store(
-                    device: device, key: "total:\(stream):\(timeNs)", reading: reading,
+                try batch.reading(
+                    device: device, key: "total:\(stream):\(timeNs)",
+                    StepReading(startNs: timeNs, endNs: timeNs, steps: steps),
                     microsteps: Int64(steps) * 1_000_000)
             }
         }
-        for (stream, seen) in streams {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO received_stream (stream, device, last_heard_ns, newest_ns) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (stream) DO UPDATE SET last_heard_ns = excluded.last_heard_ns,
-                        newest_ns = MAX(newest_ns, excluded.newest_ns)
-                    """
-            ).execute(arguments: [stream, seen.device, nowNs, seen.newestNs])
-        }
-        for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, data_end_ns, readings, samples)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (device) DO UPDATE SET format = excluded.format, last_heard_ns = excluded.last_heard_ns,
-                        data_end_ns = MAX(COALESCE(data_end_ns, excluded.data_end_ns), COALESCE(excluded.data_end_ns, data_end_ns)),
-                        readings = readings + excluded.readings, samples = samples + excluded.samples
-                    """
-            ).execute(
-                arguments: [device, payload.format, nowNs, nowNs, entry.dataEnd, entry.readings, entry.samples])
-            result.devices.append(device)
-        }
-        return result
+        return try batch.finish(format: payload.format)
     }
 
     /// The stream's record, created or brought up to date.
@@ -221,20 +190,96 @@ extension StateStore {
     }
 
     /// The devices that pushed, most recently heard first.
-    public func receivedDevices() throws -> [ReceivedDevice] {
+    public func receivedDevices() throws -> [ReceivedDeviceListing] {
         try writer.read { db in
-            try ReceivedDevice.order(ReceivedDevice.Columns.lastHeardNs.desc).fetchAll(db)
+            try ReceivedDevice.order(ReceivedDevice.Columns.lastHeardNs.desc).fetchAll(db).map(
+                ReceivedDeviceListing.init)
         }
     }
 }
 
-/// A payload the receiver understood but does not take.
-public enum ReceiveRefusal: Error, Equatable, CustomStringConvertible {
-    case unsupported(String)
+/// One payload being stored: its statements prepared once, and what it changed, per device and stream.
+private struct ReceivedBatch {
+    let db: Database
+    let nowNs: Int64
+    let insertReading: Statement
+    let insertSample: Statement
+    var result = ReceivedCommit()
+    var heard: [String: (readings: Int, samples: Int, dataEnd: Int64?)] = [:]
+    /// The newest sample time of each stream in this payload, and its device.
+    var streams: [String: (device: String, newestNs: Int64)] = [:]
+    /// The last sample's stream key, so that a run of samples of one stream builds it once.
+    var lastStream: (device: String, stream: String, key: String)?
 
-    public var description: String {
-        switch self {
-        case .unsupported(let why): return why
+    init(_ db: Database, nowNs: Int64) throws {
+        self.db = db
+        self.nowNs = nowNs
+        // A new key is inserted, a changed value replaces the old and is marked for the next fetch, the same value
+        // again changes nothing (a duplicate).
+        insertReading = try db.cachedStatement(
+            sql: """
+                INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed)
+                VALUES (?, ?, ?, ?, ?, 1)
+                ON CONFLICT (device, key) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
+                    microsteps = excluded.microsteps, changed = 1
+                WHERE start_ns != excluded.start_ns OR end_ns != excluded.end_ns OR microsteps != excluded.microsteps
+                """)
+        insertSample = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO received_sample (stream, time_ns, x, y, z) VALUES (?, ?, ?, ?, ?)")
+    }
+
+    mutating func reading(device: String, key: String, _ reading: StepReading, microsteps: Int64) throws {
+        var entry = heard[device] ?? (0, 0, nil)
+        entry.readings += 1
+        entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs)
+        heard[device] = entry
+        try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps])
+        if db.changesCount > 0 { result.readings += 1 } else { result.duplicates += 1 }
+    }
+
+    mutating func sample(device: String, stream: String, _ sample: AccelerationSample) throws {
+        if lastStream?.device != device || lastStream?.stream != stream {
+            lastStream = (device, stream, device + "/" + stream)
         }
+        let key = lastStream?.key ?? device + "/" + stream
+        try insertSample.execute(arguments: [key, sample.timeNs, sample.x, sample.y, sample.z])
+        var entry = heard[device] ?? (0, 0, nil)
+        entry.dataEnd = max(entry.dataEnd ?? sample.timeNs, sample.timeNs)
+        if db.changesCount == 0 {
+            result.duplicates += 1
+        } else {
+            entry.samples += 1
+            result.samples += 1
+        }
+        heard[device] = entry
+        streams[key] = (device, max(streams[key]?.newestNs ?? sample.timeNs, sample.timeNs))
+    }
+
+    /// Brings the streams' and devices' records up to date; what the payload changed.
+    mutating func finish(format: String) throws -> ReceivedCommit {
+        for (stream, seen) in streams {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO received_stream (stream, device, last_heard_ns, newest_ns) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (stream) DO UPDATE SET last_heard_ns = excluded.last_heard_ns,
+                        newest_ns = MAX(newest_ns, excluded.newest_ns)
+                    """
+            ).execute(arguments: [stream, seen.device, nowNs, seen.newestNs])
+        }
+        for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, data_end_ns, readings,
+                        samples)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (device) DO UPDATE SET format = excluded.format, last_heard_ns = excluded.last_heard_ns,
+                        data_end_ns = MAX(COALESCE(data_end_ns, excluded.data_end_ns),
+                            COALESCE(excluded.data_end_ns, data_end_ns)),
+                        readings = readings + excluded.readings, samples = samples + excluded.samples
+                    """
+            ).execute(arguments: [device, format, nowNs, nowNs, entry.dataEnd, entry.readings, entry.samples])
+            result.devices.append(device)
+        }
+        return result
     }
 }

@@ -32,7 +32,7 @@ public struct StatusReport: Codable, Sendable {
     public var sampling: String?
     public var lastSample: Date?
     /// The devices that pushed to the receiver, most recently heard first.
-    public var receivedDevices: [ReceivedDevice] = []
+    public var receivedDevices: [ReceivedDeviceListing] = []
 
     /// Reads the state database without changing it (an absent database reads as empty).
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
@@ -92,12 +92,7 @@ public struct StatusReport: Codable, Sendable {
         if let sampling {
             out.append("device:   \(sampling)" + (lastSample.map { ", last sample \(f($0))" } ?? ", no sample yet"))
         }
-        for d in receivedDevices {
-            out.append(
-                "received: \(d.device) (\(d.format)): last heard \(f(Timestamps.date(nanoseconds: d.lastHeardNs)))"
-                    + (d.dataEndNs.map { ", data up to \(f(Timestamps.date(nanoseconds: $0)))" } ?? "")
-                    + ", \(d.readings) readings, \(d.samples) samples")
-        }
+        for d in receivedDevices { out.append("received: " + d.line(zone: zone)) }
         out.append(
             "outbox:   \(pendingPosts) pending"
                 + (failedPosts > 0
