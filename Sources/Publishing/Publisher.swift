@@ -9,12 +9,15 @@ public struct Post: Sendable, Equatable, Codable {
     public var idempotencyKey: String
     public var windowStart: Date
     public var windowEnd: Date
+    /// The window's chart, for targets with `image = "chart"`; nil for a text-only post.
+    public var image: PostImage?
 
-    public init(text: String, idempotencyKey: String, windowStart: Date, windowEnd: Date) {
+    public init(text: String, idempotencyKey: String, windowStart: Date, windowEnd: Date, image: PostImage? = nil) {
         self.text = text
         self.idempotencyKey = idempotencyKey
         self.windowStart = windowStart
         self.windowEnd = windowEnd
+        self.image = image
     }
 }
 
@@ -99,6 +102,8 @@ public protocol Publisher: Sendable {
     var resendUnconfirmed: Bool { get }
     /// Whether `post` is already on the target (an earlier attempt went through although its answer was lost).
     func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup
+    /// Whether its posts carry the window's chart (`image`, `image_required`).
+    var image: ImageOption { get }
 }
 
 extension Publisher {
@@ -106,6 +111,7 @@ extension Publisher {
     public var redactedDescription: String { name }
     public var repeatsDuplicate: Bool { false }
     public var resendUnconfirmed: Bool { true }
+    public var image: ImageOption { .off }
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup { .unsupported }
 }
 
