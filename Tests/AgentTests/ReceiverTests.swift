@@ -33,22 +33,23 @@ import Testing
     }
 
     func start(
-        dir: TempDir, maxBody: Int = 8 << 20, now: @escaping @Sendable () -> Date = { Date() }
+        dir: TempDir, maxBody: Int = 8 << 20, prefer: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> Running {
         var config = try AgentConfiguration.parse(
-            """
-            [receive]
-            listen = "127.0.0.1:8788"
-            token_env = "RECEIVE_TOKEN"
-            max_body = \(maxBody)
-            [schedule]
-            interval = "30m"
-            settle = "15m"
-            [text]
-            time_zone = "Asia/Tokyo"
-            [state]
-            path = "state.sqlite"
-            """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
+            (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
+                + """
+                [receive]
+                listen = "127.0.0.1:8788"
+                token_env = "RECEIVE_TOKEN"
+                max_body = \(maxBody)
+                [schedule]
+                interval = "30m"
+                settle = "15m"
+                [text]
+                time_zone = "Asia/Tokyo"
+                [state]
+                path = "state.sqlite"
+                """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
         let target = ScriptedPublisher()
         config.publishers = [target]
         var receive = try #require(config.receive)
@@ -174,6 +175,57 @@ import Testing
         let after = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(11 * 60), trigger: [.manual])
         #expect(after.postedSteps == 0)
         #expect(after.warnings.contains { $0.contains("lowered 35 steps") }, "\(after.warnings)")
+        await r.stop()
+    }
+
+    /// An iPhone and a Watch count the same walk: in each minute one of them counts, the one with more steps, even
+    /// when the Watch's minutes arrive after the iPhone's were posted.
+    @Test func overlappingDevicesCountOncePerMinuteTheOneWithMoreSteps() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let phone = { (m: Int) in 40 + m }
+        let watch = { (m: Int) in m % 2 == 0 ? 52 : 30 }
+        _ = try await post(r.port, Self.healthAutoExport(0..<20, qty: { "\(phone($0))" }), token: token)
+        let first = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        #expect(first.postedSteps == (0..<20).map(phone).reduce(0, +), "\(first.line)")
+        // The Watch syncs later, for the same minutes and the next ten.
+        let answer = try await post(
+            r.port, Self.healthAutoExport(0..<30, source: "Taro's Apple Watch", qty: { "\(watch($0))" }), token: token)
+        #expect(answer.status == 200, "\(answer.answer)")
+        let second = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(30 * 60), trigger: [.manual])
+        let perMinute = (0..<20).map { max(phone($0), watch($0)) }.reduce(0, +) + (20..<30).map(watch).reduce(0, +)
+        let lateGain = (0..<20).map { max(phone($0), watch($0)) - phone($0) }.reduce(0, +)
+        #expect(lateGain > 0)
+        #expect(second.lateSteps == lateGain, "\(second.line)")
+        #expect(first.postedSteps + second.postedSteps == perMinute, "\(second.line)")
+        #expect(try r.store.steps(fromNs: 0, toNs: Int64.max) == perMinute)
+        await r.stop()
+    }
+
+    /// With `source.prefer`, the preferred device counts wherever it has steps, and the other fills its gaps; a
+    /// preferred device that counts less than what was posted lowers nothing posted, and the fetch says so.
+    @Test func thePreferredDeviceCountsWhereItHasStepsAndTheOtherFillsTheGaps() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir, prefer: "watch")
+        let phone = { (m: Int) in 60 + m }
+        let watch = { (m: Int) in 50 }
+        _ = try await post(r.port, Self.healthAutoExport(0..<10, qty: { "\(phone($0))" }), token: token)
+        let first = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(10 * 60), trigger: [.manual])
+        #expect(first.postedSteps == (0..<10).map(phone).reduce(0, +))
+        // The Watch was taken off for minutes 3-5, and covers 10-19 too; the phone also has 10-19.
+        let watchMinutes = (0..<20).filter { !(3...5).contains($0) }
+        for m in watchMinutes {
+            _ = try await post(
+                r.port, Self.healthAutoExport(m..<(m + 1), source: "Taro's Apple Watch", qty: { "\(watch($0))" }),
+                token: token)
+        }
+        _ = try await post(r.port, Self.healthAutoExport(10..<20, qty: { "\(phone($0))" }), token: token)
+        let second = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        let lowered = watchMinutes.filter { $0 < 10 }.map { phone($0) - watch($0) }.reduce(0, +)
+        #expect(second.warnings.contains { $0.contains("lowered \(lowered) steps") }, "\(second.warnings)")
+        #expect(second.postedSteps == (10..<20).map(watch).reduce(0, +), "\(second.line)")
+        let counted = (0..<20).map { watchMinutes.contains($0) ? watch($0) : phone($0) }.reduce(0, +)
+        #expect(try r.store.steps(fromNs: 0, toNs: Int64.max) == counted)
         await r.stop()
     }
 
@@ -303,6 +355,56 @@ import Testing
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_sample")
         }
         #expect(left == 0, "every sample fed is removed")
+        await r.stop()
+    }
+
+    /// A phone that pushes its pedometer's running totals beside its accelerometer is counted once: in each minute
+    /// either what its pedometer counted or what the detector found in its acceleration.
+    @Test func aPhonesPedometerAndAccelerometerAreNotAddedTogether() async throws {
+        let dir = try TempDir()
+        let t0 = Self.t0
+        let r = try await start(dir: dir, now: { t0.addingTimeInterval(61) })
+        let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n").dropFirst()
+        var messages: [[String]] = []
+        for line in lines {
+            let f = line.split(separator: ",")
+            let ns = Timestamps.nanoseconds(t0) + Int64((Double(f[0])! * 1e6).rounded())
+            let second = Int((ns - Timestamps.nanoseconds(t0)) / 1_000_000_000)
+            while messages.count <= second {
+                // The phone's pedometer: 1.5 steps a second, as a running total at the start of each second.
+                let total = messages.count * 3 / 2
+                let at = Timestamps.nanoseconds(t0) + Int64(messages.count) * 1_000_000_000
+                messages.append([#"{"name":"pedometer","time":\#(at),"values":{"steps":\#(total)}}"#])
+            }
+            messages[second].append(
+                #"{"name":"totalacceleration","time":\#(ns),"values":{"x":\#(f[1]),"y":\#(f[2]),"z":\#(f[3])}}"#)
+        }
+        for (n, message) in messages.enumerated() {
+            let body =
+                #"{"messageId":\#(n),"sessionId":"s","deviceId":"pixel","payload":[\#(message.joined(separator: ","))]}"#
+            let answer = try await post(r.port, Data(body.utf8), token: token)
+            #expect(answer.status == 200, "\(answer.answer)")
+        }
+        _ = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 16 * 60), trigger: [.manual])
+        let detected = try RecordingCounter.count(path: Fixture.walk).steps
+        let pedometer = (messages.count - 1) * 3 / 2
+        let stored = try r.store.steps(fromNs: 0, toNs: .max)
+        #expect(detected > 100 && pedometer > 50)
+        #expect(stored >= max(detected, pedometer) - detected / 100, "stored \(stored)")
+        #expect(stored < detected + pedometer / 2, "stored \(stored): detected \(detected), pedometer \(pedometer)")
+        await r.stop()
+    }
+
+    /// A phone that pushes readings sends all it has up to the moment it sends: heard again without a newer step, it
+    /// does not hold the window back (Health Auto Export sends no point for a minute without steps).
+    @Test func aPhoneHeardWithoutNewStepsDoesNotHoldTheWindowBack() async throws {
+        let dir = try TempDir()
+        let t0 = Self.t0
+        let r = try await start(dir: dir, now: { t0.addingTimeInterval(25 * 60) })
+        _ = try await post(r.port, Self.healthAutoExport(0..<10), token: token)
+        let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(30 * 60), trigger: [.manual])
+        #expect(fetch.postedSteps == (0..<10).reduce(0) { $0 + 40 + $1 }, "\(fetch.line)")
+        #expect(fetch.windows.last?.end == t0.addingTimeInterval(25 * 60), "closed at the push, not the last point")
         await r.stop()
     }
 

@@ -58,4 +58,37 @@ import Testing
         #expect(try store.agentStatus().state == .fetching)
         #expect(try store.agentStatus().pid == 4242, "one row, changed in place")
     }
+
+    /// Received readings counted before devices were told apart: the upgrade keeps each device's steps and decides
+    /// each minute, so that a later resend changes a minute by its difference from the device that counts.
+    @Test func receivedReadingsCountedBeforeTheOverlapRuleAreKeptPerDevice() throws {
+        let dir = try TempDir()
+        let path = dir.path("state.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try StateStore.migrator.migrate(old, upTo: "v8-received")
+        try old.write { db in
+            for (device, steps) in [("phone", 30), ("watch", 50)] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed,
+                            counted_start_ns, counted_end_ns, counted_steps)
+                        VALUES (?, 'm0', 0, 60000000000, ?, 0, 0, 60000000000, ?)
+                        """, arguments: [device, steps * 1_000_000, steps])
+            }
+        }
+        try old.close()
+        let store = try StateStore(path: path)
+        let (perDevice, chosen) = try store.writer.read { db in
+            (
+                try Row.fetchAll(db, sql: "SELECT device, SUM(count) FROM device_steps GROUP BY device ORDER BY device")
+                    .map { "\($0[0] as String)=\($0[1] as Int)" },
+                try String.fetchAll(db, sql: "SELECT device FROM minute_choice")
+            )
+        }
+        #expect(perDevice == ["phone=30", "watch=50"])
+        #expect(chosen == ["watch"])
+        // The phone's minute grows past the watch's: the minute changes by 70 - 50.
+        let change = try store.writer.write { db in try DeviceOverlap().resolve(db, ["phone": [0: 40]]) }
+        #expect(change.values.reduce(0, +) == 20)
+    }
 }

@@ -111,6 +111,8 @@ public struct AgentConfiguration: Sendable {
     public var statePath: String
     public var push: Push?
     public var receive: Receive?
+    /// `source.prefer`: the sources, devices or phones to count first where several cover the same time.
+    public var prefer: [String] = []
 
     /// Default config file: `$XDG_CONFIG_HOME/steptweet/config.toml` (or `~/.config/...`).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -159,7 +161,7 @@ public struct AgentConfiguration: Sendable {
         for (name, keys) in sections { try reader.checkKeys(name, allowed: keys) }
 
         let composer = try readComposer(reader)
-        let (fileSource, device) = try readSource(reader, base: base, zone: composer.timeZone)
+        let (fileSource, device, prefer) = try readSource(reader, base: base, zone: composer.timeZone)
         let (schedule, intervalWarning) = try readSchedule(reader)
 
         // [state]
@@ -178,6 +180,7 @@ public struct AgentConfiguration: Sendable {
             publishers: targets.publishers, publishingProblem: targets.problem, statePath: statePath, push: push)
         configuration.targetsWithoutCredentials = targets.withoutCredentials
         configuration.receive = receive
+        configuration.prefer = prefer
         configuration.warnings =
             (intervalWarning.map { [$0] } ?? []) + pushWarnings + receiveWarnings + targets.warnings
         return configuration

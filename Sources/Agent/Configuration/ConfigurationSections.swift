@@ -10,9 +10,13 @@ extension AgentConfiguration {
     /// `[source]`: a file path or a device name (resolved later, when the state folder is known). A `start` without
     /// an offset is read in `zone` (`text.time_zone`), as every time without an offset is.
     static func readSource(_ reader: TableReader, base: URL, zone: TimeZone) throws -> (
-        source: Source?, device: String?
+        source: Source?, device: String?, prefer: [String]
     ) {
         var source: Source?
+        // Also for the phones that push, so `[source]` may hold only `prefer` when `[receive]` is the only source.
+        let prefer =
+            (try reader.string("source", "prefer"))?.split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         let path = try reader.string("source", "path")
         let device = try reader.string("source", "device")
         if path != nil && device != nil {
@@ -35,12 +39,10 @@ extension AgentConfiguration {
                 s.start = d
             }
             s.follow = try reader.bool("source", "follow") ?? (device != nil)
-            s.prefer =
-                (try reader.string("source", "prefer"))?.split(separator: ",")
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
+            s.prefer = prefer
             source = s
         }
-        return (source, device)
+        return (source, device, prefer)
     }
 
     /// `[schedule]`, and a warning when the interval is below the floor.

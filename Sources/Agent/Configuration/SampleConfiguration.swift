@@ -56,5 +56,7 @@ public enum SampleConfiguration {
         # token_env = "STEPTWEET_RECEIVE_TOKEN"   # or token_file; required
         # max_body = 8388608                      # bytes, as sent and inflated (gzip bodies are taken)
         # reorder = "30s"                         # how late a Sensor Logger message may come and be counted in order
+        # Where phones overlap (iPhone and Watch), one counts per minute: the one with more steps, or the first of
+        # source.prefer (a [source] table may hold only that key):  [source]  prefer = "Watch, iPhone"
         """#
 }

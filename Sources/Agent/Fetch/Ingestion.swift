@@ -50,7 +50,7 @@ extension Fetcher {
                 }
                 let slice = read
                 lowered += try await store.writer.write { db in
-                    try slice.save(db, source: name, nowNs: nowNs, boutsHandled: true)
+                    try slice.save(db, source: name, nowNs: nowNs, boutsHandled: true, overlap: overlap)
                 }
                 source.didSave(read)
                 saved = read.next
@@ -64,7 +64,7 @@ extension Fetcher {
             // Bouts this fetch posts need no walk-triggered fetch of their own.
             var lowered = 0
             for (source, read) in lastSlices {
-                lowered += try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true)
+                lowered += try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true, overlap: overlap)
             }
             return (try self.closeWindows(db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
         }
@@ -76,6 +76,9 @@ extension Fetcher {
                 "a resend lowered \(lowered) steps in time already posted: what was posted stays as it was")
         }
     }
+
+    /// How the phones' steps are counted where several cover the same minute.
+    var overlap: DeviceOverlap { DeviceOverlap(prefer: configuration.prefer) }
 
     /// The share of the budget ingestion may use before the window is closed and posts are delivered.
     static let ingestShare = 0.6
@@ -110,7 +113,7 @@ extension Fetcher {
             }
             let bouts = try store.writer.write { db in
                 for (source, read) in reads {
-                    try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: false)
+                    try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: false, overlap: overlap)
                 }
                 return try BoutRecord.answerUnhandled(db)
             }

@@ -39,14 +39,18 @@ struct ReceivedStepSource: StepSource {
                 }
                 if room <= 0 && device != devices.last { read.moreToRead = true }
                 for (row, now) in recounted.changed {
+                    var change = read.deviceBuckets[device, default: [:]]
                     if let before = row.counted {
-                        before.stepsPerSecond { read.buckets[$0, default: 0] -= $1 }
+                        before.stepsPerSecond { change[$0, default: 0] -= $1 }
                     }
-                    now.stepsPerSecond { read.buckets[$0, default: 0] += $1 }
+                    now.stepsPerSecond { change[$0, default: 0] += $1 }
+                    read.deviceBuckets[device] = change
                     counted.append((row, now))
                 }
             }
-            read.buckets = read.buckets.filter { $0.value != 0 }
+            read.deviceBuckets = read.deviceBuckets.mapValues { $0.filter { $0.value != 0 } }.filter {
+                !$0.value.isEmpty
+            }
             let firstData = counted.map(\.1.startNs).min()
             read.next.firstDataNs = [saved.firstDataNs, firstData].compactMap { $0 }.min()
             let marks = counted

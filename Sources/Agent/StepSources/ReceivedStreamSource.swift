@@ -64,7 +64,7 @@ struct ReceivedStreamSource: StepSource {
                 // Steps before the detector's settled time are final; the held-back samples come next time.
                 read.watermarkNs = min(nowNs, detector.settledNs ?? last ?? cutoff, cutoff)
             }
-            read.buckets = buckets
+            read.deviceBuckets = buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): buckets]
             read.bouts = bouts
             read.next.detector = detector
             read.next.lastSampleNs = last

@@ -23,8 +23,11 @@ protocol StepSource: Sendable {
 /// What one source read (not yet saved): steps per second, walking bouts, where the next read starts, and the
 /// watermark.
 struct SourceRead: Sendable {
-    /// Steps per second (seconds since the Unix epoch).
+    /// Steps per second (seconds since the Unix epoch), counted as they are.
     var buckets: [Int64: Int] = [:]
+    /// Steps per second of each device that may overlap another in time (the phones that push or are pulled): one
+    /// device counts per minute (`DeviceOverlap`).
+    var deviceBuckets: [String: [Int64: Int]] = [:]
     var bouts: [WalkingBout] = []
     /// Where the next read starts (position, detector, skipped lines not yet reported).
     var next: SavedSource
@@ -44,8 +47,10 @@ struct SourceRead: Sendable {
     /// Saves the read in `db` (one transaction with the window it closes, if any): steps, bouts and the position.
     /// Returns the steps it lowered in time already posted (which stay posted).
     @discardableResult
-    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool) throws -> Int {
-        let lowered = try StateStore.addBuckets(db, buckets).lowered
+    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool, overlap: DeviceOverlap) throws -> Int {
+        var counted = buckets
+        for (second, steps) in try overlap.resolve(db, deviceBuckets) { counted[second, default: 0] += steps }
+        let lowered = try StateStore.addBuckets(db, counted).lowered
         for b in bouts {
             try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
                 db, onConflict: .ignore)

@@ -231,7 +231,10 @@ private struct ReceivedBatch {
     mutating func reading(device: String, key: String, _ reading: StepReading, microsteps: Int64) throws {
         var entry = heard[device] ?? (0, 0, nil)
         entry.readings += 1
-        entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs)
+        // An app that pushes readings sends all it has up to the moment it sends (Health Auto Export's period, Health
+        // Connect's day so far): its data is complete up to now, though its last reading is older (minutes without
+        // steps have no point), so a phone that is heard but still does not hold windows back.
+        entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs, nowNs)
         heard[device] = entry
         try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps])
         if db.changesCount > 0 { result.readings += 1 } else { result.duplicates += 1 }

@@ -150,6 +150,7 @@ public final class StateStore: Sendable {
                     """)
         }
         m.registerMigration("v8-received", migrate: ReceivedDevice.migrate)
+        m.registerMigration("v9-device-overlap", migrate: DeviceOverlap.migrate)
         return m
     }
 
