@@ -358,6 +358,92 @@ import Testing
         await r.stop()
     }
 
+    /// Two days of minute points from an iPhone and a Watch, sent five times as Health Auto Export would: each send
+    /// covers yesterday and today up to its time (resends), the minute still running grows at the next send, the
+    /// Watch syncs to the phone late, and the phone's setting switches to 12-hour dates. Fetches run between sends.
+    /// What is posted in all equals the per-minute rule over the final points exactly, and nothing is posted twice.
+    @Test func twoDevicesSentFiveTimesPostThePerMinuteRuleExactly() async throws {
+        let dir = try TempDir()
+        let day0 = Timestamps.parse("2026-11-20T00:00:00+09:00")!
+        var random = SeededRandom(seed: 34)
+        let minutes = 2 * 1440
+        // The final count of each minute; walks in about one minute in eight, and the Watch off at night.
+        var phone = [Int](repeating: 0, count: minutes)
+        var watch = [Int](repeating: 0, count: minutes)
+        for m in 0..<minutes where random.next() % 8 == 0 {
+            phone[m] = Int(random.next() % 120) + 1
+            let hour = (m % 1440) / 60
+            if (7..<23).contains(hour) { watch[m] = max(0, phone[m] + Int(random.next() % 21) - 10) }
+        }
+        let clock = ReceiverClock(day0)
+        let r = try await start(dir: dir, now: { clock.now })
+        // Send k at these minutes; the Watch's data reaches the phone an hour late.
+        let sends = [9 * 60, 15 * 60, 23 * 60 + 30, 1440 + 8 * 60, minutes]
+        var posted = 0
+        for (k, sendMinute) in sends.enumerated() {
+            clock.now = day0.addingTimeInterval(Double(sendMinute) * 60)
+            let twelveHour = k >= 3
+            for (source, counts, lag) in [("Taro's iPhone", phone, 0), ("Taro's Apple Watch", watch, 60)] {
+                let through = max(0, sendMinute - lag)
+                let from = max(0, (through / 1440 - 1) * 1440)  // yesterday and today
+                var points: [String] = []
+                for m in from..<through where counts[m] > 0 {
+                    // The minute still running when the app sends has counted only part of its steps.
+                    let qty = m == through - 1 ? counts[m] / 2 : counts[m]
+                    if qty == 0 { continue }
+                    let date = Self.haeDate(day0.addingTimeInterval(Double(m) * 60), twelveHour: twelveHour)
+                    points.append(#"{"date": "\#(date)", "qty": \#(qty), "source": "\#(source)"}"#)
+                }
+                let body =
+                    #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+                let answer = try await post(r.port, Data(body.utf8), token: token)
+                #expect(answer.status == 200, "send \(k) \(source): \(answer.answer)")
+            }
+            let fetch = await r.fetcher.fetch(
+                now: day0.addingTimeInterval(Double(sendMinute) * 60 + 30), trigger: [.manual])
+            #expect(fetch.result != .failed, "\(fetch.line)")
+            posted += fetch.postedSteps
+        }
+        // The last minute of each device grows to its final count: one more send of that minute.
+        for (source, counts) in [("Taro's iPhone", phone), ("Taro's Apple Watch", watch)] where counts[minutes - 1] > 0
+        {
+            let date = Self.haeDate(day0.addingTimeInterval(Double(minutes - 1) * 60), twelveHour: true)
+            let body =
+                #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [{"date": "\#(date)", "qty": \#(counts[minutes - 1]), "source": "\#(source)"}]}]}}"#
+            _ = try await post(r.port, Data(body.utf8), token: token)
+        }
+        clock.now = day0.addingTimeInterval(Double(minutes) * 60 + 3600)
+        let last = await r.fetcher.fetch(now: clock.now, trigger: [.manual])
+        posted += last.postedSteps
+        let rule = (0..<minutes).map { max(phone[$0], watch[$0]) }.reduce(0, +)
+        let sum = (0..<minutes).map { phone[$0] + watch[$0] }.reduce(0, +)
+        #expect(rule > 1000 && sum > rule)
+        #expect(posted == rule, "posted \(posted), per-minute rule \(rule), sum of both \(sum)")
+        #expect(try r.store.steps(fromNs: 0, toNs: .max) == rule)
+        await r.stop()
+    }
+
+    /// Health Auto Export's date: 24-hour `2026-11-20 13:05:00 +0900`, or 12-hour `2026-11-20 1:05:00 PM +0900`
+    /// with the narrow no-break space iOS 17 puts before PM.
+    static func haeDate(_ date: Date, twelveHour: Bool) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "Asia/Tokyo")
+        formatter.dateFormat = twelveHour ? "yyyy-MM-dd h:mm:ss\u{202F}a Z" : "yyyy-MM-dd HH:mm:ss Z"
+        return formatter.string(from: date)
+    }
+
+    /// The receiver's clock, moved by the test.
+    final class ReceiverClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var time: Date
+        init(_ start: Date) { time = start }
+        var now: Date {
+            get { lock.withLock { time } }
+            set { lock.withLock { time = newValue } }
+        }
+    }
+
     /// A phone that pushes its pedometer's running totals beside its accelerometer is counted once: in each minute
     /// either what its pedometer counted or what the detector found in its acceleration.
     @Test func aPhonesPedometerAndAccelerometerAreNotAddedTogether() async throws {
