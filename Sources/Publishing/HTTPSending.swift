@@ -54,18 +54,20 @@ public protocol HTTPSending: Sendable {
 /// it), and `timeoutIntervalForResource` is ignored; so `HTTPContext.send` races each request against its deadline
 /// (`Deadline.race`) and cancels it when the deadline wins.
 public struct URLSessionSender: HTTPSending {
-    let session: URLSession
+    public init() {}
 
-    public init() {
+    /// One session for the process, made at the first request: making a URLSession starts libcurl and its TLS
+    /// library, resident memory that an agent posting only to a file, stdout or nowhere yet never needs.
+    static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        self.session = URLSession(configuration: configuration)
-    }
+        return URLSession(configuration: configuration)
+    }()
 
     public func send(_ request: URLRequest) async -> Result<HTTPReply, TransportFailure> {
-        await Self.exchange(request, session: session)
+        await Self.exchange(request, session: Self.session)
     }
 
     /// One request through URLSession's completion-handler API. Cancelling the calling task cancels the request
