@@ -33,7 +33,8 @@ import Testing
     }
 
     func start(
-        dir: TempDir, maxBody: Int = 8 << 20, prefer: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        dir: TempDir, maxBody: Int = 8 << 20, prefer: String? = nil, deadline: TimeInterval? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> Running {
         var config = try AgentConfiguration.parse(
             (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
@@ -52,6 +53,7 @@ import Testing
                 """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
         let target = ScriptedPublisher()
         config.publishers = [target]
+        if let deadline { config.schedule.deadline = deadline }
         var receive = try #require(config.receive)
         receive.port = 0
         let store = try StateStore(path: config.statePath)
@@ -162,6 +164,34 @@ import Testing
         #expect(!fetch.backlog)
         let again = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(3600), trigger: [.manual])
         #expect(again.postedSteps == 0)
+        await r.stop()
+    }
+
+    /// A fetch whose budget runs out inside a backlog closes its window where the uncounted readings start, so the
+    /// rest is posted by the next fetch in its own time, not as late steps (nor held back until the phone goes quiet).
+    @Test func aBudgetSpentInsideABacklogClosesTheWindowWhereTheUncountedReadingsStart() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir, deadline: 0.000_001)  // spent before the first slice ends
+        let days = 4
+        let start = Self.t0.addingTimeInterval(-Double(days) * 86_400)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        let points = (0..<(days * 1440)).map { m in
+            #"{"date": "\#(formatter.string(from: start.addingTimeInterval(Double(m) * 60)))", "qty": \#(m % 9 + 1)}"#
+        }
+        let body =
+            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+        #expect(try await post(r.port, Data(body.utf8), token: token).status == 200)
+        let first = await r.fetcher.fetch(now: Self.t0, trigger: [.manual])
+        #expect(first.backlog, "\(first.line)")
+        let firstEnd = try #require(first.windows.last?.end)
+        let slice = ReceivedStepSource.readingsPerSlice
+        #expect(firstEnd == start.addingTimeInterval(Double(slice) * 60), "closed where the uncounted readings start")
+        #expect(first.postedSteps == (0..<slice).reduce(0) { $0 + $1 % 9 + 1 })
+        let second = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(60), trigger: [.manual])
+        #expect(!second.backlog && second.lateSteps == 0, "\(second.line)")
+        #expect(first.postedSteps + second.postedSteps == (0..<(days * 1440)).reduce(0) { $0 + $1 % 9 + 1 })
         await r.stop()
     }
 

@@ -30,7 +30,12 @@ struct ReceivedStepSource: StepSource {
                 db,
                 ReceivedReadingRecord.filter(ReceivedReadingRecord.Columns.changed == true)
                     .select(ReceivedReadingRecord.Columns.device).distinct())
-            for device in devices where room > 0 {
+            var unreached: [String] = []
+            for device in devices {
+                guard room > 0 else {
+                    unreached.append(device)
+                    continue
+                }
                 let recounted = try recount(device, db, limit: room)
                 room -= recounted.looked
                 if let next = recounted.resumeAt {
@@ -38,15 +43,30 @@ struct ReceivedStepSource: StepSource {
                     read.moreToRead = true
                 }
                 if room <= 0 && device != devices.last { read.moreToRead = true }
+                var change: [Int64: Int] = [:]  // built here and stored once: no copy of it per reading
                 for (row, now) in recounted.changed {
-                    var change = read.deviceBuckets[device, default: [:]]
                     if let before = row.counted {
                         before.stepsPerSecond { change[$0, default: 0] -= $1 }
                     }
                     now.stepsPerSecond { change[$0, default: 0] += $1 }
-                    read.deviceBuckets[device] = change
                     counted.append((row, now))
                 }
+                read.deviceBuckets[device] = change
+            }
+            // A backlog left for the next slice or fetch holds the window back to its earliest reading: closing past
+            // it would post time whose steps are not counted yet, and they would come later as late steps.
+            if read.moreToRead {
+                typealias C = ReceivedReadingRecord.Columns
+                var left = resumeAt.map { [$0.startNs] } ?? []
+                for device in unreached {
+                    if let start = try Int64.fetchOne(
+                        db,
+                        ReceivedReadingRecord.filter(C.device == device && C.changed == true).select(min(C.startNs)))
+                    {
+                        left.append(start)
+                    }
+                }
+                if let earliest = left.min() { read.watermarkNs = min(read.watermarkNs, earliest) }
             }
             read.deviceBuckets = read.deviceBuckets.mapValues { $0.filter { $0.value != 0 } }.filter {
                 !$0.value.isEmpty
@@ -105,14 +125,17 @@ struct ReceivedStepSource: StepSource {
     /// Records what the steps table now holds for each reading; a reading replaced again since it was read stays
     /// changed, for the next fetch.
     static func markCounted(_ marks: [(ReceivedReadingRecord, StepReading)], _ db: Database) throws {
-        typealias C = ReceivedReadingRecord.Columns
+        // One statement prepared once (a backlog marks thousands of readings a slice).
+        let mark = try db.cachedStatement(
+            sql: """
+                UPDATE received_reading SET counted_start_ns = ?, counted_end_ns = ?, counted_steps = ?,
+                    changed = changed AND NOT (start_ns = ? AND end_ns = ? AND microsteps = ?)
+                WHERE device = ? AND key = ?
+                """)
         for (row, now) in marks {
-            let same = ReceivedReadingRecord.filter(C.device == row.device && C.key == row.key)
-            try same.updateAll(
-                db, C.countedStartNs.set(to: now.startNs), C.countedEndNs.set(to: now.endNs),
-                C.countedSteps.set(to: now.steps))
-            try same.filter(C.startNs == row.startNs && C.endNs == row.endNs && C.microsteps == row.microsteps)
-                .updateAll(db, C.changed.set(to: false))
+            try mark.execute(arguments: [
+                now.startNs, now.endNs, now.steps, row.startNs, row.endNs, row.microsteps, row.device, row.key,
+            ])
         }
     }
 
