@@ -4,7 +4,8 @@
   1. DEVICES Sensor Logger devices (default 10) at 100 Hz, each POSTing a 1 s batch of totalacceleration readings
      every second for SECONDS (default 60), with fetches every minute: the agent's CPU share of one core (utime +
      stime over wall time, from /proc), its peak RSS (VmHWM), and p50/p99 of the answer time;
-  2. a year of Health Auto Export minute points (525,600) sent as 365 daily requests: total time;
+  2. a year of Health Auto Export minute points (525,600) sent as 365 daily requests: the time to answer them, then
+     the time one-shot fetches take to count and post them, and whether what was posted is exactly what was sent;
   3. a month (43,200 points, about 3.5 MB) in one request: its answer time.
 
     python3 bench/receiver_load.py .build/release/steptweet > bench/receiver_load_result.txt
@@ -12,7 +13,7 @@
 Targets on this machine: p99 <= 20 ms per 1 s batch, <= 5 % of one core for 10 devices, the year in <= 10 s in all,
 the month answered in <= 1 s, peak RSS <= 40 MB. No peer receiver runs here offline; the numbers stand alone.
 """
-import datetime, json, math, os, random, shutil, signal, subprocess, sys, tempfile, time
+import datetime, json, math, os, random, shutil, signal, sqlite3, subprocess, sys, tempfile, time
 
 from receiver_client import free_port, post, wait_listening
 
@@ -97,7 +98,7 @@ def hae_points(day, minutes):
     return json.dumps({"data": {"metrics": [{"name": "step_count", "units": "count", "data": points}]}}).encode()
 
 
-def health_auto_export(port):
+def health_auto_export(port, agent, work):
     start = datetime.datetime(2025, 1, 1)
     bodies = [hae_points(start + datetime.timedelta(days=d), 1440) for d in range(365)]
     t = time.perf_counter()
@@ -105,6 +106,28 @@ def health_auto_export(port):
         post(port, body, TOKEN)
     year = time.perf_counter() - t
     print(f"health auto export: a year of minute points (525,600) as 365 daily requests: {year:.2f} s in all")
+    print(f"  agent peak RSS {peak_rss_mb(agent.pid):.1f} MB")
+    # Counting them: the agent stops, and one-shot fetches (each within its budget) post the year.
+    agent.send_signal(signal.SIGTERM)
+    agent.wait(timeout=60)
+    env = dict(os.environ, RECEIVE_TOKEN=TOKEN)
+    t = time.perf_counter()
+    fetches = 0
+    while fetches < 50:  # a backlog goes on at the next fetch; the last one finds nothing new
+        fetches += 1
+        out = subprocess.run([BINARY, "fetch", "--config", os.path.join(work, "config.toml"), "--json"],
+                             capture_output=True, text=True, env=env)
+        if json.loads(out.stdout)["result"] == "NoData":
+            break
+    counting = time.perf_counter() - t
+    with sqlite3.connect(os.path.join(work, "state.sqlite")) as db:
+        posted = db.execute("SELECT SUM(steps) FROM outbox").fetchone()[0] or 0
+    expected = 365 * sum((m * 7) % 90 for m in range(1440))
+    print(f"  counted and posted by {fetches} fetches in {counting:.2f} s: {posted:,} steps "
+          f"({'exactly' if posted == expected else 'NOT'} the {expected:,} sent); year in all {year + counting:.2f} s")
+
+
+def health_auto_export_month(port):
     month = hae_points(datetime.datetime(2024, 1, 1), 43_200)
     answer = post(port, month, TOKEN)
     print(f"health auto export: a month (43,200 points, {len(month) / 1e6:.1f} MB) in one request: "
@@ -114,19 +137,23 @@ def health_auto_export(port):
 def main():
     print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.uname().nodename}, "
           f"{os.cpu_count()} cores, {os.path.relpath(BINARY, ROOT)}")
-    for phase in (sensor_logger, health_auto_export):
+    for phase in (sensor_logger, health_auto_export, health_auto_export_month):
         work = tempfile.mkdtemp(prefix="steptweet-receiver-bench-")
         port = free_port()
         agent = start_agent(work, port)
         try:
             if phase is sensor_logger:
                 phase(port, agent.pid)
+            elif phase is health_auto_export:
+                phase(port, agent, work)
+                continue
             else:
                 phase(port)
             print(f"  agent peak RSS {peak_rss_mb(agent.pid):.1f} MB")
         finally:
-            agent.send_signal(signal.SIGTERM)
-            agent.wait(timeout=60)
+            if agent.poll() is None:
+                agent.send_signal(signal.SIGTERM)
+                agent.wait(timeout=60)
             shutil.rmtree(work, ignore_errors=True)
 
 

@@ -80,8 +80,8 @@ import Testing
         let store = try StateStore(path: path)
         let (perDevice, chosen) = try store.writer.read { db in
             (
-                try Row.fetchAll(db, sql: "SELECT device, SUM(count) FROM device_steps GROUP BY device ORDER BY device")
-                    .map { "\($0[0] as String)=\($0[1] as Int)" },
+                try Row.fetchAll(db, sql: "SELECT device, seconds FROM device_minute ORDER BY device")
+                    .map { "\($0[0] as String)=\(DeviceOverlap.MinuteSteps(blob: $0[1]).total)" },
                 try String.fetchAll(db, sql: "SELECT device FROM minute_choice")
             )
         }

@@ -3,7 +3,7 @@ import GRDB
 import SensorInput
 
 /// One device per minute where several counted the same time (an iPhone and a Watch, two phones): a walk is never
-/// added twice. Each device's steps are kept per second (`device_steps`); in every minute the steps that count are
+/// added twice. Each device's steps are kept per second (`device_minute`: a row per device and minute); in every minute the steps that count are
 /// those of the first device in `source.prefer` that has steps in it, otherwise of the device with the most steps in
 /// it (ties: the first name). A change to a device's steps re-decides only the minutes it touches, and the steps
 /// table changes by the difference, so a device that arrives late replaces the one counted before it rather than
@@ -22,47 +22,49 @@ struct DeviceOverlap: Sendable {
     /// Applies each device's per-second step changes, re-decides the minutes they touch, and returns how the steps
     /// that count changed, per second.
     func resolve(_ db: Database, _ changes: [String: [Int64: Int]]) throws -> [Int64: Int] {
-        var minutes = Set<Int64>()
-        for (_, seconds) in changes { for second in seconds.keys { minutes.insert(Self.minute(second)) } }
-        guard !minutes.isEmpty else { return [:] }
-        let select = try db.cachedStatement(
-            sql: "SELECT device, second, count FROM device_steps WHERE second >= ? AND second < ?")
-        let upsert = try db.cachedStatement(
-            sql: """
-                INSERT INTO device_steps (second, device, count) VALUES (?, ?, ?)
-                ON CONFLICT (second, device) DO UPDATE SET count = excluded.count
-                """)
-        let delete = try db.cachedStatement(sql: "DELETE FROM device_steps WHERE second = ? AND device = ?")
-        let chosenBefore = try db.cachedStatement(sql: "SELECT device FROM minute_choice WHERE minute = ?")
-        let choose = try db.cachedStatement(
-            sql:
-                "INSERT INTO minute_choice (minute, device) VALUES (?, ?) ON CONFLICT (minute) DO UPDATE SET device = excluded.device"
-        )
-        let forget = try db.cachedStatement(sql: "DELETE FROM minute_choice WHERE minute = ?")
-        // Each device's changes grouped by minute, so that a minute is read and decided once.
+        // Each device's changes grouped by minute, so that a minute is read, decided and written once.
         var byMinute: [Int64: [(device: String, second: Int64, steps: Int)]] = [:]
         for (device, seconds) in changes {
             for (second, steps) in seconds where steps != 0 {
                 byMinute[Self.minute(second), default: []].append((device, second, steps))
             }
         }
+        guard !byMinute.isEmpty else { return [:] }
+        let select = try db.cachedStatement(sql: "SELECT device, seconds FROM device_minute WHERE minute = ?")
+        let upsert = try db.cachedStatement(
+            sql: """
+                INSERT INTO device_minute (minute, device, seconds) VALUES (?, ?, ?)
+                ON CONFLICT (minute, device) DO UPDATE SET seconds = excluded.seconds
+                """)
+        let delete = try db.cachedStatement(sql: "DELETE FROM device_minute WHERE minute = ? AND device = ?")
+        let chosenBefore = try db.cachedStatement(sql: "SELECT device FROM minute_choice WHERE minute = ?")
+        let choose = try db.cachedStatement(
+            sql: """
+                INSERT INTO minute_choice (minute, device) VALUES (?, ?)
+                ON CONFLICT (minute) DO UPDATE SET device = excluded.device
+                """)
+        let forget = try db.cachedStatement(sql: "DELETE FROM minute_choice WHERE minute = ?")
         var out: [Int64: Int] = [:]
         for (minute, minuteChanges) in byMinute {
-            var counts: [String: [Int64: Int]] = [:]
-            let rows = try Row.fetchCursor(select, arguments: [minute * 60, minute * 60 + 60])
-            while let row = try rows.next() { counts[row[0], default: [:]][row[1]] = row[2] }
+            var counts: [String: MinuteSteps] = [:]
+            let rows = try Row.fetchCursor(select, arguments: [minute])
+            while let row = try rows.next() { counts[row[0]] = MinuteSteps(blob: row[1]) }
             let before = try String.fetchOne(chosenBefore, arguments: [minute])
-            let countedBefore = before.flatMap { counts[$0] } ?? [:]
+            let countedBefore = before.flatMap { counts[$0] } ?? MinuteSteps()
+            var touched = Set<String>()
             for change in minuteChanges {
-                let now = (counts[change.device]?[change.second] ?? 0) + change.steps
-                counts[change.device, default: [:]][change.second] = now
-                if now == 0 {
-                    try delete.execute(arguments: [change.second, change.device])
+                counts[change.device, default: MinuteSteps()].add(change.steps, at: Int(change.second - minute * 60))
+                touched.insert(change.device)
+            }
+            for device in touched {
+                if let steps = counts[device], !steps.isEmpty {
+                    try upsert.execute(arguments: [minute, device, steps.blob])
                 } else {
-                    try upsert.execute(arguments: [change.second, change.device, now])
+                    counts[device] = nil
+                    try delete.execute(arguments: [minute, device])
                 }
             }
-            let after = choice(counts)
+            let after = choice(counts.mapValues(\.total))
             if after != before {
                 if let after {
                     try choose.execute(arguments: [minute, after])
@@ -70,21 +72,45 @@ struct DeviceOverlap: Sendable {
                     try forget.execute(arguments: [minute])
                 }
             }
-            let countedAfter = after.flatMap { counts[$0] } ?? [:]
-            for second in Set(countedBefore.keys).union(countedAfter.keys) {
-                let delta = (countedAfter[second] ?? 0) - (countedBefore[second] ?? 0)
-                if delta != 0 { out[second, default: 0] += delta }
+            let countedAfter = after.flatMap { counts[$0] } ?? MinuteSteps()
+            for i in 0..<60 where countedAfter.steps[i] != countedBefore.steps[i] {
+                out[minute * 60 + Int64(i), default: 0] += countedAfter.steps[i] - countedBefore.steps[i]
             }
         }
         return out
     }
 
-    /// The device whose steps count in a minute: the first preferred one with steps in it, else the one with the most.
-    func choice(_ counts: [String: [Int64: Int]]) -> String? {
-        let totals = counts.compactMap { device, seconds -> (String, Int)? in
-            let total = seconds.values.reduce(0, +)
-            return total > 0 ? (device, total) : nil
+    /// One device's steps in each second of a minute, stored as one row (60 little-endian Int32) rather than a row
+    /// per second: a minute point of Health Auto Export spreads over most of its seconds.
+    struct MinuteSteps {
+        var steps = [Int](repeating: 0, count: 60)
+
+        init() {}
+
+        init(blob: Data) {
+            blob.withUnsafeBytes { raw in
+                for i in 0..<min(60, raw.count / 4) {
+                    steps[i] = Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 4, as: Int32.self)))
+                }
+            }
         }
+
+        var blob: Data {
+            var data = Data(capacity: 240)
+            for value in steps {
+                withUnsafeBytes(of: Int32(clamping: value).littleEndian) { data.append(contentsOf: $0) }
+            }
+            return data
+        }
+
+        mutating func add(_ count: Int, at second: Int) { steps[second] += count }
+        var total: Int { steps.reduce(0, +) }
+        var isEmpty: Bool { steps.allSatisfy { $0 == 0 } }
+    }
+
+    /// The device whose steps count in a minute: the first preferred one with steps in it, else the one with the most.
+    func choice(_ totalsByDevice: [String: Int]) -> String? {
+        let totals = totalsByDevice.filter { $0.value > 0 }.map { ($0.key, $0.value) }
         for name in prefer {
             if let match = totals.filter({ $0.0.range(of: name, options: .caseInsensitive) != nil })
                 .min(by: { $0.0 < $1.0 })
@@ -98,15 +124,15 @@ struct DeviceOverlap: Sendable {
     /// The minute holding `second`, rounding down before 1970 too.
     static func minute(_ second: Int64) -> Int64 { second >= 0 ? second / 60 : -((-second + 59) / 60) }
 
-    /// `device_steps` and `minute_choice`, filled from what the received readings counted before this migration, so
+    /// `device_minute` and `minute_choice`, filled from what the received readings counted before this migration, so
     /// that a resend of an earlier reading changes the minute it is in by its difference. Past minutes keep the steps
     /// they counted (posted windows are not re-decided).
     static func migrate(_ db: Database) throws {
         try db.execute(
             sql: """
-                CREATE TABLE device_steps (
-                    second INTEGER NOT NULL, device TEXT NOT NULL, count INTEGER NOT NULL,
-                    PRIMARY KEY (second, device)) WITHOUT ROWID;
+                CREATE TABLE device_minute (
+                    minute INTEGER NOT NULL, device TEXT NOT NULL, seconds BLOB NOT NULL,
+                    PRIMARY KEY (minute, device)) WITHOUT ROWID;
                 CREATE TABLE minute_choice (minute INTEGER PRIMARY KEY, device TEXT NOT NULL) WITHOUT ROWID;
                 """)
         var changes: [String: [Int64: Int]] = [:]
