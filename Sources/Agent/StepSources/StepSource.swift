@@ -20,6 +20,22 @@ protocol StepSource: Sendable {
     func didSave(_ read: SourceRead)
 }
 
+/// What a detector reported while a source fed it samples: steps per second and the walking bouts that ended. Every
+/// source that runs a detector collects its events here (`detected.take` as the detector's `emit`).
+struct DetectedSteps {
+    /// Steps per second (seconds since the Unix epoch).
+    var buckets: [Int64: Int] = [:]
+    var bouts: [WalkingBout] = []
+
+    mutating func take(_ event: DetectorEvent) {
+        switch event {
+        case .step(let t): buckets[StepReading.floorSecond(t), default: 0] += 1
+        case .boutEnded(let b): bouts.append(b)
+        case .boutStarted, .refused, .decision: break
+        }
+    }
+}
+
 /// What one source read (not yet saved): steps per second, walking bouts, where the next read starts, and the
 /// watermark.
 struct SourceRead: Sendable {
