@@ -12,8 +12,9 @@ struct DevicesCommand: ParsableCommand {
         discussion: """
             --sample SECONDS polls each IIO accelerometer at 50 Hz and prints the mean magnitude: about 9.81 m/s² \
             for a device at rest means scale and units are right. Exit status 69 when no device is found. \
-            --received lists instead the phones and watches that pushed to the receiver ([receive]): name, format, \
-            when last heard, up to when their data has arrived, readings and samples received.
+            --received lists instead the phones and watches that pushed to the receiver ([receive]), and a phone \
+            running phyphox that is pulled (source.url): name, format, when last heard, up to when their data has \
+            arrived, readings and samples received.
 
             Examples:
               steptweet devices --sample 2

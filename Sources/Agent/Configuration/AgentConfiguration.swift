@@ -9,8 +9,10 @@ import TOMLKit
 public struct AgentConfiguration: Sendable {
     /// `[source]`: where samples or step readings come from.
     public struct Source: Sendable, Equatable {
-        /// A recording or log file (`path`) or a device node (`device`); exactly one is set.
+        /// A recording or log file (`path`), a device node (`device`), or a phone's address (`url`); exactly one is
+        /// set.
         public var path: String
+        /// Read from a device (a sensor, or a phone over the network) rather than from a file the user names.
         public var isDevice = false
         /// Requested input format name (nil: detected from the data).
         public var format: String?
@@ -25,6 +27,8 @@ public struct AgentConfiguration: Sendable {
         public var stepCounter: StepCounterDevice?
         /// A live accelerometer the agent samples into the CSV at `path` (set by `source.device`).
         public var accelerometer: AccelerometerDevice?
+        /// A phone running phyphox with remote access on, pulled at each fetch (set by `source.url`).
+        public var phyphox: PhyphoxRemote?
 
         public init(
             path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false
@@ -34,6 +38,22 @@ public struct AgentConfiguration: Sendable {
             self.format = format
             self.start = start
             self.follow = follow
+        }
+    }
+
+    /// `source.url`: phyphox's remote interface on a phone, read at each fetch.
+    public struct PhyphoxRemote: Sendable, Equatable {
+        /// The address phyphox shows under "Allow remote access" (`http://192.168.1.23:8080`).
+        public var url: URL
+        /// How long windows wait for the phone once it stops answering (`schedule.settle`): it keeps its buffers, so
+        /// a walk it measured while out of reach arrives when it answers again.
+        public var settle: TimeInterval = 15 * 60
+
+        public init(url: URL) { self.url = url }
+
+        /// The phone as `status` and `devices --received` list it: its host and port.
+        public var deviceName: String {
+            (url.host ?? url.absoluteString) + (url.port.map { ":\($0)" } ?? "")
         }
     }
 
@@ -143,7 +163,8 @@ public struct AgentConfiguration: Sendable {
 
     static let sections: [String: Set<String>] = [
         "source": [
-            "path", "device", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow", "prefer",
+            "path", "device", "url", "sys_root", "dev_root", "sampling", "rate", "format", "start", "follow",
+            "prefer",
         ],
         "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end", "settle"],
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],

@@ -19,9 +19,10 @@ extension AgentConfiguration {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         let path = try reader.string("source", "path")
         let device = try reader.string("source", "device")
-        if path != nil && device != nil {
-            throw ConfigurationError(path: "source", message: "set either path or device, not both")
+        if [path, device, try reader.string("source", "url")].compactMap({ $0 }).count > 1 {
+            throw ConfigurationError(path: "source", message: "set one of path, device or url, not several")
         }
+        if let phone = try readPhyphox(reader) { return (phone, nil, prefer) }
         if let p = path ?? device {
             var s = Source(path: resolve(p, against: base), isDevice: device != nil)
             s.format = try reader.string("source", "format")
@@ -43,6 +44,22 @@ extension AgentConfiguration {
             source = s
         }
         return (source, device, prefer)
+    }
+
+    /// `source.url`: phyphox's remote interface, an `http` or `https` address. The phone's buffers carry their own
+    /// times (mapped to wall time by its `/time`) and their format is known, so the file keys do not apply; `follow`
+    /// is allowed and always true (the phone goes on measuring).
+    static func readPhyphox(_ reader: TableReader) throws -> Source? {
+        guard let table = try reader.section("source"), let url = try table.url("url") else { return nil }
+        for key in ["format", "start", "sampling", "rate"] where table.contains(key) {
+            throw table.error(key, "does not apply to source.url (phyphox's buffers carry their own times)")
+        }
+        _ = try table.bool("follow")
+        var remote = PhyphoxRemote(url: url)
+        if let settle = try reader.duration("schedule", "settle") { remote.settle = settle }
+        var source = Source(path: url.absoluteString, isDevice: true, follow: true)
+        source.phyphox = remote
+        return source
     }
 
     /// `[schedule]`, and a warning when the interval is below the floor.
@@ -161,7 +178,7 @@ extension AgentConfiguration {
         if schedule.interval == .never { return "schedule.interval is \"never\"" }
         if let publishingProblem { return "missing credentials: \(publishingProblem)" }
         if source == nil && receive == nil {
-            return "no [source] or [receive] configured (set source.path or source.device, or [receive])"
+            return "no [source] or [receive] configured (set source.path, source.device or source.url, or [receive])"
         }
         if source == nil, let receive, receive.token == nil {
             return "the receiver has no token: \(receive.tokenProblem ?? "set receive.token_env or token_file")"

@@ -10,6 +10,8 @@ public enum SampleConfiguration {
         # device = "iio:device0"                 # or "/dev/input/event5"
         # sampling = "poll"                      # "counter" (in_steps_input; default when present), "poll" or "buffer"
         # rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
+        # ... or a phone running phyphox's "Acceleration with g" with remote access allowed, read at each fetch
+        # url = "http://192.168.1.23:8080"       # the address phyphox shows (format, start and prefer do not apply)
         # format = "generic-csv"                   # default: detected from the data
         # start = "2026-11-21T10:00:00+09:00"    # wall-clock time of the first sample when the file's times are relative
         #                                        # (without an offset: read in text.time_zone)

@@ -15,6 +15,8 @@ public struct Fetcher: Sendable {
     var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// The clock the budget (`schedule.deadline`) runs on: the continuous clock in production, a test clock in tests.
     public var clock: any Clock<Duration> = ContinuousClock()
+    /// How a pulled source (phyphox on a phone) is asked: URLSession, or a fake in tests.
+    public var pullTransport: any HTTPSending = URLSessionSender()
 
     public init(configuration: AgentConfiguration) {
         self.configuration = configuration

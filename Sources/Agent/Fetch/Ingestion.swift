@@ -5,9 +5,14 @@ import Publishing
 import SensorInput
 
 extension Fetcher {
-    /// The configured sources of steps: the `[source]` file or device, the phones that push to `[receive]`.
+    /// The configured sources of steps: the `[source]` file, device or phone, the phones that push to `[receive]`.
     func sources(_ store: StateStore) -> [any StepSource] {
-        var sources: [any StepSource] = configuration.source.map { [FileStepSource(source: $0)] } ?? []
+        var sources: [any StepSource] = []
+        if let phone = configuration.source?.phyphox {
+            sources.append(PhyphoxStepSource(remote: phone, transport: pullTransport))
+        } else if let source = configuration.source {
+            sources.append(FileStepSource(source: source))
+        }
         if let receive = configuration.receive {
             sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
             let streams =
@@ -30,10 +35,13 @@ extension Fetcher {
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var finals: [(source: any StepSource, read: SourceRead)] = []
         var lowered = 0
-        for source in sources(store) {
-            let name = source.name
+        for configured in sources(store) {
+            let name = configured.name
             var saved = try await store.writer.read { db in try StateStore.savedSource(db, source: name) }
             report.warnings += saved.problems
+            // A phone is asked within ingestion's share of the budget: delivery keeps its own.
+            let pullDeadline = Deadline(in: budget.remaining - deliveryShare, clock: clock)
+            let source = await configured.pull(after: saved, deadline: pullDeadline)
             var observeDevice = !report.dryRun
             while true {
                 var read = try source.read(

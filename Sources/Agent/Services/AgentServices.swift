@@ -21,8 +21,8 @@ public enum AgentServices {
             configuration.disabledReason.map { "fetching off: \($0)" }
             ?? "schedule \(configuration.schedule.effectiveInterval)"
         services.append(.init(service: SchedulerService(scheduler: scheduler, summary: summary)))
-        if enabled, configuration.schedule.onWalkEnd, let source = configuration.source {
-            // Without inotify the walk trigger is off; the rest goes on.
+        if enabled, configuration.schedule.onWalkEnd, let source = configuration.source, source.phyphox == nil {
+            // Without inotify the walk trigger is off; the rest goes on. (A phone that is pulled has no file to watch.)
             services.append(
                 .init(
                     service: WalkWatcherService(path: source.path, scheduler: scheduler, logger: logger),

@@ -25,8 +25,7 @@ struct FileStepSource: StepSource {
         var options = Self.readOptions(source, byteLimit: byteLimit)
         options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
         var detector = next.detector ?? StepDetector()
-        var buckets: [Int64: Int] = [:]
-        var bouts: [WalkingBout] = []
+        var detected = DetectedSteps()
         var last = next.lastSampleNs
         var first = next.firstDataNs
         var lastReadingEnd = next.lastReadingEndNs
@@ -35,13 +34,7 @@ struct FileStepSource: StepSource {
         // until it reaches the end. (A reading written later but ending earlier, out of time order, would be lost
         // with them: the lesser harm than counting the rest twice.)
         let countedThrough = saved.cursor == nil ? saved.lastReadingEndNs : saved.skipReadingsThroughNs
-        let handle: (DetectorEvent) -> Void = { event in
-            switch event {
-            case .step(let t): buckets[StateStore.floorSecond(t), default: 0] += 1
-            case .boutEnded(let b): bouts.append(b)
-            case .boutStarted, .refused, .decision: break
-            }
-        }
+        let handle: (DetectorEvent) -> Void = { detected.take($0) }
         let sink: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
@@ -53,7 +46,7 @@ struct FileStepSource: StepSource {
                 if first == nil { first = r.startNs }
                 lastReadingEnd = max(lastReadingEnd ?? r.endNs, r.endNs)
                 // The one rule `count` and `preview` use too: spread evenly over the reading's period.
-                r.stepsPerSecond { second, steps in buckets[second, default: 0] += steps }
+                r.stepsPerSecond { second, steps in detected.buckets[second, default: 0] += steps }
             }
         }
         let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each
@@ -93,8 +86,8 @@ struct FileStepSource: StepSource {
         ingest.watermarkNs = Self.watermark(
             &detector, moreToRead: ingest.moreToRead, lastSampleNs: last, lastReadingEndNs: lastReadingEnd,
             follow: source.follow, nowNs: nowNs, handle)
-        ingest.buckets = buckets
-        ingest.bouts = bouts
+        ingest.buckets = detected.buckets
+        ingest.bouts = detected.bouts
         ingest.next.detector = detector
         ingest.next.cursor = cursor
         ingest.next.lastSampleNs = last

@@ -27,15 +27,8 @@ struct ReceivedStreamSource: StepSource {
             let fedThrough = saved.lastSampleNs ?? Int64.min
             var detector = saved.detector ?? StepDetector()
             var read = SourceRead(next: saved, watermarkNs: nowNs)
-            var buckets: [Int64: Int] = [:]
-            var bouts: [WalkingBout] = []
-            let handle: (DetectorEvent) -> Void = { event in
-                switch event {
-                case .step(let t): buckets[StepReading.floorSecond(t), default: 0] += 1
-                case .boutEnded(let b): bouts.append(b)
-                case .boutStarted, .refused, .decision: break
-                }
-            }
+            var detected = DetectedSteps()
+            let handle: (DetectorEvent) -> Void = { detected.take($0) }
             var last = saved.lastSampleNs
             let rows = try Row.fetchCursor(
                 db,
@@ -64,8 +57,8 @@ struct ReceivedStreamSource: StepSource {
                 // Steps before the detector's settled time are final; the held-back samples come next time.
                 read.watermarkNs = min(nowNs, detector.settledNs ?? last ?? cutoff, cutoff)
             }
-            read.deviceBuckets = buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): buckets]
-            read.bouts = bouts
+            read.deviceBuckets = detected.buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): detected.buckets]
+            read.bouts = detected.bouts
             read.next.detector = detector
             read.next.lastSampleNs = last
             let stream = self.stream

@@ -1,13 +1,14 @@
 import Foundation
 import GRDB
+import Publishing
 import SensorInput
 import StepDetection
 
-/// Where steps come from: a file that grows, a whole export read again, a file a live device writes, and soon the
-/// phones that push or are pulled. Each reads what is new since its saved position (kept under its `name`, with its
-/// detector state) and says up to when its data is complete: its watermark. A fetch asks every source, saves what
-/// each read, and closes windows at the earliest watermark; steps that arrive later for time already posted go into
-/// the next window as late steps.
+/// Where steps come from: a file that grows, a whole export read again, a file a live device writes, what phones
+/// pushed, a phone that is pulled (phyphox). Each reads what is new since its saved position (kept under its `name`,
+/// with its detector state) and says up to when its data is complete: its watermark. A fetch asks every source, saves
+/// what each read, and closes windows at the earliest watermark; steps that arrive later for time already posted go
+/// into the next window as late steps.
 protocol StepSource: Sendable {
     /// The key its position is saved under.
     var name: String { get }
@@ -18,6 +19,32 @@ protocol StepSource: Sendable {
 
     /// Runs once what `read` returned is committed (a rotated file read to its end can go).
     func didSave(_ read: SourceRead)
+
+    /// Fetches, before `read`, what the source takes from another machine (a phone's remote interface), giving up at
+    /// `deadline`; returns the source that reads it. `read` stays synchronous, so the walk trigger's ingestion (which
+    /// does not pull) and a fetch read alike.
+    func pull(after saved: SavedSource, deadline: Deadline) async -> any StepSource
+}
+
+extension StepSource {
+    /// A source of local data has nothing to fetch: it reads in `read`.
+    func pull(after saved: SavedSource, deadline: Deadline) async -> any StepSource { self }
+}
+
+/// What a detector reported while a source fed it samples: steps per second and the walking bouts that ended. Every
+/// source that runs a detector collects its events here (`detected.take` as the detector's `emit`).
+struct DetectedSteps {
+    /// Steps per second (seconds since the Unix epoch).
+    var buckets: [Int64: Int] = [:]
+    var bouts: [WalkingBout] = []
+
+    mutating func take(_ event: DetectorEvent) {
+        switch event {
+        case .step(let t): buckets[StepReading.floorSecond(t), default: 0] += 1
+        case .boutEnded(let b): bouts.append(b)
+        case .boutStarted, .refused, .decision: break
+        }
+    }
 }
 
 /// What one source read (not yet saved): steps per second, walking bouts, where the next read starts, and the

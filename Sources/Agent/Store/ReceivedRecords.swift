@@ -270,19 +270,32 @@ private struct ReceivedBatch {
             ).execute(arguments: [stream, seen.device, nowNs, seen.newestNs])
         }
         for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, data_end_ns, readings,
-                        samples)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (device) DO UPDATE SET format = excluded.format, last_heard_ns = excluded.last_heard_ns,
-                        data_end_ns = MAX(COALESCE(data_end_ns, excluded.data_end_ns),
-                            COALESCE(excluded.data_end_ns, data_end_ns)),
-                        readings = readings + excluded.readings, samples = samples + excluded.samples
-                    """
-            ).execute(arguments: [device, format, nowNs, nowNs, entry.dataEnd, entry.readings, entry.samples])
+            try ReceivedDevice.heard(
+                db, device: device, format: format, nowNs: nowNs, dataEndNs: entry.dataEnd, readings: entry.readings,
+                samples: entry.samples)
             result.devices.append(device)
         }
         return result
+    }
+}
+
+extension ReceivedDevice {
+    /// Records that `device` was heard at `nowNs` (created on first word): its data has arrived up to `dataEndNs`
+    /// (never moved back), and `readings` and `samples` more were received. Phones that push and phones that are
+    /// pulled (phyphox) are listed alike.
+    static func heard(
+        _ db: Database, device: String, format: String, nowNs: Int64, dataEndNs: Int64?, readings: Int, samples: Int
+    ) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, data_end_ns, readings,
+                    samples)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (device) DO UPDATE SET format = excluded.format, last_heard_ns = excluded.last_heard_ns,
+                    data_end_ns = MAX(COALESCE(data_end_ns, excluded.data_end_ns),
+                        COALESCE(excluded.data_end_ns, data_end_ns)),
+                    readings = readings + excluded.readings, samples = samples + excluded.samples
+                """
+        ).execute(arguments: [device, format, nowNs, nowNs, dataEndNs, readings, samples])
     }
 }

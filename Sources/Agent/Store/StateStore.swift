@@ -150,7 +150,12 @@ public final class StateStore: Sendable {
                     """)
         }
         m.registerMigration("v8-received", migrate: ReceivedDevice.migrate)
-        m.registerMigration("v9-device-overlap", migrate: DeviceOverlap.migrate)
+        m.registerMigration("v9-remote-position") { db in
+            // Where a source pulled from a phone (phyphox) stopped: its session, time reference and last buffer time
+            // (JSON), kept beside its detector.
+            try db.execute(sql: "ALTER TABLE source_cursor ADD COLUMN remote_position TEXT")
+        }
+        m.registerMigration("v10-device-overlap", migrate: DeviceOverlap.migrate)
         return m
     }
 
@@ -210,6 +215,8 @@ public final class StateStore: Sendable {
         /// again from its start, until that reading reaches the end of the source.
         var skipReadingsThroughNs: Int64?
         var firstDataNs: Int64?
+        /// Where a source pulled from a phone's remote interface stopped (a file's position is `cursor`).
+        var remotePosition: PhyphoxPosition?
         /// Malformed lines skipped that no fetch has reported yet.
         var skipped = SkippedLines()
         /// Parts of the saved row that could not be read (written by another version, or edited), each with what
@@ -246,6 +253,9 @@ public final class StateStore: Sendable {
             decoded(
                 SkippedLines.self, "skipped_lines", "skipped lines not yet reported",
                 "lines skipped before this fetch go unreported") ?? SkippedLines()
+        saved.remotePosition = decoded(
+            PhyphoxPosition.self, "remote_position", "position on the phone",
+            "the phone's buffers are read from their start, and samples up to the last one counted are skipped")
         return saved
     }
 
@@ -256,19 +266,22 @@ public final class StateStore: Sendable {
         let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         let skippedText =
             saved.skipped.isEmpty ? nil : String(decoding: try encoder.encode(saved.skipped), as: UTF8.self)
+        let remoteText = try saved.remotePosition.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         try db.execute(
             sql: """
                 INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns,
-                                           skip_readings_through_ns, first_data_ns, skipped_lines, updated_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                           skip_readings_through_ns, first_data_ns, skipped_lines, remote_position,
+                                           updated_ns)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
                 last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
                 skip_readings_through_ns = excluded.skip_readings_through_ns, first_data_ns = excluded.first_data_ns,
-                skipped_lines = excluded.skipped_lines, updated_ns = excluded.updated_ns
+                skipped_lines = excluded.skipped_lines, remote_position = excluded.remote_position,
+                updated_ns = excluded.updated_ns
                 """,
             arguments: [
                 source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs,
-                saved.skipReadingsThroughNs, saved.firstDataNs, skippedText, nowNs,
+                saved.skipReadingsThroughNs, saved.firstDataNs, skippedText, remoteText, nowNs,
             ])
     }
 
