@@ -135,27 +135,7 @@ public actor AgentScheduler {
                 if !pending.isEmpty { logger.notice("fetch not started: \(disabled ?? "")") }
                 pending.removeAll()
             } else {
-                for t in [FetchTrigger.signal, .walk] where pending.contains(t) {
-                    reasons.append(t)
-                    pending.remove(t)
-                }
-                if pending.contains(.push) && pushAllowed(at: now) {
-                    reasons.append(.push)
-                    pending.remove(.push)
-                    lastPushFetch = now
-                }
-                if let next = nextScheduled, now >= next { reasons.append(.schedule) }
-                if reasons.isEmpty && dataChanged && walkIngestAllowed(at: now) {
-                    dataChanged = false
-                    lastWalkIngest = now
-                    switch await ingestForWalks(now) {
-                    case .success(let bouts) where bouts > 0:
-                        logger.info("\(bouts) walk(s) ended")
-                        reasons.append(.walk)
-                    case .success: break
-                    case .failure(let e): logger.warning("walk trigger: \(e)")
-                    }
-                }
+                reasons = await dueTriggers(now)
             }
             if !reasons.isEmpty {
                 await runFetch(now: now, triggers: FetchTriggers(reasons))
@@ -174,6 +154,34 @@ public actor AgentScheduler {
             $0.nextFetch = nil
         }
         resumeIdleWaiters(all: true)
+    }
+
+    /// What asks for a fetch now: a signal or an ended walk, a push (at most one fetch per `push.period`), the
+    /// schedule, or, when nothing else does, new data whose reading finds a walk that ended.
+    private func dueTriggers(_ now: Date) async -> [FetchTrigger] {
+        var reasons: [FetchTrigger] = []
+        for t in [FetchTrigger.signal, .walk] where pending.contains(t) {
+            reasons.append(t)
+            pending.remove(t)
+        }
+        if pending.contains(.push) && pushAllowed(at: now) {
+            reasons.append(.push)
+            pending.remove(.push)
+            lastPushFetch = now
+        }
+        if let next = nextScheduled, now >= next { reasons.append(.schedule) }
+        if reasons.isEmpty && dataChanged && walkIngestAllowed(at: now) {
+            dataChanged = false
+            lastWalkIngest = now
+            switch await ingestForWalks(now) {
+            case .success(let bouts) where bouts > 0:
+                logger.info("\(bouts) walk(s) ended")
+                reasons.append(.walk)
+            case .success: break
+            case .failure(let e): logger.warning("walk trigger: \(e)")
+            }
+        }
+        return reasons
     }
 
     private var pushNotBefore: Date? {

@@ -29,11 +29,7 @@ struct FileStepSource: StepSource {
         var last = next.lastSampleNs
         var first = next.firstDataNs
         var lastReadingEnd = next.lastReadingEndNs
-        // Readings were counted but the position after them is lost (an unreadable cursor: the source is read from
-        // its start): those ending up to the last one counted are not counted again, in every slice of that reading
-        // until it reaches the end. (A reading written later but ending earlier, out of time order, would be lost
-        // with them: the lesser harm than counting the rest twice.)
-        let countedThrough = saved.cursor == nil ? saved.lastReadingEndNs : saved.skipReadingsThroughNs
+        let countedThrough = Self.readingsCountedThrough(saved)
         let handle: (DetectorEvent) -> Void = { detected.take($0) }
         let sink: (InputItem) -> Void = { item in
             switch item {
@@ -61,27 +57,11 @@ struct FileStepSource: StepSource {
             path: source.path, options: options, cursor: from, batch: batch,
             sink)
         if let rotated { summary = rotated.merged(with: summary) }
-        if summary.savedStateUnreadable {
-            ingest.warnings.append(
-                "the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again"
-            )
-        }
-        ingest.next.skipped.add(summary)
-        ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
-        if first == nil, summary.skippedLines == 0, let empty = Self.emptyNote(source.path) {
-            ingest.inputWarnings.append(empty)
-        }
+        try report(summary, anyData: first != nil, into: &ingest)
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
         if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
             // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
             ingest.moreToRead = cursor.offset - (from?.offset ?? 0) >= byteLimit
-        }
-        if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
-            throw FetchFailure(
-                kind: .configuration,
-                message:
-                    "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample"
-            )
         }
         ingest.watermarkNs = Self.watermark(
             &detector, moreToRead: ingest.moreToRead, lastSampleNs: last, lastReadingEndNs: lastReadingEnd,
@@ -95,6 +75,36 @@ struct FileStepSource: StepSource {
         ingest.next.skipReadingsThroughNs = ingest.moreToRead ? countedThrough : nil
         ingest.next.firstDataNs = first
         return ingest
+    }
+
+    /// Readings were counted but the position after them is lost (an unreadable cursor: the source is read from its
+    /// start): those ending up to the last one counted are not counted again, in every slice of that reading until it
+    /// reaches the end. (A reading written later but ending earlier, out of time order, would be lost with them: the
+    /// lesser harm than counting the rest twice.)
+    static func readingsCountedThrough(_ saved: SavedSource) -> Int64? {
+        saved.cursor == nil ? saved.lastReadingEndNs : saved.skipReadingsThroughNs
+    }
+
+    /// What reading found about the input itself: a reader's saved state it could not use, skipped lines (kept until
+    /// the fetch that closes a window reports them), an empty source; relative times without `source.start` fail.
+    func report(_ summary: ReadSummary, anyData: Bool, into ingest: inout SourceRead) throws {
+        if summary.savedStateUnreadable {
+            ingest.warnings.append(
+                "the saved state of the \(summary.format) reader of \(source.path) cannot be read (written by another version?): reading went on without it, and step readings up to the last one counted were not counted again"
+            )
+        }
+        ingest.next.skipped.add(summary)
+        ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
+        if !anyData, summary.skippedLines == 0, let empty = Self.emptyNote(source.path) {
+            ingest.inputWarnings.append(empty)
+        }
+        if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
+            throw FetchFailure(
+                kind: .configuration,
+                message:
+                    "\(source.path): its times are relative (they start near 0): set source.start to the wall-clock time of its first sample"
+            )
+        }
     }
 
     /// A detector for a source without a readable saved one. Samples read again are refused by a detector whose

@@ -63,45 +63,7 @@ struct PhyphoxStepSource: StepSource {
                 detector.finish { detected.take($0) }
             }
         case .answered(let reading):
-            var position = saved.remotePosition
-            if reading.newRun {
-                // The old run's last walk is over; the new one has its own detector.
-                detector.finish { detected.take($0) }
-                detector = StepDetector()
-                position = nil
-            }
-            let taken = reading.samples(after: position?.lastBufferTime, notBeforeNs: saved.lastSampleNs)
-            if taken.unmapped {
-                read.inputWarnings.append(
-                    "phyphox \(name): the buffers hold samples but /time lists no start to give them a time; nothing read"
-                )
-            }
-            taken.samples.withUnsafeBufferPointer { detector.push($0) { detected.take($0) } }
-            if let first = taken.samples.first, read.next.firstDataNs == nil { read.next.firstDataNs = first.timeNs }
-            if let last = taken.samples.last { read.next.lastSampleNs = last.timeNs }
-            if let median = PhyphoxReading.medianMagnitude(taken.samples), median < 5 {
-                read.inputWarnings.append(
-                    "phyphox \(name): the acceleration has no gravity in it (median |a| \(String(format: "%.1f", median)) m/s²): steps are counted from \"Acceleration with g\", not \"Linear Acceleration\""
-                )
-            }
-            if reading.buffers.status.measuring {
-                read.watermarkNs = min(nowNs, detector.settledNs ?? read.next.lastSampleNs ?? nowNs)
-            } else {
-                // Paused or stopped: nothing more comes until it measures again, after a gap that ends the walk.
-                detector.finish { detected.take($0) }
-            }
-            read.next.remotePosition = PhyphoxPosition(
-                session: reading.buffers.status.session, timeReference: reading.events,
-                lastBufferTime: taken.lastBufferTime ?? position?.lastBufferTime, lastHeardNs: nowNs)
-            // Its data has arrived up to its last sample; when it is not measuring, up to now (nothing more will come
-            // for the time before), so a window that waits for the devices heard does not wait for an idle phone.
-            let dataEnd = reading.buffers.status.measuring ? read.next.lastSampleNs : nowNs
-            let (device, samples) = (remote.deviceName, taken.samples.count)
-            read.saveAlso.append { db in
-                try ReceivedDevice.heard(
-                    db, device: device, format: "phyphox", nowNs: nowNs, dataEndNs: dataEnd, readings: 0,
-                    samples: samples)
-            }
+            take(reading, saved: saved, nowNs: nowNs, into: &read, detector: &detector, detected: &detected)
         }
         // The phone competes with the others for the minutes they share (`DeviceOverlap`).
         if !detected.buckets.isEmpty {
@@ -110,6 +72,53 @@ struct PhyphoxStepSource: StepSource {
         read.bouts = detected.bouts
         read.next.detector = detector
         return read
+    }
+
+    /// Feeds what the phone answered to the detector: a new run (another session, or a clear) starts a new detector;
+    /// only samples after the last one counted are taken; the phone is recorded as heard, with its data's end.
+    func take(
+        _ reading: PhyphoxReading, saved: SavedSource, nowNs: Int64, into read: inout SourceRead,
+        detector: inout StepDetector, detected: inout DetectedSteps
+    ) {
+        var position = saved.remotePosition
+        if reading.newRun {
+            // The old run's last walk is over; the new one has its own detector.
+            detector.finish { detected.take($0) }
+            detector = StepDetector()
+            position = nil
+        }
+        let taken = reading.samples(after: position?.lastBufferTime, notBeforeNs: saved.lastSampleNs)
+        if taken.unmapped {
+            read.inputWarnings.append(
+                "phyphox \(name): the buffers hold samples but /time lists no start to give them a time; nothing read"
+            )
+        }
+        taken.samples.withUnsafeBufferPointer { detector.push($0) { detected.take($0) } }
+        if let first = taken.samples.first, read.next.firstDataNs == nil { read.next.firstDataNs = first.timeNs }
+        if let last = taken.samples.last { read.next.lastSampleNs = last.timeNs }
+        if let median = PhyphoxReading.medianMagnitude(taken.samples), median < 5 {
+            read.inputWarnings.append(
+                "phyphox \(name): the acceleration has no gravity in it (median |a| \(String(format: "%.1f", median)) m/s²): steps are counted from \"Acceleration with g\", not \"Linear Acceleration\""
+            )
+        }
+        if reading.buffers.status.measuring {
+            read.watermarkNs = min(nowNs, detector.settledNs ?? read.next.lastSampleNs ?? nowNs)
+        } else {
+            // Paused or stopped: nothing more comes until it measures again, after a gap that ends the walk.
+            detector.finish { detected.take($0) }
+        }
+        read.next.remotePosition = PhyphoxPosition(
+            session: reading.buffers.status.session, timeReference: reading.events,
+            lastBufferTime: taken.lastBufferTime ?? position?.lastBufferTime, lastHeardNs: nowNs)
+        // Its data has arrived up to its last sample; when it is not measuring, up to now (nothing more will come
+        // for the time before), so a window that waits for the devices heard does not wait for an idle phone.
+        let dataEnd = reading.buffers.status.measuring ? read.next.lastSampleNs : nowNs
+        let (device, samples) = (remote.deviceName, taken.samples.count)
+        read.saveAlso.append { db in
+            try ReceivedDevice.heard(
+                db, device: device, format: "phyphox", nowNs: nowNs, dataEndNs: dataEnd, readings: 0,
+                samples: samples)
+        }
     }
 }
 

@@ -55,18 +55,8 @@ struct ReceivedStepSource: StepSource {
             }
             // A backlog left for the next slice or fetch holds the window back to its earliest reading: closing past
             // it would post time whose steps are not counted yet, and they would come later as late steps.
-            if read.moreToRead {
-                typealias C = ReceivedReadingRecord.Columns
-                var left = resumeAt.map { [$0.startNs] } ?? []
-                for device in unreached {
-                    if let start = try Int64.fetchOne(
-                        db,
-                        ReceivedReadingRecord.filter(C.device == device && C.changed == true).select(min(C.startNs)))
-                    {
-                        left.append(start)
-                    }
-                }
-                if let earliest = left.min() { read.watermarkNs = min(read.watermarkNs, earliest) }
+            if read.moreToRead, let earliest = try Self.backlogStart(db, resumeAt: resumeAt, unreached: unreached) {
+                read.watermarkNs = min(read.watermarkNs, earliest)
             }
             read.deviceBuckets = read.deviceBuckets.mapValues { $0.filter { $0.value != 0 } }.filter {
                 !$0.value.isEmpty
@@ -86,6 +76,18 @@ struct ReceivedStepSource: StepSource {
             }
             return read
         }
+    }
+
+    /// The earliest reading a slice left uncounted: where it stopped inside a device, and the earliest changed reading
+    /// of each device it did not reach.
+    static func backlogStart(_ db: Database, resumeAt: ReceivedReadingRecord?, unreached: [String]) throws -> Int64? {
+        typealias C = ReceivedReadingRecord.Columns
+        var left = resumeAt.map { [$0.startNs] } ?? []
+        for device in unreached {
+            let mine = ReceivedReadingRecord.filter(C.device == device && C.changed == true)
+            if let start = try Int64.fetchOne(db, mine.select(min(C.startNs))) { left.append(start) }
+        }
+        return left.min()
     }
 
     /// The device's readings from the earliest changed one on, each with what it counts now: its microsteps summed
