@@ -78,10 +78,12 @@ public enum PublisherFactory {
             context: context)
     }
 
-    /// Builds one publisher per table, in order.
+    /// Builds one publisher per table, in order. `resolvePath` places a relative file path a target writes (the file
+    /// target's `path`): the agent resolves it against the configuration file's folder, as every other path.
     public static func make(
         tables: [TOMLTable], environment: [String: String] = ProcessInfo.processInfo.environment,
         readFile: @escaping (String) throws -> SecretFile = SecretFile.read,
+        resolvePath: @escaping (String) -> String = { $0 },
         context: HTTPContext = HTTPContext()
     ) throws(ConfigurationError) -> PublisherSet {
         var resolver = SecretResolver(environment: environment, readFile: readFile)
@@ -93,7 +95,8 @@ public enum PublisherFactory {
             for (key, hint) in inlineSecretHints where config.contains(key) {
                 throw config.error(key, "secrets are never written inline; \(hint)")
             }
-            let target = TargetConfig(name: name, table: config, resolver: resolver, context: context)
+            let target = TargetConfig(
+                name: name, table: config, resolver: resolver, context: context, resolvePath: resolvePath)
             do { publishers.append(try kind.build(target)) } catch let error as ConfigurationError {
                 throw error
             } catch {

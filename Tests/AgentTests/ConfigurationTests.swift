@@ -1,6 +1,7 @@
 import Agent
 import Foundation
 import Messages
+import Publishing
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -158,6 +159,23 @@ import Testing
         let present = try parse(text, env: ["HOOK_URL": "http://127.0.0.1:9/hook"])
         #expect(present.publishers.map(\.name) == ["webhook"])
         #expect(present.disabledReason == nil)
+    }
+
+    /// The file target's relative path is the configuration folder's, as the state and source paths are: an agent
+    /// started by systemd (working directory /) must not write posts to /posts.jsonl.
+    @Test func theFileTargetsRelativePathIsRelativeToTheConfigurationFile() throws {
+        let c = try parse(
+            """
+            [[publish]]
+            kind = "file"
+            path = "posts.jsonl"
+            [[publish]]
+            kind = "file"
+            name = "absolute"
+            path = "/var/lib/steptweet/posts.jsonl"
+            """)
+        let paths = c.publishers.compactMap { ($0 as? FilePublisher)?.path }
+        #expect(paths == ["/etc/steptweet/posts.jsonl", "/var/lib/steptweet/posts.jsonl"])
     }
 
     @Test func sampleConfigurationParses() throws {

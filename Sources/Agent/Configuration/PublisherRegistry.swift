@@ -12,8 +12,8 @@ public struct MissingCredentials: Error, Sendable, CustomStringConvertible {
 }
 
 /// Builds the publishers of the `[[publish]]` tables with the publishing module's factory (every target kind and
-/// key is documented in Sources/Publishing/README.md). Secret files named by relative paths are read relative to the
-/// configuration file's folder.
+/// key is documented in Sources/Publishing/README.md). Secret files and the file target's path, when relative, are
+/// relative to the configuration file's folder.
 public enum PublisherRegistry {
     public static func make(
         tables: [TOMLTable], environment: [String: String], baseDirectory: URL,
@@ -24,7 +24,7 @@ public enum PublisherRegistry {
                 tables: tables, environment: environment,
                 readFile: { path in
                     try SecretFile.read(AgentConfiguration.resolve(path, against: baseDirectory))
-                }, context: context)
+                }, resolvePath: { AgentConfiguration.resolve($0, against: baseDirectory) }, context: context)
         } catch let error where error.isMissingSecret {
             throw MissingCredentials(path: error.path, message: error.message)
         }

@@ -63,8 +63,8 @@ public struct FilePublisher: Publisher {
 }
 
 extension FilePublisher {
-    /// `kind = "file"`: `path` (required).
+    /// `kind = "file"`: `path` (required; relative to the configuration file's folder).
     public static let target = TargetKind("file", usesHTTP: false) { config in
-        FilePublisher(name: config.name, path: try config.requiredString("path"))
+        FilePublisher(name: config.name, path: try config.requiredPath("path"))
     }
 }

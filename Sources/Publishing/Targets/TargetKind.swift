@@ -47,16 +47,23 @@ final class TargetConfig {
     let table: ConfigTable
     let context: HTTPContext
     private(set) var resolver: SecretResolver
+    let resolvePath: (String) -> String
 
-    init(name: String, table: ConfigTable, resolver: SecretResolver, context: HTTPContext) {
+    init(
+        name: String, table: ConfigTable, resolver: SecretResolver, context: HTTPContext,
+        resolvePath: @escaping (String) -> String = { $0 }
+    ) {
         self.name = name
         self.table = table
         self.resolver = resolver
         self.context = context
+        self.resolvePath = resolvePath
     }
 
     func string(_ key: String) throws(ConfigurationError) -> String? { try table.string(key) }
     func requiredString(_ key: String) throws(ConfigurationError) -> String { try table.requiredString(key) }
+    /// A required path, a relative one placed by `resolvePath` (against the configuration file's folder).
+    func requiredPath(_ key: String) throws(ConfigurationError) -> String { resolvePath(try table.requiredString(key)) }
     func bool(_ key: String) throws(ConfigurationError) -> Bool? { try table.bool(key) }
     func int(_ key: String, range: ClosedRange<Int>) throws(ConfigurationError) -> Int? {
         try table.int(key, range: range)
