@@ -2,7 +2,8 @@
 # Integration tests against real servers on 127.0.0.1: Synapse (SQLite) and mastodon-mock, both from PyPI in a venv
 # under .venv-integration/ (git-ignored, reused between runs). Starts both servers with generated configs in a temp
 # dir, registers a Matrix user and room, runs `swift test --filter IntegrationTests` with their addresses in
-# STEPTWEET_IT_* variables, and stops every process it started (trap), whatever happens.
+# STEPTWEET_IT_* variables, and stops every process it started (trap), whatever happens. The same suite drives the
+# receiver of a real agent with curl.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,6 +35,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 step() { echo "integration: $*"; }
+
+# --- curl, which drives the receiver as a phone app or a script would (ReceiverCurlTests) ---
+if ! command -v curl >/dev/null 2>&1; then
+    step "installing curl (apt)"
+    SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq curl
+fi
 
 # --- Python venv with both servers (cached) ---------------------------------------------------------------------
 MARKER="$VENV/.installed-synapse-$SYNAPSE_VERSION-mastodon-mock-$MASTODON_MOCK_VERSION"

@@ -53,6 +53,9 @@ struct ReceivedStreamSource: StepSource {
             }
             if quiet {
                 detector.finish(handle)
+            } else if last == nil {
+                // A stream of running totals only (a pedometer, a step log's `total`): its readings count as they
+                // come, so it holds no window back.
             } else {
                 // Steps before the detector's settled time are final; the held-back samples come next time.
                 read.watermarkNs = min(nowNs, detector.settledNs ?? last ?? cutoff, cutoff)
