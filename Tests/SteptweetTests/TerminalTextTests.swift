@@ -1,6 +1,7 @@
 import Foundation
-import Messages
 import Testing
+
+@testable import steptweet
 
 @Suite struct TerminalTextTests {
     @Test func controlSequencesAreShownEscaped() {

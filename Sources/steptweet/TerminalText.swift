@@ -1,9 +1,9 @@
 /// Text from files, servers or configurations made safe to show in a terminal or a log: control characters and
 /// invalid UTF-8 are shown escaped (`\x1b`, `\u{9b}`, `\xff`), so a CSV holding `ESC]0;…BEL` or `ESC[2J` cannot
 /// retitle or clear the terminal through an error message. Printable text, Japanese included, is left as it is.
-public enum TerminalText {
+enum TerminalText {
     /// `text` with C0 controls (but tab), DEL and C1 controls escaped; a backslash is left alone.
-    public static func escaped(_ text: String) -> String {
+    static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
@@ -15,7 +15,7 @@ public enum TerminalText {
 
     /// `bytes` decoded as UTF-8, with each byte of an invalid sequence shown as `\xNN` and controls escaped as in
     /// `escaped(_:)`.
-    public static func escaped(bytes: some Collection<UInt8>) -> String {
+    static func escaped(bytes: some Collection<UInt8>) -> String {
         let b = Array(bytes)
         var out = ""
         var i = 0
