@@ -265,15 +265,18 @@ public enum StepPlot {
     }
 
     /// A vertical grid line and a label below the plot at each tick of `time` (those left of the plot are left out).
+    /// Labels are `labelGap` below the plot's bottom edge (more for a larger font).
     static func timeTicks(
-        _ time: PlotTimeAxis, left: Double, top: Double, height: Double, x: (Int64) -> Double
+        _ time: PlotTimeAxis, left: Double, top: Double, height: Double, labelGap: Double = 16,
+        x: (Int64) -> Double
     ) -> String {
         var out = ""
         for tick in time.ticks where x(tick.ns) >= left - 0.5 {
             let px = x(tick.ns)
             out +=
                 "<line x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(top + height))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(px))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(tick.label)</text>\n"
+            out +=
+                "<text x=\"\(f(px))\" y=\"\(f(top + height + labelGap))\" text-anchor=\"middle\">\(tick.label)</text>\n"
         }
         return out
     }
