@@ -15,6 +15,9 @@ public struct Fetcher: Sendable {
     var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// The clock the budget (`schedule.deadline`) runs on: the continuous clock in production, a test clock in tests.
     public var clock: any Clock<Duration> = ContinuousClock()
+    /// Whether closing a window draws its chart: when a target has `image = "chart"`, or for a dry run that shows the
+    /// charts (`fetch --dry-run --image-dir`). Otherwise no chart is drawn and no PNG is held.
+    public var drawsCharts: Bool
 
     public init(configuration: AgentConfiguration) {
         self.configuration = configuration
@@ -27,6 +30,7 @@ public struct Fetcher: Sendable {
             list.append((name, p))
         }
         publishers = list
+        drawsCharts = list.contains { $0.1.image.chart }
     }
 
     /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.
