@@ -45,7 +45,8 @@ let package = Package(
         // Pictures of steps: the count pipeline, the evaluation report, the SVG plot, the terminal chart, and the
         // window's chart as a PNG with its alt text (the agent attaches it to posts).
         .target(
-            name: "Analysis", dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg"],
+            name: "Analysis",
+            dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
             exclude: ["README.md"]),
         // FlyingFox routes that close each connection: the agent's loopback servers and the tests' servers.
         .target(
