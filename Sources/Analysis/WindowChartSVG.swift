@@ -56,16 +56,18 @@ extension WindowChart {
         if let goal = summary.goal { out += runningTotal(bars, goal: goal, x: x, layout: layout) }
         out +=
             "<rect class=\"frame\" x=\"\(StepPlot.f(layout.left))\" y=\"\(StepPlot.f(layout.top))\" width=\"\(StepPlot.f(layout.width))\" height=\"\(StepPlot.f(layout.height))\"/>\n"
-        out += legend(bars, goal: summary.goal)
+        out += legend(bars, goal: summary.goal, walks: !activity.bouts.isEmpty)
         return out + "</svg>\n"
     }
 
     /// The total in large type with the walks, then the window's local times and zone.
     static func heading(_ summary: ChartSummary, zone: TimeZone) -> String {
-        let walks = summary.walks == 1 ? "1 walk" : "\(grouped(summary.walks)) walks"
+        // Walks come from the step detector: a step log has none, which is not the same as not walking.
+        let walks =
+            summary.walks == 0 ? "" : " · " + (summary.walks == 1 ? "1 walk" : "\(grouped(summary.walks)) walks")
         var out =
             "<text x=\"40\" y=\"66\"><tspan font-size=\"52\" font-weight=\"bold\">\(grouped(summary.steps))</tspan>"
-            + "<tspan font-size=\"28\">&#160;\(summary.steps == 1 ? "step" : "steps") · \(walks)</tspan></text>\n"
+            + "<tspan font-size=\"28\">&#160;\(summary.steps == 1 ? "step" : "steps")\(walks)</tspan></text>\n"
         out +=
             "<text class=\"muted\" x=\"40\" y=\"108\" font-size=\"24\">\(StepPlot.escape(windowTimes(summary, zone: zone)))</text>\n"
         if let goal = summary.goal {
@@ -154,8 +156,9 @@ extension WindowChart {
     }
 
     /// What each mark is, along the bottom; item widths estimated from DejaVu Sans's average advance at this size.
-    static func legend(_ bars: StepPlot.ReadingBars, goal: Int?) -> String {
-        var items = [("bar", "steps per \(bars.intervalName)"), ("walk", "walking")]
+    static func legend(_ bars: StepPlot.ReadingBars, goal: Int?, walks: Bool) -> String {
+        var items = [("bar", "steps per \(bars.intervalName)")]
+        if walks { items.append(("walk", "walking")) }
         if goal != nil { items += [("legend-total", "running total"), ("goal-label", "goal")] }
         var x = 104.0
         var out = ""
