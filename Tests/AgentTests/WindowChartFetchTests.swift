@@ -159,4 +159,21 @@ import Testing
             #expect(error.description.contains("'monthly' is not a preset; known: \"daily\", \"daily-en\""))
         }
     }
+
+    /// A post queued before the outbox kept charts (the 2026-11-23 schema) is sent by a chart target as text alone.
+    @Test func aPostQueuedBeforeChartsWereKeptGoesOutAsText() async throws {
+        let dir = try TempDir()
+        let fixture = SharedData.packageRoot.appendingPathComponent("fixtures/state-schema-2026-11-23.sqlite").path
+        try FileManager.default.copyItem(atPath: fixture, toPath: dir.path("state.sqlite"))
+        var config = try Fixture.config(dir: dir, source: nil)
+        let target = ScriptedPublisher(name: "gone", image: ImageOption(chart: true))
+        config.publishers = [target]
+        let key = "steps-20261121T010200Z-20261123T013037Z"
+        #expect(try StateStore(path: config.statePath).outboxImage(idempotencyKey: key) == nil)
+        let report = await Fetcher(configuration: config).fetch(
+            now: Fixture.date("2026-11-23T12:00:00+09:00"), trigger: [.manual])
+        #expect(report.deliveries.map(\.outcome) == [.delivered], "\(report.line)")
+        let posted = await target.received
+        #expect(posted.map(\.idempotencyKey) == [key] && posted.first?.image == nil)
+    }
 }
