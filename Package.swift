@@ -40,8 +40,14 @@ let package = Package(
         .target(
             name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
             exclude: ["README.md"]),
-        // Offline analysis of recordings: the count pipeline, the evaluation report, the SVG plot, the terminal chart.
-        .target(name: "Analysis", dependencies: ["StepDetection", "SensorInput"], exclude: ["README.md"]),
+        // The system librsvg and cairo (SVG -> pixels -> PNG), as a module: the window's chart is rasterised with them.
+        .systemLibrary(name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "cairo", providers: [.apt(["librsvg2-dev"])]),
+        // Pictures of steps: the count pipeline, the evaluation report, the SVG plot, the terminal chart, and the
+        // window's chart as a PNG with its alt text (the agent attaches it to posts).
+        .target(
+            name: "Analysis",
+            dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
+            exclude: ["README.md"]),
         // FlyingFox routes that close each connection: the agent's loopback servers and the tests' servers.
         .target(
             name: "LoopbackHTTP", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
@@ -51,7 +57,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "StepDetection", "SensorInput", "Messages", "Publishing", "LoopbackHTTP",
+                "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "LoopbackHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -95,7 +101,9 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Clocks", package: "swift-clocks"),
             ]),
-        .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "SensorInput", "StepDetection", "TestSupport"]),
+        .testTarget(
+            name: "AnalysisTests",
+            dependencies: ["Analysis", "SensorInput", "StepDetection", "Messages", "Publishing", "TestSupport"]),
         .testTarget(
             name: "AgentTests",
             dependencies: [

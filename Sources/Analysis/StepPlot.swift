@@ -85,6 +85,28 @@ public struct PlotWriteError: Error, CustomStringConvertible {
     public var description: String { "cannot write the plot to \(path): \(reason)" }
 }
 
+/// A picture written whole or not at all: `count --plot`'s SVG, `preview --image`'s and `fetch --dry-run
+/// --image-dir`'s PNGs.
+public enum PictureFile {
+    /// Writes `bytes` beside `path` and renames them over it; returns the system's reason when that fails (nil when
+    /// written). Foundation's `.atomic` goes through a folder in /tmp that it leaves behind on Linux, and its errors
+    /// say "The file doesn't exist" without a path.
+    public static func write(_ bytes: Data, to path: String) -> String? {
+        let partial = path + ".partial"
+        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let reason = written == bytes.count ? nil : String(cString: strerror(written < 0 ? errno : ENOSPC))
+        close(fd)
+        guard reason == nil, rename(partial, path) == 0 else {
+            let why = reason ?? String(cString: strerror(errno))
+            unlink(partial)
+            return why
+        }
+        return nil
+    }
+}
+
 /// Writes an SVG picture of a recording: the acceleration magnitude over time (as a min/max band, decimated for long
 /// recordings), every counted step as a red tick, walking bouts shaded, and along the bottom what the walking recognizer
 /// decided about each second. A person checks the count by looking.
@@ -124,22 +146,8 @@ public enum StepPlot {
             : render(
                 title: title, result: result, envelope: envelope, recognition: recognition, zone: zone,
                 width: max(width, 190), height: max(height, 160))
-        // Written beside the target and renamed over it: a whole picture or none. (Foundation's `.atomic` goes
-        // through a folder in /tmp that it leaves behind on Linux; its errors say "The file doesn't exist" without
-        // a path, so the file is written here with the system's reason.)
-        let partial = svgPath + ".partial"
-        let bytes = Array(svg.utf8)
-        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw PlotWriteError(path: svgPath, reason: String(cString: strerror(errno)), count: result)
-        }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let reason = written == bytes.count ? nil : String(cString: strerror(written < 0 ? errno : ENOSPC))
-        close(fd)
-        guard reason == nil, rename(partial, svgPath) == 0 else {
-            let why = reason ?? String(cString: strerror(errno))
-            unlink(partial)
-            throw PlotWriteError(path: svgPath, reason: why, count: result)
+        if let reason = PictureFile.write(Data(svg.utf8), to: svgPath) {
+            throw PlotWriteError(path: svgPath, reason: reason, count: result)
         }
         return result
     }
@@ -265,15 +273,18 @@ public enum StepPlot {
     }
 
     /// A vertical grid line and a label below the plot at each tick of `time` (those left of the plot are left out).
+    /// Labels are `labelGap` below the plot's bottom edge (more for a larger font).
     static func timeTicks(
-        _ time: PlotTimeAxis, left: Double, top: Double, height: Double, x: (Int64) -> Double
+        _ time: PlotTimeAxis, left: Double, top: Double, height: Double, labelGap: Double = 16,
+        x: (Int64) -> Double
     ) -> String {
         var out = ""
         for tick in time.ticks where x(tick.ns) >= left - 0.5 {
             let px = x(tick.ns)
             out +=
                 "<line x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(top + height))\" stroke=\"#e4e4e4\"/>"
-            out += "<text x=\"\(f(px))\" y=\"\(f(top + height + 16))\" text-anchor=\"middle\">\(tick.label)</text>\n"
+            out +=
+                "<text x=\"\(f(px))\" y=\"\(f(top + height + labelGap))\" text-anchor=\"middle\">\(tick.label)</text>\n"
         }
         return out
     }

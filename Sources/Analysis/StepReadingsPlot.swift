@@ -12,28 +12,37 @@ extension StepPlot {
         var steps: [Double]
     }
 
+    static let minuteNs: Int64 = 60_000_000_000
+
+    /// The intervals a step log's plot chooses from: the shortest that gives at most 240 bars.
+    static let logIntervals: [(ns: Int64, name: String)] = [
+        (minuteNs, "1 min"), (5 * minuteNs, "5 min"), (15 * minuteNs, "15 min"), (30 * minuteNs, "30 min"),
+        (60 * minuteNs, "hour"), (360 * minuteNs, "6 h"), (1440 * minuteNs, "day"),
+    ]
+
     /// The readings summed per interval, intervals starting on round local times in `zone` (a day at local midnight);
-    /// a reading over several intervals is spread evenly over its time.
-    static func bars(_ readings: [StepReading], zone: TimeZone) -> ReadingBars {
-        let first = readings.map(\.startNs).min() ?? 0
-        let last = max(readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
-        let minute: Int64 = 60_000_000_000
-        let intervals: [(Int64, String)] = [
-            (minute, "1 min"), (5 * minute, "5 min"), (15 * minute, "15 min"),
-            (30 * minute, "30 min"), (60 * minute, "hour"), (360 * minute, "6 h"),
-            (1440 * minute, "day"),
-        ]
-        let (intervalNs, name) = intervals.first { (last - first + $0.0 - 1) / $0.0 <= 240 } ?? intervals.last!
+    /// a reading over several intervals is spread evenly over its time. The bars cover `span` (a window) when given,
+    /// else the readings; the interval is the first of `intervals` that gives at most `maxBars` bars, else the last.
+    static func bars(
+        _ readings: [StepReading], zone: TimeZone, span: (startNs: Int64, endNs: Int64)? = nil,
+        intervals: [(ns: Int64, name: String)] = logIntervals, maxBars: Int64 = 240
+    ) -> ReadingBars {
+        let first = span?.startNs ?? readings.map(\.startNs).min() ?? 0
+        let last = max(span?.endNs ?? readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
+        let (intervalNs, name) =
+            intervals.first { (last - first + $0.ns - 1) / $0.ns <= maxBars } ?? intervals[intervals.count - 1]
         let offsetNs = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(first) / 1e9))) * 1_000_000_000
         let origin = Int64((Double(first + offsetNs) / Double(intervalNs)).rounded(.down)) * intervalNs - offsetNs
         let count = Int((last - origin + intervalNs - 1) / intervalNs)
         var steps = [Double](repeating: 0, count: max(count, 1))
         for r in readings {
             guard r.endNs > r.startNs else {
-                steps[min(steps.count - 1, Int((r.startNs - origin) / intervalNs))] += Double(r.steps)
+                steps[min(steps.count - 1, max(0, Int((r.startNs - origin) / intervalNs)))] += Double(r.steps)
                 continue
             }
-            var lo = r.startNs
+            // Parts before the first bar (a reading begun before a window) are left out; parts after the last are
+            // added to it.
+            var lo = max(r.startNs, origin)
             while lo < r.endNs {
                 let index = Int((lo - origin) / intervalNs)
                 let hi = min(r.endNs, origin + Int64(index + 1) * intervalNs)

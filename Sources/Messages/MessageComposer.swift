@@ -7,12 +7,33 @@ public struct StepWindow: Sendable, Equatable, Codable {
     public var steps: Int
     /// Walking bouts that ended inside the window.
     public var bouts: Int
+    /// Steps in the window before this one, of the same length (`{previous_steps}`, `{change}`); nil when unknown.
+    public var previousSteps: Int?
+    /// The hour (a window of a day or less) or day (a longer window) with the most steps (`{busiest}`).
+    public var busiest: StepPeriod?
 
-    public init(start: Date, end: Date, steps: Int, bouts: Int = 0) {
+    public init(
+        start: Date, end: Date, steps: Int, bouts: Int = 0, previousSteps: Int? = nil, busiest: StepPeriod? = nil
+    ) {
         self.start = start
         self.end = end
         self.steps = steps
         self.bouts = bouts
+        self.previousSteps = previousSteps
+        self.busiest = busiest
+    }
+}
+
+/// A stretch of time and the steps in it: a window's busiest hour or day, a chart's busiest bar.
+public struct StepPeriod: Sendable, Equatable, Codable {
+    public var start: Date
+    public var end: Date
+    public var steps: Int
+
+    public init(start: Date, end: Date, steps: Int) {
+        self.start = start
+        self.end = end
+        self.steps = steps
     }
 }
 
@@ -58,9 +79,19 @@ public struct MessageComposer: Sendable {
         let numbers = NumberFormatter()
         numbers.locale = locale
         numbers.numberStyle = locale.identifier == "en_US_POSIX" ? .none : .decimal
-        let steps = numbers.string(from: NSNumber(value: window.steps)) ?? String(window.steps)
+        let number = { (n: Int) in numbers.string(from: NSNumber(value: n)) ?? String(n) }
+        let steps = number(window.steps)
         let cadence = seconds > 0 ? Double(window.steps) / (seconds / 60) : 0
+        let unknown = "—"
+        let change = window.previousSteps.map { previous in
+            let delta = window.steps - previous
+            return delta == 0 ? "±0" : (delta > 0 ? "+" : "-") + number(abs(delta))
+        }
         return template.render([
+            "previous_steps": window.previousSteps.map(number) ?? unknown,
+            "change": change ?? unknown,
+            "busiest": window.busiest.map(periodText) ?? unknown,
+            "busiest_steps": window.busiest.map { number($0.steps) } ?? unknown,
             "from": dates.string(from: window.start),
             "to": dates.string(from: window.end),
             "steps": steps,
@@ -70,6 +101,18 @@ public struct MessageComposer: Sendable {
             "cadence": String(Int(cadence.rounded())),
             "bouts": String(window.bouts),
         ])
+    }
+
+    /// A busiest period as the template's language writes it: an hour as `17:00–18:00`, a day as `11/21(土)` or
+    /// `Sat 11/21`.
+    func periodText(_ period: StepPeriod) -> String {
+        if period.end.timeIntervalSince(period.start) < 20 * 3600 {
+            let time = formatter("HH:mm")
+            return time.string(from: period.start) + "–" + time.string(from: period.end)
+        }
+        let day = formatter(template.language == .japanese ? "MM/dd(E)" : "E MM/dd")
+        day.locale = Locale(identifier: template.language == .japanese ? "ja_JP" : "en_US_POSIX")
+        return day.string(from: period.start)
     }
 
     /// The date format for `window`'s `{from}` and `{to}`: `dateFormat`, with a year added when the window spans years.

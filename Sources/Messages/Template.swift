@@ -4,8 +4,23 @@ public struct Template: Sendable, Equatable {
     public static let seed = "{from} 〜 {to} の期間に {device} を持って {steps} 歩 歩きました。 Tweet By Background Fetch"
     /// English preset.
     public static let english = "{steps} steps between {from} and {to} with {device}. Tweet By Background Fetch"
-    /// Presets by name, for a configuration's `template = "english"` style choice.
-    public static let presets: [String: String] = ["seed": seed, "english": english]
+    /// A day's summary (`text.preset = "daily"`, for `schedule.window = "1d"`): the total, the change from the day
+    /// before, the walks and the busiest hour.
+    public static let daily =
+        "{date} の歩数は {steps} 歩（前日比 {change}）。{bouts} 回歩いて、いちばん歩いたのは {busiest}（{busiest_steps} 歩）でした。"
+    public static let dailyEnglish =
+        "{date}: {steps} steps ({change} on the day before) in {bouts} walks; busiest hour {busiest} ({busiest_steps} steps)."
+    /// A week's summary (`text.preset = "weekly"`, for `schedule.window = "7d"`): the busiest day instead of hour.
+    public static let weekly =
+        "{from} 〜 {to} の1週間で {steps} 歩（前週比 {change}）。{bouts} 回歩いて、いちばん歩いた日は {busiest}（{busiest_steps} 歩）でした。"
+    public static let weeklyEnglish =
+        "Week {from} to {to}: {steps} steps ({change} on the week before) in {bouts} walks; busiest day {busiest} ({busiest_steps} steps)."
+    /// Presets by name, for a configuration's `text.preset`: the Japanese ones under their plain name (the seed's
+    /// language is the default), the English ones with `-en`.
+    public static let presets: [String: String] = [
+        "seed": seed, "ja": seed, "english": english, "en": english, "daily": daily, "daily-ja": daily,
+        "daily-en": dailyEnglish, "weekly": weekly, "weekly-ja": weekly, "weekly-en": weeklyEnglish,
+    ]
 
     /// A preset by name, or `text` parsed as a template when it is not a preset name.
     public static func presetOrTemplate(_ text: String) throws(TemplateError) -> Template {
@@ -14,7 +29,8 @@ public struct Template: Sendable, Equatable {
 
     /// Placeholders a template may use.
     public static let placeholders: Set<String> = [
-        "from", "to", "steps", "device", "duration", "date", "cadence", "bouts",
+        "from", "to", "steps", "device", "duration", "date", "cadence", "bouts", "previous_steps", "change", "busiest",
+        "busiest_steps",
     ]
 
     enum Piece: Sendable, Equatable {
@@ -70,6 +86,16 @@ public struct Template: Sendable, Equatable {
         pieces.compactMap { if case .field(let n) = $0 { return n } else { return nil } }
     }
 
+    /// The language its own words are in, which the chart's alt text follows: Japanese when they hold kana, kanji or
+    /// Japanese punctuation (the seed and the `daily`/`weekly` presets), English otherwise.
+    public var language: TextLanguage {
+        for case .literal(let text) in pieces
+        where text.unicodeScalars.contains(where: TextLanguage.isJapanese) {
+            return .japanese
+        }
+        return .english
+    }
+
     /// Fills the template from `values` (keyed by placeholder name).
     public func render(_ values: [String: String]) -> String {
         var out = ""
@@ -80,6 +106,17 @@ public struct Template: Sendable, Equatable {
             }
         }
         return out
+    }
+}
+
+/// The language of a template, and of the texts written beside it (the chart's alt text).
+public enum TextLanguage: String, Sendable, Equatable {
+    case japanese = "ja"
+    case english = "en"
+
+    /// Japanese punctuation (〜, 、, 。), kana, the common kanji and full-width forms.
+    static func isJapanese(_ scalar: Unicode.Scalar) -> Bool {
+        [0x3000...0x30FF, 0x4E00...0x9FFF, 0xFF00...0xFFEF].contains { $0.contains(scalar.value) }
     }
 }
 

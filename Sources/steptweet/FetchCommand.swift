@@ -1,4 +1,5 @@
 import Agent
+import Analysis
 import ArgumentParser
 import Foundation
 import Messages
@@ -63,9 +64,16 @@ struct FetchCommand: AsyncParsableCommand {
             valueName: "TIME"), transform: TimeArgument.parse) var now: TimeArgument?
     @Flag(help: "Print one JSON document: result, window, steps, texts and per-target outcomes.") var json = false
     @Flag(name: .shortAndLong, help: "Print nothing unless the fetch Failed (errors only, for cron).") var quiet = false
+    @Option(
+        help: ArgumentHelp(
+            "With --dry-run: write each window's chart to DIR/<idempotency key>.png (created if missing, not its parents) and show its alt text, as a target with image = \"chart\" would post them.",
+            valueName: "DIR")) var imageDir: String?
 
     func validate() throws {
         if json && quiet { throw ValidationError("--json and --quiet exclude each other") }
+        if imageDir != nil && !dryRun {
+            throw ValidationError("--image-dir shows what a dry run would post: add --dry-run")
+        }
     }
 
     func run() async throws {
@@ -83,13 +91,35 @@ struct FetchCommand: AsyncParsableCommand {
         if let bytes = ProcessInfo.processInfo.environment["STEPTWEET_SLICE_BYTES"].flatMap(Int64.init), bytes > 0 {
             fetcher.sliceBytes = bytes
         }
+        if imageDir != nil { fetcher.drawsCharts = true }
         let report = await fetcher.fetch(now: at, trigger: [.manual], dryRun: dryRun)
+        let imageFiles = try imageDir.map { try writeImages(report, into: $0) } ?? [:]
         if quiet {
             if report.result == .failed { printError(report.line) }
         } else {
-            printReport(report, zone: config.composer.timeZone, json: json)
+            printReport(report, zone: config.composer.timeZone, json: json, imageFiles: imageFiles)
         }
         if report.result == .failed { throw ExitCode(ExitStatus.of(report.failureKind)) }
+    }
+
+    /// Writes the dry run's charts as `<idempotency key>.png` in `directory`; the paths by key. A folder or file that
+    /// cannot be written ends the command with 73 and its path.
+    func writeImages(_ report: FetchReport, into directory: String) throws -> [String: String] {
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            throw fail(
+                "cannot create the image folder \(directory): \(String(cString: strerror(errno)))",
+                status: ExitStatus.cantCreate)
+        }
+        var files: [String: String] = [:]
+        for window in report.windows {
+            guard let image = window.image else { continue }
+            let path = (directory as NSString).appendingPathComponent(window.idempotencyKey + ".png")
+            if let reason = PictureFile.write(image.png, to: path) {
+                throw fail("cannot write the chart to \(path): \(reason)", status: ExitStatus.cantCreate)
+            }
+            files[window.idempotencyKey] = path
+        }
+        return files
     }
 }
 
@@ -130,9 +160,13 @@ struct FetchJSON: Encodable {
         var lateSteps: Int?
         var text: String
         var idempotencyKey: String
+        /// The chart's alt text, when the window's chart was drawn; absent otherwise.
+        var imageAlt: String?
+        /// Where `--image-dir` wrote the chart; absent otherwise.
+        var imageFile: String?
     }
 
-    init(_ r: FetchReport, zone: TimeZone) {
+    init(_ r: FetchReport, zone: TimeZone, imageFiles: [String: String] = [:]) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         result = r.result.rawValue
         reason = r.reason
@@ -150,7 +184,7 @@ struct FetchJSON: Encodable {
             PostJSON(
                 window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps,
                 lateSteps: $0.lateSteps == 0 ? nil : $0.lateSteps, text: $0.text,
-                idempotencyKey: $0.idempotencyKey)
+                idempotencyKey: $0.idempotencyKey, imageAlt: $0.imageAlt, imageFile: imageFiles[$0.idempotencyKey])
         }
         deliveries = r.deliveries.map {
             Target(
@@ -163,10 +197,11 @@ struct FetchJSON: Encodable {
 
 /// Prints a fetch report: window, texts, deliveries, then the result as the last line. Servers' messages and errors
 /// from input files are shown with control characters escaped.
-func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
+/// A window's chart shows as its file (`imageFiles`, by key) and its alt text.
+func printReport(_ r: FetchReport, zone: TimeZone, json: Bool, imageFiles: [String: String] = [:]) {
     let f = { (d: Date) in Timestamps.format(d, zone: zone) }
     if json {
-        printLine(jsonLine(FetchJSON(r, zone: zone)))
+        printLine(jsonLine(FetchJSON(r, zone: zone, imageFiles: imageFiles)))
         return
     } else {
         for w in r.warnings { printError(TerminalText.escaped("warning: \(w)")) }
@@ -176,6 +211,8 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool) {
         }
         for w in r.windows {
             printLine(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")
+            if let file = imageFiles[w.idempotencyKey] { printLine("image: \(file)") }
+            if let alt = w.imageAlt { printLine("alt: \(alt)") }
         }
         var targets: [String] = []
         for d in r.deliveries where d.outcome == .dryRun && !targets.contains(d.target) { targets.append(d.target) }

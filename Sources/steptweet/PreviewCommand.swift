@@ -3,6 +3,7 @@ import Analysis
 import ArgumentParser
 import Foundation
 import Messages
+import Publishing
 import SensorInput
 
 /// `steptweet preview`: the text a fetch would post for a window of a recording, without posting.
@@ -46,7 +47,12 @@ struct PreviewCommand: ParsableCommand {
     )
     var timeZone: String?
     @Option(help: "Device name in the text (default: the configuration's, else iPhone 5s).") var device: String?
-    @Option(help: "Text template (default: the configuration's, else the seed text).") var template: String?
+    @Option(help: "Text template or preset name (default: the configuration's, else the seed text).") var template:
+        String?
+    @Option(
+        help: ArgumentHelp(
+            "Also write the window's chart to this PNG and print its alt text, as a target with image = \"chart\" would post them (style and goal: the configuration's text.chart_style and text.goal).",
+            valueName: "out.png")) var image: String?
     @OptionGroup var contents: FormatOptions
 
     func run() throws {
@@ -68,7 +74,8 @@ struct PreviewCommand: ParsableCommand {
         let composer: MessageComposer
         do {
             composer = try MessageComposer(
-                template: try template.map { try Template($0) } ?? base?.template ?? Template(Template.seed),
+                template: try template.map { try Template.presetOrTemplate($0) } ?? base?.template
+                    ?? Template(Template.seed),
                 device: device ?? base?.device ?? MessageComposer.defaultDevice,
                 dateFormat: base?.dateFormat ?? MessageComposer.defaultDateFormat,
                 timeZone: zone.identifier, locale: base?.locale.identifier ?? "en_US_POSIX")
@@ -86,7 +93,26 @@ struct PreviewCommand: ParsableCommand {
             throw fail(error.description, status: ExitStatus.of(error))
         }
         for issue in result.summary.issues { printError("warning: skipped \(issue)") }
-        let steps = result.steps(fromNs: Timestamps.nanoseconds(from), toNs: Timestamps.nanoseconds(to))
-        printLine(composer.compose(StepWindow(start: from, end: to, steps: steps)))
+        let (fromNs, toNs) = (Timestamps.nanoseconds(from), Timestamps.nanoseconds(to))
+        var window = StepWindow(
+            start: from, end: to, steps: result.steps(fromNs: fromNs, toNs: toNs),
+            bouts: result.bouts.filter { $0.endNs >= fromNs && $0.endNs < toNs }.count,
+            previousSteps: result.steps(fromNs: fromNs - (toNs - fromNs), toNs: fromNs))
+        let minutes = result.stepsPerMinute(fromNs: fromNs, toNs: toNs)
+        window.busiest = WindowChart.busiestPeriod(readings: minutes, startNs: fromNs, endNs: toNs, zone: zone)
+        printLine(composer.compose(window))
+        guard let image else { return }
+        let chart: PostImage
+        do {
+            chart = try WindowChart.image(
+                WindowActivity(window: window, readings: minutes, bouts: result.bouts), composer: composer,
+                options: configuration?.chart ?? WindowChartOptions())
+        } catch {
+            throw fail(error.description, status: ExitStatus.unavailable)
+        }
+        if let reason = PictureFile.write(chart.png, to: image) {
+            throw fail("cannot write the chart to \(image): \(reason)", status: ExitStatus.cantCreate)
+        }
+        printLine("alt: \(chart.alt)")
     }
 }

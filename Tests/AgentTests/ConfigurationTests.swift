@@ -116,7 +116,8 @@ import Testing
         let far = error("[text]\ntemplate = \"\"\"\nschedule = x\n\"\"\"\nwhatever = 1\n")
         #expect(far?.line == 5)
         #expect(
-            far?.message.hasPrefix("unknown key (known: date_format, device,") == true, "\(String(describing: far))")
+            far?.message.hasPrefix("unknown key (known: chart_style, date_format, device, goal,") == true,
+            "\(String(describing: far))")
         // A missing key is shown at its table's header.
         #expect(error("[push]\nperiod = \"1m\"\n")?.line == 1)
         #expect(error("[source]\npath = \"a\"\n\n[[publish]]\nkind = \"mastodon\"\n")?.line == 4)

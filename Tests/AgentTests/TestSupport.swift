@@ -8,12 +8,14 @@ import Publishing
 /// A publisher under the test's control.
 actor ScriptedPublisher: Publisher {
     nonisolated let name: String
+    nonisolated let image: ImageOption
     var outcomes: [DeliveryOutcome]
     private(set) var received: [Post] = []
 
-    init(name: String = "test", outcomes: [DeliveryOutcome] = []) {
+    init(name: String = "test", outcomes: [DeliveryOutcome] = [], image: ImageOption = .off) {
         self.name = name
         self.outcomes = outcomes
+        self.image = image
     }
 
     func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {

@@ -51,7 +51,7 @@ import Testing
 
     @Test func unknownPlaceholderMessageListsTheKnownOnes() {
         let message = TemplateError.unknownPlaceholder("stpes").description
-        #expect(message.hasPrefix("unknown placeholder {stpes}; known: {bouts}, {cadence}, {date}"))
+        #expect(message.hasPrefix("unknown placeholder {stpes}; known: {bouts}, {busiest}, {busiest_steps}, {cadence}"))
     }
 
     @Test func windowAcrossYearsShowsTheYearInBothDates() throws {

@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Messages
 import Publishing
@@ -120,6 +121,8 @@ public struct AgentConfiguration: Sendable {
     public var source: Source?
     public var schedule = Schedule()
     public var composer: MessageComposer
+    /// `text.goal` and `text.chart_style`: the window's chart, for targets with `image = "chart"`.
+    public var chart = WindowChartOptions()
     /// One entry per `[[publish]]` table, in order (a stdout target when there is none).
     public var publishers: [any Publisher]
     /// Why publishing cannot work (missing credentials); fetches are refused and the agent idles while set.
@@ -167,7 +170,7 @@ public struct AgentConfiguration: Sendable {
             "prefer",
         ],
         "schedule": ["interval", "minimum", "deadline", "window", "post_zero", "jitter", "on_walk_end", "settle"],
-        "text": ["template", "preset", "date_format", "time_zone", "device", "locale"],
+        "text": ["template", "preset", "date_format", "time_zone", "device", "locale", "goal", "chart_style"],
         "state": ["path"],
         "push": ["port", "token_env", "token_file", "period"],
         "receive": receiveKeys,
@@ -202,8 +205,11 @@ public struct AgentConfiguration: Sendable {
         configuration.targetsWithoutCredentials = targets.withoutCredentials
         configuration.receive = receive
         configuration.prefer = prefer
+        configuration.chart = try readChart(reader)
+        let presetWarning = try presetWarning(reader, window: schedule.window)
         configuration.warnings =
-            (intervalWarning.map { [$0] } ?? []) + pushWarnings + receiveWarnings + targets.warnings
+            (intervalWarning.map { [$0] } ?? []) + (presetWarning.map { [$0] } ?? []) + pushWarnings
+            + receiveWarnings + targets.warnings
         return configuration
     }
 }

@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Messages
 import Publishing
@@ -103,9 +104,10 @@ extension AgentConfiguration {
             case "since-last": schedule.window = .sinceLast
             case "1h": schedule.window = .aligned(3600)
             case "1d": schedule.window = .aligned(86_400)
+            case "7d": schedule.window = .aligned(7 * 86_400)
             default:
                 throw ConfigurationError(
-                    path: "schedule.window", message: "'\(w)' is not \"since-last\", \"1h\" or \"1d\"")
+                    path: "schedule.window", message: "'\(w)' is not \"since-last\", \"1h\", \"1d\" or \"7d\"")
             }
         }
         schedule.postZero = try reader.bool("schedule", "post_zero") ?? false
@@ -117,12 +119,13 @@ extension AgentConfiguration {
     static func readComposer(_ reader: TableReader) throws -> MessageComposer {
         var template = Template.seed
         if let preset = try reader.string("text", "preset") {
-            switch preset {
-            case "seed", "ja": template = Template.seed
-            case "english", "en": template = Template.english
-            default:
-                throw ConfigurationError(path: "text.preset", message: "'\(preset)' is not \"seed\" or \"english\"")
+            guard let text = Template.presets[preset] else {
+                throw ConfigurationError(
+                    path: "text.preset",
+                    message: "'\(preset)' is not a preset; known: "
+                        + Template.presets.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", "))
             }
+            template = text
         }
         if let t = try reader.string("text", "template") { template = t }
         let zone = try reader.string("text", "time_zone") ?? "UTC"
@@ -140,6 +143,30 @@ extension AgentConfiguration {
             throw ConfigurationError(path: "text.time_zone", message: e.description)
         }
         return composer
+    }
+
+    /// `text.goal` and `text.chart_style`: how the window's chart looks.
+    static func readChart(_ reader: TableReader) throws -> WindowChartOptions {
+        var chart = WindowChartOptions()
+        chart.goal = try reader.section("text")?.int("goal", range: 1...10_000_000)
+        if let style = try reader.string("text", "chart_style") {
+            guard let known = WindowChartOptions.Style(rawValue: style) else {
+                throw ConfigurationError(path: "text.chart_style", message: "'\(style)' is not \"light\" or \"dark\"")
+            }
+            chart.style = known
+        }
+        return chart
+    }
+
+    /// A summary preset whose window is not the period it sums up (`daily` with hourly windows): worth a warning, as
+    /// its words ("the day before") would not match what is posted.
+    static func presetWarning(_ reader: TableReader, window: WindowPolicy) throws -> String? {
+        guard let preset = try reader.string("text", "preset") else { return nil }
+        let expected: (String, TimeInterval)? =
+            preset.hasPrefix("daily") ? ("1d", 86_400) : preset.hasPrefix("weekly") ? ("7d", 7 * 86_400) : nil
+        guard let (name, length) = expected, window != .aligned(length) else { return nil }
+        return "text.preset \"\(preset)\" sums up aligned periods: set schedule.window = \"\(name)\" "
+            + "(it is \"\(window)\")"
     }
 
     /// `source.device` resolved to a step counter or an accelerometer, its log or samples beside the state.

@@ -23,7 +23,7 @@ public enum SampleConfiguration {
         interval = "minimum"      # "minimum", "never", a duration like "15m", or cron like "0 21 * * *"
         minimum = "10m"           # floor between two scheduled fetches
         deadline = "30s"          # budget of one fetch
-        window = "since-last"     # "since-last" (from the last post to now), "1h" or "1d" (aligned periods)
+        window = "since-last"     # "since-last" (from the last post to now), "1h", "1d" or "7d" (aligned periods)
         post_zero = false         # post windows without steps too
         # jitter = "30s"          # random delay added to scheduled fetches
         # on_walk_end = false     # also fetch when a walk ends (once per walk)
@@ -33,6 +33,10 @@ public enum SampleConfiguration {
         date_format = "MM/dd HH:mm:ss"
         time_zone = "Asia/Tokyo"  # IANA name
         device = "iPhone 5s"
+        # preset = "daily"        # a preset instead of template (remove it): "seed", "english", "daily", "weekly",
+        #                         # "daily-en", "weekly-en"; daily wants window = "1d", weekly "7d"
+        # goal = 8000             # steps a day: a goal line on the chart of a window of a day or more
+        # chart_style = "light"   # the chart posted by targets with image = "chart": "light" or "dark"
 
         # One table per target; with none, texts go to standard output.
         # [[publish]]

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Publishing
 
 /// The result of a fetch, as iOS's `UIBackgroundFetchResult`: exactly one per fetch.
 public enum FetchResult: String, Codable, Sendable {
@@ -19,6 +20,10 @@ public struct FetchReport: Codable, Sendable {
         public var lateSteps = 0
         public var text: String
         public var idempotencyKey: String
+        /// The chart's alt text, when the window's chart was drawn.
+        public var imageAlt: String?
+        /// The chart itself, in a dry run's report only (a fetch keeps it in the outbox, not in memory).
+        public var image: PostImage?
     }
 
     /// One delivery attempt (or, in a dry run, a delivery that would be attempted).

@@ -17,6 +17,9 @@ public struct Fetcher: Sendable {
     public var clock: any Clock<Duration> = ContinuousClock()
     /// How a pulled source (phyphox on a phone) is asked: URLSession, or a fake in tests.
     public var pullTransport: any HTTPSending = URLSessionSender()
+    /// Whether closing a window draws its chart: when a target has `image = "chart"`, or for a dry run that shows the
+    /// charts (`fetch --dry-run --image-dir`). Otherwise no chart is drawn and no PNG is held.
+    public var drawsCharts: Bool
 
     public init(configuration: AgentConfiguration) {
         self.configuration = configuration
@@ -29,6 +32,7 @@ public struct Fetcher: Sendable {
             list.append((name, p))
         }
         publishers = list
+        drawsCharts = list.contains { $0.1.image.chart }
     }
 
     /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.

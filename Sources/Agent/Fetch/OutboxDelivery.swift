@@ -28,9 +28,18 @@ extension Fetcher {
             d.reason = "deadline passed before delivery"
             return d
         }
-        let post = Post(
+        var post = Post(
             text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
             windowEnd: entry.windowEnd)
+        // Read only for a target that posts it: the other targets' deliveries never hold the PNG.
+        if publisher.image.chart {
+            do {
+                post.image = try store.outboxImage(idempotencyKey: entry.idempotencyKey)
+            } catch {
+                d.reason = "reading the window's chart: " + Self.describe(error, path: store.path)
+                return d
+            }
+        }
         if publisher.repeatsDuplicate && entry.unconfirmed {
             if await settleUnconfirmed(
                 entry, publisher: publisher, post: post, deadline: deadline, store: store,

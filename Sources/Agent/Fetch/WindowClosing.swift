@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import GRDB
 import Messages
@@ -32,7 +33,10 @@ extension FetchReport {
 extension Fetcher {
     /// Closes the window(s) ending by the sources' watermark and, when they have steps (or `post_zero`), adds one
     /// outbox row per target for each. Late steps (stored for time already posted) go into the first window closed.
-    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws -> ClosedWindows {
+    /// A dry run's report keeps each window's chart (`fetch --dry-run --image-dir` writes them).
+    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64, dryRun: Bool = false)
+        throws -> ClosedWindows
+    {
         let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
         let firstData = try firstDataNs ?? StepsTable.firstNs(db)
@@ -66,20 +70,18 @@ extension Fetcher {
                 if case .aligned = configuration.schedule.window { newEnd = hi }
                 continue
             }
-            let window = StepWindow(
-                start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
-                bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
-            let text = configuration.composer.compose(window)
-            let key = Post.idempotencyKey(windowStart: window.start, windowEnd: window.end)
-            closed.windows.append(
-                .init(
-                    start: window.start, end: window.end, steps: steps, lateSteps: late, text: text,
-                    idempotencyKey: key))
+            let composed = try composeWindow(db, fromNs: lo, toNs: hi, steps: steps)
+            let (start, end) = (composed.window.start, composed.window.end)
+            let key = Post.idempotencyKey(windowStart: start, windowEnd: end)
+            var report = FetchReport.Window(
+                start: start, end: end, steps: steps, lateSteps: late, text: composed.text, idempotencyKey: key)
+            closed.warnings += try keepChart(composed.image, in: &report, db, nowNs: nowNs, dryRun: dryRun)
+            closed.windows.append(report)
             newEnd = hi
             if late != 0 { try WindowStateRecord.clearLateSteps(db) }
             for (name, _) in publishers {
                 try NewOutboxPost(
-                    windowStartNs: lo, windowEndNs: hi, steps: steps, text: text, target: name,
+                    windowStartNs: lo, windowEndNs: hi, steps: steps, text: composed.text, target: name,
                     idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs
                 ).add(db)
             }
@@ -94,6 +96,60 @@ extension Fetcher {
             closed.considered = (StateStore.date(startNs), StateStore.date(max(startNs, endLimit)), 0)
         }
         return closed
+    }
+
+    /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text (and, for a
+    /// dry run, the chart) in the window's report; a chart that could not be drawn is a warning, and its window's
+    /// posts go out as text.
+    func keepChart(
+        _ drawing: Result<PostImage, RasterizeError>?, in report: inout FetchReport.Window, _ db: Database,
+        nowNs: Int64, dryRun: Bool
+    ) throws -> [String] {
+        switch drawing {
+        case nil: return []
+        case .success(let image):
+            try OutboxImageRecord(key: report.idempotencyKey, image: image, createdNs: nowNs).add(db)
+            report.imageAlt = image.alt
+            if dryRun { report.image = image }
+            return []
+        case .failure(let error):
+            return ["\(error); the window's posts go out without it"]
+        }
+    }
+
+    /// A closing window as it is posted: its text, with what the template asks of the stored steps (the window
+    /// before, the busiest hour or day), and its chart when a target wants one (or a dry run shows it).
+    func composeWindow(_ db: Database, fromNs lo: Int64, toNs hi: Int64, steps: Int) throws -> (
+        window: StepWindow, text: String, image: Result<PostImage, RasterizeError>?
+    ) {
+        let composer = configuration.composer
+        var window = StepWindow(
+            start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
+            bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
+        let fields = Set(composer.template.fields)
+        if !fields.isDisjoint(with: ["previous_steps", "change"]) {
+            window.previousSteps = try StateStore.steps(db, fromNs: previousWindowStart(lo, hi), toNs: lo)
+        }
+        let needsMinutes = drawsCharts || !fields.isDisjoint(with: ["busiest", "busiest_steps"])
+        let minutes = needsMinutes ? try StateStore.stepsPerMinute(db, fromNs: lo, toNs: hi) : []
+        if !fields.isDisjoint(with: ["busiest", "busiest_steps"]) {
+            window.busiest = WindowChart.busiestPeriod(
+                readings: minutes, startNs: lo, endNs: hi, zone: composer.timeZone)
+        }
+        guard drawsCharts else { return (window, composer.compose(window), nil) }
+        let activity = WindowActivity(
+            window: window, readings: minutes, bouts: try BoutRecord.overlapping(db, fromNs: lo, toNs: hi))
+        let image = Result { () throws(RasterizeError) in
+            try WindowChart.image(activity, composer: composer, options: configuration.chart)
+        }
+        return (window, composer.compose(window), image)
+    }
+
+    /// Where the window before `[lo, hi)` begins: the aligned period before it, or as long a stretch for since-last.
+    func previousWindowStart(_ lo: Int64, _ hi: Int64) -> Int64 {
+        guard case .aligned(let length) = configuration.schedule.window else { return lo - (hi - lo) }
+        // A second before: a nanosecond is lost in a Date's Double.
+        return Self.periodStart(containing: lo - 1_000_000_000, length: length, zone: configuration.composer.timeZone)
     }
 
     /// The windows from `startNs` whose end has settled by `endLimit`: one since-last window, or whole aligned periods
@@ -122,7 +178,10 @@ extension Fetcher {
         let date = StateStore.date(ns)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        let unit: Calendar.Component = length >= 86_400 ? .day : .hour
+        // Weeks begin on Monday, as ISO 8601's do.
+        calendar.firstWeekday = 2
+        calendar.minimumDaysInFirstWeek = 4
+        let unit: Calendar.Component = length >= 7 * 86_400 ? .weekOfYear : length >= 86_400 ? .day : .hour
         guard let start = calendar.dateInterval(of: unit, for: date)?.start else { return ns }
         let out = next ? calendar.date(byAdding: unit, value: 1, to: start) ?? start : start
         return Timestamps.nanoseconds(out)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Messages
+import Publishing
 
 extension StateStore {
     /// One outbox entry (`outbox`): a window's post for one target, and where its delivery stands. Times are stored as
@@ -114,5 +115,57 @@ extension StateStore {
         if let remoteID { assignments.append(C.remoteID.set(to: remoteID)) }
         if status == .delivered { assignments.append(C.deliveredNs.set(to: nowNs)) }
         try writer.write { db in _ = try OutboxEntry.filter(key: id).updateAll(db, assignments) }
+    }
+}
+
+/// A window's chart (`outbox_image`), kept once per idempotency key beside the window's outbox entries: every target
+/// with `image = "chart"` and every retry posts these very bytes and this alt text. In its own table, so listing and
+/// delivering the outbox reads no image unless a target wants it.
+struct OutboxImageRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "outbox_image"
+    enum CodingKeys: String, CodingKey {
+        case key = "idempotency_key"
+        case png, alt, width, height
+        case createdNs = "created_ns"
+    }
+    var key: String
+    var png: Data
+    var alt: String
+    var width: Int
+    var height: Int
+    var createdNs: Int64
+
+    init(key: String, image: PostImage, createdNs: Int64) {
+        self.key = key
+        png = image.png
+        alt = image.alt
+        width = image.width
+        height = image.height
+        self.createdNs = createdNs
+    }
+
+    var image: PostImage { PostImage(png: png, alt: alt, width: width, height: height) }
+
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE outbox_image (
+                    idempotency_key TEXT PRIMARY KEY, png BLOB NOT NULL, alt TEXT NOT NULL, width INTEGER NOT NULL,
+                    height INTEGER NOT NULL, created_ns INTEGER NOT NULL)
+                """)
+    }
+
+    /// Keeps the first chart drawn for a key: a window closed again (a dry run's copy, a replay) does not replace what
+    /// a retry must resend.
+    func add(_ db: Database) throws {
+        try insert(db, onConflict: .ignore)
+    }
+}
+
+extension StateStore {
+    /// The chart kept for the window of `idempotencyKey`; nil when none was drawn (no target wanted one then, or it
+    /// could not be drawn).
+    public func outboxImage(idempotencyKey: String) throws -> PostImage? {
+        try writer.read { db in try OutboxImageRecord.fetchOne(db, key: idempotencyKey)?.image }
     }
 }

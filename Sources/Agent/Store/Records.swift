@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StepDetection
 
 // Typed GRDB records: each owns the SQL of its table, so the fetch code outside `Store` writes no SQL.
 // The tables themselves are created by `StateStore.migrator`.
@@ -80,6 +81,13 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
     /// Bouts that ended in `[lo, hi)`.
     static func count(_ db: Database, endingFrom lo: Int64, before hi: Int64) throws -> Int {
         try filter(endColumn >= lo && endColumn < hi).fetchCount(db)
+    }
+
+    /// Bouts that overlap `[fromNs, toNs)`, as the window's chart shades them.
+    static func overlapping(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [WalkingBout] {
+        try filter(endColumn > fromNs && Column(CodingKeys.startNs) < toNs).order(endColumn).fetchAll(db).map {
+            WalkingBout(startNs: $0.startNs, endNs: $0.endNs, steps: $0.steps)
+        }
     }
 
     /// Marks the bouts no fetch has answered yet as answered; returns how many there were.

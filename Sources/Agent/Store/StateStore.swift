@@ -156,6 +156,7 @@ public final class StateStore: Sendable {
             try db.execute(sql: "ALTER TABLE source_cursor ADD COLUMN remote_position TEXT")
         }
         m.registerMigration("v10-device-overlap", migrate: DeviceOverlap.migrate)
+        m.registerMigration("v11-outbox-image", migrate: OutboxImageRecord.migrate)
         return m
     }
 
@@ -177,15 +178,28 @@ public final class StateStore: Sendable {
     public func stepsPerPeriod(fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws -> [(
         start: Int64, steps: Int
     )] {
-        try writer.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT ((second + ?) / ?) * ? - ? AS p, SUM(count) AS n FROM steps
-                    WHERE second >= ? AND second < ? GROUP BY p ORDER BY p
-                    """, arguments: [offset, bucket, bucket, offset, Self.ceilSecond(fromNs), Self.ceilSecond(toNs)]
-            )
-            .map { (start: $0["p"], steps: $0["n"]) }
+        try writer.read { db in try Self.stepsPerPeriod(db, fromNs: fromNs, toNs: toNs, bucket: bucket, offset: offset)
+        }
+    }
+
+    static func stepsPerPeriod(_ db: Database, fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws
+        -> [(start: Int64, steps: Int)]
+    {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ((second + ?) / ?) * ? - ? AS p, SUM(count) AS n FROM steps
+                WHERE second >= ? AND second < ? GROUP BY p ORDER BY p
+                """, arguments: [offset, bucket, bucket, offset, Self.ceilSecond(fromNs), Self.ceilSecond(toNs)]
+        )
+        .map { (start: $0["p"], steps: $0["n"]) }
+    }
+
+    /// The steps of `[fromNs, toNs)` per UTC minute, as readings over their minutes: what the window's chart and its
+    /// busiest hour are drawn from (a day is at most 1,440 rows however many seconds hold steps).
+    static func stepsPerMinute(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [StepReading] {
+        try stepsPerPeriod(db, fromNs: fromNs, toNs: toNs, bucket: 60).map {
+            StepReading(startNs: $0.start * 1_000_000_000, endNs: ($0.start + 60) * 1_000_000_000, steps: $0.steps)
         }
     }
 

@@ -1,0 +1,180 @@
+import Foundation
+import Messages
+
+/// The SVG of a window's chart, in layout units (1200 × 675) scaled by the rasteriser. Colours come from one style
+/// sheet per style, which also recolours the grid that `StepPlot.timeTicks` draws (a CSS rule outranks a presentation
+/// attribute).
+extension WindowChart {
+    /// Where things go, in layout units; the right margin holds the running total's axis when there is a goal.
+    struct Layout {
+        let left = 104.0, top = 140.0, bottom = 565.0
+        let right: Double
+        var width: Double { right - left }
+        var height: Double { bottom - top }
+    }
+
+    static func styleSheet(_ style: WindowChartOptions.Style) -> String {
+        let (background, text, muted, grid, bar, walk, total, goal) =
+            style == .light
+            ? ("#ffffff", "#1d2430", "#5b6573", "#e3e7ec", "#2f6fca", "#d9efdc", "#d9730d", "#c0392b")
+            : ("#14181e", "#e8edf3", "#9aa6b4", "#2b323c", "#5aa0ff", "#1e3b2b", "#ffad4d", "#ff6b5e")
+        return """
+            <style>
+            .background{fill:\(background)} text{fill:\(text)} .muted{fill:\(muted)} .grid line{stroke:\(grid)}
+            .bar{fill:\(bar)} .walk{fill:\(walk)} .total{stroke:\(total);fill:none;stroke-width:3}
+            .goal{stroke:\(goal);stroke-width:2.5;stroke-dasharray:10 7} .goal-label{fill:\(goal)}
+            .frame{fill:none;stroke:\(muted);stroke-width:1.2} .legend-total{fill:\(total)}
+            </style>
+            """
+    }
+
+    static func svg(
+        _ activity: WindowActivity, bars: StepPlot.ReadingBars, summary: ChartSummary, zone: TimeZone,
+        style: WindowChartOptions.Style
+    ) -> String {
+        let layout = Layout(right: Double(layoutWidth) - (summary.goal == nil ? 40 : 110))
+        let spanNs = Double(activity.endNs - activity.startNs)
+        let x = { (ns: Int64) in layout.left + Double(ns - activity.startNs) / spanNs * layout.width }
+        var out = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(layoutWidth)" height="\(layoutHeight)" viewBox="0 0 \(layoutWidth) \(layoutHeight)" font-family="DejaVu Sans, sans-serif" font-size="21">
+            \(styleSheet(style))
+            <rect class="background" width="100%" height="100%"/>
+
+            """
+        out += heading(summary, zone: zone)
+        for bout in activity.bouts where bout.endNs > activity.startNs && bout.startNs < activity.endNs {
+            let x0 = x(max(bout.startNs, activity.startNs))
+            let x1 = max(x(min(bout.endNs, activity.endNs)), x0 + 2)
+            out +=
+                "<rect class=\"walk\" x=\"\(StepPlot.f(x0))\" y=\"\(StepPlot.f(layout.top))\" width=\"\(StepPlot.f(x1 - x0))\" height=\"\(StepPlot.f(layout.height))\"/>\n"
+        }
+        let time = PlotTimeAxis.wallClock(startNs: activity.startNs, spanNs: spanNs, zone: zone)
+        out += "<g class=\"grid\">"
+        out += StepPlot.timeTicks(time, left: layout.left, top: layout.top, height: layout.height, labelGap: 30, x: x)
+        out += stepAxis(bars, layout: layout) + "</g>\n"
+        out += barRects(bars, x: x, layout: layout)
+        if let goal = summary.goal { out += runningTotal(bars, goal: goal, x: x, layout: layout) }
+        out +=
+            "<rect class=\"frame\" x=\"\(StepPlot.f(layout.left))\" y=\"\(StepPlot.f(layout.top))\" width=\"\(StepPlot.f(layout.width))\" height=\"\(StepPlot.f(layout.height))\"/>\n"
+        out += legend(bars, goal: summary.goal, walks: !activity.bouts.isEmpty)
+        return out + "</svg>\n"
+    }
+
+    /// The total in large type with the walks, then the window's local times and zone.
+    static func heading(_ summary: ChartSummary, zone: TimeZone) -> String {
+        // Walks come from the step detector: a step log has none, which is not the same as not walking.
+        let walks =
+            summary.walks == 0 ? "" : " · " + (summary.walks == 1 ? "1 walk" : "\(grouped(summary.walks)) walks")
+        var out =
+            "<text x=\"40\" y=\"66\"><tspan font-size=\"52\" font-weight=\"bold\">\(grouped(summary.steps))</tspan>"
+            + "<tspan font-size=\"28\">&#160;\(summary.steps == 1 ? "step" : "steps")\(walks)</tspan></text>\n"
+        out +=
+            "<text class=\"muted\" x=\"40\" y=\"108\" font-size=\"24\">\(StepPlot.escape(windowTimes(summary, zone: zone)))</text>\n"
+        if let goal = summary.goal {
+            let progress =
+                summary.steps >= goal ? "✓" : "\(Int((Double(summary.steps) / Double(goal) * 100).rounded(.down)))%"
+            out +=
+                "<text class=\"goal-label\" x=\"\(layoutWidth - 40)\" y=\"66\" font-size=\"28\" text-anchor=\"end\">goal \(grouped(goal)) \(progress)</text>\n"
+        }
+        return out
+    }
+
+    /// `Sat 2026-11-21 10:00 – 22:00 (Asia/Tokyo)`, both dates when the window spans days.
+    static func windowTimes(_ summary: ChartSummary, zone: TimeZone) -> String {
+        let format = { (pattern: String) in
+            let f = DateFormatter()
+            f.locale = Locale(identifier: "en_US_POSIX")
+            f.timeZone = zone
+            f.dateFormat = pattern
+            return f
+        }
+        let day = format("EEE yyyy-MM-dd")
+        let clock = format("HH:mm")
+        let lastInstant = summary.end.addingTimeInterval(-1)
+        let end =
+            day.string(from: summary.start) == day.string(from: lastInstant)
+            ? (clock.string(from: summary.end) == "00:00" ? "24:00" : clock.string(from: summary.end))
+            : day.string(from: summary.end) + " " + clock.string(from: summary.end)
+        return "\(day.string(from: summary.start)) \(clock.string(from: summary.start)) – \(end) (\(zone.identifier))"
+    }
+
+    /// Horizontal grid lines and labels for steps per bar on the left.
+    static func stepAxis(_ bars: StepPlot.ReadingBars, layout: Layout) -> String {
+        let highest = max(bars.steps.max() ?? 0, 10) * 1.08
+        let step = StepPlot.niceStep(highest / 5)
+        var out = ""
+        var value = 0.0
+        while value <= highest {
+            let y = layout.bottom - value / highest * layout.height
+            out +=
+                "<line x1=\"\(StepPlot.f(layout.left))\" y1=\"\(StepPlot.f(y))\" x2=\"\(StepPlot.f(layout.right))\" y2=\"\(StepPlot.f(y))\"/>"
+            out +=
+                "<text class=\"muted\" x=\"\(StepPlot.f(layout.left - 10))\" y=\"\(StepPlot.f(y + 7))\" text-anchor=\"end\">\(grouped(Int(value)))</text>\n"
+            value += step
+        }
+        return out
+    }
+
+    static func barRects(_ bars: StepPlot.ReadingBars, x: (Int64) -> Double, layout: Layout) -> String {
+        let highest = max(bars.steps.max() ?? 0, 10) * 1.08
+        var out = ""
+        for (i, steps) in bars.steps.enumerated() where steps > 0 {
+            let start = bars.originNs + Int64(i) * bars.intervalNs
+            let x0 = max(x(start), layout.left)
+            let x1 = min(x(start + bars.intervalNs), layout.right)
+            let gap = x1 - x0 > 5 ? 1.0 : 0
+            let top = layout.bottom - steps / highest * layout.height
+            out +=
+                "<rect class=\"bar\" x=\"\(StepPlot.f(x0 + gap / 2))\" y=\"\(StepPlot.f(top))\" width=\"\(StepPlot.f(max(x1 - x0 - gap, 0.6)))\" height=\"\(StepPlot.f(layout.bottom - top))\"/>"
+        }
+        return out + "\n"
+    }
+
+    /// The running total (at each bar's end) on its own axis on the right, up to the goal or the total, with the goal
+    /// as a dashed line: how the day went towards it.
+    static func runningTotal(_ bars: StepPlot.ReadingBars, goal: Int, x: (Int64) -> Double, layout: Layout) -> String {
+        let highest = Double(max(goal, Int(bars.steps.reduce(0, +).rounded()))) * 1.08
+        let y = { (value: Double) in layout.bottom - value / highest * layout.height }
+        var total = 0.0
+        var points = ["\(StepPlot.f(layout.left)),\(StepPlot.f(layout.bottom))"]
+        for (i, steps) in bars.steps.enumerated() {
+            total += steps
+            let end = bars.originNs + Int64(i + 1) * bars.intervalNs
+            points.append("\(StepPlot.f(min(x(end), layout.right))),\(StepPlot.f(y(total)))")
+        }
+        var out = "<polyline class=\"total\" points=\"\(points.joined(separator: " "))\"/>\n"
+        out +=
+            "<line class=\"goal\" x1=\"\(StepPlot.f(layout.left))\" y1=\"\(StepPlot.f(y(Double(goal))))\" x2=\"\(StepPlot.f(layout.right))\" y2=\"\(StepPlot.f(y(Double(goal))))\"/>\n"
+        let step = StepPlot.niceStep(highest / 5)
+        var value = 0.0
+        while value <= highest {
+            out +=
+                "<text class=\"legend-total\" x=\"\(StepPlot.f(layout.right + 8))\" y=\"\(StepPlot.f(y(value) + 7))\">\(grouped(Int(value)))</text>\n"
+            value += step
+        }
+        return out
+    }
+
+    /// What each mark is, along the bottom; item widths estimated from DejaVu Sans's average advance at this size.
+    static func legend(_ bars: StepPlot.ReadingBars, goal: Int?, walks: Bool) -> String {
+        var items = [("bar", "steps per \(bars.intervalName)")]
+        if walks { items.append(("walk", "walking")) }
+        if goal != nil { items += [("legend-total", "running total"), ("goal-label", "goal")] }
+        var x = 104.0
+        var out = ""
+        for (mark, label) in items {
+            out +=
+                "<rect class=\"\(mark)\" x=\"\(StepPlot.f(x))\" y=\"636\" width=\"22\" height=\"18\"/><text class=\"muted\" x=\"\(StepPlot.f(x + 30))\" y=\"653\">\(label)</text>"
+            x += 30 + Double(label.count) * 11.5 + 30
+        }
+        return out + "\n"
+    }
+
+    /// `8,432`: grouped, as a person reads a count on a picture.
+    static func grouped(_ n: Int) -> String {
+        let numbers = NumberFormatter()
+        numbers.locale = Locale(identifier: "en_US")
+        numbers.numberStyle = .decimal
+        return numbers.string(from: NSNumber(value: n)) ?? String(n)
+    }
+}
