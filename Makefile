@@ -1,7 +1,8 @@
 # StepCountTweeter: `make demo` and `make test` do all setup on a fresh Debian with Swift 6.3.
 SWIFT ?= swift
-# librsvg2-dev (with cairo's headers) draws the window's chart; fonts-dejavu-core gives its text a font.
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-dev fonts-dejavu-core
+# librsvg2-2 draws the window's chart (opened when the first chart is drawn, no headers needed); fonts-dejavu-core gives
+# its text a font.
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-2 fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local

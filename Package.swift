@@ -40,8 +40,8 @@ let package = Package(
         .target(
             name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
             exclude: ["README.md"]),
-        // The system librsvg and cairo (SVG -> pixels -> PNG), as a module: the window's chart is rasterised with them.
-        .systemLibrary(name: "CRsvg", path: "Sources/CRsvg", pkgConfig: "cairo", providers: [.apt(["librsvg2-dev"])]),
+        // The ABI of the system librsvg and cairo (SVG -> pixels), opened at the first chart (ChartLibrary.swift).
+        .systemLibrary(name: "CRsvg", path: "Sources/CRsvg"),
         // Pictures of steps: the count pipeline, the evaluation report, the SVG plot, the terminal chart, and the
         // window's chart as a PNG with its alt text (the agent attaches it to posts).
         .target(

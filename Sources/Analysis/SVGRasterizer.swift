@@ -18,30 +18,30 @@ enum SVGRasterizer {
     /// `svg` drawn to fill `width` × `height` pixels (its viewBox scaled to them), as an 8-bit RGB PNG (opaque: the
     /// charts paint their background).
     static func png(svg: String, width: Int, height: Int) throws(RasterizeError) -> Data {
+        let lib = try ChartLibrary.shared.get()
         var gError: UnsafeMutablePointer<GError>?
         let bytes = Array(svg.utf8)
         guard
-            let handle = bytes.withUnsafeBufferPointer({
-                rsvg_handle_new_from_data($0.baseAddress, gsize($0.count), &gError)
-            })
-        else { throw RasterizeError(reason: takeMessage(gError)) }
-        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
+            let handle = bytes.withUnsafeBufferPointer({ lib.newFromData($0.baseAddress, $0.count, &gError) })
+        else { throw RasterizeError(reason: takeMessage(gError, lib)) }
+        defer { lib.objectUnref(UnsafeMutableRawPointer(handle)) }
 
         let rows = min(stripRows, height)
-        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(rows)),
-            cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let pixels = cairo_image_surface_get_data(surface)
+        guard let surface = lib.surfaceCreate(Int32(CHART_CAIRO_FORMAT_RGB24), Int32(width), Int32(rows)),
+            lib.surfaceStatus(surface) == Int32(CHART_CAIRO_STATUS_SUCCESS),
+            let pixels = lib.surfaceData(surface)
         else { throw RasterizeError(reason: "no image surface of \(width)×\(rows)") }
-        defer { cairo_surface_destroy(surface) }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        defer { lib.surfaceDestroy(surface) }
+        let stride = Int(lib.surfaceStride(surface))
         let encoder = try PNGStreamEncoder(width: width, height: height)
         for top in Swift.stride(from: 0, to: height, by: rows) {
             // The whole document, moved up by `top`: cairo keeps what falls on the strip.
             var viewport = RsvgRectangle(x: 0, y: Double(-top), width: Double(width), height: Double(height))
-            let context = cairo_create(surface)
-            let drawn = rsvg_handle_render_document(handle, context, &viewport, &gError)
-            cairo_destroy(context)
-            guard drawn != 0 else { throw RasterizeError(reason: takeMessage(gError)) }
-            cairo_surface_flush(surface)
+            let context = lib.create(surface)
+            let drawn = lib.renderDocument(handle, context, &viewport, &gError)
+            lib.destroy(context)
+            guard drawn != 0 else { throw RasterizeError(reason: takeMessage(gError, lib)) }
+            lib.surfaceFlush(surface)
             for y in 0..<min(rows, height - top) {
                 try encoder.addRow(UnsafeRawPointer(pixels + y * stride).assumingMemoryBound(to: UInt32.self))
             }
@@ -50,9 +50,9 @@ enum SVGRasterizer {
     }
 
     /// The message of a GLib error, which is freed.
-    private static func takeMessage(_ error: UnsafeMutablePointer<GError>?) -> String {
+    private static func takeMessage(_ error: UnsafeMutablePointer<GError>?, _ lib: ChartLibrary) -> String {
         guard let error else { return "librsvg failed without saying why" }
-        defer { g_error_free(error) }
+        defer { lib.errorFree(error) }
         return error.pointee.message.map { String(cString: $0) } ?? "librsvg failed without saying why"
     }
 }
