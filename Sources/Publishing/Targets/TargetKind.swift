@@ -84,6 +84,15 @@ final class TargetConfig {
         get throws(ConfigurationError) { try table.bool("shorten") ?? false }
     }
 
+    /// `image` (`"chart"`; default off: text only) and `image_required` (default true: a failed upload fails the
+    /// post rather than posting its text alone), read by every target that can carry an image.
+    var image: ImageOption {
+        get throws(ConfigurationError) {
+            let chart = try table.oneOf("image", ["chart"]) != nil
+            return ImageOption(chart: chart, required: try table.bool("image_required") ?? true)
+        }
+    }
+
     /// `resend_unconfirmed` (default true).
     var resendUnconfirmed: Bool {
         get throws(ConfigurationError) { try table.bool("resend_unconfirmed") ?? true }
