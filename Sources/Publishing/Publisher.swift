@@ -200,5 +200,7 @@ public struct StdoutPublisher: Publisher {
 
 extension StdoutPublisher {
     /// `kind = "stdout"`: no keys.
-    public static let target = TargetKind("stdout", usesHTTP: false) { config in StdoutPublisher(name: config.name) }
+    public static let target = TargetKind("stdout", usesHTTP: false, takesImages: false) { config in
+        StdoutPublisher(name: config.name)
+    }
 }

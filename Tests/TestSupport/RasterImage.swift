@@ -46,7 +46,7 @@ public struct RasterImage: Sendable {
     }
 
     /// An 8-bit RGB or RGBA PNG without interlacing, as rsvg-convert writes them.
-    static func decodePNG(_ bytes: [UInt8]) throws -> RasterImage {
+    public static func decodePNG(_ bytes: [UInt8]) throws -> RasterImage {
         func be32(_ i: Int) -> Int { bytes[i..<i + 4].reduce(0) { $0 << 8 | Int($1) } }
         guard bytes.count > 33, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
             throw Failure(description: "not a PNG")

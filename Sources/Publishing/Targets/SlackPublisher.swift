@@ -28,7 +28,7 @@ extension SlackPublisher {
     /// Slack webhook URL is hidden wherever it appears.
     public static let target = TargetKind(
         "slack", secrets: [.init("url", why: "a webhook URL is a secret")],
-        redactions: [#"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#]
+        redactions: [#"(?i)(hooks\.slack\.com/services/)[A-Za-z0-9/_\-]+"#], takesImages: false
     ) { config in
         if try config.string("image") != nil {
             throw config.error(

@@ -26,16 +26,19 @@ public struct TargetKind: Sendable {
     public let redactions: [String]
     /// Whether the target speaks HTTP (and so gets the shared conformance scenarios).
     public let usesHTTP: Bool
+    /// Whether the target can carry the chart (reads `image` and `image_required`; gets the image scenarios).
+    public let takesImages: Bool
     let build: @Sendable (TargetConfig) throws -> any Publisher
 
     init(
         _ name: String, secrets: [Secret] = [], redactions: [String] = [], usesHTTP: Bool = true,
-        build: @escaping @Sendable (TargetConfig) throws -> any Publisher
+        takesImages: Bool = true, build: @escaping @Sendable (TargetConfig) throws -> any Publisher
     ) {
         self.name = name
         self.secrets = secrets
         self.redactions = redactions
         self.usesHTTP = usesHTTP
+        self.takesImages = takesImages
         self.build = build
     }
 }
