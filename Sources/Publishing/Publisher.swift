@@ -27,6 +27,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case delivered(remoteID: String?)
     /// The target says this post already exists (same idempotency key, or X's duplicate-content 403).
     case alreadyDelivered(remoteID: String?)
+    /// The text went out without its image: the upload failed and the target has `image_required = false`.
+    /// `reason` says why, for the fetch report's note on the delivery.
+    case deliveredWithoutImage(remoteID: String?, reason: String)
     /// Worth retrying later: network error, deadline, 408, 429, 5xx. `retryAfter` is the server's wish, if it said.
     /// `unconfirmed`: the request may have reached the target and been acted on (no answer before the deadline, a
     /// dropped connection, 5xx); false when it certainly was not (refused connection, 408, 425, 429).
@@ -37,7 +40,7 @@ public enum DeliveryOutcome: Sendable, Equatable {
     /// Whether the post is known to be on the target.
     public var isDelivered: Bool {
         switch self {
-        case .delivered, .alreadyDelivered: return true
+        case .delivered, .alreadyDelivered, .deliveredWithoutImage: return true
         default: return false
         }
     }
@@ -197,5 +200,7 @@ public struct StdoutPublisher: Publisher {
 
 extension StdoutPublisher {
     /// `kind = "stdout"`: no keys.
-    public static let target = TargetKind("stdout", usesHTTP: false) { config in StdoutPublisher(name: config.name) }
+    public static let target = TargetKind("stdout", usesHTTP: false, takesImages: false) { config in
+        StdoutPublisher(name: config.name)
+    }
 }

@@ -136,6 +136,8 @@ struct FetchJSON: Encodable {
         var window: Window
         var remoteId: String?
         var reason: String?
+        /// E.g. posted without its image; absent when there is nothing to say.
+        var note: String?
     }
     var result: String
     var reason: String?
@@ -190,7 +192,7 @@ struct FetchJSON: Encodable {
             Target(
                 target: $0.target, outcome: $0.outcome.rawValue, idempotencyKey: $0.idempotencyKey,
                 window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remoteId: $0.remoteID,
-                reason: $0.reason)
+                reason: $0.reason, note: $0.note)
         }
     }
 }
@@ -221,7 +223,7 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool, imageFiles: [Stri
             printLine(
                 TerminalText.escaped(
                     "\(d.target): \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "")
-                        + (d.reason.map { ": \($0)" } ?? "")))
+                        + (d.reason.map { ": \($0)" } ?? "") + (d.note.map { " (\($0))" } ?? "")))
         }
     }
     printLine(TerminalText.escaped(r.line))

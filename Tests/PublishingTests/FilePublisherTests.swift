@@ -49,4 +49,44 @@ import Testing
         }
         #expect(reason.contains("/nonexistent-dir-steptweet/posts.jsonl"))
     }
+
+    @Test func theChartIsWrittenBesideTheLineThatNamesIt() async throws {
+        let path = try tempPath()
+        let publisher = FilePublisher(path: path, image: ImageOption(chart: true))
+        #expect(await publisher.publish(sampleImagePost, deadline: soon()) == .delivered(remoteID: "1"))
+        let png = dir.path(samplePost.idempotencyKey + ".png")
+        #expect(publisher.imagePath(for: samplePost) == png)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: png)) == samplePNG)
+        let line = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")[0]
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        #expect(json["image_file"] == samplePost.idempotencyKey + ".png" && json["image_alt"] == sampleImage.alt)
+        // Without image = "chart" the image is not written.
+        var other = sampleImagePost
+        other.idempotencyKey = "steps-other"
+        #expect(await FilePublisher(path: path).publish(other, deadline: soon()) == .delivered(remoteID: "2"))
+        #expect(!FileManager.default.fileExists(atPath: dir.path("steps-other.png")))
+    }
+
+    @Test func anUnwritableChartFailsThePostOrLeavesTheLineAloneWhenNotRequired() async throws {
+        let path = try tempPath()
+        // A folder where the PNG should go: it cannot be written as a file.
+        try FileManager.default.createDirectory(
+            atPath: dir.path(samplePost.idempotencyKey + ".png"), withIntermediateDirectories: false)
+        let required = await FilePublisher(path: path, image: ImageOption(chart: true))
+            .publish(sampleImagePost, deadline: soon())
+        guard case .permanent(let reason) = required else {
+            Issue.record("\(required)")
+            return
+        }
+        #expect(reason.hasPrefix("cannot write"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        let optional = await FilePublisher(path: path, image: ImageOption(chart: true, required: false))
+            .publish(sampleImagePost, deadline: soon())
+        guard case .deliveredWithoutImage(let id, let note) = optional else {
+            Issue.record("\(optional)")
+            return
+        }
+        #expect(id == "1" && note.contains("cannot write"))
+        #expect(!(try String(contentsOfFile: path, encoding: .utf8)).contains("image_file"))
+    }
 }

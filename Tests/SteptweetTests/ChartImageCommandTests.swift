@@ -76,4 +76,49 @@ import Testing
         let real = try await Steptweet.run(["fetch", "--config", config, "--now", now, "--image-dir", images])
         #expect(real.status == 64 && real.stderr.contains("--image-dir shows what a dry run would post"))
     }
+
+    /// A real fetch to a file target with `image = "chart"` and one without: the chart goes beside the JSON line of
+    /// the first only, with the alt text the dry run showed, and a second fetch posts nothing again.
+    @Test func aFetchPostsTheChartToTheTargetThatAsksForItOnly() async throws {
+        let config = try Steptweet.walkConfig(
+            """
+            [text]
+            time_zone = "Asia/Tokyo"
+            preset = "english"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "file"
+            name = "with-chart"
+            path = "chart-posts.jsonl"
+            image = "chart"
+            [[publish]]
+            kind = "file"
+            name = "text-only"
+            path = "text-posts.jsonl"
+            """)
+        let folder = (config as NSString).deletingLastPathComponent
+        let now = "2026-11-21T10:10:00+09:00"
+        let dry = try await Steptweet.run(["fetch", "--config", config, "--now", now, "--dry-run", "--json"])
+        let dryObject = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any])
+        let shownAlt = try #require((dryObject["posts"] as? [[String: Any]])?.first?["image_alt"] as? String)
+
+        let r = try await Steptweet.run(["fetch", "--config", config, "--now", now])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        let withChart = try String(contentsOfFile: folder + "/chart-posts.jsonl", encoding: .utf8)
+        let line = try #require(
+            try JSONSerialization.jsonObject(with: Data(withChart.utf8)) as? [String: Any], "\(withChart)")
+        let key = try #require(line["idempotency_key"] as? String)
+        #expect(line["image_alt"] as? String == shownAlt)
+        let png = try #require(line["image_file"] as? String)
+        #expect((png as NSString).lastPathComponent == key + ".png")
+        let pngPath = png.hasPrefix("/") ? png : folder + "/" + png
+        #expect(try pngSize(pngPath) == [2400, 1350])
+        let textOnly = try String(contentsOfFile: folder + "/text-posts.jsonl", encoding: .utf8)
+        #expect(!textOnly.contains("image_file") && textOnly.contains(key), "\(textOnly)")
+
+        let again = try await Steptweet.run(["fetch", "--config", config, "--now", now])
+        #expect(again.stdout.contains("NoData"), "\(again.stdout)")
+        #expect(try String(contentsOfFile: folder + "/chart-posts.jsonl", encoding: .utf8) == withChart)
+    }
 }

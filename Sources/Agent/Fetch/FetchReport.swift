@@ -36,6 +36,9 @@ public struct FetchReport: Codable, Sendable {
         public var outcome: DeliveryResult
         public var remoteID: String?
         public var reason: String?
+        /// What the operator should know about a delivery that went through, e.g. that it was posted without its
+        /// image because the upload failed and the target has `image_required = false`.
+        public var note: String?
     }
 
     public var result: FetchResult
@@ -92,6 +95,7 @@ public struct FetchReport: Codable, Sendable {
         }
         let targets = deliveries.map { d in
             "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")
+                + (d.note.map { " (\($0))" } ?? "")
         }
         if !targets.isEmpty { parts.append(targets.joined(separator: ", ")) }
         parts += warnings.map { "warning: \($0)" }

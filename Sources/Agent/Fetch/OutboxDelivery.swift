@@ -71,6 +71,12 @@ extension Fetcher {
             d.outcome = .alreadyDelivered
             d.remoteID = id
             update = (.delivered, nowNs, id, nil, false)
+        case .deliveredWithoutImage(let id, let note):
+            // The text went out alone (image_required = false): delivered, and the report says what was left out.
+            d.outcome = .delivered
+            d.remoteID = id
+            d.note = note
+            update = (.delivered, nowNs, id, nil, false)
         case .retryable(let reason, let after, let unconfirmed):
             d.outcome = .retryable
             d.reason = reason

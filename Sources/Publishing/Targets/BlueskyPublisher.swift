@@ -10,7 +10,8 @@ import Messages
 /// says `ExpiredToken`), and posts with `com.atproto.repo.createRecord` under a deterministic record key derived
 /// from the window (`recordKey(for:)`). A repeat with the same key cannot create a second post; when a create
 /// fails, `getRecord` tells whether the post is already there (`.alreadyDelivered`). Length: 300 graphemes and
-/// 3000 UTF-8 bytes.
+/// 3000 UTF-8 bytes. With `image = "chart"` the chart goes up with `uploadBlob` first and the post embeds it
+/// (`app.bsky.embed.images`, with its alt text and aspect ratio).
 public struct BlueskyPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -18,12 +19,15 @@ public struct BlueskyPublisher: Publisher {
     let password: String
     public var language: String?
     public var gate: TextGate
+    /// `image`, `image_required`: the chart goes up with `uploadBlob` first.
+    public var image: ImageOption
     let context: HTTPContext
     let sessions = SessionStore()
 
     public init(
         name: String = "bluesky", baseURL: URL = URL(string: "https://bsky.social")!, identifier: String,
-        password: String, language: String? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()
+        password: String, language: String? = nil, shorten: Bool = false, image: ImageOption = .off,
+        context: HTTPContext = HTTPContext()
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -31,6 +35,7 @@ public struct BlueskyPublisher: Publisher {
         self.password = password
         self.language = language
         self.gate = TextGate(rule: .bluesky, shorten: shorten)
+        self.image = image
         self.context = context.redacting(password)
     }
 
@@ -153,8 +158,30 @@ public struct BlueskyPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let s): session = s
         }
+        return await ImageAttachment.uploadThenPost(
+            post, option: image, target: name,
+            upload: { image in
+                switch await uploadBlob(image, session: session, deadline: deadline) {
+                case .failure(let stop): return .failure(stop)
+                case .success(let uploaded):
+                    session = uploaded.session
+                    return .success(Self.imagesEmbed(blob: uploaded.blob, image: image))
+                }
+            },
+            send: { embed in
+                await createPost(text: text, rkey: rkey, embed: embed, session: session, deadline: deadline)
+            })
+    }
+
+    /// Creates the post's record (with `embed` when it carries the image), refreshing the session once if the server
+    /// says it has expired; a failed create whose record key is already taken is the post made by an earlier
+    /// attempt.
+    func createPost(text: String, rkey: String, embed: [String: Any]?, session: Session, deadline: Deadline) async
+        -> DeliveryOutcome
+    {
+        var session = session
         var reply: HTTPReply
-        switch await createRecord(text: text, rkey: rkey, session: session, deadline: deadline) {
+        switch await createRecord(text: text, rkey: rkey, embed: embed, session: session, deadline: deadline) {
         case .failure(let failure): return ResponseClassifier.classify(failure)
         case .success(let r): reply = r
         }
@@ -163,7 +190,7 @@ public struct BlueskyPublisher: Publisher {
             case .failure(let stop): return stop.outcome
             case .success(let s): session = s
             }
-            switch await createRecord(text: text, rkey: rkey, session: session, deadline: deadline) {
+            switch await createRecord(text: text, rkey: rkey, embed: embed, session: session, deadline: deadline) {
             case .failure(let failure): return ResponseClassifier.classify(failure)
             case .success(let r): reply = r
             }
@@ -172,7 +199,7 @@ public struct BlueskyPublisher: Publisher {
             $0.json?["uri"] as? String
         }
         switch outcome {
-        case .delivered, .alreadyDelivered:
+        case .delivered, .alreadyDelivered, .deliveredWithoutImage:
             return outcome
         case .retryable, .permanent:
             // The record key may already be taken by an earlier attempt that did get through.
@@ -184,20 +211,90 @@ public struct BlueskyPublisher: Publisher {
         }
     }
 
+    // MARK: The image
+
+    /// The PDS's limit on an image blob in `app.bsky.embed.images` (the lexicon's `maxSize`).
+    public static let imageByteLimit = 1_000_000
+
+    /// `com.atproto.repo.uploadBlob` with the PNG as the body; the blob reference it answers goes into the post's
+    /// embed. An unreferenced blob is deleted by the PDS, so an upload whose answer was lost is harmless. Refreshes
+    /// the session once when the server says it has expired, and returns the session it used.
+    func uploadBlob(_ image: PostImage, session: Session, deadline: Deadline) async -> Result<
+        (blob: [String: Any], session: Session), Stop
+    > {
+        guard image.png.count <= Self.imageByteLimit else {
+            return .failure(
+                Stop(
+                    .permanent(
+                        reason: "the image is \(image.png.count) bytes; Bluesky takes at most \(Self.imageByteLimit)")))
+        }
+        var session = session
+        func request(_ session: Session) -> URLRequest {
+            var request = URLRequest(url: xrpc("com.atproto.repo.uploadBlob"))
+            request.httpMethod = "POST"
+            request.setValue("image/png", forHTTPHeaderField: "Content-Type")
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+            request.setValue("Bearer \(session.accessJwt)", forHTTPHeaderField: "Authorization")
+            request.httpBody = image.png
+            return request
+        }
+        var reply: HTTPReply
+        switch await context.send(request(session), deadline: deadline) {
+        case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
+        case .success(let r): reply = r
+        }
+        if Self.isExpiredToken(reply) {
+            switch await currentSession(deadline: deadline, forceRefresh: true) {
+            case .failure(let stop): return .failure(stop)
+            case .success(let s): session = s
+            }
+            switch await context.send(request(session), deadline: deadline) {
+            case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
+            case .success(let r): reply = r
+            }
+        }
+        guard (200..<300).contains(reply.status) else {
+            return .failure(
+                Stop(ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }))
+        }
+        guard let blob = reply.json?["blob"] as? [String: Any] else {
+            return .failure(Stop(.permanent(reason: "uploadBlob answered without a blob")))
+        }
+        return .success((blob, session))
+    }
+
+    /// `app.bsky.embed.images` with one image: the blob, its alt text and its aspect ratio (so clients lay it out
+    /// before loading it).
+    static func imagesEmbed(blob: [String: Any], image: PostImage) -> [String: Any] {
+        [
+            "$type": "app.bsky.embed.images",
+            "images": [
+                [
+                    "alt": image.alt, "image": blob,
+                    "aspectRatio": ["width": max(1, image.width), "height": max(1, image.height)],
+                ] as [String: Any]
+            ],
+        ]
+    }
+
     /// An expired access token: 401, or 400 with the XRPC error `ExpiredToken` (a machine-readable code).
     static func isExpiredToken(_ reply: HTTPReply) -> Bool {
         reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
     }
 
-    func createRecord(text: String, rkey: String, session: Session, deadline: Deadline) async -> Result<
-        HTTPReply, TransportFailure
-    > {
+    func createRecord(text: String, rkey: String, embed: [String: Any]?, session: Session, deadline: Deadline) async
+        -> Result<
+            HTTPReply, TransportFailure
+        >
+    {
         var record: [String: Any] = [
             "$type": "app.bsky.feed.post",
             "text": text,
             "createdAt": Self.atTime(context.now()),
         ]
         if let language { record["langs"] = [language] }
+        if let embed { record["embed"] = embed }
         let request = Requests.json(
             "POST", xrpc("com.atproto.repo.createRecord"),
             body: [
@@ -230,7 +327,7 @@ public struct BlueskyPublisher: Publisher {
 
 extension BlueskyPublisher {
     /// `kind = "bluesky"`: `base_url`, `identifier` and `password_env`/`password_file` (required), `language`,
-    /// `shorten`. The session tokens it receives are hidden wherever a reply echoes them.
+    /// `shorten`, `image`, `image_required`. The session tokens it receives are hidden wherever a reply echoes them.
     public static let target = TargetKind(
         "bluesky", secrets: [.init("password")],
         redactions: [#"(?i)("(?:accessJwt|refreshJwt)"\s*:\s*")[^"]*"#]
@@ -238,6 +335,7 @@ extension BlueskyPublisher {
         BlueskyPublisher(
             name: config.name, baseURL: try config.url("base_url", default: "https://bsky.social")!,
             identifier: try config.requiredString("identifier"), password: try config.secret("password"),
-            language: try config.language(), shorten: try config.shorten, context: config.context)
+            language: try config.language(), shorten: try config.shorten, image: try config.image,
+            context: config.context)
     }
 }

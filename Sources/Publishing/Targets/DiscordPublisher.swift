@@ -1,33 +1,64 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Discord webhook: `POST {url}?wait=true` with `{"content": …, "allowed_mentions": {"parse": []}}`. `wait=true`
 /// makes Discord answer 200 with the message (its `id`) instead of a 204 that hides failures. The URL holds the
 /// webhook token, so it is never shown. No idempotency. Length: 2000 characters.
+///
+/// With `image = "chart"` the same request is multipart: `payload_json` (the JSON above plus `attachments` with the
+/// alt text as the attachment's `description`) and the PNG as `files[0]`. One request, so the image cannot be
+/// posted apart from its text.
 public struct DiscordPublisher: ChatWebhookTarget {
     public var webhook: ChatWebhook
+    /// `image`, `image_required`: the chart as the message's attachment.
+    public var image: ImageOption
+
+    /// Discord's limit on an attachment's description.
+    public static let altLimit = 1024
 
     public init(
         name: String = "discord", url: URL, shorten: Bool = false, resendUnconfirmed: Bool = true,
-        context: HTTPContext = HTTPContext()
+        image: ImageOption = .off, context: HTTPContext = HTTPContext()
     ) {
         webhook = ChatWebhook(
             service: "discord", name: name, url: url, characters: 2000, shorten: shorten,
             resendUnconfirmed: resendUnconfirmed, context: context)
+        self.image = image
     }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        await webhook.publish(
-            post, deadline: deadline,
-            { text in
-                Requests.json(
-                    "POST", Endpoint.adding("wait", "true", to: webhook.url),
-                    body: ["content": text, "allowed_mentions": ["parse": [String]()]])
-            }, remoteID: { idString($0.json?["id"]) })
+        await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
+            await webhook.publish(
+                post, deadline: deadline, { text in request(text: text, image: image, post: post) },
+                remoteID: { idString($0.json?["id"]) })
+        }
+    }
+
+    /// The execute-webhook request: JSON, or multipart when it carries the image.
+    func request(text: String, image: PostImage?, post: Post) -> URLRequest {
+        let url = Endpoint.adding("wait", "true", to: webhook.url)
+        var payload: [String: Any] = ["content": text, "allowed_mentions": ["parse": [String]()]]
+        guard let image else { return Requests.json("POST", url, body: payload) }
+        let fileName = PostImage.fileName(for: post)
+        payload["attachments"] = [
+            ["id": 0, "filename": fileName, "description": image.alt(limit: Self.altLimit)] as [String: Any]
+        ]
+        var form = MultipartBody()
+        let json =
+            (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
+        form.add("payload_json", String(decoding: json, as: UTF8.self))
+        form.addFile("files[0]", filename: fileName, contentType: "image/png", data: image.png)
+        return form.request("POST", url)
     }
 }
 
 extension DiscordPublisher {
-    /// `kind = "discord"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`. The webhook token in
+    /// `kind = "discord"`: `url_env`/`url_file` (required), `resend_unconfirmed`, `shorten`, `image`,
+    /// `image_required`. The webhook token in
     /// a Discord URL is hidden wherever it appears.
     public static let target = TargetKind(
         "discord", secrets: [.init("url", why: "a webhook URL is a secret")],
@@ -35,6 +66,6 @@ extension DiscordPublisher {
     ) { config in
         DiscordPublisher(
             name: config.name, url: try config.secretURL(), shorten: try config.shorten,
-            resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+            resendUnconfirmed: try config.resendUnconfirmed, image: try config.image, context: config.context)
     }
 }

@@ -3,15 +3,21 @@ import Messages
 
 /// Appends each post as one JSON line `{"idempotency_key", "text", "window_start", "window_end", "written_at"}` to
 /// a file (for local use and tests). A key already in the file is reported as `.alreadyDelivered` and not written
-/// again; the remote id is the line number.
+/// again; the remote id is the line number. With `image = "chart"` the chart is written first as
+/// `<idempotency key>.png` in the same folder, and the line names it (`image_file`) with its alt text (`image_alt`).
 public struct FilePublisher: Publisher {
     public let name: String
     public let path: String
+    /// `image`, `image_required`: the chart as a PNG file beside the lines.
+    public var image: ImageOption
     let now: @Sendable () -> Date
 
-    public init(name: String = "file", path: String, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        name: String = "file", path: String, image: ImageOption = .off, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.name = name
         self.path = path
+        self.image = image
         self.now = now
     }
 
@@ -23,10 +29,27 @@ public struct FilePublisher: Publisher {
         var windowStart: String
         var windowEnd: String
         var writtenAt: String
+        /// The chart's file name, in the folder of the lines' file.
+        var imageFile: String?
+        var imageAlt: String?
+    }
+
+    /// Where the chart of `post` is written: beside the lines' file, named by the post's key (one file per post,
+    /// the same on every attempt).
+    public func imagePath(for post: Post) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(PostImage.fileName(for: post))
+            .path
     }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         guard !post.text.isEmpty else { return .permanent(reason: "empty text") }
+        return await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
+            await append(post, image: image)
+        }
+    }
+
+    /// Writes the image (when given), then the line naming it.
+    func append(_ post: Post, image: PostImage?) async -> DeliveryOutcome {
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let lines = existing.split(separator: "\n", omittingEmptySubsequences: true)
         let decoder = JSONDecoder()
@@ -41,10 +64,16 @@ public struct FilePublisher: Publisher {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
+        if let image {
+            do { try image.png.write(to: URL(fileURLWithPath: imagePath(for: post)), options: .atomic) } catch {
+                return .permanent(reason: "cannot write \(imagePath(for: post)): \(error.localizedDescription)")
+            }
+        }
         let line = Line(
             idempotencyKey: post.idempotencyKey, text: post.text,
             windowStart: Timestamps.format(post.windowStart), windowEnd: Timestamps.format(post.windowEnd),
-            writtenAt: Timestamps.format(now()))
+            writtenAt: Timestamps.format(now()), imageFile: image.map { _ in PostImage.fileName(for: post) },
+            imageAlt: image?.alt)
         guard var data = try? encoder.encode(line) else { return .permanent(reason: "cannot encode the post") }
         data.append(0x0A)
         if !existing.isEmpty && !existing.hasSuffix("\n") { data.insert(0x0A, at: 0) }  // after a torn last line
@@ -63,8 +92,8 @@ public struct FilePublisher: Publisher {
 }
 
 extension FilePublisher {
-    /// `kind = "file"`: `path` (required; relative to the configuration file's folder).
+    /// `kind = "file"`: `path` (required; relative to the configuration file's folder), `image`, `image_required`.
     public static let target = TargetKind("file", usesHTTP: false) { config in
-        FilePublisher(name: config.name, path: try config.requiredPath("path"))
+        FilePublisher(name: config.name, path: try config.requiredPath("path"), image: try config.image)
     }
 }

@@ -50,6 +50,19 @@ public struct HTTPContext: Sendable {
         return result.mapError { $0.redacted(redactor) }
     }
 
+    /// The 2xx reply to `request`, or the outcome that stops the post (an upload step before the post itself: a
+    /// media upload, a poll for its processing).
+    func successfulReply(to request: URLRequest, deadline: Deadline) async -> Result<HTTPReply, Stop> {
+        switch await send(request, deadline: deadline) {
+        case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
+        case .success(let reply):
+            guard (200..<300).contains(reply.status) else {
+                return .failure(Stop(ResponseClassifier.classify(reply, now: now(), redactor: redactor) { _ in nil }))
+            }
+            return .success(reply)
+        }
+    }
+
     /// Sends `request` and classifies the reply; `remoteID` reads the created post's id from a 2xx reply.
     func deliver(
         _ request: URLRequest, deadline: Deadline,

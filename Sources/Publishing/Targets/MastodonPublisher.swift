@@ -7,7 +7,8 @@ import Messages
 
 /// Mastodon (and servers speaking its API: Takahē, GoToSocial, Pleroma, …): `POST {base_url}/api/v1/statuses` with
 /// a bearer token, JSON `{status, visibility, language}` and the post's key as `Idempotency-Key`. 200 with the
-/// Status entity; its `id` is the remote id.
+/// Status entity; its `id` is the remote id. With `image = "chart"` the chart is uploaded first
+/// (`POST /api/v2/media`, waiting while the server answers 202) and the status carries its id in `media_ids`.
 ///
 /// Many servers ignore `Idempotency-Key` (Takahē, GoToSocial) and Mastodon keeps it one hour only, so after an
 /// unconfirmed attempt the agent asks `lookUp` first: the account's recent statuses (`verify_credentials`, then
@@ -25,6 +26,8 @@ public struct MastodonPublisher: Publisher {
     /// The configured limit; nil: the instance's.
     public var maxCharacters: Int?
     public var shorten: Bool
+    /// `image`, `image_required`: the chart goes up through `/api/v2/media` first.
+    public var image: ImageOption
     let context: HTTPContext
 
     /// How long the instance's limit is kept.
@@ -34,7 +37,8 @@ public struct MastodonPublisher: Publisher {
 
     public init(
         name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
-        language: String? = nil, shorten: Bool = false, maxCharacters: Int? = nil, context: HTTPContext = HTTPContext()
+        language: String? = nil, shorten: Bool = false, maxCharacters: Int? = nil, image: ImageOption = .off,
+        context: HTTPContext = HTTPContext()
     ) {
         self.name = name
         self.baseURL = baseURL
@@ -43,6 +47,7 @@ public struct MastodonPublisher: Publisher {
         self.language = language
         self.shorten = shorten
         self.maxCharacters = maxCharacters
+        self.image = image
         self.context = context.redacting(token)
     }
 
@@ -60,16 +65,84 @@ public struct MastodonPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
+        return await ImageAttachment.uploadThenPost(
+            post, option: image, target: name,
+            upload: { await uploadMedia($0, post: post, deadline: deadline) },
+            send: { await postStatus(text, mediaID: $0, post: post, deadline: deadline) })
+    }
+
+    /// `POST /api/v1/statuses`, with the uploaded image's id in `media_ids` when there is one.
+    func postStatus(_ text: String, mediaID: String?, post: Post, deadline: Deadline) async -> DeliveryOutcome {
         var body: [String: Any] = ["status": text]
         if let visibility { body["visibility"] = visibility }
         if let language { body["language"] = language }
+        if let mediaID { body["media_ids"] = [mediaID] }
         let request = Requests.json(
             "POST", Endpoint.join(baseURL, "api/v1/statuses"), body: body,
             headers: [
                 "Authorization": "Bearer \(token)",
                 "Idempotency-Key": post.idempotencyKey,
             ])
-        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+        let reply: HTTPReply
+        switch await context.send(request, deadline: deadline) {
+        case .failure(let failure): return ResponseClassifier.classify(failure)
+        case .success(let r): reply = r
+        }
+        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) {
+            idString($0.json?["id"])
+        }
+        // 422 for a status with media: "Cannot attach files that have not finished processing" (a server that
+        // said the media was ready too early). Nothing was posted; worth a later try (postybirb-plus#335).
+        if mediaID != nil, reply.status == 422, case .permanent(let reason) = outcome {
+            return .retryable(reason: reason, retryAfter: Self.processingPoll.timeInterval * 5)
+        }
+        return outcome
+    }
+
+    // MARK: The image
+
+    /// How long to wait between asks while the server processes an upload (it answered 202).
+    public static let processingPoll: Duration = .seconds(1)
+    /// Mastodon's limit on a media description.
+    public static let altLimit = 1500
+
+    /// `POST /api/v2/media` (multipart: `file`, `description` = the alt text); on 202 the server is still processing
+    /// it, so `GET /api/v1/media/:id` is asked every `processingPoll` (on the deadline's clock) until its `url` is
+    /// set. Returns the media id for `media_ids`.
+    func uploadMedia(_ image: PostImage, post: Post, deadline: Deadline) async -> Result<String, Stop> {
+        var form = MultipartBody()
+        form.addFile("file", filename: PostImage.fileName(for: post), contentType: "image/png", data: image.png)
+        form.add("description", image.alt(limit: Self.altLimit))
+        let request = form.request(
+            "POST", Endpoint.join(baseURL, "api/v2/media"), headers: ["Authorization": "Bearer \(token)"])
+        var reply: HTTPReply
+        switch await context.successfulReply(to: request, deadline: deadline) {
+        case .failure(let stop): return .failure(stop)
+        case .success(let r): reply = r
+        }
+        guard let id = idString(reply.json?["id"]) else {
+            return .failure(Stop(.permanent(reason: "the media upload answered without an id")))
+        }
+        while reply.status == 202 || reply.json?["url"] as? String == nil {
+            do { try await deadline.pause(for: Self.processingPoll) } catch {
+                return .failure(Stop(ResponseClassifier.classify(.deadline)))
+            }
+            if deadline.hasPassed {
+                return .failure(
+                    Stop(
+                        .retryable(reason: "the server was still processing the image at the deadline", retryAfter: nil)
+                    ))
+            }
+            var poll = URLRequest(url: Endpoint.join(baseURL, "api/v1/media/\(Endpoint.segment(id))"))
+            poll.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            poll.setValue("application/json", forHTTPHeaderField: "Accept")
+            poll.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+            switch await context.successfulReply(to: poll, deadline: deadline) {
+            case .failure(let stop): return .failure(stop)
+            case .success(let r): reply = r  // 206 while processing, 200 with its url once done
+            }
+        }
+        return .success(id)
     }
 
     /// The length check with the configured limit, or the instance's.
@@ -164,12 +237,13 @@ public struct MastodonPublisher: Publisher {
 
 extension MastodonPublisher {
     /// `kind = "mastodon"`: `base_url`, `token_env`/`token_file` (required), `visibility`, `language`,
-    /// `max_characters` (overrides the instance's limit), `shorten`.
+    /// `max_characters` (overrides the instance's limit), `shorten`, `image`, `image_required`.
     public static let target = TargetKind("mastodon", secrets: [.init("token")]) { config in
         MastodonPublisher(
             name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
             visibility: try config.oneOf("visibility", ["public", "unlisted", "private", "direct"]),
             language: try config.language(), shorten: try config.shorten,
-            maxCharacters: try config.int("max_characters", range: 1...100_000), context: config.context)
+            maxCharacters: try config.int("max_characters", range: 1...100_000), image: try config.image,
+            context: config.context)
     }
 }

@@ -6,7 +6,8 @@ import Messages
 /// the remote id. No client-side idempotency key (recent servers drop an identical body for 60 s only), so after an
 /// unconfirmed attempt `lookUp` reads the account's recent notes (`/api/i`, then `/api/users/notes`) for one with
 /// the same text. Length: 3000 characters (`MAX_NOTE_TEXT_LENGTH`), or the instance's own limit given as
-/// `max_characters`.
+/// `max_characters`. With `image = "chart"` the chart goes into the account's drive first (`drive/files/create`)
+/// and the note carries it in `fileIds`.
 public struct MisskeyPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -14,6 +15,8 @@ public struct MisskeyPublisher: Publisher {
     public var visibility: String?
     public var contentWarning: String?
     public var gate: TextGate
+    /// `image`, `image_required`: the chart goes into the drive first (`drive/files/create`).
+    public var image: ImageOption
     let context: HTTPContext
     /// When the look-up cannot tell: resend (true) or give up (false).
     public var resendUnconfirmed: Bool
@@ -22,11 +25,12 @@ public struct MisskeyPublisher: Publisher {
     public init(
         name: String = "misskey", baseURL: URL, token: String, visibility: String? = nil,
         contentWarning: String? = nil, maxCharacters: Int = 3000, shorten: Bool = false,
-        resendUnconfirmed: Bool = true, context: HTTPContext = HTTPContext()
+        resendUnconfirmed: Bool = true, image: ImageOption = .off, context: HTTPContext = HTTPContext()
     ) {
         self.name = name
         self.baseURL = baseURL
         self.token = token
+        self.image = image
         self.visibility = visibility
         self.contentWarning = contentWarning
         self.gate = TextGate(rule: .characters(maxCharacters), shorten: shorten)
@@ -43,12 +47,41 @@ public struct MisskeyPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
-        var body: [String: Any] = ["i": token, "text": text]
-        if let visibility { body["visibility"] = visibility }
-        if let contentWarning { body["cw"] = contentWarning }
-        let request = Requests.json("POST", Endpoint.join(baseURL, "api/notes/create"), body: body)
-        return await context.deliver(request, deadline: deadline) { reply in
-            (reply.json?["createdNote"] as? [String: Any]).flatMap { idString($0["id"]) }
+        return await ImageAttachment.uploadThenPost(
+            post, option: image, target: name,
+            upload: { await uploadFile($0, post: post, deadline: deadline) },
+            send: { fileID in
+                var body: [String: Any] = ["i": token, "text": text]
+                if let visibility { body["visibility"] = visibility }
+                if let contentWarning { body["cw"] = contentWarning }
+                if let fileID { body["fileIds"] = [fileID] }
+                let request = Requests.json("POST", Endpoint.join(baseURL, "api/notes/create"), body: body)
+                return await context.deliver(request, deadline: deadline) { reply in
+                    (reply.json?["createdNote"] as? [String: Any]).flatMap { idString($0["id"]) }
+                }
+            })
+    }
+
+    /// Misskey's limit on a drive file's comment (`DB_MAX_IMAGE_COMMENT_LENGTH`).
+    public static let altLimit = 512
+
+    /// `POST /api/drive/files/create` (multipart: `i`, `file`, `name`, `comment` = the alt text, which clients show
+    /// as the image's description); returns the drive file's id for `fileIds`. A file whose answer was lost stays in
+    /// the account's drive, attached to nothing and seen by no one.
+    func uploadFile(_ image: PostImage, post: Post, deadline: Deadline) async -> Result<String, Stop> {
+        var form = MultipartBody()
+        form.add("i", token)
+        form.add("name", PostImage.fileName(for: post))
+        form.add("comment", image.alt(limit: Self.altLimit))
+        form.addFile("file", filename: PostImage.fileName(for: post), contentType: "image/png", data: image.png)
+        let request = form.request("POST", Endpoint.join(baseURL, "api/drive/files/create"))
+        switch await context.successfulReply(to: request, deadline: deadline) {
+        case .failure(let stop): return .failure(stop)
+        case .success(let reply):
+            guard let id = idString(reply.json?["id"]) else {
+                return .failure(Stop(.permanent(reason: "drive/files/create answered without an id")))
+            }
+            return .success(id)
         }
     }
 
@@ -86,7 +119,7 @@ public struct MisskeyPublisher: Publisher {
 
 extension MisskeyPublisher {
     /// `kind = "misskey"`: `base_url` and `token_env`/`token_file` (required), `visibility` (`public`, `home`,
-    /// `followers`), `cw`, `max_characters`, `resend_unconfirmed`, `shorten`. The `i` field is hidden wherever a
+    /// `followers`), `cw`, `max_characters`, `resend_unconfirmed`, `shorten`, `image`, `image_required`. The `i` field is hidden wherever a
     /// reply echoes it.
     public static let target = TargetKind(
         "misskey", secrets: [.init("token")],
@@ -97,6 +130,7 @@ extension MisskeyPublisher {
             visibility: try config.oneOf("visibility", ["public", "home", "followers"]),
             contentWarning: try config.string("cw"),
             maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 3000,
-            shorten: try config.shorten, resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+            shorten: try config.shorten, resendUnconfirmed: try config.resendUnconfirmed, image: try config.image,
+            context: config.context)
     }
 }

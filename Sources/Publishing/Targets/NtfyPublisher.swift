@@ -8,7 +8,8 @@ import Messages
 /// ntfy: JSON publish to the server root, `POST {base_url}/` with `{"topic", "message", "title"?, "priority"?,
 /// "tags"?}`, optionally with `Authorization: Bearer <token>` or, for servers with user accounts (ntfy 1.x),
 /// `Authorization: Basic` with a username and password (never the `?auth=` query parameter). 200 with the
-/// message; its `id` is the remote id. No idempotency. Length: 4096 bytes (longer becomes an attachment).
+/// message; its `id` is the remote id. With `image = "chart"`: `PUT {base_url}/{topic}` with the PNG as an attachment
+/// (`attachmentRequest`). No idempotency. Length: 4096 bytes (longer becomes an attachment).
 /// Before resending after an unconfirmed attempt, `lookUp` polls the topic's cached messages
 /// (`GET {base_url}/{topic}/json?poll=1&since=…`) for the same text, so a post whose answer was lost is not doubled.
 public struct NtfyPublisher: Publisher {
@@ -22,6 +23,8 @@ public struct NtfyPublisher: Publisher {
     public var priority: Int?
     public var tags: [String]
     public var gate: TextGate
+    /// `image`, `image_required`: the chart as the message's attachment.
+    public var image: ImageOption
     let context: HTTPContext
     /// When the lookup cannot tell: resend (true) or give up (false).
     public var resendUnconfirmed = true
@@ -31,9 +34,10 @@ public struct NtfyPublisher: Publisher {
         name: String = "ntfy", baseURL: URL = URL(string: "https://ntfy.sh")!, topic: String,
         token: String? = nil, basic: (username: String, password: String)? = nil, title: String? = nil,
         priority: Int? = nil, tags: [String] = [], shorten: Bool = false, resendUnconfirmed: Bool = true,
-        context: HTTPContext = HTTPContext()
+        image: ImageOption = .off, context: HTTPContext = HTTPContext()
     ) {
         self.name = name
+        self.image = image
         self.resendUnconfirmed = resendUnconfirmed
         self.baseURL = baseURL
         self.topic = topic
@@ -70,14 +74,62 @@ public struct NtfyPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
+        return await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
+            let request = image.map { attachmentRequest(text: text, image: $0, post: post) } ?? jsonRequest(text: text)
+            return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+        }
+    }
+
+    /// The text-only publish: JSON to the server root.
+    func jsonRequest(text: String) -> URLRequest {
         var body: [String: Any] = ["topic": topic, "message": text]
         if let title { body["title"] = title }
         if let priority { body["priority"] = priority }
         if !tags.isEmpty { body["tags"] = tags }
         var headers: [String: String] = [:]
         if let authorization { headers["Authorization"] = authorization }
-        let request = Requests.json("POST", Endpoint.join(baseURL, ""), body: body, headers: headers)
-        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+        return Requests.json("POST", Endpoint.join(baseURL, ""), body: body, headers: headers)
+    }
+
+    /// The publish with the chart attached: `PUT {base_url}/{topic}` with the PNG as the body, its name in
+    /// `Filename`, and the text in `X-Message` (the body is taken). The alt text has no place in an ntfy message: the
+    /// text the notification shows says what the chart shows. Header values are RFC 2047 encoded-words when they are
+    /// not ASCII (ntfy decodes them; raw UTF-8 in a header is not safe through every proxy and HTTP library).
+    func attachmentRequest(text: String, image: PostImage, post: Post) -> URLRequest {
+        var request = URLRequest(url: Endpoint.join(baseURL, Endpoint.segment(topic)))
+        request.httpMethod = "PUT"
+        request.setValue("image/png", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+        request.setValue(PostImage.fileName(for: post), forHTTPHeaderField: "Filename")
+        request.setValue(Self.headerValue(text), forHTTPHeaderField: "X-Message")
+        if let title { request.setValue(Self.headerValue(title), forHTTPHeaderField: "X-Title") }
+        if let priority { request.setValue(String(priority), forHTTPHeaderField: "X-Priority") }
+        if !tags.isEmpty {
+            request.setValue(Self.headerValue(tags.joined(separator: ",")), forHTTPHeaderField: "X-Tags")
+        }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        request.httpBody = image.png
+        return request
+    }
+
+    /// `text` as a header value: itself when it is printable ASCII, else RFC 2047 `B` encoded-words of UTF-8, each
+    /// within the RFC's 75 characters (45 bytes of text, cut between characters), separated by spaces, which a
+    /// decoder drops between encoded-words. A line break is encoded too, so a header cannot be split.
+    static func headerValue(_ text: String) -> String {
+        if text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) { return text }
+        var words: [String] = []
+        var chunk = Data()
+        for scalar in text.unicodeScalars {
+            let bytes = Data(String(scalar).utf8)
+            if chunk.count + bytes.count > 45 {
+                words.append(chunk.base64EncodedString())
+                chunk = Data()
+            }
+            chunk.append(bytes)
+        }
+        if !chunk.isEmpty { words.append(chunk.base64EncodedString()) }
+        return words.map { "=?UTF-8?B?\($0)?=" }.joined(separator: " ")
     }
 
     /// Looks for a message with the post's text among the topic's messages since the window ended (a post is only
@@ -110,7 +162,8 @@ public struct NtfyPublisher: Publisher {
 
 extension NtfyPublisher {
     /// `kind = "ntfy"`: `base_url`, `topic` (required), either `token_env`/`token_file` or `username` with
-    /// `password_env`/`password_file`, `title`, `priority`, `tags`, `resend_unconfirmed`, `shorten`.
+    /// `password_env`/`password_file`, `title`, `priority`, `tags`, `resend_unconfirmed`, `shorten`, `image`,
+    /// `image_required`.
     public static let target = TargetKind(
         "ntfy", secrets: [.init("token"), .init("password")],
         redactions: [##"(?i)([?&;]auth=)[^&\s"#]+"##]
@@ -137,6 +190,6 @@ extension NtfyPublisher {
             name: config.name, baseURL: base, topic: topic, token: token, basic: basic,
             title: try config.string("title"), priority: try config.int("priority", range: 1...5),
             tags: try config.strings("tags") ?? [], shorten: try config.shorten,
-            resendUnconfirmed: try config.resendUnconfirmed, context: config.context)
+            resendUnconfirmed: try config.resendUnconfirmed, image: try config.image, context: config.context)
     }
 }

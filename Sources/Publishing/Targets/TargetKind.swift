@@ -26,16 +26,19 @@ public struct TargetKind: Sendable {
     public let redactions: [String]
     /// Whether the target speaks HTTP (and so gets the shared conformance scenarios).
     public let usesHTTP: Bool
+    /// Whether the target can carry the chart (reads `image` and `image_required`; gets the image scenarios).
+    public let takesImages: Bool
     let build: @Sendable (TargetConfig) throws -> any Publisher
 
     init(
         _ name: String, secrets: [Secret] = [], redactions: [String] = [], usesHTTP: Bool = true,
-        build: @escaping @Sendable (TargetConfig) throws -> any Publisher
+        takesImages: Bool = true, build: @escaping @Sendable (TargetConfig) throws -> any Publisher
     ) {
         self.name = name
         self.secrets = secrets
         self.redactions = redactions
         self.usesHTTP = usesHTTP
+        self.takesImages = takesImages
         self.build = build
     }
 }
@@ -89,6 +92,15 @@ final class TargetConfig {
     /// `shorten` (default false).
     var shorten: Bool {
         get throws(ConfigurationError) { try table.bool("shorten") ?? false }
+    }
+
+    /// `image` (`"chart"`; default off: text only) and `image_required` (default true: a failed upload fails the
+    /// post rather than posting its text alone), read by every target that can carry an image.
+    var image: ImageOption {
+        get throws(ConfigurationError) {
+            let chart = try table.oneOf("image", ["chart"]) != nil
+            return ImageOption(chart: chart, required: try table.bool("image_required") ?? true)
+        }
     }
 
     /// `resend_unconfirmed` (default true).

@@ -2,10 +2,14 @@ import Foundation
 import Messages
 
 /// The JSON body of a generic webhook, with `{{text}}`, `{{idempotency_key}}`, `{{window_start}}` and
-/// `{{window_end}}` replaced by JSON strings (quotes included; times in RFC 3339 UTC). Checked when it is made:
-/// an unknown placeholder, or a template that is not valid JSON once filled, is an error.
+/// `{{window_end}}` replaced by JSON strings (quotes included; times in RFC 3339 UTC), and `{{image_png_base64}}`
+/// (the chart's PNG, base64) and `{{image_alt}}` (its alt text) by JSON strings, or `null` for a post without an
+/// image. Checked when it is made: an unknown placeholder, or a template that is not valid JSON once filled, is an
+/// error.
 public struct WebhookBodyTemplate: Sendable, Equatable {
-    public static let placeholders = ["text", "idempotency_key", "window_start", "window_end"]
+    public static let placeholders = [
+        "text", "idempotency_key", "window_start", "window_end", "image_png_base64", "image_alt",
+    ]
     public static let `default` =
         #"{"text": {{text}}, "idempotency_key": {{idempotency_key}}, "window_start": {{window_start}}, "window_end": {{window_end}}}"#
     public let source: String
@@ -35,20 +39,27 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
         }
     }
 
+    /// Whether the template sends the image (has `{{image_png_base64}}`).
+    public var carriesImage: Bool {
+        source.range(of: #"\{\{\s*image_png_base64\s*\}\}"#, options: .regularExpression) != nil
+    }
+
     /// The body for `post`.
     public func render(_ post: Post) -> Data {
-        let values: [String: String] = [
+        let values: [String: String?] = [
             "text": post.text,
             "idempotency_key": post.idempotencyKey,
             "window_start": Timestamps.format(post.windowStart),
             "window_end": Timestamps.format(post.windowEnd),
+            "image_png_base64": post.image?.png.base64EncodedString(),
+            "image_alt": post.image?.alt,
         ]
         var out = ""
         var rest = Substring(source)
         while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
             out += rest[..<open.lowerBound]
             let name = String(rest[open.upperBound..<close.lowerBound]).trimmingCharacters(in: .whitespaces)
-            out += Self.jsonString(values[name] ?? "")
+            out += (values[name] ?? nil).map(Self.jsonString) ?? "null"
             rest = rest[close.upperBound...]
         }
         out += rest
@@ -72,13 +83,17 @@ public struct WebhookPublisher: Publisher {
     public var bodyTemplate: WebhookBodyTemplate
     let headers: [String: String]
     public var gate: TextGate
+    /// `image`, `image_required`: the chart in the body's `{{image_png_base64}}` and `{{image_alt}}`.
+    public var image: ImageOption
     let context: HTTPContext
 
     public init(
         name: String = "webhook", url: URL, bodyTemplate: WebhookBodyTemplate, headers: [String: String] = [:],
-        lengthRule: LengthRule? = nil, shorten: Bool = false, context: HTTPContext = HTTPContext()
+        lengthRule: LengthRule? = nil, shorten: Bool = false, image: ImageOption = .off,
+        context: HTTPContext = HTTPContext()
     ) {
         self.name = name
+        self.image = image
         self.url = url
         self.bodyTemplate = bodyTemplate
         self.headers = headers
@@ -106,15 +121,22 @@ public struct WebhookPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): post.text = prepared
         }
-        var request = Requests.json("POST", url, body: [String: String](), headers: headers)
-        request.setValue(post.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
-        request.httpBody = bodyTemplate.render(post)
-        return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+        let gated = post
+        return await ImageAttachment.inOneRequest(gated, option: image, target: name) { image in
+            var sent = gated
+            sent.image = image  // nil: the placeholders render null
+            var request = Requests.json("POST", url, body: [String: String](), headers: headers)
+            request.setValue(sent.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
+            request.httpBody = bodyTemplate.render(sent)
+            return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+        }
     }
 }
 
 extension WebhookPublisher {
-    /// `kind = "webhook"`: `url_env`/`url_file` (required), `body_template`, `headers`, `length_rule`, `shorten`.
+    /// `kind = "webhook"`: `url_env`/`url_file` (required), `body_template`, `headers`, `length_rule`, `shorten`,
+    /// `image`, `image_required`. `image = "chart"` needs `{{image_png_base64}}` in the body template: without it the
+    /// image would be dropped unseen.
     public static let target = TargetKind("webhook", secrets: [.init("url", why: "a webhook URL is a secret")]) {
         config in
         let url = try config.secretURL()
@@ -124,8 +146,13 @@ extension WebhookPublisher {
             throw config.error("body_template", error.message)
         }
         let rule = try config.oneOf("length_rule", ["x", "mastodon", "bluesky"]).flatMap(LengthRule.platform)
+        let image = try config.image
+        if image.chart && !body.carriesImage {
+            throw config.error(
+                "image", "\"chart\" needs {{image_png_base64}} (and {{image_alt}}) in body_template to send the image")
+        }
         return WebhookPublisher(
             name: config.name, url: url, bodyTemplate: body, headers: try config.stringTable("headers") ?? [:],
-            lengthRule: rule, shorten: try config.shorten, context: config.context)
+            lengthRule: rule, shorten: try config.shorten, image: image, context: config.context)
     }
 }

@@ -1,6 +1,10 @@
 import Foundation
 import Messages
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// How the X target authenticates: OAuth 1.0a user context (signed per request) or an OAuth 2.0 user token.
 public enum XAuthentication: Sendable, Equatable {
     case oauth1(OAuth1Credentials)
@@ -16,24 +20,29 @@ public enum XAuthentication: Sendable, Equatable {
 
 /// X: `POST {base_url}/2/tweets` with `{"text": …}`. 201 `{"data": {"id": …}}`. X has no idempotency key; it
 /// refuses a repeated text with 403 "duplicate content", which is reported as `.alreadyDelivered` (the only place
-/// a message text is read: every other 403 is permanent). Length: twitter-text v3 weighted, 280.
+/// a message text is read: every other 403 is permanent). Length: twitter-text v3 weighted, 280. With
+/// `image = "chart"` the chart goes up through the v2 media upload first, with its alt text, and the post carries
+/// its id in `media.media_ids`.
 public struct XPublisher: Publisher {
     public let name: String
     public let baseURL: URL
     let authentication: XAuthentication
     public var gate: TextGate
+    /// `image`, `image_required`: the chart goes up through the v2 media upload first.
+    public var image: ImageOption
     let context: HTTPContext
     let nonce: @Sendable () -> String
 
     public init(
         name: String = "x", baseURL: URL = URL(string: "https://api.x.com")!, authentication: XAuthentication,
-        shorten: Bool = false, context: HTTPContext = HTTPContext(),
+        shorten: Bool = false, image: ImageOption = .off, context: HTTPContext = HTTPContext(),
         nonce: @escaping @Sendable () -> String = { OAuth1.makeNonce() }
     ) {
         self.name = name
         self.baseURL = baseURL
         self.authentication = authentication
         self.gate = TextGate(rule: .x, shorten: shorten)
+        self.image = image
         var context = context
         for secret in authentication.secrets { context.redactor.add(secret) }
         self.context = context
@@ -56,17 +65,19 @@ public struct XPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
+        return await ImageAttachment.uploadThenPost(
+            post, option: image, target: name,
+            upload: { await uploadMedia($0, post: post, deadline: deadline) },
+            send: { await tweet(text, mediaID: $0, deadline: deadline) })
+    }
+
+    /// `POST /2/tweets`, with the uploaded image in `media.media_ids` when there is one.
+    func tweet(_ text: String, mediaID: String?, deadline: Deadline) async -> DeliveryOutcome {
         let url = Endpoint.join(baseURL, "2/tweets")
-        let authorization: String
-        switch authentication {
-        case .bearer(let token):
-            authorization = "Bearer \(token)"
-        case .oauth1(let credentials):
-            authorization = OAuth1.authorizationHeader(
-                method: "POST", url: url, credentials: credentials, nonce: nonce(),
-                timestamp: Int(context.now().timeIntervalSince1970))
-        }
-        let request = Requests.json("POST", url, body: ["text": text], headers: ["Authorization": authorization])
+        var body: [String: Any] = ["text": text]
+        if let mediaID { body["media"] = ["media_ids": [mediaID]] }
+        let request = Requests.json(
+            "POST", url, body: body, headers: ["Authorization": authorization(method: "POST", url: url)])
         let outcome = await context.deliver(request, deadline: deadline) { reply in
             (reply.json?["data"] as? [String: Any]).flatMap { idString($0["id"]) }
         }
@@ -77,11 +88,64 @@ public struct XPublisher: Publisher {
         }
         return outcome
     }
+
+    /// The `Authorization` header for one request: the user token, or an OAuth 1.0a signature over the method, the
+    /// URL and its query (never a JSON or multipart body: RFC 5849 §3.4.1.3.1 signs form-encoded bodies only).
+    func authorization(method: String, url: URL) -> String {
+        switch authentication {
+        case .bearer(let token):
+            return "Bearer \(token)"
+        case .oauth1(let credentials):
+            return OAuth1.authorizationHeader(
+                method: method, url: url, credentials: credentials, nonce: nonce(),
+                timestamp: Int(context.now().timeIntervalSince1970))
+        }
+    }
+
+    // MARK: The image
+
+    /// X's limit on an image's alt text.
+    public static let altLimit = 1000
+
+    /// The v2 media upload, `POST /2/media/upload` (multipart: `media`, `media_category = tweet_image`,
+    /// `media_type`), then the alt text with `POST /2/media/metadata` (`{"id", "metadata": {"alt_text": {"text"}}}`);
+    /// returns the media id for the post. Media not attached within 24 hours expires, so an upload whose answer was
+    /// lost is harmless. A failed alt text fails the image too: an image without its description is not what was
+    /// asked for.
+    func uploadMedia(_ image: PostImage, post: Post, deadline: Deadline) async -> Result<String, Stop> {
+        var form = MultipartBody()
+        form.add("media_category", "tweet_image")
+        form.add("media_type", "image/png")
+        form.addFile("media", filename: PostImage.fileName(for: post), contentType: "image/png", data: image.png)
+        let uploadURL = Endpoint.join(baseURL, "2/media/upload")
+        let upload = form.request(
+            "POST", uploadURL, headers: ["Authorization": authorization(method: "POST", url: uploadURL)])
+        let id: String
+        switch await context.successfulReply(to: upload, deadline: deadline) {
+        case .failure(let stop): return .failure(stop)
+        case .success(let reply):
+            let data = reply.json?["data"] as? [String: Any]
+            guard let mediaID = idString(data?["id"]) ?? idString(reply.json?["media_id_string"]) else {
+                return .failure(Stop(.permanent(reason: "the media upload answered without an id")))
+            }
+            id = mediaID
+        }
+        let metadataURL = Endpoint.join(baseURL, "2/media/metadata")
+        let metadata = Requests.json(
+            "POST", metadataURL,
+            body: ["id": id, "metadata": ["alt_text": ["text": image.alt(limit: Self.altLimit)]]],
+            headers: ["Authorization": authorization(method: "POST", url: metadataURL)])
+        switch await context.successfulReply(to: metadata, deadline: deadline) {
+        case .failure(let stop): return .failure(stop)
+        case .success: return .success(id)
+        }
+    }
+
 }
 
 extension XPublisher {
     /// `kind = "x"`: `base_url`; OAuth 1.0a `consumer_key_*`, `consumer_secret_*`, `token_*`, `token_secret_*`, or an
-    /// OAuth 2.0 user token (`token_*` alone); `shorten`.
+    /// OAuth 2.0 user token (`token_*` alone); `shorten`, `image`, `image_required`.
     public static let target = TargetKind(
         "x",
         secrets: [
@@ -110,6 +174,6 @@ extension XPublisher {
         }
         return XPublisher(
             name: config.name, baseURL: base, authentication: authentication, shorten: try config.shorten,
-            context: config.context)
+            image: try config.image, context: config.context)
     }
 }

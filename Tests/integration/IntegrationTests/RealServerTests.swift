@@ -143,4 +143,100 @@ import Testing
         #expect(mastodonReason.hasPrefix("HTTP 401"))
         #expect(!mastodonReason.contains("not-a-token"))
     }
+
+    // MARK: Images (issue 35)
+
+    /// A real PNG of 1×1 pixel.
+    static let png = Data(
+        base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+
+    /// A post of a window no earlier run has used, with the chart and an alt text unique to it.
+    static func uniqueImagePost(_ label: String) -> Post {
+        var post = uniquePost(label)
+        post.image = PostImage(
+            png: png, alt: "10 分ごとの歩数の棒グラフ: 1,234 歩 (\(label) \(UUID().uuidString.prefix(8)))", width: 1,
+            height: 1)
+        return post
+    }
+
+    /// Downloads `url` with the token: status and bytes.
+    static func download(_ url: URL, token: String) async throws -> (Int, Data) {
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 20
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test func synapseGetsTheImageAsMImageBeforeTheTextOnceOnly() async throws {
+        let base = try Self.required("STEPTWEET_IT_MATRIX_URL")
+        let token = try Self.required("STEPTWEET_IT_MATRIX_TOKEN")
+        let room = try Self.required("STEPTWEET_IT_MATRIX_ROOM")
+        let set = try PublisherFactory.make(
+            toml: """
+                [[publish]]
+                kind = "matrix"
+                base_url = "\(base)"
+                token_env = "STEPTWEET_IT_MATRIX_TOKEN"
+                room_id = "\(room)"
+                image = "chart"
+                """)
+        let publisher = try #require(set.publishers.first)
+        let post = Self.uniqueImagePost("matrix-image")
+        let started = ContinuousClock.now
+        guard case .delivered(let textID?) = await publisher.publish(post, deadline: Deadline(in: .seconds(20))) else {
+            Issue.record("image post to Synapse was not delivered")
+            return
+        }
+        let elapsed = ContinuousClock.now - started
+        print("integration: Synapse upload + m.image + text took \(elapsed)")
+        // A repeat (a lost answer) uploads again but sends the same two events.
+        #expect(await publisher.publish(post, deadline: Deadline(in: .seconds(20))) == .delivered(remoteID: textID))
+
+        let (status, body) = try await Self.get(
+            URL(string: "\(base)/_matrix/client/v3/rooms/\(OAuth1.percentEncode(room))/messages?dir=b&limit=100")!,
+            token: token)
+        #expect(status == 200)
+        let events = ((body as? [String: Any])?["chunk"] as? [[String: Any]]) ?? []  // newest first
+        let images = events.filter { (($0["content"] as? [String: Any])?["body"] as? String) == post.image?.alt }
+        let texts = events.filter { (($0["content"] as? [String: Any])?["body"] as? String) == post.text }
+        #expect(images.count == 1 && texts.count == 1)
+        let image = try #require(images.first?["content"] as? [String: Any])
+        #expect(image["msgtype"] as? String == "m.image")
+        let info = try #require(image["info"] as? [String: Any])
+        #expect(info["mimetype"] as? String == "image/png" && info["size"] as? Int == Self.png.count)
+        let imageIndex = try #require(
+            events.firstIndex { $0["event_id"] as? String == images.first?["event_id"] as? String })
+        let textIndex = try #require(events.firstIndex { $0["event_id"] as? String == textID })
+        #expect(imageIndex > textIndex, "the image event comes before the text")
+        // The uploaded bytes, read back through the authenticated media API.
+        let mxc = try #require(image["url"] as? String)
+        let parts = mxc.dropFirst("mxc://".count).split(separator: "/")
+        let (downloadStatus, bytes) = try await Self.download(
+            URL(string: "\(base)/_matrix/client/v1/media/download/\(parts[0])/\(parts[1])")!, token: token)
+        #expect(downloadStatus == 200 && bytes == Self.png)
+    }
+
+    @Test func mastodonMockGetsTheImageWithItsDescription() async throws {
+        let base = try Self.required("STEPTWEET_IT_MASTODON_URL")
+        let token = try Self.required("STEPTWEET_IT_MASTODON_TOKEN")
+        let publisher = MastodonPublisher(
+            baseURL: URL(string: base)!, token: token, maxCharacters: 500, image: ImageOption(chart: true))
+        let post = Self.uniqueImagePost("mastodon-image")
+        guard case .delivered(let statusID?) = await publisher.publish(post, deadline: Deadline(in: .seconds(20)))
+        else {
+            Issue.record("image post to mastodon-mock was not delivered")
+            return
+        }
+        #expect(await publisher.publish(post, deadline: Deadline(in: .seconds(20))) == .delivered(remoteID: statusID))
+        let (status, body) = try await Self.get(URL(string: "\(base)/api/v1/statuses/\(statusID)")!, token: token)
+        #expect(status == 200)
+        let media = ((body as? [String: Any])?["media_attachments"] as? [[String: Any]]) ?? []
+        #expect(media.count == 1)
+        #expect(media.first?["description"] as? String == post.image?.alt)
+        let url = try #require((media.first?["url"] as? String).flatMap { URL(string: $0) })
+        let (downloadStatus, bytes) = try await Self.download(url, token: token)
+        #expect(downloadStatus == 200 && bytes == Self.png)
+    }
 }
