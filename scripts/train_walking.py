@@ -6,6 +6,7 @@ One command, from the repository root, after `swift build -c release`:
     python3 scripts/train_walking.py            # train, evaluate out of fold, write WalkingModel.swift
     python3 scripts/train_walking.py --curve    # also the out-of-fold trade-off curve over the threshold
     python3 scripts/train_walking.py --fit-long-walk --curve   # diagnostic: also train on the 3 h walk; writes nothing
+    python3 scripts/train_walking.py --slow-as-walking --curve # diagnostic: slow wrist walks trained as walking
 
 1. `steptweet eval --features` writes, for every recording of the two shared manifests, the recognizer's window
    features (one window of 10.24 s every 0.96 s) and the steps the rhythm gate found.
@@ -58,8 +59,17 @@ def group_of(entry):
     return ds, name
 
 
+SLOW_AS_WALKING = False  # --slow-as-walking: a diagnostic (issue #36); never used for the shipped model
+
+
+def is_slow_walk(entry):
+    return entry["file"].startswith("wrist_watch/") and "slow-walking" in entry["file"]
+
+
 def label_of(entry):
     t = entry["truth_steps"]
+    if SLOW_AS_WALKING and is_slow_walk(entry):
+        return 1
     return 1 if t == "" or int(t) >= 100 else 0
 
 
@@ -269,6 +279,22 @@ def summarise(entries, counts):
     return s
 
 
+def by_subject(entries, counts):
+    """Printed beside the targets, never saved (issue #36): the worst WISDM subject's false steps per hour over the
+    12 activities, and each wrist_watch slow walk's count against its truth."""
+    per = collections.defaultdict(lambda: [0, 0.0])
+    for e in entries:
+        if e["file"].startswith("wisdm_watch/") and e["truth_steps"] == "0":
+            per[e["subject"]][0] += counts[e["file"]][0]
+            per[e["subject"]][1] += counts[e["file"]][1] / 3600
+    worst = max(per, key=lambda k: per[k][0] / per[k][1])
+    slow = {e["file"].split("/")[1][:-4]: f"{counts[e['file']][0]}/{e['truth_steps']}" for e in entries
+            if is_slow_walk(e)}
+    return {"wisdm_worst_subject": f"{worst} {per[worst][0] / per[worst][1]:.1f}/h",
+            "wisdm_subjects_over_250_per_hour": sum(1 for v in per.values() if v[0] / v[1] > 250),
+            "slow_walks": slow}
+
+
 def swift_source(model, enter):
     def rows(values, fmt, per_line):
         items = [fmt(v) for v in values]
@@ -306,10 +332,15 @@ def main():
     ap.add_argument("--enter", dest="threshold", type=float, default=0.7, help="the enter probability to write")
     ap.add_argument("--curve", action="store_true", help="also the out-of-fold curve over thresholds")
     ap.add_argument("--no-write", action="store_true", help="do not rewrite WalkingModel.swift")
+    ap.add_argument("--slow-as-walking", action="store_true",
+                    help="diagnostic (issue #36): train the wrist_watch slow walks as walking; writes nothing")
+    ap.add_argument("--thresholds", help="comma-separated enter values for the curve (default: 0.3-0.9)")
     ap.add_argument("--fit-long-walk", action="store_true",
                     help="diagnostic: train every fold on the 3 h walk as walking (in sample for it, as its reference "
                          "says: how far its target can be reached at all); writes nothing")
     a = ap.parse_args()
+    global SLOW_AS_WALKING
+    SLOW_AS_WALKING = a.slow_as_walking
     with tempfile.TemporaryDirectory() as work:
         entries, windows = load(a.binary, a.shared, work)
         by_file = {e["file"]: e for e in entries}
@@ -317,6 +348,8 @@ def main():
         for k, held in enumerate(folds(entries)):
             fold_models.append((held, fit_model(by_file, windows, held, a.fit_long_walk)))
         thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9] if a.curve else [a.threshold]
+        if a.thresholds:
+            thresholds = [float(t) for t in a.thresholds.split(",")]
         table = {}
         for t in thresholds:
             counts = {}
@@ -326,7 +359,8 @@ def main():
             table[t] = summarise(entries, counts)
             print(f"threshold {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
                                                    for k, v in table[t].items() if k != "wisdm_per_activity"}))
-        if a.fit_long_walk:  # a diagnostic: its models are never shipped
+            print(f"  by subject {t}: " + json.dumps(by_subject(entries, counts)))
+        if a.fit_long_walk or a.slow_as_walking:  # diagnostics: their models are never shipped
             return
         model = fit_model(by_file, windows, set())
         if not a.no_write:
