@@ -37,7 +37,7 @@ struct AgentCommand: AsyncParsableCommand {
             try await AgentServices.runUntilSignalled(configuration: config, logger: Logger(label: "steptweet.agent"))
         } catch {
             // Another agent running is 75; a state folder this user may not write 77, one that cannot be created 73.
-            throw fail("agent: \(error)", status: ExitStatus.of(Fetcher.kind(ofStateError: error)))
+            throw fail("agent: \(error)", status: ExitStatus.of(StateStore.failureKind(of: error)))
         }
     }
 }

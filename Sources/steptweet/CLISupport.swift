@@ -39,7 +39,7 @@ enum ExitStatus {
 /// Ends a command that could not open or use the state database, with the status of its kind: 75 locked or busy, 77
 /// a permission, 73 a path where it cannot be created, 78 corrupt or foreign.
 func stateFailure(_ error: Error, path: String) -> ExitCode {
-    fail(Fetcher.describe(error, path: path), status: ExitStatus.of(Fetcher.kind(ofStateError: error)))
+    fail(StateStore.describe(error, path: path), status: ExitStatus.of(StateStore.failureKind(of: error)))
 }
 
 /// Writes `steptweet: message` to standard error, with control characters and invalid UTF-8 escaped (messages quote

@@ -50,13 +50,13 @@ public struct Fetcher: Sendable {
         }
         let lock: StateLock?
         do { lock = try await lockState(dryRun: dryRun, budget: budget) } catch {
-            report.fail(Self.kind(ofStateError: error), "\(error)")
+            report.fail(StateStore.failureKind(of: error), "\(error)")
             return recordEarlyFailure(report, budget: budget)
         }
         defer { lock?.release() }
         let store: StateStore
         do { store = try openStore(dryRun: dryRun) } catch {
-            report.fail(Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath))
+            report.fail(StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath))
             return report
         }
         var failures: [(kind: FailureKind, reason: String)] = []
@@ -70,7 +70,8 @@ public struct Fetcher: Sendable {
         } catch let e as FetchFailure {
             failures.append((e.kind, "ingestion: \(e)"))
         } catch {
-            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
+            failures.append(
+                (StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath)))
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
@@ -95,8 +96,8 @@ public struct Fetcher: Sendable {
             } catch {
                 if report.result != .failed {
                     report.fail(
-                        Self.kind(ofStateError: error),
-                        "recording the fetch: " + Self.describe(error, path: configuration.statePath))
+                        StateStore.failureKind(of: error),
+                        "recording the fetch: " + StateStore.describe(error, path: configuration.statePath))
                 }
             }
         }
@@ -171,7 +172,8 @@ public struct Fetcher: Sendable {
                 }
             }
         } catch {
-            failures.append((Self.kind(ofStateError: error), Self.describe(error, path: configuration.statePath)))
+            failures.append(
+                (StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath)))
         }
         return delivered
     }

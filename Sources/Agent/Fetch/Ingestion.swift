@@ -134,7 +134,7 @@ extension Fetcher {
         } catch let e as InputError {
             return .failure(WalkIngestError(message: "ingestion: \(e)"))
         } catch {
-            return .failure(WalkIngestError(message: Self.describe(error, path: configuration.statePath)))
+            return .failure(WalkIngestError(message: StateStore.describe(error, path: configuration.statePath)))
         }
     }
 }

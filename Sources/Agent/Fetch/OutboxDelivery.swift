@@ -36,7 +36,7 @@ extension Fetcher {
             do {
                 post.image = try store.outboxImage(idempotencyKey: entry.idempotencyKey)
             } catch {
-                d.reason = "reading the window's chart: " + Self.describe(error, path: store.path)
+                d.reason = "reading the window's chart: " + StateStore.describe(error, path: store.path)
                 return d
             }
         }
@@ -56,7 +56,7 @@ extension Fetcher {
         do {
             try store.countAttempt(entry.id)
         } catch {
-            d.reason = Self.describe(error, path: store.path)
+            d.reason = StateStore.describe(error, path: store.path)
             return d
         }
         let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
@@ -92,7 +92,7 @@ extension Fetcher {
                 error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
         } catch {
             // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
-            d.reason = "recording the delivery: " + Self.describe(error, path: store.path)
+            d.reason = "recording the delivery: " + StateStore.describe(error, path: store.path)
             if d.outcome.isDelivered { d.outcome = .retryable }
         }
         return d
@@ -143,7 +143,7 @@ extension Fetcher {
                 error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
         } catch {
             d.outcome = .retryable
-            d.reason = "recording the lookup: " + Self.describe(error, path: store.path)
+            d.reason = "recording the lookup: " + StateStore.describe(error, path: store.path)
         }
         return true
     }

@@ -313,7 +313,7 @@ public actor AgentScheduler {
                 status.pid = Int(getpid())
             }
         } catch {
-            logger.warning("cannot record agent status: \(Fetcher.describe(error, path: store.path))")
+            logger.warning("cannot record agent status: \(StateStore.describe(error, path: store.path))")
         }
     }
 }

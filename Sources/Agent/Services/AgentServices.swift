@@ -68,7 +68,7 @@ public enum AgentServices {
             store = try StateStore(path: configuration.statePath)
         } catch {
             logger.error(
-                "state database: \(Fetcher.describe(error, path: configuration.statePath)); status will not be recorded"
+                "state database: \(StateStore.describe(error, path: configuration.statePath)); status will not be recorded"
             )
             store = nil
         }
