@@ -104,3 +104,15 @@ extension Fetcher {
         failures.count == 1 ? failures[0] : "\(failures[0]) (and \(failures.count - 1) more)"
     }
 }
+
+extension FetchReport {
+    /// The fetch's one result: Failed with the gravest kind and every reason, else NewData when it closed a window or
+    /// delivered a post, else NoData.
+    mutating func conclude(failures: [(kind: FailureKind, reason: String)], delivered: Int) {
+        if !failures.isEmpty {
+            fail(failures.map(\.kind).max() ?? .temporary, Fetcher.summarize(failures.map(\.reason)))
+        } else {
+            result = !windows.isEmpty || delivered > 0 ? .newData : .noData
+        }
+    }
+}

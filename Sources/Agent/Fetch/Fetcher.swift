@@ -65,13 +65,8 @@ public struct Fetcher: Sendable {
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
             try await ingestAndClose(store: store, nowNs: nowNs, budget: budget, report: &report)
-        } catch let e as InputError {
-            failures.append((FailureKind.of(e), "ingestion: \(e)"))
-        } catch let e as FetchFailure {
-            failures.append((e.kind, "ingestion: \(e)"))
         } catch {
-            failures.append(
-                (StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath)))
+            failures.append(ingestionFailure(error))
         }
 
         // 3. Deliver what is pending, oldest first, within the budget.
@@ -80,13 +75,7 @@ public struct Fetcher: Sendable {
             ? listDryRunDeliveries(&report)
             : await deliverPending(store: store, nowNs: nowNs, budget: budget, report: &report, failures: &failures)
 
-        if !failures.isEmpty {
-            report.fail(failures.map(\.kind).max() ?? .temporary, Self.summarize(failures.map(\.reason)))
-        } else if !report.windows.isEmpty || delivered > 0 {
-            report.result = .newData
-        } else {
-            report.result = .noData
-        }
+        report.conclude(failures: failures, delivered: delivered)
 
         // 4. History: exactly one row per fetch.
         if !dryRun {
@@ -103,6 +92,15 @@ public struct Fetcher: Sendable {
         }
         report.elapsedMs = elapsed(budget) / .milliseconds(1)
         return report
+    }
+
+    /// What an error of ingestion is: the input's, the fetch's own, or the state database's.
+    func ingestionFailure(_ error: any Error) -> (kind: FailureKind, reason: String) {
+        switch error {
+        case let e as InputError: return (FailureKind.of(e), "ingestion: \(e)")
+        case let e as FetchFailure: return (e.kind, "ingestion: \(e)")
+        default: return (StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath))
+        }
     }
 
     /// Time since the fetch began, on its clock.

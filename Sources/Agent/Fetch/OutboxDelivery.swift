@@ -28,17 +28,10 @@ extension Fetcher {
             d.reason = "deadline passed before delivery"
             return d
         }
-        var post = Post(
-            text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
-            windowEnd: entry.windowEnd)
-        // Read only for a target that posts it: the other targets' deliveries never hold the PNG.
-        if publisher.image.chart {
-            do {
-                post.image = try store.outboxImage(idempotencyKey: entry.idempotencyKey)
-            } catch {
-                d.reason = "reading the window's chart: " + StateStore.describe(error, path: store.path)
-                return d
-            }
+        let post: Post
+        do { post = try Self.post(entry, for: publisher, store: store) } catch {
+            d.reason = "reading the window's chart: " + StateStore.describe(error, path: store.path)
+            return d
         }
         if publisher.repeatsDuplicate && entry.unconfirmed {
             if await settleUnconfirmed(
@@ -60,7 +53,23 @@ extension Fetcher {
             return d
         }
         let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
-        let attempts = entry.attempts + 1
+        let update = outboxUpdate(outcome, attempts: entry.attempts + 1, nowNs: nowNs, delivery: &d)
+        do {
+            try store.recordOutcome(
+                entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
+                error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
+        } catch {
+            // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
+            d.reason = "recording the delivery: " + StateStore.describe(error, path: store.path)
+            if d.outcome.isDelivered { d.outcome = .retryable }
+        }
+        return d
+    }
+
+    /// The entry's outbox record after `outcome`, and what the report says of it.
+    func outboxUpdate(_ outcome: DeliveryOutcome, attempts: Int, nowNs: Int64, delivery d: inout FetchReport.Delivery)
+        -> OutboxUpdate
+    {
         let update: OutboxUpdate
         switch outcome {
         case .delivered(let id):
@@ -86,16 +95,17 @@ extension Fetcher {
             d.reason = reason
             update = (.failed, nowNs, nil, reason, false)
         }
-        do {
-            try store.recordOutcome(
-                entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
-                error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
-        } catch {
-            // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
-            d.reason = "recording the delivery: " + StateStore.describe(error, path: store.path)
-            if d.outcome.isDelivered { d.outcome = .retryable }
-        }
-        return d
+        return update
+    }
+
+    /// The post of an outbox entry, with the window's kept chart for a target that posts it (read only then: the
+    /// other targets' deliveries never hold the PNG).
+    static func post(_ entry: StateStore.OutboxEntry, for publisher: any Publisher, store: StateStore) throws -> Post {
+        var post = Post(
+            text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
+            windowEnd: entry.windowEnd)
+        if publisher.image.chart { post.image = try store.outboxImage(idempotencyKey: entry.idempotencyKey) }
+        return post
     }
 
     /// What `recordOutcome` writes back to an outbox entry.

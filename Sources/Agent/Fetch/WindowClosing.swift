@@ -40,15 +40,7 @@ extension Fetcher {
         let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
         let firstData = try firstDataNs ?? StepsTable.firstNs(db)
-        var startNs: Int64
-        if let posted {
-            startNs = posted
-        } else {
-            startNs = StateStore.floorSecond(min(firstData ?? endLimit, endLimit)) * 1_000_000_000
-            if case .aligned(let length) = configuration.schedule.window {
-                startNs = Self.periodStart(containing: startNs, length: length, zone: configuration.composer.timeZone)
-            }
-        }
+        let startNs = posted ?? firstWindowStart(firstDataNs: firstData, endLimit: endLimit)
         var closed = ClosedWindows()
         if let posted, nowNs < posted {
             // An earlier `--now` (or a clock set back) cannot reopen what was posted: say so rather than show an
@@ -96,6 +88,14 @@ extension Fetcher {
             closed.considered = (StateStore.date(startNs), StateStore.date(max(startNs, endLimit)), 0)
         }
         return closed
+    }
+
+    /// Where the first window of a state begins: at its first data (never after `endLimit`), or at the start of the
+    /// aligned period (hour, day, week) holding it.
+    func firstWindowStart(firstDataNs: Int64?, endLimit: Int64) -> Int64 {
+        let start = StateStore.floorSecond(min(firstDataNs ?? endLimit, endLimit)) * 1_000_000_000
+        guard case .aligned(let length) = configuration.schedule.window else { return start }
+        return Self.periodStart(containing: start, length: length, zone: configuration.composer.timeZone)
     }
 
     /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text (and, for a
