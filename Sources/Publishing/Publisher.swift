@@ -107,6 +107,10 @@ public protocol Publisher: Sendable {
     func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup
     /// Whether its posts carry the window's chart (`image`, `image_required`).
     var image: ImageOption { get }
+    /// Why the target would refuse `text` (over its length, characters it refuses), as far as that is known without
+    /// asking its server; nil when it takes the text, or cuts it (`shorten = true`). Asked when a window closes, so
+    /// a text no retry can deliver is found then, not at its first attempt.
+    func refusal(of text: String) -> String?
 }
 
 extension Publisher {
@@ -115,6 +119,7 @@ extension Publisher {
     public var repeatsDuplicate: Bool { false }
     public var resendUnconfirmed: Bool { true }
     public var image: ImageOption { .off }
+    public func refusal(of text: String) -> String? { nil }
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup { .unsupported }
 }
 
@@ -143,6 +148,12 @@ public struct TextGate: Sendable, Equatable {
     public init(rule: LengthRule?, shorten: Bool = false) {
         self.rule = rule
         self.shorten = shorten
+    }
+
+    /// Why `text` cannot be sent, nil when it can (as it is, or cut).
+    public func refusal(of text: String) -> String? {
+        guard case .failure(let stop) = prepare(text), case .permanent(let reason) = stop.outcome else { return nil }
+        return reason
     }
 
     /// The text to send, or the permanent outcome that stops the post.

@@ -119,6 +119,40 @@ import Testing
         #expect(third.postedSteps == 0 && third.lateSteps == 0)
     }
 
+    /// A text over a target's limit is found when its window closes: kept as failed with the reason, never sent
+    /// (no request reaches the target), and said in the fetch's warnings; a target that takes it posts it.
+    @Test func aTextOverATargetsLimitIsFoundWhenTheWindowCloses() async throws {
+        let dir = try TempDir()
+        let long = String(repeating: "歩", count: 150)  // 300 weighted characters on X's scale
+        var config = try AgentConfiguration.parse(
+            """
+            [source]
+            path = "\(Fixture.walk)"
+            start = "2026-11-21T10:02:00+09:00"
+            [text]
+            time_zone = "Asia/Tokyo"
+            template = "{steps} \(long)"
+            [state]
+            path = "state.sqlite"
+            [[publish]]
+            kind = "webhook"
+            name = "x-sized"
+            url_env = "HOOK"
+            length_rule = "x"
+            """, file: dir.path("config.toml"), environment: ["HOOK": "http://127.0.0.1:9/never"])
+        let taker = ScriptedPublisher()
+        config.publishers.append(taker)
+        let report = await Fetcher(configuration: config).fetch(
+            now: Timestamps.parse("2026-11-21T10:10:00+09:00")!, trigger: [.manual])
+        #expect(report.result == .newData, "\(report.line)")
+        #expect(report.warnings.contains { $0.hasPrefix("x-sized would refuse the text of the window ending ") })
+        #expect(report.deliveries.map(\.target) == [taker.name], "no attempt on the target that would refuse it")
+        let store = try StateStore(path: config.statePath)
+        let failed = try store.outbox(status: .failed)
+        #expect(failed.map(\.target) == ["x-sized"])
+        #expect(failed.first?.lastError?.hasPrefix("refused when the window closed: text too long for X") == true)
+    }
+
     @Test func failedDeliveryStaysInTheOutboxAndGoesFirstNextTime() async throws {
         let dir = try TempDir()
         let endpoint = try RecordingEndpoint(script: [.status(503)])

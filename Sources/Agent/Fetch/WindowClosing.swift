@@ -71,11 +71,18 @@ extension Fetcher {
             closed.windows.append(report)
             newEnd = hi
             if late != 0 { try WindowStateRecord.clearLateSteps(db) }
-            for (name, _) in publishers {
-                try NewOutboxPost(
+            for (name, publisher) in publishers {
+                var post = NewOutboxPost(
                     windowStartNs: lo, windowEndNs: hi, steps: steps, text: composed.text, target: name,
-                    idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs
-                ).add(db)
+                    idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs)
+                if let refusal = publisher.refusal(of: composed.text) {
+                    // No attempt could deliver it: kept as failed, never sent, and said now.
+                    (post.status, post.lastError) = (.failed, "refused when the window closed: \(refusal)")
+                    closed.warnings.append(
+                        "\(name) would refuse the text of the window ending \(Timestamps.format(end, zone: configuration.composer.timeZone)): \(refusal); kept as failed in the outbox, not sent (shorten the template, or set shorten = true)"
+                    )
+                }
+                try post.add(db)
             }
             late = 0
         }

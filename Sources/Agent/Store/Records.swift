@@ -109,6 +109,9 @@ struct NewOutboxPost: Encodable, PersistableRecord {
     var idempotencyKey: String
     var nextAttemptNs: Int64
     var createdNs: Int64
+    /// `failed` with its reason for a text the target would refuse (found when the window closes).
+    var status = OutboxStatus.pending
+    var lastError: String?
 
     /// Adds the post unless the target already has one with its key.
     func add(_ db: Database) throws {

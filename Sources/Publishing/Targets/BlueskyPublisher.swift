@@ -19,6 +19,7 @@ public struct BlueskyPublisher: Publisher {
     let password: String
     public var language: String?
     public var gate: TextGate
+    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
     /// `image`, `image_required`: the chart goes up with `uploadBlob` first.
     public var image: ImageOption
     let context: HTTPContext

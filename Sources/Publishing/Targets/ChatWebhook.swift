@@ -53,5 +53,6 @@ extension ChatWebhookTarget {
     public var repeatsDuplicate: Bool { true }
     public var resendUnconfirmed: Bool { webhook.resendUnconfirmed }
     public var lengthRule: LengthRule? { webhook.gate.rule }
+    public func refusal(of text: String) -> String? { webhook.gate.refusal(of: text) }
     public var redactedDescription: String { webhook.redactedDescription }
 }

@@ -146,6 +146,12 @@ public struct MastodonPublisher: Publisher {
     }
 
     /// The length check with the configured limit, or the instance's.
+    /// Known before asking the server only with `max_characters`: otherwise the instance's own limit decides, and an
+    /// instance may allow far more than the default 500.
+    public func refusal(of text: String) -> String? {
+        maxCharacters.flatMap { TextGate(rule: Self.rule($0), shorten: shorten).refusal(of: text) }
+    }
+
     func gate(deadline: Deadline) async -> TextGate {
         if let maxCharacters { return TextGate(rule: Self.rule(maxCharacters), shorten: shorten) }
         return TextGate(rule: Self.rule(await instanceLimit(deadline: deadline)), shorten: shorten)

@@ -16,6 +16,7 @@ public struct MatrixPublisher: Publisher {
     let token: String
     public var msgtype: String
     public var gate: TextGate
+    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
     /// `image`, `image_required`: the chart as an `m.image` event before the text.
     public var image: ImageOption
     let context: HTTPContext

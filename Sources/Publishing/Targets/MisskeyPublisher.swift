@@ -15,6 +15,7 @@ public struct MisskeyPublisher: Publisher {
     public var visibility: String?
     public var contentWarning: String?
     public var gate: TextGate
+    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
     /// `image`, `image_required`: the chart goes into the drive first (`drive/files/create`).
     public var image: ImageOption
     let context: HTTPContext

@@ -23,6 +23,7 @@ public struct NtfyPublisher: Publisher {
     public var priority: Int?
     public var tags: [String]
     public var gate: TextGate
+    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
     /// `image`, `image_required`: the chart as the message's attachment.
     public var image: ImageOption
     let context: HTTPContext

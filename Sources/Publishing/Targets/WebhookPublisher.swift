@@ -83,6 +83,7 @@ public struct WebhookPublisher: Publisher {
     public var bodyTemplate: WebhookBodyTemplate
     let headers: [String: String]
     public var gate: TextGate
+    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
     /// `image`, `image_required`: the chart in the body's `{{image_png_base64}}` and `{{image_alt}}`.
     public var image: ImageOption
     let context: HTTPContext

@@ -28,6 +28,7 @@ public struct XPublisher: Publisher {
     public let baseURL: URL
     let authentication: XAuthentication
     public var gate: TextGate
+    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
     /// `image`, `image_required`: the chart goes up through the v2 media upload first.
     public var image: ImageOption
     let context: HTTPContext
