@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Publishing
 import SensorInput
 import StepDetection
 import Testing

@@ -2,6 +2,7 @@ import Analysis
 import FlyingFox
 import Foundation
 import Messages
+import Publishing
 import Testing
 
 @testable import Agent

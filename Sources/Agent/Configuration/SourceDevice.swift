@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Publishing
 import SensorInput
 
 /// What `source.device` names, once resolved.
