@@ -144,17 +144,26 @@ private final class DataTaskHandle: @unchecked Sendable {
     }
 }
 
-/// Builds `URLRequest`s with a JSON body.
+/// Builds the targets' `URLRequest`s: a body of its content type, a JSON answer asked for, our User-Agent.
 enum Requests {
     static func json(_ method: String, _ url: URL, body: Any, headers: [String: String] = [:]) -> URLRequest {
+        data(
+            method, url, contentType: "application/json; charset=utf-8",
+            body: try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]),
+            headers: headers)
+    }
+
+    /// A request whose body is `body` of `contentType` (a PNG, a multipart form, JSON).
+    static func data(
+        _ method: String, _ url: URL, contentType: String, body: Data?, headers: [String: String] = [:]
+    ) -> URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method
-        request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = try? JSONSerialization.data(
-            withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])
+        request.httpBody = body
         return request
     }
 }

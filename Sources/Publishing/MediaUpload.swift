@@ -52,15 +52,8 @@ public struct MultipartBody: Sendable {
 
     /// A request carrying this body.
     func request(_ method: String, _ url: URL, headers: [String: String] = [:]) -> URLRequest {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
         let (contentType, body) = encoded()
-        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        return request
+        return Requests.data(method, url, contentType: contentType, body: body, headers: headers)
     }
 
     /// 30 random letters and digits after a fixed prefix: far inside RFC 2046's 70 characters.

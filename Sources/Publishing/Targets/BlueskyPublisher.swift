@@ -231,14 +231,9 @@ public struct BlueskyPublisher: Publisher {
         }
         var session = session
         func request(_ session: Session) -> URLRequest {
-            var request = URLRequest(url: xrpc("com.atproto.repo.uploadBlob"))
-            request.httpMethod = "POST"
-            request.setValue("image/png", forHTTPHeaderField: "Content-Type")
-            request.setValue("application/json", forHTTPHeaderField: "Accept")
-            request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-            request.setValue("Bearer \(session.accessJwt)", forHTTPHeaderField: "Authorization")
-            request.httpBody = image.png
-            return request
+            Requests.data(
+                "POST", xrpc("com.atproto.repo.uploadBlob"), contentType: "image/png", body: image.png,
+                headers: ["Authorization": "Bearer \(session.accessJwt)"])
         }
         var reply: HTTPReply
         switch await context.send(request(session), deadline: deadline) {

@@ -82,15 +82,11 @@ public struct MatrixPublisher: Publisher {
     /// have their own txnId from the post's key: a repeat after a lost answer is the same two events, not new ones
     /// (the media uploaded again is left unlinked). Returns the image event's id.
     func sendImage(_ image: PostImage, post: Post, deadline: Deadline) async -> Result<String, Stop> {
-        var upload = URLRequest(
-            url: Endpoint.adding(
-                "filename", PostImage.fileName(for: post), to: Endpoint.join(baseURL, "_matrix/media/v3/upload")))
-        upload.httpMethod = "POST"
-        upload.setValue("image/png", forHTTPHeaderField: "Content-Type")
-        upload.setValue("application/json", forHTTPHeaderField: "Accept")
-        upload.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-        upload.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        upload.httpBody = image.png
+        let upload = Requests.data(
+            "POST",
+            Endpoint.adding(
+                "filename", PostImage.fileName(for: post), to: Endpoint.join(baseURL, "_matrix/media/v3/upload")),
+            contentType: "image/png", body: image.png, headers: ["Authorization": "Bearer \(token)"])
         let uri: String
         switch await context.successfulReply(to: upload, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
