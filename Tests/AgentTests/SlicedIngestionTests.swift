@@ -72,6 +72,7 @@ import Testing
         let path = try backlog(dir)
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
         config.publishers = [ScriptedPublisher()]
+        config.schedule.deadline = 600  // enough on a machine loaded by other builds (the default 30 s was not)
         var fetcher = Fetcher(configuration: config)
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))

@@ -121,11 +121,11 @@ public struct DemoRunner: Sendable {
         return timeline
     }
 
-    /// The demo agent: the live file every 10 minutes, a 5 s budget, the loopback endpoint as its one target.
+    /// The demo agent: the live file every 10 minutes, the default budget (30 s: a loaded machine still finishes each
+    /// fetch in it; 5 s made the demo's output differ under load), the loopback endpoint as its one target.
     func configuration(dir: URL, live: URL, endpoint url: URL, statePath: String) throws -> AgentConfiguration {
         var schedule = AgentConfiguration.Schedule()
         schedule.interval = .every(600)
-        schedule.deadline = 5
         return AgentConfiguration(
             file: dir.appendingPathComponent("demo.toml").path,
             source: AgentConfiguration.Source(path: live.path, start: start, follow: true),
