@@ -78,14 +78,16 @@ let package = Package(
             ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, SVGs as
         // pixels (zlib). No HTTP, no agent: the detector's and the readers' tests build neither FlyingFox nor GRDB.
-        .target(name: "TestSupport", dependencies: ["SensorInput", "CZlib"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["SensorInput", "CZlib"], path: "Tests/TestSupport",
+            exclude: ["README.md"]),
         // The tests' HTTP servers: in memory (FakeHTTPServer) and on 127.0.0.1 (LoopbackServer, RecordingEndpoint).
         .target(
             name: "HTTPTestSupport",
             dependencies: [
                 "Publishing", "LoopbackHTTP", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
-            ], path: "Tests/HTTPTestSupport"),
+            ], path: "Tests/HTTPTestSupport", exclude: ["README.md"]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(
             name: "SensorInputTests",
