@@ -390,7 +390,8 @@ import Testing
 
     /// Two days of minute points from an iPhone and a Watch, sent five times as Health Auto Export would: each send
     /// covers yesterday and today up to its time (resends), the minute still running grows at the next send, the
-    /// Watch syncs to the phone late, and the phone's setting switches to 12-hour dates. Fetches run between sends.
+    /// Watch syncs to the phone late, the phone's setting switches to 12-hour dates, and one send also carries a
+    /// morning aggregated (one pipe-joined source, fractional counts). Fetches run between sends.
     /// What is posted in all equals the per-minute rule over the final points exactly, and nothing is posted twice.
     @Test func twoDevicesSentFiveTimesPostThePerMinuteRuleExactly() async throws {
         let dir = try TempDir()
@@ -404,6 +405,16 @@ import Testing
             phone[m] = Int(random.next() % 120) + 1
             let hour = (m % 1440) / 60
             if (7..<23).contains(hour) { watch[m] = max(0, phone[m] + Int(random.next() % 21) - 10) }
+        }
+        // The aggregated source's whole steps a minute (it sends them plus 0.4): its microsteps summed, then rounded.
+        let aggregatedMinutes = (6 * 60)..<(9 * 60)
+        let aggregated = (0..<minutes).map { aggregatedMinutes.contains($0) ? max(phone[$0], watch[$0]) : 0 }
+        var aggregatedCounted = [Int](repeating: 0, count: minutes)
+        var micro: Int64 = 0
+        for m in aggregatedMinutes where aggregated[m] > 0 {
+            let before = ReceivedStepSource.rounded(micro)
+            micro += Int64(aggregated[m]) * 1_000_000 + 400_000
+            aggregatedCounted[m] = ReceivedStepSource.rounded(micro) - before
         }
         let clock = ReceiverClock(day0)
         let r = try await start(dir: dir, now: { clock.now })
@@ -429,6 +440,19 @@ import Testing
                 let answer = try await post(r.port, Data(body.utf8), token: token)
                 #expect(answer.status == 200, "send \(k) \(source): \(answer.answer)")
             }
+            if k == 2 {
+                // The app's "aggregate" setting, turned on for one send: the morning of day 0 again, as one pipe-joined
+                // source with fractional counts. It is one more device, which wins the minutes where it has more.
+                let points = aggregatedMinutes.filter { aggregated[$0] > 0 }.map { m in
+                    let date = Self.haeDate(day0.addingTimeInterval(Double(m) * 60), twelveHour: false)
+                    return
+                        #"{"date": "\#(date)", "qty": \#(aggregated[m]).4, "source": "Taro's iPhone|Taro's Apple Watch"}"#
+                }
+                let body =
+                    #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+                let answer = try await post(r.port, Data(body.utf8), token: token)
+                #expect(answer.status == 200, "aggregated: \(answer.answer)")
+            }
             let fetch = await r.fetcher.fetch(
                 now: day0.addingTimeInterval(Double(sendMinute) * 60 + 30), trigger: [.manual])
             #expect(fetch.result != .failed, "\(fetch.line)")
@@ -445,9 +469,10 @@ import Testing
         clock.now = day0.addingTimeInterval(Double(minutes) * 60 + 3600)
         let last = await r.fetcher.fetch(now: clock.now, trigger: [.manual])
         posted += last.postedSteps
-        let rule = (0..<minutes).map { max(phone[$0], watch[$0]) }.reduce(0, +)
-        let sum = (0..<minutes).map { phone[$0] + watch[$0] }.reduce(0, +)
-        #expect(rule > 1000 && sum > rule)
+        let rule = (0..<minutes).map { max(phone[$0], watch[$0], aggregatedCounted[$0]) }.reduce(0, +)
+        let sum = (0..<minutes).map { phone[$0] + watch[$0] + aggregatedCounted[$0] }.reduce(0, +)
+        let withoutAggregated = (0..<minutes).map { max(phone[$0], watch[$0]) }.reduce(0, +)
+        #expect(rule > 1000 && sum > rule && rule > withoutAggregated, "\(withoutAggregated) < \(rule) < \(sum)")
         #expect(posted == rule, "posted \(posted), per-minute rule \(rule), sum of both \(sum)")
         #expect(try r.store.steps(fromNs: 0, toNs: .max) == rule)
         await r.stop()
