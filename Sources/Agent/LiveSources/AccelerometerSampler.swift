@@ -266,7 +266,8 @@ public final class AccelerometerSampler: @unchecked Sendable {
         var offset = knownClockOffset()
         if let offset, offset != 0 { onEvent(.clockOffset(offset)) }
         var filled = 0
-        var lastFlush = DispatchTime.now()
+        let clock = ContinuousClock()  // how long samples wait in the writer: a monotonic interval, not a wall time
+        var lastFlush = clock.now
         while !shouldStop {
             var fds = [
                 pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
@@ -299,11 +300,9 @@ public final class AccelerometerSampler: @unchecked Sendable {
                 onEvent(.lost("\(device.node): device gone"))
                 return true
             }
-            if DispatchTime.now().uptimeNanoseconds - lastFlush.uptimeNanoseconds >= 1_000_000_000
-                || !writer.hasBuffered
-            {
+            if lastFlush.duration(to: clock.now) >= .seconds(1) || !writer.hasBuffered {
                 flush(writer, failed: &failed)
-                lastFlush = DispatchTime.now()
+                lastFlush = clock.now
             }
         }
         return false

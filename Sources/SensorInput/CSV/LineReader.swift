@@ -125,19 +125,21 @@ struct ProgressMeter {
     let total: Int64
     let active: Bool
     var done: Int64 = 0
-    var started = 0.0
+    /// The standard library's monotonic clock: a progress line needs no injected clock (it draws only on a terminal).
+    let clock = ContinuousClock()
+    let started: ContinuousClock.Instant
     var lastDraw = 0.0
 
     init(total: Int64, enabled: Bool, isTerminal: Bool = isatty(2) == 1) {
         self.total = total
         active = enabled && isTerminal && total > Self.threshold
-        if active { started = Self.now() }
+        started = clock.now
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    /// Seconds since the meter started.
+    func elapsed() -> Double {
+        let d = started.duration(to: clock.now).components
+        return Double(d.seconds) + Double(d.attoseconds) * 1e-18
     }
 
     /// The line shown after `done` of `total` bytes in `elapsed` seconds.
@@ -151,10 +153,10 @@ struct ProgressMeter {
     mutating func advance(_ bytes: Int64) {
         guard active else { return }
         done += bytes
-        let t = Self.now()
+        let t = elapsed()
         if t - lastDraw < 0.5 { return }
         lastDraw = t
-        let text = "\r" + Self.line(done: done, total: total, elapsed: t - started) + "\u{1B}[K"
+        let text = "\r" + Self.line(done: done, total: total, elapsed: t) + "\u{1B}[K"
         _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
     }
 
