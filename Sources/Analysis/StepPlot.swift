@@ -1,4 +1,5 @@
 import Foundation
+import Publishing
 import SensorInput
 import StepDetection
 
@@ -85,28 +86,6 @@ public struct PlotWriteError: Error, CustomStringConvertible {
     public var description: String { "cannot write the plot to \(path): \(reason)" }
 }
 
-/// A picture written whole or not at all: `count --plot`'s SVG, `preview --image`'s and `fetch --dry-run
-/// --image-dir`'s PNGs.
-public enum PictureFile {
-    /// Writes `bytes` beside `path` and renames them over it; returns the system's reason when that fails (nil when
-    /// written). Foundation's `.atomic` goes through a folder in /tmp that it leaves behind on Linux, and its errors
-    /// say "The file doesn't exist" without a path.
-    public static func write(_ bytes: Data, to path: String) -> String? {
-        let partial = path + ".partial"
-        let fd = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let reason = written == bytes.count ? nil : String(cString: strerror(written < 0 ? errno : ENOSPC))
-        close(fd)
-        guard reason == nil, rename(partial, path) == 0 else {
-            let why = reason ?? String(cString: strerror(errno))
-            unlink(partial)
-            return why
-        }
-        return nil
-    }
-}
-
 /// Writes an SVG picture of a recording: the acceleration magnitude over time (as a min/max band, decimated for long
 /// recordings), every counted step as a red tick, walking bouts shaded, and along the bottom what the walking recognizer
 /// decided about each second. A person checks the count by looking.
@@ -146,7 +125,7 @@ public enum StepPlot {
             : render(
                 title: title, result: result, envelope: envelope, recognition: recognition, zone: zone,
                 width: max(width, 190), height: max(height, 160))
-        if let reason = PictureFile.write(Data(svg.utf8), to: svgPath) {
+        if let reason = WholeFile.write(Data(svg.utf8), to: svgPath) {
             throw PlotWriteError(path: svgPath, reason: reason, count: result)
         }
         return result

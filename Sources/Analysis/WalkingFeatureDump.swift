@@ -1,4 +1,5 @@
 import Foundation
+import Publishing
 import SensorInput
 import StepDetection
 
@@ -27,8 +28,11 @@ public enum WalkingFeatureDump {
             windows += w
             steps += s
         }
-        try windows.write(toFile: folder + "/windows.csv", atomically: true, encoding: .utf8)
-        try steps.write(toFile: folder + "/steps.csv", atomically: true, encoding: .utf8)
+        for (name, text) in [("windows.csv", windows), ("steps.csv", steps)] {
+            if let reason = WholeFile.write(Data(text.utf8), to: folder + "/" + name) {
+                throw WholeFile.Failure(path: folder + "/" + name, reason: reason)
+            }
+        }
     }
 
     private static func rowsOf(

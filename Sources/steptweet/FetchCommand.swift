@@ -114,7 +114,7 @@ struct FetchCommand: AsyncParsableCommand {
         for window in report.windows {
             guard let image = window.image else { continue }
             let path = (directory as NSString).appendingPathComponent(window.idempotencyKey + ".png")
-            if let reason = PictureFile.write(image.png, to: path) {
+            if let reason = WholeFile.write(image.png, to: path) {
                 throw fail("cannot write the chart to \(path): \(reason)", status: ExitStatus.cantCreate)
             }
             files[window.idempotencyKey] = path

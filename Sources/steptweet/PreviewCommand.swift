@@ -110,7 +110,7 @@ struct PreviewCommand: ParsableCommand {
         } catch {
             throw fail(error.description, status: ExitStatus.unavailable)
         }
-        if let reason = PictureFile.write(chart.png, to: image) {
+        if let reason = WholeFile.write(chart.png, to: image) {
             throw fail("cannot write the chart to \(image): \(reason)", status: ExitStatus.cantCreate)
         }
         printLine("alt: \(chart.alt)")

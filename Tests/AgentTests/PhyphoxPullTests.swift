@@ -209,9 +209,11 @@ import Testing
         let linear = rows.map { FakePhyphox.Row(t: $0.t, x: $0.x.map { $0 / 20 }, y: $0.y.map { $0 / 20 }, z: 0) }
         let other = try await FakePhyphox.start(rows: linear, startedAt: Self.t0)
         await other.state.reveal(through: 60)
-        let (second, _) = try Self.fetcher(try TempDir(), url: other.url)
+        let otherDir = try TempDir()  // kept until the fetch is done (released earlier, its state would outlive it)
+        let (second, _) = try Self.fetcher(otherDir, url: other.url)
         let warned = await second.fetch(now: at(61), trigger: [.manual])
         #expect(warned.warnings.contains { $0.contains("Linear Acceleration") }, "\(warned.warnings)")
+        withExtendedLifetime(otherDir) {}
         await phone.server.stop()
         await other.server.stop()
     }

@@ -65,8 +65,8 @@ public struct FilePublisher: Publisher {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         if let image {
-            do { try image.png.write(to: URL(fileURLWithPath: imagePath(for: post)), options: .atomic) } catch {
-                return .permanent(reason: "cannot write \(imagePath(for: post)): \(error.localizedDescription)")
+            if let reason = WholeFile.write(image.png, to: imagePath(for: post)) {
+                return .permanent(reason: "cannot write \(imagePath(for: post)): \(reason)")
             }
         }
         let line = Line(

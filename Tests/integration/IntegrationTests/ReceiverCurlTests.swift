@@ -65,7 +65,7 @@ import Testing
         [[publish]]
         kind = "file"
         path = "posts.jsonl"
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        """.write(toFile: config, atomically: false, encoding: .utf8)
         let agent = Process()
         agent.executableURL = Self.binary
         agent.arguments = ["agent", "--config", config]
@@ -82,7 +82,7 @@ import Testing
         let hae = dir.appendingPathComponent("hae.json").path
         try
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
-            .write(toFile: hae, atomically: true, encoding: .utf8)
+            .write(toFile: hae, atomically: false, encoding: .utf8)
         let bearer = ["-H", "Authorization: Bearer tok", "-H", "Content-Type: application/json"]
         var first = (status: 0, answer: [String: Any]())
         for _ in 0..<200 where first.status == 0 {  // the agent may still be starting
@@ -103,7 +103,7 @@ import Testing
         try """
         {"ts": "2026-11-21T10:20:00+09:00", "total": 5000, "src": "script"}
         {"ts": "2026-11-21T10:25:00+09:00", "total": 5300, "src": "script"}
-        """.write(toFile: log, atomically: true, encoding: .utf8)
+        """.write(toFile: log, atomically: false, encoding: .utf8)
         let steplog = try Self.curl(port, "/ingest/tok", ["--data-binary", "@" + log])
         #expect(steplog.status == 200 && steplog.answer["format"] as? String == "steplog", "\(steplog.answer)")
 
