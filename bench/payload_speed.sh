@@ -8,8 +8,10 @@ OUT=bench/out/payload_speed
 mkdir -p "$OUT"
 swift build -c release --target SensorInput 2>&1 | grep -E "error|Compiling|complete" | tail -1 >&2
 BIN=.build/release
+# The objects of the sources the targets hold now (a build folder keeps those of files since renamed or split).
+objects() { find "Sources/$1" -name '*.swift' -exec basename {} \; | sed "s|^|$BIN/$1.build/|; s|$|.o|"; }
 swiftc -O -I "$BIN/Modules" -I Sources/CZlib -I fuzz/Shared/GRDBSQLite -module-name PayloadSpeed \
-  -o "$OUT/payload_speed" bench/payload_speed.swift "$BIN"/SensorInput.build/*.o "$BIN"/StepDetection.build/*.o \
+  -o "$OUT/payload_speed" bench/payload_speed.swift $(objects SensorInput) $(objects StepDetection) \
   -lz -lsqlite3
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(uname -srm), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores," \
