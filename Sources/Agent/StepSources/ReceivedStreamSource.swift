@@ -53,12 +53,10 @@ struct ReceivedStreamSource: StepSource {
             }
             if quiet {
                 detector.finish(handle)
-            } else if last == nil {
-                // A stream of running totals only (a pedometer, a step log's `total`): its readings count as they
-                // come, so it holds no window back.
-            } else {
-                // Steps before the detector's settled time are final; the held-back samples come next time.
-                read.watermarkNs = min(nowNs, detector.settledNs ?? last ?? cutoff, cutoff)
+            } else if let last {
+                // Steps before the detector's settled time are final; the held-back samples come next time. (A stream
+                // of running totals only, a pedometer or a step log's `total`, has no samples: it holds nothing back.)
+                read.watermarkNs = min(nowNs, detector.settledNs ?? last, cutoff)
             }
             read.deviceBuckets = detected.buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): detected.buckets]
             read.bouts = detected.bouts
