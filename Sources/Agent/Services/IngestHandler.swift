@@ -24,18 +24,11 @@ struct IngestHandler: Sendable {
             response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
             return response
         }
-        let body: Data
-        do {
-            body = try await readBody(request)
-        } catch let refusal as BodyRefusal {
-            return refusal.response
-        }
-        let format = request.query.first { $0.name == "format" }?.value
         let payload: Payload
         do {
-            payload = try PayloadFormats.parse(body: body, format: format)
-        } catch let error as PayloadError {
-            return Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""])
+            payload = try await receivedPayload(request)
+        } catch let refusal as Refusal {
+            return refusal.response
         }
         if payload.isTest {
             return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
@@ -58,34 +51,48 @@ struct IngestHandler: Sendable {
         return Self.json(.ok, answer)
     }
 
-    /// A request refused before its payload is read.
-    struct BodyRefusal: Error {
+    /// A request refused before anything of it is stored: its answer.
+    struct Refusal: Error {
         var response: HTTPResponse
     }
 
+    /// The request's payload. Its body is let go on return, before the commit, so that a large body and what was
+    /// read from it are not held at once.
+    func receivedPayload(_ request: HTTPRequest) async throws -> Payload {
+        let body = try await readBody(request)
+        let format = request.query.first { $0.name == "format" }?.value
+        do {
+            return try PayloadFormats.parse(bytes: body, format: format)
+        } catch let error as PayloadError {
+            throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
+        }
+    }
+
     /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.
-    func readBody(_ request: HTTPRequest) async throws -> Data {
-        let tooLarge = BodyRefusal(
+    func readBody(_ request: HTTPRequest) async throws -> [UInt8] {
+        let tooLarge = Refusal(
             response: Self.json(.payloadTooLarge, ["error": "the body is larger than max_body (\(maxBody) bytes)"]))
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBody { throw tooLarge }
-        var body = Data()
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        if let length, length > maxBody { throw tooLarge }
+        var body: [UInt8] = []
+        body.reserveCapacity(length ?? 0)
         for try await chunk in request.bodySequence {
-            body.append(chunk)
+            body.append(contentsOf: chunk)
             if body.count > maxBody { throw tooLarge }
         }
         guard let encoding = request.headers[.contentEncoding]?.lowercased(), encoding != "identity" else {
             return body
         }
         guard encoding == "gzip" || encoding == "x-gzip" else {
-            throw BodyRefusal(
+            throw Refusal(
                 response: Self.json(
                     .unsupportedMediaType, ["error": "Content-Encoding \(encoding) is not taken: send gzip or none"]))
         }
         do {
-            return try GzipBody.inflate(body, limit: maxBody)
+            return [UInt8](try GzipBody.inflate(Data(body), limit: maxBody))
         } catch let failure as GzipBody.Failure {
             if case .tooLarge = failure { throw tooLarge }
-            throw BodyRefusal(response: Self.json(.badRequest, ["error": failure.description]))
+            throw Refusal(response: Self.json(.badRequest, ["error": failure.description]))
         }
     }
 

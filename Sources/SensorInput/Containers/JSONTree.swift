@@ -62,19 +62,51 @@ enum JSONTree: Equatable {
     static let maxDepth = 64
 
     /// Parses a whole document; throws where it stops making sense.
-    static func parse(_ bytes: [UInt8]) throws -> JSONTree {
-        var p = Parser(b: bytes)
+    static func parse(_ bytes: [UInt8]) throws -> JSONTree { try parse(bytes, deferring: []).tree }
+
+    /// An array the parse checked but did not build: where it lies in the bytes, and how deep.
+    struct DeferredArray {
+        var range: Range<Int>
+        var depth: Int
+        var count: Int
+    }
+
+    /// Parses a whole document, leaving unbuilt the arrays at the `deferring` paths (keys, with `*` for any key or
+    /// index): each is checked, stands as an empty array in the tree, and is returned by its path
+    /// (`data.metrics[0].data`) for `forEachElement`, which builds one element at a time. A month of Health Auto
+    /// Export points is 43,200 objects: built whole, they would outweigh the body several times.
+    static func parse(_ bytes: [UInt8], deferring patterns: [[String]]) throws -> (
+        tree: JSONTree, deferred: [String: DeferredArray]
+    ) {
+        var p = Parser(b: bytes, patterns: patterns)
         p.skipSpace()
         if p.i + 3 <= bytes.count, bytes[p.i] == 0xEF, bytes[p.i + 1] == 0xBB, bytes[p.i + 2] == 0xBF { p.i += 3 }
-        let v = try p.value(depth: 0)
+        let v = try p.value(depth: 0, following: !patterns.isEmpty)
         p.skipSpace()
         guard p.i == bytes.count else { throw ParseError(offset: p.i, reason: "text after the JSON document") }
-        return v
+        return (v, p.deferred)
+    }
+
+    /// Calls `body` with each element of a deferred array of `bytes`, in order, building one at a time.
+    static func forEachElement(
+        in bytes: [UInt8], _ array: DeferredArray, _ body: (Int, JSONTree) throws -> Void
+    ) throws {
+        var p = Parser(b: bytes, i: array.range.lowerBound)
+        var n = 0
+        try p.elements { p in
+            try body(n, try p.value(depth: array.depth + 1))
+            n += 1
+        }
     }
 
     struct Parser {
         let b: [UInt8]
         var i = 0
+        /// The paths of arrays to defer, the path followed to the value being read (while it can still lead to one
+        /// of them), and the arrays deferred so far.
+        var patterns: [[String]] = []
+        var trail: [String] = []
+        var deferred: [String: DeferredArray] = [:]
 
         mutating func skipSpace() {
             while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
@@ -82,13 +114,14 @@ enum JSONTree: Equatable {
 
         func fail(_ reason: String) -> ParseError { ParseError(offset: i, reason: reason) }
 
-        mutating func value(depth: Int) throws -> JSONTree {
+        /// A value. `following`: the trail so far leads to a deferred path. `build`: false only checks the value.
+        mutating func value(depth: Int, following: Bool = false, build: Bool = true) throws -> JSONTree {
             guard depth < JSONTree.maxDepth else { throw fail("nested too deeply") }
             skipSpace()
             guard i < b.count else { throw fail("document cut short") }
             switch b[i] {
-            case 0x7B: return try object(depth: depth)
-            case 0x5B: return try array(depth: depth)
+            case 0x7B: return try object(depth: depth, following: following, build: build)
+            case 0x5B: return try array(depth: depth, following: following, build: build)
             case 0x22: return .string(try string())
             case 0x74:
                 try literal("true")
@@ -105,14 +138,61 @@ enum JSONTree: Equatable {
             }
         }
 
+        /// The value at `component` of the trail: deferred when the trail then names a deferred array.
+        mutating func child(_ component: @autoclosure () -> String, depth: Int, following: Bool, build: Bool)
+            throws -> JSONTree
+        {
+            guard following, build else { return try value(depth: depth, build: build) }
+            trail.append(component())
+            defer { trail.removeLast() }
+            let matching = patterns.filter { p in
+                p.count >= trail.count && zip(p, trail).allSatisfy { $0 == "*" || $0 == $1 }
+            }
+            skipSpace()
+            guard matching.contains(where: { $0.count == trail.count }), i < b.count, b[i] == 0x5B else {
+                return try value(depth: depth, following: !matching.isEmpty)
+            }
+            guard depth < JSONTree.maxDepth else { throw fail("nested too deeply") }
+            let start = i
+            var count = 0
+            try elements { p in
+                _ = try p.value(depth: depth + 1, build: false)
+                count += 1
+            }
+            let path = trail.reduce("") { $1.hasPrefix("[") || $0.isEmpty ? $0 + $1 : $0 + "." + $1 }
+            deferred[path] = DeferredArray(range: start..<i, depth: depth, count: count)
+            return .array([])
+        }
+
         /// An object, from its `{`.
-        mutating func object(depth: Int) throws -> JSONTree {
+        mutating func object(depth: Int, following: Bool, build: Bool) throws -> JSONTree {
+            var fields: [(String, JSONTree)] = []
+            try members { p, key in
+                let v = try p.child(key, depth: depth + 1, following: following, build: build)
+                if build { fields.append((key, v)) }
+            }
+            return build ? .object(fields) : .null
+        }
+
+        /// An array, from its `[`.
+        mutating func array(depth: Int, following: Bool, build: Bool) throws -> JSONTree {
+            var items: [JSONTree] = []
+            var n = 0
+            try elements { p in
+                let v = try p.child("[\(n)]", depth: depth + 1, following: following, build: build)
+                n += 1
+                if build { items.append(v) }
+            }
+            return build ? .array(items) : .null
+        }
+
+        /// Reads an object from its `{`, handing each member's value to `each` with its key.
+        mutating func members(_ each: (inout Parser, String) throws -> Void) throws {
             i += 1
-            var members: [(String, JSONTree)] = []
             skipSpace()
             if i < b.count, b[i] == 0x7D {
                 i += 1
-                return .object(members)
+                return
             }
             while true {
                 skipSpace()
@@ -120,7 +200,7 @@ enum JSONTree: Equatable {
                 skipSpace()
                 guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
                 i += 1
-                members.append((key, try value(depth: depth + 1)))
+                try each(&self, key)
                 skipSpace()
                 guard i < b.count else { throw fail("document cut short") }
                 if b[i] == 0x2C {
@@ -129,23 +209,22 @@ enum JSONTree: Equatable {
                 }
                 if b[i] == 0x7D {
                     i += 1
-                    return .object(members)
+                    return
                 }
                 throw fail("',' or '}' expected")
             }
         }
 
-        /// An array, from its `[`.
-        mutating func array(depth: Int) throws -> JSONTree {
+        /// Reads an array from its `[`, handing each element to `each`.
+        mutating func elements(_ each: (inout Parser) throws -> Void) throws {
             i += 1
-            var items: [JSONTree] = []
             skipSpace()
             if i < b.count, b[i] == 0x5D {
                 i += 1
-                return .array(items)
+                return
             }
             while true {
-                items.append(try value(depth: depth + 1))
+                try each(&self)
                 skipSpace()
                 guard i < b.count else { throw fail("document cut short") }
                 if b[i] == 0x2C {
@@ -154,7 +233,7 @@ enum JSONTree: Equatable {
                 }
                 if b[i] == 0x5D {
                     i += 1
-                    return .array(items)
+                    return
                 }
                 throw fail("',' or ']' expected")
             }

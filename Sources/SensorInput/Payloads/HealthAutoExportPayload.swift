@@ -18,7 +18,7 @@ enum HealthAutoExportPayload {
             guard case .object(let data)? = body.topLevelObject?["data"] else { return false }
             return data.contains { key, _ in key == "metrics" || key == "workouts" || otherArrays.contains(key) }
         },
-        parse: parse)
+        parse: parse, longArrays: [["data", "metrics", "*", "data"]])
 
     /// The arrays the app may send besides `metrics` and `workouts`.
     static let otherArrays: Set<String> = [
@@ -43,7 +43,7 @@ enum HealthAutoExportPayload {
         for (key, value) in members {
             if key == "metrics" {
                 for (m, metric) in try value.array(at: "data.metrics").enumerated() {
-                    try read(metric, at: "data.metrics[\(m)]", devices: &devices, into: &payload)
+                    try read(metric, at: "data.metrics[\(m)]", of: body, devices: &devices, into: &payload)
                 }
             } else if key == "workouts" {
                 let n = try value.array(at: "data.workouts").count
@@ -61,12 +61,13 @@ enum HealthAutoExportPayload {
 
     /// Reads one metric: `step_count` into items, any other into `ignored`.
     static func read(
-        _ metric: JSONTree, at path: String, devices: inout [String: String], into payload: inout Payload
+        _ metric: JSONTree, at path: String, of body: PayloadBody, devices: inout [String: String],
+        into payload: inout Payload
     ) throws {
         _ = try metric.object(at: path)
         let metricName = try metric.member("name", at: path + ".name").text(at: path + ".name")
         guard metricName == Self.metric else {
-            let n = metric["data"]?.items.count ?? 0
+            let n = body.count(of: metric["data"], at: path + ".data")
             payload.ignored.append("metric \(metricName) (\(counted(n, "point")))")
             return
         }
@@ -77,31 +78,36 @@ enum HealthAutoExportPayload {
                     path: path + ".units", message: "\(quotedForMessage(text)) is not a unit of steps (expected count)")
             }
         }
-        let raw = try metric.member("data", at: path + ".data").array(at: path + ".data")
-        var points: [Point] = []
-        points.reserveCapacity(raw.count)
-        for (i, point) in raw.enumerated() {
-            points.append(try read(point, in: path, index: i, devices: &devices))
-        }
-        // The points without an end of their own, as the interval inference reads them (no copy of the points: a
-        // month of minutes in one request is 43,200 of them).
+        // Each point becomes an item at once (a month of minutes in one request is 43,200 of them, so nothing else
+        // holds them); those without an end of their own get it once the interval is inferred from all of them.
+        var open: [Int] = []
         var starts: [Int64] = []
         var offsets: [Int] = []
         var largest: Int64 = 0
-        for p in points where p.endNs == nil {
-            starts.append(p.startNs)
-            offsets.append(p.offsetSeconds)
-            largest = max(largest, p.microsteps)
-        }
-        let seconds = HealthAutoExportInterval.seconds(starts: starts, offsets: offsets, largestMicrosteps: largest)
-        payload.items.reserveCapacity(payload.items.count + points.count)
-        for p in points {
-            let end = p.endNs ?? p.startNs + seconds * 1_000_000_000
+        let data = try metric.member("data", at: path + ".data")
+        payload.items.reserveCapacity(payload.items.count + body.count(of: data, at: path + ".data"))
+        try body.forEachElement(of: data, at: path + ".data") { i, json in
+            let p = try read(json, in: path, index: i, devices: &devices)
+            if p.endNs == nil {
+                open.append(payload.items.count)
+                starts.append(p.startNs)
+                offsets.append(p.offsetSeconds)
+                largest = max(largest, p.microsteps)
+            }
             payload.items.append(
                 .replacing(
                     device: p.device, key: "\(Self.metric) \(p.startNs)",
-                    reading: StepReading(startNs: p.startNs, endNs: end, steps: wholeSteps(microsteps: p.microsteps)),
+                    reading: StepReading(
+                        startNs: p.startNs, endNs: p.endNs ?? p.startNs, steps: wholeSteps(microsteps: p.microsteps)),
                     microsteps: p.microsteps))
+        }
+        let seconds = HealthAutoExportInterval.seconds(starts: starts, offsets: offsets, largestMicrosteps: largest)
+        for index in open {
+            guard case .replacing(let device, let key, var reading, let microsteps) = payload.items[index] else {
+                continue
+            }
+            reading.endNs = reading.startNs + seconds * 1_000_000_000
+            payload.items[index] = .replacing(device: device, key: key, reading: reading, microsteps: microsteps)
         }
     }
 

@@ -9,6 +9,8 @@ public struct PayloadFormat: Sendable {
     let recognises: @Sendable (PayloadBody) -> Bool
     /// The body's items; throws a `PayloadError` naming the first field that is wrong.
     let parse: @Sendable (PayloadBody) throws -> Payload
+    /// Paths of arrays that may be long (keys, `*` for any key or index), read one element at a time.
+    var longArrays: [[String]] = []
 }
 
 /// The registry of payload formats (one file per format under `Payloads/`), recognition and dispatch.
@@ -29,7 +31,12 @@ public enum PayloadFormats {
     /// (naming the formats tried), or the first wrong field of the format's payload. Nothing of a refused payload is
     /// returned.
     public static func parse(body: Data, format: String? = nil) throws -> Payload {
-        let payloadBody = PayloadBody([UInt8](body))
+        try parse(bytes: [UInt8](body), format: format)
+    }
+
+    /// `parse(body:format:)` on the body's bytes (the receiver reads them so, with no copy).
+    public static func parse(bytes: [UInt8], format: String? = nil) throws -> Payload {
+        let payloadBody = PayloadBody(bytes, deferring: all.flatMap(\.longArrays))
         let chosen: PayloadFormat
         if let format {
             guard let f = named(format) else {

@@ -1,19 +1,43 @@
 import Foundation
 
 /// A payload's bytes and, parsed once on first use, its JSON document (`JSONTree`: numbers kept as text, so
-/// nanosecond times stay exact). Shared by recognition and parsing so the body is parsed once.
+/// nanosecond times stay exact). Shared by recognition and parsing so the body is parsed once. The arrays at
+/// `deferring` paths (a format's long arrays, `PayloadFormat.longArrays`) are checked but left in the bytes, and read
+/// one element at a time by `forEachElement`.
 final class PayloadBody {
     let bytes: [UInt8]
+    private let patterns: [[String]]
     private var parsed: Result<JSONTree, PayloadError>?
+    private var deferred: [String: JSONTree.DeferredArray] = [:]
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8], deferring patterns: [[String]] = []) {
+        self.bytes = bytes
+        self.patterns = patterns
+    }
+
+    /// Calls `body` with each element of the array `value`, found at `path`: from the bytes when the parse left it
+    /// there, so that only one element is built at a time.
+    func forEachElement(of value: JSONTree, at path: String, _ body: (Int, JSONTree) throws -> Void) throws {
+        if let array = deferred[path] {
+            try JSONTree.forEachElement(in: bytes, array, body)
+        } else {
+            for (n, element) in try value.array(at: path).enumerated() { try body(n, element) }
+        }
+    }
+
+    /// How many elements the array `value` at `path` has; 0 when it is not an array.
+    func count(of value: JSONTree?, at path: String) -> Int {
+        deferred[path]?.count ?? value?.items.count ?? 0
+    }
 
     /// The body as one JSON document, or why it is not one (with the byte, line and column where it stops).
     var document: Result<JSONTree, PayloadError> {
         if let parsed { return parsed }
         let result: Result<JSONTree, PayloadError>
         do {
-            result = .success(try JSONTree.parse(bytes))
+            let (tree, arrays) = try JSONTree.parse(bytes, deferring: patterns)
+            deferred = arrays
+            result = .success(tree)
         } catch let e as JSONTree.ParseError {
             result = .failure(PayloadError(path: "", message: "not JSON: \(e.reason) \(location(ofByte: e.offset))"))
         } catch {

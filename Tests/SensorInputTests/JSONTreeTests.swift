@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import SensorInput
+
+/// The JSON parser's deferred arrays: what a long array's reader gets must be what the whole parse builds, and a
+/// document wrong anywhere, inside a deferred array too, must be refused where it is wrong.
+@Suite struct JSONTreeTests {
+    let pattern = [["data", "metrics", "*", "data"]]
+    let text = """
+        {"data": {"metrics": [
+          {"name": "step_count", "data": [{"qty": 1, "date": "a"}, {"qty": 2.5e1, "s": ["x", {"y": null}]}, 3]},
+          {"data": [], "name": "heart_rate"},
+          {"name": "other", "data": {"not": "an array"}}],
+         "workouts": [[1, 2], {"data": [4]}]}, "data2": [5]}
+        """
+
+    @Test func aDeferredArrayReadsAsTheWholeParseBuildsIt() throws {
+        let bytes = Array(text.utf8)
+        let whole = try JSONTree.parse(bytes)
+        let (tree, deferred) = try JSONTree.parse(bytes, deferring: pattern)
+        #expect(deferred.keys.sorted() == ["data.metrics[0].data", "data.metrics[1].data"])
+        #expect(deferred["data.metrics[0].data"]?.count == 3)
+        #expect(deferred["data.metrics[1].data"]?.count == 0)
+        // Outside the deferred arrays the tree is the whole one; a deferred array stands empty, and a value at a
+        // deferred path that is not an array is kept.
+        #expect(tree["data"]?["workouts"] == whole["data"]?["workouts"])
+        #expect(tree["data2"] == whole["data2"])
+        #expect(tree["data"]?["metrics"]?[0]?["data"] == .array([]))
+        #expect(tree["data"]?["metrics"]?[2]?["data"] == whole["data"]?["metrics"]?[2]?["data"])
+        let body = PayloadBody(bytes, deferring: pattern)
+        let metric = try body.document.get()["data"]?["metrics"]?[0]
+        var read: [JSONTree] = []
+        try body.forEachElement(of: try #require(metric?["data"]), at: "data.metrics[0].data") { n, element in
+            #expect(n == read.count)
+            read.append(element)
+        }
+        #expect(read == whole["data"]?["metrics"]?[0]?["data"]?.items)
+        #expect(body.count(of: metric?["data"], at: "data.metrics[0].data") == 3)
+    }
+
+    @Test func aDocumentWrongInsideADeferredArrayIsRefusedWhereItIsWrong() throws {
+        let cases = [
+            text.replacingOccurrences(of: "2.5e1", with: "2.5e"),
+            text.replacingOccurrences(of: "{\"y\": null}", with: "{\"y\" null}"),
+            text.replacingOccurrences(of: "\"a\"}", with: "\"a}"),
+            text.replacingOccurrences(of: ", 3]}", with: ", 3}"),
+            String(text.prefix(60)),
+        ]
+        for bad in cases {
+            let bytes = Array(bad.utf8)
+            var offsets: [Int] = []
+            for patterns in [[], pattern] {
+                do {
+                    _ = try JSONTree.parse(bytes, deferring: patterns)
+                    Issue.record("accepted: \(bad)")
+                } catch let e as JSONTree.ParseError {
+                    offsets.append(e.offset)
+                }
+            }
+            #expect(offsets.count == 2 && offsets[0] == offsets[1], "\(bad)")
+        }
+        let deep = "{\"data\":{\"metrics\":[{\"data\":[" + String(repeating: "[", count: 70) + "]}]}}"
+        #expect(throws: JSONTree.ParseError.self) { try JSONTree.parse(Array(deep.utf8), deferring: pattern) }
+    }
+}
