@@ -104,6 +104,11 @@ import Testing
         #expect(
             error("[text]\ndevice = \"x\"\n[schedul]\nminimum = \"1m\"\n")?.message.contains("did you mean [schedule]?")
                 == true)
+        // Every section is listed, the receiver's too.
+        #expect(
+            error("[recieve]\nlisten = \"127.0.0.1:8788\"\n")?.message
+                == "unknown section; did you mean [receive]? (known sections: [[publish]], [push], [receive], [schedule], "
+                + "[source], [state], [text])")
         // A required secret (Mastodon's token) and an optional one (ntfy's).
         let required = error(
             "[[publish]]\nkind = \"mastodon\"\nbase_url = \"https://m.example\"\ntokn_file = \"/run/t\"\n")

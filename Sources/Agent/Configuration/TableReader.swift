@@ -19,11 +19,11 @@ struct TableReader {
 
     /// The top of the document holds only the known sections (`[schedul]`: did you mean schedule?).
     func checkSections(_ known: Set<String>) throws {
+        // Named from `known` itself, so a section added later is listed too ([receive] once was not).
+        let listed = known.sorted().map { $0 == "publish" ? "[[publish]]" : "[\($0)]" }.joined(separator: ", ")
         for key in document.table.keys.sorted() where !known.contains(key) {
             let guess = ConfigTable.closest(to: key, among: known).map { "did you mean [\($0)]? " } ?? ""
-            throw document.error(
-                key,
-                "unknown section; \(guess)(known sections: [source], [schedule], [text], [[publish]], [state], [push])")
+            throw document.error(key, "unknown section; \(guess)(known sections: \(listed))")
         }
     }
 
