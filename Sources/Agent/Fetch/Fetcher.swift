@@ -77,6 +77,14 @@ public struct Fetcher: Sendable {
 
         report.conclude(failures: failures, delivered: delivered)
 
+        // Upkeep: steps long behind the posted windows are kept per minute (a day of them per fetch).
+        if !dryRun {
+            do { try store.mergeOldSteps() } catch {
+                report.warnings.append(
+                    "merging old steps into minutes: " + StateStore.describe(error, path: configuration.statePath))
+            }
+        }
+
         // 4. History: exactly one row per fetch.
         if !dryRun {
             let endedNs = nowNs + Int64(elapsed(budget) / .nanoseconds(1))

@@ -80,8 +80,10 @@ struct DeviceOverlap: Sendable {
         return out
     }
 
-    /// One device's steps in each second of a minute, stored as one row (60 little-endian Int32) rather than a row
-    /// per second: a minute point of Health Auto Export spreads over most of its seconds.
+    /// One device's steps in each second of a minute, stored as one row rather than a row per second (a minute point
+    /// of Health Auto Export spreads over most of its seconds): a byte per second up to the last second with steps when
+    /// every second holds 0-255 steps (always, for steps a person takes), else 60 little-endian Int32 (240 bytes, as
+    /// every row was written before; both read back by their length).
     struct MinuteSteps {
         var steps = [Int](repeating: 0, count: 60)
 
@@ -89,18 +91,26 @@ struct DeviceOverlap: Sendable {
 
         init(blob: Data) {
             blob.withUnsafeBytes { raw in
-                for i in 0..<min(60, raw.count / 4) {
-                    steps[i] = Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 4, as: Int32.self)))
+                if raw.count == 240 {
+                    for i in 0..<60 {
+                        steps[i] = Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: i * 4, as: Int32.self)))
+                    }
+                } else {
+                    for i in 0..<min(60, raw.count) { steps[i] = Int(raw[i]) }
                 }
             }
         }
 
         var blob: Data {
-            var data = Data(capacity: 240)
-            for value in steps {
-                withUnsafeBytes(of: Int32(clamping: value).littleEndian) { data.append(contentsOf: $0) }
+            guard steps.allSatisfy({ (0...255).contains($0) }) else {
+                var data = Data(capacity: 240)
+                for value in steps {
+                    withUnsafeBytes(of: Int32(clamping: value).littleEndian) { data.append(contentsOf: $0) }
+                }
+                return data
             }
-            return data
+            let used = (steps.lastIndex { $0 != 0 } ?? -1) + 1
+            return Data(steps[..<used].map { UInt8($0) })
         }
 
         mutating func add(_ count: Int, at second: Int) { steps[second] += count }

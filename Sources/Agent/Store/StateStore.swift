@@ -157,6 +157,7 @@ public final class StateStore: Sendable {
         }
         m.registerMigration("v10-device-overlap", migrate: DeviceOverlap.migrate)
         m.registerMigration("v11-outbox-image", migrate: OutboxImageRecord.migrate)
+        m.registerMigration("v12-steps-compaction", migrate: StepsCompaction.migrate)
         return m
     }
 
@@ -200,6 +201,14 @@ public final class StateStore: Sendable {
     static func stepsPerMinute(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [StepReading] {
         try stepsPerPeriod(db, fromNs: fromNs, toNs: toNs, bucket: 60).map {
             StepReading(startNs: $0.start * 1_000_000_000, endNs: ($0.start + 60) * 1_000_000_000, steps: $0.steps)
+        }
+    }
+
+    /// Merges steps long behind the posted windows into minutes (`StepsCompaction`), a day of them per call.
+    public func mergeOldSteps() throws {
+        try writer.write { db in
+            guard let posted = try WindowStateRecord.postedUntil(db) else { return }
+            try StepsCompaction.merge(db, postedUntilNs: posted)
         }
     }
 

@@ -1,0 +1,55 @@
+import GRDB
+
+/// Keeps the `steps` table from growing a row per second forever. A phone that pushes minute totals all day (Health
+/// Auto Export) stores up to 60 rows a minute, about half a gigabyte a year. Steps are needed to the second only
+/// where a window can still begin or end, and for what a closing window looks back on (the window before a week's
+/// window, its busiest hour): so the seconds more than `keptSeconds` behind the last posted window are merged into
+/// one row per minute. Hours, days and minute-aligned windows over them count exactly as before; a since-last window
+/// reaching that far back can place a minute's steps up to 59 s early.
+enum StepsCompaction {
+    /// How far behind the last posted window steps stay per second: five weeks, beyond the window before any
+    /// window (`schedule.window` "7d" looks back 14 days).
+    static let keptSeconds: Int64 = 35 * 86_400
+    /// The most history one call merges, so that a long backlog is merged over several fetches within their budgets.
+    static let mostSecondsPerCall: Int64 = 86_400
+
+    /// `steps_compaction` (one row): the second up to which `steps` holds minute rows only.
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE steps_compaction (id INTEGER PRIMARY KEY CHECK (id = 1), until_second INTEGER NOT NULL);
+                """)
+    }
+
+    /// Merges, into one row per UTC minute, the per-second rows of at most `mostSecondsPerCall` seconds after the
+    /// part already merged and more than `keptSeconds` behind `postedUntilNs`, and drops rows that hold no steps
+    /// there. Returns the seconds merged `[from, to)`, nil when there was nothing to do. Totals are unchanged.
+    @discardableResult
+    static func merge(_ db: Database, postedUntilNs: Int64) throws -> Range<Int64>? {
+        let cutoff = minuteStart(postedUntilNs / 1_000_000_000 - keptSeconds)
+        let done = try Int64.fetchOne(db, sql: "SELECT until_second FROM steps_compaction WHERE id = 1")
+        guard let start = try done ?? Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map(minuteStart)
+        else { return nil }
+        let end = min(cutoff, start + mostSecondsPerCall)
+        guard end > start else { return nil }
+        try db.execute(
+            sql: """
+                INSERT INTO steps (second, count)
+                SELECT second - ((second % 60) + 60) % 60 AS minute, SUM(count) FROM steps
+                WHERE second >= ? AND second < ? AND second % 60 != 0 GROUP BY minute
+                ON CONFLICT (second) DO UPDATE SET count = count + excluded.count
+                """, arguments: [start, end])
+        try db.execute(
+            sql: "DELETE FROM steps WHERE second >= ? AND second < ? AND (second % 60 != 0 OR count = 0)",
+            arguments: [start, end])
+        try db.execute(
+            sql: """
+                INSERT INTO steps_compaction (id, until_second) VALUES (1, ?)
+                ON CONFLICT (id) DO UPDATE SET until_second = excluded.until_second
+                """, arguments: [end])
+        return start..<end
+    }
+
+    /// The start of the UTC minute holding `second`.
+    static func minuteStart(_ second: Int64) -> Int64 { second - ((second % 60) + 60) % 60 }
+}
