@@ -1,4 +1,4 @@
-"""What the receiver benchmarks share: a free loopback port, a POST to /ingest, waiting for the agent to listen."""
+"""What the receiver benchmarks share: a free loopback port, a POST to /ingest, waiting for a receiver to listen."""
 import http.client, socket, time
 
 
@@ -10,14 +10,15 @@ def free_port():
     return port
 
 
-def wait_listening(port):
-    for _ in range(400):
+def wait_listening(port, what="the agent", seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
             return
         except OSError:
             time.sleep(0.025)
-    raise SystemExit("bench: the agent did not listen")
+    raise SystemExit(f"bench: {what} did not listen on 127.0.0.1:{port} within {seconds} s")
 
 
 def post(port, body, token):
