@@ -22,11 +22,15 @@ struct DeviceOverlap: Sendable {
     /// Applies each device's per-second step changes, re-decides the minutes they touch, and returns how the steps
     /// that count changed, per second.
     func resolve(_ db: Database, _ changes: [String: [Int64: Int]]) throws -> [Int64: Int] {
-        // Each device's changes grouped by minute, so that a minute is read, decided and written once.
-        var byMinute: [Int64: [(device: String, second: Int64, steps: Int)]] = [:]
-        for (device, seconds) in changes {
-            for (second, steps) in seconds where steps != 0 {
-                byMinute[Self.minute(second), default: []].append((device, second, steps))
+        // Each device's changes grouped by minute, so that a minute is read, decided and written once (a device by
+        // its index: a backlog has a change for most seconds of a year).
+        let devices = Array(changes.keys)
+        var byMinute: [Int64: [(device: Int, second: Int64, steps: Int)]] = [:]
+        let seconds = changes.values.reduce(0) { $0 + $1.count }
+        byMinute.reserveCapacity(seconds / 30)
+        for (index, device) in devices.enumerated() {
+            for (second, steps) in changes[device] ?? [:] where steps != 0 {
+                byMinute[Self.minute(second), default: []].append((index, second, steps))
             }
         }
         guard !byMinute.isEmpty else { return [:] }
@@ -45,18 +49,20 @@ struct DeviceOverlap: Sendable {
                 """)
         let forget = try db.cachedStatement(sql: "DELETE FROM minute_choice WHERE minute = ?")
         var out: [Int64: Int] = [:]
+        out.reserveCapacity(seconds)
         for (minute, minuteChanges) in byMinute {
             var counts: [String: MinuteSteps] = [:]
             let rows = try Row.fetchCursor(select, arguments: [minute])
             while let row = try rows.next() { counts[row[0]] = MinuteSteps(blob: row[1]) }
             let before = try String.fetchOne(chosenBefore, arguments: [minute])
             let countedBefore = before.flatMap { counts[$0] } ?? MinuteSteps()
-            var touched = Set<String>()
+            var touched = Set<Int>()
             for change in minuteChanges {
-                counts[change.device, default: MinuteSteps()].add(change.steps, at: Int(change.second - minute * 60))
+                counts[devices[change.device], default: MinuteSteps()].add(
+                    change.steps, at: Int(change.second - minute * 60))
                 touched.insert(change.device)
             }
-            for device in touched {
+            for device in touched.map({ devices[$0] }) {
                 if let steps = counts[device], !steps.isEmpty {
                     try upsert.execute(arguments: [minute, device, steps.blob])
                 } else {

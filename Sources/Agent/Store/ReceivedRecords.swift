@@ -123,6 +123,19 @@ struct ReceivedReadingRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     var countedEndNs: Int64?
     var countedSteps: Int
 
+    /// Read by column rather than through `Decodable`: counting a backlog reads every reading of it.
+    init(row: Row) {
+        device = row[Columns.device]
+        key = row[Columns.key]
+        startNs = row[Columns.startNs]
+        endNs = row[Columns.endNs]
+        microsteps = row[Columns.microsteps]
+        changed = row[Columns.changed]
+        countedStartNs = row[Columns.countedStartNs]
+        countedEndNs = row[Columns.countedEndNs]
+        countedSteps = row[Columns.countedSteps]
+    }
+
     /// What the steps table holds for it, as a reading.
     var counted: StepReading? {
         guard let start = countedStartNs, let end = countedEndNs else { return nil }
