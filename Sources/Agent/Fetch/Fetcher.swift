@@ -178,14 +178,7 @@ public struct Fetcher: Sendable {
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
         try store.writer.write { db in
-            try FetchHistoryRecord(
-                startedNs: nowNs, endedNs: endedNs, trigger: report.trigger.description,
-                windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
-                windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
-                result: report.result.rawValue, error: report.reason, lateSteps: report.lateSteps,
-                warnings: report.warnings.isEmpty
-                    ? nil : String(decoding: try JSONEncoder().encode(report.warnings), as: UTF8.self)
-            ).insert(db)
+            try FetchHistoryRecord(report, startedNs: nowNs, endedNs: endedNs).insert(db)
         }
     }
 }
