@@ -112,7 +112,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         var files: [String: String] = [:]
         for window in report.windows {
-            guard let image = window.image else { continue }
+            guard let image = report.charts[window.idempotencyKey] else { continue }
             let path = (directory as NSString).appendingPathComponent(window.idempotencyKey + ".png")
             if let reason = WholeFile.write(image.png, to: path) {
                 throw fail("cannot write the chart to \(path): \(reason)", status: ExitStatus.cantCreate)

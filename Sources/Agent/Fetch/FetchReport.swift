@@ -22,8 +22,6 @@ public struct FetchReport: Codable, Sendable {
         public var idempotencyKey: String
         /// The chart's alt text, when the window's chart was drawn.
         public var imageAlt: String?
-        /// The chart itself, in a dry run's report only (a fetch keeps it in the outbox, not in memory).
-        public var image: PostImage?
     }
 
     /// One delivery attempt (or, in a dry run, a delivery that would be attempted).
@@ -54,6 +52,9 @@ public struct FetchReport: Codable, Sendable {
     public var steps: Int?
     public var windows: [Window] = []
     public var deliveries: [Delivery] = []
+    /// A dry run's charts, by idempotency key, read back from its copy of the state (`fetch --dry-run --image-dir`
+    /// writes them); a fetch keeps them in the outbox, not in its report.
+    public var charts: [String: PostImage] = [:]
     /// Steps posted by this fetch that arrived after the window covering their time was posted (they went into the
     /// first window closed after they arrived).
     public var lateSteps = 0

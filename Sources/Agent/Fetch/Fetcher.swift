@@ -72,7 +72,7 @@ public struct Fetcher: Sendable {
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered =
             dryRun
-            ? listDryRunDeliveries(&report)
+            ? showDryRun(store: store, report: &report)
             : await deliverPending(store: store, nowNs: nowNs, budget: budget, report: &report, failures: &failures)
 
         report.conclude(failures: failures, delivered: delivered)
@@ -135,15 +135,22 @@ public struct Fetcher: Sendable {
             : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
     }
 
-    /// A dry run lists what each target would be sent, also targets whose credentials are missing, and delivers
-    /// nothing.
-    func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
+    /// A dry run's sink: it lists what each target would be sent, also targets whose credentials are missing, reads
+    /// the charts its closing kept back from its copy of the state, and delivers nothing.
+    func showDryRun(store: StateStore, report: inout FetchReport) -> Int {
         for w in report.windows {
             for name in publishers.map(\.name) + configuration.targetsWithoutCredentials {
                 report.deliveries.append(
                     .init(
                         target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
                         windowEnd: w.end, outcome: .dryRun))
+            }
+            guard w.imageAlt != nil else { continue }
+            do {
+                report.charts[w.idempotencyKey] = try store.outboxImage(idempotencyKey: w.idempotencyKey)
+            } catch {
+                report.warnings.append(
+                    "reading the window's chart: " + StateStore.describe(error, path: configuration.statePath))
             }
         }
         return 0

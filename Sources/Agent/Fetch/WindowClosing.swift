@@ -33,10 +33,7 @@ extension FetchReport {
 extension Fetcher {
     /// Closes the window(s) ending by the sources' watermark and, when they have steps (or `post_zero`), adds one
     /// outbox row per target for each. Late steps (stored for time already posted) go into the first window closed.
-    /// A dry run's report keeps each window's chart (`fetch --dry-run --image-dir` writes them).
-    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64, dryRun: Bool = false)
-        throws -> ClosedWindows
-    {
+    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws -> ClosedWindows {
         let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
         let firstData = try firstDataNs ?? StepsTable.firstNs(db)
@@ -67,7 +64,7 @@ extension Fetcher {
             let key = Post.idempotencyKey(windowStart: start, windowEnd: end)
             var report = FetchReport.Window(
                 start: start, end: end, steps: steps, lateSteps: late, text: composed.text, idempotencyKey: key)
-            closed.warnings += try keepChart(composed.image, in: &report, db, nowNs: nowNs, dryRun: dryRun)
+            closed.warnings += try keepChart(composed.image, in: &report, db, nowNs: nowNs)
             closed.windows.append(report)
             newEnd = hi
             if late != 0 { try WindowStateRecord.clearLateSteps(db) }
@@ -105,19 +102,16 @@ extension Fetcher {
         return Self.periodStart(containing: start, length: length, zone: configuration.composer.timeZone)
     }
 
-    /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text (and, for a
-    /// dry run, the chart) in the window's report; a chart that could not be drawn is a warning, and its window's
-    /// posts go out as text.
+    /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text in the
+    /// window's report; a chart that could not be drawn is a warning, and its window's posts go out as text.
     func keepChart(
-        _ drawing: Result<PostImage, RasterizeError>?, in report: inout FetchReport.Window, _ db: Database,
-        nowNs: Int64, dryRun: Bool
+        _ drawing: Result<PostImage, RasterizeError>?, in report: inout FetchReport.Window, _ db: Database, nowNs: Int64
     ) throws -> [String] {
         switch drawing {
         case nil: return []
         case .success(let image):
             try OutboxImageRecord(key: report.idempotencyKey, image: image, createdNs: nowNs).add(db)
             report.imageAlt = image.alt
-            if dryRun { report.image = image }
             return []
         case .failure(let error):
             return ["\(error); the window's posts go out without it"]
