@@ -140,10 +140,7 @@ public struct Fetcher: Sendable {
     func showDryRun(store: StateStore, report: inout FetchReport) -> Int {
         for w in report.windows {
             for name in publishers.map(\.name) + configuration.targetsWithoutCredentials {
-                report.deliveries.append(
-                    .init(
-                        target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
-                        windowEnd: w.end, outcome: .dryRun))
+                report.deliveries.append(.init(target: name, window: w, outcome: .dryRun))
             }
             guard w.imageAlt != nil else { continue }
             do {

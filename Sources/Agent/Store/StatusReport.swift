@@ -24,7 +24,7 @@ public struct StatusReport: Encodable, Sendable {
     public var nextFetch: String?
     public var lastResults: [FetchHistoryRecord]
     public var pendingPosts: Int
-    public var oldestPending: StateStore.OutboxEntry?
+    public var oldestPending: OutboxRecord?
     public var failedPosts: Int
     /// `on: 127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
     public var pushListener: String?
@@ -100,7 +100,7 @@ public struct StatusReport: Encodable, Sendable {
                     : ""))
         if let o = oldestPending {
             out.append(
-                "          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"
+                "          oldest: \(o.target) \(f(o.window.start)) 〜 \(f(o.window.end)), \(o.attempts) attempt(s)"
                     + (o.lastError.map { ", last error: \($0)" } ?? ""))
         }
         if lastResults.isEmpty { out.append("results:  no fetch yet") } else { out.append("results:") }
