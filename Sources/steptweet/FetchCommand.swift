@@ -112,7 +112,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         var files: [String: String] = [:]
         for window in report.windows {
-            guard let image = window.image else { continue }
+            guard let image = report.charts[window.idempotencyKey] else { continue }
             let path = (directory as NSString).appendingPathComponent(window.idempotencyKey + ".png")
             if let reason = WholeFile.write(image.png, to: path) {
                 throw fail("cannot write the chart to \(path): \(reason)", status: ExitStatus.cantCreate)
@@ -190,8 +190,8 @@ struct FetchJSON: Encodable {
         }
         deliveries = r.deliveries.map {
             Target(
-                target: $0.target, outcome: $0.outcome.rawValue, idempotencyKey: $0.idempotencyKey,
-                window: Window(start: f($0.windowStart), end: f($0.windowEnd)), remoteId: $0.remoteID,
+                target: $0.target, outcome: $0.outcome.rawValue, idempotencyKey: $0.window.idempotencyKey,
+                window: Window(start: f($0.window.start), end: f($0.window.end)), remoteId: $0.remoteID,
                 reason: $0.reason, note: $0.note)
         }
     }

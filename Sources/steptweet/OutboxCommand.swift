@@ -35,7 +35,7 @@ struct OutboxList: ParsableCommand {
 
     func run() throws {
         let config = try configOptions.load()
-        let entries: [StateStore.OutboxEntry]
+        let entries: [OutboxRecord]
         do {
             entries = try StateStore(readOnlyPath: config.statePath).outbox()
                 .filter { all || $0.status == .pending || $0.status == .failed || $0.unconfirmed }
@@ -99,7 +99,7 @@ private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -
                 "error: no outbox entry \(id) in \(config.statePath) (`steptweet outbox --all` lists every entry)")
             status = max(status, ExitStatus.noInput)
         case .final(let e):
-            printError("error: outbox entry \(e.id) is \(e.status): nothing to do")
+            printError("error: outbox entry \(e.id ?? 0) is \(e.status): nothing to do")
             status = max(status, ExitStatus.dataError)
         }
     }
@@ -122,17 +122,17 @@ struct OutboxJSON: Encodable {
     var remoteId: String?
     var lastError: String?
 
-    init(_ e: StateStore.OutboxEntry, zone: TimeZone) {
+    init(_ e: OutboxRecord, zone: TimeZone) {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
-        id = e.id
+        id = e.id ?? 0
         status = e.status.rawValue
         unconfirmed = e.unconfirmed
         target = e.target
-        windowStart = f(e.windowStart)
-        windowEnd = f(e.windowEnd)
-        steps = e.steps
-        text = e.text
-        idempotencyKey = e.idempotencyKey
+        windowStart = f(e.window.start)
+        windowEnd = f(e.window.end)
+        steps = e.window.steps
+        text = e.window.text
+        idempotencyKey = e.window.idempotencyKey
         attempts = e.attempts
         nextAttempt = f(e.nextAttempt)
         remoteId = e.remoteID

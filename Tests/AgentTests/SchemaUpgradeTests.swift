@@ -26,8 +26,8 @@ import Testing
         let pending = try store.outbox(status: .pending)
         #expect(pending.map(\.target) == ["gone"])
         #expect(pending.map(\.attempts) == [1])
-        #expect(pending.map(\.idempotencyKey) == ["steps-20261121T010200Z-20261123T013037Z"])
-        #expect(pending.first?.steps == 112)
+        #expect(pending.map(\.window.idempotencyKey) == ["steps-20261121T010200Z-20261123T013037Z"])
+        #expect(pending.first?.window.steps == 112)
         #expect(try store.history().map(\.result) == ["Failed"])
     }
 

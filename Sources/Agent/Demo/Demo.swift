@@ -158,7 +158,7 @@ public struct DemoRunner: Sendable {
         let lines = r.deliveries.map { d in
             switch d.outcome {
             case .delivered, .alreadyDelivered:
-                return "delivered to \(d.target) (id \(d.remoteID ?? "?")) for \(d.idempotencyKey)"
+                return "delivered to \(d.target) (id \(d.remoteID ?? "?")) for \(d.window.idempotencyKey)"
             default:
                 return "\(d.outcome) at \(d.target): \(d.reason ?? "") (kept in the outbox)"
             }

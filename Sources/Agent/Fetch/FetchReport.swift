@@ -11,27 +11,11 @@ public enum FetchResult: String, Codable, Sendable {
 
 /// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
 public struct FetchReport: Codable, Sendable {
-    /// A window composed by this fetch.
-    public struct Window: Codable, Sendable, Equatable {
-        public var start: Date
-        public var end: Date
-        public var steps: Int
-        /// Of `steps`, those that arrived after the window covering their time was posted.
-        public var lateSteps = 0
-        public var text: String
-        public var idempotencyKey: String
-        /// The chart's alt text, when the window's chart was drawn.
-        public var imageAlt: String?
-        /// The chart itself, in a dry run's report only (a fetch keeps it in the outbox, not in memory).
-        public var image: PostImage?
-    }
-
     /// One delivery attempt (or, in a dry run, a delivery that would be attempted).
     public struct Delivery: Codable, Sendable, Equatable {
         public var target: String
-        public var idempotencyKey: String
-        public var windowStart: Date
-        public var windowEnd: Date
+        /// The window posted, as its outbox row keeps it.
+        public var window: ClosedWindow
         /// `delivered`, `already_delivered`, `retryable`, `permanent`, `deferred` (not due or no budget) or `dry_run`.
         public var outcome: DeliveryResult
         public var remoteID: String?
@@ -52,8 +36,12 @@ public struct FetchReport: Codable, Sendable {
     public var windowStart: Date?
     public var windowEnd: Date?
     public var steps: Int?
-    public var windows: [Window] = []
+    /// The windows this fetch closed and queued, as committed.
+    public var windows: [ClosedWindow] = []
     public var deliveries: [Delivery] = []
+    /// A dry run's charts, by idempotency key, read back from its copy of the state (`fetch --dry-run --image-dir`
+    /// writes them); a fetch keeps them in the outbox, not in its report.
+    public var charts: [String: PostImage] = [:]
     /// Steps posted by this fetch that arrived after the window covering their time was posted (they went into the
     /// first window closed after they arrived).
     public var lateSteps = 0

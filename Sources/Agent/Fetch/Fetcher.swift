@@ -72,7 +72,7 @@ public struct Fetcher: Sendable {
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered =
             dryRun
-            ? listDryRunDeliveries(&report)
+            ? showDryRun(store: store, report: &report)
             : await deliverPending(store: store, nowNs: nowNs, budget: budget, report: &report, failures: &failures)
 
         report.conclude(failures: failures, delivered: delivered)
@@ -143,15 +143,19 @@ public struct Fetcher: Sendable {
             : try StateStore(path: configuration.statePath, busyTimeout: min(5, configuration.schedule.deadline / 2))
     }
 
-    /// A dry run lists what each target would be sent, also targets whose credentials are missing, and delivers
-    /// nothing.
-    func listDryRunDeliveries(_ report: inout FetchReport) -> Int {
+    /// A dry run's sink: it lists what each target would be sent, also targets whose credentials are missing, reads
+    /// the charts its closing kept back from its copy of the state, and delivers nothing.
+    func showDryRun(store: StateStore, report: inout FetchReport) -> Int {
         for w in report.windows {
             for name in publishers.map(\.name) + configuration.targetsWithoutCredentials {
-                report.deliveries.append(
-                    .init(
-                        target: name, idempotencyKey: w.idempotencyKey, windowStart: w.start,
-                        windowEnd: w.end, outcome: .dryRun))
+                report.deliveries.append(.init(target: name, window: w, outcome: .dryRun))
+            }
+            guard w.imageAlt != nil else { continue }
+            do {
+                report.charts[w.idempotencyKey] = try store.outboxImage(idempotencyKey: w.idempotencyKey)
+            } catch {
+                report.warnings.append(
+                    "reading the window's chart: " + StateStore.describe(error, path: configuration.statePath))
             }
         }
         return 0
@@ -186,14 +190,7 @@ public struct Fetcher: Sendable {
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
         try store.writer.write { db in
-            try FetchHistoryRecord(
-                startedNs: nowNs, endedNs: endedNs, trigger: report.trigger.description,
-                windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
-                windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps,
-                result: report.result.rawValue, error: report.reason, lateSteps: report.lateSteps,
-                warnings: report.warnings.isEmpty
-                    ? nil : String(decoding: try JSONEncoder().encode(report.warnings), as: UTF8.self)
-            ).insert(db)
+            try FetchHistoryRecord(report, startedNs: nowNs, endedNs: endedNs).insert(db)
         }
     }
 }

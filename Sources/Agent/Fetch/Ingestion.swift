@@ -68,17 +68,13 @@ extension Fetcher {
         let watermark = finals.map(\.read.watermarkNs).min() ?? nowNs
         let firstDataNs = finals.compactMap(\.read.next.firstDataNs).min()
         let lastSlices = finals
-        let dryRun = report.dryRun
         let (closed, loweredLast) = try await store.writer.write { db in
             // Bouts this fetch posts need no walk-triggered fetch of their own.
             var lowered = 0
             for (source, read) in lastSlices {
                 lowered += try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true, overlap: overlap)
             }
-            return (
-                try self.closeWindows(
-                    db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs, dryRun: dryRun), lowered
-            )
+            return (try self.closeWindows(db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
         }
         for (source, read) in finals { source.didSave(read) }
         report.record(closed)

@@ -10,17 +10,14 @@ extension Fetcher {
     /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
     /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
     func deliver(
-        _ entry: StateStore.OutboxEntry, store: StateStore, nowNs: Int64,
-        budget: Deadline
+        _ entry: OutboxRecord, store: StateStore, nowNs: Int64, budget: Deadline
     ) async -> FetchReport.Delivery {
-        var d = FetchReport.Delivery(
-            target: entry.target, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
-            windowEnd: entry.windowEnd, outcome: .deferred)
+        var d = FetchReport.Delivery(target: entry.target, window: entry.window, outcome: .deferred)
         guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
             d.reason = "no configured target is named '\(entry.target)'"
             return d
         }
-        if Timestamps.nanoseconds(entry.nextAttempt) > nowNs {
+        if entry.nextAttemptNs > nowNs {
             d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
             return d
         }
@@ -47,7 +44,7 @@ extension Fetcher {
             deadline = left
         }
         do {
-            try store.countAttempt(entry.id)
+            try store.countAttempt(entry)
         } catch {
             d.reason = StateStore.describe(error, path: store.path)
             return d
@@ -56,7 +53,7 @@ extension Fetcher {
         let update = outboxUpdate(outcome, attempts: entry.attempts + 1, nowNs: nowNs, delivery: &d)
         do {
             try store.recordOutcome(
-                entry.id, status: update.status, nextNs: update.next, remoteID: update.remote,
+                entry, status: update.status, nextNs: update.next, remoteID: update.remote,
                 error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
         } catch {
             // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
@@ -100,12 +97,9 @@ extension Fetcher {
 
     /// The post of an outbox entry, with the window's kept chart for a target that posts it (read only then: the
     /// other targets' deliveries never hold the PNG).
-    static func post(_ entry: StateStore.OutboxEntry, for publisher: any Publisher, store: StateStore) throws -> Post {
-        var post = Post(
-            text: entry.text, idempotencyKey: entry.idempotencyKey, windowStart: entry.windowStart,
-            windowEnd: entry.windowEnd)
-        if publisher.image.chart { post.image = try store.outboxImage(idempotencyKey: entry.idempotencyKey) }
-        return post
+    static func post(_ entry: OutboxRecord, for publisher: any Publisher, store: StateStore) throws -> Post {
+        let key = entry.window.idempotencyKey
+        return entry.window.post(image: publisher.image.chart ? try store.outboxImage(idempotencyKey: key) : nil)
     }
 
     /// What `recordOutcome` writes back to an outbox entry.
@@ -120,7 +114,7 @@ extension Fetcher {
     /// For a target that would post a repeat twice, whose last attempt went unanswered: looks the post up first.
     /// Returns true when that settled the entry (found, permanently skipped, or look-up failed); false to send it.
     func settleUnconfirmed(
-        _ entry: StateStore.OutboxEntry, publisher: any Publisher, post: Post, deadline: Deadline,
+        _ entry: OutboxRecord, publisher: any Publisher, post: Post, deadline: Deadline,
         store: StateStore, nowNs: Int64, delivery d: inout FetchReport.Delivery
     ) async -> Bool {
         let settled: OutboxUpdate?
@@ -149,7 +143,7 @@ extension Fetcher {
         guard let settled else { return false }
         do {
             try store.recordOutcome(
-                entry.id, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
+                entry, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
                 error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
         } catch {
             d.outcome = .retryable

@@ -7,24 +7,25 @@ import SensorInput
 import StepDetection
 
 /// What closing windows did, committed with them: the windows queued for posting, and the window considered (the
-/// last one closed, or the open one when none closed).
-struct ClosedWindows: Sendable {
-    var windows: [FetchReport.Window] = []
-    /// What the operator should know about closing (a fetch time before the last posted window).
+/// last one closed, or the open one when none closed). The fetch's report takes it after the commit.
+struct ClosingOutcome: Sendable {
+    var windows: [ClosedWindow] = []
+    /// What the operator should know about closing (a fetch time before the last posted window, a text a target
+    /// would refuse).
     var warnings: [String] = []
-    var considered: (start: Date, end: Date, steps: Int)?
+    var considered: (span: Range<Int64>, steps: Int)?
     var lateSteps: Int { windows.reduce(0) { $0 + $1.lateSteps } }
 }
 
 extension FetchReport {
     /// Takes what a committed transaction closed.
-    mutating func record(_ closed: ClosedWindows) {
+    mutating func record(_ closed: ClosingOutcome) {
         windows += closed.windows
         warnings += closed.warnings
         lateSteps += closed.lateSteps
         if let considered = closed.considered {
-            windowStart = considered.start
-            windowEnd = considered.end
+            windowStart = StateStore.date(considered.span.lowerBound)
+            windowEnd = StateStore.date(considered.span.upperBound)
             steps = considered.steps
         }
     }
@@ -33,15 +34,12 @@ extension FetchReport {
 extension Fetcher {
     /// Closes the window(s) ending by the sources' watermark and, when they have steps (or `post_zero`), adds one
     /// outbox row per target for each. Late steps (stored for time already posted) go into the first window closed.
-    /// A dry run's report keeps each window's chart (`fetch --dry-run --image-dir` writes them).
-    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64, dryRun: Bool = false)
-        throws -> ClosedWindows
-    {
+    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws -> ClosingOutcome {
         let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
         let firstData = try firstDataNs ?? StepsTable.firstNs(db)
         let startNs = posted ?? firstWindowStart(firstDataNs: firstData, endLimit: endLimit)
-        var closed = ClosedWindows()
+        var closed = ClosingOutcome()
         if let posted, nowNs < posted {
             // An earlier `--now` (or a clock set back) cannot reopen what was posted: say so rather than show an
             // empty window at the old end.
@@ -52,38 +50,24 @@ extension Fetcher {
                     + "back, so nothing closes until then")
         }
         var late = try WindowStateRecord.lateSteps(db)
-        let windows = windowsToClose(from: startNs, to: endLimit)
+        let spans = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?
-        for (lo, hi) in windows {
-            let steps = try StateStore.steps(db, fromNs: lo, toNs: hi) + late
-            closed.considered = (StateStore.date(lo), StateStore.date(hi), steps)
+        for span in spans {
+            let steps = try StateStore.steps(db, fromNs: span.lowerBound, toNs: span.upperBound) + late
+            closed.considered = (span, steps)
             guard steps > 0 || configuration.schedule.postZero else {
                 // Aligned periods without steps are passed over; a since-last window stays open.
-                if case .aligned = configuration.schedule.window { newEnd = hi }
+                if case .aligned = configuration.schedule.window { newEnd = span.upperBound }
                 continue
             }
-            let composed = try composeWindow(db, fromNs: lo, toNs: hi, steps: steps)
-            let (start, end) = (composed.window.start, composed.window.end)
-            let key = Post.idempotencyKey(windowStart: start, windowEnd: end)
-            var report = FetchReport.Window(
-                start: start, end: end, steps: steps, lateSteps: late, text: composed.text, idempotencyKey: key)
-            closed.warnings += try keepChart(composed.image, in: &report, db, nowNs: nowNs, dryRun: dryRun)
-            closed.windows.append(report)
-            newEnd = hi
+            let composed = try composeWindow(db, span, steps: steps)
+            var window = ClosedWindow(
+                startNs: span.lowerBound, endNs: span.upperBound, steps: steps, lateSteps: late, text: composed.text)
+            closed.warnings += try keepChart(composed.image, of: &window, db, nowNs: nowNs)
+            closed.warnings += try queue(window, db, nowNs: nowNs)
+            closed.windows.append(window)
+            newEnd = span.upperBound
             if late != 0 { try WindowStateRecord.clearLateSteps(db) }
-            for (name, publisher) in publishers {
-                var post = NewOutboxPost(
-                    windowStartNs: lo, windowEndNs: hi, steps: steps, text: composed.text, target: name,
-                    idempotencyKey: key, nextAttemptNs: nowNs, createdNs: nowNs)
-                if let refusal = publisher.refusal(of: composed.text) {
-                    // No attempt could deliver it: kept as failed, never sent, and said now.
-                    (post.status, post.lastError) = (.failed, "refused when the window closed: \(refusal)")
-                    closed.warnings.append(
-                        "\(name) would refuse the text of the window ending \(Timestamps.format(end, zone: configuration.composer.timeZone)): \(refusal); kept as failed in the outbox, not sent (shorten the template, or set shorten = true)"
-                    )
-                }
-                try post.add(db)
-            }
             late = 0
         }
         if let newEnd {
@@ -91,10 +75,28 @@ extension Fetcher {
         } else if posted == nil, firstData != nil {
             try WindowStateRecord.setPostedUntilIfUnset(db, startNs)
         }
-        if windows.isEmpty {
-            closed.considered = (StateStore.date(startNs), StateStore.date(max(startNs, endLimit)), 0)
-        }
+        if spans.isEmpty { closed.considered = (startNs..<max(startNs, endLimit), 0) }
         return closed
+    }
+
+    /// Adds the window's outbox row for each target. A target that would refuse its text gets it as failed, never
+    /// sent; the returned warnings say so now.
+    func queue(_ window: ClosedWindow, _ db: Database, nowNs: Int64) throws -> [String] {
+        var warnings: [String] = []
+        for (name, publisher) in publishers {
+            let refusal = publisher.refusal(of: window.text)
+            if let refusal {
+                let end = Timestamps.format(window.end, zone: configuration.composer.timeZone)
+                warnings.append(
+                    "\(name) would refuse the text of the window ending \(end): \(refusal); kept as failed in the outbox, "
+                        + "not sent (shorten the template, or set shorten = true)")
+            }
+            try OutboxRecord(
+                window: window, target: name, nowNs: nowNs,
+                refusal: refusal.map { "refused when the window closed: \($0)" }
+            ).add(db)
+        }
+        return warnings
     }
 
     /// Where the first window of a state begins: at its first data (never after `endLimit`), or at the start of the
@@ -105,19 +107,16 @@ extension Fetcher {
         return Self.periodStart(containing: start, length: length, zone: configuration.composer.timeZone)
     }
 
-    /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text (and, for a
-    /// dry run, the chart) in the window's report; a chart that could not be drawn is a warning, and its window's
-    /// posts go out as text.
+    /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text in the
+    /// window; a chart that could not be drawn is a warning, and its window's posts go out as text.
     func keepChart(
-        _ drawing: Result<PostImage, RasterizeError>?, in report: inout FetchReport.Window, _ db: Database,
-        nowNs: Int64, dryRun: Bool
+        _ drawing: Result<PostImage, RasterizeError>?, of window: inout ClosedWindow, _ db: Database, nowNs: Int64
     ) throws -> [String] {
         switch drawing {
         case nil: return []
         case .success(let image):
-            try OutboxImageRecord(key: report.idempotencyKey, image: image, createdNs: nowNs).add(db)
-            report.imageAlt = image.alt
-            if dryRun { report.image = image }
+            try OutboxImageRecord(key: window.idempotencyKey, image: image, createdNs: nowNs).add(db)
+            window.imageAlt = image.alt
             return []
         case .failure(let error):
             return ["\(error); the window's posts go out without it"]
@@ -126,9 +125,10 @@ extension Fetcher {
 
     /// A closing window as it is posted: its text, with what the template asks of the stored steps (the window
     /// before, the busiest hour or day), and its chart when a target wants one (or a dry run shows it).
-    func composeWindow(_ db: Database, fromNs lo: Int64, toNs hi: Int64, steps: Int) throws -> (
-        window: StepWindow, text: String, image: Result<PostImage, RasterizeError>?
+    func composeWindow(_ db: Database, _ span: Range<Int64>, steps: Int) throws -> (
+        text: String, image: Result<PostImage, RasterizeError>?
     ) {
+        let (lo, hi) = (span.lowerBound, span.upperBound)
         let composer = configuration.composer
         var window = StepWindow(
             start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
@@ -143,13 +143,13 @@ extension Fetcher {
             window.busiest = WindowChart.busiestPeriod(
                 readings: minutes, startNs: lo, endNs: hi, zone: composer.timeZone)
         }
-        guard drawsCharts else { return (window, composer.compose(window), nil) }
+        guard drawsCharts else { return (composer.compose(window), nil) }
         let activity = WindowActivity(
             window: window, readings: minutes, bouts: try BoutRecord.overlapping(db, fromNs: lo, toNs: hi))
         let image = Result { () throws(RasterizeError) in
             try WindowChart.image(activity, composer: composer, options: configuration.chart)
         }
-        return (window, composer.compose(window), image)
+        return (composer.compose(window), image)
     }
 
     /// Where the window before `[lo, hi)` begins: the aligned period before it, or as long a stretch for since-last.
@@ -161,11 +161,11 @@ extension Fetcher {
 
     /// The windows from `startNs` whose end has settled by `endLimit`: one since-last window, or whole aligned periods
     /// (48 at most per fetch).
-    func windowsToClose(from startNs: Int64, to endLimit: Int64) -> [(Int64, Int64)] {
-        var windows: [(Int64, Int64)] = []
+    func windowsToClose(from startNs: Int64, to endLimit: Int64) -> [Range<Int64>] {
+        var windows: [Range<Int64>] = []
         switch configuration.schedule.window {
         case .sinceLast:
-            if endLimit > startNs { windows = [(startNs, endLimit)] }
+            if endLimit > startNs { windows = [startNs..<endLimit] }
         case .aligned(let length):
             let zone = configuration.composer.timeZone
             var p = Self.periodStart(containing: startNs, length: length, zone: zone)
@@ -173,7 +173,7 @@ extension Fetcher {
             while windows.count < 48 {
                 let e = Self.periodStart(containing: p, length: length, zone: zone, next: true)
                 guard e <= endLimit else { break }
-                windows.append((p, e))
+                windows.append(p..<e)
                 p = e
             }
         }
@@ -193,6 +193,4 @@ extension Fetcher {
         let out = next ? calendar.date(byAdding: unit, value: 1, to: start) ?? start : start
         return Timestamps.nanoseconds(out)
     }
-
-    /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
 }

@@ -1,66 +1,119 @@
 import Foundation
 import GRDB
+import Messages
 
-/// One fetch as written to the history (`fetch_history`): exactly one row per fetch; read back as
-/// `StateStore.HistoryEntry`.
-struct FetchHistoryRecord: Encodable, PersistableRecord {
-    static let databaseTableName = "fetch_history"
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-    var startedNs: Int64
-    var endedNs: Int64
-    var trigger: String
-    var windowStartNs: Int64?
-    var windowEndNs: Int64?
-    var steps: Int?
-    var result: String
-    var error: String?
-    /// Of `steps`, those that arrived after their own window was posted.
-    var lateSteps: Int?
-    /// The fetch's warnings as a JSON array; nil when none.
-    var warnings: String?
+/// One fetch in the history (`fetch_history`): exactly one row per fetch, written when it ends and read back by
+/// `history` and `status` (`status --json` writes it with its times as dates, `encode(to:)`).
+public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "fetch_history"
+    public enum Columns {
+        static let id = Column("id")
+        static let startedNs = Column("started_ns")
+        static let endedNs = Column("ended_ns")
+        static let trigger = Column("trigger")
+        static let windowStartNs = Column("window_start_ns")
+        static let windowEndNs = Column("window_end_ns")
+        static let steps = Column("steps")
+        static let result = Column("result")
+        static let error = Column("error")
+        static let lateSteps = Column("late_steps")
+        static let warnings = Column("warnings")
+    }
+
+    /// Nil until the row is inserted.
+    public var id: Int64?
+    public var startedNs: Int64
+    public var endedNs: Int64
+    public var trigger: String
+    public var windowStartNs: Int64?
+    public var windowEndNs: Int64?
+    public var steps: Int?
+    public var result: String
+    public var error: String?
+    /// Late steps the fetch posted (steps that arrived after the window covering their time was posted).
+    public var lateSteps: Int?
+    /// What the fetch worked around or found in its input (`FetchReport.warnings`); stored as a JSON array, or
+    /// NULL when none.
+    public var warnings: [String] = []
+
+    public var started: Date { StateStore.date(startedNs) }
+    public var ended: Date { StateStore.date(endedNs) }
+    public var windowStart: Date? { windowStartNs.map(StateStore.date) }
+    public var windowEnd: Date? { windowEndNs.map(StateStore.date) }
+
+    /// The history row of a fetch that began at `startedNs` and ended at `endedNs`.
+    init(_ report: FetchReport, startedNs: Int64, endedNs: Int64) {
+        self.startedNs = startedNs
+        self.endedNs = endedNs
+        trigger = report.trigger.description
+        windowStartNs = report.windowStart.map(Timestamps.nanoseconds)
+        windowEndNs = report.windowEnd.map(Timestamps.nanoseconds)
+        steps = report.steps
+        result = report.result.rawValue
+        error = report.reason
+        lateSteps = report.lateSteps
+        warnings = report.warnings
+    }
+
+    public init(row r: Row) throws {
+        id = r[Columns.id]
+        startedNs = r[Columns.startedNs]
+        endedNs = r[Columns.endedNs]
+        trigger = r[Columns.trigger]
+        windowStartNs = r[Columns.windowStartNs]
+        windowEndNs = r[Columns.windowEndNs]
+        steps = r[Columns.steps]
+        result = r[Columns.result]
+        error = r[Columns.error]
+        lateSteps = r[Columns.lateSteps]
+        warnings =
+            (r[Columns.warnings] as String?).flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }
+            ?? []
+    }
+
+    public func encode(to container: inout PersistenceContainer) throws {
+        container[Columns.id] = id
+        container[Columns.startedNs] = startedNs
+        container[Columns.endedNs] = endedNs
+        container[Columns.trigger] = trigger
+        container[Columns.windowStartNs] = windowStartNs
+        container[Columns.windowEndNs] = windowEndNs
+        container[Columns.steps] = steps
+        container[Columns.result] = result
+        container[Columns.error] = error
+        container[Columns.lateSteps] = lateSteps
+        container[Columns.warnings] =
+            warnings.isEmpty ? nil : String(decoding: try JSONEncoder().encode(warnings), as: UTF8.self)
+    }
+}
+
+extension FetchHistoryRecord: Encodable {
+    /// The keys `status --json` has always written for a fetch (snake_cased by the command).
+    enum JSONKeys: String, CodingKey {
+        case id, started, ended, trigger, windowStart, windowEnd, steps, result, error, lateSteps, warnings
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKeys.self)
+        try c.encodeIfPresent(id, forKey: .id)
+        try c.encode(started, forKey: .started)
+        try c.encode(ended, forKey: .ended)
+        try c.encode(trigger, forKey: .trigger)
+        try c.encodeIfPresent(windowStart, forKey: .windowStart)
+        try c.encodeIfPresent(windowEnd, forKey: .windowEnd)
+        try c.encodeIfPresent(steps, forKey: .steps)
+        try c.encode(result, forKey: .result)
+        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(lateSteps, forKey: .lateSteps)
+        try c.encode(warnings, forKey: .warnings)
+    }
 }
 
 extension StateStore {
-    /// One row of fetch history, as `history` and `status` show it: times as dates, warnings as a list.
-    public struct HistoryEntry: Sendable, Codable, Equatable, FetchableRecord, TableRecord {
-        public static let databaseTableName = "fetch_history"
-        public enum Columns {
-            static let id = Column("id")
-        }
-
-        public var id: Int64
-        public var started: Date
-        public var ended: Date
-        public var trigger: String
-        public var windowStart: Date?
-        public var windowEnd: Date?
-        public var steps: Int?
-        public var result: String
-        public var error: String?
-        /// Late steps the fetch posted (steps that arrived after the window covering their time was posted).
-        public var lateSteps: Int?
-        /// What the fetch worked around or found in its input (`FetchReport.warnings`).
-        public var warnings: [String] = []
-
-        public init(row r: Row) throws {
-            id = r["id"]
-            started = StateStore.date(r["started_ns"])
-            ended = StateStore.date(r["ended_ns"])
-            trigger = r["trigger"]
-            windowStart = (r["window_start_ns"] as Int64?).map(StateStore.date)
-            windowEnd = (r["window_end_ns"] as Int64?).map(StateStore.date)
-            steps = r["steps"]
-            result = r["result"]
-            error = r["error"]
-            lateSteps = r["late_steps"]
-            warnings =
-                (r["warnings"] as String?).flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }
-                ?? []
-        }
-    }
-
     /// The last `limit` fetches, newest first.
-    public func history(limit: Int = 20) throws -> [HistoryEntry] {
-        try writer.read { db in try HistoryEntry.order(HistoryEntry.Columns.id.desc).limit(limit).fetchAll(db) }
+    public func history(limit: Int = 20) throws -> [FetchHistoryRecord] {
+        try writer.read { db in
+            try FetchHistoryRecord.order(FetchHistoryRecord.Columns.id.desc).limit(limit).fetchAll(db)
+        }
     }
 }

@@ -3,118 +3,189 @@ import GRDB
 import Messages
 import Publishing
 
-extension StateStore {
-    /// One outbox entry (`outbox`): a window's post for one target, and where its delivery stands. Times are stored as
-    /// nanoseconds since the epoch and read as dates.
-    public struct OutboxEntry: Sendable, Codable, Equatable, FetchableRecord, TableRecord {
-        public static let databaseTableName = "outbox"
-        public enum Columns {
-            static let id = Column("id")
-            static let status = Column("status")
-            static let attempts = Column("attempts")
-            static let nextAttemptNs = Column("next_attempt_ns")
-            static let remoteID = Column("remote_id")
-            static let lastError = Column("last_error")
-            static let deliveredNs = Column("delivered_ns")
-            static let unconfirmed = Column("unconfirmed")
-        }
-
-        public var id: Int64
-        public var windowStart: Date
-        public var windowEnd: Date
-        public var steps: Int
-        public var text: String
-        public var target: String
-        public var idempotencyKey: String
-        public var status: OutboxStatus
-        public var attempts: Int
-        public var nextAttempt: Date
-        public var remoteID: String?
-        public var lastError: String?
-        /// The last attempt may have been posted although no success was seen (its answer was lost, or the fetch died).
-        public var unconfirmed = false
-
-        public init(row r: Row) throws {
-            id = r["id"]
-            windowStart = StateStore.date(r["window_start_ns"])
-            windowEnd = StateStore.date(r["window_end_ns"])
-            steps = r["steps"]
-            text = r["text"]
-            target = r["target"]
-            idempotencyKey = r["idempotency_key"]
-            status = r["status"]
-            attempts = r["attempts"]
-            nextAttempt = StateStore.date(r["next_attempt_ns"])
-            remoteID = r["remote_id"]
-            lastError = r["last_error"]
-            unconfirmed = (r["unconfirmed"] as Int? ?? 0) != 0
-        }
+/// The outbox (`outbox`), one row per window and target: the window as it closed, and where its delivery to the
+/// target stands. Added when the window closes, in the transaction that closes it (pending, or failed when the target
+/// would refuse its text); an existing row for the same target and key is kept as it is. Read back by the fetch that
+/// delivers it, `outbox` and `status`; `status --json` writes it with its times as dates (`encode(to:)`).
+public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "outbox"
+    public enum Columns {
+        static let id = Column("id")
+        static let windowStartNs = Column("window_start_ns")
+        static let windowEndNs = Column("window_end_ns")
+        static let steps = Column("steps")
+        static let text = Column("text")
+        static let target = Column("target")
+        static let idempotencyKey = Column("idempotency_key")
+        static let status = Column("status")
+        static let attempts = Column("attempts")
+        static let nextAttemptNs = Column("next_attempt_ns")
+        static let remoteID = Column("remote_id")
+        static let lastError = Column("last_error")
+        static let createdNs = Column("created_ns")
+        static let deliveredNs = Column("delivered_ns")
+        static let unconfirmed = Column("unconfirmed")
     }
 
+    /// Nil until the row is inserted.
+    public var id: Int64?
+    public var window: ClosedWindow
+    public var target: String
+    public var status: OutboxStatus
+    public var attempts: Int
+    /// Not tried before this time (ns since the epoch).
+    public var nextAttemptNs: Int64
+    public var remoteID: String?
+    public var lastError: String?
+    /// The last attempt may have been posted although no success was seen (its answer was lost, or the fetch died).
+    public var unconfirmed: Bool
+    var createdNs: Int64
+    var deliveredNs: Int64?
+
+    public var nextAttempt: Date { StateStore.date(nextAttemptNs) }
+
+    /// A closing window's post for `target`, due now; `failed` with its reason for a text the target would refuse.
+    init(window: ClosedWindow, target: String, nowNs: Int64, refusal: String? = nil) {
+        self.window = window
+        self.target = target
+        status = refusal == nil ? .pending : .failed
+        lastError = refusal
+        attempts = 0
+        nextAttemptNs = nowNs
+        unconfirmed = false
+        createdNs = nowNs
+    }
+
+    public init(row r: Row) throws {
+        id = r[Columns.id]
+        window = ClosedWindow(
+            startNs: r[Columns.windowStartNs], endNs: r[Columns.windowEndNs], steps: r[Columns.steps],
+            text: r[Columns.text], idempotencyKey: r[Columns.idempotencyKey])
+        target = r[Columns.target]
+        status = r[Columns.status]
+        attempts = r[Columns.attempts]
+        nextAttemptNs = r[Columns.nextAttemptNs]
+        remoteID = r[Columns.remoteID]
+        lastError = r[Columns.lastError]
+        unconfirmed = r[Columns.unconfirmed] ?? false
+        createdNs = r[Columns.createdNs]
+        deliveredNs = r[Columns.deliveredNs]
+    }
+
+    public func encode(to container: inout PersistenceContainer) {
+        container[Columns.id] = id
+        container[Columns.windowStartNs] = window.startNs
+        container[Columns.windowEndNs] = window.endNs
+        container[Columns.steps] = window.steps
+        container[Columns.text] = window.text
+        container[Columns.target] = target
+        container[Columns.idempotencyKey] = window.idempotencyKey
+        container[Columns.status] = status
+        container[Columns.attempts] = attempts
+        container[Columns.nextAttemptNs] = nextAttemptNs
+        container[Columns.remoteID] = remoteID
+        container[Columns.lastError] = lastError
+        container[Columns.createdNs] = createdNs
+        container[Columns.deliveredNs] = deliveredNs
+        container[Columns.unconfirmed] = unconfirmed
+    }
+
+    /// Adds the post unless the target already has one with its key.
+    func add(_ db: Database) throws {
+        try insert(db, onConflict: .ignore)
+    }
+}
+
+extension OutboxRecord: Encodable {
+    /// The keys `status --json` has always written for an outbox entry (snake_cased by the command).
+    enum JSONKeys: String, CodingKey {
+        case id, windowStart, windowEnd, steps, text, target, idempotencyKey, status, attempts, nextAttempt, remoteID
+        case lastError, unconfirmed
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKeys.self)
+        try c.encodeIfPresent(id, forKey: .id)
+        try c.encode(window.start, forKey: .windowStart)
+        try c.encode(window.end, forKey: .windowEnd)
+        try c.encode(window.steps, forKey: .steps)
+        try c.encode(window.text, forKey: .text)
+        try c.encode(target, forKey: .target)
+        try c.encode(window.idempotencyKey, forKey: .idempotencyKey)
+        try c.encode(status, forKey: .status)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encode(nextAttempt, forKey: .nextAttempt)
+        try c.encodeIfPresent(remoteID, forKey: .remoteID)
+        try c.encodeIfPresent(lastError, forKey: .lastError)
+        try c.encode(unconfirmed, forKey: .unconfirmed)
+    }
+}
+
+extension StateStore {
     /// Outbox entries with the given status (all when nil), oldest first.
-    public func outbox(status: OutboxStatus? = nil) throws -> [OutboxEntry] {
+    public func outbox(status: OutboxStatus? = nil) throws -> [OutboxRecord] {
         try writer.read { db in
-            let all = OutboxEntry.order(OutboxEntry.Columns.id)
-            return try (status.map { all.filter(OutboxEntry.Columns.status == $0) } ?? all).fetchAll(db)
+            let all = OutboxRecord.order(OutboxRecord.Columns.id)
+            return try (status.map { all.filter(OutboxRecord.Columns.status == $0) } ?? all).fetchAll(db)
         }
     }
 
     /// What `outbox retry` or `outbox drop` did to one entry.
     public enum OutboxChange: Sendable, Equatable {
-        case changed(OutboxEntry)
+        case changed(OutboxRecord)
         case notFound(Int64)
         /// Already delivered (or dropped): nothing to do.
-        case final(OutboxEntry)
+        case final(OutboxRecord)
     }
 
     /// Re-queues failed (or waiting) entries: the next fetch tries them first, whatever its time. Each keeps its
     /// idempotency key, so a post that did reach its target is not doubled.
     public func retryOutbox(ids: [Int64]) throws -> [OutboxChange] {
         try changeOutbox(
-            ids: ids, OutboxEntry.Columns.status.set(to: OutboxStatus.pending),
-            OutboxEntry.Columns.nextAttemptNs.set(to: 0))
+            ids: ids, OutboxRecord.Columns.status.set(to: OutboxStatus.pending),
+            OutboxRecord.Columns.nextAttemptNs.set(to: 0))
     }
 
     /// Gives entries up: they are never sent; `reason` is recorded as their last error.
     public func dropOutbox(ids: [Int64], reason: String) throws -> [OutboxChange] {
         try changeOutbox(
-            ids: ids, OutboxEntry.Columns.status.set(to: OutboxStatus.dropped),
-            OutboxEntry.Columns.lastError.set(to: "dropped: " + reason))
+            ids: ids, OutboxRecord.Columns.status.set(to: OutboxStatus.dropped),
+            OutboxRecord.Columns.lastError.set(to: "dropped: " + reason))
     }
 
     private func changeOutbox(ids: [Int64], _ assignments: ColumnAssignment...) throws -> [OutboxChange] {
         try writer.write { db in
             try ids.map { id in
-                guard let entry = try OutboxEntry.fetchOne(db, key: id) else { return .notFound(id) }
+                guard let entry = try OutboxRecord.fetchOne(db, key: id) else { return .notFound(id) }
                 guard entry.status == .pending || entry.status == .failed else { return .final(entry) }
-                try OutboxEntry.filter(key: id).updateAll(db, assignments)
-                return .changed(try OutboxEntry.fetchOne(db, key: id) ?? entry)
+                try OutboxRecord.filter(key: id).updateAll(db, assignments)
+                return .changed(try OutboxRecord.fetchOne(db, key: id) ?? entry)
             }
         }
     }
 
     /// Counts an attempt before it is made: a crash during the request leaves it unconfirmed, and the next fetch
     /// looks the post up before sending it again.
-    func countAttempt(_ id: Int64) throws {
+    func countAttempt(_ entry: OutboxRecord) throws {
         try writer.write { db in
-            _ = try OutboxEntry.filter(key: id).updateAll(
-                db, OutboxEntry.Columns.attempts.set(to: OutboxEntry.Columns.attempts + 1),
-                OutboxEntry.Columns.unconfirmed.set(to: true))
+            _ = try OutboxRecord.filter(key: entry.id).updateAll(
+                db, OutboxRecord.Columns.attempts.set(to: OutboxRecord.Columns.attempts + 1),
+                OutboxRecord.Columns.unconfirmed.set(to: true))
         }
     }
 
     func recordOutcome(
-        _ id: Int64, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
+        _ entry: OutboxRecord, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
         unconfirmed: Bool = false
     ) throws {
-        typealias C = OutboxEntry.Columns
+        typealias C = OutboxRecord.Columns
         var assignments = [
             C.status.set(to: status), C.nextAttemptNs.set(to: nextNs), C.lastError.set(to: error),
             C.unconfirmed.set(to: unconfirmed),
         ]
         if let remoteID { assignments.append(C.remoteID.set(to: remoteID)) }
         if status == .delivered { assignments.append(C.deliveredNs.set(to: nowNs)) }
-        try writer.write { db in _ = try OutboxEntry.filter(key: id).updateAll(db, assignments) }
+        try writer.write { db in _ = try OutboxRecord.filter(key: entry.id).updateAll(db, assignments) }
     }
 }
 

@@ -95,26 +95,3 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
         try filter(handledColumn == false).updateAll(db, handledColumn.set(to: true))
     }
 }
-
-/// A post added to the outbox (`outbox`) for one target, pending, first tried at `nextAttemptNs`; an existing post for the same
-/// target and key is kept as it is.
-struct NewOutboxPost: Encodable, PersistableRecord {
-    static let databaseTableName = "outbox"
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-    var windowStartNs: Int64
-    var windowEndNs: Int64
-    var steps: Int
-    var text: String
-    var target: String
-    var idempotencyKey: String
-    var nextAttemptNs: Int64
-    var createdNs: Int64
-    /// `failed` with its reason for a text the target would refuse (found when the window closes).
-    var status = OutboxStatus.pending
-    var lastError: String?
-
-    /// Adds the post unless the target already has one with its key.
-    func add(_ db: Database) throws {
-        try insert(db, onConflict: .ignore)
-    }
-}

@@ -73,7 +73,7 @@ public final class StateStore: Sendable {
         config.busyMode = .timeout(2)
         let queue = try DatabaseQueue(path: location, configuration: config)
         // Fail early on an unmigrated or foreign file.
-        _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") }
+        _ = try queue.read { db in try OutboxRecord.fetchCount(db) }
         return queue
     }
 

@@ -7,7 +7,7 @@ import Messages
 /// agent's own view, recorded when it started: its targets, push listener, interval and sampling, resolved with its
 /// environment (its secrets, e.g. from a systemd `EnvironmentFile`), not the caller's. Otherwise it is this process's
 /// evaluation of the configuration, and `view` says so.
-public struct StatusReport: Codable, Sendable {
+public struct StatusReport: Encodable, Sendable {
     public var config: String
     public var statePath: String
     /// Whose view the configuration part is: `agent` (the running agent's record) or `this shell`.
@@ -22,9 +22,9 @@ public struct StatusReport: Codable, Sendable {
     public var agentRunning: Bool
     public var agentStarted: String?
     public var nextFetch: String?
-    public var lastResults: [StateStore.HistoryEntry]
+    public var lastResults: [FetchHistoryRecord]
     public var pendingPosts: Int
-    public var oldestPending: StateStore.OutboxEntry?
+    public var oldestPending: OutboxRecord?
     public var failedPosts: Int
     /// `on: 127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
     public var pushListener: String?
@@ -100,7 +100,7 @@ public struct StatusReport: Codable, Sendable {
                     : ""))
         if let o = oldestPending {
             out.append(
-                "          oldest: \(o.target) \(f(o.windowStart)) 〜 \(f(o.windowEnd)), \(o.attempts) attempt(s)"
+                "          oldest: \(o.target) \(f(o.window.start)) 〜 \(f(o.window.end)), \(o.attempts) attempt(s)"
                     + (o.lastError.map { ", last error: \($0)" } ?? ""))
         }
         if lastResults.isEmpty { out.append("results:  no fetch yet") } else { out.append("results:") }
