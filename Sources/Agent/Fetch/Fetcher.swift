@@ -77,16 +77,9 @@ public struct Fetcher: Sendable {
 
         report.conclude(failures: failures, delivered: delivered)
 
-        // Upkeep: steps long behind the posted windows are kept per minute (a day of them per fetch).
+        // 4. Upkeep, and history: exactly one row per fetch.
         if !dryRun {
-            do { try store.mergeOldSteps() } catch {
-                report.warnings.append(
-                    "merging old steps into minutes: " + StateStore.describe(error, path: configuration.statePath))
-            }
-        }
-
-        // 4. History: exactly one row per fetch.
-        if !dryRun {
+            mergeOldSteps(store: store, report: &report)
             let endedNs = nowNs + Int64(elapsed(budget) / .nanoseconds(1))
             do {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
@@ -186,6 +179,15 @@ public struct Fetcher: Sendable {
                 (StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath)))
         }
         return delivered
+    }
+
+    /// Steps long behind the posted windows are kept per minute (a day of them per fetch); a failure to merge them
+    /// is a warning, never the fetch's failure.
+    func mergeOldSteps(store: StateStore, report: inout FetchReport) {
+        do { try store.mergeOldSteps() } catch {
+            report.warnings.append(
+                "merging old steps into minutes: " + StateStore.describe(error, path: configuration.statePath))
+        }
     }
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {

@@ -22,17 +22,7 @@ struct DeviceOverlap: Sendable {
     /// Applies each device's per-second step changes, re-decides the minutes they touch, and returns how the steps
     /// that count changed, per second.
     func resolve(_ db: Database, _ changes: [String: [Int64: Int]]) throws -> [Int64: Int] {
-        // Each device's changes grouped by minute, so that a minute is read, decided and written once (a device by
-        // its index: a backlog has a change for most seconds of a year).
-        let devices = Array(changes.keys)
-        var byMinute: [Int64: [(device: Int, second: Int64, steps: Int)]] = [:]
-        let seconds = changes.values.reduce(0) { $0 + $1.count }
-        byMinute.reserveCapacity(seconds / 30)
-        for (index, device) in devices.enumerated() {
-            for (second, steps) in changes[device] ?? [:] where steps != 0 {
-                byMinute[Self.minute(second), default: []].append((index, second, steps))
-            }
-        }
+        let (devices, byMinute, seconds) = Self.byMinute(changes)
         guard !byMinute.isEmpty else { return [:] }
         let select = try db.cachedStatement(sql: "SELECT device, seconds FROM device_minute WHERE minute = ?")
         let upsert = try db.cachedStatement(
@@ -122,6 +112,23 @@ struct DeviceOverlap: Sendable {
         mutating func add(_ count: Int, at second: Int) { steps[second] += count }
         var total: Int { steps.reduce(0, +) }
         var isEmpty: Bool { steps.allSatisfy { $0 == 0 } }
+    }
+
+    /// Each device's changes grouped by minute, so that a minute is read, decided and written once; a device by its
+    /// index in `devices` (a backlog has a change for most seconds of a year). `seconds`: how many changes in all.
+    static func byMinute(_ changes: [String: [Int64: Int]]) -> (
+        devices: [String], byMinute: [Int64: [(device: Int, second: Int64, steps: Int)]], seconds: Int
+    ) {
+        let devices = Array(changes.keys)
+        var byMinute: [Int64: [(device: Int, second: Int64, steps: Int)]] = [:]
+        let seconds = changes.values.reduce(0) { $0 + $1.count }
+        byMinute.reserveCapacity(seconds / 30)
+        for (index, device) in devices.enumerated() {
+            for (second, steps) in changes[device] ?? [:] where steps != 0 {
+                byMinute[minute(second), default: []].append((index, second, steps))
+            }
+        }
+        return (devices, byMinute, seconds)
     }
 
     /// The device whose steps count in a minute: the first preferred one with steps in it, else the one with the most.
