@@ -57,7 +57,8 @@ struct HistoryCommand: ParsableCommand {
                     jsonLine(
                         entries.map { h in
                             Line(
-                                started: f(h.started), ended: f(h.ended), trigger: h.trigger, result: h.result,
+                                started: f(h.started), ended: f(h.ended), trigger: h.trigger.description,
+                                result: h.result.rawValue,
                                 error: h.error,
                                 windowStart: h.windowStart.map(f), windowEnd: h.windowEnd.map(f), steps: h.steps,
                                 lateSteps: h.lateSteps == 0 ? nil : h.lateSteps,
@@ -70,7 +71,7 @@ struct HistoryCommand: ParsableCommand {
                 let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
                 printLine(
                     TerminalText.escaped(
-                        "\(f(h.started))  \(h.trigger.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps\(late)  \(h.result)"
+                        "\(f(h.started))  \(h.trigger.description.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps\(late)  \(h.result.rawValue)"
                             + (h.error.map { ": \($0)" } ?? "")))
                 for w in h.warnings { printLine(TerminalText.escaped("    warning: \(w)")) }
             }

@@ -34,7 +34,8 @@ import Testing
 
         let store = try StateStore(path: config.statePath)
         let history = try store.history()
-        #expect(history.map(\.result) == ["NoData", "NewData"])
+        #expect(history.map(\.result) == [.noData, .newData])
+        #expect(history.map(\.trigger) == [[.manual], [.manual]])
         #expect(history.last?.steps == window.steps)
         #expect(try store.outbox(status: .delivered).count == 1)
     }
@@ -215,7 +216,7 @@ import Testing
         #expect(report.reason?.contains("deadline") == true, "\(report.line)")
         let store = try StateStore(path: config.statePath)
         #expect(try store.outbox(status: .pending).count == 1)
-        #expect(try store.history().first?.result == "Failed")
+        #expect(try store.history().first?.result == .failed)
         await endpoint.stop()
     }
 

@@ -250,3 +250,13 @@ actor FetchRecorder {
         #expect(await scheduler.reports.count == 1)
     }
 }
+
+/// Triggers are written as their names joined by commas in a fixed order, and read back only when every name is known.
+@Suite struct FetchTriggersTests {
+    @Test func namesRoundTripAndAnUnknownOneIsRefused() {
+        let both: FetchTriggers = [.push, .signal]
+        #expect(both.description == "signal,push")
+        #expect(FetchTriggers(names: both.description) == both)
+        #expect(FetchTriggers(names: "signal,bogus") == nil)
+    }
+}

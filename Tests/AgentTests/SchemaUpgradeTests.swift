@@ -28,7 +28,7 @@ import Testing
         #expect(pending.map(\.attempts) == [1])
         #expect(pending.map(\.window.idempotencyKey) == ["steps-20261121T010200Z-20261123T013037Z"])
         #expect(pending.first?.window.steps == 112)
-        #expect(try store.history().map(\.result) == ["Failed"])
+        #expect(try store.history().map(\.result) == [.failed])
     }
 
     @Test func theKeyValueAgentStateBecomesTheSingleRowAgentStatus() throws {

@@ -30,17 +30,23 @@ public struct FetchTriggers: Sendable, Hashable, Codable, CustomStringConvertibl
 
     public var description: String { triggers.map(\.rawValue).joined(separator: ",") }
 
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
+    /// The triggers named as `description` writes them (`signal,push`); nil when a name is unknown.
+    public init?(names: String) {
         var triggers: [FetchTrigger] = []
-        for name in text.split(separator: ",") {
-            guard let trigger = FetchTrigger(rawValue: String(name)) else {
-                throw DecodingError.dataCorrupted(
-                    .init(codingPath: decoder.codingPath, debugDescription: "unknown fetch trigger \(name)"))
-            }
+        for name in names.split(separator: ",") {
+            guard let trigger = FetchTrigger(rawValue: String(name)) else { return nil }
             triggers.append(trigger)
         }
         self.init(triggers)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let triggers = FetchTriggers(names: text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "unknown fetch trigger in \(text)"))
+        }
+        self = triggers
     }
 
     public func encode(to encoder: any Encoder) throws {

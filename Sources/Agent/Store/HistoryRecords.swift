@@ -24,11 +24,11 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
     public var id: Int64?
     public var startedNs: Int64
     public var endedNs: Int64
-    public var trigger: String
+    public var trigger: FetchTriggers
     public var windowStartNs: Int64?
     public var windowEndNs: Int64?
     public var steps: Int?
-    public var result: String
+    public var result: FetchResult
     public var error: String?
     /// Late steps the fetch posted (steps that arrived after the window covering their time was posted).
     public var lateSteps: Int?
@@ -45,11 +45,11 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
     init(_ report: FetchReport, startedNs: Int64, endedNs: Int64) {
         self.startedNs = startedNs
         self.endedNs = endedNs
-        trigger = report.trigger.description
+        trigger = report.trigger
         windowStartNs = report.windowStart.map(Timestamps.nanoseconds)
         windowEndNs = report.windowEnd.map(Timestamps.nanoseconds)
         steps = report.steps
-        result = report.result.rawValue
+        result = report.result
         error = report.reason
         lateSteps = report.lateSteps
         warnings = report.warnings
@@ -59,11 +59,19 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
         id = r[Columns.id]
         startedNs = r[Columns.startedNs]
         endedNs = r[Columns.endedNs]
-        trigger = r[Columns.trigger]
+        let triggerText: String = r[Columns.trigger]
+        guard let trigger = FetchTriggers(names: triggerText) else {
+            throw DatabaseError(message: "fetch_history.trigger: unknown trigger '\(triggerText)'")
+        }
+        self.trigger = trigger
         windowStartNs = r[Columns.windowStartNs]
         windowEndNs = r[Columns.windowEndNs]
         steps = r[Columns.steps]
-        result = r[Columns.result]
+        let resultText: String = r[Columns.result]
+        guard let result = FetchResult(rawValue: resultText) else {
+            throw DatabaseError(message: "fetch_history.result: unknown result '\(resultText)'")
+        }
+        self.result = result
         error = r[Columns.error]
         lateSteps = r[Columns.lateSteps]
         warnings =
@@ -75,11 +83,11 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
         container[Columns.id] = id
         container[Columns.startedNs] = startedNs
         container[Columns.endedNs] = endedNs
-        container[Columns.trigger] = trigger
+        container[Columns.trigger] = trigger.description
         container[Columns.windowStartNs] = windowStartNs
         container[Columns.windowEndNs] = windowEndNs
         container[Columns.steps] = steps
-        container[Columns.result] = result
+        container[Columns.result] = result.rawValue
         container[Columns.error] = error
         container[Columns.lateSteps] = lateSteps
         container[Columns.warnings] =

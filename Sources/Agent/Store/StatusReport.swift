@@ -106,7 +106,7 @@ public struct StatusReport: Encodable, Sendable {
         if lastResults.isEmpty { out.append("results:  no fetch yet") } else { out.append("results:") }
         for h in lastResults {
             out.append(
-                "  \(f(h.started)) \(h.trigger): \(h.result)" + (h.error.map { ": \($0)" } ?? "")
+                "  \(f(h.started)) \(h.trigger): \(h.result.rawValue)" + (h.error.map { ": \($0)" } ?? "")
                     + (h.steps.map { " (\($0) steps)" } ?? ""))
         }
         return out
