@@ -90,6 +90,22 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(readings.filter { $0.startNs >= (m + 86_400) * 1_000_000_000 }.map(\.steps) == [5, 7])
     }
 
+    @Test func aStateSavedByEarlierVersionsReadsAndWritesTheSame() throws {
+        // As a version with "TABLE/device" string keys and [day, total] arrays wrote it.
+        let old =
+            #"{"counted":[20405,[1,2]],"lastTimestamp":{"GARMIN_ACTIVITY_SAMPLE\/2":1763000000,"#
+            + #""MI_BAND_ACTIVITY_SAMPLE\/1":1762990000},"lastTotal":{"GARMIN_ACTIVITY_SAMPLE\/2":[20405,512]}}"#
+        let state = try JSONDecoder().decode(GadgetbridgeFormat.State.self, from: Data(old.utf8))
+        let garmin = GadgetbridgeFormat.TableDevice(table: "GARMIN_ACTIVITY_SAMPLE", device: 2)
+        #expect(state.lastTimestamp[garmin] == 1_763_000_000)
+        #expect(state.lastTimestamp[.init(table: "MI_BAND_ACTIVITY_SAMPLE", device: 1)] == 1_762_990_000)
+        #expect(state.lastTotal[garmin] == .init(day: 20405, total: 512))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(state), as: UTF8.self) == old)
+        #expect(GadgetbridgeFormat.TableDevice(text: "NO_DEVICE") == nil)
+    }
+
     @Test func millisecondTimestampsAreTold() throws {
         let dir = try TempDir()
         let path = dir.path("ms.db")

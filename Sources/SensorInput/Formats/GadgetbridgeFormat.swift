@@ -22,12 +22,78 @@ enum GadgetbridgeFormat: WholeReader {
         whole: GadgetbridgeFormat.self)
 
     struct State: Codable {
-        /// "TABLE/device id" → last TIMESTAMP read (in the table's own unit).
-        var lastTimestamp: [String: Int64] = [:]
-        /// "TABLE/device id" → [local day, running total] of the last row of a cumulative table.
-        var lastTotal: [String: [Int64]] = [:]
+        /// The last TIMESTAMP read of each table and device (in the table's own unit).
+        var lastTimestamp: [TableDevice: Int64] = [:]
+        /// The last row of each cumulative table and device.
+        var lastTotal: [TableDevice: DayTotal] = [:]
         /// UTC day → bitset of the 1,440 minutes already counted (the last `keptDays` days).
         var counted: [Int64: [UInt64]] = [:]
+    }
+
+    /// One device's rows in one table, whose reading position is kept. Saved as the key "TABLE/device id", as
+    /// earlier versions wrote it, so a saved state reads the same.
+    struct TableDevice: Hashable, Codable, CodingKeyRepresentable {
+        var table: String
+        var device: Int64
+
+        init(table: String, device: Int64) {
+            self.table = table
+            self.device = device
+        }
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        var codingKey: any CodingKey { Key(stringValue: "\(table)/\(device)") }
+
+        init?<T: CodingKey>(codingKey: T) { self.init(text: codingKey.stringValue) }
+
+        init?(text: String) {
+            guard let slash = text.lastIndex(of: "/"), let device = Int64(text[text.index(after: slash)...]) else {
+                return nil
+            }
+            self.init(table: String(text[..<slash]), device: device)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let key = TableDevice(text: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not TABLE/device: \(text)"))
+            }
+            self = key
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(codingKey.stringValue)
+        }
+    }
+
+    /// A cumulative table's last row: its local day and running total, saved as `[day, total]` as before.
+    struct DayTotal: Codable, Equatable {
+        var day: Int64
+        var total: Int64
+
+        init(day: Int64, total: Int64) {
+            self.day = day
+            self.total = total
+        }
+
+        init(from decoder: any Decoder) throws {
+            var c = try decoder.unkeyedContainer()
+            self.init(day: try c.decode(Int64.self), total: try c.decode(Int64.self))
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.unkeyedContainer()
+            try c.encode(day)
+            try c.encode(total)
+        }
     }
     static let keptDays: Int64 = 8
 
@@ -123,7 +189,7 @@ enum GadgetbridgeFormat: WholeReader {
         let cumulative = cumulativeTables.contains(table)
         var offsets = LocalOffsets(zone: zone)
         for device in devices {
-            let key = "\(table)/\(device)"
+            let key = TableDevice(table: table, device: device)
             let after = state.lastTimestamp[key] ?? Int64.min
             var total = state.lastTotal[key]
             let sql =
@@ -139,8 +205,9 @@ enum GadgetbridgeFormat: WholeReader {
                 var steps = value
                 if cumulative {
                     let day = offsets.localDay(time)
-                    if let t = total, t[0] == day, value >= t[1] { steps = value - t[1] }  // else: new day or reset
-                    total = [day, value]
+                    // Else a new day, or the counter was reset.
+                    if let t = total, t.day == day, value >= t.total { steps = value - t.total }
+                    total = DayTotal(day: day, total: value)
                 }
                 var seconds: Int64 = 60
                 if let e = r.int(2) { seconds = columns.contains("OTHER_TIMESTAMP") ? e / divisor - time : e }
