@@ -25,6 +25,13 @@ One command, from the repository root, after `swift build -c release`:
    detector (`steptweet eval --parameters`), so the reported numbers are steptweet's own, on data the model never saw.
 5. The final model is fitted on everything and written to Sources/StepDetection/WalkingModel.swift.
 Results go to bench/walking_model.json. numpy only.
+
+Regularisation and training-data options (issue #36; their defaults reproduce the shipped model, every variant is
+measured in bench/accuracy.md, "Generalisation, measured"): --trees, --depth, --rate, --l2, --bins; --min-leaf and
+--min-leaf-groups (windows, and distinct held-out units, on each side of a split); --use (the features the trees may
+split on); --subject-weight; --scale (amplitude copies of the training windows); --augment resample:HZ or
+stretch:FACTOR[:walking|:other] (training-only copies of the recordings, dumped by steptweet, left out with their
+source in every fold). --counts writes every recording's out-of-fold count.
 """
 import argparse, collections, csv, json, os, re, subprocess, sys, tempfile
 import numpy as np
@@ -40,6 +47,12 @@ BINS = 32  # candidate thresholds per feature: its quantiles in the training win
 L2 = 1.0  # ridge penalty on leaf values
 STAY = float(os.environ.get("WALK_STAY", "0.1"))  # the hysteresis' lower probability: a walking run holds while its steps keep it
 FOLDS = 36
+# Regularisation and training-set knobs (issue #36, "generalise rather than fit"); the defaults are the shipped model's.
+MIN_LEAF = 0  # a split needs at least this many training windows on each side (0: only the Hessian floor of 0.05)
+MIN_LEAF_GROUPS = 0  # ... and windows from at least this many distinct held-out units (subjects, files) on each side
+USE = list(range(MAGNITUDE))  # the features the trees may split on (indices in NAMES)
+SUBJECT_WEIGHT = False  # each held-out unit (a WISDM subject, a file, a user) weighs the same within its dataset and class
+SCALES = []  # amplitude augmentation: copies of the training windows with |a| scaled by each factor (log_std shifted)
 
 
 def run(args, **kw):
@@ -96,6 +109,61 @@ def load(binary, shared, work):
     return entries, windows
 
 
+def augmented(binary, shared, work, entries, spec):
+    """Training-only copies of every recording (issue #36): `resample:R` resamples each recording faster than R Hz to
+    R Hz (box low-pass over the samples that fold into one, then linear interpolation); `stretch:S` multiplies its
+    times by S (S > 1: slower cadences). A third field `:walking` or `:other` copies the recordings of that class
+    only. Written under `work`, their features dumped as for the originals. Returns {copy's file: its source entry}
+    and the copies' windows; a copy is left out of every fold its source is."""
+    kind, value, *only = spec.split(":")
+    value = float(value)
+    folder = os.path.join(work, "aug_" + re.sub(r"[^0-9a-z.]", "_", spec))
+    sources, manifests = {}, collections.defaultdict(list)
+    for e in entries:
+        if e["file"] in LONG_WALKS or (only and label_of(e) != (1 if only[0] == "walking" else 0)):
+            continue
+        src = os.path.join(os.path.dirname(e["manifest"]), e["file"])
+        with open(src) as fh:
+            header = fh.readline().strip()
+        data = np.loadtxt(src, delimiter=",", skiprows=1, ndmin=2)
+        t = data[:, 0]
+        if kind == "stretch":
+            out = data.copy()
+            out[:, 0] = t * value
+        elif kind == "resample":
+            rate = (len(t) - 1) / ((t[-1] - t[0]) / 1000)
+            if rate < value * 1.2:
+                continue
+            n = max(1, int(round(rate / value)))
+            kernel = np.ones(n) / n
+            smooth = np.stack([np.convolve(data[:, c], kernel, mode="same") for c in range(1, data.shape[1])], 1)
+            tn = np.arange(t[0], t[-1], 1000 / value)
+            out = np.column_stack([tn] + [np.interp(tn, t, smooth[:, c]) for c in range(smooth.shape[1])])
+        else:
+            sys.exit(f"train_walking: unknown augmentation {spec}")
+        name = os.path.join(os.path.basename(os.path.dirname(e["manifest"])), e["file"])
+        path = os.path.join(folder, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        np.savetxt(path, out, delimiter=",", header=header, comments="", fmt="%.5f")
+        key = f"{spec}/{e['file']}"
+        sources[key] = e
+        manifests[os.path.basename(os.path.dirname(e["manifest"]))].append((name, e["truth_steps"], key))
+    windows = []
+    for m, rows in manifests.items():
+        manifest = os.path.join(folder, f"manifest_{m}.csv")
+        with open(manifest, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["file", "truth_steps"])
+            for name, truth, _ in rows:
+                w.writerow([name, truth])
+        out = os.path.join(folder, f"features_{m}")
+        run([binary, "eval", "--features", out, "--json", "--parameters", os.path.join(work, "dump_parameters.json"),
+             manifest])
+        back = {name: key for name, _, key in rows}
+        windows += [(back[f], v, ax) for f, v, ax in windows_with_steps(out)]
+    return sources, windows
+
+
 def windows_with_steps(out):
     """The windows `eval --features` wrote to `out` that hold at least one rhythm step: (file, features, has_axes)."""
     steps = collections.defaultdict(list)
@@ -119,12 +187,14 @@ def windows_with_steps(out):
     return windows
 
 
-def fit(X, y, weight):
+def fit(X, y, weight, groups=None):
     """Boosted trees by Newton steps on the weighted logistic loss; returns the Swift layout: every tree complete to
     DEPTH, breadth first (children of node i at 2i+1 for feature < threshold, 2i+2 otherwise), leaves scaled by RATE."""
     weight = weight / weight.mean()
     edges = [np.unique(np.quantile(X[:, j], np.linspace(0, 1, BINS + 1)[1:-1])) for j in range(X.shape[1])]
     binned = np.stack([np.searchsorted(edges[j], X[:, j], side="right") for j in range(X.shape[1])], 1)
+    if groups is None:
+        groups = np.zeros(len(y), dtype=int)
     base = float(np.log((weight * y).sum() / (weight * (1 - y)).sum()))
     score = np.full(len(y), base)
     splits = 2 ** DEPTH - 1
@@ -133,7 +203,7 @@ def fit(X, y, weight):
         p = 1 / (1 + np.exp(-score))
         g, h = weight * (p - y), weight * p * (1 - p)
         features, thresholds, leaves = [0] * splits, [1e300] * splits, [0.0] * (splits + 1)
-        grow(X, binned, edges, g, h, np.arange(len(y)), 0, 0, features, thresholds, leaves)
+        grow(X, binned, edges, g, h, np.arange(len(y)), 0, 0, features, thresholds, leaves, groups)
         model["features"] += features
         model["thresholds"] += thresholds
         model["leaves"] += [RATE * v for v in leaves]
@@ -141,7 +211,7 @@ def fit(X, y, weight):
     return model
 
 
-def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves):
+def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves, groups):
     """Fills node `node` (at `level`) of one complete tree from the windows `rows`. A node that cannot gain by a
     split keeps threshold 1e300 (every window goes left) and copies its value to the leaves below it."""
     G, H = g[rows].sum(), h[rows].sum()
@@ -149,12 +219,17 @@ def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves
         leaves[node - (2 ** DEPTH - 1)] = float(-G / (H + L2))
         return
     best = (1e-9, None, None)
-    for j in range(X.shape[1]):
+    for j in USE:
         nb = len(edges[j]) + 1
         cg = np.cumsum(np.bincount(binned[rows, j], g[rows], nb))[:-1]
         ch = np.cumsum(np.bincount(binned[rows, j], h[rows], nb))[:-1]
         gain = cg ** 2 / (ch + L2) + (G - cg) ** 2 / (H - ch + L2) - G ** 2 / (H + L2)
         gain[(ch < 0.05) | (H - ch < 0.05)] = -1
+        if MIN_LEAF:
+            cn = np.cumsum(np.bincount(binned[rows, j], None, nb))[:-1]
+            gain[(cn < MIN_LEAF) | (len(rows) - cn < MIN_LEAF)] = -1
+        if MIN_LEAF_GROUPS:
+            gain[~enough_groups(binned[rows, j], groups[rows], nb)] = -1
         k = int(np.argmax(gain))
         if gain[k] > best[0]:
             best = (gain[k], j, float(edges[j][k]))
@@ -164,11 +239,25 @@ def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves
     else:
         features[node], thresholds[node] = j, threshold
         left, right = rows[X[rows, j] < threshold], rows[X[rows, j] >= threshold]
-    grow(X, binned, edges, g, h, left, 2 * node + 1, level + 1, features, thresholds, leaves)
+    grow(X, binned, edges, g, h, left, 2 * node + 1, level + 1, features, thresholds, leaves, groups)
     if j is None:  # the right side is never taken: give its leaves the same value
-        grow(X, binned, edges, g, h, left, 2 * node + 2, level + 1, features, thresholds, leaves)
+        grow(X, binned, edges, g, h, left, 2 * node + 2, level + 1, features, thresholds, leaves, groups)
     else:
-        grow(X, binned, edges, g, h, right, 2 * node + 2, level + 1, features, thresholds, leaves)
+        grow(X, binned, edges, g, h, right, 2 * node + 2, level + 1, features, thresholds, leaves, groups)
+
+
+def enough_groups(bins, groups, nb):
+    """For each candidate split (bins 0..k left, k+1.. right): whether both sides hold windows of at least
+    MIN_LEAF_GROUPS distinct units."""
+    ids, inv = np.unique(groups, return_inverse=True)
+    lo = np.full(len(ids), nb)
+    hi = np.full(len(ids), -1)
+    np.minimum.at(lo, inv, bins)
+    np.maximum.at(hi, inv, bins)
+    k = np.arange(nb - 1)
+    left = (lo[None, :] <= k[:, None]).sum(1)  # units with a window in bins 0..k
+    right = (hi[None, :] > k[:, None]).sum(1)
+    return (left >= MIN_LEAF_GROUPS) & (right >= MIN_LEAF_GROUPS)
 
 
 def leaf_index(X, features, thresholds):
@@ -179,22 +268,35 @@ def leaf_index(X, features, thresholds):
 
 
 def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False):
-    """Every window's twelve magnitude features (with or without axes), its label and its weight. With
-    `fit_long_walk`, the 3 h walk's windows are trained on as walking in every fold, its own too (a diagnostic)."""
-    X, y, keys = [], [], []
+    """Every window's twelve magnitude features (with or without axes), its label, its weight and its held-out unit.
+    With `fit_long_walk`, the 3 h walk's windows are trained on as walking in every fold, its own too (a diagnostic).
+    Windows of augmented copies (`windows` entries whose file maps to its source recording's entry) follow their
+    source: left out with it, labelled as it is."""
+    X, y, keys, units = [], [], [], []
     for f, values, has_axes in windows:
         e = entries_by_file[f]
-        if fit_long_walk and f == LONG_WALKS[0]:
+        source = e["file"]
+        if fit_long_walk and source == LONG_WALKS[0]:
             pass
-        elif f in LONG_WALKS or group_of(e) in held_out_groups:
+        elif source in LONG_WALKS or group_of(e) in held_out_groups:
             continue
-        X.append(values[:MAGNITUDE])
-        y.append(label_of(e))
-        keys.append((f.split("/")[0], label_of(e)))
+        for scale in [1.0] + SCALES:
+            v = list(values[:MAGNITUDE])
+            v[0] += float(np.log(scale))  # log_std: |a| scaled by `scale`; every other feature is scale-free
+            X.append(v)
+            y.append(label_of(e))
+            keys.append((source.split("/")[0], label_of(e)))
+            units.append(group_of(e))
     X, y = np.array(X), np.array(y, dtype=float)
     count = collections.Counter(keys)
-    weight = np.array([len(keys) / (len(count) * count[k]) for k in keys])
-    return X, y, weight
+    if SUBJECT_WEIGHT:
+        per_unit = collections.Counter(zip(keys, units))
+        units_in = collections.Counter(k for k, _ in per_unit)
+        weight = np.array([len(keys) / (len(count) * units_in[k] * per_unit[(k, u)]) for k, u in zip(keys, units)])
+    else:
+        weight = np.array([len(keys) / (len(count) * count[k]) for k in keys])
+    ids = {u: i for i, u in enumerate(sorted(set(units)))}
+    return X, y, weight, np.array([ids[u] for u in units], dtype=int)
 
 
 def folds(entries):
@@ -288,10 +390,12 @@ def by_subject(entries, counts):
             per[e["subject"]][0] += counts[e["file"]][0]
             per[e["subject"]][1] += counts[e["file"]][1] / 3600
     worst = max(per, key=lambda k: per[k][0] / per[k][1])
+    ranked = sorted(per, key=lambda k: -per[k][0] / per[k][1])
     slow = {e["file"].split("/")[1][:-4]: f"{counts[e['file']][0]}/{e['truth_steps']}" for e in entries
             if is_slow_walk(e)}
     return {"wisdm_worst_subject": f"{worst} {per[worst][0] / per[worst][1]:.1f}/h",
             "wisdm_subjects_over_250_per_hour": sum(1 for v in per.values() if v[0] / v[1] > 250),
+            "wisdm_worst_five": " ".join(f"{k}:{per[k][0] / per[k][1]:.0f}" for k in ranked[:5]),
             "slow_walks": slow}
 
 
@@ -326,6 +430,7 @@ public enum WalkingModel {{
 
 
 def main():
+    global SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
@@ -338,28 +443,61 @@ def main():
     ap.add_argument("--fit-long-walk", action="store_true",
                     help="diagnostic: train every fold on the 3 h walk as walking (in sample for it, as its reference "
                          "says: how far its target can be reached at all); writes nothing")
+    g = ap.add_argument_group("regularisation and training data (issue #36; defaults: the shipped model)")
+    g.add_argument("--trees", type=int, default=TREES, help="boosting rounds (default %(default)s)")
+    g.add_argument("--depth", type=int, default=DEPTH, help="depth of each tree (default %(default)s)")
+    g.add_argument("--rate", type=float, default=RATE, help="learning rate (default %(default)s)")
+    g.add_argument("--l2", type=float, default=L2, help="ridge penalty on leaf values (default %(default)s)")
+    g.add_argument("--bins", type=int, default=BINS, help="candidate thresholds per feature (default %(default)s)")
+    g.add_argument("--min-leaf", type=int, default=MIN_LEAF,
+                   help="training windows a split leaves on each side at least (default %(default)s: no floor)")
+    g.add_argument("--min-leaf-groups", type=int, default=MIN_LEAF_GROUPS,
+                   help="distinct held-out units (WISDM subjects, files, users) on each side of a split at least "
+                        "(default %(default)s: no floor)")
+    g.add_argument("--use", help="comma-separated feature names the trees may split on (default: all twelve "
+                                 "magnitude features)")
+    g.add_argument("--subject-weight", action="store_true",
+                   help="each held-out unit weighs the same within its dataset and class (default: each window)")
+    g.add_argument("--scale", help="comma-separated amplitude factors: training copies of every window with "
+                                   "log_std shifted by ln(factor) (default: none)")
+    g.add_argument("--augment", action="append", default=[],
+                   help="training-only copies of every recording, dumped by steptweet: resample:HZ or stretch:FACTOR "
+                        "(repeatable; default: none)")
+    ap.add_argument("--counts", help="also write every recording's out-of-fold count (JSON, per threshold) here")
     a = ap.parse_args()
-    global SLOW_AS_WALKING
     SLOW_AS_WALKING = a.slow_as_walking
+    TREES, DEPTH, RATE, L2, BINS = a.trees, a.depth, a.rate, a.l2, a.bins
+    MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight
+    if a.use:
+        USE = [NAMES.index(n) for n in a.use.split(",")]
+    if a.scale:
+        SCALES = [float(v) for v in a.scale.split(",")]
     with tempfile.TemporaryDirectory() as work:
         entries, windows = load(a.binary, a.shared, work)
         by_file = {e["file"]: e for e in entries}
+        for spec in a.augment:
+            sources, extra = augmented(a.binary, a.shared, work, entries, spec)
+            by_file.update(sources)
+            windows += extra
         fold_models = []
         for k, held in enumerate(folds(entries)):
             fold_models.append((held, fit_model(by_file, windows, held, a.fit_long_walk)))
         thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9] if a.curve else [a.threshold]
         if a.thresholds:
             thresholds = [float(t) for t in a.thresholds.split(",")]
-        table = {}
+        table, all_counts = {}, {}
         for t in thresholds:
             counts = {}
             for k, (held, model) in enumerate(fold_models):
                 es = [e for e in entries if group_of(e) in held]
                 counts.update(evaluate(a.binary, es, parameters_json(model, t), t, work, f"{k}"))
             table[t] = summarise(entries, counts)
+            all_counts[str(t)] = counts
             print(f"threshold {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
                                                    for k, v in table[t].items() if k != "wisdm_per_activity"}))
             print(f"  by subject {t}: " + json.dumps(by_subject(entries, counts)))
+        if a.counts:
+            json.dump(all_counts, open(a.counts, "w"), indent=0)
         if a.fit_long_walk or a.slow_as_walking:  # diagnostics: their models are never shipped
             return
         model = fit_model(by_file, windows, set())
