@@ -1,8 +1,9 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules below it in this list: StepDetection, SensorInput, Messages, Publishing, Analysis, LoopbackHTTP, Agent,
-// steptweet. EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into Agent).
+// modules below it in this list: StepDetection, WallTime, SensorInput, Messages, Publishing, Analysis, LoopbackHTTP,
+// Agent, steptweet. EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into
+// Agent).
 import PackageDescription
 
 let package = Package(
@@ -26,11 +27,13 @@ let package = Package(
     targets: [
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         .target(name: "StepDetection", exclude: ["README.md"]),
+        // The one source of time: wall time and an injected `Clock` to sleep on (tests never sleep for real).
+        .target(name: "WallTime", exclude: ["README.md"]),
         // Files and devices -> acceleration samples or step readings.
         .target(
             name: "SensorInput",
             dependencies: [
-                "StepDetection", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "StepDetection", "WallTime", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ], exclude: ["README.md"]),
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
@@ -38,7 +41,7 @@ let package = Package(
         .target(name: "Messages", exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(
-            name: "Publishing", dependencies: ["Messages", .product(name: "TOMLKit", package: "TOMLKit")],
+            name: "Publishing", dependencies: ["Messages", "WallTime", .product(name: "TOMLKit", package: "TOMLKit")],
             exclude: ["README.md"]),
         // The ABI of the system librsvg and cairo (SVG -> pixels), opened at the first chart (ChartLibrary.swift).
         .systemLibrary(name: "CRsvg", path: "Sources/CRsvg"),
@@ -57,7 +60,7 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "LoopbackHTTP",
+                "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "Analysis", "LoopbackHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -72,14 +75,14 @@ let package = Package(
         .executableTarget(
             name: "steptweet",
             dependencies: [
-                "StepDetection", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
+                "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, SVGs as
         // pixels (zlib). No HTTP, no agent: the detector's and the readers' tests build neither FlyingFox nor GRDB.
         .target(
-            name: "TestSupport", dependencies: ["SensorInput", "CZlib"], path: "Tests/TestSupport",
+            name: "TestSupport", dependencies: ["SensorInput", "WallTime", "CZlib"], path: "Tests/TestSupport",
             exclude: ["README.md"]),
         // The tests' HTTP servers: in memory (FakeHTTPServer) and on 127.0.0.1 (LoopbackServer, RecordingEndpoint).
         .target(
@@ -92,13 +95,14 @@ let package = Package(
         .testTarget(
             name: "SensorInputTests",
             dependencies: [
-                "SensorInput", "StepDetection", "TestSupport", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "SensorInput", "StepDetection", "WallTime", "TestSupport",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
         .testTarget(
             name: "PublishingTests",
             dependencies: [
-                "Publishing", "Messages", "TestSupport", "HTTPTestSupport",
+                "Publishing", "Messages", "WallTime", "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Clocks", package: "swift-clocks"),
@@ -109,8 +113,8 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "Agent", "Analysis", "StepDetection", "SensorInput", "Messages", "Publishing", "TestSupport",
-                "HTTPTestSupport",
+                "Agent", "Analysis", "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing",
+                "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

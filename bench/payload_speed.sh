@@ -11,7 +11,7 @@ BIN=.build/release
 # The objects of the sources the targets hold now (a build folder keeps those of files since renamed or split).
 objects() { find "Sources/$1" -name '*.swift' -exec basename {} \; | sed "s|^|$BIN/$1.build/|; s|$|.o|"; }
 swiftc -O -I "$BIN/Modules" -I Sources/CZlib -I fuzz/Shared/GRDBSQLite -module-name PayloadSpeed \
-  -o "$OUT/payload_speed" bench/payload_speed.swift $(objects SensorInput) $(objects StepDetection) \
+  -o "$OUT/payload_speed" bench/payload_speed.swift $(objects SensorInput) $(objects StepDetection) $(objects WallTime) \
   -lz -lsqlite3
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(uname -srm), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores," \

@@ -17,10 +17,12 @@ let package = Package(
     name: "SensorInputFuzz",
     targets: [
         .target(name: "StepDetection", path: "Shared/StepDetection"),
+        .target(name: "WallTime", path: "Shared/WallTime", exclude: ["README.md"]),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib"),
         .systemLibrary(name: "GRDBSQLite", path: "Shared/GRDBSQLite"),  // the system SQLite, as GRDB's module names it
         .target(
-            name: "SensorInput", dependencies: ["StepDetection", "CZlib", "GRDBSQLite"], path: "Shared/SensorInput",
+            name: "SensorInput", dependencies: ["StepDetection", "WallTime", "CZlib", "GRDBSQLite"],
+            path: "Shared/SensorInput",
             exclude: ["README.md"]),
         .target(name: "FuzzSupport", dependencies: ["SensorInput"]),
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import WallTime
 
 /// An instant on an injected clock by which something must be done: the continuous clock in production, a
 /// swift-clocks `TestClock` or `ImmediateClock` in tests. Every wait bounded by a deadline goes through `race`.
@@ -114,13 +115,5 @@ private final class RaceFinish<T: Sendable>: @unchecked Sendable {
         lock.unlock()
         continuation?.resume(returning: value)
         tasks.forEach { $0.cancel() }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `TimeInterval`.
-    public var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) * 1e-18
     }
 }

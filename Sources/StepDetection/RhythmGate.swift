@@ -1,39 +1,87 @@
+/// The rhythm gate's state: the run of candidates waiting for confirmation and the open bout (changed in this file
+/// only; `StepDetector.restart` and `finish` forget the run through `restart()` and `forgetPendingRun()`).
+struct RhythmState: Sendable {
+    var lastCandidateNs: Int64 = .min
+    /// The pending run: candidate times, and their swings (0: a step filled in between two candidates).
+    var pending: [Int64] = []
+    var pendingSwings: [Double] = []
+    /// Typical time between steps of the current bout, in seconds.
+    var stepInterval = 0.5
+    /// Whether the latest step was a weak peak (`minSwingInWalk`): an interval that begins or ends at one does
+    /// not move `stepInterval`, so weak peaks can never talk the rhythm into accepting more of them.
+    var lastStepWeak = false
+    /// The last two intervals between candidates in seconds (0: none yet).
+    var lastInterval = 0.0
+    var intervalBeforeLast = 0.0
+    /// A weak peak on the bout's rhythm, waiting for the next peak (`.min`: none).
+    var weakPeakNs: Int64 = .min
+    var inBout = false
+    /// Whether the open bout has reached `minBoutSteps` and its steps were reported.
+    var boutCredited = false
+    /// Irregular intervals seen in the open bout before it was credited.
+    var irregularIntervals = 0
+    var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+    /// The open bout ends at the first sample after this time (`.max` when no bout is open).
+    var boutDeadlineNs: Int64 = .max
+
+    /// Reserves the pending run's whole capacity: real candidates plus at most one filled-in step between each two
+    /// of them, or a bout not yet credited.
+    mutating func reserveCapacity(_ parameters: DetectorParameters) {
+        let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
+        if pending.capacity < capacity { pending.reserveCapacity(capacity) }
+        if pendingSwings.capacity < capacity { pendingSwings.reserveCapacity(capacity) }
+    }
+
+    /// Forgets the pending run (keeping its capacity).
+    mutating func forgetPendingRun() {
+        pending.removeAll(keepingCapacity: true)
+        pendingSwings.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets the pending run and the last candidate: the data broke off (a gap), so no interval spans it.
+    mutating func restart() {
+        forgetPendingRun()
+        lastCandidateNs = .min
+    }
+}
+
 /// The rhythm gate: candidate peaks → regular runs → walking bouts whose steps are credited (see `StepDetector`).
 extension StepDetector {
     /// Longest silence after the last step before the bout ends.
     var boutTimeout: Double {
-        max(parameters.maxStepInterval, stepInterval * 2.5)
+        max(parameters.maxStepInterval, rhythm.stepInterval * 2.5)
     }
 
     /// Keeps the per-sample check an integer comparison: the bout ends at the first sample after this time.
     mutating func updateBoutDeadline() {
-        let (deadline, overflow) = bout.endNs.addingReportingOverflow(Int64(min(boutTimeout * 1e9, 9e18)))
-        boutDeadlineNs = overflow ? .max : deadline
+        let (deadline, overflow) = rhythm.bout.endNs.addingReportingOverflow(Int64(min(boutTimeout * 1e9, 9e18)))
+        rhythm.boutDeadlineNs = overflow ? .max : deadline
     }
 
     mutating func candidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
         guard swing >= parameters.minSwing else { return }
-        var interval = lastCandidateNs == .min ? Double.infinity : Double(timeNs - lastCandidateNs) * 1e-9
+        var interval = rhythm.lastCandidateNs == .min ? Double.infinity : Double(timeNs - rhythm.lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }
         defer {
-            intervalBeforeLast = lastInterval
-            lastInterval = interval.isFinite ? interval : 0
+            rhythm.intervalBeforeLast = rhythm.lastInterval
+            rhythm.lastInterval = interval.isFinite ? interval : 0
         }
-        lastCandidateNs = timeNs
-        let afterWeak = lastStepWeak
-        lastStepWeak = false
-        reservePending()
+        rhythm.lastCandidateNs = timeNs
+        let afterWeak = rhythm.lastStepWeak
+        rhythm.lastStepWeak = false
+        rhythm.reserveCapacity(parameters)
         // A bout just confirmed from peaks a stride apart (its run still exactly the confirming peaks, none filled
         // in), whose next peak comes half a stride later: the walk was seen once a stride at first and now shows
         // every step.
-        if inBout && !boutCredited && parameters.fillStrideStart && parameters.fillMissedSteps
-            && pending.count == parameters.confirmSteps && Self.missedStepRatio.contains(stepInterval / interval)
+        if rhythm.inBout && !rhythm.boutCredited && parameters.fillStrideStart && parameters.fillMissedSteps
+            && rhythm.pending.count == parameters.confirmSteps
+            && Self.missedStepRatio.contains(rhythm.stepInterval / interval)
         {
             halveBout()
         }
-        if inBout && !boutCredited { keepRhythmUntilCredited(interval: interval, emit) }
-        if inBout {
+        if rhythm.inBout && !rhythm.boutCredited { keepRhythmUntilCredited(interval: interval, emit) }
+        if rhythm.inBout {
             if interval <= boutTimeout {
                 extendBout(to: timeNs, interval: interval, afterWeak: afterWeak, emit)
                 return
@@ -41,43 +89,42 @@ extension StepDetector {
             endBout(emit)
         }
         if interval > parameters.maxStepInterval {
-            pending.removeAll(keepingCapacity: true)
-            pendingSwings.removeAll(keepingCapacity: true)
+            rhythm.forgetPendingRun()
         }
-        if parameters.fillMissedSteps && pending.count >= 2 {
+        if parameters.fillMissedSteps && rhythm.pending.count >= 2 {
             fillMissedPendingStep(before: timeNs, interval: interval)
         }
-        pending.append(timeNs)
-        pendingSwings.append(swing)
+        rhythm.pending.append(timeNs)
+        rhythm.pendingSwings.append(swing)
         // Keep the longest regular run ending here: drop the oldest candidates until strides and swings agree, and
         // never start a run with a filled-in step.
-        while pending.count > 1 && (!pendingIsRegular() || pendingSwings[0] == 0) {
-            pending.removeFirst()
-            pendingSwings.removeFirst()
+        while rhythm.pending.count > 1 && (!pendingIsRegular() || rhythm.pendingSwings[0] == 0) {
+            rhythm.pending.removeFirst()
+            rhythm.pendingSwings.removeFirst()
         }
-        if pendingSwings.count(where: { $0 > 0 }) >= parameters.confirmSteps { confirmPending(emit) }
+        if rhythm.pendingSwings.count(where: { $0 > 0 }) >= parameters.confirmSteps { confirmPending(emit) }
     }
 
     /// A bout must keep its rhythm until it is credited: a few intervals off the bout's rhythm (and not a missed step)
     /// and it was not walking.
     mutating func keepRhythmUntilCredited(interval: Double, _ emit: (DetectorEvent) -> Void) {
-        let ratio = interval / stepInterval
+        let ratio = interval / rhythm.stepInterval
         let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
         let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
         if !steady && !missed {
-            irregularIntervals += 1
-            if irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
+            rhythm.irregularIntervals += 1
+            if rhythm.irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
         }
     }
 
     /// The peak at `timeNs` is the open bout's next step; a peak two steps after the last one brings the step too weak
     /// to see between them, and a steady one moves the bout's rhythm towards its interval.
     mutating func extendBout(to timeNs: Int64, interval: Double, afterWeak: Bool, _ emit: (DetectorEvent) -> Void) {
-        let ratio = interval / stepInterval
+        let ratio = interval / rhythm.stepInterval
         if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
-            addBoutStep(bout.endNs + (timeNs - bout.endNs) / 2, emit)
+            addBoutStep(rhythm.bout.endNs + (timeNs - rhythm.bout.endNs) / 2, emit)
         } else if ratio < Self.steadyRatio && !afterWeak {
-            stepInterval += (interval - stepInterval) * 0.2
+            rhythm.stepInterval += (interval - rhythm.stepInterval) * 0.2
             updateBoutDeadline()
         }
         addBoutStep(timeNs, emit)
@@ -86,30 +133,31 @@ extension StepDetector {
     /// Before a bout: about twice the previous interval (or half of it) means one step in between was too weak to
     /// see; it is filled in among the pending candidates.
     mutating func fillMissedPendingStep(before timeNs: Int64, interval: Double) {
-        let previous = Double(pending[pending.count - 1] - pending[pending.count - 2]) * 1e-9
+        let previous =
+            Double(rhythm.pending[rhythm.pending.count - 1] - rhythm.pending[rhythm.pending.count - 2]) * 1e-9
         let ratio = interval / previous
         if Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
-            let last = pending[pending.count - 1]
-            pending.append(last + (timeNs - last) / 2)
-            pendingSwings.append(0)
-        } else if Self.missedStepRatio.contains(1 / ratio) && pendingSwings[pending.count - 2] > 0 {
-            let before = pending[pending.count - 2]
-            let last = pending[pending.count - 1]
-            pending.insert(before + (last - before) / 2, at: pending.count - 1)
-            pendingSwings.insert(0, at: pendingSwings.count - 1)
+            let last = rhythm.pending[rhythm.pending.count - 1]
+            rhythm.pending.append(last + (timeNs - last) / 2)
+            rhythm.pendingSwings.append(0)
+        } else if Self.missedStepRatio.contains(1 / ratio) && rhythm.pendingSwings[rhythm.pending.count - 2] > 0 {
+            let before = rhythm.pending[rhythm.pending.count - 2]
+            let last = rhythm.pending[rhythm.pending.count - 1]
+            rhythm.pending.insert(before + (last - before) / 2, at: rhythm.pending.count - 1)
+            rhythm.pendingSwings.insert(0, at: rhythm.pendingSwings.count - 1)
         }
     }
 
     /// The weak tracker found a peak (`minSwingInWalk`): inside a bout, on its rhythm and where no step came yet, it
     /// waits for the next peak to say whether it was a step (`settleWeakPeak`).
     mutating func weakCandidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
-        guard inBout, swing >= parameters.minSwingInWalk, lastCandidateNs != .min else { return }
+        guard rhythm.inBout, swing >= parameters.minSwingInWalk, rhythm.lastCandidateNs != .min else { return }
         // The strong tracker's peaks are seen here first (a smaller drop declares them): this one waits too, and the
         // strong candidate at the same time forgets it.
-        var interval = Double(timeNs - lastCandidateNs) * 1e-9
+        var interval = Double(timeNs - rhythm.lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }
-        if Self.weakStepRatio.contains(interval / stepInterval) { weakPeakNs = timeNs }
+        if Self.weakStepRatio.contains(interval / rhythm.stepInterval) { rhythm.weakPeakNs = timeNs }
     }
 
     /// How far off the bout's step interval a weak peak, and the peak after it, may fall for the weak one to be a step.
@@ -119,13 +167,13 @@ extension StepDetector {
     /// interval from it), else forgotten (a hump on a step's own peak, or the walk ended). A weak step never moves
     /// `stepInterval`, so weak peaks cannot talk the rhythm into accepting more of them.
     mutating func settleWeakPeak(before timeNs: Int64, _ emit: (DetectorEvent) -> Void) -> Double? {
-        guard weakPeakNs != .min else { return nil }
-        let weakNs = weakPeakNs
-        weakPeakNs = .min
+        guard rhythm.weakPeakNs != .min else { return nil }
+        let weakNs = rhythm.weakPeakNs
+        rhythm.weakPeakNs = .min
         let interval = Double(timeNs - weakNs) * 1e-9
-        guard inBout, Self.weakStepRatio.contains(interval / stepInterval) else { return nil }
-        lastCandidateNs = weakNs
-        lastStepWeak = true
+        guard rhythm.inBout, Self.weakStepRatio.contains(interval / rhythm.stepInterval) else { return nil }
+        rhythm.lastCandidateNs = weakNs
+        rhythm.lastStepWeak = true
         addBoutStep(weakNs, emit)
         return interval
     }
@@ -136,9 +184,9 @@ extension StepDetector {
     /// own leg's step and the other leg's unevenly spaced, 0.43 s then 0.76 s; a missed step leaves one long interval
     /// among even ones, and a walk seen once a stride has only long ones. Those are filled; this is not.
     func isShortLongGait(_ interval: Double) -> Bool {
-        parameters.shortLongGait && lastInterval > 0 && interval >= Self.steadyRatio * lastInterval
-            && intervalBeforeLast * Self.shortLongTolerance >= interval
-            && intervalBeforeLast <= interval * Self.shortLongTolerance
+        parameters.shortLongGait && rhythm.lastInterval > 0 && interval >= Self.steadyRatio * rhythm.lastInterval
+            && rhythm.intervalBeforeLast * Self.shortLongTolerance >= interval
+            && rhythm.intervalBeforeLast <= interval * Self.shortLongTolerance
     }
 
     /// How alike the two long intervals of a short-long gait are.
@@ -154,11 +202,11 @@ extension StepDetector {
     /// but one, so a limping or pocket-sided gait with alternating intervals is still regular) is at most
     /// `rhythmTolerance` times its shortest, and its largest swing at most `swingTolerance` times its smallest.
     func pendingIsRegular() -> Bool {
-        if pending.count >= 3 {
+        if rhythm.pending.count >= 3 {
             var shortest = Int64.max
             var longest = Int64.min
-            for i in 2..<pending.count {
-                let stride = pending[i] - pending[i - 2]
+            for i in 2..<rhythm.pending.count {
+                let stride = rhythm.pending[i] - rhythm.pending[i - 2]
                 shortest = min(shortest, stride)
                 longest = max(longest, stride)
             }
@@ -166,7 +214,7 @@ extension StepDetector {
         }
         var smallest = Double.infinity
         var largest = 0.0
-        for s in pendingSwings where s > 0 {
+        for s in rhythm.pendingSwings where s > 0 {
             smallest = min(smallest, s)
             largest = max(largest, s)
         }
@@ -175,26 +223,26 @@ extension StepDetector {
 
     /// Opens a walking bout from the pending run. Its steps are credited once the bout has `minBoutSteps` steps.
     mutating func confirmPending(_ emit: (DetectorEvent) -> Void) {
-        inBout = true
-        boutCredited = false
-        irregularIntervals = 0
-        let first = pending[0]
-        let last = pending[pending.count - 1]
-        stepInterval = Double(last - first) * 1e-9 / Double(pending.count - 1)
-        bout = WalkingBout(startNs: first, endNs: last, steps: pending.count)
+        rhythm.inBout = true
+        rhythm.boutCredited = false
+        rhythm.irregularIntervals = 0
+        let first = rhythm.pending[0]
+        let last = rhythm.pending[rhythm.pending.count - 1]
+        rhythm.stepInterval = Double(last - first) * 1e-9 / Double(rhythm.pending.count - 1)
+        rhythm.bout = WalkingBout(startNs: first, endNs: last, steps: rhythm.pending.count)
         updateBoutDeadline()
         creditBoutIfLongEnough(emit)
     }
 
     mutating func addBoutStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
-        bout.endNs = timeNs
+        rhythm.bout.endNs = timeNs
         updateBoutDeadline()
-        bout.steps += 1
-        if boutCredited {
+        rhythm.bout.steps += 1
+        if rhythm.boutCredited {
             rhythmStep(timeNs, emit)
         } else {
-            pending.append(timeNs)
-            pendingSwings.append(0)
+            rhythm.pending.append(timeNs)
+            rhythm.pendingSwings.append(0)
             creditBoutIfLongEnough(emit)
         }
     }
@@ -202,35 +250,33 @@ extension StepDetector {
     /// The bout was seen once a stride and now shows every step: a step in the middle of each of its intervals, and
     /// half the step interval.
     mutating func halveBout() {
-        var k = pending.count - 1
+        var k = rhythm.pending.count - 1
         while k > 0 {
-            pending.insert(pending[k - 1] + (pending[k] - pending[k - 1]) / 2, at: k)
-            pendingSwings.insert(0, at: k)
+            rhythm.pending.insert(rhythm.pending[k - 1] + (rhythm.pending[k] - rhythm.pending[k - 1]) / 2, at: k)
+            rhythm.pendingSwings.insert(0, at: k)
             k -= 1
         }
-        bout.steps = pending.count
-        stepInterval /= 2
+        rhythm.bout.steps = rhythm.pending.count
+        rhythm.stepInterval /= 2
         updateBoutDeadline()
     }
 
     /// Reports the bout and all its steps so far once it is long enough to be walking.
     mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void) {
-        guard pending.count >= parameters.minBoutSteps else { return }
-        boutCredited = true
-        rhythmBoutStarted(pending[0], emit)
-        for t in pending { rhythmStep(t, emit) }
-        pending.removeAll(keepingCapacity: true)
-        pendingSwings.removeAll(keepingCapacity: true)
+        guard rhythm.pending.count >= parameters.minBoutSteps else { return }
+        rhythm.boutCredited = true
+        rhythmBoutStarted(rhythm.pending[0], emit)
+        for t in rhythm.pending { rhythmStep(t, emit) }
+        rhythm.forgetPendingRun()
     }
 
     /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short.
     mutating func endBout(_ emit: (DetectorEvent) -> Void) {
-        weakPeakNs = .min
-        guard inBout else { return }
-        inBout = false
-        boutDeadlineNs = .max
-        if boutCredited { rhythmBoutEnded(bout, emit) }
-        pending.removeAll(keepingCapacity: true)
-        pendingSwings.removeAll(keepingCapacity: true)
+        rhythm.weakPeakNs = .min
+        guard rhythm.inBout else { return }
+        rhythm.inBout = false
+        rhythm.boutDeadlineNs = .max
+        if rhythm.boutCredited { rhythmBoutEnded(rhythm.bout, emit) }
+        rhythm.forgetPendingRun()
     }
 }

@@ -19,61 +19,30 @@ public struct StepDetector: Sendable, Codable {
     public let parameters: DetectorParameters
     public internal(set) var counters = DetectorCounters()
 
+    // What the parameters say for the per-sample path, fixed when the detector is made (or decoded).
+    /// `parameters.recognizer.enabled`.
+    let recognizing: Bool
+    /// `parameters.minSwingInWalk < parameters.minSwing`.
+    let tracksWeakPeaks: Bool
+    /// Whether the recognizer follows the three axes: only when its model uses an axis feature.
+    let tracksAxes: Bool
+    /// `parameters.maxSampleGap` in nanoseconds.
+    let maxGapNs: Int64
+    /// Time constant of each low-pass stage, in seconds.
+    let lowPassTau: Double
+
+    // The state, one group per concern, each changed in one file: the samples taken (here), the two peak trackers
+    // (here), the rhythm gate (RhythmGate.swift), the recognizer (its own type) and the walking gate
+    // (WalkingGate.swift).
     var lastTimeNs: Int64 = .min
-    // Low-pass filter state and the coefficient cached for the last time step.
-    var stage1 = 0.0
-    var stage2 = 0.0
-    var cachedDtNs: Int64 = -1
-    var cachedAlpha = 0.0
-    /// The recognizer's wide filter coefficient for the same time step (not saved: recomputed with `cachedAlpha`).
-    var cachedWideAlpha = 0.0
+    var filter = LowPassState()
     /// The peak tracker whose peaks (`minSwing`) are candidate steps.
     var peaks = PeakTracker()
-    // Walking gate: the run of candidates waiting for confirmation, and the current bout.
-    var lastCandidateNs: Int64 = .min
-    var pending: [Int64] = []
-    var pendingSwings: [Double] = []
-    /// Typical time between steps of the current bout, in seconds.
-    var stepInterval = 0.5
-    /// Whether the latest step was a weak peak (`minSwingInWalk`): an interval that begins or ends at one does
-    /// not move `stepInterval`, so weak peaks can never talk the rhythm into accepting more of them.
-    var lastStepWeak = false
-    /// The last two intervals between candidates in seconds (0: none yet).
-    var lastInterval = 0.0
-    var intervalBeforeLast = 0.0
-    /// A weak peak on the bout's rhythm, waiting for the next peak (`.min`: none).
-    var weakPeakNs: Int64 = .min
     /// A second tracker with the `minSwingInWalk` hysteresis: the weak peaks a walk's rhythm may need.
     var weakPeaks = PeakTracker()
-    /// `parameters.minSwingInWalk < parameters.minSwing`, kept apart for the per-sample path.
-    var tracksWeakPeaks: Bool
-    var inBout = false
-    /// Whether the open bout has reached `minBoutSteps` and its steps were reported.
-    var boutCredited = false
-    /// Irregular intervals seen in the open bout before it was credited.
-    var irregularIntervals = 0
-    var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
-    /// The open bout ends at the first sample after this time (`.max` when no bout is open).
-    var boutDeadlineNs: Int64 = .max
-    /// `parameters.maxSampleGap` in nanoseconds.
-    var maxGapNs: Int64
-    /// Time constant of each low-pass stage, in seconds.
-    var lowPassTau: Double
-    // Walking gate: the recognizer, its latest decisions, the credited steps waiting for them, the bout it reports.
+    var rhythm = RhythmState()
     var recognizer = WalkingRecognizer()
-    var decisions: [WalkingDecision] = []
-    var held: [HeldEvent] = []
-    var undecided: [Int64] = []
-    var walkingRun = false
-    /// Where the gate is in skipping windows inside a confident walk.
-    var windowSkip = WindowSkip.none
-    var latestWindowStartNs: Int64 = .min
-    var gateBoutOpen = false
-    var gateBout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
-    /// `parameters.recognizer.enabled`, kept apart for the per-sample path.
-    var recognizing: Bool
-    /// Whether the recognizer follows the three axes: only when its model uses an axis feature.
-    var tracksAxes: Bool
+    var gate = WalkingGateState()
 
     /// `axisFeatures`: also follow the three axes and compute their window features when the model does not use them
     /// (`eval --features`, to study them; not kept in a saved state).
@@ -84,7 +53,7 @@ public struct StepDetector: Sendable, Codable {
         tracksAxes = Self.tracksAxes(parameters, axisFeatures: axisFeatures)
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
-        reservePending()
+        reserveCapacity()
     }
 
     /// Whether a detector with these parameters follows the three axes (see `tracksAxes`).
@@ -92,15 +61,11 @@ public struct StepDetector: Sendable, Codable {
         parameters.recognizer.enabled && (axisFeatures || parameters.recognizer.model.usesAxes)
     }
 
-    /// Reserves the pending run's whole capacity up front (again after decoding, which gives exact-size arrays):
-    /// real candidates plus at most one filled-in step between each two of them, or a bout not yet credited.
-    mutating func reservePending() {
-        let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
-        if pending.capacity < capacity { pending.reserveCapacity(capacity) }
-        if pendingSwings.capacity < capacity { pendingSwings.reserveCapacity(capacity) }
-        if decisions.capacity < Self.decisionCapacity { decisions.reserveCapacity(Self.decisionCapacity) }
-        if held.capacity < Self.heldCapacity { held.reserveCapacity(Self.heldCapacity) }
-        if undecided.capacity < Self.heldCapacity { undecided.reserveCapacity(Self.heldCapacity) }
+    /// Reserves the rhythm's and the walking gate's whole capacity up front (again after decoding, which gives
+    /// exact-size arrays).
+    mutating func reserveCapacity() {
+        rhythm.reserveCapacity(parameters)
+        gate.reserveCapacity()
     }
 
     /// Pushes samples in order, as `push(timeNs:x:y:z:_:)` one by one (a run a reader hands over at once). Runs of
@@ -125,10 +90,10 @@ public struct StepDetector: Sendable, Codable {
     /// already hold that sample's coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
         guard lastTimeNs != .min else { return start }
-        var (last, s1, s2, strong, weak) = (lastTimeNs, stage1, stage2, peaks, weakPeaks)
-        var (dtCached, alpha, wideAlpha) = (cachedDtNs, cachedAlpha, cachedWideAlpha)
+        var (last, s1, s2, strong, weak) = (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks)
+        var (dtCached, alpha, wideAlpha) = (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha)
         var rec = QuietRecognizerState(recognizer, recognizing: recognizing)
-        let (deadline, maxGap, tau) = (boutDeadlineNs, maxGapNs, lowPassTau)
+        let (deadline, maxGap, tau) = (rhythm.boutDeadlineNs, maxGapNs, lowPassTau)
         let (minSwing, minSwingInWalk) = (parameters.minSwing, parameters.minSwingInWalk)
         let (axes, weakOn, recognizing) = (tracksAxes, tracksWeakPeaks, recognizing)
         var i = start
@@ -166,10 +131,10 @@ public struct StepDetector: Sendable, Codable {
             (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             i += 1
         }
-        (cachedDtNs, cachedAlpha, cachedWideAlpha) = (dtCached, alpha, wideAlpha)
+        (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha) = (dtCached, alpha, wideAlpha)
         guard i > start else { return i }
         counters.accepted += i - start
-        (lastTimeNs, stage1, stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
+        (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
         if recognizing { rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes) }
         return i
     }
@@ -221,12 +186,12 @@ public struct StepDetector: Sendable, Codable {
             restart(at: timeNs, value: magnitude, emit)
             return
         }
-        if dtNs != cachedDtNs {
-            (cachedAlpha, cachedWideAlpha) = Self.filterCoefficients(dtNs: dtNs, tau: lowPassTau)
-            cachedDtNs = dtNs
+        if dtNs != filter.cachedDtNs {
+            (filter.cachedAlpha, filter.cachedWideAlpha) = Self.filterCoefficients(dtNs: dtNs, tau: lowPassTau)
+            filter.cachedDtNs = dtNs
         }
-        Self.lowPass(&stage1, &stage2, magnitude, cachedAlpha)
-        let value = stage2
+        Self.lowPass(&filter.stage1, &filter.stage2, magnitude, filter.cachedAlpha)
+        let value = filter.stage2
         if let peak = peaks.push(value, at: timeNs, hysteresis: parameters.minSwing) {
             if recognizing { recognizer.notePeak(at: peak.timeNs) }
             candidate(at: peak.timeNs, swing: peak.swing, emit)
@@ -234,19 +199,20 @@ public struct StepDetector: Sendable, Codable {
         if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {
             weakCandidate(at: peak.timeNs, swing: peak.swing, emit)
         }
-        if timeNs > boutDeadlineNs { endBout(emit) }
+        if timeNs > rhythm.boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
-        if recognizing && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: cachedWideAlpha)
+        if recognizing
+            && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: filter.cachedWideAlpha)
             && recognizer.advance(
                 timeNs: timeNs, value: value, raw: magnitude,
-                score: windowSkip != .next
-                    && (inBout || !pending.isEmpty || !held.isEmpty || !undecided.isEmpty))
+                score: gate.windowSkip != .next
+                    && (rhythm.inBout || !rhythm.pending.isEmpty || !gate.held.isEmpty || !gate.undecided.isEmpty))
         {
             if let window = recognizer.window {
                 recognizer.window = nil
                 windowScored(window, emit)
             } else {
-                windowSkip = windowSkip == .next ? .skipped : .none
+                gate.windowSkipped()
             }
         }
     }
@@ -259,13 +225,13 @@ public struct StepDetector: Sendable, Codable {
         // The next peak can be no earlier than the one being tracked, or than now.
         let nextPeak = peaks.seekingPeak ? min(peaks.extremeNs, lastTimeNs) : lastTimeNs
         var settled = nextPeak
-        if let first = pending.first { settled = min(settled, first) }
-        if weakPeakNs != .min { settled = min(settled, weakPeakNs) }
-        if let first = held.first { settled = min(settled, first.timeNs) }
-        if let first = undecided.first { settled = min(settled, first) }
+        if let first = rhythm.pending.first { settled = min(settled, first) }
+        if rhythm.weakPeakNs != .min { settled = min(settled, rhythm.weakPeakNs) }
+        if let first = gate.held.first { settled = min(settled, first.timeNs) }
+        if let first = gate.undecided.first { settled = min(settled, first) }
         // In a bout, a missed step may be filled in halfway between the last step and the next peak.
-        if inBout && parameters.fillMissedSteps && nextPeak > bout.endNs {
-            settled = min(settled, bout.endNs + (nextPeak - bout.endNs) / 2)
+        if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.endNs {
+            settled = min(settled, rhythm.bout.endNs + (nextPeak - rhythm.bout.endNs) / 2)
         }
         return settled
     }
@@ -274,8 +240,7 @@ public struct StepDetector: Sendable, Codable {
     public mutating func finish(_ emit: (DetectorEvent) -> Void) {
         endBout(emit)
         if parameters.recognizer.enabled { flushRecognizer(emit) }
-        pending.removeAll(keepingCapacity: true)
-        pendingSwings.removeAll(keepingCapacity: true)
+        rhythm.forgetPendingRun()
         peaks.seekingPeak = false  // a peak still being tracked can no longer become a step
         peaks.extremeNs = lastTimeNs
     }
@@ -288,14 +253,22 @@ public struct StepDetector: Sendable, Codable {
                 _ = recognizer.advance(timeNs: timeNs, value: value, raw: value, score: false)
             }
         }
-        pending.removeAll(keepingCapacity: true)
-        pendingSwings.removeAll(keepingCapacity: true)
-        lastCandidateNs = .min
-        stage1 = value
-        stage2 = value
+        rhythm.restart()
+        filter.stage1 = value
+        filter.stage2 = value
         peaks.restart(at: timeNs, value: value)
         weakPeaks.restart(at: timeNs, value: value)
     }
+}
+
+/// The two-pole low-pass on |a| and the coefficients cached for the last time step (changed in StepDetector.swift).
+struct LowPassState: Sendable {
+    var stage1 = 0.0
+    var stage2 = 0.0
+    var cachedDtNs: Int64 = -1
+    var cachedAlpha = 0.0
+    /// The recognizer's wide filter coefficient for the same time step (not saved: recomputed with `cachedAlpha`).
+    var cachedWideAlpha = 0.0
 }
 
 /// The recognizer's per-sample state as local copies during `StepDetector.quietRun`, so a run of samples costs no

@@ -15,6 +15,34 @@ struct HeldEvent: Sendable, Codable, Equatable {
     var isBoutEnd: Bool
 }
 
+/// The walking gate's state (changed in this file): the recognizer's latest decisions, the credited steps waiting for
+/// them, the run's hysteresis and the bout it reports.
+struct WalkingGateState: Sendable {
+    var decisions: [WalkingDecision] = []
+    var held: [HeldEvent] = []
+    /// Steps that held `stay`, waiting for their run to reach `enter`.
+    var undecided: [Int64] = []
+    var walkingRun = false
+    /// Where the gate is in skipping windows inside a confident walk.
+    var windowSkip = WindowSkip.none
+    var latestWindowStartNs: Int64 = .min
+    var boutOpen = false
+    var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+
+    /// Reserves the decisions', held steps' and undecided steps' whole capacity.
+    mutating func reserveCapacity() {
+        let (decisionCapacity, heldCapacity) = (StepDetector.decisionCapacity, StepDetector.heldCapacity)
+        if decisions.capacity < decisionCapacity { decisions.reserveCapacity(decisionCapacity) }
+        if held.capacity < heldCapacity { held.reserveCapacity(heldCapacity) }
+        if undecided.capacity < heldCapacity { undecided.reserveCapacity(heldCapacity) }
+    }
+
+    /// A due window was not scored: the next one is scored again.
+    mutating func windowSkipped() {
+        windowSkip = windowSkip == .next ? .skipped : .none
+    }
+}
+
 /// The walking gate between the rhythm gate and the caller. Steps the rhythm credits are held until every window
 /// containing them is scored by the `WalkingRecognizer`; then each step's walking probability (the mean over those
 /// windows) goes through a hysteresis: a run becomes walking at `enter` and its earlier steps that held `stay` count
@@ -39,7 +67,7 @@ extension StepDetector {
             return
         }
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
-        for d in decisions where d.startNs <= timeNs && timeNs < d.endNs {
+        for d in gate.decisions where d.startNs <= timeNs && timeNs < d.endNs {
             event.probabilitySum += d.probability
             event.windows += 1
         }
@@ -55,8 +83,8 @@ extension StepDetector {
     }
 
     private mutating func hold(_ event: HeldEvent, _ emit: (DetectorEvent) -> Void) {
-        if held.count >= Self.heldCapacity { releaseHeld(emit, forcing: 1) }
-        held.append(event)
+        if gate.held.count >= Self.heldCapacity { releaseHeld(emit, forcing: 1) }
+        gate.held.append(event)
         releaseHeld(emit)
     }
 
@@ -68,26 +96,26 @@ extension StepDetector {
         let decision = WalkingDecision(
             startNs: window.startNs, endNs: window.endNs,
             probability: parameters.recognizer.probability(window.features))
-        if decisions.count >= Self.decisionCapacity { decisions.removeFirst() }
-        decisions.append(decision)
-        latestWindowStartNs = decision.startNs
+        if gate.decisions.count >= Self.decisionCapacity { gate.decisions.removeFirst() }
+        gate.decisions.append(decision)
+        gate.latestWindowStartNs = decision.startNs
         emit(.decision(decision, window.features))
-        for i in held.indices
-        where !held[i].isBoutEnd
-            && decision.startNs <= held[i].timeNs && held[i].timeNs < decision.endNs
+        for i in gate.held.indices
+        where !gate.held[i].isBoutEnd
+            && decision.startNs <= gate.held[i].timeNs && gate.held[i].timeNs < decision.endNs
         {
-            held[i].probabilitySum += decision.probability
-            held[i].windows += 1
+            gate.held[i].probabilitySum += decision.probability
+            gate.held[i].windows += 1
         }
         releaseHeld(emit)
-        windowSkip = walkingRun && decision.probability >= parameters.recognizer.confident ? .next : .none
+        gate.windowSkip = gate.walkingRun && decision.probability >= parameters.recognizer.confident ? .next : .none
     }
 
     /// Scores the tail of the signal and decides everything held (the stream ended or broke), then forgets the signal.
     mutating func flushRecognizer(_ emit: (DetectorEvent) -> Void) {
-        if let tail = recognizer.tailWindow(lastSkipped: windowSkip == .skipped) { windowScored(tail, emit) }
-        windowSkip = .none
-        releaseHeld(emit, forcing: held.count)
+        if let tail = recognizer.tailWindow(lastSkipped: gate.windowSkip == .skipped) { windowScored(tail, emit) }
+        gate.windowSkip = .none
+        releaseHeld(emit, forcing: gate.held.count)
         endWalkingRun(emit)
         recognizer.reset()
     }
@@ -96,13 +124,13 @@ extension StepDetector {
     /// contain it), or the first `forcing` whatever is known.
     private mutating func releaseHeld(_ emit: (DetectorEvent) -> Void, forcing: Int = 0) {
         var forced = forcing
-        while let head = held.first {
+        while let head = gate.held.first {
             if forced > 0 {
                 forced -= 1
-            } else if !head.isBoutEnd && head.timeNs >= latestWindowStartNs {
+            } else if !head.isBoutEnd && head.timeNs >= gate.latestWindowStartNs {
                 break
             }
-            held.removeFirst()
+            gate.held.removeFirst()
             if head.isBoutEnd {
                 endWalkingRun(emit)
             } else {
@@ -115,7 +143,7 @@ extension StepDetector {
     /// The hysteresis over decided steps, in time order.
     private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
         let r = parameters.recognizer
-        if walkingRun {
+        if gate.walkingRun {
             if p >= r.stay {
                 accept(timeNs, emit)
             } else {
@@ -123,13 +151,13 @@ extension StepDetector {
                 refuse(timeNs, emit)
             }
         } else if p >= r.enter {
-            walkingRun = true
-            for t in undecided { accept(t, emit) }
-            undecided.removeAll(keepingCapacity: true)
+            gate.walkingRun = true
+            for t in gate.undecided { accept(t, emit) }
+            gate.undecided.removeAll(keepingCapacity: true)
             accept(timeNs, emit)
         } else if p >= r.stay {
-            if undecided.count >= Self.heldCapacity { refuse(undecided.removeFirst(), emit) }
-            undecided.append(timeNs)
+            if gate.undecided.count >= Self.heldCapacity { refuse(gate.undecided.removeFirst(), emit) }
+            gate.undecided.append(timeNs)
         } else {
             endWalkingRun(emit)
             refuse(timeNs, emit)
@@ -137,14 +165,14 @@ extension StepDetector {
     }
 
     private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
-        if !gateBoutOpen {
-            gateBoutOpen = true
-            gateBout = WalkingBout(startNs: timeNs, endNs: timeNs, steps: 0)
+        if !gate.boutOpen {
+            gate.boutOpen = true
+            gate.bout = WalkingBout(startNs: timeNs, endNs: timeNs, steps: 0)
             counters.bouts += 1
             emit(.boutStarted(timeNs: timeNs))
         }
-        gateBout.endNs = timeNs
-        gateBout.steps += 1
+        gate.bout.endNs = timeNs
+        gate.bout.steps += 1
         counters.steps += 1
         emit(.step(timeNs: timeNs))
     }
@@ -156,11 +184,11 @@ extension StepDetector {
 
     /// The run is over (its rhythm ended, or it was refused): steps still waiting for it are refused.
     private mutating func endWalkingRun(_ emit: (DetectorEvent) -> Void) {
-        walkingRun = false
-        for t in undecided { refuse(t, emit) }
-        undecided.removeAll(keepingCapacity: true)
-        guard gateBoutOpen else { return }
-        gateBoutOpen = false
-        emit(.boutEnded(gateBout))
+        gate.walkingRun = false
+        for t in gate.undecided { refuse(t, emit) }
+        gate.undecided.removeAll(keepingCapacity: true)
+        guard gate.boutOpen else { return }
+        gate.boutOpen = false
+        emit(.boutEnded(gate.bout))
     }
 }

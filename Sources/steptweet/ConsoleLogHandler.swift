@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Messages
+import WallTime
 
 /// The agent's log lines on standard error, set up once in `main`.
 ///
@@ -36,7 +37,8 @@ struct ConsoleLogHandler: LogHandler {
     /// One line for `message`, without the newline; control characters from files or servers are escaped. Metadata
     /// is the handler's, then the provider's, then the statement's, a later one winning for the same key.
     func format(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, at date: Date = Date()
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+        at date: Date = WallClock.system.now()
     ) -> String {
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }

@@ -5,7 +5,7 @@ import Messages
 import SensorInput
 
 /// `steptweet devices`: the live sensors `source.device` can name, and a quick check that they read sensibly.
-struct DevicesCommand: ParsableCommand {
+struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List IIO accelerometers and step counters and evdev accelerometers, with the source.device to use.",
@@ -30,7 +30,7 @@ struct DevicesCommand: ParsableCommand {
         false
     @OptionGroup var configOptions: ConfigOptions
 
-    func run() throws {
+    func run() async throws {
         if received { return try listReceived() }
         let roots = DeviceRoots(sys: sysRoot, dev: devRoot)
         let found = DeviceSurvey.run(roots: roots)
@@ -67,7 +67,7 @@ struct DevicesCommand: ParsableCommand {
             if let seconds = sample, d.accelerometer, d.bus == "iio", d.problem == nil {
                 let device = IIODevice(
                     sysfsPath: sysRoot + "/bus/iio/devices/" + d.device, devNode: devRoot + "/" + d.device)
-                let r = DeviceSurvey.sample(device, seconds: seconds, rateHz: 50, clock: SystemPollClock())
+                let r = await DeviceSurvey.sample(device, seconds: seconds, rateHz: 50)
                 if let lost = r.lost {
                     printLine("  sample: \(lost)")
                 } else {

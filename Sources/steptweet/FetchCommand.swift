@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import Publishing
+import WallTime
 
 /// `--config PATH`, shared by every command that reads the configuration.
 struct ConfigOptions: ParsableArguments {
@@ -78,7 +79,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var config = try configOptions.load()
-        let at = now?.date(in: config.composer.timeZone) ?? Date()
+        let at = now?.date(in: config.composer.timeZone) ?? WallClock.system.now()
         // The stdout target writes through the console; with --json to standard error, keeping standard output one
         // JSON document.
         let console = Console.current

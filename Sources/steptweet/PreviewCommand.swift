@@ -5,6 +5,7 @@ import Foundation
 import Messages
 import Publishing
 import SensorInput
+import WallTime
 
 /// `steptweet preview`: the text a fetch would post for a window of a recording, without posting.
 struct PreviewCommand: ParsableCommand {
@@ -60,7 +61,7 @@ struct PreviewCommand: ParsableCommand {
         let base = configuration?.composer
         let zone = try timeZone.map(parseZone) ?? base?.timeZone ?? systemTimeZone
         let from = start.date(in: zone)
-        let to = now?.date(in: zone) ?? Date()
+        let to = now?.date(in: zone) ?? WallClock.system.now()
         guard to > from else { throw ValidationError("--now must be after --start") }
         guard let source = source ?? configuration?.source.flatMap({ $0.isDevice ? nil : $0.path }) else {
             throw ValidationError(

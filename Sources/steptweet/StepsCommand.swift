@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Messages
+import WallTime
 
 /// `steptweet steps`: steps stored in any range, like CMStepCounter's query.
 struct StepsCommand: ParsableCommand {
@@ -28,7 +29,7 @@ struct StepsCommand: ParsableCommand {
         let config = try configOptions.load()
         let zone = config.composer.timeZone
         let start = from.date(in: zone)
-        let end = to?.date(in: zone) ?? Date()
+        let end = to?.date(in: zone) ?? WallClock.system.now()
         guard end >= start else { throw ValidationError("--to must not be before --from") }
         let steps: Int
         do {

@@ -68,27 +68,6 @@ final class EventLog: @unchecked Sendable {
     var all: [AccelerometerSampler.Event] { lock.withLock { items } }
 }
 
-/// A poll clock that never sleeps: each sleep jumps to the wanted time and runs a hook with the number of sleeps so far.
-final class SteppingClock: PollClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var now: Int64
-    private var sleeps = 0
-    let onSleep: (Int) -> Void
-    init(start: Int64, onSleep: @escaping (Int) -> Void) {
-        now = start
-        self.onSleep = onSleep
-    }
-    func nowNs() -> Int64 { lock.withLock { now } }
-    func sleep(untilNs ns: Int64) {
-        let n: Int = lock.withLock {
-            if ns > now { now = ns }
-            sleeps += 1
-            return sleeps
-        }
-        onSleep(n)
-    }
-}
-
 /// Waits (up to 20 s) for a condition that another thread makes true.
 func eventually(_ condition: () -> Bool) -> Bool {
     let limit = Date().addingTimeInterval(20)
@@ -146,13 +125,14 @@ func sampleLines(_ path: String) -> [String] {
         let start: Int64 = 1_763_700_000_000_000_000
         // The clock's closure holds the path, not the tree, so the tree's folder is removed when the test ends.
         let xRaw = tree.device + "/in_accel_x_raw"
-        let clock = SteppingClock(start: start) { n in
+        let clock = JumpingClock { n in
             if n == 20 { try? FileManager.default.removeItem(atPath: xRaw) }
             if n == 23 { try? Data("100\n".utf8).write(to: URL(fileURLWithPath: xRaw)) }
             if n == 120 { done.signal() }
         }
         let events = EventLog()
-        let sampler = AccelerometerSampler(device: device, clock: { clock }, onEvent: events.add)
+        let sampler = AccelerometerSampler(
+            device: device, clock: clock.wall(startingAtNs: start), onEvent: events.add)
         try sampler.start()
         #expect(done.wait(timeout: .now() + 20) == .success)
         sampler.stop()

@@ -3,6 +3,7 @@ import Clocks
 import Foundation
 import Messages
 import Testing
+import WallTime
 
 /// The scheduler's clock in tests: swift-clocks' `TestClock`, read as dates from a start date; time moves only when
 /// the test advances it, so no scheduler test waits for real.

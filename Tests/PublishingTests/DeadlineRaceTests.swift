@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 

@@ -4,21 +4,6 @@ import StepDetection
 import TestSupport
 import Testing
 
-/// A clock that never sleeps: `sleep` jumps to the wanted time and runs a hook (to change the fake tree).
-struct FakeClock: PollClock {
-    var now: Int64
-    var sleeps: [Int64] = []
-    var onSleep: (Int64) -> Void = { _ in }
-
-    func nowNs() -> Int64 { now }
-
-    mutating func sleep(untilNs ns: Int64) {
-        if ns > now { now = ns }
-        sleeps.append(ns)
-        onSleep(now)
-    }
-}
-
 /// Builds a fake `/sys` + `/dev` tree in a temporary directory.
 struct FakeTree {
     /// Holds the tree; removed when the last copy of the value is released.
@@ -61,11 +46,12 @@ struct FakeTree {
         #expect(IIODevice.list(roots: DeviceRoots(sys: "/nonexistent", dev: "/nonexistent")).isEmpty)
     }
 
-    @Test func polledSamplesUseScaleAndMountMatrixOnTheInjectedClock() throws {
+    @Test func polledSamplesUseScaleAndMountMatrixOnTheInjectedClock() async throws {
         let device = try #require(IIODevice.list(roots: try Self.sharedRoots()).first)
-        var poller = IIOPolledAccelerometer(device: device, rateHz: 100, clock: FakeClock(now: 1_000_000_000))
+        var poller = IIOPolledAccelerometer(
+            device: device, rateHz: 100, clock: JumpingClock().wall(startingAtNs: 1_000_000_000))
         var got: [AccelerationSample] = []
-        poller.poll(count: 3, { got.append($0) })
+        await poller.poll(count: 3, { got.append($0) })
         #expect(got.map(\.timeNs) == [1_000_000_000, 1_010_000_000, 1_020_000_000])
         // raw (-12, -1010, 104) × 0.009580, then rows (0 1 0; -1 0 0; 0 0 1).
         #expect(abs(got[0].x - (-1010 * 0.00958)) < 1e-9)
@@ -80,32 +66,29 @@ struct FakeTree {
             "in_accel_offset": "10",
         ])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
-        var poller = IIOPolledAccelerometer(device: device, rateHz: 50, clock: FakeClock(now: 0))
+        var poller = IIOPolledAccelerometer(device: device, rateHz: 50, clock: JumpingClock().wall(startingAtNs: 0))
         let s = try poller.readOnce()
         #expect(s == AccelerationSample(timeNs: 0, x: 55, y: 10, z: -10))
         try tree.write("in_accel_mount_matrix", "1, 0; 0, 1")
-        var again = IIOPolledAccelerometer(device: device, rateHz: 50, clock: FakeClock(now: 0))
+        var again = IIOPolledAccelerometer(device: device, rateHz: 50, clock: JumpingClock().wall(startingAtNs: 0))
         #expect(throws: DeviceError.self) { try again.readOnce() }
     }
 
-    @Test func aDeviceThatDisappearsIsReportedAndRetried() throws {
+    @Test func aDeviceThatDisappearsIsReportedAndRetried() async throws {
         let tree = try FakeTree([
             "name": "test", "in_accel_x_raw": "0", "in_accel_y_raw": "0", "in_accel_z_raw": "100",
             "in_accel_scale": "0.0981",
         ])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
-        var clock = FakeClock(now: 0)
-        var sleepsSeen = 0
-        clock.onSleep = { _ in
-            sleepsSeen += 1
+        let clock = JumpingClock { sleepsSeen in
             if sleepsSeen == 3 { tree.remove("in_accel_z_raw") }  // unplugged
             if sleepsSeen == 6 { try? tree.write("in_accel_z_raw", "100") }  // back
         }
-        var poller = IIOPolledAccelerometer(device: device, rateHz: 10, clock: clock)
+        var poller = IIOPolledAccelerometer(device: device, rateHz: 10, clock: clock.wall(startingAtNs: 0))
         poller.retryNs = 500_000_000
         var got: [AccelerationSample] = []
         var events: [DeviceEvent] = []
-        poller.poll(count: 4, { got.append($0) }, events: { events.append($0) })
+        await poller.poll(count: 4, { got.append($0) }, events: { events.append($0) })
         #expect(got.count == 4)
         #expect(events.count == 2)
         if case .lost(let error)? = events.first {

@@ -554,4 +554,24 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let d = StepDetector(parameters: p)
         #expect(try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(d)).parameters == p)
     }
+
+    /// The state is grouped by concern in memory (filter, rhythm, walking gate) but saved as one flat set of keys,
+    /// those every earlier release wrote, so a state saved before the grouping decodes (and one saved now decodes in
+    /// an earlier release).
+    @Test func savedStateKeepsTheFlatKeysOfEarlierReleases() throws {
+        var detector = StepDetector()
+        for s in SyntheticWalk(rate: 50, steps: 40).samples() {
+            detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in }
+        }
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
+        let flat: Set = [
+            "parameters", "counters", "lastTimeNs", "stage1", "stage2", "cachedDtNs", "cachedAlpha", "maxGapNs",
+            "lowPassTau", "peaks", "weakPeaks", "lastCandidateNs", "pending", "pendingSwings", "stepInterval",
+            "inBout", "boutCredited", "irregularIntervals", "bout", "boutDeadlineNs", "lastStepWeak", "weakPeakNs",
+            "lastInterval", "intervalBeforeLast", "recognizer", "decisions", "held", "undecided", "walkingRun",
+            "windowSkip", "latestWindowStartNs", "gateBoutOpen", "gateBout",
+        ]
+        #expect(Set(json.keys) == flat)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WallTime
 
 /// The configuration's manual page, steptweet.toml(5), made from the commented sample that `steptweet init` writes:
 /// one source for both, so the page lists every key the sample has, with the sample's own words. `make man` writes it
@@ -56,7 +57,7 @@ public enum ConfigurationManual {
 
     /// The page in mdoc(7): name, files, one subsection per table with a tagged list of its keys, and the whole sample
     /// as the example.
-    public static func page(version: String, date: Date = Date()) -> String {
+    public static func page(version: String, date: Date = WallClock.system.now()) -> String {
         let (opening, tables) = tables()
         let day = DateFormatter()
         day.locale = Locale(identifier: "en_US_POSIX")

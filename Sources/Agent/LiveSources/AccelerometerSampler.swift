@@ -1,15 +1,16 @@
 import Foundation
 import SensorInput
 import StepDetection
+import WallTime
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Samples an `AccelerometerDevice` on its own thread into its sample file until `stop()`. A device that is missing
-/// or vanishes is reported (`.lost`) and retried every `retry` seconds; its return is reported (`.recovered`).
-/// Buffered and evdev devices are read with blocking `poll(2)` (no wake-ups while nothing arrives); polling wakes
-/// once per sample.
+/// Samples an `AccelerometerDevice` on a thread of its own into its sample file until `stop()`. A device that is
+/// missing or vanishes is reported (`.lost`) and retried every `retry` seconds; its return is reported
+/// (`.recovered`). Buffered and evdev devices are read with blocking `poll(2)` (no wake-ups while nothing arrives);
+/// polling runs as a task on that thread (`ThreadExecutor`) and sleeps on the clock once per sample.
 public final class AccelerometerSampler: @unchecked Sendable {
     public enum Event: Sendable, Equatable {
         case started(String)
@@ -26,20 +27,24 @@ public final class AccelerometerSampler: @unchecked Sendable {
     let onEvent: @Sendable (Event) -> Void
     private let lock = NSLock()
     private var stopRequested = false
-    private var thread: Thread?
+    private var running = false
+    private var pollTask: Task<Void, Never>?
     private let finished = DispatchSemaphore(value: 0)
     private var stopPipe: [Int32] = [-1, -1]
-    private var clockFactory: () -> any PollClock
+    /// The time of polled samples and the poller's sleeps, a stream's wall time when its device has none, and how
+    /// long samples wait in the writer (tests inject one that never sleeps); nil: the time of day, the poller sleeping
+    /// on the stop pipe (`StopPipeClock`).
+    let injectedClock: WallClock?
+    private let clock: WallClock
 
-    /// `clock` is used by the poll method (tests inject one that never sleeps).
     public init(
-        device: AccelerometerDevice, retry: TimeInterval = 1,
-        clock: @escaping () -> any PollClock = { SystemPollClock() },
+        device: AccelerometerDevice, retry: TimeInterval = 1, clock: WallClock? = nil,
         onEvent: @escaping @Sendable (Event) -> Void = { _ in }
     ) {
         self.device = device
         self.retryNs = Int64(retry * 1e9)
-        self.clockFactory = clock
+        self.injectedClock = clock
+        self.clock = clock ?? .system
         self.onEvent = onEvent
     }
 
@@ -54,29 +59,43 @@ public final class AccelerometerSampler: @unchecked Sendable {
         let writer = try SampleFileWriter(device: device)
         writer.onRotate = { [onEvent] path in onEvent(.rotated(path)) }
         guard pipe(&stopPipe) == 0 else { throw DeviceError(path: "pipe", message: String(cString: strerror(errno))) }
-        let t = Thread { [self] in
-            self.onEvent(.started(self.device.summary))
-            switch self.device.method {
-            case .poll: self.runPolling(writer)
-            case .buffer, .evdev: self.runStreaming(writer)
+        lock.withLock { running = true }
+        if device.method == .poll {
+            let executor = ThreadExecutor(name: "steptweet-sampler")
+            let task = Task(executorPreference: executor) { [self] in
+                onEvent(.started(device.summary))
+                await runPolling(writer)
+                finish(writer)
+                executor.shutdown()
             }
-            try? writer.flush()
-            self.onEvent(.stopped(samples: writer.written))
-            self.finished.signal()
+            lock.withLock { pollTask = task }
+            return
+        }
+        let t = Thread { [self] in
+            onEvent(.started(device.summary))
+            runStreaming(writer)
+            finish(writer)
         }
         t.name = "steptweet-sampler"
-        thread = t
         t.start()
     }
 
-    /// Stops sampling, writes what is buffered, and waits (at most `timeout` seconds) for the thread to end.
+    /// Writes what is buffered and says the sampler stopped.
+    private func finish(_ writer: SampleFileWriter) {
+        try? writer.flush()
+        onEvent(.stopped(samples: writer.written))
+        finished.signal()
+    }
+
+    /// Stops sampling, writes what is buffered, and waits (at most `timeout` seconds) for the sampling to end.
     public func stop(timeout: TimeInterval = 5) {
-        let wasRunning: Bool = lock.withLock {
-            let r = thread != nil && !stopRequested
+        let (wasRunning, task): (Bool, Task<Void, Never>?) = lock.withLock {
+            let r = running && !stopRequested
             stopRequested = true
-            return r
+            return (r, pollTask)
         }
         guard wasRunning else { return }
+        task?.cancel()  // ends the poller's sleep at once
         var byte: UInt8 = 1
         _ = write(stopPipe[1], &byte, 1)
         _ = finished.wait(timeout: .now() + timeout)
@@ -91,10 +110,9 @@ public final class AccelerometerSampler: @unchecked Sendable {
 
     // MARK: polling
 
-    private func runPolling(_ writer: SampleFileWriter) {
+    private func runPolling(_ writer: SampleFileWriter) async {
         let iio = IIODevice(sysfsPath: device.sysfsPath, devNode: device.node)
-        let clock = AnyPollClock(
-            clockFactory(), stopped: { [self] in shouldStop }, waitForStop: { [self] ns in _ = waitForStop(ns: ns) })
+        let clock = injectedClock ?? .system(sleepingOn: StopPipeClock { [self] ns in _ = waitForStop(ns: ns) })
         var poller = IIOPolledAccelerometer(device: iio, rateHz: device.rateHz, clock: clock)
         poller.retryNs = retryNs
         // Written once a second, and at once after the first sample: the file shows the device working (and
@@ -102,7 +120,7 @@ public final class AccelerometerSampler: @unchecked Sendable {
         let perFlush = max(1, Int(device.rateHz.rounded()))
         var sinceFlush = perFlush - 1
         var failed = false
-        poller.poll(
+        await poller.poll(
             while: { !self.shouldStop },
             { sample in
                 writer.append(sample)
@@ -266,8 +284,7 @@ public final class AccelerometerSampler: @unchecked Sendable {
         var offset = knownClockOffset()
         if let offset, offset != 0 { onEvent(.clockOffset(offset)) }
         var filled = 0
-        let clock = ContinuousClock()  // how long samples wait in the writer: a monotonic interval, not a wall time
-        var lastFlush = clock.now
+        var sinceFlush = clock.stopwatch()  // how long samples wait in the writer: on the clock, not the time of day
         while !shouldStop {
             var fds = [
                 pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
@@ -300,9 +317,9 @@ public final class AccelerometerSampler: @unchecked Sendable {
                 onEvent(.lost("\(device.node): device gone"))
                 return true
             }
-            if lastFlush.duration(to: clock.now) >= .seconds(1) || !writer.hasBuffered {
+            if sinceFlush.elapsed() >= .seconds(1) || !writer.hasBuffered {
                 flush(writer, failed: &failed)
-                lastFlush = clock.now
+                sinceFlush = clock.stopwatch()
             }
         }
         return false
@@ -313,7 +330,7 @@ public final class AccelerometerSampler: @unchecked Sendable {
     private func shifted(_ sample: AccelerationSample, offset: inout Int64?) -> AccelerationSample {
         let epoch2000: Int64 = 946_684_800_000_000_000
         if offset == nil {
-            offset = sample.timeNs < epoch2000 ? SystemPollClock().nowNs() - sample.timeNs : 0
+            offset = sample.timeNs < epoch2000 ? clock.nowNs() - sample.timeNs : 0
             if offset != 0 { onEvent(.clockOffset(offset!)) }
         }
         var shifted = sample
@@ -324,7 +341,8 @@ public final class AccelerometerSampler: @unchecked Sendable {
 
 extension AccelerometerSampler {
     /// Nanoseconds to add to a time read on the named IIO timestamp clock to make it CLOCK_REALTIME; nil for an
-    /// unknown name.
+    /// unknown name. Measured on the real clocks whatever clock the sampler is given: the device stamps with the
+    /// kernel's.
     static func offsetToRealtime(clock name: String) -> Int64? {
         let id: clockid_t
         switch name {
@@ -336,39 +354,27 @@ extension AccelerometerSampler {
         case "tai": id = CLOCK_TAI
         default: return nil
         }
-        func now(_ c: clockid_t) -> Int64 {
-            var ts = timespec()
-            clock_gettime(c, &ts)
-            return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-        }
-        let before = now(CLOCK_REALTIME)
-        let other = now(id)
-        let after = now(CLOCK_REALTIME)
-        return (before / 2 + after / 2) - other
+        let wall = WallClock.system
+        var ts = timespec()
+        let before = wall.nowNs()
+        clock_gettime(id, &ts)  // the device's own timestamp clock, which no `Clock` reads: the one raw read here
+        let after = wall.nowNs()
+        return (before / 2 + after / 2) - (Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
     }
 }
 
-/// A `PollClock` whose sleeps end early when the sampler is stopped.
-struct AnyPollClock: PollClock {
-    var base: any PollClock
-    let stopped: () -> Bool
-    let waitForStop: (Int64) -> Void
+/// The continuous clock, slept on by waiting on the sampler's stop pipe: the poller's task runs on the sampler's own
+/// thread, so one wake-up a sample (a task's sleep on `ContinuousClock` wakes a timer thread, a pool thread and then
+/// this one), and a stop ends the wait at once.
+struct StopPipeClock: Clock {
+    let waitForStop: @Sendable (Int64) -> Void
 
-    init(_ base: any PollClock, stopped: @escaping () -> Bool, waitForStop: @escaping (Int64) -> Void) {
-        self.base = base
-        self.stopped = stopped
-        self.waitForStop = waitForStop
-    }
+    var now: ContinuousClock.Instant { .now }
+    var minimumResolution: Duration { ContinuousClock().minimumResolution }
 
-    func nowNs() -> Int64 { base.nowNs() }
-
-    mutating func sleep(untilNs ns: Int64) {
-        guard !stopped() else { return }
-        if base is SystemPollClock {
-            let wait = ns - base.nowNs()
-            if wait > 0 { waitForStop(wait) }  // sleeps on the stop pipe: a stop ends it at once
-        } else {
-            base.sleep(untilNs: ns)
-        }
+    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
+        let wait = now.duration(to: deadline).nanoseconds
+        if wait > 0 { waitForStop(wait) }
+        try Task.checkCancellation()
     }
 }

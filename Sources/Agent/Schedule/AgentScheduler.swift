@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Messages
 import Publishing
+import WallTime
 
 /// Runs fetches on the schedule (interval or cron, never more often than the `minimum` floor, with jitter), on
 /// SIGUSR1, on silent pushes (coalesced, at most one per push period, deferred while a fetch runs) and when a walk

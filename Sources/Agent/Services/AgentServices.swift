@@ -92,7 +92,7 @@ public enum AgentServices {
         let push =
             c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
             ?? "off: no [push] table"
-        let started = Timestamps.format(Date(), zone: c.composer.timeZone)
+        let started = Timestamps.format(scheduler.clock.now(), zone: c.composer.timeZone)
         let file = c.file
         let interval = c.schedule.effectiveInterval
         let disabled = c.disabledReason

@@ -5,6 +5,7 @@ import LoopbackHTTP
 import Messages
 import SensorInput
 import ServiceLifecycle
+import WallTime
 
 /// The receiver (`[receive]`): phones push their steps to `POST /ingest` (Health Auto Export, Health Connect webhook
 /// apps, OwnTracks, our step log). The route only checks the request and hands the payload to the state database;
@@ -20,7 +21,7 @@ public final class ReceiverService: Service, CustomStringConvertible {
     /// Binds nothing yet: the server listens in `run()`.
     public init(
         receive: AgentConfiguration.Receive, store: StateStore, logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { WallClock.system.now() }
     ) throws {
         self.receive = receive
         self.store = store

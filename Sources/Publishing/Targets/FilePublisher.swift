@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 /// Appends each post as one JSON line `{"idempotency_key", "text", "window_start", "window_end", "written_at"}` to
 /// a file (for local use and tests). A key already in the file is reported as `.alreadyDelivered` and not written
@@ -13,7 +14,8 @@ public struct FilePublisher: Publisher {
     let now: @Sendable () -> Date
 
     public init(
-        name: String = "file", path: String, image: ImageOption = .off, now: @escaping @Sendable () -> Date = { Date() }
+        name: String = "file", path: String, image: ImageOption = .off,
+        now: @escaping @Sendable () -> Date = { WallClock.system.now() }
     ) {
         self.name = name
         self.path = path

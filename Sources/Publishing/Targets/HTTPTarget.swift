@@ -1,4 +1,5 @@
 import Foundation
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -15,7 +16,8 @@ public struct HTTPContext: Sendable {
 
     public init(
         transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(),
-        now: @escaping @Sendable () -> Date = { Date() }, infoCache: any TargetInfoCache = InMemoryTargetInfoCache()
+        now: @escaping @Sendable () -> Date = { WallClock.system.now() },
+        infoCache: any TargetInfoCache = InMemoryTargetInfoCache()
     ) {
         self.transport = transport
         self.redactor = redactor

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -1,3 +1,5 @@
+import WallTime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -125,21 +127,19 @@ struct ProgressMeter {
     let total: Int64
     let active: Bool
     var done: Int64 = 0
-    /// The standard library's monotonic clock: a progress line needs no injected clock (it draws only on a terminal).
-    let clock = ContinuousClock()
-    let started: ContinuousClock.Instant
+    /// Time since the meter started, on the system clock: a progress line needs no injected one (it draws only on a
+    /// terminal).
+    let stopwatch = WallClock.system.stopwatch()
     var lastDraw = 0.0
 
     init(total: Int64, enabled: Bool, isTerminal: Bool = isatty(2) == 1) {
         self.total = total
         active = enabled && isTerminal && total > Self.threshold
-        started = clock.now
     }
 
     /// Seconds since the meter started.
     func elapsed() -> Double {
-        let d = started.duration(to: clock.now).components
-        return Double(d.seconds) + Double(d.attoseconds) * 1e-18
+        stopwatch.elapsed().timeInterval
     }
 
     /// The line shown after `done` of `total` bytes in `elapsed` seconds.

@@ -15,33 +15,6 @@ public struct DeviceRoots: Sendable, Equatable {
     }
 }
 
-/// The clock a poller reads and sleeps on; tests inject one that only advances a counter.
-public protocol PollClock {
-    /// Wall-clock time, ns since the epoch.
-    func nowNs() -> Int64
-    /// Waits until `ns` (wall clock).
-    mutating func sleep(untilNs ns: Int64)
-}
-
-/// `CLOCK_REALTIME` and `nanosleep`.
-public struct SystemPollClock: PollClock {
-    public init() {}
-
-    public func nowNs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-
-    public mutating func sleep(untilNs ns: Int64) {
-        let wait = ns - nowNs()
-        guard wait > 0 else { return }
-        var ts = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&ts, &remaining) != 0 && errno == EINTR { ts = remaining }
-    }
-}
-
 /// Small helpers to read sysfs attribute files.
 enum SysfsFile {
     /// The file's text without the trailing newline, nil when it cannot be read.

@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 #if canImport(Glibc)
     import Glibc
@@ -76,16 +77,16 @@ public enum DeviceSurvey {
     /// Polls an IIO accelerometer for `seconds` at `rateHz` and returns what was read: samples, and the mean and
     /// spread of the magnitude (about 9.81 m/s² at rest when scale and units are right). Stops at the first
     /// unreadable sample, which it returns.
-    public static func sample<C: PollClock>(_ device: IIODevice, seconds: Double, rateHz: Double, clock: C) -> (
-        samples: Int, meanMagnitude: Double, sdMagnitude: Double, lost: DeviceError?
-    ) {
+    public static func sample(
+        _ device: IIODevice, seconds: Double, rateHz: Double, clock: WallClock = .system
+    ) async -> (samples: Int, meanMagnitude: Double, sdMagnitude: Double, lost: DeviceError?) {
         var poller = IIOPolledAccelerometer(device: device, rateHz: rateHz, clock: clock)
         let count = max(1, Int((seconds * rateHz).rounded()))
         var n = 0
         var sum = 0.0
         var sumSq = 0.0
         var lost: DeviceError?
-        poller.poll(
+        await poller.poll(
             count: count, while: { lost == nil },
             { s in
                 let m = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()

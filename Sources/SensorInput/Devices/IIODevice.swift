@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// A Linux IIO device under `<sys>/bus/iio/devices/iio:deviceN` with an accelerometer and/or a step counter.
 public struct IIODevice: Sendable, Equatable {
@@ -105,16 +106,16 @@ public enum DeviceEvent: Sendable, Equatable {
 }
 
 /// Polls `in_accel_{x,y,z}_raw` at a chosen rate. The clock is injected so that tests never sleep.
-public struct IIOPolledAccelerometer<Clock: PollClock> {
+public struct IIOPolledAccelerometer {
     public let device: IIODevice
     public let rateHz: Double
-    public var clock: Clock
+    public let clock: WallClock
     /// How long to wait before trying a lost device again.
     public var retryNs: Int64 = 1_000_000_000
     var calibration: IIOAccelCalibration?
     var lost = false
 
-    public init(device: IIODevice, rateHz: Double, clock: Clock) {
+    public init(device: IIODevice, rateHz: Double, clock: WallClock = .system) {
         self.device = device
         self.rateHz = rateHz > 0 && rateHz.isFinite ? rateHz : 50
         self.clock = clock
@@ -137,18 +138,18 @@ public struct IIOPolledAccelerometer<Clock: PollClock> {
         return AccelerationSample(timeNs: clock.nowNs(), x: x, y: y, z: z)
     }
 
-    /// Delivers `count` samples at `rateHz` (or until `shouldContinue` says no), sleeping on the clock between them.
-    /// A device that cannot be read is reported once (`.lost`), retried every `retryNs`, and reported again when back
-    /// (`.recovered`).
+    /// Delivers `count` samples at `rateHz` (or until `shouldContinue` says no, or the task is cancelled), sleeping
+    /// on the clock between them. A device that cannot be read is reported once (`.lost`), retried every `retryNs`,
+    /// and reported again when back (`.recovered`).
     public mutating func poll(
         count: Int = .max, while shouldContinue: () -> Bool = { true },
         _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }
-    ) {
+    ) async {
         let period = Int64((1e9 / rateHz).rounded())
         var next = clock.nowNs()
         var delivered = 0
         while delivered < count {
-            clock.sleep(untilNs: next)
+            do { try await clock.sleep(untilNs: next) } catch { return }  // cancelled
             guard shouldContinue() else { return }
             do {
                 let s = try readOnce()

@@ -4,10 +4,7 @@ struct ActiGraphEpochFormat: LineParser {
     static let format = InputFormat(
         name: "actigraph-epoch", kind: .steps,
         about: "ActiGraph ActiLife epoch CSV: 10-line header with Epoch Period, axis1..3, steps per epoch",
-        sniff: { s in
-            let a = ActiGraphHeader.sniff(s)
-            return a.isActiGraph && !a.raw ? 100 : 0
-        },
+        sniff: { ActiGraphHeader.sniff($0, raw: false) },
         parser: ActiGraphEpochFormat.self)
 
     var header = ActiGraphHeader()
@@ -22,22 +19,15 @@ struct ActiGraphEpochFormat: LineParser {
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
         _ emit: (InputItem) -> Void
     ) throws -> String? {
-        if !header.isComplete {
-            header.take(String(decoding: line, as: UTF8.self))
-            return nil
-        }
-        let f = Fields.split(line, ",")
-        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0])
-            && TimeParsing.parseDateTime(f[0].trimmingPrefixSpaces()) == nil
-        {
-            let names = f.map { $0.trimmingPrefixSpaces().lowercased() }
+        let f: [Substring]
+        switch header.take(line, sawData: &sawData, timeMayLeadData: true) {
+        case .header: return nil
+        case .columns(let names):
             stepsColumn = names.firstIndex(of: "steps")
             timeColumn = names.firstIndex { $0 == "timestamp" || $0 == "date time" || $0 == "time" }
-            sawData = true
-            if stepsColumn == nil { return "no steps column in the column row" }
-            return nil
+            return stepsColumn == nil ? "no steps column in the column row" : nil
+        case .data(let fields): f = fields
         }
-        sawData = true
         let column: Int
         if let c = stepsColumn {
             column = c
@@ -51,7 +41,7 @@ struct ActiGraphEpochFormat: LineParser {
         guard f.count > column, let steps = Fields.int(f[column]), steps >= 0, steps < 1_000_000 else {
             return "steps (column \(column + 1)) is missing or not a count"
         }
-        guard var start = Fields.tick(options.startNs ?? header.startNs ?? 0, index, periodNs: Double(epoch) * 1e9)
+        guard var start = Fields.tick(header.start(options), index, periodNs: Double(epoch) * 1e9)
         else {
             return "time is out of range"
         }

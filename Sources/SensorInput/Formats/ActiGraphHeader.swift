@@ -12,10 +12,41 @@ struct ActiGraphHeader: Codable, Sendable {
 
     var isComplete: Bool { lines >= 10 }
 
-    static func sniff(_ s: Sniff) -> (isActiGraph: Bool, raw: Bool) {
+    /// 100 for an ActiLife export of this kind (`raw`: its first line says `at NN Hz`), else 0.
+    static func sniff(_ s: Sniff, raw: Bool) -> Int {
         let first = s.first.lowercased()
-        guard first.hasPrefix("------------ data"), first.contains("actigraph") else { return (false, false) }
-        return (true, first.range(of: #" at \d+ hz"#, options: .regularExpression) != nil)
+        guard first.hasPrefix("------------ data"), first.contains("actigraph") else { return 0 }
+        return (first.range(of: #" at \d+ hz"#, options: .regularExpression) != nil) == raw ? 100 : 0
+    }
+
+    /// A line of an ActiLife export, as the preamble both kinds share sees it.
+    enum Line {
+        /// One of the 10 header lines, taken into the header.
+        case header
+        /// The optional column row: its names, trimmed and lowercased.
+        case columns([String])
+        /// A data row's fields.
+        case data([Substring])
+    }
+
+    /// Takes `line` into the header while it is incomplete; after it, the first row is the column row when its first
+    /// field is not a number (nor, with `timeMayLeadData`, a date and time), and every row is data from then on.
+    /// `sawData` is the parser's own (saved with its state): whether a row after the header was seen.
+    mutating func take(
+        _ line: UnsafeBufferPointer<UInt8>, sawData: inout Bool, timeMayLeadData: Bool
+    ) -> Line {
+        if !isComplete {
+            take(String(decoding: line, as: UTF8.self))
+            return .header
+        }
+        let f = Fields.split(line, ",")
+        defer { sawData = true }
+        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0])
+            && !(timeMayLeadData && TimeParsing.parseDateTime(f[0].trimmingPrefixSpaces()) != nil)
+        {
+            return .columns(f.map { $0.trimmingPrefixSpaces().lowercased() })
+        }
+        return .data(f)
     }
 
     /// Takes one of the 10 header lines.
@@ -51,4 +82,7 @@ struct ActiGraphHeader: Codable, Sendable {
         guard let day = startDay, let clock = startClock else { return nil }
         return (Int64(day) * 86_400 + Int64(clock)) * 1_000_000_000
     }
+
+    /// Where the first row's time is: `--start` when given, else the header's start, else 0.
+    func start(_ options: ReadOptions) -> Int64 { options.startNs ?? startNs ?? 0 }
 }

@@ -6,10 +6,7 @@ struct ActiGraphRawFormat: LineParser {
     static let format = InputFormat(
         name: "actigraph-raw", kind: .acceleration,
         about: "ActiGraph ActiLife RAW CSV: 10-line header with 'at NN Hz', then X,Y,Z in g",
-        sniff: { s in
-            let a = ActiGraphHeader.sniff(s)
-            return a.isActiGraph && a.raw ? 100 : 0
-        },
+        sniff: { ActiGraphHeader.sniff($0, raw: true) },
         parser: ActiGraphRawFormat.self)
 
     var header = ActiGraphHeader()
@@ -23,18 +20,14 @@ struct ActiGraphRawFormat: LineParser {
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
         _ emit: (InputItem) -> Void
     ) throws -> String? {
-        if !header.isComplete {
-            header.take(String(decoding: line, as: UTF8.self))
-            return nil
-        }
-        let f = Fields.split(line, ",")
-        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0]) && !f.allSatisfy({ Sniff.isNumber($0) }) {
-            let names = f.map { $0.trimmingPrefixSpaces().lowercased() }
+        let f: [Substring]
+        switch header.take(line, sawData: &sawData, timeMayLeadData: false) {
+        case .header: return nil
+        case .columns(let names):
             firstAxis = names.firstIndex { $0.hasSuffix("x") } ?? (names.first == "timestamp" ? 1 : 0)
-            sawData = true
             return nil
+        case .data(let fields): f = fields
         }
-        sawData = true
         guard let rate = options.rateHz ?? header.rateHz, rate > 0 else {
             return "no sample rate in the header; pass --rate"
         }
@@ -42,8 +35,9 @@ struct ActiGraphRawFormat: LineParser {
         guard let x = Fields.double(f[firstAxis]), let y = Fields.double(f[firstAxis + 1]),
             let z = Fields.double(f[firstAxis + 2])
         else { return "x, y or z is not a number" }
-        let start = options.startNs ?? header.startNs ?? 0
-        guard let t = Fields.tick(start, index, periodNs: 1e9 / rate) else { return "time is out of range" }
+        guard let t = Fields.tick(header.start(options), index, periodNs: 1e9 / rate) else {
+            return "time is out of range"
+        }
         index += 1
         let g = standardGravity
         emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
