@@ -122,7 +122,7 @@ enum JSONTree: Equatable {
             switch b[i] {
             case 0x7B: return try object(depth: depth, following: following, build: build)
             case 0x5B: return try array(depth: depth, following: following, build: build)
-            case 0x22: return .string(try string())
+            case 0x22: return .string(try string(build: build))
             case 0x74:
                 try literal("true")
                 return .bool(true)
@@ -261,10 +261,17 @@ enum JSONTree: Equatable {
             i += w.count
         }
 
-        mutating func string() throws -> String {
+        /// A string, from its `"`. Without escapes it is taken from the bytes at once; `build: false` only checks it.
+        mutating func string(build: Bool = true) throws -> String {
             guard i < b.count, b[i] == 0x22 else { throw fail("string expected") }
             i += 1
-            var out: [UInt8] = []
+            let start = i
+            while i < b.count, b[i] != 0x22, b[i] != 0x5C { i += 1 }
+            if i < b.count, b[i] == 0x22 {
+                i += 1
+                return build ? String(decoding: b[start..<i - 1], as: UTF8.self) : ""
+            }
+            var out = Array(b[start..<i])
             while i < b.count {
                 let c = b[i]
                 if c == 0x22 {
