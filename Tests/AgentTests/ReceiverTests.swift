@@ -1,10 +1,12 @@
 import Analysis
+import Clocks
 import Foundation
 import GRDB
 import Logging
 import Messages
 import SensorInput
 import Testing
+import WallTime
 
 @testable import Agent
 
@@ -34,7 +36,7 @@ import Testing
 
     func start(
         dir: TempDir, maxBody: Int = 8 << 20, prefer: String? = nil, deadline: TimeInterval? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: WallClock = .system
     ) async throws -> Running {
         var config = try AgentConfiguration.parse(
             (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
@@ -57,7 +59,7 @@ import Testing
         var receive = try #require(config.receive)
         receive.port = 0
         let store = try StateStore(path: config.statePath)
-        let receiver = try ReceiverService(receive: receive, store: store, logger: Logger(label: "test"), now: now)
+        let receiver = try ReceiverService(receive: receive, store: store, logger: Logger(label: "test"), clock: clock)
         let serving = Task { try await receiver.run() }
         try await receiver.waitUntilListening()
         let port = try #require(await receiver.port())
@@ -350,7 +352,7 @@ import Testing
     @Test func aRecordingReplayedAsSensorLoggerMessagesCountsAsTheFileDoes() async throws {
         let dir = try TempDir()
         let t0 = Self.t0
-        let r = try await start(dir: dir, now: { t0.addingTimeInterval(61) })
+        let r = try await start(dir: dir, clock: WallClock(ImmediateClock(), startingAt: t0.addingTimeInterval(61)))
         let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n").dropFirst()
         var random = SeededRandom(seed: 11)
         var messages: [[String]] = []
@@ -416,13 +418,14 @@ import Testing
             micro += Int64(aggregated[m]) * 1_000_000 + 400_000
             aggregatedCounted[m] = ReceivedStepSource.rounded(micro) - before
         }
-        let clock = ReceiverClock(day0)
-        let r = try await start(dir: dir, now: { clock.now })
+        let clock = TestClock<Duration>()
+        let wall = WallClock(clock, startingAt: day0)
+        let r = try await start(dir: dir, clock: wall)
         // Send k at these minutes; the Watch's data reaches the phone an hour late.
         let sends = [9 * 60, 15 * 60, 23 * 60 + 30, 1440 + 8 * 60, minutes]
         var posted = 0
         for (k, sendMinute) in sends.enumerated() {
-            clock.now = day0.addingTimeInterval(Double(sendMinute) * 60)
+            await clock.advance(to: .init(offset: .seconds(sendMinute * 60)))
             let twelveHour = k >= 3
             for (source, counts, lag) in [("Taro's iPhone", phone, 0), ("Taro's Apple Watch", watch, 60)] {
                 let through = max(0, sendMinute - lag)
@@ -466,8 +469,8 @@ import Testing
                 #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [{"date": "\#(date)", "qty": \#(counts[minutes - 1]), "source": "\#(source)"}]}]}}"#
             _ = try await post(r.port, Data(body.utf8), token: token)
         }
-        clock.now = day0.addingTimeInterval(Double(minutes) * 60 + 3600)
-        let last = await r.fetcher.fetch(now: clock.now, trigger: [.manual])
+        await clock.advance(to: .init(offset: .seconds(minutes * 60 + 3600)))
+        let last = await r.fetcher.fetch(now: wall.now(), trigger: [.manual])
         posted += last.postedSteps
         let rule = (0..<minutes).map { max(phone[$0], watch[$0], aggregatedCounted[$0]) }.reduce(0, +)
         let sum = (0..<minutes).map { phone[$0] + watch[$0] + aggregatedCounted[$0] }.reduce(0, +)
@@ -488,23 +491,12 @@ import Testing
         return formatter.string(from: date)
     }
 
-    /// The receiver's clock, moved by the test.
-    final class ReceiverClock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var time: Date
-        init(_ start: Date) { time = start }
-        var now: Date {
-            get { lock.withLock { time } }
-            set { lock.withLock { time = newValue } }
-        }
-    }
-
     /// A phone that pushes its pedometer's running totals beside its accelerometer is counted once: in each minute
     /// either what its pedometer counted or what the detector found in its acceleration.
     @Test func aPhonesPedometerAndAccelerometerAreNotAddedTogether() async throws {
         let dir = try TempDir()
         let t0 = Self.t0
-        let r = try await start(dir: dir, now: { t0.addingTimeInterval(61) })
+        let r = try await start(dir: dir, clock: WallClock(ImmediateClock(), startingAt: t0.addingTimeInterval(61)))
         let lines = try String(contentsOfFile: Fixture.walk, encoding: .utf8).split(separator: "\n").dropFirst()
         var messages: [[String]] = []
         for line in lines {
@@ -541,7 +533,8 @@ import Testing
     @Test func aPhoneHeardWithoutNewStepsDoesNotHoldTheWindowBack() async throws {
         let dir = try TempDir()
         let t0 = Self.t0
-        let r = try await start(dir: dir, now: { t0.addingTimeInterval(25 * 60) })
+        let r = try await start(
+            dir: dir, clock: WallClock(ImmediateClock(), startingAt: t0.addingTimeInterval(25 * 60)))
         _ = try await post(r.port, Self.healthAutoExport(0..<10), token: token)
         let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(30 * 60), trigger: [.manual])
         #expect(fetch.postedSteps == (0..<10).reduce(0) { $0 + 40 + $1 }, "\(fetch.line)")

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Messages
 import SensorInput
+import WallTime
 
 /// One `POST /ingest` request, from the token to the answer: authenticate (in constant time; the token is never
 /// logged or repeated), read the body within `max_body` (inflated when gzip), recognise and parse the payload, commit
@@ -12,7 +13,7 @@ struct IngestHandler: Sendable {
     let maxBody: Int
     let store: StateStore
     let logger: Logger
-    let now: @Sendable () -> Date
+    let clock: WallClock
 
     func answer(_ request: HTTPRequest, pathToken: String?) async throws -> HTTPResponse {
         let bearer = request.headers[.authorization].flatMap { h -> String? in
@@ -35,7 +36,7 @@ struct IngestHandler: Sendable {
         }
         let committed: ReceivedCommit
         do {
-            committed = try store.commit(payload, nowNs: Timestamps.nanoseconds(now()))
+            committed = try store.commit(payload, nowNs: clock.nowNs())
         } catch {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
             return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])

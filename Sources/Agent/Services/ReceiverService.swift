@@ -16,17 +16,17 @@ public final class ReceiverService: Service, CustomStringConvertible {
     let receive: AgentConfiguration.Receive
     let store: StateStore
     let logger: Logger
-    let now: @Sendable () -> Date
+    /// When a push arrived, as its devices' "last heard" and what their readings are complete up to.
+    let clock: WallClock
 
     /// Binds nothing yet: the server listens in `run()`.
     public init(
-        receive: AgentConfiguration.Receive, store: StateStore, logger: Logger,
-        now: @escaping @Sendable () -> Date = { WallClock.system.now() }
+        receive: AgentConfiguration.Receive, store: StateStore, logger: Logger, clock: WallClock = .system
     ) throws {
         self.receive = receive
         self.store = store
         self.logger = logger
-        self.now = now
+        self.clock = clock
         // FlyingFox's own logging stays off: request lines would carry `/ingest/TOKEN`.
         server = HTTPServer(
             address: try .inet(ip4: receive.host, port: receive.port), timeout: 30, logger: .disabled)
@@ -41,7 +41,7 @@ public final class ReceiverService: Service, CustomStringConvertible {
     private func serve() async throws {
         let handler = IngestHandler(
             token: Array((receive.token ?? "").utf8), maxBody: receive.maxBody, store: store, logger: logger,
-            now: now)
+            clock: clock)
         await server.appendClosingRoute("POST /ingest") { try await handler.answer($0, pathToken: nil) }
         await server.appendClosingRoute("POST /ingest/:token") { request in
             try await handler.answer(request, pathToken: request.routeParameters["token"])
