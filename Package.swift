@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "HTTPTestSupport",
             dependencies: [
-                "Publishing", "LoopbackHTTP", .product(name: "FlyingFox", package: "FlyingFox"),
+                "Publishing", "WallTime", "LoopbackHTTP", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ], path: "Tests/HTTPTestSupport", exclude: ["README.md"]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),

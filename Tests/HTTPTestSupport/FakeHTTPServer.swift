@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Publishing
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -31,8 +32,8 @@ public final class FakeHTTPServer: HTTPSending, Sendable {
     public func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
     /// A context whose requests come here (`now` is the wall clock unless given).
-    public func context(now: @escaping @Sendable () -> Date = { Date() }) -> HTTPContext {
-        HTTPContext(transport: self, now: now)
+    public func context(clock: WallClock = .system) -> HTTPContext {
+        HTTPContext(transport: self, clock: clock)
     }
     public var context: HTTPContext { context() }
 

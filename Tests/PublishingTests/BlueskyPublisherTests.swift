@@ -1,6 +1,8 @@
+import Clocks
 import FlyingFox
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -85,23 +87,23 @@ actor FakePDS {
     }
 }
 
-/// A settable clock.
-final class ManualDateClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current = current.addingTimeInterval(seconds) } }
+/// Wall time that a test moves: dates from `start`, advanced only by `advance(_:)` (swift-clocks' `TestClock`).
+struct MovedWallClock {
+    let test = TestClock<Duration>()
+    let wall: WallClock
+    init(_ start: Date) { wall = WallClock(test, startingAt: start) }
+    var now: Date { wall.now() }
+    func advance(_ seconds: Int) async { await test.advance(by: .seconds(seconds)) }
 }
 
 @Suite struct BlueskyPublisherTests {
     static let start = Date(timeIntervalSince1970: 1_795_316_400)
 
-    func make(_ pds: FakePDS, clock: ManualDateClock) async throws -> (FakeHTTPServer, BlueskyPublisher) {
+    func make(_ pds: FakePDS, clock: MovedWallClock) async throws -> (FakeHTTPServer, BlueskyPublisher) {
         let server = try await FakeHTTPServer.start { request, _ in await pds.handle(request) }
         let publisher = BlueskyPublisher(
             baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz",
-            language: "ja", context: server.context(now: { clock.now }))
+            language: "ja", context: server.context(clock: clock.wall))
         return (server, publisher)
     }
 
@@ -123,7 +125,7 @@ final class ManualDateClock: @unchecked Sendable {
 
     @Test func logsInOnceAndPostsWithTheDeterministicKey() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let clock = ManualDateClock(Self.start)
+        let clock = MovedWallClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         let rkey = BlueskyPublisher.recordKey(for: samplePost)
@@ -147,7 +149,7 @@ final class ManualDateClock: @unchecked Sendable {
 
     @Test func aRepeatedPostIsFoundInsteadOfDuplicated() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: MovedWallClock(Self.start))
         defer { Task { await server.stop() } }
         guard case .delivered(let uri) = await publisher.publish(samplePost, deadline: soon()) else {
             Issue.record("first")
@@ -159,14 +161,14 @@ final class ManualDateClock: @unchecked Sendable {
 
     @Test func expiredAccessTokenIsRefreshedByItsExpiry() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let clock = ManualDateClock(Self.start)
+        let clock = MovedWallClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
             Issue.record("first")
             return
         }
-        clock.advance(7200)  // the access JWT's exp has passed
+        await clock.advance(7200)  // the access JWT's exp has passed
         var later = samplePost
         later.windowStart = later.windowStart.addingTimeInterval(7200)
         later.idempotencyKey = "later"
@@ -183,7 +185,7 @@ final class ManualDateClock: @unchecked Sendable {
 
     @Test func serverSideExpiredTokenRefreshesAndRetriesOnce() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: MovedWallClock(Self.start))
         defer { Task { await server.stop() } }
         guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
             Issue.record("first")
@@ -216,7 +218,7 @@ final class ManualDateClock: @unchecked Sendable {
 
     @Test func over300GraphemesIsRefusedBeforeLoggingIn() async throws {
         let pds = FakePDS(accessExp: 0)
-        let (server, publisher) = try await make(pds, clock: ManualDateClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: MovedWallClock(Self.start))
         defer { Task { await server.stop() } }
         var post = samplePost
         post.text = String(repeating: "👨‍👩‍👧", count: 301)

@@ -1,5 +1,7 @@
+import Clocks
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -11,7 +13,8 @@ import Testing
 
     @Test func appendsJSONLinesAndSkipsAKeyItHolds() async throws {
         let path = try tempPath()
-        let publisher = FilePublisher(path: path, now: { Date(timeIntervalSince1970: 1_795_316_400) })
+        let publisher = FilePublisher(
+            path: path, clock: WallClock(ImmediateClock(), startingAt: Date(timeIntervalSince1970: 1_795_316_400)))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "1"))
         var second = samplePost
         second.idempotencyKey = "steps-b"

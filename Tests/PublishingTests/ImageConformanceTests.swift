@@ -1,6 +1,8 @@
+import Clocks
 import FlyingFox
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -79,7 +81,8 @@ struct ImageCase: Sendable, CustomTestStringConvertible {
             make: {
                 XPublisher(
                     baseURL: $0, authentication: .oauth1(XPublisherTests.credentials), image: $1,
-                    context: HTTPContext(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+                    context: HTTPContext(
+                        clock: WallClock(ImmediateClock(), startingAt: Date(timeIntervalSince1970: 1_795_316_400))))
             },
             isUpload: { $0.path == "/2/media/upload" }, isPost: { $0.path == "/2/tweets" },
             uploadReply: { _ in jsonResponse(200, ["data": ["id": "1880028106020515840", "media_key": "3_188"]]) },

@@ -189,13 +189,6 @@ import Testing
 /// Mastodon's real limit: read once from `/api/v2/instance`, kept a day, 500 when the server does not say,
 /// `max_characters` an override.
 @Suite struct MastodonInstanceLimitTests {
-    final class WallClock: @unchecked Sendable {
-        private let lock = NSLock()
-        private var current = Date(timeIntervalSince1970: 1_795_316_400)
-        var now: Date { lock.withLock { current } }
-        func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
-    }
-
     static func server(limit: Int?) async throws -> FakeHTTPServer {
         try await FakeHTTPServer.start { request, _ in
             if request.path == "/api/v2/instance" {
@@ -209,9 +202,9 @@ import Testing
 
     @Test func theInstancesLimitIsReadOnceAndKeptADay() async throws {
         let server = try await Self.server(limit: 1000)
-        let clock = WallClock()
+        let clock = MovedWallClock(Date(timeIntervalSince1970: 1_795_316_400))
         let cache = InMemoryTargetInfoCache()
-        let context = HTTPContext(transport: server, now: { clock.now }, infoCache: cache)
+        let context = HTTPContext(transport: server, clock: clock.wall, infoCache: cache)
         let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "t", context: context)
         var long = samplePost
         long.text = String(repeating: "歩", count: 900)
@@ -220,10 +213,10 @@ import Testing
         #expect(
             await cache.info("mastodon.max_characters http://127.0.0.1:9")
                 == TargetInfo(value: "1000", storedAt: clock.now))
-        clock.advance(86_399)
+        await clock.advance(86_399)
         _ = await mastodon.publish(samplePost, deadline: soon())
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
-        clock.advance(2)  // a day old: read again
+        await clock.advance(2)  // a day old: read again
         _ = await mastodon.publish(samplePost, deadline: soon())
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 2)
         long.text = String(repeating: "歩", count: 1001)

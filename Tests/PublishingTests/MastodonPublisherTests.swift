@@ -1,7 +1,9 @@
+import Clocks
 import FlyingFox
 import Foundation
 import Messages
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -55,7 +57,8 @@ import Testing
         defer { Task { await server.stop() } }
         let now = fixedNow
         let publisher = MastodonPublisher(
-            baseURL: server.baseURL, token: "tok", maxCharacters: 500, context: server.context(now: { now }))
+            baseURL: server.baseURL, token: "tok", maxCharacters: 500,
+            context: server.context(clock: WallClock(ImmediateClock(), startingAt: now)))
         #expect(
             await publisher.publish(samplePost, deadline: soon())
                 == .retryable(reason: "HTTP 429: Too many requests", retryAfter: 300))

@@ -1,6 +1,8 @@
+import Clocks
 import FlyingFox
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -39,7 +41,8 @@ import Testing
         await port.set(server.port)
         let publisher = XPublisher(
             baseURL: server.baseURL, authentication: .oauth1(Self.credentials),
-            context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+            context: server.context(
+                clock: WallClock(ImmediateClock(), startingAt: Date(timeIntervalSince1970: 1_795_316_400))))
         #expect(await publisher.publish(samplePost, deadline: soon()) == .delivered(remoteID: "1861234567890123456"))
         let seen = try #require(await server.requests.first)
         #expect(seen.path == "/2/tweets")
@@ -90,7 +93,8 @@ import Testing
         defer { Task { await server.stop() } }
         let publisher = XPublisher(
             baseURL: server.baseURL, authentication: .bearer("t0k"),
-            context: server.context(now: { Date(timeIntervalSince1970: 1_795_316_400) }))
+            context: server.context(
+                clock: WallClock(ImmediateClock(), startingAt: Date(timeIntervalSince1970: 1_795_316_400))))
         let outcome = await publisher.publish(samplePost, deadline: soon())
         #expect(outcome == .retryable(reason: "HTTP 429: Too Many Requests", retryAfter: 120))
     }

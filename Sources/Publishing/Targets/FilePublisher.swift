@@ -11,16 +11,13 @@ public struct FilePublisher: Publisher {
     public let path: String
     /// `image`, `image_required`: the chart as a PNG file beside the lines.
     public var image: ImageOption
-    let now: @Sendable () -> Date
+    let clock: WallClock
 
-    public init(
-        name: String = "file", path: String, image: ImageOption = .off,
-        now: @escaping @Sendable () -> Date = { WallClock.system.now() }
-    ) {
+    public init(name: String = "file", path: String, image: ImageOption = .off, clock: WallClock = .system) {
         self.name = name
         self.path = path
         self.image = image
-        self.now = now
+        self.clock = clock
     }
 
     public var redactedDescription: String { "\(name): file \(path)" }
@@ -74,7 +71,7 @@ public struct FilePublisher: Publisher {
         let line = Line(
             idempotencyKey: post.idempotencyKey, text: post.text,
             windowStart: Timestamps.format(post.windowStart), windowEnd: Timestamps.format(post.windowEnd),
-            writtenAt: Timestamps.format(now()), imageFile: image.map { _ in PostImage.fileName(for: post) },
+            writtenAt: Timestamps.format(clock.now()), imageFile: image.map { _ in PostImage.fileName(for: post) },
             imageAlt: image?.alt)
         guard var data = try? encoder.encode(line) else { return .permanent(reason: "cannot encode the post") }
         data.append(0x0A)

@@ -11,19 +11,21 @@ import WallTime
 public struct HTTPContext: Sendable {
     public var transport: any HTTPSending
     public var redactor: Redactor
-    public var now: @Sendable () -> Date
+    public var clock: WallClock
     public var infoCache: any TargetInfoCache
 
     public init(
-        transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(),
-        now: @escaping @Sendable () -> Date = { WallClock.system.now() },
+        transport: any HTTPSending = URLSessionSender(), redactor: Redactor = Redactor(), clock: WallClock = .system,
         infoCache: any TargetInfoCache = InMemoryTargetInfoCache()
     ) {
         self.transport = transport
         self.redactor = redactor
-        self.now = now
+        self.clock = clock
         self.infoCache = infoCache
     }
+
+    /// The time of day on the context's clock.
+    public func now() -> Date { clock.now() }
 
     /// This context with `secrets` added to its redactor (a target's token, password, …).
     func redacting(_ secrets: String...) -> HTTPContext {
