@@ -27,7 +27,7 @@ enum StepsCompaction {
     @discardableResult
     static func merge(_ db: Database, postedUntilNs: Int64) throws -> Range<Int64>? {
         let cutoff = minuteStart(postedUntilNs / 1_000_000_000 - keptSeconds)
-        let done = try Int64.fetchOne(db, sql: "SELECT until_second FROM steps_compaction WHERE id = 1")
+        let done = try StepsCompactionRecord.fetchOne(db, key: 1)?.untilSecond
         guard let start = try done ?? Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map(minuteStart)
         else { return nil }
         let end = min(cutoff, start + mostSecondsPerCall)
@@ -42,14 +42,24 @@ enum StepsCompaction {
         try db.execute(
             sql: "DELETE FROM steps WHERE second >= ? AND second < ? AND (second % 60 != 0 OR count = 0)",
             arguments: [start, end])
-        try db.execute(
-            sql: """
-                INSERT INTO steps_compaction (id, until_second) VALUES (1, ?)
-                ON CONFLICT (id) DO UPDATE SET until_second = excluded.until_second
-                """, arguments: [end])
+        try StepsCompactionRecord(untilSecond: end).upsert(db)
         return start..<end
     }
 
     /// The start of the UTC minute holding `second`.
     static func minuteStart(_ second: Int64) -> Int64 { second - ((second % 60) + 60) % 60 }
+}
+
+/// `steps_compaction`'s one row: the second up to which `steps` holds minute rows only.
+struct StepsCompactionRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "steps_compaction"
+    enum CodingKeys: String, CodingKey {
+        case id
+        case untilSecond = "until_second"
+    }
+    enum Columns {
+        static let untilSecond = Column(CodingKeys.untilSecond)
+    }
+    var id: Int64 = 1
+    var untilSecond: Int64
 }
