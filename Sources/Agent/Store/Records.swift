@@ -95,3 +95,32 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
         try filter(handledColumn == false).updateAll(db, handledColumn.set(to: true))
     }
 }
+
+/// A source's saved reading position (`source_cursor`). Its JSON columns stay text here and `StateStore.savedSource`
+/// decodes them one by one, so that a column written by another version loses only itself.
+struct SourceCursorRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "source_cursor"
+    enum CodingKeys: String, CodingKey {
+        case source, cursor, detector
+        case lastSampleNs = "last_sample_ns"
+        case lastReadingEndNs = "last_reading_end_ns"
+        case skipReadingsThroughNs = "skip_readings_through_ns"
+        case firstDataNs = "first_data_ns"
+        case skippedLines = "skipped_lines"
+        case remotePosition = "remote_position"
+        case updatedNs = "updated_ns"
+    }
+    enum Columns {
+        static let source = Column(CodingKeys.source)
+    }
+    var source: String
+    var cursor: String?
+    var detector: String?
+    var lastSampleNs: Int64?
+    var lastReadingEndNs: Int64?
+    var skipReadingsThroughNs: Int64?
+    var firstDataNs: Int64?
+    var skippedLines: String?
+    var remotePosition: String?
+    var updatedNs: Int64
+}

@@ -248,16 +248,13 @@ public final class StateStore: Sendable {
     }
 
     static func savedSource(_ db: Database, source: String) throws -> SavedSource {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM source_cursor WHERE source = ?", arguments: [source])
-        else {
-            return SavedSource()
-        }
+        guard let row = try SourceCursorRecord.fetchOne(db, key: source) else { return SavedSource() }
         var saved = SavedSource(
-            lastSampleNs: row["last_sample_ns"], lastReadingEndNs: row["last_reading_end_ns"],
-            skipReadingsThroughNs: row["skip_readings_through_ns"], firstDataNs: row["first_data_ns"])
-        /// The saved JSON of `column`, or nil with a problem that says what reading does instead.
-        func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, _ instead: String) -> T? {
-            guard let text: String = row[column] else { return nil }
+            lastSampleNs: row.lastSampleNs, lastReadingEndNs: row.lastReadingEndNs,
+            skipReadingsThroughNs: row.skipReadingsThroughNs, firstDataNs: row.firstDataNs)
+        /// The saved JSON `text`, or nil with a problem that says what reading does instead.
+        func decoded<T: Decodable>(_ type: T.Type, _ text: String?, _ what: String, _ instead: String) -> T? {
+            guard let text else { return nil }
             do {
                 return try JSONDecoder().decode(type, from: Data(text.utf8))
             } catch {
@@ -267,17 +264,17 @@ public final class StateStore: Sendable {
             }
         }
         saved.cursor = decoded(
-            SourceCursor.self, "cursor", "reading position",
+            SourceCursor.self, row.cursor, "reading position",
             "reading starts over at its beginning and skips the samples and step readings up to the last ones counted")
         saved.detector = decoded(
-            StepDetector.self, "detector", "step detector",
+            StepDetector.self, row.detector, "step detector",
             "detection starts afresh, and steps of a walk in progress may be missed")
         saved.skipped =
             decoded(
-                SkippedLines.self, "skipped_lines", "skipped lines not yet reported",
+                SkippedLines.self, row.skippedLines, "skipped lines not yet reported",
                 "lines skipped before this fetch go unreported") ?? SkippedLines()
         saved.remotePosition = decoded(
-            PhyphoxPosition.self, "remote_position", "position on the phone",
+            PhyphoxPosition.self, row.remotePosition, "position on the phone",
             "the phone's buffers are read from their start, and samples up to the last one counted are skipped")
         return saved
     }
@@ -285,27 +282,16 @@ public final class StateStore: Sendable {
     /// Saves where reading `source` stopped and its detector (the row `savedSource` reads).
     static func saveSource(_ db: Database, source: String, _ saved: SavedSource, nowNs: Int64) throws {
         let encoder = JSONEncoder()
-        let cursorText = try saved.cursor.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let detectorText = try saved.detector.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let skippedText =
-            saved.skipped.isEmpty ? nil : String(decoding: try encoder.encode(saved.skipped), as: UTF8.self)
-        let remoteText = try saved.remotePosition.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        try db.execute(
-            sql: """
-                INSERT INTO source_cursor (source, cursor, detector, last_sample_ns, last_reading_end_ns,
-                                           skip_readings_through_ns, first_data_ns, skipped_lines, remote_position,
-                                           updated_ns)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor, detector = excluded.detector,
-                last_sample_ns = excluded.last_sample_ns, last_reading_end_ns = excluded.last_reading_end_ns,
-                skip_readings_through_ns = excluded.skip_readings_through_ns, first_data_ns = excluded.first_data_ns,
-                skipped_lines = excluded.skipped_lines, remote_position = excluded.remote_position,
-                updated_ns = excluded.updated_ns
-                """,
-            arguments: [
-                source, cursorText, detectorText, saved.lastSampleNs, saved.lastReadingEndNs,
-                saved.skipReadingsThroughNs, saved.firstDataNs, skippedText, remoteText, nowNs,
-            ])
+        func text(_ value: (some Encodable)?) throws -> String? {
+            try value.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        }
+        try SourceCursorRecord(
+            source: source, cursor: try text(saved.cursor), detector: try text(saved.detector),
+            lastSampleNs: saved.lastSampleNs, lastReadingEndNs: saved.lastReadingEndNs,
+            skipReadingsThroughNs: saved.skipReadingsThroughNs, firstDataNs: saved.firstDataNs,
+            skippedLines: saved.skipped.isEmpty ? nil : try text(saved.skipped),
+            remotePosition: try text(saved.remotePosition), updatedNs: nowNs
+        ).upsert(db)
     }
 
     static func postedUntil(_ db: Database) throws -> Int64? {
