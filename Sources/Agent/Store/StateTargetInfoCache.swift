@@ -17,8 +17,8 @@ public actor StateTargetInfoCache: TargetInfoCache {
     public func info(_ key: String) -> TargetInfo? {
         guard let store = open() else { return nil }
         return try? store.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT value, stored_ns FROM target_info WHERE key = ?", arguments: [key]).map {
-                TargetInfo(value: $0["value"], storedAt: Timestamps.date(nanoseconds: $0["stored_ns"]))
+            try TargetInfoRecord.fetchOne(db, key: key).map {
+                TargetInfo(value: $0.value, storedAt: Timestamps.date(nanoseconds: $0.storedNs))
             }
         }
     }
@@ -26,11 +26,8 @@ public actor StateTargetInfoCache: TargetInfoCache {
     public func store(_ info: TargetInfo, for key: String) {
         guard let store = open() else { return }
         try? store.writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO target_info (key, value, stored_ns) VALUES (?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, stored_ns = excluded.stored_ns
-                    """, arguments: [key, info.value, Timestamps.nanoseconds(info.storedAt)])
+            try TargetInfoRecord(key: key, value: info.value, storedNs: Timestamps.nanoseconds(info.storedAt)).upsert(
+                db)
         }
     }
 
@@ -38,4 +35,16 @@ public actor StateTargetInfoCache: TargetInfoCache {
         if store == nil { store = try? StateStore(path: statePath, busyTimeout: 2) }
         return store
     }
+}
+
+/// A fact a target read from its server (`target_info`), with when it was read.
+struct TargetInfoRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "target_info"
+    enum CodingKeys: String, CodingKey {
+        case key, value
+        case storedNs = "stored_ns"
+    }
+    var key: String
+    var value: String
+    var storedNs: Int64
 }
