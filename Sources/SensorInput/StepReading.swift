@@ -55,4 +55,7 @@ extension StepReading {
 
     /// The second (since the Unix epoch) holding `ns`, rounding down for times before 1970 too.
     public static func floorSecond(_ ns: Int64) -> Int64 { TimeParsing.floorDiv(ns, 1_000_000_000) }
+
+    /// The minute (since the Unix epoch) holding `second`, rounding down for times before 1970 too.
+    public static func floorMinute(second: Int64) -> Int64 { TimeParsing.floorDiv(second, 60) }
 }

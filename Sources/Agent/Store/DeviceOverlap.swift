@@ -125,7 +125,7 @@ struct DeviceOverlap: Sendable {
         byMinute.reserveCapacity(seconds / 30)
         for (index, device) in devices.enumerated() {
             for (second, steps) in changes[device] ?? [:] where steps != 0 {
-                byMinute[minute(second), default: []].append((index, second, steps))
+                byMinute[StepReading.floorMinute(second: second), default: []].append((index, second, steps))
             }
         }
         return (devices, byMinute, seconds)
@@ -143,9 +143,6 @@ struct DeviceOverlap: Sendable {
         }
         return totals.max { a, b in a.1 != b.1 ? a.1 < b.1 : a.0 > b.0 }?.0
     }
-
-    /// The minute holding `second`, rounding down before 1970 too.
-    static func minute(_ second: Int64) -> Int64 { second >= 0 ? second / 60 : -((-second + 59) / 60) }
 
     /// `device_minute` and `minute_choice`, filled from what the received readings counted before this migration, so
     /// that a resend of an earlier reading changes the minute it is in by its difference. Past minutes keep the steps

@@ -1,4 +1,5 @@
 import GRDB
+import SensorInput
 
 /// Keeps the `steps` table from growing a row per second forever. A phone that pushes minute totals all day (Health
 /// Auto Export) stores up to 60 rows a minute, about half a gigabyte a year. Steps are needed to the second only
@@ -26,7 +27,7 @@ enum StepsCompaction {
     /// there. Returns the seconds merged `[from, to)`, nil when there was nothing to do. Totals are unchanged.
     @discardableResult
     static func merge(_ db: Database, postedUntilNs: Int64) throws -> Range<Int64>? {
-        let cutoff = minuteStart(postedUntilNs / 1_000_000_000 - keptSeconds)
+        let cutoff = minuteStart(StepReading.floorSecond(postedUntilNs) - keptSeconds)
         let done = try StepsCompactionRecord.fetchOne(db, key: 1)?.untilSecond
         guard let start = try done ?? Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map(minuteStart)
         else { return nil }
@@ -47,7 +48,7 @@ enum StepsCompaction {
     }
 
     /// The start of the UTC minute holding `second`.
-    static func minuteStart(_ second: Int64) -> Int64 { second - ((second % 60) + 60) % 60 }
+    static func minuteStart(_ second: Int64) -> Int64 { StepReading.floorMinute(second: second) * 60 }
 }
 
 /// `steps_compaction`'s one row: the second up to which `steps` holds minute rows only.
