@@ -82,7 +82,9 @@ let package = Package(
         // What every test target shares: temporary folders that clean up, seeded randomness, ../shared paths, SVGs as
         // pixels (zlib). No HTTP, no agent: the detector's and the readers' tests build neither FlyingFox nor GRDB.
         .target(
-            name: "TestSupport", dependencies: ["SensorInput", "WallTime", "CZlib"], path: "Tests/TestSupport",
+            name: "TestSupport",
+            dependencies: ["SensorInput", "WallTime", "CZlib", .product(name: "Clocks", package: "swift-clocks")],
+            path: "Tests/TestSupport",
             exclude: ["README.md"]),
         // The tests' HTTP servers: in memory (FakeHTTPServer) and on 127.0.0.1 (LoopbackServer, RecordingEndpoint).
         .target(

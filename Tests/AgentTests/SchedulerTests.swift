@@ -2,22 +2,9 @@ import Agent
 import Clocks
 import Foundation
 import Messages
+import TestSupport
 import Testing
 import WallTime
-
-/// The scheduler's clock in tests: swift-clocks' `TestClock`, read as dates from a start date; time moves only when
-/// the test advances it, so no scheduler test waits for real.
-struct ManualClock: Sendable {
-    let test = TestClock<Duration>()
-    let wall: WallClock
-
-    init(_ start: Date) { wall = WallClock(test, startingAt: start) }
-
-    func now() -> Date { wall.now() }
-
-    /// Moves time on and lets every sleeper that is due run.
-    func advance(by seconds: TimeInterval) async { await test.advance(by: .seconds(seconds)) }
-}
 
 /// Records fetches; can hold a fetch open until released, and can be told to fail.
 actor FetchRecorder {

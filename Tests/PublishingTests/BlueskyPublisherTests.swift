@@ -1,6 +1,7 @@
 import Clocks
 import FlyingFox
 import Foundation
+import TestSupport
 import Testing
 import WallTime
 
@@ -87,19 +88,10 @@ actor FakePDS {
     }
 }
 
-/// Wall time that a test moves: dates from `start`, advanced only by `advance(_:)` (swift-clocks' `TestClock`).
-struct MovedWallClock {
-    let test = TestClock<Duration>()
-    let wall: WallClock
-    init(_ start: Date) { wall = WallClock(test, startingAt: start) }
-    var now: Date { wall.now() }
-    func advance(_ seconds: Int) async { await test.advance(by: .seconds(seconds)) }
-}
-
 @Suite struct BlueskyPublisherTests {
     static let start = Date(timeIntervalSince1970: 1_795_316_400)
 
-    func make(_ pds: FakePDS, clock: MovedWallClock) async throws -> (FakeHTTPServer, BlueskyPublisher) {
+    func make(_ pds: FakePDS, clock: ManualClock) async throws -> (FakeHTTPServer, BlueskyPublisher) {
         let server = try await FakeHTTPServer.start { request, _ in await pds.handle(request) }
         let publisher = BlueskyPublisher(
             baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz",
@@ -125,7 +117,7 @@ struct MovedWallClock {
 
     @Test func logsInOnceAndPostsWithTheDeterministicKey() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let clock = MovedWallClock(Self.start)
+        let clock = ManualClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         let rkey = BlueskyPublisher.recordKey(for: samplePost)
@@ -149,7 +141,7 @@ struct MovedWallClock {
 
     @Test func aRepeatedPostIsFoundInsteadOfDuplicated() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let (server, publisher) = try await make(pds, clock: MovedWallClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: ManualClock(Self.start))
         defer { Task { await server.stop() } }
         guard case .delivered(let uri) = await publisher.publish(samplePost, deadline: soon()) else {
             Issue.record("first")
@@ -161,14 +153,14 @@ struct MovedWallClock {
 
     @Test func expiredAccessTokenIsRefreshedByItsExpiry() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let clock = MovedWallClock(Self.start)
+        let clock = ManualClock(Self.start)
         let (server, publisher) = try await make(pds, clock: clock)
         defer { Task { await server.stop() } }
         guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
             Issue.record("first")
             return
         }
-        await clock.advance(7200)  // the access JWT's exp has passed
+        await clock.advance(by: 7200)  // the access JWT's exp has passed
         var later = samplePost
         later.windowStart = later.windowStart.addingTimeInterval(7200)
         later.idempotencyKey = "later"
@@ -185,7 +177,7 @@ struct MovedWallClock {
 
     @Test func serverSideExpiredTokenRefreshesAndRetriesOnce() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
-        let (server, publisher) = try await make(pds, clock: MovedWallClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: ManualClock(Self.start))
         defer { Task { await server.stop() } }
         guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
             Issue.record("first")
@@ -218,7 +210,7 @@ struct MovedWallClock {
 
     @Test func over300GraphemesIsRefusedBeforeLoggingIn() async throws {
         let pds = FakePDS(accessExp: 0)
-        let (server, publisher) = try await make(pds, clock: MovedWallClock(Self.start))
+        let (server, publisher) = try await make(pds, clock: ManualClock(Self.start))
         defer { Task { await server.stop() } }
         var post = samplePost
         post.text = String(repeating: "👨‍👩‍👧", count: 301)

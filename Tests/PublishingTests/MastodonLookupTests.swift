@@ -1,6 +1,7 @@
 import Clocks
 import FlyingFox
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Publishing
@@ -202,7 +203,7 @@ import Testing
 
     @Test func theInstancesLimitIsReadOnceAndKeptADay() async throws {
         let server = try await Self.server(limit: 1000)
-        let clock = MovedWallClock(Date(timeIntervalSince1970: 1_795_316_400))
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_316_400))
         let cache = InMemoryTargetInfoCache()
         let context = HTTPContext(transport: server, clock: clock.wall, infoCache: cache)
         let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "t", context: context)
@@ -212,11 +213,11 @@ import Testing
         #expect(await mastodon.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
         #expect(
             await cache.info("mastodon.max_characters http://127.0.0.1:9")
-                == TargetInfo(value: "1000", storedAt: clock.now))
-        await clock.advance(86_399)
+                == TargetInfo(value: "1000", storedAt: clock.now()))
+        await clock.advance(by: 86_399)
         _ = await mastodon.publish(samplePost, deadline: soon())
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
-        await clock.advance(2)  // a day old: read again
+        await clock.advance(by: 2)  // a day old: read again
         _ = await mastodon.publish(samplePost, deadline: soon())
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 2)
         long.text = String(repeating: "歩", count: 1001)
