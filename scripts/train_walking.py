@@ -19,7 +19,8 @@ One command, from the repository root, after `swift build -c release`:
 3. Gradient-boosted decision trees (logistic loss, 40 trees of depth 3, learning rate 0.2, splits at quantiles of
    each feature) over the twelve magnitude features only: |a| does not depend on how a device is worn or which way its
    axes point, so one model serves watches with and without axes and phones alike. (Chosen out of fold over logistic
-   regressions on magnitude and three-axis features and trees of depth 2-4, 25-80 rounds: bench/accuracy.md.)
+   regressions on magnitude and three-axis features and trees of depth 2-4, 25-80 rounds: bench/accuracy.md.) The
+   probability may only rise with `r1` and `r2` (smoothness): rougher motion never looks more like walking.
 4. Out of fold: 36 folds; fold k holds out WISDM subject k, Bangle.js file k, Oxford user k and wrist_watch recording
    k (both rates of one recording together). Each fold's model counts its held-out recordings with the real
    detector (`steptweet eval --parameters`), so the reported numbers are steptweet's own, on data the model never saw.
@@ -31,7 +32,8 @@ measured in bench/accuracy.md, "Generalisation, measured"): --trees, --depth, --
 --min-leaf-groups (windows, and distinct held-out units, on each side of a split); --use (the features the trees may
 split on); --subject-weight; --scale (amplitude copies of the training windows); --augment resample:HZ or
 stretch:FACTOR[:walking|:other] (training-only copies of the recordings, dumped by steptweet, left out with their
-source in every fold). --counts writes every recording's out-of-fold count.
+source in every fold); --monotone (features the probability may only rise or only fall with). --counts writes every
+recording's out-of-fold count; --model-out the final model's detector parameters.
 """
 import argparse, collections, csv, json, os, re, subprocess, sys, tempfile
 import numpy as np
@@ -52,6 +54,10 @@ MIN_LEAF = 0  # a split needs at least this many training windows on each side (
 MIN_LEAF_GROUPS = 0  # ... and windows from at least this many distinct held-out units (subjects, files) on each side
 USE = list(range(MAGNITUDE))  # the features the trees may split on (indices in NAMES)
 SUBJECT_WEIGHT = False  # each held-out unit (a WISDM subject, a file, a user) weighs the same within its dataset and class
+# The model's probability may only rise with these features (+1) or only fall (-1). r1 and r2 measure how smooth |a| is
+# against a sine at its own rhythm: rougher motion (impacts, jitter) must never look more like walking, however few
+# training windows were that rough (a clap train counted as walking before; bench/accuracy.md, session 21).
+MONOTONE = {1: 1, 2: 1}
 SCALES = []  # amplitude augmentation: copies of the training windows with |a| scaled by each factor (log_std shifted)
 
 
@@ -211,20 +217,31 @@ def fit(X, y, weight, groups=None):
     return model
 
 
-def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves, groups):
+def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves, groups, lo=-np.inf, hi=np.inf):
     """Fills node `node` (at `level`) of one complete tree from the windows `rows`. A node that cannot gain by a
-    split keeps threshold 1e300 (every window goes left) and copies its value to the leaves below it."""
+    split keeps threshold 1e300 (every window goes left) and copies its value to the leaves below it. With MONOTONE,
+    a split on a constrained feature must order its two sides' values the constraint's way, and every value below it
+    stays within the bounds the split sets (XGBoost's method), so the whole model moves one way along that feature."""
     G, H = g[rows].sum(), h[rows].sum()
     if level == DEPTH:
-        leaves[node - (2 ** DEPTH - 1)] = float(-G / (H + L2))
+        leaves[node - (2 ** DEPTH - 1)] = float(np.clip(-G / (H + L2), lo, hi))
         return
-    best = (1e-9, None, None)
+    def side_gain(sg, sh):  # the loss reduction of one side at its value, clipped to the node's bounds
+        w = np.clip(-sg / (sh + L2), lo, hi)
+        return -(2 * sg * w + (sh + L2) * w * w), w
+    parent, _ = side_gain(G, H)
+    best = (1e-9, None, None, None)
     for j in USE:
         nb = len(edges[j]) + 1
         cg = np.cumsum(np.bincount(binned[rows, j], g[rows], nb))[:-1]
         ch = np.cumsum(np.bincount(binned[rows, j], h[rows], nb))[:-1]
-        gain = cg ** 2 / (ch + L2) + (G - cg) ** 2 / (H - ch + L2) - G ** 2 / (H + L2)
+        gl, wl = side_gain(cg, ch)
+        gr, wr = side_gain(G - cg, H - ch)
+        gain = gl + gr - parent
         gain[(ch < 0.05) | (H - ch < 0.05)] = -1
+        c = MONOTONE.get(j, 0)
+        if c:
+            gain[c * (wr - wl) < 0] = -1
         if MIN_LEAF:
             cn = np.cumsum(np.bincount(binned[rows, j], None, nb))[:-1]
             gain[(cn < MIN_LEAF) | (len(rows) - cn < MIN_LEAF)] = -1
@@ -232,18 +249,21 @@ def grow(X, binned, edges, g, h, rows, node, level, features, thresholds, leaves
             gain[~enough_groups(binned[rows, j], groups[rows], nb)] = -1
         k = int(np.argmax(gain))
         if gain[k] > best[0]:
-            best = (gain[k], j, float(edges[j][k]))
-    _, j, threshold = best
+            best = (gain[k], j, float(edges[j][k]), (wl[k] + wr[k]) / 2 if c else None)
+    _, j, threshold, mid = best
     if j is None:
         left, right = rows, rows[:0]
     else:
         features[node], thresholds[node] = j, threshold
         left, right = rows[X[rows, j] < threshold], rows[X[rows, j] >= threshold]
-    grow(X, binned, edges, g, h, left, 2 * node + 1, level + 1, features, thresholds, leaves, groups)
+    (llo, lhi), (rlo, rhi) = (lo, hi), (lo, hi)
+    if mid is not None:  # increasing: the left side stays under the middle, the right above; decreasing, the reverse
+        (llo, lhi), (rlo, rhi) = ((lo, mid), (mid, hi)) if MONOTONE[j] > 0 else ((mid, hi), (lo, mid))
+    grow(X, binned, edges, g, h, left, 2 * node + 1, level + 1, features, thresholds, leaves, groups, llo, lhi)
     if j is None:  # the right side is never taken: give its leaves the same value
-        grow(X, binned, edges, g, h, left, 2 * node + 2, level + 1, features, thresholds, leaves, groups)
+        grow(X, binned, edges, g, h, left, 2 * node + 2, level + 1, features, thresholds, leaves, groups, lo, hi)
     else:
-        grow(X, binned, edges, g, h, right, 2 * node + 2, level + 1, features, thresholds, leaves, groups)
+        grow(X, binned, edges, g, h, right, 2 * node + 2, level + 1, features, thresholds, leaves, groups, rlo, rhi)
 
 
 def enough_groups(bins, groups, nb):
@@ -430,7 +450,7 @@ public enum WalkingModel {{
 
 
 def main():
-    global SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES
+    global SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
@@ -463,6 +483,9 @@ def main():
     g.add_argument("--augment", action="append", default=[],
                    help="training-only copies of every recording, dumped by steptweet: resample:HZ or stretch:FACTOR "
                         "(repeatable; default: none)")
+    g.add_argument("--monotone", help="comma-separated NAME+ or NAME-: the model's probability may only rise (+) or "
+                   "only fall (-) as that feature grows (default: r1+,r2+; 'none' for no constraint)")
+    ap.add_argument("--model-out", help="also write the final model's detector parameters (JSON) here")
     ap.add_argument("--counts", help="also write every recording's out-of-fold count (JSON, per threshold) here")
     a = ap.parse_args()
     SLOW_AS_WALKING = a.slow_as_walking
@@ -470,6 +493,9 @@ def main():
     MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight
     if a.use:
         USE = [NAMES.index(n) for n in a.use.split(",")]
+    if a.monotone:
+        MONOTONE = {} if a.monotone == "none" else {NAMES.index(n[:-1]): 1 if n[-1] == "+" else -1
+                                                    for n in a.monotone.split(",")}
     if a.scale:
         SCALES = [float(v) for v in a.scale.split(",")]
     with tempfile.TemporaryDirectory() as work:
@@ -501,9 +527,13 @@ def main():
         if a.fit_long_walk or a.slow_as_walking:  # diagnostics: their models are never shipped
             return
         model = fit_model(by_file, windows, set())
+        if a.model_out:
+            json.dump(parameters_json(model, a.threshold), open(a.model_out, "w"))
         if not a.no_write:
-            open(os.path.join(ROOT, "Sources/StepDetection/WalkingModel.swift"), "w").write(
-                swift_source(model, a.threshold))
+            source = os.path.join(ROOT, "Sources/StepDetection/WalkingModel.swift")
+            open(source, "w").write(swift_source(model, a.threshold))
+            # In the committed layout, so the written file passes `swift format lint` as it is.
+            run(["swift", "format", "--in-place", "--configuration", os.path.join(ROOT, ".swift-format"), source])
         json.dump({"enter": {str(t): v for t, v in table.items()}, "stay": STAY, "model": model},
                   open(os.path.join(ROOT, "bench/walking_model.json"), "w"), indent=1)
 

@@ -48,6 +48,37 @@ enum SyntheticMotion {
     }
 }
 
+/// Issue #36's two slow signals, magnitude only, 60 s at `rate` Hz with noise of 0.2 m/s²: a slow walk as a wrist's |a|
+/// follows the arm's pendulum (a sine at the step rate and a smaller one at the stride), and a clap train at the same
+/// rate (an impact 30 ms wide and 12 m/s² high, nothing between).
+enum SlowRhythm {
+    static let seconds = 60.0
+
+    static func walk(rate: Double, stepHz: Double, seed: UInt64) -> [(timeNs: Int64, magnitude: Double)] {
+        signal(rate: rate, seed: seed) { t in
+            2.5 * sin(2 * .pi * stepHz * t) + 0.8 * sin(.pi * stepHz * t + 0.3)
+        }
+    }
+
+    static func clapTrain(rate: Double, clapHz: Double, seed: UInt64) -> [(timeNs: Int64, magnitude: Double)] {
+        signal(rate: rate, seed: seed) { t in
+            let k = ((t - 1) * clapHz).rounded() / clapHz + 1  // the nearest clap, the first at 1 s
+            let d = (t - k) / 0.03
+            return 12 * exp(-d * d)
+        }
+    }
+
+    static func signal(rate: Double, seed: UInt64, _ motion: (Double) -> Double)
+        -> [(timeNs: Int64, magnitude: Double)]
+    {
+        var random = SeededRandom(seed: seed)
+        return (0..<Int(seconds * rate)).map { i in
+            let t = Double(i) / rate
+            return (Int64((t * 1e9).rounded()), standardGravity + motion(t) + random.noise(0.2))
+        }
+    }
+}
+
 @Suite struct WalkingRecognizerTests {
     /// How far before a walk the clapping that precedes it may count with it: its last seconds share the walk's
     /// first 10.24 s windows, or lean towards walking and join the run the walk confirms.
@@ -65,6 +96,30 @@ enum SyntheticMotion {
                     error <= 0.02,
                     "\(rate) Hz sampling, \(hz) steps/s, magnitude only \(magnitudeOnly): \(counted) of \(truth)")
             }
+        }
+    }
+
+    @Test(arguments: [12.5, 25])
+    func aSlowWalkAt36To48StepsAMinuteCountsWithin5Percent(rate: Double) {
+        for stepHz in [0.6, 0.7, 0.8] {
+            let truth = Int(SlowRhythm.seconds * stepHz)
+            let counted = detect(SlowRhythm.walk(rate: rate, stepHz: stepHz, seed: UInt64(stepHz * 10))).detector
+                .counters.steps
+            #expect(
+                abs(Double(counted - truth)) <= 0.05 * Double(truth),
+                "\(rate) Hz sampling, \(stepHz) steps/s: \(counted) of \(truth)")
+        }
+    }
+
+    @Test(arguments: [12.5, 25, 50])
+    func aClapTrainAtASlowWalksRateCountsNothing(rate: Double) {
+        // As regular as the slow walk, but impacts rather than a swing: the recognizer's probability may only fall as
+        // |a| gets rougher (r1, r2) or more impulsive (kurtosis, crest, impulse), so it refuses this train even
+        // where no training window looked like it.
+        for clapHz in [0.6, 0.7, 0.8] {
+            let counted = detect(SlowRhythm.clapTrain(rate: rate, clapHz: clapHz, seed: UInt64(clapHz * 10)))
+                .detector.counters.steps
+            #expect(counted == 0, "\(rate) Hz sampling, \(clapHz) claps/s: \(counted) steps")
         }
     }
 
