@@ -5,6 +5,7 @@ walking MAPE over files with >= 100 true steps, false steps above the truth for 
 minute for files without a count).
 
 Usage: python3 bench/peer_accuracy.py [SHARED]     (default ../shared)
+Also the worst WISDM subject and the subjects over 250 false steps per hour (issue #36).
 """
 import csv, json, os, subprocess, sys
 
@@ -38,3 +39,7 @@ for key, value in train_walking.summarise(entries, counts).items():
     print(f"{key}: {json.dumps(round(value, 2) if isinstance(value, float) else value)}")
 for f in train_walking.LONG_WALKS:
     print(f"{f}: {counts[f][0]} steps")
+# Issue #36's per-subject view: the worst WISDM subject, and how many are over 250 false steps per hour.
+subjects = train_walking.by_subject(entries, counts)
+print(f"wisdm_worst_subject: {subjects['wisdm_worst_subject']}")
+print(f"wisdm_subjects_over_250_per_hour: {subjects['wisdm_subjects_over_250_per_hour']}")

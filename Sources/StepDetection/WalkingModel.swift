@@ -2,6 +2,7 @@
 
 /// The walking recognizer's model: 40 boosted trees of depth 3 over the magnitude features (one per
 /// line below: 7 splits, then 8 leaves), fitted on every shared recording (out-of-fold results in bench/accuracy.md).
+/// The probability only rises as r1 and r2 grow.
 public enum WalkingModel {
     public static let trained = RecognizerParameters(
         model: WalkingTrees(
