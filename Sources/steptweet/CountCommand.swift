@@ -10,7 +10,7 @@ struct CountCommand: ParsableCommand {
         commandName: "count",
         abstract: "Count the steps in accelerometer recordings.",
         discussion: """
-            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rateHz, \
+            Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz, \
             duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. \
             Malformed lines are skipped and reported with file and line, and the rest is counted (exit status 0); \
             --strict stops at the first one instead (exit status 65); a file with no valid line (only a header, or \

@@ -21,6 +21,18 @@ import Testing
         #expect((object["duration_s"] as? Double).map { abs($0 - 60) < 0.1 } == true)
     }
 
+    /// `count --help` lists the keys of `count --json` as they are printed (snake_case, as docs/json.md says).
+    @Test func helpNamesEveryKeyOfTheJSONOutput() async throws {
+        let r = try await Steptweet.run(["count", "--json", walk])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let help = try await Steptweet.run(["count", "--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+        for key in object.keys.sorted() {
+            #expect(help.contains(key), "count --help does not name the JSON key \(key)")
+        }
+        #expect(!help.contains("rateHz"))
+    }
+
     @Test func textOutputIsOneLinePerFile() async throws {
         let r = try await Steptweet.run(["count", walk, Steptweet.fixture("demo_walk_50hz.csv")])
         #expect(r.status == 0)
