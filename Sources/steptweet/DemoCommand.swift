@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Messages
+import SensorInput
 
 /// `steptweet demo`: the main job on embedded defaults.
 struct DemoCommand: AsyncParsableCommand {
@@ -56,6 +57,9 @@ struct DemoCommand: AsyncParsableCommand {
             }
             let keys = Set(kept.map(\.key))
             printLine("endpoint: kept \(kept.count) post(s), \(kept.count - keys.count) duplicate(s)")
+        } catch let error as InputError {
+            // A recording named with --recording that is missing or unreadable is 66, as for every other command.
+            throw fail("demo: \(error)", status: ExitStatus.of(error))
         } catch {
             throw fail("demo: \(error)", status: ExitStatus.dataError)
         }

@@ -82,6 +82,17 @@ import Testing
         #expect(windows(r.stdout) == windows(inCheckout.stdout))
     }
 
+    /// A recording named on the command line that does not exist is 66 (EX_NOINPUT), as for `count` and `preview`;
+    /// one that is not a recording stays 65.
+    @Test func demoWithAMissingRecordingExits66() async throws {
+        let missing = try TemporaryFolder.file(Data(), name: "walk.csv") + ".missing"
+        let r = try await Steptweet.run(["demo", "--recording", missing])
+        #expect(r.status == 66, "\(r.stderr)")
+        #expect(r.stderr.contains("demo: \(missing): no such file"), "\(r.stderr)")
+        let notARecording = try TemporaryFolder.file(Data("hello\n".utf8), name: "notes.txt")
+        #expect(try await Steptweet.run(["demo", "--recording", notARecording]).status == 65)
+    }
+
     @Test func demoRecoversTheDeliberatelyFailedDeliveryOnTheNextFetch() async throws {
         let r = try await Steptweet.run(["demo"])
         #expect(r.status == 0, "\(r.stderr)")
