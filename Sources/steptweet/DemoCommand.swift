@@ -28,6 +28,11 @@ struct DemoCommand: AsyncParsableCommand {
         transform: TimeArgument.parse)
     var start = TimeArgument(argument: "2026-11-21T10:00:00+09:00")!
 
+    /// Checked while parsing, so that a refused name is shown with this command's usage.
+    func validate() throws {
+        _ = try parseZone(timeZone)
+    }
+
     func run() async throws {
         let zone = try parseZone(timeZone)
         let startDate = start.date(in: zone)

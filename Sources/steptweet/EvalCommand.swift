@@ -98,7 +98,7 @@ struct EvalCommand: ParsableCommand {
             throw fail("\(error)", status: ExitStatus.of(error))
         }
         if let by, loaded.entries.first?.columns[by.name] == nil {
-            throw ValidationError("--by: the manifest has no '\(by.name)' column")
+            throw fail("--by: the manifest has no '\(by.name)' column", status: ExitStatus.usage)
         }
         let width = loaded.entries.map(\.file.count).max() ?? 0
         let report: Evaluation.Report

@@ -56,18 +56,23 @@ struct PreviewCommand: ParsableCommand {
             valueName: "out.png")) var image: String?
     @OptionGroup var contents: FormatOptions
 
+    /// Checked while parsing, so that a refused name is shown with this command's usage.
+    func validate() throws {
+        if let timeZone { _ = try parseZone(timeZone) }
+    }
+
     func run() throws {
         let configuration = try config.map { try ConfigOptions.load(path: $0) }
         let base = configuration?.composer
         let zone = try timeZone.map(parseZone) ?? base?.timeZone ?? systemTimeZone
         let from = start.date(in: zone)
         let to = now?.date(in: zone) ?? WallClock.system.now()
-        guard to > from else { throw ValidationError("--now must be after --start") }
+        guard to > from else { throw fail("--now must be after --start", status: ExitStatus.usage) }
         guard let source = source ?? configuration?.source.flatMap({ $0.isDevice ? nil : $0.path }) else {
-            throw ValidationError(
+            throw fail(
                 configuration == nil
                     ? "give --source FILE, or --config FILE with a source.path"
-                    : "--source: the configuration reads a live device; give --source FILE")
+                    : "--source: the configuration reads a live device; give --source FILE", status: ExitStatus.usage)
         }
         let anchor =
             recordingStart?.date(in: zone)

@@ -30,7 +30,7 @@ struct StepsCommand: ParsableCommand {
         let zone = config.composer.timeZone
         let start = from.date(in: zone)
         let end = to?.date(in: zone) ?? WallClock.system.now()
-        guard end >= start else { throw ValidationError("--to must not be before --from") }
+        guard end >= start else { throw fail("--to must not be before --from", status: ExitStatus.usage) }
         let steps: Int
         do {
             steps = try StateStore(readOnlyPath: config.statePath).steps(

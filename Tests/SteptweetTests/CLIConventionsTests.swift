@@ -14,6 +14,40 @@ import Testing
             r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3, "\(r.stdout)")
     }
 
+    /// A usage error found after parsing (a time zone, times in the wrong order, a column the manifest lacks) exits
+    /// 64 and names its own command: never the top-level "Usage: steptweet <subcommand>", which would send the user to
+    /// `steptweet --help` for a mistake in one subcommand's options.
+    @Test func usageErrorsNameTheirOwnCommand() async throws {
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
+        let config = try Steptweet.walkConfig("[state]\npath = \"state.sqlite\"\n")
+        let manifest = try Steptweet.tempFile("file,truth_steps\n\(walk),113\n", name: "manifest.csv")
+        let cases: [(arguments: [String], message: String, usage: String?)] = [
+            (["demo", "--time-zone", "Mars/Olympus"], "unknown time zone 'Mars/Olympus'", "steptweet demo"),
+            (
+                ["preview", "--source", walk, "--start", "2026-11-21T10:00:00Z", "--time-zone", "Mars/Olympus"],
+                "unknown time zone 'Mars/Olympus'", "steptweet preview"
+            ),
+            (
+                ["preview", "--source", walk, "--start", "2026-11-21T10:30:00Z", "--now", "2026-11-21T10:00:00Z"],
+                "--now must be after --start", nil
+            ),
+            (["preview", "--start", "2026-11-21T10:00:00Z"], "give --source FILE", nil),
+            (
+                ["steps", "--config", config, "--from", "2026-11-22", "--to", "2026-11-21"], "--to must not be before",
+                nil
+            ),
+            (["eval", "--by", "device", manifest], "--by: the manifest has no 'device' column", nil),
+        ]
+        for (arguments, message, usage) in cases {
+            let r = try await Steptweet.run(arguments)
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.contains(message), "\(arguments): \(r.stderr)")
+            #expect(!r.stderr.contains("steptweet <subcommand>"), "\(arguments): \(r.stderr)")
+            if let usage { #expect(r.stderr.contains("Usage: \(usage) "), "\(arguments): \(r.stderr)") }
+            #expect(r.stdout.isEmpty, "\(arguments): \(r.stdout)")
+        }
+    }
+
     @Test func completionScriptsExistForEveryShell() async throws {
         var scripts: [String: CommandResult] = [:]
         for shell in ["bash", "zsh", "fish"] {
