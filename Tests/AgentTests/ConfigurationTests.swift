@@ -1,8 +1,9 @@
-import Agent
 import Foundation
 import Messages
 import Publishing
 import Testing
+
+@testable import Agent
 
 @Suite struct ConfigurationTests {
     func parse(_ text: String, env: [String: String] = [:]) throws -> AgentConfiguration {
@@ -194,6 +195,26 @@ import Testing
         #expect(
             try String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text + "\n"
                 || String(contentsOf: contrib, encoding: .utf8) == SampleConfiguration.text)
+    }
+
+    /// Every key the configuration accepts is in the sample `init` writes, in its own table, so steptweet.toml(5),
+    /// made from the sample, lists them all (text.locale and schedule.settle were accepted and on no page).
+    @Test func sampleConfigurationNamesEveryAcceptedKey() {
+        var words: [String: Set<Substring>] = [:]
+        var table = ""
+        for line in SampleConfiguration.text.components(separatedBy: "\n") {
+            let body = line.trimmingPrefix("#").trimmingCharacters(in: .whitespaces)
+            if let header = body.wholeMatch(of: /\[\[?([a-z_]+)\]?\]/) {
+                table = String(header.1)
+            } else {
+                words[table, default: []].formUnion(body.split { !($0.isLetter || $0 == "_") })
+            }
+        }
+        for (name, keys) in AgentConfiguration.sections {
+            for key in keys.sorted() {
+                #expect(words[name]?.contains(Substring(key)) == true, "[\(name)] \(key) is not in the sample")
+            }
+        }
     }
 
     @Test func xdgDefaults() {

@@ -10,6 +10,8 @@ public enum SampleConfiguration {
         # device = "iio:device0"                 # or "/dev/input/event5"
         # sampling = "poll"                      # "counter" (in_steps_input; default when present), "poll" or "buffer"
         # rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
+        # sys_root = "/sys"                      # where sysfs is (a fake tree in tests)
+        # dev_root = "/dev"                      # where device nodes are (a fake tree in tests)
         # ... or a phone running phyphox's "Acceleration with g" with remote access allowed, read at each fetch
         # url = "http://192.168.1.23:8080"       # the address phyphox shows (format, start and prefer do not apply)
         # format = "generic-csv"                   # default: detected from the data
@@ -27,12 +29,14 @@ public enum SampleConfiguration {
         post_zero = false         # post windows without steps too
         # jitter = "30s"          # random delay added to scheduled fetches
         # on_walk_end = false     # also fetch when a walk ends (once per walk)
+        # settle = "15m"          # how long windows wait for a phone that pushes or is pulled and has gone quiet
 
         [text]
         template = "{from} 〜 {to} の期間に {device} を持って {steps} 歩 歩きました。 Tweet By Background Fetch"
         date_format = "MM/dd HH:mm:ss"
         time_zone = "Asia/Tokyo"  # IANA name
         device = "iPhone 5s"
+        # locale = "en_US_POSIX"  # number grouping of {steps} and the other counts: "en_US" writes 1,234
         # preset = "daily"        # a preset instead of template (remove it): "seed", "english", "daily", "weekly",
         #                         # "daily-en", "weekly-en"; daily wants window = "1d", weekly "7d"
         # goal = 8000             # steps a day: a goal line on the chart of a window of a day or more
@@ -51,7 +55,7 @@ public enum SampleConfiguration {
         # Silent pushes: POST http://127.0.0.1:PORT/push with "Authorization: Bearer TOKEN" and {"aps":{"content-available":1}}
         # [push]
         # port = 8787
-        # token_env = "STEPTWEET_PUSH_TOKEN"
+        # token_env = "STEPTWEET_PUSH_TOKEN"   # or token_file
         # period = "1m"           # at most one push-triggered fetch per period
 
         # The receiver: phones push their steps to POST http://HOST:PORT/ingest with "Authorization: Bearer TOKEN"
