@@ -11,7 +11,8 @@ struct StepsCommand: ParsableCommand {
         abstract: "Count the stored steps between two times.",
         discussion: """
             Example:
-              steptweet steps --from 2026-11-21T10:00:00+09:00 --to 2026-11-21T11:00:00+09:00
+              steptweet steps --from 2026-11-21T10:00:00+09:00 \\
+                --to 2026-11-21T11:00:00+09:00
             """
     )
 

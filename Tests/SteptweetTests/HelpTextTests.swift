@@ -46,6 +46,18 @@ import Testing
         }
     }
 
+    /// An example (an indented line of a discussion) is shown on one line in 80 columns: one the parser had to wrap
+    /// would print half a command at the left margin, where it cannot be copied.
+    @Test func examplesFitOnALineOfTheHelp() {
+        for (path, command) in Self.commands() {
+            let help = steptweet.Steptweet.helpMessage(for: command, columns: 80).components(separatedBy: "\n")
+            let examples = command.configuration.discussion.components(separatedBy: "\n").filter { $0.hasPrefix(" ") }
+            for example in examples {
+                #expect(help.contains(example), "steptweet \(path) --help wraps «\(example)»")
+            }
+        }
+    }
+
     /// The check itself finds the double wrapping of a paragraph written over several source lines.
     @Test func theRaggedCheckFindsAParagraphBrokenInTheSource() {
         struct HardWrapped: ParsableCommand {
