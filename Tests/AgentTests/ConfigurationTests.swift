@@ -217,6 +217,22 @@ import Testing
         }
     }
 
+    /// A configuration that cannot be read says why once, after its path (which the command prints before it), and
+    /// suggests `steptweet init` only when there is no file.
+    @Test func anUnreadableConfigurationSaysWhy() {
+        for (path, message) in [
+            (
+                "/nonexistent-steptweet/config.toml",
+                "no configuration file here (run `steptweet init` to write a sample)"
+            ),
+            ("/", "a folder, not a configuration file"),
+        ] {
+            #expect(throws: ConfigurationError(path: "", message: message)) {
+                try AgentConfiguration.load(path: path, environment: [:])
+            }
+        }
+    }
+
     @Test func xdgDefaults() {
         #expect(
             AgentConfiguration.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"])

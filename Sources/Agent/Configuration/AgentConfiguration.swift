@@ -158,8 +158,17 @@ public struct AgentConfiguration: Sendable {
         -> AgentConfiguration
     {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(
-                path: "", message: "cannot read configuration file \(path) (run `steptweet init` to write a sample)")
+            // The caller prefixes the path; the message says why, and what to do when there is no file at all.
+            var isFolder: ObjCBool = false
+            let message =
+                !FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+                ? "no configuration file here (run `steptweet init` to write a sample)"
+                : isFolder.boolValue
+                    ? "a folder, not a configuration file"
+                    : FileManager.default.isReadableFile(atPath: path)
+                        ? "cannot read the configuration file"
+                        : "cannot read the configuration file: permission denied"
+            throw ConfigurationError(path: "", message: message)
         }
         return try parse(String(decoding: data, as: UTF8.self), file: path, environment: environment)
     }
