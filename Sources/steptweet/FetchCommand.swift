@@ -14,13 +14,17 @@ struct ConfigOptions: ParsableArguments {
     var path: String { config ?? AgentConfiguration.defaultPath() }
 
     /// Loads the configuration or ends the command with status 78 and a message naming the file and key.
-    func load() throws -> AgentConfiguration { try Self.load(path: path) }
+    func load(printingWarnings: Bool = true) throws -> AgentConfiguration {
+        try Self.load(path: path, printingWarnings: printingWarnings)
+    }
 
-    /// Loads the configuration at `path`, printing its warnings, or ends the command with status 78.
-    static func load(path: String) throws -> AgentConfiguration {
+    /// Loads the configuration at `path`, printing its warnings unless told not to, or ends the command with status 78.
+    static func load(path: String, printingWarnings: Bool = true) throws -> AgentConfiguration {
         do {
             let configuration = try AgentConfiguration.load(path: path)
-            for warning in configuration.warnings { printError("warning: \(path): \(warning)") }
+            if printingWarnings {
+                for warning in configuration.warnings { printError("warning: \(path): \(warning)") }
+            }
             return configuration
         } catch let e as ConfigurationError {
             throw fail(e.path.isEmpty ? "\(path): \(e.message)" : "\(path): \(e)", status: ExitStatus.config)
@@ -78,7 +82,8 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var config = try configOptions.load()
+        // --quiet is for cron, which mails any output: a configuration warning would come with every run.
+        var config = try configOptions.load(printingWarnings: !quiet)
         let at = now?.date(in: config.composer.timeZone) ?? WallClock.system.now()
         // The stdout target writes through the console; with --json to standard error, keeping standard output one
         // JSON document.

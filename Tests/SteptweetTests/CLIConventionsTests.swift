@@ -48,6 +48,18 @@ import Testing
         }
     }
 
+    /// `fetch --quiet` (for cron, which mails any output) prints nothing when the fetch did not fail, not even the
+    /// configuration's warnings, which every other command, and `fetch` without it, still print.
+    @Test func aQuietFetchPrintsNoConfigurationWarning() async throws {
+        let config = try Steptweet.walkConfig("[text]\npreset = \"daily\"\n[state]\npath = \"state.sqlite\"\n")
+        let now = "2026-11-21T10:10:00+09:00"
+        let loud = try await Steptweet.run(["fetch", "--config", config, "--now", now, "--dry-run"])
+        #expect(loud.status == 0, "\(loud.stderr)")
+        #expect(loud.stderr.contains("warning: \(config): text.preset \"daily\""), "\(loud.stderr)")
+        let quiet = try await Steptweet.run(["fetch", "--config", config, "--now", now, "--dry-run", "--quiet"])
+        #expect(quiet == CommandResult(status: 0, stdout: "", stderr: ""))
+    }
+
     @Test func completionScriptsExistForEveryShell() async throws {
         var scripts: [String: CommandResult] = [:]
         for shell in ["bash", "zsh", "fish"] {
