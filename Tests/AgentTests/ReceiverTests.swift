@@ -5,6 +5,7 @@ import GRDB
 import Logging
 import Messages
 import SensorInput
+import TestSupport
 import Testing
 import WallTime
 
@@ -342,6 +343,29 @@ import WallTime
             #"{"timestamp": "2026-11-21T03:15:00Z", "app_version": "1.4.0", "test": true, "steps": []}"#.utf8)
         let answer = try await post(r.port, test, token: token)
         #expect(answer.status == 200 && answer.answer["test"] as? Bool == true, "\(answer.answer)")
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
+    /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
+    @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let expected = [
+            "metrics": ["metric active_energy (2 points)", "metric basal_body_temperature (0 points)"],
+            "workouts": ["1 workout"],
+            "aggregated_sleep_analysis": ["metric sleep_analysis (1 point)"],
+            "aggregated_sleep_analysis_HAE-6.6.2": ["metric sleep_analysis (1 point)"],
+            "non-aggregated_sleep_analysis": ["metric sleep_analysis (1 point)"],
+        ]
+        for (name, ignored) in expected.sorted(by: { $0.key < $1.key }) {
+            let path = try SharedData.require("data/push/health-auto-export/\(name).json")
+            let answer = try await post(r.port, try Data(contentsOf: URL(fileURLWithPath: path)), token: token)
+            #expect(answer.status == 200, "\(name): \(answer.answer)")
+            #expect(answer.answer["format"] as? String == "health-auto-export", "\(name)")
+            #expect(answer.answer["ignored"] as? [String] == ignored, "\(name): \(answer.answer)")
+        }
         #expect(try receivedRows(r.store) == 0)
         await r.stop()
     }
