@@ -347,6 +347,23 @@ import WallTime
         await r.stop()
     }
 
+    /// Health Auto Export sends its CSV export as `multipart/form-data` (push-sources.md): refused with 415, naming
+    /// the header and the setting to change, never read as malformed JSON; nothing stored.
+    @Test func aMultipartCSVExportIsRefusedNamingTheContentType() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let csv =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"HealthAutoExport.csv\"\r\n"
+            + "Content-Type: text/csv\r\n\r\nDate/Time,Step Count (count)\r\n2026-11-21 10:00:00,123\r\n--XyZ--\r\n"
+        let answer = try await post(
+            r.port, Data(csv.utf8), token: token, headers: ["Content-Type": "multipart/form-data; boundary=XyZ"])
+        #expect(answer.status == 415, "\(answer.answer)")
+        let error = try #require(answer.answer["error"] as? String)
+        #expect(error.contains("Content-Type") && error.contains("multipart/form-data") && error.contains("JSON"))
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
     /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
     /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
     @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {

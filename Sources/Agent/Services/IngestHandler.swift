@@ -61,6 +61,17 @@ struct IngestHandler: Sendable {
     /// read from it are not held at once.
     func receivedPayload(_ request: HTTPRequest) async throws -> Payload {
         let body = try await readBody(request)
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+            // Health Auto Export sends its CSV export so (read whole first: answering before the body is read may
+            // reset the connection under the answer); every format read here is JSON.
+            throw Refusal(
+                response: Self.json(
+                    .unsupportedMediaType,
+                    [
+                        "error":
+                            "Content-Type multipart/form-data (Health Auto Export's CSV export) is not read: send JSON (in Health Auto Export, set the automation's export format to JSON)"
+                    ]))
+        }
         let format = request.query.first { $0.name == "format" }?.value
         do {
             return try PayloadFormats.parse(bytes: body, format: format)
