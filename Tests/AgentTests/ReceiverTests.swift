@@ -74,6 +74,16 @@ import WallTime
         _ port: UInt16, _ body: Data, path: String = "/ingest", token: String?, method: String = "POST",
         headers: [String: String] = [:]
     ) async throws -> (status: Int, answer: [String: Any]) {
+        let reply = try await send(port, body, path: path, token: token, method: method, headers: headers)
+        let answer = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any] ?? [:]
+        return (reply.status, answer)
+    }
+
+    /// POSTs `body`; the status, the answer's body and its `Content-Type`.
+    func send(
+        _ port: UInt16, _ body: Data, path: String = "/ingest", token: String?, method: String = "POST",
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, body: Data, contentType: String?) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -90,8 +100,8 @@ import WallTime
                 }
             }.resume()
         }
-        let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, answer)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Content-Type"))
     }
 
     /// Health Auto Export's step_count: one point a minute from 10:00 (+09:00), `qty(m)` steps in minute m.
@@ -361,6 +371,27 @@ import WallTime
         let error = try #require(answer.answer["error"] as? String)
         #expect(error.contains("Content-Type") && error.contains("multipart/form-data") && error.contains("JSON"))
         #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// Sensor Logger shows the text of a 499 answer to the user, once per recording, and nothing of any other
+    /// refusal (PUSHING.md, push-sources.md): a refused Sensor Logger message is answered 499 with the field in plain
+    /// text, and stores nothing. Other formats keep 400 with JSON.
+    @Test func aRefusedSensorLoggerMessageIsToldToTheUserWith499() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let bad = Data(
+            #"{"messageId": 3, "sessionId": "s1", "deviceId": "d1", "payload": [{"name": "totalacceleration", "time": 1698501145514000000, "values": {"x": "a", "y": 9.8, "z": 0.2}}]}"#
+                .utf8)
+        let refused = try await send(r.port, bad, path: "/ingest/\(token)", token: nil)
+        #expect(refused.status == 499)
+        #expect(refused.contentType?.hasPrefix("text/plain") == true, "\(refused.contentType ?? "none")")
+        let text = String(decoding: refused.body, as: UTF8.self)
+        #expect(text.contains("payload[0].values.x") && text.contains("nothing"), "\(text)")
+        #expect(try receivedRows(r.store) == 0)
+        var points = String(decoding: Self.healthAutoExport(0..<2), as: UTF8.self)
+        points = points.replacingOccurrences(of: "10:01:00 +0900", with: "10:01 +0900")
+        #expect(try await post(r.port, Data(points.utf8), token: token).status == 400)
         await r.stop()
     }
 

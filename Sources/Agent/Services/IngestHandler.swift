@@ -76,6 +76,14 @@ struct IngestHandler: Sendable {
         do {
             return try PayloadFormats.parse(bytes: body, format: format)
         } catch let error as PayloadError {
+            if error.format == "sensor-logger" {
+                // Sensor Logger shows the text of a 499 answer to the user (once per recording), and nothing of a 400.
+                let text = "steptweet refused this message, nothing of it was stored: \(error.description)\n"
+                throw Refusal(
+                    response: HTTPResponse(
+                        statusCode: HTTPStatusCode(499, phrase: "Refused"),
+                        headers: [.contentType: "text/plain; charset=utf-8"], body: Data(text.utf8)))
+            }
             throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
         }
     }
