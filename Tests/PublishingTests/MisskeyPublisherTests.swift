@@ -93,6 +93,27 @@ import Testing
         #expect(await roomy.publish(post, deadline: soon()) == .delivered(remoteID: "1"))
     }
 
+    /// Misskey takes a `cw` of 1 to 100 characters (posting-targets.md §4) and refuses every note otherwise: a `cw`
+    /// outside that is a configuration error naming the key, not a post refused at every window.
+    @Test func aContentWarningOutsideOneToAHundredCharactersIsRefusedByTheConfiguration() throws {
+        func make(cw: String) throws -> [any Publisher] {
+            try PublisherFactory.make(
+                toml: """
+                    [[publish]]
+                    kind = "misskey"
+                    base_url = "https://misskey.example"
+                    token_env = "MISSKEY_TOKEN"
+                    cw = "\(cw)"
+                    """, environment: ["MISSKEY_TOKEN": "t"]
+            ).publishers
+        }
+        #expect(try make(cw: String(repeating: "歩", count: 100)).count == 1)
+        for cw in ["", String(repeating: "歩", count: 101)] {
+            let error = #expect(throws: ConfigurationError.self) { try make(cw: cw) }
+            #expect(error?.description.contains("publish[0].cw") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func anInlineTokenIsRefused() {
         #expect(throws: ConfigurationError.self) {
             try PublisherFactory.make(

@@ -133,16 +133,21 @@ public struct MisskeyPublisher: Publisher {
 
 extension MisskeyPublisher {
     /// `kind = "misskey"`: `base_url` and `token_env`/`token_file` (required), `visibility` (`public`, `home`,
-    /// `followers`), `cw`, `max_characters`, `resend_unconfirmed`, `shorten`, `image`, `image_required`. The `i` field is hidden wherever a
+    /// `followers`), `cw` (1-100 characters), `max_characters`, `resend_unconfirmed`, `shorten`, `image`, `image_required`. The `i` field is hidden wherever a
     /// reply echoes it.
     public static let target = TargetKind(
         "misskey", secrets: [.init("token")],
         redactions: [#"("i"\s*:\s*")[^"]*"#]
     ) { config in
-        MisskeyPublisher(
+        let cw = try config.string("cw")
+        // Misskey refuses every note whose `cw` is empty or over 100 characters (code points, as its schema counts).
+        if let cw, !(1...100).contains(cw.unicodeScalars.count) {
+            throw config.error("cw", "Misskey takes 1 to 100 characters (this is \(cw.unicodeScalars.count))")
+        }
+        return MisskeyPublisher(
             name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
             visibility: try config.oneOf("visibility", ["public", "home", "followers"]),
-            contentWarning: try config.string("cw"),
+            contentWarning: cw,
             maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 3000,
             shorten: try config.shorten, resendUnconfirmed: try config.resendUnconfirmed, image: try config.image,
             context: config.context)
