@@ -395,6 +395,29 @@ import WallTime
         await r.stop()
     }
 
+    /// OwnTracks POSTs a zero-length body when a friend is deleted, and its HTTP booklet says to ignore such bodies;
+    /// the app waits for a 2xx before it sends the next message of its queue. An empty body from OwnTracks (its
+    /// `User-Agent`, its `X-Limit-U`/`X-Limit-D` headers, or `?format=owntracks`) is answered 200 and stores
+    /// nothing; an empty body from anything else stays a 400 saying it is empty.
+    @Test func anEmptyBodyFromOwnTracksIsAnsweredAndStoresNothing() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let fromOwnTracks: [(path: String, headers: [String: String])] = [
+            ("/ingest/\(token)", ["User-Agent": "OwnTracks/17.2.3 CFNetwork/1494.0.7 Darwin/23.4.0"]),
+            ("/ingest/\(token)", ["X-Limit-U": "taro", "X-Limit-D": "iphone"]),
+            ("/ingest/\(token)?format=owntracks", [:]),
+        ]
+        for (path, headers) in fromOwnTracks {
+            let answer = try await post(r.port, Data(), path: path, token: nil, headers: headers)
+            #expect(answer.status == 200, "\(headers): \(answer.answer)")
+            #expect(answer.answer["format"] as? String == "owntracks", "\(answer.answer)")
+        }
+        let other = try await post(r.port, Data(), token: token)
+        #expect(other.status == 400 && (other.answer["error"] as? String)?.contains("empty body") == true)
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
     /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
     /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
     @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {

@@ -73,6 +73,12 @@ struct IngestHandler: Sendable {
                     ]))
         }
         let format = request.query.first { $0.name == "format" }?.value
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }), Self.isOwnTracks(request, format)
+        {
+            // OwnTracks POSTs an empty body when a friend is deleted (its booklet: ignore it) and holds its queue
+            // until a 2xx.
+            return Payload(format: "owntracks", ignored: ["empty body (OwnTracks sends one when a friend is deleted)"])
+        }
         do {
             return try PayloadFormats.parse(bytes: body, format: format)
         } catch let error as PayloadError {
@@ -86,6 +92,14 @@ struct IngestHandler: Sendable {
             }
             throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
         }
+    }
+
+    /// Whether the request comes from OwnTracks: its `User-Agent`, its `X-Limit-U`/`X-Limit-D` headers (user and
+    /// device), or `?format=owntracks`.
+    static func isOwnTracks(_ request: HTTPRequest, _ format: String?) -> Bool {
+        format?.lowercased() == "owntracks" || request.headers[HTTPHeader("X-Limit-U")] != nil
+            || request.headers[HTTPHeader("X-Limit-D")] != nil
+            || request.headers[HTTPHeader("User-Agent")]?.lowercased().hasPrefix("owntracks") == true
     }
 
     /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.
