@@ -408,13 +408,37 @@ import WallTime
             ("/ingest/\(token)?format=owntracks", [:]),
         ]
         for (path, headers) in fromOwnTracks {
-            let answer = try await post(r.port, Data(), path: path, token: nil, headers: headers)
-            #expect(answer.status == 200, "\(headers): \(answer.answer)")
-            #expect(answer.answer["format"] as? String == "owntracks", "\(answer.answer)")
+            let answer = try await send(r.port, Data(), path: path, token: nil, headers: headers)
+            #expect(answer.status == 200, "\(headers): \(String(decoding: answer.body, as: UTF8.self))")
+            #expect(try JSONSerialization.jsonObject(with: answer.body) is [Any], "OwnTracks reads an array")
         }
         let other = try await post(r.port, Data(), token: token)
         #expect(other.status == 400 && (other.answer["error"] as? String)?.contains("empty body") == true)
         #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// OwnTracks sends its steps only when asked by a `reportSteps` command (push-sources.md), and in HTTP mode a
+    /// command reaches the phone only in the answer to a POST: a JSON array of messages (OwnTracks' HTTP booklet).
+    /// A location (or any message without steps) is answered with `[{"_type": "cmd", "action": "reportSteps"}]`, so
+    /// the phone reports today's total; the steps report itself is answered `[]`, so nothing loops.
+    @Test func ownTracksIsAskedForItsStepsInTheAnswerToALocation() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let headers = ["X-Limit-U": "taro", "X-Limit-D": "iphone"]
+        let location = Data(#"{"_type": "location", "lat": 35.68, "lon": 139.76, "tst": 1795316400, "tid": "tr"}"#.utf8)
+        let asked = try await send(r.port, location, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(asked.status == 200)
+        let commands = try #require(try JSONSerialization.jsonObject(with: asked.body) as? [[String: Any]])
+        #expect(commands.count == 1)
+        #expect(commands.first?["_type"] as? String == "cmd" && commands.first?["action"] as? String == "reportSteps")
+        let steps = Data(
+            #"{"_type": "steps", "tst": 1795316400, "steps": 4321, "from": 1795273200, "to": 1795316400}"#.utf8)
+        let reported = try await send(r.port, steps, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(reported.status == 200)
+        #expect(try JSONSerialization.jsonObject(with: reported.body) as? [Any] != nil)
+        #expect((try JSONSerialization.jsonObject(with: reported.body) as? [Any])?.isEmpty == true)
+        #expect(try receivedRows(r.store) == 1)
         await r.stop()
     }
 

@@ -44,12 +44,24 @@ struct IngestHandler: Sendable {
         logger.debug(
             "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
+        if payload.format == "owntracks" { return Self.ownTracksAnswer(payload) }
         var answer: [String: Any] = [
             "format": payload.format, "readings": committed.readings, "samples": committed.samples,
             "duplicates": committed.duplicates, "device": committed.devices.joined(separator: ", "),
         ]
         if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
         return Self.json(.ok, answer)
+    }
+
+    /// OwnTracks reads a 200's body as a JSON array of messages for the phone (its HTTP booklet), and reports steps
+    /// only when a `reportSteps` command asks (push-sources.md): in HTTP mode the answer to a POST is the only way to
+    /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
+    /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
+    static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
+        let reported = !payload.items.isEmpty || payload.ignored.contains { $0.hasPrefix("steps report") }
+        let messages: [[String: Any]] = reported ? [] : [["_type": "cmd", "action": "reportSteps"]]
+        let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
+        return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
     }
 
     /// A request refused before anything of it is stored: its answer.
