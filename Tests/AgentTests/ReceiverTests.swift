@@ -442,6 +442,21 @@ import WallTime
         await r.stop()
     }
 
+    /// OwnTracks authenticates to an HTTP endpoint with Basic authentication (its user and password settings; its
+    /// HTTP booklet): the token is taken as the password, whatever the user name. A wrong password is a 401.
+    @Test func theTokenIsTakenAsABasicPassword() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        func basic(_ user: String, _ password: String) -> [String: String] {
+            ["Authorization": "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()]
+        }
+        let location = Data(#"{"_type": "location", "lat": 35.68, "lon": 139.76, "tst": 1795316400}"#.utf8)
+        #expect(try await send(r.port, location, token: nil, headers: basic("taro", token)).status == 200)
+        #expect(try await send(r.port, location, token: nil, headers: basic("taro", "wrong")).status == 401)
+        #expect(try await send(r.port, location, token: nil, headers: basic(token, "")).status == 401)
+        await r.stop()
+    }
+
     /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
     /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
     @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {

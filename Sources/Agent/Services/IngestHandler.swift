@@ -5,9 +5,9 @@ import Messages
 import SensorInput
 import WallTime
 
-/// One `POST /ingest` request, from the token to the answer: authenticate (in constant time; the token is never
-/// logged or repeated), read the body within `max_body` (inflated when gzip), recognise and parse the payload, commit
-/// it, answer. A refusal names what is wrong and where, and stores nothing.
+/// One `POST /ingest` request, from the token to the answer: authenticate (bearer, Basic password or path token, in
+/// constant time; the token is never logged or repeated), read the body within `max_body` (inflated when gzip),
+/// recognise and parse the payload, commit it, answer. A refusal names what is wrong and where, and stores nothing.
 struct IngestHandler: Sendable {
     let token: [UInt8]
     let maxBody: Int
@@ -19,7 +19,8 @@ struct IngestHandler: Sendable {
         let bearer = request.headers[.authorization].flatMap { h -> String? in
             h.lowercased().hasPrefix("bearer ") ? String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
         }
-        guard let given = bearer ?? pathToken, !token.isEmpty, HTTPServing.constantTimeEqual(Array(given.utf8), token)
+        guard let given = bearer ?? Self.basicPassword(request) ?? pathToken, !token.isEmpty,
+            HTTPServing.constantTimeEqual(Array(given.utf8), token)
         else {
             var response = Self.json(.unauthorized, ["error": "a valid bearer token is required"])
             response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
@@ -62,6 +63,16 @@ struct IngestHandler: Sendable {
         let messages: [[String: Any]] = reported ? [] : [["_type": "cmd", "action": "reportSteps"]]
         let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
         return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+    }
+
+    /// The password of `Authorization: Basic` (OwnTracks authenticates so, with its user and password settings):
+    /// the token, whatever the user name.
+    static func basicPassword(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
+            let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
+        else { return nil }
+        return String(pair[pair.index(after: colon)...])
     }
 
     /// A request refused before anything of it is stored: its answer.
