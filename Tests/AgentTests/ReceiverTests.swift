@@ -457,6 +457,32 @@ import WallTime
         await r.stop()
     }
 
+    /// On iOS, Sensor Logger's `accelerometer` is acceleration without gravity, which comes as its own sensor
+    /// (push-sources.md, UNITS.md): a recording with Accelerometer but without Gravity can count no step. The user
+    /// is told so with a 499 (shown once per recording) instead of a 200 they never see; with gravity it is a 200.
+    @Test func sensorLoggerWithoutGravityTellsTheUserWith499() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        func message(_ sensors: [String]) -> Data {
+            let readings = (0..<5).flatMap { i in
+                sensors.map { name in
+                    #"{"name": "\#(name)", "time": \#(1_795_316_400_000_000_000 + i * 10_000_000), "values": {"x": 0.1, "y": 0.2, "z": 9.7}}"#
+                }
+            }
+            return Data(
+                #"{"messageId": 1, "sessionId": "s1", "deviceId": "d1", "payload": [\#(readings.joined(separator: ","))]}"#
+                    .utf8)
+        }
+        let alone = try await send(r.port, message(["accelerometer"]), path: "/ingest/\(token)", token: nil)
+        #expect(alone.status == 499)
+        let text = String(decoding: alone.body, as: UTF8.self)
+        #expect(text.contains("Gravity"), "\(text)")
+        let paired = try await send(
+            r.port, message(["accelerometer", "gravity"]), path: "/ingest/\(token)", token: nil)
+        #expect(paired.status == 200, "\(String(decoding: paired.body, as: UTF8.self))")
+        await r.stop()
+    }
+
     /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
     /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
     @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {

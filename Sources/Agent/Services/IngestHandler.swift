@@ -32,6 +32,10 @@ struct IngestHandler: Sendable {
         } catch let refusal as Refusal {
             return refusal.response
         }
+        if payload.format == "sensor-logger", let problem = payload.problem {
+            // Sensor Logger shows the text of a 499 answer to the user (once per recording), nothing of a 200.
+            return Self.sensorLoggerNotice("steptweet counts nothing of this recording: \(problem)\n")
+        }
         if payload.isTest {
             return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
         }
@@ -75,6 +79,13 @@ struct IngestHandler: Sendable {
         return String(pair[pair.index(after: colon)...])
     }
 
+    /// A 499 with `text` in plain text: what Sensor Logger shows its user, once per recording (PUSHING.md).
+    static func sensorLoggerNotice(_ text: String) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: HTTPStatusCode(499, phrase: "Refused"), headers: [.contentType: "text/plain; charset=utf-8"],
+            body: Data(text.utf8))
+    }
+
     /// A request refused before anything of it is stored: its answer.
     struct Refusal: Error {
         var response: HTTPResponse
@@ -107,11 +118,9 @@ struct IngestHandler: Sendable {
         } catch let error as PayloadError {
             if error.format == "sensor-logger" {
                 // Sensor Logger shows the text of a 499 answer to the user (once per recording), and nothing of a 400.
-                let text = "steptweet refused this message, nothing of it was stored: \(error.description)\n"
                 throw Refusal(
-                    response: HTTPResponse(
-                        statusCode: HTTPStatusCode(499, phrase: "Refused"),
-                        headers: [.contentType: "text/plain; charset=utf-8"], body: Data(text.utf8)))
+                    response: Self.sensorLoggerNotice(
+                        "steptweet refused this message, nothing of it was stored: \(error.description)\n"))
             }
             throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
         }
