@@ -5,6 +5,7 @@ import GRDB
 import Logging
 import Messages
 import SensorInput
+import TestSupport
 import Testing
 import WallTime
 
@@ -73,6 +74,16 @@ import WallTime
         _ port: UInt16, _ body: Data, path: String = "/ingest", token: String?, method: String = "POST",
         headers: [String: String] = [:]
     ) async throws -> (status: Int, answer: [String: Any]) {
+        let reply = try await send(port, body, path: path, token: token, method: method, headers: headers)
+        let answer = (try? JSONSerialization.jsonObject(with: reply.body)) as? [String: Any] ?? [:]
+        return (reply.status, answer)
+    }
+
+    /// POSTs `body`; the status, the answer's body and its `Content-Type`.
+    func send(
+        _ port: UInt16, _ body: Data, path: String = "/ingest", token: String?, method: String = "POST",
+        headers: [String: String] = [:]
+    ) async throws -> (status: Int, body: Data, contentType: String?) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -89,8 +100,8 @@ import WallTime
                 }
             }.resume()
         }
-        let answer = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, answer)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Content-Type"))
     }
 
     /// Health Auto Export's step_count: one point a minute from 10:00 (+09:00), `qty(m)` steps in minute m.
@@ -342,6 +353,155 @@ import WallTime
             #"{"timestamp": "2026-11-21T03:15:00Z", "app_version": "1.4.0", "test": true, "steps": []}"#.utf8)
         let answer = try await post(r.port, test, token: token)
         #expect(answer.status == 200 && answer.answer["test"] as? Bool == true, "\(answer.answer)")
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// Health Auto Export sends its CSV export as `multipart/form-data` (push-sources.md): refused with 415, naming
+    /// the header and the setting to change, never read as malformed JSON; nothing stored.
+    @Test func aMultipartCSVExportIsRefusedNamingTheContentType() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let csv =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"HealthAutoExport.csv\"\r\n"
+            + "Content-Type: text/csv\r\n\r\nDate/Time,Step Count (count)\r\n2026-11-21 10:00:00,123\r\n--XyZ--\r\n"
+        let answer = try await post(
+            r.port, Data(csv.utf8), token: token, headers: ["Content-Type": "multipart/form-data; boundary=XyZ"])
+        #expect(answer.status == 415, "\(answer.answer)")
+        let error = try #require(answer.answer["error"] as? String)
+        #expect(error.contains("Content-Type") && error.contains("multipart/form-data") && error.contains("JSON"))
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// Sensor Logger shows the text of a 499 answer to the user, once per recording, and nothing of any other
+    /// refusal (PUSHING.md, push-sources.md): a refused Sensor Logger message is answered 499 with the field in plain
+    /// text, and stores nothing. Other formats keep 400 with JSON.
+    @Test func aRefusedSensorLoggerMessageIsToldToTheUserWith499() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let bad = Data(
+            #"{"messageId": 3, "sessionId": "s1", "deviceId": "d1", "payload": [{"name": "totalacceleration", "time": 1698501145514000000, "values": {"x": "a", "y": 9.8, "z": 0.2}}]}"#
+                .utf8)
+        let refused = try await send(r.port, bad, path: "/ingest/\(token)", token: nil)
+        #expect(refused.status == 499)
+        #expect(refused.contentType?.hasPrefix("text/plain") == true, "\(refused.contentType ?? "none")")
+        let text = String(decoding: refused.body, as: UTF8.self)
+        #expect(text.contains("payload[0].values.x") && text.contains("nothing"), "\(text)")
+        #expect(try receivedRows(r.store) == 0)
+        var points = String(decoding: Self.healthAutoExport(0..<2), as: UTF8.self)
+        points = points.replacingOccurrences(of: "10:01:00 +0900", with: "10:01 +0900")
+        #expect(try await post(r.port, Data(points.utf8), token: token).status == 400)
+        await r.stop()
+    }
+
+    /// OwnTracks POSTs a zero-length body when a friend is deleted, and its HTTP booklet says to ignore such bodies;
+    /// the app waits for a 2xx before it sends the next message of its queue. An empty body from OwnTracks (its
+    /// `User-Agent`, its `X-Limit-U`/`X-Limit-D` headers, or `?format=owntracks`) is answered 200 and stores
+    /// nothing; an empty body from anything else stays a 400 saying it is empty.
+    @Test func anEmptyBodyFromOwnTracksIsAnsweredAndStoresNothing() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let fromOwnTracks: [(path: String, headers: [String: String])] = [
+            ("/ingest/\(token)", ["User-Agent": "OwnTracks/17.2.3 CFNetwork/1494.0.7 Darwin/23.4.0"]),
+            ("/ingest/\(token)", ["X-Limit-U": "taro", "X-Limit-D": "iphone"]),
+            ("/ingest/\(token)?format=owntracks", [:]),
+        ]
+        for (path, headers) in fromOwnTracks {
+            let answer = try await send(r.port, Data(), path: path, token: nil, headers: headers)
+            #expect(answer.status == 200, "\(headers): \(String(decoding: answer.body, as: UTF8.self))")
+            #expect(try JSONSerialization.jsonObject(with: answer.body) is [Any], "OwnTracks reads an array")
+        }
+        let other = try await post(r.port, Data(), token: token)
+        #expect(other.status == 400 && (other.answer["error"] as? String)?.contains("empty body") == true)
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
+    /// OwnTracks sends its steps only when asked by a `reportSteps` command (push-sources.md), and in HTTP mode a
+    /// command reaches the phone only in the answer to a POST: a JSON array of messages (OwnTracks' HTTP booklet).
+    /// A location (or any message without steps) is answered with `[{"_type": "cmd", "action": "reportSteps"}]`, so
+    /// the phone reports today's total; the steps report itself is answered `[]`, so nothing loops.
+    @Test func ownTracksIsAskedForItsStepsInTheAnswerToALocation() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let headers = ["X-Limit-U": "taro", "X-Limit-D": "iphone"]
+        let location = Data(#"{"_type": "location", "lat": 35.68, "lon": 139.76, "tst": 1795316400, "tid": "tr"}"#.utf8)
+        let asked = try await send(r.port, location, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(asked.status == 200)
+        let commands = try #require(try JSONSerialization.jsonObject(with: asked.body) as? [[String: Any]])
+        #expect(commands.count == 1)
+        #expect(commands.first?["_type"] as? String == "cmd" && commands.first?["action"] as? String == "reportSteps")
+        let steps = Data(
+            #"{"_type": "steps", "tst": 1795316400, "steps": 4321, "from": 1795273200, "to": 1795316400}"#.utf8)
+        let reported = try await send(r.port, steps, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(reported.status == 200)
+        #expect(try JSONSerialization.jsonObject(with: reported.body) as? [Any] != nil)
+        #expect((try JSONSerialization.jsonObject(with: reported.body) as? [Any])?.isEmpty == true)
+        #expect(try receivedRows(r.store) == 1)
+        await r.stop()
+    }
+
+    /// OwnTracks authenticates to an HTTP endpoint with Basic authentication (its user and password settings; its
+    /// HTTP booklet): the token is taken as the password, whatever the user name. A wrong password is a 401.
+    @Test func theTokenIsTakenAsABasicPassword() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        func basic(_ user: String, _ password: String) -> [String: String] {
+            ["Authorization": "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()]
+        }
+        let location = Data(#"{"_type": "location", "lat": 35.68, "lon": 139.76, "tst": 1795316400}"#.utf8)
+        #expect(try await send(r.port, location, token: nil, headers: basic("taro", token)).status == 200)
+        #expect(try await send(r.port, location, token: nil, headers: basic("taro", "wrong")).status == 401)
+        #expect(try await send(r.port, location, token: nil, headers: basic(token, "")).status == 401)
+        await r.stop()
+    }
+
+    /// On iOS, Sensor Logger's `accelerometer` is acceleration without gravity, which comes as its own sensor
+    /// (push-sources.md, UNITS.md): a recording with Accelerometer but without Gravity can count no step. The user
+    /// is told so with a 499 (shown once per recording) instead of a 200 they never see; with gravity it is a 200.
+    @Test func sensorLoggerWithoutGravityTellsTheUserWith499() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        func message(_ sensors: [String]) -> Data {
+            let readings = (0..<5).flatMap { i in
+                sensors.map { name in
+                    #"{"name": "\#(name)", "time": \#(1_795_316_400_000_000_000 + i * 10_000_000), "values": {"x": 0.1, "y": 0.2, "z": 9.7}}"#
+                }
+            }
+            return Data(
+                #"{"messageId": 1, "sessionId": "s1", "deviceId": "d1", "payload": [\#(readings.joined(separator: ","))]}"#
+                    .utf8)
+        }
+        let alone = try await send(r.port, message(["accelerometer"]), path: "/ingest/\(token)", token: nil)
+        #expect(alone.status == 499)
+        let text = String(decoding: alone.body, as: UTF8.self)
+        #expect(text.contains("Gravity"), "\(text)")
+        let paired = try await send(
+            r.port, message(["accelerometer", "gravity"]), path: "/ingest/\(token)", token: nil)
+        #expect(paired.status == 200, "\(String(decoding: paired.body, as: UTF8.self))")
+        await r.stop()
+    }
+
+    /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
+    /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
+    @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let expected = [
+            "metrics": ["metric active_energy (2 points)", "metric basal_body_temperature (0 points)"],
+            "workouts": ["1 workout"],
+            "aggregated_sleep_analysis": ["metric sleep_analysis (1 point)"],
+            "aggregated_sleep_analysis_HAE-6.6.2": ["metric sleep_analysis (1 point)"],
+            "non-aggregated_sleep_analysis": ["metric sleep_analysis (1 point)"],
+        ]
+        for (name, ignored) in expected.sorted(by: { $0.key < $1.key }) {
+            let path = try SharedData.require("data/push/health-auto-export/\(name).json")
+            let answer = try await post(r.port, try Data(contentsOf: URL(fileURLWithPath: path)), token: token)
+            #expect(answer.status == 200, "\(name): \(answer.answer)")
+            #expect(answer.answer["format"] as? String == "health-auto-export", "\(name)")
+            #expect(answer.answer["ignored"] as? [String] == ignored, "\(name): \(answer.answer)")
+        }
         #expect(try receivedRows(r.store) == 0)
         await r.stop()
     }

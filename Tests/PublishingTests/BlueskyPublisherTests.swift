@@ -139,6 +139,42 @@ actor FakePDS {
         #expect(create.json?["collection"] as? String == "app.bsky.feed.post")
     }
 
+    /// Bluesky does not find links in `text`: a link needs a facet with UTF-8 byte offsets (posting-targets.md §4),
+    /// or it shows as plain text. Each URL (with `https://` added when written without) gets one.
+    @Test func linksInTheTextGetLinkFacetsAtTheirByteOffsets() async throws {
+        let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
+        let (server, publisher) = try await make(pds, clock: ManualClock(Self.start))
+        defer { Task { await server.stop() } }
+        var post = samplePost
+        post.text = "今日は 1234 歩 〜 https://example.com/steps?d=1 と example.org 👟"
+        guard case .delivered = await publisher.publish(post, deadline: soon()) else {
+            Issue.record("not delivered")
+            return
+        }
+        let create = try #require(await server.requests.first { $0.path.hasSuffix("createRecord") })
+        let record = try #require(create.json?["record"] as? [String: Any])
+        let facets = try #require(record["facets"] as? [[String: Any]])
+        let bytes = Array(post.text.utf8)
+        let links = facets.map { facet -> (text: String, uri: String?) in
+            let index = facet["index"] as? [String: Any]
+            let start = index?["byteStart"] as? Int ?? 0
+            let end = index?["byteEnd"] as? Int ?? 0
+            let feature = (facet["features"] as? [[String: Any]])?.first
+            #expect(feature?["$type"] as? String == "app.bsky.richtext.facet#link")
+            let text = start < end && end <= bytes.count ? String(decoding: bytes[start..<end], as: UTF8.self) : ""
+            return (text, feature?["uri"] as? String)
+        }
+        #expect(links.map(\.text) == ["https://example.com/steps?d=1", "example.org"])
+        #expect(links.map(\.uri) == ["https://example.com/steps?d=1", "https://example.org"])
+        // A text without a link has no facets.
+        var plain = samplePost
+        plain.idempotencyKey = "plain"
+        plain.windowStart = plain.windowStart.addingTimeInterval(1800)
+        _ = await publisher.publish(plain, deadline: soon())
+        let second = try #require(await server.requests.last { $0.path.hasSuffix("createRecord") })
+        #expect((second.json?["record"] as? [String: Any])?["facets"] == nil)
+    }
+
     @Test func aRepeatedPostIsFoundInsteadOfDuplicated() async throws {
         let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
         let (server, publisher) = try await make(pds, clock: ManualClock(Self.start))

@@ -43,6 +43,30 @@ import Testing
         #expect(outcome == .permanent(reason: "HTTP 400: No such token: [REDACTED]"))
     }
 
+    /// Recent Misskey answers an identical body while the first is still being created with 202 and
+    /// `{"error": {"code": "PROCESSING"}}`, and forgets it if that creation fails (posting-targets.md §4): not a
+    /// delivery, but an attempt that may yet have posted, so the note is looked up before any resend.
+    @Test func a202ProcessingIsUnconfirmedNotDelivered() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in
+            jsonResponse(
+                202,
+                [
+                    "error": [
+                        "message": "We are processing your request. Please wait a moment.", "code": "PROCESSING",
+                        "id": "3247052c-005d-440e-b3d8-2a64274483b0",
+                    ]
+                ])
+        }
+        let outcome = await MisskeyPublisher(baseURL: server.baseURL, token: "t", context: server.context)
+            .publish(samplePost, deadline: soon())
+        guard case .retryable(let reason, _, let unconfirmed) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(unconfirmed)
+        #expect(reason.contains("PROCESSING") || reason.contains("processing"), "\(reason)")
+    }
+
     @Test func threeThousandCharactersOrTheConfiguredLimit() async throws {
         let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["createdNote": ["id": "1"]]) }
         var post = samplePost
@@ -67,6 +91,27 @@ import Testing
         #expect(roomy.lengthRule == .characters(5000))
         #expect(!roomy.resendUnconfirmed)
         #expect(await roomy.publish(post, deadline: soon()) == .delivered(remoteID: "1"))
+    }
+
+    /// Misskey takes a `cw` of 1 to 100 characters (posting-targets.md §4) and refuses every note otherwise: a `cw`
+    /// outside that is a configuration error naming the key, not a post refused at every window.
+    @Test func aContentWarningOutsideOneToAHundredCharactersIsRefusedByTheConfiguration() throws {
+        func make(cw: String) throws -> [any Publisher] {
+            try PublisherFactory.make(
+                toml: """
+                    [[publish]]
+                    kind = "misskey"
+                    base_url = "https://misskey.example"
+                    token_env = "MISSKEY_TOKEN"
+                    cw = "\(cw)"
+                    """, environment: ["MISSKEY_TOKEN": "t"]
+            ).publishers
+        }
+        #expect(try make(cw: String(repeating: "歩", count: 100)).count == 1)
+        for cw in ["", String(repeating: "歩", count: 101)] {
+            let error = #expect(throws: ConfigurationError.self) { try make(cw: cw) }
+            #expect(error?.description.contains("publish[0].cw") == true, "\(String(describing: error))")
+        }
     }
 
     @Test func anInlineTokenIsRefused() {

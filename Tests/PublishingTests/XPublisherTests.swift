@@ -84,6 +84,30 @@ import WallTime
         #expect(outcome == .permanent(reason: "HTTP 403: You are not permitted to perform this action."))
     }
 
+    /// An OAuth 2.0 user token lives two hours without `offline.access` and a refresh (posting-targets.md §2), so an
+    /// agent given one fails with 401 after two hours: the error says so and names the lasting way, OAuth 1.0a. A
+    /// 401 with OAuth 1.0a keys says nothing of the kind.
+    @Test func a401WithAnOAuth2TokenSaysItExpiresAndNamesOAuth1() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in
+            jsonResponse(
+                401, ["title": "Unauthorized", "type": "about:blank", "status": 401, "detail": "Unauthorized"])
+        }
+        defer { Task { await server.stop() } }
+        let bearer = await XPublisher(
+            baseURL: server.baseURL, authentication: .bearer("t0k"), context: server.context
+        ).publish(samplePost, deadline: soon())
+        guard case .permanent(let reason) = bearer else {
+            Issue.record("\(bearer)")
+            return
+        }
+        #expect(reason.hasPrefix("HTTP 401: Unauthorized"), "\(reason)")
+        #expect(reason.contains("2 hours") && reason.contains("OAuth 1.0a"), "\(reason)")
+        let signed = await XPublisher(
+            baseURL: server.baseURL, authentication: .oauth1(Self.credentials), context: server.context
+        ).publish(samplePost, deadline: soon())
+        #expect(signed == .permanent(reason: "HTTP 401: Unauthorized"))
+    }
+
     @Test func rateLimitResetIsEpochSeconds() async throws {
         let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(

@@ -5,9 +5,9 @@ import Messages
 import SensorInput
 import WallTime
 
-/// One `POST /ingest` request, from the token to the answer: authenticate (in constant time; the token is never
-/// logged or repeated), read the body within `max_body` (inflated when gzip), recognise and parse the payload, commit
-/// it, answer. A refusal names what is wrong and where, and stores nothing.
+/// One `POST /ingest` request, from the token to the answer: authenticate (bearer, Basic password or path token, in
+/// constant time; the token is never logged or repeated), read the body within `max_body` (inflated when gzip),
+/// recognise and parse the payload, commit it, answer. A refusal names what is wrong and where, and stores nothing.
 struct IngestHandler: Sendable {
     let token: [UInt8]
     let maxBody: Int
@@ -19,7 +19,8 @@ struct IngestHandler: Sendable {
         let bearer = request.headers[.authorization].flatMap { h -> String? in
             h.lowercased().hasPrefix("bearer ") ? String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
         }
-        guard let given = bearer ?? pathToken, !token.isEmpty, HTTPServing.constantTimeEqual(Array(given.utf8), token)
+        guard let given = bearer ?? Self.basicPassword(request) ?? pathToken, !token.isEmpty,
+            HTTPServing.constantTimeEqual(Array(given.utf8), token)
         else {
             var response = Self.json(.unauthorized, ["error": "a valid bearer token is required"])
             response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
@@ -30,6 +31,10 @@ struct IngestHandler: Sendable {
             payload = try await receivedPayload(request)
         } catch let refusal as Refusal {
             return refusal.response
+        }
+        if payload.format == "sensor-logger", let problem = payload.problem {
+            // Sensor Logger shows the text of a 499 answer to the user (once per recording), nothing of a 200.
+            return Self.sensorLoggerNotice("steptweet counts nothing of this recording: \(problem)\n")
         }
         if payload.isTest {
             return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
@@ -44,12 +49,41 @@ struct IngestHandler: Sendable {
         logger.debug(
             "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
+        if payload.format == "owntracks" { return Self.ownTracksAnswer(payload) }
         var answer: [String: Any] = [
             "format": payload.format, "readings": committed.readings, "samples": committed.samples,
             "duplicates": committed.duplicates, "device": committed.devices.joined(separator: ", "),
         ]
         if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
         return Self.json(.ok, answer)
+    }
+
+    /// OwnTracks reads a 200's body as a JSON array of messages for the phone (its HTTP booklet), and reports steps
+    /// only when a `reportSteps` command asks (push-sources.md): in HTTP mode the answer to a POST is the only way to
+    /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
+    /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
+    static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
+        let reported = !payload.items.isEmpty || payload.ignored.contains { $0.hasPrefix("steps report") }
+        let messages: [[String: Any]] = reported ? [] : [["_type": "cmd", "action": "reportSteps"]]
+        let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
+        return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+    }
+
+    /// The password of `Authorization: Basic` (OwnTracks authenticates so, with its user and password settings):
+    /// the token, whatever the user name.
+    static func basicPassword(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
+            let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
+        else { return nil }
+        return String(pair[pair.index(after: colon)...])
+    }
+
+    /// A 499 with `text` in plain text: what Sensor Logger shows its user, once per recording (PUSHING.md).
+    static func sensorLoggerNotice(_ text: String) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: HTTPStatusCode(499, phrase: "Refused"), headers: [.contentType: "text/plain; charset=utf-8"],
+            body: Data(text.utf8))
     }
 
     /// A request refused before anything of it is stored: its answer.
@@ -61,12 +95,43 @@ struct IngestHandler: Sendable {
     /// read from it are not held at once.
     func receivedPayload(_ request: HTTPRequest) async throws -> Payload {
         let body = try await readBody(request)
+        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+            // Health Auto Export sends its CSV export so (read whole first: answering before the body is read may
+            // reset the connection under the answer); every format read here is JSON.
+            throw Refusal(
+                response: Self.json(
+                    .unsupportedMediaType,
+                    [
+                        "error":
+                            "Content-Type multipart/form-data (Health Auto Export's CSV export) is not read: send JSON (in Health Auto Export, set the automation's export format to JSON)"
+                    ]))
+        }
         let format = request.query.first { $0.name == "format" }?.value
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }), Self.isOwnTracks(request, format)
+        {
+            // OwnTracks POSTs an empty body when a friend is deleted (its booklet: ignore it) and holds its queue
+            // until a 2xx.
+            return Payload(format: "owntracks", ignored: ["empty body (OwnTracks sends one when a friend is deleted)"])
+        }
         do {
             return try PayloadFormats.parse(bytes: body, format: format)
         } catch let error as PayloadError {
+            if error.format == "sensor-logger" {
+                // Sensor Logger shows the text of a 499 answer to the user (once per recording), and nothing of a 400.
+                throw Refusal(
+                    response: Self.sensorLoggerNotice(
+                        "steptweet refused this message, nothing of it was stored: \(error.description)\n"))
+            }
             throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
         }
+    }
+
+    /// Whether the request comes from OwnTracks: its `User-Agent`, its `X-Limit-U`/`X-Limit-D` headers (user and
+    /// device), or `?format=owntracks`.
+    static func isOwnTracks(_ request: HTTPRequest, _ format: String?) -> Bool {
+        format?.lowercased() == "owntracks" || request.headers[HTTPHeader("X-Limit-U")] != nil
+            || request.headers[HTTPHeader("X-Limit-D")] != nil
+            || request.headers[HTTPHeader("User-Agent")]?.lowercased().hasPrefix("owntracks") == true
     }
 
     /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.

@@ -11,7 +11,7 @@ import Messages
 /// from the window (`recordKey(for:)`). A repeat with the same key cannot create a second post; when a create
 /// fails, `getRecord` tells whether the post is already there (`.alreadyDelivered`). Length: 300 graphemes and
 /// 3000 UTF-8 bytes. With `image = "chart"` the chart goes up with `uploadBlob` first and the post embeds it
-/// (`app.bsky.embed.images`, with its alt text and aspect ratio).
+/// (`app.bsky.embed.images`, with its alt text and aspect ratio). Links in the text get link facets (`linkFacets`).
 public struct BlueskyPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -274,6 +274,22 @@ public struct BlueskyPublisher: Publisher {
         ]
     }
 
+    /// A link facet for each URL in `text` (twitter-text's rules; `https://` added to one written without): Bluesky
+    /// finds no links in `text` itself, and a link without a facet shows as plain text. Offsets are UTF-8 bytes.
+    static func linkFacets(_ text: String) -> [[String: Any]] {
+        TwitterText.urlRanges(in: text, requireScheme: false).map { range in
+            let url = String(text[range])
+            let hasScheme = url.range(of: "^https?://", options: [.regularExpression, .caseInsensitive]) != nil
+            return [
+                "index": [
+                    "byteStart": text.utf8.distance(from: text.startIndex, to: range.lowerBound),
+                    "byteEnd": text.utf8.distance(from: text.startIndex, to: range.upperBound),
+                ],
+                "features": [["$type": "app.bsky.richtext.facet#link", "uri": hasScheme ? url : "https://" + url]],
+            ]
+        }
+    }
+
     /// An expired access token: 401, or 400 with the XRPC error `ExpiredToken` (a machine-readable code).
     static func isExpiredToken(_ reply: HTTPReply) -> Bool {
         reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
@@ -291,6 +307,8 @@ public struct BlueskyPublisher: Publisher {
         ]
         if let language { record["langs"] = [language] }
         if let embed { record["embed"] = embed }
+        let facets = Self.linkFacets(text)
+        if !facets.isEmpty { record["facets"] = facets }
         let request = Requests.json(
             "POST", xrpc("com.atproto.repo.createRecord"),
             body: [

@@ -3,7 +3,8 @@ import Messages
 
 /// Misskey: `POST {base_url}/api/notes/create` with JSON `{"i": <token>, "text", "visibility"?, "cw"?}` (the token
 /// travels as `i` in the body, the classic way every version accepts). 200 `{"createdNote": {"id", …}}`; its id is
-/// the remote id. No client-side idempotency key (recent servers drop an identical body for 60 s only), so after an
+/// the remote id; 202 (`PROCESSING`: an identical body still being created) is unconfirmed, not delivered. No
+/// client-side idempotency key (recent servers drop an identical body for 60 s only), so after an
 /// unconfirmed attempt `lookUp` reads the account's recent notes (`/api/i`, then `/api/users/notes`) for one with
 /// the same text. Length: 3000 characters (`MAX_NOTE_TEXT_LENGTH`), or the instance's own limit given as
 /// `max_characters`. With `image = "chart"` the chart goes into the account's drive first (`drive/files/create`)
@@ -57,8 +58,20 @@ public struct MisskeyPublisher: Publisher {
                 if let contentWarning { body["cw"] = contentWarning }
                 if let fileID { body["fileIds"] = [fileID] }
                 let request = Requests.json("POST", Endpoint.join(baseURL, "api/notes/create"), body: body)
-                return await context.deliver(request, deadline: deadline) { reply in
-                    (reply.json?["createdNote"] as? [String: Any]).flatMap { idString($0["id"]) }
+                switch await context.send(request, deadline: deadline) {
+                case .failure(let failure): return ResponseClassifier.classify(failure)
+                case .success(let reply):
+                    let note = reply.json?["createdNote"] as? [String: Any]
+                    if reply.status == 202, note == nil {
+                        // `PROCESSING`: an identical body sent earlier is still being created, and is forgotten if
+                        // that fails. No delivery yet: unconfirmed, so the note is looked up before any resend.
+                        return .retryable(
+                            reason: ResponseClassifier.reason(reply, redactor: context.redactor), retryAfter: nil,
+                            unconfirmed: true)
+                    }
+                    return ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in
+                        note.flatMap { idString($0["id"]) }
+                    }
                 }
             })
     }
@@ -120,16 +133,21 @@ public struct MisskeyPublisher: Publisher {
 
 extension MisskeyPublisher {
     /// `kind = "misskey"`: `base_url` and `token_env`/`token_file` (required), `visibility` (`public`, `home`,
-    /// `followers`), `cw`, `max_characters`, `resend_unconfirmed`, `shorten`, `image`, `image_required`. The `i` field is hidden wherever a
+    /// `followers`), `cw` (1-100 characters), `max_characters`, `resend_unconfirmed`, `shorten`, `image`, `image_required`. The `i` field is hidden wherever a
     /// reply echoes it.
     public static let target = TargetKind(
         "misskey", secrets: [.init("token")],
         redactions: [#"("i"\s*:\s*")[^"]*"#]
     ) { config in
-        MisskeyPublisher(
+        let cw = try config.string("cw")
+        // Misskey refuses every note whose `cw` is empty or over 100 characters (code points, as its schema counts).
+        if let cw, !(1...100).contains(cw.unicodeScalars.count) {
+            throw config.error("cw", "Misskey takes 1 to 100 characters (this is \(cw.unicodeScalars.count))")
+        }
+        return MisskeyPublisher(
             name: config.name, baseURL: try config.requiredURL("base_url"), token: try config.secret("token"),
             visibility: try config.oneOf("visibility", ["public", "home", "followers"]),
-            contentWarning: try config.string("cw"),
+            contentWarning: cw,
             maxCharacters: try config.int("max_characters", range: 1...100_000) ?? 3000,
             shorten: try config.shorten, resendUnconfirmed: try config.resendUnconfirmed, image: try config.image,
             context: config.context)

@@ -22,7 +22,8 @@ public enum XAuthentication: Sendable, Equatable {
 /// refuses a repeated text with 403 "duplicate content", which is reported as `.alreadyDelivered` (the only place
 /// a message text is read: every other 403 is permanent). Length: twitter-text v3 weighted, 280. With
 /// `image = "chart"` the chart goes up through the v2 media upload first, with its alt text, and the post carries
-/// its id in `media.media_ids`.
+/// its id in `media.media_ids`. An OAuth 2.0 user token is used as given (it expires after 2 hours; a 401 then says
+/// so): OAuth 1.0a keys do not expire.
 public struct XPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -66,10 +67,18 @@ public struct XPublisher: Publisher {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
-        return await ImageAttachment.uploadThenPost(
+        let outcome = await ImageAttachment.uploadThenPost(
             post, option: image, target: name,
             upload: { await uploadMedia($0, post: post, deadline: deadline) },
             send: { await tweet(text, mediaID: $0, deadline: deadline) })
+        if case .bearer = authentication, case .permanent(let reason) = outcome, reason.hasPrefix("HTTP 401") {
+            // A user token without `offline.access` and a refresh lasts two hours; nothing here refreshes one.
+            return .permanent(
+                reason: reason
+                    + " (an OAuth 2.0 user token expires after 2 hours; for a lasting agent use OAuth 1.0a: consumer_key, consumer_secret, token and token_secret)"
+            )
+        }
+        return outcome
     }
 
     /// `POST /2/tweets`, with the uploaded image in `media.media_ids` when there is one.

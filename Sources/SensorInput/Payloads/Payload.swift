@@ -11,6 +11,9 @@ public struct Payload: Sendable, Equatable {
     public var ignored: [String]
     /// A test message (Sensor Logger "Tap to test", Health Connect `"test": true`): answered 200, nothing stored.
     public var isTest: Bool
+    /// Why none of the payload's data can be used, in words for the phone's user (Sensor Logger shows the text of a
+    /// 499 answer): e.g. an iOS accelerometer without gravity. Nil when its data is used, or it carries none.
+    public var problem: String?
 
     public init(format: String, items: [PayloadItem] = [], ignored: [String] = [], isTest: Bool = false) {
         self.format = format

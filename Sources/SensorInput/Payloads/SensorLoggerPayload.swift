@@ -69,6 +69,13 @@ enum SensorLoggerPayload {
         }
         payload.ignored =
             notes.lines + others.sorted { $0.key < $1.key }.map { "\($0.key) (\(counted($0.value, "reading")))" }
+        if payload.items.isEmpty, bySensor["accelerometer"] != nil || bySensor["gravity"] != nil,
+            bySensor["totalacceleration"] == nil, bySensor["accelerometeruncalibrated"] == nil
+        {
+            payload.problem =
+                "Accelerometer alone has no gravity in it, so no step can be counted: turn on Gravity as well (or "
+                + "Accelerometer Uncalibrated; Total Acceleration on Android) in Sensor Logger's sensors"
+        }
         return payload
     }
 
