@@ -40,7 +40,7 @@ release: deps
 	$(SWIFT) build -c release
 
 # The binary to install: Swift runtime and Foundation linked in, so an idle agent can give their pages back
-# (21.6-21.8 MB resident when idle, stripped, instead of 27-28 MB with the shared libraries; bench/idle_rss_result.txt).
+# (14.8 MB resident when idle, stripped, instead of 27-28 MB with the shared libraries; bench/idle_rss_result.txt).
 static: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product steptweet --scratch-path .build-static
 
