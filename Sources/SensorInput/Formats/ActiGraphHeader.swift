@@ -29,24 +29,28 @@ struct ActiGraphHeader: Codable, Sendable {
         case data([Substring])
     }
 
-    /// Takes `line` into the header while it is incomplete; after it, the first row is the column row when its first
-    /// field is not a number (nor, with `timeMayLeadData`, a date and time), and every row is data from then on.
-    /// `sawData` is the parser's own (saved with its state): whether a row after the header was seen.
-    mutating func take(
-        _ line: UnsafeBufferPointer<UInt8>, sawData: inout Bool, timeMayLeadData: Bool
-    ) -> Line {
+    /// Takes `line` into the header while it is incomplete; after it, the first row is the column row when none of
+    /// its fields is a number (a data row may lead with a date and time in any layout), and every row is data from
+    /// then on. `sawData` is the parser's own (saved with its state): whether a row after the header was seen.
+    mutating func take(_ line: UnsafeBufferPointer<UInt8>, sawData: inout Bool) -> Line {
         if !isComplete {
             take(String(decoding: line, as: UTF8.self))
             return .header
         }
         let f = Fields.split(line, ",")
         defer { sawData = true }
-        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0])
-            && !(timeMayLeadData && TimeParsing.parseDateTime(f[0].trimmingPrefixSpaces()) != nil)
-        {
+        if !sawData && !f.isEmpty && !f.contains(where: { Sniff.isNumber($0) }) {
             return .columns(f.map { $0.trimmingPrefixSpaces().lowercased() })
         }
         return .data(f)
+    }
+
+    /// How many fields before the numbers of a data row are its time (`Timestamp`, or `Date` and `Time`): ActiLife
+    /// writes them with or without a column row naming them.
+    static func timeFields(_ f: [Substring]) -> Int {
+        var n = 0
+        while n < min(2, f.count - 1), !f[n].trimmingPrefixSpaces().isEmpty, !Sniff.isNumber(f[n]) { n += 1 }
+        return n
     }
 
     /// Takes one of the 10 header lines.

@@ -1,0 +1,54 @@
+import Foundation
+import SensorInput
+import StepDetection
+import TestSupport
+import Testing
+
+/// Cases the format notes (`../shared/docs/input-formats.md`, `../shared/data/formats/*/NOTES.md`) describe that the
+/// shared samples do not show; each fixture is written here, small, in the layout the notes give.
+@Suite(.temporaryFolder) struct FormatNotesTests {
+    static func actiGraphHeader(rate: String = " at 100 Hz ", epoch: String = "00:00:00", mode: Int = 12) -> String {
+        """
+        ------------ Data File Created By ActiGraph GT3X+ ActiLife v6.13.3 Firmware v2.5.0 date format M/d/yyyy\(rate) Filter Normal -----------
+        Serial Number: CLE2B2013XXXX
+        Start Time 09:00:00
+        Start Date 9/20/2017
+        Epoch Period (hh:mm:ss) \(epoch)
+        Download Time 12:00:00
+        Download Date 9/20/2017
+        Current Memory Address: 0
+        Current Battery Voltage: 4.00     Mode = \(mode)
+        --------------------------------------------------
+
+        """
+    }
+
+    /// ActiLife writes timestamps with or without the column row that names them ("Add timestamps" and "Add column
+    /// headers" are separate choices): a leading date and time is not an axis and not the column row.
+    @Test func actiGraphRawTimestampsWithoutAColumnRow() throws {
+        let rows = (0..<50).map { String(format: "9/20/2017 09:00:00.%03d,0.100,-0.200,0.970", $0 * 10) }
+        let path = try temporaryFile(Array((Self.actiGraphHeader() + rows.joined(separator: "\n") + "\n").utf8))
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "actigraph-raw")
+        #expect(summary.samples == 50)
+        #expect(summary.skippedLines == 0)
+        let first = try #require(samples(items).first)
+        #expect(abs(first.x - 0.1 * standardGravity) < 1e-9)
+        #expect(abs(first.z - 0.97 * standardGravity) < 1e-9)
+        #expect(first.timeNs == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
+    }
+
+    /// An epoch export with its time in front and no column row: the Mode's steps column is after the time fields.
+    @Test(arguments: ["2017-09-20T09:00:%02dZ", "9/20/2017,09:00:%02d", "9/20/2017 09:00:%02d"])
+    func actiGraphEpochTimestampsWithoutAColumnRow(_ time: String) throws {
+        let header = Self.actiGraphHeader(rate: "", epoch: "00:00:01", mode: 13)
+        let rows = (0..<10).map { String(format: time, $0) + ",300,200,100,\($0 % 2 == 0 ? 4 : 0)" }
+        let path = try temporaryFile(Array((header + rows.joined(separator: "\n") + "\n").utf8))
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "actigraph-epoch")
+        #expect(summary.readings == 10)
+        #expect(summary.steps == 20)
+        #expect(summary.skippedLines == 0)
+        #expect(readings(items)[1].startNs == TimeParsing.parseISO8601("2017-09-20T09:00:01Z"))
+    }
+}
