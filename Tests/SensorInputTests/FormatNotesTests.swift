@@ -52,3 +52,26 @@ import Testing
         #expect(readings(items)[1].startNs == TimeParsing.parseISO8601("2017-09-20T09:00:01Z"))
     }
 }
+
+extension FormatNotesTests {
+    /// A real export (GGIRread's ActiGraph13_timestamps_headers.csv) declares `dd/MM/yyyy` over `Start Date
+    /// 09-12-2017` and `Download Date 09-19-2017`: month first, as its rows' 2017-09-12 say. Without a time column
+    /// the start would be read as 9 December.
+    @Test func actiGraphDateOrderContradictedByTheHeaderDates() throws {
+        let header = Self.actiGraphHeader(rate: "", epoch: "00:00:01", mode: 13)
+            .replacingOccurrences(of: "M/d/yyyy", with: "dd/MM/yyyy")
+            .replacingOccurrences(of: "Start Date 9/20/2017", with: "Start Date 09-12-2017")
+            .replacingOccurrences(of: "Download Date 9/20/2017", with: "Download Date 09-19-2017")
+        let path = try temporaryFile(Array((header + "300,200,100,4\n300,200,100,0\n").utf8))
+        let (summary, items) = try readAll(path)
+        #expect(summary.steps == 4)
+        #expect(readings(items).first?.startNs == TimeParsing.parseISO8601("2017-09-12T09:00:00Z"))
+        // A declared order the dates agree with is kept: 09-12 is 9 December.
+        let agreeing = try temporaryFile(
+            Array(
+                (header.replacingOccurrences(of: "Download Date 09-19-2017", with: "Download Date 19-12-2017")
+                    + "300,200,100,4\n").utf8))
+        #expect(
+            readings(try readAll(agreeing).1).first?.startNs == TimeParsing.parseISO8601("2017-12-09T09:00:00Z"))
+    }
+}
