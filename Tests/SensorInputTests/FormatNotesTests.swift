@@ -75,3 +75,16 @@ extension FormatNotesTests {
             readings(try readAll(agreeing).1).first?.startNs == TimeParsing.parseISO8601("2017-12-09T09:00:00Z"))
     }
 }
+
+extension FormatNotesTests {
+    /// Physics Toolbox's linear accelerometer export, `time,ax,ay,az,aT`, is m/s² with gravity removed (|a| ≈ 0.3
+    /// here): read as g it would be 9.8 times too large.
+    @Test func physicsToolboxLinearAccelerationIsMetersPerSecondSquared() throws {
+        let rows = (0..<300).map { "\(Double($0) * 0.01),0.1,0.2,-0.2,0.3" }
+        let path = try temporaryFile(Array((["time,ax,ay,az,aT"] + rows).joined(separator: "\n").utf8))
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "physics-toolbox")
+        #expect(summary.unit == .metersPerSecondSquared)
+        #expect(samples(items).first?.x == 0.1)
+    }
+}

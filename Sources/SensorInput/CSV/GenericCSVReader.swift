@@ -89,6 +89,10 @@ public enum GenericCSVReader {
                 layout.accelerationUnit = .g
             } else if unit.hasPrefix("m/s") || unit.hasPrefix("ms^-2") || unit.hasPrefix("ms-2") {
                 layout.accelerationUnit = .metersPerSecondSquared
+            } else if c.unit == nil, c.name == "ax" || c.name == "at", cols.contains(where: { $0.name == "at" }) {
+                // Physics Toolbox's linear accelerometer (`time,ax,ay,az,aT`) is m/s² without gravity: small
+                // values that the data alone would take for g.
+                layout.accelerationUnit = .metersPerSecondSquared
             }
         }
         if let x, let y, let z {
