@@ -88,3 +88,15 @@ extension FormatNotesTests {
         #expect(samples(items).first?.x == 0.1)
     }
 }
+
+extension FormatNotesTests {
+    /// Some WISDM lines end `;` plus an extra `,`: the first line may be one of them.
+    @Test func wisdmFirstLineEndingWithSemicolonAndComma() throws {
+        let rows = (0..<40).map { "33,Walking,\(49_105_962_326_000 + $0 * 50_000_000),-0.69,9.68,0.50;," }
+        let path = try temporaryFile(Array((rows.joined(separator: "\n") + "\n").utf8))
+        let (summary, _) = try readAll(path)
+        #expect(summary.format == "wisdm")
+        #expect(summary.samples == 40)
+        #expect(summary.skippedLines == 0)
+    }
+}

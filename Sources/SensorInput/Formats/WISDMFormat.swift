@@ -8,7 +8,8 @@ struct WISDMFormat: LineParser {
         about: "WISDM raw: user,activity,timestamp(ns),x,y,z; (values m/s², 10 = 1 g)",
         sniff: { s in
             let f = s.first.split(separator: ",", omittingEmptySubsequences: false)
-            guard f.count >= 6, s.first.hasSuffix(";"), Int(f[0]) != nil, !Sniff.isNumber(f[1]) else { return 0 }
+            let line = s.first.reversed().drop { $0 == "," || $0 == " " }  // `;` plus an extra `,` in some lines
+            guard f.count >= 6, line.first == ";", Int(f[0]) != nil, !Sniff.isNumber(f[1]) else { return 0 }
             return 90
         },
         parser: WISDMFormat.self)
