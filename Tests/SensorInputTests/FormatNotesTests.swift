@@ -90,6 +90,23 @@ extension FormatNotesTests {
 }
 
 extension FormatNotesTests {
+    /// WISDM timestamps are phone uptime in ns, "some ms": 50 apart at 20 Hz is 50 ms, not 50 ns (20 MHz).
+    @Test func wisdmMillisecondTimestamps() throws {
+        let rows = (0..<40).map { "33,Walking,\(49_105_962 + $0 * 50),-0.69,9.68,0.50;" }
+        let path = try temporaryFile(Array((rows.joined(separator: "\n") + "\n").utf8))
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "wisdm")
+        #expect(summary.samples == 40)
+        #expect(abs((summary.rateHz ?? 0) - 20) < 0.01)
+        let s = samples(items)
+        #expect(s[1].timeNs - s[0].timeNs == 50_000_000)
+        // Nanoseconds stay nanoseconds.
+        let ns = try temporaryFile(
+            Array(
+                (0..<40).map { "33,Walking,\(49_105_962_326_000 + $0 * 50_000_000),-0.69,9.68,0.50;\n" }.joined().utf8))
+        #expect(abs((try readAll(ns).0.rateHz ?? 0) - 20) < 0.01)
+    }
+
     /// Some WISDM lines end `;` plus an extra `,`: the first line may be one of them.
     @Test func wisdmFirstLineEndingWithSemicolonAndComma() throws {
         let rows = (0..<40).map { "33,Walking,\(49_105_962_326_000 + $0 * 50_000_000),-0.69,9.68,0.50;," }
