@@ -117,3 +117,22 @@ extension FormatNotesTests {
         #expect(summary.skippedLines == 0)
     }
 }
+
+extension FormatNotesTests {
+    /// Real exports repeat a record exactly (same source, interval and value). Counted twice, the copy doubles the
+    /// watch's steps and makes it win the overlap over the phone that saw more.
+    @Test func appleHealthExactDuplicatesCountOnce() throws {
+        var xml = StepReadingFormatTests.healthHeader
+        xml += StepReadingFormatTests.record("Apple Watch", "10:00:00", "10:05:00", 600)
+        xml += StepReadingFormatTests.record("Apple Watch", "10:00:00", "10:05:00", 600)
+        xml += StepReadingFormatTests.record("iPhone", "10:00:00", "10:10:00", 1000)
+        xml += StepReadingFormatTests.record("iPhone", "11:00:00", "11:05:00", 300)
+        xml += StepReadingFormatTests.record("iPhone", "11:00:00", "11:05:00", 300)
+        xml += "</HealthData>\n"
+        let path = try temporaryFile(Array(xml.utf8), name: "export.xml")
+        #expect(try readAll(path).0.steps == 1300)
+        var sum = ReadOptions()
+        sum.overlap = .sumAll
+        #expect(try readAll(path, options: sum).0.steps == 1900)
+    }
+}

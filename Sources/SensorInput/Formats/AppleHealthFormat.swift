@@ -127,9 +127,16 @@ struct AppleHealthFormat: LineParser {
         held.removeAll()
     }
 
-    /// Applies `policy` to records of several sources: runs of overlapping records keep one source.
+    /// Applies `policy` to records of several sources: runs of overlapping records keep one source. A record repeated
+    /// exactly (same source, interval and value: real exports hold such copies) is counted once, whatever the policy.
     static func combine(_ records: [Held], policy: OverlapPolicy) -> [StepReading] {
-        let sorted = records.sorted { ($0.reading.startNs, $0.reading.endNs) < ($1.reading.startNs, $1.reading.endNs) }
+        var sorted = records.sorted {
+            ($0.reading.startNs, $0.reading.endNs, $0.source, $0.reading.steps)
+                < ($1.reading.startNs, $1.reading.endNs, $1.source, $1.reading.steps)
+        }
+        sorted = sorted.indices.filter { i in
+            i == 0 || sorted[i].source != sorted[i - 1].source || sorted[i].reading != sorted[i - 1].reading
+        }.map { sorted[$0] }
         if case .sumAll = policy { return sorted.map(\.reading) }
         var out: [StepReading] = []
         var i = 0
