@@ -136,3 +136,23 @@ extension FormatNotesTests {
         #expect(try readAll(path, options: sum).0.steps == 1900)
     }
 }
+
+extension FormatNotesTests {
+    /// Google Fit points may carry `fpVal` instead of `intVal`; one no step count can be (1e300, beyond Int64) is a
+    /// problem of that point, not a crash, and the points around it are kept.
+    @Test func googleFitFloatValueOutOfRangeIsReportedNotACrash() throws {
+        func point(_ value: String, _ k: Int64) -> String {
+            let start = 1_582_253_374_731_798_130 + k * 60_000_000_000
+            return
+                "{\"fitValue\":[{\"value\":{\"fpVal\":\(value)}}],\"startTimeNanos\":\(start),\"endTimeNanos\":\(start + 60_000_000_000),\"dataTypeName\":\"com.google.step_count.delta\"}"
+        }
+        let json =
+            "{\"Data Source\": \"derived:com.google.step_count.delta:com.google.android.gms:estimated_steps\",\n"
+            + "\"Data Points\": [\(point("12.0", 0)),\n\(point("1e300", 1)),\n\(point("8", 2))]}\n"
+        let path = try temporaryFile(Array(json.utf8), name: "derived_com.google.step_count.delta_x.json")
+        let (summary, _) = try readAll(path)
+        #expect(summary.format == "google-fit")
+        #expect(summary.steps == 20)
+        #expect(summary.issues.first?.message.contains("data point 1") == true)
+    }
+}
