@@ -156,3 +156,23 @@ extension FormatNotesTests {
         #expect(summary.issues.first?.message.contains("data point 1") == true)
     }
 }
+
+extension FormatNotesTests {
+    /// A garbled cumulative total in Sensor Logger's `Pedometer.csv` (here near Int64.max) is a bad line named with
+    /// its number; summing two of them overflowed and crashed the read.
+    @Test func sensorLoggerPedometerHugeTotalIsABadLine() throws {
+        let text = """
+            time,seconds_elapsed,steps
+            1763719200000000000,0.5,3
+            1763719201000000000,1.5,9000000000000000000
+            1763719202000000000,2.5,9000000000000000000
+            1763719203000000000,3.5,8
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "Pedometer.csv")
+        let (summary, _) = try readAll(path)
+        #expect(summary.format == "sensor-logger-pedometer")
+        #expect(summary.steps == 8)
+        #expect(summary.issues.map(\.line) == [3, 4])
+    }
+}
