@@ -176,3 +176,19 @@ extension FormatNotesTests {
         #expect(summary.issues.map(\.line) == [3, 4])
     }
 }
+
+extension FormatNotesTests {
+    /// The daily summary's rows are local days: the day clocks go forward lasts 23 hours and starts at that
+    /// midnight's offset (+01:00 in Berlin on 2021-03-28), the day they go back 25 hours.
+    @Test func googleFitDailyRowsOnDSTDaysSpanTheirLocalDay() throws {
+        let path = try temporaryFile(
+            Array("Date,Step count\n2021-03-28,2300\n2021-10-31,2500\n".utf8), name: "Daily activity metrics.csv")
+        var berlin = ReadOptions()
+        berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
+        let r = readings(try readAll(path, options: berlin).1)
+        #expect(r.first?.startNs == TimeParsing.parseISO8601("2021-03-28T00:00:00+01:00"))
+        #expect(r.first?.endNs == TimeParsing.parseISO8601("2021-03-29T00:00:00+02:00"))
+        #expect(r.last?.startNs == TimeParsing.parseISO8601("2021-10-31T00:00:00+02:00"))
+        #expect(r.last?.endNs == TimeParsing.parseISO8601("2021-11-01T00:00:00+01:00"))
+    }
+}
