@@ -192,3 +192,31 @@ extension FormatNotesTests {
         #expect(r.last?.endNs == TimeParsing.parseISO8601("2021-11-01T00:00:00+01:00"))
     }
 }
+
+extension FormatNotesTests {
+    /// MATLAB Mobile's timetables written with `writetable`: `Acceleration_Timestamp,X,Y,Z` (or `Timestamp,...`) with
+    /// date-time text, MATLAB's `dd-MMM-yyyy HH:mm:ss.SSS` or ISO; read on one thread and in many small ranges alike.
+    @Test(arguments: [
+        ("Acceleration_Timestamp", "%02d-Jan-2024 10:00:%02d.%03d"), ("Timestamp", "2024-01-%02d 10:00:%02d.%03d"),
+    ])
+    func genericCSVWithDateTimeText(_ column: String, _ layout: String) throws {
+        let rows = (0..<400).map { i in
+            String(format: layout, 1, i / 100, (i % 100) * 10) + ",0.1,\(i % 2 == 0 ? 0.2 : 0.3),9.8"
+        }
+        let path = try temporaryFile(Array(([column + ",X,Y,Z"] + rows).joined(separator: "\n").utf8))
+        for (jobs, chunk) in [(1, 1 << 17), (2, 300)] {
+            var options = ReadOptions()
+            options.jobs = jobs
+            options.chunkBytes = chunk
+            let (summary, items) = try readAll(path, options: options)
+            #expect(summary.format == "generic-csv")
+            #expect(summary.samples == 400)
+            #expect(summary.skippedLines == 0)
+            #expect(abs((summary.rateHz ?? 0) - 100) < 0.01)
+            #expect(summary.firstNs == TimeParsing.parseISO8601("2024-01-01T10:00:00Z"))
+            // Within the 256 ns a Double holds of an epoch time in ns, as for every epoch time the CSV engine reads.
+            let last = try #require(TimeParsing.parseISO8601("2024-01-01T10:00:03.990Z"))
+            #expect(abs(samples(items)[399].timeNs - last) < 1000)
+        }
+    }
+}

@@ -44,6 +44,8 @@ public enum GenericCSVReader {
         if let unit, let u = units.first(where: { $0.0 == unit }) { return .some(u.1) }
         let timeNames = ["t", "time", "timestamp", "ts", "seconds", "elapsed", "seconds_elapsed", "time_since_start"]
         if timeNames.contains(name) { return .some(name == "seconds" || name == "seconds_elapsed" ? 1e9 : nil) }
+        // MATLAB's `writetable` of a timetable names the time `<Table>_Timestamp` (`Acceleration_Timestamp`).
+        if name.hasSuffix("_timestamp") { return .some(nil) }
         for prefix in ["t_", "time_", "timestamp_", "ts_", "t", "time"] where name.hasPrefix(prefix) {
             let rest = String(name.dropFirst(prefix.count))
             if let u = units.first(where: { $0.0 == rest }) { return .some(u.1) }
