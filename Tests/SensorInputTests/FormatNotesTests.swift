@@ -220,3 +220,15 @@ extension FormatNotesTests {
         }
     }
 }
+
+extension FormatNotesTests {
+    /// A real export's DTD puts `<HealthData` on line 80, past what detection reads; only the name `export*.xml`
+    /// found it. Renamed, it was taken for a CSV with a header `<?xml`.
+    @Test func appleHealthExportIsRecognisedUnderAnyName() throws {
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: try shared("apple_health/export6s3sample.xml"))))
+        let path = try temporaryFile(bytes, name: "apple_health.xml")
+        let (summary, _) = try readAll(path)
+        #expect(summary.format == "apple-health")
+        #expect(summary.steps == 2517)
+    }
+}

@@ -10,7 +10,8 @@ struct AppleHealthFormat: LineParser {
         name: "apple-health", kind: .steps,
         about: "Apple Health export.xml: StepCount records (overlapping sources such as phone and watch counted once)",
         sniff: { s in
-            if s.head.contains("<HealthData") { return 100 }
+            // The export's DTD runs to ~80 lines before `<HealthData`: its DOCTYPE line says it first.
+            if s.head.contains("<HealthData") || s.head.contains("<!DOCTYPE HealthData") { return 100 }
             return s.first.hasPrefix("<?xml") && s.fileName.lowercased().hasPrefix("export") ? 50 : 0
         },
         parser: AppleHealthFormat.self)
