@@ -161,7 +161,12 @@ enum GadgetbridgeFormat: WholeReader {
                         $0.name.hasSuffix("Gadgetbridge") || $0.name.hasSuffix("Gadgetbridge.db")
                     })
             else {
-                throw ZipArchive.ZipError("a zip archive without database/Gadgetbridge (\(entries.count) entries)")
+                // Apple Health, Sensor Logger and phyphox export zips too: say what is inside and what to do.
+                let names = entries.prefix(3).map(\.name).joined(separator: ", ")
+                throw ZipArchive.ZipError(
+                    "a zip archive without database/Gadgetbridge (\(entries.count) entries: \(names)"
+                        + (entries.count > 3 ? ", ..." : "")
+                        + "); only a Gadgetbridge backup is read from a zip: unzip it and pass the recording inside")
             }
             return try SQLiteReadOnly(
                 bytes: try ZipArchive.contents(of: entry, in: bytes), name: input.path + ":" + entry.name)
