@@ -265,3 +265,22 @@ extension FormatNotesTests {
         return local + central + end
     }
 }
+
+extension FormatNotesTests {
+    /// Sensor Logger's files are m/s², but iOS's `AccelerometerUncalibrated.csv` is in g unless the app standardised
+    /// units: |a| ≈ 1 there is g (with gravity in it), not a gravity-free m/s² signal.
+    @Test func sensorLoggerUncalibratedAccelerometerInG() throws {
+        let rows = (0..<300).map {
+            "\(1_700_000_000_000_000_000 + $0 * 10_000_000),\(Double($0) * 0.01),-0.98,0.1,0.05"
+        }
+        let text = (["time,seconds_elapsed,z,y,x"] + rows).joined(separator: "\n") + "\n"
+        let uncalibrated = try temporaryFile(Array(text.utf8), name: "AccelerometerUncalibrated.csv")
+        let (s1, items) = try readAll(uncalibrated)
+        #expect(s1.format == "sensor-logger")
+        #expect(s1.unit == .g)
+        #expect(abs((samples(items).first?.z ?? 0) + 0.98 * standardGravity) < 1e-9)
+        // Any other Sensor Logger file stays m/s², however small its values (gravity-free Accelerometer.csv).
+        let linear = try temporaryFile(Array(text.utf8), name: "Accelerometer.csv")
+        #expect(try readAll(linear).0.unit == .metersPerSecondSquared)
+    }
+}

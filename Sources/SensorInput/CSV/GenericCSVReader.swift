@@ -268,7 +268,12 @@ public enum GenericCSVReader {
             )
         }
         var found = try layout(header: header, delimiter: delimiter, file: path)
-        if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
+        // Sensor Logger writes m/s², except iOS's AccelerometerUncalibrated.csv, in g unless "Standardise Units &
+        // Frames" was on: with gravity in it, its |a| tells which (the pushed payloads' rule).
+        let name = path.split(separator: "/").last?.lowercased() ?? ""
+        if formatName == "sensor-logger" && !name.contains("uncalibrated") {
+            found.accelerationUnit = .metersPerSecondSquared
+        }
         return found
     }
 
