@@ -284,3 +284,25 @@ extension FormatNotesTests {
         #expect(try readAll(linear).0.unit == .metersPerSecondSquared)
     }
 }
+
+extension FormatNotesTests {
+    /// Gadgetbridge rows usually last a minute, but Huawei's carry their end (`OTHER_TIMESTAMP`) and Withings' their
+    /// length (`DURATION`, seconds): a reading spans what the row says.
+    @Test func gadgetbridgeRowsWithTheirOwnEndOrDuration() throws {
+        let path = try temporaryFile([], name: "Gadgetbridge")
+        try FileManager.default.removeItem(atPath: path)
+        try makeDatabase(
+            path,
+            """
+            CREATE TABLE HUAWEI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
+              OTHER_TIMESTAMP INTEGER, SOURCE INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID, SOURCE));
+            INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000000, 1, 1, 1763000300, 0, 250);
+            CREATE TABLE WITHINGS_STEEL_HRACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL,
+              USER_ID INTEGER, DURATION INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID));
+            INSERT INTO WITHINGS_STEEL_HRACTIVITY_SAMPLE VALUES (1763003600, 2, 1, 120, 90);
+            """)
+        let r = readings(try readAll(path).1)
+        #expect(r.map(\.steps) == [250, 90])
+        #expect(r.map { $0.endNs - $0.startNs } == [300_000_000_000, 120_000_000_000])
+    }
+}
