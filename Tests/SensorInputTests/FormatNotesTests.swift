@@ -311,3 +311,21 @@ extension FormatNotesTests {
         #expect(r.map { $0.endNs - $0.startNs } == [300_000_000_000, 120_000_000_000])
     }
 }
+
+extension FormatNotesTests {
+    /// A damaged Huawei row whose end (`OTHER_TIMESTAMP`) is Int64.min overflowed the subtraction of its start and
+    /// crashed the read; it now lasts 0 s and the rows around it count.
+    @Test func gadgetbridgeDamagedEndIsNotACrash() throws {
+        let path = try temporaryFile([], name: "Gadgetbridge")
+        try FileManager.default.removeItem(atPath: path)
+        try makeDatabase(
+            path,
+            """
+            CREATE TABLE HUAWEI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
+              OTHER_TIMESTAMP INTEGER, SOURCE INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID, SOURCE));
+            INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000000, 1, 1, -9223372036854775808, 0, 7);
+            INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000060, 1, 1, 1763000120, 0, 5);
+            """)
+        #expect(try readAll(path).0.steps == 12)
+    }
+}

@@ -215,7 +215,10 @@ enum GadgetbridgeFormat: WholeReader {
                     total = DayTotal(day: day, total: value)
                 }
                 var seconds: Int64 = 60
-                if let e = r.int(2) { seconds = columns.contains("OTHER_TIMESTAMP") ? e / divisor - time : e }
+                if let e = r.int(2) {
+                    // An end at or before the start lasts 0 s (subtracting a damaged, hugely negative end overflowed).
+                    seconds = !columns.contains("OTHER_TIMESTAMP") ? e : e / divisor > time ? e / divisor - time : 0
+                }
                 rows.append(Row(time: time, seconds: max(0, min(seconds, 86_400)), device: device, steps: steps))
             }
             if last != Int64.min { state.lastTimestamp[key] = last }
