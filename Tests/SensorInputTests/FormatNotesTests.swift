@@ -329,3 +329,17 @@ extension FormatNotesTests {
         #expect(try readAll(path).0.steps == 12)
     }
 }
+
+extension FormatNotesTests {
+    /// Lines ending in CR alone (classic Mac, Excel 2011's "CSV (Macintosh)") are not split: the file is refused on
+    /// line 1 saying so, instead of "no acceleration columns" over a header made of every row.
+    @Test func classicMacLineEndingsAreNamed() throws {
+        let path = try temporaryFile(Array("t_ms,x,y,z\r0,0,0,9.8\r20,0,0,9.8\r".utf8))
+        let error = try #require(throws: InputError.self) { try readAll(path) }
+        #expect(error.line == 1)
+        #expect(error.message.contains("carriage return alone"))
+        // CRLF stays fine.
+        let crlf = try temporaryFile(Array("t_ms,x,y,z\r\n0,0,0,9.8\r\n20,0,0,9.8\r\n".utf8))
+        #expect(try readAll(crlf).0.samples == 2)
+    }
+}
