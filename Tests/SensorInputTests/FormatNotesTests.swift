@@ -343,3 +343,30 @@ extension FormatNotesTests {
         #expect(try readAll(crlf).0.samples == 2)
     }
 }
+
+extension FormatNotesTests {
+    /// AndroSensor: a title line, then a `;` header with `(m/s²)`, `(μT)`, `Time since start in ms ` (trailing
+    /// space) and a local date-time column; decimal commas in some locales.
+    @Test func androSensorTitleLineAndHeader() throws {
+        let header =
+            "ACCELEROMETER X (m/s²);ACCELEROMETER Y (m/s²);ACCELEROMETER Z (m/s²);GRAVITY X (m/s²);GRAVITY Y (m/s²);"
+            + "GRAVITY Z (m/s²);MAGNETIC FIELD X (μT);ORIENTATION Z (azimuth °);Time since start in ms ;"
+            + "YYYY-MO-DD HH-MI-SS_SSS"
+        let rows = (0..<300).map { i in
+            "0,12;\(i % 2 == 0 ? "0,5" : "0,6");9,79;0;0;9,81;-20,5;180;\(i * 20);2024-01-01 10:00:00:000"
+        }
+        let text = (["AndroSensor recording", header] + rows).joined(separator: "\n") + "\n"
+        let path = try temporaryFile(Array(text.utf8), name: "Sensor_record_20240101_100000_AndroSensor.csv")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "generic-csv")
+        #expect(summary.samples == 300)
+        #expect(summary.skippedLines == 0)
+        #expect(summary.unit == .metersPerSecondSquared)
+        #expect(abs((summary.rateHz ?? 0) - 50) < 0.01)
+        #expect(samples(items).first == AccelerationSample(timeNs: 0, x: 0.12, y: 0.5, z: 9.79))
+        // Neither line a header: the first line's error, as before.
+        let neither = try temporaryFile(Array("hello there\nfoo;bar;baz\n1;2;3\n".utf8))
+        let error = try #require(throws: InputError.self) { try readAll(neither) }
+        #expect(error.line == 1)
+    }
+}

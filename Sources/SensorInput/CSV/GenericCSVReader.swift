@@ -44,6 +44,10 @@ public enum GenericCSVReader {
         if let unit, let u = units.first(where: { $0.0 == unit }) { return .some(u.1) }
         let timeNames = ["t", "time", "timestamp", "ts", "seconds", "elapsed", "seconds_elapsed", "time_since_start"]
         if timeNames.contains(name) { return .some(name == "seconds" || name == "seconds_elapsed" ? 1e9 : nil) }
+        // AndroSensor: `Time since start in ms ` (with a trailing space).
+        if name.hasPrefix("time since start"), let u = units.first(where: { name.hasSuffix(" in " + $0.0) }) {
+            return .some(u.1)
+        }
         // MATLAB's `writetable` of a timetable names the time `<Table>_Timestamp` (`Acceleration_Timestamp`).
         if name.hasSuffix("_timestamp") { return .some(nil) }
         for prefix in ["t_", "time_", "timestamp_", "ts_", "t", "time"] where name.hasPrefix(prefix) {
@@ -138,6 +142,8 @@ public enum GenericCSVReader {
         var offset: Int64
         var lastLine: Int
         var sawAnyLine: Bool
+        /// Why the first line is not a header, while the second is tried (AndroSensor's title line).
+        var titleError: InputError?
     }
 
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
@@ -180,6 +186,7 @@ public enum GenericCSVReader {
         }
         guard state.sawAnyLine else { throw InputError(file: path, message: "file is empty") }
         guard let l = state.layout, let headerText = state.headerText else {
+            if let e = state.titleError { throw e }
             if completeLinesOnly { return (state.summary, nil) }
             throw InputError(file: path, message: "file is empty")
         }
@@ -223,7 +230,15 @@ public enum GenericCSVReader {
             guard let l = state.layout else {
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
                 state.sawAnyLine = true
-                state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
+                do {
+                    state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
+                } catch let e as InputError where state.titleError == nil {
+                    // AndroSensor writes a title line above its header: the next line may be the header.
+                    state.titleError = e
+                    return true
+                } catch is InputError {
+                    throw state.titleError!  // neither is a header: what the first line lacks
+                }
                 state.headerText = String(decoding: line, as: UTF8.self)
                 return true
             }
