@@ -93,7 +93,8 @@ public enum InputFormats {
         GoogleFitCSV.intraday, AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
         ActiGraphRawFormat.format, ActiGraphEpochFormat.format,
         SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox,
-        HeaderCSVFormats.physicsToolbox, AxivityFormat.format, WISDMFormat.format, OxfordFormat.format,
+        HeaderCSVFormats.physicsToolbox, AxivityFormat.format, GENEActivFormat.format, WISDMFormat.format,
+        OxfordFormat.format,
         UCIRawFormat.format, HeaderCSVFormats.generic,
     ]
 

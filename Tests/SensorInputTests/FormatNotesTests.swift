@@ -370,3 +370,26 @@ extension FormatNotesTests {
         #expect(error.line == 1)
     }
 }
+
+extension FormatNotesTests {
+    /// GENEActiv's CSV export: `key,value` header lines, then rows with a colon before the milliseconds, in g.
+    @Test func geneActivCSV() throws {
+        let header = [
+            "Device Identity", "Device Type,GENEActiv", "Device Model,1.1", "Measurement Frequency,100 Hz",
+            "Start Time,2013-05-30 10:12:49:500", "Time Zone,GMT +01:00", "x gain,25548", "Number of Pages,1",
+        ]
+        let rows = (0..<200).map { (i: Int) -> String in
+            let ms: Int = 500 + i * 10
+            return String(format: "2013-05-30 10:12:%02d:%03d,-0.039,-0.996,0.059,0,0,21.5", 49 + ms / 1000, ms % 1000)
+        }
+        let path = try temporaryFile(Array(((header + rows).joined(separator: "\n") + "\n").utf8))
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "geneactiv")
+        #expect(summary.samples == 200)
+        #expect(summary.skippedLines == 0)
+        #expect(summary.unit == .g)
+        #expect(abs((summary.rateHz ?? 0) - 100) < 0.01)
+        #expect(summary.firstNs == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        #expect(abs((samples(items).first?.y ?? 0) + 0.996 * standardGravity) < 1e-9)
+    }
+}
