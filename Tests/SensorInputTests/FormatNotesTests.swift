@@ -393,3 +393,21 @@ extension FormatNotesTests {
         #expect(abs((samples(items).first?.y ?? 0) + 0.996 * standardGravity) < 1e-9)
     }
 }
+
+extension FormatNotesTests {
+    /// `timestamp,x,y,z` with Android's SensorEvent time (ns since boot, 2.6e14 after three days up): by size epoch
+    /// µs, which put 200 Hz samples 5 s apart (0.2 Hz, no step found). The step between rows tells ns.
+    @Test func bootRelativeNanosecondsAreNotEpochMicroseconds() throws {
+        let rows = (0..<300).map { "\(263_239_144_953_734 + $0 * 5_000_000),0.1,\($0 % 2 == 0 ? 5.1 : 5.2),8.3" }
+        let path = try temporaryFile(Array((["timestamp,x,y,z"] + rows).joined(separator: "\n").utf8))
+        let (summary, _) = try readAll(path)
+        #expect(abs((summary.rateHz ?? 0) - 200) < 0.01)
+        #expect(summary.absoluteTime == false)
+        // Epoch ms at 2 Hz (a slow logger) stay epoch ms.
+        let slow = (0..<300).map { "\(1_700_000_000_000 + $0 * 500),0.1,\($0 % 2 == 0 ? 5.1 : 5.2),8.3" }
+        let slowPath = try temporaryFile(Array((["timestamp,x,y,z"] + slow).joined(separator: "\n").utf8))
+        let (s2, _) = try readAll(slowPath)
+        #expect(abs((s2.rateHz ?? 0) - 2) < 0.01)
+        #expect(s2.absoluteTime)
+    }
+}

@@ -337,6 +337,9 @@ public enum GenericCSVReader {
             // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
             let unit = stated ?? AccelerationUnit.told(byMedianMagnitude: median)
             let first = rows.first?.0 ?? 0
+            var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
+            deltas.sort()
+            let medianStep = deltas.isEmpty ? nil : deltas[deltas.count / 2]
             var unitNs = timeUnitNs
             if unitNs == nil {
                 // Epoch magnitudes first, then the typical step between samples for relative times.
@@ -350,10 +353,16 @@ public enum GenericCSVReader {
                 } else if a > 1e8 {
                     unitNs = 1e9
                 } else {
-                    var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
-                    deltas.sort()
-                    let d = deltas.isEmpty ? 0.01 : deltas[deltas.count / 2]
+                    let d = medianStep ?? 0.01
                     unitNs = d >= 1e4 ? 1 : d >= 10 ? 1e3 : d >= 0.2 ? 1e6 : 1e9
+                }
+                // Android's SensorEvent time is ns since boot: 1e11-1e16 looks like epoch ms or µs by size, but then
+                // samples 5 ms apart would be seconds apart. A unit whose step is not 0.1 ms-2 s gives way to the
+                // first that puts it at 1 ms-1 s.
+                if let d = medianStep, let u = unitNs, !(1e5...2e9).contains(d * u),
+                    let fits = [1.0, 1e3, 1e6, 1e9].first(where: { (1e6...1e9).contains(d * $0) })
+                {
+                    unitNs = fits
                 }
             }
             let absolute = abs(first) * (unitNs ?? 1e9) > 1e17  // after ~1973: a wall-clock time
