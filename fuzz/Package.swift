@@ -6,8 +6,8 @@ import PackageDescription
 /// Parser name (as `--format` takes it, `detect` for auto-detection, `payload-<name>` for a pushed-payload format)
 /// -> executable `fuzz-<name>`.
 let parsers = [
-    "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "wisdm", "oxford",
-    "uci-raw",
+    "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "geneactiv",
+    "wisdm", "oxford", "uci-raw",
     "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit",
     "payload-health-auto-export", "payload-sensor-logger", "payload-health-connect", "payload-owntracks",
     "payload-steplog",

@@ -93,7 +93,8 @@ public enum InputFormats {
         GoogleFitCSV.intraday, AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
         ActiGraphRawFormat.format, ActiGraphEpochFormat.format,
         SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox,
-        HeaderCSVFormats.physicsToolbox, AxivityFormat.format, WISDMFormat.format, OxfordFormat.format,
+        HeaderCSVFormats.physicsToolbox, AxivityFormat.format, GENEActivFormat.format, WISDMFormat.format,
+        OxfordFormat.format,
         UCIRawFormat.format, HeaderCSVFormats.generic,
     ]
 
@@ -167,6 +168,15 @@ public enum InputFormats {
             )
         }
         guard !s.lines.isEmpty || found != nil else { throw InputError(file: path, message: "file is empty") }
+        // Lines are split at LF (a CR before it is dropped): a file whose lines end in CR alone (classic Mac, Excel
+        // 2011's "CSV (Macintosh)") would be one line, misread as a header of every row.
+        if found?.whole == nil, s.first.contains("\r") {
+            throw InputError(
+                file: path, line: 1,
+                message:
+                    "lines end in a carriage return alone (classic Mac line endings); convert them first, e.g. tr '\\r' '\\n' < IN > OUT"
+            )
+        }
         guard let f = found else {
             throw InputError(
                 file: path, line: 1,

@@ -196,7 +196,9 @@ extension GenericCSVReader {
             missing += 1
         }
         let comma = l.delimiter != 0x2C
-        let t = NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
+        let t =
+            NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
+            ?? dateTimeMilliseconds(p, starts[l.time], ends[l.time])
         if let (xi, yi, zi) = l.axes {
             let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: comma)
             let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: comma)
@@ -217,6 +219,21 @@ extension GenericCSVReader {
             return .bad(badField(p, starts[i], ends[i], name, path, number))
         }
         return .row((t, m, 0, 0))
+    }
+
+    /// A time field written as a date and time (ISO 8601, or MATLAB's `dd-MMM-yyyy HH:mm:ss.SSS` that a
+    /// `writetable` of MATLAB Mobile's timetables gives) in ms since the epoch (exact for whole milliseconds, and
+    /// told as epoch ms from its size); without a zone, read as UTC.
+    @inline(never)
+    static func dateTimeMilliseconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        guard end - start >= 10, end - start <= 64 else { return nil }
+        let text = Substring(
+            String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self))
+        let trimmed = text.trimmingPrefixSpaces()
+        guard let ns = TimeParsing.parseDateTime(trimmed)?.ns ?? TimeParsing.parseMonthNameDateTime(trimmed) else {
+            return nil
+        }
+        return Double(ns) / 1e6
     }
 
     /// The error for a field that is not a number.

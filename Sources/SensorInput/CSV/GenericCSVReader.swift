@@ -44,6 +44,12 @@ public enum GenericCSVReader {
         if let unit, let u = units.first(where: { $0.0 == unit }) { return .some(u.1) }
         let timeNames = ["t", "time", "timestamp", "ts", "seconds", "elapsed", "seconds_elapsed", "time_since_start"]
         if timeNames.contains(name) { return .some(name == "seconds" || name == "seconds_elapsed" ? 1e9 : nil) }
+        // AndroSensor: `Time since start in ms ` (with a trailing space).
+        if name.hasPrefix("time since start"), let u = units.first(where: { name.hasSuffix(" in " + $0.0) }) {
+            return .some(u.1)
+        }
+        // MATLAB's `writetable` of a timetable names the time `<Table>_Timestamp` (`Acceleration_Timestamp`).
+        if name.hasSuffix("_timestamp") { return .some(nil) }
         for prefix in ["t_", "time_", "timestamp_", "ts_", "t", "time"] where name.hasPrefix(prefix) {
             let rest = String(name.dropFirst(prefix.count))
             if let u = units.first(where: { $0.0 == rest }) { return .some(u.1) }
@@ -89,6 +95,10 @@ public enum GenericCSVReader {
                 layout.accelerationUnit = .g
             } else if unit.hasPrefix("m/s") || unit.hasPrefix("ms^-2") || unit.hasPrefix("ms-2") {
                 layout.accelerationUnit = .metersPerSecondSquared
+            } else if c.unit == nil, c.name == "ax" || c.name == "at", cols.contains(where: { $0.name == "at" }) {
+                // Physics Toolbox's linear accelerometer (`time,ax,ay,az,aT`) is m/s² without gravity: small
+                // values that the data alone would take for g.
+                layout.accelerationUnit = .metersPerSecondSquared
             }
         }
         if let x, let y, let z {
@@ -132,6 +142,8 @@ public enum GenericCSVReader {
         var offset: Int64
         var lastLine: Int
         var sawAnyLine: Bool
+        /// Why the first line is not a header, while the second is tried (AndroSensor's title line).
+        var titleError: InputError?
     }
 
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
@@ -174,6 +186,7 @@ public enum GenericCSVReader {
         }
         guard state.sawAnyLine else { throw InputError(file: path, message: "file is empty") }
         guard let l = state.layout, let headerText = state.headerText else {
+            if let e = state.titleError { throw e }
             if completeLinesOnly { return (state.summary, nil) }
             throw InputError(file: path, message: "file is empty")
         }
@@ -217,7 +230,15 @@ public enum GenericCSVReader {
             guard let l = state.layout else {
                 if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
                 state.sawAnyLine = true
-                state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
+                do {
+                    state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
+                } catch let e as InputError where state.titleError == nil {
+                    // AndroSensor writes a title line above its header: the next line may be the header.
+                    state.titleError = e
+                    return true
+                } catch is InputError {
+                    throw state.titleError!  // neither is a header: what the first line lacks
+                }
                 state.headerText = String(decoding: line, as: UTF8.self)
                 return true
             }
@@ -262,7 +283,12 @@ public enum GenericCSVReader {
             )
         }
         var found = try layout(header: header, delimiter: delimiter, file: path)
-        if formatName == "sensor-logger" { found.accelerationUnit = .metersPerSecondSquared }  // always m/s²
+        // Sensor Logger writes m/s², except iOS's AccelerometerUncalibrated.csv, in g unless "Standardise Units &
+        // Frames" was on: with gravity in it, its |a| tells which (the pushed payloads' rule).
+        let name = path.split(separator: "/").last?.lowercased() ?? ""
+        if formatName == "sensor-logger" && !name.contains("uncalibrated") {
+            found.accelerationUnit = .metersPerSecondSquared
+        }
         return found
     }
 
@@ -311,6 +337,9 @@ public enum GenericCSVReader {
             // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
             let unit = stated ?? AccelerationUnit.told(byMedianMagnitude: median)
             let first = rows.first?.0 ?? 0
+            var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
+            deltas.sort()
+            let medianStep = deltas.isEmpty ? nil : deltas[deltas.count / 2]
             var unitNs = timeUnitNs
             if unitNs == nil {
                 // Epoch magnitudes first, then the typical step between samples for relative times.
@@ -324,10 +353,16 @@ public enum GenericCSVReader {
                 } else if a > 1e8 {
                     unitNs = 1e9
                 } else {
-                    var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
-                    deltas.sort()
-                    let d = deltas.isEmpty ? 0.01 : deltas[deltas.count / 2]
+                    let d = medianStep ?? 0.01
                     unitNs = d >= 1e4 ? 1 : d >= 10 ? 1e3 : d >= 0.2 ? 1e6 : 1e9
+                }
+                // Android's SensorEvent time is ns since boot: 1e11-1e16 looks like epoch ms or µs by size, but then
+                // samples 5 ms apart would be seconds apart. A unit whose step is not 0.1 ms-2 s gives way to the
+                // first that puts it at 1 ms-1 s.
+                if let d = medianStep, let u = unitNs, !(1e5...2e9).contains(d * u),
+                    let fits = [1.0, 1e3, 1e6, 1e9].first(where: { (1e6...1e9).contains(d * $0) })
+                {
+                    unitNs = fits
                 }
             }
             let absolute = abs(first) * (unitNs ?? 1e9) > 1e17  // after ~1973: a wall-clock time

@@ -127,6 +127,25 @@ public enum TimeParsing {
         return (ns, hadZone)
     }
 
+    /// Parses MATLAB's default datetime text, `dd-MMM-yyyy HH:mm:ss[.SSS]` (English month abbreviations), as UTC.
+    public static func parseMonthNameDateTime(_ text: Substring) -> Int64? {
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        var c = Cursor(text)
+        c.skipSpaces()
+        guard let d = c.int(min: 1, max: 2), c.eat(0x2D), c.i + 3 <= c.bytes.count else { return nil }
+        let name = String(decoding: c.bytes[c.i..<c.i + 3], as: UTF8.self).lowercased()
+        guard let month = months.firstIndex(of: name) else { return nil }
+        c.i += 3
+        guard c.eat(0x2D), let y = c.int(min: 4, max: 4), c.eat(0x20), let h = c.int(min: 1, max: 2), c.eat(0x3A),
+            let mi = c.int(min: 2, max: 2), c.eat(0x3A), let s = c.int(min: 2, max: 2)
+        else { return nil }
+        var nanos: Int64 = 0
+        if c.eat(anyOf: [0x2E, 0x2C]) != nil { nanos = c.fractionNs() }
+        c.skipSpaces()
+        guard c.atEnd else { return nil }
+        return epochNs(year: y, month: month + 1, day: d, hour: h, minute: mi, second: s, nanos: nanos)
+    }
+
     /// Parses an ISO 8601 / RFC 3339 time for `--start`; a time without a zone is UTC.
     public static func parseISO8601(_ text: String) -> Int64? { parseDateTime(Substring(text))?.ns }
 

@@ -10,6 +10,8 @@ struct ActiGraphEpochFormat: LineParser {
     var header = ActiGraphHeader()
     var stepsColumn: Int?
     var timeColumn: Int?
+    /// Without a column row: the first data row's leading date and time fields.
+    var timeFields: Int?
     var index: Int64 = 0
     var sawData = false
 
@@ -20,7 +22,7 @@ struct ActiGraphEpochFormat: LineParser {
         _ emit: (InputItem) -> Void
     ) throws -> String? {
         let f: [Substring]
-        switch header.take(line, sawData: &sawData, timeMayLeadData: true) {
+        switch header.take(line, sawData: &sawData) {
         case .header: return nil
         case .columns(let names):
             stepsColumn = names.firstIndex(of: "steps")
@@ -35,7 +37,11 @@ struct ActiGraphEpochFormat: LineParser {
             // Without a column row the Mode says: bit 0 = steps, bit 2 = three axes before it.
             let mode = header.mode ?? 13
             guard mode & 1 == 1 else { return "Mode \(mode) has no steps column" }
-            column = mode & 4 == 4 ? 3 : 1
+            if timeFields == nil {
+                timeFields = ActiGraphHeader.timeFields(f)
+                if timeFields != 0 { timeColumn = 0 }
+            }
+            column = (mode & 4 == 4 ? 3 : 1) + (timeFields ?? 0)
         }
         guard let epoch = header.epochSeconds, epoch > 0 else { return "no Epoch Period in the header" }
         guard f.count > column, let steps = Fields.int(f[column]), steps >= 0, steps < 1_000_000 else {

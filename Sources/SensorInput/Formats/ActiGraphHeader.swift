@@ -9,6 +9,8 @@ struct ActiGraphHeader: Codable, Sendable {
     var epochSeconds: Int?
     var mode: Int?
     var lines = 0
+    /// The Start Date as written, read again when a later date in the header contradicts the declared format.
+    var startDateText: String?
 
     var isComplete: Bool { lines >= 10 }
 
@@ -29,24 +31,28 @@ struct ActiGraphHeader: Codable, Sendable {
         case data([Substring])
     }
 
-    /// Takes `line` into the header while it is incomplete; after it, the first row is the column row when its first
-    /// field is not a number (nor, with `timeMayLeadData`, a date and time), and every row is data from then on.
-    /// `sawData` is the parser's own (saved with its state): whether a row after the header was seen.
-    mutating func take(
-        _ line: UnsafeBufferPointer<UInt8>, sawData: inout Bool, timeMayLeadData: Bool
-    ) -> Line {
+    /// Takes `line` into the header while it is incomplete; after it, the first row is the column row when none of
+    /// its fields is a number (a data row may lead with a date and time in any layout), and every row is data from
+    /// then on. `sawData` is the parser's own (saved with its state): whether a row after the header was seen.
+    mutating func take(_ line: UnsafeBufferPointer<UInt8>, sawData: inout Bool) -> Line {
         if !isComplete {
             take(String(decoding: line, as: UTF8.self))
             return .header
         }
         let f = Fields.split(line, ",")
         defer { sawData = true }
-        if !sawData && !f.isEmpty && !Sniff.isNumber(f[0])
-            && !(timeMayLeadData && TimeParsing.parseDateTime(f[0].trimmingPrefixSpaces()) != nil)
-        {
+        if !sawData && !f.isEmpty && !f.contains(where: { Sniff.isNumber($0) }) {
             return .columns(f.map { $0.trimmingPrefixSpaces().lowercased() })
         }
         return .data(f)
+    }
+
+    /// How many fields before the numbers of a data row are its time (`Timestamp`, or `Date` and `Time`): ActiLife
+    /// writes them with or without a column row naming them.
+    static func timeFields(_ f: [Substring]) -> Int {
+        var n = 0
+        while n < min(2, f.count - 1), !f[n].trimmingPrefixSpaces().isEmpty, !Sniff.isNumber(f[n]) { n += 1 }
+        return n
     }
 
     /// Takes one of the 10 header lines.
@@ -65,9 +71,16 @@ struct ActiGraphHeader: Codable, Sendable {
         } else if lower.hasPrefix("start time") {
             startClock = TimeParsing.parseClock(line.dropFirst("start time".count))
         } else if lower.hasPrefix("start date") {
-            startDay = TimeParsing.parseDate(
-                line.dropFirst("start date".count).trimmingPrefixSpaces(),
-                format: Substring(dateFormat))
+            let text = line.dropFirst("start date".count).trimmingPrefixSpaces()
+            startDateText = String(text)
+            startDay = TimeParsing.parseDate(text, format: Substring(dateFormat))
+        } else if lower.hasPrefix("download date"), let start = startDateText,
+            Self.monthOutOfRange(line.dropFirst("download date".count), format: dateFormat)
+        {
+            // The dates contradict the declared format (a real export says dd/MM/yyyy over 09-19-2017): the
+            // month and day of the Start Date are the other way round too.
+            let swapped = String(dateFormat.lowercased().map { $0 == "d" ? "m" : $0 == "m" ? "d" : $0 })
+            startDay = TimeParsing.parseDate(Substring(start), format: Substring(swapped))
         } else if lower.hasPrefix("epoch period") {
             if let close = line.firstIndex(of: ")") {
                 epochSeconds = TimeParsing.parseClock(line[line.index(after: close)...])
@@ -75,6 +88,18 @@ struct ActiGraphHeader: Codable, Sendable {
         } else if let r = lower.range(of: "mode = ") {
             mode = Int(lower[r.upperBound...].prefix { $0.isNumber })
         }
+    }
+
+    /// Whether `date`, read in the order `format` declares, has a month over 12 and a day that could be the month.
+    static func monthOutOfRange(_ date: Substring, format: String) -> Bool {
+        let parts = date.split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." }).map {
+            Int($0.trimmingPrefixSpaces())
+        }
+        let order = format.lowercased().split(whereSeparator: { $0 == "/" || $0 == "-" || $0 == "." }).map(\.first)
+        guard parts.count == 3, order.count == 3, let m = order.firstIndex(of: "m"), let d = order.firstIndex(of: "d"),
+            let month = parts[m], let day = parts[d]
+        else { return false }
+        return month > 12 && day <= 12
     }
 
     /// Start of the recording (ns since the epoch; the device's local time, read as UTC).

@@ -11,6 +11,8 @@ struct ActiGraphRawFormat: LineParser {
 
     var header = ActiGraphHeader()
     var firstAxis = 0
+    /// Set by the column row, else by the first data row (its leading date and time fields).
+    var timeFields: Int?
     var index: Int64 = 0
     var sawData = false
 
@@ -21,12 +23,17 @@ struct ActiGraphRawFormat: LineParser {
         _ emit: (InputItem) -> Void
     ) throws -> String? {
         let f: [Substring]
-        switch header.take(line, sawData: &sawData, timeMayLeadData: false) {
+        switch header.take(line, sawData: &sawData) {
         case .header: return nil
         case .columns(let names):
             firstAxis = names.firstIndex { $0.hasSuffix("x") } ?? (names.first == "timestamp" ? 1 : 0)
+            timeFields = firstAxis
             return nil
         case .data(let fields): f = fields
+        }
+        if timeFields == nil {
+            timeFields = ActiGraphHeader.timeFields(f)
+            firstAxis = timeFields ?? 0
         }
         guard let rate = options.rateHz ?? header.rateHz, rate > 0 else {
             return "no sample rate in the header; pass --rate"

@@ -10,7 +10,8 @@ struct AppleHealthFormat: LineParser {
         name: "apple-health", kind: .steps,
         about: "Apple Health export.xml: StepCount records (overlapping sources such as phone and watch counted once)",
         sniff: { s in
-            if s.head.contains("<HealthData") { return 100 }
+            // The export's DTD runs to ~80 lines before `<HealthData`: its DOCTYPE line says it first.
+            if s.head.contains("<HealthData") || s.head.contains("<!DOCTYPE HealthData") { return 100 }
             return s.first.hasPrefix("<?xml") && s.fileName.lowercased().hasPrefix("export") ? 50 : 0
         },
         parser: AppleHealthFormat.self)
@@ -127,9 +128,16 @@ struct AppleHealthFormat: LineParser {
         held.removeAll()
     }
 
-    /// Applies `policy` to records of several sources: runs of overlapping records keep one source.
+    /// Applies `policy` to records of several sources: runs of overlapping records keep one source. A record repeated
+    /// exactly (same source, interval and value: real exports hold such copies) is counted once, whatever the policy.
     static func combine(_ records: [Held], policy: OverlapPolicy) -> [StepReading] {
-        let sorted = records.sorted { ($0.reading.startNs, $0.reading.endNs) < ($1.reading.startNs, $1.reading.endNs) }
+        var sorted = records.sorted {
+            ($0.reading.startNs, $0.reading.endNs, $0.source, $0.reading.steps)
+                < ($1.reading.startNs, $1.reading.endNs, $1.source, $1.reading.steps)
+        }
+        sorted = sorted.indices.filter { i in
+            i == 0 || sorted[i].source != sorted[i - 1].source || sorted[i].reading != sorted[i - 1].reading
+        }.map { sorted[$0] }
         if case .sumAll = policy { return sorted.map(\.reading) }
         var out: [StepReading] = []
         var i = 0

@@ -161,7 +161,12 @@ enum GadgetbridgeFormat: WholeReader {
                         $0.name.hasSuffix("Gadgetbridge") || $0.name.hasSuffix("Gadgetbridge.db")
                     })
             else {
-                throw ZipArchive.ZipError("a zip archive without database/Gadgetbridge (\(entries.count) entries)")
+                // Apple Health, Sensor Logger and phyphox export zips too: say what is inside and what to do.
+                let names = entries.prefix(3).map(\.name).joined(separator: ", ")
+                throw ZipArchive.ZipError(
+                    "a zip archive without database/Gadgetbridge (\(entries.count) entries: \(names)"
+                        + (entries.count > 3 ? ", ..." : "")
+                        + "); only a Gadgetbridge backup is read from a zip: unzip it and pass the recording inside")
             }
             return try SQLiteReadOnly(
                 bytes: try ZipArchive.contents(of: entry, in: bytes), name: input.path + ":" + entry.name)
@@ -210,7 +215,10 @@ enum GadgetbridgeFormat: WholeReader {
                     total = DayTotal(day: day, total: value)
                 }
                 var seconds: Int64 = 60
-                if let e = r.int(2) { seconds = columns.contains("OTHER_TIMESTAMP") ? e / divisor - time : e }
+                if let e = r.int(2) {
+                    // An end at or before the start lasts 0 s (subtracting a damaged, hugely negative end overflowed).
+                    seconds = !columns.contains("OTHER_TIMESTAMP") ? e : e / divisor > time ? e / divisor - time : 0
+                }
                 rows.append(Row(time: time, seconds: max(0, min(seconds, 86_400)), device: device, steps: steps))
             }
             if last != Int64.min { state.lastTimestamp[key] = last }

@@ -85,12 +85,12 @@ struct GoogleFitCSV: LineParser {
             }
             let day = t.ns / 1_000_000_000
             let zone = options.timeZone ?? TimeZone.current
-            let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day) + 43_200)))
+            // A day of a DST change lasts 23 or 25 hours: each midnight has its own offset.
             emit(
                 .reading(
                     StepReading(
-                        startNs: (day - offset) * 1_000_000_000, endNs: (day - offset + 86_400) * 1_000_000_000,
-                        steps: count)))
+                        startNs: Self.localMidnight(day, zone) * 1_000_000_000,
+                        endNs: Self.localMidnight(day + 86_400, zone) * 1_000_000_000, steps: count)))
             return nil
         }
         guard let fileDay else { return "the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)" }
@@ -104,6 +104,12 @@ struct GoogleFitCSV: LineParser {
         lastStart = from
         emit(.reading(StepReading(startNs: from, endNs: to, steps: count)))
         return nil
+    }
+
+    /// Seconds since the epoch of 00:00 in `zone` on the day that starts at `utcMidnight` in UTC.
+    static func localMidnight(_ utcMidnight: Int64, _ zone: TimeZone) -> Int64 {
+        func offset(_ t: Int64) -> Int64 { Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t)))) }
+        return utcMidnight - offset(utcMidnight - offset(utcMidnight))
     }
 
     /// `hh:mm:ss.fff±hh:mm` on `day` → ns since the epoch.

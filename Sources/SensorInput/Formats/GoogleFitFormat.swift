@@ -69,7 +69,7 @@ enum GoogleFitFormats: WholeReader {
         for (k, p) in points.items.enumerated() {
             if let type = p["dataTypeName"]?.string, type != "com.google.step_count.delta" { continue }
             let value = p["fitValue"]?[0]?["value"]
-            let steps = value?["intVal"]?.int64 ?? value?["fpVal"]?.double.map { Int64($0.rounded()) }
+            let steps = value?["intVal"]?.int64 ?? value?["fpVal"]?.double.flatMap { Int64(exactly: $0.rounded()) }
             guard let start = p["startTimeNanos"]?.int64, let end = p["endTimeNanos"]?.int64, let steps,
                 end >= start, steps >= 0, steps < 1_000_000
             else {

@@ -12,8 +12,11 @@ enum HeaderCSVFormats {
             "CSV with a header: time (s/ms/µs/ns, relative or epoch) and x,y,z or magnitude; , ; tab or spaces; m/s² or g",
         sniff: { s in
             let fields = Sniff.fields(s.first)
-            guard fields.count >= 2, !fields.allSatisfy({ Sniff.isNumber($0) }) else { return 0 }
-            return 10
+            if fields.count >= 2, !fields.allSatisfy({ Sniff.isNumber($0) }) { return 10 }
+            // A title line above the header (AndroSensor): the second line names the columns.
+            guard s.lines.count >= 2 else { return 0 }
+            let second = Sniff.fields(s.lines[1])
+            return second.count >= 3 && !second.allSatisfy({ Sniff.isNumber($0) }) ? 5 : 0
         },
         parser: nil)
 

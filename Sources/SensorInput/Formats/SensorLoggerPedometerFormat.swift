@@ -29,7 +29,10 @@ struct SensorLoggerPedometerFormat: LineParser {
         guard let raw = Fields.double(f[0]), let (t, _) = Fields.nsFromMagnitude(raw) else {
             return "time is not a number"
         }
-        guard let total = Fields.int(f[2]), total >= 0 else { return "steps is not a non-negative integer" }
+        // Bounded like the step log's counters: a garbled huge total would overflow the sums of the readings.
+        guard let total = Fields.int(f[2]), total >= 0, total < 1 << 40 else {
+            return "steps is not a step count (a whole number from 0 to 2^40)"
+        }
         let elapsed = Fields.double(f[1]) ?? 0
         let start = lastNs ?? (t &- Int64((elapsed.isFinite ? max(0, min(elapsed, 1e9)) : 0) * 1e9))
         let delta = total >= lastTotal ? total - lastTotal : total

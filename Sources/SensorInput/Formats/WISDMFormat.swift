@@ -1,20 +1,24 @@
 import StepDetection
 
 /// WISDM v1.1 raw: `user,activity,timestamp,x,y,z;` — no header, `;` ends each record, values numerically m/s²
-/// ("10 = 1 g"), timestamp in ns (phone uptime, or epoch in some files; 0 in a few rows, which are skipped).
+/// ("10 = 1 g"), timestamp in ns (phone uptime, or epoch in some files; ms in some, told from the step between the
+/// first two; 0 in a few rows, which are skipped).
 struct WISDMFormat: LineParser {
     static let format = InputFormat(
         name: "wisdm", kind: .acceleration,
         about: "WISDM raw: user,activity,timestamp(ns),x,y,z; (values m/s², 10 = 1 g)",
         sniff: { s in
             let f = s.first.split(separator: ",", omittingEmptySubsequences: false)
-            guard f.count >= 6, s.first.hasSuffix(";"), Int(f[0]) != nil, !Sniff.isNumber(f[1]) else { return 0 }
+            let line = s.first.reversed().drop { $0 == "," || $0 == " " }  // `;` plus an extra `,` in some lines
+            guard f.count >= 6, line.first == ";", Int(f[0]) != nil, !Sniff.isNumber(f[1]) else { return 0 }
             return 90
         },
         parser: WISDMFormat.self)
 
     var firstNs: Int64?
     var absolute = false
+    /// ns per timestamp unit: 1 (ns), or 1,000,000 when the first two records are under 10 µs apart (ms).
+    var scale: Int64?
 
     init(path: String, options: ReadOptions) throws {}
 
@@ -44,8 +48,15 @@ struct WISDMFormat: LineParser {
                 firstNs = ts
                 absolute = ts > 100_000_000_000_000_000
             }
-            var t = ts
-            if !absolute, let start = options.startNs, let f0 = firstNs { t = start &+ (ts &- f0) }
+            let f0 = firstNs ?? ts
+            if scale == nil && ts != f0 { scale = abs(ts &- f0) < 10_000 ? 1_000_000 : 1 }
+            let (elapsed, overflow) = (ts &- f0).multipliedReportingOverflow(by: scale ?? 1)
+            let (time, overflow2) = (!absolute ? options.startNs ?? f0 : f0).addingReportingOverflow(elapsed)
+            guard !overflow, !overflow2 else {
+                problem = "timestamp \(ts) is out of range"
+                continue
+            }
+            let t = time
             emit(.sample(AccelerationSample(timeNs: t, x: x, y: y, z: z)))
         }
         return problem
