@@ -5,7 +5,8 @@ The counts come from `scripts/train_walking.py --counts FILE` (every recording's
 
     python3 scripts/train_walking.py --no-write --monotone none --counts /tmp/before.json   # the earlier model
     python3 scripts/train_walking.py --no-write --counts /tmp/after.json                    # today's
-    python3 bench/by_subject.py /tmp/before.json /tmp/after.json > bench/by_subject_result.md
+    python3 bench/by_subject.py --labels "no constraint (session 20),r1+ r2+ (session 21)" /tmp/before.json \
+        /tmp/after.json > bench/by_subject_result.md
 
 Tables: WISDM per subject (false steps per hour over the 12 non-walking activities; walking's steps per minute),
 Oxford per user (MAPE), Bangle.js per walk (error) and its 0-step files, wrist_watch per recording (counted of true).
@@ -78,6 +79,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("counts", nargs="+", help="--counts files of train_walking.py, oldest first")
     ap.add_argument("--enter", default="0.7", help="the enter value to report (default %(default)s)")
+    ap.add_argument("--labels", help="comma-separated names of the runs, in order (default: the files' names)")
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
     a = ap.parse_args()
     es = entries(a.shared)
@@ -90,8 +92,8 @@ def main():
         missing = [f for f in es if f not in runs[-1]]
         if missing:
             sys.exit(f"{path}: no count for {missing[0]} and {len(missing) - 1} more recordings")
-    print(f"# Every shared set by subject, out of fold, enter {a.enter}: " + " → ".join(
-        os.path.basename(p) for p in a.counts))
+    labels = a.labels.split(",") if a.labels else [os.path.basename(p) for p in a.counts]
+    print(f"# Every shared set by subject, out of fold, enter {a.enter}: " + " → ".join(labels))
     print(f"\n{datetime.date.today()}; the counts are steptweet's own, each recording counted by the fold that never "
           "saw its subject, user or file. Each cell is before → after.\n")
     wisdm(es, runs)
