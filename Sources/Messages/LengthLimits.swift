@@ -1,6 +1,7 @@
 /// One limit a platform applies to a post and how a text measures against it.
 public struct LengthLimit: Sendable, Equatable, Codable {
-    /// What is counted: `weighted` (X), `characters` (Mastodon: graphemes with URLs as 23), `graphemes`, `bytes`.
+    /// What is counted: `weighted` (X), `characters` (Mastodon: graphemes with URLs as 23 or the instance's count),
+    /// `graphemes`, `bytes`.
     public var measure: String
     public var length: Int
     public var max: Int
@@ -84,7 +85,10 @@ extension LengthRule {
         switch self {
         case .x: return [LengthLimit(measure: "weighted", length: check(text).weightedLength, max: limit)]
         case .mastodon, .mastodonInstance:
-            return [LengthLimit(measure: "characters", length: Self.mastodonLength(text), max: limit)]
+            return [
+                LengthLimit(
+                    measure: "characters", length: Self.mastodonLength(text, urlLength: mastodonURLLength), max: limit)
+            ]
         case .bluesky:
             return [
                 LengthLimit(measure: "graphemes", length: text.count, max: 300),

@@ -5,14 +5,15 @@ import Foundation
 /// - `x`: twitter-text v3 weighted length (NFC first; code points in U+0000–U+10FF, U+2000–U+200D, U+2010–U+201F and
 ///   U+2032–U+2037 weigh 1, everything else 2; every URL counts 23; an emoji sequence counts 2); limit 280.
 /// - `mastodon`: grapheme clusters, every `http(s)://` URL counts 23; limit 500.
-/// - `mastodonInstance(n)`: Mastodon's measure with an instance's own limit (`max_characters`; glitch-soc, Akkoma, …).
+/// - `mastodonInstance(n, urlLength:)`: Mastodon's measure with an instance's own limit (`max_characters`;
+///   glitch-soc, Akkoma, …) and what it counts for a URL (`characters_reserved_per_url`, 23 unless it says).
 /// - `bluesky`: grapheme clusters, limit 300, and at most 3000 UTF-8 bytes.
 /// - `characters(n)`: at most `n` grapheme clusters (Discord: 2000).
 /// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4096, Matrix: 65536 per event, minus some room for the envelope).
 public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case x
     case mastodon
-    case mastodonInstance(Int)
+    case mastodonInstance(Int, urlLength: Int = TwitterText.urlLength)
     case bluesky
     case characters(Int)
     case utf8Bytes(Int)
@@ -31,7 +32,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .x: return 280
         case .mastodon: return 500
-        case .mastodonInstance(let n): return n
+        case .mastodonInstance(let n, _): return n
         case .bluesky: return 300
         case .characters(let n), .utf8Bytes(let n): return n
         }
@@ -41,7 +42,8 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .x: return "X (280 weighted)"
         case .mastodon: return "Mastodon (500 characters)"
-        case .mastodonInstance(let n): return "Mastodon (\(n) characters)"
+        case .mastodonInstance(let n, TwitterText.urlLength): return "Mastodon (\(n) characters)"
+        case .mastodonInstance(let n, let urlLength): return "Mastodon (\(n) characters, URLs \(urlLength))"
         case .bluesky: return "Bluesky (300 graphemes, 3000 bytes)"
         case .characters(let n): return "\(n) characters"
         case .utf8Bytes(let n): return "\(n) bytes"
@@ -57,7 +59,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
                 weightedLength: result.length, limit: 280,
                 valid: !text.isEmpty && !result.hasInvalidCharacters && result.length <= 280)
         case .mastodon, .mastodonInstance:
-            let length = Self.mastodonLength(text)
+            let length = Self.mastodonLength(text, urlLength: mastodonURLLength)
             return LengthCheck(weightedLength: length, limit: limit, valid: !text.isEmpty && length <= limit)
         case .bluesky:
             let graphemes = text.count
@@ -94,13 +96,19 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         return s
     }
 
-    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as 23.
-    static func mastodonLength(_ text: String) -> Int {
+    /// What a Mastodon rule counts for each URL: the instance's `characters_reserved_per_url`, else 23.
+    var mastodonURLLength: Int {
+        if case .mastodonInstance(_, let urlLength) = self { return urlLength }
+        return TwitterText.urlLength
+    }
+
+    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as `urlLength`.
+    static func mastodonLength(_ text: String, urlLength: Int) -> Int {
         let urls = TwitterText.urlRanges(in: text, requireScheme: true)
         var length = 0
         var cursor = text.startIndex
         for url in urls {
-            length += text[cursor..<url.lowerBound].count + TwitterText.urlLength
+            length += text[cursor..<url.lowerBound].count + urlLength
             cursor = url.upperBound
         }
         return length + text[cursor...].count

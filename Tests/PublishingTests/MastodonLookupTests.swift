@@ -1,6 +1,7 @@
 import Clocks
 import FlyingFox
 import Foundation
+import Messages
 import TestSupport
 import Testing
 
@@ -245,5 +246,62 @@ import Testing
         #expect(await overridden.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
         // never asked with an override
         #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
+    }
+}
+
+/// What a URL counts for: the instance's `configuration.statuses.characters_reserved_per_url`, 23 when it does not
+/// say or says something no server would (Mastodon's own 23 is only its default).
+@Suite struct MastodonInstanceURLLengthTests {
+    /// A URL, a space and 470 characters: 494 at 23, fits; 501 at 30, does not.
+    static let url = "https://steps.example.org/a/long/path/that/counts/as/one/url"
+    static let text = url + " " + String(repeating: "歩", count: 470)
+
+    static func server(urlLength: (any Sendable)?) async throws -> LoopbackServer {
+        try await LoopbackServer.start { request, _ in
+            if request.path == "/api/v2/instance" {
+                var statuses: [String: Any] = ["max_characters": 500]
+                if let urlLength { statuses["characters_reserved_per_url"] = urlLength }
+                return jsonResponse(200, ["configuration": ["statuses": statuses]])
+            }
+            return jsonResponse(200, ["id": "8"])
+        }
+    }
+
+    func post() -> Post {
+        var post = samplePost
+        post.text = Self.text
+        return post
+    }
+
+    @Test func anInstanceCountingURLsAs30RefusesOrShortensWhatFitsAt23() async throws {
+        #expect(LengthRule.mastodon.check(Self.text).weightedLength == 494)
+        let server = try await Self.server(urlLength: 30)
+        defer { Task { await server.stop() } }
+        let cache = InMemoryTargetInfoCache()
+        let strict = MastodonPublisher(baseURL: server.baseURL, token: "t", context: HTTPContext(infoCache: cache))
+        #expect(
+            await strict.publish(post(), deadline: soon())
+                == .permanent(
+                    reason:
+                        "text too long for Mastodon (500 characters, URLs 30): 501 > 500 (set shorten = true to cut it)"
+                ))
+        #expect(
+            await cache.info("mastodon.characters_reserved_per_url \(server.baseURL.absoluteString)")?.value == "30")
+        let shortening = MastodonPublisher(
+            baseURL: server.baseURL, token: "t", shorten: true, context: HTTPContext(infoCache: cache))
+        #expect(await shortening.publish(post(), deadline: soon()) == .delivered(remoteID: "8"))
+        let sent = try #require(await server.requests.last?.json?["status"] as? String)
+        #expect(sent == Self.url + " " + String(repeating: "歩", count: 468) + "…")
+        // both publishers read the instance once: the second from the cache
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 1)
+    }
+
+    @Test(arguments: [nil, -1, 1001, "30"] as [(any Sendable)?])
+    func withoutASaneURLLengthURLsCount23(urlLength: (any Sendable)?) async throws {
+        let server = try await Self.server(urlLength: urlLength)
+        defer { Task { await server.stop() } }
+        let mastodon = MastodonPublisher(baseURL: server.baseURL, token: "t")
+        #expect(await mastodon.publish(post(), deadline: soon()) == .delivered(remoteID: "8"))
+        #expect(await server.requests.last?.json?["status"] as? String == Self.text)
     }
 }

@@ -3,9 +3,10 @@ import GRDB
 import Messages
 import Publishing
 
-/// What targets read from their servers (Mastodon's `max_characters` from `/api/v2/instance`), kept in the state
-/// database so that a one-shot `steptweet fetch` from cron asks once a day, not on every run. The database is
-/// opened on first use; a failure to read or write it only means asking the server again.
+/// What targets read from their servers (Mastodon's `max_characters` and `characters_reserved_per_url` from
+/// `/api/v2/instance`), kept in the state database so that a one-shot `steptweet fetch` from cron asks once a day,
+/// not on every run. The database is opened on first use; a failure to read or write it only means asking the server
+/// again.
 public actor StateTargetInfoCache: TargetInfoCache {
     let statePath: String
     private var store: StateStore?

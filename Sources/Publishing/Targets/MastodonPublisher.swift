@@ -17,7 +17,8 @@ import WallTime
 ///
 /// Length: the instance's `configuration.statuses.max_characters` from `/api/v2/instance`, read once and kept a day
 /// in the context's `infoCache` (500 when the server does not say), unless `max_characters` overrides it; graphemes,
-/// URLs 23.
+/// each URL counted as the instance's `configuration.statuses.characters_reserved_per_url` (read and kept with the
+/// limit; 23 when the server does not say, says something outside 0...1000, or `max_characters` is set).
 public struct MastodonPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -35,6 +36,10 @@ public struct MastodonPublisher: Publisher {
     public static let limitLifetime: TimeInterval = 86_400
     /// Mastodon's own limit, used when the instance does not say.
     public static let defaultLimit = 500
+    /// What Mastodon counts for a URL, used when the instance does not say.
+    public static let defaultURLLength = TwitterText.urlLength
+    /// The `characters_reserved_per_url` taken from an instance; anything else is not believed.
+    public static let urlLengths = 0...1000
 
     public init(
         name: String = "mastodon", baseURL: URL, token: String, visibility: String? = nil,
@@ -58,7 +63,10 @@ public struct MastodonPublisher: Publisher {
     /// The Idempotency-Key alone does not prevent a double post on every server: look before resending.
     public var repeatsDuplicate: Bool { true }
 
-    static func rule(_ limit: Int) -> LengthRule { limit == defaultLimit ? .mastodon : .mastodonInstance(limit) }
+    static func rule(_ limit: Int, urlLength: Int = defaultURLLength) -> LengthRule {
+        limit == defaultLimit && urlLength == defaultURLLength
+            ? .mastodon : .mastodonInstance(limit, urlLength: urlLength)
+    }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
@@ -155,41 +163,53 @@ public struct MastodonPublisher: Publisher {
 
     func gate(deadline: Deadline) async -> TextGate {
         if let maxCharacters { return TextGate(rule: Self.rule(maxCharacters), shorten: shorten) }
-        return TextGate(rule: Self.rule(await instanceLimit(deadline: deadline)), shorten: shorten)
+        let instance = await instanceLimits(deadline: deadline)
+        return TextGate(rule: Self.rule(instance.limit, urlLength: instance.urlLength), shorten: shorten)
     }
 
     // MARK: The instance's limit
 
     var limitKey: String { "mastodon.max_characters \(baseURL.absoluteString)" }
+    var urlLengthKey: String { "mastodon.characters_reserved_per_url \(baseURL.absoluteString)" }
 
-    /// `configuration.statuses.max_characters` of `/api/v2/instance`, from the cache while it is under a day old;
-    /// 500 when the server does not tell (also kept a day, so a server without the endpoint is not asked per post).
-    func instanceLimit(deadline: Deadline) async -> Int {
+    /// `configuration.statuses.max_characters` and `characters_reserved_per_url` of `/api/v2/instance`, from the
+    /// cache while both are under a day old; 500 and 23 when the server does not tell (also kept a day, so a server
+    /// without the endpoint is not asked per post).
+    func instanceLimits(deadline: Deadline) async -> (limit: Int, urlLength: Int) {
         let now = context.now()
-        if let cached = await context.infoCache.info(limitKey), let limit = Int(cached.value),
-            now.timeIntervalSince(cached.storedAt) < Self.limitLifetime, now >= cached.storedAt
-        {
-            return limit
+        func fresh(_ key: String) async -> Int? {
+            guard let cached = await context.infoCache.info(key), let value = Int(cached.value),
+                now.timeIntervalSince(cached.storedAt) < Self.limitLifetime, now >= cached.storedAt
+            else { return nil }
+            return value
+        }
+        if let limit = await fresh(limitKey), let urlLength = await fresh(urlLengthKey) {
+            return (limit, urlLength)
         }
         var request = URLRequest(url: Endpoint.join(baseURL, "api/v2/instance"))
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         var limit = Self.defaultLimit
+        var urlLength = Self.defaultURLLength
         switch await context.send(request, deadline: deadline) {
         case .failure(.deadline):
-            return limit  // no answer: try again next time
+            return (limit, urlLength)  // no answer: try again next time
         case .failure:
             break
         case .success(let reply):
             let statuses = (reply.json?["configuration"] as? [String: Any])?["statuses"] as? [String: Any]
-            if (200..<300).contains(reply.status), let value = (statuses?["max_characters"] as? NSNumber)?.intValue,
-                value > 0
-            {
-                limit = value
+            if (200..<300).contains(reply.status) {
+                if let value = (statuses?["max_characters"] as? NSNumber)?.intValue, value > 0 { limit = value }
+                if let value = (statuses?["characters_reserved_per_url"] as? NSNumber)?.intValue,
+                    Self.urlLengths.contains(value)
+                {
+                    urlLength = value
+                }
             }
         }
         await context.infoCache.store(TargetInfo(value: String(limit), storedAt: now), for: limitKey)
-        return limit
+        await context.infoCache.store(TargetInfo(value: String(urlLength), storedAt: now), for: urlLengthKey)
+        return (limit, urlLength)
     }
 
     // MARK: Looking a post up
