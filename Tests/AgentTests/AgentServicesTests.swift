@@ -117,4 +117,45 @@ import Testing
         holding.cancel()
         await holder.stop()
     }
+
+    /// A push the agent will not act on is still a 2xx (so the sender does not retry) but says so and why, while one
+    /// it acts on is 202 accepted: the listener the agent builds knows which.
+    @Test(arguments: [
+        ("never", 200, ["status": "ignored", "reason": #"schedule.interval is "never""#]),
+        ("1h", 202, ["status": "accepted"]),
+    ])
+    func aPushTheAgentIgnoresIsAnsweredIgnoredWithTheReason(interval: String, status: Int, answer: [String: String])
+        async throws
+    {
+        let dir = try TempDir()
+        var config = try AgentConfiguration.parse(
+            """
+            [source]
+            path = "walk.csv"
+            [schedule]
+            interval = "\(interval)"
+            jitter = "0s"
+            [state]
+            path = "state.sqlite"
+            [push]
+            port = 1
+            token_env = "PUSH_TOKEN"
+            """, file: dir.path("c.toml"), environment: ["PUSH_TOKEN": "s3cret"])
+        config.push?.port = 0
+        let services = AgentServices.services(
+            configuration: config, scheduler: scheduler(config, FetchRecorder()), logger: Logger(label: "test"))
+        let listener = try #require(services.lazy.compactMap { $0.service as? PushListener }.first)
+        let serving = Task { try await listener.run() }
+        try await listener.waitUntilListening()
+        let port = try #require(await listener.address()).port
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/push")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer s3cret", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(#"{"aps":{"content-available":1}}"#.utf8)
+        let (body, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == status)
+        #expect((try? JSONSerialization.jsonObject(with: body)) as? [String: String] == answer)
+        serving.cancel()
+        await listener.stop()
+    }
 }

@@ -44,7 +44,9 @@ public enum AgentServices {
         }
         if let push = configuration.push {
             if let token = push.token,
-                let listener = try? PushListener(port: push.port, token: token, scheduler: scheduler)
+                let listener = try? PushListener(
+                    port: push.port, token: token, scheduler: scheduler,
+                    disabledReason: configuration.disabledReason)
             {
                 // A listener that cannot serve (its port taken) is logged; fetching on the schedule goes on.
                 services.append(.init(service: listener, failureTerminationBehavior: .ignore))
