@@ -272,6 +272,38 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(readings(items)[0].startNs == 1_763_719_200_000_000_000 - 500_000_000)
     }
 
+    /// Newer Sensor Logger versions may add columns: the pedometer's are found by name and any others ignored,
+    /// wherever they stand (the fixture with a column added at the end, at the start, and its columns shuffled).
+    @Test func sensorLoggerPedometerFindsItsColumnsByName() throws {
+        let rows = try String(contentsOfFile: Self.fixture("Pedometer.csv"), encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let variants: [(String, [Int], String)] = [
+            ("distance", [0, 1, 2, -1], "added at the end"),
+            ("floorsAscended", [-1, 0, 1, 2], "added at the start"),
+            ("cadence", [2, -1, 1, 0], "between shuffled columns"),
+        ]
+        for (extra, order, what) in variants {
+            let text =
+                rows.enumerated().map { n, row in
+                    order.map { $0 < 0 ? (n == 0 ? extra : "\(Double(n) * 0.75)") : row[$0] }.joined(separator: ",")
+                }.joined(separator: "\n") + "\n"
+            let path = try temporaryFile(Array(text.utf8), name: "Pedometer.csv")
+            let (summary, items) = try readAll(path)
+            #expect(summary.format == "sensor-logger-pedometer", "\(what)")
+            #expect(readings(items).map(\.steps) == [3, 18, 19, 12], "\(what)")
+            #expect(readings(items).first?.startNs == Int64(1_763_719_199_500_000_000), "\(what)")
+            #expect(summary.issues.isEmpty, "\(what)")
+        }
+        // A row without as many fields as the header is a bad line, named with its number.
+        let short = try temporaryFile(
+            Array(
+                "time,seconds_elapsed,steps,distance\n1763719200000000000,0.5,3,1.2\n1763719210000000000,10.5\n".utf8),
+            name: "Pedometer.csv")
+        let (summary, items) = try readAll(short)
+        #expect(readings(items).map(\.steps) == [3])
+        #expect(summary.issues.map(\.description) == ["\(short):3: expected 4 fields (as the header), found 2"])
+    }
+
     static func fixture(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

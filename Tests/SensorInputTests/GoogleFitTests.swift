@@ -105,13 +105,57 @@ import Testing
 
     @Test func badJSONIsNamedWithItsByteOffset() throws {
         let dir = try TempDir()
-        let cut = try dir.write("cut.json", String(stream("estimated_steps", [(1, 2, 3)]).prefix(150)))
-        let (s, _) = try read(cut)
-        #expect(s.issues.first?.description.hasPrefix("\(cut): not valid JSON at byte") == true)
+        let garbled = try dir.write(
+            "garbled.json", stream("estimated_steps", [(1, 2, 3)]).replacingOccurrences(of: ":3}", with: ":3x}"))
+        let (s, _) = try read(garbled)
+        #expect(s.issues.first?.description.hasPrefix("\(garbled): not valid JSON at byte") == true)
         let wrong = try dir.write("wrong.json", stream("estimated_steps", [(5, 2, 3)]))
         #expect(
             try read(wrong).0.issues.first?.message == "data point 0: no valid startTimeNanos, endTimeNanos and intVal")
         #expect(throws: InputError.self) { try read(wrong, options: ReadOptions(strict: true)) }
+    }
+
+    /// A file cut short (a partial download, a copy cut off) keeps every complete data point before the cut, and
+    /// says where the file ends early; with `strict` the cut is an error.
+    @Test func aTruncatedFileKeepsTheCompletePointsBeforeTheCut() throws {
+        let real = try SharedData.require(
+            Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: real)))
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The sample: 20 steps, then 3 steps in the second and last point, which starts line 5.
+        let first = try #require(text.range(of: "{\"fitValue\""))
+        let second = try #require(text.range(of: "{\"fitValue\"", range: first.upperBound..<text.endIndex))
+        let secondAt = text.utf8.distance(from: text.startIndex, to: second.lowerBound)
+        let secondEnd = try #require(text.range(of: "}\n", range: second.upperBound..<text.endIndex))
+        let secondEndAt = text.utf8.distance(from: text.startIndex, to: secondEnd.upperBound) - 1
+        let dir = try TempDir()
+        let cases: [(cut: Int, line: Int, steps: Int, kept: Int)] = [
+            (secondAt + 1, 5, 20, 1),  // just inside the second point
+            (secondAt + 150, 5, 20, 1),  // inside the second point's strings
+            (secondAt + 41, 5, 20, 1),  // inside its fitValue, after the steps
+            (secondEndAt, 5, 23, 2),  // right after the second point
+            (bytes.count - 1, 7, 23, 2),  // only the last "}" missing
+        ]
+        for c in cases {
+            let path = try dir.write("cut\(c.cut).json", Data(bytes.prefix(c.cut)))
+            let (s, readings) = try read(path)
+            #expect(s.format == "google-fit")
+            #expect(s.steps == c.steps, "cut at \(c.cut)")
+            #expect(readings.count == c.kept, "cut at \(c.cut)")
+            #expect(
+                s.issues.map(\.description)
+                    == [
+                        "\(path):\(c.line): the file ends early, at byte \(c.cut) (JSON cut short): kept the "
+                            + (c.kept == 1 ? "1 data point" : "\(c.kept) data points") + " before it"
+                    ])
+            #expect(throws: InputError.self) { try read(path, options: ReadOptions(strict: true)) }
+        }
+        // A Takeout folder with a cut stream file: the same.
+        let folder = try dir.write(
+            "Takeout/Fit/All Data/derived_com.google.step_count.delta_com.google.json", Data(bytes.prefix(secondAt + 1))
+        )
+        let (f, _) = try read(String(folder.dropLast("/derived_com.google.step_count.delta_com.google.json".count)))
+        #expect(f.steps == 20 && f.issues.count == 1)
     }
 
     @Test func followModeDeliversOnlyNewPoints() throws {

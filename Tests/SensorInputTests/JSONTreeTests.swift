@@ -63,4 +63,32 @@ import Testing
         let deep = "{\"data\":{\"metrics\":[{\"data\":[" + String(repeating: "[", count: 70) + "]}]}}"
         #expect(throws: JSONTree.ParseError.self) { try JSONTree.parse(Array(deep.utf8), deferring: pattern) }
     }
+
+    /// A document cut short keeps what was complete before the end: an array its complete elements only, an object
+    /// its complete members and a member array or object as far as it goes; the cut is at the end of the bytes.
+    @Test func aDocumentCutShortKeepsWhatWasCompleteBeforeTheEnd() throws {
+        let whole = "{\"a\": \"x\", \"p\": [{\"n\": 1, \"m\": [2]}, {\"n\": 12, \"m\": [3]}, true]}"
+        let first: JSONTree = .object([("n", .number("1")), ("m", .array([.number("2")]))])
+        let second: JSONTree = .object([("n", .number("12")), ("m", .array([.number("3")]))])
+        let kept: [(Int, JSONTree)] = [
+            (whole.count, .object([("a", .string("x")), ("p", .array([first, second, .bool(true)]))])),
+            (whole.count - 1, .object([("a", .string("x")), ("p", .array([first, second, .bool(true)]))])),
+            (whole.count - 3, .object([("a", .string("x")), ("p", .array([first, second]))])),  // `tr`
+            (whole.count - 8, .object([("a", .string("x")), ("p", .array([first, second]))])),
+            (whole.count - 9, .object([("a", .string("x")), ("p", .array([first]))])),  // the second's `}` is missing
+            (45, .object([("a", .string("x")), ("p", .array([first]))])),  // `12` may have been `123`
+            (8, .object([])),  // inside "x"
+            (9, .object([("a", .string("x"))])),
+            (1, .object([])),
+        ]
+        for (n, tree) in kept {
+            let (t, cut) = try JSONTree.parseCutShort(Array(whole.utf8.prefix(n)))
+            #expect(t == tree, "\(whole.prefix(n))")
+            #expect(cut?.offset == (n == whole.count ? nil : n), "\(whole.prefix(n))")
+        }
+        // Wrong before the end is still wrong; a bare value cut short keeps nothing.
+        #expect(throws: JSONTree.ParseError.self) { try JSONTree.parseCutShort(Array("{\"a\": x, \"b\": [".utf8)) }
+        #expect(throws: JSONTree.ParseError.self) { try JSONTree.parseCutShort(Array("\"abc".utf8)) }
+        #expect(throws: JSONTree.ParseError.self) { try JSONTree.parseCutShort([]) }
+    }
 }

@@ -57,12 +57,26 @@ enum JSONTree: Equatable {
     struct ParseError: Error {
         var offset: Int
         var reason: String
+        /// The bytes ended before the document did (a file cut short), rather than holding something wrong.
+        var cutShort = false
     }
 
     static let maxDepth = 64
 
     /// Parses a whole document; throws where it stops making sense.
     static func parse(_ bytes: [UInt8]) throws -> JSONTree { try parse(bytes, deferring: []).tree }
+
+    /// Parses a document that may end early (a file cut short) into what was complete before the end, and the
+    /// `cutShort` error saying where it ends (nil when it is whole). The arrays and objects open at the end are closed
+    /// there: an array keeps its complete elements only (the element cut is dropped, whatever it is), an object its
+    /// complete members and a member array or object as far as it goes; a number running to the end counts as cut
+    /// (`12` of `123`). Anything wrong other than the end throws as `parse` does, and so does a bare value cut short.
+    static func parseCutShort(_ bytes: [UInt8]) throws -> (tree: JSONTree, cut: ParseError?) {
+        var p = Parser(b: bytes)
+        p.salvaging = true
+        let v = try p.document()
+        return (v, p.cut)
+    }
 
     /// An array the parse checked but did not build: where it lies in the bytes, and how deep.
     struct DeferredArray {
@@ -79,11 +93,7 @@ enum JSONTree: Equatable {
         tree: JSONTree, deferred: [String: DeferredArray]
     ) {
         var p = Parser(b: bytes, patterns: patterns)
-        p.skipSpace()
-        if p.i + 3 <= bytes.count, bytes[p.i] == 0xEF, bytes[p.i + 1] == 0xBB, bytes[p.i + 2] == 0xBF { p.i += 3 }
-        let v = try p.value(depth: 0, following: !patterns.isEmpty)
-        p.skipSpace()
-        guard p.i == bytes.count else { throw ParseError(offset: p.i, reason: "text after the JSON document") }
+        let v = try p.document()
         return (v, p.deferred)
     }
 
@@ -107,12 +117,32 @@ enum JSONTree: Equatable {
         var patterns: [[String]] = []
         var trail: [String] = []
         var deferred: [String: DeferredArray] = [:]
+        /// `parseCutShort`: the end of the bytes closes what is open, and `cut` says where that was.
+        var salvaging = false
+        var cut: ParseError?
+
+        /// The whole document: a BOM, the value, nothing but space after it.
+        mutating func document() throws -> JSONTree {
+            skipSpace()
+            if i + 3 <= b.count, b[i] == 0xEF, b[i + 1] == 0xBB, b[i + 2] == 0xBF { i += 3 }
+            let v = try value(depth: 0, following: !patterns.isEmpty)
+            skipSpace()
+            guard i == b.count else { throw ParseError(offset: i, reason: "text after the JSON document") }
+            return v
+        }
 
         mutating func skipSpace() {
             while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
         }
 
-        func fail(_ reason: String) -> ParseError { ParseError(offset: i, reason: reason) }
+        func fail(_ reason: String) -> ParseError { ParseError(offset: i, reason: reason, cutShort: i >= b.count) }
+
+        /// The bytes end where a container goes on: noted when salvaging (the caller closes it), else thrown.
+        mutating func endOfInput() throws {
+            let e = fail("document cut short")
+            guard salvaging else { throw e }
+            cut = e
+        }
 
         /// A value. `following`: the trail so far leads to a deferred path. `build`: false only checks the value.
         mutating func value(depth: Int, following: Bool = false, build: Bool = true) throws -> JSONTree {
@@ -181,7 +211,8 @@ enum JSONTree: Equatable {
             try elements { p in
                 let v = try p.child("[\(n)]", depth: depth + 1, following: following, build: build)
                 n += 1
-                if build { items.append(v) }
+                // An element the end of the bytes closed early is not a complete one.
+                if build, p.cut == nil { items.append(v) }
             }
             return build ? .array(items) : .null
         }
@@ -195,14 +226,20 @@ enum JSONTree: Equatable {
                 return
             }
             while true {
+                do {
+                    skipSpace()
+                    let key = try string()
+                    skipSpace()
+                    guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
+                    i += 1
+                    try each(&self, key)
+                } catch let e as ParseError where salvaging && e.cutShort {
+                    cut = e
+                    return
+                }
+                if cut != nil { return }
                 skipSpace()
-                let key = try string()
-                skipSpace()
-                guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
-                i += 1
-                try each(&self, key)
-                skipSpace()
-                guard i < b.count else { throw fail("document cut short") }
+                guard i < b.count else { return try endOfInput() }
                 if b[i] == 0x2C {
                     i += 1
                     continue
@@ -224,9 +261,13 @@ enum JSONTree: Equatable {
                 return
             }
             while true {
-                try each(&self)
+                do { try each(&self) } catch let e as ParseError where salvaging && e.cutShort {
+                    cut = e
+                    return
+                }
+                if cut != nil { return }
                 skipSpace()
-                guard i < b.count else { throw fail("document cut short") }
+                guard i < b.count else { return try endOfInput() }
                 if b[i] == 0x2C {
                     i += 1
                     continue
@@ -248,7 +289,10 @@ enum JSONTree: Equatable {
                     || b[i] == 0x2B || b[i] == 0x2D
             { i += 1 }
             let text = String(decoding: b[s..<i], as: UTF8.self)
+            // Salvaging, digits running to the end may have gone on: `12` of `123`.
+            if salvaging, i == b.count { throw fail("document cut short") }
             guard Double(text) != nil else {
+                if i == b.count { throw fail("document cut short") }  // `-`, `1e`: the end came first
                 i = s
                 throw fail("malformed number")
             }
@@ -257,6 +301,10 @@ enum JSONTree: Equatable {
 
         mutating func literal(_ word: StaticString) throws {
             let w = word.withUTF8Buffer { Array($0) }
+            if i + w.count > b.count, b[i...].elementsEqual(w.prefix(b.count - i)) {
+                i = b.count
+                throw fail("document cut short")
+            }
             guard i + w.count <= b.count, Array(b[i..<i + w.count]) == w else { throw fail("unexpected word") }
             i += w.count
         }
@@ -288,8 +336,11 @@ enum JSONTree: Equatable {
                     case 0x62: out.append(0x08)
                     case 0x66: out.append(0x0C)
                     case 0x75:
-                        guard i + 4 < b.count,
-                            let v = UInt32(String(decoding: b[(i + 1)...(i + 4)], as: UTF8.self), radix: 16)
+                        if i + 4 >= b.count {
+                            i = b.count
+                            throw fail("string cut short")
+                        }
+                        guard let v = UInt32(String(decoding: b[(i + 1)...(i + 4)], as: UTF8.self), radix: 16)
                         else {
                             throw fail("malformed \\u escape")
                         }

@@ -8,7 +8,8 @@ import Foundation
 /// never their sum; the stream is named by the `"Data Source"` inside the file (file names are cut short), its
 /// `name(1).json`, `name(2).json` parts merged and identical points counted once. Times are nanosecond integers
 /// above 2^53, read exactly. A folder without these files is read from its per-day 15-minute CSVs, else from the
-/// daily summary CSV. Follow mode delivers points ending after the last one delivered.
+/// daily summary CSV. Follow mode delivers points ending after the last one delivered. A file cut short keeps its
+/// complete points and is reported where it ends (`JSONTree.parseCutShort`).
 enum GoogleFitFormats: WholeReader {
     static let allData = InputFormat(
         name: "google-fit", kind: .steps,
@@ -54,12 +55,27 @@ enum GoogleFitFormats: WholeReader {
 
     /// The step points of one All Data JSON file; nil (and a problem) when it is not one.
     static func stream(bytes: [UInt8], path: String, report: inout WholeReport) throws -> Stream? {
+        // A file cut short (a partial download) keeps the points complete before the end, and says where it ends.
         let tree: JSONTree
-        do { tree = try JSONTree.parse(bytes) } catch let e as JSONTree.ParseError {
+        let cut: JSONTree.ParseError?
+        do { (tree, cut) = try JSONTree.parseCutShort(bytes) } catch let e as JSONTree.ParseError {
             try report.problem(InputError(file: path, message: "not valid JSON at byte \(e.offset): \(e.reason)"))
             return nil
         }
+        func reportCut(kept: Int) throws {
+            guard let cut else { return }
+            let line = bytes.prefix(cut.offset).reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+            try report.problem(
+                InputError(
+                    file: path, line: line,
+                    message: "the file ends early, at byte \(cut.offset) (JSON cut short): kept the "
+                        + (kept == 1 ? "1 data point" : "\(kept) data points") + " before it"))
+        }
         guard let source = tree["Data Source"]?.string, let points = tree["Data Points"] else {
+            if cut != nil {
+                try reportCut(kept: 0)
+                return nil
+            }
             try report.problem(
                 InputError(
                     file: path, message: "not a Google Fit All Data file (no \"Data Source\" and \"Data Points\")"))
@@ -80,6 +96,7 @@ enum GoogleFitFormats: WholeReader {
             }
             out.readings.append(StepReading(startNs: start, endNs: end, steps: Int(steps)))
         }
+        try reportCut(kept: points.items.count)
         return out
     }
 
