@@ -107,7 +107,11 @@ PIDS+=($!)
 
 # --- mastodon-mock on 127.0.0.1 with a file-backed SQLite ------------------------------------------------------
 MASTODON_PORT=$(free_port)
+# Media inside $WORK, which cleanup removes: left unset, mastodon-mock makes a /tmp/mastodon_mock_media_* folder
+# that nothing removes.
 cat > "$WORK/mastodon.toml" <<TOML
+media_storage_path = "$WORK/mastodon-media"
+
 [server]
 host = "127.0.0.1"
 port = $MASTODON_PORT
