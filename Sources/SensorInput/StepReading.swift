@@ -13,6 +13,10 @@ public struct StepReading: Sendable, Equatable, Codable {
 }
 
 extension StepReading {
+    /// Step counts and cumulative totals are below this (2^40): a larger one is garbled, and summing such readings
+    /// would overflow. Every reader and payload refuses one with the same bound.
+    public static let countLimit: Int64 = 1 << 40
+
     /// The one rule for where a reading's steps fall in time, used by `count`, `preview` and `fetch` alike: spread
     /// evenly over its period, rounded so that the steps before any instant never decrease and the parts of any
     /// partition of the period add up to `steps` exactly. A point reading's steps all fall at its time.

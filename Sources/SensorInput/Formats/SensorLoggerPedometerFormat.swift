@@ -60,8 +60,7 @@ struct SensorLoggerPedometerFormat: LineParser {
         guard let raw = Fields.double(f[c.time]), let (t, _) = Fields.nsFromMagnitude(raw) else {
             return "time is not a number"
         }
-        // Bounded like the step log's counters: a garbled huge total would overflow the sums of the readings.
-        guard let total = Fields.int(f[c.steps]), total >= 0, total < 1 << 40 else {
+        guard let total = Fields.int(f[c.steps]), total >= 0, total < StepReading.countLimit else {
             return "steps is not a step count (a whole number from 0 to 2^40)"
         }
         let elapsed = c.elapsed.flatMap { Fields.double(f[$0]) } ?? 0

@@ -56,7 +56,7 @@ struct StepLogFormat: LineParser {
 
     static func count(_ v: JSONTree?) -> Int64?? {
         guard let v, v != .null else { return .some(nil) }
-        guard let n = v.int64, n >= 0, n < 1 << 40 else { return nil }
+        guard let n = v.int64, n >= 0, n < StepReading.countLimit else { return nil }
         return .some(n)
     }
 

@@ -52,7 +52,7 @@ enum HealthConnectPayload {
     static func read(_ record: JSONTree, at path: @autoclosure () -> String) throws -> PayloadItem {
         _ = try record.object(at: path())
         let count = try record.member("count", at: path() + ".count").integer(at: path() + ".count")
-        guard count >= 0, count < 1 << 40 else {
+        guard count >= 0, count < StepReading.countLimit else {
             throw PayloadError(path: path() + ".count", message: "\(count) is not a step count (0 to 2^40)")
         }
         let start = try time(record.member("start_time", at: path() + ".start_time"), at: path() + ".start_time")

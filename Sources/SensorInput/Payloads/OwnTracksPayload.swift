@@ -49,7 +49,7 @@ enum OwnTracksPayload {
                 payload.ignored.append("steps report: not supported by the phone (-1)")
                 continue
             }
-            guard steps >= 0, steps < 1 << 40 else {
+            guard steps >= 0, steps < StepReading.countLimit else {
                 throw PayloadError(path: at("steps"), message: "\(steps) is not a step count (0 to 2^40, or -1)")
             }
             payload.items.append(

@@ -101,7 +101,7 @@ enum SensorLoggerPayload {
         if sensor == "pedometer" {
             let steps = try values.member("steps", at: "payload[\(i)].values.steps").integer(
                 at: "payload[\(i)].values.steps")
-            guard steps >= 0, steps < 1 << 40 else {
+            guard steps >= 0, steps < StepReading.countLimit else {
                 throw PayloadError(
                     path: "payload[\(i)].values.steps", message: "\(steps) is not a step count (0 to 2^40)")
             }
