@@ -337,12 +337,12 @@ public enum GenericCSVReader {
             // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
             let unit = stated ?? AccelerationUnit.told(byMedianMagnitude: median)
             let first = rows.first?.0 ?? 0
-            var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
-            deltas.sort()
-            let medianStep = deltas.isEmpty ? nil : deltas[deltas.count / 2]
             var unitNs = timeUnitNs
             if unitNs == nil {
                 // Epoch magnitudes first, then the typical step between samples for relative times.
+                var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
+                deltas.sort()
+                let medianStep = deltas.isEmpty ? nil : deltas[deltas.count / 2]
                 let a = abs(first)
                 if a > 1e17 {
                     unitNs = 1

@@ -56,8 +56,7 @@ struct WISDMFormat: LineParser {
                 problem = "timestamp \(ts) is out of range"
                 continue
             }
-            let t = time
-            emit(.sample(AccelerationSample(timeNs: t, x: x, y: y, z: z)))
+            emit(.sample(AccelerationSample(timeNs: time, x: x, y: y, z: z)))
         }
         return problem
     }
