@@ -291,21 +291,33 @@ extension FormatNotesTests {
 }
 
 extension FormatNotesTests {
+    /// Huawei's sample table: each row carries its own end (`OTHER_TIMESTAMP`, seconds).
+    static let huaweiTable = """
+        CREATE TABLE HUAWEI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
+          OTHER_TIMESTAMP INTEGER, SOURCE INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID, SOURCE));
+
+        """
+
+    /// A database named `Gadgetbridge` made of `sql`, in the running test's temporary folder.
+    static func gadgetbridgeDatabase(_ sql: String) throws -> String {
+        let path = try temporaryFile([], name: "Gadgetbridge")
+        try FileManager.default.removeItem(atPath: path)  // SQLite makes its own file
+        try makeDatabase(path, sql)
+        return path
+    }
+}
+
+extension FormatNotesTests {
     /// Gadgetbridge rows usually last a minute, but Huawei's carry their end (`OTHER_TIMESTAMP`) and Withings' their
     /// length (`DURATION`, seconds): a reading spans what the row says.
     @Test func gadgetbridgeRowsWithTheirOwnEndOrDuration() throws {
-        let path = try temporaryFile([], name: "Gadgetbridge")
-        try FileManager.default.removeItem(atPath: path)
-        try makeDatabase(
-            path,
-            """
-            CREATE TABLE HUAWEI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
-              OTHER_TIMESTAMP INTEGER, SOURCE INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID, SOURCE));
-            INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000000, 1, 1, 1763000300, 0, 250);
-            CREATE TABLE WITHINGS_STEEL_HRACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL,
-              USER_ID INTEGER, DURATION INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID));
-            INSERT INTO WITHINGS_STEEL_HRACTIVITY_SAMPLE VALUES (1763003600, 2, 1, 120, 90);
-            """)
+        let path = try Self.gadgetbridgeDatabase(
+            Self.huaweiTable + """
+                INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000000, 1, 1, 1763000300, 0, 250);
+                CREATE TABLE WITHINGS_STEEL_HRACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL,
+                  USER_ID INTEGER, DURATION INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID));
+                INSERT INTO WITHINGS_STEEL_HRACTIVITY_SAMPLE VALUES (1763003600, 2, 1, 120, 90);
+                """)
         let r = readings(try readAll(path).1)
         #expect(r.map(\.steps) == [250, 90])
         #expect(r.map { $0.endNs - $0.startNs } == [300_000_000_000, 120_000_000_000])
@@ -316,16 +328,11 @@ extension FormatNotesTests {
     /// A damaged Huawei row whose end (`OTHER_TIMESTAMP`) is Int64.min overflowed the subtraction of its start and
     /// crashed the read; it now lasts 0 s and the rows around it count.
     @Test func gadgetbridgeDamagedEndIsNotACrash() throws {
-        let path = try temporaryFile([], name: "Gadgetbridge")
-        try FileManager.default.removeItem(atPath: path)
-        try makeDatabase(
-            path,
-            """
-            CREATE TABLE HUAWEI_ACTIVITY_SAMPLE (TIMESTAMP INTEGER NOT NULL, DEVICE_ID INTEGER NOT NULL, USER_ID INTEGER,
-              OTHER_TIMESTAMP INTEGER, SOURCE INTEGER, STEPS INTEGER, PRIMARY KEY (TIMESTAMP, DEVICE_ID, SOURCE));
-            INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000000, 1, 1, -9223372036854775808, 0, 7);
-            INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000060, 1, 1, 1763000120, 0, 5);
-            """)
+        let path = try Self.gadgetbridgeDatabase(
+            Self.huaweiTable + """
+                INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000000, 1, 1, -9223372036854775808, 0, 7);
+                INSERT INTO HUAWEI_ACTIVITY_SAMPLE VALUES (1763000060, 1, 1, 1763000120, 0, 5);
+                """)
         #expect(try readAll(path).0.steps == 12)
     }
 }
