@@ -439,6 +439,11 @@ import WallTime
         #expect(try JSONSerialization.jsonObject(with: reported.body) as? [Any] != nil)
         #expect((try JSONSerialization.jsonObject(with: reported.body) as? [Any])?.isEmpty == true)
         #expect(try receivedRows(r.store) == 1)
+        // A phone without a pedometer reports -1: still the answer to the command, so it is not asked again.
+        let unsupported = Data(#"{"_type": "steps", "steps": -1, "from": 1795273200, "to": 1795316400}"#.utf8)
+        let none = try await send(r.port, unsupported, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(none.status == 200)
+        #expect((try JSONSerialization.jsonObject(with: none.body) as? [Any])?.isEmpty == true)
         await r.stop()
     }
 

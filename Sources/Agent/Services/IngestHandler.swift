@@ -63,8 +63,7 @@ struct IngestHandler: Sendable {
     /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
     /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
     static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
-        let reported = !payload.items.isEmpty || payload.ignored.contains { $0.hasPrefix("steps report") }
-        let messages: [[String: Any]] = reported ? [] : [["_type": "cmd", "action": "reportSteps"]]
+        let messages: [[String: Any]] = payload.isStepsReport ? [] : [["_type": "cmd", "action": "reportSteps"]]
         let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
         return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
     }

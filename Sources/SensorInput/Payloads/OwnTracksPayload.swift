@@ -40,6 +40,7 @@ enum OwnTracksPayload {
                 others[type, default: 0] += 1
                 continue
             }
+            payload.isStepsReport = true
             let steps = try message.member("steps", at: at("steps")).integer(at: at("steps"))
             let from = try second(message, "from", at: at("from"))
             let to = try second(message, "to", at: at("to"))

@@ -14,6 +14,9 @@ public struct Payload: Sendable, Equatable {
     /// Why none of the payload's data can be used, in words for the phone's user (Sensor Logger shows the text of a
     /// 499 answer): e.g. an iOS accelerometer without gravity. Nil when its data is used, or it carries none.
     public var problem: String?
+    /// An OwnTracks steps report was among the messages (with steps, or -1 from a phone without a pedometer): the
+    /// answer to a `reportSteps` command, which must not be answered with another.
+    public var isStepsReport = false
 
     public init(format: String, items: [PayloadItem] = [], ignored: [String] = [], isTest: Bool = false) {
         self.format = format
