@@ -32,8 +32,11 @@ measured in bench/accuracy.md, "Generalisation, measured"): --trees, --depth, --
 --min-leaf-groups (windows, and distinct held-out units, on each side of a split); --use (the features the trees may
 split on); --subject-weight; --scale (amplitude copies of the training windows); --augment resample:HZ or
 stretch:FACTOR[:walking|:other] (training-only copies of the recordings, dumped by steptweet, left out with their
-source in every fold); --monotone (features the probability may only rise or only fall with). --counts writes every
-recording's out-of-fold count; --model-out the final model's detector parameters.
+source in every fold); --monotone (features the probability may only rise or only fall with); --magnitude-copies
+(every window with axes trained again with its axis features missing, NaN, which every split sends right, as the
+detector does for a window without axes). --magnitude-only also counts every held-out recording from |a| alone
+(`steptweet eval --magnitude-only`). --counts writes every recording's out-of-fold count; --model-out the final
+model's detector parameters.
 """
 import argparse, collections, csv, json, os, re, subprocess, sys, tempfile
 import numpy as np
@@ -41,7 +44,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
          "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn"]
-FEATURE_SET = 2  # WindowFeatures.featureSet: the version of these features; the trees are written with it
+FEATURE_SET = 3  # WindowFeatures.featureSet: the version of these features; the trees are written with it
 MAGNITUDE = 12  # the model uses the first twelve (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate
@@ -58,6 +61,8 @@ SUBJECT_WEIGHT = False  # each held-out unit (a WISDM subject, a file, a user) w
 # against a sine at its own rhythm: rougher motion (impacts, jitter) must never look more like walking, however few
 # training windows were that rough (a clap train counted as walking before; bench/accuracy.md, session 21).
 MONOTONE = {1: 1, 2: 1}
+MAGNITUDE_COPIES = False  # also train every window that has axes as a magnitude-only window (its axis features missing)
+MAGNITUDE_ONLY = False  # also count the held-out recordings from |a| alone (`steptweet eval --magnitude-only`)
 SCALES = []  # amplitude augmentation: copies of the training windows with |a| scaled by each factor (log_std shifted)
 
 
@@ -197,7 +202,10 @@ def fit(X, y, weight, groups=None):
     """Boosted trees by Newton steps on the weighted logistic loss; returns the Swift layout: every tree complete to
     DEPTH, breadth first (children of node i at 2i+1 for feature < threshold, 2i+2 otherwise), leaves scaled by RATE."""
     weight = weight / weight.mean()
-    edges = [np.unique(np.quantile(X[:, j], np.linspace(0, 1, BINS + 1)[1:-1])) for j in range(X.shape[1])]
+    # A missing value (NaN: an axis feature of a window without axes) bins above every edge and goes right at every
+    # split, as `WalkingTrees` sends it (NaN < threshold is false).
+    edges = [np.unique(np.nanquantile(X[:, j], np.linspace(0, 1, BINS + 1)[1:-1])) if np.isfinite(X[:, j]).any()
+             else np.zeros(0) for j in range(X.shape[1])]
     binned = np.stack([np.searchsorted(edges[j], X[:, j], side="right") for j in range(X.shape[1])], 1)
     if groups is None:
         groups = np.zeros(len(y), dtype=int)
@@ -300,13 +308,17 @@ def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False)
             pass
         elif source in LONG_WALKS or group_of(e) in held_out_groups:
             continue
+        axes = [list(values[MAGNITUDE:]) if has_axes else [np.nan] * (len(NAMES) - MAGNITUDE)]
+        if MAGNITUDE_COPIES and has_axes:
+            axes.append([np.nan] * (len(NAMES) - MAGNITUDE))
         for scale in [1.0] + SCALES:
-            v = list(values[:MAGNITUDE])
-            v[0] += float(np.log(scale))  # log_std: |a| scaled by `scale`; every other feature is scale-free
-            X.append(v)
-            y.append(label_of(e))
-            keys.append((source.split("/")[0], label_of(e)))
-            units.append(group_of(e))
+            for a in axes:
+                v = list(values[:MAGNITUDE]) + a
+                v[0] += float(np.log(scale))  # log_std: |a| scaled by `scale`; every other feature is scale-free
+                X.append(v)
+                y.append(label_of(e))
+                keys.append((source.split("/")[0], label_of(e)))
+                units.append(group_of(e))
     X, y = np.array(X), np.array(y, dtype=float)
     count = collections.Counter(keys)
     if SUBJECT_WEIGHT:
@@ -340,7 +352,7 @@ def parameters_json(model, enter, stay=None):
     return {"recognizer": {"enabled": True, "model": model, "enter": enter, "stay": STAY if stay is None else stay}}
 
 
-def evaluate(binary, entries, params, threshold, work, tag):
+def evaluate(binary, entries, params, threshold, work, tag, magnitude_only=False):
     """Counts the given entries with these parameters; returns {file: (counted, duration_s)}."""
     results = {}
     by_manifest = collections.defaultdict(list)
@@ -358,7 +370,8 @@ def evaluate(binary, entries, params, threshold, work, tag):
             w.writerow(["file", "truth_steps"])
             for path, e in zip(back, es):
                 w.writerow([path, e["truth_steps"]])
-        out = json.loads(run([binary, "eval", "--json", "--parameters", pfile, "--enter", str(threshold), sub]))
+        only = ["--magnitude-only"] if magnitude_only else []
+        out = json.loads(run([binary, "eval", "--json", "--parameters", pfile, "--enter", str(threshold), sub] + only))
         for f in out["files"]:
             results[back[f["file"]]] = (f["counted"], f["duration_s"])
     return results
@@ -454,7 +467,7 @@ public enum WalkingModel {{
 
 
 def main():
-    global SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
+    global MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
@@ -489,10 +502,15 @@ def main():
                         "(repeatable; default: none)")
     g.add_argument("--monotone", help="comma-separated NAME+ or NAME-: the model's probability may only rise (+) or "
                    "only fall (-) as that feature grows (default: r1+,r2+; 'none' for no constraint)")
+    g.add_argument("--magnitude-copies", action="store_true",
+                   help="also train every window that has axes as a magnitude-only one (axis features missing)")
+    ap.add_argument("--magnitude-only", action="store_true",
+                    help="also count the held-out recordings from |a| alone, as a watch without axes would")
     ap.add_argument("--model-out", help="also write the final model's detector parameters (JSON) here")
     ap.add_argument("--counts", help="also write every recording's out-of-fold count (JSON, per threshold) here")
     a = ap.parse_args()
     SLOW_AS_WALKING = a.slow_as_walking
+    MAGNITUDE_COPIES, MAGNITUDE_ONLY = a.magnitude_copies, a.magnitude_only
     TREES, DEPTH, RATE, L2, BINS = a.trees, a.depth, a.rate, a.l2, a.bins
     MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight
     if a.use:
@@ -526,6 +544,15 @@ def main():
             print(f"threshold {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
                                                    for k, v in table[t].items() if k != "wisdm_per_activity"}))
             print(f"  by subject {t}: " + json.dumps(by_subject(entries, counts)))
+            if MAGNITUDE_ONLY:
+                only = {}
+                for k, (held, model) in enumerate(fold_models):
+                    es = [e for e in entries if group_of(e) in held]
+                    only.update(evaluate(a.binary, es, parameters_json(model, t), t, work, f"{k}", True))
+                summary = summarise(entries, only)
+                print(f"  magnitude only {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
+                                                             for k, v in summary.items() if k != "wisdm_per_activity"}))
+                print(f"  magnitude only, by subject {t}: " + json.dumps(by_subject(entries, only)))
         if a.counts:
             json.dump(all_counts, open(a.counts, "w"), indent=0)
         if a.fit_long_walk or a.slow_as_walking:  # diagnostics: their models are never shipped

@@ -214,6 +214,7 @@ public enum Evaluation {
         parameters: DetectorParameters = .standard,
         by column: String? = nil,
         jobs: Int = 1,
+        magnitudeOnly: Bool = false,
         progress: (FileResult) -> Void = { _ in }
     ) throws -> Report {
         var results: [FileResult] = []
@@ -221,12 +222,18 @@ public enum Evaluation {
         let counts: [Result<RecordingCount, Error>] =
             jobs > 1
             ? Parallelism.map(entries.count, jobs: jobs) { i in
-                Result { try RecordingCounter.count(path: entries[i].path, parameters: parameters) }
+                Result {
+                    try RecordingCounter.count(
+                        path: entries[i].path, parameters: parameters, magnitudeOnly: magnitudeOnly)
+                }
             }
             : []
         for (i, entry) in entries.enumerated() {
             let count =
-                jobs > 1 ? try counts[i].get() : try RecordingCounter.count(path: entry.path, parameters: parameters)
+                jobs > 1
+                ? try counts[i].get()
+                : try RecordingCounter.count(
+                    path: entry.path, parameters: parameters, magnitudeOnly: magnitudeOnly)
             let result = FileResult(
                 file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps,
                 durationSeconds: count.summary.durationSeconds,

@@ -33,6 +33,7 @@ public enum RecordingCounter {
         parameters: DetectorParameters = .standard,
         keepStepTimes: Bool = false,
         axisFeatures: Bool = false,
+        magnitudeOnly: Bool = false,
         onSample: ((AccelerationSample) -> Void)? = nil,
         onEvent: ((DetectorEvent) -> Void)? = nil
     ) throws -> RecordingCount {
@@ -49,12 +50,16 @@ public enum RecordingCounter {
             onEvent?(event)
         }
         // Without a per-sample observer, runs of samples go to the detector in one call each.
-        let batch: SampleBatchSink? = onSample == nil ? { detector.push($0, handle) } : nil
+        let batch: SampleBatchSink? = onSample == nil && !magnitudeOnly ? { detector.push($0, handle) } : nil
         let summary = try AnyInput.read(path: path, options: options, batch: batch) { item in
             switch item {
             case .sample(let s):
                 onSample?(s)
-                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+                if magnitudeOnly {
+                    detector.push(timeNs: s.timeNs, magnitude: s.magnitude, handle)
+                } else {
+                    detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+                }
             case .reading(let r):
                 readings.append(r)
             }

@@ -1,7 +1,8 @@
 /// Boosted decision trees over the magnitude features: `P(walking) = 1 / (1 + e^-(base + Σ leaf))`, one leaf of each
 /// tree. Every tree is complete, of the same depth, stored breadth first: node `i`'s children are `2i + 1` (feature
 /// below the threshold) and `2i + 2`; a tree has `2^depth − 1` splits and `2^depth` leaves. Trees need no scaling
-/// or clamping of the features and cost `trees × depth` comparisons a window.
+/// or clamping of the features and cost `trees × depth` comparisons a window. A missing feature (NaN: an axis feature
+/// of a window without axes) is never below a threshold, so it goes right, as `scripts/train_walking.py` trains it.
 public struct WalkingTrees: Sendable, Equatable, Codable {
     /// The `WindowFeatures.featureSet` the trees were trained on: their feature indices mean those features.
     public var featureSet: Int
@@ -39,17 +40,21 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
                     + "feature sets were recorded, for features this release no longer computes in that order; "
                     + "retrain them with scripts/train_walking.py")
         }
-        guard set == WindowFeatures.featureSet else {
+        let features = try c.decode([Int].self, forKey: .features)
+        // Set 3 changed only the axis features of windows without axes: trees of set 2 that split on no axis
+        // feature mean the same.
+        let usesAxes = features.contains { $0 >= WindowFeatures.magnitudeNames.count }
+        guard set == WindowFeatures.featureSet || (set == 2 && !usesAxes) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .featureSet, in: c,
                 debugDescription: "walking trees trained on feature set \(set); this "
                     + "release computes feature set \(WindowFeatures.featureSet); retrain them with "
                     + "scripts/train_walking.py")
         }
-        featureSet = set
+        featureSet = WindowFeatures.featureSet
         depth = try c.decode(Int.self, forKey: .depth)
         base = try c.decode(Double.self, forKey: .base)
-        features = try c.decode([Int].self, forKey: .features)
+        self.features = features
         thresholds = try c.decode([Double].self, forKey: .thresholds)
         leaves = try c.decode([Double].self, forKey: .leaves)
         guard isValid else {

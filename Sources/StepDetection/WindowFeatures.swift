@@ -18,8 +18,9 @@ public struct WindowFeatures: Sendable, Equatable {
     /// their index in `names`, so it is only valid for the feature set it was trained on. Raise it whenever a feature
     /// is added, removed, reordered or changes what it measures (and `FEATURE_SET` in scripts/train_walking.py).
     /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
-    /// `r2` against the candidates' rate, `crossings_hz` capped.
-    public static let featureSet = 2
+    /// `r2` against the candidates' rate, `crossings_hz` capped; 3: the axis features of a window without axes are
+    /// missing (NaN in `values`), no longer 0.
+    public static let featureSet = 3
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
@@ -53,7 +54,8 @@ public struct WindowFeatures: Sendable, Equatable {
     /// How much the strides between those peaks (each to the next but one) vary: their standard deviation over their
     /// mean; 1 with fewer than four peaks. A walk keeps its stride however weak its peaks; hand motion does not.
     public var strideCV = 1.0
-    /// Whether every tick of the window had three axes; the three features below are 0 otherwise.
+    /// Whether every tick of the window had three axes. Otherwise the three features below are missing: NaN in
+    /// `values`, which every split of `WalkingTrees` sends to its right side (0 would read as the least steady wrist).
     public var hasAxes = false
     /// Length of the mean of the unit gravity vectors (1: gravity kept its direction in the watch's frame).
     public var gravitySteadiness = 0.0
@@ -72,7 +74,8 @@ public struct WindowFeatures: Sendable, Equatable {
     func withValues<R>(_ body: (UnsafeBufferPointer<Double>) -> R) -> R {
         let v = (
             logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
-            peakRate, strideCV, gravitySteadiness, directionSteadiness, gravityTurn
+            peakRate, strideCV, hasAxes ? gravitySteadiness : .nan, hasAxes ? directionSteadiness : .nan,
+            hasAxes ? gravityTurn : .nan
         )
         return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }

@@ -42,6 +42,12 @@ struct EvalCommand: ParsableCommand {
     @Flag(
         name: .long, help: "Count with the rhythm gate alone, without the walking recognizer (the detector before it).")
     var rhythmOnly = false
+    @Flag(
+        name: .long,
+        help:
+            "Count from |a| alone, as a watch or log that records no axes would (the recognizer's axis features missing)."
+    )
+    var magnitudeOnly = false
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -111,7 +117,7 @@ struct EvalCommand: ParsableCommand {
             }
             report = try Evaluation.run(
                 loaded, parameters: parameters, by: by?.name,
-                jobs: jobs ?? Parallelism.availableCores()
+                jobs: jobs ?? Parallelism.availableCores(), magnitudeOnly: magnitudeOnly
             ) { result in
                 guard !json else { return }
                 let pct =

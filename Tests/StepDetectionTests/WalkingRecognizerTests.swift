@@ -311,6 +311,31 @@ enum SlowRhythm {
         }
     }
 
+    @Test func aMissingAxisFeatureGoesRightAtEverySplit() {
+        // One tree on direction_steadiness: at or above 0.9 walking, below not. Without axes the feature is missing
+        // and goes right, as the training script trains it; as 0 it would read as the least steady wrist.
+        let index = WindowFeatures.names.firstIndex(of: "direction_steadiness")!
+        let trees = WalkingTrees(depth: 1, base: 0, features: [index], thresholds: [0.9], leaves: [-3, 3])
+        var unsteady = WindowFeatures()
+        unsteady.hasAxes = true
+        unsteady.directionSteadiness = 0.5
+        var noAxes = unsteady
+        noAxes.hasAxes = false
+        #expect(trees.probability(unsteady) < 0.1)
+        #expect(trees.probability(noAxes) > 0.9)
+        #expect(noAxes.values[index].isNaN && unsteady.values[index] == 0.5)
+        #expect(trees.usesAxes)
+    }
+
+    @Test func setTwoTreesLoadOnlyWhenTheySplitOnNoAxisFeature() throws {
+        // Set 3 changed only the axis features of windows without axes (0 before, missing now).
+        let magnitude = #"{"featureSet":2,"depth":1,"base":0,"features":[3],"thresholds":[0.4],"leaves":[-2,2]}"#
+        let loaded = try JSONDecoder().decode(WalkingTrees.self, from: Data(magnitude.utf8))
+        #expect(loaded.featureSet == WindowFeatures.featureSet && loaded.features == [3])
+        let axis = magnitude.replacingOccurrences(of: #""features":[3]"#, with: #""features":[13]"#)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: Data(axis.utf8)) }
+    }
+
     @Test func everyWindowIsScoredAndFeaturesAreFinite() {
         let walk = SyntheticWalk(rate: 100, steps: 60)
         var everyWindow = DetectorParameters.standard
