@@ -56,6 +56,8 @@ FOLDS = 36
 MIN_LEAF = 0  # a split needs at least this many training windows on each side (0: only the Hessian floor of 0.05)
 MIN_LEAF_GROUPS = 0  # ... and windows from at least this many distinct held-out units (subjects, files) on each side
 USE = list(range(MAGNITUDE))  # the features the trees may split on (indices in NAMES)
+UNIT_SUBSAMPLE = 1.0  # each tree is grown on this share of the held-out units, drawn at random (1: every unit)
+SEED = 36
 SUBJECT_WEIGHT = False  # each held-out unit (a WISDM subject, a file, a user) weighs the same within its dataset and class
 # The model's probability may only rise with these features (+1) or only fall (-1). r1 and r2 measure how smooth |a| is
 # against a sine at its own rhythm: rougher motion (impacts, jitter) must never look more like walking, however few
@@ -209,6 +211,7 @@ def fit(X, y, weight, groups=None):
     binned = np.stack([np.searchsorted(edges[j], X[:, j], side="right") for j in range(X.shape[1])], 1)
     if groups is None:
         groups = np.zeros(len(y), dtype=int)
+    rng = np.random.default_rng(SEED)
     base = float(np.log((weight * y).sum() / (weight * (1 - y)).sum()))
     score = np.full(len(y), base)
     splits = 2 ** DEPTH - 1
@@ -217,7 +220,12 @@ def fit(X, y, weight, groups=None):
         p = 1 / (1 + np.exp(-score))
         g, h = weight * (p - y), weight * p * (1 - p)
         features, thresholds, leaves = [0] * splits, [1e300] * splits, [0.0] * (splits + 1)
-        grow(X, binned, edges, g, h, np.arange(len(y)), 0, 0, features, thresholds, leaves, groups)
+        rows = np.arange(len(y))
+        if UNIT_SUBSAMPLE < 1:  # each tree sees a random share of the held-out units (subjects, files), fixed seed
+            units = np.unique(groups)
+            chosen = rng.choice(units, max(1, int(round(UNIT_SUBSAMPLE * len(units)))), replace=False)
+            rows = rows[np.isin(groups, chosen)]
+        grow(X, binned, edges, g, h, rows, 0, 0, features, thresholds, leaves, groups)
         model["features"] += features
         model["thresholds"] += thresholds
         model["leaves"] += [RATE * v for v in leaves]
@@ -467,7 +475,7 @@ public enum WalkingModel {{
 
 
 def main():
-    global MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
+    global UNIT_SUBSAMPLE, MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
@@ -502,6 +510,9 @@ def main():
                         "(repeatable; default: none)")
     g.add_argument("--monotone", help="comma-separated NAME+ or NAME-: the model's probability may only rise (+) or "
                    "only fall (-) as that feature grows (default: r1+,r2+; 'none' for no constraint)")
+    g.add_argument("--unit-subsample", type=float, default=UNIT_SUBSAMPLE,
+                   help="each tree is grown on this share of the held-out units (WISDM subjects, files, users), "
+                        "drawn with a fixed seed (default %(default)s: all)")
     g.add_argument("--magnitude-copies", action="store_true",
                    help="also train every window that has axes as a magnitude-only one (axis features missing)")
     ap.add_argument("--magnitude-only", action="store_true",
@@ -510,7 +521,7 @@ def main():
     ap.add_argument("--counts", help="also write every recording's out-of-fold count (JSON, per threshold) here")
     a = ap.parse_args()
     SLOW_AS_WALKING = a.slow_as_walking
-    MAGNITUDE_COPIES, MAGNITUDE_ONLY = a.magnitude_copies, a.magnitude_only
+    MAGNITUDE_COPIES, MAGNITUDE_ONLY, UNIT_SUBSAMPLE = a.magnitude_copies, a.magnitude_only, a.unit_subsample
     TREES, DEPTH, RATE, L2, BINS = a.trees, a.depth, a.rate, a.l2, a.bins
     MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight
     if a.use:

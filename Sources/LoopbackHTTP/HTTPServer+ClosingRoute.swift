@@ -1,6 +1,16 @@
 import FlyingFox
 
 extension HTTPServer {
+    /// How long `waitUntilStarted` waits. FlyingFox's own default, 5 s, is less than a busy machine can take to get a
+    /// task onto a thread (a full parallel test run on two cores, a loaded Raspberry Pi running the demo), and the
+    /// demo then failed with FlyingFox's bare "Task timed out" message.
+    public static let startupTimeout: Double = 120
+
+    /// Waits until the server listens, for up to `startupTimeout`.
+    public func waitUntilStarted() async throws {
+        try await waitUntilListening(timeout: Self.startupTimeout)
+    }
+
     /// `appendRoute` whose every response says `Connection: close`, for the agent's loopback servers (the push
     /// listener, the demo's endpoint) and the tests' fake servers. FlyingFox writes a response's header and body in
     /// two writes without `TCP_NODELAY`; on a kept-alive connection the body then waits for the client's delayed ACK

@@ -69,7 +69,7 @@ public final class LoopbackServer: Sendable {
             return try await handler(seen, number)
         }
         let task = Task { try await server.run() }
-        try await server.waitUntilListening(timeout: 5)
+        try await server.waitUntilStarted()
         guard case .ip4(_, let port) = await server.listeningAddress else {
             task.cancel()
             throw URLError(.cannotConnectToHost)

@@ -35,7 +35,7 @@ public actor RecordingEndpoint {
         }
         let server = self.server
         task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        try await server.waitUntilStarted()
         guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
         return URL(string: "http://127.0.0.1:\(port)/posts")!
     }

@@ -29,7 +29,7 @@ import Testing
         await server.appendClosingRoute("POST /hook") { await hook.handle($0) }
         let task = Task { try await server.run() }
         defer { task.cancel() }
-        try await server.waitUntilListening()
+        try await server.waitUntilStarted()
         guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
         let config = try hookConfig()
         try writeSecret("http://127.0.0.1:\(port)/hook", beside: config)

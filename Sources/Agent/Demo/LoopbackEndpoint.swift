@@ -32,7 +32,7 @@ public actor LoopbackEndpoint {
         }
         let server = self.server
         task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        try await server.waitUntilStarted()
         guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
         guard let url = URL(string: "http://127.0.0.1:\(port)/posts") else { throw URLError(.badURL) }
         return url

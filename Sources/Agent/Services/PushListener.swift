@@ -62,7 +62,7 @@ public final class PushListener: Service, CustomStringConvertible {
     }
 
     public func waitUntilListening() async throws {
-        try await server.waitUntilListening()
+        try await server.waitUntilStarted()
     }
 
     /// The bound IPv4 address and port, e.g. `("127.0.0.1", 8787)`.

@@ -54,7 +54,7 @@ public final class ReceiverService: Service, CustomStringConvertible {
         try await server.run()
     }
 
-    public func waitUntilListening() async throws { try await server.waitUntilListening() }
+    public func waitUntilListening() async throws { try await server.waitUntilStarted() }
 
     /// The bound port (for tests that listen on port 0).
     public func port() async -> UInt16? {
