@@ -2,7 +2,9 @@ import Foundation
 
 /// One pushed-payload format: its name, how its body is recognised and how it is parsed.
 public struct PayloadFormat: Sendable {
-    public let name: String
+    /// The app that sends this format; its raw value is the format's name.
+    public let app: PayloadApp
+    public var name: String { app.rawValue }
     /// One line for the docs and errors: the app and the shape recognised.
     public let about: String
     /// Whether the body has this format's shape (a cheap look at the top-level keys, never a full check).
@@ -45,10 +47,10 @@ public enum PayloadFormats {
             }
             guard f.recognises(payloadBody) else {
                 if f.name != StepLogPayload.name, case .failure(var e) = payloadBody.document {
-                    e.format = f.name
+                    e.app = f.app
                     throw e
                 }
-                throw PayloadError(format: f.name, path: "", message: "not a \(f.name) payload (expected \(f.about))")
+                throw PayloadError(app: f.app, path: "", message: "not a \(f.name) payload (expected \(f.about))")
             }
             chosen = f
         } else {
@@ -57,7 +59,7 @@ public enum PayloadFormats {
         do {
             return try chosen.parse(payloadBody)
         } catch var e as PayloadError {
-            e.format = chosen.name
+            e.app = chosen.app
             throw e
         }
     }
