@@ -100,4 +100,17 @@ import WallTime
             #expect(empty.status == 400 && empty.object?["error"] != nil, "\(app): \(empty.text)")
         }
     }
+
+    /// Sensor Logger sends no message again (push-sources.md) and shows nothing of a 503: a message that cannot be
+    /// stored is told to its user with a 499. An app that retries (Health Auto Export) keeps the 503.
+    @Test func aMessageThatCannotBeStoredIsToldToTheSensorLoggerUser() async throws {
+        let dir = try TempDir()
+        let handler = try handler(dir)
+        try await handler.store.writer.write { db in try db.execute(sql: "DROP TABLE received_device") }
+        let lost = try await send(handler, Self.bodies[.sensorLogger]!.valid)
+        #expect(lost.status == 499 && lost.contentType?.hasPrefix("text/plain") == true)
+        #expect(lost.text.contains("could not store this message"), "\(lost.text)")
+        let retried = try await send(handler, Self.bodies[.healthAutoExport]!.valid)
+        #expect(retried.status == 503 && retried.object?["error"] != nil, "\(retried.text)")
+    }
 }

@@ -6,8 +6,8 @@ import SensorInput
 /// its user a refusal, what it reads in a 200, which empty body it sends. A nil member is the plain answer.
 struct AppConvention: Sendable {
     /// How the app shows its user why nothing of a message was kept (the text given, as the answer): used for a
-    /// refused payload and a payload whose data cannot be used (`Payload.problem`). Nil: JSON with its status (400),
-    /// which the app may retry but shows nobody, and a payload with a problem is
+    /// refused payload, a payload whose data cannot be used (`Payload.problem`) and one that cannot be stored. Nil:
+    /// JSON with its status (400, or 503), which the app may retry but shows nobody, and a payload with a problem is
     /// stored as any other.
     var tellUser: (@Sendable (String) -> HTTPResponse)?
     /// The answer to a stored payload; nil: the JSON summary (`format`, `readings`, `samples`, …).
@@ -32,6 +32,7 @@ enum AppConventions {
         switch app {
         case .sensorLogger?:
             // PUSHING.md: the text of a 499 answer is shown to the user (once per recording), nothing of any other.
+            // The app sends no message again (push-sources.md), so a 503's "send again" would reach nobody.
             return AppConvention(tellUser: sensorLoggerNotice)
         case .ownTracks?:
             // OwnTracks' HTTP booklet: a 200's body is a JSON array of messages for the phone, and a zero-length

@@ -44,6 +44,11 @@ struct IngestHandler: Sendable {
             committed = try store.commit(payload, nowNs: clock.nowNs())
         } catch {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
+            if let tellUser = convention.tellUser {
+                return tellUser(
+                    "steptweet could not store this message, nothing of it was kept: its state database cannot be written now\n"
+                )
+            }
             return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])
         }
         logger.debug(
