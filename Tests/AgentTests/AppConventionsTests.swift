@@ -46,18 +46,23 @@ import WallTime
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    func handler(_ dir: TempDir) throws -> IngestHandler {
+    /// The receiver's handler in process, its state in `dir`.
+    static func handler(_ dir: TempDir) throws -> IngestHandler {
         IngestHandler(
             token: Array(Self.token.utf8), maxBody: 1 << 20, store: try StateStore(path: dir.path("state.sqlite")),
             logger: Logger(label: "test"),
             clock: WallClock(ImmediateClock(), startingAt: Date(timeIntervalSince1970: 1_795_316_460)))
     }
 
-    func send(_ handler: IngestHandler, _ body: String, format: String? = nil) async throws -> Answer {
+    /// `body` POSTed to `/ingest` (with `?format=` when given) with the token, or the headers given.
+    static func send(
+        _ handler: IngestHandler, _ body: String, format: String? = nil,
+        headers: [HTTPHeader: String] = [.authorization: "Bearer \(token)"]
+    ) async throws -> Answer {
         let request = HTTPRequest(
             method: .POST, version: .http11, path: "/ingest",
             query: format.map { [HTTPRequest.QueryItem(name: "format", value: $0)] } ?? [],
-            headers: [.authorization: "Bearer \(Self.token)"], body: Data(body.utf8))
+            headers: headers, body: Data(body.utf8))
         let response = try await handler.answer(request, pathToken: nil)
         return Answer(
             status: response.statusCode.code, contentType: response.headers[.contentType],
@@ -67,10 +72,10 @@ import WallTime
     @Test(arguments: PayloadApp.allCases)
     func eachAppGetsItsOwnConventionAndNoOther(_ app: PayloadApp) async throws {
         let dir = try TempDir()
-        let handler = try handler(dir)
+        let handler = try Self.handler(dir)
         let (valid, malformed) = try #require(Self.bodies[app])
 
-        let refused = try await send(handler, malformed)
+        let refused = try await Self.send(handler, malformed)
         if app == .sensorLogger {
             #expect(refused.status == 499 && refused.contentType?.hasPrefix("text/plain") == true)
             #expect(refused.text.hasPrefix("steptweet refused this message, nothing of it was stored: payload[0]"))
@@ -80,7 +85,7 @@ import WallTime
             #expect(refused.object?["format"] as? String == app.rawValue, "\(app): \(refused.text)")
         }
 
-        let stored = try await send(handler, valid)
+        let stored = try await Self.send(handler, valid)
         #expect(stored.status == 200, "\(app): \(stored.text)")
         #expect(stored.contentType == "application/json")
         if app == .ownTracks {
@@ -91,7 +96,7 @@ import WallTime
 
         // Only OwnTracks sends an empty body and waits for a 2xx; any other app's empty body is refused, as that
         // app is told of a refusal.
-        let empty = try await send(handler, "", format: app.rawValue)
+        let empty = try await Self.send(handler, "", format: app.rawValue)
         if app == .ownTracks {
             #expect(empty.status == 200 && empty.array != nil, "\(empty.text)")
         } else if app == .sensorLogger {
@@ -105,12 +110,12 @@ import WallTime
     /// stored is told to its user with a 499. An app that retries (Health Auto Export) keeps the 503.
     @Test func aMessageThatCannotBeStoredIsToldToTheSensorLoggerUser() async throws {
         let dir = try TempDir()
-        let handler = try handler(dir)
+        let handler = try Self.handler(dir)
         try await handler.store.writer.write { db in try db.execute(sql: "DROP TABLE received_device") }
-        let lost = try await send(handler, Self.bodies[.sensorLogger]!.valid)
+        let lost = try await Self.send(handler, Self.bodies[.sensorLogger]!.valid)
         #expect(lost.status == 499 && lost.contentType?.hasPrefix("text/plain") == true)
         #expect(lost.text.contains("could not store this message"), "\(lost.text)")
-        let retried = try await send(handler, Self.bodies[.healthAutoExport]!.valid)
+        let retried = try await Self.send(handler, Self.bodies[.healthAutoExport]!.valid)
         #expect(retried.status == 503 && retried.object?["error"] != nil, "\(retried.text)")
     }
 }

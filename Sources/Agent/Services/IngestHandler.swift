@@ -22,7 +22,12 @@ struct IngestHandler: Sendable {
         guard let given = bearer ?? Self.basicPassword(request) ?? pathToken, !token.isEmpty,
             HTTPServing.constantTimeEqual(Array(given.utf8), token)
         else {
-            var response = Self.json(.unauthorized, ["error": "a valid bearer token is required"])
+            var response = Self.json(
+                .unauthorized,
+                [
+                    "error":
+                        "a valid token is required: in the Authorization header (Bearer TOKEN, or Basic with TOKEN as the password) or in the path (/ingest/TOKEN)"
+                ])
             response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
             return response
         }

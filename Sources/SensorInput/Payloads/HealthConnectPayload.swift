@@ -14,7 +14,7 @@ enum HealthConnectPayload {
     static let format = PayloadFormat(
         app: app,
         about:
-            "Health Connect webhook (Android): {\"steps\": [{\"count\", \"start_time\", \"end_time\"}], …}",
+            "Health Connect webhook (Android): {\"app_version\", or \"timestamp\" and \"steps\": [{\"count\", \"start_time\", \"end_time\"}], …}",
         recognises: { body in
             guard let root = body.topLevelObject else { return false }
             if root["app_version"] != nil { return true }
