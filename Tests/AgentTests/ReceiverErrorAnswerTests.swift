@@ -79,6 +79,15 @@ import Testing
         ),
         (nil, "{\"ts\": \"2026-11-21T10:05:00Z\"}\n", ["line 1", "steps", "total"]),
         ("steplog", #"{"x": 1}"#, ["line 1", "ts"]),
+        (
+            nil,
+            "{\"ts\": \"2026-11-21T10:05:00Z\", \"steps\": 1}\n{\"ts\": \"2026-11-21T10:06:00Z\", \"steps\": 1, \"meta\": {\"a\": 1}}\n",
+            ["line 2", "\"meta\" holds an object"]
+        ),
+        (
+            nil, "{\"ts\": \"2026-11-21T10:05:00Z\", \"steps\": 1}\n{\"ts\": \"2026-11-21T10:06:00Z\", \"steps\": 1\n",
+            ["line 2", "column"]
+        ),
         // Any format
         (nil, #"{"data": {"metrics": [{"name": "step_count""#, ["not JSON", "line 1, column"]),
         ("health-connect", #"{"app_version": "1", "#, ["not JSON", "line 1, column"]),
