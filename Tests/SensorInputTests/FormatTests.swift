@@ -260,7 +260,10 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(readings(items).map(\.steps) == [6, 5])
         #expect(summary.issues.map(\.line) == [2, 3, 5, 6])
         #expect(
-            summary.issues.map(\.message)[0...1] == ["not a JSON object on one line", "not a JSON object on one line"])
+            summary.issues.map(\.message)[0...1] == [
+                "\"meta\" holds an object: a line's values are flat",
+                "\"steps\" holds an array of 1: a line's values are flat",
+            ])
         // A number and a string with the same text name the same stream and the same seq.
         #expect(summary.issues[2].message == "duplicate seq 7 (already read 7)")
     }

@@ -22,7 +22,12 @@ struct IngestHandler: Sendable {
         guard let given = bearer ?? Self.basicPassword(request) ?? pathToken, !token.isEmpty,
             HTTPServing.constantTimeEqual(Array(given.utf8), token)
         else {
-            var response = Self.json(.unauthorized, ["error": "a valid bearer token is required"])
+            var response = Self.json(
+                .unauthorized,
+                [
+                    "error":
+                        "a valid token is required: in the Authorization header (Bearer TOKEN, or Basic with TOKEN as the password) or in the path (/ingest/TOKEN)"
+                ])
             response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
             return response
         }
@@ -32,9 +37,9 @@ struct IngestHandler: Sendable {
         } catch let refusal as Refusal {
             return refusal.response
         }
-        if payload.format == "sensor-logger", let problem = payload.problem {
-            // Sensor Logger shows the text of a 499 answer to the user (once per recording), nothing of a 200.
-            return Self.sensorLoggerNotice("steptweet counts nothing of this recording: \(problem)\n")
+        let convention = AppConventions.of(payload.app)
+        if let problem = payload.problem, let tellUser = convention.tellUser {
+            return tellUser("steptweet counts nothing of this recording: \(problem)\n")
         }
         if payload.isTest {
             return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
@@ -44,28 +49,23 @@ struct IngestHandler: Sendable {
             committed = try store.commit(payload, nowNs: clock.nowNs())
         } catch {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
+            if let tellUser = convention.tellUser {
+                return tellUser(
+                    "steptweet could not store this message, nothing of it was kept: its state database cannot be written now\n"
+                )
+            }
             return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])
         }
         logger.debug(
             "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
-        if payload.format == "owntracks" { return Self.ownTracksAnswer(payload) }
+        if let stored = convention.stored { return stored(payload) }
         var answer: [String: Any] = [
             "format": payload.format, "readings": committed.readings, "samples": committed.samples,
             "duplicates": committed.duplicates, "device": committed.devices.joined(separator: ", "),
         ]
         if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
         return Self.json(.ok, answer)
-    }
-
-    /// OwnTracks reads a 200's body as a JSON array of messages for the phone (its HTTP booklet), and reports steps
-    /// only when a `reportSteps` command asks (push-sources.md): in HTTP mode the answer to a POST is the only way to
-    /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
-    /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
-    static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
-        let messages: [[String: Any]] = payload.isStepsReport ? [] : [["_type": "cmd", "action": "reportSteps"]]
-        let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
-        return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
     }
 
     /// The password of `Authorization: Basic` (OwnTracks authenticates so, with its user and password settings):
@@ -76,13 +76,6 @@ struct IngestHandler: Sendable {
             let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
         else { return nil }
         return String(pair[pair.index(after: colon)...])
-    }
-
-    /// A 499 with `text` in plain text: what Sensor Logger shows its user, once per recording (PUSHING.md).
-    static func sensorLoggerNotice(_ text: String) -> HTTPResponse {
-        HTTPResponse(
-            statusCode: HTTPStatusCode(499, phrase: "Refused"), headers: [.contentType: "text/plain; charset=utf-8"],
-            body: Data(text.utf8))
     }
 
     /// A request refused before anything of it is stored: its answer.
@@ -106,31 +99,33 @@ struct IngestHandler: Sendable {
                     ]))
         }
         let format = request.query.first { $0.name == "format" }?.value
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }), Self.isOwnTracks(request, format)
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }),
+            let sender = Self.emptyBodySender(request, format)
         {
-            // OwnTracks POSTs an empty body when a friend is deleted (its booklet: ignore it) and holds its queue
-            // until a 2xx.
-            return Payload(format: "owntracks", ignored: ["empty body (OwnTracks sends one when a friend is deleted)"])
+            return Payload(app: sender.app, ignored: [sender.note])
         }
         do {
             return try PayloadFormats.parse(bytes: body, format: format)
         } catch let error as PayloadError {
-            if error.format == "sensor-logger" {
-                // Sensor Logger shows the text of a 499 answer to the user (once per recording), and nothing of a 400.
+            if let tellUser = AppConventions.of(error.app).tellUser {
                 throw Refusal(
-                    response: Self.sensorLoggerNotice(
+                    response: tellUser(
                         "steptweet refused this message, nothing of it was stored: \(error.description)\n"))
             }
             throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
         }
     }
 
-    /// Whether the request comes from OwnTracks: its `User-Agent`, its `X-Limit-U`/`X-Limit-D` headers (user and
-    /// device), or `?format=owntracks`.
-    static func isOwnTracks(_ request: HTTPRequest, _ format: String?) -> Bool {
-        format?.lowercased() == "owntracks" || request.headers[HTTPHeader("X-Limit-U")] != nil
-            || request.headers[HTTPHeader("X-Limit-D")] != nil
-            || request.headers[HTTPHeader("User-Agent")]?.lowercased().hasPrefix("owntracks") == true
+    /// The app whose empty body this is (`AppConvention.emptyBody`): named by `?format=NAME`, or told by the
+    /// request's headers.
+    static func emptyBodySender(_ request: HTTPRequest, _ format: String?) -> (app: PayloadApp, note: String)? {
+        let named = format.flatMap(PayloadFormats.named)?.app
+        for app in PayloadApp.allCases {
+            if let empty = AppConventions.of(app).emptyBody, named == app || empty.sentBy(request) {
+                return (app, empty.note)
+            }
+        }
+        return nil
     }
 
     /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.

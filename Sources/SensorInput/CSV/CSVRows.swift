@@ -223,16 +223,19 @@ extension GenericCSVReader {
 
     /// A time field written as a date and time (ISO 8601, or MATLAB's `dd-MMM-yyyy HH:mm:ss.SSS` that a
     /// `writetable` of MATLAB Mobile's timetables gives) in ms since the epoch (exact for whole milliseconds, and
-    /// told as epoch ms from its size); without a zone, read as UTC.
+    /// told as epoch ms from its size); without a zone, read as UTC. Parsed from the row's bytes in place, with
+    /// spaces, tabs and double quotes trimmed from both ends (as `trimmingPrefixSpaces`).
     @inline(never)
     static func dateTimeMilliseconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         guard end - start >= 10, end - start <= 64 else { return nil }
-        let text = Substring(
-            String(decoding: UnsafeBufferPointer(start: p + start, count: end - start), as: UTF8.self))
-        let trimmed = text.trimmingPrefixSpaces()
-        guard let ns = TimeParsing.parseDateTime(trimmed)?.ns ?? TimeParsing.parseMonthNameDateTime(trimmed) else {
-            return nil
-        }
+        var s = start
+        var e = end
+        while s < e && (p[s] == 0x20 || p[s] == 0x09 || p[s] == 0x22) { s += 1 }
+        while e > s && (p[e - 1] == 0x20 || p[e - 1] == 0x09 || p[e - 1] == 0x22) { e -= 1 }
+        let field = UnsafeBufferPointer(start: p + s, count: e - s)
+        guard
+            let ns = TimeParsing.parseDateTime(bytes: field)?.ns ?? TimeParsing.parseMonthNameDateTime(bytes: field)
+        else { return nil }
         return Double(ns) / 1e6
     }
 

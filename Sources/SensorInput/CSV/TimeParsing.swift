@@ -31,14 +31,17 @@ public enum TimeParsing {
         return overflow2 ? nil : sum
     }
 
-    /// Byte cursor for the small parsers below.
-    struct Cursor {
-        let bytes: [UInt8]
-        var i = 0
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-        init(_ text: Substring) { self.bytes = Array(text.utf8) }
-        var atEnd: Bool { i >= bytes.count }
-        var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
+    /// Byte cursor for the small parsers below: over an array of bytes, or over bytes in place (a CSV field in the
+    /// reader's buffer, a `Substring`'s UTF-8), so that a parser need not copy what it reads.
+    struct Cursor<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
+        let bytes: Bytes
+        var i: Int
+        init(_ bytes: Bytes) {
+            self.bytes = bytes
+            i = bytes.startIndex
+        }
+        var atEnd: Bool { i >= bytes.endIndex }
+        var peek: UInt8? { i < bytes.endIndex ? bytes[i] : nil }
         mutating func skipSpaces() { while let c = peek, c == 0x20 || c == 0x09 { i += 1 } }
         mutating func eat(_ c: UInt8) -> Bool {
             if peek == c {
@@ -87,7 +90,13 @@ public enum TimeParsing {
     /// Parses `YYYY-MM-DD[T| ]hh:mm[:ss[.fff|:fff]]` with an optional zone `Z`, `±hh:mm`, `±hhmm` or ` ±hhmm`
     /// (RFC 3339, Apple Health, omconvert, GENEActiv). Without a zone the time is taken as UTC (`hadZone` false).
     public static func parseDateTime(_ text: Substring) -> (ns: Int64, hadZone: Bool)? {
-        var c = Cursor(text)
+        var text = text
+        return text.withUTF8 { parseDateTime(bytes: $0) }
+    }
+
+    /// `parseDateTime(_:)` on UTF-8 bytes in place (a CSV field in the reader's buffer: no `String` per row).
+    static func parseDateTime(bytes: UnsafeBufferPointer<UInt8>) -> (ns: Int64, hadZone: Bool)? {
+        var c = Cursor(bytes)
         c.skipSpaces()
         guard let y = c.int(min: 4, max: 4), c.eat(0x2D), let mo = c.int(min: 1, max: 2), c.eat(0x2D),
             let d = c.int(min: 1, max: 2)
@@ -127,14 +136,26 @@ public enum TimeParsing {
         return (ns, hadZone)
     }
 
-    /// Parses MATLAB's default datetime text, `dd-MMM-yyyy HH:mm:ss[.SSS]` (English month abbreviations), as UTC.
+    /// Parses MATLAB's default datetime text, `dd-MMM-yyyy HH:mm:ss[.SSS]` (English month abbreviations, any case),
+    /// as UTC.
     public static func parseMonthNameDateTime(_ text: Substring) -> Int64? {
-        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-        var c = Cursor(text)
+        var text = text
+        return text.withUTF8 { parseMonthNameDateTime(bytes: $0) }
+    }
+
+    /// The English month abbreviations, lowercase, three bytes each.
+    static let monthNames: StaticString = "janfebmaraprmayjunjulaugsepoctnovdec"
+
+    /// `parseMonthNameDateTime(_:)` on UTF-8 bytes in place.
+    static func parseMonthNameDateTime(bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var c = Cursor(bytes)
         c.skipSpaces()
-        guard let d = c.int(min: 1, max: 2), c.eat(0x2D), c.i + 3 <= c.bytes.count else { return nil }
-        let name = String(decoding: c.bytes[c.i..<c.i + 3], as: UTF8.self).lowercased()
-        guard let month = months.firstIndex(of: name) else { return nil }
+        guard let d = c.int(min: 1, max: 2), c.eat(0x2D), c.i + 3 <= bytes.count else { return nil }
+        // ASCII letters lowered by setting bit 5 (which turns no other byte into a lowercase letter).
+        let name = (bytes[c.i] | 0x20, bytes[c.i + 1] | 0x20, bytes[c.i + 2] | 0x20)
+        let names = monthNames.utf8Start
+        guard let month = (0..<12).first(where: { m in (names[3 * m], names[3 * m + 1], names[3 * m + 2]) == name })
+        else { return nil }
         c.i += 3
         guard c.eat(0x2D), let y = c.int(min: 4, max: 4), c.eat(0x20), let h = c.int(min: 1, max: 2), c.eat(0x3A),
             let mi = c.int(min: 2, max: 2), c.eat(0x3A), let s = c.int(min: 2, max: 2)
@@ -151,7 +172,7 @@ public enum TimeParsing {
 
     /// Parses Fitbit's `MM/dd/yy HH:mm:ss` (two-digit year: 70–99 → 19xx, else 20xx), UTC.
     public static func parseFitbit(_ text: Substring) -> Int64? {
-        var c = Cursor(text)
+        var c = Cursor(Array(text.utf8))
         guard let mo = c.int(min: 1, max: 2), c.eat(0x2F), let d = c.int(min: 1, max: 2), c.eat(0x2F),
             let yy = c.int(min: 2, max: 4), c.eat(0x20), let h = c.int(min: 1, max: 2), c.eat(0x3A),
             let mi = c.int(min: 2, max: 2), c.eat(0x3A), let s = c.int(min: 2, max: 2), c.atEnd
@@ -191,7 +212,7 @@ public enum TimeParsing {
 
     /// Parses `hh:mm:ss` into seconds.
     public static func parseClock(_ text: Substring) -> Int? {
-        var c = Cursor(text)
+        var c = Cursor(Array(text.utf8))
         c.skipSpaces()
         guard let h = c.int(min: 1, max: 2), c.eat(0x3A), let m = c.int(min: 2, max: 2), c.eat(0x3A),
             let s = c.int(min: 2, max: 2), h < 24, m < 60, s < 61

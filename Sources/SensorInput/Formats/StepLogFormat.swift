@@ -42,6 +42,28 @@ struct StepLogFormat: LineParser {
         return object
     }
 
+    /// Why `line` is not one flat JSON object, for its error: where its JSON stops making sense, or the first key
+    /// whose value is an object or an array.
+    static func whyNotFlat(_ line: UnsafeBufferPointer<UInt8>) -> String {
+        let tree: JSONTree
+        do {
+            tree = try JSONTree.parse(Array(line))
+        } catch let e as JSONTree.ParseError {
+            return "not a JSON object on one line: \(e.reason) at column \(e.offset + 1)"
+        } catch {
+            return "not a JSON object on one line"
+        }
+        guard case .object(let members) = tree else { return "not a JSON object on one line: \(tree.shortDescription)" }
+        for (key, value) in members {
+            switch value {
+            case .object, .array:
+                return "\(quotedForMessage(key)) holds \(value.shortDescription): a line's values are flat"
+            default: continue
+            }
+        }
+        return "not a JSON object on one line"
+    }
+
     static func time(_ v: JSONTree?) -> Int64? {
         switch v {
         case .string(let s)?:
@@ -109,7 +131,7 @@ extension StepLogFormat {
 
         static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<Line, Malformed> {
             guard let object = StepLogFormat.flatObject(line) else {
-                return .failure(Malformed(reason: "not a JSON object on one line"))
+                return .failure(Malformed(reason: StepLogFormat.whyNotFlat(line)))
             }
             guard let ts = StepLogFormat.time(object["ts"]) else {
                 return .failure(Malformed(reason: "\"ts\" is missing or not an RFC 3339 time with a zone"))

@@ -8,11 +8,12 @@ import Foundation
 /// aggregation: kept exact in microsteps. Other metrics, workouts and the other arrays (`stateOfMind`, `ecg`, …) are
 /// recognised and listed as ignored; one old version put `"workouts": []` beside `data`.
 enum HealthAutoExportPayload {
-    static let name = "health-auto-export"
+    static let app = PayloadApp.healthAutoExport
+    static let name = app.rawValue
     static let metric = "step_count"
 
     static let format = PayloadFormat(
-        name: name,
+        app: app,
         about: "Health Auto Export (iOS) REST automation: {\"data\": {\"metrics\": [{\"name\": \"step_count\", …}]}}",
         recognises: { body in
             guard case .object(let data)? = body.topLevelObject?["data"] else { return false }
@@ -37,7 +38,7 @@ enum HealthAutoExportPayload {
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
         let data = try root.member("data", at: "data").object(at: "data")
-        var payload = Payload(format: name)
+        var payload = Payload(app: app)
         guard case .object(let members) = data else { return payload }
         var devices: [String: String] = [:]  // source as sent -> device, normalised once
         for (key, value) in members {

@@ -8,12 +8,13 @@ import Foundation
 /// metadata it is `health-connect`. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A test send
 /// (`"test": true`) is checked like any payload, then stores nothing.
 enum HealthConnectPayload {
-    static let name = "health-connect"
+    static let app = PayloadApp.healthConnect
+    static let name = app.rawValue
 
     static let format = PayloadFormat(
-        name: name,
+        app: app,
         about:
-            "Health Connect webhook (Android): {\"steps\": [{\"count\", \"start_time\", \"end_time\"}], …}",
+            "Health Connect webhook (Android): {\"app_version\", or \"timestamp\" and \"steps\": [{\"count\", \"start_time\", \"end_time\"}], …}",
         recognises: { body in
             guard let root = body.topLevelObject else { return false }
             if root["app_version"] != nil { return true }
@@ -24,7 +25,7 @@ enum HealthConnectPayload {
 
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
-        var payload = Payload(format: name)
+        var payload = Payload(app: app)
         if let test = root["test"] {
             guard case .bool(let isTest) = test else {
                 throw PayloadError.expected("true or false", at: "test", found: test)

@@ -7,12 +7,13 @@ import Foundation
 /// phone) and every other `_type` (location, transition, …) are listed as ignored. The body names no device: the
 /// device is `owntracks` (the receiver may qualify it, e.g. by OwnTracks' `X-Limit-D` header).
 enum OwnTracksPayload {
-    static let name = "owntracks"
+    static let app = PayloadApp.ownTracks
+    static let name = app.rawValue
     /// The latest second a report may name (2100-01-01).
     static let latestSecond: Int64 = 4_102_444_800
 
     static let format = PayloadFormat(
-        name: name,
+        app: app,
         about: "OwnTracks HTTP: {\"_type\": \"steps\", \"tst\", \"steps\", \"from\", \"to\"} (epoch seconds)",
         recognises: { body in
             guard case .success(let tree) = body.document else { return false }
@@ -24,7 +25,7 @@ enum OwnTracksPayload {
 
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get()
-        var payload = Payload(format: name)
+        var payload = Payload(app: app)
         var others: [String: Int] = [:]
         let messages: [(JSONTree, String)]
         if case .array(let list) = root {

@@ -1,10 +1,28 @@
 import Foundation
 import StepDetection
 
+/// The app (or kind of sender) whose payload format a body was read as: what the receiver keys its answers on (how
+/// each app must be answered, Agent's `AppConventions`), so that nothing outside this module matches format names.
+/// Its raw value is the format's name (`?format=NAME`, the answer's `format`).
+public enum PayloadApp: String, Sendable, CaseIterable {
+    /// Health Auto Export (iOS), REST API automation.
+    case healthAutoExport = "health-auto-export"
+    /// Sensor Logger (iOS and Android), HTTP push.
+    case sensorLogger = "sensor-logger"
+    /// Health Connect webhook apps (Android).
+    case healthConnect = "health-connect"
+    /// OwnTracks (iOS), HTTP mode.
+    case ownTracks = "owntracks"
+    /// Our step log, pushed by scripts and other tools.
+    case stepLog = "steplog"
+}
+
 /// What one pushed payload holds, per device and stream, before any state (dedup, reorder, differencing) is applied.
 public struct Payload: Sendable, Equatable {
+    /// The app whose format the payload was read as.
+    public var app: PayloadApp
     /// The format's name: `health-auto-export`, `sensor-logger`, `health-connect`, `owntracks`, `steplog`.
-    public var format: String
+    public var format: String { app.rawValue }
     public var items: [PayloadItem]
     /// What was recognised and deliberately not used, for the answer: e.g. "metric heart_rate (12 points)",
     /// "3 workouts".
@@ -18,8 +36,8 @@ public struct Payload: Sendable, Equatable {
     /// answer to a `reportSteps` command, which must not be answered with another.
     public var isStepsReport = false
 
-    public init(format: String, items: [PayloadItem] = [], ignored: [String] = [], isTest: Bool = false) {
-        self.format = format
+    public init(app: PayloadApp, items: [PayloadItem] = [], ignored: [String] = [], isTest: Bool = false) {
+        self.app = app
         self.items = items
         self.ignored = ignored
         self.isTest = isTest
@@ -46,14 +64,16 @@ public enum PayloadItem: Sendable, Equatable {
 /// Why a payload was refused, naming the field as a path (`data.metrics[0].data[3].date`). A payload that is partly
 /// valid is refused whole, so the phone sends it again once fixed.
 public struct PayloadError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// The format the payload was read as; nil when no format recognised it.
-    public var format: String?
+    /// The app whose format the payload was read as; nil when no format recognised it.
+    public var app: PayloadApp?
+    /// The name of that format.
+    public var format: String? { app?.rawValue }
     /// Where in the body: a field path, `line N` for JSON lines, empty for the body as a whole.
     public var path: String
     public var message: String
 
-    public init(format: String? = nil, path: String, message: String) {
-        self.format = format
+    public init(app: PayloadApp? = nil, path: String, message: String) {
+        self.app = app
         self.path = path
         self.message = message
     }

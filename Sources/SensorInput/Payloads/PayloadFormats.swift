@@ -2,7 +2,9 @@ import Foundation
 
 /// One pushed-payload format: its name, how its body is recognised and how it is parsed.
 public struct PayloadFormat: Sendable {
-    public let name: String
+    /// The app that sends this format; its raw value is the format's name.
+    public let app: PayloadApp
+    public var name: String { app.rawValue }
     /// One line for the docs and errors: the app and the shape recognised.
     public let about: String
     /// Whether the body has this format's shape (a cheap look at the top-level keys, never a full check).
@@ -43,13 +45,7 @@ public enum PayloadFormats {
                 throw PayloadError(
                     path: "", message: "unknown format '\(format)'; known: \(names.joined(separator: ", "))")
             }
-            guard f.recognises(payloadBody) else {
-                if f.name != StepLogPayload.name, case .failure(var e) = payloadBody.document {
-                    e.format = f.name
-                    throw e
-                }
-                throw PayloadError(format: f.name, path: "", message: "not a \(f.name) payload (expected \(f.about))")
-            }
+            guard f.recognises(payloadBody) else { throw unrecognised(payloadBody, as: f) }
             chosen = f
         } else {
             chosen = try recognise(payloadBody)
@@ -57,9 +53,22 @@ public enum PayloadFormats {
         do {
             return try chosen.parse(payloadBody)
         } catch var e as PayloadError {
-            e.format = chosen.name
+            e.app = chosen.app
             throw e
         }
+    }
+
+    /// Why a body named as `f` (`?format=NAME`) does not have its shape: its JSON error, or the first field the
+    /// format's parser finds missing or wrong (`payload: missing`), else the shape expected.
+    static func unrecognised(_ body: PayloadBody, as f: PayloadFormat) -> PayloadError {
+        var error = PayloadError(app: f.app, path: "", message: "not a \(f.name) payload (expected \(f.about))")
+        if f.app != .stepLog, case .failure(let e) = body.document {
+            error = e
+        } else {
+            do { _ = try f.parse(body) } catch let e as PayloadError where !e.path.isEmpty { error = e } catch {}
+        }
+        error.app = f.app
+        return error
     }
 
     /// The format whose shape the body has, or an error saying which were tried (and why the body is not JSON).

@@ -10,10 +10,11 @@ import StepDetection
 /// A reading repeated within the message (name and time) is taken once; one whose values are null (how JavaScript
 /// writes NaN) or over 50 g is left out and listed. "Tap to test pushing" sends one reading named `test`.
 enum SensorLoggerPayload {
-    static let name = "sensor-logger"
+    static let app = PayloadApp.sensorLogger
+    static let name = app.rawValue
 
     static let format = PayloadFormat(
-        name: name,
+        app: app,
         about:
             "Sensor Logger HTTP push: {\"sessionId\", \"deviceId\", \"payload\": [{\"name\", \"time\", \"values\"}]}",
         recognises: { body in
@@ -47,7 +48,7 @@ enum SensorLoggerPayload {
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
         let readings = try root.member("payload", at: "payload").array(at: "payload")
-        var payload = Payload(format: name)
+        var payload = Payload(app: app)
         if !readings.isEmpty, readings.allSatisfy({ $0["name"] == .string("test") }) {
             payload.isTest = true
             return payload

@@ -7,10 +7,11 @@ import Foundation
 /// is not added twice), without one it adds. A line with only `total` is a running total of its stream, differenced
 /// by the caller across bodies (resets and baselines as in the file format).
 enum StepLogPayload {
-    static let name = "steplog"
+    static let app = PayloadApp.stepLog
+    static let name = app.rawValue
 
     static let format = PayloadFormat(
-        name: name,
+        app: app,
         about:
             "steptweet step log, JSON lines: {\"ts\", \"steps\" and/or \"total\", \"src\", \"boot_id\", \"seq\"}",
         recognises: { body in
@@ -25,7 +26,7 @@ enum StepLogPayload {
         parse: parse)
 
     static func parse(_ body: PayloadBody) throws -> Payload {
-        var payload = Payload(format: name)
+        var payload = Payload(app: app)
         var totals: [PayloadItem] = []
         var lastNs: [String: Int64] = [:]
         var problem: PayloadError?

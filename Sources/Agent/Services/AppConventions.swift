@@ -1,0 +1,72 @@
+import FlyingFox
+import Foundation
+import SensorInput
+
+/// How one phone app must be answered, beyond the receiver's plain JSON answers (push-sources.md): where it shows
+/// its user a refusal, what it reads in a 200, which empty body it sends. A nil member is the plain answer.
+struct AppConvention: Sendable {
+    /// How the app shows its user why nothing of a message was kept (the text given, as the answer): used for a
+    /// refused payload, a payload whose data cannot be used (`Payload.problem`) and one that cannot be stored. Nil:
+    /// JSON with its status (400, or 503), which the app may retry but shows nobody, and a payload with a problem is
+    /// stored as any other.
+    var tellUser: (@Sendable (String) -> HTTPResponse)?
+    /// The answer to a stored payload; nil: the JSON summary (`format`, `readings`, `samples`, …).
+    var stored: (@Sendable (Payload) -> HTTPResponse)?
+    /// An empty body the app sends and waits for a 2xx to: answered as stored, holding nothing but `note` in
+    /// `ignored`. Whether a request is the app's is told from its headers (`sentBy`) or its `?format=NAME`.
+    var emptyBody: EmptyBody?
+
+    struct EmptyBody: Sendable {
+        var sentBy: @Sendable (HTTPRequest) -> Bool
+        var note: String
+    }
+
+    /// Answered as the README says every app is, with nothing of its own.
+    static let plain = AppConvention()
+}
+
+/// The table of app answer conventions, one entry per app that needs one (adding an app is one case here); keyed by
+/// the app its payload format declares (`PayloadFormat.app`), never by a format name.
+enum AppConventions {
+    static func of(_ app: PayloadApp?) -> AppConvention {
+        switch app {
+        case .sensorLogger?:
+            // PUSHING.md: the text of a 499 answer is shown to the user (once per recording), nothing of any other.
+            // The app sends no message again (push-sources.md), so a 503's "send again" would reach nobody.
+            return AppConvention(tellUser: sensorLoggerNotice)
+        case .ownTracks?:
+            // OwnTracks' HTTP booklet: a 200's body is a JSON array of messages for the phone, and a zero-length
+            // body is posted when a friend is deleted, the queue held until a 2xx.
+            return AppConvention(
+                stored: ownTracksAnswer,
+                emptyBody: .init(
+                    sentBy: isOwnTracks, note: "empty body (OwnTracks sends one when a friend is deleted)"))
+        case .healthAutoExport?, .healthConnect?, .stepLog?, nil:
+            return .plain
+        }
+    }
+
+    /// A 499 with `text` in plain text: what Sensor Logger shows its user, once per recording (PUSHING.md).
+    static func sensorLoggerNotice(_ text: String) -> HTTPResponse {
+        HTTPResponse(
+            statusCode: HTTPStatusCode(499, phrase: "Refused"), headers: [.contentType: "text/plain; charset=utf-8"],
+            body: Data(text.utf8))
+    }
+
+    /// OwnTracks reads a 200's body as a JSON array of messages for the phone (its HTTP booklet), and reports steps
+    /// only when a `reportSteps` command asks (push-sources.md): in HTTP mode the answer to a POST is the only way to
+    /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
+    /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
+    static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
+        let messages: [[String: Any]] = payload.isStepsReport ? [] : [["_type": "cmd", "action": "reportSteps"]]
+        let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
+        return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+    }
+
+    /// Whether the request comes from OwnTracks by its headers: its `User-Agent`, or its `X-Limit-U`/`X-Limit-D`
+    /// headers (user and device).
+    static func isOwnTracks(_ request: HTTPRequest) -> Bool {
+        request.headers[HTTPHeader("X-Limit-U")] != nil || request.headers[HTTPHeader("X-Limit-D")] != nil
+            || request.headers[HTTPHeader("User-Agent")]?.lowercased().hasPrefix("owntracks") == true
+    }
+}
