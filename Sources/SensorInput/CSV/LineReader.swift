@@ -274,18 +274,7 @@ public enum LineSource: Sendable {
         switch self {
         case .file: return BinarySniff.head(of: path, count: count)
         case .memory(let bytes): return Array(bytes.prefix(count))
-        case .zipEntry(let member):
-            let reader = try member.open()
-            var out = [UInt8](repeating: 0, count: count)
-            var filled = 0
-            while filled < count {
-                let n = try out.withUnsafeMutableBufferPointer {
-                    try reader.read(into: $0.baseAddress! + filled, count: count - filled)
-                }
-                if n == 0 { break }
-                filled += n
-            }
-            return Array(out.prefix(filled))
+        case .zipEntry(let member): return try member.open().readAll(limit: count)
         }
     }
 

@@ -171,12 +171,13 @@ final class ZipEntryReader {
         return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    /// Every byte of the entry (for an SQLite database or a CSV read in parallel ranges), checked like a stream.
-    func readAll() throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(min(entry.size, 1 << 26)))
+    /// The entry's bytes up to `limit` (every byte, for an SQLite database or a CSV read in parallel ranges; the first
+    /// few, for recognising its content), checked like a stream when read to the end.
+    func readAll(limit: Int = .max) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Int(min(entry.size, Int64(min(limit, 1 << 26)))))
         var filled = 0
-        while true {
-            if filled == out.count { out += [UInt8](repeating: 0, count: max(out.count, 1 << 16)) }
+        while filled < limit {
+            if filled == out.count { out += [UInt8](repeating: 0, count: min(max(out.count, 1 << 16), limit - filled)) }
             let n = try out.withUnsafeMutableBufferPointer {
                 try read(into: $0.baseAddress! + filled, count: $0.count - filled)
             }
