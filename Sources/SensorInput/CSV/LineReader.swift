@@ -254,18 +254,11 @@ public enum LineSource: Sendable {
         case .memory(let bytes):
             return try bytes.withUnsafeBufferPointer { try LineReader.forEachLine(bytes: $0, startingAt: offset, body) }
         case .zipEntry(let member):
-            let reader = try member.open()
-            let skip = ByteBuffer(capacity: 1 << 16)
-            defer { skip.free() }
-            var skipped: Int64 = 0
-            while skipped < offset {
-                let n = try reader.read(into: skip.base, count: Int(min(Int64(skip.capacity), offset - skipped)))
-                if n == 0 { break }
-                skipped += Int64(n)
-            }
+            // An inflated entry has no offsets to go on from: it is read whole (follow mode refuses zips).
+            guard offset == 0 else { throw InputError(file: path, message: "a zip entry is read from its start") }
             return try LineReader.forEachLine(
-                size: member.entry.size, startingAt: skipped, chunkSize: chunkSize, progress: progress, body,
-                read: reader.read)
+                size: member.entry.size, startingAt: 0, chunkSize: chunkSize, progress: progress, body,
+                read: try member.open().read)
         }
     }
 
