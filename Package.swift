@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "SensorInputTests",
             dependencies: [
-                "SensorInput", "StepDetection", "WallTime", "TestSupport",
+                "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),

@@ -8,7 +8,7 @@ import PackageDescription
 let parsers = [
     "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "geneactiv",
     "wisdm", "oxford", "uci-raw",
-    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit",
+    "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit", "zip",
     "payload-health-auto-export", "payload-sensor-logger", "payload-health-connect", "payload-owntracks",
     "payload-steplog",
 ]

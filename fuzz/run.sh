@@ -13,6 +13,7 @@ for p in "${parsers[@]}"; do
   mkdir -p "out/$p" "artifacts/$p"
   echo "== fuzz-$p for ${SECONDS_EACH}s"
   max_len=4096; [ "$p" = garmin-fit ] && max_len=8192  # the real FIT seeds are 5-6 KB
+  [ "$p" = zip ] && max_len=12288  # the Gadgetbridge backup seed is 8.7 KB
   SWIFT_BACKTRACE=enable=no nice -n 10 ".build-fuzz/release/fuzz-$p" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 \
     -max_len=$max_len -artifact_prefix="artifacts/$p/" -print_final_stats=1 "out/$p" "corpus/$p" 2>&1 \
     | grep -E "^#[0-9]+ +DONE|stat::number_of_executed_units|ERROR|Test unit written|SUMMARY" || true

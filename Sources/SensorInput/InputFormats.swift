@@ -122,13 +122,9 @@ public enum InputFormats {
             return lines.count < 12 && head.count < 8192
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let magic: [UInt8]
-        if case .memory(let bytes) = source {
-            magic = Array(bytes.prefix(4096))
-        } else {
-            magic = BinarySniff.head(of: path)
-        }
-        return Sniff(lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self), magic: magic)
+        return Sniff(
+            lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self),
+            magic: try source.head(path: path))
     }
 
     /// The format `sniff` most likely is, nil when none fits.
@@ -159,10 +155,13 @@ public enum InputFormats {
             return best.0
         }
         let s = try sniff(path: path, source: source)
+        if ZipArchive.isZip(s.magic), let member = try ZipInput.member(path: path, source: source, format: nil) {
+            // A zip export: the format of the recording inside, told from its content.
+            return try resolve(path: member.name, options: options, source: .zipEntry(member))
+        }
         let found = s.magic.isEmpty ? nil : detect(s)
         if BinarySniff.isBinary(s.magic), found?.whole == nil {
-            var size = 0
-            if case .memory(let bytes) = source { size = bytes.count } else { size = BinarySniff.size(of: path) }
+            let size = source.size(path: path)
             throw InputError(
                 file: path, message: "not a recording: \(BinarySniff.describe(s.magic)), \(BinarySniff.byteCount(size))"
             )
@@ -211,6 +210,17 @@ public enum InputFormats {
         source: LineSource = .file, batch: SampleBatchSink? = nil,
         _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, resume: Resume?) {
+        if format.whole == nil, let member = try ZipInput.member(path: path, source: source, format: format.name) {
+            // Follow mode would keep offsets into the inflated entry under the zip's identity and size.
+            guard state == nil, !completeLinesOnly else {
+                throw InputError(
+                    file: path,
+                    message: "a zip is read whole, not followed: unzip \(member.entry.name) and follow that file")
+            }
+            return try read(
+                path: member.name, format: format, options: options, state: nil, completeLinesOnly: false,
+                source: .zipEntry(member), batch: batch, sink)
+        }
         if let whole = format.whole {
             var memory: [UInt8]?
             if case .memory(let bytes) = source { memory = bytes }

@@ -239,39 +239,6 @@ extension FormatNotesTests {
 }
 
 extension FormatNotesTests {
-    /// Apple Health (`export.zip`), Sensor Logger and phyphox export zips: not read, but the error names what is inside
-    /// and what to do, instead of only missing a Gadgetbridge database.
-    @Test func otherExportZipsSayWhatIsInsideAndWhatToDo() throws {
-        let zip = Self.storedZip(name: "apple_health_export/export.xml", Array("<?xml version=\"1.0\"?>\n".utf8))
-        let path = try temporaryFile(zip, name: "export.zip")
-        let error = try #require(throws: InputError.self) { try readAll(path) }
-        #expect(error.message.contains("apple_health_export/export.xml"))
-        #expect(error.message.contains("unzip it"))
-    }
-
-    /// A zip with one stored (uncompressed) entry.
-    static func storedZip(name: String, _ data: [UInt8]) -> [UInt8] {
-        func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
-        func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16 & 0xFFFF) }
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in data {
-            crc ^= UInt32(b)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        let c = Int(~crc)
-        let n = Array(name.utf8)
-        let common = u16(20) + u16(0) + u16(0) + u16(0) + u16(0) + u32(c) + u32(data.count) + u32(data.count)
-        let local = [0x50, 0x4B, 3, 4] + common + u16(n.count) + u16(0) + n + data
-        let central =
-            [0x50, 0x4B, 1, 2] + u16(20) + common + u16(n.count) + u16(0) + u16(0) + u16(0) + u16(0) + u32(0)
-            + u32(0) + n
-        let end =
-            [0x50, 0x4B, 5, 6] + u16(0) + u16(0) + u16(1) + u16(1) + u32(central.count) + u32(local.count) + u16(0)
-        return local + central + end
-    }
-}
-
-extension FormatNotesTests {
     /// Sensor Logger's files are m/s², but iOS's `AccelerometerUncalibrated.csv` is in g unless the app standardised
     /// units: |a| ≈ 1 there is g (with gravity in it), not a gravity-free m/s² signal.
     @Test func sensorLoggerUncalibratedAccelerometerInG() throws {

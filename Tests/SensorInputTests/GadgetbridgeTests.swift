@@ -207,7 +207,7 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         let zip = try Data(
             contentsOf: SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip"))
         let cutZip = try dir.write("cut.zip", zip.prefix(zip.count - 30))
-        #expect { try read(cutZip) } throws: { ($0 as? InputError)?.message.contains("no zip end record") ?? false }
+        #expect { try read(cutZip) } throws: { ($0 as? InputError)?.message.contains("cut short (truncated)") ?? false }
         var renamed = [UInt8](zip)
         for i in 0..<(renamed.count - 20) where Array(renamed[i..<(i + 21)]) == Array("database/Gadgetbridge".utf8) {
             renamed[i] = UInt8(ascii: "x")
@@ -215,7 +215,8 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         }
         let noEntry = try dir.write("other.zip", Data(renamed))
         #expect { try read(noEntry) } throws: {
-            ($0 as? InputError)?.message.contains("without database/Gadgetbridge") ?? false
+            let message = ($0 as? InputError)?.message ?? ""
+            return message.contains("no recording steptweet reads") && message.contains("xatabase/Gadgetbridgx")
         }
     }
 }

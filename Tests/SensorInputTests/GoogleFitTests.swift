@@ -222,7 +222,8 @@ import Testing
         }
         let zip = try dir.write("a.zip", Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)))
         #expect { try AnyInput.read(path: zip) { _ in } } throws: {
-            ($0 as? InputError)?.message.contains("without database/Gadgetbridge") ?? false
+            ($0 as? InputError)?.message.contains("no recording steptweet reads in this zip (it holds 0 files)")
+                ?? false
         }
     }
 

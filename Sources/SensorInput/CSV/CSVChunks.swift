@@ -275,6 +275,11 @@ extension GenericCSVReader {
         case .file:
             (fd, size) = try LineReader.openFile(path, at: 0)
             bytes = .file(fd)
+        case .zipEntry(let member):
+            // The ranges are read at offsets: the entry is inflated into memory (checked to its CRC-32) first.
+            let b = try member.open().readAll()
+            bytes = .memory(b)
+            size = Int64(b.count)
         }
         let limitEnd = min(size, byteBudget.map { state.offset + max(0, $0) } ?? size)
         let parser = CSVChunkParser(

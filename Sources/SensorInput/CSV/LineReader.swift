@@ -25,6 +25,25 @@ public struct LineReader {
     ) throws -> Int64 {
         let (fd, size) = try openFile(path, at: offset)
         defer { close(fd) }
+        return try forEachLine(size: size, startingAt: offset, chunkSize: chunkSize, progress: progress, body) {
+            buffer, count in
+            while true {
+                let n = read(fd, buffer, count)
+                if n >= 0 { return n }
+                if errno != EINTR {
+                    throw InputError(file: path, message: "read failed: \(String(cString: strerror(errno)))")
+                }
+            }
+        }
+    }
+
+    /// The same over a stream of `size` bytes (for the progress line) whose bytes from `offset` on `read` delivers
+    /// (up to `count` into a buffer; 0 at the end): a file, or a zip entry inflated as it goes.
+    static func forEachLine(
+        size: Int64, startingAt offset: Int64, chunkSize: Int, progress: Bool,
+        _ body: (_ line: UnsafeBufferPointer<UInt8>, _ number: Int, _ complete: Bool) throws -> Bool,
+        read: (_ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) throws -> Int
+    ) throws -> Int64 {
         var meter = ProgressMeter(total: size, enabled: progress)
         defer { meter.finish() }
         var storage = ByteBuffer(capacity: max(chunkSize, 4096))
@@ -38,12 +57,7 @@ public struct LineReader {
             // A line longer than the buffer: grow it.
             if filled == storage.capacity { storage.reserve(2 * filled, keeping: filled) }
             let buffer = storage.base
-            let n = read(fd, buffer + filled, storage.capacity - filled)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw InputError(
-                    file: path, line: lineNumber + 1, message: "read failed: \(String(cString: strerror(errno)))")
-            }
+            let n = try read(buffer + filled, storage.capacity - filled)
             let end = filled + n
             meter.advance(Int64(n))
             var start = 0
@@ -225,6 +239,8 @@ struct ByteBudget {
 public enum LineSource: Sendable {
     case file
     case memory([UInt8])
+    /// An entry of a zip, inflated as it is read (`path` is then only its name).
+    case zipEntry(ZipEntrySource)
 
     func forEachLine(
         path: String, startingAt offset: Int64 = 0, chunkSize: Int = LineReader.defaultChunkSize,
@@ -237,6 +253,30 @@ public enum LineSource: Sendable {
                 path: path, startingAt: offset, chunkSize: chunkSize, progress: progress, body)
         case .memory(let bytes):
             return try bytes.withUnsafeBufferPointer { try LineReader.forEachLine(bytes: $0, startingAt: offset, body) }
+        case .zipEntry(let member):
+            // An inflated entry has no offsets to go on from: it is read whole (follow mode refuses zips).
+            guard offset == 0 else { throw InputError(file: path, message: "a zip entry is read from its start") }
+            return try LineReader.forEachLine(
+                size: member.entry.size, startingAt: 0, chunkSize: chunkSize, progress: progress, body,
+                read: try member.open().read)
+        }
+    }
+
+    /// The first `count` bytes of the input (fewer when it is shorter), for recognising binary content.
+    func head(path: String, count: Int = 4096) throws -> [UInt8] {
+        switch self {
+        case .file: return BinarySniff.head(of: path, count: count)
+        case .memory(let bytes): return Array(bytes.prefix(count))
+        case .zipEntry(let member): return try member.open().readAll(limit: count)
+        }
+    }
+
+    /// The size of the input in bytes (a zip entry's uncompressed size).
+    func size(path: String) -> Int {
+        switch self {
+        case .file: return BinarySniff.size(of: path)
+        case .memory(let bytes): return bytes.count
+        case .zipEntry(let member): return Int(member.entry.size)
         }
     }
 }
@@ -272,7 +312,7 @@ enum ByteSource: @unchecked Sendable {
     }
 
     /// Reads up to `count` bytes at `offset` into `buffer`; fewer only at the end of the input.
-    private func read(into buffer: UnsafeMutablePointer<UInt8>, at offset: Int64, count: Int) throws -> Int {
+    func read(into buffer: UnsafeMutablePointer<UInt8>, at offset: Int64, count: Int) throws -> Int {
         switch self {
         case .memory(let bytes):
             guard offset < bytes.count else { return 0 }

@@ -16,8 +16,7 @@ enum GadgetbridgeFormat: WholeReader {
         name: "gadgetbridge", kind: .steps,
         about: "Gadgetbridge database export or zip backup: per-minute STEPS of every activity-sample table",
         sniff: { s in
-            if s.magic(Array("SQLite format 3".utf8) + [0]) { return 1000 }
-            return ZipArchive.isZip(s.magic) ? 900 : 0
+            s.magic(Array("SQLite format 3".utf8) + [0]) ? 1000 : 0  // a zip backup: by its entry's content
         },
         whole: GadgetbridgeFormat.self)
 
@@ -145,34 +144,16 @@ enum GadgetbridgeFormat: WholeReader {
         return try JSONEncoder().encode(state)
     }
 
-    /// The database of a file, a zip backup, or bytes in memory.
+    /// The database of a file, a zip backup (its `database/Gadgetbridge` entry inflated into memory: SQLite reads
+    /// pages at offsets), or bytes in memory.
     static func open(_ input: WholeInput) throws -> SQLiteReadOnly {
-        let head = input.memory.map { Array($0.prefix(16)) } ?? BinarySniff.head(of: input.path, count: 16)
-        guard ZipArchive.isZip(head) else {
+        let source: LineSource = input.memory.map { .memory($0) } ?? .file
+        guard let archive = try ZipInput.archive(path: input.path, source: source) else {
             if let memory = input.memory { return try SQLiteReadOnly(bytes: memory, name: input.path) }
             return try SQLiteReadOnly(path: input.path)
         }
-        let bytes = try input.bytes()
-        do {
-            let entries = try ZipArchive.entries(bytes)
-            guard
-                let entry = entries.first(where: { $0.name == "database/Gadgetbridge" })
-                    ?? entries.first(where: {
-                        $0.name.hasSuffix("Gadgetbridge") || $0.name.hasSuffix("Gadgetbridge.db")
-                    })
-            else {
-                // Apple Health, Sensor Logger and phyphox export zips too: say what is inside and what to do.
-                let names = entries.prefix(3).map(\.name).joined(separator: ", ")
-                throw ZipArchive.ZipError(
-                    "a zip archive without database/Gadgetbridge (\(entries.count) entries: \(names)"
-                        + (entries.count > 3 ? ", ..." : "")
-                        + "); only a Gadgetbridge backup is read from a zip: unzip it and pass the recording inside")
-            }
-            return try SQLiteReadOnly(
-                bytes: try ZipArchive.contents(of: entry, in: bytes), name: input.path + ":" + entry.name)
-        } catch let e as ZipArchive.ZipError {
-            throw InputError(file: input.path, message: e.message)
-        }
+        let member = ZipEntrySource(archive: archive, entry: try ZipInput.recording(in: archive, format: format.name))
+        return try SQLiteReadOnly(bytes: try member.open().readAll(), name: member.name)
     }
 
     /// Rows of `table` newer than the state's cursor per device, as deltas (cumulative tables differenced).

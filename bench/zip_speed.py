@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Apple Health export.xml read plain and out of its export.zip: wall time and peak RSS (`/usr/bin/time -v`).
+Generates (in bench/out/, git-ignored) an export.xml past 4 GiB from the real shared sample: its DTD and header, then
+a day of records repeated day after day (the sample's 10 StepCount records, shifted, and 490 non-step records such as
+a real export is mostly made of), so the zip needs zip64 (written by Python's zipfile: sizes past 0xFFFFFFFF in zip64
+extra fields, a zip64 end record). Then `steptweet count` on the XML, the deflated zip and a stored zip, interleaved,
+RUNS rounds; checks each total against the generator's.
+Usage: bench/zip_speed.py [path/to/steptweet] [GiB]   (default .build/release/steptweet, 4.2)
+"""
+import datetime, os, re, statistics, subprocess, sys, zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "..", "shared", "data", "formats", "apple_health", "export6s3sample.xml")
+OUT = os.path.join(ROOT, "bench", "out", "zip_speed")
+RUNS = int(os.environ.get("RUNS", "3"))
+
+
+def generate(path, gib):
+    text = open(SAMPLE, encoding="utf-8").read()
+    head = text[: text.index(" <Record ")]
+    steps = re.findall(r' <Record type="HKQuantityTypeIdentifierStepCount".*?/>\n', text)
+    other = re.findall(r' <Record type="HKQuantityTypeIdentifierDistanceWalkingRunning".*?/>\n', text)
+    day_steps = sum(int(re.search(r'value="(\d+)"', r).group(1)) for r in steps)
+    day = "".join(steps) + "".join(other) * 98  # 10 step records, 490 others
+    day = day.replace("2014-09-13", "{d}").replace("2014-09-20", "{d}").replace("2014-09-21", "{d}")
+    days, size = 0, len(head)
+    start = datetime.date(1980, 1, 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(head)
+        while size < gib * 2**30:
+            block = day.replace("{d}", (start + datetime.timedelta(days=days)).isoformat())
+            f.write(block)
+            size += len(block)
+            days += 1
+        f.write("</HealthData>\n")
+    return days * day_steps, days
+
+
+def run(binary, path):
+    p = subprocess.run(["/usr/bin/time", "-v", binary, "count", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{path}: exit {p.returncode}: {p.stderr[-2000:]}")
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr).group(1)
+    seconds = sum(float(x) * 60**i for i, x in enumerate(reversed(wall.split(":"))))
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1))
+    steps = int(re.search(r": (\d+) steps", p.stdout).group(1))
+    return seconds, rss / 1024, steps
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
+    gib = float(sys.argv[2]) if len(sys.argv) > 2 else 4.2
+    os.makedirs(OUT, exist_ok=True)
+    xml = os.path.join(OUT, "export.xml")
+    expected, days = generate(xml, gib)
+    inputs = {"export.xml": xml}
+    for name, method in [("export.zip (deflated)", zipfile.ZIP_DEFLATED), ("export.zip (stored)", zipfile.ZIP_STORED)]:
+        z = os.path.join(OUT, "deflated.zip" if method == zipfile.ZIP_DEFLATED else "stored.zip")
+        with zipfile.ZipFile(z, "w", method, compresslevel=6 if method == zipfile.ZIP_DEFLATED else None) as out:
+            out.write(xml, "apple_health_export/export.xml")
+            out.writestr("apple_health_export/export_cda.xml", "<?xml version=\"1.0\"?>\n<ClinicalDocument/>\n")
+        inputs[name] = z
+    results = {name: [] for name in inputs}
+    for _ in range(RUNS):
+        for name, path in inputs.items():
+            results[name].append(run(binary, path))
+    print(f"export.xml: {os.path.getsize(xml):,} bytes, {days:,} days x 500 records, expected {expected:,} steps")
+    for name, path in inputs.items():
+        rs = results[name]
+        ok = all(r[2] == expected for r in rs)
+        print(f"{name:24s} {os.path.getsize(path):>15,} bytes  wall median {statistics.median(r[0] for r in rs):6.2f} s "
+              f"(min {min(r[0] for r in rs):.2f})  peak RSS median {statistics.median(r[1] for r in rs):7.1f} MB  "
+              f"steps {rs[0][2]:,} {'= expected' if ok else 'WRONG'}")
+    for path in inputs.values():
+        os.remove(path)
+
+
+if __name__ == "__main__":
+    main()
