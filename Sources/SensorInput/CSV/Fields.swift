@@ -32,3 +32,27 @@ extension Fields {
         return overflow ? nil : t
     }
 }
+
+/// Why a row of a line parser is skipped (the runner adds the file and line).
+struct RowProblem: Error, Equatable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+extension Fields {
+    /// A step count cell, `column` naming it in the message: a whole number from 0 to below `StepReading.countLimit`
+    /// (`12.0` is 12).
+    static func stepCount(_ cell: Substring, column: String) -> Result<Int, RowProblem> {
+        let text = cell.trimmingPrefixSpaces()
+        if text.isEmpty { return .failure(RowProblem("no \(column)")) }
+        // A number past Int64 is read as a double, to be told apart from text.
+        guard let value = int(text).map(Double.init) ?? double(text), value.isFinite, value == value.rounded() else {
+            return .failure(RowProblem("\(column) '\(text.prefix(20))' is not a whole number"))
+        }
+        if value < 0 { return .failure(RowProblem("\(column) \(text.prefix(20)) is negative")) }
+        if value >= Double(StepReading.countLimit) {
+            return .failure(RowProblem("\(column) \(text.prefix(20)) is beyond the limit of a step count (2^40)"))
+        }
+        return .success(Int(value))
+    }
+}
