@@ -91,6 +91,7 @@ import Testing
         let (summary, none) = try read(single)
         #expect(none.isEmpty)
         #expect(summary.issues.first?.message.contains("none of source_type -2") == true)
+        #expect(summary.skippedLines == summary.issues.count)
     }
 
     @Test func zeppMinutesFollowTheDSTChanges() throws {
@@ -129,16 +130,20 @@ import Testing
     }
 
     @Test func localTimesAroundTheChanges() {
-        let z = Self.berlin
+        var z = LocalTime(zone: Self.berlin)
         // 2026-10-25 02:30 happens twice (CEST, then CET); 2026-03-29 02:30 never.
         let repeated: Int64 = 1_792_886_400 + 9_000
-        #expect(LocalTime.instants(repeated, z) == [repeated - 7_200, repeated - 3_600])
-        #expect(LocalTime.instant(repeated, z) == repeated - 7_200)
-        #expect(LocalTime.instant(repeated, z, after: repeated - 7_200) == repeated - 3_600)
+        #expect(z.instants(repeated) == [repeated - 7_200, repeated - 3_600])
+        #expect(z.instant(repeated) == repeated - 7_200)
+        #expect(z.instant(repeated, after: repeated - 7_200) == repeated - 3_600)
         let skipped: Int64 = 1_774_742_400 + 9_000
-        #expect(LocalTime.instants(skipped, z).isEmpty)
-        #expect(LocalTime.instant(skipped, z) == skipped - 3_600)  // 02:30 CET = 03:30 CEST
-        #expect(LocalTime.midnight(1_774_742_400, z) == 1_774_738_800)
+        #expect(z.instants(skipped).isEmpty)
+        #expect(z.instant(skipped) == skipped - 3_600)  // 02:30 CET = 03:30 CEST
+        #expect(z.midnight(1_774_742_400) == 1_774_738_800)
+        #expect(z.instant(1_774_742_400 + 86_400 * 30) == 1_774_742_400 + 86_400 * 30 - 7_200)
+        // Lord Howe moves its clock by 30 minutes at 15:30 UTC: the quarter-hour cache still sees the change.
+        var lordHowe = LocalTime(zone: TimeZone(identifier: "Australia/Lord_Howe")!)
+        #expect(lordHowe.offset(1_791_041_400 - 1) == 37_800 && lordHowe.offset(1_791_041_400) == 39_600)
     }
 
     @Test(arguments: [

@@ -87,7 +87,12 @@ public enum TimeParsing {
     /// Parses `YYYY-MM-DD[T| ]hh:mm[:ss[.fff|:fff]]` with an optional zone `Z`, `±hh:mm`, `±hhmm` or ` ±hhmm`
     /// (RFC 3339, Apple Health, omconvert, GENEActiv). Without a zone the time is taken as UTC (`hadZone` false).
     public static func parseDateTime(_ text: Substring) -> (ns: Int64, hadZone: Bool)? {
-        var c = Cursor(text)
+        parseDateTime(bytes: Array(text.utf8))
+    }
+
+    /// `parseDateTime` of the UTF-8 bytes of the text (a field of a line, with no String made of it).
+    static func parseDateTime(bytes: [UInt8]) -> (ns: Int64, hadZone: Bool)? {
+        var c = Cursor(bytes)
         c.skipSpaces()
         guard let y = c.int(min: 4, max: 4), c.eat(0x2D), let mo = c.int(min: 1, max: 2), c.eat(0x2D),
             let d = c.int(min: 1, max: 2)

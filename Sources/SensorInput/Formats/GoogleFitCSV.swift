@@ -84,7 +84,8 @@ struct GoogleFitCSV: LineParser {
                 return "Date '\(fields[d].prefix(20))' is not YYYY-MM-DD"
             }
             let day = t.ns / 1_000_000_000
-            emit(.reading(LocalTime.day(day, options.timeZone ?? TimeZone.current, steps: count)))
+            var local = LocalTime(zone: options.timeZone ?? TimeZone.current)
+            emit(.reading(local.day(day, steps: count)))
             return nil
         }
         guard let fileDay else { return "the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)" }

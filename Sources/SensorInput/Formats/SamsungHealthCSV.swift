@@ -88,29 +88,26 @@ struct SamsungHealthCSV: LineParser {
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
         _ emit: (InputItem) -> Void
     ) throws -> String? {
-        var fields = Fields.split(line, ",")
+        var row = FieldRow(line, UInt8(ascii: ","))
         guard let c = columns else {
-            try readHeader(fields, number: number)
+            try readHeader(row.text, number: number)
             return nil
         }
-        if fields.count == c.width + 1, fields.last?.trimmingPrefixSpaces().isEmpty == true { fields.removeLast() }
-        guard fields.count == c.width else {
-            return "expected \(c.width) fields (as the header), found \(fields.count)"
-        }
+        row.dropTrailingEmpty(width: c.width)
+        guard row.count == c.width else { return "expected \(c.width) fields (as the header), found \(row.count)" }
         let steps: Int
-        switch Fields.stepCount(fields[c.count], column: "count") {
+        switch row.stepCount(c.count, column: "count") {
         case .success(let n): steps = n
         case .failure(let p): return p.message
         }
         if let day = c.day, let source = c.source {
-            return daily(fields, day: day, source: source, updated: c.updated, steps: steps)
+            return daily(row, day: day, source: source, updated: c.updated, steps: steps)
         }
-        return interval(fields, c, steps: steps)
+        return interval(row, c, steps: steps)
     }
 
     /// Reads the header (after a metadata line): throws when it lacks the columns of both files.
-    mutating func readHeader(_ fields: [Substring], number: Int) throws {
-        let line = fields.joined(separator: ",")
+    mutating func readHeader(_ line: String, number: Int) throws {
         if Self.isMetadata(Substring(line)) { return }
         var names = Self.names(Substring(line))
         if names.last?.isEmpty == true { names.removeLast() }  // a header with a trailing comma
@@ -130,28 +127,26 @@ struct SamsungHealthCSV: LineParser {
     }
 
     /// A `pedometer_step_count` row: held with its device until the end of the read.
-    mutating func interval(_ fields: [Substring], _ c: Columns, steps: Int) -> String? {
+    mutating func interval(_ row: FieldRow, _ c: Columns, steps: Int) -> String? {
         guard let s = c.start, let e = c.end else { return "no start_time/end_time" }
-        guard let from = TimeParsing.parseDateTime(fields[s].trimmingPrefixSpaces())?.ns else {
-            return "start_time '\(fields[s].prefix(30))' is not YYYY-MM-DD HH:MM:SS.sss"
+        guard let from = row.dateTime(s)?.ns else {
+            return "start_time '\(row[s].prefix(30))' is not YYYY-MM-DD HH:MM:SS.sss"
         }
-        guard let to = TimeParsing.parseDateTime(fields[e].trimmingPrefixSpaces())?.ns else {
-            return "end_time '\(fields[e].prefix(30))' is not YYYY-MM-DD HH:MM:SS.sss"
+        guard let to = row.dateTime(e)?.ns else {
+            return "end_time '\(row[e].prefix(30))' is not YYYY-MM-DD HH:MM:SS.sss"
         }
-        guard to >= from else { return "end_time \(fields[e].prefix(30)) is before start_time \(fields[s].prefix(30))" }
+        guard to >= from else { return "end_time \(row[e].prefix(30)) is before start_time \(row[s].prefix(30))" }
         if steps == 0 { return nil }
-        let device = c.device.map { String(fields[$0].trimmingPrefixSpaces()) } ?? ""
+        let device = c.device.map { String(row[$0]) } ?? ""
         held.append(.init(source: device, reading: StepReading(startNs: from, endNs: to, steps: steps)))
         return nil
     }
 
     /// A `step_daily_trend` row: kept when it is the merged one (`source_type` −2), the latest of its day.
-    mutating func daily(_ fields: [Substring], day: Int, source: Int, updated: Int?, steps: Int) -> String? {
-        guard let type = Fields.int(fields[source]) else {
-            return "source_type '\(fields[source].prefix(20))' is not a number"
-        }
-        guard let ms = Fields.int(fields[day]), abs(ms) < 9_000_000_000_000 else {
-            return "day_time '\(fields[day].prefix(20))' is not epoch milliseconds"
+    mutating func daily(_ row: FieldRow, day: Int, source: Int, updated: Int?, steps: Int) -> String? {
+        guard let type = row.int(source) else { return "source_type '\(row[source].prefix(20))' is not a number" }
+        guard let ms = row.int(day), abs(ms) < 9_000_000_000_000 else {
+            return "day_time '\(row[day].prefix(20))' is not epoch milliseconds"
         }
         guard type == -2 else {
             singleSourceRows += 1
@@ -159,7 +154,7 @@ struct SamsungHealthCSV: LineParser {
         }
         // The local day's 00:00 as UTC: rounded to the nearest UTC midnight should a version store the instant.
         let key = TimeParsing.floorDiv(ms + 43_200_000, 86_400_000)
-        let stamp = updated.map { String(fields[$0].trimmingPrefixSpaces()) } ?? ""
+        let stamp = updated.map { String(row[$0]) } ?? ""
         if let kept = days[key], (kept.updated, kept.steps) > (stamp, steps) { return nil }
         days[key] = Day(updated: stamp, steps: steps)
         return nil
@@ -167,9 +162,9 @@ struct SamsungHealthCSV: LineParser {
 
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
         for r in AppleHealthFormat.combine(held, policy: options.overlap) { emit(.reading(r)) }
-        let zone = options.timeZone ?? TimeZone.current
+        var local = LocalTime(zone: options.timeZone ?? TimeZone.current)
         for (day, row) in days.sorted(by: { $0.key < $1.key }) {
-            emit(.reading(LocalTime.day(day * 86_400, zone, steps: row.steps)))
+            emit(.reading(local.day(day * 86_400, steps: row.steps)))
         }
         held.removeAll()
         days.removeAll()
@@ -177,6 +172,8 @@ struct SamsungHealthCSV: LineParser {
 
     func describe(_ summary: inout ReadSummary) {
         guard singleSourceRows > 0, summary.readings == 0 else { return }
+        // Told as one skipped line: the rows are fine, the file lacks the ones that are read.
+        summary.skippedLines += 1
         summary.issues.append(
             InputError(
                 file: path,

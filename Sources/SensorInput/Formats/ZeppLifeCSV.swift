@@ -46,36 +46,43 @@ struct ZeppLifeCSV: LineParser {
         }
     }
 
+    /// Not saved between reads (follow mode): made again in the zone of the read.
+    var local: LocalTime?
+
+    enum CodingKeys: String, CodingKey {
+        case path, date, time, steps, width, headerRead, lastStart
+    }
+
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
         _ emit: (InputItem) -> Void
     ) throws -> String? {
-        var fields = Fields.split(line, ",")
+        var row = FieldRow(line, UInt8(ascii: ","))
         guard headerRead else {
-            try readHeader(fields, number: number)
+            try readHeader(row.text, number: number)
             return nil
         }
-        if fields.count == width + 1, fields.last?.isEmpty == true { fields.removeLast() }
-        guard fields.count == width else { return "expected \(width) fields (as the header), found \(fields.count)" }
+        row.dropTrailingEmpty(width: width)
+        guard row.count == width else { return "expected \(width) fields (as the header), found \(row.count)" }
         let count: Int
-        switch Fields.stepCount(fields[steps], column: "steps") {
+        switch row.stepCount(steps, column: "steps") {
         case .success(let n): count = n
         case .failure(let p): return p.message
         }
-        let day = fields[date].trimmingPrefixSpaces()
-        let zone = options.timeZone ?? TimeZone.current
+        // Taken out while used, so that its cache is not copied at each new entry.
+        var local = self.local.take() ?? LocalTime(zone: options.timeZone ?? TimeZone.current)
+        defer { self.local = local }
         guard let t = time else {
-            guard let midnight = TimeParsing.parseDateTime(day), !midnight.hadZone,
-                midnight.ns % 86_400_000_000_000 == 0
-            else { return "date '\(day.prefix(20))' is not YYYY-MM-DD" }
-            emit(.reading(LocalTime.day(midnight.ns / 1_000_000_000, zone, steps: count)))
+            guard let midnight = row.dateTime(date), !midnight.hadZone, midnight.ns % 86_400_000_000_000 == 0 else {
+                return "date '\(row[date].prefix(20))' is not YYYY-MM-DD"
+            }
+            emit(.reading(local.day(midnight.ns / 1_000_000_000, steps: count)))
             return nil
         }
-        let clock = fields[t].trimmingPrefixSpaces()
-        guard let local = TimeParsing.parseDateTime(Substring(day + " " + clock)), !local.hadZone else {
-            return "date and time '\(day.prefix(20)) \(clock.prefix(10))' are not YYYY-MM-DD HH:mm"
+        guard let clock = row.dateTime(date, then: t), !clock.hadZone else {
+            return "date and time '\(row[date].prefix(20)) \(row[t].prefix(10))' are not YYYY-MM-DD HH:mm"
         }
-        let start = LocalTime.instant(TimeParsing.floorDiv(local.ns, 1_000_000_000), zone, after: lastStart)
+        let start = local.instant(TimeParsing.floorDiv(clock.ns, 1_000_000_000), after: lastStart)
         lastStart = start
         if count > 0 {
             emit(
@@ -85,8 +92,8 @@ struct ZeppLifeCSV: LineParser {
         return nil
     }
 
-    mutating func readHeader(_ fields: [Substring], number: Int) throws {
-        var names = Self.header(fields.joined(separator: ","))
+    mutating func readHeader(_ line: String, number: Int) throws {
+        var names = Self.header(line)
         if names.last?.isEmpty == true { names.removeLast() }
         guard let d = names.firstIndex(of: "date"), let s = names.firstIndex(of: "steps") else {
             throw InputError(
