@@ -58,14 +58,14 @@ struct SamsungHealthCSV: LineParser {
     var columns: Columns?
     /// Interval rows by device, combined at the end of the read.
     var held: [AppleHealthFormat.Held] = []
-    /// `day_time` (ms) → that day's row, delivered at the end of the read.
+    /// The local date of `day_time` (days since 1970-01-01) → that day's row, delivered at the end of the read.
     var days: [Int64: Day] = [:]
     /// Daily rows of single sources (not read), to say so when the file has no merged rows.
     var singleSourceRows = 0
 
     init(path: String, options: ReadOptions) throws { self.path = path }
 
-    /// The column names of a header line: quotes, spaces and a BOM trimmed, lower case, up to the last `.`.
+    /// The column names of a header line: quotes, spaces and a BOM trimmed, lower case, the part after the last `.`.
     static func names(_ line: Substring) -> [String] {
         line.split(separator: ",", omittingEmptySubsequences: false).map { field in
             let name = field.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"\u{FEFF}")).lowercased()
@@ -145,7 +145,7 @@ struct SamsungHealthCSV: LineParser {
     /// A `step_daily_trend` row: kept when it is the merged one (`source_type` −2), the latest of its day.
     mutating func daily(_ row: FieldRow, day: Int, source: Int, updated: Int?, steps: Int) -> String? {
         guard let type = row.int(source) else { return "source_type '\(row[source].prefix(20))' is not a number" }
-        guard let ms = row.int(day), abs(ms) < 9_000_000_000_000 else {
+        guard let ms = row.int(day), (-9_000_000_000_000..<9_000_000_000_000).contains(ms) else {
             return "day_time '\(row[day].prefix(20))' is not epoch milliseconds"
         }
         guard type == -2 else {
