@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Reading speed of the whole-input formats (issue #14): generates
-  - a Gadgetbridge database with a year of minutes (525,600 rows of MI_BAND_ACTIVITY_SAMPLE, one device), and
+"""Reading speed of the whole-input formats (issue #14) and the health-app CSV exports: generates
+  - a Gadgetbridge database with a year of minutes (525,600 rows of MI_BAND_ACTIVITY_SAMPLE, one device),
   - a folder of 365 daily Garmin FIT monitoring files (one message a minute for 16 waking hours, timestamp_16,
     walking and running running totals),
+  - a Samsung Health pedometer_step_count CSV with a year of minutes from a phone and a watch overlapping for
+    16 waking hours a day (2 x 350,400 rows; the watch counts more, so the expected total is the watch's), and
+  - a Zepp Life ACTIVITY_MINUTE CSV with a year of minutes (525,600 rows, local time, read in Europe/Berlin),
 then times `steptweet inspect` on each (best of 3; the process start included) and checks the totals.
 Usage: bench/formats_speed.py [path/to/steptweet]   (default .build/release/steptweet)
 """
-import os, random, sqlite3, struct, subprocess, sys, tempfile, time
+import datetime, os, random, sqlite3, struct, subprocess, sys, tempfile, time
 
 FIT_EPOCH = 631065600
 CRC_TABLE = [0x0000, 0xCC01, 0xD801, 0x1400, 0xF001, 0x3C00, 0x2800, 0xE401,
@@ -63,11 +66,45 @@ def fit_day(midnight, rng):
     return body + struct.pack("<H", crc16(body)), sum(cumulative.values())
 
 
-def timed(binary, path):
+def samsung_minutes(path, rng):
+    p = 'com.samsung.health.step_count.'
+    cols = [p + 'start_time', p + 'end_time', p + 'time_offset', p + 'count', p + 'deviceuuid', 'walk_step']
+    start = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
+    expected = 0
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write('\ufeffcom.samsung.shealth.tracker.pedometer_step_count,6313005,6\n' + ','.join(cols) + '\n')
+        for day in range(365):
+            for minute in range(7 * 60, 23 * 60):
+                t = start + datetime.timedelta(days=day, minutes=minute)
+                a = t.strftime('%Y-%m-%d %H:%M:%S.000')
+                b = (t + datetime.timedelta(minutes=1)).strftime('%Y-%m-%d %H:%M:%S.000')
+                phone = rng.choice((0, 0, rng.randint(1, 100)))
+                watch = phone + rng.randint(1, 20) if phone else 0
+                expected += watch
+                for n, dev in ((phone, 'phone0001'), (watch, 'watch0002')):
+                    f.write(f'{a},{b},UTC+0100,{n},{dev},{n},\n')
+    return expected
+
+
+def zepp_minutes(path, rng):
+    start = datetime.datetime(2025, 1, 1)
+    expected = 0
+    with open(path, 'w') as f:
+        f.write('date,time,steps\n')
+        for m in range(525_600):
+            t = start + datetime.timedelta(minutes=m)
+            n = rng.choice((0, 0, 0, rng.randint(1, 120)))
+            expected += n
+            f.write(f'{t:%Y-%m-%d},{t:%H:%M},{n}\n')
+    return expected
+
+
+def timed(binary, path, *extra):
     best, out = None, ""
     for _ in range(3):
         t = time.perf_counter()
-        out = subprocess.run([binary, "inspect", "--json", path], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([binary, "inspect", "--json", *extra, path], capture_output=True, text=True,
+                             check=True).stdout
         dt = time.perf_counter() - t
         best = dt if best is None else min(best, dt)
     return best, out
@@ -92,6 +129,16 @@ def main():
                 f.write(blob)
         seconds, out = timed(binary, os.path.join(tmp, "GARMIN"))
         print(f"garmin-fit 365 daily monitoring files: {seconds:.3f} s, expected {expected} steps: {out.strip()}")
+        samsung = os.path.join(tmp, "com.samsung.shealth.tracker.pedometer_step_count.20260101000000.csv")
+        expected = samsung_minutes(samsung, rng)
+        seconds, out = timed(binary, samsung)
+        print(f"samsung-health 700,800 rows ({os.path.getsize(samsung) / 1e6:.1f} MB): {seconds:.3f} s, "
+              f"expected {expected} steps: {out.strip()}")
+        zepp = os.path.join(tmp, "ACTIVITY_MINUTE_1.csv")
+        expected = zepp_minutes(zepp, rng)
+        seconds, out = timed(binary, zepp, "--time-zone", "Europe/Berlin")
+        print(f"zepp-life 525,600 rows ({os.path.getsize(zepp) / 1e6:.1f} MB): {seconds:.3f} s, "
+              f"expected {expected} steps: {out.strip()}")
 
 
 if __name__ == "__main__":

@@ -90,7 +90,8 @@ public struct InputFormat: Sendable {
 public enum InputFormats {
     public static let all: [InputFormat] = [
         GadgetbridgeFormat.format, GarminFITFormat.format, GoogleFitFormats.allData, GoogleFitCSV.dailySummary,
-        GoogleFitCSV.intraday, AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
+        GoogleFitCSV.intraday, SamsungHealthCSV.steps, SamsungHealthCSV.daily, ZeppLifeCSV.minutes, ZeppLifeCSV.daily,
+        AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
         ActiGraphRawFormat.format, ActiGraphEpochFormat.format,
         SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox,
         HeaderCSVFormats.physicsToolbox, AxivityFormat.format, GENEActivFormat.format, WISDMFormat.format,

@@ -36,7 +36,7 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .customLong("prefer-source"),
         help: ArgumentHelp(
-            "With several sources over the same time (Apple Health phone and watch, Gadgetbridge devices), count this one: a source name, or a device name or alias. Repeatable; the first present wins.",
+            "With several sources over the same time (Apple Health or Samsung Health phone and watch, Gadgetbridge devices), count this one: a source name, device uuid, or a device name or alias. Repeatable; the first present wins.",
             valueName: "NAME")) var preferSource: [String] = []
     @Option(
         name: .customLong("start"),
@@ -46,7 +46,7 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "IANA time zone for --start without an offset, and of the local days of Gadgetbridge running totals and Google Fit daily totals (default: the system's).",
+            "IANA time zone for --start without an offset, of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
             valueName: "ZONE")) var timeZone: String?
 
     @Option(

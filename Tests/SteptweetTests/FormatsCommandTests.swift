@@ -23,6 +23,31 @@ import Testing
         #expect(count.stdout == "\(zip): 4 steps (1 readings summed, 60.0 s, gadgetbridge)\n", "\(count.stderr)")
     }
 
+    @Test func healthAppExportsAreCountedWithTheirBadRowsNamed() async throws {
+        let cases: [(String, String, Int, [Int])] = [
+            (
+                "samsung_health/com.samsung.shealth.tracker.pedometer_step_count.20260607134546.csv", "samsung-health",
+                132, [10, 11, 12]
+            ),
+            (
+                "samsung_health/com.samsung.shealth.step_daily_trend.20260607134546.csv", "samsung-health-daily",
+                17_350, [9]
+            ),
+            ("zepp_life/ACTIVITY_MINUTE/ACTIVITY_MINUTE_1718035200.csv", "zepp-life", 172, [12]),
+            ("zepp_life/ACTIVITY/ACTIVITY_1718035200.csv", "zepp-life-daily", 24_124, [4]),
+        ]
+        for (relative, format, steps, lines) in cases {
+            let path = Steptweet.fixture("formats/" + relative)
+            let r = try await Steptweet.run(["inspect", "--json", "--time-zone", "Europe/Berlin", path])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("\"format\":\"\(format)\""), "\(r.stdout)")
+            #expect(r.stdout.contains("\"steps\":\(steps)}"), "\(r.stdout)")
+            let warned = r.stderr.split(separator: "\n").map { $0.hasPrefix("steptweet: warning: skipped \(path):") }
+            #expect(warned == lines.map { _ in true }, "\(r.stderr)")
+            for line in lines { #expect(r.stderr.contains("\(path):\(line): "), "\(r.stderr)") }
+        }
+    }
+
     @Test func binaryFilesAreRefusedInOneLine() async throws {
         let dir = try TempDir()
         let path = try dir.write("a.out", Data([0x7F, 0x45, 0x4C, 0x46] + [UInt8](repeating: 0, count: 1996)))

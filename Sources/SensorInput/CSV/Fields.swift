@@ -32,3 +32,89 @@ extension Fields {
         return overflow ? nil : t
     }
 }
+
+/// Why a row of a line parser is skipped (the runner adds the file and line).
+struct RowProblem: Error, Equatable {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+extension Fields {
+    /// A step count cell, `column` naming it in the message: a whole number from 0 to below `StepReading.countLimit`
+    /// (`12.0` is 12).
+    static func stepCount(_ cell: Substring, column: String) -> Result<Int, RowProblem> {
+        let text = cell.trimmingPrefixSpaces()
+        if text.isEmpty { return .failure(RowProblem("no \(column)")) }
+        // A number past Int64 is read as a double, to be told apart from text.
+        guard let value = int(text).map(Double.init) ?? double(text), value.isFinite, value == value.rounded() else {
+            return .failure(RowProblem("\(column) '\(text.prefix(20))' is not a whole number"))
+        }
+        if value < 0 { return .failure(RowProblem("\(column) \(text.prefix(20)) is negative")) }
+        if value >= Double(StepReading.countLimit) {
+            return .failure(RowProblem("\(column) \(text.prefix(20)) is beyond the limit of a step count (2^40)"))
+        }
+        return .success(Int(value))
+    }
+}
+
+/// A line's fields as byte ranges, for the parsers of large exports (a year of minutes): numbers and times are read
+/// from the bytes, with no String made of each line. Split at a delimiter, no quoting; a trailing delimiter (one more,
+/// empty, field than the header) is dropped by `dropTrailingEmpty`.
+struct FieldRow {
+    let line: UnsafeBufferPointer<UInt8>
+    private(set) var ranges: [Range<Int>] = []
+
+    init(_ line: UnsafeBufferPointer<UInt8>, _ delimiter: UInt8) {
+        self.line = line
+        ranges.reserveCapacity(16)
+        var start = 0
+        for i in 0..<line.count where line[i] == delimiter {
+            ranges.append(start..<i)
+            start = i + 1
+        }
+        ranges.append(start..<line.count)
+    }
+
+    var count: Int { ranges.count }
+
+    /// The whole line as text.
+    var text: String { String(decoding: line, as: UTF8.self) }
+
+    /// Field `i` as text, spaces and quotes around it trimmed (for names, messages, device ids).
+    subscript(i: Int) -> Substring {
+        Substring(String(decoding: UnsafeBufferPointer(rebasing: line[ranges[i]]), as: UTF8.self))
+            .trimmingPrefixSpaces()
+    }
+
+    /// Drops a last field that is empty when the row has one more than `width`.
+    mutating func dropTrailingEmpty(width: Int) {
+        if ranges.count == width + 1, let last = ranges.last, line[last].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+            ranges.removeLast()
+        }
+    }
+
+    func int(_ i: Int) -> Int64? {
+        line.baseAddress.flatMap { NumberParsing.parseInt($0, ranges[i].lowerBound, ranges[i].upperBound) }
+            ?? Fields.int(self[i])
+    }
+
+    /// `Fields.stepCount` of field `i`: a plain count read from the bytes, anything else as text.
+    func stepCount(_ i: Int, column: String) -> Result<Int, RowProblem> {
+        if let v = line.baseAddress.flatMap({ NumberParsing.parseInt($0, ranges[i].lowerBound, ranges[i].upperBound) }),
+            v >= 0, v < StepReading.countLimit
+        {
+            return .success(Int(v))
+        }
+        return Fields.stepCount(self[i], column: column)
+    }
+
+    /// `TimeParsing.parseDateTime` of field `i` (followed by a space and field `then`, when given: a date and a time).
+    func dateTime(_ i: Int, then: Int? = nil) -> (ns: Int64, hadZone: Bool)? {
+        var bytes = Array(line[ranges[i]])
+        if let then {
+            bytes.append(0x20)
+            bytes += line[ranges[then]]
+        }
+        return bytes.withUnsafeBufferPointer { TimeParsing.parseDateTime(bytes: $0) }
+    }
+}

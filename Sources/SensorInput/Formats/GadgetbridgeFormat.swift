@@ -173,7 +173,7 @@ enum GadgetbridgeFormat: WholeReader {
             devices.append($0.int(0) ?? 0)
         }
         let cumulative = cumulativeTables.contains(table)
-        var offsets = LocalOffsets(zone: zone)
+        var offsets = LocalTime(zone: zone)
         for device in devices {
             let key = TableDevice(table: table, device: device)
             let after = state.lastTimestamp[key] ?? Int64.min
@@ -207,23 +207,6 @@ enum GadgetbridgeFormat: WholeReader {
         }
     }
 
-    /// Local UTC offsets (`ReadOptions.timeZone`, else the machine's), cached per hour.
-    struct LocalOffsets {
-        var zone: TimeZone
-        var cache: [Int64: Int64] = [:]
-        mutating func offset(_ time: Int64) -> Int64 {
-            let hour = time / 3600
-            if let o = cache[hour] { return o }
-            let o = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(time))))
-            cache[hour] = o
-            return o
-        }
-        mutating func localDay(_ time: Int64) -> Int64 {
-            let t = time + offset(time)
-            return TimeParsing.floorDiv(t, 86_400)
-        }
-    }
-
     /// Device id → names it may be chosen by (NAME, ALIAS).
     static func deviceNames(_ db: SQLiteReadOnly) throws -> [Int64: [String]] {
         guard try db.tables().contains("DEVICE") else { return [:] }
@@ -243,7 +226,7 @@ enum GadgetbridgeFormat: WholeReader {
         counted: inout [Int64: [UInt64]]
     ) -> [StepReading] {
         let rows = input.sorted { ($0.time, $0.device) < ($1.time, $1.device) }
-        var offsets = LocalOffsets(zone: zone)
+        var offsets = LocalTime(zone: zone)
         var dayTotals: [Int64: [Int64: Int64]] = [:]
         let several = Set(rows.lazy.map(\.device)).count > 1
         if several {

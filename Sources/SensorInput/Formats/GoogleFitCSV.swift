@@ -84,13 +84,8 @@ struct GoogleFitCSV: LineParser {
                 return "Date '\(fields[d].prefix(20))' is not YYYY-MM-DD"
             }
             let day = t.ns / 1_000_000_000
-            let zone = options.timeZone ?? TimeZone.current
-            // A day of a DST change lasts 23 or 25 hours: each midnight has its own offset.
-            emit(
-                .reading(
-                    StepReading(
-                        startNs: Self.localMidnight(day, zone) * 1_000_000_000,
-                        endNs: Self.localMidnight(day + 86_400, zone) * 1_000_000_000, steps: count)))
+            var local = LocalTime(zone: options.timeZone ?? TimeZone.current)
+            emit(.reading(local.day(day, steps: count)))
             return nil
         }
         guard let fileDay else { return "the date of a 15-minute file comes from its name (YYYY-MM-DD.csv)" }
@@ -104,12 +99,6 @@ struct GoogleFitCSV: LineParser {
         lastStart = from
         emit(.reading(StepReading(startNs: from, endNs: to, steps: count)))
         return nil
-    }
-
-    /// Seconds since the epoch of 00:00 in `zone` on the day that starts at `utcMidnight` in UTC.
-    static func localMidnight(_ utcMidnight: Int64, _ zone: TimeZone) -> Int64 {
-        func offset(_ t: Int64) -> Int64 { Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t)))) }
-        return utcMidnight - offset(utcMidnight - offset(utcMidnight))
     }
 
     /// `hh:mm:ss.fff±hh:mm` on `day` → ns since the epoch.
