@@ -11,14 +11,14 @@ import StepDetection
 public enum WalkingFeatureDump {
     public static func write(
         _ manifest: EvaluationManifest, parameters: DetectorParameters, jobs: Int,
-        to folder: String
+        magnitudeOnly: Bool = false, to folder: String
     ) throws {
         var on = parameters
         on.recognizer.enabled = true  // the windows exist only with the recognizer on
         let recognizing = on
         let entries = manifest.entries
         let rows = Parallelism.map(entries.count, jobs: jobs) { i in
-            Result { try rowsOf(entries[i], parameters: recognizing) }
+            Result { try rowsOf(entries[i], parameters: recognizing, magnitudeOnly: magnitudeOnly) }
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var windows = "file,start_s,end_s,probability,has_axes," + WindowFeatures.names.joined(separator: ",") + "\n"
@@ -37,14 +37,14 @@ public enum WalkingFeatureDump {
 
     private static func rowsOf(
         _ entry: EvaluationManifest.Entry,
-        parameters: DetectorParameters
+        parameters: DetectorParameters, magnitudeOnly: Bool
     ) throws -> (windows: String, steps: String) {
         var windows = ""
         var steps = ""
         let file = entry.file.contains(",") ? "\"\(entry.file)\"" : entry.file
         func seconds(_ ns: Int64) -> String { String(format: "%.3f", Double(ns) / 1e9) }
         _ = try RecordingCounter.count(
-            path: entry.path, parameters: parameters, axisFeatures: true,
+            path: entry.path, parameters: parameters, axisFeatures: true, magnitudeOnly: magnitudeOnly,
             onEvent: { event in
                 switch event {
                 case .decision(let d, let f):

@@ -113,7 +113,7 @@ struct EvalCommand: ParsableCommand {
             if let features {
                 try WalkingFeatureDump.write(
                     loaded, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),
-                    to: features)
+                    magnitudeOnly: magnitudeOnly, to: features)
             }
             report = try Evaluation.run(
                 loaded, parameters: parameters, by: by?.name,

@@ -170,7 +170,13 @@ import Testing
                 })
         }
         let withAxes = try await counted([])
-        let magnitudeOnly = try await counted(["--magnitude-only"])
+        let temp = try TempDir("magnitude-only")
+        let magnitudeOnly = try await counted(["--magnitude-only", "--features", temp.path("features")])
+        // The windows written beside the counts are those the counts came from: none has axes.
+        let windows = try String(contentsOfFile: temp.path("features/windows.csv"), encoding: .utf8)
+        let rows = windows.split(separator: "\n").dropFirst()
+        #expect(rows.contains { $0.contains("Samsung_Dario_Hard_NeckPouch_1.csv") })
+        #expect(rows.allSatisfy { $0.split(separator: ",")[4] == "0" })
         #expect(withAxes["Samsung_Dario_Hard_NeckPouch_1.csv"] == 0)
         #expect((magnitudeOnly["Samsung_Dario_Hard_NeckPouch_1.csv"] ?? 0) > 250)  // 302 true steps
         // A magnitude-only recording is read the same either way.
