@@ -58,8 +58,9 @@ extension Fields {
 }
 
 /// A line's fields as byte ranges, for the parsers of large exports (a year of minutes): numbers and times are read
-/// from the bytes, with no String made of each line. Split at a delimiter, no quoting; a trailing delimiter (one more,
-/// empty, field than the header) is dropped by `dropTrailingEmpty`.
+/// from the bytes, with no String made of each line. Split at a delimiter outside double quotes (a quoted field may
+/// hold one); the quotes and spaces around a field are trimmed when it is read. A trailing delimiter (one more, empty,
+/// field than the header) is dropped by `dropTrailingEmpty`.
 struct FieldRow {
     let line: UnsafeBufferPointer<UInt8>
     private(set) var ranges: [Range<Int>] = []
@@ -68,9 +69,14 @@ struct FieldRow {
         self.line = line
         ranges.reserveCapacity(16)
         var start = 0
-        for i in 0..<line.count where line[i] == delimiter {
-            ranges.append(start..<i)
-            start = i + 1
+        var quoted = false
+        for i in 0..<line.count {
+            if line[i] == 0x22 {
+                quoted.toggle()
+            } else if line[i] == delimiter && !quoted {
+                ranges.append(start..<i)
+                start = i + 1
+            }
         }
         ranges.append(start..<line.count)
     }
@@ -108,12 +114,13 @@ struct FieldRow {
         return Fields.stepCount(self[i], column: column)
     }
 
-    /// `TimeParsing.parseDateTime` of field `i` (followed by a space and field `then`, when given: a date and a time).
+    /// `TimeParsing.parseDateTime` of field `i` (followed by a space and field `then`, when given: a date and a time),
+    /// each trimmed of quotes and spaces.
     func dateTime(_ i: Int, then: Int? = nil) -> (ns: Int64, hadZone: Bool)? {
-        var bytes = Array(line[ranges[i]])
+        var bytes = Array(TimeParsing.trimmed(UnsafeBufferPointer(rebasing: line[ranges[i]])))
         if let then {
             bytes.append(0x20)
-            bytes += line[ranges[then]]
+            bytes += TimeParsing.trimmed(UnsafeBufferPointer(rebasing: line[ranges[then]]))
         }
         return bytes.withUnsafeBufferPointer { TimeParsing.parseDateTime(bytes: $0) }
     }
