@@ -198,6 +198,22 @@ import Testing
         #expect(try error(forks.bytes()).message.contains("0 files"))
     }
 
+    /// Two exports zipped together (an old one kept beside the new): which to count is the user's choice, not the
+    /// directory order's; the error names both.
+    @Test func twoExportsInOneZipAreAnError() throws {
+        var zip = ZipBuilder()
+        zip.add("old/" + Self.entry, try sample())
+        zip.add(Self.entry, try sample())
+        let e = try error(zip.bytes())
+        #expect(e.message.contains("2 files named export.xml"), "\(e)")
+        #expect(e.message.contains("old/\(Self.entry), \(Self.entry)"), "\(e)")
+        // With `__MACOSX/` copies beside the one export, it is read.
+        var one = ZipBuilder()
+        one.add(Self.entry, try sample())
+        one.add("__MACOSX/" + Self.entry, try sample())
+        #expect(try readings(try temporaryFile(one.bytes(), name: "export.zip")).0.steps == 2517)
+    }
+
     @Test func encryptedAndUnsupportedEntriesAreNamed() throws {
         var zip = export(try sample())
         zip.items[2].flags = 1
