@@ -1,8 +1,20 @@
+import Foundation
+
 /// Field splitting for the line parsers that are not on the hot path.
 enum Fields {
     /// Splits `line` at `delimiter` into substrings of a `String` made from the line.
     static func split(_ line: UnsafeBufferPointer<UInt8>, _ delimiter: Character) -> [Substring] {
         String(decoding: line, as: UTF8.self).split(separator: delimiter, omittingEmptySubsequences: false)
+    }
+
+    /// The column names of a CSV header line: split at commas, quotes, spaces, tabs and a BOM trimmed, lower case; a
+    /// trailing comma's empty name dropped. For the header-named step exports (Samsung Health, Zepp Life).
+    static func headerNames(_ line: Substring) -> [String] {
+        var names = line.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"\u{FEFF}")).lowercased()
+        }
+        if names.count > 1, names.last?.isEmpty == true { names.removeLast() }
+        return names
     }
 
     static func double(_ s: Substring) -> Double? {
