@@ -50,14 +50,22 @@ enum ZipInput {
     }
 
     /// The entry of `archive` that is the recording (read as `format` when given): the first of `known` present, else
-    /// the only file of a zip holding one. Throws an error listing what the zip holds when there is none.
+    /// the only file of a zip holding one. Throws an error listing what the zip holds when there is none, and one
+    /// naming them when it holds that name twice (two exports zipped together: which one counts is not the directory
+    /// order's choice).
     static func recording(in archive: ZipArchive, format: String?) throws -> ZipArchive.Entry {
         let files = archive.entries.filter {
             !$0.isDirectory && !$0.name.hasPrefix("__MACOSX/") && !$0.baseName.hasPrefix("._")
         }
         let wanted = known.filter { k in format.map { k.formats.contains($0) } ?? true }
         for k in wanted {
-            if let entry = files.first(where: { $0.baseName.lowercased() == k.name.lowercased() }) { return entry }
+            let named = files.filter { $0.baseName.lowercased() == k.name.lowercased() }
+            if named.count > 1 {
+                let list = named.prefix(5).map(\.name).joined(separator: ", ") + (named.count > 5 ? ", ..." : "")
+                throw archive.error(
+                    "\(named.count) files named \(k.name) in this zip (\(list)): unzip it and pass the one to read")
+            }
+            if let entry = named.first { return entry }
         }
         if files.count == 1, format == nil || wanted.isEmpty { return files[0] }
         let listed = files.prefix(5).map(\.name).joined(separator: ", ") + (files.count > 5 ? ", ..." : "")

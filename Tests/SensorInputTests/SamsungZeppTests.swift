@@ -71,6 +71,28 @@ import Testing
         }
     }
 
+    /// Fields in double quotes, as CSV writers quote them: the times are read as the counts are, and a comma inside
+    /// quotes does not split a field.
+    @Test func quotedFieldsAreRead() throws {
+        let p = "com.samsung.health.step_count."
+        let steps =
+            "\(p)start_time,\(p)end_time,\(p)count,\(p)deviceuuid,\(p)custom\n"
+            + "\"2026-06-06 08:00:00.000\",\"2026-06-06 08:01:00.000\",\"12\",\"a\",\"x,y\"\n"
+            + " 2026-06-06 08:01:00.000 ,2026-06-06 08:02:00.000,7,a,\n"
+        let (s, r) = try read(try temporaryFile(Array(steps.utf8), name: "steps.csv"))
+        #expect(s.issues.isEmpty && r.map(\.steps) == [12, 7])
+        #expect(r.first?.startNs == ns(1_780_732_800))
+        let minutes = "\"date\",\"time\",\"steps\"\n\"2026-03-29\",\"01:58\",\"10\"\n2026-03-29, 01:59 ,12\n"
+        let (zs, zr) = try read(try temporaryFile(Array(minutes.utf8), name: "ACTIVITY_MINUTE_1.csv"))
+        #expect(zs.format == "zepp-life" && zs.issues.isEmpty)
+        #expect(zr.map(\.startNs) == [ns(1_774_745_880), ns(1_774_745_940)])
+        let days =
+            "\"date\",\"steps\",\"distance\",\"runDistance\",\"calories\"\n"
+            + "\"2026-03-28\",\"8123\",\"5900\",\"0\",\"1\"\n"
+        let (ds, dr) = try read(try temporaryFile(Array(days.utf8), name: "ACTIVITY_1.csv"))
+        #expect(ds.format == "zepp-life-daily" && ds.issues.isEmpty && dr.map(\.steps) == [8123])
+    }
+
     @Test func samsungDailyReadsOnlyMergedRowsLatestPerDay() throws {
         let path = fixture(Self.samsungDaily)
         let (s, r) = try read(path)

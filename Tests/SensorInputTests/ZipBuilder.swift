@@ -11,6 +11,9 @@ struct ZipBuilder {
         /// General-purpose flags (bit 0: encrypted) and a method other than the one `deflate` implies.
         var flags: UInt16 = 0
         var method: UInt16?
+        /// Flag bit 3, as macOS Archive Utility and streaming writers set it: the local header's CRC-32 and sizes are
+        /// 0, the real ones follow the data in a data descriptor (and stand in the directory).
+        var descriptor = false
     }
     var items: [Item] = []
     var comment: [UInt8] = []
@@ -61,14 +64,19 @@ struct ZipBuilder {
             let method = Int(item.method ?? (item.deflate ? 8 : 0))
             let name = Array(item.name.utf8)
             let offset = out.count
-            let common =
-                B.u16(zip64 ? 45 : 20) + B.u16(Int(item.flags)) + B.u16(method) + B.u16(0) + B.u16(0x21)
-                + B.u32(B.crc32(item.data))
-            let localExtra = zip64 ? B.u16(1) + B.u16(16) + B.u64(item.data.count) + B.u64(packed.count) : []
+            let flags = Int(item.flags) | (item.descriptor ? 8 : 0)
+            let head = B.u16(zip64 ? 45 : 20) + B.u16(flags) + B.u16(method) + B.u16(0) + B.u16(0x21)
+            let common = head + B.u32(B.crc32(item.data))
+            let localSizes = item.descriptor ? B.u64(0) + B.u64(0) : B.u64(item.data.count) + B.u64(packed.count)
+            let localExtra = zip64 ? B.u16(1) + B.u16(16) + localSizes : []
             let sizes = zip64 ? saturated + saturated : B.u32(packed.count) + B.u32(item.data.count)
+            let local = item.descriptor ? head + B.u32(0) + B.u32(0) + B.u32(0) : common + sizes
             out +=
-                [0x50, 0x4B, 3, 4] + common + sizes + B.u16(name.count) + B.u16(localExtra.count) + name
-                + localExtra + packed
+                [0x50, 0x4B, 3, 4] + local + B.u16(name.count) + B.u16(localExtra.count) + name + localExtra + packed
+            if item.descriptor {
+                let size = zip64 ? B.u64 : B.u32
+                out += [0x50, 0x4B, 7, 8] + B.u32(B.crc32(item.data)) + size(packed.count) + size(item.data.count)
+            }
             let centralExtra =
                 zip64 ? B.u16(1) + B.u16(24) + B.u64(item.data.count) + B.u64(packed.count) + B.u64(offset) : []
             central +=

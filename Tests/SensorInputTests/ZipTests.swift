@@ -174,6 +174,46 @@ import Testing
         #expect(try error(ZipBuilder().bytes()).message.contains("0 files"))
     }
 
+    /// macOS Archive Utility and streaming writers set flag bit 3: the local header's CRC-32 and sizes are 0 and a data
+    /// descriptor follows each entry's data; the directory has them. Stored or deflated, zip64 or not: the same count.
+    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
+    func dataDescriptorsAreReadFromTheDirectory(_ deflate: Bool, _ zip64: Bool) throws {
+        var zip = export(try sample(), deflate: deflate, zip64: zip64)
+        for k in zip.items.indices { zip.items[k].descriptor = true }
+        let (s, _) = try readings(try temporaryFile(zip.bytes(), name: "export.zip"))
+        #expect(s.format == "apple-health" && s.steps == 2517)
+    }
+
+    /// A zip made on a Mac holds `__MACOSX/` and `._` resource forks beside the export: they are not the export.
+    @Test func macOSResourceForksAreNotTheExport() throws {
+        var zip = ZipBuilder()
+        zip.add("__MACOSX/apple_health_export/._export.xml", [0, 5, 22, 7, 0, 2, 0, 0])
+        zip.add("apple_health_export/._export.xml", [0, 5, 22, 7, 0, 2, 0, 0])
+        zip.add(Self.entry, try sample())
+        let (s, _) = try readings(try temporaryFile(zip.bytes(), name: "export.zip"))
+        #expect(s.format == "apple-health" && s.steps == 2517)
+        // Only resource forks: no export, and said so.
+        var forks = ZipBuilder()
+        forks.add("__MACOSX/apple_health_export/._export.xml", [0, 5, 22, 7])
+        #expect(try error(forks.bytes()).message.contains("0 files"))
+    }
+
+    /// Two exports zipped together (an old one kept beside the new): which to count is the user's choice, not the
+    /// directory order's; the error names both.
+    @Test func twoExportsInOneZipAreAnError() throws {
+        var zip = ZipBuilder()
+        zip.add("old/" + Self.entry, try sample())
+        zip.add(Self.entry, try sample())
+        let e = try error(zip.bytes())
+        #expect(e.message.contains("2 files named export.xml"), "\(e)")
+        #expect(e.message.contains("old/\(Self.entry), \(Self.entry)"), "\(e)")
+        // With `__MACOSX/` copies beside the one export, it is read.
+        var one = ZipBuilder()
+        one.add(Self.entry, try sample())
+        one.add("__MACOSX/" + Self.entry, try sample())
+        #expect(try readings(try temporaryFile(one.bytes(), name: "export.zip")).0.steps == 2517)
+    }
+
     @Test func encryptedAndUnsupportedEntriesAreNamed() throws {
         var zip = export(try sample())
         zip.items[2].flags = 1

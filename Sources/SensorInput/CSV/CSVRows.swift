@@ -228,11 +228,7 @@ extension GenericCSVReader {
     @inline(never)
     static func dateTimeMilliseconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         guard end - start >= 10, end - start <= 64 else { return nil }
-        var s = start
-        var e = end
-        while s < e && (p[s] == 0x20 || p[s] == 0x09 || p[s] == 0x22) { s += 1 }
-        while e > s && (p[e - 1] == 0x20 || p[e - 1] == 0x09 || p[e - 1] == 0x22) { e -= 1 }
-        let field = UnsafeBufferPointer(start: p + s, count: e - s)
+        let field = TimeParsing.trimmed(UnsafeBufferPointer(start: p + start, count: end - start))
         guard
             let ns = TimeParsing.parseDateTime(bytes: field)?.ns ?? TimeParsing.parseMonthNameDateTime(bytes: field)
         else { return nil }

@@ -1,8 +1,20 @@
+import Foundation
+
 /// Field splitting for the line parsers that are not on the hot path.
 enum Fields {
     /// Splits `line` at `delimiter` into substrings of a `String` made from the line.
     static func split(_ line: UnsafeBufferPointer<UInt8>, _ delimiter: Character) -> [Substring] {
         String(decoding: line, as: UTF8.self).split(separator: delimiter, omittingEmptySubsequences: false)
+    }
+
+    /// The column names of a CSV header line: split at commas, quotes, spaces, tabs and a BOM trimmed, lower case; a
+    /// trailing comma's empty name dropped. For the header-named step exports (Samsung Health, Zepp Life).
+    static func headerNames(_ line: Substring) -> [String] {
+        var names = line.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"\u{FEFF}")).lowercased()
+        }
+        if names.count > 1, names.last?.isEmpty == true { names.removeLast() }
+        return names
     }
 
     static func double(_ s: Substring) -> Double? {
@@ -58,8 +70,9 @@ extension Fields {
 }
 
 /// A line's fields as byte ranges, for the parsers of large exports (a year of minutes): numbers and times are read
-/// from the bytes, with no String made of each line. Split at a delimiter, no quoting; a trailing delimiter (one more,
-/// empty, field than the header) is dropped by `dropTrailingEmpty`.
+/// from the bytes, with no String made of each line. Split at a delimiter outside double quotes (a quoted field may
+/// hold one); the quotes and spaces around a field are trimmed when it is read. A trailing delimiter (one more, empty,
+/// field than the header) is dropped by `dropTrailingEmpty`.
 struct FieldRow {
     let line: UnsafeBufferPointer<UInt8>
     private(set) var ranges: [Range<Int>] = []
@@ -68,9 +81,14 @@ struct FieldRow {
         self.line = line
         ranges.reserveCapacity(16)
         var start = 0
-        for i in 0..<line.count where line[i] == delimiter {
-            ranges.append(start..<i)
-            start = i + 1
+        var quoted = false
+        for i in 0..<line.count {
+            if line[i] == 0x22 {
+                quoted.toggle()
+            } else if line[i] == delimiter && !quoted {
+                ranges.append(start..<i)
+                start = i + 1
+            }
         }
         ranges.append(start..<line.count)
     }
@@ -108,12 +126,13 @@ struct FieldRow {
         return Fields.stepCount(self[i], column: column)
     }
 
-    /// `TimeParsing.parseDateTime` of field `i` (followed by a space and field `then`, when given: a date and a time).
+    /// `TimeParsing.parseDateTime` of field `i` (followed by a space and field `then`, when given: a date and a time),
+    /// each trimmed of quotes and spaces.
     func dateTime(_ i: Int, then: Int? = nil) -> (ns: Int64, hadZone: Bool)? {
-        var bytes = Array(line[ranges[i]])
+        var bytes = Array(TimeParsing.trimmed(UnsafeBufferPointer(rebasing: line[ranges[i]])))
         if let then {
             bytes.append(0x20)
-            bytes += line[ranges[then]]
+            bytes += TimeParsing.trimmed(UnsafeBufferPointer(rebasing: line[ranges[then]]))
         }
         return bytes.withUnsafeBufferPointer { TimeParsing.parseDateTime(bytes: $0) }
     }

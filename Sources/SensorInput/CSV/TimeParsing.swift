@@ -94,6 +94,16 @@ public enum TimeParsing {
         return text.withUTF8 { parseDateTime(bytes: $0) }
     }
 
+    /// `field` without the spaces, tabs and double quotes around it (as `trimmingPrefixSpaces`), in place.
+    static func trimmed(_ field: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        func isPadding(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x22 }
+        var s = 0
+        var e = field.count
+        while s < e && isPadding(field[s]) { s += 1 }
+        while e > s && isPadding(field[e - 1]) { e -= 1 }
+        return UnsafeBufferPointer(rebasing: field[s..<e])
+    }
+
     /// `parseDateTime(_:)` on UTF-8 bytes in place (a CSV field in the reader's buffer: no `String` per row).
     static func parseDateTime(bytes: UnsafeBufferPointer<UInt8>) -> (ns: Int64, hadZone: Bool)? {
         var c = Cursor(bytes)

@@ -65,12 +65,9 @@ struct SamsungHealthCSV: LineParser {
 
     init(path: String, options: ReadOptions) throws { self.path = path }
 
-    /// The column names of a header line: quotes, spaces and a BOM trimmed, lower case, the part after the last `.`.
+    /// The column names of a header line (`Fields.headerNames`), each the part after the last `.`.
     static func names(_ line: Substring) -> [String] {
-        line.split(separator: ",", omittingEmptySubsequences: false).map { field in
-            let name = field.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"\u{FEFF}")).lowercased()
-            return name.split(separator: ".").last.map(String.init) ?? ""
-        }
+        Fields.headerNames(line).map { name in name.split(separator: ".").last.map(String.init) ?? "" }
     }
 
     /// The header of a sniffed file: line 2 below a metadata line, else line 1.
@@ -109,8 +106,7 @@ struct SamsungHealthCSV: LineParser {
     /// Reads the header (after a metadata line): throws when it lacks the columns of both files.
     mutating func readHeader(_ line: String, number: Int) throws {
         if Self.isMetadata(Substring(line)) { return }
-        var names = Self.names(Substring(line))
-        if names.last?.isEmpty == true { names.removeLast() }  // a header with a trailing comma
+        let names = Self.names(Substring(line))
         let find = { (name: String) in names.firstIndex(of: name) }
         guard let count = find("count"),
             (find("start_time") != nil && find("end_time") != nil)

@@ -40,11 +40,7 @@ struct ZeppLifeCSV: LineParser {
 
     init(path: String, options: ReadOptions) throws { self.path = path }
 
-    static func header(_ line: String) -> [String] {
-        line.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"\u{FEFF}")).lowercased()
-        }
-    }
+    static func header(_ line: String) -> [String] { Fields.headerNames(Substring(line)) }
 
     /// Not saved between reads (follow mode): made again in the zone of the read.
     var local: LocalTime?
@@ -93,8 +89,7 @@ struct ZeppLifeCSV: LineParser {
     }
 
     mutating func readHeader(_ line: String, number: Int) throws {
-        var names = Self.header(line)
-        if names.last?.isEmpty == true { names.removeLast() }
+        let names = Self.header(line)
         guard let d = names.firstIndex(of: "date"), let s = names.firstIndex(of: "steps") else {
             throw InputError(
                 file: path, line: number, message: "no date and steps columns in the header (\(names.count) columns)")
