@@ -56,7 +56,8 @@ struct FakeAccelerometerTree {
         text +=
             extra
             + "[schedule]\ninterval = \"10m\"\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n"
-        return try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
+        return try AgentConfiguration.parse(
+            TestBudget.applied(to: text), file: dir.path("config.toml"), environment: [:])
     }
 }
 

@@ -40,20 +40,21 @@ import WallTime
         clock: WallClock = .system
     ) async throws -> Running {
         var config = try AgentConfiguration.parse(
-            (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
-                + """
-                [receive]
-                listen = "127.0.0.1:8788"
-                token_env = "RECEIVE_TOKEN"
-                max_body = \(maxBody)
-                [schedule]
-                interval = "30m"
-                settle = "15m"
-                [text]
-                time_zone = "Asia/Tokyo"
-                [state]
-                path = "state.sqlite"
-                """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
+            TestBudget.applied(
+                to: (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
+                    + """
+                    [receive]
+                    listen = "127.0.0.1:8788"
+                    token_env = "RECEIVE_TOKEN"
+                    max_body = \(maxBody)
+                    [schedule]
+                    interval = "30m"
+                    settle = "15m"
+                    [text]
+                    time_zone = "Asia/Tokyo"
+                    [state]
+                    path = "state.sqlite"
+                    """), file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
         let target = ScriptedPublisher()
         config.publishers = [target]
         if let deadline { config.schedule.deadline = deadline }

@@ -293,16 +293,17 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
         let config = try dir.write(
             "config.toml",
-            """
-            [source]
-            path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
-            start = "2026-11-21T10:02:00+09:00"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "webhook"
-            url_file = "hook.url"
-            """)
+            TestBudget.applied(
+                to: """
+                    [source]
+                    path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
+                    start = "2026-11-21T10:02:00+09:00"
+                    [state]
+                    path = "state.sqlite"
+                    [[publish]]
+                    kind = "webhook"
+                    url_file = "hook.url"
+                    """))
         return ["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"]
     }
 

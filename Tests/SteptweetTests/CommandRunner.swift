@@ -127,11 +127,16 @@ enum Steptweet {
     }
 
     /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in
-    /// Tokyo), followed by `sections` (TOML); its path.
+    /// Tokyo), followed by `sections` (TOML); its path. Its fetch budget is `TestBudget`'s, as `configFile`'s.
     static func walkConfig(_ sections: String) throws -> String {
         let walk = fixture("demo_walk_50hz.csv")
-        return try tempFile(
-            "[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections, name: "config.toml")
+        return try configFile("[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections)
+    }
+
+    /// A `config.toml` in the test's folder holding `toml` with the tests' fetch budget (`TestBudget`: 10 minutes
+    /// unless `toml` sets a deadline, so a fetch starved by a loaded machine does not run out of it); its path.
+    static func configFile(_ toml: String) throws -> String {
+        try tempFile(TestBudget.applied(to: toml), name: "config.toml")
     }
 
     /// Writes `contents` to a new file in the running test's temporary folder (its suite has `.temporaryFolder`) and

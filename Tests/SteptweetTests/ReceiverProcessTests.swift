@@ -29,7 +29,7 @@ import Testing
     @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
         let port = try freePort()
         let posts = try Steptweet.tempFile("", name: "posts.jsonl")
-        let config = try Steptweet.tempFile(
+        let config = try Steptweet.configFile(
             """
             [receive]
             listen = "127.0.0.1:\(port)"
@@ -43,7 +43,7 @@ import Testing
             [[publish]]
             kind = "file"
             path = "\(posts)"
-            """, name: "config.toml")
+            """)
         let agent = Process()
         agent.executableURL = Steptweet.binary
         agent.arguments = ["agent", "--config", config]

@@ -31,15 +31,17 @@ import Testing
     func config(_ tree: Tree) throws -> String {
         let path = tree.root.appendingPathComponent("config.toml")
         try Data(
-            """
-            [source]
-            device = "iio:device0"
-            sys_root = "\(tree.root.appendingPathComponent("sys").path)"
-            [text]
-            time_zone = "Asia/Tokyo"
-            [state]
-            path = "state/state.sqlite"
-            """.utf8
+            TestBudget.applied(
+                to: """
+                    [source]
+                    device = "iio:device0"
+                    sys_root = "\(tree.root.appendingPathComponent("sys").path)"
+                    [text]
+                    time_zone = "Asia/Tokyo"
+                    [state]
+                    path = "state/state.sqlite"
+                    """
+            ).utf8
         ).write(to: path)
         return path.path
     }
