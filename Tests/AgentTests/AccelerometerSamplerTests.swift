@@ -56,7 +56,8 @@ struct FakeAccelerometerTree {
         text +=
             extra
             + "[schedule]\ninterval = \"10m\"\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n"
-        return try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
+        return try AgentConfiguration.parse(
+            TestBudget.applied(to: text), file: dir.path("config.toml"), environment: [:])
     }
 }
 
@@ -66,16 +67,6 @@ final class EventLog: @unchecked Sendable {
     private var items: [AccelerometerSampler.Event] = []
     func add(_ e: AccelerometerSampler.Event) { lock.withLock { items.append(e) } }
     var all: [AccelerometerSampler.Event] { lock.withLock { items } }
-}
-
-/// Waits (up to 20 s) for a condition that another thread makes true.
-func eventually(_ condition: () -> Bool) -> Bool {
-    let limit = Date().addingTimeInterval(20)
-    while Date() < limit {
-        if condition() { return true }
-        usleep(2_000)
-    }
-    return condition()
 }
 
 /// Lines of the sample file after its header.
@@ -115,7 +106,7 @@ func sampleLines(_ path: String) -> [String] {
         #expect(problem(nil, rate: 5000) == "source.rate")
     }
 
-    @Test func pollingWritesCalibratedSamplesAndOutlivesAVanishingDevice() throws {
+    @Test func pollingWritesCalibratedSamplesAndOutlivesAVanishingDevice() async throws {
         let tree = try FakeAccelerometerTree(scale: "0.01")
         try tree.write("in_accel_x_raw", "100")
         try tree.write("in_accel_y_raw", "-200")
@@ -134,8 +125,8 @@ func sampleLines(_ path: String) -> [String] {
         let sampler = AccelerometerSampler(
             device: device, clock: clock.wall(startingAtNs: start), onEvent: events.add)
         try sampler.start()
-        #expect(done.wait(timeout: .now() + 20) == .success)
-        sampler.stop()
+        #expect(await offThePool { done.wait(timeout: .now() + patienceInSeconds) } == .success)
+        await offThePool { sampler.stop() }
         let lines = sampleLines(device.samplePath)
         #expect(lines.count >= 110)
         #expect(lines.allSatisfy { $0.hasSuffix(",1.00000,-2.00000,10.00000") })
@@ -190,14 +181,14 @@ func sampleLines(_ path: String) -> [String] {
         let sampler = AccelerometerSampler(device: small, retry: 0.05, onEvent: events.add)
         try sampler.start()
         #expect(
-            eventually {
+            await eventually {
                 (SampleFileWriter.lastTime(in: device.samplePath) ?? SampleFileWriter.lastTime(in: device.rotatedPath))
                     == lastNs
             })
         // The buffer was off: the sampler turned on the channels it needs, and the buffer; off again when it stops.
         #expect(tree.read("buffer/enable") == "1")
         #expect(tree.read("scan_elements/in_accel_x_en") == "1" && tree.read("scan_elements/in_timestamp_en") == "1")
-        sampler.stop()
+        await offThePool { sampler.stop() }
         #expect(tree.read("buffer/enable") == "0")
         #expect(events.all.first == .started(device.summary))
         #expect(events.all.contains(.rotated(device.rotatedPath)))
@@ -272,7 +263,7 @@ func sampleLines(_ path: String) -> [String] {
         #expect(abs(posted - 109) <= 11)
     }
 
-    @Test func evdevCaptureIsTailedAndScaled() throws {
+    @Test func evdevCaptureIsTailedAndScaled() async throws {
         let dir = try TempDir()
         let node = dir.path("event7")
         func frame(_ sec: Int64, _ x: Int32, _ y: Int32, _ z: Int32) -> [UInt8] {
@@ -295,14 +286,14 @@ func sampleLines(_ path: String) -> [String] {
         device.node = node
         let sampler = AccelerometerSampler(device: device, retry: 0.02)
         try sampler.start()
-        #expect(eventually { sampleLines(device.samplePath).count == 2 })
+        #expect(await eventually { sampleLines(device.samplePath).count == 2 })
         // More events arrive later: read from where the sampler was, never twice.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: node))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(frame(t0 + 2, -256, 0, 0)))
         try handle.close()
-        #expect(eventually { sampleLines(device.samplePath).count == 3 })
-        sampler.stop()
+        #expect(await eventually { sampleLines(device.samplePath).count == 3 })
+        await offThePool { sampler.stop() }
         let lines = sampleLines(device.samplePath)
         #expect(
             lines == [
@@ -388,7 +379,7 @@ func sampleLines(_ path: String) -> [String] {
         #expect(abs(now(CLOCK_MONOTONIC) + mono - now(CLOCK_REALTIME)) < 50_000_000)
     }
 
-    @Test func aBufferStampedWithTheMonotonicClockIsWrittenInWallClockTime() throws {
+    @Test func aBufferStampedWithTheMonotonicClockIsWrittenInWallClockTime() async throws {
         let tree = try FakeAccelerometerTree()
         try tree.write("current_timestamp_clock", "monotonic")
         var ts = timespec()
@@ -406,14 +397,14 @@ func sampleLines(_ path: String) -> [String] {
         let sampler = AccelerometerSampler(device: device, retry: 0.05, onEvent: events.add)
         let wall = Date()
         try sampler.start()
-        #expect(eventually { sampleLines(device.samplePath).count == 3 })
-        sampler.stop()
+        #expect(await eventually { sampleLines(device.samplePath).count == 3 })
+        await offThePool { sampler.stop() }
         let first = try #require(sampleLines(device.samplePath).first.flatMap { Int64($0.split(separator: ",")[0]) })
         #expect(abs(Double(first) / 1e9 - wall.timeIntervalSince1970) < 5, "\(first)")
         #expect(events.all.contains { if case .clockOffset = $0 { return true } else { return false } })
     }
 
-    @Test func aFIFOWithoutAWriterDoesNotHoldUpStopping() throws {
+    @Test func aFIFOWithoutAWriterDoesNotHoldUpStopping() async throws {
         let dir = try TempDir()
         let fifo = dir.path("event9")
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -422,8 +413,8 @@ func sampleLines(_ path: String) -> [String] {
         let events = EventLog()
         let sampler = AccelerometerSampler(device: device, retry: 0.05, onEvent: events.add)
         try sampler.start()
-        usleep(100_000)
-        sampler.stop(timeout: 3)
+        try await Task.sleep(for: .milliseconds(100))
+        await offThePool { sampler.stop(timeout: patienceInSeconds) }
         #expect(events.all.last == .stopped(samples: 0), "\(events.all)")
     }
 

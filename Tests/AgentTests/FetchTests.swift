@@ -126,21 +126,22 @@ import Testing
         let dir = try TempDir()
         let long = String(repeating: "歩", count: 150)  // 300 weighted characters on X's scale
         var config = try AgentConfiguration.parse(
-            """
-            [source]
-            path = "\(Fixture.walk)"
-            start = "2026-11-21T10:02:00+09:00"
-            [text]
-            time_zone = "Asia/Tokyo"
-            template = "{steps} \(long)"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "webhook"
-            name = "x-sized"
-            url_env = "HOOK"
-            length_rule = "x"
-            """, file: dir.path("config.toml"), environment: ["HOOK": "http://127.0.0.1:9/never"])
+            TestBudget.applied(
+                to: """
+                    [source]
+                    path = "\(Fixture.walk)"
+                    start = "2026-11-21T10:02:00+09:00"
+                    [text]
+                    time_zone = "Asia/Tokyo"
+                    template = "{steps} \(long)"
+                    [state]
+                    path = "state.sqlite"
+                    [[publish]]
+                    kind = "webhook"
+                    name = "x-sized"
+                    url_env = "HOOK"
+                    length_rule = "x"
+                    """), file: dir.path("config.toml"), environment: ["HOOK": "http://127.0.0.1:9/never"])
         let taker = ScriptedPublisher()
         config.publishers.append(taker)
         let report = await Fetcher(configuration: config).fetch(

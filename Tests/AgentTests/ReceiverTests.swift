@@ -40,20 +40,21 @@ import WallTime
         clock: WallClock = .system
     ) async throws -> Running {
         var config = try AgentConfiguration.parse(
-            (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
-                + """
-                [receive]
-                listen = "127.0.0.1:8788"
-                token_env = "RECEIVE_TOKEN"
-                max_body = \(maxBody)
-                [schedule]
-                interval = "30m"
-                settle = "15m"
-                [text]
-                time_zone = "Asia/Tokyo"
-                [state]
-                path = "state.sqlite"
-                """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
+            TestBudget.applied(
+                to: (prefer.map { "[source]\nprefer = \"\($0)\"\n" } ?? "")
+                    + """
+                    [receive]
+                    listen = "127.0.0.1:8788"
+                    token_env = "RECEIVE_TOKEN"
+                    max_body = \(maxBody)
+                    [schedule]
+                    interval = "30m"
+                    settle = "15m"
+                    [text]
+                    time_zone = "Asia/Tokyo"
+                    [state]
+                    path = "state.sqlite"
+                    """), file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
         let target = ScriptedPublisher()
         config.publishers = [target]
         if let deadline { config.schedule.deadline = deadline }
@@ -90,7 +91,7 @@ import WallTime
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if method == "POST" { request.httpBody = body }
         // The completion-handler form with an idle timeout: a lost answer fails the test instead of hanging it.
-        request.timeoutInterval = 20
+        request.timeoutInterval = patienceInSeconds
         let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { done in
             URLSession.shared.dataTask(with: request) { data, response, error in
                 if let data, let response {
@@ -332,13 +333,13 @@ import WallTime
         let dir = try TempDir()
         let r = try await start(dir: dir, maxBody: 8192)
         let plain = Self.healthAutoExport(0..<30)
-        let gzip = try Self.gzip(plain)
+        let gzip = try await Self.gzip(plain)
         #expect(gzip.count < 8192 && plain.count < 8192)
         let answer = try await post(r.port, gzip, token: token, headers: ["Content-Encoding": "gzip"])
         #expect(answer.status == 200, "\(answer.answer)")
         #expect(answer.answer["readings"] as? Int == 30)
         // Small as sent, too large inflated.
-        let bomb = try Self.gzip(Self.healthAutoExport(0..<59) + Data(repeating: 0x20, count: 20_000))
+        let bomb = try await Self.gzip(Self.healthAutoExport(0..<59) + Data(repeating: 0x20, count: 20_000))
         #expect(bomb.count < 8192)
         #expect(try await post(r.port, bomb, token: token, headers: ["Content-Encoding": "gzip"]).status == 413)
         let damaged = gzip.prefix(gzip.count / 2)
@@ -707,8 +708,12 @@ import WallTime
         await r.stop()
     }
 
-    /// `gzip -c`, from Debian's gzip.
-    static func gzip(_ data: Data) throws -> Data {
+    /// `gzip -c`, from Debian's gzip, waited for on a thread of its own (`offThePool`).
+    static func gzip(_ data: Data) async throws -> Data {
+        try await offThePool { try gzipBlocking(data) }
+    }
+
+    private static func gzipBlocking(_ data: Data) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
         process.arguments = ["-c"]

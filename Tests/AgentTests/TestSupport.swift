@@ -34,7 +34,8 @@ enum Fixture {
 
     static func date(_ text: String) -> Date { Timestamps.parse(text)! }
 
-    /// A configuration reading `source` (relative times anchored at `start`) with state in `dir`.
+    /// A configuration reading `source` (relative times anchored at `start`) with state in `dir`; its fetch budget is
+    /// `TestBudget`'s unless `schedule` sets a deadline (the fetcher's clock is the real one unless a test injects one).
     static func config(
         dir: TempDir, source: String? = walk, start: String = "2026-11-21T10:02:00+09:00",
         extra: String = "", schedule: String = "", publish: String = ""
@@ -43,7 +44,8 @@ enum Fixture {
         if let source { text += "[source]\npath = \"\(source)\"\nstart = \"\(start)\"\n\(extra)\n" }
         text +=
             "[schedule]\ninterval = \"10m\"\n\(schedule)\n[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state.sqlite\"\n\(publish)"
-        return try AgentConfiguration.parse(text, file: dir.path("config.toml"), environment: [:])
+        return try AgentConfiguration.parse(
+            TestBudget.applied(to: text), file: dir.path("config.toml"), environment: [:])
     }
 }
 

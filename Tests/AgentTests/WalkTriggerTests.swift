@@ -83,7 +83,7 @@ import Testing
         try handle.close()
         // Bounded: if no event came, the stream ends and the test fails instead of hanging.
         let timeout = Task {
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: patience)
             continuation.finish()
         }
         var iterator = stream.makeAsyncIterator()

@@ -9,7 +9,7 @@ import Testing
 /// with `rsvg-convert`'s rendering of the same SVG (which `make test` installs).
 @Suite struct SVGRasterizerTests {
     @Test(arguments: [(WindowChartOptions.Style.light, 1), (.dark, 1), (.light, 2)])
-    func stripsMakeThePictureRsvgConvertMakesWhole(style: WindowChartOptions.Style, scale: Int) throws {
+    func stripsMakeThePictureRsvgConvertMakesWhole(style: WindowChartOptions.Style, scale: Int) async throws {
         let activity = WindowChartTests.dayOfWalks(seed: 9)
         let composer = try WindowChartTests.composer()
         let bars = StepPlot.bars(
@@ -26,7 +26,7 @@ import Testing
         let dir = try TempDir()
         let path = try dir.write("chart.svg", sized)
         // 1200×675: three strips of at most 270 rows, the last one short; 2400×1350: five, scaled.
-        let whole = try RasterImage.rasterize(svg: path)
+        let whole = try await RasterImage.rasterize(svg: path)
         let strips = try RasterImage.decodePNG([UInt8](try SVGRasterizer.png(svg: svg, width: width, height: height)))
         try #require(whole.width == strips.width && whole.height == strips.height)
         var worst = (difference: 0, x: 0, y: 0)

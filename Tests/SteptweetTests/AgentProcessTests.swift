@@ -20,14 +20,9 @@ import Testing
         }
         var all: String { lock.withLock { text } }
 
-        /// Waits (up to `limit` seconds, in short steps) until the output contains `needle`.
-        func wait(for needle: String, limit: Double = 20) async throws -> Bool {
-            let end = Date().addingTimeInterval(limit)
-            while Date() < end {
-                if all.contains(needle) { return true }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return false
+        /// Waits (up to `patience`, in short steps) until the output contains `needle`.
+        func wait(for needle: String) async throws -> Bool {
+            await eventually { all.contains(needle) }
         }
     }
 
@@ -70,7 +65,7 @@ import Testing
         #expect(stderr.all.contains("stdout delivered"), "\(stderr.all)")
 
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
         #expect(try await stderr.wait(for: "agent stopped"))
         let after = try await Steptweet.run(["history", "--config", config, "--json"])
@@ -85,7 +80,7 @@ import Testing
         kill(process.processIdentifier, SIGUSR1)
         #expect(try await stderr.wait(for: "fetch not started: schedule.interval is \"never\""), "\(stderr.all)")
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
     }
 
@@ -99,9 +94,9 @@ import Testing
         #expect(try await stderr.wait(for: "fetches now"), "\(stderr.all)")
         // Give the agent a moment to record what it resolved.
         var status = try await Steptweet.run(["status", "--config", config])
-        for _ in 0..<100 where !status.stdout.contains("targets:  webhook ready") {
-            try await Task.sleep(for: .milliseconds(20))
+        _ = try await eventually(every: .milliseconds(20)) {
             status = try await Steptweet.run(["status", "--config", config])
+            return status.stdout.contains("targets:  webhook ready")
         }
         #expect(status.stdout.contains("targets:  webhook ready"), "\(status.stdout)")
         #expect(!status.stdout.contains("missing credentials"), "the caller's shell lacks the secret; the agent has it")
@@ -111,7 +106,7 @@ import Testing
         #expect(doc["agent_running"] as? Bool == true)
 
         // A real process: `agent` sets up the process's logging system and signal handlers.
-        let second = try Steptweet.runProcess(["agent", "--config", config])
+        let second = try await Steptweet.runProcess(["agent", "--config", config])
         #expect(second.status == 75)
         #expect(
             second.stderr.contains(
@@ -119,7 +114,7 @@ import Testing
             "\(second.stderr)")
 
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
         let after = try await Steptweet.run(["status", "--config", config])
         #expect(after.stdout.contains("agent:    not running"))
         #expect(after.stdout.contains("view:     this shell's evaluation"))

@@ -148,7 +148,7 @@ import Testing
         // Nothing listens on port 9: the connection is refused, which may pass by itself.
         let hookFolder = try TempDir()
         let refused = try failingFetch(in: hookFolder, hook: try #require(URL(string: "http://127.0.0.1:9/hook")))
-        let readOnly = try StatePermissionTests.readOnlyState()
+        let readOnly = try await StatePermissionTests.readOnlyState()
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: readOnly.folder) }
         let commands: [Int32: () async throws -> CommandResult] = [
             0: { try await Steptweet.run(["count", walk]) },
@@ -160,7 +160,7 @@ import Testing
             },
             73: { try await Steptweet.run(["init", "--config", existing]) },
             75: { try await Steptweet.run(refused) },
-            77: { try Steptweet.runProcessUnprivileged(["fetch", "--config", readOnly.config]) },
+            77: { try await Steptweet.runProcessUnprivileged(["fetch", "--config", readOnly.config]) },
             78: { try await Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"]) },
         ]
         #expect(documented == Set(commands.keys), "the README's table and the statuses checked here")
@@ -273,7 +273,8 @@ import Testing
         ]
         for (arguments, stdin) in cases {
             let inProcess = try await Steptweet.run(arguments, stdin: stdin)
-            #expect(inProcess == (try Steptweet.runProcess(arguments, stdin: stdin)), "steptweet \(arguments)")
+            let binary = try await Steptweet.runProcess(arguments, stdin: stdin)
+            #expect(inProcess == binary, "steptweet \(arguments)")
         }
         // A webhook answering 503: 75, each run on a state of its own.
         let endpoint = try RecordingEndpoint(script: [.status(503), .status(503)])
@@ -283,7 +284,8 @@ import Testing
         let second = try TempDir()
         let inProcess = try await Steptweet.run(try failingFetch(in: first, hook: hook))
         #expect(inProcess.status == 75, "\(inProcess)")
-        #expect(inProcess == (try Steptweet.runProcess(try failingFetch(in: second, hook: hook))))
+        let binary = try await Steptweet.runProcess(try failingFetch(in: second, hook: hook))
+        #expect(inProcess == binary)
     }
 
     /// `steptweet fetch` arguments for the walk posted to the webhook at `hook`, with `dir` holding the configuration
@@ -293,16 +295,17 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret)
         let config = try dir.write(
             "config.toml",
-            """
-            [source]
-            path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
-            start = "2026-11-21T10:02:00+09:00"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "webhook"
-            url_file = "hook.url"
-            """)
+            TestBudget.applied(
+                to: """
+                    [source]
+                    path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
+                    start = "2026-11-21T10:02:00+09:00"
+                    [state]
+                    path = "state.sqlite"
+                    [[publish]]
+                    kind = "webhook"
+                    url_file = "hook.url"
+                    """))
         return ["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"]
     }
 

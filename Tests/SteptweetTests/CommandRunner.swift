@@ -86,9 +86,15 @@ enum Steptweet {
     }
 
     /// Runs `executable` (default: the built binary) with `arguments` in `directory` (default: `root`), with `stdin`
-    /// on its standard input (closed after it).
+    /// on its standard input (closed after it). The waiting is done on a thread of its own (`offThePool`).
     static func runProcess(
         _ arguments: [String], stdin: String? = nil, executable: URL = binary, in directory: URL = root
+    ) async throws -> CommandResult {
+        try await offThePool { try runProcessBlocking(arguments, stdin: stdin, executable: executable, in: directory) }
+    }
+
+    private static func runProcessBlocking(
+        _ arguments: [String], stdin: String?, executable: URL, in directory: URL
     ) throws -> CommandResult {
         let process = Process()
         process.executableURL = executable
@@ -115,23 +121,28 @@ enum Steptweet {
     /// when the tests run as an ordinary user, and as `nobody` through util-linux's `setpriv` when they run as root
     /// (root reads and writes any file whatever its mode, so a read-only folder refuses nothing to it). The files it
     /// needs must be readable by others, as `TemporaryFolder`'s are.
-    static func runProcessUnprivileged(_ arguments: [String]) throws -> CommandResult {
-        guard geteuid() == 0 else { return try runProcess(arguments) }
+    static func runProcessUnprivileged(_ arguments: [String]) async throws -> CommandResult {
+        guard geteuid() == 0 else { return try await runProcess(arguments) }
         let setpriv = "/usr/bin/setpriv"
         guard FileManager.default.isExecutableFile(atPath: setpriv) else {
             throw NeedsSetpriv()
         }
-        return try runProcess(
+        return try await runProcess(
             ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments,
             executable: URL(fileURLWithPath: setpriv))
     }
 
     /// A `config.toml` in the test's folder whose source is the committed walk (relative times from 10:02 in
-    /// Tokyo), followed by `sections` (TOML); its path.
+    /// Tokyo), followed by `sections` (TOML); its path. Its fetch budget is `TestBudget`'s, as `configFile`'s.
     static func walkConfig(_ sections: String) throws -> String {
         let walk = fixture("demo_walk_50hz.csv")
-        return try tempFile(
-            "[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections, name: "config.toml")
+        return try configFile("[source]\npath = \"\(walk)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n" + sections)
+    }
+
+    /// A `config.toml` in the test's folder holding `toml` with the tests' fetch budget (`TestBudget`: 10 minutes
+    /// unless `toml` sets a deadline, so a fetch starved by a loaded machine does not run out of it); its path.
+    static func configFile(_ toml: String) throws -> String {
+        try tempFile(TestBudget.applied(to: toml), name: "config.toml")
     }
 
     /// Writes `contents` to a new file in the running test's temporary folder (its suite has `.temporaryFolder`) and

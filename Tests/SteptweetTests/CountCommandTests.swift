@@ -89,8 +89,8 @@ import Testing
     }
 
     /// Also the binary reading a relative path against its working directory and naming the file as given.
-    @Test func stepLogsAreSummedAndSaySo() throws {
-        let r = try Steptweet.runProcess(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
+    @Test func stepLogsAreSummedAndSaySo() async throws {
+        let r = try await Steptweet.runProcess(["count", "fixtures/formats/steps-1995-06-23_Fitbit.json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("fixtures/formats/steps-1995-06-23_Fitbit.json: 607 steps ("))
         #expect(r.stdout.contains("readings summed"))

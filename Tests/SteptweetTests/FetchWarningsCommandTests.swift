@@ -14,9 +14,9 @@ import Testing
         ]
         let source = try Steptweet.tempFile(
             (lines.prefix(100) + bad + lines.dropFirst(100)).joined(separator: "\n") + "\n", name: "nan.csv")
-        let config = try Steptweet.tempFile(
+        let config = try Steptweet.configFile(
             "[source]\npath = \"\(source)\"\nstart = \"2026-11-21T10:02:00+09:00\"\n[text]\ntime_zone = \"Asia/Tokyo\"\n"
-                + "[state]\npath = \"state.sqlite\"\n", name: "config.toml")
+                + "[state]\npath = \"state.sqlite\"\n")
         return (config, source)
     }
 

@@ -63,15 +63,16 @@ import Testing
         try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
         let config = try dir.write(
             "config.toml",
-            """
-            [source]
-            path = "GARMIN"
-            follow = true
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "stdout"
-            """)
+            TestBudget.applied(
+                to: """
+                    [source]
+                    path = "GARMIN"
+                    follow = true
+                    [state]
+                    path = "state.sqlite"
+                    [[publish]]
+                    kind = "stdout"
+                    """))
         let steps = ["steps", "--config", config, "--from", "2017-06-11T00:00:00Z", "--to", "2017-06-12T00:00:00Z"]
         let first = try await Steptweet.run(["fetch", "--config", config, "--now", "2017-06-11T14:34:00Z"])
         #expect(first.status == 0, "\(first.stderr)")

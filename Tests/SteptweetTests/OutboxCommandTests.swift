@@ -25,7 +25,7 @@ import Testing
 
     @Test func aPermanentlyFailedPostIsListedRetriedWithItsKeyOrDropped() async throws {
         let hook = Hook()
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 5, logger: .disabled)
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
         await server.appendClosingRoute("POST /hook") { await hook.handle($0) }
         let task = Task { try await server.run() }
         defer { task.cancel() }

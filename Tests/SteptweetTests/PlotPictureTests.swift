@@ -23,7 +23,7 @@ import Testing
 
     /// Under a walk, whose bout shading covers the whole height, the recognizer's band is green along the bottom.
     @Test func theRecognizersBandShowsUnderAWalk() async throws {
-        let image = try RasterImage.rasterize(svg: try await plot([Steptweet.fixture("demo_walk_50hz.csv")]))
+        let image = try await RasterImage.rasterize(svg: try await plot([Steptweet.fixture("demo_walk_50hz.csv")]))
         // 10 s to 50 s of the 60 s walk, inside its one bout, in the band's 10 pixels above the frame's bottom.
         for x in stride(from: left + 250, through: left + 1250, by: 50) {
             let p = image.pixel(x: x, y: bottom - 5)
@@ -34,7 +34,7 @@ import Testing
     /// A 12 Hz wrist recording, where the plot's buckets are shorter than the sample interval: the signal is drawn
     /// across the plot, and every step's tick stays inside the frame.
     @Test func aLowRateRecordingShowsItsSignalAndEveryTickInsideTheFrame() async throws {
-        let image = try RasterImage.rasterize(
+        let image = try await RasterImage.rasterize(
             svg: try await plot([try SharedData.require("data/steps/bangle_wrist/100_4.csv")]))
         for x in stride(from: left + 100, through: right - 100, by: 100) {
             #expect((top..<bottom).contains { isBlue(image.pixel(x: x, y: $0)) }, "no signal in column \(x)")
@@ -71,7 +71,7 @@ import Testing
             #expect(svg.contains("text-anchor=\"middle\">\(label)</text>"), "no tick \(label)")
         }
         // The first half of the chart has no bars: only vertical grid lines interrupt its white rows.
-        let image = try RasterImage.rasterize(svg: path)
+        let image = try await RasterImage.rasterize(svg: path)
         let row = (left + 20..<left + 700).map { image.pixel(x: $0, y: top + 100) }
         let lines = zip(row, row.dropFirst()).filter { $0.0.r >= 250 && $0.1.r < 250 }.count
         #expect(lines >= 3, "\(lines) grid lines")

@@ -72,7 +72,21 @@ import Testing
         let folder = copy.deletingLastPathComponent()
         try FileManager.default.removeItem(at: copy)
         try FileManager.default.copyItem(at: Steptweet.binary, to: copy)
-        let r = try Steptweet.runProcess(["demo"], executable: copy, in: folder)
+        // A process another test starts while the copy is written can hold its descriptor open for writing (from its
+        // fork to its exec, or for its life), and until it lets go the copy cannot be run ("Text file busy", seen on
+        // a loaded machine): tried again until then.
+        var launched: Result<CommandResult, any Error> = .failure(CancellationError())
+        _ = await eventually {
+            do {
+                launched = .success(try await Steptweet.runProcess(["demo"], executable: copy, in: folder))
+            } catch {
+                launched = .failure(error)
+                let cause = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+                return !(cause?.domain == NSPOSIXErrorDomain && cause?.code == Int(ETXTBSY))
+            }
+            return true
+        }
+        let r = try launched.get()
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("demo: replaying the built-in demo_walk_50hz.csv on a virtual clock"), "\(r.stdout)")
         #expect(!r.stdout.contains(Steptweet.root.path), "\(r.stdout)")

@@ -29,7 +29,7 @@ import Testing
     @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
         let port = try freePort()
         let posts = try Steptweet.tempFile("", name: "posts.jsonl")
-        let config = try Steptweet.tempFile(
+        let config = try Steptweet.configFile(
             """
             [receive]
             listen = "127.0.0.1:\(port)"
@@ -43,7 +43,7 @@ import Testing
             [[publish]]
             kind = "file"
             path = "\(posts)"
-            """, name: "config.toml")
+            """)
         let agent = Process()
         agent.executableURL = Steptweet.binary
         agent.arguments = ["agent", "--config", config]
@@ -63,16 +63,15 @@ import Testing
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
                 .utf8)
         var status = 0
-        for _ in 0..<200 where status == 0 {
+        _ = await eventually(every: .milliseconds(25)) {  // until the agent has started
             if let (_, response) = try? await URLSession.shared.data(for: request) {
                 status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            } else {
-                try await Task.sleep(for: .milliseconds(25))  // the agent is still starting
             }
+            return status != 0
         }
         #expect(status == 200)
         kill(agent.processIdentifier, SIGKILL)
-        agent.waitUntilExit()
+        await offThePool { agent.waitUntilExit() }
 
         let fetch = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(fetch.status == 0, "\(fetch.stdout)\(fetch.stderr)")

@@ -12,10 +12,10 @@ import Testing
 @Suite(.temporaryFolder) struct StatePermissionTests {
     /// A configuration over the committed walk whose state is `state/state.sqlite`, with one fetch stored, and the
     /// state folder then made read-only; its path.
-    static func readOnlyState() throws -> (config: String, folder: String) {
+    static func readOnlyState() async throws -> (config: String, folder: String) {
         let config = try Steptweet.walkConfig(
             "[text]\ntime_zone = \"Asia/Tokyo\"\n[state]\npath = \"state/state.sqlite\"\n")
-        let first = try Steptweet.runProcess(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        let first = try await Steptweet.runProcess(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
         #expect(first.status == 0, "\(first.stderr)")
         let folder = (config as NSString).deletingLastPathComponent + "/state"
         // As a stopped agent leaves it: no `-shm` index beside the database (its write-ahead log is empty).
@@ -28,35 +28,35 @@ import Testing
         return (config, folder)
     }
 
-    @Test func aReadOnlyStateFolderIsAPermissionProblemAndCanStillBeRead() throws {
-        let (config, folder) = try Self.readOnlyState()
+    @Test func aReadOnlyStateFolderIsAPermissionProblemAndCanStillBeRead() async throws {
+        let (config, folder) = try await Self.readOnlyState()
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
 
-        let fetch = try Steptweet.runProcessUnprivileged(["fetch", "--config", config])
+        let fetch = try await Steptweet.runProcessUnprivileged(["fetch", "--config", config])
         #expect(fetch.status == 77, "\(fetch)")
         #expect(
             fetch.stdout.contains(
                 "Failed: cannot open lock file \(folder)/state.sqlite.lock: Permission denied in the folder \(folder)"),
             "\(fetch.stdout)")
-        let agent = try Steptweet.runProcessUnprivileged(["agent", "--config", config])
+        let agent = try await Steptweet.runProcessUnprivileged(["agent", "--config", config])
         #expect(agent.status == 77, "\(agent.stderr)")
         #expect(agent.stderr.contains("state.sqlite.agent.lock: Permission denied"), "\(agent.stderr)")
-        let retry = try Steptweet.runProcessUnprivileged(["outbox", "retry", "--config", config, "1"])
+        let retry = try await Steptweet.runProcessUnprivileged(["outbox", "retry", "--config", config, "1"])
         #expect(retry.status == 77, "\(retry.stderr)")
 
         // What only reads the state reads it.
-        let history = try Steptweet.runProcessUnprivileged(["history", "--config", config])
+        let history = try await Steptweet.runProcessUnprivileged(["history", "--config", config])
         #expect(history.status == 0, "\(history.stderr)")
         #expect(history.stdout.hasPrefix("2026-11-21T10:10:00+09:00  manual"), "\(history.stdout)")
         #expect(history.stdout.hasSuffix("113 steps  NewData\n"), "\(history.stdout)")
-        let status = try Steptweet.runProcessUnprivileged(["status", "--config", config])
+        let status = try await Steptweet.runProcessUnprivileged(["status", "--config", config])
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("  2026-11-21T10:10:00+09:00 manual: NewData (113 steps)"), "\(status.stdout)")
-        let steps = try Steptweet.runProcessUnprivileged(["steps", "--config", config, "--from", "2026-11-21"])
+        let steps = try await Steptweet.runProcessUnprivileged(["steps", "--config", config, "--from", "2026-11-21"])
         #expect(steps.stdout.hasPrefix("113 steps from 2026-11-21T00:00:00+09:00"), "\(steps)")
-        let outbox = try Steptweet.runProcessUnprivileged(["outbox", "--config", config])
+        let outbox = try await Steptweet.runProcessUnprivileged(["outbox", "--config", config])
         #expect(outbox.status == 0, "\(outbox.stderr)")
-        let dryRun = try Steptweet.runProcessUnprivileged([
+        let dryRun = try await Steptweet.runProcessUnprivileged([
             "fetch", "--config", config, "--dry-run", "--now", "2026-11-21T10:20:00+09:00",
         ])
         #expect(dryRun.status == 0, "\(dryRun.stderr)")
@@ -76,7 +76,7 @@ import Testing
         let retry = try await Steptweet.run(["outbox", "retry", "--config", config, "1"])
         #expect(retry.status == 73, "\(retry)")
         #expect(retry.stderr.contains("cannot be created: \(file) is not a folder"), "\(retry.stderr)")
-        let agent = try Steptweet.runProcess(["agent", "--config", config])
+        let agent = try await Steptweet.runProcess(["agent", "--config", config])
         #expect(agent.status == 73, "\(agent.stderr)")
     }
 }

@@ -31,15 +31,17 @@ import Testing
     func config(_ tree: Tree) throws -> String {
         let path = tree.root.appendingPathComponent("config.toml")
         try Data(
-            """
-            [source]
-            device = "iio:device0"
-            sys_root = "\(tree.root.appendingPathComponent("sys").path)"
-            [text]
-            time_zone = "Asia/Tokyo"
-            [state]
-            path = "state/state.sqlite"
-            """.utf8
+            TestBudget.applied(
+                to: """
+                    [source]
+                    device = "iio:device0"
+                    sys_root = "\(tree.root.appendingPathComponent("sys").path)"
+                    [text]
+                    time_zone = "Asia/Tokyo"
+                    [state]
+                    path = "state/state.sqlite"
+                    """
+            ).utf8
         ).write(to: path)
         return path.path
     }
@@ -106,9 +108,9 @@ import Testing
         let samples = tree.root.appendingPathComponent("state/device-iio_device0.accel.csv").path
         // The first sample is written at once (then once a second): the header and that sample.
         var lines = 0
-        for _ in 0..<500 where lines < 2 {
+        _ = await eventually {
             lines = ((try? String(contentsOfFile: samples, encoding: .utf8)) ?? "").split(separator: "\n").count
-            if lines < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            return lines >= 2
         }
         #expect(lines >= 2)
         let status = try await Steptweet.run(["status", "--config", config])
@@ -116,7 +118,7 @@ import Testing
             status.stdout.contains("device:   iio:device0 polled at 50 Hz by the agent into \(samples), last sample "),
             "\(status.stdout)")
         kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
         #expect(try await stderr.wait(for: "sampling stopped after "), "\(stderr.all)")
         // Stopping writes what was buffered: as many rows as the agent says it sampled, each a whole sample.

@@ -24,8 +24,9 @@ public struct RasterImage: Sendable {
         public let description: String
     }
 
-    /// The SVG file at `path` as pixels at its own size (through a PNG beside it, removed afterwards).
-    public static func rasterize(svg path: String) throws -> RasterImage {
+    /// The SVG file at `path` as pixels at its own size (through a PNG beside it, removed afterwards); rsvg-convert
+    /// is waited for on a thread of its own (`offThePool`).
+    public static func rasterize(svg path: String) async throws -> RasterImage {
         let search = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         guard let tool = search.map({ "\($0)/rsvg-convert" }).first(where: FileManager.default.isExecutableFile)
         else {
@@ -34,14 +35,15 @@ public struct RasterImage: Sendable {
         }
         let png = path + ".png"
         defer { try? FileManager.default.removeItem(atPath: png) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--format", "png", "--output", png, path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "rsvg-convert \(path) exited \(process.terminationStatus)")
+        let status = try await offThePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = ["--format", "png", "--output", png, path]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
         }
+        guard status == 0 else { throw Failure(description: "rsvg-convert \(path) exited \(status)") }
         return try decodePNG([UInt8](try Data(contentsOf: URL(fileURLWithPath: png))))
     }
 
