@@ -17,11 +17,7 @@ struct AppleHealthFormat: LineParser {
         },
         parser: AppleHealthFormat.self)
 
-    struct Held: Codable, Sendable {
-        var source: String
-        var reading: StepReading
-    }
-    var held: [Held] = []
+    var held: [SourcedReading] = []
 
     init(path: String, options: ReadOptions) throws {}
 
@@ -102,7 +98,8 @@ struct AppleHealthFormat: LineParser {
                 continue
             }
             let source = Self.attribute("sourceName", in: tag) ?? ""
-            held.append(Held(source: source, reading: StepReading(startNs: s, endNs: e, steps: Int(value.rounded()))))
+            held.append(
+                SourcedReading(source: source, reading: StepReading(startNs: s, endNs: e, steps: Int(value.rounded()))))
         }
         return problem
     }
@@ -125,40 +122,7 @@ struct AppleHealthFormat: LineParser {
     }
 
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
-        for r in Self.combine(held, policy: options.overlap) { emit(.reading(r)) }
+        for r in SourcedReading.combine(held, policy: options.overlap) { emit(.reading(r)) }
         held.removeAll()
-    }
-
-    /// Applies `policy` to records of several sources: runs of overlapping records keep one source. A record repeated
-    /// exactly (same source, interval and value: real exports hold such copies) is counted once, whatever the policy.
-    static func combine(_ records: [Held], policy: OverlapPolicy) -> [StepReading] {
-        var sorted = records.sorted {
-            ($0.reading.startNs, $0.reading.endNs, $0.source, $0.reading.steps)
-                < ($1.reading.startNs, $1.reading.endNs, $1.source, $1.reading.steps)
-        }
-        sorted = sorted.indices.filter { i in
-            i == 0 || sorted[i].source != sorted[i - 1].source || sorted[i].reading != sorted[i - 1].reading
-        }.map { sorted[$0] }
-        if case .sumAll = policy { return sorted.map(\.reading) }
-        var out: [StepReading] = []
-        var i = 0
-        while i < sorted.count {
-            var j = i + 1
-            var runEnd = sorted[i].reading.endNs
-            while j < sorted.count, sorted[j].reading.startNs < runEnd {
-                runEnd = max(runEnd, sorted[j].reading.endNs)
-                j += 1
-            }
-            let run = sorted[i..<j]
-            var totals: [String: Int] = [:]
-            for h in run { totals[h.source, default: 0] += h.reading.steps }
-            var keep = totals.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? ""
-            if case .preferSources(let order) = policy, let first = order.first(where: { totals[$0] != nil }) {
-                keep = first
-            }
-            out += run.filter { $0.source == keep }.map(\.reading)
-            i = j
-        }
-        return out
     }
 }

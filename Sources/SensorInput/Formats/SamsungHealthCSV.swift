@@ -5,7 +5,7 @@ import Foundation
 /// prefix dropped; a row may end with a trailing comma (one more, empty, field than the header).
 /// - `com.samsung.shealth.tracker.pedometer_step_count`: intervals of about a minute, `start_time` and `end_time` as
 ///   `YYYY-MM-DD HH:MM:SS.sss` in UTC (`time_offset` only names the local zone), `count`, `deviceuuid`. Phone and
-///   watch rows overlap: combined as Apple Health's records are (`AppleHealthFormat.combine`, `ReadOptions.overlap`;
+///   watch rows overlap: combined as Apple Health's records are (`SourcedReading.combine`, `ReadOptions.overlap`;
 ///   the device is `deviceuuid`), held and delivered in time order at the end of the read.
 /// - `com.samsung.shealth.step_daily_trend`: a row per local day per source; only `source_type` −2 (all sources
 ///   merged: what the app shows) is read, never a sum over sources. `day_time` is the local day's 00:00 as UTC epoch
@@ -57,7 +57,7 @@ struct SamsungHealthCSV: LineParser {
     var path: String
     var columns: Columns?
     /// Interval rows by device, combined at the end of the read.
-    var held: [AppleHealthFormat.Held] = []
+    var held: [SourcedReading] = []
     /// The local date of `day_time` (days since 1970-01-01) → that day's row, delivered at the end of the read.
     var days: [Int64: Day] = [:]
     /// Daily rows of single sources (not read), to say so when the file has no merged rows.
@@ -157,7 +157,7 @@ struct SamsungHealthCSV: LineParser {
     }
 
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
-        for r in AppleHealthFormat.combine(held, policy: options.overlap) { emit(.reading(r)) }
+        for r in SourcedReading.combine(held, policy: options.overlap) { emit(.reading(r)) }
         var local = LocalTime(zone: options.timeZone ?? TimeZone.current)
         for (day, row) in days.sorted(by: { $0.key < $1.key }) {
             emit(.reading(local.day(day * 86_400, steps: row.steps)))

@@ -1,0 +1,40 @@
+/// A step reading with the source that recorded it (a phone, a watch), as exports that hold several sources give
+/// them: Apple Health's records, Samsung Health's pedometer rows. Held until the read ends, then combined by
+/// `ReadOptions.overlap` so that a phone and a watch over the same minutes are not counted twice.
+struct SourcedReading: Codable, Sendable {
+    var source: String
+    var reading: StepReading
+
+    /// Applies `policy` to records of several sources: runs of overlapping records keep one source. A record repeated
+    /// exactly (same source, interval and value: real exports hold such copies) is counted once, whatever the policy.
+    static func combine(_ records: [SourcedReading], policy: OverlapPolicy) -> [StepReading] {
+        var sorted = records.sorted {
+            ($0.reading.startNs, $0.reading.endNs, $0.source, $0.reading.steps)
+                < ($1.reading.startNs, $1.reading.endNs, $1.source, $1.reading.steps)
+        }
+        sorted = sorted.indices.filter { i in
+            i == 0 || sorted[i].source != sorted[i - 1].source || sorted[i].reading != sorted[i - 1].reading
+        }.map { sorted[$0] }
+        if case .sumAll = policy { return sorted.map(\.reading) }
+        var out: [StepReading] = []
+        var i = 0
+        while i < sorted.count {
+            var j = i + 1
+            var runEnd = sorted[i].reading.endNs
+            while j < sorted.count, sorted[j].reading.startNs < runEnd {
+                runEnd = max(runEnd, sorted[j].reading.endNs)
+                j += 1
+            }
+            let run = sorted[i..<j]
+            var totals: [String: Int] = [:]
+            for h in run { totals[h.source, default: 0] += h.reading.steps }
+            var keep = totals.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? ""
+            if case .preferSources(let order) = policy, let first = order.first(where: { totals[$0] != nil }) {
+                keep = first
+            }
+            out += run.filter { $0.source == keep }.map(\.reading)
+            i = j
+        }
+        return out
+    }
+}
