@@ -209,6 +209,45 @@ import WallTime
         await r.stop()
     }
 
+    /// History sent long after its time (four days of minutes, two months old, over several budget-bound fetches) is
+    /// stored a row a minute, not a row a second, and posted exactly once, in its own time.
+    @Test func historyMonthsOldIsStoredAMinuteARowAndPostedOnce() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir, deadline: 0.000_001)  // a slice per fetch
+        let minutes = 4 * 1440
+        #expect(minutes > ReceivedStepSource.readingsPerSlice)
+        let start = Self.t0.addingTimeInterval(-60 * 86_400)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        let points = (0..<minutes).map { m in
+            #"{"date": "\#(formatter.string(from: start.addingTimeInterval(Double(m) * 60)))", "qty": \#(m % 50 + 10)}"#
+        }
+        let body =
+            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+        #expect(try await post(r.port, Data(body.utf8), token: token).status == 200)
+        var posted = 0
+        var fetches = 0
+        var late = 0
+        while fetches < 20 {
+            let report = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            fetches += 1
+            posted += report.postedSteps
+            late += report.lateSteps
+            if !report.backlog { break }
+        }
+        #expect(fetches > 1, "read in slices")
+        #expect(posted == (0..<minutes).reduce(0) { $0 + $1 % 50 + 10 } && late == 0)
+        let (rows, offMinute) = try await r.store.writer.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM steps")!,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM steps WHERE second % 60 != 0")!
+            )
+        }
+        #expect(rows == minutes && offMinute == 0, "\(rows) rows, \(offMinute) not on a minute")
+        await r.stop()
+    }
+
     @Test func aResendThatLowersPostedTimeLowersNothingPostedAndSaysSo() async throws {
         let dir = try TempDir()
         let r = try await start(dir: dir)

@@ -67,6 +67,41 @@ import Testing
         #expect(after.postedSteps == 0)
     }
 
+    /// A step log read two months after it was written, a reading at each minute's half: its steps are stored at
+    /// their minutes (`StepsCompaction.placed`), so the first window begins at the first of them, 30 s before the
+    /// first reading, and a window that ends inside a minute passes the rest of it on as late steps. Every step is
+    /// posted once.
+    @Test func aStepLogMonthsOldIsPostedOnceThoughStoredAtItsMinutes() async throws {
+        let dir = try TempDir()
+        let log = (0..<30).map { m in
+            #"{"ts": "2026-09-22T10:\#(m < 10 ? "0" : "")\#(m):30+09:00", "steps": \#(40 + m)}"# + "\n"
+        }
+        let path = try dir.write("steps.jsonl", log.joined())
+        var config = try Fixture.config(dir: dir, source: path)
+        config.schedule.deadline = 0.000_001  // one slice per fetch
+        config.publishers = [ScriptedPublisher()]
+        var fetcher = Fetcher(configuration: config)
+        fetcher.sliceBytes = 200
+        var posted = 0
+        var fetches = 0
+        var windows: [(Date, Date)] = []
+        while fetches < 100 {
+            let report = await fetcher.fetch(now: t0.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            fetches += 1
+            posted += report.postedSteps
+            windows += report.windows.map { ($0.start, $0.end) }
+            if !report.backlog { break }
+        }
+        #expect(fetches > 5, "read in slices")
+        #expect(posted == MinuteReadings.steps(0..<30))
+        #expect(windows.first?.0 == Fixture.date("2026-09-22T10:00:00+09:00"), "from the first stored minute")
+        for (a, b) in zip(windows, windows.dropFirst()) { #expect(a.1 == b.0) }
+        let offMinute = try await DatabaseQueue(path: config.statePath).read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM steps WHERE second % 60 != 0")!
+        }
+        #expect(offMinute == 0)
+    }
+
     @Test func withEnoughBudgetTheWholeBacklogIsReadInOneFetchAcrossSlices() async throws {
         let dir = try TempDir()
         let path = try backlog(dir)

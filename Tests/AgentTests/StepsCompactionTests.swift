@@ -27,7 +27,7 @@ import Testing
         }
         let postedUntil = (first + 40 * day) * 1_000_000_000
         try store.writer.write { db in
-            _ = try StateStore.addBuckets(db, buckets)
+            _ = try StateStore.addBuckets(db, buckets, nowNs: first * 1_000_000_000)
             try WindowStateRecord.setPostedUntil(db, postedUntil)
         }
         let cutoff = StepsCompaction.minuteStart(first + 40 * day - StepsCompaction.keptSeconds)
@@ -72,10 +72,46 @@ import Testing
         #expect(try snapshot().recentRows < before.recentRows)
     }
 
+    /// A backlog received long after its time (a phone sending a year at once) is stored a row a minute from the
+    /// start, not merged later; late steps are judged by where they are stored, so none is posted twice or lost.
+    @Test func stepsLongPastAreStoredAtTheirMinuteAndJudgedLateThere() throws {
+        let dir = try TempDir()
+        let store = try StateStore(path: dir.path("state.sqlite"))
+        let old: Int64 = 1_763_000_000  // 2025-11-13T02:13:20Z: 20 s into a minute
+        let now = (old + 60 * day) * 1_000_000_000
+        let recent = old + 59 * day + 17
+        var buckets: [Int64: Int] = [:]
+        for s: Int64 in 0..<180 { buckets[old + s] = Int(s % 3) }  // 180 s over four minutes
+        for s: Int64 in 0..<30 { buckets[recent + s] = 1 }
+        let (late, lowered) = try store.writer.write { db in
+            // The last window ended 30 s into the old stretch's second minute.
+            try WindowStateRecord.setPostedUntil(db, (old + 70) * 1_000_000_000)
+            return try StateStore.addBuckets(db, buckets, nowNs: now)
+        }
+        let rows = try store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT second, count FROM steps ORDER BY second").map {
+                (second: $0["second"] as Int64, count: $0["count"] as Int)
+            }
+        }
+        let minute = StepsCompaction.minuteStart(old)
+        let oldRows = rows.filter { $0.second < recent }
+        #expect(oldRows.map(\.second) == [minute, minute + 60, minute + 120, minute + 180])
+        #expect(oldRows.map(\.count).reduce(0, +) == buckets.filter { $0.key < recent }.values.reduce(0, +))
+        #expect(rows.filter { $0.second >= recent }.count == 30, "the last five weeks stay per second")
+        // Stored before the posted end: the first two minutes' rows, all of their steps late, none lowered.
+        let storedBefore = (0..<100).reduce(0) { $0 + $1 % 3 }
+        #expect(late == storedBefore && lowered == 0)
+        let total = buckets.values.reduce(0, +)
+        // What the next window counts, with the late steps, is every step once.
+        #expect(try store.steps(fromNs: (old + 70) * 1_000_000_000, toNs: now) + late == total)
+    }
+
     @Test func nothingIsMergedBeforeTheFirstWindowOrWithinFiveWeeks() throws {
         let dir = try TempDir()
         let store = try StateStore(path: dir.path("state.sqlite"))
-        try store.writer.write { db in _ = try StateStore.addBuckets(db, [1_000_000_001: 3, 1_000_000_002: 4]) }
+        try store.writer.write { db in
+            _ = try StateStore.addBuckets(db, [1_000_000_001: 3, 1_000_000_002: 4], nowNs: 1_000_000_003_000_000_000)
+        }
         try store.mergeOldSteps()
         let posted: Int64 = (1_000_000_000 + StepsCompaction.keptSeconds) * 1_000_000_000
         let (early, recent, rows) = try store.writer.write { db in

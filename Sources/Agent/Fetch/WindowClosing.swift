@@ -37,7 +37,9 @@ extension Fetcher {
     func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws -> ClosingOutcome {
         let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
         let posted = try StateStore.postedUntil(db)
-        let firstData = try firstDataNs ?? StepsTable.firstNs(db)
+        // A backlog's oldest steps are stored at the start of their minute (`StepsCompaction.placed`), which can be
+        // before the source's first data.
+        let firstData = try [firstDataNs, StepsTable.firstNs(db)].compactMap { $0 }.min()
         let startNs = posted ?? firstWindowStart(firstDataNs: firstData, endLimit: endLimit)
         var closed = ClosingOutcome()
         if let posted, nowNs < posted {

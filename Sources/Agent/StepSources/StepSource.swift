@@ -77,7 +77,7 @@ struct SourceRead: Sendable {
     func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool, overlap: DeviceOverlap) throws -> Int {
         var counted = buckets
         for (second, steps) in try overlap.resolve(db, deviceBuckets) { counted[second, default: 0] += steps }
-        let lowered = try StateStore.addBuckets(db, counted).lowered
+        let lowered = try StateStore.addBuckets(db, counted, nowNs: nowNs).lowered
         for b in bouts {
             try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
                 db, onConflict: .ignore)

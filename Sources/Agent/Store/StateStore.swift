@@ -305,18 +305,20 @@ public final class StateStore: Sendable {
         }
     }
 
-    /// Stores steps per second. Steps for time a posted window already covered are late: they are kept for the next
-    /// window (`WindowStateRecord.lateSteps`), never dropped. A change that lowers time already posted (a resend with
-    /// a smaller count) lowers nothing posted: it is returned, for the fetch to report.
+    /// Stores steps per second; seconds long past (`StepsCompaction.placed`) as their minute. Steps for time a posted
+    /// window already covered are late: they are kept for the next window (`WindowStateRecord.lateSteps`), never
+    /// dropped. A change that lowers time already posted (a resend with a smaller count) lowers nothing posted: it is
+    /// returned, for the fetch to report.
     @discardableResult
-    static func addBuckets(_ db: Database, _ buckets: [Int64: Int]) throws -> (late: Int, lowered: Int) {
+    static func addBuckets(_ db: Database, _ buckets: [Int64: Int], nowNs: Int64) throws -> (late: Int, lowered: Int) {
+        let placed = try StepsCompaction.placed(db, buckets, nowNs: nowNs)
         let postedUntil = try WindowStateRecord.postedUntil(db)
         var net = 0
         if let postedUntil {
-            for (second, count) in buckets where second * 1_000_000_000 < postedUntil { net += count }
+            for (second, count) in placed where second * 1_000_000_000 < postedUntil { net += count }
         }
         if net > 0 { try WindowStateRecord.addLateSteps(db, net) }
-        try insertBuckets(db, buckets)
+        try insertBuckets(db, placed)
         return (max(net, 0), max(-net, 0))
     }
 

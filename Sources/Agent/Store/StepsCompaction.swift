@@ -5,7 +5,8 @@ import SensorInput
 /// Auto Export) stores up to 60 rows a minute, about half a gigabyte a year. Steps are needed to the second only
 /// where a window can still begin or end, and for what a closing window looks back on (the window before a week's
 /// window, its busiest hour): so the seconds more than `keptSeconds` behind the last posted window are merged into
-/// one row per minute. Hours, days and minute-aligned windows over them count exactly as before; a since-last window
+/// one row per minute, and steps that arrive more than `keptSeconds` old are stored at their minute from the start
+/// (`placed`). Hours, days and minute-aligned windows over them count exactly as before; a since-last window
 /// reaching that far back can place a minute's steps up to 59 s early.
 enum StepsCompaction {
     /// How far behind the last posted window steps stay per second: five weeks, beyond the window before any
@@ -45,6 +46,21 @@ enum StepsCompaction {
             arguments: [start, end])
         try StepsCompactionRecord(untilSecond: end).upsert(db)
         return start..<end
+    }
+
+    /// Where `buckets` are stored: each second as it is, except seconds long past, which go to the start of their
+    /// minute as merging would leave them. Long past is more than `keptSeconds` before `nowNs` (a phone that sends a
+    /// year of history at once then stores a row a minute, not a row a second) or within what is merged already (late
+    /// data there). The one window that can begin inside such a minute, a state's first since-last window, begins at
+    /// the first stored second or earlier (`Fetcher.closeWindows`).
+    static func placed(_ db: Database, _ buckets: [Int64: Int], nowNs: Int64) throws -> [Int64: Int] {
+        let merged = try StepsCompactionRecord.fetchOne(db, key: 1)?.untilSecond ?? .min
+        let cutoff = max(minuteStart(StepReading.floorSecond(nowNs) - keptSeconds), merged)
+        guard buckets.keys.contains(where: { $0 < cutoff }) else { return buckets }
+        var placed: [Int64: Int] = [:]
+        placed.reserveCapacity(buckets.count)
+        for (second, steps) in buckets { placed[second < cutoff ? minuteStart(second) : second, default: 0] += steps }
+        return placed
     }
 
     /// The start of the UTC minute holding `second`.
