@@ -83,6 +83,28 @@ def main():
         print(f"then {merges} fetches merging a day each ({took:.1f} s, {1000 * took / merges:.0f} ms a fetch):")
         print(f"  steps: {rows:,} rows holding {total:,} steps; database {live:.1f} MB live, file {size:.1f} MB "
               f"(the file keeps its freed pages for what comes next)")
+        # Day to day after that: an hour of new minutes received, then a fetch counts it. What one fetch costs should
+        # not grow with the history kept behind it.
+        took = []
+        for hour in range(5):
+            agent = subprocess.Popen([BINARY, "agent", "--config", config], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, env=env)
+            wait_listening(port)
+            start = datetime.datetime.now(datetime.timezone.utc).replace(second=0, microsecond=0) \
+                - datetime.timedelta(hours=6 - hour)
+            points = [{"date": (start + datetime.timedelta(minutes=m)).strftime("%Y-%m-%d %H:%M:%S +0000"),
+                       "qty": 40 + m, "source": "Bench iPhone"} for m in range(60)]
+            post(port, json.dumps({"data": {"metrics": [{"name": "step_count", "units": "count",
+                                                         "data": points}]}}).encode(), TOKEN)
+            agent.send_signal(signal.SIGTERM)
+            agent.wait(timeout=60)
+            t = time.perf_counter()
+            report = fetch(config, env)
+            took.append(time.perf_counter() - t)
+            assert report.get("result") == "NewData", report
+        took.sort()
+        print(f"then an hour of new minutes received and counted, 5 times: a fetch takes {1000 * took[2]:.0f} ms "
+              f"(median; {1000 * took[0]:.0f}-{1000 * took[-1]:.0f} ms), with the year behind it")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -25,6 +25,7 @@ struct ReceivedStepSource: StepSource {
             var read = SourceRead(next: saved, watermarkNs: try watermark(db, nowNs: nowNs))
             var counted: [(ReceivedReadingRecord, StepReading)] = []
             var resumeAt: ReceivedReadingRecord?
+            var checkpoints: [ReceivedCheckpointRecord] = []
             var room = byteLimit == nil ? Int.max : Self.readingsPerSlice
             let devices = try String.fetchAll(
                 db,
@@ -43,6 +44,7 @@ struct ReceivedStepSource: StepSource {
                     read.moreToRead = true
                 }
                 if room <= 0 && device != devices.last { read.moreToRead = true }
+                if let checkpoint = recounted.checkpoint { checkpoints.append(checkpoint) }
                 var change: [Int64: Int] = [:]  // built here and stored once: no copy of it per reading
                 for (row, now) in recounted.changed {
                     if let before = row.counted {
@@ -65,8 +67,10 @@ struct ReceivedStepSource: StepSource {
             read.next.firstDataNs = [saved.firstDataNs, firstData].compactMap { $0 }.min()
             let marks = counted
             let resume = resumeAt
+            let reached = checkpoints
             read.saveAlso.append { db in
                 try Self.markCounted(marks, db)
+                for checkpoint in reached { try checkpoint.insert(db, onConflict: .replace) }
                 // The slice stopped inside a device's readings: the next one starts there.
                 if let resume {
                     typealias C = ReceivedReadingRecord.Columns
@@ -92,24 +96,38 @@ struct ReceivedStepSource: StepSource {
 
     /// The device's readings from the earliest changed one on, each with what it counts now: its microsteps summed
     /// in time order with those before it, then rounded (fractional counts are summed, then rounded), so a change
-    /// moves the rounding of the readings after it too. Only readings whose count or time changed are returned.
+    /// moves the rounding of the readings after it too. Only readings whose count or time changed are returned, with
+    /// the checkpoint to save: the sum before the reading the next recount of this device starts at or after.
     func recount(_ device: String, _ db: Database, limit: Int) throws -> (
-        changed: [(ReceivedReadingRecord, StepReading)], looked: Int, resumeAt: ReceivedReadingRecord?
+        changed: [(ReceivedReadingRecord, StepReading)], looked: Int, resumeAt: ReceivedReadingRecord?,
+        checkpoint: ReceivedCheckpointRecord?
     ) {
         typealias C = ReceivedReadingRecord.Columns
         let mine = ReceivedReadingRecord.filter(C.device == device)
         guard
             let earliest = try Int64.fetchOne(
                 db, mine.filter(C.changed == true).select(min(C.startNs)))
-        else { return ([], 0, nil) }
-        var micro =
-            try Int64.fetchOne(db, mine.filter(C.startNs < earliest).select(sum(C.microsteps))) ?? 0
+        else { return ([], 0, nil, nil) }
+        var micro: Int64
+        if let saved = try ReceivedCheckpointRecord.fetchOne(db, key: device), saved.beforeNs <= earliest {
+            let between = mine.filter(C.startNs >= saved.beforeNs && C.startNs < earliest)
+            micro = try saved.microsteps + (Int64.fetchOne(db, between.select(sum(C.microsteps))) ?? 0)
+        } else {
+            micro = try Int64.fetchOne(db, mine.filter(C.startNs < earliest).select(sum(C.microsteps))) ?? 0
+        }
         var roundedBefore = Self.rounded(micro)
         var out: [(ReceivedReadingRecord, StepReading)] = []
         var looked = 0
+        // The sum before the readings that start at `start` (several can: their keys order them).
+        var start = earliest
+        var microBeforeStart = micro
         let rows = try mine.filter(C.startNs >= earliest).order(C.startNs, C.key).fetchCursor(db)
         while let row = try rows.next() {
-            if looked == limit { return (out, looked, row) }
+            if row.startNs != start { (start, microBeforeStart) = (row.startNs, micro) }
+            if looked == limit {
+                let checkpoint = ReceivedCheckpointRecord(device: device, beforeNs: start, microsteps: microBeforeStart)
+                return (out, looked, row, checkpoint)
+            }
             looked += 1
             micro += row.microsteps
             let roundedNow = Self.rounded(micro)
@@ -117,7 +135,7 @@ struct ReceivedStepSource: StepSource {
             roundedBefore = roundedNow
             if row.changed || row.counted != now { out.append((row, now)) }
         }
-        return (out, looked, nil)
+        return (out, looked, nil, ReceivedCheckpointRecord(device: device, beforeNs: start + 1, microsteps: micro))
     }
 
     static func rounded(_ microsteps: Int64) -> Int {

@@ -143,6 +143,27 @@ struct ReceivedReadingRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     }
 }
 
+/// Where a device's readings were last recounted up to (`received_checkpoint`): the microsteps of its readings that
+/// start before `beforeNs`, as counted. A recount that starts at or after `beforeNs` adds only the readings between,
+/// rather than summing the device's whole history again at every fetch. It holds while no reading before `beforeNs`
+/// has changed: a changed one is marked `changed`, so the next recount starts before `beforeNs` and sums afresh.
+struct ReceivedCheckpointRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "received_checkpoint"
+    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    var device: String
+    var beforeNs: Int64
+    var microsteps: Int64
+
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE received_checkpoint (
+                    device TEXT PRIMARY KEY, before_ns INTEGER NOT NULL, microsteps INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+    }
+}
+
 /// What one payload changed in the state, for the receiver's answer.
 public struct ReceivedCommit: Sendable, Equatable {
     public var readings = 0

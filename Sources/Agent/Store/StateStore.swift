@@ -158,6 +158,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v10-device-overlap", migrate: DeviceOverlap.migrate)
         m.registerMigration("v11-outbox-image", migrate: OutboxImageRecord.migrate)
         m.registerMigration("v12-steps-compaction", migrate: StepsCompaction.migrate)
+        m.registerMigration("v13-received-checkpoint", migrate: ReceivedCheckpointRecord.migrate)
         return m
     }
 
