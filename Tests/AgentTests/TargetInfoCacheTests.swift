@@ -36,3 +36,28 @@ import Testing
         await server.stop()
     }
 }
+
+/// X's rotated OAuth 2.0 refresh token lives in the same table, where losing it would cost the person a new
+/// authorization: `storeDurably` commits before it returns and throws when it cannot, and what it stored is what a
+/// new process reads.
+@Suite(.timeLimit(.minutes(1))) struct DurableTargetInfoTests {
+    @Test func aStoredEntryIsReadByAnotherProcessAndAFailedStoreThrows() async throws {
+        let dir = try TempDir()
+        let at = Date(timeIntervalSince1970: 1_795_316_400)
+        try await StateTargetInfoCache(statePath: dir.path("state.sqlite")).storeDurably(
+            TargetInfo(value: #"{"refresh_token":"rt-1"}"#, storedAt: at), for: "oauth2.tokens k")
+        let reopened = StateTargetInfoCache(statePath: dir.path("state.sqlite"))
+        #expect(
+            try await reopened.readInfo("oauth2.tokens k")
+                == TargetInfo(value: #"{"refresh_token":"rt-1"}"#, storedAt: at))
+        #expect(try await reopened.readInfo("other") == nil)
+
+        // A state path through a file: nothing can be opened, read or stored, and each says so.
+        let blocked = StateTargetInfoCache(statePath: try dir.write("file", "x") + "/state.sqlite")
+        await #expect(throws: (any Error).self) {
+            try await blocked.storeDurably(TargetInfo(value: "v", storedAt: at), for: "k")
+        }
+        await #expect(throws: (any Error).self) { try await blocked.readInfo("k") }
+        #expect(await blocked.info("k") == nil, "a fact to ask for again is just missing")
+    }
+}
