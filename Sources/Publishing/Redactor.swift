@@ -1,8 +1,9 @@
 import Foundation
 
 /// Removes secrets from any text that may be printed or logged: the secret values we hold and send (tokens,
-/// passwords, webhook URLs, Basic credentials), `Authorization` header values, `access_token=` / `token=` query
-/// values, and what each target kind declares (`TargetKind.redactions`: Bluesky's JWT fields, the token part of
+/// passwords, webhook URLs, Basic credentials, OAuth 2.0 refresh tokens and client secrets), `Authorization` header
+/// values, `access_token=` / `refresh_token=` / `client_secret=` / `token=` query and form values and JSON fields,
+/// and what each target kind declares (`TargetKind.redactions`: Bluesky's JWT fields, the token part of
 /// Discord and Slack webhook URLs, ntfy's `auth=`, Misskey's `"i"`).
 public struct Redactor: Sendable {
     public static let mask = "[REDACTED]"
@@ -21,14 +22,16 @@ public struct Redactor: Sendable {
         secrets.sort { $0.count > $1.count }
     }
 
-    /// Patterns every target shares: `Authorization` header values, OAuth 1.0a headers, secret query parameters and
-    /// JSON fields. A word after "Bearer" in a server's reply is not among them (`Invalid Bearer token` stays
-    /// readable): the tokens we send are known values and are redacted as such.
+    /// Patterns every target shares: `Authorization` header values, OAuth 1.0a headers, secret query or form
+    /// parameters and JSON fields (an OAuth 2.0 token answer's `access_token` and `refresh_token`, a form's
+    /// `client_secret`). A word after "Bearer" in a server's reply is not among them (`Invalid Bearer token` stays
+    /// readable): the tokens we send are known values and are redacted as such. Tokens X hands out while running
+    /// are redacted both ways: as known values where they are used, and by these patterns wherever they travel.
     static let commonPatterns = [
         #"(?i)(authorization\s*[:=]\s*"?)[^"\r\n,}]+"#,
         #"(?i)(oauth\s+)oauth_[^\r\n]+"#,
-        ##"(?i)([?&;](?:access_token|token|api_key|key|password)=)[^&\s"#]+"##,
-        #"(?i)("(?:access_token|password|token)"\s*:\s*")[^"]*"#,
+        ##"(?i)((?:^|[?&;\s])(?:access_token|refresh_token|client_secret|token|api_key|key|password)=)[^&\s"#]+"##,
+        #"(?i)("(?:access_token|refresh_token|client_secret|password|token)"\s*:\s*")[^"]*"#,
     ]
 
     /// The common patterns and those each target kind declares (`TargetKind.redactions`).

@@ -1,5 +1,5 @@
-/// SHA-1 (RFC 3174) and HMAC (RFC 2104), enough for OAuth 1.0a `HMAC-SHA1` signatures. Not for anything else:
-/// SHA-1 is only used here because the OAuth 1.0a signature method requires it.
+/// SHA-1 (RFC 3174) and HMAC (RFC 2104), enough for OAuth 1.0a `HMAC-SHA1` signatures, which require it, and for
+/// the fingerprint that names a stored OAuth 2.0 refresh token (`OAuth2Client.storageKey`). Not for anything else.
 public enum SHA1 {
     /// The 20-byte digest of `message`.
     public static func digest<Bytes: Collection<UInt8>>(_ message: Bytes) -> [UInt8] {

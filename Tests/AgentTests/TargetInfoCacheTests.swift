@@ -1,8 +1,10 @@
 import Agent
+import Clocks
 import FlyingFox
 import Foundation
 import Publishing
 import Testing
+import WallTime
 
 /// Mastodon's real limit is read from `/api/v2/instance` once and kept in the state database for a day, so that
 /// one-shot fetches (cron, a timer: a new process each time) do not ask on every run.
@@ -34,5 +36,80 @@ import Testing
         let kept = await cache.info("mastodon.max_characters \(server.baseURL.absoluteString)")
         #expect(kept?.value == "1000")
         await server.stop()
+    }
+}
+
+/// X's rotated OAuth 2.0 refresh token lives in the same table, where losing it would cost the person a new
+/// authorization: `storeDurably` commits before it returns and throws when it cannot, and what it stored is what a
+/// new process reads.
+@Suite(.timeLimit(.minutes(1))) struct DurableTargetInfoTests {
+    @Test func aStoredEntryIsReadByAnotherProcessAndAFailedStoreThrows() async throws {
+        let dir = try TempDir()
+        let at = Date(timeIntervalSince1970: 1_795_316_400)
+        try await StateTargetInfoCache(statePath: dir.path("state.sqlite")).storeDurably(
+            TargetInfo(value: #"{"refresh_token":"rt-1"}"#, storedAt: at), for: "oauth2.tokens k")
+        let reopened = StateTargetInfoCache(statePath: dir.path("state.sqlite"))
+        #expect(
+            try await reopened.readInfo("oauth2.tokens k")
+                == TargetInfo(value: #"{"refresh_token":"rt-1"}"#, storedAt: at))
+        #expect(try await reopened.readInfo("other") == nil)
+
+        // A state path through a file: nothing can be opened, read or stored, and each says so.
+        let blocked = StateTargetInfoCache(statePath: try dir.write("file", "x") + "/state.sqlite")
+        await #expect(throws: (any Error).self) {
+            try await blocked.storeDurably(TargetInfo(value: "v", storedAt: at), for: "k")
+        }
+        await #expect(throws: (any Error).self) { try await blocked.readInfo("k") }
+        #expect(await blocked.info("k") == nil, "a fact to ask for again is just missing")
+    }
+
+    /// The agent's publishers are rebuilt from the configuration on every start: the stored refresh token, not the
+    /// configured seed (used up by the first refresh), is what the next process refreshes with.
+    @Test func anXRefreshTokenRotatedByOneProcessIsUsedByTheNext() async throws {
+        let dir = try TempDir()
+        let issued = IssuedTokens()
+        let server = try await LoopbackServer.start { request, _ in
+            if request.path == "/2/oauth2/token" {
+                let n = await issued.next()
+                let expected = n == 1 ? "rt-seed" : "rt-\(n - 1)"
+                guard request.text.contains("refresh_token=\(expected)&") else {
+                    return jsonResponse(
+                        400,
+                        ["error": "invalid_request", "error_description": "Value passed for the token was invalid."])
+                }
+                return jsonResponse(
+                    200, ["access_token": "at-\(n)", "refresh_token": "rt-\(n)", "expires_in": 7200, "scope": "s"])
+            }
+            return jsonResponse(201, ["data": ["id": "1"]])
+        }
+        defer { Task { await server.stop() } }
+        let clock = TestClock<Duration>()
+        let wall = WallClock(clock, startingAt: Date(timeIntervalSince1970: 1_795_316_400))
+        func process() -> XPublisher {
+            XPublisher(
+                baseURL: server.baseURL,
+                authentication: .oauth2(
+                    OAuth2Client(tokenURL: server.url("/2/oauth2/token"), clientID: "cid", refreshToken: "rt-seed")),
+                context: HTTPContext(clock: wall, infoCache: StateTargetInfoCache(statePath: dir.path("state.sqlite"))))
+        }
+        let post = Post(
+            text: "steps", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
+        let deadline = Deadline(in: .seconds(10), clock: TestClock<Duration>())
+        for _ in 0..<3 {
+            #expect(await process().publish(post, deadline: deadline) == .delivered(remoteID: "1"))
+            await clock.advance(by: .seconds(7200))
+        }
+        #expect(await issued.value == 3)
+        let authorizations = await server.requests.filter { $0.path == "/2/tweets" }.map { $0.headers["authorization"] }
+        #expect(authorizations == ["Bearer at-1", "Bearer at-2", "Bearer at-3"])
+    }
+}
+
+/// How many token pairs the fake token endpoint has issued.
+private actor IssuedTokens {
+    var value = 0
+    func next() -> Int {
+        value += 1
+        return value
     }
 }

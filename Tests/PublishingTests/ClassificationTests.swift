@@ -93,6 +93,15 @@ import Testing
             r.redact(#"{"accessJwt":"eyJ.a.b","did":"did:plc:x"}"#) == #"{"accessJwt":"[REDACTED]","did":"did:plc:x"}"#)
         #expect(r.redact(#"{"i": "misskey-token", "text": "hi"}"#) == #"{"i": "[REDACTED]", "text": "hi"}"#)
         #expect(r.redact("error at https://hooks.example/abc") == "error at [REDACTED]")
+        // OAuth 2.0: a refresh request's form, a token answer, Basic client credentials.
+        #expect(
+            r.redact("refresh_token=rt-1&grant_type=refresh_token&client_id=cid&client_secret=cs-2")
+                == "refresh_token=[REDACTED]&grant_type=refresh_token&client_id=cid&client_secret=[REDACTED]")
+        #expect(
+            r.redact(#"{"access_token":"at-1","refresh_token":"rt-2","expires_in":7200,"client_secret":"cs"}"#)
+                == #"{"access_token":"[REDACTED]","refresh_token":"[REDACTED]","expires_in":7200,"client_secret":"[REDACTED]"}"#
+        )
+        #expect(r.redact("Authorization: Basic Y2lkOmNzLTI=") == "Authorization: [REDACTED]")
         #expect(Redactor.origin(of: URL(string: "https://discord.com/api/webhooks/1/tok")!) == "https://discord.com/…")
     }
 }

@@ -166,6 +166,68 @@ import Testing
         #expect(partial?.path == "publish[0].consumer_secret_env")
     }
 
+    /// OAuth 2.0 kept alive: `client_id`, `refresh_token_*` (the seed), optionally `client_secret_*` and `token_*`.
+    @Test func xWithARefreshToken() throws {
+        let set = try make(
+            """
+            [[publish]]
+            kind = "x"
+            client_id = "cid"
+            refresh_token_file = "/secrets/x_refresh"
+
+            [[publish]]
+            kind = "x"
+            name = "x-confidential"
+            base_url = "https://x.example"
+            client_id = "cid"
+            client_secret_env = "X_CS"
+            refresh_token_env = "X_TS"
+            token_env = "X_AT"
+            """, files: ["/secrets/x_refresh": ("rt-from-file\n", 0o600)])
+        #expect(
+            (set.publishers[0] as? XPublisher)?.authentication
+                == .oauth2(
+                    OAuth2Client(
+                        tokenURL: URL(string: "https://api.x.com/2/oauth2/token")!, clientID: "cid",
+                        refreshToken: "rt-from-file")))
+        #expect(
+            (set.publishers[1] as? XPublisher)?.authentication
+                == .oauth2(
+                    OAuth2Client(
+                        tokenURL: URL(string: "https://x.example/2/oauth2/token")!, clientID: "cid", clientSecret: "cs",
+                        refreshToken: "ts", accessToken: "at")))
+        for publisher in set.publishers {
+            for secret in ["rt-from-file", "\"cs\"", "ts)", "at)"] {
+                #expect(!publisher.redactedDescription.contains(secret), "\(publisher.redactedDescription)")
+            }
+        }
+
+        #expect(
+            error("[[publish]]\nkind = \"x\"\nrefresh_token_env = \"X_TS\"")
+                == ConfigurationError(
+                    path: "publish[0].client_id",
+                    message: "missing: OAuth 2.0 with refresh_token needs client_id (the app's OAuth 2.0 Client ID)"))
+        #expect(
+            error("[[publish]]\nkind = \"x\"\nclient_id = \"cid\"\ntoken_env = \"X_AT\"")?.path
+                == "publish[0].refresh_token_env")
+        #expect(
+            error(
+                "[[publish]]\nkind = \"x\"\nclient_id = \"cid\"\nrefresh_token_env = \"X_TS\"\nconsumer_key_env = \"X_CK\""
+            )
+                == ConfigurationError(
+                    path: "publish[0].consumer_key_env",
+                    message: "OAuth 1.0a keys do not go with refresh_token (OAuth 2.0): give one or the other"))
+        #expect(
+            error("[[publish]]\nkind = \"x\"\nclient_id = \"cid\"\nrefresh_token = \"rt-inline\"")
+                == ConfigurationError(
+                    path: "publish[0].refresh_token",
+                    message:
+                        "secrets are never written inline; the refresh token is a password to the account: use refresh_token_env or refresh_token_file"
+                ))
+        let unset = error("[[publish]]\nkind = \"x\"\nclient_id = \"cid\"\nrefresh_token_env = \"NOPE\"")
+        #expect(unset?.path == "publish[0].refresh_token_env" && unset?.isMissingSecret == true)
+    }
+
     @Test func aSecretFileReadableByOthersIsAWarning() throws {
         let set = try make(
             "[[publish]]\nkind = \"ntfy\"\ntopic = \"steps\"\ntoken_file = \"/etc/ntfy-token\"",

@@ -84,9 +84,9 @@ import WallTime
         #expect(outcome == .permanent(reason: "HTTP 403: You are not permitted to perform this action."))
     }
 
-    /// An OAuth 2.0 user token lives two hours without `offline.access` and a refresh (posting-targets.md §2), so an
-    /// agent given one fails with 401 after two hours: the error says so and names the lasting way, OAuth 1.0a. A
-    /// 401 with OAuth 1.0a keys says nothing of the kind.
+    /// An OAuth 2.0 user token alone lives two hours (posting-targets.md §2), so an agent given one fails with 401
+    /// after two hours: the error says so and names the lasting ways, a refresh token (`XOAuth2Tests`) or OAuth 1.0a.
+    /// A 401 with OAuth 1.0a keys says nothing of the kind.
     @Test func a401WithAnOAuth2TokenSaysItExpiresAndNamesOAuth1() async throws {
         let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(
@@ -102,6 +102,7 @@ import WallTime
         }
         #expect(reason.hasPrefix("HTTP 401: Unauthorized"), "\(reason)")
         #expect(reason.contains("2 hours") && reason.contains("OAuth 1.0a"), "\(reason)")
+        #expect(reason.contains("client_id and refresh_token (the offline.access scope)"), "\(reason)")
         let signed = await XPublisher(
             baseURL: server.baseURL, authentication: .oauth1(Self.credentials), context: server.context
         ).publish(samplePost, deadline: soon())

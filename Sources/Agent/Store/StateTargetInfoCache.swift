@@ -4,9 +4,11 @@ import Messages
 import Publishing
 
 /// What targets read from their servers (Mastodon's `max_characters` and `characters_reserved_per_url` from
-/// `/api/v2/instance`), kept in the state database so that a one-shot `steptweet fetch` from cron asks once a day,
-/// not on every run. The database is opened on first use; a failure to read or write it only means asking the server
-/// again.
+/// `/api/v2/instance`; X's rotated OAuth 2.0 tokens), kept in the state database so that a one-shot `steptweet fetch`
+/// from cron asks once a day, not on every run, and so that a refresh token X has rotated survives a restart. The
+/// database is opened on first use; a failure to open, read or write it is thrown (`info` and `store` turn it into
+/// "ask the server again"). `storeDurably` commits with `synchronous = FULL`: the pool's connections run WAL with
+/// `NORMAL`, whose last commits a power cut may undo, and a lost rotated refresh token cannot be had again.
 public actor StateTargetInfoCache: TargetInfoCache {
     let statePath: String
     private var store: StateStore?
@@ -15,26 +17,32 @@ public actor StateTargetInfoCache: TargetInfoCache {
         self.statePath = statePath
     }
 
-    public func info(_ key: String) -> TargetInfo? {
-        guard let store = open() else { return nil }
-        return try? store.writer.read { db in
+    public func readInfo(_ key: String) throws -> TargetInfo? {
+        try open().writer.read { db in
             try TargetInfoRecord.fetchOne(db, key: key).map {
                 TargetInfo(value: $0.value, storedAt: Timestamps.date(nanoseconds: $0.storedNs))
             }
         }
     }
 
-    public func store(_ info: TargetInfo, for key: String) {
-        guard let store = open() else { return }
-        try? store.writer.write { db in
-            try TargetInfoRecord(key: key, value: info.value, storedNs: Timestamps.nanoseconds(info.storedAt)).upsert(
-                db)
+    public func storeDurably(_ info: TargetInfo, for key: String) throws {
+        let record = TargetInfoRecord(key: key, value: info.value, storedNs: Timestamps.nanoseconds(info.storedAt))
+        try open().writer.writeWithoutTransaction { db in
+            // Not inside a transaction: SQLite ignores a change of `synchronous` there.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            try db.inTransaction {
+                try record.upsert(db)
+                return .commit
+            }
         }
     }
 
-    private func open() -> StateStore? {
-        if store == nil { store = try? StateStore(path: statePath, busyTimeout: 2) }
-        return store
+    private func open() throws -> StateStore {
+        if let store { return store }
+        let opened = try StateStore(path: statePath, busyTimeout: 2)
+        store = opened
+        return opened
     }
 }
 
