@@ -8,7 +8,9 @@ import Foundation
 /// - `mastodonInstance(n, urlLength:)`: Mastodon's measure with an instance's own limit (`max_characters`;
 ///   glitch-soc, Akkoma, …) and what it counts for a URL (`characters_reserved_per_url`, 23 unless it says).
 /// - `bluesky`: grapheme clusters, limit 300, and at most 3000 UTF-8 bytes.
-/// - `characters(n)`: at most `n` grapheme clusters (Discord: 2000).
+/// - `characters(n)`: at most `n` grapheme clusters (Slack: 4000).
+/// - `codePoints(n)`: at most `n` Unicode code points, what servers that count a string's length in code points
+///   take (Misskey's JSON schema: 3000; Discord's API, in Python: 2000): an emoji sequence is several.
 /// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4096, Matrix: 65536 per event, minus some room for the envelope).
 public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case x
@@ -16,6 +18,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case mastodonInstance(Int, urlLength: Int = TwitterText.urlLength)
     case bluesky
     case characters(Int)
+    case codePoints(Int)
     case utf8Bytes(Int)
 
     /// The rules `steptweet check-text --platform` knows by name.
@@ -34,7 +37,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         case .mastodon: return 500
         case .mastodonInstance(let n, _): return n
         case .bluesky: return 300
-        case .characters(let n), .utf8Bytes(let n): return n
+        case .characters(let n), .codePoints(let n), .utf8Bytes(let n): return n
         }
     }
 
@@ -46,6 +49,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         case .mastodonInstance(let n, let urlLength): return "Mastodon (\(n) characters, URLs \(urlLength))"
         case .bluesky: return "Bluesky (300 graphemes, 3000 bytes)"
         case .characters(let n): return "\(n) characters"
+        case .codePoints(let n): return "\(n) code points"
         case .utf8Bytes(let n): return "\(n) bytes"
         }
     }
@@ -68,6 +72,9 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
                 valid: !text.isEmpty && graphemes <= 300 && text.utf8.count <= 3000)
         case .characters(let n):
             return LengthCheck(weightedLength: text.count, limit: n, valid: !text.isEmpty && text.count <= n)
+        case .codePoints(let n):
+            let count = text.unicodeScalars.count
+            return LengthCheck(weightedLength: count, limit: n, valid: !text.isEmpty && count <= n)
         case .utf8Bytes(let n):
             return LengthCheck(weightedLength: text.utf8.count, limit: n, valid: !text.isEmpty && text.utf8.count <= n)
         }

@@ -80,6 +80,19 @@ import Testing
         #expect(LengthRule.bluesky.check(heavy) == LengthCheck(weightedLength: 170, limit: 300, valid: false))
     }
 
+    /// Code points: each scalar of an emoji sequence counts (Misskey, Discord), where graphemes count it once.
+    @Test func codePointsCountEveryScalarAndCutBetweenGraphemes() throws {
+        let flags = String(repeating: "🇯🇵", count: 3)  // 3 graphemes, 6 code points
+        #expect(LengthRule.codePoints(6).check(flags) == LengthCheck(weightedLength: 6, limit: 6, valid: true))
+        #expect(LengthRule.codePoints(5).check(flags).valid == false)
+        #expect(LengthRule.characters(5).check(flags).valid)
+        #expect(LengthRule.codePoints(5).shorten(flags) == "🇯🇵🇯🇵…")  // never half a flag
+        #expect(LengthRule.codePoints(3).check("").valid == false)
+        #expect(
+            LengthRule.codePoints(5).limits(flags) == [LengthLimit(measure: "code points", length: 6, max: 5)])
+        #expect(LengthRule.codePoints(3000).description == "3000 code points")
+    }
+
     @Test func shortenCutsAtAGraphemeBoundaryWithAnEllipsis() throws {
         let text = String(repeating: "歩", count: 200)
         let cut = try #require(LengthRule.x.shorten(text))
