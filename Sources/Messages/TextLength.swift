@@ -109,16 +109,50 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         return TwitterText.urlLength
     }
 
-    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as `urlLength`.
+    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as `urlLength`, each
+    /// mention as `@user` (its domain counts nothing); of entities that overlap, the first to start counts.
     static func mastodonLength(_ text: String, urlLength: Int) -> Int {
-        let urls = TwitterText.urlRanges(in: text, requireScheme: true)
+        var entities = TwitterText.urlRanges(in: text, requireScheme: true).map { (range: $0, counted: urlLength) }
+        for mention in MastodonMention.remote(in: text) {
+            entities.append((mention.whole, text[mention.whole.lowerBound..<mention.domain.lowerBound].count))
+        }
+        entities.sort { $0.range.lowerBound < $1.range.lowerBound }
         var length = 0
         var cursor = text.startIndex
-        for url in urls {
-            length += text[cursor..<url.lowerBound].count + urlLength
-            cursor = url.upperBound
+        for entity in entities where entity.range.lowerBound >= cursor {
+            length += text[cursor..<entity.range.lowerBound].count + entity.counted
+            cursor = entity.range.upperBound
         }
         return length + text[cursor...].count
+    }
+}
+
+/// Mentions of accounts on other servers, `@user@domain`, as Mastodon finds them (`Account::MENTION_RE`): not after
+/// a word character, `=` or `/` (so not an e-mail address), a user name of letters, digits and `_` joined by `.` or
+/// `-`. Mastodon counts such a mention as `@user` and shows it so.
+public enum MastodonMention {
+    static let pattern = try? NSRegularExpression(
+        pattern: #"(?<![=/\w])@[a-z0-9_]+(?:[.-]+[a-z0-9_]+)*(@\w+(?:[.-]+\w+)*)"#, options: [.caseInsensitive])
+
+    /// Each remote mention in `text`: the whole mention and its `@domain` part.
+    public static func remote(in text: String) -> [(whole: Range<String.Index>, domain: Range<String.Index>)] {
+        (pattern?.matches(in: text, range: NSRange(text.startIndex..., in: text)) ?? []).compactMap { match in
+            guard let whole = Range(match.range, in: text), let domain = Range(match.range(at: 1), in: text) else {
+                return nil
+            }
+            return (whole, domain)
+        }
+    }
+
+    /// `text` with each remote mention's domain dropped: `@user@example.social` as `@user`.
+    public static func withoutDomains(_ text: String) -> String {
+        var out = ""
+        var cursor = text.startIndex
+        for mention in remote(in: text) {
+            out += text[cursor..<mention.domain.lowerBound]
+            cursor = mention.domain.upperBound
+        }
+        return out + text[cursor...]
     }
 }
 
