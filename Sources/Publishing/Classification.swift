@@ -74,7 +74,7 @@ public enum ResponseClassifier {
         return text
     }
 
-    /// Seconds the server asks us to wait, from (in order) `Retry-After` (seconds or HTTP date), Discord's
+    /// Seconds the server asks us to wait, from (in order) `Retry-After` (seconds or an HTTP-date), Discord's
     /// `X-RateLimit-Reset-After`, a rate-limit reset header (`X-RateLimit-Reset` (Mastodon, Discord) / `x-rate-limit-reset` (X) / `RateLimit-Reset` (Bluesky): epoch seconds
     /// as X and Discord send, an ISO-8601 time as Mastodon sends, or delta seconds as the IETF draft), or Matrix's
     /// `retry_after_ms` / Discord's `retry_after` in the body. Nil when none is usable.
@@ -113,11 +113,18 @@ public enum ResponseClassifier {
         return Timestamps.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 
+    /// An HTTP-date in any of the three forms a recipient must accept (RFC 9110 §5.6.7): IMF-fixdate
+    /// (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+    /// (`Sun Nov  6 08:49:37 1994`, in GMT).
     static func httpDate(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value)
+        let text = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 }
