@@ -4,21 +4,30 @@ import Messages
 /// Turns responses into `DeliveryOutcome`s from status codes (never from message text, with the one documented
 /// exception of X's duplicate-content 403, which targets handle themselves).
 ///
-/// 2xx delivered (already delivered with `Idempotent-Replayed: true`); 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx permanent
-/// with the server's message (redacted).
+/// 2xx delivered (already delivered with `Idempotent-Replayed: true`; unconfirmed without the post's id where the
+/// target always answers with one); 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx
+/// permanent with the server's message (redacted).
 public enum ResponseClassifier {
-    /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply.
+    /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply. With `idRequired` (a
+    /// target whose every success carries the post's id), a 2xx without it is not a post but unconfirmed: a proxy's
+    /// or a wrong `base_url`'s page, a server that took the request and may not have saved it.
     public static func classify(
-        _ reply: HTTPReply, now: Date, redactor: Redactor,
+        _ reply: HTTPReply, now: Date, redactor: Redactor, idRequired: Bool = false,
         remoteID: (HTTPReply) -> String?
     ) -> DeliveryOutcome {
         switch reply.status {
         case 200..<300:
+            let id = remoteID(reply)
             // `Idempotent-Replayed: true`: the server recognised the Idempotency-Key and replayed its first answer.
             if reply.header("Idempotent-Replayed")?.lowercased() == "true" {
-                return .alreadyDelivered(remoteID: remoteID(reply))
+                return .alreadyDelivered(remoteID: id)
             }
-            return .delivered(remoteID: remoteID(reply))
+            if idRequired, id == nil {
+                return .retryable(
+                    reason: reason(reply, redactor: redactor) + " (no id of the post in the answer)", retryAfter: nil,
+                    unconfirmed: true)
+            }
+            return .delivered(remoteID: id)
         case 408, 425, 429:
             // The server says it did not process the request.
             return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now))

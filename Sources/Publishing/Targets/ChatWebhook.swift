@@ -31,7 +31,10 @@ public struct ChatWebhook: Sendable {
 
     var redactedDescription: String { "\(name): \(service) webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
 
-    /// Gates the text, sends the request `makeRequest` builds from it, and reads the remote id from the reply.
+    /// Gates the text, sends the request `makeRequest` builds from it, and reads the remote id from the reply. Any
+    /// 2xx is delivered, with or without an id: these targets cannot be asked whether a post is there, so an
+    /// unconfirmed 2xx would be resent at every retry, and a relay that always answers without the id would post the
+    /// same text again and again.
     func publish(
         _ post: Post, deadline: Deadline, _ makeRequest: (_ text: String) -> URLRequest,
         remoteID: (HTTPReply) -> String? = { _ in nil }

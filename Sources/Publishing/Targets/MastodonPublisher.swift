@@ -97,9 +97,9 @@ public struct MastodonPublisher: Publisher {
         case .failure(let failure): return ResponseClassifier.classify(failure)
         case .success(let r): reply = r
         }
-        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) {
-            idString($0.json?["id"])
-        }
+        let outcome = ResponseClassifier.classify(
+            reply, now: context.now(), redactor: context.redactor, idRequired: true
+        ) { idString($0.json?["id"]) }
         // 422 for a status with media: "Cannot attach files that have not finished processing" (a server that
         // said the media was ready too early). Nothing was posted; worth a later try (postybirb-plus#335).
         if mediaID != nil, reply.status == 422, case .permanent(let reason) = outcome {

@@ -69,9 +69,9 @@ public struct MisskeyPublisher: Publisher {
                             reason: ResponseClassifier.reason(reply, redactor: context.redactor), retryAfter: nil,
                             unconfirmed: true)
                     }
-                    return ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in
-                        note.flatMap { idString($0["id"]) }
-                    }
+                    return ResponseClassifier.classify(
+                        reply, now: context.now(), redactor: context.redactor, idRequired: true
+                    ) { _ in note.flatMap { idString($0["id"]) } }
                 }
             })
     }

@@ -77,7 +77,7 @@ public struct NtfyPublisher: Publisher {
         }
         return await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
             let request = image.map { attachmentRequest(text: text, image: $0, post: post) } ?? jsonRequest(text: text)
-            return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+            return await context.deliver(request, deadline: deadline, idRequired: true) { idString($0.json?["id"]) }
         }
     }
 
