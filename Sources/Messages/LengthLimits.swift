@@ -1,7 +1,7 @@
 /// One limit a platform applies to a post and how a text measures against it.
 public struct LengthLimit: Sendable, Equatable, Codable {
     /// What is counted: `weighted` (X), `characters` (Mastodon: graphemes with URLs as 23 or the instance's count),
-    /// `graphemes`, `bytes`.
+    /// `graphemes`, `code points`, `bytes`.
     public var measure: String
     public var length: Int
     public var max: Int
@@ -76,7 +76,7 @@ extension LengthRule {
         case .x: return "X"
         case .mastodon, .mastodonInstance: return "Mastodon"
         case .bluesky: return "Bluesky"
-        case .characters, .utf8Bytes: return "text"
+        case .characters, .codePoints, .utf8Bytes: return "text"
         }
     }
 
@@ -95,6 +95,8 @@ extension LengthRule {
                 LengthLimit(measure: "bytes", length: text.utf8.count, max: 3000),
             ]
         case .characters(let n): return [LengthLimit(measure: "graphemes", length: text.count, max: n)]
+        case .codePoints(let n):
+            return [LengthLimit(measure: "code points", length: text.unicodeScalars.count, max: n)]
         case .utf8Bytes(let n): return [LengthLimit(measure: "bytes", length: text.utf8.count, max: n)]
         }
     }

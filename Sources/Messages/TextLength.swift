@@ -8,7 +8,9 @@ import Foundation
 /// - `mastodonInstance(n, urlLength:)`: Mastodon's measure with an instance's own limit (`max_characters`;
 ///   glitch-soc, Akkoma, …) and what it counts for a URL (`characters_reserved_per_url`, 23 unless it says).
 /// - `bluesky`: grapheme clusters, limit 300, and at most 3000 UTF-8 bytes.
-/// - `characters(n)`: at most `n` grapheme clusters (Discord: 2000).
+/// - `characters(n)`: at most `n` grapheme clusters (Slack: 4000).
+/// - `codePoints(n)`: at most `n` Unicode code points, what servers that count a string's length in code points
+///   take (Misskey's JSON schema: 3000; Discord's API, in Python: 2000): an emoji sequence is several.
 /// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4096, Matrix: 65536 per event, minus some room for the envelope).
 public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case x
@@ -16,6 +18,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case mastodonInstance(Int, urlLength: Int = TwitterText.urlLength)
     case bluesky
     case characters(Int)
+    case codePoints(Int)
     case utf8Bytes(Int)
 
     /// The rules `steptweet check-text --platform` knows by name.
@@ -34,7 +37,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         case .mastodon: return 500
         case .mastodonInstance(let n, _): return n
         case .bluesky: return 300
-        case .characters(let n), .utf8Bytes(let n): return n
+        case .characters(let n), .codePoints(let n), .utf8Bytes(let n): return n
         }
     }
 
@@ -46,6 +49,7 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         case .mastodonInstance(let n, let urlLength): return "Mastodon (\(n) characters, URLs \(urlLength))"
         case .bluesky: return "Bluesky (300 graphemes, 3000 bytes)"
         case .characters(let n): return "\(n) characters"
+        case .codePoints(let n): return "\(n) code points"
         case .utf8Bytes(let n): return "\(n) bytes"
         }
     }
@@ -68,6 +72,9 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
                 valid: !text.isEmpty && graphemes <= 300 && text.utf8.count <= 3000)
         case .characters(let n):
             return LengthCheck(weightedLength: text.count, limit: n, valid: !text.isEmpty && text.count <= n)
+        case .codePoints(let n):
+            let count = text.unicodeScalars.count
+            return LengthCheck(weightedLength: count, limit: n, valid: !text.isEmpty && count <= n)
         case .utf8Bytes(let n):
             return LengthCheck(weightedLength: text.utf8.count, limit: n, valid: !text.isEmpty && text.utf8.count <= n)
         }
@@ -102,16 +109,50 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
         return TwitterText.urlLength
     }
 
-    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as `urlLength`.
+    /// Mastodon's `StatusLengthValidator`: grapheme clusters, each URL with a scheme counted as `urlLength`, each
+    /// mention as `@user` (its domain counts nothing); of entities that overlap, the first to start counts.
     static func mastodonLength(_ text: String, urlLength: Int) -> Int {
-        let urls = TwitterText.urlRanges(in: text, requireScheme: true)
+        var entities = TwitterText.urlRanges(in: text, requireScheme: true).map { (range: $0, counted: urlLength) }
+        for mention in MastodonMention.remote(in: text) {
+            entities.append((mention.whole, text[mention.whole.lowerBound..<mention.domain.lowerBound].count))
+        }
+        entities.sort { $0.range.lowerBound < $1.range.lowerBound }
         var length = 0
         var cursor = text.startIndex
-        for url in urls {
-            length += text[cursor..<url.lowerBound].count + urlLength
-            cursor = url.upperBound
+        for entity in entities where entity.range.lowerBound >= cursor {
+            length += text[cursor..<entity.range.lowerBound].count + entity.counted
+            cursor = entity.range.upperBound
         }
         return length + text[cursor...].count
+    }
+}
+
+/// Mentions of accounts on other servers, `@user@domain`, as Mastodon finds them (`Account::MENTION_RE`): not after
+/// a word character, `=` or `/` (so not an e-mail address), a user name of letters, digits and `_` joined by `.` or
+/// `-`. Mastodon counts such a mention as `@user` and shows it so.
+public enum MastodonMention {
+    static let pattern = try? NSRegularExpression(
+        pattern: #"(?<![=/\w])@[a-z0-9_]+(?:[.-]+[a-z0-9_]+)*(@\w+(?:[.-]+\w+)*)"#, options: [.caseInsensitive])
+
+    /// Each remote mention in `text`: the whole mention and its `@domain` part.
+    public static func remote(in text: String) -> [(whole: Range<String.Index>, domain: Range<String.Index>)] {
+        (pattern?.matches(in: text, range: NSRange(text.startIndex..., in: text)) ?? []).compactMap { match in
+            guard let whole = Range(match.range, in: text), let domain = Range(match.range(at: 1), in: text) else {
+                return nil
+            }
+            return (whole, domain)
+        }
+    }
+
+    /// `text` with each remote mention's domain dropped: `@user@example.social` as `@user`.
+    public static func withoutDomains(_ text: String) -> String {
+        var out = ""
+        var cursor = text.startIndex
+        for mention in remote(in: text) {
+            out += text[cursor..<mention.domain.lowerBound]
+            cursor = mention.domain.upperBound
+        }
+        return out + text[cursor...]
     }
 }
 

@@ -4,21 +4,30 @@ import Messages
 /// Turns responses into `DeliveryOutcome`s from status codes (never from message text, with the one documented
 /// exception of X's duplicate-content 403, which targets handle themselves).
 ///
-/// 2xx delivered (already delivered with `Idempotent-Replayed: true`); 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx permanent
-/// with the server's message (redacted).
+/// 2xx delivered (already delivered with `Idempotent-Replayed: true`; unconfirmed without the post's id where the
+/// target always answers with one); 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx
+/// permanent with the server's message (redacted).
 public enum ResponseClassifier {
-    /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply.
+    /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply. With `idRequired` (a
+    /// target whose every success carries the post's id), a 2xx without it is not a post but unconfirmed: a proxy's
+    /// or a wrong `base_url`'s page, a server that took the request and may not have saved it.
     public static func classify(
-        _ reply: HTTPReply, now: Date, redactor: Redactor,
+        _ reply: HTTPReply, now: Date, redactor: Redactor, idRequired: Bool = false,
         remoteID: (HTTPReply) -> String?
     ) -> DeliveryOutcome {
         switch reply.status {
         case 200..<300:
+            let id = remoteID(reply)
             // `Idempotent-Replayed: true`: the server recognised the Idempotency-Key and replayed its first answer.
             if reply.header("Idempotent-Replayed")?.lowercased() == "true" {
-                return .alreadyDelivered(remoteID: remoteID(reply))
+                return .alreadyDelivered(remoteID: id)
             }
-            return .delivered(remoteID: remoteID(reply))
+            if idRequired, id == nil {
+                return .retryable(
+                    reason: reason(reply, redactor: redactor) + " (no id of the post in the answer)", retryAfter: nil,
+                    unconfirmed: true)
+            }
+            return .delivered(remoteID: id)
         case 408, 425, 429:
             // The server says it did not process the request.
             return .retryable(reason: reason(reply, redactor: redactor), retryAfter: retryAfter(reply, now: now))
@@ -74,7 +83,7 @@ public enum ResponseClassifier {
         return text
     }
 
-    /// Seconds the server asks us to wait, from (in order) `Retry-After` (seconds or HTTP date), Discord's
+    /// Seconds the server asks us to wait, from (in order) `Retry-After` (seconds or an HTTP-date), Discord's
     /// `X-RateLimit-Reset-After`, a rate-limit reset header (`X-RateLimit-Reset` (Mastodon, Discord) / `x-rate-limit-reset` (X) / `RateLimit-Reset` (Bluesky): epoch seconds
     /// as X and Discord send, an ISO-8601 time as Mastodon sends, or delta seconds as the IETF draft), or Matrix's
     /// `retry_after_ms` / Discord's `retry_after` in the body. Nil when none is usable.
@@ -113,11 +122,18 @@ public enum ResponseClassifier {
         return Timestamps.parse(trimmed).map { max(0, $0.timeIntervalSince(now)) }
     }
 
+    /// An HTTP-date in any of the three forms a recipient must accept (RFC 9110 §5.6.7): IMF-fixdate
+    /// (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+    /// (`Sun Nov  6 08:49:37 1994`, in GMT).
     static func httpDate(_ value: String) -> Date? {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value)
+        let text = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 }

@@ -85,9 +85,10 @@ extension PostImage {
     static func fileName(for post: Post) -> String { post.idempotencyKey + ".png" }
 
     /// The alt text cut at a grapheme boundary (ended with `…`) to a target's limit: Mastodon 1500, X 1000,
-    /// Discord 1024, Misskey 512 characters. The renderer keeps it within the largest limits already; a cut is the
-    /// last resort, better than a refused upload.
-    func alt(limit: Int) -> String { LengthRule.characters(limit).shorten(alt) ?? alt }
+    /// Discord 1024, Misskey 512, in code points (what Mastodon's Ruby, Discord's Python and Misskey's schema count;
+    /// never more than graphemes). The renderer keeps it within the largest limits already; a cut is the last
+    /// resort, better than a refused upload.
+    func alt(limit: Int) -> String { LengthRule.codePoints(limit).shorten(alt) ?? alt }
 }
 
 extension ImageOption {

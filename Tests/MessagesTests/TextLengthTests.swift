@@ -71,6 +71,23 @@ import Testing
         #expect(LengthRule.mastodon.check("example.com").weightedLength == 11)
     }
 
+    /// Mastodon's `StatusLengthValidator` counts a mention as `@user`, whatever its domain (posting-targets.md §1).
+    @Test func mastodonCountsARemoteMentionWithoutItsDomain() {
+        #expect(LengthRule.mastodon.check("hi @taro@steps.example.social").weightedLength == 8)
+        #expect(LengthRule.mastodon.check("hi @taro").weightedLength == 8)
+        #expect(LengthRule.mastodon.check("@Taro.Y@sub-1.example.social.").weightedLength == 8)  // "@Taro.Y."
+        // Not mentions: an e-mail address, an `@` after `=` or `/`.
+        #expect(LengthRule.mastodon.check("mail taro@example.com").weightedLength == 21)
+        #expect(LengthRule.mastodon.check("a=@taro@example.com").weightedLength == 19)
+        // Inside a URL, the URL's 23 is all that counts.
+        #expect(LengthRule.mastodon.check("https://example.social/@taro@example.social").weightedLength == 23)
+        let instance = LengthRule.mastodonInstance(500, urlLength: 10)
+        #expect(instance.check("x @a@b.example https://example.com/long/path").weightedLength == 15)
+        // 480 characters and a mention of a 40-character domain: within 500, as Mastodon counts it.
+        let text = String(repeating: "歩", count: 480) + " @taro@" + String(repeating: "d", count: 33) + ".example"
+        #expect(LengthRule.mastodon.check(text) == LengthCheck(weightedLength: 486, limit: 500, valid: true))
+    }
+
     @Test func blueskyLimitsGraphemesAndBytes() {
         #expect(LengthRule.bluesky.check(String(repeating: "a", count: 300)).valid)
         #expect(LengthRule.bluesky.check(String(repeating: "a", count: 301)).valid == false)
@@ -78,6 +95,19 @@ import Testing
         let heavy = String(repeating: "👨‍👩‍👧", count: 170)
         #expect(heavy.utf8.count == 3060)
         #expect(LengthRule.bluesky.check(heavy) == LengthCheck(weightedLength: 170, limit: 300, valid: false))
+    }
+
+    /// Code points: each scalar of an emoji sequence counts (Misskey, Discord), where graphemes count it once.
+    @Test func codePointsCountEveryScalarAndCutBetweenGraphemes() throws {
+        let flags = String(repeating: "🇯🇵", count: 3)  // 3 graphemes, 6 code points
+        #expect(LengthRule.codePoints(6).check(flags) == LengthCheck(weightedLength: 6, limit: 6, valid: true))
+        #expect(LengthRule.codePoints(5).check(flags).valid == false)
+        #expect(LengthRule.characters(5).check(flags).valid)
+        #expect(LengthRule.codePoints(5).shorten(flags) == "🇯🇵🇯🇵…")  // never half a flag
+        #expect(LengthRule.codePoints(3).check("").valid == false)
+        #expect(
+            LengthRule.codePoints(5).limits(flags) == [LengthLimit(measure: "code points", length: 6, max: 5)])
+        #expect(LengthRule.codePoints(3000).description == "3000 code points")
     }
 
     @Test func shortenCutsAtAGraphemeBoundaryWithAnEllipsis() throws {

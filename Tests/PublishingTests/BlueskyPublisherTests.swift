@@ -30,6 +30,7 @@ actor FakePDS {
     init(accessExp: Int) { self.accessExp = accessExp }
 
     func setExpireNextCreate() { expireNextCreate = true }
+    func forgetRefreshTokens() { refreshTokens = [] }
 
     func newSession() -> [String: Any] {
         let n = sessionsCreated + refreshes
@@ -209,6 +210,32 @@ actor FakePDS {
         let refresh = try #require(await server.requests.first { $0.path.hasSuffix("refreshSession") })
         let refreshJwt = fakeJWT(exp: Int(Self.start.timeIntervalSince1970) + 7200 + 7_776_000, tag: "refresh1")
         #expect(refresh.headers["authorization"] == "Bearer \(refreshJwt)")
+    }
+
+    /// A refresh token the server no longer takes (expired after 90 days, revoked): the publisher logs in again
+    /// and posts, instead of failing every post until it is restarted.
+    @Test func aRefusedRefreshLogsInAgain() async throws {
+        let pds = FakePDS(accessExp: Int(Self.start.timeIntervalSince1970) + 7200)
+        let clock = ManualClock(Self.start)
+        let (server, publisher) = try await make(pds, clock: clock)
+        defer { Task { await server.stop() } }
+        guard case .delivered = await publisher.publish(samplePost, deadline: soon()) else {
+            Issue.record("first")
+            return
+        }
+        await pds.forgetRefreshTokens()
+        await clock.advance(by: 7200)
+        var later = samplePost
+        later.windowStart = later.windowStart.addingTimeInterval(7200)
+        later.idempotencyKey = "later"
+        guard case .delivered = await publisher.publish(later, deadline: soon()) else {
+            Issue.record("after the refresh was refused")
+            return
+        }
+        #expect(await pds.refreshes == 0)
+        #expect(await pds.sessionsCreated == 2)
+        #expect(await pds.records.count == 2)
+        #expect(await server.requests.contains { $0.path.hasSuffix("refreshSession") })
     }
 
     @Test func serverSideExpiredTokenRefreshesAndRetriesOnce() async throws {

@@ -48,6 +48,13 @@ import Testing
         #expect(
             classify(429, #"{"errcode":"M_LIMIT_EXCEEDED","retry_after_ms":1500}"#)
                 == .retryable(reason: "HTTP 429: M_LIMIT_EXCEEDED", retryAfter: 1.5))
+        // An HTTP-date may come in any of its three forms (RFC 9110 §5.6.7): IMF-fixdate, RFC 850, asctime.
+        for date in ["Sunday, 22-Nov-26 03:01:30 GMT", "Sun Nov 22 03:01:30 2026", "Sun Nov  2 03:01:30 2026"] {
+            let expected: TimeInterval = date.contains("Nov  2") ? 0 : 90
+            #expect(
+                classify(503, headers: ["Retry-After": date])
+                    == .retryable(reason: "HTTP 503", retryAfter: expected, unconfirmed: true), "\(date)")
+        }
         #expect(classify(429, headers: ["Retry-After": "soon"]) == .retryable(reason: "HTTP 429", retryAfter: nil))
         #expect(classify(503) == .retryable(reason: "HTTP 503", retryAfter: nil, unconfirmed: true))
         // A reset in the past means "now", never a negative wait.

@@ -59,6 +59,16 @@ import Testing
         }
     }
 
+    /// Mastodon (Ruby), Discord (Python) and Misskey (its schema) count an alt text's code points: one cut to a
+    /// limit holds that many code points at most, never half an emoji sequence.
+    @Test func anAltTextIsCutToItsLimitInCodePoints() {
+        let image = PostImage(png: Data(), alt: String(repeating: "🇯🇵", count: 10), width: 1, height: 1)
+        let cut = image.alt(limit: 7)
+        #expect(cut == "🇯🇵🇯🇵🇯🇵…")
+        #expect(cut.unicodeScalars.count <= 7)
+        #expect(image.alt(limit: 20) == image.alt)
+    }
+
     @Test func mastodonWaitsWhileTheServerProcessesTheUpload() async throws {
         let server = try await mastodon(processingPolls: 3)
         defer { Task { await server.stop() } }

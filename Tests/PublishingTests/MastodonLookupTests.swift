@@ -229,6 +229,41 @@ import Testing
         #expect(reason.contains("1001 > 1000"))
     }
 
+    /// An instance that cannot tell its limit now (a 503 while it restarts, a network error, the deadline) has not
+    /// said "500": a text within 500 goes at once, one over 500 waits for the next attempt instead of failing for
+    /// good, and nothing is kept, so the next attempt asks again.
+    @Test func aLimitThatCannotBeReadNowIsAskedAgainNotTakenAs500() async throws {
+        let asks = Counter()
+        let server = try await FakeHTTPServer.start { request, _ in
+            if request.path == "/api/v2/instance" {
+                return await asks.next() <= 2
+                    ? jsonResponse(503, ["error": "restarting"])
+                    : jsonResponse(200, ["configuration": ["statuses": ["max_characters": 1000]]])
+            }
+            return jsonResponse(200, ["id": "5"])
+        }
+        defer { Task { await server.stop() } }
+        let cache = InMemoryTargetInfoCache()
+        let mastodon = MastodonPublisher(
+            baseURL: server.baseURL, token: "t", context: HTTPContext(transport: server, infoCache: cache))
+        let key = "mastodon.max_characters \(server.baseURL.absoluteString)"
+        #expect(await mastodon.publish(samplePost, deadline: soon()) == .delivered(remoteID: "5"))
+        #expect(await cache.info(key) == nil)
+        var long = samplePost
+        long.text = String(repeating: "歩", count: 600)
+        let second = await mastodon.publish(long, deadline: soon())
+        guard case .retryable(let reason, _, unconfirmed: false) = second else {
+            Issue.record("a text over 500 failed while the instance's limit was unknown: \(second)")
+            return
+        }
+        #expect(reason.contains("HTTP 503") && reason.contains("600 > 500"), "\(reason)")
+        #expect(await server.requests.filter { $0.path == "/api/v1/statuses" }.count == 1)
+        #expect(await cache.info(key) == nil)
+        #expect(await mastodon.publish(long, deadline: soon()) == .delivered(remoteID: "5"))
+        #expect(await cache.info(key)?.value == "1000")
+        #expect(await server.requests.filter { $0.path == "/api/v2/instance" }.count == 3)
+    }
+
     @Test func withoutTheEndpointTheLimitIs500AndTheOverrideWins() async throws {
         let server = try await Self.server(limit: nil)
         var long = samplePost

@@ -88,9 +88,33 @@ import Testing
                 resend_unconfirmed = false
                 """, environment: ["MISSKEY_TOKEN": "t"], context: server.context)
         let roomy = try #require(set.publishers.first as? MisskeyPublisher)
-        #expect(roomy.lengthRule == .characters(5000))
+        #expect(roomy.lengthRule == .codePoints(5000))
         #expect(!roomy.resendUnconfirmed)
         #expect(await roomy.publish(post, deadline: soon()) == .delivered(remoteID: "1"))
+    }
+
+    /// Misskey checks `text` against `MAX_NOTE_TEXT_LENGTH` with its JSON schema's `maxLength`, which counts code
+    /// points (posting-targets.md §4; Ajv): 3000 walkers of 4 code points each are 3000 graphemes but 12,000 code
+    /// points, refused before any request, and cut to fit in code points when shortening.
+    @Test func theLimitCountsCodePointsAsMisskeysSchemaDoes() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["createdNote": ["id": "1"]]) }
+        defer { Task { await server.stop() } }
+        var post = samplePost
+        post.text = String(repeating: "\u{1F6B6}\u{200D}\u{2642}\u{FE0F}", count: 3000)
+        #expect(post.text.count == 3000)
+        let standard = MisskeyPublisher(baseURL: server.baseURL, token: "t", context: server.context)
+        #expect(standard.refusal(of: post.text)?.contains("12000 > 3000") == true)
+        guard case .permanent(let reason) = await standard.publish(post, deadline: soon()) else {
+            Issue.record("12,000 code points were not refused")
+            return
+        }
+        #expect(reason.contains("12000 > 3000"), "\(reason)")
+        #expect(await server.requests.isEmpty)
+        let cutting = MisskeyPublisher(baseURL: server.baseURL, token: "t", shorten: true, context: server.context)
+        #expect(await cutting.publish(post, deadline: soon()) == .delivered(remoteID: "1"))
+        let sent = try #require(await server.requests.first?.json?["text"] as? String)
+        #expect(sent.unicodeScalars.count <= 3000 && sent.unicodeScalars.count > 2990, "\(sent.unicodeScalars.count)")
+        #expect(sent.hasSuffix("…"))
     }
 
     /// Misskey takes a `cw` of 1 to 100 characters (posting-targets.md §4) and refuses every note otherwise: a `cw`

@@ -70,6 +70,29 @@ import Testing
         #expect(await ntfy.lookUp(post, deadline: soon()) == .failed(reason: "HTTP 502: bad gateway"))
     }
 
+    /// A server that answers 200 with a page (a proxy, a wrong `base_url`) to the publish and to the poll: the post
+    /// is unconfirmed, and the page is no list of messages, so the look-up cannot tell rather than say "not there"
+    /// and have the post sent again at every retry.
+    @Test func aPageThatIsNoTopicIsNotTakenForAnEmptyOne() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in textResponse(200, "<html>\n<body>Sign in</body>\n</html>")
+        }
+        defer { Task { await server.stop() } }
+        let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", context: server.context)
+        guard case .retryable(_, nil, unconfirmed: true) = await ntfy.publish(samplePost, deadline: soon()) else {
+            Issue.record("a 200 page was taken for a published message")
+            return
+        }
+        guard case .failed(let reason) = await ntfy.lookUp(samplePost, deadline: soon()) else {
+            Issue.record("a 200 page was taken for an empty topic")
+            return
+        }
+        #expect(reason.contains("JSON"), "\(reason)")
+        let empty = try await FakeHTTPServer.start { _, _ in textResponse(200, "") }
+        defer { Task { await empty.stop() } }
+        let quiet = NtfyPublisher(baseURL: empty.baseURL, topic: "steps", context: empty.context)
+        #expect(await quiet.lookUp(samplePost, deadline: soon()) == .notFound)
+    }
+
     @Test func resendUnconfirmedIsReadFromTheTable() throws {
         let set = try PublisherFactory.make(
             toml: """

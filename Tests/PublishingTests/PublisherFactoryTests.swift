@@ -110,7 +110,7 @@ import Testing
         #expect((set.publishers[2] as? XPublisher)?.authentication == .bearer("xb"))
         #expect(
             set.publishers.map(\.lengthRule) == [
-                .mastodon, .x, .x, .utf8Bytes(60_000), .bluesky, .characters(2000),
+                .mastodon, .x, .x, .utf8Bytes(60_000), .bluesky, .codePoints(2000),
                 .characters(4000), .utf8Bytes(4096), nil, nil, nil,
             ])
         for publisher in set.publishers {

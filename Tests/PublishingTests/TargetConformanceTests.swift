@@ -134,6 +134,33 @@ actor Counter {
         }
     }
 
+    /// A 2xx is a post only with its id (posting-targets.md §6.4: Mastodon `id`, Matrix `event_id`, Bluesky `uri`,
+    /// ntfy's message, Misskey's `createdNote`): a 2xx without one (a proxy's page, a wrong `base_url`) is
+    /// unconfirmed, never delivered, so the post is looked up (or sent again under its key) rather than lost. Slack
+    /// answers `ok` and the generic webhook any 2xx: no id to ask for; Discord cannot be looked up, so an unconfirmed
+    /// 2xx would be resent at every retry (`ChatWebhook.publish`).
+    @Test(
+        arguments: TargetCase.all.filter {
+            ["mastodon", "matrix", "bluesky", "ntfy", "misskey"].contains($0.kind)
+        })
+    func aSuccessWithoutThePostsIDIsUnconfirmed(_ target: TargetCase) async throws {
+        let server = try await target.server { _ in textResponse(200, "<html><body>Welcome</body></html>") }
+        defer { Task { await server.stop() } }
+        let outcome = await target.make(server).publish(samplePost, deadline: soon())
+        guard case .retryable(let reason, nil, unconfirmed: true) = outcome else {
+            Issue.record("\(target.kind): \(outcome)")
+            return
+        }
+        #expect(reason.contains("HTTP 200") && reason.contains("id"), "\(target.kind): \(reason)")
+        let empty = try await target.server { _ in jsonResponse(200, [:] as [String: String]) }
+        defer { Task { await empty.stop() } }
+        let second = await target.make(empty).publish(samplePost, deadline: soon())
+        guard case .retryable(_, nil, unconfirmed: true) = second else {
+            Issue.record("\(target.kind) with {}: \(second)")
+            return
+        }
+    }
+
     @Test(arguments: TargetCase.all)
     func retryAfterIsPassedOn(_ target: TargetCase) async throws {
         let server = try await target.server { _ in

@@ -20,6 +20,24 @@ import Testing
         #expect(!publisher.redactedDescription.contains("tok_SECRET"))
     }
 
+    /// Discord's API counts `content` in code points (Python's `len`; discord-api-docs#1315), not graphemes: 2000
+    /// hearts written with U+FE0F are 4000 code points, refused before any request.
+    @Test func discordCountsCodePoints() async throws {
+        let server = try await FakeHTTPServer.start { _, _ in jsonResponse(200, ["id": "1"]) }
+        defer { Task { await server.stop() } }
+        let publisher = DiscordPublisher(url: server.url("/api/webhooks/1/tok"), context: server.context)
+        var post = samplePost
+        post.text = String(repeating: "\u{2764}\u{FE0F}", count: 2000)
+        #expect(publisher.refusal(of: post.text)?.contains("4000 > 2000") == true)
+        guard case .permanent = await publisher.publish(post, deadline: soon()) else {
+            Issue.record("4000 code points were not refused")
+            return
+        }
+        #expect(await server.requests.isEmpty)
+        post.text = String(repeating: "\u{2764}\u{FE0F}", count: 1000)
+        #expect(await publisher.publish(post, deadline: soon()) == .delivered(remoteID: "1"))
+    }
+
     @Test func discordRetryAfterFromTheBodyAndErrorsWithoutTheWebhookToken() async throws {
         let server = try await FakeHTTPServer.start { _, n in
             n == 1

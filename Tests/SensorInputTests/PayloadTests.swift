@@ -99,6 +99,29 @@ import Testing
         #expect(raw.map(\.device) == ["com.google.android.apps.fitness (Google Pixel Watch)"])
     }
 
+    /// The app writes times with Kotlin's `Instant.toString()`: no fraction, or 3, 6 or 9 digits of one; any zone
+    /// RFC 3339 allows is read, and a resend in another form is the same record.
+    @Test func healthConnectTimesKeepEveryFractionDigit() throws {
+        func record(_ start: String, _ end: String) -> String {
+            #"{"timestamp":"2026-11-21T03:15:00.123456789Z","app_version":"1.4.0","steps":[{"count":7,"#
+                + #""start_time":"\#(start)","end_time":"\#(end)"}]}"#
+        }
+        let base: Int64 = 1_795_222_800_000_000_000  // 2026-11-21T01:00:00Z
+        let forms: [(String, String, Int64, Int64)] = [
+            ("2026-11-21T01:00:00Z", "2026-11-21T01:05:00Z", 0, 300_000_000_000),
+            ("2026-11-21T01:00:00.120Z", "2026-11-21T01:05:00.5Z", 120_000_000, 300_500_000_000),
+            ("2026-11-21T01:00:00.123456Z", "2026-11-21T10:05:00.000001+09:00", 123_456_000, 300_000_001_000),
+            ("2026-11-21T01:00:00.123456789Z", "2026-11-20T20:05:00.987654321-05:00", 123_456_789, 300_987_654_321),
+        ]
+        for (start, end, startOffset, endOffset) in forms {
+            let items = T.replacing(try T.parse(record(start, end)))
+            #expect(items.count == 1)
+            #expect(items.first?.reading == StepReading(startNs: base + startOffset, endNs: base + endOffset, steps: 7))
+            #expect(items.first?.key == "steps \(base + startOffset)")
+        }
+        #expect(T.error(record("2026-11-21T01:00:00", "2026-11-21T01:05:00Z"))?.path == "steps[0].start_time")
+    }
+
     @Test func healthConnectTestIsCheckedThenStoresNothing() throws {
         let payload = try T.parseFixture("health-connect/test.json")
         #expect(payload.isTest && payload.items.isEmpty)

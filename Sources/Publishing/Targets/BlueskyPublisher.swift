@@ -196,9 +196,9 @@ public struct BlueskyPublisher: Publisher {
             case .success(let r): reply = r
             }
         }
-        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) {
-            $0.json?["uri"] as? String
-        }
+        let outcome = ResponseClassifier.classify(
+            reply, now: context.now(), redactor: context.redactor, idRequired: true
+        ) { $0.json?["uri"] as? String }
         switch outcome {
         case .delivered, .alreadyDelivered, .deliveredWithoutImage:
             return outcome

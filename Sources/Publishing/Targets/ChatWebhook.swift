@@ -5,7 +5,7 @@ import Messages
     import FoundationNetworking
 #endif
 
-/// What the chat webhooks (Discord, Slack) share: the URL is the secret (never shown), a character limit, no
+/// What the chat webhooks (Discord, Slack) share: the URL is the secret (never shown), a length limit, no
 /// idempotency and no look-up. Each target says only how its request looks and where its remote id is.
 public struct ChatWebhook: Sendable {
     /// The service's name in descriptions ("discord").
@@ -18,20 +18,23 @@ public struct ChatWebhook: Sendable {
     public var resendUnconfirmed: Bool
 
     init(
-        service: String, name: String, url: URL, characters: Int, shorten: Bool, resendUnconfirmed: Bool,
+        service: String, name: String, url: URL, rule: LengthRule, shorten: Bool, resendUnconfirmed: Bool,
         context: HTTPContext
     ) {
         self.service = service
         self.name = name
         self.url = url
-        self.gate = TextGate(rule: .characters(characters), shorten: shorten)
+        self.gate = TextGate(rule: rule, shorten: shorten)
         self.resendUnconfirmed = resendUnconfirmed
         self.context = context.redacting(webhook: url)
     }
 
     var redactedDescription: String { "\(name): \(service) webhook \(Redactor.origin(of: url)) (URL [REDACTED])" }
 
-    /// Gates the text, sends the request `makeRequest` builds from it, and reads the remote id from the reply.
+    /// Gates the text, sends the request `makeRequest` builds from it, and reads the remote id from the reply. Any
+    /// 2xx is delivered, with or without an id: these targets cannot be asked whether a post is there, so an
+    /// unconfirmed 2xx would be resent at every retry, and a relay that always answers without the id would post the
+    /// same text again and again.
     func publish(
         _ post: Post, deadline: Deadline, _ makeRequest: (_ text: String) -> URLRequest,
         remoteID: (HTTPReply) -> String? = { _ in nil }

@@ -6,7 +6,8 @@ import Foundation
 
 /// Discord webhook: `POST {url}?wait=true` with `{"content": …, "allowed_mentions": {"parse": []}}`. `wait=true`
 /// makes Discord answer 200 with the message (its `id`) instead of a 204 that hides failures. The URL holds the
-/// webhook token, so it is never shown. No idempotency. Length: 2000 characters.
+/// webhook token, so it is never shown. No idempotency. Length: 2000 code points (Discord's API counts a string's
+/// length in code points, discord-api-docs#1315, so an emoji sequence is several).
 ///
 /// With `image = "chart"` the same request is multipart: `payload_json` (the JSON above plus `attachments` with the
 /// alt text as the attachment's `description`) and the PNG as `files[0]`. One request, so the image cannot be
@@ -24,7 +25,7 @@ public struct DiscordPublisher: ChatWebhookTarget {
         image: ImageOption = .off, context: HTTPContext = HTTPContext()
     ) {
         webhook = ChatWebhook(
-            service: "discord", name: name, url: url, characters: 2000, shorten: shorten,
+            service: "discord", name: name, url: url, rule: .codePoints(2000), shorten: shorten,
             resendUnconfirmed: resendUnconfirmed, context: context)
         self.image = image
     }

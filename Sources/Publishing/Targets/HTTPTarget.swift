@@ -67,15 +67,17 @@ public struct HTTPContext: Sendable {
         }
     }
 
-    /// Sends `request` and classifies the reply; `remoteID` reads the created post's id from a 2xx reply.
+    /// Sends `request` and classifies the reply; `remoteID` reads the created post's id from a 2xx reply, which
+    /// must have one with `idRequired` (`ResponseClassifier.classify`).
     func deliver(
-        _ request: URLRequest, deadline: Deadline,
+        _ request: URLRequest, deadline: Deadline, idRequired: Bool = false,
         remoteID: (HTTPReply) -> String? = { _ in nil }
     ) async -> DeliveryOutcome {
         switch await send(request, deadline: deadline) {
         case .failure(let failure): return ResponseClassifier.classify(failure)
         case .success(let reply):
-            return ResponseClassifier.classify(reply, now: now(), redactor: redactor, remoteID: remoteID)
+            return ResponseClassifier.classify(
+                reply, now: now(), redactor: redactor, idRequired: idRequired, remoteID: remoteID)
         }
     }
 }

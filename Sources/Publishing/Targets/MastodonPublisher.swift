@@ -18,7 +18,9 @@ import WallTime
 /// Length: the instance's `configuration.statuses.max_characters` from `/api/v2/instance`, read once and kept a day
 /// in the context's `infoCache` (500 when the server does not say), unless `max_characters` overrides it; graphemes,
 /// each URL counted as the instance's `configuration.statuses.characters_reserved_per_url` (read and kept with the
-/// limit; 23 when the server does not say, says something outside 0...1000, or `max_characters` is set).
+/// limit; 23 when the server does not say, says something outside 0...1000, or `max_characters` is set). A server
+/// that cannot tell now (no answer, 429, 5xx) is asked again at the next attempt, and a text over 500 meanwhile waits
+/// for it (`shorten = true` cuts it to 500 instead).
 public struct MastodonPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -70,7 +72,7 @@ public struct MastodonPublisher: Publisher {
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
-        switch await gate(deadline: deadline).prepare(post.text) {
+        switch await prepare(post.text, deadline: deadline) {
         case .failure(let stop): return stop.outcome
         case .success(let prepared): text = prepared
         }
@@ -97,9 +99,9 @@ public struct MastodonPublisher: Publisher {
         case .failure(let failure): return ResponseClassifier.classify(failure)
         case .success(let r): reply = r
         }
-        let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) {
-            idString($0.json?["id"])
-        }
+        let outcome = ResponseClassifier.classify(
+            reply, now: context.now(), redactor: context.redactor, idRequired: true
+        ) { idString($0.json?["id"]) }
         // 422 for a status with media: "Cannot attach files that have not finished processing" (a server that
         // said the media was ready too early). Nothing was posted; worth a later try (postybirb-plus#335).
         if mediaID != nil, reply.status == 422, case .permanent(let reason) = outcome {
@@ -161,10 +163,28 @@ public struct MastodonPublisher: Publisher {
         maxCharacters.flatMap { TextGate(rule: Self.rule($0), shorten: shorten).refusal(of: text) }
     }
 
-    func gate(deadline: Deadline) async -> TextGate {
-        if let maxCharacters { return TextGate(rule: Self.rule(maxCharacters), shorten: shorten) }
+    func gate(deadline: Deadline) async -> (gate: TextGate, unknown: String?) {
+        if let maxCharacters { return (TextGate(rule: Self.rule(maxCharacters), shorten: shorten), nil) }
         let instance = await instanceLimits(deadline: deadline)
-        return TextGate(rule: Self.rule(instance.limit, urlLength: instance.urlLength), shorten: shorten)
+        return (
+            TextGate(rule: Self.rule(instance.limit, urlLength: instance.urlLength), shorten: shorten), instance.unknown
+        )
+    }
+
+    /// The text to send, or why not. A text over Mastodon's default while the instance's own limit cannot be read
+    /// (it may allow more) is worth another attempt, not a failure for good.
+    func prepare(_ text: String, deadline: Deadline) async -> Result<String, Stop> {
+        let (gate, unknown) = await gate(deadline: deadline)
+        let prepared = gate.prepare(text)
+        if let unknown, !text.isEmpty, case .failure(let stop) = prepared, case .permanent(let reason) = stop.outcome {
+            return .failure(
+                Stop(
+                    .retryable(
+                        reason:
+                            "the instance's character limit could not be read (\(unknown)); by Mastodon's default, \(reason)",
+                        retryAfter: nil)))
+        }
+        return prepared
     }
 
     // MARK: The instance's limit
@@ -174,8 +194,9 @@ public struct MastodonPublisher: Publisher {
 
     /// `configuration.statuses.max_characters` and `characters_reserved_per_url` of `/api/v2/instance`, from the
     /// cache while both are under a day old; 500 and 23 when the server does not tell (also kept a day, so a server
-    /// without the endpoint is not asked per post).
-    func instanceLimits(deadline: Deadline) async -> (limit: Int, urlLength: Int) {
+    /// without the endpoint is not asked per post). When it cannot tell now (no answer, 408, 425, 429, 5xx), 500 and
+    /// 23 for this attempt only, with why in `unknown`.
+    func instanceLimits(deadline: Deadline) async -> (limit: Int, urlLength: Int, unknown: String?) {
         let now = context.now()
         func fresh(_ key: String) async -> Int? {
             guard let cached = await context.infoCache.info(key), let value = Int(cached.value),
@@ -184,7 +205,7 @@ public struct MastodonPublisher: Publisher {
             return value
         }
         if let limit = await fresh(limitKey), let urlLength = await fresh(urlLengthKey) {
-            return (limit, urlLength)
+            return (limit, urlLength, nil)
         }
         var request = URLRequest(url: Endpoint.join(baseURL, "api/v2/instance"))
         request.setValue("application/json", forHTTPHeaderField: "Accept")
@@ -192,11 +213,16 @@ public struct MastodonPublisher: Publisher {
         var limit = Self.defaultLimit
         var urlLength = Self.defaultURLLength
         switch await context.send(request, deadline: deadline) {
-        case .failure(.deadline):
-            return (limit, urlLength)  // no answer: try again next time
-        case .failure:
-            break
+        case .failure(let failure):
+            // No answer: ask again next time.
+            if case .retryable(let reason, _, _) = ResponseClassifier.classify(failure) {
+                return (limit, urlLength, reason)
+            }
+            return (limit, urlLength, "no answer")
         case .success(let reply):
+            if [408, 425, 429].contains(reply.status) || reply.status >= 500 {
+                return (limit, urlLength, ResponseClassifier.reason(reply, redactor: context.redactor))
+            }
             let statuses = (reply.json?["configuration"] as? [String: Any])?["statuses"] as? [String: Any]
             if (200..<300).contains(reply.status) {
                 if let value = (statuses?["max_characters"] as? NSNumber)?.intValue, value > 0 { limit = value }
@@ -209,7 +235,7 @@ public struct MastodonPublisher: Publisher {
         }
         await context.infoCache.store(TargetInfo(value: String(limit), storedAt: now), for: limitKey)
         await context.infoCache.store(TargetInfo(value: String(urlLength), storedAt: now), for: urlLengthKey)
-        return (limit, urlLength)
+        return (limit, urlLength, nil)
     }
 
     // MARK: Looking a post up
@@ -218,7 +244,13 @@ public struct MastodonPublisher: Publisher {
     /// its window closes), by its text as it would be sent, in any field that may hold it (`shownTexts`), read as
     /// plain text or as HTML (`PostMatch.isText`).
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
-        guard case .success(let text) = await gate(deadline: deadline).prepare(post.text) else { return .notFound }
+        let text: String
+        switch await prepare(post.text, deadline: deadline) {
+        case .success(let prepared): text = prepared
+        case .failure(let stop):
+            if case .retryable(let reason, _, _) = stop.outcome { return .failed(reason: reason) }
+            return .notFound
+        }
         let me: HTTPReply
         switch await get("api/v1/accounts/verify_credentials", deadline: deadline) {
         case .failure(let failure): return .failed(reason: failure.reason)

@@ -59,7 +59,8 @@ public struct MatrixPublisher: Publisher {
             upload: { await sendImage($0, post: post, deadline: deadline) },
             send: { _ in
                 await context.deliver(
-                    send(["msgtype": msgtype, "body": text], txnID: Self.transactionID(for: post)), deadline: deadline
+                    send(["msgtype": msgtype, "body": text], txnID: Self.transactionID(for: post)), deadline: deadline,
+                    idRequired: true
                 ) { $0.json?["event_id"] as? String }
             })
     }
@@ -101,7 +102,7 @@ public struct MatrixPublisher: Publisher {
             "info": ["mimetype": "image/png", "w": image.width, "h": image.height, "size": image.png.count],
         ]
         let event = await context.deliver(
-            send(content, txnID: Self.imageTransactionID(for: post)), deadline: deadline
+            send(content, txnID: Self.imageTransactionID(for: post)), deadline: deadline, idRequired: true
         ) { $0.json?["event_id"] as? String }
         switch event {
         case .delivered(let id), .alreadyDelivered(let id), .deliveredWithoutImage(let id, _):

@@ -6,8 +6,8 @@ import Messages
 /// the remote id; 202 (`PROCESSING`: an identical body still being created) is unconfirmed, not delivered. No
 /// client-side idempotency key (recent servers drop an identical body for 60 s only), so after an
 /// unconfirmed attempt `lookUp` reads the account's recent notes (`/api/i`, then `/api/users/notes`) for one with
-/// the same text. Length: 3000 characters (`MAX_NOTE_TEXT_LENGTH`), or the instance's own limit given as
-/// `max_characters`. With `image = "chart"` the chart goes into the account's drive first (`drive/files/create`)
+/// the same text. Length: 3000 code points (`MAX_NOTE_TEXT_LENGTH`, checked by the endpoint's JSON schema, which
+/// counts code points, so an emoji sequence is several), or the instance's own limit given as `max_characters`. With `image = "chart"` the chart goes into the account's drive first (`drive/files/create`)
 /// and the note carries it in `fileIds`.
 public struct MisskeyPublisher: Publisher {
     public let name: String
@@ -35,7 +35,7 @@ public struct MisskeyPublisher: Publisher {
         self.image = image
         self.visibility = visibility
         self.contentWarning = contentWarning
-        self.gate = TextGate(rule: .characters(maxCharacters), shorten: shorten)
+        self.gate = TextGate(rule: .codePoints(maxCharacters), shorten: shorten)
         self.resendUnconfirmed = resendUnconfirmed
         self.context = context.redacting(token)
     }
@@ -69,9 +69,9 @@ public struct MisskeyPublisher: Publisher {
                             reason: ResponseClassifier.reason(reply, redactor: context.redactor), retryAfter: nil,
                             unconfirmed: true)
                     }
-                    return ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in
-                        note.flatMap { idString($0["id"]) }
-                    }
+                    return ResponseClassifier.classify(
+                        reply, now: context.now(), redactor: context.redactor, idRequired: true
+                    ) { _ in note.flatMap { idString($0["id"]) } }
                 }
             })
     }

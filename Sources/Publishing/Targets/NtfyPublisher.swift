@@ -77,7 +77,7 @@ public struct NtfyPublisher: Publisher {
         }
         return await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
             let request = image.map { attachmentRequest(text: text, image: $0, post: post) } ?? jsonRequest(text: text)
-            return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+            return await context.deliver(request, deadline: deadline, idRequired: true) { idString($0.json?["id"]) }
         }
     }
 
@@ -150,12 +150,16 @@ public struct NtfyPublisher: Publisher {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let r): reply = r
         }
-        // One JSON object per line.
+        // One JSON object per line; anything else (a proxy's or a login page) is no answer about the topic, which
+        // "not found" would turn into a resend at every retry.
         for line in reply.body.split(separator: UInt8(ascii: "\n")) {
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-                object["event"] as? String ?? "message" == "message", object["message"] as? String == text
-            else { continue }
-            return .found(remoteID: idString(object["id"]))
+            guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { continue }
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+                return .failed(reason: "the topic's messages are not JSON lines (HTTP \(reply.status))")
+            }
+            if object["event"] as? String ?? "message" == "message", object["message"] as? String == text {
+                return .found(remoteID: idString(object["id"]))
+            }
         }
         return .notFound
     }

@@ -27,8 +27,8 @@ struct PostMatch {
     /// holds), is the post: read either way, with the domains of mentions dropped on both sides (HTML shows
     /// `@user@example.social` as `@user`).
     func isText(_ shown: String) -> Bool {
-        let sent = Self.withoutMentionDomains(text)
-        return [Self.normalized(shown), Self.plainText(shown)].contains { Self.withoutMentionDomains($0) == sent }
+        let sent = MastodonMention.withoutDomains(text)
+        return [Self.normalized(shown), Self.plainText(shown)].contains { MastodonMention.withoutDomains($0) == sent }
     }
 
     /// White space runs collapsed to one space, ends trimmed.
@@ -43,12 +43,6 @@ struct PostMatch {
             of: #"<br\s*/?>|</p\s*>"#, with: "\n", options: [.regularExpression, .caseInsensitive])
         text = text.replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
         return normalized(decodeEntities(text))
-    }
-
-    /// `@user@domain` as `@user`.
-    static func withoutMentionDomains(_ text: String) -> String {
-        text.replacingOccurrences(
-            of: #"(^|[^\w@])(@\w+)@[\w-]+(\.[\w-]+)+"#, with: "$1$2", options: .regularExpression)
     }
 
     /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;` and numeric references decoded.

@@ -12,7 +12,7 @@ public struct SlackPublisher: ChatWebhookTarget {
         context: HTTPContext = HTTPContext()
     ) {
         webhook = ChatWebhook(
-            service: "slack", name: name, url: url, characters: 4000, shorten: shorten,
+            service: "slack", name: name, url: url, rule: .characters(4000), shorten: shorten,
             resendUnconfirmed: resendUnconfirmed, context: context)
     }
 
