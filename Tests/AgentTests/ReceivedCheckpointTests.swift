@@ -20,16 +20,8 @@ import Testing
             reading: StepReading(startNs: t0 + m * minute, endNs: t0 + (m + 1) * minute, steps: 0), microsteps: micro)
     }
 
-    /// Commits `items`, then counts what changed as a fetch does; returns the steps table's total.
     func push(_ items: [PayloadItem], to store: StateStore) throws -> Int {
-        _ = try store.commit(Payload(app: .healthAutoExport, items: items), nowNs: now)
-        let source = ReceivedStepSource(store: store, settleNs: 0)
-        let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.name) }
-        let read = try source.read(after: saved, nowNs: now, byteLimit: nil, observeDevice: false)
-        try store.writer.write { db in
-            _ = try read.save(db, source: source.name, nowNs: now, boutsHandled: true, overlap: DeviceOverlap())
-        }
-        return try store.steps(fromNs: 0, toNs: .max)
+        try ReceivedCounting.push(Payload(app: .healthAutoExport, items: items), to: store, nowNs: now)
     }
 
     @Test func countsFromTheCheckpointAreThoseOfACountFromTheStart() throws {
@@ -65,5 +57,21 @@ import Testing
             try db.execute(sql: "UPDATE received_reading SET microsteps = microsteps + 5000000 WHERE key = 'steps 0'")
         }
         #expect(try push([reading(100, micro: 3_000_000)], to: store) == 203)
+    }
+}
+
+/// What the receiver stores and a fetch counts, without HTTP: a payload committed as the receiver commits it, then the
+/// received readings counted as a fetch counts them.
+enum ReceivedCounting {
+    /// Commits `payload`, counts what changed, and returns every step the steps table holds.
+    static func push(_ payload: Payload, to store: StateStore, nowNs: Int64) throws -> Int {
+        _ = try store.commit(payload, nowNs: nowNs)
+        let source = ReceivedStepSource(store: store, settleNs: 0)
+        let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.name) }
+        let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: false)
+        try store.writer.write { db in
+            _ = try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true, overlap: DeviceOverlap())
+        }
+        return try store.steps(fromNs: 0, toNs: .max)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SensorInput
 import TestSupport
 import Testing
 
@@ -90,5 +91,38 @@ import Testing
         // The phone's minute grows past the watch's: the minute changes by 70 - 50.
         let change = try store.writer.write { db in try DeviceOverlap().resolve(db, ["phone": [0: 40]]) }
         #expect(change.values.reduce(0, +) == 20)
+    }
+
+    /// A recording whose pedometer totals were differenced with only the last total kept goes on from it after the
+    /// upgrade: the next total counts its difference from the last one, not whole.
+    @Test func aRecordingInProgressGoesOnFromItsLastTotal() throws {
+        let dir = try TempDir()
+        let path = dir.path("state.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try StateStore.migrator.migrate(old, upTo: "v13-received-checkpoint")
+        let t: Int64 = 1_763_000_000_000_000_000
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO received_stream (stream, device, last_heard_ns, newest_ns, last_total)
+                    VALUES ('Phone/s1', 'Phone', ?, ?, 40);
+                    INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed, counted_start_ns,
+                        counted_end_ns, counted_steps)
+                    VALUES ('Phone', 'total:s1:' || ?, ?, ?, 12000000, 0, ?, ?, 12);
+                    """, arguments: [t + 9_000_000_000, t + 9_000_000_000, t, t, t, t, t])
+        }
+        try old.close()
+        let store = try StateStore(path: path)
+        let kept = try store.writer.read { db in try ReceivedTotalRecord.fetchAll(db) }
+        #expect(kept == [ReceivedTotalRecord(stream: "Phone/s1", timeNs: t, total: 40)])
+        _ = try store.commit(
+            Payload(
+                app: .sensorLogger,
+                items: [.runningTotal(device: "Phone", stream: "s1", timeNs: t + 10_000_000_000, total: 55)]),
+            nowNs: t + 20_000_000_000)
+        let next = try store.writer.read { db in
+            try ReceivedReadingRecord.fetchOne(db, key: ["device": "Phone", "key": "total:s1:\(t + 10_000_000_000)"])
+        }
+        #expect(next?.microsteps == 15_000_000)
     }
 }

@@ -62,7 +62,8 @@ struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     var lastHeardNs: Int64
     /// The newest sample time received.
     var newestNs: Int64
-    /// The last running step total (Sensor Logger's pedometer), for the next one's difference.
+    /// The last running step total, as kept before `received_total` (migration v14, which starts from it); no longer
+    /// written.
     var lastTotal: Int?
 }
 
@@ -194,16 +195,8 @@ extension StateStore {
             case .sample(let device, let stream, let sample):
                 try batch.sample(device: device, stream: stream, sample)
             case .runningTotal(let device, let stream, let timeNs, let total):
-                // A running total (a pedometer's): its difference from the one before, per stream; a drop is a reset.
-                var row = try Self.heardStream(
-                    device + "/" + stream, device: device, newestNs: timeNs, nowNs: nowNs, db)
-                let steps = row.lastTotal.map { total >= $0 ? total - $0 : total } ?? 0
-                row.lastTotal = total
-                try row.update(db)
-                try batch.reading(
-                    device: device, key: "total:\(stream):\(timeNs)",
-                    StepReading(startNs: timeNs, endNs: timeNs, steps: steps),
-                    microsteps: Int64(steps) * 1_000_000)
+                try Self.heardStream(device + "/" + stream, device: device, newestNs: timeNs, nowNs: nowNs, db)
+                try batch.total(device: device, session: stream, timeNs: timeNs, total: total)
             }
         }
         return try batch.finish(format: payload.format)
@@ -272,6 +265,33 @@ private struct ReceivedBatch {
         heard[device] = entry
         try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps])
         if db.changesCount > 0 { result.readings += 1 } else { result.duplicates += 1 }
+    }
+
+    /// A running total (`ReceivedTotalRecord`): kept at its time, counted as its difference from the total before
+    /// it, and setting the difference of the one after it. The same total again is a duplicate.
+    mutating func total(device: String, session: String, timeNs: Int64, total: Int) throws {
+        let stream = device + "/" + session
+        let record = ReceivedTotalRecord(stream: stream, timeNs: timeNs, total: total)
+        if try ReceivedTotalRecord.fetchOne(db, key: ["stream": stream, "time_ns": timeNs]) == record {
+            result.duplicates += 1
+            var entry = heard[device] ?? (0, 0, nil)
+            entry.dataEnd = max(entry.dataEnd ?? timeNs, timeNs, nowNs)
+            heard[device] = entry
+            return
+        }
+        try record.save(db)
+        let (before, after) = try ReceivedTotalRecord.neighbours(db, stream: stream, timeNs: timeNs)
+        let counted = ReceivedTotalRecord.reading(of: record, after: before)
+        try reading(
+            device: device, key: ReceivedTotalRecord.readingKey(session: session, timeNs: timeNs), counted,
+            microsteps: Int64(counted.steps) * 1_000_000)
+        if let after {
+            let next = ReceivedTotalRecord.reading(of: after, after: record)
+            try insertReading.execute(arguments: [
+                device, ReceivedTotalRecord.readingKey(session: session, timeNs: after.timeNs), next.startNs,
+                next.endNs, Int64(next.steps) * 1_000_000,
+            ])
+        }
     }
 
     mutating func sample(device: String, stream: String, _ sample: AccelerationSample) throws {

@@ -159,6 +159,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v11-outbox-image", migrate: OutboxImageRecord.migrate)
         m.registerMigration("v12-steps-compaction", migrate: StepsCompaction.migrate)
         m.registerMigration("v13-received-checkpoint", migrate: ReceivedCheckpointRecord.migrate)
+        m.registerMigration("v14-received-total", migrate: ReceivedTotalRecord.migrate)
         return m
     }
 
