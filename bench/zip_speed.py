@@ -6,6 +6,11 @@ a real export is mostly made of), so the zip needs zip64 (written by Python's zi
 extra fields, a zip64 end record). Then `steptweet count` on the XML, the deflated zip and a stored zip, interleaved,
 RUNS rounds; checks each total against the generator's.
 Usage: bench/zip_speed.py [path/to/steptweet] [GiB]   (default .build/release/steptweet, 4.2)
+
+With --entries N: the real shared sample's export.xml in an export.zip beside N small workout routes (a long-time
+user's export holds thousands), so the central directory is large; `steptweet count` of it RUNS times for each binary
+given (e.g. a build before and after a change), interleaved, median wall time and peak RSS.
+Usage: bench/zip_speed.py --entries N path/to/steptweet [path/to/other-steptweet ...]
 """
 import datetime, os, re, statistics, subprocess, sys, zipfile
 
@@ -47,7 +52,31 @@ def run(binary, path):
     return seconds, rss / 1024, steps
 
 
+def many_entries(count, binaries):
+    os.makedirs(OUT, exist_ok=True)
+    z = os.path.join(OUT, f"routes_{count}.zip")
+    route = '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="Apple Health Export"/>\n'
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as out:
+        out.write(SAMPLE, "apple_health_export/export.xml")
+        for k in range(count):
+            day = datetime.date(2015, 1, 1) + datetime.timedelta(days=k // 4)
+            out.writestr(f"apple_health_export/workout-routes/route_{day.isoformat()}_{k % 4 + 7}.{k:06d}pm.gpx", route)
+    results = {b: [] for b in binaries}
+    for _ in range(RUNS):
+        for b in binaries:
+            results[b].append(run(b, z))
+    print(f"export.zip: {os.path.getsize(z):,} bytes, {count + 1:,} entries")
+    for b in binaries:
+        rs = results[b]
+        print(f"{b:40s} wall median {statistics.median(r[0] for r in rs):6.3f} s (min {min(r[0] for r in rs):.3f}, "
+              f"max {max(r[0] for r in rs):.3f})  peak RSS median {statistics.median(r[1] for r in rs):7.1f} MB  "
+              f"steps {rs[0][2]:,}")
+    os.remove(z)
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--entries":
+        return many_entries(int(sys.argv[2]), sys.argv[3:])
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
     gib = float(sys.argv[2]) if len(sys.argv) > 2 else 4.2
     os.makedirs(OUT, exist_ok=True)

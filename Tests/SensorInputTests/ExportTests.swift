@@ -1,0 +1,102 @@
+import Foundation
+import StepDetection
+import TestSupport
+import Testing
+
+@testable import SensorInput
+
+/// Exports as apps write them, zipped or unzipped into a folder. Built here from the shared 60 s walk and the
+/// committed fixtures, in the layouts the notes describe.
+@Suite(.temporaryFolder) struct ExportTests {
+    /// Steps the detector counts in `samples`.
+    func steps(_ samples: [AccelerationSample]) -> Int {
+        var detector = StepDetector()
+        var n = 0
+        let count: (DetectorEvent) -> Void = { if case .step = $0 { n += 1 } }
+        for s in samples { detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, count) }
+        detector.finish(count)
+        return n
+    }
+
+    /// The files of `zip` written into a new folder named `name`; its path.
+    func folder(_ zip: ZipBuilder, name: String) throws -> String {
+        let root = URL(fileURLWithPath: try temporaryFile([], name: "x")).deletingLastPathComponent()
+            .appendingPathComponent(name)
+        for item in zip.items {
+            let url = root.appendingPathComponent(item.name)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(item.data).write(to: url)
+        }
+        return root.path
+    }
+
+    /// A Sensor Logger recording from Android: `TotalAcceleration.csv` beside the other sensors.
+    func androidRecording() throws -> ZipBuilder {
+        var zip = ZipBuilder()
+        zip.add("Metadata.csv", Array("version,device name,platform\n3,Pixel,android\n".utf8))
+        let total = try walk("sensorlogger_TotalAcceleration.csv")
+        zip.add("TotalAcceleration.csv", try Array(Data(contentsOf: URL(fileURLWithPath: total))))
+        zip.add("Gyroscope.csv", Array("time,seconds_elapsed,z,y,x\n".utf8))
+        return zip
+    }
+
+    /// The folder a recording's zip unzips to reads as the zip and as the file in it.
+    @Test func aRecordingsFolderReadsAsItsZip() throws {
+        let (plain, plainItems) = try readAll(try walk("sensorlogger_TotalAcceleration.csv"))
+        let zip = try androidRecording()
+        for path in [try temporaryFile(zip.bytes(), name: "walk.zip"), try folder(zip, name: "walk")] {
+            let (s, items) = try readAll(path)
+            #expect(s.format == "sensor-logger" && s.samples == plain.samples && items == plainItems, "\(path)")
+        }
+        // Named as another format, a folder says what it lacks.
+        let dir = try folder(zip, name: "walk")
+        let e = try #require(throws: InputError.self) { try readAll(dir, options: ReadOptions(format: "phyphox")) }
+        #expect(e.file == dir && e.message.hasPrefix("no Raw Data.csv or Accelerometer.csv in this folder"), "\(e)")
+    }
+
+    // MARK: The directory read once
+
+    /// Detection hands the opened archive to the reader: removing the zip between the two cannot fail the read,
+    /// which opening it again by name would.
+    @Test func theZipIsOpenedOnceForDetectionAndReading() throws {
+        let path = try temporaryFile(try androidRecording().bytes(), name: "walk.zip")
+        let resolved = try InputFormats.resolveInput(path: path, options: ReadOptions())
+        try FileManager.default.removeItem(atPath: path)
+        var n = 0
+        let s = try InputFormats.read(resolved, options: ReadOptions()) { _ in n += 1 }
+        #expect(s.format == "sensor-logger" && n == 13347)
+        // A Gadgetbridge backup, read whole, gets the entry detection found.
+        let backup = SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip").path
+        let copy = try temporaryFile(try Array(Data(contentsOf: URL(fileURLWithPath: backup))), name: "gb.zip")
+        let (plain, plainItems) = try readAll(backup)
+        let gb = try InputFormats.resolveInput(path: copy, options: ReadOptions())
+        try FileManager.default.removeItem(atPath: copy)
+        var items: [InputItem] = []
+        let g = try InputFormats.read(gb, options: ReadOptions()) { items.append($0) }
+        #expect(g.format == "gadgetbridge" && g.steps == plain.steps && items == plainItems)
+    }
+
+    /// A zip holding one FIT file or one Google Fit stream: the whole reader reads the entry, not the zip.
+    @Test func aZipHoldingOneWholeInputReadsIt() throws {
+        let json = SharedData.packageRoot.appendingPathComponent("fixtures/formats/google_fit_estimated_steps.json")
+        let cases = [
+            (try shared("garmin_fit/garmin-fenix-5-walk.fit"), "GARMIN/Activity/walk.fit", "garmin-fit"),
+            (json.path, "Takeout/Fit/All Data/derived_com.google.step_count.delta_estimated_steps.json", "google-fit"),
+        ]
+        for (path, entry, format) in cases {
+            let (plain, plainItems) = try readAll(path)
+            var zip = ZipBuilder()
+            zip.add(entry, try Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            let (s, items) = try readAll(try temporaryFile(zip.bytes(), name: "export.zip"))
+            #expect(s.format == format && s.steps == plain.steps && items == plainItems && s.steps > 0)
+        }
+    }
+
+    /// Follow mode reads a file's new lines: a recording's folder is refused, naming the file to follow.
+    @Test func followModeRefusesARecordingsFolder() throws {
+        let path = try folder(try androidRecording(), name: "walk")
+        let e = try #require(throws: InputError.self) { try SourceReader.readNew(path: path, cursor: nil) { _ in } }
+        #expect(e.message.contains("follow the file TotalAcceleration.csv instead"), "\(e)")
+    }
+}
