@@ -97,12 +97,22 @@ struct Export: Sendable {
         return ResolvedInput(format: format, input: name, path: path, source: source, export: self, file: file)
     }
 
-    /// A name an app gives its recording (any case).
+    /// A name an app gives its recording: a file name (any case), or one with an `<id>` (Zepp Life's
+    /// `ACTIVITY_MINUTE_<id>.csv`: any text without `_` in its place).
     struct Pattern: Sendable {
         let text: String
         let formats: [String]
 
-        func matches(_ file: String) -> Bool { Export.baseName(file).lowercased() == text.lowercased() }
+        func matches(_ file: String) -> Bool {
+            let base = Export.baseName(file).lowercased()
+            let pattern = text.lowercased()
+            guard let id = pattern.range(of: "<id>") else { return base == pattern }
+            let (prefix, suffix) = (pattern[..<id.lowerBound], pattern[id.upperBound...])
+            guard base.count > prefix.count + suffix.count, base.hasPrefix(prefix), base.hasSuffix(suffix) else {
+                return false
+            }
+            return !base.dropFirst(prefix.count).dropLast(suffix.count).contains("_")
+        }
     }
 
     /// Names that are a recording, most wanted first, and the formats whose export holds them. Apple Health's
@@ -110,7 +120,8 @@ struct Export: Sendable {
     /// Gadgetbridge's backup `database/Gadgetbridge`; a Sensor Logger recording one CSV per sensor
     /// (`TotalAcceleration.csv` with gravity on Android; `Accelerometer.csv`, without it, on iOS; the phone's own count
     /// in `Pedometer.csv`); phyphox's export `<Experiment> <date>/Raw Data.csv` (multi-sensor experiments
-    /// `Accelerometer.csv`) beside `meta/`.
+    /// `Accelerometer.csv`) beside `meta/`; Zepp Life's `ACTIVITY_MINUTE/ACTIVITY_MINUTE_<id>.csv` and
+    /// `ACTIVITY/ACTIVITY_<id>.csv` beside `SLEEP/`, `HEARTRATE_AUTO/`...
     static let known: [Pattern] = [
         Pattern(text: "export.xml", formats: ["apple-health"]),
         Pattern(text: "Gadgetbridge", formats: ["gadgetbridge"]),
@@ -119,6 +130,8 @@ struct Export: Sendable {
         Pattern(text: "Raw Data.csv", formats: ["phyphox"]),
         Pattern(text: "Accelerometer.csv", formats: ["sensor-logger", "phyphox"]),
         Pattern(text: "Pedometer.csv", formats: ["sensor-logger-pedometer"]),
+        Pattern(text: "ACTIVITY_MINUTE_<id>.csv", formats: ["zepp-life"]),
+        Pattern(text: "ACTIVITY_<id>.csv", formats: ["zepp-life-daily"]),
     ]
 
     /// The file that is the recording (read as `format` when given): the first of `known` present, else the only
@@ -146,11 +159,18 @@ struct Export: Sendable {
         if files.contains(where: { $0.hasPrefix("apple_health_export/") }) {
             throw error("no export.xml in this \(what) (an Apple Health export without it: it holds \(holds))")
         }
+        let zepp = ["SLEEP", "HEARTRATE", "HEARTRATE_AUTO", "ACTIVITY_STAGE", "SPORT", "BODY", "USER"]
+        if files.contains(where: { f in zepp.contains { f.uppercased().hasPrefix($0 + "/") } }) {
+            throw error(
+                "no ACTIVITY_MINUTE_<id>.csv or ACTIVITY_<id>.csv in this \(what) (a Zepp Life export without its "
+                    + "step files: it holds \(holds))")
+        }
         let folder = what == "folder" ? "Garmin FIT files, a Google Fit Takeout, " : ""
         throw error(
             "no recording steptweet reads in this \(what) (it holds \(holds)); from a \(what) it reads \(folder)"
                 + "export.xml (Apple Health), database/Gadgetbridge, TotalAcceleration.csv, Accelerometer.csv or "
-                + "Pedometer.csv (Sensor Logger), Raw Data.csv (phyphox), or the one file of a \(what) holding one")
+                + "Pedometer.csv (Sensor Logger), Raw Data.csv (phyphox), ACTIVITY_MINUTE_<id>.csv or "
+                + "ACTIVITY_<id>.csv (Zepp Life), or the one file of a \(what) holding one")
     }
 
     /// The first five of `names`, comma-separated, `...` after them when there are more.

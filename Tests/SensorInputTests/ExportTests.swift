@@ -5,8 +5,8 @@ import Testing
 
 @testable import SensorInput
 
-/// Exports as apps write them, zipped or unzipped into a folder. Built here from the shared 60 s walk and the
-/// committed fixtures, in the layouts the notes describe.
+/// Exports as apps write them, zipped or unzipped into a folder: Sensor Logger's and Zepp Life's. Built here from the
+/// shared 60 s walk and the committed fixtures, in the layouts the notes describe.
 @Suite(.temporaryFolder) struct ExportTests {
     /// Steps the detector counts in `samples`.
     func steps(_ samples: [AccelerationSample]) -> Int {
@@ -53,6 +53,75 @@ import Testing
         let dir = try folder(zip, name: "walk")
         let e = try #require(throws: InputError.self) { try readAll(dir, options: ReadOptions(format: "phyphox")) }
         #expect(e.file == dir && e.message.hasPrefix("no Raw Data.csv or Accelerometer.csv in this folder"), "\(e)")
+    }
+
+    // MARK: Zepp Life zip
+
+    func zeppFixture(_ name: String) throws -> [UInt8] {
+        let url = SharedData.packageRoot.appendingPathComponent("fixtures/formats/zepp_life/" + name)
+        return try Array(Data(contentsOf: url))
+    }
+
+    static let minutes = "ACTIVITY_MINUTE/ACTIVITY_MINUTE_1718035200.csv"
+    static let daily = "ACTIVITY/ACTIVITY_1718035200.csv"
+
+    func zeppExport(minutes: Bool = true, daily: Bool = true) throws -> ZipBuilder {
+        var zip = ZipBuilder()
+        if daily { zip.add(Self.daily, try zeppFixture(Self.daily)) }
+        zip.add("ACTIVITY_STAGE/ACTIVITY_STAGE_1718035200.csv", Array("date,start,stop,distance,calories,steps\n".utf8))
+        if minutes { zip.add(Self.minutes, try zeppFixture(Self.minutes)) }
+        zip.add("HEARTRATE_AUTO/HEARTRATE_AUTO_1718035200.csv", Array("date,time,heartRate\n".utf8))
+        zip.add("SLEEP/SLEEP_1718035200.csv", Array("date,deepSleepTime,shallowSleepTime\n".utf8))
+        return zip
+    }
+
+    func zepp(_ path: String, format: String? = nil) throws -> (ReadSummary, [StepReading]) {
+        var options = ReadOptions(format: format)
+        options.timeZone = TimeZone(identifier: "Europe/Berlin")
+        let (s, items) = try readAll(path, options: options)
+        return (s, readings(items))
+    }
+
+    @Test func zeppLifeZipReadsTheMinutesOrTheDays() throws {
+        let path = try temporaryFile(try zeppExport().bytes(), name: "Zepp Life export.zip")
+        let plainMinutes = try zepp(
+            SharedData.packageRoot.appendingPathComponent("fixtures/formats/zepp_life/" + Self.minutes).path)
+        let plainDaily = try zepp(
+            SharedData.packageRoot.appendingPathComponent("fixtures/formats/zepp_life/" + Self.daily).path)
+        let (m, mr) = try zepp(path)
+        #expect(m.format == "zepp-life" && m.steps == plainMinutes.0.steps && mr == plainMinutes.1)
+        #expect(try zepp(path, format: "zepp-life").1 == plainMinutes.1)
+        let (d, dr) = try zepp(path, format: "zepp-life-daily")
+        #expect(d.format == "zepp-life-daily" && d.steps == plainDaily.0.steps && dr == plainDaily.1)
+        #expect(d.issues.first?.file == path + ":" + Self.daily)  // the negative count's line, in the entry
+        // Only the days: detection reads them.
+        let days = try temporaryFile(try zeppExport(minutes: false).bytes(), name: "z.zip")
+        #expect(try zepp(days).1 == plainDaily.1)
+        // The unzipped folder reads the same.
+        #expect(try zepp(try folder(try zeppExport(), name: "zepp")).1 == plainMinutes.1)
+    }
+
+    @Test func zeppLifeZipWithoutStepFilesSaysWhatItHolds() throws {
+        let path = try temporaryFile(try zeppExport(minutes: false, daily: false).bytes(), name: "z.zip")
+        let e = try #require(throws: InputError.self) { try zepp(path) }
+        #expect(e.file == path)
+        #expect(
+            e.message == "no ACTIVITY_MINUTE_<id>.csv or ACTIVITY_<id>.csv in this zip (a Zepp Life export without "
+                + "its step files: it holds 3 files: ACTIVITY_STAGE/ACTIVITY_STAGE_1718035200.csv, "
+                + "HEARTRATE_AUTO/HEARTRATE_AUTO_1718035200.csv, SLEEP/SLEEP_1718035200.csv)")
+        let daysOnly = try temporaryFile(try zeppExport(minutes: false).bytes(), name: "z.zip")
+        let named = try #require(throws: InputError.self) { try zepp(daysOnly, format: "zepp-life") }
+        #expect(
+            named.message.hasPrefix(
+                "no ACTIVITY_MINUTE_<id>.csv in this zip, so nothing to read as zepp-life (it holds 4 files: "
+                    + Self.daily), "\(named)")
+        // A password-protected export: the entry is named and what to do said.
+        var locked = try zeppExport()
+        for k in locked.items.indices { locked.items[k].flags = 1 }
+        let encrypted = try #require(throws: InputError.self) {
+            try zepp(try temporaryFile(locked.bytes(), name: "z.zip"))
+        }
+        #expect(encrypted.message.contains("entry \(Self.minutes): is encrypted"), "\(encrypted)")
     }
 
     // MARK: The directory read once
