@@ -12,9 +12,10 @@ public struct ZipEntrySource: Sendable {
     func open() throws -> ZipEntryReader { try ZipEntryReader(archive, entry) }
 }
 
-/// An export as an app writes it, a zip or the folder it unzips to: its files by their path inside it, and which of
-/// them is the recording (by the name the app gives it). A zip's central directory is read once, here, and the export
-/// is handed to the reader with the recording found (`ResolvedInput`).
+/// An export as an app writes it, a zip or the folder it unzips to: its files by their path inside it, which of them
+/// is the recording (by the name the app gives it) and the files beside it that complete it (Sensor Logger's
+/// `Gravity.csv`). A zip's central directory is read once, here, and the export is handed
+/// to the reader with the recording found (`ResolvedInput`).
 struct Export: Sendable {
     enum Container: Sendable {
         case zip(ZipArchive)
@@ -97,6 +98,47 @@ struct Export: Sendable {
         return ResolvedInput(format: format, input: name, path: path, source: source, export: self, file: file)
     }
 
+    /// Files apps write beside a recording to complete it, by the recording's format and name: Sensor Logger's
+    /// gravity for `Accelerometer.csv`.
+    static func companions(format: String, file: String) -> [String] {
+        switch format {
+        case HeaderCSVFormats.sensorLogger.name where baseName(file).lowercased() == "accelerometer.csv":
+            return ["Gravity.csv", "AccelerometerUncalibrated.csv"]
+        default: return []
+        }
+    }
+
+    /// `r`, a file on its own, with the folder it lies in as its export when that holds a file completing it (a
+    /// recording unzipped by hand reads as its export does); else `r` as it is. Only those files are looked at, not
+    /// the folder (a Downloads folder may hold thousands).
+    static func beside(_ r: ResolvedInput) -> ResolvedInput {
+        guard case .file = r.source else { return r }
+        let slash = r.path.lastIndex(of: "/")
+        let folder = slash.map { String(r.path[..<$0]) } ?? "."
+        let base = slash.map { String(r.path[r.path.index(after: $0)...]) } ?? r.path
+        let found = companions(format: r.format.name, file: base).filter {
+            FileManager.default.fileExists(atPath: folder + "/" + $0)
+        }
+        guard !found.isEmpty else { return r }
+        var out = r
+        out.export = Export(folder: folder, files: ([base] + found).map { folder + "/" + $0 })
+        out.file = base
+        return out
+    }
+
+    /// The first of the `companions` of `file` (read as `format`) the export holds, nil when it holds none.
+    func completing(_ file: String, format: String) -> String? {
+        Self.companions(format: format, file: file).lazy.compactMap { companion(of: file, $0) }.first
+    }
+
+    /// The file at `relative` (`Gravity.csv`, any case) from the folder `file` is in, nil when the
+    /// export has none there.
+    func companion(of file: String, _ relative: String) -> String? {
+        let folder = file.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let wanted = ((folder.isEmpty ? "" : folder + "/") + relative).lowercased()
+        return files.first { $0.lowercased() == wanted }
+    }
+
     /// A name an app gives its recording: a file name (any case), or one with an `<id>` (Zepp Life's
     /// `ACTIVITY_MINUTE_<id>.csv`: any text without `_` in its place).
     struct Pattern: Sendable {
@@ -118,9 +160,9 @@ struct Export: Sendable {
     /// Names that are a recording, most wanted first, and the formats whose export holds them. Apple Health's
     /// `export.zip` holds `apple_health_export/export.xml` beside `export_cda.xml`, workout routes and ECGs;
     /// Gadgetbridge's backup `database/Gadgetbridge`; a Sensor Logger recording one CSV per sensor
-    /// (`TotalAcceleration.csv` with gravity on Android; `Accelerometer.csv`, without it, on iOS; the phone's own count
-    /// in `Pedometer.csv`); phyphox's export `<Experiment> <date>/Raw Data.csv` (multi-sensor experiments
-    /// `Accelerometer.csv`) beside `meta/`; Zepp Life's `ACTIVITY_MINUTE/ACTIVITY_MINUTE_<id>.csv` and
+    /// (`TotalAcceleration.csv` with gravity on Android; `Accelerometer.csv` without it, with `Gravity.csv` beside it;
+    /// the phone's own count in `Pedometer.csv`); phyphox's export `<Experiment> <date>/Raw Data.csv` (multi-sensor
+    /// experiments `Accelerometer.csv`) beside `meta/`; Zepp Life's `ACTIVITY_MINUTE/ACTIVITY_MINUTE_<id>.csv` and
     /// `ACTIVITY/ACTIVITY_<id>.csv` beside `SLEEP/`, `HEARTRATE_AUTO/`...
     static let known: [Pattern] = [
         Pattern(text: "export.xml", formats: ["apple-health"]),
@@ -168,8 +210,8 @@ struct Export: Sendable {
         let folder = what == "folder" ? "Garmin FIT files, a Google Fit Takeout, " : ""
         throw error(
             "no recording steptweet reads in this \(what) (it holds \(holds)); from a \(what) it reads \(folder)"
-                + "export.xml (Apple Health), database/Gadgetbridge, TotalAcceleration.csv, Accelerometer.csv or "
-                + "Pedometer.csv (Sensor Logger), Raw Data.csv (phyphox), ACTIVITY_MINUTE_<id>.csv or "
+                + "export.xml (Apple Health), database/Gadgetbridge, TotalAcceleration.csv, Accelerometer.csv with "
+                + "Gravity.csv or Pedometer.csv (Sensor Logger), Raw Data.csv (phyphox), ACTIVITY_MINUTE_<id>.csv or "
                 + "ACTIVITY_<id>.csv (Zepp Life), or the one file of a \(what) holding one")
     }
 

@@ -159,7 +159,8 @@ public enum InputFormats {
 
     /// The format of `path` and, for an export (a zip or a folder), the file in it that is the recording: the format
     /// named by `options.format`, else the one detected (a folder by its files, a zip's recording and any file by
-    /// content). Whole readers (databases, FIT folders, Takeouts) open their zips and folders themselves.
+    /// content). A recording's file outside an export still gets the files beside it that complete it
+    /// (`Export.beside`). Whole readers (databases, FIT folders, Takeouts) open their zips and folders themselves.
     static func resolveInput(path: String, options: ReadOptions, source: LineSource = .file) throws -> ResolvedInput {
         let plain = { (f: InputFormat) in ResolvedInput(format: f, input: path, path: path, source: source) }
         let isFolder: Bool
@@ -171,7 +172,7 @@ public enum InputFormats {
             }
             guard f.whole == nil else { return plain(f) }
             guard let export = isFolder ? Export(folder: path) : try Export.zip(path: path, source: source) else {
-                return plain(f)
+                return Export.beside(plain(f))
             }
             return try export.resolved(export.recording(format: f.name), as: f)
         }
@@ -192,7 +193,7 @@ public enum InputFormats {
             let (p, member) = export.member(file)
             return export.resolved(file, as: try detect(path: p, sniff: sniff(path: p, source: member), source: member))
         }
-        return plain(try detect(path: path, sniff: s, source: source))
+        return Export.beside(plain(try detect(path: path, sniff: s, source: source)))
     }
 
     /// The format `s` (the first lines and bytes of `path`) is, or the error saying why there is none.
@@ -314,11 +315,15 @@ public enum InputFormats {
             options: options, state: state, sink)
     }
 
-    /// Reads all of a resolved input: a whole input (given the zip entry it was found in), or its one file.
+    /// Reads all of a resolved input: a whole input (given the zip entry it was found in), a recording completed by
+    /// the files beside it in its export (Sensor Logger's gravity), or its one file.
     static func read(
         _ r: ResolvedInput, options: ReadOptions, batch: SampleBatchSink? = nil, _ sink: (InputItem) -> Void
     ) throws -> ReadSummary {
         if r.format.whole != nil { return try readWhole(r, options: options, state: nil, sink).0 }
+        if let export = r.export, let gravity = try SensorLoggerGravity.companion(of: r) {
+            return try SensorLoggerGravity.read(r, in: export, companion: gravity, options: options, batch: batch, sink)
+        }
         return try read(
             path: r.path, format: r.format, options: options, state: nil, completeLinesOnly: false, source: r.source,
             batch: batch, sink

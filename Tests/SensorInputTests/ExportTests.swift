@@ -5,8 +5,9 @@ import Testing
 
 @testable import SensorInput
 
-/// Exports as apps write them, zipped or unzipped into a folder: Sensor Logger's and Zepp Life's. Built here from the
-/// shared 60 s walk and the committed fixtures, in the layouts the notes describe.
+/// Exports as apps write them, zipped or unzipped into a folder: Sensor Logger's (`Accelerometer.csv` needs the
+/// `Gravity.csv` beside it) and Zepp Life's. Built here from the shared 60 s walk and the committed fixtures, in the
+/// layouts the notes describe.
 @Suite(.temporaryFolder) struct ExportTests {
     /// Steps the detector counts in `samples`.
     func steps(_ samples: [AccelerationSample]) -> Int {
@@ -53,6 +54,108 @@ import Testing
         let dir = try folder(zip, name: "walk")
         let e = try #require(throws: InputError.self) { try readAll(dir, options: ReadOptions(format: "phyphox")) }
         #expect(e.file == dir && e.message.hasPrefix("no Raw Data.csv or Accelerometer.csv in this folder"), "\(e)")
+    }
+
+    // MARK: Sensor Logger: Accelerometer.csv + Gravity.csv
+
+    /// The walk's `TotalAcceleration.csv` split as iOS records it: gravity (a low-pass of the total) in
+    /// `Gravity.csv`, the rest in `Accelerometer.csv`, both at the same times.
+    func iOSRecording(dropGravityRows: Set<Int> = []) throws -> (zip: ZipBuilder, total: [AccelerationSample]) {
+        let (summary, items) = try readAll(try walk("sensorlogger_TotalAcceleration.csv"))
+        #expect(summary.samples == 13347)
+        let total = samples(items)
+        let start = try #require(total.first?.timeNs)
+        var linear = "time,seconds_elapsed,z,y,x\n"
+        var gravity = "time,seconds_elapsed,z,y,x\n"
+        var g = (x: total[0].x, y: total[0].y, z: total[0].z)
+        for (k, s) in total.enumerated() {
+            g = (g.x + 0.02 * (s.x - g.x), g.y + 0.02 * (s.y - g.y), g.z + 0.02 * (s.z - g.z))
+            let elapsed = Double(s.timeNs - start) / 1e9
+            linear += "\(s.timeNs),\(elapsed),\(s.z - g.z),\(s.y - g.y),\(s.x - g.x)\n"
+            if !dropGravityRows.contains(k) { gravity += "\(s.timeNs),\(elapsed),\(g.z),\(g.y),\(g.x)\n" }
+        }
+        var zip = ZipBuilder()
+        zip.add("Metadata.csv", Array("version,device name,platform\n3,iPhone,ios\n".utf8))
+        zip.add("Accelerometer.csv", Array(linear.utf8))
+        zip.add("Gravity.csv", Array(gravity.utf8))
+        zip.add("Gyroscope.csv", Array("time,seconds_elapsed,z,y,x\n".utf8))
+        return (zip, total)
+    }
+
+    @Test(arguments: ["zip", "folder", "zip, format named"])
+    func sensorLoggerAccelerometerIsPairedWithGravity(_ layout: String) throws {
+        let (zip, total) = try iOSRecording()
+        let path =
+            layout == "folder"
+            ? try folder(zip, name: "Walk-2024-01-17_08-14-46")
+            : try temporaryFile(zip.bytes(), name: "Walk-2024-01-17_08-14-46.zip")
+        let options = ReadOptions(format: layout.hasSuffix("named") ? "sensor-logger" : nil)
+        let (s, items) = try readAll(path, options: options)
+        let paired = samples(items)
+        #expect(s.format == "sensor-logger" && s.samples == total.count && s.skippedLines == 0 && s.absoluteTime)
+        #expect(s.firstNs == total.first?.timeNs && s.lastNs == total.last?.timeNs)
+        #expect(paired.map(\.timeNs) == total.map(\.timeNs))
+        let worst = Swift.zip(paired, total).map { max(abs($0.x - $1.x), abs($0.y - $1.y), abs($0.z - $1.z)) }.max()
+        #expect(try #require(worst) < 1e-9)
+        let totalSteps = steps(total)
+        #expect(totalSteps == 113)  // the walk's count in every layout (109 true steps)
+        #expect(steps(paired) == totalSteps)
+        // Unzipped by hand, Accelerometer.csv named on its own still finds Gravity.csv beside it.
+        if layout == "folder" {
+            let (f, fileItems) = try readAll(path + "/Accelerometer.csv")
+            #expect(f.samples == total.count && steps(samples(fileItems)) == totalSteps)
+        }
+        // Alone, the acceleration without gravity counts nothing like it.
+        let (_, linearItems) = try readAll(try temporaryFile(zip.items[1].data, name: "Accelerometer.csv"))
+        #expect(steps(samples(linearItems)) != totalSteps)
+    }
+
+    @Test func batchesGetThePairedSamplesToo() throws {
+        let (zip, total) = try iOSRecording()
+        var got: [AccelerationSample] = []
+        let path = try temporaryFile(zip.bytes(), name: "walk.zip")
+        let s = try AnyInput.read(path: path, batch: { got.append(contentsOf: $0) }) {
+            if case .sample(let x) = $0 { got.append(x) }
+        }
+        #expect(s.samples == total.count && got.map(\.timeNs) == total.map(\.timeNs))
+    }
+
+    @Test func accelerometerRowsWithoutGravityAreLeftOutAndSaid() throws {
+        let (zip, total) = try iOSRecording(dropGravityRows: [5, 6, 7])
+        let path = try temporaryFile(zip.bytes(), name: "walk.zip")
+        let (s, items) = try readAll(path)
+        #expect(s.samples == total.count - 3 && samples(items).count == total.count - 3)
+        #expect(s.skippedLines == 1)
+        let note = try #require(s.issues.first)
+        #expect(note.file == path + ":Accelerometer.csv", "\(note)")
+        #expect(
+            note.message == "3 of its 13347 rows have no row of \(path):Gravity.csv at the same time (within 1 µs): "
+                + "left out")
+        // Strict: the first row left out is an error.
+        #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(strict: true)) }
+    }
+
+    @Test func accelerometerWithoutGravityIsRefusedOrTheUncalibratedOneRead() throws {
+        var (zip, _) = try iOSRecording()
+        zip.items.remove(at: 2)  // Gravity.csv
+        let path = try temporaryFile(zip.bytes(), name: "walk.zip")
+        let e = try #require(throws: InputError.self) { try readAll(path) }
+        #expect(e.file == path + ":Accelerometer.csv")
+        #expect(e.message.contains("no Gravity.csv (or AccelerometerUncalibrated.csv) beside it in this zip"), "\(e)")
+        // iOS's uncalibrated accelerometer (g, with gravity) is read instead when it is there.
+        let uncalibrated = "time,seconds_elapsed,z,y,x\n1705472086000000000,0.0,-0.98,0.01,0.02\n"
+        zip.add("AccelerometerUncalibrated.csv", Array(uncalibrated.utf8))
+        let (s, items) = try readAll(try temporaryFile(zip.bytes(), name: "walk.zip"))
+        #expect(s.samples == 1 && abs((samples(items).first?.z ?? 0) + 0.98 * standardGravity) < 1e-9)
+        // Gravity.csv that pairs with nothing: no acceleration with gravity at all.
+        var shifted = try iOSRecording().zip
+        let gravity = String(decoding: shifted.items[2].data, as: UTF8.self)
+            .replacingOccurrences(of: "\n15", with: "\n25")
+        shifted.items[2].data = Array(gravity.utf8)
+        let none = try #require(throws: InputError.self) {
+            try readAll(try temporaryFile(shifted.bytes(), name: "walk.zip"))
+        }
+        #expect(none.message.hasPrefix("none of its 13347 rows has a row of"), "\(none)")
     }
 
     // MARK: Zepp Life zip
