@@ -14,7 +14,7 @@ public struct ZipEntrySource: Sendable {
 
 /// An export as an app writes it, a zip or the folder it unzips to: its files by their path inside it, which of them
 /// is the recording (by the name the app gives it) and the files beside it that complete it (Sensor Logger's
-/// `Gravity.csv`). A zip's central directory is read once, here, and the export is handed
+/// `Gravity.csv`, phyphox's `meta/time.csv`). A zip's central directory is read once, here, and the export is handed
 /// to the reader with the recording found (`ResolvedInput`).
 struct Export: Sendable {
     enum Container: Sendable {
@@ -99,11 +99,12 @@ struct Export: Sendable {
     }
 
     /// Files apps write beside a recording to complete it, by the recording's format and name: Sensor Logger's
-    /// gravity for `Accelerometer.csv`.
+    /// gravity for `Accelerometer.csv`, phyphox's start time for `Raw Data.csv` and its other data sets.
     static func companions(format: String, file: String) -> [String] {
         switch format {
         case HeaderCSVFormats.sensorLogger.name where baseName(file).lowercased() == "accelerometer.csv":
             return ["Gravity.csv", "AccelerometerUncalibrated.csv"]
+        case HeaderCSVFormats.phyphox.name: return ["meta/time.csv"]
         default: return []
         }
     }
@@ -131,7 +132,7 @@ struct Export: Sendable {
         Self.companions(format: format, file: file).lazy.compactMap { companion(of: file, $0) }.first
     }
 
-    /// The file at `relative` (`Gravity.csv`, any case) from the folder `file` is in, nil when the
+    /// The file at `relative` (`Gravity.csv`, `meta/time.csv`, any case) from the folder `file` is in, nil when the
     /// export has none there.
     func companion(of file: String, _ relative: String) -> String? {
         let folder = file.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")

@@ -316,13 +316,21 @@ public enum InputFormats {
     }
 
     /// Reads all of a resolved input: a whole input (given the zip entry it was found in), a recording completed by
-    /// the files beside it in its export (Sensor Logger's gravity), or its one file.
+    /// the files beside it in its export (Sensor Logger's gravity, phyphox's start time), or its one file.
     static func read(
         _ r: ResolvedInput, options: ReadOptions, batch: SampleBatchSink? = nil, _ sink: (InputItem) -> Void
     ) throws -> ReadSummary {
         if r.format.whole != nil { return try readWhole(r, options: options, state: nil, sink).0 }
-        if let export = r.export, let gravity = try SensorLoggerGravity.companion(of: r) {
-            return try SensorLoggerGravity.read(r, in: export, companion: gravity, options: options, batch: batch, sink)
+        if let export = r.export, let file = r.file {
+            if let gravity = try SensorLoggerGravity.companion(of: r) {
+                return try SensorLoggerGravity.read(
+                    r, in: export, companion: gravity, options: options, batch: batch, sink)
+            }
+            if r.format.name == HeaderCSVFormats.phyphox.name, options.startNs == nil,
+                let time = export.completing(file, format: r.format.name)
+            {
+                return try PhyphoxTime.read(r, time: export.member(time), options: options, batch: batch, sink)
+            }
         }
         return try read(
             path: r.path, format: r.format, options: options, state: nil, completeLinesOnly: false, source: r.source,

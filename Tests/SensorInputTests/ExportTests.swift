@@ -5,9 +5,9 @@ import Testing
 
 @testable import SensorInput
 
-/// Exports as apps write them, zipped or unzipped into a folder: Sensor Logger's (`Accelerometer.csv` needs the
-/// `Gravity.csv` beside it) and Zepp Life's. Built here from the shared 60 s walk and the committed fixtures, in the
-/// layouts the notes describe.
+/// Exports as apps write them, zipped or unzipped into a folder, whose recording needs the files beside it: Sensor
+/// Logger's `Accelerometer.csv` with `Gravity.csv`, phyphox's `Raw Data.csv` with `meta/time.csv`; and Zepp Life's
+/// export zip. Built here from the shared 60 s walk and the committed fixtures, in the layouts the notes describe.
 @Suite(.temporaryFolder) struct ExportTests {
     /// Steps the detector counts in `samples`.
     func steps(_ samples: [AccelerationSample]) -> Int {
@@ -156,6 +156,96 @@ import Testing
             try readAll(try temporaryFile(shifted.bytes(), name: "walk.zip"))
         }
         #expect(none.message.hasPrefix("none of its 13347 rows has a row of"), "\(none)")
+    }
+
+    // MARK: phyphox: meta/time.csv
+
+    static let phyphoxFolder = "Acceleration with g 2024-01-17 08-14-46"
+    static let startSeconds = "1.705472086068796E9"
+    static let startNs: Int64 = 1_705_472_086_068_796_000
+
+    func phyphoxExport(time: String) throws -> ZipBuilder {
+        var zip = ZipBuilder()
+        let csv = try Array(Data(contentsOf: URL(fileURLWithPath: try walk("phyphox_Raw Data.csv"))))
+        zip.add(Self.phyphoxFolder + "/Raw Data.csv", csv)
+        zip.add(Self.phyphoxFolder + "/meta/device.csv", Array("\"property\",\"value\"\n\"version\",\"1.1.12\"\n".utf8))
+        zip.add(Self.phyphoxFolder + "/meta/time.csv", Array(time.utf8))
+        return zip
+    }
+
+    static let header = "\"event\",\"experiment time\",\"system time\",\"system time text\"\n"
+
+    @Test(arguments: ["zip", "folder"]) func phyphoxSamplesLandAtTheExperimentsStart(_ layout: String) throws {
+        let time =
+            Self.header + "\"START\",0.000000000E0,\(Self.startSeconds),\"2024-01-17 08:14:46.069 UTC+02:00\"\n"
+            + "\"PAUSE\",6.000000000E1,1.705472146068796E9,\"2024-01-17 08:15:46.069 UTC+02:00\"\n"
+        let zip = try phyphoxExport(time: time)
+        let path =
+            layout == "zip"
+            ? try temporaryFile(zip.bytes(), name: "phyphox.zip") : try folder(zip, name: "phyphox export")
+        let (plain, plainItems) = try readAll(try walk("phyphox_Raw Data.csv"))
+        #expect(!plain.absoluteTime)
+        let (s, items) = try readAll(path)
+        #expect(s.format == "phyphox" && s.absoluteTime && s.skippedLines == 0)
+        #expect(samples(items).map(\.timeNs) == samples(plainItems).map { $0.timeNs + Self.startNs })
+        #expect(s.firstNs == Self.startNs)  // the walk's first row is at 0 s
+        if layout == "folder" {
+            // `Raw Data.csv` named on its own still finds meta/time.csv beside it.
+            let (f, _) = try readAll(path + "/" + Self.phyphoxFolder + "/Raw Data.csv")
+            #expect(f.firstNs == Self.startNs && f.absoluteTime)
+        }
+        // --start wins over the file.
+        let (given, givenItems) = try readAll(path, options: ReadOptions(startNs: 1_000_000_000))
+        #expect(given.firstNs == 1_000_000_000 && samples(givenItems).count == plain.samples)
+    }
+
+    @Test func aPauseMovesTheSamplesAfterIt() throws {
+        // Paused at 30 s for 100 s: experiment time stops, the wall clock does not.
+        let resumed = "1.705472216068796E9"
+        let time =
+            Self.header + "\"START\",0.0,\(Self.startSeconds),\"2024-01-17 08:14:46.069 UTC+02:00\"\n"
+            + "\"PAUSE\",30.0,1.705472116068796E9,\"2024-01-17 08:15:16.069 UTC+02:00\"\n"
+            + "\"START\",30.0,\(resumed),\"2024-01-17 08:16:56.069 UTC+02:00\"\n"
+        let path = try temporaryFile(try phyphoxExport(time: time).bytes(), name: "phyphox.zip")
+        let (plain, plainItems) = try readAll(try walk("phyphox_Raw Data.csv"))
+        let expected = samples(plainItems).map {
+            $0.timeNs + Self.startNs + ($0.timeNs >= 30_000_000_000 ? 100_000_000_000 : 0)
+        }
+        let (s, items) = try readAll(path)
+        #expect(samples(items).map(\.timeNs) == expected)
+        #expect(s.firstNs == expected.first && s.lastNs == expected.last && s.samples == plain.samples)
+        var batched: [Int64] = []
+        _ = try AnyInput.read(path: path, batch: { batched += $0.map(\.timeNs) }) {
+            if case .sample(let x) = $0 { batched.append(x.timeNs) }
+        }
+        #expect(batched == expected)
+    }
+
+    @Test func phyphoxTimeFlavoursAndBadRows() throws {
+        // "CSV (Semicolon, decimal comma)": the same start.
+        let semicolon =
+            "\"event\";\"experiment time\";\"system time\";\"system time text\"\n"
+            + "\"START\";0,000000000E0;1,705472086068796E9;\"2024-01-17 08:14:46.069 UTC+02:00\"\n"
+        let (s, _) = try readAll(try temporaryFile(try phyphoxExport(time: semicolon).bytes(), name: "p.zip"))
+        #expect(s.firstNs == Self.startNs)
+        // A system time that is not a number: the text, with its offset (08:14:46.069 at UTC+02:00).
+        let text = Self.header + "\"START\",0.0,NaN,\"2024-01-17 08:14:46.069 UTC+02:00\"\n"
+        let (t, _) = try readAll(try temporaryFile(try phyphoxExport(time: text).bytes(), name: "p.zip"))
+        #expect(t.firstNs == 1_705_472_086_069_000_000 && t.skippedLines == 0)
+        // A bad row is skipped and said (file and line); without any START the times stay relative, and it is said.
+        let bad = Self.header + "\"START\",zero,\(Self.startSeconds),\"\"\n"
+        let path = try temporaryFile(try phyphoxExport(time: bad).bytes(), name: "p.zip")
+        let (b, _) = try readAll(path)
+        #expect(!b.absoluteTime && b.firstNs == 0 && b.skippedLines == 2)
+        #expect(
+            b.issues.map(\.description) == [
+                "\(path):\(Self.phyphoxFolder)/meta/time.csv:2: experiment time 'zero' is not a time in seconds",
+                "\(path):\(Self.phyphoxFolder)/meta/time.csv: no START row with a system time: the times stay relative",
+            ])
+        // Not phyphox's time.csv at all: an error naming it.
+        let other = try temporaryFile(try phyphoxExport(time: "a,b\n1,2\n").bytes(), name: "p.zip")
+        let e = try #require(throws: InputError.self) { try readAll(other) }
+        #expect(e.file == "\(other):\(Self.phyphoxFolder)/meta/time.csv" && e.line == 1, "\(e)")
     }
 
     // MARK: Zepp Life zip
