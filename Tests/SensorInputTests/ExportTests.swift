@@ -322,12 +322,15 @@ import Testing
     /// Detection hands the opened archive to the reader: removing the zip between the two cannot fail the read,
     /// which opening it again by name would.
     @Test func theZipIsOpenedOnceForDetectionAndReading() throws {
-        let path = try temporaryFile(try androidRecording().bytes(), name: "walk.zip")
-        let resolved = try InputFormats.resolveInput(path: path, options: ReadOptions())
-        try FileManager.default.removeItem(atPath: path)
-        var n = 0
-        let s = try InputFormats.read(resolved, options: ReadOptions()) { _ in n += 1 }
-        #expect(s.format == "sensor-logger" && n == 13347)
+        // Android's TotalAcceleration.csv, and iOS's Accelerometer.csv with the Gravity.csv it is paired with.
+        for zip in [try androidRecording(), try iOSRecording().zip] {
+            let path = try temporaryFile(zip.bytes(), name: "walk.zip")
+            let resolved = try InputFormats.resolveInput(path: path, options: ReadOptions())
+            try FileManager.default.removeItem(atPath: path)
+            var n = 0
+            let s = try InputFormats.read(resolved, options: ReadOptions()) { _ in n += 1 }
+            #expect(s.format == "sensor-logger" && n == 13347 && s.skippedLines == 0)
+        }
         // A Gadgetbridge backup, read whole, gets the entry detection found.
         let backup = SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip").path
         let copy = try temporaryFile(try Array(Data(contentsOf: URL(fileURLWithPath: backup))), name: "gb.zip")
