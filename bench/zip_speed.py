@@ -6,6 +6,17 @@ a real export is mostly made of), so the zip needs zip64 (written by Python's zi
 extra fields, a zip64 end record). Then `steptweet count` on the XML, the deflated zip and a stored zip, interleaved,
 RUNS rounds; checks each total against the generator's.
 Usage: bench/zip_speed.py [path/to/steptweet] [GiB]   (default .build/release/steptweet, 4.2)
+
+With --entries N: the real shared sample's export.xml in an export.zip beside N small workout routes (a long-time
+user's export holds thousands), so the central directory is large; `steptweet count` of it RUNS times for each binary
+given (e.g. a build before and after a change), interleaved, median wall time and peak RSS.
+Usage: bench/zip_speed.py --entries N path/to/steptweet [path/to/other-steptweet ...]
+
+With --sensor-logger REPEATS: the shared 60 s walk's TotalAcceleration.csv repeated REPEATS times, as that file, as an
+Android zip holding it, and as an iOS zip holding Accelerometer.csv (without gravity) and Gravity.csv (a low-pass of
+the total) at the same times, which steptweet pairs; `count --jobs 1` of each RUNS times, medians; the three counts
+must agree.
+Usage: bench/zip_speed.py --sensor-logger 60 path/to/steptweet
 """
 import datetime, os, re, statistics, subprocess, sys, zipfile
 
@@ -47,7 +58,75 @@ def run(binary, path):
     return seconds, rss / 1024, steps
 
 
+def many_entries(count, binaries):
+    os.makedirs(OUT, exist_ok=True)
+    z = os.path.join(OUT, f"routes_{count}.zip")
+    route = '<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="Apple Health Export"/>\n'
+    with zipfile.ZipFile(z, "w", zipfile.ZIP_DEFLATED) as out:
+        out.write(SAMPLE, "apple_health_export/export.xml")
+        for k in range(count):
+            day = datetime.date(2015, 1, 1) + datetime.timedelta(days=k // 4)
+            out.writestr(f"apple_health_export/workout-routes/route_{day.isoformat()}_{k % 4 + 7}.{k:06d}pm.gpx", route)
+    results = {b: [] for b in binaries}
+    for _ in range(RUNS):
+        for b in binaries:
+            results[b].append(run(b, z))
+    print(f"export.zip: {os.path.getsize(z):,} bytes, {count + 1:,} entries")
+    for b in binaries:
+        rs = results[b]
+        print(f"{b:40s} wall median {statistics.median(r[0] for r in rs):6.3f} s (min {min(r[0] for r in rs):.3f}, "
+              f"max {max(r[0] for r in rs):.3f})  peak RSS median {statistics.median(r[1] for r in rs):7.1f} MB  "
+              f"steps {rs[0][2]:,}")
+    os.remove(z)
+
+
+def sensor_logger(repeats, binary):
+    walk = os.path.join(ROOT, "..", "shared", "data", "formats", "derived_walk_60s", "sensorlogger_TotalAcceleration.csv")
+    rows = [line.rstrip("\n").split(",") for line in open(walk, encoding="utf-8")][1:]
+    t0, header = int(rows[0][0]), "time,seconds_elapsed,z,y,x"
+    span = int(rows[-1][0]) - t0 + 5_000_000
+    total, linear, gravity = [header], [header], [header]
+    g = [float(v) for v in rows[0][2:5]]
+    for rep in range(repeats):
+        for r in rows:
+            t = int(r[0]) + rep * span
+            e = (t - t0) / 1e9
+            v = [float(x) for x in r[2:5]]
+            g = [g[i] + 0.02 * (v[i] - g[i]) for i in range(3)]
+            total.append(f"{t},{e:.6f},{r[2]},{r[3]},{r[4]}")
+            linear.append(f"{t},{e:.6f},{v[0] - g[0]:.6f},{v[1] - g[1]:.6f},{v[2] - g[2]:.6f}")
+            gravity.append(f"{t},{e:.6f},{g[0]:.6f},{g[1]:.6f},{g[2]:.6f}")
+    os.makedirs(OUT, exist_ok=True)
+    paths = [os.path.join(OUT, n) for n in ("TotalAcceleration.csv", "android.zip", "ios.zip")]
+    with open(paths[0], "w", encoding="utf-8") as f:
+        f.write("\n".join(total) + "\n")
+    with zipfile.ZipFile(paths[1], "w", zipfile.ZIP_DEFLATED) as z:
+        z.write(paths[0], "TotalAcceleration.csv")
+    with zipfile.ZipFile(paths[2], "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("Accelerometer.csv", "\n".join(linear) + "\n")
+        z.writestr("Gravity.csv", "\n".join(gravity) + "\n")
+    print(f"{len(total) - 1:,} rows ({repeats} x the 60 s walk)")
+    for path in paths:
+        rs = []
+        for _ in range(RUNS):
+            p = subprocess.run(["/usr/bin/time", "-v", binary, "count", "--jobs", "1", path],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                sys.exit(f"{path}: exit {p.returncode}: {p.stderr[-2000:]}")
+            cpu = sum(float(re.search(rf"{k} time \(seconds\): (\S+)", p.stderr).group(1)) for k in ("User", "System"))
+            rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+            rs.append((cpu, rss, int(re.search(r": (\d+) steps", p.stdout).group(1))))
+        print(f"{os.path.basename(path):24s} {os.path.getsize(path):>12,} bytes  cpu median "
+              f"{statistics.median(r[0] for r in rs):.2f} s  peak RSS median {statistics.median(r[1] for r in rs):6.1f} MB"
+              f"  steps {rs[0][2]:,}")
+        os.remove(path)
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--sensor-logger":
+        return sensor_logger(int(sys.argv[2]), sys.argv[3])
+    if len(sys.argv) > 2 and sys.argv[1] == "--entries":
+        return many_entries(int(sys.argv[2]), sys.argv[3:])
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
     gib = float(sys.argv[2]) if len(sys.argv) > 2 else 4.2
     os.makedirs(OUT, exist_ok=True)

@@ -86,6 +86,20 @@ public struct InputFormat: Sendable {
     }
 }
 
+/// An input with its format decided and, for an export (a zip or a folder), the file in it that is the recording:
+/// what detection found, handed to the reader so that nothing is looked up twice (a zip's directory is read once).
+struct ResolvedInput {
+    var format: InputFormat
+    /// The input as named: a file, a zip, a folder.
+    var input: String
+    /// What is read: the input itself, or the recording in an export (`export.zip:folder/file`, `folder/file`).
+    var path: String
+    var source: LineSource
+    /// The export the recording is in, and its path there.
+    var export: Export?
+    var file: String?
+}
+
 /// The registry of formats (one file per format under `Formats/`), detection and dispatch.
 public enum InputFormats {
     public static let all: [InputFormat] = [
@@ -140,26 +154,50 @@ public enum InputFormats {
 
     /// The format to read `path` as: `options.format` when given, else the detected one.
     public static func resolve(path: String, options: ReadOptions, source: LineSource = .file) throws -> InputFormat {
+        try resolveInput(path: path, options: options, source: source).format
+    }
+
+    /// The format of `path` and, for an export (a zip or a folder), the file in it that is the recording: the format
+    /// named by `options.format`, else the one detected (a folder by its files, a zip's recording and any file by
+    /// content). A recording's file outside an export still gets the files beside it that complete it
+    /// (`Export.beside`). Whole readers (databases, FIT folders, Takeouts) open their zips and folders themselves.
+    static func resolveInput(path: String, options: ReadOptions, source: LineSource = .file) throws -> ResolvedInput {
+        let plain = { (f: InputFormat) in ResolvedInput(format: f, input: path, path: path, source: source) }
+        let isFolder: Bool
+        if case .file = source { isFolder = WholeInput(path: path).isDirectory } else { isFolder = false }
         if let name = options.format {
             guard let f = named(name) else {
                 throw InputError(
                     file: path, message: "unknown format '\(name)'; known: \(names.joined(separator: ", "))")
             }
-            return f
+            guard f.whole == nil else { return plain(f) }
+            guard let export = isFolder ? Export(folder: path) : try Export.zip(path: path, source: source) else {
+                return Export.beside(plain(f))
+            }
+            return try export.resolved(export.recording(format: f.name), as: f)
         }
-        if case .file = source, WholeInput(path: path).isDirectory {
+        if isFolder {
             let files = WholeInput.files(under: path)
             let scored = all.compactMap { f in f.whole.map { (f, $0.sniffDirectory(files)) } }.filter { $0.1 > 0 }
-            guard let best = scored.max(by: { $0.1 < $1.1 }) else {
-                throw InputError(file: path, message: "a folder without Garmin FIT files or a Google Fit Takeout in it")
-            }
-            return best.0
+            if let best = scored.max(by: { $0.1 < $1.1 }) { return plain(best.0) }
+            // A recording's folder (an unzipped export): the recording in it, told by content as in a zip.
+            let export = Export(folder: path, files: files)
+            let file = try export.recording(format: nil)
+            let (p, member) = export.member(file)
+            return export.resolved(file, as: try detect(path: p, sniff: sniff(path: p, source: member), source: member))
         }
         let s = try sniff(path: path, source: source)
-        if ZipArchive.isZip(s.magic), let member = try ZipInput.member(path: path, source: source, format: nil) {
+        if ZipArchive.isZip(s.magic), let export = try Export.zip(path: path, source: source) {
             // A zip export: the format of the recording inside, told from its content.
-            return try resolve(path: member.name, options: options, source: .zipEntry(member))
+            let file = try export.recording(format: nil)
+            let (p, member) = export.member(file)
+            return export.resolved(file, as: try detect(path: p, sniff: sniff(path: p, source: member), source: member))
         }
+        return Export.beside(plain(try detect(path: path, sniff: s, source: source)))
+    }
+
+    /// The format `s` (the first lines and bytes of `path`) is, or the error saying why there is none.
+    static func detect(path: String, sniff s: Sniff, source: LineSource) throws -> InputFormat {
         let found = s.magic.isEmpty ? nil : detect(s)
         if BinarySniff.isBinary(s.magic), found?.whole == nil {
             let size = source.size(path: path)
@@ -211,16 +249,17 @@ public enum InputFormats {
         source: LineSource = .file, batch: SampleBatchSink? = nil,
         _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, resume: Resume?) {
-        if format.whole == nil, let member = try ZipInput.member(path: path, source: source, format: format.name) {
+        if format.whole == nil, let export = try Export.zip(path: path, source: source) {
+            let file = try export.recording(format: format.name)
             // Follow mode would keep offsets into the inflated entry under the zip's identity and size.
             guard state == nil, !completeLinesOnly else {
                 throw InputError(
-                    file: path,
-                    message: "a zip is read whole, not followed: unzip \(member.entry.name) and follow that file")
+                    file: path, message: "a zip is read whole, not followed: unzip \(file) and follow that file")
             }
-            return try read(
-                path: member.name, format: format, options: options, state: nil, completeLinesOnly: false,
-                source: .zipEntry(member), batch: batch, sink)
+            let (p, member) = export.member(file)
+            let resolved = ResolvedInput(
+                format: format, input: path, path: p, source: member, export: export, file: file)
+            return (try read(resolved, options: options, batch: batch, sink), nil)
         }
         if let whole = format.whole {
             var memory: [UInt8]?
@@ -246,17 +285,57 @@ public enum InputFormats {
     }
 
     /// Reads a whole-input format, delivering what `state` does not cover; returns the summary and the next state.
+    /// `entry`: the zip entry detection found the input in (a Gadgetbridge backup's database), `path` being the zip.
     static func readWhole(
-        _ reader: any WholeReader.Type, path: String, memory: [UInt8]?, format: InputFormat,
-        options: ReadOptions, state: Data?, _ sink: (InputItem) -> Void
+        _ reader: any WholeReader.Type, path: String, memory: [UInt8]?, entry: ZipEntrySource? = nil,
+        format: InputFormat, options: ReadOptions, state: Data?, _ sink: (InputItem) -> Void
     ) throws -> (ReadSummary, Data?) {
         try withoutActuallyEscaping(sink) { sink in
             var summary = ReadSummary(format: format.name)
             summary.kind = format.kind
             var report = WholeReport(summary: summary, options: options, sink: sink)
-            let next = try reader.read(WholeInput(path: path, memory: memory), state: state, report: &report)
+            let input = WholeInput(path: path, memory: entry == nil ? memory : nil, entry: entry)
+            let next = try reader.read(input, state: state, report: &report)
             return (report.summary, next)
         }
+    }
+
+    /// Reads a resolved whole input (a Gadgetbridge backup from the zip entry detection found), delivering what
+    /// `state` does not cover; returns the summary and the next state.
+    static func readWhole(
+        _ r: ResolvedInput, options: ReadOptions, state: Data?, _ sink: (InputItem) -> Void
+    ) throws -> (ReadSummary, Data?) {
+        guard let whole = r.format.whole else { return (ReadSummary(format: r.format.name), nil) }
+        var entry: ZipEntrySource?
+        if case .zipEntry(let e) = r.source { entry = e }
+        var memory: [UInt8]?
+        if case .memory(let bytes) = r.source { memory = bytes }
+        return try readWhole(
+            whole, path: entry == nil ? r.path : r.input, memory: memory, entry: entry, format: r.format,
+            options: options, state: state, sink)
+    }
+
+    /// Reads all of a resolved input: a whole input (given the zip entry it was found in), a recording completed by
+    /// the files beside it in its export (Sensor Logger's gravity, phyphox's start time), or its one file.
+    static func read(
+        _ r: ResolvedInput, options: ReadOptions, batch: SampleBatchSink? = nil, _ sink: (InputItem) -> Void
+    ) throws -> ReadSummary {
+        if r.format.whole != nil { return try readWhole(r, options: options, state: nil, sink).0 }
+        if let export = r.export, let file = r.file {
+            if let gravity = try SensorLoggerGravity.companion(of: r) {
+                return try SensorLoggerGravity.read(
+                    r, in: export, companion: gravity, options: options, batch: batch, sink)
+            }
+            if r.format.name == HeaderCSVFormats.phyphox.name, options.startNs == nil,
+                let time = export.completing(file, format: r.format.name)
+            {
+                return try PhyphoxTime.read(r, time: export.member(time), options: options, batch: batch, sink)
+            }
+        }
+        return try read(
+            path: r.path, format: r.format, options: options, state: nil, completeLinesOnly: false, source: r.source,
+            batch: batch, sink
+        ).summary
     }
 
     static func run<P: LineParser>(

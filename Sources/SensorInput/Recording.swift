@@ -178,11 +178,12 @@ public enum AccelerationInput {
         options: ReadOptions = ReadOptions(),
         _ sink: (AccelerationSample) -> Void
     ) throws -> ReadSummary {
-        let format = try InputFormats.resolve(path: path, options: options)
-        guard format.kind == .acceleration else {
-            throw InputError(file: path, message: "holds step readings (\(format.name)), not acceleration samples")
+        let resolved = try InputFormats.resolveInput(path: path, options: options)
+        guard resolved.format.kind == .acceleration else {
+            throw InputError(
+                file: path, message: "holds step readings (\(resolved.format.name)), not acceleration samples")
         }
-        return try InputFormats.read(path: path, format: format, options: options) { item in
+        return try InputFormats.read(resolved, options: options) { item in
             if case .sample(let s) = item { sink(s) }
         }
     }
@@ -203,8 +204,8 @@ public enum AnyInput {
         batch: SampleBatchSink? = nil,
         _ sink: (InputItem) -> Void
     ) throws -> ReadSummary {
-        let format = try InputFormats.resolve(path: path, options: options)
-        return try InputFormats.read(path: path, format: format, options: options, batch: batch, sink)
+        let resolved = try InputFormats.resolveInput(path: path, options: options)
+        return try InputFormats.read(resolved, options: options, batch: batch, sink)
     }
 }
 
@@ -216,7 +217,7 @@ extension AnyInput {
         options: ReadOptions = ReadOptions(),
         _ sink: (InputItem) -> Void
     ) throws -> ReadSummary {
-        let format = try InputFormats.resolve(path: name, options: options, source: .memory(bytes))
-        return try InputFormats.read(path: name, format: format, options: options, source: .memory(bytes), sink)
+        let resolved = try InputFormats.resolveInput(path: name, options: options, source: .memory(bytes))
+        return try InputFormats.read(resolved, options: options, sink)
     }
 }

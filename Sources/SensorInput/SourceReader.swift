@@ -61,7 +61,14 @@ public enum SourceReader {
         _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
         if let whole = try wholeFormat(path: path, options: options, cursor: cursor) {
-            return try readWhole(path: path, format: whole, options: options, cursor: cursor, sink)
+            return try readWhole(whole, options: options, cursor: cursor, sink)
+        }
+        if WholeInput(path: path).isDirectory {
+            let recording = try InputFormats.resolveInput(path: path, options: options).file ?? path
+            throw InputError(
+                file: path,
+                message: "a recording's folder is read whole (count, inspect), not followed: follow the file "
+                    + "\(recording) instead")
         }
         // Open once and read through that descriptor: a rotation between looking at the file and reading it cannot
         // put one file's offsets under the other's identity.
@@ -141,37 +148,36 @@ public enum SourceReader {
         return (nil, nil)
     }
 
-    /// The whole-input format (database, FIT, folder) `path` is read as in follow mode, nil for a line format.
-    static func wholeFormat(path: String, options: ReadOptions, cursor: SourceCursor?) throws -> InputFormat? {
+    /// The whole-input format (database, FIT, folder) `path` is read as in follow mode, with what detection found
+    /// (the zip entry of a backup); nil for a line format.
+    static func wholeFormat(path: String, options: ReadOptions, cursor: SourceCursor?) throws -> ResolvedInput? {
         if let name = cursor?.format ?? options.format, let known = InputFormats.named(name) {
-            return known.whole != nil ? known : nil
+            return known.whole != nil ? ResolvedInput(format: known, input: path, path: path, source: .file) : nil
         }
         if !WholeInput(path: path).isDirectory {
             let head = BinarySniff.head(of: path)
             if head.first == UInt8(ascii: "{") {
                 // A JSON document (Google Fit) or JSON lines (step log, perhaps with its first line unfinished).
-                let format = try? InputFormats.resolve(path: path, options: options)
-                return format?.whole != nil ? format : nil
+                let resolved = try? InputFormats.resolveInput(path: path, options: options)
+                return resolved?.format.whole != nil ? resolved : nil
             }
             guard BinarySniff.isBinary(head) else { return nil }
         }
-        let format = try InputFormats.resolve(path: path, options: options)
-        return format.whole != nil ? format : nil
+        let resolved = try InputFormats.resolveInput(path: path, options: options)
+        return resolved.format.whole != nil ? resolved : nil
     }
 
     /// Follow mode for whole inputs: the whole input is read again (it is replaced, or gains files), and its reader
     /// delivers only what the cursor's state does not cover yet (newer minutes, new files), never a reading twice.
     static func readWhole(
-        path: String, format: InputFormat, options: ReadOptions, cursor: SourceCursor?,
-        _ sink: (InputItem) -> Void
+        _ resolved: ResolvedInput, options: ReadOptions, cursor: SourceCursor?, _ sink: (InputItem) -> Void
     ) throws -> (summary: ReadSummary, cursor: SourceCursor?) {
-        guard let reader = format.whole else { return (ReadSummary(format: format.name), cursor) }
         let (summary, state) = try InputFormats.readWhole(
-            reader, path: path, memory: nil, format: format, options: options,
-            state: cursor?.format == format.name ? cursor?.parserState : nil, sink)
+            resolved, options: options, state: cursor?.format == resolved.format.name ? cursor?.parserState : nil,
+            sink)
         // No file identity: the input is expected to be replaced or to grow; the state says what was delivered.
         var out = SourceCursor(offset: 0, lineNumber: 0, device: 0, inode: 0)
-        out.format = format.name
+        out.format = resolved.format.name
         out.parserState = state
         return (summary, out)
     }

@@ -5,6 +5,8 @@ import Foundation
 struct WholeInput {
     var path: String
     var memory: [UInt8]?
+    /// The zip entry that holds the input, when detection found it in a zip (`path`): read instead of the zip.
+    var entry: ZipEntrySource?
 
     /// Whether the input is a folder on disk.
     var isDirectory: Bool {
@@ -13,8 +15,9 @@ struct WholeInput {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
-    /// All bytes of the (file) input.
+    /// All bytes of the (file) input: the zip entry's when it is one.
     func bytes() throws -> [UInt8] {
+        if let entry { return try entry.open().readAll() }
         if let memory { return memory }
         return try Self.bytes(of: path)
     }

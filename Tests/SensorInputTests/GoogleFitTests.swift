@@ -230,8 +230,17 @@ import Testing
     @Test func folderWithoutKnownFilesIsSaid() throws {
         let dir = try TempDir()
         try dir.write("notes.txt", "hello\n")
+        // A folder holding one file is read as that file (as a zip holding one): its own error.
         #expect { try AnyInput.read(path: dir.root) { _ in } } throws: {
-            ($0 as? InputError)?.message == "a folder without Garmin FIT files or a Google Fit Takeout in it"
+            ($0 as? InputError)?.description.hasPrefix(dir.root + "/notes.txt:1: unrecognised format") ?? false
+        }
+        try dir.write("todo.txt", "later\n")
+        #expect { try AnyInput.read(path: dir.root) { _ in } } throws: {
+            let e = $0 as? InputError
+            return e?.file == dir.root
+                && e?.message.hasPrefix(
+                    "no recording steptweet reads in this folder (it holds 2 files: notes.txt, todo.txt); from a "
+                        + "folder it reads Garmin FIT files, a Google Fit Takeout, export.xml") == true
         }
     }
 }

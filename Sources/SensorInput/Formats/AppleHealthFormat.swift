@@ -1,7 +1,7 @@
 import Foundation
 
 /// Apple Health `export.xml`, streamed line by line (exports run to gigabytes; the phone's `export.zip` is streamed
-/// through its `apple_health_export/export.xml` entry, `ZipInput`): only
+/// through its `apple_health_export/export.xml` entry, `Export`): only
 /// `<Record type="HKQuantityTypeIdentifierStepCount" ... startDate endDate value>` elements are read, each a delta
 /// over its interval. iPhone and Apple Watch record overlapping intervals; by default, within each run of
 /// overlapping records only one source is kept (`OverlapPolicy`), so steps are not counted twice. Records are held

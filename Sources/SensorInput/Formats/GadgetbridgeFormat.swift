@@ -147,13 +147,15 @@ enum GadgetbridgeFormat: WholeReader {
     /// The database of a file, a zip backup (its `database/Gadgetbridge` entry inflated into memory: SQLite reads
     /// pages at offsets), or bytes in memory.
     static func open(_ input: WholeInput) throws -> SQLiteReadOnly {
+        if let entry = input.entry { return try SQLiteReadOnly(bytes: try entry.open().readAll(), name: entry.name) }
         let source: LineSource = input.memory.map { .memory($0) } ?? .file
-        guard let archive = try ZipInput.archive(path: input.path, source: source) else {
-            if let memory = input.memory { return try SQLiteReadOnly(bytes: memory, name: input.path) }
-            return try SQLiteReadOnly(path: input.path)
+        if let export = try Export.zip(path: input.path, source: source),
+            let entry = export.zipEntry(try export.recording(format: format.name))
+        {
+            return try SQLiteReadOnly(bytes: try entry.open().readAll(), name: entry.name)
         }
-        let member = ZipEntrySource(archive: archive, entry: try ZipInput.recording(in: archive, format: format.name))
-        return try SQLiteReadOnly(bytes: try member.open().readAll(), name: member.name)
+        if let memory = input.memory { return try SQLiteReadOnly(bytes: memory, name: input.path) }
+        return try SQLiteReadOnly(path: input.path)
     }
 
     /// Rows of `table` newer than the state's cursor per device, as deltas (cumulative tables differenced).
