@@ -56,7 +56,7 @@ public struct XPublisher: Publisher {
         self.context = context
         self.nonce = nonce
         if case .oauth2(let client) = authentication {
-            session = OAuth2Session(client: client, context: context)
+            session = OAuth2Session(grant: client, context: context)
         } else {
             session = nil
         }
@@ -90,7 +90,7 @@ public struct XPublisher: Publisher {
             }
             return outcome
         }
-        var access: OAuth2Access
+        var access: SessionAccess<OAuth2Tokens>
         switch await session.access(deadline: deadline) {
         case .failure(let stop): return stop.outcome
         case .success(let a): access = a
