@@ -131,7 +131,9 @@ public struct XPublisher: Publisher {
         let request = Requests.json(
             "POST", url, body: body, headers: ["Authorization": authorization(method: "POST", url: url, access: access)]
         )
-        let outcome = await context.deliver(request, deadline: deadline) { reply in
+        // Every 201 carries `data.id`: a 2xx without it (a proxy's page, a wrong `base_url`) is unconfirmed. Its resend
+        // needs no look-up: a post that was made is refused as duplicate content, which is `.alreadyDelivered`.
+        let outcome = await context.deliver(request, deadline: deadline, idRequired: true) { reply in
             (reply.json?["data"] as? [String: Any]).flatMap { idString($0["id"]) }
         }
         if case .permanent(let reason) = outcome, reason.hasPrefix("HTTP 403"),
