@@ -1,6 +1,14 @@
 /// SHA-1 (RFC 3174) and HMAC (RFC 2104), enough for OAuth 1.0a `HMAC-SHA1` signatures, which require it, and for
-/// the fingerprint that names a stored OAuth 2.0 refresh token (`OAuth2Client.storageKey`). Not for anything else.
+/// the fingerprints that name a stored session by its configured secret (`fingerprint`). Not for anything else.
 public enum SHA1 {
+    /// The first 64 bits of the digest (of an HMAC keyed with `salt` when given) in hex: names a configured secret in
+    /// a storage key without revealing it, so a changed secret gets an entry of its own. A salt (the server and the
+    /// account) keeps a password's fingerprint from being looked up in a table made for everyone.
+    static func fingerprint(_ secret: String, salt: String? = nil) -> String {
+        let bytes = salt.map { hmac(key: Array($0.utf8), message: Array(secret.utf8)) } ?? digest(Array(secret.utf8))
+        return bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// The 20-byte digest of `message`.
     public static func digest<Bytes: Collection<UInt8>>(_ message: Bytes) -> [UInt8] {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (

@@ -113,3 +113,41 @@ private actor IssuedTokens {
         return value
     }
 }
+
+/// Bluesky's session lives in the state database too: `createSession` is limited to 30 per 5 minutes and 300 a day,
+/// and a `steptweet fetch` from cron every 5 minutes is a new process 288 times a day.
+@Suite(.timeLimit(.minutes(1))) struct BlueskyStateDatabaseTests {
+    @Test func tenProcessesOnOneStateLogInOnce() async throws {
+        let dir = try TempDir()
+        let logins = IssuedTokens()
+        let server = try await LoopbackServer.start { request, n in
+            switch request.path {
+            case "/xrpc/com.atproto.server.createSession":
+                let login = await logins.next()
+                return jsonResponse(
+                    200, ["accessJwt": "access-\(login)", "refreshJwt": "refresh-\(login)", "did": "did:plc:s"])
+            case "/xrpc/com.atproto.repo.createRecord":
+                return jsonResponse(200, ["uri": "at://did:plc:s/app.bsky.feed.post/\(n)", "cid": "c"])
+            default:
+                return jsonResponse(404, ["error": "MethodNotImplemented"])
+            }
+        }
+        defer { Task { await server.stop() } }
+        for process in 0..<10 {
+            let publisher = BlueskyPublisher(
+                baseURL: server.baseURL, identifier: "steps.test", password: "app-pass",
+                context: HTTPContext(infoCache: StateTargetInfoCache(statePath: dir.path("state.sqlite"))))
+            let start = Date(timeIntervalSince1970: 1_795_316_400 + Double(process) * 300)
+            let post = Post(text: "steps \(process)", windowStart: start, windowEnd: start.addingTimeInterval(300))
+            let outcome = await publisher.publish(
+                post, deadline: Deadline(in: .seconds(10), clock: TestClock<Duration>()))
+            guard case .delivered = outcome else {
+                Issue.record("process \(process): \(outcome)")
+                return
+            }
+        }
+        let created = await logins.value
+        print("createSession calls for 10 processes on one state: \(created)")
+        #expect(created == 1)
+    }
+}

@@ -24,10 +24,13 @@ actor FakePDS {
     var refreshTokens: Set<String> = []
     var sessionsCreated = 0
     var refreshes = 0
-    let accessExp: Int
+    /// The `exp` of the access JWTs it issues from now on.
+    var accessExp: Int
     var expireNextCreate = false
 
     init(accessExp: Int) { self.accessExp = accessExp }
+
+    func issueAccessJWTs(expiringAt exp: Int) { accessExp = exp }
 
     func setExpireNextCreate() { expireNextCreate = true }
     func forgetRefreshTokens() { refreshTokens = [] }
@@ -282,5 +285,218 @@ actor FakePDS {
             return
         }
         #expect(await server.requests.isEmpty)
+    }
+}
+
+/// Wakes whoever waits for a named event once it has happened (or at once if it has).
+actor Events {
+    private var happened: Set<String> = []
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    func happen(_ event: String) {
+        happened.insert(event)
+        for waiter in waiting.removeValue(forKey: event) ?? [] { waiter.resume() }
+    }
+
+    func wait(_ event: String) async {
+        if happened.contains(event) { return }
+        await withCheckedContinuation { waiting[event, default: []].append($0) }
+    }
+}
+
+/// A store that says when it has stored its `n`th entry (`stored n`).
+actor SignallingTargetInfoCache: TargetInfoCache {
+    let inner = InMemoryTargetInfoCache()
+    let events: Events
+    var stores = 0
+
+    init(events: Events) { self.events = events }
+
+    func readInfo(_ key: String) async throws -> TargetInfo? { await inner.readInfo(key) }
+    func storeDurably(_ info: TargetInfo, for key: String) async throws {
+        await inner.storeDurably(info, for: key)
+        stores += 1
+        await events.happen("stored \(stores)")
+    }
+}
+
+/// The session outlives the process: a `steptweet fetch` from cron is a new process every few minutes, and
+/// createSession allows 30 per 5 minutes and 300 a day. Each publisher here is a new process on one store (the
+/// state database in the agent), against a PDS on 127.0.0.1.
+@Suite(.timeLimit(.minutes(1))) struct BlueskyStoredSessionTests {
+    static let start = BlueskyPublisherTests.start
+    static let accessExp = Int(start.timeIntervalSince1970) + 7200
+
+    func post(_ n: Int) -> Post {
+        var post = samplePost
+        post.windowStart = samplePost.windowStart.addingTimeInterval(Double(n) * 1800)
+        post.windowEnd = post.windowStart.addingTimeInterval(1800)
+        post.idempotencyKey = Post.idempotencyKey(windowStart: post.windowStart, windowEnd: post.windowEnd)
+        return post
+    }
+
+    func process(
+        _ server: LoopbackServer, _ cache: any TargetInfoCache, _ clock: ManualClock, password: String = "app-pass-xyz"
+    )
+        -> BlueskyPublisher
+    {
+        BlueskyPublisher(
+            baseURL: server.baseURL, identifier: "steps.test", password: password,
+            context: HTTPContext(clock: clock.wall, infoCache: cache))
+    }
+
+    func delivered(_ outcome: DeliveryOutcome) -> Bool {
+        if case .delivered = outcome { return true }
+        Issue.record("\(outcome)")
+        return false
+    }
+
+    @Test func aSecondProcessOnTheSameStoreDoesNotLogIn() async throws {
+        let pds = FakePDS(accessExp: Self.accessExp)
+        let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
+        defer { Task { await server.stop() } }
+        let cache = InMemoryTargetInfoCache()
+        let clock = ManualClock(Self.start)
+        #expect(delivered(await process(server, cache, clock).publish(post(0), deadline: soon())))
+        #expect(delivered(await process(server, cache, clock).publish(post(1), deadline: soon())))
+        #expect(await pds.sessionsCreated == 1)
+        #expect(await pds.refreshes == 0)
+        let auth = await server.requests.filter { $0.path.hasSuffix("createRecord") }.map {
+            $0.headers["authorization"]
+        }
+        #expect(auth.count == 2 && auth[0] == auth[1], "the second process posts with the stored access JWT")
+        // What is stored: the session's three fields, under the server, the account and the password's fingerprint.
+        let key = BlueskyLogin(baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-xyz").storageKey
+        #expect(key.hasPrefix("bluesky.session \(server.baseURL.absoluteString) steps.test "))
+        #expect(!key.contains("app-pass-xyz"))
+        let stored = try #require(await cache.readInfo(key).flatMap { BlueskySession(json: $0.value) })
+        #expect(stored.did == "did:plc:abc123")
+        #expect(stored.expiresAt == Date(timeIntervalSince1970: Double(Self.accessExp)))
+
+        // A changed app password starts afresh: it logs in, whatever the old password's session still holds.
+        let otherKey = BlueskyLogin(baseURL: server.baseURL, identifier: "steps.test", password: "app-pass-new")
+            .storageKey
+        #expect(otherKey != key)
+        let changed = await process(server, cache, clock, password: "app-pass-new").publish(post(2), deadline: soon())
+        #expect(
+            changed
+                == .permanent(reason: "login failed: HTTP 401: AuthenticationRequired Invalid identifier or password"))
+        #expect(await pds.sessionsCreated == 1)
+    }
+
+    @Test func anExpiredStoredAccessJWTIsRefreshedNotLoggedIn() async throws {
+        let pds = FakePDS(accessExp: Self.accessExp)
+        let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
+        defer { Task { await server.stop() } }
+        let cache = InMemoryTargetInfoCache()
+        let clock = ManualClock(Self.start)
+        #expect(delivered(await process(server, cache, clock).publish(post(0), deadline: soon())))
+        await clock.advance(by: 7200 - 300)  // within the margin of its exp
+        await pds.issueAccessJWTs(expiringAt: Self.accessExp + 7200)
+        #expect(delivered(await process(server, cache, clock).publish(post(1), deadline: soon())))
+        #expect(await pds.sessionsCreated == 1)
+        #expect(await pds.refreshes == 1)
+        let refresh = try #require(await server.requests.first { $0.path.hasSuffix("refreshSession") })
+        #expect(
+            refresh.headers["authorization"] == "Bearer " + fakeJWT(exp: Self.accessExp + 7_776_000, tag: "refresh1"))
+        // The rotated refresh JWT is what the next process has.
+        await clock.advance(by: 7200)
+        #expect(delivered(await process(server, cache, clock).publish(post(2), deadline: soon())))
+        let refreshes = await server.requests.filter { $0.path.hasSuffix("refreshSession") }
+        #expect(refreshes.count == 2)
+        #expect(
+            refreshes.last?.headers["authorization"]
+                == "Bearer " + fakeJWT(exp: Self.accessExp + 7200 + 7_776_000, tag: "refresh2"))
+        #expect(await pds.sessionsCreated == 1)
+    }
+
+    /// A stored refresh JWT the server refuses (older than 90 days, revoked): the next process logs in again.
+    @Test func aRefusedStoredRefreshJWTLogsInAgain() async throws {
+        let pds = FakePDS(accessExp: Self.accessExp)
+        let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
+        defer { Task { await server.stop() } }
+        let cache = InMemoryTargetInfoCache()
+        let clock = ManualClock(Self.start)
+        #expect(delivered(await process(server, cache, clock).publish(post(0), deadline: soon())))
+        await pds.forgetRefreshTokens()
+        await clock.advance(by: 7200)
+        await pds.issueAccessJWTs(expiringAt: Self.accessExp + 7200)
+        #expect(delivered(await process(server, cache, clock).publish(post(1), deadline: soon())))
+        #expect(await pds.sessionsCreated == 2)
+        #expect(await pds.refreshes == 0)
+        #expect(
+            await server.requests.map(\.path).suffix(3) == [
+                "/xrpc/com.atproto.server.refreshSession", "/xrpc/com.atproto.server.createSession",
+                "/xrpc/com.atproto.repo.createRecord",
+            ])
+        // The new login is stored: a third process neither refreshes nor logs in.
+        #expect(delivered(await process(server, cache, clock).publish(post(2), deadline: soon())))
+        #expect(await pds.sessionsCreated == 2)
+        #expect(await pds.refreshes == 0)
+    }
+
+    /// Two processes find the same expired session and both refresh it. The PDS takes the first refresh and refuses
+    /// the second (its refresh JWT is used). The loser takes what the winner stored; when the winner has stored
+    /// nothing yet, it logs in again.
+    @Test(arguments: [true, false]) func twoProcessesRefreshingAtOnce(winnerStoresFirst: Bool) async throws {
+        let pds = FakePDS(accessExp: Self.accessExp)
+        let events = Events()
+        let arrivals = Counter()
+        let server = try await LoopbackServer.start { request, _ in
+            guard request.path.hasSuffix("refreshSession") else {
+                if request.path.hasSuffix("createSession"), await pds.sessionsCreated == 1 {
+                    await events.happen("second login")
+                }
+                return await pds.handle(request)
+            }
+            if await arrivals.next() == 1 {
+                // Answered by the PDS once the second has arrived: both were sent with the same refresh JWT.
+                await events.wait("second refresh")
+                let answer = await pds.handle(request)
+                await events.happen("first refresh handled")
+                // The winner's answer is late: the loser, refused meanwhile, finds nothing newer stored.
+                if !winnerStoresFirst { await events.wait("second login") }
+                return answer
+            }
+            await events.happen("second refresh")
+            await events.wait("first refresh handled")
+            if winnerStoresFirst { await events.wait("stored 2") }
+            return await pds.handle(request)
+        }
+        defer { Task { await server.stop() } }
+        let cache = SignallingTargetInfoCache(events: events)
+        let clock = ManualClock(Self.start)
+        #expect(delivered(await process(server, cache, clock).publish(post(0), deadline: soon())))
+        await clock.advance(by: 7200)
+        await pds.issueAccessJWTs(expiringAt: Self.accessExp + 7200)
+        async let first = process(server, cache, clock).publish(post(1), deadline: soon())
+        async let second = process(server, cache, clock).publish(post(2), deadline: soon())
+        let outcomes = await [first, second]
+        #expect(outcomes.allSatisfy(delivered))
+        #expect(await server.requests.filter { $0.path.hasSuffix("refreshSession") }.count == 2)
+        #expect(await pds.refreshes == 1)
+        #expect(await pds.sessionsCreated == (winnerStoresFirst ? 1 : 2))
+        #expect(await pds.records.count == 3)
+    }
+
+    /// A session that cannot be stored is not used: the post is retried later (nothing was sent), and the next
+    /// attempt stores it first instead of logging in again.
+    @Test func aSessionThatCannotBeStoredIsStoredBeforeTheNextPost() async throws {
+        let pds = FakePDS(accessExp: Self.accessExp)
+        let server = try await LoopbackServer.start { request, _ in await pds.handle(request) }
+        defer { Task { await server.stop() } }
+        let cache = FlakyTargetInfoCache()
+        let publisher = process(server, cache, ManualClock(Self.start))
+        await cache.fail(2)
+        let outcome = await publisher.publish(post(0), deadline: soon())
+        guard case .retryable(let reason, nil, unconfirmed: false) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(reason.contains("the new Bluesky session could not be stored (database or disk is full)"), "\(reason)")
+        #expect(!reason.contains("eyJ"), "\(reason)")
+        #expect(await pds.records.isEmpty)
+        #expect(delivered(await publisher.publish(post(0), deadline: soon())))
+        #expect(await pds.sessionsCreated == 1)
     }
 }

@@ -134,14 +134,14 @@ actor Counter {
         }
     }
 
-    /// A 2xx is a post only with its id (posting-targets.md §6.4: Mastodon `id`, Matrix `event_id`, Bluesky `uri`,
-    /// ntfy's message, Misskey's `createdNote`): a 2xx without one (a proxy's page, a wrong `base_url`) is
+    /// A 2xx is a post only with its id (posting-targets.md §6.4: Mastodon `id`, X `data.id`, Matrix `event_id`,
+    /// Bluesky `uri`, ntfy's message, Misskey's `createdNote`): a 2xx without one (a proxy's page, a wrong `base_url`) is
     /// unconfirmed, never delivered, so the post is looked up (or sent again under its key) rather than lost. Slack
     /// answers `ok` and the generic webhook any 2xx: no id to ask for; Discord cannot be looked up, so an unconfirmed
     /// 2xx would be resent at every retry (`ChatWebhook.publish`).
     @Test(
         arguments: TargetCase.all.filter {
-            ["mastodon", "matrix", "bluesky", "ntfy", "misskey"].contains($0.kind)
+            ["mastodon", "x", "matrix", "bluesky", "ntfy", "misskey"].contains($0.kind)
         })
     func aSuccessWithoutThePostsIDIsUnconfirmed(_ target: TargetCase) async throws {
         let server = try await target.server { _ in textResponse(200, "<html><body>Welcome</body></html>") }

@@ -150,7 +150,7 @@ actor FlakyTargetInfoCache: TargetInfoCache {
 
         /// The tokens stored for the seed.
         func stored() async throws -> OAuth2Tokens? {
-            let key = publisher().session!.client.storageKey
+            let key = publisher().session!.grant.storageKey
             return try await cache.readInfo(key).flatMap { OAuth2Tokens(json: $0.value) }
         }
     }

@@ -74,6 +74,42 @@ import WallTime
         #expect(await server.requests.first?.headers["authorization"] == "Bearer user-token")
     }
 
+    /// A 2xx without `data.id` (a proxy's or captive portal's 200 page, a wrong `base_url`) is unconfirmed, not a post.
+    /// X needs no look-up before the resend: when the first request did post, X refuses the repeat as duplicate
+    /// content (already delivered); when it never arrived, the resend posts it. Either way one post.
+    @Test(arguments: [true, false]) func aSuccessWithoutAnIDIsResentAndADuplicateMeansPosted(firstArrived: Bool)
+        async throws
+    {
+        let posted = Counter()
+        let server = try await LoopbackServer.start { request, n in
+            let duplicate = jsonResponse(
+                403,
+                [
+                    "detail": "You are not allowed to create a Tweet with duplicate content.",
+                    "type": "about:blank", "title": "Forbidden", "status": 403,
+                ])
+            if n == 1 {
+                if firstArrived { _ = await posted.next() }
+                return textResponse(200, "<html><body>Welcome to the hotel network</body></html>")
+            }
+            if await posted.value > 0 { return duplicate }
+            return jsonResponse(201, ["data": ["id": "186\(await posted.next())", "text": "t"]])
+        }
+        defer { Task { await server.stop() } }
+        let publisher = XPublisher(
+            baseURL: server.baseURL, authentication: .bearer("user-token"), context: HTTPContext())
+        let first = await publisher.publish(samplePost, deadline: soon())
+        guard case .retryable(let reason, nil, unconfirmed: true) = first else {
+            Issue.record("\(first)")
+            return
+        }
+        #expect(reason.contains("HTTP 200") && reason.contains("no id of the post"), "\(reason)")
+        let second = await publisher.publish(samplePost, deadline: soon())
+        #expect(second == (firstArrived ? .alreadyDelivered(remoteID: nil) : .delivered(remoteID: "1861")))
+        #expect(await posted.value == 1)
+        #expect(await server.requests.map(\.path) == ["/2/tweets", "/2/tweets"])
+    }
+
     @Test func another403IsPermanent() async throws {
         let server = try await FakeHTTPServer.start { _, _ in
             jsonResponse(403, ["detail": "You are not permitted to perform this action.", "title": "Forbidden"])

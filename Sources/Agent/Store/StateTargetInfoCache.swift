@@ -4,8 +4,9 @@ import Messages
 import Publishing
 
 /// What targets read from their servers (Mastodon's `max_characters` and `characters_reserved_per_url` from
-/// `/api/v2/instance`; X's rotated OAuth 2.0 tokens), kept in the state database so that a one-shot `steptweet fetch`
-/// from cron asks once a day, not on every run, and so that a refresh token X has rotated survives a restart. The
+/// `/api/v2/instance`; X's rotated OAuth 2.0 tokens; Bluesky's session), kept in the state database so that a one-shot
+/// `steptweet fetch` from cron asks once a day and logs in once, not on every run, and so that a refresh token X has
+/// rotated survives a restart. The
 /// database is opened on first use; a failure to open, read or write it is thrown (`info` and `store` turn it into
 /// "ask the server again"). `storeDurably` commits with `synchronous = FULL`: the pool's connections run WAL with
 /// `NORMAL`, whose last commits a power cut may undo, and a lost rotated refresh token cannot be had again.

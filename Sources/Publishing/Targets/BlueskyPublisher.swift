@@ -6,9 +6,10 @@ import Messages
 #endif
 
 /// Bluesky (AT Protocol): logs in once with `com.atproto.server.createSession` (identifier + app password), keeps
-/// the session, renews it with `refreshSession` when the access JWT has expired (by its `exp`, or when the server
-/// says `ExpiredToken`), and posts with `com.atproto.repo.createRecord` under a deterministic record key derived
-/// from the window (`recordKey(for:)`). A repeat with the same key cannot create a second post; when a create
+/// the session in the `TargetInfoCache` for every later process (`BlueskyLogin`: createSession is limited to 30 per
+/// 5 minutes and 300 a day), renews it with `refreshSession` when the access JWT has expired (by its `exp`, or when
+/// the server says `ExpiredToken`), and posts with `com.atproto.repo.createRecord` under a deterministic record key
+/// derived from the window (`recordKey(for:)`). A repeat with the same key cannot create a second post; when a create
 /// fails, `getRecord` tells whether the post is already there (`.alreadyDelivered`). Length: 300 graphemes and
 /// 3000 UTF-8 bytes. With `image = "chart"` the chart goes up with `uploadBlob` first and the post embeds it
 /// (`app.bsky.embed.images`, with its alt text and aspect ratio). Links in the text get link facets (`linkFacets`).
@@ -23,7 +24,8 @@ public struct BlueskyPublisher: Publisher {
     /// `image`, `image_required`: the chart goes up with `uploadBlob` first.
     public var image: ImageOption
     let context: HTTPContext
-    let sessions = SessionStore()
+    /// The session, kept in the context's `TargetInfoCache` (the state database in the agent).
+    let sessions: StoredSession<BlueskyLogin>
 
     public init(
         name: String = "bluesky", baseURL: URL = URL(string: "https://bsky.social")!, identifier: String,
@@ -38,6 +40,8 @@ public struct BlueskyPublisher: Publisher {
         self.gate = TextGate(rule: .bluesky, shorten: shorten)
         self.image = image
         self.context = context.redacting(password)
+        sessions = StoredSession(
+            grant: BlueskyLogin(baseURL: baseURL, identifier: identifier, password: password), context: self.context)
     }
 
     public var lengthRule: LengthRule? { .bluesky }
@@ -61,88 +65,12 @@ public struct BlueskyPublisher: Publisher {
 
     // MARK: Sessions
 
-    struct Session: Sendable {
-        var accessJwt: String
-        var refreshJwt: String
-        var did: String
-        var accessExpiry: Date?
-    }
+    func xrpc(_ method: String) -> URL { sessions.grant.xrpc(method) }
 
-    /// The session kept between posts (one login serves many posts: createSession is limited to 30 per 5 minutes).
-    actor SessionStore {
-        var session: Session?
-        func set(_ session: Session?) { self.session = session }
-    }
-
-    /// The `exp` claim of a JWT, if it has one.
-    static func expiry(ofJWT jwt: String) -> Date? {
-        let parts = jwt.split(separator: ".")
-        guard parts.count >= 2 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64),
-            let claims = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let exp = (claims["exp"] as? NSNumber)?.doubleValue
-        else { return nil }
-        return Date(timeIntervalSince1970: exp)
-    }
-
-    func session(from reply: HTTPReply) -> Session? {
-        guard let json = reply.json, let access = json["accessJwt"] as? String,
-            let refresh = json["refreshJwt"] as? String,
-            let did = json["did"] as? String
-        else { return nil }
-        return Session(accessJwt: access, refreshJwt: refresh, did: did, accessExpiry: Self.expiry(ofJWT: access))
-    }
-
-    func xrpc(_ method: String) -> URL { Endpoint.join(baseURL, "xrpc/\(method)") }
-
-    /// A usable session: the kept one, a refreshed one when its access token has expired, or a new login.
-    func currentSession(deadline: Deadline, forceRefresh: Bool = false) async -> Result<Session, Stop> {
-        if let kept = await sessions.session {
-            let fresh = kept.accessExpiry.map { $0.timeIntervalSince(context.now()) > 30 } ?? true
-            if fresh && !forceRefresh { return .success(kept) }
-            var request = URLRequest(url: xrpc("com.atproto.server.refreshSession"))
-            request.httpMethod = "POST"
-            request.setValue("Bearer \(kept.refreshJwt)", forHTTPHeaderField: "Authorization")
-            switch await context.send(request, deadline: deadline) {
-            case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
-            case .success(let reply):
-                if (200..<300).contains(reply.status), let renewed = session(from: reply) {
-                    await sessions.set(renewed)
-                    return .success(renewed)
-                }
-                if reply.status == 429 || reply.status >= 500 {
-                    return .failure(
-                        Stop(
-                            ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in
-                                nil
-                            }))
-                }
-                await sessions.set(nil)  // the refresh token is no good either: log in again
-            }
-        }
-        let request = Requests.json(
-            "POST", xrpc("com.atproto.server.createSession"),
-            body: ["identifier": identifier, "password": password])
-        switch await context.send(request, deadline: deadline) {
-        case .failure(let failure): return .failure(Stop(ResponseClassifier.classify(failure)))
-        case .success(let reply):
-            if (200..<300).contains(reply.status) {
-                guard let created = session(from: reply) else {
-                    return .failure(
-                        Stop(.permanent(reason: "createSession answered without accessJwt, refreshJwt and did")))
-                }
-                await sessions.set(created)
-                return .success(created)
-            }
-            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil
-            }
-            if case .permanent(let reason) = outcome {
-                return .failure(Stop(.permanent(reason: "login failed: \(reason)")))
-            }
-            return .failure(Stop(outcome))
-        }
+    /// A usable session: the stored one, a refreshed one when its access JWT has expired or was `refused`, or a new
+    /// login.
+    func currentSession(deadline: Deadline, refused: String? = nil) async -> Result<BlueskySession, Stop> {
+        await sessions.access(deadline: deadline, refused: refused).map(\.tokens)
     }
 
     // MARK: Posting
@@ -154,7 +82,7 @@ public struct BlueskyPublisher: Publisher {
         case .success(let prepared): text = prepared
         }
         let rkey = Self.recordKey(for: post)
-        var session: Session
+        var session: BlueskySession
         switch await currentSession(deadline: deadline) {
         case .failure(let stop): return stop.outcome
         case .success(let s): session = s
@@ -177,7 +105,8 @@ public struct BlueskyPublisher: Publisher {
     /// Creates the post's record (with `embed` when it carries the image), refreshing the session once if the server
     /// says it has expired; a failed create whose record key is already taken is the post made by an earlier
     /// attempt.
-    func createPost(text: String, rkey: String, embed: [String: Any]?, session: Session, deadline: Deadline) async
+    func createPost(text: String, rkey: String, embed: [String: Any]?, session: BlueskySession, deadline: Deadline)
+        async
         -> DeliveryOutcome
     {
         var session = session
@@ -187,7 +116,7 @@ public struct BlueskyPublisher: Publisher {
         case .success(let r): reply = r
         }
         if Self.isExpiredToken(reply) {
-            switch await currentSession(deadline: deadline, forceRefresh: true) {
+            switch await currentSession(deadline: deadline, refused: session.accessJwt) {
             case .failure(let stop): return stop.outcome
             case .success(let s): session = s
             }
@@ -220,8 +149,8 @@ public struct BlueskyPublisher: Publisher {
     /// `com.atproto.repo.uploadBlob` with the PNG as the body; the blob reference it answers goes into the post's
     /// embed. An unreferenced blob is deleted by the PDS, so an upload whose answer was lost is harmless. Refreshes
     /// the session once when the server says it has expired, and returns the session it used.
-    func uploadBlob(_ image: PostImage, session: Session, deadline: Deadline) async -> Result<
-        (blob: [String: Any], session: Session), Stop
+    func uploadBlob(_ image: PostImage, session: BlueskySession, deadline: Deadline) async -> Result<
+        (blob: [String: Any], session: BlueskySession), Stop
     > {
         guard image.png.count <= Self.imageByteLimit else {
             return .failure(
@@ -230,7 +159,7 @@ public struct BlueskyPublisher: Publisher {
                         reason: "the image is \(image.png.count) bytes; Bluesky takes at most \(Self.imageByteLimit)")))
         }
         var session = session
-        func request(_ session: Session) -> URLRequest {
+        func request(_ session: BlueskySession) -> URLRequest {
             Requests.data(
                 "POST", xrpc("com.atproto.repo.uploadBlob"), contentType: "image/png", body: image.png,
                 headers: ["Authorization": "Bearer \(session.accessJwt)"])
@@ -241,7 +170,7 @@ public struct BlueskyPublisher: Publisher {
         case .success(let r): reply = r
         }
         if Self.isExpiredToken(reply) {
-            switch await currentSession(deadline: deadline, forceRefresh: true) {
+            switch await currentSession(deadline: deadline, refused: session.accessJwt) {
             case .failure(let stop): return .failure(stop)
             case .success(let s): session = s
             }
@@ -295,7 +224,8 @@ public struct BlueskyPublisher: Publisher {
         reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
     }
 
-    func createRecord(text: String, rkey: String, embed: [String: Any]?, session: Session, deadline: Deadline) async
+    func createRecord(text: String, rkey: String, embed: [String: Any]?, session: BlueskySession, deadline: Deadline)
+        async
         -> Result<
             HTTPReply, TransportFailure
         >
@@ -317,7 +247,7 @@ public struct BlueskyPublisher: Publisher {
         return await context.send(request, deadline: deadline)
     }
 
-    func existingRecord(rkey: String, session: Session, deadline: Deadline) async -> String? {
+    func existingRecord(rkey: String, session: BlueskySession, deadline: Deadline) async -> String? {
         var url = xrpc("com.atproto.repo.getRecord")
         url = Endpoint.adding("repo", session.did, to: url)
         url = Endpoint.adding("collection", "app.bsky.feed.post", to: url)
@@ -351,5 +281,122 @@ extension BlueskyPublisher {
             identifier: try config.requiredString("identifier"), password: try config.secret("password"),
             language: try config.language(), shorten: try config.shorten, image: try config.image,
             context: config.context)
+    }
+}
+
+/// A Bluesky session as stored and used: the access JWT (its expiry read from its `exp`), the refresh JWT and the
+/// account's DID.
+struct BlueskySession: RotatingTokens {
+    var accessJwt: String
+    var refreshJwt: String
+    var did: String
+    let expiresAt: Date?
+
+    var accessToken: String? { accessJwt }
+    var refreshToken: String { refreshJwt }
+
+    init(accessJwt: String, refreshJwt: String, did: String) {
+        self.accessJwt = accessJwt
+        self.refreshJwt = refreshJwt
+        self.did = did
+        expiresAt = Self.expiry(ofJWT: accessJwt)
+    }
+
+    /// From a createSession or refreshSession answer (and the stored form, which has the same fields).
+    init?(_ json: [String: Any]?) {
+        guard let json, let access = json["accessJwt"] as? String, !access.isEmpty,
+            let refresh = json["refreshJwt"] as? String, !refresh.isEmpty,
+            let did = json["did"] as? String, !did.isEmpty
+        else { return nil }
+        self.init(accessJwt: access, refreshJwt: refresh, did: did)
+    }
+
+    init?(json: String) {
+        self.init((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any])
+    }
+
+    var json: String {
+        let object = ["accessJwt": accessJwt, "refreshJwt": refreshJwt, "did": did]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `exp` claim of a JWT, if it has one.
+    static func expiry(ofJWT jwt: String) -> Date? {
+        let parts = jwt.split(separator: ".")
+        guard parts.count >= 2 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+            let claims = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let exp = (claims["exp"] as? NSNumber)?.doubleValue
+        else { return nil }
+        return Date(timeIntervalSince1970: exp)
+    }
+}
+
+/// How a Bluesky account gets its session: `createSession` with the identifier and app password, renewed with
+/// `refreshSession` (`Authorization: Bearer <refreshJwt>`), which rotates the refresh JWT. A refused refresh JWT
+/// (`ExpiredToken`, `InvalidToken`: older than 90 days, revoked, used by another process that stored nothing newer)
+/// logs in again. Stored under the server, the identifier and a fingerprint of the app password, so a changed
+/// password starts afresh.
+struct BlueskyLogin: TokenGrant {
+    let baseURL: URL
+    let identifier: String
+    let password: String
+
+    var storageKey: String {
+        let server = baseURL.absoluteString
+        return "bluesky.session \(server) \(identifier) \(SHA1.fingerprint(password, salt: "\(server) \(identifier)"))"
+    }
+    var seed: BlueskySession? { nil }
+    var tokensName: String { "Bluesky session" }
+    var lossAdvice: String { "If this process ends before that, the next one logs in again" }
+    /// Logging in again is always possible: a refusal does not wait for another process to store its session.
+    var raceWait: Duration { .zero }
+
+    /// `{base_url}/xrpc/{method}`.
+    func xrpc(_ method: String) -> URL { Endpoint.join(baseURL, "xrpc/\(method)") }
+
+    func refresh(_ tokens: BlueskySession, context: HTTPContext, deadline: Deadline) async -> GrantAnswer<
+        BlueskySession
+    > {
+        let context = context.redacting(tokens.refreshJwt)
+        let doing = "refreshing the Bluesky session"
+        var request = URLRequest(url: xrpc("com.atproto.server.refreshSession"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(tokens.refreshJwt)", forHTTPHeaderField: "Authorization")
+        switch await context.send(request, deadline: deadline) {
+        case .failure(let failure): return .stopped(.notPosted(ResponseClassifier.classify(failure), doing: doing))
+        case .success(let reply):
+            if (200..<300).contains(reply.status), let renewed = BlueskySession(reply.json) { return .issued(renewed) }
+            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil
+            }
+            if case .retryable = outcome { return .stopped(.notPosted(outcome, doing: doing)) }
+            return .refused(ResponseClassifier.reason(reply, redactor: context.redactor))
+        }
+    }
+
+    func start(refusal: String?, context: HTTPContext, deadline: Deadline) async -> Result<BlueskySession, Stop> {
+        let request = Requests.json(
+            "POST", xrpc("com.atproto.server.createSession"), body: ["identifier": identifier, "password": password])
+        switch await context.send(request, deadline: deadline) {
+        case .failure(let failure):
+            return .failure(.notPosted(ResponseClassifier.classify(failure), doing: "logging in"))
+        case .success(let reply):
+            if (200..<300).contains(reply.status) {
+                guard let created = BlueskySession(reply.json) else {
+                    return .failure(
+                        Stop(.permanent(reason: "createSession answered without accessJwt, refreshJwt and did")))
+                }
+                return .success(created)
+            }
+            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil
+            }
+            if case .permanent(let reason) = outcome {
+                return .failure(Stop(.permanent(reason: "login failed: \(reason)")))
+            }
+            return .failure(.notPosted(outcome, doing: "logging in"))
+        }
     }
 }

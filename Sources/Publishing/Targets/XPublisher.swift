@@ -56,7 +56,7 @@ public struct XPublisher: Publisher {
         self.context = context
         self.nonce = nonce
         if case .oauth2(let client) = authentication {
-            session = OAuth2Session(client: client, context: context)
+            session = OAuth2Session(grant: client, context: context)
         } else {
             session = nil
         }
@@ -80,8 +80,8 @@ public struct XPublisher: Publisher {
         case .success(let prepared): text = prepared
         }
         guard let session else {
-            let outcome = await attempt(post, text: text, access: nil, deadline: deadline)
-            if case .bearer = authentication, Self.isUnauthorized(outcome), case .permanent(let reason) = outcome {
+            let (outcome, unauthorized) = await attempt(post, text: text, access: nil, deadline: deadline)
+            if case .bearer = authentication, unauthorized, case .permanent(let reason) = outcome {
                 // A user token without `offline.access` and a refresh lasts two hours; nothing here refreshes one.
                 return .permanent(
                     reason: reason
@@ -90,35 +90,36 @@ public struct XPublisher: Publisher {
             }
             return outcome
         }
-        var access: OAuth2Access
+        var access: SessionAccess<OAuth2Tokens>
         switch await session.access(deadline: deadline) {
         case .failure(let stop): return stop.outcome
         case .success(let a): access = a
         }
-        let first = await attempt(post, text: text, access: access.token, deadline: deadline)
-        guard Self.isUnauthorized(first), !access.refreshed else { return first }
+        let (first, unauthorized) = await attempt(post, text: text, access: access.token, deadline: deadline)
+        guard unauthorized, !access.refreshed else { return first }
         // Expired early or revoked: refresh once and send once more.
         switch await session.access(deadline: deadline, refused: access.token) {
         case .failure(let stop): return stop.outcome
         case .success(let a): access = a
         }
-        return await attempt(post, text: text, access: access.token, deadline: deadline)
-    }
-
-    /// A 401 to the post or to its image's upload (`ImageAttachment.uploadFailure` names the upload).
-    static func isUnauthorized(_ outcome: DeliveryOutcome) -> Bool {
-        guard case .permanent(let reason) = outcome else { return false }
-        return reason.hasPrefix("HTTP 401") || reason.hasPrefix("image upload: HTTP 401")
+        return await attempt(post, text: text, access: access.token, deadline: deadline).outcome
     }
 
     /// The image (when the post has one) and the post, authorized with `access` (the OAuth 2.0 access token) or
-    /// the configured credentials.
-    func attempt(_ post: Post, text: String, access: String?, deadline: Deadline) async -> DeliveryOutcome {
-        let context = access.map { self.context.redacting($0) } ?? self.context
-        return await ImageAttachment.uploadThenPost(
+    /// the configured credentials; `unauthorized` when the attempt failed for good on a 401 (to the post or to its
+    /// image's upload), read from the status, not from the outcome's words.
+    func attempt(_ post: Post, text: String, access: String?, deadline: Deadline) async -> (
+        outcome: DeliveryOutcome, unauthorized: Bool
+    ) {
+        var context = access.map { self.context.redacting($0) } ?? self.context
+        let watch = UnauthorizedWatch(context.transport)
+        context.transport = watch
+        let outcome = await ImageAttachment.uploadThenPost(
             post, option: image, target: name,
             upload: { await uploadMedia($0, post: post, access: access, context: context, deadline: deadline) },
             send: { await tweet(text, mediaID: $0, access: access, context: context, deadline: deadline) })
+        guard case .permanent = outcome else { return (outcome, false) }
+        return (outcome, await watch.seen.value)
     }
 
     /// `POST /2/tweets`, with the uploaded image in `media.media_ids` when there is one.
@@ -131,7 +132,9 @@ public struct XPublisher: Publisher {
         let request = Requests.json(
             "POST", url, body: body, headers: ["Authorization": authorization(method: "POST", url: url, access: access)]
         )
-        let outcome = await context.deliver(request, deadline: deadline) { reply in
+        // Every 201 carries `data.id`: a 2xx without it (a proxy's page, a wrong `base_url`) is unconfirmed. Its resend
+        // needs no look-up: a post that was made is refused as duplicate content, which is `.alreadyDelivered`.
+        let outcome = await context.deliver(request, deadline: deadline, idRequired: true) { reply in
             (reply.json?["data"] as? [String: Any]).flatMap { idString($0["id"]) }
         }
         if case .permanent(let reason) = outcome, reason.hasPrefix("HTTP 403"),
@@ -264,5 +267,24 @@ extension XPublisher {
         return XPublisher(
             name: config.name, baseURL: base, authentication: authentication, shorten: try config.shorten,
             image: try config.image, context: config.context)
+    }
+}
+
+/// Passes one attempt's requests on and remembers whether any was answered 401: what X's refresh needs to know
+/// of an attempt, whichever request (the post, the image's upload or its alt text) it was.
+struct UnauthorizedWatch: HTTPSending {
+    actor Seen {
+        var value = false
+        func note() { value = true }
+    }
+    let inner: any HTTPSending
+    let seen = Seen()
+
+    init(_ inner: any HTTPSending) { self.inner = inner }
+
+    func send(_ request: URLRequest) async -> Result<HTTPReply, TransportFailure> {
+        let result = await inner.send(request)
+        if case .success(let reply) = result, reply.status == 401 { await seen.note() }
+        return result
     }
 }
