@@ -63,6 +63,21 @@ import WallTime
         #expect(await blocked.info("k") == nil, "a fact to ask for again is just missing")
     }
 
+    /// The state holds refresh tokens and sessions: a new database, its log and its index are its owner's alone,
+    /// whatever the umask (an existing database keeps the mode its owner gave it).
+    @Test func aNewStateIsReadableByItsOwnerAlone() async throws {
+        let dir = try TempDir()
+        let path = dir.path("state.sqlite")
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let cache = StateTargetInfoCache(statePath: path)
+        try await cache.storeDurably(TargetInfo(value: "v", storedAt: Date()), for: "k")
+        for file in [path, path + "-wal", path + "-shm"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file): \(String(mode ?? 0, radix: 8))")
+        }
+    }
+
     /// The agent's publishers are rebuilt from the configuration on every start: the stored refresh token, not the
     /// configured seed (used up by the first refresh), is what the next process refreshes with.
     @Test func anXRefreshTokenRotatedByOneProcessIsUsedByTheNext() async throws {

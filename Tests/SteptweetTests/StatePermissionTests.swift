@@ -24,6 +24,9 @@ import Testing
         for suffix in ["-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: folder + "/state.sqlite" + suffix)
         }
+        // The database is created for its owner alone (it holds tokens); the unprivileged runner stands for that
+        // owner here, so it is given read access as the owner has.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: folder + "/state.sqlite")
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
         return (config, folder)
     }

@@ -18,6 +18,12 @@ public final class StateStore: Sendable {
             try FileManager.default.createDirectory(
                 atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path,
                 withIntermediateDirectories: true)
+            // The state holds targets' refresh tokens and sessions: a new database is the user's alone (SQLite gives
+            // its `-wal` and `-shm` files the database file's mode).
+            if !FileManager.default.fileExists(atPath: path) {
+                _ = FileManager.default.createFile(
+                    atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
             var config = Configuration()
             config.busyMode = .timeout(busyTimeout)
             let pool = try DatabasePool(path: path, configuration: config)
