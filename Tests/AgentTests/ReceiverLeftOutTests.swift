@@ -155,6 +155,19 @@ import Testing
             stored += kept
             #expect(try rows(r.store, "received_reading") == stored, "sent twice, stored once: \(field)")
         }
+        // The step log's bad line fixed and sent again: it is added, and the lines with a `seq` are not added twice.
+        let fixed = try await receiver.post(
+            r.port,
+            Data(
+                cases[2].body.replacingOccurrences(
+                    of: "\"soon\"", with: "\"2026-11-21T01:01:00Z\""
+                ).utf8), token: token)
+        #expect(fixed.status == 200 && fixed.answer["readings"] as? Int == 2, "line 2 new, line 3 spans from it")
+        let steps = try await r.store.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(microsteps) FROM received_reading WHERE device = 'steplog'")
+        }
+        #expect(steps == 12_000_000)
+        stored += 1
         let test = daily.replacingOccurrences(of: "\"app_version\"", with: "\"test\": true, \"app_version\"")
             .replacingOccurrences(of: "\"2026-11-20T15:00:00Z\",\n      \"end_time\"", with: "\"soon\", \"end_time\"")
         let answer = try await receiver.post(r.port, Data(test.utf8), token: token)
