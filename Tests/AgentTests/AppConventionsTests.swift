@@ -12,11 +12,12 @@ import WallTime
 
 /// The table of app answer conventions, through the receiver's handler in process: each app's convention reaches
 /// that app and no other (a 499 only for Sensor Logger, a JSON array only for OwnTracks, an empty body answered 200
-/// only for OwnTracks), and every other app keeps the plain JSON answers.
+/// only for OwnTracks), and every other app keeps the plain JSON answers: 400 for a body refused whole, 422 naming the
+/// items left out.
 @Suite struct AppConventionsTests {
     static let token = "s3cret-token"
 
-    /// One valid and one malformed body of each app's payload format.
+    /// One valid body of each app's payload format, and one whose only item cannot be read.
     static let bodies: [PayloadApp: (valid: String, malformed: String)] = [
         .healthAutoExport: (
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [{"date": "2026-11-21 10:00:00 +0900", "qty": 12, "source": "phone"}]}]}}"#,
@@ -75,14 +76,20 @@ import WallTime
         let handler = try Self.handler(dir)
         let (valid, malformed) = try #require(Self.bodies[app])
 
+        // Its one item cannot be read: left out, and the app told so by its convention.
         let refused = try await Self.send(handler, malformed)
         if app == .sensorLogger {
             #expect(refused.status == 499 && refused.contentType?.hasPrefix("text/plain") == true)
-            #expect(refused.text.hasPrefix("steptweet refused this message, nothing of it was stored: payload[0]"))
+            #expect(
+                refused.text.hasPrefix(
+                    "steptweet, of this message: stored 0 items, left out 1 that cannot be read: payload[0]"),
+                "\(refused.text)")
         } else {
-            #expect(refused.status == 400, "\(app): \(refused.text)")
+            #expect(refused.status == 422, "\(app): \(refused.text)")
             #expect(refused.contentType == "application/json")
             #expect(refused.object?["format"] as? String == app.rawValue, "\(app): \(refused.text)")
+            #expect(refused.object?["refused_count"] as? Int == 1, "\(app): \(refused.text)")
+            #expect((refused.object?["refused"] as? [[String: String]])?.first?["field"] != nil, "\(refused.text)")
         }
 
         let stored = try await Self.send(handler, valid)

@@ -6,9 +6,10 @@ import Testing
 
 @testable import Agent
 
-/// Every refused request is told what is wrong and where: malformed bodies of each payload format, bodies named by
-/// `?format=` that lack the format's shape, JSON cut short, a missing token, sent to the receiver's handler in
-/// process. Sensor Logger's refusals come as a 499's text, the others as the JSON `error`.
+/// Every refused request or item is told what is wrong and where: malformed bodies of each payload format, bodies
+/// named by `?format=` that lack the format's shape, JSON cut short, a missing token, sent to the receiver's handler
+/// in process. Sensor Logger's refusals come as a 499's text, the others as the JSON `error` (400 refused whole, 422
+/// items left out).
 @Suite struct ReceiverErrorAnswerTests {
     typealias T = AppConventionsTests
 
@@ -108,21 +109,30 @@ import Testing
     @Test func everyMalformedBodyIsToldWhatIsWrongAndWhere() async throws {
         let dir = try TempDir()
         let handler = try T.handler(dir)
+        func stored() async throws -> Int {
+            try await handler.store.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_reading") ?? -1
+            }
+        }
+        var refusedWhole = 0
         for (format, body, names) in Self.cases {
+            let before = try await stored()
             let answer = try await T.send(handler, body, format: format)
             let error: String
             if answer.status == 499 {
                 error = answer.text
             } else {
-                #expect(answer.status == 400, "\(body): \(answer.text)")
+                #expect([400, 422].contains(answer.status), "\(body): \(answer.text)")
                 error = try #require(answer.object?["error"] as? String, "\(body): \(answer.text)")
             }
             for name in names { #expect(error.contains(name), "\(body): \(error) should name \(name)") }
+            // Refused whole (400, or Sensor Logger's "nothing of it was stored"): nothing of it is stored.
+            if answer.status == 400 || error.contains("nothing of it was stored") {
+                refusedWhole += 1
+                #expect(try await stored() == before, "\(body)")
+            }
         }
-        let stored = try await handler.store.writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_reading")
-        }
-        #expect(stored == 0)
+        #expect(refusedWhole >= 10, "bodies that cannot be read at all are among the cases")
     }
 
     /// A request without the token is told where the token goes (without repeating any of it).

@@ -347,13 +347,12 @@ import WallTime
     @Test func refusedRequestsStoreNothingAndSayWhy() async throws {
         let dir = try TempDir()
         let r = try await start(dir: dir, maxBody: 4096)
-        // A payload that is partly valid is refused whole: the phone sends it again.
-        var points = String(decoding: Self.healthAutoExport(0..<5), as: UTF8.self)
-        points = points.replacingOccurrences(of: "2026-11-21 10:03:00 +0900", with: "2026-11-21 10:03 +0900")
-        let partly = try await post(r.port, Data(points.utf8), token: token)
-        #expect(partly.status == 400)
-        let error = try #require(partly.answer["error"] as? String)
-        #expect(error.contains("data.metrics[0].data[3].date"), "\(error)")
+        // A payload that cannot be read as a whole (a point that cannot be read is left out instead:
+        // ReceiverLeftOutTests).
+        let metrics = try await post(r.port, Data(#"{"data": {"metrics": {}}}"#.utf8), token: token)
+        #expect(metrics.status == 400)
+        let error = try #require(metrics.answer["error"] as? String)
+        #expect(error.contains("data.metrics: expected an array"), "\(error)")
         let garbage = try await post(r.port, Data("{\"hello\": 1}".utf8), token: token)
         #expect(garbage.status == 400 && (garbage.answer["error"] as? String)?.isEmpty == false)
         let truncated = try await post(r.port, Self.healthAutoExport(0..<3).dropLast(7), token: token)
@@ -415,8 +414,8 @@ import WallTime
     }
 
     /// Sensor Logger shows the text of a 499 answer to the user, once per recording, and nothing of any other
-    /// refusal (PUSHING.md, push-sources.md): a refused Sensor Logger message is answered 499 with the field in plain
-    /// text, and stores nothing. Other formats keep 400 with JSON.
+    /// refusal (PUSHING.md, push-sources.md): a Sensor Logger message whose reading cannot be read is answered 499
+    /// with the field in plain text. Other formats keep 400 with JSON.
     @Test func aRefusedSensorLoggerMessageIsToldToTheUserWith499() async throws {
         let dir = try TempDir()
         let r = try await start(dir: dir)
@@ -427,11 +426,9 @@ import WallTime
         #expect(refused.status == 499)
         #expect(refused.contentType?.hasPrefix("text/plain") == true, "\(refused.contentType ?? "none")")
         let text = String(decoding: refused.body, as: UTF8.self)
-        #expect(text.contains("payload[0].values.x") && text.contains("nothing"), "\(text)")
+        #expect(text.contains("payload[0].values.x") && text.contains("stored 0 items"), "\(text)")
         #expect(try receivedRows(r.store) == 0)
-        var points = String(decoding: Self.healthAutoExport(0..<2), as: UTF8.self)
-        points = points.replacingOccurrences(of: "10:01:00 +0900", with: "10:01 +0900")
-        #expect(try await post(r.port, Data(points.utf8), token: token).status == 400)
+        #expect(try await post(r.port, Data(#"{"data": {"metrics": 5}}"#.utf8), token: token).status == 400)
         await r.stop()
     }
 

@@ -153,11 +153,16 @@ import Testing
         #expect(try lengths([explicit]) == [270])
     }
 
-    @Test func errorsNameTheFieldAndRefuseThePayloadWhole() throws {
+    /// A point (or a step metric) that cannot be read is left out and named, the good points beside it kept; a
+    /// body without the layout is refused whole.
+    @Test func aBadPointIsLeftOutAndNamedAndTheRestKept() throws {
         let good = point("2026-11-21 10:00:00 +0900", "12")
         let bad = body([good, point("2024-13-01 10:00:00 +0900", "3")])
         let e = try #require(T.error(bad))
         #expect(e.format == "health-auto-export")
+        let kept = try T.parse(bad)
+        #expect(T.replacing(kept).map(\.micro) == [12_000_000] && kept.refusedCount == 1)
+        #expect(kept.refused.first?.device == "Taro's iPhone")
         #expect(
             e.description
                 == "data.metrics[0].data[1].date: \"2024-13-01 10:00:00 +0900\" is not a date (expected yyyy-MM-dd HH:mm:ss Z, 12-hour forms accepted)"

@@ -18,15 +18,14 @@ enum PayloadTesting {
         try PayloadFormats.parse(body: fixture(relative), format: format)
     }
 
-    /// The `PayloadError` parsing `text` throws; nil when it parses.
+    /// The `PayloadError` parsing `text` throws, else the first item it leaves out; nil when all of it is read.
     static func error(_ text: String, format: String? = nil) -> PayloadError? {
         error(Data(text.utf8), format: format)
     }
 
     static func error(_ body: Data, format: String? = nil) -> PayloadError? {
         do {
-            _ = try PayloadFormats.parse(body: body, format: format)
-            return nil
+            return try PayloadFormats.parse(body: body, format: format).refused.first
         } catch let e as PayloadError {
             return e
         } catch {

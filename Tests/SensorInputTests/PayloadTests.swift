@@ -219,4 +219,47 @@ import Testing
             T.error("{\"x\":1}", format: "steplog")?.description
                 == "line 1: \"ts\" is missing or not an RFC 3339 time with a zone")
     }
+
+    /// In every format one bad item (a record, a message, a line) is left out and named with its field and device, and
+    /// the items around it are kept, in their order; the payload's own fields still refuse it whole.
+    @Test func eachFormatLeavesOutTheBadItemAndKeepsTheRest() throws {
+        let record = { (count: String, start: String) in
+            #"{"count": \#(count), "start_time": "2026-11-21T0\#(start):00:00Z", "end_time": "2026-11-21T0\#(start):15:00Z", "metadata": {"data_origin": "com.fit"}}"#
+        }
+        let hc = try T.parse(
+            #"{"timestamp": "2026-11-21T05:00:00Z", "app_version": "1", "steps": [\#(record("10", "1")), \#(record("-3", "2")), \#(record("30", "3"))]}"#
+        )
+        #expect(T.replacing(hc).map(\.reading.steps) == [10, 30])
+        #expect(hc.refused.map(\.path) == ["steps[1].count"] && hc.refused.first?.device == "com.fit")
+        #expect(hc.refused.first?.format == "health-connect")
+
+        let ownTracks = try T.parse(
+            #"[{"_type": "steps", "steps": 5, "from": 1795273200, "to": 1795276800}, {"_type": "steps", "steps": 5, "from": 1795276800}, {"_type": "location"}]"#
+        )
+        #expect(T.replacing(ownTracks).map(\.reading.steps) == [5] && ownTracks.ignored == ["location (1 message)"])
+        #expect(ownTracks.refused.map(\.description) == ["[1].to: missing"])
+        let lone = try T.parse(#"{"_type": "steps", "steps": "many", "from": 1795273200, "to": 1795276800}"#)
+        #expect(lone.items.isEmpty && lone.refused.map(\.path) == ["steps"] && lone.isStepsReport)
+
+        let lines = try T.parse(
+            "{\"ts\":\"2026-11-21T01:00:00Z\",\"steps\":3}\n{\"ts\":\"soon\",\"steps\":4}\n"
+                + "{\"ts\":\"2026-11-21T01:02:00Z\",\"steps\":5}\n")
+        #expect(lines.items.count == 2 && lines.refused.map(\.path) == ["line 2"])
+        guard case .adding(_, let third)? = lines.items.last else {
+            Issue.record("\(lines.items)")
+            return
+        }
+        #expect(third.startNs == third.endNs - 120_000_000_000, "spans from the line before the one left out")
+
+        // A body of bad items keeps the first refusals and counts them all.
+        let many = (0..<50).map { _ in #"{"ts":"soon","steps":1}"# }.joined(separator: "\n")
+        let refused = try T.parse(#"{"ts":"2026-11-21T01:00:00Z","steps":3}"# + "\n" + many)
+        #expect(refused.items.count == 1 && refused.refusedCount == 50 && refused.refused.count == Payload.refusedKept)
+        #expect(refused.refusalSummary(naming: 2).hasSuffix("and 48 more"), "\(refused.refusalSummary(naming: 2))")
+        #expect(refused.refusalSummary(naming: 1).hasPrefix("line 2: \"ts\""))
+
+        // The payload's own fields refuse it whole.
+        #expect(throws: PayloadError.self) { try T.parse(#"{"app_version": "1", "test": "yes", "steps": []}"#) }
+        #expect(throws: PayloadError.self) { try T.parse(#"{"sessionId": "s", "payload": []}"#) }
+    }
 }

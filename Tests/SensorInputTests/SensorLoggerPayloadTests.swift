@@ -146,7 +146,9 @@ import Testing
                 == "payload[0].values.steps")
     }
 
-    @Test func errorsNameTheReadingAndRefuseTheMessageWhole() throws {
+    /// A reading that cannot be read is left out, named, and the good one beside it kept; a message without its
+    /// device or session is refused whole.
+    @Test func aBadReadingIsLeftOutAndNamedAndABadMessageRefusedWhole() throws {
         let t: Int64 = 1_700_000_000_000_000_000
         let good = xyz("totalacceleration", t, "9.8")
         let cases: [(String, String, String)] = [
@@ -167,15 +169,16 @@ import Testing
                 "payload[1].values.z", "missing"
             ),
             (
-                message([good, "{\"name\":\"gyroscope\",\"time\":\"now\",\"values\":{}}"]), "payload[1].time",
+                message([good, "{\"name\":\"pedometer\",\"time\":\"now\",\"values\":{\"steps\":1}}"]),
+                "payload[1].time",
                 "expected a whole number, found a string (\"now\")"
             ),
             (
-                message([good, "{\"name\":\"gyroscope\",\"time\":-5,\"values\":{}}"]), "payload[1].time",
+                message([good, "{\"name\":\"pedometer\",\"time\":-5,\"values\":{\"steps\":1}}"]), "payload[1].time",
                 "-5 is not a time in ns between 1970 and 2100"
             ),
             (
-                message([good, "{\"name\":\"gyroscope\",\"time\":1e30,\"values\":{}}"]), "payload[1].time",
+                message([good, "{\"name\":\"pedometer\",\"time\":1e30,\"values\":{\"steps\":1}}"]), "payload[1].time",
                 "expected a whole number, found the number 1e30"
             ),
             (message([good, "{\"time\":\(t)}"]), "payload[1].name", "missing"),
@@ -192,7 +195,15 @@ import Testing
             #expect(e?.path == path, "\(text)")
             #expect(e?.message == message, "\(text)")
             #expect(e?.format == "sensor-logger", "\(text)")
+            if path.hasPrefix("payload[1]") {
+                let payload = try T.parse(text)
+                #expect(payload.refusedCount == 1 && payload.refused.first?.device == "d", "\(text)")
+                #expect(T.samples(payload)["d/s"]?.map(\.timeNs) == [t], "the good reading is kept: \(text)")
+            }
         }
+        // A sensor that is not used is not read: its time is not checked.
+        let gyroscope = try T.parse(message([good, "{\"name\":\"gyroscope\",\"time\":\"now\",\"values\":{}}"]))
+        #expect(gyroscope.refusedCount == 0 && gyroscope.ignored == ["gyroscope (1 reading)"])
     }
 
     @Test func timesWrittenAsFloatsAreRead() throws {

@@ -5,10 +5,10 @@ import SensorInput
 /// How one phone app must be answered, beyond the receiver's plain JSON answers (push-sources.md): where it shows
 /// its user a refusal, what it reads in a 200, which empty body it sends. A nil member is the plain answer.
 struct AppConvention: Sendable {
-    /// How the app shows its user why nothing of a message was kept (the text given, as the answer): used for a
-    /// refused payload, a payload whose data cannot be used (`Payload.problem`) and one that cannot be stored. Nil:
-    /// JSON with its status (400, or 503), which the app may retry but shows nobody, and a payload with a problem is
-    /// stored as any other.
+    /// How the app shows its user why a message was not kept, or not all of it (the text given, as the answer): used
+    /// for a refused payload, one with items left out, a payload whose data cannot be used (`Payload.problem`) and
+    /// one that cannot be stored. Nil: JSON with its status (400, 422, or 503), which the app may retry but shows
+    /// nobody, and a payload with a problem is stored as any other.
     var tellUser: (@Sendable (String) -> HTTPResponse)?
     /// The answer to a stored payload; nil: the JSON summary (`format`, `readings`, `samples`, …).
     var stored: (@Sendable (Payload) -> HTTPResponse)?

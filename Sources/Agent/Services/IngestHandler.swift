@@ -7,7 +7,8 @@ import WallTime
 
 /// One `POST /ingest` request, from the token to the answer: authenticate (bearer, Basic password or path token, in
 /// constant time; the token is never logged or repeated), read the body within `max_body` (inflated when gzip),
-/// recognise and parse the payload, commit it, answer. A refusal names what is wrong and where, and stores nothing.
+/// recognise and parse the payload, commit it, answer. A payload that cannot be read is refused whole, naming what is
+/// wrong and where, and stores nothing; one whose items cannot all be read stores the others and names those left out.
 struct IngestHandler: Sendable {
     let token: [UInt8]
     let maxBody: Int
@@ -42,10 +43,13 @@ struct IngestHandler: Sendable {
             return tellUser("steptweet counts nothing of this recording: \(problem)\n")
         }
         if payload.isTest {
+            if payload.refusedCount > 0 { return leftOut(payload, ReceivedCommit(), convention) }
             return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
         }
         let committed: ReceivedCommit
         do {
+            // The valid items are committed even when some were left out: refusing them all would keep them out for
+            // as long as the phone sends the bad one again (Health Auto Export: two days).
             committed = try store.commit(payload, nowNs: clock.nowNs())
         } catch {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
@@ -59,6 +63,7 @@ struct IngestHandler: Sendable {
         logger.debug(
             "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
+        if payload.refusedCount > 0 { return leftOut(payload, committed, convention) }
         if let stored = convention.stored { return stored(payload) }
         var answer: [String: Any] = [
             "format": payload.format, "readings": committed.readings, "samples": committed.samples,
@@ -66,6 +71,35 @@ struct IngestHandler: Sendable {
         ]
         if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
         return Self.json(.ok, answer)
+    }
+
+    /// The answer to a payload whose valid items are stored and some of whose items were left out, logged once:
+    /// told to the app's user by its convention (Sensor Logger's 499 text), else a 422 whose JSON names each item
+    /// left out (the first `Payload.refusedKept`, with `refused_count`) beside the stored payload's summary. A
+    /// resend of the same payload stores nothing again and gets the same answer.
+    func leftOut(_ payload: Payload, _ committed: ReceivedCommit, _ convention: AppConvention) -> HTTPResponse {
+        let what = payload.refusalHeadline
+        logger.warning(
+            "receiver: \(payload.format) payload: \(what) (\(committed.readings) new readings, \(committed.samples) new samples): \(payload.refusalSummary(naming: 3))"
+        )
+        if let tellUser = convention.tellUser {
+            return tellUser(
+                "steptweet, of this message: \(what): \(payload.refusalSummary(naming: 3, devices: false))\n")
+        }
+        var answer: [String: Any] = [
+            "error": "\(what): \(payload.refusalSummary(naming: 3))", "format": payload.format,
+            "stored": payload.items.count,
+            "readings": committed.readings, "samples": committed.samples, "duplicates": committed.duplicates,
+            "device": committed.devices.joined(separator: ", "), "refused_count": payload.refusedCount,
+            "refused": payload.refused.map { e -> [String: String] in
+                var item = ["field": e.path, "reason": e.message]
+                if let device = e.device { item["device"] = device }
+                return item
+            },
+        ]
+        if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
+        if payload.isTest { answer["test"] = true }
+        return Self.json(.unprocessableContent, answer)
     }
 
     /// The password of `Authorization: Basic` (OwnTracks authenticates so, with its user and password settings):

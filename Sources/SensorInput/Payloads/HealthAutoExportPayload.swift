@@ -6,7 +6,8 @@ import Foundation
 /// `HealthAutoExportInterval`) stamped at its start, and replaces any earlier point of the same source and start
 /// (the app resends yesterday and today several times a day, today's points growing). `qty` may be fractional after
 /// aggregation: kept exact in microsteps. Other metrics, workouts and the other arrays (`stateOfMind`, `ecg`, …) are
-/// recognised and listed as ignored; one old version put `"workouts": []` beside `data`.
+/// recognised and listed as ignored; one old version put `"workouts": []` beside `data`. A point (or a `step_count`
+/// metric) that cannot be read is left out and listed, the rest kept.
 enum HealthAutoExportPayload {
     static let app = PayloadApp.healthAutoExport
     static let name = app.rawValue
@@ -44,7 +45,14 @@ enum HealthAutoExportPayload {
         for (key, value) in members {
             if key == "metrics" {
                 for (m, metric) in try value.array(at: "data.metrics").enumerated() {
-                    try read(metric, at: "data.metrics[\(m)]", of: body, devices: &devices, into: &payload)
+                    // A metric that cannot be read (no name, units that are not steps) is left out, the others kept.
+                    let kept = payload.items.count
+                    do {
+                        try read(metric, at: "data.metrics[\(m)]", of: body, devices: &devices, into: &payload)
+                    } catch let e as PayloadError {
+                        payload.items.removeSubrange(kept...)
+                        payload.refuse(e)
+                    }
                 }
             } else if key == "workouts" {
                 let n = try value.array(at: "data.workouts").count
@@ -88,7 +96,15 @@ enum HealthAutoExportPayload {
         let data = try metric.member("data", at: path + ".data")
         payload.items.reserveCapacity(payload.items.count + body.count(of: data, at: path + ".data"))
         try body.forEachElement(of: data, at: path + ".data") { i, json in
-            let p = try read(json, in: path, index: i, devices: &devices)
+            let p: Point
+            do {
+                p = try read(json, in: path, index: i, devices: &devices)
+            } catch var e as PayloadError {
+                // Left out: one bad point must not keep the others (sent again for days) out.
+                e.device = json["source"]?.string.flatMap(HealthAutoExportSource.device) ?? name
+                payload.refuse(e)
+                return
+            }
             if p.endNs == nil {
                 open.append(payload.items.count)
                 starts.append(p.startNs)

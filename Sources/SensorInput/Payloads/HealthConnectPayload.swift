@@ -5,8 +5,9 @@ import Foundation
 /// any earlier one of its device with the same `start_time` (in the default daily mode today's record comes again at
 /// every sync with a growing count). The device is the record's `metadata.data_origin` (the app that wrote it) and
 /// `metadata.device` model when given, so records of several apps covering one walk are separate devices; without
-/// metadata it is `health-connect`. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A test send
-/// (`"test": true`) is checked like any payload, then stores nothing.
+/// metadata it is `health-connect`. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A record that
+/// cannot be read is left out and refused, the others kept. A test send (`"test": true`) is checked like any payload,
+/// then stores nothing.
 enum HealthConnectPayload {
     static let app = PayloadApp.healthConnect
     static let name = app.rawValue
@@ -36,7 +37,9 @@ enum HealthConnectPayload {
         for (key, value) in members {
             if key == "steps" {
                 for (i, record) in try value.array(at: "steps").enumerated() {
-                    payload.items.append(try read(record, at: "steps[\(i)]"))
+                    payload.refusingItem(device: device(record["metadata"]) ?? name) { payload in
+                        payload.items.append(try read(record, at: "steps[\(i)]"))
+                    }
                 }
             } else if case .array(let records) = value, !records.isEmpty {
                 payload.ignored.append("\(key) (\(counted(records.count, "record")))")

@@ -4,7 +4,8 @@ import Foundation
 /// "tst": 1700000000, "steps": 4321, "from": 1699999200, "to": 1700000000}` (the answer to a `reportSteps` command)
 /// holds steps: the total over `from`-`to` (epoch seconds). It replaces an earlier report of the same `from`, so a
 /// resend, or a report of the same day asked again later, is never added twice. `steps` -1 (not supported by the
-/// phone) and every other `_type` (location, transition, …) are listed as ignored. The body names no device: the
+/// phone) and every other `_type` (location, transition, …) are listed as ignored; a message that cannot be read is
+/// left out and refused, the others of an array kept. The body names no device: the
 /// device is `owntracks` (the receiver may qualify it, e.g. by OwnTracks' `X-Limit-D` header).
 enum OwnTracksPayload {
     static let app = PayloadApp.ownTracks
@@ -34,34 +35,44 @@ enum OwnTracksPayload {
             messages = [(try root.object(at: ""), "")]
         }
         for (message, prefix) in messages {
-            func at(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
-            _ = try message.object(at: prefix)
-            let type = try message.member("_type", at: at("_type")).text(at: at("_type"))
-            guard type == "steps" else {
-                others[type, default: 0] += 1
-                continue
+            payload.refusingItem(device: name) { payload in
+                try read(message, at: prefix, into: &payload, others: &others)
             }
-            payload.isStepsReport = true
-            let steps = try message.member("steps", at: at("steps")).integer(at: at("steps"))
-            let from = try second(message, "from", at: at("from"))
-            let to = try second(message, "to", at: at("to"))
-            if message["tst"] != nil { _ = try second(message, "tst", at: at("tst")) }
-            guard to >= from else { throw PayloadError(path: at("to"), message: "before from") }
-            guard steps != -1 else {
-                payload.ignored.append("steps report: not supported by the phone (-1)")
-                continue
-            }
-            guard steps >= 0, steps < StepReading.countLimit else {
-                throw PayloadError(path: at("steps"), message: "\(steps) is not a step count (0 to 2^40, or -1)")
-            }
-            payload.items.append(
-                .replacing(
-                    device: name, key: "steps from \(from)",
-                    reading: StepReading(startNs: from * 1_000_000_000, endNs: to * 1_000_000_000, steps: Int(steps)),
-                    microsteps: steps * 1_000_000))
         }
         payload.ignored += others.sorted { $0.key < $1.key }.map { "\($0.key) (\(counted($0.value, "message")))" }
         return payload
+    }
+
+    /// One message (`prefix`: its index in an array, empty for a lone one): a steps report into items, any other
+    /// `_type` counted into `others`.
+    static func read(
+        _ message: JSONTree, at prefix: String, into payload: inout Payload, others: inout [String: Int]
+    ) throws {
+        func at(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+        _ = try message.object(at: prefix)
+        let type = try message.member("_type", at: at("_type")).text(at: at("_type"))
+        guard type == "steps" else {
+            others[type, default: 0] += 1
+            return
+        }
+        payload.isStepsReport = true
+        let steps = try message.member("steps", at: at("steps")).integer(at: at("steps"))
+        let from = try second(message, "from", at: at("from"))
+        let to = try second(message, "to", at: at("to"))
+        if message["tst"] != nil { _ = try second(message, "tst", at: at("tst")) }
+        guard to >= from else { throw PayloadError(path: at("to"), message: "before from") }
+        guard steps != -1 else {
+            payload.ignored.append("steps report: not supported by the phone (-1)")
+            return
+        }
+        guard steps >= 0, steps < StepReading.countLimit else {
+            throw PayloadError(path: at("steps"), message: "\(steps) is not a step count (0 to 2^40, or -1)")
+        }
+        payload.items.append(
+            .replacing(
+                device: name, key: "steps from \(from)",
+                reading: StepReading(startNs: from * 1_000_000_000, endNs: to * 1_000_000_000, steps: Int(steps)),
+                microsteps: steps * 1_000_000))
     }
 
     /// An epoch second from 1970 to 2100.

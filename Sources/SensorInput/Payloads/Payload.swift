@@ -35,12 +35,56 @@ public struct Payload: Sendable, Equatable {
     /// An OwnTracks steps report was among the messages (with steps, or -1 from a phone without a pedometer): the
     /// answer to a `reportSteps` command, which must not be answered with another.
     public var isStepsReport = false
+    /// The items that could not be read and were left out (a point, a reading, a record, a message, a line), each
+    /// naming its field: the first `refusedKept` of them, so that a body of bad items holds no error per item.
+    /// The rest of the payload is read and used: one bad point must not keep its neighbours out, since the phone
+    /// sends the same point again for days.
+    public var refused: [PayloadError] = []
+    /// How many items were left out, all of them.
+    public var refusedCount = 0
+    /// How many refusals `refused` keeps.
+    public static let refusedKept = 20
 
     public init(app: PayloadApp, items: [PayloadItem] = [], ignored: [String] = [], isTest: Bool = false) {
         self.app = app
         self.items = items
         self.ignored = ignored
         self.isTest = isTest
+    }
+
+    /// Leaves an item out for `error`.
+    mutating func refuse(_ error: PayloadError) {
+        refusedCount += 1
+        if refused.count < Self.refusedKept { refused.append(error) }
+    }
+
+    /// Leaves an item out when `read` throws, naming `device` when the error names none. Item readers throw only
+    /// `PayloadError`s; anything else is kept as its description.
+    mutating func refusingItem(device: @autoclosure () -> String? = nil, _ read: (inout Payload) throws -> Void) {
+        do {
+            try read(&self)
+        } catch {
+            var refusal = error as? PayloadError ?? PayloadError(path: "", message: String(describing: error))
+            if refusal.device == nil { refusal.device = device() }
+            refuse(refusal)
+        }
+    }
+
+    /// "stored 18 items, left out 2 that cannot be read": what the receiver did with the payload (its items are
+    /// stored; a test message's are none).
+    public var refusalHeadline: String {
+        "stored \(counted(items.count, "item")), left out \(refusedCount) that cannot be read"
+    }
+
+    /// The first `limit` refusals, "field: why" each (with `devices`, "device: field: why" where the item named one),
+    /// joined with "; ", and "and N more" for the rest.
+    public func refusalSummary(naming limit: Int, devices: Bool = true) -> String {
+        var parts = refused.prefix(limit).map { e in
+            guard devices, let device = e.device else { return e.description }
+            return "\(device): \(e)"
+        }
+        if refusedCount > parts.count { parts.append("and \(refusedCount - parts.count) more") }
+        return parts.joined(separator: "; ")
     }
 }
 
@@ -61,8 +105,9 @@ public enum PayloadItem: Sendable, Equatable {
     case runningTotal(device: String, stream: String, timeNs: Int64, total: Int)
 }
 
-/// Why a payload was refused, naming the field as a path (`data.metrics[0].data[3].date`). A payload that is partly
-/// valid is refused whole, so the phone sends it again once fixed.
+/// Why a payload, or one item of it, was refused, naming the field as a path (`data.metrics[0].data[3].date`). A body
+/// that cannot be read as a payload at all is refused whole (thrown); an item that cannot be read is left out and
+/// listed (`Payload.refused`), and the rest is kept.
 public struct PayloadError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The app whose format the payload was read as; nil when no format recognised it.
     public var app: PayloadApp?
@@ -71,11 +116,15 @@ public struct PayloadError: Error, CustomStringConvertible, Sendable, Equatable 
     /// Where in the body: a field path, `line N` for JSON lines, empty for the body as a whole.
     public var path: String
     public var message: String
+    /// The device a refused item was about, when the item says (Health Auto Export's `source`, Sensor Logger's
+    /// `deviceId`); nil for a payload refused whole and an item that names none.
+    public var device: String?
 
-    public init(app: PayloadApp? = nil, path: String, message: String) {
+    public init(app: PayloadApp? = nil, path: String, message: String, device: String? = nil) {
         self.app = app
         self.path = path
         self.message = message
+        self.device = device
     }
 
     public var description: String { path.isEmpty ? message : "\(path): \(message)" }

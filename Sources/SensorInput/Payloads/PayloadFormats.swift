@@ -9,7 +9,8 @@ public struct PayloadFormat: Sendable {
     public let about: String
     /// Whether the body has this format's shape (a cheap look at the top-level keys, never a full check).
     let recognises: @Sendable (PayloadBody) -> Bool
-    /// The body's items; throws a `PayloadError` naming the first field that is wrong.
+    /// The body's items, with those that cannot be read left out and listed (`Payload.refused`); throws a
+    /// `PayloadError` when the body cannot be read as this format's payload at all.
     let parse: @Sendable (PayloadBody) throws -> Payload
     /// Paths of arrays that may be long (keys, `*` for any key or index), read one element at a time.
     var longArrays: [[String]] = []
@@ -28,9 +29,10 @@ public enum PayloadFormats {
     /// The format named `name`, if any.
     public static func named(_ name: String) -> PayloadFormat? { all.first { $0.name == name.lowercased() } }
 
-    /// Parses one request body (already un-gzipped) as `format`, or as the format that recognises it when nil.
-    /// Throws a `PayloadError`: an unknown format name, a body without the format's shape, an unrecognised body
-    /// (naming the formats tried), or the first wrong field of the format's payload. Nothing of a refused payload is
+    /// Parses one request body (already un-gzipped) as `format`, or as the format that recognises it when nil. An
+    /// item that cannot be read is left out and listed in `Payload.refused`. Throws a `PayloadError` for a body that
+    /// cannot be read at all: an unknown format name, a body without the format's shape, an unrecognised body (naming
+    /// the formats tried), or a wrong field of the payload as a whole (a missing `deviceId`); nothing of it is
     /// returned.
     public static func parse(body: Data, format: String? = nil) throws -> Payload {
         try parse(bytes: [UInt8](body), format: format)
@@ -51,7 +53,9 @@ public enum PayloadFormats {
             chosen = try recognise(payloadBody)
         }
         do {
-            return try chosen.parse(payloadBody)
+            var payload = try chosen.parse(payloadBody)
+            for i in payload.refused.indices { payload.refused[i].app = chosen.app }
+            return payload
         } catch var e as PayloadError {
             e.app = chosen.app
             throw e
@@ -59,13 +63,18 @@ public enum PayloadFormats {
     }
 
     /// Why a body named as `f` (`?format=NAME`) does not have its shape: its JSON error, or the first field the
-    /// format's parser finds missing or wrong (`payload: missing`), else the shape expected.
+    /// format's parser finds missing or wrong (`payload: missing`, or the first item it leaves out), else the shape
+    /// expected.
     static func unrecognised(_ body: PayloadBody, as f: PayloadFormat) -> PayloadError {
         var error = PayloadError(app: f.app, path: "", message: "not a \(f.name) payload (expected \(f.about))")
         if f.app != .stepLog, case .failure(let e) = body.document {
             error = e
         } else {
-            do { _ = try f.parse(body) } catch let e as PayloadError where !e.path.isEmpty { error = e } catch {}
+            do {
+                if let first = try f.parse(body).refused.first { error = first }
+            } catch let e as PayloadError where !e.path.isEmpty {
+                error = e
+            } catch {}
         }
         error.app = f.app
         return error

@@ -8,7 +8,8 @@ import StepDetection
 /// (`SensorLoggerPairing`); `accelerometeruncalibrated` (with gravity; in g on iOS unless "Standardise Units &
 /// Frames" is on, m/s² otherwise: told from the median |a|, ≈ 1 or ≈ 9.8). `pedometer` readings are running totals.
 /// A reading repeated within the message (name and time) is taken once; one whose values are null (how JavaScript
-/// writes NaN) or over 50 g is left out and listed. "Tap to test pushing" sends one reading named `test`.
+/// writes NaN) or over 50 g is left out and listed; one that cannot be read (no time, values not numbers) is left out
+/// and refused (`Payload.refused`). "Tap to test pushing" sends one reading named `test`.
 enum SensorLoggerPayload {
     static let app = PayloadApp.sensorLogger
     static let name = app.rawValue
@@ -58,8 +59,14 @@ enum SensorLoggerPayload {
         var bySensor: [String: [Reading]] = [:]
         var others: [String: Int] = [:]
         for (i, r) in readings.enumerated() {
-            let (sensor, reading) = try read(r, index: i)
-            if let reading { bySensor[sensor, default: []].append(reading) } else { others[sensor, default: 0] += 1 }
+            payload.refusingItem(device: device) { _ in
+                let (sensor, reading) = try read(r, index: i)
+                if let reading {
+                    bySensor[sensor, default: []].append(reading)
+                } else {
+                    others[sensor, default: 0] += 1
+                }
+            }
         }
         var notes = Notes()
         for key in bySensor.keys.sorted() { bySensor[key] = notes.onceEach(bySensor[key]!, sensor: key) }
@@ -87,16 +94,17 @@ enum SensorLoggerPayload {
         return id
     }
 
-    /// Reading `i` of `payload`: its sensor's name, and for a used sensor its time and values, checked (every
-    /// reading is checked before repeats are dropped, so a bad repeat still refuses the message).
+    /// Reading `i` of `payload`: its sensor's name, and for a used sensor its time and values, checked (a bad
+    /// reading is left out before repeats are dropped, so a good repeat of it still counts). A reading of a sensor
+    /// not used is only named.
     static func read(_ r: JSONTree, index i: Int) throws -> (String, Reading?) {
         _ = try r.object(at: "payload[\(i)]")
         let sensor = try r.member("name", at: "payload[\(i)].name").text(at: "payload[\(i)].name")
+        guard used.contains(sensor) else { return (sensor, nil) }
         let time = try r.member("time", at: "payload[\(i)].time").integer(at: "payload[\(i)].time")
         guard (0...latestNs).contains(time) else {
             throw PayloadError(path: "payload[\(i)].time", message: "\(time) is not a time in ns between 1970 and 2100")
         }
-        guard used.contains(sensor) else { return (sensor, nil) }
         let values = try (r["values"] ?? r).object(at: "payload[\(i)].values")
         var reading = Reading(index: i, timeNs: time)
         if sensor == "pedometer" {

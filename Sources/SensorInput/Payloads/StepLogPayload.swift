@@ -5,7 +5,8 @@ import Foundation
 /// the stream `boot_id`. A line with `steps` is a delta spanning from the stream's previous line in the body (the
 /// first is a point in time): with a `seq` it replaces any earlier line of that stream and `seq` (so a resent body
 /// is not added twice), without one it adds. A line with only `total` is a running total of its stream, differenced
-/// by the caller across bodies (resets and baselines as in the file format).
+/// by the caller across bodies (resets and baselines as in the file format). A line that cannot be read is left out
+/// and refused, the others kept.
 enum StepLogPayload {
     static let app = PayloadApp.stepLog
     static let name = app.rawValue
@@ -29,12 +30,14 @@ enum StepLogPayload {
         var payload = Payload(app: app)
         var totals: [PayloadItem] = []
         var lastNs: [String: Int64] = [:]
-        var problem: PayloadError?
         forEachLine(body.bytes) { bytes, number in
             let decoded = bytes.withUnsafeBufferPointer { StepLogFormat.Line.decode($0) }
             guard case .success(let line) = decoded else {
-                if case .failure(let m) = decoded { problem = PayloadError(path: "line \(number)", message: m.reason) }
-                return false
+                // Left out; the next line of its stream spans from the line before it.
+                if case .failure(let m) = decoded {
+                    payload.refuse(PayloadError(path: "line \(number)", message: m.reason))
+                }
+                return true
             }
             let device = line.source ?? name
             let stream = line.bootID ?? ""
@@ -56,7 +59,6 @@ enum StepLogPayload {
             lastNs[key] = max(lastNs[key] ?? line.ts, line.ts)
             return true
         }
-        if let problem { throw problem }
         payload.items += totals.enumerated().sorted { a, b in
             guard case .runningTotal(_, _, let ta, _) = a.element, case .runningTotal(_, _, let tb, _) = b.element
             else { return false }
