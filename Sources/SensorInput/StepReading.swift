@@ -57,6 +57,12 @@ extension StepReading {
         }
     }
 
+    /// The steps between two readings of a running total (a pedometer's counter): their difference, or the later
+    /// value whole when it dropped (the counter was reset and counts from 0 again).
+    public static func stepsBetween(total before: Int64, and after: Int64) -> Int64 {
+        after >= before ? after - before : after
+    }
+
     /// The second (since the Unix epoch) holding `ns`, rounding down for times before 1970 too.
     public static func floorSecond(_ ns: Int64) -> Int64 { TimeParsing.floorDiv(ns, 1_000_000_000) }
 

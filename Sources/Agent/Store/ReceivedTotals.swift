@@ -7,8 +7,8 @@ import SensorInput
 /// messages arrive out of order and are sometimes sent twice, and neither may change what is counted. A total counts
 /// as a reading over the time since the one before it (keyed `total:<stream>:<time>`, replacing); the first total
 /// of a stream is where counting starts (a step log's counter may have run since the device started); a drop is a
-/// reset (the new
-/// value counts from 0). A total that arrives before a later one already stored also sets that later one's reading.
+/// reset (`StepReading.stepsBetween`). A total that arrives before a later one already stored also sets that later
+/// one's reading.
 struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "received_total"
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
@@ -21,9 +21,6 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     var stream: String
     var timeNs: Int64
     var total: Int
-
-    /// The steps between a total and the one after it; a drop is a reset.
-    static func steps(from before: Int, to after: Int) -> Int { after >= before ? after - before : after }
 
     /// The stream's total just before `timeNs`, and just after it.
     static func neighbours(_ db: Database, stream: String, timeNs: Int64) throws -> (
@@ -40,7 +37,8 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     static func reading(of total: ReceivedTotalRecord, after before: ReceivedTotalRecord?) -> StepReading {
         guard let before else { return StepReading(startNs: total.timeNs, endNs: total.timeNs, steps: 0) }
         return StepReading(
-            startNs: before.timeNs, endNs: total.timeNs, steps: steps(from: before.total, to: total.total))
+            startNs: before.timeNs, endNs: total.timeNs,
+            steps: Int(StepReading.stepsBetween(total: Int64(before.total), and: Int64(total.total))))
     }
 
     /// The key of the reading a stream's total at `timeNs` counts as (`session` is the stream without its device).

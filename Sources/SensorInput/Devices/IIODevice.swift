@@ -195,7 +195,7 @@ public struct IIOStepCounter {
             lastNs = nowNs
         }
         guard let previous = last, let since = lastNs else { return nil }
-        let delta = total >= previous ? total - previous : total
+        let delta = StepReading.stepsBetween(total: Int64(previous), and: Int64(total))
         return StepReading(startNs: since, endNs: nowNs, steps: Int(delta))
     }
 }

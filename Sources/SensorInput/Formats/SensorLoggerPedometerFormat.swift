@@ -65,7 +65,7 @@ struct SensorLoggerPedometerFormat: LineParser {
         }
         let elapsed = c.elapsed.flatMap { Fields.double(f[$0]) } ?? 0
         let start = lastNs ?? (t &- Int64((elapsed.isFinite ? max(0, min(elapsed, 1e9)) : 0) * 1e9))
-        let delta = total >= lastTotal ? total - lastTotal : total
+        let delta = StepReading.stepsBetween(total: lastTotal, and: total)
         lastTotal = total
         lastNs = t
         emit(.reading(StepReading(startNs: min(start, t), endNs: t, steps: Int(delta))))

@@ -101,7 +101,7 @@ struct StepLogFormat: LineParser {
         if let steps = fields.steps {
             delta = steps
         } else if let total = fields.total {
-            if let last = stream.lastTotal { delta = total >= last ? total - last : total }  // drop = reset
+            if let last = stream.lastTotal { delta = StepReading.stepsBetween(total: last, and: total) }
         }
         if let total = fields.total { stream.lastTotal = total }
         let start = min(stream.lastNs ?? fields.ts, fields.ts)
