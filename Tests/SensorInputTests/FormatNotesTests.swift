@@ -363,8 +363,24 @@ extension FormatNotesTests {
         #expect(summary.skippedLines == 0)
         #expect(summary.unit == .g)
         #expect(abs((summary.rateHz ?? 0) - 100) < 0.01)
-        #expect(summary.firstNs == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        // Local wall time at GMT +01:00, as the header states.
+        #expect(summary.firstNs == TimeParsing.parseISO8601("2013-05-30T09:12:49.500Z"))
         #expect(abs((samples(items).first?.y ?? 0) + 0.996 * standardGravity) < 1e-9)
+        // Without a stated zone the times are read as UTC; one that cannot be read is said, and read as UTC.
+        let bare = try temporaryFile(
+            Array(((header.filter { !$0.hasPrefix("Time Zone") } + rows).joined(separator: "\n") + "\n").utf8))
+        #expect(try readAll(bare).0.firstNs == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        let odd = header.map { $0.hasPrefix("Time Zone") ? "Time Zone,Europe/Paris" : $0 }
+        let oddPath = try temporaryFile(Array(((odd + rows).joined(separator: "\n") + "\n").utf8))
+        let (oddSummary, _) = try readAll(oddPath)
+        #expect(oddSummary.firstNs == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        #expect(oddSummary.skippedLines == 1)
+        let local = try #require(TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        for (zone, east) in [("GMT -08:00", -28_800), ("GMT +0530", 19_800), ("GMT", 0), ("UTC", 0)] {
+            let zoned = header.map { $0.hasPrefix("Time Zone") ? "Time Zone,\(zone)" : $0 }
+            let zonedPath = try temporaryFile(Array(((zoned + rows).joined(separator: "\n") + "\n").utf8))
+            #expect(try readAll(zonedPath).0.firstNs == local - Int64(east) * 1_000_000_000, "\(zone)")
+        }
     }
 }
 
