@@ -131,8 +131,10 @@ public struct MastodonPublisher: Publisher {
         case .failure(let stop): return .failure(stop)
         case .success(let r): reply = r
         }
-        guard let id = idString(reply.json?["id"]) else {
-            return .failure(Stop(.permanent(reason: "the media upload answered without an id")))
+        let id: String
+        switch context.uploadReference(in: reply, named: "media id", { idString($0.json?["id"]) }) {
+        case .failure(let stop): return .failure(stop)
+        case .success(let mediaID): id = mediaID
         }
         while reply.status == 202 || reply.json?["url"] as? String == nil {
             do { try await deadline.pause(for: Self.processingPoll) } catch {

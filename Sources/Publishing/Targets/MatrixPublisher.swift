@@ -92,10 +92,13 @@ public struct MatrixPublisher: Publisher {
         switch await context.successfulReply(to: upload, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
-            guard let contentURI = reply.json?["content_uri"] as? String, contentURI.hasPrefix("mxc://") else {
-                return .failure(Stop(.permanent(reason: "the media upload answered without an mxc:// content_uri")))
+            let read = context.uploadReference(in: reply, named: "mxc:// content_uri") {
+                ($0.json?["content_uri"] as? String).flatMap { $0.hasPrefix("mxc://") ? $0 : nil }
             }
-            uri = contentURI
+            switch read {
+            case .failure(let stop): return .failure(stop)
+            case .success(let contentURI): uri = contentURI
+            }
         }
         let content: [String: Any] = [
             "msgtype": "m.image", "body": image.alt, "url": uri,
