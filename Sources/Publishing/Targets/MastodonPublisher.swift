@@ -287,11 +287,7 @@ public struct MastodonPublisher: Publisher {
 
     /// A GET with the token: the 2xx reply, or why not.
     func get(_ path: String, deadline: Deadline) async -> Result<HTTPReply, LookupFailure> {
-        var request = URLRequest(url: Endpoint.join(baseURL, path))
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-        return await context.lookUpRequest(request, deadline: deadline)
+        await context.lookUpGET(Endpoint.join(baseURL, path), token: token, deadline: deadline)
     }
 
 }
