@@ -158,6 +158,24 @@ enum ImageAttachment {
     }
 }
 
+extension HTTPContext {
+    /// The reference an upload's 2xx `reply` carries (`read`: a media id, an mxc:// URI, a blob), or the stop when it
+    /// carries none: the one place that decides what such an answer is, for every target that uploads first. It is
+    /// retryable, not permanent: a 2xx without the reference is a proxy's or a captive portal's page, or a server
+    /// that took the upload and lost it, and the next attempt (which uploads again) may well get through; a
+    /// permanent failure would lose a post that needs its image for good. Not unconfirmed: nothing was posted.
+    func uploadReference<Reference>(
+        in reply: HTTPReply, named what: String, _ read: (HTTPReply) -> Reference?
+    ) -> Result<Reference, Stop> {
+        if let reference = read(reply) { return .success(reference) }
+        return .failure(
+            Stop(
+                .retryable(
+                    reason: ResponseClassifier.reason(reply, redactor: redactor) + " (no \(what) in the answer)",
+                    retryAfter: nil)))
+    }
+}
+
 extension DeliveryOutcome {
     /// The reason of a failed outcome, or a description of the others.
     var reason: String {

@@ -53,7 +53,7 @@ extension Post {
     /// `[A-Za-z0-9.-]`, so it is safe as a header value, a Matrix txnId and a file name.
     ///
     /// Targets map it as follows: Mastodon and webhooks `Idempotency-Key` header; Matrix the `{txnId}` path
-    /// segment; Bluesky a TID record key derived from the window start (`BlueskyPublisher.recordKey`); ntfy,
+    /// segment and `org.steptweet.idempotency_key` in the event's content; Bluesky a TID record key derived from the window start (`BlueskyPublisher.recordKey`); ntfy,
     /// Misskey, Discord, Slack and X have no key (X answers a repeat with 403 duplicate content, reported as
     /// `.alreadyDelivered`); the file target skips a key it already holds.
     public static func idempotencyKey(windowStart: Date, windowEnd: Date) -> String {
@@ -97,7 +97,8 @@ public protocol Publisher: Sendable {
     /// A one-line description for logs and `--dry-run`, with secrets and webhook URLs redacted.
     var redactedDescription: String { get }
     /// Whether sending a post again can make a second one there: the target has no idempotency key and no
-    /// duplicate check (Discord, Slack, ntfy, Misskey), or servers may ignore its key (Mastodon). Such targets are
+    /// duplicate check (Discord, Slack, ntfy, Misskey), servers may ignore its key (Mastodon) or forget it (Matrix's
+    /// txnId, after 24 h on Synapse or with a new login). Such targets are
     /// asked `lookUp` before a post is resent after an unconfirmed attempt.
     var repeatsDuplicate: Bool { get }
     /// For `repeatsDuplicate` targets that cannot look a post up: resend after an unconfirmed attempt (at least once,

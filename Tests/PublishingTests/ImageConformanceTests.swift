@@ -223,6 +223,30 @@ func blueskyImage(in requests: [SeenRequest]) -> [String: Any]? {
         #expect(requests.last(where: target.isPost).map { target.carriesImage($0, requests) } == true)
     }
 
+    /// A proxy's or captive portal's 200 page in the upload's place: retried (uploading again), never a permanent
+    /// failure that would lose a post whose image is required, and never unconfirmed (nothing was posted).
+    @Test(arguments: ImageCase.all.filter(\.uploadsFirst))
+    func anUploadAnswered2xxWithoutItsIdIsRetriedNotFailed(_ target: ImageCase) async throws {
+        let page = "<html><body>Welcome to the hotel network</body></html>"
+        let server = try await target.server(upload: { $0 == 1 ? textResponse(200, page) : nil })
+        defer { Task { await server.stop() } }
+        let publisher = target.make(server.baseURL, Self.chart)
+        let first = await publisher.publish(sampleImagePost, deadline: soon())
+        guard case .retryable(let reason, let after, let unconfirmed) = first else {
+            Issue.record("\(target.kind): \(first)")
+            return
+        }
+        #expect(reason.hasPrefix("image upload: HTTP 200: <html>"), "\(target.kind): \(reason)")
+        #expect(reason.hasSuffix(" in the answer)"), "\(target.kind): \(reason)")
+        #expect(after == nil && !unconfirmed, "\(target.kind): nothing was posted, so nothing needs looking up")
+        #expect(await server.requests.filter(target.isPost).isEmpty, "\(target.kind): posted without its image")
+        #expect(await publisher.publish(sampleImagePost, deadline: soon()).isDelivered)
+        let requests = await server.requests
+        #expect(requests.filter { target.isUpload?($0) == true }.count == 2)
+        #expect(requests.filter(target.isPost).count == 1)
+        #expect(requests.last(where: target.isPost).map { target.carriesImage($0, requests) } == true)
+    }
+
     @Test(arguments: ImageCase.all)
     func aPostWhoseAnswerIsLostIsUnconfirmedAndItsRepeatKeepsItsKey(_ target: ImageCase) async throws {
         let server = try await target.server(post: { $0 == 1 ? closeBeforeAnswering() : nil })

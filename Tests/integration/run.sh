@@ -147,6 +147,8 @@ print(f"export STEPTWEET_IT_MATRIX_ROOM='{room['room_id']}'")
 PY
 )"
 export STEPTWEET_IT_MATRIX_URL="http://127.0.0.1:$SYNAPSE_PORT"
+# For a second login (a new device, whose txnIds are its own): the look-up test.
+export STEPTWEET_IT_MATRIX_USER="stepbot" STEPTWEET_IT_MATRIX_PASSWORD="stepbot-pass-123"
 export STEPTWEET_IT_MASTODON_URL="http://127.0.0.1:$MASTODON_PORT"
 export STEPTWEET_IT_MASTODON_TOKEN="mock_token"
 

@@ -183,10 +183,8 @@ public struct BlueskyPublisher: Publisher {
             return .failure(
                 Stop(ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }))
         }
-        guard let blob = reply.json?["blob"] as? [String: Any] else {
-            return .failure(Stop(.permanent(reason: "uploadBlob answered without a blob")))
-        }
-        return .success((blob, session))
+        return context.uploadReference(in: reply, named: "blob") { $0.json?["blob"] as? [String: Any] }
+            .map { ($0, session) }
     }
 
     /// `app.bsky.embed.images` with one image: the blob, its alt text and its aspect ratio (so clients lay it out

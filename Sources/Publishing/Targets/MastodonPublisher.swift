@@ -131,8 +131,10 @@ public struct MastodonPublisher: Publisher {
         case .failure(let stop): return .failure(stop)
         case .success(let r): reply = r
         }
-        guard let id = idString(reply.json?["id"]) else {
-            return .failure(Stop(.permanent(reason: "the media upload answered without an id")))
+        let id: String
+        switch context.uploadReference(in: reply, named: "media id", { idString($0.json?["id"]) }) {
+        case .failure(let stop): return .failure(stop)
+        case .success(let mediaID): id = mediaID
         }
         while reply.status == 202 || reply.json?["url"] as? String == nil {
             do { try await deadline.pause(for: Self.processingPoll) } catch {
@@ -285,11 +287,7 @@ public struct MastodonPublisher: Publisher {
 
     /// A GET with the token: the 2xx reply, or why not.
     func get(_ path: String, deadline: Deadline) async -> Result<HTTPReply, LookupFailure> {
-        var request = URLRequest(url: Endpoint.join(baseURL, path))
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
-        return await context.lookUpRequest(request, deadline: deadline)
+        await context.lookUpGET(Endpoint.join(baseURL, path), token: token, deadline: deadline)
     }
 
 }

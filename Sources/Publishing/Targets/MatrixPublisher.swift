@@ -9,6 +9,11 @@ import Messages
 /// `{"msgtype": "m.notice", "body": …}`. The txnId is the post's idempotency key: the homeserver answers a repeat on
 /// the same device with the first event instead of posting again. 200 `{"event_id": …}`. With `image = "chart"` the
 /// chart is uploaded to the media repository and sent as an `m.image` event (txnId `<key>-image`) before the text.
+///
+/// The homeserver forgets a txnId (Synapse after 24 h), and a new login is a new device with txnIds of its own: a
+/// post whose answer was lost and that is resent later, or with another token, would be posted twice. So every event
+/// carries the post's key in its content (`idempotencyContentKey`), and before such a resend `lookUp` reads the
+/// account's recent messages in the room for it.
 public struct MatrixPublisher: Publisher {
     public let name: String
     public let baseURL: URL
@@ -37,6 +42,9 @@ public struct MatrixPublisher: Publisher {
     }
 
     public var lengthRule: LengthRule? { gate.rule }
+    /// A txnId does not outlive the homeserver's memory of it (24 h on Synapse) or the device: looked up before a
+    /// resend after an unconfirmed attempt.
+    public var repeatsDuplicate: Bool { true }
     public var redactedDescription: String {
         "\(name): matrix \(Redactor.origin(of: baseURL)) room \(roomID) (token [REDACTED])"
     }
@@ -47,6 +55,11 @@ public struct MatrixPublisher: Publisher {
     /// The transaction id for a post's image event: its own (a txnId names one event), derived from the same key so
     /// that every attempt repeats it.
     public static func imageTransactionID(for post: Post) -> String { post.idempotencyKey + "-image" }
+
+    /// The key in an event's content that names what it carries: the post's idempotency key on the text event, the
+    /// image's txnId on the image event (so a look-up for the text never takes the image for it). Namespaced as the
+    /// spec asks of names it does not define (Java package naming; clients ignore content keys they do not know).
+    public static let idempotencyContentKey = "org.steptweet.idempotency_key"
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let text: String
@@ -59,8 +72,9 @@ public struct MatrixPublisher: Publisher {
             upload: { await sendImage($0, post: post, deadline: deadline) },
             send: { _ in
                 await context.deliver(
-                    send(["msgtype": msgtype, "body": text], txnID: Self.transactionID(for: post)), deadline: deadline,
-                    idRequired: true
+                    send(
+                        ["msgtype": msgtype, "body": text, Self.idempotencyContentKey: post.idempotencyKey],
+                        txnID: Self.transactionID(for: post)), deadline: deadline, idRequired: true
                 ) { $0.json?["event_id"] as? String }
             })
     }
@@ -92,14 +106,18 @@ public struct MatrixPublisher: Publisher {
         switch await context.successfulReply(to: upload, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
-            guard let contentURI = reply.json?["content_uri"] as? String, contentURI.hasPrefix("mxc://") else {
-                return .failure(Stop(.permanent(reason: "the media upload answered without an mxc:// content_uri")))
+            let read = context.uploadReference(in: reply, named: "mxc:// content_uri") {
+                ($0.json?["content_uri"] as? String).flatMap { $0.hasPrefix("mxc://") ? $0 : nil }
             }
-            uri = contentURI
+            switch read {
+            case .failure(let stop): return .failure(stop)
+            case .success(let contentURI): uri = contentURI
+            }
         }
         let content: [String: Any] = [
             "msgtype": "m.image", "body": image.alt, "url": uri,
             "info": ["mimetype": "image/png", "w": image.width, "h": image.height, "size": image.png.count],
+            Self.idempotencyContentKey: Self.imageTransactionID(for: post),
         ]
         let event = await context.deliver(
             send(content, txnID: Self.imageTransactionID(for: post)), deadline: deadline, idRequired: true
@@ -110,6 +128,89 @@ public struct MatrixPublisher: Publisher {
         case .retryable, .permanent:
             return .failure(Stop(event))
         }
+    }
+
+    // MARK: Looking a post up
+
+    /// Messages asked for per page of a look-up, and pages at most: an account posting a window every 30 minutes
+    /// reaches back about three weeks.
+    public static let lookUpPageSize = 100
+    public static let lookUpPages = 10
+
+    /// Looks for the post's text event among the account's own `m.room.message` events in the room, newest first
+    /// (`GET …/rooms/{room}/messages?dir=b&filter={"senders": [me], "types": ["m.room.message"]}`, page after page),
+    /// back to the window's end (a post is only made after its window closes). An event is the post when its content
+    /// has the post's key (`idempotencyContentKey`), or, sent before events carried the key, has none and the post's
+    /// text as its `body`. When the pages run out before reaching the window's end, whether the post is there is
+    /// unknown: the look-up fails, and the post is not resent.
+    public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
+        let me: String
+        switch await userID(deadline: deadline) {
+        case .failure(let failure): return .failed(reason: failure.reason)
+        case .success(let id): me = id
+        }
+        let text = try? gate.prepare(post.text).get()
+        let match = PostMatch(post: post, text: text ?? "")
+        let filter = ["senders": [me], "types": ["m.room.message"]]
+        let filterText = String(
+            decoding: (try? JSONSerialization.data(withJSONObject: filter, options: [.sortedKeys])) ?? Data(),
+            as: UTF8.self)
+        let messages = Endpoint.join(baseURL, "_matrix/client/v3/rooms/\(Endpoint.segment(roomID))/messages")
+        var from: String?
+        for _ in 0..<Self.lookUpPages {
+            var url = Endpoint.adding("dir", "b", to: messages)
+            url = Endpoint.adding("limit", String(Self.lookUpPageSize), to: url)
+            url = Endpoint.adding("filter", filterText, to: url)
+            if let from { url = Endpoint.adding("from", from, to: url) }
+            let reply: HTTPReply
+            switch await context.lookUpGET(url, token: token, deadline: deadline) {
+            case .failure(let failure): return .failed(reason: failure.reason)
+            case .success(let r): reply = r
+            }
+            guard let chunk = reply.json?["chunk"] as? [[String: Any]] else {
+                return .failed(reason: "the room's messages answered without a chunk (HTTP \(reply.status))")
+            }
+            for event in chunk {
+                let content = event["content"] as? [String: Any] ?? [:]
+                if let key = content[Self.idempotencyContentKey] as? String {
+                    if key == post.idempotencyKey { return .found(remoteID: event["event_id"] as? String) }
+                } else if text != nil, let body = content["body"] as? String, match.isText(body) {
+                    return .found(remoteID: event["event_id"] as? String)
+                }
+                // Newest first: an event from before the window ended means the post was never made.
+                if let ms = (event["origin_server_ts"] as? NSNumber)?.doubleValue,
+                    ms / 1000 < match.since.timeIntervalSince1970
+                {
+                    return .notFound
+                }
+            }
+            guard let end = reply.json?["end"] as? String, !chunk.isEmpty else { return .notFound }
+            from = end
+        }
+        return .failed(
+            reason:
+                "not among this account's newest \(Self.lookUpPages * Self.lookUpPageSize) messages in \(roomID), which do not reach back to the window's end"
+        )
+    }
+
+    /// The account's user id (`GET /_matrix/client/v3/account/whoami`), kept in the `TargetInfoCache` under the
+    /// server and a fingerprint of the token: a token's user never changes, and another token has an entry of its own.
+    func userID(deadline: Deadline) async -> Result<String, LookupFailure> {
+        let origin = Redactor.origin(of: baseURL)
+        let key = "matrix.user_id \(baseURL.absoluteString) \(SHA1.fingerprint(token, salt: origin))"
+        if let cached = await context.infoCache.info(key), !cached.value.isEmpty { return .success(cached.value) }
+        let reply: HTTPReply
+        switch await context.lookUpGET(
+            Endpoint.join(baseURL, "_matrix/client/v3/account/whoami"), token: token, deadline: deadline)
+        {
+        case .failure(let failure): return .failure(failure)
+        case .success(let r): reply = r
+        }
+        guard let id = reply.json?["user_id"] as? String, id.hasPrefix("@") else {
+            return .failure(LookupFailure("account/whoami answered without a user_id (HTTP \(reply.status))"))
+        }
+        await context.infoCache.store(TargetInfo(value: id, storedAt: context.now()), for: key)
+        return .success(id)
     }
 }
 

@@ -92,10 +92,7 @@ public struct MisskeyPublisher: Publisher {
         switch await context.successfulReply(to: request, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
-            guard let id = idString(reply.json?["id"]) else {
-                return .failure(Stop(.permanent(reason: "drive/files/create answered without an id")))
-            }
-            return .success(id)
+            return context.uploadReference(in: reply, named: "drive file id") { idString($0.json?["id"]) }
         }
     }
 

@@ -97,4 +97,13 @@ extension HTTPContext {
             return .success(reply)
         }
     }
+
+    /// A look-up `GET` of `url` asking for JSON, with `Authorization: Bearer token`.
+    func lookUpGET(_ url: URL, token: String, deadline: Deadline) async -> Result<HTTPReply, LookupFailure> {
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
+        return await lookUpRequest(request, deadline: deadline)
+    }
 }

@@ -186,11 +186,13 @@ public struct XPublisher: Publisher {
         switch await context.successfulReply(to: upload, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
-            let data = reply.json?["data"] as? [String: Any]
-            guard let mediaID = idString(data?["id"]) ?? idString(reply.json?["media_id_string"]) else {
-                return .failure(Stop(.permanent(reason: "the media upload answered without an id")))
+            let read = context.uploadReference(in: reply, named: "media id") {
+                idString(($0.json?["data"] as? [String: Any])?["id"]) ?? idString($0.json?["media_id_string"])
             }
-            id = mediaID
+            switch read {
+            case .failure(let stop): return .failure(stop)
+            case .success(let mediaID): id = mediaID
+            }
         }
         let metadataURL = Endpoint.join(baseURL, "2/media/metadata")
         let metadata = Requests.json(

@@ -92,6 +92,53 @@ import Testing
         #expect(((matching.first?["unsigned"] as? [String: Any])?["transaction_id"] as? String) == post.idempotencyKey)
     }
 
+    /// A new login is a new device: Synapse takes the same txnId as a new event (as it does once it has forgotten the
+    /// txnId, after 24 h). The post's key in its content lets `lookUp` find it all the same.
+    @Test func synapseLookUpFindsAPostMadeByAnotherLogin() async throws {
+        let base = try Self.required("STEPTWEET_IT_MATRIX_URL")
+        let room = try Self.required("STEPTWEET_IT_MATRIX_ROOM")
+        let first = MatrixPublisher(
+            baseURL: URL(string: base)!, token: try Self.required("STEPTWEET_IT_MATRIX_TOKEN"), roomID: room)
+        // A window that has ended: a post is only made after its window closes, and the look-up reads back to then.
+        func endedPost(_ label: String) -> Post {
+            let end = Date().addingTimeInterval(-120)
+            var post = Self.uniquePost(label)
+            post.windowStart = end.addingTimeInterval(-1800)
+            post.windowEnd = end
+            post.idempotencyKey = Post.idempotencyKey(windowStart: post.windowStart, windowEnd: end) + "-\(label)"
+            return post
+        }
+        let post = endedPost("lookup")
+        guard case .delivered(let eventID?) = await first.publish(post, deadline: Deadline(in: .seconds(20))) else {
+            Issue.record("first send was not delivered")
+            return
+        }
+        var login = URLRequest(url: URL(string: "\(base)/_matrix/client/v3/login")!)
+        login.httpMethod = "POST"
+        login.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        login.httpBody = try JSONSerialization.data(withJSONObject: [
+            "type": "m.login.password", "device_id": "STEPBOT-LOOKUP-\(UUID().uuidString.prefix(8))",
+            "identifier": ["type": "m.id.user", "user": try Self.required("STEPTWEET_IT_MATRIX_USER")],
+            "password": try Self.required("STEPTWEET_IT_MATRIX_PASSWORD"),
+        ])
+        login.timeoutInterval = 20
+        let (data, _) = try await URLSession.shared.data(for: login)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["access_token"] as? String)
+        let second = MatrixPublisher(baseURL: URL(string: base)!, token: token, roomID: room)
+
+        let start = Date()
+        #expect(await second.lookUp(post, deadline: Deadline(in: .seconds(20))) == .found(remoteID: eventID))
+        print("integration: Synapse look-up (whoami + messages) took \(Date().timeIntervalSince(start)) s")
+        #expect(await second.lookUp(endedPost("never-sent"), deadline: Deadline(in: .seconds(20))) == .notFound)
+        // What the look-up prevents: the same txnId from the new device is a second event.
+        guard case .delivered(let repeatID?) = await second.publish(post, deadline: Deadline(in: .seconds(20))) else {
+            Issue.record("the resend from the new device was not delivered")
+            return
+        }
+        #expect(repeatID != eventID)
+    }
+
     @Test func mastodonMockKeepsOneStatusForARepeatedIdempotencyKey() async throws {
         let publisher = try #require(try Self.publishers()["mastodon"])
         let base = try Self.required("STEPTWEET_IT_MASTODON_URL")
