@@ -25,6 +25,19 @@ public struct ReceivedDevice: Codable, Sendable, Equatable, FetchableRecord, Per
     /// Readings received (resends included) and samples received.
     public var readings: Int
     public var samples: Int
+    /// When its latest payload with items left out (or refused whole and answered 2xx, OwnTracks) came, and what was
+    /// left out: set in the commit's transaction, the row created when every item was refused (migration
+    /// `v15-received-refusal`).
+    public var lastRefusalNs: Int64?
+    public var lastRefusal: String?
+
+    static func migrateRefusal(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE received_device ADD COLUMN last_refusal_ns INTEGER;
+                ALTER TABLE received_device ADD COLUMN last_refusal TEXT;
+                """)
+    }
 
     static func migrate(_ db: Database) throws {
         try db.execute(
@@ -76,6 +89,9 @@ public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
     public var dataUntil: Date?
     public var readings: Int
     public var samples: Int
+    /// When its latest payload with items left out came, and what was left out.
+    public var lastRefusal: Date?
+    public var lastRefusalText: String?
 
     init(_ d: ReceivedDevice) {
         device = d.device
@@ -84,14 +100,18 @@ public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
         dataUntil = d.dataEndNs.map { Timestamps.date(nanoseconds: $0) }
         readings = d.readings
         samples = d.samples
+        lastRefusal = d.lastRefusalNs.map { Timestamps.date(nanoseconds: $0) }
+        lastRefusalText = d.lastRefusal
     }
 
-    /// `Watch  health-auto-export: last heard …, data up to …, 10 readings, 0 samples`, times in `zone`.
+    /// `Watch  health-auto-export: last heard …, data up to …, 10 readings, 0 samples`, then `; last refusal …: what`
+    /// when a payload had items left out, times in `zone`.
     public func line(zone: TimeZone) -> String {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         let plural = { (n: Int, noun: String) in "\(n) \(noun)\(n == 1 ? "" : "s")" }
         return "\(device)  \(format): last heard \(f(lastHeard))" + (dataUntil.map { ", data up to \(f($0))" } ?? "")
             + ", \(plural(readings, "reading")), \(plural(samples, "sample"))"
+            + (lastRefusal.map { "; last refusal \(f($0)): \(lastRefusalText ?? "")" } ?? "")
     }
 }
 
@@ -199,7 +219,29 @@ extension StateStore {
                 try batch.total(device: device, session: stream, timeNs: timeNs, total: total)
             }
         }
-        return try batch.finish(format: payload.format)
+        let committed = try batch.finish(format: payload.format)
+        for (device, text) in refusals(of: payload) {
+            try ReceivedDevice.refused(db, device: device, format: payload.format, nowNs: nowNs, text: text)
+        }
+        return committed
+    }
+
+    /// What `payload` left out, per device (a refusal naming none is the format's own device, as its items'):
+    /// "left out 2 that cannot be read: FIELD: why, and 1 more".
+    static func refusals(of payload: Payload) -> [(device: String, text: String)] {
+        var byDevice: [String: [PayloadError]] = [:]
+        for e in payload.refused { byDevice[e.device ?? payload.format, default: []].append(e) }
+        return byDevice.sorted { $0.key < $1.key }.map { device, errors in
+            let n = byDevice.count == 1 ? payload.refusedCount : errors.count
+            return (device, "left out \(n) that cannot be read: \(errors[0])" + (n > 1 ? ", and \(n - 1) more" : ""))
+        }
+    }
+
+    /// Keeps a refusal that was answered 2xx (`AppConvention.unreadable`) for `status`.
+    public func refused(device: String, format: String, nowNs: Int64, text: String) throws {
+        try writer.write { db in
+            try ReceivedDevice.refused(db, device: device, format: format, nowNs: nowNs, text: text)
+        }
     }
 
     /// The stream's record, created or brought up to date.
@@ -351,5 +393,19 @@ extension ReceivedDevice {
                     readings = readings + excluded.readings, samples = samples + excluded.samples
                 """
         ).execute(arguments: [device, format, nowNs, nowNs, dataEndNs, readings, samples])
+    }
+
+    /// Records that a payload of `device` at `nowNs` had items left out (`text` says which), creating its row when
+    /// nothing of it was stored. Its last heard time and data end are left as they were: a refusal is no data, and
+    /// must not hold windows back for a device whose data has stopped arriving.
+    static func refused(_ db: Database, device: String, format: String, nowNs: Int64, text: String) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, last_refusal_ns, last_refusal)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (device) DO UPDATE SET last_refusal_ns = excluded.last_refusal_ns,
+                    last_refusal = excluded.last_refusal
+                """
+        ).execute(arguments: [device, format, nowNs, nowNs, nowNs, text])
     }
 }

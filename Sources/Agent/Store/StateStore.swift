@@ -166,6 +166,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v12-steps-compaction", migrate: StepsCompaction.migrate)
         m.registerMigration("v13-received-checkpoint", migrate: ReceivedCheckpointRecord.migrate)
         m.registerMigration("v14-received-total", migrate: ReceivedTotalRecord.migrate)
+        m.registerMigration("v15-received-refusal", migrate: ReceivedDevice.migrateRefusal)
         return m
     }
 
