@@ -175,6 +175,21 @@ import Testing
         }
         #expect(steps == 12_000_000)
         stored += 1
+        // Without a `seq`: the line after the bad one is the same line when the body comes again fixed, not a new one.
+        let unsequenced =
+            "{\"ts\":\"2026-11-21T02:00:00Z\",\"steps\":3}\n{\"ts\":\"soon\",\"steps\":4}\n"
+            + "{\"ts\":\"2026-11-21T02:02:00Z\",\"steps\":5}\n"
+        let before = try await receiver.post(r.port, Data(unsequenced.utf8), token: token)
+        #expect(before.status == 422 && before.answer["readings"] as? Int == 2, "\(before.answer)")
+        let after = try await receiver.post(
+            r.port, Data(unsequenced.replacingOccurrences(of: "\"soon\"", with: "\"2026-11-21T02:01:00Z\"").utf8),
+            token: token)
+        #expect(after.status == 200 && after.answer["readings"] as? Int == 2, "line 2 new, line 3 replaced")
+        let total = try await r.store.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(microsteps) FROM received_reading WHERE device = 'steplog'")
+        }
+        #expect(total == 24_000_000, "3 + 4 + 5 of each body, none twice")
+        stored += 3
         let test = daily.replacingOccurrences(of: "\"app_version\"", with: "\"test\": true, \"app_version\"")
             .replacingOccurrences(of: "\"2026-11-20T15:00:00Z\",\n      \"end_time\"", with: "\"soon\", \"end_time\"")
         let answer = try await receiver.post(r.port, Data(test.utf8), token: token)

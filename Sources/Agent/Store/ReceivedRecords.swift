@@ -209,9 +209,12 @@ extension StateStore {
             case .replacing(let device, let key, let reading, let microsteps):
                 try batch.reading(device: device, key: key, reading, microsteps: microsteps)
             case .adding(let device, let reading):
-                // An adding reading has no key of its own: one that is identical to one received is a resend.
-                let key = "\(reading.startNs)-\(reading.endNs)-\(reading.steps)"
-                try batch.reading(device: device, key: key, reading, microsteps: Int64(reading.steps) * 1_000_000)
+                // An adding reading has no key of its own: one with the same end and steps as one received is a
+                // resend. Not its start, which is the line before it, so a body resent with a bad line fixed
+                // replaces the line after that one rather than adding it again.
+                try batch.reading(
+                    device: device, key: addingKey(endNs: reading.endNs, steps: reading.steps), reading,
+                    microsteps: Int64(reading.steps) * 1_000_000)
             case .sample(let device, let stream, let sample):
                 try batch.sample(device: device, stream: stream, sample)
             case .runningTotal(let device, let stream, let timeNs, let total):
@@ -224,6 +227,20 @@ extension StateStore {
             try ReceivedDevice.refused(db, device: device, format: payload.format, nowNs: nowNs, text: text)
         }
         return committed
+    }
+
+    /// The key of an adding reading (a step-log line without `seq`): its end and steps.
+    static func addingKey(endNs: Int64, steps: Int) -> String { "at \(endNs) steps \(steps)" }
+
+    /// Adding readings stored before `addingKey` were keyed `START-END-STEPS`: rekeyed, so that a resend across the
+    /// upgrade replaces them rather than adding them again (migration `v16-adding-key`). Two such readings with the
+    /// same end and steps (already counted twice) keep the second's old key: the rekeying changes no count.
+    static func migrateAddingKey(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE OR IGNORE received_reading SET key = 'at ' || end_ns || ' steps ' || (microsteps / 1000000)
+                WHERE key = start_ns || '-' || end_ns || '-' || (microsteps / 1000000)
+                """)
     }
 
     /// What `payload` left out, per device (a refusal naming none is the format's own device, as its items'):

@@ -167,6 +167,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v13-received-checkpoint", migrate: ReceivedCheckpointRecord.migrate)
         m.registerMigration("v14-received-total", migrate: ReceivedTotalRecord.migrate)
         m.registerMigration("v15-received-refusal", migrate: ReceivedDevice.migrateRefusal)
+        m.registerMigration("v16-adding-key", migrate: StateStore.migrateAddingKey)
         return m
     }
 
