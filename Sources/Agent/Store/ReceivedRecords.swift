@@ -189,7 +189,7 @@ struct ReceivedCheckpointRecord: Codable, Sendable, Equatable, FetchableRecord, 
 public struct ReceivedCommit: Sendable, Equatable {
     public var readings = 0
     public var samples = 0
-    /// Items already received with the same value (a resend), which changed nothing.
+    /// Items already received with the same value (a resend), or sent before the value kept, which changed nothing.
     public var duplicates = 0
     /// The devices the payload was about.
     public var devices: [String] = []
@@ -207,7 +207,7 @@ extension StateStore {
         for item in payload.items {
             switch item {
             case .replacing(let device, let key, let reading, let microsteps):
-                try batch.reading(device: device, key: key, reading, microsteps: microsteps)
+                try batch.reading(device: device, key: key, reading, microsteps: microsteps, sentNs: payload.sentNs)
             case .adding(let device, let reading):
                 // An adding reading has no key of its own: one with the same end and steps as one received is a
                 // resend. Not its start, which is the line before it, so a body resent with a bad line fixed
@@ -227,6 +227,12 @@ extension StateStore {
             try ReceivedDevice.refused(db, device: device, format: payload.format, nowNs: nowNs, text: text)
         }
         return committed
+    }
+
+    /// When the app sent each reading, as the payload says (Health Connect's `timestamp`): a send older than the
+    /// one a reading was kept from does not replace it (migration `v17-reading-sent`); NULL where the app says not.
+    static func migrateReadingSent(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE received_reading ADD COLUMN sent_ns INTEGER")
     }
 
     /// The key of an adding reading (a step-log line without `seq`): its end and steps.
@@ -301,20 +307,24 @@ private struct ReceivedBatch {
         self.db = db
         self.nowNs = nowNs
         // A new key is inserted, a changed value replaces the old and is marked for the next fetch, the same value
-        // again changes nothing (a duplicate).
+        // again changes nothing (a duplicate), and so does a value sent before the one kept (`sent_ns`, when the app
+        // says when it sent: Health Connect retries failed sends, which may come after a newer one).
         insertReading = try db.cachedStatement(
             sql: """
-                INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed)
-                VALUES (?, ?, ?, ?, ?, 1)
+                INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed, sent_ns)
+                VALUES (?, ?, ?, ?, ?, 1, ?)
                 ON CONFLICT (device, key) DO UPDATE SET start_ns = excluded.start_ns, end_ns = excluded.end_ns,
-                    microsteps = excluded.microsteps, changed = 1
-                WHERE start_ns != excluded.start_ns OR end_ns != excluded.end_ns OR microsteps != excluded.microsteps
+                    microsteps = excluded.microsteps, changed = 1, sent_ns = excluded.sent_ns
+                WHERE (start_ns != excluded.start_ns OR end_ns != excluded.end_ns OR microsteps != excluded.microsteps)
+                    AND (sent_ns IS NULL OR excluded.sent_ns IS NULL OR excluded.sent_ns >= sent_ns)
                 """)
         insertSample = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO received_sample (stream, time_ns, x, y, z) VALUES (?, ?, ?, ?, ?)")
     }
 
-    mutating func reading(device: String, key: String, _ reading: StepReading, microsteps: Int64) throws {
+    mutating func reading(
+        device: String, key: String, _ reading: StepReading, microsteps: Int64, sentNs: Int64? = nil
+    ) throws {
         var entry = heard[device] ?? (0, 0, nil)
         entry.readings += 1
         // An app that pushes readings sends all it has up to the moment it sends (Health Auto Export's period, Health
@@ -322,8 +332,18 @@ private struct ReceivedBatch {
         // steps have no point), so a phone that is heard but still does not hold windows back.
         entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs, nowNs)
         heard[device] = entry
-        try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps])
-        if db.changesCount > 0 { result.readings += 1 } else { result.duplicates += 1 }
+        try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps, sentNs])
+        if db.changesCount > 0 {
+            result.readings += 1
+            return
+        }
+        result.duplicates += 1
+        if let sentNs {
+            // The same value sent later: kept as sent then, so that a send between the two cannot replace it.
+            try db.cachedStatement(
+                sql: "UPDATE received_reading SET sent_ns = ? WHERE device = ? AND key = ? AND sent_ns < ?"
+            ).execute(arguments: [sentNs, device, key, sentNs])
+        }
     }
 
     /// A running total (`ReceivedTotalRecord`): kept at its time, counted as its difference from the total before
@@ -348,7 +368,7 @@ private struct ReceivedBatch {
             let next = ReceivedTotalRecord.reading(of: after, after: record)
             try insertReading.execute(arguments: [
                 device, ReceivedTotalRecord.readingKey(session: session, timeNs: after.timeNs), next.startNs,
-                next.endNs, Int64(next.steps) * 1_000_000,
+                next.endNs, Int64(next.steps) * 1_000_000, nil,
             ])
         }
     }

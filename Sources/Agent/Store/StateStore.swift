@@ -168,6 +168,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v14-received-total", migrate: ReceivedTotalRecord.migrate)
         m.registerMigration("v15-received-refusal", migrate: ReceivedDevice.migrateRefusal)
         m.registerMigration("v16-adding-key", migrate: StateStore.migrateAddingKey)
+        m.registerMigration("v17-reading-sent", migrate: StateStore.migrateReadingSent)
         return m
     }
 
