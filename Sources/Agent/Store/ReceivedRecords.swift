@@ -80,6 +80,65 @@ struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     var lastTotal: Int?
 }
 
+/// The spans of a stream's samples that a fetch has fed to its detector and removed (`received_counted`, migration
+/// `v18-received-counted`): a sample received again inside one is a resend of one already counted, answered as a
+/// duplicate and not stored, where a new sample that came too late (in a gap between spans, or after a stream's
+/// spans were lost) is stored and left out by the next fetch with its warning. Consecutive fed samples closer than
+/// `gapNs` are one span, so a stream has a span per gap in its samples (a message lost or late), not per sample.
+enum ReceivedCounted {
+    /// Longer than any sample interval used for steps, shorter than a message's batch period (1 s recommended), so
+    /// that a message missing when its neighbours were fed leaves a gap its late samples fall into.
+    static let gapNs: Int64 = 500_000_000
+
+    static func migrate(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE received_counted (
+                    stream TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+                    PRIMARY KEY (stream, start_ns)) WITHOUT ROWID;
+                """)
+    }
+
+    /// Extends `spans` by a sample fed at `t` (ascending): the last span when within `gapNs` of its end, else a new one.
+    static func extend(_ spans: inout [(start: Int64, end: Int64)], _ t: Int64) {
+        if let last = spans.last, t - last.end <= gapNs { spans[spans.count - 1].end = t } else { spans.append((t, t)) }
+    }
+
+    /// Adds the spans of samples just fed, the first joined to the stream's latest span when close enough.
+    static func add(_ spans: [(start: Int64, end: Int64)], stream: String, _ db: Database) throws {
+        guard var first = spans.first else { return }
+        if let latest = try Row.fetchOne(
+            db, sql: "SELECT start_ns, end_ns FROM received_counted WHERE stream = ? ORDER BY start_ns DESC LIMIT 1",
+            arguments: [stream]), first.start - (latest[1] as Int64) <= gapNs, first.start >= (latest[0] as Int64)
+        {
+            first.start = latest[0]
+        }
+        for span in [first] + spans.dropFirst() {
+            try db.execute(
+                sql: """
+                    INSERT INTO received_counted (stream, start_ns, end_ns) VALUES (?, ?, ?)
+                    ON CONFLICT (stream, start_ns) DO UPDATE SET end_ns = MAX(end_ns, excluded.end_ns)
+                    """, arguments: [stream, span.start, span.end])
+        }
+    }
+
+    /// Whether a sample at `timeNs` of `stream` lies in a span already counted.
+    static func covers(stream: String, timeNs: Int64, _ db: Database) throws -> Bool {
+        let end = try Int64.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT end_ns FROM received_counted WHERE stream = ? AND start_ns <= ? ORDER BY start_ns DESC LIMIT 1"
+            ),
+            arguments: [stream, timeNs])
+        return end.map { $0 >= timeNs } ?? false
+    }
+
+    /// The end of a stream's latest counted span: a sample after it is new.
+    static func countedThrough(stream: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT MAX(end_ns) FROM received_counted WHERE stream = ?", arguments: [stream])
+    }
+}
+
 /// A device that pushed, as `status` and `devices --received` show it: times as dates.
 public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
     public var device: String
@@ -300,8 +359,9 @@ private struct ReceivedBatch {
     var heard: [String: (readings: Int, samples: Int, dataEnd: Int64?)] = [:]
     /// The newest sample time of each stream in this payload, and its device.
     var streams: [String: (device: String, newestNs: Int64)] = [:]
-    /// The last sample's stream key, so that a run of samples of one stream builds it once.
-    var lastStream: (device: String, stream: String, key: String)?
+    /// The last sample's stream key, so that a run of samples of one stream builds it once, and the end of its
+    /// counted spans.
+    var lastStream: (device: String, stream: String, key: String, countedThrough: Int64?)?
 
     init(_ db: Database, nowNs: Int64) throws {
         self.db = db
@@ -375,13 +435,19 @@ private struct ReceivedBatch {
 
     mutating func sample(device: String, stream: String, _ sample: AccelerationSample) throws {
         if lastStream?.device != device || lastStream?.stream != stream {
-            lastStream = (device, stream, device + "/" + stream)
+            let key = device + "/" + stream
+            lastStream = (device, stream, key, try ReceivedCounted.countedThrough(stream: key, db))
         }
         let key = lastStream?.key ?? device + "/" + stream
-        try insertSample.execute(arguments: [key, sample.timeNs, sample.x, sample.y, sample.z])
+        // A sample in a span already fed to the detector is a resend: not stored again, so that the next fetch does
+        // not take it for one that came too late.
+        let counted =
+            try lastStream?.countedThrough.map { sample.timeNs <= $0 } == true
+            && ReceivedCounted.covers(stream: key, timeNs: sample.timeNs, db)
+        if !counted { try insertSample.execute(arguments: [key, sample.timeNs, sample.x, sample.y, sample.z]) }
         var entry = heard[device] ?? (0, 0, nil)
         entry.dataEnd = max(entry.dataEnd ?? sample.timeNs, sample.timeNs)
-        if db.changesCount == 0 {
+        if counted || db.changesCount == 0 {
             result.duplicates += 1
         } else {
             entry.samples += 1

@@ -169,6 +169,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v15-received-refusal", migrate: ReceivedDevice.migrateRefusal)
         m.registerMigration("v16-adding-key", migrate: StateStore.migrateAddingKey)
         m.registerMigration("v17-reading-sent", migrate: StateStore.migrateReadingSent)
+        m.registerMigration("v18-received-counted", migrate: ReceivedCounted.migrate)
         return m
     }
 
