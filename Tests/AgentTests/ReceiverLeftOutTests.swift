@@ -122,8 +122,9 @@ import Testing
         await r.stop()
     }
 
-    /// Health Connect, OwnTracks and the step log: one bad record, message or line is left out with a 422 naming it,
-    /// and the rest is stored; a test send with a bad record is told so and stores nothing.
+    /// Health Connect and the step log: one bad record or line is left out with a 422 naming it, and the rest is
+    /// stored; OwnTracks, which holds its queue until a 2xx, gets its 200 with the message left out. A test send with
+    /// a bad record is told so and stores nothing.
     @Test func theOtherAppsGetA422NamingTheItemAndTheRestIsStored() async throws {
         let dir = try TempDir()
         let r = try await receiver.start(dir: dir)
@@ -145,6 +146,12 @@ import Testing
         var stored = 0
         for (body, field, kept) in cases {
             for _ in 0..<2 {
+                if field == "[1].to" {
+                    let answer = try await receiver.send(r.port, Data(body.utf8), token: token)
+                    #expect(answer.status == 200, "OwnTracks blocks its queue on anything else")
+                    #expect(try JSONSerialization.jsonObject(with: answer.body) as? [Any] != nil)
+                    continue
+                }
                 let answer = try await receiver.post(r.port, Data(body.utf8), token: token)
                 #expect(answer.status == 422, "\(answer.answer)")
                 #expect(answer.answer["stored"] as? Int == kept, "\(answer.answer)")
@@ -168,6 +175,21 @@ import Testing
         }
         #expect(steps == 12_000_000)
         stored += 1
+        // Without a `seq`: the line after the bad one is the same line when the body comes again fixed, not a new one.
+        let unsequenced =
+            "{\"ts\":\"2026-11-21T02:00:00Z\",\"steps\":3}\n{\"ts\":\"soon\",\"steps\":4}\n"
+            + "{\"ts\":\"2026-11-21T02:02:00Z\",\"steps\":5}\n"
+        let before = try await receiver.post(r.port, Data(unsequenced.utf8), token: token)
+        #expect(before.status == 422 && before.answer["readings"] as? Int == 2, "\(before.answer)")
+        let after = try await receiver.post(
+            r.port, Data(unsequenced.replacingOccurrences(of: "\"soon\"", with: "\"2026-11-21T02:01:00Z\"").utf8),
+            token: token)
+        #expect(after.status == 200 && after.answer["readings"] as? Int == 2, "line 2 new, line 3 replaced")
+        let total = try await r.store.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(microsteps) FROM received_reading WHERE device = 'steplog'")
+        }
+        #expect(total == 24_000_000, "3 + 4 + 5 of each body, none twice")
+        stored += 3
         let test = daily.replacingOccurrences(of: "\"app_version\"", with: "\"test\": true, \"app_version\"")
             .replacingOccurrences(of: "\"2026-11-20T15:00:00Z\",\n      \"end_time\"", with: "\"soon\", \"end_time\"")
         let answer = try await receiver.post(r.port, Data(test.utf8), token: token)
@@ -175,6 +197,58 @@ import Testing
         #expect(answer.answer["stored"] as? Int == 0)
         #expect((answer.answer["refused"] as? [[String: String]])?.first?["field"] == "steps[1].start_time")
         #expect(try rows(r.store, "received_reading") == stored)
+        await r.stop()
+    }
+
+    /// OwnTracks waits for a 2xx before it sends its next message (owntracks/ios#663): a message left out, or a body
+    /// that cannot be read at all, is answered 200 with no command, logged and shown by `status` and
+    /// `devices --received` as the device's last refusal; a wrong token is still a 401, which the user can fix.
+    @Test func ownTracksIsAnswered200ForWhatItCannotFixAndTheRefusalIsListed() async throws {
+        let dir = try TempDir()
+        let r = try await receiver.start(dir: dir)
+        let headers = ["X-Limit-U": "taro", "X-Limit-D": "iphone"]
+        let bad = Data(#"{"_type": "steps", "steps": "many", "from": 1795273200, "to": 1795316400}"#.utf8)
+        let answer = try await receiver.send(r.port, bad, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(answer.status == 200)
+        #expect((try JSONSerialization.jsonObject(with: answer.body) as? [Any])?.isEmpty == true, "no command: no loop")
+        let listed = try #require(try r.store.receivedDevices().first { $0.device == "owntracks" })
+        #expect(listed.readings == 0 && listed.dataUntil == nil, "created by the refusal alone")
+        let line = listed.line(zone: TimeZone(identifier: "Asia/Tokyo")!)
+        #expect(line.contains("; last refusal ") && line.contains("left out 1 that cannot be read: steps:"), "\(line)")
+
+        let garbage = Data("{\"_type\": \"steps\", ".utf8)
+        let whole = try await receiver.send(r.port, garbage, path: "/ingest/\(token)", token: nil, headers: headers)
+        #expect(whole.status == 200 && String(decoding: whole.body, as: UTF8.self) == "[]")
+        let after = try #require(try r.store.receivedDevices().first { $0.device == "owntracks" })
+        #expect(after.lastRefusalText?.hasPrefix("refused whole: ") == true, "\(after)")
+        #expect(try rows(r.store, "received_reading") == 0)
+
+        let wrong = try await receiver.send(r.port, bad, path: "/ingest/wrong", token: nil, headers: headers)
+        #expect(wrong.status == 401)
+        await r.stop()
+    }
+
+    /// A device's payload with a point left out is listed with when and what; one whose every point was left out is
+    /// listed too (its row created by the refusal), with no data and without holding windows back.
+    @Test func theLastRefusalIsListedPerDeviceEvenWhenNothingWasStored() async throws {
+        let dir = try TempDir()
+        let clock = ManualClock(ReceiverTests.t0.addingTimeInterval(600))
+        let r = try await receiver.start(dir: dir, clock: clock.wall)
+        let one = String(decoding: ReceiverTests.healthAutoExport(0..<3), as: UTF8.self)
+            .replacingOccurrences(of: "10:01:00 +0900", with: "10:01 +0900")
+        #expect(try await receiver.post(r.port, Data(one.utf8), token: token).status == 422)
+        let none = String(
+            decoding: ReceiverTests.healthAutoExport(0..<2, source: "Watch", qty: { _ in "-1" }), as: UTF8.self)
+        #expect(try await receiver.post(r.port, Data(none.utf8), token: token).status == 422)
+        let devices = try r.store.receivedDevices()
+        let phone = try #require(devices.first { $0.device == "Taro's iPhone" })
+        #expect(phone.readings == 2 && phone.lastRefusal == ReceiverTests.t0.addingTimeInterval(600))
+        #expect(
+            phone.lastRefusalText?.hasPrefix("left out 1 that cannot be read: data.metrics[0].data[1].date") == true)
+        let watch = try #require(devices.first { $0.device == "Watch" })
+        #expect(watch.readings == 0 && watch.dataUntil == nil)
+        #expect(watch.lastRefusalText?.hasPrefix("left out 2 that cannot be read: data.metrics[0].data[0].qty") == true)
+        #expect(watch.lastRefusalText?.hasSuffix(", and 1 more") == true, "\(watch)")
         await r.stop()
     }
 

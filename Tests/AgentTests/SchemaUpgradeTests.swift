@@ -93,6 +93,37 @@ import Testing
         #expect(change.values.reduce(0, +) == 20)
     }
 
+    /// A step-log line without `seq` stored before its key was its end and steps (it was `START-END-STEPS`) is not
+    /// added again when the same body comes after the upgrade.
+    @Test func anAddingReadingStoredBeforeTheUpgradeIsNotAddedAgainOnAResend() throws {
+        let dir = try TempDir()
+        let path = dir.path("state.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try StateStore.migrator.migrate(old, upTo: "v15-received-refusal")
+        let t: Int64 = 1_763_000_000_000_000_000
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO received_reading (device, key, start_ns, end_ns, microsteps, changed)
+                    VALUES ('steplog', ? || '-' || ? || '-5', ?, ?, 5000000, 1)
+                    """, arguments: [t, t + 60_000_000_000, t, t + 60_000_000_000])
+        }
+        try old.close()
+        let store = try StateStore(path: path)
+        let resend = try store.commit(
+            Payload(
+                app: .stepLog,
+                items: [
+                    .adding(device: "steplog", reading: StepReading(startNs: t, endNs: t + 60_000_000_000, steps: 5))
+                ]),
+            nowNs: t + 120_000_000_000)
+        #expect(resend.readings == 0 && resend.duplicates == 1)
+        let steps = try store.writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT SUM(microsteps) FROM received_reading")
+        }
+        #expect(steps == 5_000_000)
+    }
+
     /// A recording whose pedometer totals were differenced with only the last total kept goes on from it after the
     /// upgrade: the next total counts its difference from the last one, not whole.
     @Test func aRecordingInProgressGoesOnFromItsLastTotal() throws {

@@ -15,6 +15,12 @@ struct AppConvention: Sendable {
     /// An empty body the app sends and waits for a 2xx to: answered as stored, holding nothing but `note` in
     /// `ignored`. Whether a request is the app's is told from its headers (`sentBy`) or its `?format=NAME`.
     var emptyBody: EmptyBody?
+    /// The app holds its queue until a 2xx and resends the same message forever on anything else, so a message it
+    /// cannot fix (one that cannot be read, items left out) is answered 2xx lest it block every later one: with
+    /// `stored` for a payload read with items left out, with `unreadable` for a body refused whole. What was left
+    /// out is logged and kept for `status`. A token it can fix is still a 401, and a state that cannot be written a
+    /// 503, which it sends again.
+    var unreadable: (@Sendable () -> HTTPResponse)?
 
     struct EmptyBody: Sendable {
         var sentBy: @Sendable (HTTPRequest) -> Bool
@@ -36,12 +42,18 @@ enum AppConventions {
             return AppConvention(tellUser: sensorLoggerNotice)
         case .ownTracks?:
             // OwnTracks' HTTP booklet: a 200's body is a JSON array of messages for the phone, and a zero-length
-            // body is posted when a friend is deleted, the queue held until a 2xx.
+            // body is posted when a friend is deleted. Its queue is held until a 2xx (owntracks/ios#663: "the app
+            // waits for a positive response before it continues to the next message"), so what it cannot fix is
+            // answered 200 with no command: asking a phone whose steps report is unreadable to report again loops.
             return AppConvention(
                 stored: ownTracksAnswer,
                 emptyBody: .init(
-                    sentBy: isOwnTracks, note: "empty body (OwnTracks sends one when a friend is deleted)"))
+                    sentBy: isOwnTracks, note: "empty body (OwnTracks sends one when a friend is deleted)"),
+                unreadable: { ownTracksMessages([]) })
         case .healthAutoExport?, .healthConnect?, .stepLog?, nil:
+            // None blocks on a refusal: Health Auto Export sends its period again at its next run whatever the
+            // answer; health-connect-webhook retries only a 5xx (three times) and its next sync repeats the records;
+            // the step log's senders are scripts that read the 422.
             return .plain
         }
     }
@@ -58,7 +70,11 @@ enum AppConventions {
     /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
     /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
     static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
-        let messages: [[String: Any]] = payload.isStepsReport ? [] : [["_type": "cmd", "action": "reportSteps"]]
+        ownTracksMessages(payload.isStepsReport ? [] : [["_type": "cmd", "action": "reportSteps"]])
+    }
+
+    /// A 200 whose body is `messages` as OwnTracks reads them: a JSON array.
+    static func ownTracksMessages(_ messages: [[String: Any]]) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
         return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
     }

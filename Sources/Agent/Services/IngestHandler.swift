@@ -75,8 +75,9 @@ struct IngestHandler: Sendable {
 
     /// The answer to a payload whose valid items are stored and some of whose items were left out, logged once:
     /// told to the app's user by its convention (Sensor Logger's 499 text), else a 422 whose JSON names each item
-    /// left out (the first `Payload.refusedKept`, with `refused_count`) beside the stored payload's summary. A
-    /// resend of the same payload stores nothing again and gets the same answer.
+    /// left out (the first `Payload.refusedKept`, with `refused_count`) beside the stored payload's summary, or as
+    /// stored for an app that would block on anything but a 2xx (`AppConvention.unreadable`). A resend of the same
+    /// payload stores nothing again and gets the same answer.
     func leftOut(_ payload: Payload, _ committed: ReceivedCommit, _ convention: AppConvention) -> HTTPResponse {
         let what = payload.refusalHeadline
         logger.warning(
@@ -86,6 +87,7 @@ struct IngestHandler: Sendable {
             return tellUser(
                 "steptweet, of this message: \(what): \(payload.refusalSummary(naming: 3, devices: false))\n")
         }
+        if convention.unreadable != nil, let stored = convention.stored { return stored(payload) }
         var answer: [String: Any] = [
             "error": "\(what): \(payload.refusalSummary(naming: 3))", "format": payload.format,
             "stored": payload.items.count,
@@ -141,6 +143,18 @@ struct IngestHandler: Sendable {
         do {
             return try PayloadFormats.parse(bytes: body, format: format)
         } catch let error as PayloadError {
+            let app = error.app ?? Self.emptyBodySender(request, format)?.app
+            if let app, let unreadable = AppConventions.of(app).unreadable {
+                logger.warning("receiver: \(app.rawValue) message refused whole, answered 2xx: \(error.description)")
+                do {
+                    try store.refused(
+                        device: app.rawValue, format: app.rawValue, nowNs: clock.nowNs(),
+                        text: "refused whole: \(error.description)")
+                } catch {
+                    logger.error("receiver: cannot keep a refusal for status: \(error)")
+                }
+                throw Refusal(response: unreadable())
+            }
             if let tellUser = AppConventions.of(error.app).tellUser {
                 throw Refusal(
                     response: tellUser(

@@ -6,7 +6,8 @@ import StepDetection
 /// One stream of acceleration samples a phone pushed (a Sensor Logger session), with its own detector: each fetch
 /// feeds it, in time order, the samples received up to `reorder` before the newest, so that a message that came out
 /// of order within that allowance is still counted in its place. A stream quiet for longer than the allowance is fed
-/// to its end and its walk closed, as a file that stopped growing. Samples fed are removed from the state.
+/// to its end and its walk closed, as a file that stopped growing. Samples fed are removed from the state, and the
+/// spans they covered kept (`ReceivedCounted`), so that a resend of them is a duplicate rather than a late sample.
 struct ReceivedStreamSource: StepSource {
     let store: StateStore
     let stream: String
@@ -30,6 +31,7 @@ struct ReceivedStreamSource: StepSource {
             var detected = DetectedSteps()
             let handle: (DetectorEvent) -> Void = { detected.take($0) }
             var last = saved.lastSampleNs
+            var spans: [(start: Int64, end: Int64)] = []
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
@@ -40,6 +42,7 @@ struct ReceivedStreamSource: StepSource {
                 let t: Int64 = sample[0]
                 if read.next.firstDataNs == nil { read.next.firstDataNs = t }
                 detector.push(timeNs: t, x: sample[1], y: sample[2], z: sample[3], handle)
+                ReceivedCounted.extend(&spans, t)
                 last = t
             }
             let late =
@@ -64,9 +67,11 @@ struct ReceivedStreamSource: StepSource {
             read.next.lastSampleNs = last
             let stream = self.stream
             let through = last ?? fedThrough
+            let fedSpans = spans
             read.saveAlso.append { db in
                 try db.execute(
                     sql: "DELETE FROM received_sample WHERE stream = ? AND time_ns <= ?", arguments: [stream, through])
+                try ReceivedCounted.add(fedSpans, stream: stream, db)
             }
             return read
         }

@@ -166,6 +166,10 @@ public final class StateStore: Sendable {
         m.registerMigration("v12-steps-compaction", migrate: StepsCompaction.migrate)
         m.registerMigration("v13-received-checkpoint", migrate: ReceivedCheckpointRecord.migrate)
         m.registerMigration("v14-received-total", migrate: ReceivedTotalRecord.migrate)
+        m.registerMigration("v15-received-refusal", migrate: ReceivedDevice.migrateRefusal)
+        m.registerMigration("v16-adding-key", migrate: StateStore.migrateAddingKey)
+        m.registerMigration("v17-reading-sent", migrate: StateStore.migrateReadingSent)
+        m.registerMigration("v18-received-counted", migrate: ReceivedCounted.migrate)
         return m
     }
 

@@ -5,7 +5,9 @@ import Foundation
 /// any earlier one of its device with the same `start_time` (in the default daily mode today's record comes again at
 /// every sync with a growing count). The device is the record's `metadata.data_origin` (the app that wrote it) and
 /// `metadata.device` model when given, so records of several apps covering one walk are separate devices; without
-/// metadata it is `health-connect`. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A record that
+/// metadata it is `health-connect`. The top-level `timestamp` is when it sent (`Payload.sentNs`): it retries failed
+/// sends, so an older send may come after a newer one and must not replace it; one that is not a time is noted in
+/// `ignored` and its records replace as they come. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A record that
 /// cannot be read is left out and refused, the others kept. A test send (`"test": true`) is checked like any payload,
 /// then stores nothing.
 enum HealthConnectPayload {
@@ -35,7 +37,13 @@ enum HealthConnectPayload {
         }
         guard case .object(let members) = root else { return payload }
         for (key, value) in members {
-            if key == "steps" {
+            if key == "timestamp" {
+                do {
+                    payload.sentNs = try time(value, at: "timestamp")
+                } catch {
+                    payload.ignored.append("\(error) (records replace as they come)")
+                }
+            } else if key == "steps" {
                 for (i, record) in try value.array(at: "steps").enumerated() {
                     payload.refusingItem(device: device(record["metadata"]) ?? name) { payload in
                         payload.items.append(try read(record, at: "steps[\(i)]"))

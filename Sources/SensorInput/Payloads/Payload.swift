@@ -42,6 +42,9 @@ public struct Payload: Sendable, Equatable {
     public var refused: [PayloadError] = []
     /// How many items were left out, all of them.
     public var refusedCount = 0
+    /// When the app says it sent the payload (Health Connect's top-level `timestamp`), in ns: a reading it holds does
+    /// not replace one from a later send. Nil when the app does not say: the last received replaces.
+    public var sentNs: Int64?
     /// How many refusals `refused` keeps.
     public static let refusedKept = 20
 

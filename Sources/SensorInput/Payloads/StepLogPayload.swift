@@ -4,7 +4,7 @@ import Foundation
 /// line is read by the file format's own line reader (`StepLogFormat.Line`). The device is `src` (else `steplog`),
 /// the stream `boot_id`. A line with `steps` is a delta spanning from the stream's previous line in the body (the
 /// first is a point in time): with a `seq` it replaces any earlier line of that stream and `seq` (so a resent body
-/// is not added twice), without one it adds. A line with only `total` is a running total of its stream, differenced
+/// is not added twice), without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total` is a running total of its stream, differenced
 /// by the caller across bodies (resets and baselines as in the file format). A line that cannot be read is left out
 /// and refused, the others kept.
 enum StepLogPayload {
