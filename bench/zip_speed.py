@@ -14,9 +14,10 @@ Usage: bench/zip_speed.py --entries N path/to/steptweet [path/to/other-steptweet
 
 With --sensor-logger REPEATS: the shared 60 s walk's TotalAcceleration.csv repeated REPEATS times, as that file, as an
 Android zip holding it, and as an iOS zip holding Accelerometer.csv (without gravity) and Gravity.csv (a low-pass of
-the total) at the same times, which steptweet pairs; `count --jobs 1` of each RUNS times, medians; the three counts
-must agree.
-Usage: bench/zip_speed.py --sensor-logger 60 path/to/steptweet
+the total) at the same times, which steptweet pairs; `count --jobs J` (J from JOBS, "1" or e.g. "1,2") of each with
+each binary given, interleaved, RUNS rounds, medians of cpu, wall time and peak RSS; every count must agree. The
+inputs go to OUT (default bench/out/zip_speed; e.g. /tmp for a long one) and are deleted after.
+Usage: [OUT=/tmp/zs] [JOBS=1,2] bench/zip_speed.py --sensor-logger 60 path/to/steptweet [path/to/other-steptweet ...]
 """
 import datetime, os, re, statistics, subprocess, sys, zipfile
 
@@ -80,51 +81,77 @@ def many_entries(count, binaries):
     os.remove(z)
 
 
-def sensor_logger(repeats, binary):
+def sensor_logger(repeats, binaries):
     walk = os.path.join(ROOT, "..", "shared", "data", "formats", "derived_walk_60s", "sensorlogger_TotalAcceleration.csv")
     rows = [line.rstrip("\n").split(",") for line in open(walk, encoding="utf-8")][1:]
     t0, header = int(rows[0][0]), "time,seconds_elapsed,z,y,x"
     span = int(rows[-1][0]) - t0 + 5_000_000
-    total, linear, gravity = [header], [header], [header]
-    g = [float(v) for v in rows[0][2:5]]
-    for rep in range(repeats):
-        for r in rows:
-            t = int(r[0]) + rep * span
-            e = (t - t0) / 1e9
-            v = [float(x) for x in r[2:5]]
-            g = [g[i] + 0.02 * (v[i] - g[i]) for i in range(3)]
-            total.append(f"{t},{e:.6f},{r[2]},{r[3]},{r[4]}")
-            linear.append(f"{t},{e:.6f},{v[0] - g[0]:.6f},{v[1] - g[1]:.6f},{v[2] - g[2]:.6f}")
-            gravity.append(f"{t},{e:.6f},{g[0]:.6f},{g[1]:.6f},{g[2]:.6f}")
-    os.makedirs(OUT, exist_ok=True)
-    paths = [os.path.join(OUT, n) for n in ("TotalAcceleration.csv", "android.zip", "ios.zip")]
-    with open(paths[0], "w", encoding="utf-8") as f:
-        f.write("\n".join(total) + "\n")
+    out = os.environ.get("OUT", OUT)
+    os.makedirs(out, exist_ok=True)
+    paths = [os.path.join(out, n) for n in ("TotalAcceleration.csv", "android.zip", "ios.zip")]
+    linear_path, gravity_path = os.path.join(out, "Accelerometer.csv"), os.path.join(out, "Gravity.csv")
+    count = 0
+    with open(paths[0], "w", encoding="utf-8") as total, open(linear_path, "w", encoding="utf-8") as linear, \
+            open(gravity_path, "w", encoding="utf-8") as gravity:
+        for f in (total, linear, gravity):
+            f.write(header + "\n")
+        g = [float(v) for v in rows[0][2:5]]
+        for rep in range(repeats):
+            t_lines, l_lines, g_lines = [], [], []
+            for r in rows:
+                t = int(r[0]) + rep * span
+                e = (t - t0) / 1e9
+                v = [float(x) for x in r[2:5]]
+                g = [g[i] + 0.02 * (v[i] - g[i]) for i in range(3)]
+                t_lines.append(f"{t},{e:.6f},{r[2]},{r[3]},{r[4]}\n")
+                l_lines.append(f"{t},{e:.6f},{v[0] - g[0]:.6f},{v[1] - g[1]:.6f},{v[2] - g[2]:.6f}\n")
+                g_lines.append(f"{t},{e:.6f},{g[0]:.6f},{g[1]:.6f},{g[2]:.6f}\n")
+            total.write("".join(t_lines))
+            linear.write("".join(l_lines))
+            gravity.write("".join(g_lines))
+            count += len(rows)
     with zipfile.ZipFile(paths[1], "w", zipfile.ZIP_DEFLATED) as z:
         z.write(paths[0], "TotalAcceleration.csv")
     with zipfile.ZipFile(paths[2], "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("Accelerometer.csv", "\n".join(linear) + "\n")
-        z.writestr("Gravity.csv", "\n".join(gravity) + "\n")
-    print(f"{len(total) - 1:,} rows ({repeats} x the 60 s walk)")
+        z.write(linear_path, "Accelerometer.csv")
+        z.write(gravity_path, "Gravity.csv")
+    os.remove(linear_path)
+    os.remove(gravity_path)
+    print(f"{count:,} rows ({repeats} x the 60 s walk)")
+    jobs = os.environ.get("JOBS", "1").split(",")
+    results = {}
+    for _ in range(RUNS):  # interleaved: the binaries and inputs in turn, RUNS rounds
+        for path in paths:
+            for j in jobs:
+                for b in binaries:
+                    p = subprocess.run(["/usr/bin/time", "-v", b, "count", "--jobs", j, path],
+                                       capture_output=True, text=True)
+                    if p.returncode != 0:
+                        sys.exit(f"{b} {path}: exit {p.returncode}: {p.stderr[-2000:]}")
+                    cpu = sum(float(re.search(rf"{k} time \(seconds\): (\S+)", p.stderr).group(1))
+                              for k in ("User", "System"))
+                    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr).group(1)
+                    wall = sum(float(x) * 60**i for i, x in enumerate(reversed(wall.split(":"))))
+                    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+                    steps = int(re.search(r": (\d+) steps", p.stdout).group(1))
+                    results.setdefault((path, j, b), []).append((cpu, wall, rss, steps))
     for path in paths:
-        rs = []
-        for _ in range(RUNS):
-            p = subprocess.run(["/usr/bin/time", "-v", binary, "count", "--jobs", "1", path],
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                sys.exit(f"{path}: exit {p.returncode}: {p.stderr[-2000:]}")
-            cpu = sum(float(re.search(rf"{k} time \(seconds\): (\S+)", p.stderr).group(1)) for k in ("User", "System"))
-            rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
-            rs.append((cpu, rss, int(re.search(r": (\d+) steps", p.stdout).group(1))))
-        print(f"{os.path.basename(path):24s} {os.path.getsize(path):>12,} bytes  cpu median "
-              f"{statistics.median(r[0] for r in rs):.2f} s  peak RSS median {statistics.median(r[1] for r in rs):6.1f} MB"
-              f"  steps {rs[0][2]:,}")
+        for j in jobs:
+            for b in binaries:
+                rs = results[(path, j, b)]
+                print(f"{os.path.basename(path):22s} {os.path.getsize(path):>13,} bytes  --jobs {j}  {b:28s} "
+                      f"cpu {statistics.median(r[0] for r in rs):6.2f} s  wall {statistics.median(r[1] for r in rs):6.2f} s"
+                      f"  peak RSS {statistics.median(r[2] for r in rs):6.1f} MiB  steps {rs[0][3]:,}"
+                      + ("" if len({r[3] for r in rs}) == 1 else "  STEPS DIFFER BETWEEN RUNS"))
+    counts = {r[3] for rs in results.values() for r in rs}
+    print("every input, jobs and binary counts the same" if len(counts) == 1 else f"COUNTS DIFFER: {sorted(counts)}")
+    for path in paths:
         os.remove(path)
 
 
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--sensor-logger":
-        return sensor_logger(int(sys.argv[2]), sys.argv[3])
+        return sensor_logger(int(sys.argv[2]), sys.argv[3:])
     if len(sys.argv) > 2 and sys.argv[1] == "--entries":
         return many_entries(int(sys.argv[2]), sys.argv[3:])
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")

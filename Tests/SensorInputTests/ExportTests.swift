@@ -135,6 +135,124 @@ import Testing
         #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(strict: true)) }
     }
 
+    /// A recording whose files pair awkwardly, past several of the merge's pieces: gravity times off by up to 1 µs
+    /// and more, gravity rows missing and extra, accelerometer rows at one time twice, a run of rows 0.5 µs apart
+    /// across a piece's end, a gravity row out of order, gravity starting before and ending after the accelerometer,
+    /// and a row over 50 g only with gravity added.
+    func awkwardRecording() -> (linear: String, gravity: String) {
+        var random = SeededRandom(seed: 11)
+        let t0: Int64 = 1_705_472_086_000_000_000
+        var times: [Int64] = []
+        var t = t0
+        for i in 0..<12_000 {
+            t += (4_050..<4_130).contains(i) ? 500 : 4_500_000
+            times.append(t)
+            if i % 997 == 0 { times.append(t) }  // the same time twice
+        }
+        var linear = "time,seconds_elapsed,z,y,x\n"
+        var gravity = "time,seconds_elapsed,z,y,x\n"
+        for k in 0..<100 { gravity += "\(t0 - Int64(100 - k) * 4_500_000),0,9.8,0.1,0.2\n" }
+        // Times are read as float64 (256 ns apart at today's epoch): 768 ns pairs, 2 µs does not.
+        let jitters: [Int64] = [0, 0, 0, 0, 0, 256, -256, 768, -768, 2_000]
+        var held: String?
+        for (k, time) in times.enumerated() {
+            let over = k == 7_777
+            linear += "\(time),\(k),\(random.noise(2)),\(random.noise(2)),\(over ? 300 : random.noise(2))\n"
+            if k > 0 && time == times[k - 1] { continue }
+            if k % 89 == 3 { continue }  // no gravity row
+            let jitter = time - times[max(0, k - 1)] < 4_000_000 || over ? 0 : jitters[k % jitters.count]
+            let row = "\(time + jitter),\(k),9.8,0.1,\(over ? 250 : 0.2)\n"
+            if k == 9_001 {
+                held = row  // written after the next row: out of order
+                continue
+            }
+            gravity += row
+            if let h = held {
+                gravity += h
+                held = nil
+            }
+            if k % 61 == 5, k + 1 < times.count, times[k + 1] - time > 4_000_000 {
+                gravity += "\(time + 2_000_000),\(k),9.8,0.1,0.2\n"
+            }  // between two rows
+        }
+        for k in 1...100 { gravity += "\(t + Int64(k) * 4_500_000),0,9.8,0.1,0.2\n" }
+        return (linear, gravity)
+    }
+
+    /// What pairing the whole files gives: each file's rows as `GenericCSVReader` reads them, paired at once.
+    func pairedAtOnce(_ linear: String, _ gravity: String, _ options: ReadOptions) throws -> (
+        samples: [AccelerationSample], skipped: Int, lineIssues: [String], unpaired: Int
+    ) {
+        var vectors: [[SensorLoggerAcceleration.Timed]] = [[], []]
+        var skipped = 0
+        var lineIssues: [String] = []
+        for (k, text) in [linear, gravity].enumerated() {
+            let (summary, _) = try GenericCSVReader.read(
+                path: "f", options: options, resume: nil, completeLinesOnly: false, formatName: "sensor-logger",
+                source: .memory(Array(text.utf8))
+            ) { s in vectors[k].append(.init(timeNs: s.timeNs, v: .init(x: s.x, y: s.y, z: s.z))) }
+            skipped += summary.skippedLines
+            lineIssues += summary.issues.map { "\($0.line ?? 0): \($0.message)" }
+        }
+        let (paired, unpaired) = SensorLoggerAcceleration.pairs(vectors[0], vectors[1])
+        let kept = paired.filter { SampleCheck.valueProblem($0) == nil }
+        return (kept, skipped + (unpaired > 0 ? 1 : 0) + paired.count - kept.count, lineIssues, unpaired)
+    }
+
+    @Test(arguments: [(1, 1 << 17), (2, 4096), (3, 97)])
+    func pairingAsTheFilesAreReadPairsWhatTheWholeFilesPair(jobs: Int, chunkBytes: Int) throws {
+        let (linear, gravity) = awkwardRecording()
+        var options = ReadOptions()
+        options.jobs = jobs
+        options.chunkBytes = chunkBytes
+        options.maxReportedIssues = 50
+        let expected = try pairedAtOnce(linear, gravity, options)
+        #expect(expected.unpaired > 1_000 && expected.samples.count > 10_000, "\(expected.unpaired)")
+        let outOfOrder = try #require(expected.lineIssues.first)
+        #expect(expected.lineIssues.count == 1 && outOfOrder.contains(": time goes backwards"), "\(outOfOrder)")
+        var zip = ZipBuilder()
+        zip.add("Accelerometer.csv", Array(linear.utf8))
+        zip.add("Gravity.csv", Array(gravity.utf8))
+        let path = try temporaryFile(zip.bytes(), name: "awkward.zip")
+        for batched in [false, true] {
+            var got: [AccelerationSample] = []
+            let s = try AnyInput.read(path: path, options: options, batch: batched ? { got += $0 } : nil) {
+                if case .sample(let x) = $0 { got.append(x) }
+            }
+            #expect(got == expected.samples, "batched \(batched)")
+            #expect(s.samples == got.count && s.firstNs == got.first?.timeNs && s.lastNs == got.last?.timeNs)
+            #expect(s.skippedLines == expected.skipped)
+            #expect(
+                s.issues.map(\.message) == [
+                    String(outOfOrder.drop { $0 != " " }.dropFirst()),
+                    "\(expected.unpaired) of its 12013 rows have no row of \(path):Gravity.csv at the same time "
+                        + "(within 1 µs): left out",
+                    "with gravity added: absurd acceleration 550 m/s^2 (over 50 g)",
+                ])
+            #expect(
+                s.issues.first.map { "\($0.file):\($0.line ?? 0)" }
+                    == "\(path):Gravity.csv:\(outOfOrder.prefix { $0 != ":" })")
+        }
+        // Strict: the gravity row out of order is the error, after the accelerometer file read without one.
+        options.strict = true
+        let e = try #require(throws: InputError.self) { try readAll(path, options: options) }
+        #expect(e.file == path + ":Gravity.csv" && "\(e.line ?? 0)" == outOfOrder.prefix { $0 != ":" }, "\(e)")
+        // A bad accelerometer line as well: that one is the error, its file being read first.
+        var bad = ZipBuilder()
+        bad.add("Accelerometer.csv", Array((linear + "1,2,3\n").utf8))
+        bad.add("Gravity.csv", Array(gravity.utf8))
+        let badPath = try temporaryFile(bad.bytes(), name: "bad.zip")
+        let b = try #require(throws: InputError.self) { try readAll(badPath, options: options) }
+        #expect(b.file == badPath + ":Accelerometer.csv" && b.line == 12_015, "\(b)")
+        // An empty Gravity.csv: its reader's error, once the accelerometer file is read.
+        var empty = ZipBuilder()
+        empty.add("Accelerometer.csv", Array(linear.utf8))
+        empty.add("Gravity.csv", [])
+        let emptyPath = try temporaryFile(empty.bytes(), name: "empty.zip")
+        let m = try #require(throws: InputError.self) { try readAll(emptyPath) }
+        #expect(m.file == emptyPath + ":Gravity.csv" && m.message == "file is empty", "\(m)")
+    }
+
     @Test func accelerometerWithoutGravityIsRefusedOrTheUncalibratedOneRead() throws {
         var (zip, _) = try iOSRecording()
         zip.items.remove(at: 2)  // Gravity.csv

@@ -80,6 +80,66 @@ import Testing
         }
     }
 
+    /// The outcome with `file` (the path that issues name) written `FILE`, to compare a file with its zip.
+    func naming(_ o: Outcome, _ file: String) -> Outcome {
+        var o = o
+        o.issues = o.issues.map { $0.replacingOccurrences(of: file, with: "FILE") }
+        return o
+    }
+
+    /// A CSV in a zip is cut into ranges as it is inflated: the same samples, skipped lines and line numbers as the
+    /// unzipped file, deflated or stored, on one thread or three, wherever the ranges fall.
+    @Test(arguments: [false, true])
+    func aZippedRecordingGivesWhatTheFileGives(unterminated: Bool) throws {
+        let csv = Array(recording(unterminated: unterminated).utf8)
+        let path = try temporaryFile(csv)
+        let reference = naming(try read(path, jobs: 1), path)
+        for deflate in [true, false] {
+            var zip = ZipBuilder()
+            zip.add("Walk/input.csv", csv, deflate: deflate)
+            let zipPath = try temporaryFile(zip.bytes(), name: deflate ? "deflated.zip" : "stored.zip")
+            for chunkBytes in [1, 7, 40, 4096, 1 << 18] {
+                for jobs in [1, 3] {
+                    let got = naming(try read(zipPath, jobs: jobs, chunkBytes: chunkBytes), zipPath + ":Walk/input.csv")
+                    #expect(got == reference, "deflate \(deflate), jobs \(jobs), ranges of \(chunkBytes) bytes")
+                }
+            }
+            for (jobs, chunkBytes) in [(1, 1 << 18), (2, 5), (3, 777)] {
+                let e = try #require(throws: InputError.self) {
+                    try read(zipPath, jobs: jobs, chunkBytes: chunkBytes, strict: true)
+                }
+                let plain = try #require(throws: InputError.self) { try read(path, jobs: 1, strict: true) }
+                #expect(e.line == plain.line && e.message == plain.message && e.file == zipPath + ":Walk/input.csv")
+            }
+        }
+    }
+
+    /// The ranges end at the entry's last newline, before the reader has seen its end: the entry is still read to
+    /// its end and checked, so a damaged one is an error, never a short or altered count.
+    @Test(arguments: [1, 2])
+    func aDamagedZippedRecordingIsAnError(jobs: Int) throws {
+        let csv = Array(recording(unterminated: false).utf8)
+        var zip = ZipBuilder()
+        zip.add("input.csv", csv, deflate: false)
+        var bytes = zip.bytes()
+        let last = Array("99999.5,0.25".utf8)  // the last row's 0.25 becomes 0.35: the same length
+        let at = try #require((0..<(bytes.count - last.count)).first { Array(bytes[$0..<($0 + last.count)]) == last })
+        bytes[at + 10] = UInt8(ascii: "3")
+        let zipPath = try temporaryFile(bytes, name: "damaged.zip")
+        let e = try #require(throws: InputError.self) { try read(zipPath, jobs: jobs, chunkBytes: 4096) }
+        #expect(e.message.contains("entry input.csv") && e.message.contains("CRC-32 mismatch"), "\(e)")
+        // Cut short: the error names the entry.
+        var cut = ZipBuilder()
+        cut.add("input.csv", csv, deflate: true)
+        var short = cut.bytes()
+        let entry = try #require(ZipArchive(bytes: short, name: "x").entries.first)
+        let dataEnd = 30 + "input.csv".utf8.count + Int(entry.compressedSize)
+        for k in (dataEnd - 200)..<dataEnd { short[k] = 0 }
+        let damaged = try temporaryFile(short, name: "cut.zip")
+        let d = try #require(throws: InputError.self) { try read(damaged, jobs: jobs, chunkBytes: 97) }
+        #expect(d.message.contains("entry input.csv"), "\(d)")
+    }
+
     @Test func strictModeStopsAtTheSameLineWhateverTheJobs() throws {
         let path = try temporaryFile(Array(recording(unterminated: false).utf8))
         func firstError(jobs: Int, chunkBytes: Int) -> String? {

@@ -94,6 +94,8 @@ struct CSVChunkParser: Sendable {
     let begin: Int64
     let limitEnd: Int64
     let chunkBytes: Int64
+    /// A zip entry's ranges, cut as it is inflated (`source` is then not read).
+    var inflated: InflatedRanges? = nil
     /// Where ranges take their sample blocks from (and the deliverer hands them back).
     let blocks = SampleBlockPool()
 
@@ -105,21 +107,30 @@ struct CSVChunkParser: Sendable {
         let stop = min(start + chunkBytes, limitEnd)
         // Range k > 0 reads one byte before its start, to know whether a line starts right there.
         let from = k == 0 ? start : start - 1
-        var buffer = ByteBuffer(capacity: Int(stop - from) + 4096)
-        defer { buffer.free() }
         var chunk = ParsedChunk()
+        var buffer: ByteBuffer
         let length: Int
-        do {
-            length = try source.read(
-                &buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1)
-        } catch var e as InputError {
-            e.file = path
-            chunk.failure = e
-            return chunk
-        } catch {
-            chunk.failure = InputError(file: path, message: "\(error)")
-            return chunk
+        if let inflated {
+            do {
+                (buffer, length) = try inflated.range(k)
+            } catch {
+                chunk.failure = error as? InputError ?? InputError(file: path, message: "\(error)")
+                return chunk
+            }
+        } else {
+            buffer = ByteBuffer(capacity: Int(stop - from) + 4096)
+            do {
+                length = try source.read(
+                    &buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1)
+            } catch {
+                buffer.free()
+                var e = error as? InputError ?? InputError(file: path, message: "\(error)")
+                e.file = path
+                chunk.failure = e
+                return chunk
+            }
         }
+        defer { buffer.free() }
         let p = buffer.base
         p[length] = 0x0A  // a sentinel newline ends an unterminated last line: no bounds checks in the hot loop
         var i = 0
@@ -276,16 +287,19 @@ extension GenericCSVReader {
             (fd, size) = try LineReader.openFile(path, at: 0)
             bytes = .file(fd)
         case .zipEntry(let member):
-            // The ranges are read at offsets: the entry is inflated into memory (checked to its CRC-32) first.
-            let b = try member.open().readAll()
-            bytes = .memory(b)
-            size = Int64(b.count)
+            bytes = .memory([])
+            size = member.entry.size
         }
         let limitEnd = min(size, byteBudget.map { state.offset + max(0, $0) } ?? size)
-        let parser = CSVChunkParser(
+        var parser = CSVChunkParser(
             path: path, source: bytes, layout: layout, scale: scale, options: options,
             completeLinesOnly: completeLinesOnly, begin: state.offset, limitEnd: limitEnd,
             chunkBytes: Int64(max(1, options.chunkBytes)))
+        if case .zipEntry(let member) = source {
+            // An entry has no offsets to read ranges at: they are cut from it as it is inflated, a window at a time.
+            parser.inflated = try InflatedRanges(
+                member, begin: state.offset, limitEnd: limitEnd, chunkBytes: parser.chunkBytes)
+        }
         var meter = ProgressMeter(total: limitEnd - state.offset, enabled: options.progress)
         defer { meter.finish() }
         let jobs = max(1, options.jobs)
@@ -298,6 +312,8 @@ extension GenericCSVReader {
             state.lastLine += chunk.lineCount
             return !chunk.stops
         }
+        // The entry read to its end: a damaged one is an error, also when the ranges stopped before its end.
+        try parser.inflated?.finish()
     }
 
     /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks. With

@@ -171,8 +171,8 @@ final class ZipEntryReader {
         return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    /// The entry's bytes up to `limit` (every byte, for an SQLite database or a CSV read in parallel ranges; the first
-    /// few, for recognising its content), checked like a stream when read to the end.
+    /// The entry's bytes up to `limit` (every byte, for what is read whole: an SQLite database, a FIT file, a JSON
+    /// document; the first few, for recognising its content), checked like a stream when read to the end.
     func readAll(limit: Int = .max) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(min(entry.size, Int64(min(limit, 1 << 26)))))
         var filled = 0

@@ -85,6 +85,29 @@ public func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) {
         }
         return out
     }
+    /// The same bytes as the one entry of a stored zip, its ranges cut as it is read (`InflatedRanges`); names as
+    /// the file's.
+    func readZipped(jobs: Int, chunkBytes: Int, strict: Bool) -> Outcome {
+        var options = ReadOptions(strict: strict)
+        options.jobs = jobs
+        options.chunkBytes = chunkBytes
+        var out = Outcome()
+        let name = "fuzz-input.zip"
+        func plain(_ s: String) -> String { s.replacingOccurrences(of: name + ":input.csv", with: "fuzz-input") }
+        do {
+            let summary = try AnyInput.read(bytes: storedZip("input.csv", bytes), name: name, options: options) {
+                item in
+                if case .sample(let s) = item {
+                    out.samples.append([UInt64(bitPattern: s.timeNs), s.x.bitPattern, s.y.bitPattern, s.z.bitPattern])
+                }
+            }
+            out.skipped = summary.skippedLines
+            out.issues = summary.issues.map { plain($0.description) }
+        } catch {
+            out.error = plain("\(error)")
+        }
+        return out
+    }
     let ranges = 1 + Int(tail.first ?? 0) % 97
     for strict in [false, true] {
         let reference = read(jobs: 1, chunkBytes: 1 << 30, strict: strict)
@@ -93,7 +116,34 @@ public func fuzzParallel(_ data: UnsafePointer<UInt8>?, _ size: Int) {
                 read(jobs: jobs, chunkBytes: ranges, strict: strict) == reference,
                 "ranges of \(ranges) bytes on \(jobs) threads differ from one pass")
         }
+        for jobs in [1, 2] {
+            precondition(
+                readZipped(jobs: jobs, chunkBytes: ranges, strict: strict) == reference,
+                "a zip entry in ranges of \(ranges) bytes on \(jobs) threads differs from the file in one pass")
+        }
     }
+}
+
+/// A zip holding `data` stored (not deflated) as its one entry `name`.
+func storedZip(_ name: String, _ data: [UInt8]) -> [UInt8] {
+    func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+    func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16 & 0xFFFF) }
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in data {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    var fields: [UInt8] = u16(0) + u16(0) + u16(0) + u16(0)  // flags, method (stored), time, date
+    fields += u32(Int(~crc)) + u32(data.count) + u32(data.count)
+    fields += u16(name.utf8.count)
+    var local: [UInt8] = [0x50, 0x4B, 3, 4] + u16(20) + fields
+    local += u16(0) + Array(name.utf8) + data
+    var central: [UInt8] = [0x50, 0x4B, 1, 2] + u16(20) + u16(20) + fields
+    central += u16(0) + u16(0) + u16(0) + u16(0)  // extra, comment, disk, internal attributes
+    central += u32(0) + u32(0) + Array(name.utf8)  // external attributes, the local header's offset
+    var end: [UInt8] = [0x50, 0x4B, 5, 6] + u16(0) + u16(0) + u16(1) + u16(1)
+    end += u32(central.count) + u32(local.count) + u16(0)
+    return local + central + end
 }
 
 /// Feeds `data` to the payload parser of `format` and to recognition: either a `PayloadError` naming the format it
