@@ -106,6 +106,10 @@ public protocol Publisher: Sendable {
     var resendUnconfirmed: Bool { get }
     /// Whether `post` is already on the target (an earlier attempt went through although its answer was lost).
     func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup
+    /// How long, and for which credentials, the target surely still knows a post's idempotency key after an attempt:
+    /// a resend within that is answered with the first post, never a second one. Asked when `lookUp` fails; nil (the
+    /// default) when no resend of an unconfirmed attempt is safe without a look-up.
+    var keyMemory: KeyMemory? { get }
     /// Whether its posts carry the window's chart (`image`, `image_required`).
     var image: ImageOption { get }
     /// Why the target would refuse `text` (over its length, characters it refuses), as far as that is known without
@@ -122,6 +126,28 @@ extension Publisher {
     public var image: ImageOption { .off }
     public func refusal(of text: String) -> String? { nil }
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup { .unsupported }
+    public var keyMemory: KeyMemory? { nil }
+}
+
+/// How long a target remembers the idempotency keys it was sent, and under which credentials (`Publisher.keyMemory`).
+public struct KeyMemory: Sendable, Equatable {
+    /// How long after an attempt its key is surely still known, less a margin for clocks and slow requests.
+    public var lifetime: Duration
+    /// Names what the keys are remembered for (a fingerprint of the server, the place and the credential, never the
+    /// secret): an attempt made under another scope is unknown to this one.
+    public var scope: String
+
+    public init(lifetime: Duration, scope: String) {
+        self.lifetime = lifetime
+        self.scope = scope
+    }
+
+    /// Whether a resend at `now` is answered with the post of an attempt first made at `firstAttempt` under `scope`:
+    /// the same scope, and younger than `lifetime` (a clock that went back leaves the age unknown: not covered).
+    public func covers(firstAttempt: Date, scope: String?, now: Date) -> Bool {
+        guard scope == self.scope, now >= firstAttempt else { return false }
+        return now.timeIntervalSince(firstAttempt) < lifetime / .seconds(1)
+    }
 }
 
 /// What looking for a post on its target found.

@@ -1,8 +1,10 @@
-import Agent
 import Clocks
 import Foundation
+import GRDB
 import Publishing
 import Testing
+
+@testable import Agent
 
 /// A target without idempotency (like Discord, Slack, ntfy): sending twice makes two posts. Scripted publish outcomes
 /// and lookups; records what it was sent.
@@ -10,6 +12,7 @@ actor ChatTarget: Publisher {
     nonisolated let name = "chat"
     nonisolated let resendUnconfirmed: Bool
     nonisolated var repeatsDuplicate: Bool { true }
+    nonisolated let keyMemory: KeyMemory?
     var outcomes: [DeliveryOutcome]
     var lookups: [PostLookup]
     /// Publish calls that never answer (the fetch's deadline ends them).
@@ -20,7 +23,11 @@ actor ChatTarget: Publisher {
     nonisolated let publishing: AsyncStream<Void>
     private let publishingContinuation: AsyncStream<Void>.Continuation
 
-    init(outcomes: [DeliveryOutcome] = [], lookups: [PostLookup] = [], hangs: Int = 0, resendUnconfirmed: Bool = true) {
+    init(
+        outcomes: [DeliveryOutcome] = [], lookups: [PostLookup] = [], hangs: Int = 0, resendUnconfirmed: Bool = true,
+        keyMemory: KeyMemory? = nil
+    ) {
+        self.keyMemory = keyMemory
         self.outcomes = outcomes
         self.lookups = lookups
         self.hangs = hangs
@@ -140,5 +147,110 @@ actor ChatTarget: Publisher {
         #expect(reports[1].deliveries.map(\.outcome) == [.alreadyDelivered])
         #expect(await target.received.count == 1)
         #expect(try store.outbox(status: .delivered).map(\.remoteID) == ["late"])
+    }
+
+    // MARK: A target that remembers its keys for a while (Matrix: a txnId for 24 h per device)
+
+    static let memory = KeyMemory(lifetime: .seconds(23 * 3600), scope: "token-a")
+    static let lost = DeliveryOutcome.retryable(reason: "HTTP 504", retryAfter: nil, unconfirmed: true)
+
+    /// One fetch per `(hours after t0, target)`, each by a fetcher of its own over the same state: the wall clock is
+    /// the fetch's `now`.
+    func run(_ fetches: [(hours: Double, target: ChatTarget)]) async throws -> (
+        reports: [FetchReport], store: StateStore, dir: TempDir
+    ) {
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        var reports: [FetchReport] = []
+        for (hours, target) in fetches {
+            config.publishers = [target]
+            reports.append(
+                await Fetcher(configuration: config).fetch(
+                    now: t0.addingTimeInterval(hours * 3600), trigger: [.manual]))
+        }
+        return (reports, try StateStore(path: config.statePath), dir)
+    }
+
+    @Test func aFailedLookupResendsWhileTheTargetStillKnowsTheKey() async throws {
+        let target = ChatTarget(
+            outcomes: [Self.lost], lookups: [.failed(reason: "HTTP 500 on /messages")], keyMemory: Self.memory)
+        // The first attempt at 1 h; the resend 22 h 59 min later, inside the 23 h.
+        let (reports, store, dir) = try await run([(1, target), (1 + 23 - 1.0 / 60, target)])
+        defer { withExtendedLifetime(dir) {} }
+        #expect(reports[1].deliveries.map(\.outcome) == [.delivered], "\(reports[1].deliveries)")
+        #expect(
+            reports[1].deliveries.first?.note?.hasPrefix("resent without a look-up (HTTP 500 on /messages)") == true)
+        let sent = await target.received.map(\.idempotencyKey)
+        #expect(sent.count == 2 && Set(sent).count == 1)  // the same key: the target answers with the first post
+        let delivered = try store.outbox(status: .delivered)
+        #expect(delivered.map(\.unconfirmed) == [false])
+        #expect(delivered.map(\.attempts) == [2])
+    }
+
+    @Test func aFailedLookupWaitsOnceTheKeyMayBeForgotten() async throws {
+        let target = ChatTarget(
+            outcomes: [Self.lost], lookups: [.failed(reason: "HTTP 500"), .found(remoteID: "m1")],
+            keyMemory: Self.memory)
+        // 23 h after the first attempt: the target may have forgotten its key, so only a look-up can tell.
+        let (reports, store, dir) = try await run([(1, target), (24, target), (25, target)])
+        defer { withExtendedLifetime(dir) {} }
+        #expect(reports[1].deliveries.map(\.outcome) == [.retryable])
+        #expect(reports[1].deliveries.first?.reason?.hasPrefix("not resent: cannot tell") == true)
+        #expect(reports[2].deliveries.map(\.outcome) == [.alreadyDelivered])
+        #expect(await target.received.count == 1)
+        #expect(try store.outbox(status: .delivered).map(\.remoteID) == ["m1"])
+    }
+
+    @Test func anotherTokenIsNotCoveredByTheFirstOnesKey() async throws {
+        let first = ChatTarget(outcomes: [Self.lost], keyMemory: Self.memory)
+        let other = ChatTarget(
+            lookups: [.failed(reason: "HTTP 500")],
+            keyMemory: KeyMemory(lifetime: .seconds(23 * 3600), scope: "token-b"))
+        let (reports, _, dir) = try await run([(1, first), (2, other)])
+        defer { withExtendedLifetime(dir) {} }
+        #expect(reports[1].deliveries.map(\.outcome) == [.retryable])
+        #expect(await other.received.isEmpty)
+    }
+
+    @Test func aResendWithoutLookUpStaysUnconfirmedAndCountsFromTheFirstAttempt() async throws {
+        // The resend at 2 h is refused (429: not acted on), but the first attempt at 1 h may still have posted: the
+        // entry stays unconfirmed, and at 24 h 1 min (past 23 h after the first attempt) it waits for a look-up.
+        let target = ChatTarget(
+            outcomes: [Self.lost, .retryable(reason: "HTTP 429", retryAfter: 60)],
+            lookups: [.failed(reason: "HTTP 500"), .failed(reason: "HTTP 500")], keyMemory: Self.memory)
+        let (reports, store, dir) = try await run([(1, target), (2, target), (24 + 1.0 / 60, target)])
+        defer { withExtendedLifetime(dir) {} }
+        #expect(reports[1].deliveries.map(\.outcome) == [.retryable])
+        #expect(reports[2].deliveries.first?.reason?.hasPrefix("not resent: cannot tell") == true)
+        #expect(await target.received.count == 2)
+        #expect(await target.lookedUp.count == 2)
+        #expect(try store.outbox(status: .pending).map(\.unconfirmed) == [true])
+    }
+
+    @Test func aPostNotFoundStartsItsKeysTimeAgain() async throws {
+        // Not found at 20 h: nothing earlier was posted, so the resend then is the first that may post, and a failed
+        // look-up at 30 h is 10 h after it.
+        let target = ChatTarget(
+            outcomes: [Self.lost, Self.lost], lookups: [.notFound, .failed(reason: "HTTP 500")], keyMemory: Self.memory)
+        let (reports, _, dir) = try await run([(1, target), (20, target), (30, target)])
+        defer { withExtendedLifetime(dir) {} }
+        #expect(reports[2].deliveries.map(\.outcome) == [.delivered], "\(reports[2].deliveries)")
+        #expect(await target.received.count == 3)
+    }
+
+    @Test func anAttemptFromBeforeTheKeysWereTimedIsNotResentWithoutALookUp() async throws {
+        // An entry left unconfirmed by an older agent has no time of its first attempt: its age is unknown.
+        let target = ChatTarget(outcomes: [Self.lost], lookups: [.failed(reason: "HTTP 500")], keyMemory: Self.memory)
+        let dir = try TempDir()
+        var config = try Fixture.config(dir: dir)
+        config.publishers = [target]
+        _ = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
+        let store = try StateStore(path: config.statePath)
+        try await store.writer.write { db in
+            try db.execute(sql: "UPDATE outbox SET unconfirmed_since_ns = NULL, key_scope = NULL")
+        }
+        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(7200), trigger: [.manual])
+        #expect(report.deliveries.map(\.outcome) == [.retryable])
+        #expect(await target.received.count == 1)
     }
 }

@@ -243,4 +243,29 @@ import Testing
         }
         #expect(page == "the room's messages answered without a chunk (HTTP 200)")
     }
+
+    @Test func aTxnIdCoversAResendFor23HoursWithTheSameTokenToTheSameRoom() throws {
+        let base = try #require(URL(string: "https://hs.example"))
+        let make = { (url: URL, token: String, room: String) in
+            MatrixPublisher(baseURL: url, token: token, roomID: room).keyMemory
+        }
+        let memory = try #require(make(base, "tok", "!r:hs"))
+        #expect(memory.lifetime == .seconds(23 * 3600))
+        #expect(make(base, "tok", "!r:hs") == memory)
+        #expect(!memory.scope.contains("tok"))
+        let others = [
+            make(base, "tok2", "!r:hs"), make(base, "tok", "!other:hs"),
+            make(try #require(URL(string: "https://other.example")), "tok", "!r:hs"),
+        ]
+        #expect(others.allSatisfy { $0?.scope != memory.scope })
+        let first = Date(timeIntervalSince1970: 1_800_000_000)
+        let scope = memory.scope
+        #expect(memory.covers(firstAttempt: first, scope: scope, now: first))
+        #expect(memory.covers(firstAttempt: first, scope: scope, now: first.addingTimeInterval(23 * 3600 - 1)))
+        #expect(!memory.covers(firstAttempt: first, scope: scope, now: first.addingTimeInterval(23 * 3600)))
+        // A clock that went back leaves the attempt's age unknown.
+        #expect(!memory.covers(firstAttempt: first, scope: scope, now: first.addingTimeInterval(-1)))
+        #expect(!memory.covers(firstAttempt: first, scope: others[0]?.scope, now: first))
+        #expect(!memory.covers(firstAttempt: first, scope: nil, now: first))
+    }
 }

@@ -79,7 +79,7 @@ public struct Fetcher: Sendable {
 
         // 4. Upkeep, and history: exactly one row per fetch.
         if !dryRun {
-            mergeOldSteps(store: store, report: &report)
+            mergeOldSteps(store: store, nowNs: nowNs, report: &report)
             let endedNs = nowNs + Int64(elapsed(budget) / .nanoseconds(1))
             do {
                 try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
@@ -181,12 +181,18 @@ public struct Fetcher: Sendable {
         return delivered
     }
 
-    /// Steps long behind the posted windows are kept per minute (a day of them per fetch); a failure to merge them
-    /// is a warning, never the fetch's failure.
-    func mergeOldSteps(store: StateStore, report: inout FetchReport) {
+    /// Steps long behind the posted windows are kept per minute (a day of them per fetch), and the counted spans of
+    /// sample streams quiet for a week are forgotten (a bounded number per fetch); a failure of either is a warning,
+    /// never the fetch's failure.
+    func mergeOldSteps(store: StateStore, nowNs: Int64, report: inout FetchReport) {
         do { try store.mergeOldSteps() } catch {
             report.warnings.append(
                 "merging old steps into minutes: " + StateStore.describe(error, path: configuration.statePath))
+        }
+        do { try store.pruneCountedSpans(nowNs: nowNs) } catch {
+            report.warnings.append(
+                "forgetting the counted spans of old sample streams: "
+                    + StateStore.describe(error, path: configuration.statePath))
         }
     }
 

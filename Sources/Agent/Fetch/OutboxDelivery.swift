@@ -9,6 +9,9 @@ extension Fetcher {
     /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
     /// publish within the remaining budget, then record the outcome. For a target that would post a repeat twice
     /// (no idempotency key), an entry whose last attempt is unconfirmed is looked up on the target first.
+    /// A resend while the target still knows the post's key (`Publisher.keyMemory`), after a failed look-up, leaves
+    /// the entry unconfirmed until it is delivered: its first attempt may have posted, and a later resend needs a
+    /// look-up again.
     func deliver(
         _ entry: OutboxRecord, store: StateStore, nowNs: Int64, budget: Deadline
     ) async -> FetchReport.Delivery {
@@ -30,13 +33,12 @@ extension Fetcher {
             d.reason = "reading the window's chart: " + StateStore.describe(error, path: store.path)
             return d
         }
+        var resend: Resend = entry.unconfirmed ? .unchecked : .afresh
         if publisher.repeatsDuplicate && entry.unconfirmed {
-            if await settleUnconfirmed(
+            resend = await settleUnconfirmed(
                 entry, publisher: publisher, post: post, deadline: deadline, store: store,
                 nowNs: nowNs, delivery: &d)
-            {
-                return d
-            }
+            if resend == .settled { return d }
             guard let left = Self.remainingBudget(budget) else {
                 d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
                 return d
@@ -44,13 +46,16 @@ extension Fetcher {
             deadline = left
         }
         do {
-            try store.countAttempt(entry)
+            try store.countAttempt(
+                entry, afresh: resend == .afresh, nowNs: nowNs,
+                keyScope: publisher.keyMemory?.scope)
         } catch {
             d.reason = StateStore.describe(error, path: store.path)
             return d
         }
         let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
-        let update = outboxUpdate(outcome, attempts: entry.attempts + 1, nowNs: nowNs, delivery: &d)
+        var update = outboxUpdate(outcome, attempts: entry.attempts + 1, nowNs: nowNs, delivery: &d)
+        if resend == .sameKey && !outcome.isDelivered { update.unconfirmed = true }
         do {
             try store.recordOutcome(
                 entry, status: update.status, nextNs: update.next, remoteID: update.remote,
@@ -111,13 +116,26 @@ extension Fetcher {
         Int64(Backoff.delay(attempt: attempts, retryAfter: retryAfter, random: random) * 1e9)
     }
 
+    /// What looking up an unconfirmed entry decided.
+    enum Resend: Equatable {
+        /// Recorded: found, given up, or kept waiting.
+        case settled
+        /// Send: no earlier attempt was posted (or none may have been).
+        case afresh
+        /// Send: the look-up failed, but the target still knows the post's key from the first unconfirmed attempt,
+        /// so a resend cannot double it.
+        case sameKey
+        /// Send without knowing (`resend_unconfirmed`, a target that cannot look up).
+        case unchecked
+    }
+
     /// For a target that would post a repeat twice, whose last attempt went unanswered: looks the post up first.
-    /// Returns true when that settled the entry (found, permanently skipped, or look-up failed); false to send it.
+    /// Settles the entry when found, when it is given up, or when the look-up failed and a resend could double it.
     func settleUnconfirmed(
         _ entry: OutboxRecord, publisher: any Publisher, post: Post, deadline: Deadline,
         store: StateStore, nowNs: Int64, delivery d: inout FetchReport.Delivery
-    ) async -> Bool {
-        let settled: OutboxUpdate?
+    ) async -> Resend {
+        let settled: OutboxUpdate
         switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
         case .found(let id):
             d.outcome = .alreadyDelivered
@@ -125,22 +143,26 @@ extension Fetcher {
             d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
             settled = (.delivered, nowNs, id, nil, false)
         case .notFound:
-            settled = nil
+            return .afresh
         case .failed(let reason):
+            if let memory = publisher.keyMemory, let since = entry.unconfirmedSinceNs,
+                memory.covers(
+                    firstAttempt: StateStore.date(since), scope: entry.keyScope, now: StateStore.date(nowNs))
+            {
+                d.note =
+                    "resent without a look-up (\(reason)): \(publisher.name) still knows the post's key from its first attempt at \(Timestamps.format(StateStore.date(since)))"
+                return .sameKey
+            }
             d.outcome = .retryable
             d.reason = "not resent: cannot tell whether an earlier attempt was posted (\(reason))"
             settled = (.pending, nowNs + retryDelayNs(attempts: entry.attempts, retryAfter: nil), nil, d.reason, true)
         case .unsupported:
-            if publisher.resendUnconfirmed {
-                settled = nil
-            } else {
-                d.outcome = .permanent
-                d.reason =
-                    "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
-                settled = (.failed, nowNs, nil, d.reason, true)
-            }
+            if publisher.resendUnconfirmed { return .unchecked }
+            d.outcome = .permanent
+            d.reason =
+                "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
+            settled = (.failed, nowNs, nil, d.reason, true)
         }
-        guard let settled else { return false }
         do {
             try store.recordOutcome(
                 entry, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
@@ -149,7 +171,7 @@ extension Fetcher {
             d.outcome = .retryable
             d.reason = "recording the lookup: " + StateStore.describe(error, path: store.path)
         }
-        return true
+        return .settled
     }
 
     /// The fetch's budget, or nil when less than 50 ms of it remain.

@@ -25,6 +25,8 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         static let createdNs = Column("created_ns")
         static let deliveredNs = Column("delivered_ns")
         static let unconfirmed = Column("unconfirmed")
+        static let unconfirmedSinceNs = Column("unconfirmed_since_ns")
+        static let keyScope = Column("key_scope")
     }
 
     /// Nil until the row is inserted.
@@ -39,6 +41,11 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
     public var lastError: String?
     /// The last attempt may have been posted although no success was seen (its answer was lost, or the fetch died).
     public var unconfirmed: Bool
+    /// While `unconfirmed`: when the first of the attempts that may have posted was made, and the target's key scope
+    /// then (`Publisher.keyMemory`); nil for an attempt counted before migration `v19-outbox-key-memory`, which no
+    /// resend without a look-up can follow.
+    var unconfirmedSinceNs: Int64?
+    var keyScope: String?
     var createdNs: Int64
     var deliveredNs: Int64?
 
@@ -68,6 +75,8 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         remoteID = r[Columns.remoteID]
         lastError = r[Columns.lastError]
         unconfirmed = r[Columns.unconfirmed] ?? false
+        unconfirmedSinceNs = r[Columns.unconfirmedSinceNs]
+        keyScope = r[Columns.keyScope]
         createdNs = r[Columns.createdNs]
         deliveredNs = r[Columns.deliveredNs]
     }
@@ -88,6 +97,16 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         container[Columns.createdNs] = createdNs
         container[Columns.deliveredNs] = deliveredNs
         container[Columns.unconfirmed] = unconfirmed
+        container[Columns.unconfirmedSinceNs] = unconfirmedSinceNs
+        container[Columns.keyScope] = keyScope
+    }
+
+    static func migrateKeyMemory(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE outbox ADD COLUMN unconfirmed_since_ns INTEGER;
+                ALTER TABLE outbox ADD COLUMN key_scope TEXT;
+                """)
     }
 
     /// Adds the post unless the target already has one with its key.
@@ -165,13 +184,14 @@ extension StateStore {
     }
 
     /// Counts an attempt before it is made: a crash during the request leaves it unconfirmed, and the next fetch
-    /// looks the post up before sending it again.
-    func countAttempt(_ entry: OutboxRecord) throws {
-        try writer.write { db in
-            _ = try OutboxRecord.filter(key: entry.id).updateAll(
-                db, OutboxRecord.Columns.attempts.set(to: OutboxRecord.Columns.attempts + 1),
-                OutboxRecord.Columns.unconfirmed.set(to: true))
-        }
+    /// looks the post up before sending it again. The first attempt that may post (`afresh`: no earlier one may have)
+    /// records when it was made and under which `keyScope`, for a later resend to tell whether the target still knows
+    /// the post's key; a resend keeps what the first attempt recorded.
+    func countAttempt(_ entry: OutboxRecord, afresh: Bool, nowNs: Int64, keyScope: String?) throws {
+        typealias C = OutboxRecord.Columns
+        var assignments = [C.attempts.set(to: C.attempts + 1), C.unconfirmed.set(to: true)]
+        if afresh { assignments += [C.unconfirmedSinceNs.set(to: nowNs), C.keyScope.set(to: keyScope)] }
+        try writer.write { db in _ = try OutboxRecord.filter(key: entry.id).updateAll(db, assignments) }
     }
 
     func recordOutcome(

@@ -137,6 +137,36 @@ enum ReceivedCounted {
     static func countedThrough(stream: String, _ db: Database) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT MAX(end_ns) FROM received_counted WHERE stream = ?", arguments: [stream])
     }
+
+    /// How long after a stream was last heard its spans are kept. Sensor Logger does not resend by itself: a resend
+    /// comes from a proxy (within minutes) or a person pushing a recording's messages again (within days), so a week
+    /// covers them with room to spare. A resend after that is not counted twice either: its samples are stored as
+    /// new, then left out by the next fetch as late (they are behind what the stream's detector was fed), with a
+    /// warning.
+    static let keepNs: Int64 = 7 * 86_400 * 1_000_000_000
+    /// Spans removed per fetch at most: a backlog (the first fetch after an upgrade) goes over several fetches, each
+    /// a short write.
+    static let pruneLimit = 10_000
+
+    /// Removes at most `limit` spans of streams last heard more than `keepNs` before `nowNs`; how many it removed.
+    @discardableResult
+    static func prune(nowNs: Int64, limit: Int = pruneLimit, _ db: Database) throws -> Int {
+        try db.execute(
+            sql: """
+                DELETE FROM received_counted WHERE (stream, start_ns) IN (
+                    SELECT c.stream, c.start_ns FROM received_stream s JOIN received_counted c ON c.stream = s.stream
+                    WHERE s.last_heard_ns < ? LIMIT ?)
+                """, arguments: [nowNs - keepNs, limit])
+        return db.changesCount
+    }
+}
+
+extension StateStore {
+    /// Forgets the counted spans of sample streams not heard for a week (`ReceivedCounted.prune`), a bounded number
+    /// per call.
+    func pruneCountedSpans(nowNs: Int64) throws {
+        _ = try writer.write { db in try ReceivedCounted.prune(nowNs: nowNs, db) }
+    }
 }
 
 /// A device that pushed, as `status` and `devices --received` show it: times as dates.

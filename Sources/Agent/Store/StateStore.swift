@@ -170,6 +170,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v16-adding-key", migrate: StateStore.migrateAddingKey)
         m.registerMigration("v17-reading-sent", migrate: StateStore.migrateReadingSent)
         m.registerMigration("v18-received-counted", migrate: ReceivedCounted.migrate)
+        m.registerMigration("v19-outbox-key-memory", migrate: OutboxRecord.migrateKeyMemory)
         return m
     }
 

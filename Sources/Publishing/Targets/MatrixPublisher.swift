@@ -25,6 +25,8 @@ public struct MatrixPublisher: Publisher {
     /// `image`, `image_required`: the chart as an `m.image` event before the text.
     public var image: ImageOption
     let context: HTTPContext
+    /// What the txnIds of this target's attempts are remembered for: its server, room and token.
+    let keyScope: String
 
     public init(
         name: String = "matrix", baseURL: URL, token: String, roomID: String, msgtype: String = "m.notice",
@@ -39,12 +41,20 @@ public struct MatrixPublisher: Publisher {
         // An event is at most 65536 bytes; leave room for the envelope the server adds.
         self.gate = TextGate(rule: .utf8Bytes(60_000), shorten: shorten)
         self.context = context.redacting(token)
+        keyScope = SHA1.fingerprint(token, salt: "matrix.txn \(baseURL.absoluteString) \(roomID)")
     }
 
     public var lengthRule: LengthRule? { gate.rule }
     /// A txnId does not outlive the homeserver's memory of it (24 h on Synapse) or the device: looked up before a
     /// resend after an unconfirmed attempt.
     public var repeatsDuplicate: Bool { true }
+    /// Synapse keeps a txnId for 24 h (`event_txn_id_device_id`, also across its restarts) for the device the token
+    /// belongs to: a resend within 23 h of the first attempt, with the same token to the same room, is answered with
+    /// the first event. Another token may be another device, so it is not covered.
+    public var keyMemory: KeyMemory? { KeyMemory(lifetime: Self.txnMemory, scope: keyScope) }
+    /// How long after an attempt its txnId is surely still known: Synapse's 24 h, less an hour for the clocks of the
+    /// agent and the server and for a request that took long to arrive.
+    public static let txnMemory = Duration.seconds(23 * 3600)
     public var redactedDescription: String {
         "\(name): matrix \(Redactor.origin(of: baseURL)) room \(roomID) (token [REDACTED])"
     }
