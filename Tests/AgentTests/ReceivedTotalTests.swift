@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import Messages
 import SensorInput
+import StepDetection
 import TestSupport
 import Testing
 
@@ -62,5 +64,48 @@ import Testing
         let store = try StateStore(path: dir.path("state.sqlite"))
         _ = try ReceivedCounting.push(totals([(0, 0), (60, 60)]), to: store, nowNs: now)
         #expect(try store.steps(fromNs: t0, toNs: t0 + 30_000_000_000) == 30)
+    }
+}
+
+/// A sample stream (a Sensor Logger session) is read by every fetch while it has work, and left alone once its walk is
+/// closed, so a fetch's work does not grow with every session ever recorded.
+@Suite struct ActiveStreamTests {
+    @Test func aStreamIsReadUntilItsWalkIsClosedAndAgainWhenItIsHeard() async throws {
+        let dir = try TempDir()
+        var config = try AgentConfiguration.parse(
+            TestBudget.applied(
+                to: """
+                    [receive]
+                    listen = "127.0.0.1:8788"
+                    token_env = "RECEIVE_TOKEN"
+                    [text]
+                    time_zone = "Asia/Tokyo"
+                    [state]
+                    path = "state.sqlite"
+                    """), file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": "t"])
+        config.publishers = [ScriptedPublisher()]
+        let fetcher = Fetcher(configuration: config)
+        let store = try StateStore(path: config.statePath)
+        let t0: Int64 = 1_763_000_000_000_000_000
+        func samples(_ range: Range<Int64>) -> Payload {
+            Payload(
+                app: .sensorLogger,
+                items: range.map {
+                    .sample(
+                        device: "Phone", stream: "s1",
+                        sample: AccelerationSample(timeNs: t0 + $0 * 10_000_000, x: 0, y: 9.8, z: 0.1))
+                })
+        }
+        func streams() -> [String] { fetcher.sources(store).map(\.name).filter { $0.hasPrefix("receive/") } }
+        _ = try store.commit(samples(0..<1000), nowNs: t0 + 10_000_000_000)
+        #expect(streams() == ["receive/Phone/s1"])
+        // Fed while it is heard, then closed by the first fetch after it went quiet: then no more.
+        _ = await fetcher.fetch(now: Timestamps.date(nanoseconds: t0 + 12_000_000_000), trigger: [.manual])
+        #expect(streams() == ["receive/Phone/s1"])
+        _ = await fetcher.fetch(now: Timestamps.date(nanoseconds: t0 + 600_000_000_000), trigger: [.manual])
+        #expect(streams().isEmpty)
+        // A message for it later (here, late samples) makes it read again.
+        _ = try store.commit(samples(1000..<1100), nowNs: t0 + 700_000_000_000)
+        #expect(streams() == ["receive/Phone/s1"])
     }
 }

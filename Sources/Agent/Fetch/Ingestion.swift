@@ -5,7 +5,8 @@ import Publishing
 import SensorInput
 
 extension Fetcher {
-    /// The configured sources of steps: the `[source]` file, device or phone, the phones that push to `[receive]`.
+    /// The configured sources of steps: the `[source]` file, device or phone, the phones that push to `[receive]`
+    /// (each sample stream that still has work: `ReceivedStreamRecord.active`).
     func sources(_ store: StateStore) -> [any StepSource] {
         var sources: [any StepSource] = []
         if let phone = configuration.source?.phyphox {
@@ -15,12 +16,11 @@ extension Fetcher {
         }
         if let receive = configuration.receive {
             sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
+            let reorderNs = Int64(receive.reorder * 1e9)
             let streams =
-                (try? store.writer.read { db in try String.fetchAll(db, sql: "SELECT stream FROM received_stream") })
-                ?? []
+                (try? store.writer.read { db in try ReceivedStreamRecord.active(db, reorderNs: reorderNs) }) ?? []
             for stream in streams {
-                sources.append(
-                    ReceivedStreamSource(store: store, stream: stream, reorderNs: Int64(receive.reorder * 1e9)))
+                sources.append(ReceivedStreamSource(store: store, stream: stream, reorderNs: reorderNs))
             }
         }
         return sources

@@ -78,6 +78,21 @@ struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     /// The last running step total, as kept before `received_total` (migration v14, which starts from it); no longer
     /// written.
     var lastTotal: Int?
+
+    /// The streams a fetch still has work for: samples waiting, or not yet read since it went quiet (its detector's
+    /// walk is closed by the first read after `reorder` of quiet, `ReceivedStreamSource`). A session that ended is
+    /// read once more and then left alone, so the work of a fetch does not grow with every session ever recorded; a
+    /// message that comes for it later makes it active again.
+    static func active(_ db: Database, reorderNs: Int64) throws -> [String] {
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT s.stream FROM received_stream s LEFT JOIN source_cursor c ON c.source = 'receive/' || s.stream
+                WHERE c.updated_ns IS NULL OR c.updated_ns - s.last_heard_ns <= ?
+                    OR EXISTS (SELECT 1 FROM received_sample r WHERE r.stream = s.stream)
+                ORDER BY s.stream
+                """, arguments: [reorderNs])
+    }
 }
 
 /// The spans of a stream's samples that a fetch has fed to its detector and removed (`received_counted`, migration
