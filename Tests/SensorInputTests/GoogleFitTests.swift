@@ -37,6 +37,28 @@ import Testing
         #expect(intraday.1.first?.startNs == 1_582_253_100_000_000_000)  // 21:45-05:00
     }
 
+    /// Every All Data file has the `"Data Source"`/`"Data Points"` shape: one of distance or of the raw cumulative
+    /// counter (empty in the real sample), passed alone, says it holds no step deltas instead of counting 0.
+    @Test(arguments: [
+        ("derived_com.google.distance.delta_com.google.a.json", "com.google.distance.delta"),
+        ("raw_com.google.step_count.cumulative_motorola_.json", "step_count.cumulative"),
+    ])
+    func anotherAllDataFileSaysItHoldsNoSteps(_ file: String, _ named: String) throws {
+        let path = try SharedData.require(Self.takeout + "/Fit/All Data/" + file)
+        let (s, readings) = try read(path)
+        #expect(s.format == "google-fit")
+        #expect(readings.isEmpty)
+        #expect(s.issues.count == 1)
+        #expect(s.issues.first?.file == path)
+        #expect(s.issues.first?.message.contains(named) == true)
+        #expect(s.issues.first?.message.contains("no steps read") == true)
+        // The step streams themselves say nothing.
+        let steps = try read(
+            try SharedData.require(Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json"))
+        #expect(steps.0.issues.isEmpty)
+        #expect(steps.0.steps == 23)
+    }
+
     @Test func estimatedStepsIsPreferredAndStreamsAreNeverAdded() throws {
         let dir = try TempDir()
         try dir.write(

@@ -82,8 +82,12 @@ enum GoogleFitFormats: WholeReader {
             return nil
         }
         var out = Stream(source: source, readings: [], files: [path])
+        var otherType: String?
         for (k, p) in points.items.enumerated() {
-            if let type = p["dataTypeName"]?.string, type != "com.google.step_count.delta" { continue }
+            if let type = p["dataTypeName"]?.string, type != "com.google.step_count.delta" {
+                otherType = otherType ?? type
+                continue
+            }
             let value = p["fitValue"]?[0]?["value"]
             let steps = value?["intVal"]?.int64 ?? value?["fpVal"]?.double.flatMap { Int64(exactly: $0.rounded()) }
             guard let start = p["startTimeNanos"]?.int64, let end = p["endTimeNanos"]?.int64, let steps,
@@ -97,6 +101,15 @@ enum GoogleFitFormats: WholeReader {
             out.readings.append(StepReading(startNs: start, endNs: end, steps: Int(steps)))
         }
         try reportCut(kept: points.items.count)
+        // Another All Data file (distance, calories, the raw cumulative counter) has the same shape: say why it gave
+        // no steps rather than count 0.
+        if out.readings.isEmpty, otherType != nil || !source.contains("step_count.delta") {
+            try report.problem(
+                InputError(
+                    file: path,
+                    message: "holds \(otherType ?? source), not com.google.step_count.delta: no steps read "
+                        + "(use All Data/derived_com.google.step_count.delta_*.json or the Takeout folder)"))
+        }
         return out
     }
 
