@@ -401,3 +401,29 @@ extension FormatNotesTests {
         #expect(s2.absoluteTime)
     }
 }
+
+extension FormatNotesTests {
+    /// input-formats.md, reader rules: "clamp implausible jumps (> ~5 steps/s sustained) as glitches". A bad read
+    /// of a hardware counter (65535) is not 65,000 steps, and the reset after it does not count its total again; a
+    /// total that really rose is counted once the time since the last sound line allows it.
+    @Test func stepLogCounterGlitchesAreNotCounted() throws {
+        let text = """
+            {"ts":"2026-11-21T10:00:00Z","total":100,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:01:00Z","total":65535,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:02:00Z","total":160,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:03:00Z","total":3160,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:13:00Z","total":3200,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:13:01Z","total":3210,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:13:02Z","steps":900,"src":"phone"}
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "steps.jsonl")
+        let (summary, items) = try readAll(path)
+        // 60 after the glitch; 3160 is 3000 in 60 s (skipped), 3200 at 10:13 is 3040 in 660 s: counted.
+        #expect(readings(items).filter { $0.steps > 0 }.map(\.steps) == [60, 3040, 10, 900])
+        #expect(summary.steps == 4010)
+        #expect(summary.issues.map(\.line) == [2, 4])
+        #expect(summary.issues.first?.message.contains("counter glitch") == true)
+        #expect(readings(items)[2].startNs == TimeParsing.parseISO8601("2026-11-21T10:02:00Z"))
+    }
+}
