@@ -86,6 +86,14 @@ import Testing
                     (1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 6),
                 ]))
         #expect(try read(dir.root).0.steps == 20)
+        // A point given again with the same start and end but a revised count (a later export part): counted once,
+        // the larger count, not both.
+        try dir.write(
+            "All Data/derived_com.google.step_count.delta_com.google(4).json",
+            stream("estimated_steps", [(1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 9)]))
+        let (s, readings) = try read(dir.root)
+        #expect(s.steps == 23)
+        #expect(readings.map(\.steps) == [10, 4, 9])
     }
 
     @Test func dailySummaryFindsStepCountByName() throws {
