@@ -427,3 +427,24 @@ extension FormatNotesTests {
         #expect(readings(items)[2].startNs == TimeParsing.parseISO8601("2026-11-21T10:02:00Z"))
     }
 }
+
+extension FormatNotesTests {
+    /// input-formats.md (WISDM): "timestamp = phone uptime ns (some 0)". A 0 is no time: that record is skipped and
+    /// named with its line, the records around it (also the other one on the same line) kept.
+    @Test func wisdmZeroTimestampsAreSkippedAndNamed() throws {
+        let text = """
+            33,Walking,49105962326000,-0.69,12.68,0.50;
+            33,Walking,49106062259000,5.01,11.26,0.95;33,Walking,0,1.0,9.8,0.1;
+            33,Walking,49106112167000,4.90,10.88,-0.08;
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "WISDM_ar_v1.1_raw.txt")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "wisdm")
+        #expect(samples(items).count == 3)
+        #expect(samples(items).last?.timeNs == 49_106_112_167_000)
+        #expect(summary.skippedLines == 1)
+        #expect(summary.issues.first?.line == 2)
+        #expect(summary.issues.first?.message.contains("timestamp is missing or 0") == true)
+    }
+}

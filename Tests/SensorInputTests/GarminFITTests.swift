@@ -278,3 +278,17 @@ extension GarminFITTests {
         #expect(readings.allSatisfy { $0.endNs <= (1_700_000_000 + 60) * 1_000_000_000 })
     }
 }
+
+extension GarminFITTests {
+    /// NOTES.md: "when new < previous the counter was reset … delta = new". A running total that drops within the
+    /// local day (the watch restarted) counts from 0 again: 300 + 80, not 300 + 30 (or a negative step).
+    @Test func aTotalThatDropsWithinTheDayIsAReset() throws {
+        let dir = try TempDir()
+        let points: [(Int64, Int64, Int64)] = [(3600, 6, 100), (7200, 6, 300), (10_800, 6, 50), (14_400, 6, 80)]
+        let path = try dir.write(
+            "monitor.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: points)))
+        let (s, readings) = try read(path)
+        #expect(s.steps == 380)
+        #expect(readings.map(\.steps) == [100, 200, 50, 30])
+    }
+}
