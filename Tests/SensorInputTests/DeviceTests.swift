@@ -198,42 +198,6 @@ struct FakeTree {
     }
 }
 
-extension IIOBufferTests {
-    /// `current_timestamp_clock` may name `monotonic` or `boottime` (time since boot): the scans' times are moved to
-    /// real time, not read as 1970 plus the uptime; a clock the kernel does not name is refused with its file.
-    @Test(arguments: ["monotonic", "boottime", "realtime"])
-    func timestampsOnAnotherClockAreMovedToRealTime(_ clock: String) throws {
-        var files = [
-            "name": "t", "in_accel_scale": "1", "current_timestamp_clock": clock,
-            "scan_elements/in_timestamp_en": "1", "scan_elements/in_timestamp_index": "3",
-            "scan_elements/in_timestamp_type": "le:s64/64>>0",
-        ]
-        for (i, axis) in ["x", "y", "z"].enumerated() {
-            files["scan_elements/in_accel_\(axis)_en"] = "1"
-            files["scan_elements/in_accel_\(axis)_index"] = "\(i)"
-            files["scan_elements/in_accel_\(axis)_type"] = "le:s16/16>>0"
-        }
-        let tree = try FakeTree(files)
-        let device = try #require(IIODevice.list(roots: tree.roots).first)
-        var reader = try IIOBufferedAccelerometer(device: device)
-        #expect(reader.layout.scanBytes == 16)
-        var t = timespec()
-        clock_gettime(clock == "realtime" ? CLOCK_REALTIME : clock == "boottime" ? CLOCK_BOOTTIME : CLOCK_MONOTONIC, &t)
-        let stamp = Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
-        var bytes = [UInt8](repeating: 0, count: 8)
-        withUnsafeBytes(of: stamp.littleEndian) { bytes += $0 }
-        var got: [AccelerationSample] = []
-        _ = bytes.withUnsafeBytes { reader.decode($0) { got.append($0) } }
-        let now = Int64(Date().timeIntervalSince1970 * 1e9)
-        #expect(got.count == 1)
-        #expect(abs((got.first?.timeNs ?? 0) - now) < 5_000_000_000)
-        try tree.write("current_timestamp_clock", "sundial")
-        #expect { try IIOBufferedAccelerometer(device: device) } throws: {
-            ($0 as? DeviceError)?.path.hasSuffix("/current_timestamp_clock") == true
-        }
-    }
-}
-
 extension IIODeviceTests {
     /// Some drivers give `in_accel_x_input` (already m/s², no scale) instead of `_raw`; such a device is listed as an
     /// accelerometer, so it must also be read, not reported as gone at every poll.

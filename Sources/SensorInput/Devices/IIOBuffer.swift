@@ -110,8 +110,9 @@ public struct IIOScanLayout: Sendable, Equatable {
 }
 
 /// Decodes the IIO buffer (the `<dev>/iio:deviceN` character device, or a capture of it) into samples in m/s²:
-/// scan layout from `scan_elements`, calibration from sysfs, time from the timestamp channel (ns, on the clock
-/// `current_timestamp_clock` names, moved to real time) when enabled, else from `sampling_frequency`.
+/// scan layout from `scan_elements`, calibration from sysfs, time from the timestamp channel (ns) when enabled,
+/// else from `sampling_frequency`. The timestamps stay on the clock `current_timestamp_clock` names: the agent's
+/// `AccelerometerSampler` moves them to real time (`offsetToRealtime`).
 public struct IIOBufferedAccelerometer: Sendable {
     public let device: IIODevice
     public let layout: IIOScanLayout
@@ -122,9 +123,6 @@ public struct IIOBufferedAccelerometer: Sendable {
     var scans: Int64 = 0
     /// Time of the first scan when there is no timestamp channel.
     public var startNs: Int64 = 0
-    /// Added to the timestamp channel to make it wall time: 0 for the default `realtime` clock, the distance from
-    /// the clock `current_timestamp_clock` names (`monotonic`, `boottime`…: time since boot) to the real time.
-    public var clockOffsetNs: Int64
 
     public init(device: IIODevice) throws {
         self.device = device
@@ -143,29 +141,6 @@ public struct IIOBufferedAccelerometer: Sendable {
             SysfsFile.double(device.path + "/sampling_frequency") ?? SysfsFile.double(
                 device.path + "/in_accel_sampling_frequency") ?? 0
         periodNs = rate > 0 ? Int64((1e9 / rate).rounded()) : 0
-        clockOffsetNs = timestamp == nil ? 0 : try Self.clockOffset(device)
-    }
-
-    /// Real time minus the time of the clock the device stamps scans with (`current_timestamp_clock`, `realtime`
-    /// when the file is missing), measured now.
-    static func clockOffset(_ device: IIODevice) throws -> Int64 {
-        let file = device.path + "/current_timestamp_clock"
-        let name = SysfsFile.read(file) ?? "realtime"
-        let clocks: [String: clockid_t] = [
-            "realtime": CLOCK_REALTIME, "realtime_coarse": CLOCK_REALTIME_COARSE, "monotonic": CLOCK_MONOTONIC,
-            "monotonic_raw": CLOCK_MONOTONIC_RAW, "monotonic_coarse": CLOCK_MONOTONIC_COARSE,
-            "boottime": CLOCK_BOOTTIME, "tai": CLOCK_TAI,
-        ]
-        guard let clock = clocks[name] else {
-            throw DeviceError(path: file, message: "unknown timestamp clock '\(name)'")
-        }
-        if clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE { return 0 }
-        func now(_ id: clockid_t) -> Int64 {
-            var t = timespec()
-            clock_gettime(id, &t)
-            return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
-        }
-        return now(CLOCK_REALTIME) - now(clock)
     }
 
     /// Decodes every whole scan in `bytes`; returns how many bytes were used (a partial scan is left over).
@@ -178,8 +153,7 @@ public struct IIOBufferedAccelerometer: Sendable {
             let (ax, ay, az) = calibration.apply(
                 Double(x.type.value(at: p + x.offset)), Double(y.type.value(at: p + y.offset)),
                 Double(z.type.value(at: p + z.offset)))
-            let t =
-                timestamp.map { $0.type.value(at: p + $0.offset) &+ clockOffsetNs } ?? (startNs &+ scans &* periodNs)
+            let t = timestamp.map { $0.type.value(at: p + $0.offset) } ?? (startNs &+ scans &* periodNs)
             sink(AccelerationSample(timeNs: t, x: ax, y: ay, z: az))
             scans += 1
             used += layout.scanBytes
