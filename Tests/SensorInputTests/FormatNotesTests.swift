@@ -448,3 +448,46 @@ extension FormatNotesTests {
         #expect(summary.issues.first?.message.contains("timestamp is missing or 0") == true)
     }
 }
+
+extension FormatNotesTests {
+    /// input-formats.md (Axivity): omsynth's optional header `Time,Accel-X (g), …`; AX6 files add gx,gy,gz (°/s)
+    /// after x,y,z. The header is not a sample, and the gyroscope is not acceleration.
+    @Test func axivityOptionalHeaderAndAX6GyroColumns() throws {
+        let rows = (0..<100).map {
+            String(format: "2017-09-20 09:00:00.%03d,0.010,-0.990,0.050,1.5,-2.5,0.25", $0 * 10)
+        }
+        let text = (["Time,Accel-X (g), Accel-Y (g), Accel-Z (g)"] + rows).joined(separator: "\n") + "\n"
+        let path = try temporaryFile(Array(text.utf8), name: "ax6.csv")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "axivity")
+        #expect(summary.samples == 100)
+        #expect(summary.skippedLines == 0)
+        let first = try #require(samples(items).first)
+        #expect(abs(first.y - -0.99 * standardGravity) < 1e-9)
+        #expect(abs(first.z - 0.05 * standardGravity) < 1e-9)
+        #expect(first.timeNs == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
+    }
+
+    /// WISDM 2019 (v2): `subject,activityCode(A–S),timestamp,x,y,z;` — a letter where v1.1 has a word.
+    @Test func wisdmV2LetterActivityCodes() throws {
+        let rows = (0..<40).map {
+            "1600,A,\(252_207_666_810_782 + Int64($0) * 50_000_000),-0.36,8.79,\($0 % 2 == 0 ? 1.0 : 2.0);"
+        }
+        let path = try temporaryFile(
+            Array((rows.joined(separator: "\n") + "\n").utf8), name: "data_1600_accel_phone.txt")
+        let (summary, _) = try readAll(path)
+        #expect(summary.format == "wisdm")
+        #expect(summary.samples == 40)
+        #expect(abs((summary.rateHz ?? 0) - 20) < 0.01)
+    }
+
+    /// The Oxford recording's `stepcounter.csv` is the foot-switch ground truth (`ts,right_state,left_state`), not
+    /// a step count: no format takes it for steps or acceleration.
+    @Test func oxfordGroundTruthIsNotReadAsARecording() throws {
+        let path = try shared("oxford_datalogger_raw/stepcounter.csv")
+        #expect { try readAll(path) } throws: {
+            let e = $0 as? InputError
+            return e?.file == path && e?.line == 1 && e?.message.contains("unrecognised format") == true
+        }
+    }
+}

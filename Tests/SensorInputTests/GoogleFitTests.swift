@@ -108,6 +108,11 @@ import Testing
         let other = try read(moved)
         // empty = no data
         #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)
+        // Older exports name the summary `Daily Summaries.csv` (NOTES.md layout table): a folder holding it reads it.
+        let old = try TempDir()
+        try old.write("Takeout/Fit/Daily Summaries.csv", "Date,Step count\n2019-05-01,4321\n")
+        let (oldSummary, _) = try read(old.root)
+        #expect(oldSummary.format == "google-fit" && oldSummary.steps == 4321)
         var tokyo = ReadOptions()
         tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")
         let day = try read(moved, options: tokyo).1.first
