@@ -198,6 +198,42 @@ struct FakeTree {
     }
 }
 
+extension IIODeviceTests {
+    /// Some drivers give `in_accel_x_input` (already m/s², no scale) instead of `_raw`; such a device is listed as an
+    /// accelerometer, so it must also be read, not reported as gone at every poll.
+    @Test func processedInputChannelsAreRead() throws {
+        let tree = try FakeTree([
+            "name": "hid", "in_accel_x_input": "0.5", "in_accel_y_input": "-9.75", "in_accel_z_input": "1.25",
+        ])
+        let device = try #require(IIODevice.list(roots: tree.roots).first)
+        #expect(device.hasAccelerometer)
+        var poller = IIOPolledAccelerometer(device: device, rateHz: 50, clock: JumpingClock().wall(startingAtNs: 0))
+        #expect(try poller.readOnce() == AccelerationSample(timeNs: 0, x: 0.5, y: -9.75, z: 1.25))
+        tree.remove("in_accel_y_input")
+        #expect { try poller.readOnce() } throws: { ($0 as? DeviceError)?.path.hasSuffix("in_accel_y_raw") == true }
+    }
+
+    /// `in_steps_en` 0: the firmware does not count, and a total that never moves would read as no steps taken.
+    @Test func aStepCounterSwitchedOffIsAnErrorNamingItsSwitch() throws {
+        let tree = try FakeTree(["name": "steps", "in_steps_input": "1234", "in_steps_en": "0"])
+        let device = try #require(IIODevice.list(roots: tree.roots).first)
+        var counter = IIOStepCounter(device: device)
+        #expect { try counter.read(atNs: 0) } throws: {
+            let e = $0 as? DeviceError
+            return e?.path.hasSuffix("/in_steps_en") == true && e?.message.contains("off") == true
+        }
+        let log = tree.root.path + "/steps.jsonl"
+        #expect { try StepCounterDevice(sysfsPath: tree.device, logPath: log).record(nowNs: 0) } throws: {
+            ($0 as? InputError)?.file.hasSuffix("/in_steps_en") == true
+        }
+        #expect(!FileManager.default.fileExists(atPath: log))
+        try tree.write("in_steps_en", "1")
+        #expect(try counter.read(atNs: 0) == nil)  // the baseline
+        try StepCounterDevice(sysfsPath: tree.device, logPath: log).record(nowNs: 0)
+        #expect(FileManager.default.fileExists(atPath: log))
+    }
+}
+
 @Suite(.temporaryFolder) struct EvdevTests {
     static func event(_ sec: Int64, _ usec: Int64, _ type: UInt16, _ code: UInt16, _ value: Int32) -> [UInt8] {
         var out: [UInt8] = []

@@ -401,3 +401,93 @@ extension FormatNotesTests {
         #expect(s2.absoluteTime)
     }
 }
+
+extension FormatNotesTests {
+    /// input-formats.md, reader rules: "clamp implausible jumps (> ~5 steps/s sustained) as glitches". A bad read
+    /// of a hardware counter (65535) is not 65,000 steps, and the reset after it does not count its total again; a
+    /// total that really rose is counted once the time since the last sound line allows it.
+    @Test func stepLogCounterGlitchesAreNotCounted() throws {
+        let text = """
+            {"ts":"2026-11-21T10:00:00Z","total":100,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:01:00Z","total":65535,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:02:00Z","total":160,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:03:00Z","total":3160,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:13:00Z","total":3200,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:13:01Z","total":3210,"src":"iio:device0"}
+            {"ts":"2026-11-21T10:13:02Z","steps":900,"src":"phone"}
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "steps.jsonl")
+        let (summary, items) = try readAll(path)
+        // 60 after the glitch; 3160 is 3000 in 60 s (skipped), 3200 at 10:13 is 3040 in 660 s: counted.
+        #expect(readings(items).filter { $0.steps > 0 }.map(\.steps) == [60, 3040, 10, 900])
+        #expect(summary.steps == 4010)
+        #expect(summary.issues.map(\.line) == [2, 4])
+        #expect(summary.issues.first?.message.contains("counter glitch") == true)
+        #expect(readings(items)[2].startNs == TimeParsing.parseISO8601("2026-11-21T10:02:00Z"))
+    }
+}
+
+extension FormatNotesTests {
+    /// input-formats.md (WISDM): "timestamp = phone uptime ns (some 0)". A 0 is no time: that record is skipped and
+    /// named with its line, the records around it (also the other one on the same line) kept.
+    @Test func wisdmZeroTimestampsAreSkippedAndNamed() throws {
+        let text = """
+            33,Walking,49105962326000,-0.69,12.68,0.50;
+            33,Walking,49106062259000,5.01,11.26,0.95;33,Walking,0,1.0,9.8,0.1;
+            33,Walking,49106112167000,4.90,10.88,-0.08;
+
+            """
+        let path = try temporaryFile(Array(text.utf8), name: "WISDM_ar_v1.1_raw.txt")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "wisdm")
+        #expect(samples(items).count == 3)
+        #expect(samples(items).last?.timeNs == 49_106_112_167_000)
+        #expect(summary.skippedLines == 1)
+        #expect(summary.issues.first?.line == 2)
+        #expect(summary.issues.first?.message.contains("timestamp is missing or 0") == true)
+    }
+}
+
+extension FormatNotesTests {
+    /// input-formats.md (Axivity): omsynth's optional header `Time,Accel-X (g), …`; AX6 files add gx,gy,gz (°/s)
+    /// after x,y,z. The header is not a sample, and the gyroscope is not acceleration.
+    @Test func axivityOptionalHeaderAndAX6GyroColumns() throws {
+        let rows = (0..<100).map {
+            String(format: "2017-09-20 09:00:00.%03d,0.010,-0.990,0.050,1.5,-2.5,0.25", $0 * 10)
+        }
+        let text = (["Time,Accel-X (g), Accel-Y (g), Accel-Z (g)"] + rows).joined(separator: "\n") + "\n"
+        let path = try temporaryFile(Array(text.utf8), name: "ax6.csv")
+        let (summary, items) = try readAll(path)
+        #expect(summary.format == "axivity")
+        #expect(summary.samples == 100)
+        #expect(summary.skippedLines == 0)
+        let first = try #require(samples(items).first)
+        #expect(abs(first.y - -0.99 * standardGravity) < 1e-9)
+        #expect(abs(first.z - 0.05 * standardGravity) < 1e-9)
+        #expect(first.timeNs == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
+    }
+
+    /// WISDM 2019 (v2): `subject,activityCode(A–S),timestamp,x,y,z;` — a letter where v1.1 has a word.
+    @Test func wisdmV2LetterActivityCodes() throws {
+        let rows = (0..<40).map {
+            "1600,A,\(252_207_666_810_782 + Int64($0) * 50_000_000),-0.36,8.79,\($0 % 2 == 0 ? 1.0 : 2.0);"
+        }
+        let path = try temporaryFile(
+            Array((rows.joined(separator: "\n") + "\n").utf8), name: "data_1600_accel_phone.txt")
+        let (summary, _) = try readAll(path)
+        #expect(summary.format == "wisdm")
+        #expect(summary.samples == 40)
+        #expect(abs((summary.rateHz ?? 0) - 20) < 0.01)
+    }
+
+    /// The Oxford recording's `stepcounter.csv` is the foot-switch ground truth (`ts,right_state,left_state`), not
+    /// a step count: no format takes it for steps or acceleration.
+    @Test func oxfordGroundTruthIsNotReadAsARecording() throws {
+        let path = try shared("oxford_datalogger_raw/stepcounter.csv")
+        #expect { try readAll(path) } throws: {
+            let e = $0 as? InputError
+            return e?.file == path && e?.line == 1 && e?.message.contains("unrecognised format") == true
+        }
+    }
+}

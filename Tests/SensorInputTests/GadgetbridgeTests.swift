@@ -118,6 +118,25 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(try read(path).1.first?.startNs == 1_763_000_000_000_000_000)
     }
 
+    /// NOTES.md §4: tables may cover the same minutes, not only devices. One device whose samples moved from
+    /// MI_BAND_ACTIVITY_SAMPLE to HUAMI_EXTENDED_ACTIVITY_SAMPLE (an app update) holds the overlap in both: counted
+    /// once (the table with more steps that minute), under every policy; minutes in one table only all count.
+    @Test func oneDeviceInTwoTablesCountsEachMinuteOnce() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge.db")
+        let t = Self.midnight + 36_000
+        try makeDatabase(
+            path,
+            Self.schema.replacingOccurrences(of: "BANGLE_JSACTIVITY_SAMPLE", with: "HUAMI_EXTENDED_ACTIVITY_SAMPLE")
+                + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 10, 10, 10])
+                + rows("HUAMI_EXTENDED_ACTIVITY_SAMPLE", device: 1, from: t + 120, [11, 11, 11, 11]))
+        // Minutes 0-1 band table only (20), 2-3 both (11 each kept, not 21), 4-5 the new table only (22).
+        #expect(try read(path).0.steps == 20 + 22 + 22)
+        var options = ReadOptions()
+        options.overlap = .sumAll
+        #expect(try read(path, options: options).0.steps == 64)
+    }
+
     @Test func overlappingDevicesCountOneDevicePerMinute() throws {
         let dir = try TempDir()
         let path = dir.path("Gadgetbridge.db")

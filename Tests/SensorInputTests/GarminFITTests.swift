@@ -238,3 +238,57 @@ import Testing
         #expect(running.map { $0.fields[3] } == [50, 250, 10])  // big-endian definition with a developer field
     }
 }
+
+extension GarminFITTests {
+    /// NOTES.md: 0xFF (u8), 0xFFFF (u16), 0xFFFFFFFF (u32) mean "no value". A monitoring `cycles` of 0xFFFFFFFF is
+    /// not four billion steps; a record's cadence of 0xFF is not 255 strides/min; a session's `total_cycles` of
+    /// 0xFFFFFFFF leaves the records' cadence to count. A multisport file counts its walking session, not its ride.
+    @Test func invalidValuesAreNoValueAndMultisportCountsOnlyFootSessions() throws {
+        let dir = try TempDir()
+        var points = Self.points
+        points.insert((30_000, 6, 0xFFFF_FFFF), at: 4)
+        let monitor = try dir.write(
+            "monitor.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: points)))
+        #expect(try read(monitor).0.steps == 1300)
+
+        var b = FITBuilder()
+        b.define(local: 0, global: 0, fields: [.init(number: 0, size: 1, type: FITBuilder.enumType)])
+        b.message(local: 0, [4])
+        b.define(
+            local: 1, global: 20,
+            fields: [.init(number: 253, size: 4, type: FITBuilder.u32), .init(number: 4, size: 1, type: FITBuilder.u8)])
+        let t0 = FITBuilder.fit(1_700_000_000)
+        for k in 0...20 {  // walking, 60 strides/min for 60 s; one record's cadence invalid
+            b.message(local: 1, [t0 + Int64(3 * k), k == 10 ? 0xFF : 60])
+        }
+        for k in 0...20 {  // the ride: 90 rpm, pedal turns
+            b.message(local: 1, [t0 + 100 + Int64(3 * k), 90])
+        }
+        b.define(
+            local: 2, global: 18,
+            fields: [
+                .init(number: 253, size: 4, type: FITBuilder.u32), .init(number: 2, size: 4, type: FITBuilder.u32),
+                .init(number: 5, size: 1, type: FITBuilder.enumType), .init(number: 10, size: 4, type: FITBuilder.u32),
+            ])
+        b.message(local: 2, [t0 + 60, t0, 11, 0xFFFF_FFFF])  // walking, total_cycles invalid
+        b.message(local: 2, [t0 + 160, t0 + 100, 2, 135])  // cycling: 135 pedal turns, not strides
+        let multisport = try dir.write("multisport.fit", Data(b.file()))
+        let (s, readings) = try read(multisport)
+        #expect(s.steps == 120)
+        #expect(readings.allSatisfy { $0.endNs <= (1_700_000_000 + 60) * 1_000_000_000 })
+    }
+}
+
+extension GarminFITTests {
+    /// NOTES.md: "when new < previous the counter was reset … delta = new". A running total that drops within the
+    /// local day (the watch restarted) counts from 0 again: 300 + 80, not 300 + 30 (or a negative step).
+    @Test func aTotalThatDropsWithinTheDayIsAReset() throws {
+        let dir = try TempDir()
+        let points: [(Int64, Int64, Int64)] = [(3600, 6, 100), (7200, 6, 300), (10_800, 6, 50), (14_400, 6, 80)]
+        let path = try dir.write(
+            "monitor.fit", Data(FITBuilder.monitoring(midnightUTC: Self.midnight, offset: -21_600, points: points)))
+        let (s, readings) = try read(path)
+        #expect(s.steps == 380)
+        #expect(readings.map(\.steps) == [100, 200, 50, 30])
+    }
+}

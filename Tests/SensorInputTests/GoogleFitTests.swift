@@ -37,6 +37,28 @@ import Testing
         #expect(intraday.1.first?.startNs == 1_582_253_100_000_000_000)  // 21:45-05:00
     }
 
+    /// Every All Data file has the `"Data Source"`/`"Data Points"` shape: one of distance or of the raw cumulative
+    /// counter (empty in the real sample), passed alone, says it holds no step deltas instead of counting 0.
+    @Test(arguments: [
+        ("derived_com.google.distance.delta_com.google.a.json", "com.google.distance.delta"),
+        ("raw_com.google.step_count.cumulative_motorola_.json", "step_count.cumulative"),
+    ])
+    func anotherAllDataFileSaysItHoldsNoSteps(_ file: String, _ named: String) throws {
+        let path = try SharedData.require(Self.takeout + "/Fit/All Data/" + file)
+        let (s, readings) = try read(path)
+        #expect(s.format == "google-fit")
+        #expect(readings.isEmpty)
+        #expect(s.issues.count == 1)
+        #expect(s.issues.first?.file == path)
+        #expect(s.issues.first?.message.contains(named) == true)
+        #expect(s.issues.first?.message.contains("no steps read") == true)
+        // The step streams themselves say nothing.
+        let steps = try read(
+            try SharedData.require(Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json"))
+        #expect(steps.0.issues.isEmpty)
+        #expect(steps.0.steps == 23)
+    }
+
     @Test func estimatedStepsIsPreferredAndStreamsAreNeverAdded() throws {
         let dir = try TempDir()
         try dir.write(
@@ -64,6 +86,14 @@ import Testing
                     (1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 6),
                 ]))
         #expect(try read(dir.root).0.steps == 20)
+        // A point given again with the same start and end but a revised count (a later export part): counted once,
+        // the larger count, not both.
+        try dir.write(
+            "All Data/derived_com.google.step_count.delta_com.google(4).json",
+            stream("estimated_steps", [(1_000_000_120_000_000_000, 1_000_000_180_000_000_000, 9)]))
+        let (s, readings) = try read(dir.root)
+        #expect(s.steps == 23)
+        #expect(readings.map(\.steps) == [10, 4, 9])
     }
 
     @Test func dailySummaryFindsStepCountByName() throws {
@@ -78,6 +108,11 @@ import Testing
         let other = try read(moved)
         // empty = no data
         #expect(other.0.format == "google-fit-daily" && other.0.steps == 120 && other.0.readings == 1)
+        // Older exports name the summary `Daily Summaries.csv` (NOTES.md layout table): a folder holding it reads it.
+        let old = try TempDir()
+        try old.write("Takeout/Fit/Daily Summaries.csv", "Date,Step count\n2019-05-01,4321\n")
+        let (oldSummary, _) = try read(old.root)
+        #expect(oldSummary.format == "google-fit" && oldSummary.steps == 4321)
         var tokyo = ReadOptions()
         tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")
         let day = try read(moved, options: tokyo).1.first

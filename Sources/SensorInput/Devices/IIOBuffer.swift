@@ -111,7 +111,8 @@ public struct IIOScanLayout: Sendable, Equatable {
 
 /// Decodes the IIO buffer (the `<dev>/iio:deviceN` character device, or a capture of it) into samples in m/s²:
 /// scan layout from `scan_elements`, calibration from sysfs, time from the timestamp channel (ns) when enabled,
-/// else from `sampling_frequency`.
+/// else from `sampling_frequency`. The timestamps stay on the clock `current_timestamp_clock` names: the agent's
+/// `AccelerometerSampler` moves them to real time (`offsetToRealtime`).
 public struct IIOBufferedAccelerometer: Sendable {
     public let device: IIODevice
     public let layout: IIOScanLayout

@@ -17,6 +17,14 @@ public struct IIODevice: Sendable, Equatable {
     }
     public var hasStepCounter: Bool { SysfsFile.exists(path + "/in_steps_input") }
 
+    /// Why the hardware step counter of the device at `sysfsPath` does not count: its `in_steps_en` reads 0 (the
+    /// firmware counts only while enabled); nil when it is on or the device has no such switch.
+    static func stepCounterOff(_ sysfsPath: String) -> (path: String, message: String)? {
+        let file = sysfsPath + "/in_steps_en"
+        guard SysfsFile.int(file) == 0 else { return nil }
+        return (file, "the hardware step counter is off (0): write 1 to it (as root, or by a udev rule) to count steps")
+    }
+
     /// The device whose sysfs folder is `sysfsPath`.
     public init(sysfsPath: String, devNode: String) {
         path = sysfsPath
@@ -62,10 +70,14 @@ public struct IIOAccelCalibration: Sendable, Equatable {
     public init() {}
 
     /// Reads `in_accel_[xyz_]scale` (per axis or shared, or the device-wide `scale`), the offsets and
-    /// `in_accel_mount_matrix` (rows separated by `;`).
+    /// `in_accel_mount_matrix` (rows separated by `;`). An axis a driver gives only as `in_accel_x_input` is already
+    /// in m/s² (scale 1, offset 0).
     public init(device: IIODevice) throws {
         let p = device.path + "/"
         for (i, axis) in ["x", "y", "z"].enumerated() {
+            if !SysfsFile.exists(p + "in_accel_\(axis)_raw") && SysfsFile.exists(p + "in_accel_\(axis)_input") {
+                continue
+            }
             guard
                 let s = SysfsFile.double(p + "in_accel_\(axis)_scale") ?? SysfsFile.double(p + "in_accel_scale")
                     ?? SysfsFile.double(p + "scale")
@@ -121,14 +133,16 @@ public struct IIOPolledAccelerometer {
         self.clock = clock
     }
 
-    /// Reads one sample now.
+    /// Reads one sample now: `in_accel_x_raw` (through the calibration), or `in_accel_x_input`, which some drivers
+    /// give instead, already in m/s².
     public mutating func readOnce() throws -> AccelerationSample {
         let cal = try calibration ?? IIOAccelCalibration(device: device)
         calibration = cal
         var raw: [Double] = []
         for axis in ["x", "y", "z"] {
             let file = device.path + "/in_accel_\(axis)_raw"
-            guard let v = SysfsFile.double(file) else {
+            let input = device.path + "/in_accel_\(axis)_input"
+            guard let v = SysfsFile.double(file) ?? (SysfsFile.exists(file) ? nil : SysfsFile.double(input)) else {
                 calibration = nil  // read it again when the device comes back
                 throw DeviceError(path: file, message: "cannot be read (device gone?)")
             }
@@ -184,8 +198,10 @@ public struct IIOStepCounter {
 
     public init(device: IIODevice) { self.device = device }
 
-    /// Reads the counter at `nowNs`; nil for the baseline reading.
+    /// Reads the counter at `nowNs`; nil for the baseline reading. A counter switched off (`in_steps_en` 0) is an
+    /// error saying so: it would read the same total for ever, as if no step were taken.
     public mutating func read(atNs nowNs: Int64) throws -> StepReading? {
+        if let off = IIODevice.stepCounterOff(device.path) { throw DeviceError(path: off.path, message: off.message) }
         let file = device.path + "/in_steps_input"
         guard let total = SysfsFile.int(file), total >= 0 else {
             throw DeviceError(path: file, message: "cannot be read (device gone?)")

@@ -18,6 +18,9 @@ public struct StepCounterDevice: Sendable, Equatable {
 
     /// Reads the counter and appends it to the log at `nowNs`.
     public func record(nowNs: Int64, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {
+        if let off = IIODevice.stepCounterOff(sysfsPath) {
+            throw InputError(file: off.path, message: off.message, kind: .unreadable)
+        }
         let counter = sysfsPath + "/in_steps_input"
         guard let text = try? String(contentsOfFile: counter, encoding: .utf8),
             let total = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)), total >= 0

@@ -96,12 +96,14 @@ enum GadgetbridgeFormat: WholeReader {
     }
     static let keptDays: Int64 = 8
 
-    /// One row with steps: start (Unix s), length (s), device id, steps in that period.
+    /// One row with steps: start (Unix s), length (s), device id, steps in that period, and the table it came from
+    /// (its position in the database's table list).
     struct Row {
         var time: Int64
         var seconds: Int64
         var device: Int64
         var steps: Int64
+        var table = 0
     }
 
     static let cumulativeTables: Set<String> = ["GARMIN_ACTIVITY_SAMPLE", "CMF_ACTIVITY_SAMPLE"]
@@ -116,15 +118,17 @@ enum GadgetbridgeFormat: WholeReader {
         }
         var rows: [Row] = []
         var found = 0
-        for table in tables {
+        for (index, table) in tables.enumerated() {
             let columns = try db.columns(table)
             let steps = columns.contains("STEPS") ? "STEPS" : columns.contains("STEP_COUNT") ? "STEP_COUNT" : nil
             guard let steps, columns.contains("TIMESTAMP"), table.hasSuffix("_SAMPLE"),
                 !table.contains("SUMMARY")
             else { continue }  // daily/workout summaries overlap the minutes
             found += 1
+            let before = rows.count
             try readTable(
                 db, table: table, columns: columns, stepsColumn: steps, zone: zone, state: &state, into: &rows)
+            for k in before..<rows.count { rows[k].table = index }
         }
         if found == 0 {
             try report.problem(
@@ -221,8 +225,10 @@ enum GadgetbridgeFormat: WholeReader {
         return out
     }
 
-    /// One device per minute (see the type's comment); minutes already `counted` are left out, and the ones chosen
-    /// are marked. Returns the readings in time order.
+    /// One device per minute (see the type's comment), and one table per device and minute: a device whose samples
+    /// moved to another table (an app update changed its sample table) can hold the same minute in both, which are
+    /// the same steps — the table with more steps that minute is kept. Minutes already `counted` are left out, and
+    /// the ones chosen are marked. Returns the readings in time order.
     static func choose(
         _ input: [Row], names: [Int64: [String]], policy: OverlapPolicy, zone: TimeZone,
         counted: inout [Int64: [UInt64]]
@@ -259,7 +265,18 @@ enum GadgetbridgeFormat: WholeReader {
                             (rank[a] ?? Int.max, -(totals[a] ?? 0), a) < (rank[b] ?? Int.max, -(totals[b] ?? 0), b)
                         } ?? keep
                 }
-                for r in rows[i..<j] where (policy == .sumAll || r.device == keep) && r.steps > 0 {
+                var table: [Int64: Int] = [:]  // device → the table kept this minute
+                if j - i > 1 {
+                    var sums: [Int64: [Int: Int64]] = [:]
+                    for r in rows[i..<j] { sums[r.device, default: [:]][r.table, default: 0] += r.steps }
+                    for (d, t) in sums where t.count > 1 {
+                        table[d] = t.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+                    }
+                }
+                for r in rows[i..<j]
+                where (policy == .sumAll || r.device == keep) && r.steps > 0
+                    && table[r.device].map({ $0 == r.table }) ?? true
+                {
                     out.append(
                         StepReading(
                             startNs: r.time * 1_000_000_000, endNs: (r.time + r.seconds) * 1_000_000_000,

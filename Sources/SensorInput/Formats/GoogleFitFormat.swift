@@ -6,7 +6,8 @@ import Foundation
 /// Several streams hold the same steps (`estimated_steps`, `merge_step_deltas`, one `derive_step_deltas` per
 /// device): one stream is read — `estimated_steps`, else `merge_step_deltas`, else the stream with most steps —
 /// never their sum; the stream is named by the `"Data Source"` inside the file (file names are cut short), its
-/// `name(1).json`, `name(2).json` parts merged and identical points counted once. Times are nanosecond integers
+/// `name(1).json`, `name(2).json` parts merged and a point with the same start and end counted once (the larger
+/// count). Times are nanosecond integers
 /// above 2^53, read exactly. A folder without these files is read from its per-day 15-minute CSVs, else from the
 /// daily summary CSV. Follow mode delivers points ending after the last one delivered. A file cut short keeps its
 /// complete points and is reported where it ends (`JSONTree.parseCutShort`).
@@ -43,9 +44,11 @@ enum GoogleFitFormats: WholeReader {
         } else if let stream = try stream(bytes: input.bytes(), path: input.path, report: &report) {
             readings = stream.readings
         }
-        readings.sort { ($0.startNs, $0.endNs) < ($1.startNs, $1.endNs) }
+        // A point repeated in another part (same start and end) counts once: the larger count, a revision's.
+        readings.sort { ($0.startNs, $0.endNs, $1.steps) < ($1.startNs, $1.endNs, $0.steps) }
         var last: StepReading?
-        for r in readings where r.endNs > state.deliveredUpToNs && r != last {
+        for r in readings where r.endNs > state.deliveredUpToNs {
+            if let l = last, l.startNs == r.startNs, l.endNs == r.endNs { continue }
             report.emit(r)
             last = r
         }
@@ -82,8 +85,12 @@ enum GoogleFitFormats: WholeReader {
             return nil
         }
         var out = Stream(source: source, readings: [], files: [path])
+        var otherType: String?
         for (k, p) in points.items.enumerated() {
-            if let type = p["dataTypeName"]?.string, type != "com.google.step_count.delta" { continue }
+            if let type = p["dataTypeName"]?.string, type != "com.google.step_count.delta" {
+                otherType = otherType ?? type
+                continue
+            }
             let value = p["fitValue"]?[0]?["value"]
             let steps = value?["intVal"]?.int64 ?? value?["fpVal"]?.double.flatMap { Int64(exactly: $0.rounded()) }
             guard let start = p["startTimeNanos"]?.int64, let end = p["endTimeNanos"]?.int64, let steps,
@@ -97,6 +104,15 @@ enum GoogleFitFormats: WholeReader {
             out.readings.append(StepReading(startNs: start, endNs: end, steps: Int(steps)))
         }
         try reportCut(kept: points.items.count)
+        // Another All Data file (distance, calories, the raw cumulative counter) has the same shape: say why it gave
+        // no steps rather than count 0.
+        if out.readings.isEmpty, otherType != nil || !source.contains("step_count.delta") {
+            try report.problem(
+                InputError(
+                    file: path,
+                    message: "holds \(otherType ?? source), not com.google.step_count.delta: no steps read "
+                        + "(use All Data/derived_com.google.step_count.delta_*.json or the Takeout folder)"))
+        }
         return out
     }
 

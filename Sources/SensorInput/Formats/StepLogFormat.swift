@@ -4,7 +4,8 @@ import Foundation
 /// number in s/ms/µs/ns since the epoch) and `steps` (delta) and/or `total` (cumulative counter), optionally
 /// `boot_id`, `src`, `seq`. Per stream (`src`, `boot_id`): a `total` below the previous one is a counter reset (the
 /// new total counts from 0); the first `total` of a stream without `steps` is a baseline (0 steps); a repeated or
-/// older `seq` is a duplicate and skipped. Never a negative count.
+/// older `seq` is a duplicate and skipped; a `total` rising more than 5 steps a second since the stream's previous
+/// line is a counter glitch, skipped (the counter is read on from the total before it). Never a negative count.
 struct StepLogFormat: LineParser {
     static let format = InputFormat(
         name: "steplog", kind: .steps,
@@ -25,6 +26,11 @@ struct StepLogFormat: LineParser {
         var lastSeq: Int64?
     }
     var streams: [String: Stream] = [:]
+
+    /// A `total` rising faster than this since the stream's previous line (beyond `glitchAllowance`) is a counter
+    /// glitch (a bad read of the sensor), not steps: nobody keeps up more than 5 steps a second.
+    static let glitchStepsPerSecond: Int64 = 5
+    static let glitchAllowance: Int64 = 10
 
     init(path: String, options: ReadOptions) throws {}
 
@@ -102,6 +108,13 @@ struct StepLogFormat: LineParser {
             delta = steps
         } else if let total = fields.total {
             if let last = stream.lastTotal { delta = StepReading.stepsBetween(total: last, and: total) }
+            let seconds = max(0, fields.ts - (stream.lastNs ?? fields.ts)) / 1_000_000_000
+            if stream.lastTotal != nil, delta > Self.glitchAllowance + Self.glitchStepsPerSecond * seconds {
+                // Left out with the stream's state as it was: the next sound total is counted from the last one.
+                streams[key] = stream
+                return "total \(total) is \(delta) steps after the stream's previous line, \(seconds) s before "
+                    + "(over \(Self.glitchStepsPerSecond) steps/s): a counter glitch, not counted"
+            }
         }
         if let total = fields.total { stream.lastTotal = total }
         let start = min(stream.lastNs ?? fields.ts, fields.ts)
