@@ -142,8 +142,9 @@ enum BinarySniff {
         if starts([0xFF, 0xD8, 0xFF]) { return "JPEG image" }
         if starts(Array("GIF8".utf8)) { return "GIF image" }
         if starts(Array("%PDF".utf8)) { return "PDF document" }
-        if starts(Array("MD".utf8)) && head.count >= 512 {
-            return "binary data (Axivity .cwa? export it to CSV with omconvert)"
+        // An Axivity .cwa header block: "MD", then its packet length 1020 (a file cut short may hold less of it).
+        if starts(Array("MD".utf8)) && (starts([0xFC, 0x03], at: 2) || head.count >= 512) {
+            return "Axivity .cwa (binary; convert it to CSV with `omconvert FILE.cwa -csv-file FILE.csv`)"
         }
         if starts([0xFF, 0xFE]) || starts([0xFE, 0xFF]) { return "UTF-16 text (save it as UTF-8)" }
         if starts([0xCA, 0xFE, 0xBA, 0xBE]) || starts([0xCF, 0xFA, 0xED, 0xFE]) { return "Mach-O executable" }

@@ -244,6 +244,22 @@ import Testing
 }
 
 @Suite(.temporaryFolder) struct BinaryInputTests {
+    /// input-formats.md: "`MD` = Axivity .cwa". The native recording is named, with the command that converts it to
+    /// the CSV steptweet reads, whether the file is whole or cut short inside its first block.
+    @Test func anAxivityCwaIsNamedWithItsConversion() throws {
+        let dir = try TempDir()
+        // A .cwa header block: "MD", its packet length 1020 (little-endian), then mostly 0xFF.
+        let header: [UInt8] = Array("MD".utf8) + [0xFC, 0x03, 0, 0] + [UInt8](repeating: 0xFF, count: 1018)
+        for (name, bytes) in [("walk.cwa", header), ("cut.cwa", Array(header.prefix(300)))] {
+            let path = try dir.write(name, Data(bytes))
+            #expect { try AnyInput.read(path: path) { _ in } } throws: {
+                ($0 as? InputError)?.message
+                    == "not a recording: Axivity .cwa (binary; convert it to CSV with "
+                    + "`omconvert FILE.cwa -csv-file FILE.csv`), \(BinarySniff.byteCount(bytes.count))"
+            }
+        }
+    }
+
     @Test func nonTextFilesAreRejectedInOneLine() throws {
         let dir = try TempDir()
         let elf = try dir.write(
