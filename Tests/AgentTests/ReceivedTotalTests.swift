@@ -37,6 +37,52 @@ import Testing
         }
     }
 
+    /// Every order of `points`, each total in its own payload.
+    func orders(_ count: Int) -> [[Int]] {
+        guard count > 1 else { return [[0]] }
+        return orders(count - 1).flatMap { order in
+            (0...order.count).map { i in
+                var o = order
+                o.insert(count - 1, at: i)
+                return o
+            }
+        }
+    }
+
+    /// What the step log file reader counts for the same totals, one line each in time order: the rule both share.
+    func fileCount(_ points: [(seconds: Int64, total: Int)]) throws -> Int {
+        let dir = try TempDir()
+        let lines = points.map { "{\"ts\": \(t0 / 1_000_000_000 + $0.seconds), \"total\": \($0.total)}\n" }
+        let path = try dir.write("steps.jsonl", lines.joined())
+        var steps = 0
+        _ = try AnyInput.read(path: path) { if case .reading(let r) = $0 { steps += r.steps } }
+        return steps
+    }
+
+    /// input-formats.md: "clamp implausible jumps (> ~5 steps/s sustained) as glitches". A misread total (65535) pushed
+    /// by a script is not counted, and the total after it counts from the one before it, as the file reader does; a
+    /// total before a glitch that arrives later makes the glitch's successors glitches too. In every arrival order.
+    @Test func aCounterGlitchIsNotCountedInAnyArrivalOrder() throws {
+        let cases: [(points: [(seconds: Int64, total: Int)], counted: Int)] = [
+            // 65535 is 65435 in 60 s; 200 is 100 after 100 in 120 s, 260 is 60 more.
+            ([(0, 100), (60, 65535), (120, 200), (180, 260)], 160),
+            // From 0, 5000 in 10 s is a glitch, and so are 5050 and 5100 after it (from 0 in 20 and 30 s).
+            ([(0, 0), (10, 5000), (20, 5050), (30, 5100)], 0),
+            // A reset is not a glitch: 40 after 3000 is 40 from 0; 900 in 100 s after it is, and 100 is 60 after 40.
+            ([(0, 2900), (60, 3000), (120, 40), (220, 940), (320, 100)], 100 + 40 + 60),
+        ]
+        for (points, expected) in cases {
+            #expect(try fileCount(points) == expected, "file reader, \(points)")
+            for order in orders(points.count) {
+                let dir = try TempDir()
+                let store = try StateStore(path: dir.path("state.sqlite"))
+                var counted = 0
+                for i in order { counted = try ReceivedCounting.push(totals([points[i]]), to: store, nowNs: now) }
+                #expect(counted == expected, "\(points) in arrival order \(order)")
+            }
+        }
+    }
+
     @Test func aTotalSentAgainChangesNothing() throws {
         let dir = try TempDir()
         let store = try StateStore(path: dir.path("state.sqlite"))

@@ -166,8 +166,8 @@ private struct ReceivedBatch {
         }
     }
 
-    /// A running total (`ReceivedTotalRecord`): kept at its time, counted as its difference from the total before
-    /// it, and setting the difference of the one after it. The same total again is a duplicate.
+    /// A running total (`ReceivedTotalRecord`): kept at its time, counted as its difference from the total counted
+    /// before it, and setting the readings it changes after it. The same total again is a duplicate.
     mutating func total(device: String, session: String, timeNs: Int64, total: Int) throws {
         let stream = device + "/" + session
         let record = ReceivedTotalRecord(stream: stream, timeNs: timeNs, total: total)
@@ -179,17 +179,14 @@ private struct ReceivedBatch {
             return
         }
         try record.save(db)
-        let (before, after) = try ReceivedTotalRecord.neighbours(db, stream: stream, timeNs: timeNs)
-        let counted = ReceivedTotalRecord.reading(of: record, after: before)
-        try reading(
-            device: device, key: ReceivedTotalRecord.readingKey(session: session, timeNs: timeNs), counted,
-            microsteps: Int64(counted.steps) * 1_000_000)
-        if let after {
-            let next = ReceivedTotalRecord.reading(of: after, after: record)
-            try insertReading.execute(arguments: [
-                device, ReceivedTotalRecord.readingKey(session: session, timeNs: after.timeNs), next.startNs,
-                next.endNs, Int64(next.steps) * 1_000_000, nil,
-            ])
+        let changed = try ReceivedTotalRecord.recount(db, device: device, session: session, from: record)
+        for (i, (key, counted)) in changed.enumerated() {
+            let microsteps = Int64(counted.steps) * 1_000_000
+            if i == 0 {
+                try reading(device: device, key: key, counted, microsteps: microsteps)
+            } else {
+                try insertReading.execute(arguments: [device, key, counted.startNs, counted.endNs, microsteps, nil])
+            }
         }
     }
 

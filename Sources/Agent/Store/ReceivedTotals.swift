@@ -7,8 +7,8 @@ import SensorInput
 /// messages arrive out of order and are sometimes sent twice, and neither may change what is counted. A total counts
 /// as a reading over the time since the one before it (keyed `total:<stream>:<time>`, replacing); the first total
 /// of a stream is where counting starts (a step log's counter may have run since the device started); a drop is a
-/// reset (`StepReading.stepsBetween`). A total that arrives before a later one already stored also sets that later
-/// one's reading.
+/// reset and a rise faster than anyone walks a counter glitch, not counted (`StepReading.stepsBetween`). A total that
+/// arrives before later ones already stored also sets the readings it changes after it.
 struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "received_total"
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
@@ -22,23 +22,70 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     var timeNs: Int64
     var total: Int
 
-    /// The stream's total just before `timeNs`, and just after it.
-    static func neighbours(_ db: Database, stream: String, timeNs: Int64) throws -> (
-        before: ReceivedTotalRecord?, after: ReceivedTotalRecord?
-    ) {
-        let mine = filter(Columns.stream == stream)
-        return (
-            try mine.filter(Columns.timeNs < timeNs).order(Columns.timeNs.desc).fetchOne(db),
-            try mine.filter(Columns.timeNs > timeNs).order(Columns.timeNs).fetchOne(db)
-        )
+    /// The readings that storing `record` (saved already) sets, in time order: its own, then those of the totals
+    /// after it whose reading it changes. A total counts from the last total counted before it; one rising faster
+    /// than anyone walks since then is a counter glitch (`StepReading.stepsBetween(total:and:overNs:)`, the step log
+    /// reader's rule), kept as a reading of 0 steps at its time, so that which totals count depends only on the
+    /// totals stored, never on the order they came in.
+    static func recount(_ db: Database, device: String, session: String, from record: ReceivedTotalRecord) throws
+        -> [(key: String, reading: StepReading)]
+    {
+        let mine = filter(Columns.stream == record.stream)
+        var last = try lastCounted(db, device: device, session: session, before: record.timeNs)
+        var changed: [(key: String, reading: StepReading)] = []
+        let after = try mine.filter(Columns.timeNs >= record.timeNs).order(Columns.timeNs).fetchCursor(db)
+        while let total = try after.next() {
+            var reading = StepReading(startNs: total.timeNs, endNs: total.timeNs, steps: 0)
+            var counts = true
+            if let last {
+                if let steps = StepReading.stepsBetween(
+                    total: Int64(last.total), and: Int64(total.total), overNs: total.timeNs - last.timeNs)
+                {
+                    reading = StepReading(startNs: last.timeNs, endNs: total.timeNs, steps: Int(steps))
+                } else {
+                    counts = false
+                }
+            }
+            let key = readingKey(session: session, timeNs: total.timeNs)
+            if total.timeNs != record.timeNs, try stored(db, device: device, key: key) == reading, counts {
+                // Counted from the same total as before: the readings after it are as they were.
+                break
+            }
+            changed.append((key, reading))
+            if counts { last = total }
+        }
+        return changed
     }
 
-    /// The reading a total counts as, after the total before it (nil: the stream's first).
-    static func reading(of total: ReceivedTotalRecord, after before: ReceivedTotalRecord?) -> StepReading {
-        guard let before else { return StepReading(startNs: total.timeNs, endNs: total.timeNs, steps: 0) }
-        return StepReading(
-            startNs: before.timeNs, endNs: total.timeNs,
-            steps: Int(StepReading.stepsBetween(total: Int64(before.total), and: Int64(total.total))))
+    /// The last total before `timeNs` that counts: the latest whose stored reading is not a glitch (a glitch is a
+    /// reading of 0 steps at its time, as is the stream's first total, which counts).
+    static func lastCounted(_ db: Database, device: String, session: String, before timeNs: Int64) throws
+        -> ReceivedTotalRecord?
+    {
+        let stream = device + "/" + session
+        let before = try filter(Columns.stream == stream && Columns.timeNs < timeNs).order(Columns.timeNs.desc)
+            .fetchCursor(db)
+        var earliest: ReceivedTotalRecord?
+        while let total = try before.next() {
+            let reading = try stored(db, device: device, key: readingKey(session: session, timeNs: total.timeNs))
+            if let reading, reading.startNs == reading.endNs {
+                earliest = total
+                continue
+            }
+            return total
+        }
+        return earliest
+    }
+
+    /// The reading stored under `key`.
+    static func stored(_ db: Database, device: String, key: String) throws -> StepReading? {
+        try Row.fetchOne(
+            db, sql: "SELECT start_ns, end_ns, microsteps FROM received_reading WHERE device = ? AND key = ?",
+            arguments: [device, key]
+        ).map {
+            StepReading(
+                startNs: $0["start_ns"], endNs: $0["end_ns"], steps: Int(($0["microsteps"] as Int64) / 1_000_000))
+        }
     }
 
     /// The key of the reading a stream's total at `timeNs` counts as (`session` is the stream without its device).

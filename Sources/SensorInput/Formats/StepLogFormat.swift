@@ -27,11 +27,6 @@ struct StepLogFormat: LineParser {
     }
     var streams: [String: Stream] = [:]
 
-    /// A `total` rising faster than this since the stream's previous line (beyond `glitchAllowance`) is a counter
-    /// glitch (a bad read of the sensor), not steps: nobody keeps up more than 5 steps a second.
-    static let glitchStepsPerSecond: Int64 = 5
-    static let glitchAllowance: Int64 = 10
-
     init(path: String, options: ReadOptions) throws {}
 
     /// The members of a line holding one flat JSON object, the last of repeated keys kept; nil when the line is not
@@ -107,13 +102,16 @@ struct StepLogFormat: LineParser {
         if let steps = fields.steps {
             delta = steps
         } else if let total = fields.total {
-            if let last = stream.lastTotal { delta = StepReading.stepsBetween(total: last, and: total) }
-            let seconds = max(0, fields.ts - (stream.lastNs ?? fields.ts)) / 1_000_000_000
-            if stream.lastTotal != nil, delta > Self.glitchAllowance + Self.glitchStepsPerSecond * seconds {
-                // Left out with the stream's state as it was: the next sound total is counted from the last one.
-                streams[key] = stream
-                return "total \(total) is \(delta) steps after the stream's previous line, \(seconds) s before "
-                    + "(over \(Self.glitchStepsPerSecond) steps/s): a counter glitch, not counted"
+            if let last = stream.lastTotal {
+                let ns = fields.ts - (stream.lastNs ?? fields.ts)
+                guard let steps = StepReading.stepsBetween(total: last, and: total, overNs: ns) else {
+                    // Left out with the stream's state as it was: the next sound total is counted from the last one.
+                    streams[key] = stream
+                    return "total \(total) is \(StepReading.stepsBetween(total: last, and: total)) steps after the "
+                        + "stream's previous line, \(max(0, ns) / 1_000_000_000) s before "
+                        + "(over \(StepReading.glitchStepsPerSecond) steps/s): a counter glitch, not counted"
+                }
+                delta = steps
             }
         }
         if let total = fields.total { stream.lastTotal = total }
