@@ -261,6 +261,13 @@ struct ReceivedReadingRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         countedSteps = row[Columns.countedSteps]
     }
 
+    /// The reading last received under `key`, its steps whole (a running total's always are).
+    static func received(_ db: Database, device: String, key: String) throws -> StepReading? {
+        try filter(Columns.device == device && Columns.key == key).fetchOne(db).map {
+            StepReading(startNs: $0.startNs, endNs: $0.endNs, steps: Int($0.microsteps / 1_000_000))
+        }
+    }
+
     /// What the steps table holds for it, as a reading.
     var counted: StepReading? {
         guard let start = countedStartNs, let end = countedEndNs else { return nil }

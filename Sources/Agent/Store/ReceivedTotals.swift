@@ -47,7 +47,9 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
                 }
             }
             let key = readingKey(session: session, timeNs: total.timeNs)
-            if total.timeNs != record.timeNs, try stored(db, device: device, key: key) == reading, counts {
+            if total.timeNs != record.timeNs,
+                try ReceivedReadingRecord.received(db, device: device, key: key) == reading, counts
+            {
                 // Counted from the same total as before: the readings after it are as they were.
                 break
             }
@@ -67,7 +69,8 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
             .fetchCursor(db)
         var earliest: ReceivedTotalRecord?
         while let total = try before.next() {
-            let reading = try stored(db, device: device, key: readingKey(session: session, timeNs: total.timeNs))
+            let reading = try ReceivedReadingRecord.received(
+                db, device: device, key: readingKey(session: session, timeNs: total.timeNs))
             if let reading, reading.startNs == reading.endNs {
                 earliest = total
                 continue
@@ -75,17 +78,6 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
             return total
         }
         return earliest
-    }
-
-    /// The reading stored under `key`.
-    static func stored(_ db: Database, device: String, key: String) throws -> StepReading? {
-        try Row.fetchOne(
-            db, sql: "SELECT start_ns, end_ns, microsteps FROM received_reading WHERE device = ? AND key = ?",
-            arguments: [device, key]
-        ).map {
-            StepReading(
-                startNs: $0["start_ns"], endNs: $0["end_ns"], steps: Int(($0["microsteps"] as Int64) / 1_000_000))
-        }
     }
 
     /// The key of the reading a stream's total at `timeNs` counts as (`session` is the stream without its device).
