@@ -14,8 +14,10 @@ struct FormatOptions: ParsableArguments {
         help: ArgumentHelp(
             "Read the input as this format instead of detecting it.",
             valueName: "NAME")) var format: String?
+    // Unconditional: `--rate -5` takes "-5" as its value (refused below, saying why) instead of as an unknown
+    // option, which left --rate with a "missing value".
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
             valueName: "HZ")) var rate: Double?
@@ -25,7 +27,11 @@ struct FormatOptions: ParsableArguments {
             throw ValidationError(
                 "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
-        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
+        if let rate, !(rate > 0 && rate <= 100_000) {
+            throw ValidationError(
+                "--rate: must be a positive number of Hz up to 100000, not \(rate.magnitude < 1e15 && rate == rate.rounded() ? String(Int(rate)) : String(rate))"
+            )
+        }
     }
 }
 
@@ -46,7 +52,7 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "IANA time zone for --start without an offset, of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
+            "IANA time zone for --start without an offset, of a CSV's date-time text without an offset, of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
             valueName: "ZONE")) var timeZone: String?
 
     @Option(
