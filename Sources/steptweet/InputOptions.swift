@@ -28,10 +28,13 @@ struct FormatOptions: ParsableArguments {
                 "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
         if let rate, !(rate > 0 && rate <= 100_000) {
-            throw ValidationError(
-                "--rate: must be a positive number of Hz up to 100000, not \(rate.magnitude < 1e15 && rate == rate.rounded() ? String(Int(rate)) : String(rate))"
-            )
+            throw ValidationError("--rate: must be a positive number of Hz up to 100000, not \(Self.asWritten(rate))")
         }
+    }
+
+    /// `-5` for -5.0, `-0.5` for -0.5: a value as a person wrote it.
+    static func asWritten(_ value: Double) -> String {
+        value.magnitude < 1e15 && value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
 
