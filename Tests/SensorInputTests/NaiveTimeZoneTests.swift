@@ -69,6 +69,9 @@ import Testing
         #expect(table.instant(local: local("2019-10-27T01:30:00")) == utc("2019-10-27T00:30:00Z"))  // first pass
         #expect(table.instant(local: local("2019-03-31T01:30:00")) == utc("2019-03-31T01:30:00Z"))  // skipped hour
         #expect(ZoneOffsets(zone: TimeZone(identifier: "UTC")!).changes.isEmpty)
+        // UTC's local times are instants already: a reader converts nothing (its rows cost what they did).
+        #expect(ZoneOffsets.converting(TimeZone(identifier: "UTC")) == nil)
+        #expect(ZoneOffsets.converting(Self.london) != nil)
     }
 
     /// ISO 8601 lets a time leave out its seconds, with an offset or `Z` (issue 44).

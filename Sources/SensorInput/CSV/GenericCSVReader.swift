@@ -17,7 +17,8 @@ public enum GenericCSVReader {
         var magnitude: Int?
         /// The acceleration unit the header states (`[g]`, `(m/s^2)`, `gFx`), nil: told from the data.
         var accelerationUnit: AccelerationUnit?
-        /// The zone a date-time time without an offset is read in (`ReadOptions.timeZone`, else the machine's).
+        /// The zone a date-time time without an offset is read in (`ReadOptions.timeZone`, else the machine's); nil
+        /// for UTC.
         var zone: ZoneOffsets?
 
         /// Columns of the one-pass fast path (comma-separated, three axes or a magnitude), or nil.
@@ -173,7 +174,7 @@ public enum GenericCSVReader {
             state.layout = try bytes.withUnsafeBufferPointer {
                 try makeLayout($0.baseAddress!, bytes.count, 1, path: path, formatName: formatName)
             }
-            state.layout?.zone = ZoneOffsets.of(options.timeZone)
+            state.layout?.zone = ZoneOffsets.converting(options.timeZone)
         }
         var budget = ByteBudget(options.byteLimit)
         var handOff = true
@@ -235,7 +236,7 @@ public enum GenericCSVReader {
                 state.sawAnyLine = true
                 do {
                     state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
-                    state.layout?.zone = ZoneOffsets.of(options.timeZone)
+                    state.layout?.zone = ZoneOffsets.converting(options.timeZone)
                 } catch let e as InputError where state.titleError == nil {
                     // AndroSensor writes a title line above its header: the next line may be the header.
                     state.titleError = e

@@ -70,6 +70,13 @@ final class ZoneOffsets: Sendable {
     private static let cache = NSLock()
     nonisolated(unsafe) private static var tables: [String: ZoneOffsets] = [:]
 
+    /// The table a reader converts local times with: nil for UTC (and any zone that never leaves it), whose local
+    /// times are already instants, so that its rows cost what they cost before zones were read.
+    static func converting(_ zone: TimeZone?) -> ZoneOffsets? {
+        let table = of(zone)
+        return table.changes.isEmpty && table.offsets[0] == 0 ? nil : table
+    }
+
     /// The table of `zone` (`ReadOptions.timeZone`), else of the machine's zone; built once per zone and process.
     static func of(_ zone: TimeZone?) -> ZoneOffsets {
         let zone = zone ?? TimeZone.current
