@@ -74,6 +74,7 @@ test: check-links deps lint unit-test integration-test
 # Every relative link and heading anchor in the Markdown resolves (Python's standard library only, so it runs first,
 # before anything is installed or built); the self-test checks that the checker finds broken ones.
 check-links:
+	$(call apt_install_missing,python3)
 	python3 scripts/check_links.py --self-test
 	python3 scripts/check_links.py
 
