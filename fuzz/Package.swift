@@ -9,7 +9,7 @@ let parsers = [
     "detect", "generic-csv", "generic-csv-parallel", "actigraph-raw", "actigraph-epoch", "axivity", "geneactiv",
     "wisdm", "oxford", "uci-raw",
     "steplog", "apple-health", "fitbit-steps", "sensor-logger-pedometer", "devices", "garmin-fit", "google-fit", "zip",
-    "samsung-health", "samsung-health-daily", "zepp-life", "zepp-life-daily",
+    "samsung-health", "samsung-health-daily", "zepp-life", "zepp-life-daily", "shimmer",
     "payload-health-auto-export", "payload-sensor-logger", "payload-health-connect", "payload-owntracks",
     "payload-steplog",
 ]
