@@ -62,18 +62,7 @@ public enum GenericCSVReader {
 
     static func layout(header: [String], delimiter: UInt8, file: String, line: Int = 1) throws -> Layout {
         let cols = header.map(normalize)
-        if let shimmer = ShimmerCSV.columns(cols.map(\.name)) {
-            var layout = Layout(
-                delimiter: delimiter, fieldCount: header.count, time: shimmer.time, timeUnitNs: shimmer.timeUnitNs)
-            layout.axes = shimmer.axes
-            return layout
-        }
-        if cols.contains(where: { c in ShimmerCSV.timeSuffixes.contains { c.name.hasSuffix($0.suffix) } }) {
-            throw InputError(
-                file: file, line: line,
-                message: "a Shimmer export without an accelerometer's three axes (<device>_Accel_LN_X_CAL, _Y_CAL, "
-                    + "_Z_CAL or Accel_WR_…): enable the accelerometer in Consensys and export the session again")
-        }
+        if let s = try ShimmerCSV.layout(cols.map(\.name), delimiter: delimiter, file: file, line: line) { return s }
         var time: Int?
         var timeUnit: Double?
         for (i, c) in cols.enumerated() {
@@ -255,26 +244,7 @@ public enum GenericCSVReader {
             state.lastLine = number
             guard let p = line.baseAddress, line.count > 0 else { return true }
             guard let l = state.layout else {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
-                // Excel's `sep=` line, before anything else: the delimiter, not a header.
-                if !state.sawAnyLine, let declared = SeparatorLine.delimiter(line) {
-                    state.sawAnyLine = true
-                    state.separator = declared
-                    return true
-                }
-                state.sawAnyLine = true
-                do {
-                    state.layout = try makeLayout(
-                        p, line.count, number, path: path, formatName: formatName, separator: state.separator)
-                } catch let e as InputError where state.titleError == nil {
-                    // AndroSensor writes a title line above its header: the next line may be the header.
-                    state.titleError = e
-                    return true
-                } catch is InputError {
-                    throw state.titleError!  // neither is a header: what the first line lacks
-                }
-                state.headerText = String(decoding: line, as: UTF8.self)
-                state.unitsRowPending = true
+                try readHeaderLine(line, number: number, path: path, formatName: formatName, &state)
                 return true
             }
             state.sawAnyLine = true
@@ -301,6 +271,31 @@ public enum GenericCSVReader {
             return true
         }
         return handOff
+    }
+
+    /// A line before the header is known: blank, Excel's `sep=` line (the delimiter), the header, or a title line
+    /// above it (AndroSensor's: the next line may be the header).
+    static func readHeaderLine(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, path: String, formatName: String, _ state: inout ReadState
+    ) throws {
+        guard let p = line.baseAddress, !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { return }
+        if !state.sawAnyLine, let declared = SeparatorLine.delimiter(line) {
+            state.sawAnyLine = true
+            state.separator = declared
+            return
+        }
+        state.sawAnyLine = true
+        do {
+            state.layout = try makeLayout(
+                p, line.count, number, path: path, formatName: formatName, separator: state.separator)
+        } catch let e as InputError where state.titleError == nil {
+            state.titleError = e
+            return
+        } catch is InputError {
+            throw state.titleError!  // neither is a header: what the first line lacks
+        }
+        state.headerText = String(decoding: line, as: UTF8.self)
+        state.unitsRowPending = true
     }
 
     /// The layout a header line gives.

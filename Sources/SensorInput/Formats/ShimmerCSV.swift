@@ -46,4 +46,23 @@ enum ShimmerCSV {
         }
         return nil
     }
+
+    /// The generic reader's layout of a Shimmer header (`names` normalised), nil when it is not one; a Shimmer
+    /// export without an accelerometer is an error that says what to do.
+    static func layout(_ names: [String], delimiter: UInt8, file: String, line: Int) throws -> GenericCSVReader.Layout?
+    {
+        if let shimmer = columns(names) {
+            var layout = GenericCSVReader.Layout(
+                delimiter: delimiter, fieldCount: names.count, time: shimmer.time, timeUnitNs: shimmer.timeUnitNs)
+            layout.axes = shimmer.axes
+            return layout
+        }
+        guard names.contains(where: { name in timeSuffixes.contains { name.hasSuffix($0.suffix) } }) else {
+            return nil
+        }
+        throw InputError(
+            file: file, line: line,
+            message: "a Shimmer export without an accelerometer's three axes (<device>_Accel_LN_X_CAL, _Y_CAL, "
+                + "_Z_CAL or Accel_WR_…): enable the accelerometer in Consensys and export the session again")
+    }
 }
