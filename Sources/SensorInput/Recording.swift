@@ -96,7 +96,8 @@ public struct ReadSummary: Sendable {
     /// starts over delivered no readings up to `ReadOptions.countedThroughNs`.
     public var savedStateUnreadable = false
     /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
-    /// contradicts (and the one used), an activity that holds no steps. `count` and `inspect` print them as notes.
+    /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and
+    /// `inspect` (`note: FILE: …`) and the agent's warnings put in front.
     public var notes: [String] = []
     /// The input is well-formed and, by its own account, holds nothing to count (a ride's FIT file): 0 steps, not an
     /// error. "No valid line" is for inputs whose lines are malformed or missing.

@@ -91,4 +91,34 @@ import Testing
         #expect(later.result == .newData, "\(later.line)")
         #expect(later.warnings.isEmpty)
     }
+
+    /// A ride's FIT file says why it holds no steps; a recording in g labelled m/s² says it was read as g.
+    @Test func aRideAndACorrectedUnitAreSaidInTheWarnings() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let dir = try TempDir()
+        let ride = try dir.write(
+            "ride.fit", try Data(contentsOf: root.appendingPathComponent("fixtures/formats/garmin_ride_no_steps.fit")))
+        let report = try await fetcher(dir, source: ride).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(report.result == .noData, "\(report.line)")
+        #expect(
+            report.warnings == [
+                "\(ride): a cycling activity holds no steps (steps are counted for running, walking and hiking)"
+            ])
+
+        let other = try TempDir()
+        let export = root.appendingPathComponent("fixtures/formats/shimmer/Shimmer_8665_Calibrated_PC.csv")
+        var lines = try String(contentsOf: export, encoding: .utf8).components(separatedBy: "\r\n")
+        for k in 3..<lines.count where !lines[k].isEmpty {
+            var fields = lines[k].components(separatedBy: "\t")
+            for axis in 1...3 { fields[axis] = String(format: "%.6f", Double(fields[axis])! / 9.80665) }
+            lines[k] = fields.joined(separator: "\t")
+        }
+        let inG = try other.write("in_g.csv", lines.joined(separator: "\r\n"))
+        let dry = try await fetcher(other, source: inG).fetch(
+            now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        #expect(
+            dry.warnings.contains { $0.hasPrefix("\(inG): the file says its acceleration is in m/s^2") },
+            "\(dry.warnings)")
+    }
 }

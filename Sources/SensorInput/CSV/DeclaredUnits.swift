@@ -140,11 +140,9 @@ extension GenericCSVReader.UnitProbe {
         return abs(median - 1) <= 0.2 && low >= 0.5 ? .g : nil
     }
 
-    /// `file: …` words for a stated unit the data contradicts.
-    static func contradictionNote(file: String, stated: AccelerationUnit, used: AccelerationUnit, median: Double)
-        -> String
-    {
-        "\(file): the file says its acceleration is in \(stated.rawValue), but |a| rests at "
+    /// The words for a stated unit the data contradicts (the reader's caller names the file).
+    static func contradictionNote(stated: AccelerationUnit, used: AccelerationUnit, median: Double) -> String {
+        "the file says its acceleration is in \(stated.rawValue), but |a| rests at "
             + "\(String(format: "%.2f", median)), gravity in \(used.rawValue): read as \(used.rawValue)"
     }
 }

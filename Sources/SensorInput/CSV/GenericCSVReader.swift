@@ -211,7 +211,7 @@ public enum GenericCSVReader {
         var summary = state.summary
         if let c = state.probe.contradicted, let used = state.probe.scale?.unit {
             summary.notes.append(
-                UnitProbe.contradictionNote(file: path, stated: c.stated, used: used, median: c.median))
+                UnitProbe.contradictionNote(stated: c.stated, used: used, median: c.median))
         }
         summary.unit = state.probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil

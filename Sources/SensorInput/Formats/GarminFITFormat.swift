@@ -61,9 +61,10 @@ enum GarminFITFormat: WholeReader {
                 if a.readings.isEmpty, let sport = a.otherSport {
                     // A ride or a swim: a valid file whose cycles are pedal turns or strokes, not steps.
                     withoutSteps += 1
+                    // Named when it is one file of a folder; the caller names the input.
                     report.summary.notes.append(
-                        "\(path): a \(FITSteps.sportName(sport)) activity holds no steps (steps are counted for "
-                            + "running, walking and hiking)")
+                        (path == input.path ? "" : "\(path): ") + "a \(FITSteps.sportName(sport)) activity holds no "
+                            + "steps (steps are counted for running, walking and hiking)")
                 }
             }
         }
