@@ -1,6 +1,7 @@
 import Agent
 import Analysis
 import Foundation
+import TestSupport
 import Testing
 
 /// What a fetch finds wrong with its input (malformed lines skipped, a source with nothing in it) is in its warnings,
@@ -107,14 +108,7 @@ import Testing
             ])
 
         let other = try TempDir()
-        let export = root.appendingPathComponent("fixtures/formats/shimmer/Shimmer_8665_Calibrated_PC.csv")
-        var lines = try String(contentsOf: export, encoding: .utf8).components(separatedBy: "\r\n")
-        for k in 3..<lines.count where !lines[k].isEmpty {
-            var fields = lines[k].components(separatedBy: "\t")
-            for axis in 1...3 { fields[axis] = String(format: "%.6f", Double(fields[axis])! / 9.80665) }
-            lines[k] = fields.joined(separator: "\t")
-        }
-        let inG = try other.write("in_g.csv", lines.joined(separator: "\r\n"))
+        let inG = try other.write("in_g.csv", try ShimmerFixture.inGLabelledMetresPerSecondSquared())
         let dry = try await fetcher(other, source: inG).fetch(
             now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
         #expect(

@@ -7,14 +7,7 @@ import Testing
 /// Shimmer Consensys exports (fixtures/formats/shimmer: the shared 60 s walk laid out as Consensys writes it), Excel's
 /// `sep=` line in any CSV, and a stated unit checked against the data.
 @Suite(.temporaryFolder) struct ShimmerTests {
-    static let export = SharedData.packageRoot.appendingPathComponent(
-        "fixtures/formats/shimmer/Shimmer_8665_Calibrated_PC.csv"
-    ).path
-
-    /// The fixture's lines: `sep=`, names, units, then 3,072 rows at 51.2 Hz.
-    static func lines() throws -> [String] {
-        try String(contentsOfFile: export, encoding: .utf8).split(separator: "\r\n").map(String.init)
-    }
+    static let export = ShimmerFixture.path
 
     @Test func aConsensysExportIsReadWithoutFlags() throws {
         let (s, items) = try readAll(Self.export)
@@ -32,14 +25,8 @@ import Testing
     /// Labelled m/s² but in g (the values divided by 9.80665): read as g, with a note saying so, and delivered as the
     /// same m/s² as the correctly labelled file.
     @Test func aFileLabelledMetresPerSecondSquaredWhoseMagnitudeRestsAtOneIsInG() throws {
-        var lines = try Self.lines()
-        for k in 3..<lines.count {
-            var fields = lines[k].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            for axis in 1...3 { fields[axis] = String(format: "%.6f", Double(fields[axis])! / standardGravity) }
-            lines[k] = fields.joined(separator: "\t")
-        }
         let dir = try TempDir()
-        let path = try dir.write("in_g.csv", lines.joined(separator: "\r\n") + "\r\n")
+        let path = try dir.write("in_g.csv", try ShimmerFixture.inGLabelledMetresPerSecondSquared())
         let (s, items) = try readAll(path)
         #expect(s.format == "shimmer" && s.unit == .g && s.samples == 3072)
         let note = try #require(s.notes.first)

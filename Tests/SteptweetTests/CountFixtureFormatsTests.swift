@@ -21,7 +21,7 @@ import Testing
     /// A Shimmer Consensys export is counted without flags; the same walk in g but labelled m/s² counts the same steps
     /// and says which unit it was read in (read as m/s², it would count none).
     @Test func aShimmerExportCountsLikeTheWalkAndAMislabelledUnitIsNoted() async throws {
-        let export = Steptweet.fixture("formats/shimmer/Shimmer_8665_Calibrated_PC.csv")
+        let export = ShimmerFixture.path
         let right = try await Steptweet.run(["count", "--json", export])
         #expect(right.status == 0, "\(right.stderr)")
         let rightJSON = try #require(
@@ -29,13 +29,7 @@ import Testing
         #expect(rightJSON["format"] as? String == "shimmer")
         let steps = try #require(rightJSON["steps"] as? Int)
         #expect((95...125).contains(steps), "109 true steps")
-        var lines = try String(contentsOfFile: export, encoding: .utf8).components(separatedBy: "\r\n")
-        for k in 3..<lines.count where !lines[k].isEmpty {
-            var fields = lines[k].components(separatedBy: "\t")
-            for axis in 1...3 { fields[axis] = String(format: "%.6f", Double(fields[axis])! / 9.80665) }
-            lines[k] = fields.joined(separator: "\t")
-        }
-        let inG = try Steptweet.tempFile(lines.joined(separator: "\r\n"))
+        let inG = try Steptweet.tempFile(try ShimmerFixture.inGLabelledMetresPerSecondSquared())
         let mislabelled = try await Steptweet.run(["count", "--json", inG])
         #expect(mislabelled.status == 0, "\(mislabelled.stderr)")
         let json = try #require(
