@@ -1,8 +1,8 @@
 # StepCountTweeter: `make demo` and `make test` do all setup on a fresh Debian with Swift 6.3.
 SWIFT ?= swift
 # librsvg2-2 draws the window's chart (opened when the first chart is drawn, no headers needed); fonts-dejavu-core gives
-# its text a font.
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-2 fonts-dejavu-core
+# its text a font, fonts-ipaexfont-gothic its Japanese words (a Japanese text's chart).
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-2 fonts-dejavu-core fonts-ipaexfont-gothic
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local

@@ -108,6 +108,7 @@ struct CountCommand: ParsableCommand {
         var status: Int32 = 0
         let s = result.summary
         for issue in s.issues { printError("warning: skipped \(issue)") }
+        for note in s.notes { printError("note: \(file): \(note)") }
         if s.skippedLines > s.issues.count {
             printError(
                 "warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")

@@ -86,7 +86,8 @@ struct FileStepSource: StepSource {
     }
 
     /// What reading found about the input itself: a reader's saved state it could not use, skipped lines (kept until
-    /// the fetch that closes a window reports them), an empty source; relative times without `source.start` fail.
+    /// the fetch that closes a window reports them), an empty source or one that holds no steps, a unit corrected;
+    /// relative times without `source.start` fail.
     func report(_ summary: ReadSummary, anyData: Bool, into ingest: inout SourceRead) throws {
         if summary.savedStateUnreadable {
             ingest.warnings.append(
@@ -95,9 +96,16 @@ struct FileStepSource: StepSource {
         }
         ingest.next.skipped.add(summary)
         ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
-        if !anyData, summary.skippedLines == 0, let empty = Self.emptyNote(source.path) {
-            ingest.inputWarnings.append(empty)
+        if !anyData, summary.skippedLines == 0 {
+            // A ride's FIT file holds no steps by its own account: its note says why, not "nothing after the header".
+            if summary.validWithoutSteps {
+                ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" }
+            } else if let empty = Self.emptyNote(source.path) {
+                ingest.inputWarnings.append(empty)
+            }
         }
+        // A stated unit the data contradicted (a file in g labelled m/s²), said by the read that decided the units.
+        if summary.kind == .acceleration { ingest.warnings += summary.notes.map { "\(source.path): \($0)" } }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
             throw FetchFailure(
                 kind: .configuration,
