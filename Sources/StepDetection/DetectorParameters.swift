@@ -86,8 +86,8 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
     case normal
     /// For people who walk slowly (older people, recovery, a walker): 30-50 steps a minute, weak and uneven, which
     /// the walking recognizer cannot tell from hand activity. The rhythm gate alone decides, with room for steps up
-    /// to 2.5 s apart; hand activity with a rhythm (brushing teeth, clapping, folding) then counts too: about 1,600
-    /// false steps an hour of it against 57 (bench/accuracy.md).
+    /// to 2.5 s apart; hand activity with a rhythm (brushing teeth, clapping, folding) then counts too: about 1,750
+    /// false steps an hour of it against 54 (bench/accuracy.md).
     case slow
 
     /// The parameter set of this sensitivity.
