@@ -26,10 +26,7 @@ import Testing
         let (detector, events) = detect(walk.samples())
         #expect(detector.counters.steps == 40, "rate \(rate) Hz")
         let truth = walk.stepTimes
-        for t in stepTimes(events) {
-            let nearest = truth.map { abs($0 - t) }.min() ?? .max
-            #expect(nearest <= 100_000_000, "step at \(t) ns is \(nearest) ns from the nearest true step")
-        }
+        expectEachStepNearATrueOne(events, truth)
         let started = events.compactMap { if case .boutStarted(let t) = $0 { t } else { nil } }
         #expect(started.count == 1)
         #expect(started.first.map { abs($0 - truth[0]) <= 100_000_000 } == true, "the bout starts at its first step")

@@ -147,6 +147,14 @@ func detectResuming(
     return (resumed, events)
 }
 
+/// Each counted step lies within 0.1 s of a true one.
+func expectEachStepNearATrueOne(_ events: [DetectorEvent], _ truth: [Int64]) {
+    for t in stepTimes(events) {
+        let nearest = truth.map { abs($0 - t) }.min() ?? .max
+        #expect(nearest <= 100_000_000, "step at \(t) ns is \(nearest) ns from the nearest true step")
+    }
+}
+
 func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
     events.compactMap { if case .step(let t) = $0 { t } else { nil } }
 }
@@ -157,12 +165,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let walk = SyntheticWalk(rate: rate, steps: 60)
         let (detector, events) = detect(walk.samples())
         #expect(detector.counters.steps == 60, "rate \(rate) Hz")
-        // Each counted step lies within 0.1 s of a true one.
-        let truth = walk.stepTimes
-        for t in stepTimes(events) {
-            let nearest = truth.map { abs($0 - t) }.min() ?? .max
-            #expect(nearest <= 100_000_000, "step at \(t) ns is \(nearest) ns from the nearest true step")
-        }
+        expectEachStepNearATrueOne(events, walk.stepTimes)
     }
 
     @Test(arguments: [0.4, 0.45, 0.6, 0.75])
