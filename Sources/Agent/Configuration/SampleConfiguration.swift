@@ -51,6 +51,10 @@ public enum SampleConfiguration {
         # Others: "mastodon", "misskey", "x", "bluesky", "matrix", "discord", "slack", "ntfy", "file", "stdout"; their keys
         # are in Sources/Publishing/README.md. Secrets come from *_env or *_file keys, never inline.
 
+        # [detect]
+        # sensitivity = "normal"  # "slow" for people who walk slowly (older people, recovery, a walker): counts walks
+        #                         # of 30-50 steps a minute, and more hand activity as steps
+
         [state]
         # path = "~/.local/state/steptweet/state.sqlite"   # default: $XDG_STATE_HOME/steptweet/state.sqlite
 
