@@ -36,10 +36,10 @@ func makeDatabase(_ path: String, _ sql: String) throws {
     }()
 
     /// The real Gadgetbridge export database, built in the test's folder from its committed `sqlite3 .dump`
-    /// (`fixtures/formats/gadgetbridge`) as its origin says (`sqlite3 x.db < dump; VACUUM`); its path.
+    /// (`fixtures/gadgetbridge-fossil-hybridhr.sql`) as its origin says (`sqlite3 x.db < dump; VACUUM`); its path.
     static func realDatabase() throws -> String {
         let dump = try String(
-            contentsOfFile: SharedData.fixture("formats/gadgetbridge/gadgetbridge-fossil-hybridhr.sql"), encoding: .utf8
+            contentsOfFile: SharedData.fixture("gadgetbridge-fossil-hybridhr.sql"), encoding: .utf8
         )
         let path = try TemporaryFolder.file(Data(), name: "gadgetbridge-fossil-hybridhr.db")
         var db: OpaquePointer?

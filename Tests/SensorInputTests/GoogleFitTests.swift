@@ -5,7 +5,7 @@ import Testing
 @testable import SensorInput
 
 @Suite(.temporaryFolder) struct GoogleFitTests {
-    static let takeout = formatFixture("google_fit/biohacker-takeout/Takeout")
+    static let takeout = SharedData.fixture("google_fit/biohacker-takeout/Takeout")
 
     func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
         var readings: [StepReading] = []
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func dailySummaryFindsStepCountByName() throws {
-        let path = formatFixture("google_fit/daily-activity-metrics_manilmunjal.csv")
+        let path = SharedData.fixture("google_fit/daily-activity-metrics_manilmunjal.csv")
         let (s, readings) = try read(path)
         #expect(s.format == "google-fit-daily")
         #expect(s.steps == 1_028_773)

@@ -8,8 +8,8 @@ import Testing
         let cases: [(String, String, Int)] = [
             ("formats/gadgetbridge_backup.zip", "gadgetbridge", 4),
             ("formats/garmin_fit/garmin-fenix-5-run.fit", "garmin-fit", 156),
-            ("formats/google_fit/biohacker-takeout/Takeout", "google-fit", 23),
-            ("formats/google_fit/daily-activity-metrics_manilmunjal.csv", "google-fit-daily", 1_028_773),
+            ("google_fit/biohacker-takeout/Takeout", "google-fit", 23),
+            ("google_fit/daily-activity-metrics_manilmunjal.csv", "google-fit-daily", 1_028_773),
         ]
         for (relative, format, steps) in cases {
             let path = Steptweet.fixture(relative)
