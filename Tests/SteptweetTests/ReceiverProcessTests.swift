@@ -9,10 +9,9 @@ import Testing
 /// The receiver in a real agent process: a 200 means the payload is in the state database, so a SIGKILL right after
 /// it loses nothing, and the next fetch posts exactly what was received.
 @Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct ReceiverProcessTests {
-    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
-    func freePort() throws -> UInt16 {
+    /// A TCP socket bound to a port of 127.0.0.1 the kernel chose: its descriptor (to close) and the port.
+    func boundSocket() -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -23,7 +22,14 @@ import Testing
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        return UInt16(bigEndian: address.sin_port)
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
+    func freePort() throws -> UInt16 {
+        let (fd, port) = boundSocket()
+        close(fd)
+        return port
     }
 
     @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
@@ -91,20 +97,9 @@ import Testing
     /// it exits 75 (EX_TEMPFAIL, so systemd starts it again) naming the address, never says it is ready, and
     /// `status` says the receiver is not listening and why.
     @Test func anAgentWhoseReceiverCannotListenExits75NamingTheAddress() async throws {
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (holder, port) = boundSocket()
         defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) }
-        }
-        #expect(bound == 0 && listen(holder, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) }
-        }
-        let port = UInt16(bigEndian: address.sin_port)
+        #expect(listen(holder, 1) == 0)
         let token = try Steptweet.tempFile("tok", name: "receive.token")
         chmod(token, 0o600)
         let config = try Steptweet.configFile(
