@@ -58,6 +58,7 @@ struct EvalCommand: ParsableCommand {
         help: ArgumentHelp(
             "Also write the walking recognizer's windows and the rhythm's steps of every recording to DIR (windows.csv, steps.csv) for scripts/train_walking.py.",
             valueName: "DIR")) var features: String?
+    @OptionGroup var detection: SensitivityOption
     @Argument(help: "The manifest CSV.") var manifest: String
 
     /// The manifest columns the shared manifests have; any other header name is accepted too.
@@ -74,11 +75,14 @@ struct EvalCommand: ParsableCommand {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
         if let enter, !(0...1).contains(enter) { throw ValidationError("--enter: must be between 0 and 1") }
+        if parameters != nil && detection.sensitivity != nil {
+            throw ValidationError("--sensitivity and --parameters both set the detector's parameters; give one")
+        }
     }
 
-    /// The built-in parameters, or `--parameters`, with `--enter` and `--rhythm-only` applied.
+    /// The built-in parameters (of `--sensitivity`), or `--parameters`, with `--enter` and `--rhythm-only` applied.
     func detectorParameters() throws -> DetectorParameters {
-        var p = DetectorParameters.standard
+        var p = detection.parameters
         if let parameters {
             guard let data = FileManager.default.contents(atPath: parameters) else {
                 throw fail("\(parameters): cannot read", status: ExitStatus.noInput)
