@@ -22,6 +22,13 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The agent's HTTP servers (receiver, push listener, the demo's endpoint): SwiftNIO's HTTP/1.1 parser with
+        // header limits, idle and read timeouts, a connection cap. No traits: neither swift-configuration nor full
+        // Foundation is needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
@@ -51,7 +58,7 @@ let package = Package(
             name: "Analysis",
             dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
             exclude: ["README.md"]),
-        // FlyingFox routes that close each connection: the agent's loopback servers and the tests' servers.
+        // FlyingFox routes that close each connection: the tests' servers (the agent's own servers run on Hummingbird).
         .target(
             name: "LoopbackHTTP", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
             exclude: ["README.md"]),
@@ -60,13 +67,18 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "Analysis", "LoopbackHTTP",
+                "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "Analysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ], exclude: ["README.md"], plugins: ["EmbedDemoRecording"]),
         // Build tools: a text file as a Swift string, run by the plugin that embeds the demo recording in Agent.
         .executableTarget(name: "EmbedText", exclude: ["README.md"]),
@@ -118,6 +130,7 @@ let package = Package(
                 "Agent", "Analysis", "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing",
                 "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -5,10 +5,13 @@ prints VmRSS and the largest resident mappings. Compare the dynamically linked a
     python3 bench/idle_rss.py .build/release/steptweet
     python3 bench/idle_rss.py .build-static/release/steptweet      # make static
 
+With RECEIVE=1 the configuration also has a [receive] table (the receiver listening on a free loopback port, no
+request sent), so that the receiver's own idle memory is in the figure.
+
 Pages of shared libraries that another running process also maps stay resident (MADV_PAGEOUT skips them), so the
 dynamic build's figure depends on what else runs; the static build's does not.
 """
-import os, shutil, signal, subprocess, sys, tempfile, time
+import os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
@@ -17,7 +20,13 @@ config = os.path.join(work, "config.toml")
 with open(config, "w") as f:
     f.write(f'[source]\npath = "{ROOT}/fixtures/demo_walk_50hz.csv"\nstart = "2026-11-21T10:00:00Z"\n'
             f'[schedule]\ninterval = "1h"\n[state]\npath = "{work}/state.sqlite"\n')
-agent = subprocess.Popen([binary, "agent", "--config", config], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if os.environ.get("RECEIVE"):
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        f.write(f'[receive]\nlisten = "127.0.0.1:{probe.getsockname()[1]}"\ntoken_env = "IDLE_RSS_TOKEN"\n')
+        probe.close()
+agent = subprocess.Popen([binary, "agent", "--config", config], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, IDLE_RSS_TOKEN="idle"))
 try:
     for line in agent.stderr:
         if "ready:" in line:

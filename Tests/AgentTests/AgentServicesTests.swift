@@ -74,7 +74,7 @@ import Testing
         let recorder = FetchRecorder()
         let config = try config(dir: dir)
         let scheduler = scheduler(config, recorder)
-        let listener = try PushListener(port: 0, token: "s3cret", scheduler: scheduler)
+        let listener = PushListener(port: 0, token: "s3cret", scheduler: scheduler)
         let group = group([
             .init(service: SchedulerService(scheduler: scheduler, summary: "test")), .init(service: listener),
         ])
@@ -99,7 +99,7 @@ import Testing
         let dir = try TempDir()
         let recorder = FetchRecorder()
         // Another listener holds the port.
-        let holder = try PushListener(port: 0, token: "x", scheduler: scheduler(try config(dir: dir), FetchRecorder()))
+        let holder = PushListener(port: 0, token: "x", scheduler: scheduler(try config(dir: dir), FetchRecorder()))
         let holding = Task { try await holder.run() }
         try await holder.waitUntilListening()
         let taken = try #require(await holder.address()).port
@@ -113,6 +113,30 @@ import Testing
         #expect(await recorder.calls.map(\.trigger) == ["signal"])
         await group.triggerGracefulShutdown()
         try await running.value
+        holding.cancel()
+        await holder.stop()
+    }
+
+    /// Issue #44: a receiver that cannot listen ends the agent's services with an error naming the address (the
+    /// agent then exits 75), and the agent never says it is ready.
+    @Test func aReceiverThatCannotListenStopsTheAgentNamingTheAddress() async throws {
+        let dir = try TempDir()
+        let holder = PushListener(port: 0, token: "x", scheduler: scheduler(try config(dir: dir), FetchRecorder()))
+        let holding = Task { try await holder.run() }
+        try await holder.waitUntilListening()
+        let taken = try #require(await holder.address()).port
+        let config = try config(
+            dir: dir, push: "[receive]\nlisten = \"127.0.0.1:\(taken)\"\ntoken_env = \"PUSH_TOKEN\"")
+        let store = try StateStore(path: config.statePath)
+        let group = group(
+            AgentServices.services(
+                configuration: config, scheduler: scheduler(config, FetchRecorder()), store: store,
+                logger: Logger(label: "t")))
+        await #expect {
+            try await group.run()
+        } throws: { error in
+            "\(error)".contains("receiver cannot listen on 127.0.0.1:\(taken)")
+        }
         holding.cancel()
         await holder.stop()
     }

@@ -1,7 +1,7 @@
 import Clocks
-import FlyingFox
 import Foundation
 import GRDB
+import HTTPTypes
 import Logging
 import SensorInput
 import TestSupport
@@ -50,24 +50,25 @@ import WallTime
     /// The receiver's handler in process, its state in `dir`.
     static func handler(_ dir: TempDir) throws -> IngestHandler {
         IngestHandler(
-            token: Array(Self.token.utf8), maxBody: 1 << 20, store: try StateStore(path: dir.path("state.sqlite")),
+            maxBody: 1 << 20, store: try StateStore(path: dir.path("state.sqlite")),
             logger: Logger(label: "test"),
             clock: WallClock(ImmediateClock(), startingAt: Date(timeIntervalSince1970: 1_795_316_460)))
     }
 
-    /// `body` POSTed to `/ingest` (with `?format=` when given) with the token, or the headers given.
+    /// `body` POSTed to `/ingest` (with `?format=` when given) with the token, or the headers given: through the
+    /// receiver's token check (`TokenMiddleware`) and its handler, as its route does.
     static func send(
         _ handler: IngestHandler, _ body: String, format: String? = nil,
-        headers: [HTTPHeader: String] = [.authorization: "Bearer \(token)"]
+        headers: HTTPFields = [.authorization: "Bearer \(token)"]
     ) async throws -> Answer {
-        let request = HTTPRequest(
-            method: .POST, version: .http11, path: "/ingest",
-            query: format.map { [HTTPRequest.QueryItem(name: "format", value: $0)] } ?? [],
-            headers: headers, body: Data(body.utf8))
-        let response = try await handler.answer(request, pathToken: nil)
-        return Answer(
-            status: response.statusCode.code, contentType: response.headers[.contentType],
-            body: try await response.bodyData)
+        let tokenCheck = TokenMiddleware.ingest(token: token)
+        let bytes = Array(body.utf8)
+        let answer =
+            tokenCheck.accepts(authorization: headers[.authorization], pathToken: nil)
+            ? try await handler.answer(
+                IngestRequest(headerFields: headers, format: format) { limit in bytes.count <= limit ? bytes : nil })
+            : tokenCheck.refusal
+        return Answer(status: answer.status.code, contentType: answer.headerFields[.contentType], body: answer.body)
     }
 
     @Test(arguments: PayloadApp.allCases)

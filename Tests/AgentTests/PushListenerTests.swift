@@ -29,7 +29,7 @@ import Testing
             await recorder.fetch($0, $1)
         }
         let loop = Task { await scheduler.run() }
-        let listener = try PushListener(port: 0, token: "s3cret", scheduler: scheduler)
+        let listener = PushListener(port: 0, token: "s3cret", scheduler: scheduler)
         let server = Task { try await listener.run() }
         try await listener.waitUntilListening()
         let address = try #require(await listener.address())

@@ -1,5 +1,5 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
 import SensorInput
 import TestSupport
 import Testing
@@ -145,7 +145,7 @@ import Testing
     @Test func aMissingTokenIsToldWhereTheTokenGoes() async throws {
         let dir = try TempDir()
         let handler = try T.handler(dir)
-        for headers: [HTTPHeader: String] in [
+        for headers: HTTPFields in [
             [:], [.authorization: "Bearer wrong"], [.authorization: "Basic dGFybzp3cm9uZw=="],
         ] {
             let answer = try await T.send(handler, T.bodies[.healthConnect]!.valid, headers: headers)

@@ -258,7 +258,7 @@ import Testing
         let dir = try TempDir()
         let lines = RecordedLog()
         let handler = IngestHandler(
-            token: Array(token.utf8), maxBody: 1 << 20, store: try StateStore(path: dir.path("state.sqlite")),
+            maxBody: 1 << 20, store: try StateStore(path: dir.path("state.sqlite")),
             logger: Logger(label: "test") { _ in RecordedLog.Handler(log: lines) }, clock: .system)
         var good = String(decoding: ReceiverTests.healthAutoExport(0..<5), as: UTF8.self)
         let answer = try await AppConventionsTests.send(handler, good)

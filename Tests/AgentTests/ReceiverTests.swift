@@ -61,7 +61,7 @@ import WallTime
         var receive = try #require(config.receive)
         receive.port = 0
         let store = try StateStore(path: config.statePath)
-        let receiver = try ReceiverService(receive: receive, store: store, logger: Logger(label: "test"), clock: clock)
+        let receiver = ReceiverService(receive: receive, store: store, logger: Logger(label: "test"), clock: clock)
         let serving = Task { try await receiver.run() }
         try await receiver.waitUntilListening()
         let port = try #require(await receiver.port())

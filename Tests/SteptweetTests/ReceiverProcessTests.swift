@@ -9,10 +9,9 @@ import Testing
 /// The receiver in a real agent process: a 200 means the payload is in the state database, so a SIGKILL right after
 /// it loses nothing, and the next fetch posts exactly what was received.
 @Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct ReceiverProcessTests {
-    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
-    func freePort() throws -> UInt16 {
+    /// A TCP socket bound to a port of 127.0.0.1 the kernel chose: its descriptor (to close) and the port.
+    func boundSocket() -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -23,7 +22,14 @@ import Testing
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        return UInt16(bigEndian: address.sin_port)
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
+    func freePort() throws -> UInt16 {
+        let (fd, port) = boundSocket()
+        close(fd)
+        return port
     }
 
     @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
@@ -70,6 +76,8 @@ import Testing
             return status != 0
         }
         #expect(status == 200)
+        let listening = try await Steptweet.run(["status", "--config", config])
+        #expect(listening.stdout.contains("receiver: listening on 127.0.0.1:\(port)"), "\(listening.stdout)")
         kill(agent.processIdentifier, SIGKILL)
         await offThePool { agent.waitUntilExit() }
 
@@ -83,5 +91,34 @@ import Testing
         let devices = try await Steptweet.run(["devices", "--received", "--config", config])
         #expect(devices.stdout.contains("Watch  health-auto-export: last heard "), "\(devices.stdout)")
         #expect(devices.stdout.contains("10 readings"), "\(devices.stdout)")
+    }
+
+    /// Issue #44: an agent whose receiver cannot listen (its port taken) does not run on silently, losing every push:
+    /// it exits 75 (EX_TEMPFAIL, so systemd starts it again) naming the address, never says it is ready, and
+    /// `status` says the receiver is not listening and why.
+    @Test func anAgentWhoseReceiverCannotListenExits75NamingTheAddress() async throws {
+        let (holder, port) = boundSocket()
+        defer { close(holder) }
+        #expect(listen(holder, 1) == 0)
+        let token = try Steptweet.tempFile("tok", name: "receive.token")
+        chmod(token, 0o600)
+        let config = try Steptweet.configFile(
+            """
+            [receive]
+            listen = "127.0.0.1:\(port)"
+            token_file = "\(token)"
+            [schedule]
+            interval = "1h"
+            [state]
+            path = "state.sqlite"
+            """)
+        let agent = try await Steptweet.runProcess(["agent", "--config", config])
+        #expect(agent.status == 75, "\(agent.stderr)")
+        #expect(agent.stderr.contains("receiver cannot listen on 127.0.0.1:\(port)"), "\(agent.stderr)")
+        #expect(agent.stderr.lowercased().contains("address already in use"), "\(agent.stderr)")
+        #expect(!agent.stderr.contains("ready: "), "\(agent.stderr)")
+        let status = try await Steptweet.run(["status", "--config", config])
+        #expect(status.stdout.contains("receiver: not listening"), "\(status.stdout)")
+        #expect(status.stdout.contains("127.0.0.1:\(port)"), "\(status.stdout)")
     }
 }

@@ -52,8 +52,14 @@ extension AgentConfiguration {
         public var token: String?
         /// Why the token is missing, if it is.
         public var tokenProblem: String?
+        /// What a client may send and for how long (`max_header`, `max_body`, `idle_timeout`, `read_timeout`,
+        /// `max_connections`).
+        public var limits = HTTPLimits()
         /// The largest body taken, compressed or inflated (`max_body`, bytes).
-        public var maxBody: Int = 8 << 20
+        public var maxBody: Int {
+            get { limits.maxBody }
+            set { limits.maxBody = newValue }
+        }
         /// How long windows wait for a device that has gone quiet (`schedule.settle`).
         public var settle: TimeInterval = 15 * 60
         /// How late a message of a sample stream may come and still be counted in time order (`reorder`).
@@ -66,7 +72,10 @@ extension AgentConfiguration {
         }
     }
 
-    static let receiveKeys: Set<String> = ["listen", "token_env", "token_file", "max_body", "reorder"]
+    static let receiveKeys: Set<String> = [
+        "listen", "token_env", "token_file", "max_body", "reorder", "max_header", "idle_timeout", "read_timeout",
+        "max_connections",
+    ]
 
     /// `[receive]`: where to listen (`host:port`), the bearer token (through the one secret resolver), the body limit.
     static func readReceive(_ reader: TableReader, environment: [String: String], base: URL) throws -> (
@@ -86,9 +95,24 @@ extension AgentConfiguration {
         (receive.token, receive.tokenProblem, warnings) = try readToken(
             table, section: "receive", environment: environment, base: base)
         if let maxBody = try table.int("max_body", range: 1024...(1 << 30)) { receive.maxBody = maxBody }
+        try readLimits(table, reader, into: &receive.limits)
         if let settle = try reader.duration("schedule", "settle") { receive.settle = settle }
         if let reorder = try reader.duration("receive", "reorder") { receive.reorder = reorder }
         return (receive, warnings)
+    }
+
+    /// `[receive]`'s connection limits, each checked against a range that still serves a phone.
+    static func readLimits(_ table: ConfigTable, _ reader: TableReader, into limits: inout HTTPLimits) throws {
+        if let maxHeader = try table.int("max_header", range: 1024...(1 << 20)) { limits.maxHeader = maxHeader }
+        if let connections = try table.int("max_connections", range: 1...65536) { limits.maxConnections = connections }
+        for (key, path) in [("idle_timeout", \HTTPLimits.idleTimeout), ("read_timeout", \HTTPLimits.readTimeout)] {
+            guard let seconds = try reader.duration("receive", key) else { continue }
+            guard seconds >= 1 && seconds <= 3600 else {
+                throw ConfigurationError(
+                    path: "receive.\(key)", message: "must be between 1s and 1h (a phone's request needs a moment)")
+            }
+            limits[keyPath: path] = seconds
+        }
     }
 
     /// A listener's bearer token through the one secret resolver (the same keys, errors and file-permission warning

@@ -89,6 +89,10 @@ public enum SampleConfiguration {
         # listen = "127.0.0.1:8788"               # host:port; "0.0.0.0:8788" on every interface (put TLS in front)
         # token_env = "STEPTWEET_RECEIVE_TOKEN"   # or token_file; required
         # max_body = 8388608                      # bytes, as sent and inflated (gzip bodies are taken)
+        # max_header = 16384                      # bytes of request line and headers; more: 431
+        # idle_timeout = "15s"                    # to bring a request's head in full; then closed
+        # read_timeout = "60s"                    # to bring its body in full, from the head; then closed
+        # max_connections = 2048                  # served at once; more wait (each is a file descriptor)
         # reorder = "30s"                         # how late a Sensor Logger message may come and be counted in order
         # Where phones overlap (iPhone and Watch), one counts per minute: the one with more steps, or the first of
         # source.prefer (a [source] table may hold only that key):  [source]  prefer = "Watch, iPhone"

@@ -74,7 +74,7 @@ public struct DemoRunner: Sendable {
         let live = dir.appendingPathComponent("live.csv")
         try Data("t_ms,x,y,z\n".utf8).write(to: live)
 
-        let endpoint = try LoopbackEndpoint()
+        let endpoint = LoopbackEndpoint()
         let url = try await endpoint.start()
         let statePath = dir.appendingPathComponent("state.sqlite").path
         prepared(url, statePath)

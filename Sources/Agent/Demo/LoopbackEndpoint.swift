@@ -1,6 +1,7 @@
-import FlyingFox
 import Foundation
-import LoopbackHTTP
+import HTTPTypes
+import Hummingbird
+import Logging
 
 /// An in-process HTTP endpoint on 127.0.0.1 that accepts JSON posts at `/posts`, keeps each idempotency key once
 /// (answering `Idempotent-Replayed: true` for repeats) and can be told to fail the next requests with 503.
@@ -13,55 +14,57 @@ public actor LoopbackEndpoint {
         public var text: String
     }
 
-    let server: HTTPServer
+    private var server: LimitedHTTPServer?
     public private(set) var received: [Received] = []
     public private(set) var requests = 0
     private var failing: Set<Int> = []
     private var task: Task<Void, Error>?
 
-    public init() throws {
-        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 10, logger: .disabled)
-    }
+    public init() {}
 
     /// Starts listening on an ephemeral port and returns the posts URL.
     public func start() async throws -> URL {
-        await server.appendClosingRoute("POST /posts") { [weak self] request in
-            guard let self else { return HTTPResponse(statusCode: .serviceUnavailable) }
-            let body = try await request.bodyData
-            return await self.handle(key: request.headers[HTTPHeader("Idempotency-Key")], body: body)
+        let router = Router()
+        router.post("posts") { [weak self] request, _ in
+            guard let self else { return HTTPAnswer(status: .serviceUnavailable).response }
+            let body = try await HTTPServing.body(of: request, upTo: HTTPLimits.loopback.maxBody) ?? []
+            let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+            return await self.handle(key: key, body: Data(body)).response
         }
-        let server = self.server
+        let server = LimitedHTTPServer(
+            name: "demo endpoint", host: "127.0.0.1", port: 0, limits: .loopback, responder: router.buildResponder(),
+            logger: Logger(label: "steptweet.demo"))
+        self.server = server
         task = Task { try await server.run() }
-        try await server.waitUntilStarted()
-        guard case .ip4(_, let port) = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
+        let port = try await server.waitUntilListening()
         guard let url = URL(string: "http://127.0.0.1:\(port)/posts") else { throw URLError(.badURL) }
         return url
     }
 
     public func stop() async {
-        await server.stop(timeout: 0)
+        await server?.stop()
         task?.cancel()
     }
 
     /// Makes the requests with these numbers (1-based) fail with 503 before anything is kept.
     public func fail(requests numbers: Set<Int>) { failing = numbers }
 
-    func handle(key: String?, body: Data) -> HTTPResponse {
+    func handle(key: String?, body: Data) -> HTTPAnswer {
         requests += 1
         if failing.contains(requests) {
-            return HTTPResponse(statusCode: .serviceUnavailable, body: Data("{\"error\":\"deliberate failure\"}".utf8))
+            return HTTPAnswer(status: .serviceUnavailable, body: Data("{\"error\":\"deliberate failure\"}".utf8))
         }
         guard let key, !key.isEmpty else {
-            return HTTPResponse(statusCode: .badRequest, body: Data("{\"error\":\"Idempotency-Key required\"}".utf8))
+            return HTTPAnswer(status: .badRequest, body: Data("{\"error\":\"Idempotency-Key required\"}".utf8))
         }
         let text = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["text"] as? String ?? ""
         if let existing = received.first(where: { $0.key == key }) {
-            return HTTPResponse(
-                statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): "true"],
+            return HTTPAnswer(
+                status: .ok, headerFields: [HTTPField.Name("Idempotent-Replayed")!: "true"],
                 body: Data("{\"id\":\"\(existing.id)\"}".utf8))
         }
         let entry = Received(id: received.count + 1, key: key, text: text)
         received.append(entry)
-        return HTTPResponse(statusCode: .created, body: Data("{\"id\":\"\(entry.id)\"}".utf8))
+        return HTTPAnswer(status: .created, body: Data("{\"id\":\"\(entry.id)\"}".utf8))
     }
 }

@@ -28,26 +28,27 @@ public enum AgentServices {
                     service: WalkWatcherService(path: source.path, scheduler: scheduler, logger: logger),
                     successTerminationBehavior: .ignore))
         }
+        let receiver = receiverService(configuration: configuration, store: store, logger: logger)
         services.append(
             .init(
                 service: FetchSignalService(
-                    scheduler: scheduler, disabledReason: configuration.disabledReason, logger: logger)))
-        if let receive = configuration.receive {
-            if receive.token == nil {
-                logger.warning("receiver not started: \(receive.tokenProblem ?? "no token")")
-            } else if let store, let receiver = try? ReceiverService(receive: receive, store: store, logger: logger) {
-                // A receiver that cannot listen (its port taken) is logged; the rest goes on.
-                services.append(.init(service: receiver, failureTerminationBehavior: .ignore))
-            } else {
-                logger.error("receiver not started: the state database cannot be opened")
-            }
+                    scheduler: scheduler, disabledReason: configuration.disabledReason, logger: logger,
+                    beforeReady: {
+                        guard let receiver else { return }
+                        try await receiver.waitUntilListening()
+                        logger.info("receiver listening on \(receiver.address)")
+                        await scheduler.recordAgent { $0.receiver = "listening on \(receiver.address)" }
+                    })))
+        if let receiver {
+            // A receiver that cannot listen ends the agent (exit 75: systemd starts it again): the phones' pushes
+            // would all be lost while it ran.
+            services.append(.init(service: receiver, failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         if let push = configuration.push {
-            if let token = push.token,
-                let listener = try? PushListener(
+            if let token = push.token {
+                let listener = PushListener(
                     port: push.port, token: token, scheduler: scheduler,
-                    disabledReason: configuration.disabledReason)
-            {
+                    disabledReason: configuration.disabledReason, logger: logger)
                 // A listener that cannot serve (its port taken) is logged; fetching on the schedule goes on.
                 services.append(.init(service: listener, failureTerminationBehavior: .ignore))
             } else {
@@ -55,6 +56,26 @@ public enum AgentServices {
             }
         }
         return services
+    }
+
+    /// The receiver of `[receive]`, its connections fitted to the descriptor limit; nil (and why, logged) when it
+    /// has no token or no state database.
+    static func receiverService(configuration: AgentConfiguration, store: StateStore?, logger: Logger)
+        -> ReceiverService?
+    {
+        guard var receive = configuration.receive else { return nil }
+        guard receive.token != nil else {
+            logger.warning("receiver not started: \(receive.tokenProblem ?? "no token")")
+            return nil
+        }
+        guard let store else {
+            logger.error("receiver not started: the state database cannot be opened")
+            return nil
+        }
+        let (limits, warning) = receive.limits.fittedToDescriptors(key: "receive.max_connections")
+        if let warning { logger.warning("\(warning)") }
+        receive.limits = limits
+        return ReceiverService(receive: receive, store: store, logger: logger)
     }
 
     /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
@@ -81,7 +102,12 @@ public enum AgentServices {
             configuration: .init(
                 services: services(configuration: configuration, scheduler: scheduler, store: store, logger: logger),
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as ListenError {
+            await scheduler.recordAgent { $0.receiver = "not listening: \(error)" }
+            throw error
+        }
         logger.info("agent stopped")
     }
 
@@ -91,6 +117,10 @@ public enum AgentServices {
         let targets =
             c.publishingProblem.map { "missing credentials: \($0)" }
             ?? c.publishers.map { "\($0.name) ready" }.joined(separator: ", ")
+        let receiver =
+            c.receive.map { r in
+                r.token == nil ? "off: \(r.tokenProblem ?? "no token")" : "starting on \(r.host):\(r.port)"
+            }
         let push =
             c.push.map { p in p.token == nil ? "off: \(p.tokenProblem ?? "no token")" : "on: 127.0.0.1:\(p.port)" }
             ?? "off: no [push] table"
@@ -104,6 +134,7 @@ public enum AgentServices {
             $0.config = file
             $0.targets = targets
             $0.push = push
+            $0.receiver = receiver
             $0.interval = interval
             $0.sampling = sampling
             $0.disabledReason = disabled

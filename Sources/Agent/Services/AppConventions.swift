@@ -1,5 +1,5 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
 import SensorInput
 
 /// How one phone app must be answered, beyond the receiver's plain JSON answers (push-sources.md): where it shows
@@ -9,9 +9,9 @@ struct AppConvention: Sendable {
     /// for a refused payload, one with items left out, a payload whose data cannot be used (`Payload.problem`) and
     /// one that cannot be stored. Nil: JSON with its status (400, 422, or 503), which the app may retry but shows
     /// nobody, and a payload with a problem is stored as any other.
-    var tellUser: (@Sendable (String) -> HTTPResponse)?
+    var tellUser: (@Sendable (String) -> HTTPAnswer)?
     /// The answer to a stored payload; nil: the JSON summary (`format`, `readings`, `samples`, …).
-    var stored: (@Sendable (Payload) -> HTTPResponse)?
+    var stored: (@Sendable (Payload) -> HTTPAnswer)?
     /// An empty body the app sends and waits for a 2xx to: answered as stored, holding nothing but `note` in
     /// `ignored`. Whether a request is the app's is told from its headers (`sentBy`) or its `?format=NAME`.
     var emptyBody: EmptyBody?
@@ -20,10 +20,10 @@ struct AppConvention: Sendable {
     /// `stored` for a payload read with items left out, with `unreadable` for a body refused whole. What was left
     /// out is logged and kept for `status`. A token it can fix is still a 401, and a state that cannot be written a
     /// 503, which it sends again.
-    var unreadable: (@Sendable () -> HTTPResponse)?
+    var unreadable: (@Sendable () -> HTTPAnswer)?
 
     struct EmptyBody: Sendable {
-        var sentBy: @Sendable (HTTPRequest) -> Bool
+        var sentBy: @Sendable (HTTPFields) -> Bool
         var note: String
     }
 
@@ -59,9 +59,9 @@ enum AppConventions {
     }
 
     /// A 499 with `text` in plain text: what Sensor Logger shows its user, once per recording (PUSHING.md).
-    static func sensorLoggerNotice(_ text: String) -> HTTPResponse {
-        HTTPResponse(
-            statusCode: HTTPStatusCode(499, phrase: "Refused"), headers: [.contentType: "text/plain; charset=utf-8"],
+    static func sensorLoggerNotice(_ text: String) -> HTTPAnswer {
+        HTTPAnswer(
+            status: HTTPAnswer.status(499, "Refused"), headerFields: [.contentType: "text/plain; charset=utf-8"],
             body: Data(text.utf8))
     }
 
@@ -69,20 +69,20 @@ enum AppConventions {
     /// only when a `reportSteps` command asks (push-sources.md): in HTTP mode the answer to a POST is the only way to
     /// ask. Every message but a steps report is answered with that command (no `from`/`to`: today's total so far,
     /// which replaces the day's earlier report); a steps report is answered `[]`, so nothing loops.
-    static func ownTracksAnswer(_ payload: Payload) -> HTTPResponse {
+    static func ownTracksAnswer(_ payload: Payload) -> HTTPAnswer {
         ownTracksMessages(payload.isStepsReport ? [] : [["_type": "cmd", "action": "reportSteps"]])
     }
 
     /// A 200 whose body is `messages` as OwnTracks reads them: a JSON array.
-    static func ownTracksMessages(_ messages: [[String: Any]]) -> HTTPResponse {
+    static func ownTracksMessages(_ messages: [[String: Any]]) -> HTTPAnswer {
         let data = (try? JSONSerialization.data(withJSONObject: messages, options: [.sortedKeys])) ?? Data("[]".utf8)
-        return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+        return HTTPAnswer(status: .ok, headerFields: [.contentType: "application/json"], body: data)
     }
 
     /// Whether the request comes from OwnTracks by its headers: its `User-Agent`, or its `X-Limit-U`/`X-Limit-D`
     /// headers (user and device).
-    static func isOwnTracks(_ request: HTTPRequest) -> Bool {
-        request.headers[HTTPHeader("X-Limit-U")] != nil || request.headers[HTTPHeader("X-Limit-D")] != nil
-            || request.headers[HTTPHeader("User-Agent")]?.lowercased().hasPrefix("owntracks") == true
+    static func isOwnTracks(_ fields: HTTPFields) -> Bool {
+        fields[HTTPField.Name("X-Limit-U")!] != nil || fields[HTTPField.Name("X-Limit-D")!] != nil
+            || fields[.userAgent]?.lowercased().hasPrefix("owntracks") == true
     }
 }

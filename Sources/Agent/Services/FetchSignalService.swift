@@ -10,11 +10,20 @@ struct FetchSignalService: Service, CustomStringConvertible {
     /// Why fetching is off, or nil: said in the ready line.
     let disabledReason: String?
     let logger: Logger
+    /// What must be up before the agent says it is ready (the receiver listening). When it fails, the agent is not
+    /// ready: this waits for the shutdown that failure brings.
+    var beforeReady: @Sendable () async throws -> Void = {}
 
     var description: String { "fetch signal (SIGUSR1)" }
 
     func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigusr1)
+        do {
+            try await beforeReady()
+        } catch {
+            try? await gracefulShutdown()
+            return
+        }
         if let disabledReason {
             logger.notice("ready, fetching off (\(disabledReason)): SIGUSR1 and pushes are ignored")
         } else {

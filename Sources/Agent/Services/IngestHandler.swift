@@ -1,37 +1,20 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
 import Logging
 import Messages
 import SensorInput
 import WallTime
 
-/// One `POST /ingest` request, from the token to the answer: authenticate (bearer, Basic password or path token, in
-/// constant time; the token is never logged or repeated), read the body within `max_body` (inflated when gzip),
-/// recognise and parse the payload, commit it, answer. A payload that cannot be read is refused whole, naming what is
+/// One `POST /ingest` request whose token `IngestToken` has checked, to its answer: read the body within `max_body`
+/// (inflated when gzip), recognise and parse the payload, commit it, answer. A payload that cannot be read is refused whole, naming what is
 /// wrong and where, and stores nothing; one whose items cannot all be read stores the others and names those left out.
 struct IngestHandler: Sendable {
-    let token: [UInt8]
     let maxBody: Int
     let store: StateStore
     let logger: Logger
     let clock: WallClock
 
-    func answer(_ request: HTTPRequest, pathToken: String?) async throws -> HTTPResponse {
-        let bearer = request.headers[.authorization].flatMap { h -> String? in
-            h.lowercased().hasPrefix("bearer ") ? String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-        }
-        guard let given = bearer ?? Self.basicPassword(request) ?? pathToken, !token.isEmpty,
-            HTTPServing.constantTimeEqual(Array(given.utf8), token)
-        else {
-            var response = Self.json(
-                .unauthorized,
-                [
-                    "error":
-                        "a valid token is required: in the Authorization header (Bearer TOKEN, or Basic with TOKEN as the password) or in the path (/ingest/TOKEN)"
-                ])
-            response.headers[HTTPHeader("WWW-Authenticate")] = "Bearer"
-            return response
-        }
+    func answer(_ request: IngestRequest) async throws -> HTTPAnswer {
         let payload: Payload
         do {
             payload = try await receivedPayload(request)
@@ -78,7 +61,7 @@ struct IngestHandler: Sendable {
     /// left out (the first `Payload.refusedKept`, with `refused_count`) beside the stored payload's summary, or as
     /// stored for an app that would block on anything but a 2xx (`AppConvention.unreadable`). A resend of the same
     /// payload stores nothing again and gets the same answer.
-    func leftOut(_ payload: Payload, _ committed: ReceivedCommit, _ convention: AppConvention) -> HTTPResponse {
+    func leftOut(_ payload: Payload, _ committed: ReceivedCommit, _ convention: AppConvention) -> HTTPAnswer {
         let what = payload.refusalHeadline
         logger.warning(
             "receiver: \(payload.format) payload: \(what) (\(committed.readings) new readings, \(committed.samples) new samples): \(payload.refusalSummary(naming: 3))"
@@ -104,26 +87,16 @@ struct IngestHandler: Sendable {
         return Self.json(.unprocessableContent, answer)
     }
 
-    /// The password of `Authorization: Basic` (OwnTracks authenticates so, with its user and password settings):
-    /// the token, whatever the user name.
-    static func basicPassword(_ request: HTTPRequest) -> String? {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
-            let decoded = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
-            let pair = String(data: decoded, encoding: .utf8), let colon = pair.firstIndex(of: ":")
-        else { return nil }
-        return String(pair[pair.index(after: colon)...])
-    }
-
     /// A request refused before anything of it is stored: its answer.
     struct Refusal: Error {
-        var response: HTTPResponse
+        var response: HTTPAnswer
     }
 
     /// The request's payload. Its body is let go on return, before the commit, so that a large body and what was
     /// read from it are not held at once.
-    func receivedPayload(_ request: HTTPRequest) async throws -> Payload {
+    func receivedPayload(_ request: IngestRequest) async throws -> Payload {
         let body = try await readBody(request)
-        if let type = request.headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
+        if let type = request.headerFields[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
             // Health Auto Export sends its CSV export so (read whole first: answering before the body is read may
             // reset the connection under the answer); every format read here is JSON.
             throw Refusal(
@@ -134,7 +107,7 @@ struct IngestHandler: Sendable {
                             "Content-Type multipart/form-data (Health Auto Export's CSV export) is not read: send JSON (in Health Auto Export, set the automation's export format to JSON)"
                     ]))
         }
-        let format = request.query.first { $0.name == "format" }?.value
+        let format = request.format
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }),
             let sender = Self.emptyBodySender(request, format)
         {
@@ -166,10 +139,10 @@ struct IngestHandler: Sendable {
 
     /// The app whose empty body this is (`AppConvention.emptyBody`): named by `?format=NAME`, or told by the
     /// request's headers.
-    static func emptyBodySender(_ request: HTTPRequest, _ format: String?) -> (app: PayloadApp, note: String)? {
+    static func emptyBodySender(_ request: IngestRequest, _ format: String?) -> (app: PayloadApp, note: String)? {
         let named = format.flatMap(PayloadFormats.named)?.app
         for app in PayloadApp.allCases {
-            if let empty = AppConventions.of(app).emptyBody, named == app || empty.sentBy(request) {
+            if let empty = AppConventions.of(app).emptyBody, named == app || empty.sentBy(request.headerFields) {
                 return (app, empty.note)
             }
         }
@@ -177,18 +150,11 @@ struct IngestHandler: Sendable {
     }
 
     /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.
-    func readBody(_ request: HTTPRequest) async throws -> [UInt8] {
+    func readBody(_ request: IngestRequest) async throws -> [UInt8] {
         let tooLarge = Refusal(
-            response: Self.json(.payloadTooLarge, ["error": "the body is larger than max_body (\(maxBody) bytes)"]))
-        let length = request.headers[.contentLength].flatMap(Int.init)
-        if let length, length > maxBody { throw tooLarge }
-        var body: [UInt8] = []
-        body.reserveCapacity(length ?? 0)
-        for try await chunk in request.bodySequence {
-            body.append(contentsOf: chunk)
-            if body.count > maxBody { throw tooLarge }
-        }
-        guard let encoding = request.headers[.contentEncoding]?.lowercased(), encoding != "identity" else {
+            response: Self.json(.contentTooLarge, ["error": "the body is larger than max_body (\(maxBody) bytes)"]))
+        guard let body = try await request.readBody(maxBody) else { throw tooLarge }
+        guard let encoding = request.headerFields[.contentEncoding]?.lowercased(), encoding != "identity" else {
             return body
         }
         guard encoding == "gzip" || encoding == "x-gzip" else {
@@ -204,15 +170,13 @@ struct IngestHandler: Sendable {
         }
     }
 
-    static let methodNotAllowed: HTTPResponse = {
-        var response = json(.methodNotAllowed, ["error": "use POST"])
-        response.headers[HTTPHeader("Allow")] = "POST"
-        return response
+    static let methodNotAllowed: HTTPAnswer = {
+        var answer = json(.methodNotAllowed, ["error": "use POST"])
+        answer.headerFields[.allow] = "POST"
+        return answer
     }()
 
-    static func json(_ status: HTTPStatusCode, _ object: [String: Any]) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return HTTPResponse(statusCode: status, headers: [.contentType: "application/json"], body: data)
+    static func json(_ status: HTTPResponse.Status, _ object: [String: Any]) -> HTTPAnswer {
+        HTTPAnswer.json(status, object)
     }
-
 }

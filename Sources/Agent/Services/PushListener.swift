@@ -1,6 +1,7 @@
-import FlyingFox
 import Foundation
-import LoopbackHTTP
+import HTTPTypes
+import Hummingbird
+import Logging
 import ServiceLifecycle
 
 /// The silent-push listener: `POST /push` on 127.0.0.1 only, with `Authorization: Bearer <token>` and a body of
@@ -10,70 +11,80 @@ import ServiceLifecycle
 /// Anything else is refused: 401 without the right token, 400 for another body, 405 for another method on /push,
 /// 404 elsewhere.
 public final class PushListener: Service, CustomStringConvertible {
-    let server: HTTPServer
     let token: String
     let scheduler: AgentScheduler
-    /// Why the agent fetches nothing (`AgentConfiguration.disabledReason`): pushes are answered as ignored.
+    /// Why the agent fetches nothing (`disabledReason`): pushes are answered as ignored.
     let disabledReason: String?
+    let server: LimitedHTTPServer
+    let logger: Logger
 
-    /// Binds to 127.0.0.1:`port` (0: an ephemeral port, for tests).
-    public init(port: UInt16, token: String, scheduler: AgentScheduler, disabledReason: String? = nil) throws {
+    /// Binds to 127.0.0.1:`port` (0: an ephemeral port, for tests) in `run()`.
+    public init(
+        port: UInt16, token: String, scheduler: AgentScheduler, disabledReason: String? = nil,
+        logger: Logger = Logger(label: "steptweet.push")
+    ) {
         self.token = token
         self.scheduler = scheduler
         self.disabledReason = disabledReason
-        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 10, logger: .disabled)
+        self.logger = logger
+        server = LimitedHTTPServer(
+            name: "push listener", host: "127.0.0.1", port: Int(port), limits: .loopback,
+            responder: Self.routes(token: token, scheduler: scheduler, ignored: disabledReason.map(Self.ignoredBody))
+                .buildResponder(), logger: logger)
     }
 
     public var description: String { "push listener" }
 
-    /// Serves until graceful shutdown, the task's cancellation or `stop()`.
-    public func run() async throws {
-        try await HTTPServing.untilGracefulShutdown({ try await self.serve() }, stop: { await self.stop() })
-    }
-
-    private func serve() async throws {
-        let expected = Array("Bearer \(token)".utf8)
-        let scheduler = self.scheduler
-        let ignored = disabledReason.map(Self.ignoredBody)
-        await server.appendClosingRoute("POST /push") { request in
-            let auth = Array((request.headers[.authorization] ?? "").utf8)
-            guard HTTPServing.constantTimeEqual(auth, expected) else {
-                return HTTPResponse(
-                    statusCode: .unauthorized, headers: [HTTPHeader("WWW-Authenticate"): "Bearer"],
-                    body: Data("{\"error\":\"bearer token required\"}".utf8))
-            }
-            let body = try await request.bodyData
-            guard body.count <= 4096, Self.isSilentPush(body) else {
-                return HTTPResponse(
-                    statusCode: .badRequest,
-                    body: Data("{\"error\":\"expected {\\\"aps\\\":{\\\"content-available\\\":1}}\"}".utf8))
+    /// `POST /push` behind the token; 405 for another method on /push, 404 elsewhere.
+    static func routes(token: String, scheduler: AgentScheduler, ignored: Data?) -> Router<BasicRequestContext> {
+        var unauthorized = HTTPAnswer(status: .unauthorized, body: Data("{\"error\":\"bearer token required\"}".utf8))
+        unauthorized.headerFields[.wwwAuthenticate] = "Bearer"
+        let router = Router()
+        router.group("push").add(
+            middleware: TokenMiddleware(token: Array(token.utf8), places: .bearer, refusal: unauthorized)
+        )
+        .post { request, _ in
+            guard let body = try await HTTPServing.body(of: request, upTo: 4096), Self.isSilentPush(Data(body))
+            else {
+                return HTTPAnswer(
+                    status: .badRequest,
+                    body: Data("{\"error\":\"expected {\\\"aps\\\":{\\\"content-available\\\":1}}\"}".utf8)
+                ).response
             }
             await scheduler.post(.push)  // logged by the scheduler even when it fetches nothing
-            if let ignored { return HTTPResponse(statusCode: .ok, body: ignored) }
-            return HTTPResponse(statusCode: .accepted, body: Data("{\"status\":\"accepted\"}".utf8))
+            if let ignored { return HTTPAnswer(status: .ok, body: ignored).response }
+            return HTTPAnswer(status: .accepted, body: Data("{\"status\":\"accepted\"}".utf8)).response
         }
         // Any other method on /push: the resource exists, the method does not.
-        await server.appendClosingRoute("/push") { _ in
-            HTTPResponse(
-                statusCode: .methodNotAllowed, headers: [HTTPHeader("Allow"): "POST"],
-                body: Data("{\"error\":\"use POST\"}".utf8))
+        for method: HTTPRequest.Method in [.get, .head, .put, .delete, .patch, .options] {
+            router.on("push", method: method) { _, _ in
+                var answer = HTTPAnswer(status: .methodNotAllowed, body: Data("{\"error\":\"use POST\"}".utf8))
+                answer.headerFields[.allow] = "POST"
+                return answer.response
+            }
         }
-        try await server.run()
+        return router
     }
 
-    public func waitUntilListening() async throws {
-        try await server.waitUntilStarted()
+    /// Serves until graceful shutdown, the task's cancellation or `stop()`; throws `ListenError` when it cannot
+    /// listen.
+    public func run() async throws {
+        do {
+            try await server.run()
+        } catch let error as ListenError {
+            logger.error("\(error): pushes are not taken; fetching on the schedule goes on")
+            throw error
+        }
     }
+
+    public func waitUntilListening() async throws { _ = try await server.waitUntilListening() }
 
     /// The bound IPv4 address and port, e.g. `("127.0.0.1", 8787)`.
     public func address() async -> (host: String, port: UInt16)? {
-        if case .ip4(let host, let port) = await server.listeningAddress { return (host, port) }
-        return nil
+        await server.boundPort.map { ("127.0.0.1", UInt16($0)) }
     }
 
-    public func stop() async {
-        await server.stop(timeout: 1)
-    }
+    public func stop() async { await server.stop() }
 
     /// `{"reason":…,"status":"ignored"}`.
     static func ignoredBody(_ reason: String) -> Data {

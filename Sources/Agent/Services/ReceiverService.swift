@@ -1,66 +1,87 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Logging
-import LoopbackHTTP
 import Messages
 import SensorInput
 import ServiceLifecycle
 import WallTime
 
 /// The receiver (`[receive]`): phones push their steps to `POST /ingest` (Health Auto Export, Health Connect webhook
-/// apps, OwnTracks, our step log). The route only checks the request and hands the payload to the state database;
-/// it answers 200 once what was received is committed, so a crash right after the answer loses nothing, and a
-/// request refused for any reason stores nothing of it, so the phone sends it again.
+/// apps, OwnTracks, our step log). The token is checked by `TokenMiddleware`; the route only hands the request to
+/// `IngestHandler`, which commits the payload to the state database and answers 200 once it is committed, so a crash
+/// right after the answer loses nothing, and a request refused for any reason stores nothing of it, so the phone
+/// sends it again. What a client may send and for how long is `receive.limits` (docs/receiving.md).
 public final class ReceiverService: Service, CustomStringConvertible {
-    let server: HTTPServer
     let receive: AgentConfiguration.Receive
     let store: StateStore
     let logger: Logger
     /// When a push arrived, as its devices' "last heard" and what their readings are complete up to.
     let clock: WallClock
+    let server: LimitedHTTPServer
 
     /// Binds nothing yet: the server listens in `run()`.
     public init(
         receive: AgentConfiguration.Receive, store: StateStore, logger: Logger, clock: WallClock = .system
-    ) throws {
+    ) {
         self.receive = receive
         self.store = store
         self.logger = logger
         self.clock = clock
-        // FlyingFox's own logging stays off: request lines would carry `/ingest/TOKEN`.
-        server = HTTPServer(
-            address: try .inet(ip4: receive.host, port: receive.port), timeout: 30, logger: .disabled)
+        let handler = IngestHandler(maxBody: receive.limits.maxBody, store: store, logger: logger, clock: clock)
+        server = LimitedHTTPServer(
+            name: "receiver", host: receive.host, port: Int(receive.port), limits: receive.limits,
+            responder: Self.routes(handler, token: receive.token ?? "").buildResponder(), logger: logger)
     }
 
-    public var description: String { "receiver (\(receive.host):\(receive.port))" }
+    /// `POST /ingest` and `POST /ingest/TOKEN` behind the token; 405 for another method there, a JSON 404 elsewhere.
+    static func routes(_ handler: IngestHandler, token: String) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(
+            middleware: NotFoundAnswer(
+                answer: .json(.notFound, ["error": "not found: the receiver takes POST /ingest"])))
+        router.group("ingest").add(middleware: TokenMiddleware.ingest(token: token))
+            .post { request, _ in try await handler.answer(IngestRequest(request)).response }
+            .post(":token") { request, _ in try await handler.answer(IngestRequest(request)).response }
+        for path: RouterPath in ["ingest", "ingest/:token"] {
+            for method: HTTPRequest.Method in [.get, .head, .put, .delete, .patch, .options] {
+                router.on(path, method: method) { _, _ in IngestHandler.methodNotAllowed.response }
+            }
+        }
+        return router
+    }
 
+    public var description: String { "receiver (\(address))" }
+
+    /// `host:port` as configured.
+    var address: String { "\(receive.host):\(receive.port)" }
+
+    /// Serves until graceful shutdown, cancellation or `stop()`; throws `ListenError` when it cannot listen.
     public func run() async throws {
-        try await HTTPServing.untilGracefulShutdown({ try await self.serve() }, stop: { await self.stop() })
-    }
-
-    private func serve() async throws {
-        let handler = IngestHandler(
-            token: Array((receive.token ?? "").utf8), maxBody: receive.maxBody, store: store, logger: logger,
-            clock: clock)
-        await server.appendClosingRoute("POST /ingest") { try await handler.answer($0, pathToken: nil) }
-        await server.appendClosingRoute("POST /ingest/:token") { request in
-            try await handler.answer(request, pathToken: request.routeParameters["token"])
-        }
-        await server.appendClosingRoute("/ingest") { _ in IngestHandler.methodNotAllowed }
-        await server.appendClosingRoute("/ingest/:token") { _ in IngestHandler.methodNotAllowed }
-        await server.appendClosingRoute("*") { _ in
-            IngestHandler.json(.notFound, ["error": "not found: the receiver takes POST /ingest"])
-        }
         try await server.run()
     }
 
-    public func waitUntilListening() async throws { try await server.waitUntilStarted() }
+    /// Returns once the receiver listens; throws `ListenError` when it cannot.
+    public func waitUntilListening() async throws { _ = try await server.waitUntilListening() }
 
     /// The bound port (for tests that listen on port 0).
-    public func port() async -> UInt16? {
-        if case .ip4(_, let port) = await server.listeningAddress { return port }
-        return nil
-    }
+    public func port() async -> UInt16? { await server.boundPort.map { UInt16($0) } }
 
-    public func stop() async { await server.stop(timeout: 1) }
+    public func stop() async { await server.stop() }
+}
+
+/// Hummingbird's answer to a path no route takes (an empty 404) as `answer`.
+struct NotFoundAnswer: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let answer: HTTPAnswer
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return answer.response
+        }
+    }
 }

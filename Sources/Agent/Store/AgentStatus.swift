@@ -24,6 +24,8 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var targets: String?
     /// `on: 127.0.0.1:PORT` or `off: <why>`.
     public var push: String?
+    /// The receiver: `starting on HOST:PORT`, `listening on HOST:PORT`, `not listening: <why>` or `off: <why>`.
+    public var receiver: String?
     /// The effective interval.
     public var interval: String?
     /// A live accelerometer: how it is sampled and into which file.
@@ -32,11 +34,16 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case id, pid, started, config, state, updated, targets, push, interval, sampling
+        case id, pid, started, config, state, updated, targets, push, receiver, interval, sampling
         case nextFetch = "next_fetch"
         case disabledReason = "disabled_reason"
         case lastResult = "last_result"
         case consecutiveFailures = "consecutive_failures"
+    }
+
+    /// The receiver's column (added after the table).
+    static func migrateReceiver(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE agent_status ADD COLUMN receiver TEXT")
     }
 
     /// The table, filled from the key/value `agent_state` table of earlier versions, which it replaces.

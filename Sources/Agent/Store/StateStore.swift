@@ -171,6 +171,7 @@ public final class StateStore: Sendable {
         m.registerMigration("v17-reading-sent", migrate: StateStore.migrateReadingSent)
         m.registerMigration("v18-received-counted", migrate: ReceivedCounted.migrate)
         m.registerMigration("v19-outbox-key-memory", migrate: OutboxRecord.migrateKeyMemory)
+        m.registerMigration("v20-agent-receiver", migrate: AgentStatus.migrateReceiver)
         return m
     }
 

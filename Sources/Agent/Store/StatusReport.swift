@@ -28,6 +28,9 @@ public struct StatusReport: Encodable, Sendable {
     public var failedPosts: Int
     /// `on: 127.0.0.1:PORT`, `off: <why>`, or nil when no [push] table is configured.
     public var pushListener: String?
+    /// Whether the receiver listens: the running agent's `listening on HOST:PORT` (or why not), `not listening (no
+    /// agent running)`, or nil when no [receive] table is configured.
+    public var receiver: String?
     /// A live accelerometer source: how it is sampled, into which file, and the time of its last written sample.
     public var sampling: String?
     public var lastSample: Date?
@@ -63,10 +66,21 @@ public struct StatusReport: Encodable, Sendable {
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
             failedPosts: try store.outbox(status: .failed).count,
             pushListener: agentView ? agent.push.flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
+            receiver: c.receive.map { _ in receiverLine(running: running, recorded: agent.receiver) },
             sampling: agentView ? agent.sampling : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
                 .map { Date(timeIntervalSince1970: Double($0) / 1e9) },
             receivedDevices: try store.receivedDevices())
+    }
+
+    /// The receiver's line: what the running agent recorded, or that none runs (with the last agent's failure to
+    /// listen, which is why it stopped).
+    static func receiverLine(running: Bool, recorded: String?) -> String {
+        if running { return recorded ?? "not listening yet" }
+        if let recorded, recorded.hasPrefix("not listening:") {
+            return "not listening (no agent running; the last one stopped: \(recorded.dropFirst(15)))"
+        }
+        return "not listening (no agent running)"
     }
 
     /// Human-readable lines.
@@ -89,6 +103,7 @@ public struct StatusReport: Encodable, Sendable {
         out.append("targets:  \(targets)")
         if let disabledReason { out.append("fetching: disabled: \(disabledReason)") }
         if let pushListener { out.append("push:     \(pushListener)") }
+        if let receiver { out.append("receiver: \(receiver)") }
         if let sampling {
             out.append("device:   \(sampling)" + (lastSample.map { ", last sample \(f($0))" } ?? ", no sample yet"))
         }

@@ -1,0 +1,156 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// One connection's limits in time, and the answers to requests that cannot be parsed, as a handler between SwiftNIO's
+/// HTTP/1.1 parser and Hummingbird (`HTTP1Channel.Configuration.additionalChannelHandlers`):
+/// - a connection has `idleTimeout` to bring the next request's head in full, from its opening or its last answer
+///   (an idle connection, a head sent byte by byte), and `readTimeout` to bring that request's body from its head
+///   (a slow or endless body); then it is closed. No timer runs while a request is being answered.
+/// - a head over the parser's limit is answered 431, any other request the parser refuses 400, with a JSON error;
+/// - an answer written before its request was read in full (401, 413, 431, …) closes the connection once written,
+///   after a short linger that reads and drops what the client still sends, so that the answer is not lost to a
+///   reset; the rest of such a body is never read.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    let idleTimeout: TimeAmount
+    let readTimeout: TimeAmount
+    /// How long a connection that is being closed after an early answer still reads (and drops) what arrives.
+    let linger: TimeAmount
+
+    /// Requests whose head arrived, whose end arrived, and whose answer was written in full, on this connection
+    /// (pipelined requests are read ahead of their answers).
+    private var heads = 0
+    private var ends = 0
+    private var answers = 0
+    /// A request's head arrived and its end not yet.
+    private var reading: Bool { heads > ends }
+    /// The answer being written came before its request was read in full: close once it is written.
+    private var closeAfterAnswer = false
+    /// The connection is closing: its input is dropped until the linger ends.
+    private var lingering = false
+    private var timer: Scheduled<Void>?
+
+    init(limits: HTTPLimits, linger: TimeAmount = .seconds(2)) {
+        idleTimeout = .nanoseconds(Int64(limits.idleTimeout * 1e9))
+        readTimeout = .nanoseconds(Int64(limits.readTimeout * 1e9))
+        self.linger = linger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(context, idleTimeout) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { disarm() }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context, idleTimeout)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if lingering { return }
+        switch unwrapInboundIn(data) {
+        case .head:
+            heads += 1
+            arm(context, readTimeout)
+        case .body:
+            break
+        case .end:
+            ends += 1
+            disarm()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head:
+            // The answer is to request number `answers + 1`: was its end read?
+            if ends <= answers { closeAfterAnswer = true }
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            answers += 1
+            context.writeAndFlush(data, promise: promise)
+            if closeAfterAnswer {
+                closeAfterLinger(context)
+            } else if answers >= heads {
+                arm(context, idleTimeout)
+            }
+        }
+    }
+
+    /// Graceful shutdown: a request still arriving is dropped (nothing of it is stored; its sender sends it again),
+    /// an idle connection is closed by Hummingbird's own handler, an answer being made is let finish.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent && reading {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if lingering { return }
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if heads > answers {
+            // Broken within a request already handed on (a bad chunk): nothing more can be read of it.
+            context.close(promise: nil)
+            return
+        }
+        let tooLarge = parserError == .headerOverflow
+        let message =
+            tooLarge
+            ? "the request's head (request line and header fields) is larger than the receiver takes"
+            : "the request cannot be parsed as HTTP/1.1 (\(parserError))"
+        var body = context.channel.allocator.buffer(capacity: message.utf8.count + 16)
+        body.writeString("{\"error\":\"\(message)\"}")
+        let status: HTTPResponse.Status =
+            tooLarge ? .init(code: 431, reasonPhrase: "Request Header Fields Too Large") : .badRequest
+        let head = HTTPResponse(
+            status: status,
+            headerFields: [
+                .contentType: "application/json", .contentLength: String(body.readableBytes), .connection: "close",
+            ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        closeAfterLinger(context)
+    }
+
+    /// Closes the connection's output now and the connection after `linger`, dropping what arrives meanwhile.
+    private func closeAfterLinger(_ context: ChannelHandlerContext) {
+        lingering = true
+        closeAfterAnswer = false
+        context.close(mode: .output, promise: nil)
+        arm(context, linger)
+    }
+
+    private func arm(_ context: ChannelHandlerContext, _ timeout: TimeAmount) {
+        disarm()
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: timeout) {
+            loopBound.value.close(promise: nil)
+        }
+    }
+
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import GRDB
+import HTTPTestSupport
+import Logging
+import TestSupport
+import Testing
+
+@testable import Agent
+
+/// Each of the receiver's limits (`[receive]` max_header, max_body, idle_timeout, read_timeout, max_connections),
+/// over real connections to 127.0.0.1 that send what no HTTP client sends: a head that never ends, a body a byte at a
+/// time, nothing at all. Every limit closes the connection, and nothing of a request cut short is stored.
+@Suite(.timeLimit(.minutes(1))) struct ReceiverLimitsTests {
+    let token = "s3cret-token"
+
+    struct Running {
+        let receiver: ReceiverService
+        let serving: Task<Void, any Error>
+        let port: Int
+        let store: StateStore
+
+        func stop() async {
+            serving.cancel()
+            await receiver.stop()
+        }
+
+        func storedReadings() throws -> Int {
+            try store.writer.read { db in try ReceivedReadingRecord.fetchCount(db) }
+        }
+    }
+
+    /// A receiver with small limits read from its configuration, as a user writes them.
+    func start(_ dir: TempDir, limits: String) async throws -> Running {
+        let config = try AgentConfiguration.parse(
+            """
+            [receive]
+            listen = "127.0.0.1:8788"
+            token_env = "RECEIVE_TOKEN"
+            \(limits)
+            [state]
+            path = "state.sqlite"
+            """, file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": token])
+        var receive = try #require(config.receive)
+        receive.port = 0
+        let store = try StateStore(path: config.statePath)
+        let receiver = ReceiverService(receive: receive, store: store, logger: Logger(label: "test"))
+        let serving = Task { try await receiver.run() }
+        try await receiver.waitUntilListening()
+        let port = Int(try #require(await receiver.port()))
+        return Running(receiver: receiver, serving: serving, port: port, store: store)
+    }
+
+    func head(contentLength: Int, extra: String = "") -> String {
+        "POST /ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: application/json\r\nContent-Length: \(contentLength)\r\n\(extra)\r\n"
+    }
+
+    var goodBody: String { String(decoding: ReceiverTests.healthAutoExport(0..<3), as: UTF8.self) }
+
+    @Test func aHeadOverMaxHeaderIsAnswered431AndClosed() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "max_header = 2048")
+        let port = r.port
+        let (terminated, unterminated) = try await offThePool {
+            let one = try RawConnection(port: port)
+            one.send("POST /ingest HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 4096))\r\n\r\n")
+            // A head that never ends (the probe's 100 KB): answered at the limit, not read to its end.
+            let two = try RawConnection(port: port)
+            two.send("POST /ingest HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))")
+            return (one.readUntilClosed(), two.readUntilClosed())
+        }
+        for answer in [terminated, unterminated] {
+            #expect(answer?.hasPrefix("HTTP/1.1 431") == true, "\(answer ?? "no answer")")
+            #expect(answer?.contains("larger than the receiver takes") == true)
+        }
+        // A head within the limit is served.
+        let body = goodBody
+        let ok = try await offThePool {
+            let c = try RawConnection(port: port)
+            c.send(head(contentLength: body.utf8.count, extra: "Connection: close\r\n") + body)
+            return c.status()
+        }
+        #expect(ok == 200)
+        await r.stop()
+    }
+
+    @Test func aConnectionThatSendsNoHeadIsClosedAfterIdleTimeout() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "idle_timeout = \"1s\"")
+        let port = r.port
+        let start = ContinuousClock.now
+        let (idle, half) = try await offThePool {
+            let idle = try RawConnection(port: port, timeout: 20)
+            let half = try RawConnection(port: port, timeout: 20)
+            half.send("POST /ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor")
+            return (idle.readUntilClosed(), half.readUntilClosed())
+        }
+        // Closed (an empty read, not a timeout), well before the 20 s the client would wait.
+        #expect(idle == "" && half == "")
+        #expect(ContinuousClock.now - start < .seconds(15))
+        await r.stop()
+    }
+
+    @Test func aBodyThatArrivesTooSlowlyIsClosedAfterReadTimeoutAndNothingIsStored() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "idle_timeout = \"5s\"\nread_timeout = \"2s\"")
+        let port = r.port
+        let body = Array(goodBody.utf8)
+        let head = head(contentLength: body.count)
+        let start = ContinuousClock.now
+        let sentInFull = try await offThePool {
+            let c = try RawConnection(port: port, timeout: 20)
+            c.send(head)
+            // A byte every 0.2 s: never idle for the 5 s idle timeout, but the body takes far longer than 2 s.
+            for byte in body {
+                guard c.send([byte]) else { return false }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            return true
+        }
+        #expect(!sentInFull)
+        #expect(ContinuousClock.now - start < .seconds(15))
+        #expect(try r.storedReadings() == 0)
+        await r.stop()
+    }
+
+    @Test func anEndlessChunkedBodyIsAnswered413AndClosed() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "max_body = 4096")
+        let port = r.port
+        let answer = try await offThePool {
+            let c = try RawConnection(port: port)
+            c.send(
+                "POST /ingest HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
+            let chunk = "400\r\n" + String(repeating: "a", count: 1024) + "\r\n"
+            for _ in 0..<1000 where c.send(chunk) {}
+            return c.readUntilClosed()
+        }
+        #expect(answer?.hasPrefix("HTTP/1.1 413") == true, "\(answer ?? "no answer")")
+        #expect(try r.storedReadings() == 0)
+        await r.stop()
+    }
+
+    @Test func connectionsOverMaxConnectionsWaitForOneToClose() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "max_connections = 2\nidle_timeout = \"30s\"")
+        let port = r.port
+        let body = goodBody
+        let request = head(contentLength: body.utf8.count, extra: "Connection: close\r\n") + body
+        let (early, late) = try await offThePool {
+            var held = [try RawConnection(port: port), try RawConnection(port: port)]
+            Thread.sleep(forTimeInterval: 0.5)  // both accepted
+            let third = try RawConnection(port: port, timeout: 1)
+            third.send(request)
+            let early = third.readUntilClosed()  // nothing while both are held
+            held.removeAll()  // closes them: the third is accepted and served
+            var late: String?
+            for _ in 0..<20 where late == nil { late = third.readUntilClosed() }
+            return (early, late)
+        }
+        #expect(early == nil)
+        #expect(late?.hasPrefix("HTTP/1.1 200") == true, "\(late ?? "no answer")")
+        await r.stop()
+    }
+
+    @Test func limitsOutsideTheirRangeAreRefusedNamingTheKey() throws {
+        let dir = try TempDir()
+        for (line, key) in [
+            ("max_header = 10", "receive.max_header"), ("idle_timeout = \"0s\"", "receive.idle_timeout"),
+            ("read_timeout = \"2h\"", "receive.read_timeout"), ("max_connections = 0", "receive.max_connections"),
+        ] {
+            #expect {
+                _ = try AgentConfiguration.parse(
+                    "[receive]\ntoken_env = \"T\"\n\(line)\n", file: dir.path("c.toml"), environment: ["T": "x"])
+            } throws: { "\($0)".contains(key) }
+        }
+    }
+
+    /// More connections than the descriptor limit can hold: the soft limit is raised as far as the hard one, and
+    /// past that fewer connections are served and the warning says which key and what to raise.
+    @Test func maxConnectionsAreFittedToTheDescriptorLimit() throws {
+        var hard = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &hard)
+        var limits = HTTPLimits()
+        limits.maxConnections = 100
+        #expect(limits.fittedToDescriptors(key: "receive.max_connections").warning == nil)
+        guard hard.rlim_max < 1 << 24 else { return }  // an unlimited hard limit cannot be exceeded
+        limits.maxConnections = Int(hard.rlim_max) + 10
+        let (fitted, warning) = limits.fittedToDescriptors(key: "receive.max_connections")
+        #expect(fitted.maxConnections < Int(hard.rlim_max))
+        #expect(warning?.contains("receive.max_connections") == true && warning?.contains("LimitNOFILE") == true)
+    }
+}
