@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 PREFIX ?= $(HOME)/.local
 STRIP ?= strip
 
-.PHONY: all deps test-deps build release static man install demo test unit-test integration-test install-test bench fuzz clean format lint
+.PHONY: all deps test-deps build release static man install demo test check-links unit-test integration-test install-test bench fuzz clean format lint
 
 all: build
 
@@ -69,7 +69,14 @@ install: static man
 demo: build
 	./.build/debug/steptweet demo
 
-test: deps lint unit-test integration-test
+test: check-links deps lint unit-test integration-test
+
+# Every relative link and heading anchor in the Markdown resolves (Python's standard library only, so it runs first,
+# before anything is installed or built); the self-test checks that the checker finds broken ones.
+check-links:
+	$(call apt_install_missing,python3)
+	python3 scripts/check_links.py --self-test
+	python3 scripts/check_links.py
 
 # Everything but the suite that needs real servers (IntegrationTests fails without them, on purpose).
 unit-test: test-deps

@@ -133,10 +133,11 @@ import Testing
         #expect(two.stderr.contains("seven.csv: 2 more malformed lines skipped\n"), "\(two.stderr)")
     }
 
-    /// The README's exit-status table is what the commands do: for every status it lists, a real command must end
-    /// with it (and every such command has its row), so the table and the behaviour cannot drift apart.
-    @Test func everyStatusInTheReadmesExitTableIsWhatACommandReturns() async throws {
-        let readme = try String(contentsOf: Steptweet.root.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The exit-status table of docs/operating.md is what the commands do: for every status it lists, a real command
+    /// must end with it (and every such command has its row), so the table and the behaviour cannot drift apart.
+    @Test func everyStatusInTheDocumentedExitTableIsWhatACommandReturns() async throws {
+        let readme = try String(
+            contentsOf: Steptweet.root.appendingPathComponent("docs/operating.md"), encoding: .utf8)
         let rows = try #require(readme.components(separatedBy: "| status | meaning |\n|---|---|\n").dropFirst().first)
             .split(separator: "\n").prefix { $0.hasPrefix("| ") }
         let documented = Set(rows.compactMap { Int32($0.dropFirst(2).prefix { $0 != " " }) })
@@ -163,7 +164,7 @@ import Testing
             77: { try await Steptweet.runProcessUnprivileged(["fetch", "--config", readOnly.config]) },
             78: { try await Steptweet.run(["fetch", "--config", "/nonexistent/steptweet.toml"]) },
         ]
-        #expect(documented == Set(commands.keys), "the README's table and the statuses checked here")
+        #expect(documented == Set(commands.keys), "docs/operating.md's table and the statuses checked here")
         for (status, command) in commands.sorted(by: { $0.key < $1.key }) {
             let r = try await command()
             #expect(r.status == status, "exit \(status): \(r)")
@@ -194,7 +195,7 @@ import Testing
         #expect(bad.status == 64)
     }
 
-    /// Every form of time the README documents works on every option that takes a time (each found in the
+    /// Every form of time docs/operating.md documents works on every option that takes a time (each found in the
     /// command tree by its value name, so a new one cannot be missed), and a refused value's error lists the forms.
     @Test func everyDocumentedTimeFormWorksOnEveryTimeOption() async throws {
         let forms = [
@@ -226,7 +227,7 @@ import Testing
                     try steptweet.Steptweet.parseAsRoot(command.before + [form] + command.after)
                 }
             }
-            // … the form the README shows with a space works through the whole command …
+            // … the form the documentation shows with a space works through the whole command …
             let r = try await Steptweet.run(command.before + ["2026-11-21 10:00"] + command.after)
             #expect(r.status == 0, "\(name): \(r.stderr)")
             // … and a refused value's error lists the forms.
