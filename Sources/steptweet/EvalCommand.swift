@@ -24,7 +24,7 @@ struct EvalCommand: ParsableCommand {
             Examples:
               steptweet eval ../shared/data/steps/manifest.csv
               steptweet eval --by activity ../shared/data/activities/manifest.csv
-              steptweet eval --leave-out wisdm_watch --by subject ../shared/data/activities/manifest.csv
+              steptweet eval --leave-out wisdm_watch ../shared/data/activities/manifest.csv
             """
     )
 
