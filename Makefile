@@ -1,14 +1,14 @@
 # StepCountTweeter: `make demo` and `make test` do all setup on a fresh Debian with Swift 6.3.
 SWIFT ?= swift
 # librsvg2-2 draws the window's chart (opened when the first chart is drawn, no headers needed); fonts-dejavu-core gives
-# its text a font.
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-2 fonts-dejavu-core
+# its text a font, fonts-ipaexfont-gothic its Japanese words (a Japanese text's chart).
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-2 fonts-dejavu-core fonts-ipaexfont-gothic
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local
 STRIP ?= strip
 
-.PHONY: all deps test-deps build release static man install demo test check-links unit-test integration-test install-test bench fuzz clean format lint
+.PHONY: all deps test-deps build release static man install deb demo test check-links unit-test integration-test install-test bench fuzz clean format lint
 
 all: build
 
@@ -86,9 +86,18 @@ unit-test: test-deps
 integration-test:
 	SWIFT=$(SWIFT) Tests/integration/run.sh
 
-# `make install` into a temporary PREFIX; checks the installed copy away from the checkout (stripped, demo, man pages).
+# A Debian package of the static binary: man pages, completions, /etc/steptweet/config.toml and a systemd system
+# service running as its own `steptweet` user (contrib/debian/). Written to DEB_DIR (default: the checkout).
+DEB_DIR ?= $(CURDIR)
+deb: static man
+	bash contrib/debian/build-deb.sh .build-static/release/steptweet $(MANUAL) $(CONFIG_MANUAL) $(DEB_DIR)
+
+# `make install` into a temporary PREFIX; checks the installed copy away from the checkout (stripped, demo, man pages);
+# then the Debian package unpacked into a temporary root (lintian checks it: installed here when missing).
 install-test:
+	$(call apt_install_missing,lintian)
 	Tests/install/run.sh
+	Tests/install/deb.sh
 
 bench: static
 	bash bench/run.sh

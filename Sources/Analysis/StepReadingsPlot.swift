@@ -1,15 +1,23 @@
 import Foundation
+import Messages
 import SensorInput
 
 /// The picture of a step log (Apple Health, Fitbit, Gadgetbridge, …): steps per interval as bars, from a minute to a
 /// day so that there are at most 240, on a time axis in the local time of day.
 extension StepPlot {
-    /// Steps per interval: `steps[i]` is the interval from `originNs + i × intervalNs`.
+    /// Steps per interval: `steps[i]` is the interval from `edges[i]` to `edges[i + 1]` (`originNs + i ×
+    /// intervalNs` for intervals of fixed length; calendar days, weeks and months differ in length).
     struct ReadingBars: Equatable {
         var originNs: Int64
+        /// The length of one interval; nominal for calendar intervals.
         var intervalNs: Int64
         var intervalName: String
         var steps: [Double]
+        var edges: [Int64]
+        var bin: ChartBin
+
+        func start(_ i: Int) -> Int64 { edges[i] }
+        func end(_ i: Int) -> Int64 { edges[i + 1] }
     }
 
     static let minuteNs: Int64 = 60_000_000_000
@@ -33,24 +41,43 @@ extension StepPlot {
             intervals.first { (last - first + $0.ns - 1) / $0.ns <= maxBars } ?? intervals[intervals.count - 1]
         let offsetNs = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(first) / 1e9))) * 1_000_000_000
         let origin = Int64((Double(first + offsetNs) / Double(intervalNs)).rounded(.down)) * intervalNs - offsetNs
-        let count = Int((last - origin + intervalNs - 1) / intervalNs)
-        var steps = [Double](repeating: 0, count: max(count, 1))
+        let count = max(Int((last - origin + intervalNs - 1) / intervalNs), 1)
+        let edges = (0...count).map { origin + Int64($0) * intervalNs }
+        let steps = sum(readings, edges: edges)
+        return ReadingBars(
+            originNs: origin, intervalNs: intervalNs, intervalName: name, steps: steps, edges: edges,
+            bin: .seconds(Int(intervalNs / 1_000_000_000)))
+    }
+
+    /// The readings summed per interval between consecutive `edges` (at least two, increasing); a reading over
+    /// several intervals is spread evenly over its time. Parts before the first interval (a reading begun before a
+    /// window) are left out; parts after the last are added to it, as is an instant reading outside them.
+    static func sum(_ readings: [StepReading], edges: [Int64]) -> [Double] {
+        let count = edges.count - 1
+        var steps = [Double](repeating: 0, count: count)
+        /// The interval holding `ns`: the last whose start is at or before it, clamped to the intervals.
+        func index(_ ns: Int64) -> Int {
+            var (lo, hi) = (0, count)
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                if edges[mid] <= ns { lo = mid } else { hi = mid }
+            }
+            return lo
+        }
         for r in readings {
             guard r.endNs > r.startNs else {
-                steps[min(steps.count - 1, max(0, Int((r.startNs - origin) / intervalNs)))] += Double(r.steps)
+                steps[index(r.startNs)] += Double(r.steps)
                 continue
             }
-            // Parts before the first bar (a reading begun before a window) are left out; parts after the last are
-            // added to it.
-            var lo = max(r.startNs, origin)
+            var lo = max(r.startNs, edges[0])
             while lo < r.endNs {
-                let index = Int((lo - origin) / intervalNs)
-                let hi = min(r.endNs, origin + Int64(index + 1) * intervalNs)
-                steps[min(steps.count - 1, index)] += Double(r.steps) * Double(hi - lo) / Double(r.endNs - r.startNs)
+                let i = index(lo)
+                let hi = i == count - 1 ? r.endNs : min(r.endNs, edges[i + 1])
+                steps[i] += Double(r.steps) * Double(hi - lo) / Double(r.endNs - r.startNs)
                 lo = hi
             }
         }
-        return ReadingBars(originNs: origin, intervalNs: intervalNs, intervalName: name, steps: steps)
+        return steps
     }
 
     static func renderReadings(title: String, result: RecordingCount, zone: TimeZone, width: Int, height: Int)

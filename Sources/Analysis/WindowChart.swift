@@ -40,7 +40,7 @@ public struct WindowActivity: Sendable {
 }
 
 /// A window's chart as a PNG with its alt text, what a post with `image = "chart"` carries: steps per interval as
-/// bars, walks shaded behind them, the total and the window's local times on top, and with a goal, the running total
+/// bars (at most about 60, `ChartBins`), walks shaded behind them, the total and the window's local times on top, and with a goal, the running total
 /// against a dashed goal line. Drawn as an SVG (reusing the plots' bars, time axis and ticks) and rasterised by
 /// librsvg.
 public enum WindowChart {
@@ -50,22 +50,20 @@ public enum WindowChart {
     /// Pixels per layout unit: 2, so the picture stays sharp on phones' high-density screens when opened.
     public static let scale = 2
 
-    /// The bar lengths a chart chooses from: the shortest that gives at most 144 bars (a day in 10 minutes), an hour
-    /// for anything longer than six days.
-    static let chartIntervals: [(ns: Int64, name: String)] = [1, 2, 5, 10, 15, 30, 60].map {
-        (Int64($0) * StepPlot.minuteNs, $0 == 60 ? "hour" : "\($0) min")
+    /// The window's bars (`ChartBins`): at most about 60, of a length that follows the window's.
+    static func bars(_ activity: WindowActivity, zone: TimeZone) -> StepPlot.ReadingBars {
+        ChartBins.bars(activity.readings, zone: zone, startNs: activity.startNs, endNs: activity.endNs)
     }
-    static let maxBars: Int64 = 144
 
     /// The chart and its alt text for `activity`, in `composer`'s zone and language.
     public static func image(
         _ activity: WindowActivity, composer: MessageComposer, options: WindowChartOptions
     ) throws(RasterizeError) -> PostImage {
-        let bars = StepPlot.bars(
-            activity.readings, zone: composer.timeZone, span: (activity.startNs, activity.endNs),
-            intervals: chartIntervals, maxBars: maxBars)
+        let bars = bars(activity, zone: composer.timeZone)
         let summary = summary(activity, bars: bars, goal: options.goal)
-        let svg = svg(activity, bars: bars, summary: summary, zone: composer.timeZone, style: options.style)
+        let svg = svg(
+            activity, bars: bars, summary: summary, zone: composer.timeZone, style: options.style,
+            language: composer.language)
         let width = layoutWidth * scale
         let height = layoutHeight * scale
         let png = try SVGRasterizer.png(svg: svg, width: width, height: height)
@@ -80,7 +78,7 @@ public enum WindowChart {
             intervalSeconds: Int(bars.intervalNs / 1_000_000_000),
             steps: activity.window.steps, walks: activity.window.bouts,
             busiest: busiest(bars, startNs: activity.startNs, endNs: activity.endNs),
-            goal: windowGoal(goal, startNs: activity.startNs, endNs: activity.endNs))
+            goal: windowGoal(goal, startNs: activity.startNs, endNs: activity.endNs), bin: bars.bin)
     }
 
     /// The daily goal times the window's whole days; nil for a window shorter than 20 hours, which a day's goal does
@@ -96,10 +94,9 @@ public enum WindowChart {
         guard let top = bars.steps.indices.max(by: { bars.steps[$0] < bars.steps[$1] }),
             bars.steps[top].rounded() >= 1
         else { return nil }
-        let barStart = bars.originNs + Int64(top) * bars.intervalNs
         return StepPeriod(
-            start: Timestamps.date(nanoseconds: max(barStart, startNs)),
-            end: Timestamps.date(nanoseconds: min(barStart + bars.intervalNs, endNs)),
+            start: Timestamps.date(nanoseconds: max(bars.start(top), startNs)),
+            end: Timestamps.date(nanoseconds: min(bars.end(top), endNs)),
             steps: Int(bars.steps[top].rounded()))
     }
 
@@ -127,7 +124,8 @@ extension RecordingCount {
             minutes[second / 60 * 60, default: 0] += steps
         }
         if kind == .steps {
-            for reading in readings where reading.endNs >= fromNs && reading.startNs < toNs {
+            // A reading of 0 steps adds nothing: a step log's line after a day's pause spans the whole day.
+            for reading in readings where reading.steps > 0 && reading.endNs >= fromNs && reading.startNs < toNs {
                 reading.stepsPerSecond(add)
             }
         } else {

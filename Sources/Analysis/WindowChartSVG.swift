@@ -30,66 +30,71 @@ extension WindowChart {
 
     static func svg(
         _ activity: WindowActivity, bars: StepPlot.ReadingBars, summary: ChartSummary, zone: TimeZone,
-        style: WindowChartOptions.Style
+        style: WindowChartOptions.Style, language: TextLanguage = .english
     ) -> String {
+        let words = ChartWords(language: language)
         let layout = Layout(right: Double(layoutWidth) - (summary.goal == nil ? 40 : 110))
         let spanNs = Double(activity.endNs - activity.startNs)
         let x = { (ns: Int64) in layout.left + Double(ns - activity.startNs) / spanNs * layout.width }
         var out = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(layoutWidth)" height="\(layoutHeight)" viewBox="0 0 \(layoutWidth) \(layoutHeight)" font-family="DejaVu Sans, sans-serif" font-size="21">
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(layoutWidth)" height="\(layoutHeight)" viewBox="0 0 \(layoutWidth) \(layoutHeight)" font-family="DejaVu Sans, IPAexGothic, sans-serif" font-size="21">
             \(styleSheet(style))
             <rect class="background" width="100%" height="100%"/>
 
             """
-        out += heading(summary, zone: zone)
+        out += heading(summary, zone: zone, words: words)
         for bout in activity.bouts where bout.endNs > activity.startNs && bout.startNs < activity.endNs {
             let x0 = x(max(bout.startNs, activity.startNs))
             let x1 = max(x(min(bout.endNs, activity.endNs)), x0 + 2)
             out +=
                 "<rect class=\"walk\" x=\"\(StepPlot.f(x0))\" y=\"\(StepPlot.f(layout.top))\" width=\"\(StepPlot.f(x1 - x0))\" height=\"\(StepPlot.f(layout.height))\"/>\n"
         }
-        let time = PlotTimeAxis.wallClock(startNs: activity.startNs, spanNs: spanNs, zone: zone)
+        let time = ChartTimeAxis.axis(
+            startNs: activity.startNs, endNs: activity.endNs, zone: zone, language: language, fontSize: 21, gap: 16,
+            bounds: 4...Double(layoutWidth - 4), x: x)
         out += "<g class=\"grid\">"
         out += StepPlot.timeTicks(time, left: layout.left, top: layout.top, height: layout.height, labelGap: 30, x: x)
-        out += stepAxis(bars, layout: layout) + "</g>\n"
+        out += stepAxis(bars, layout: layout, words: words) + "</g>\n"
         out += barRects(bars, x: x, layout: layout)
-        if let goal = summary.goal { out += runningTotal(bars, goal: goal, x: x, layout: layout) }
+        if let goal = summary.goal { out += runningTotal(bars, goal: goal, x: x, layout: layout, words: words) }
         out +=
             "<rect class=\"frame\" x=\"\(StepPlot.f(layout.left))\" y=\"\(StepPlot.f(layout.top))\" width=\"\(StepPlot.f(layout.width))\" height=\"\(StepPlot.f(layout.height))\"/>\n"
-        out += legend(bars, goal: summary.goal, walks: !activity.bouts.isEmpty)
+        out += legend(bars, goal: summary.goal, walks: !activity.bouts.isEmpty, words: words)
         return out + "</svg>\n"
     }
 
-    /// The total in large type with the walks, then the window's local times and zone.
-    static func heading(_ summary: ChartSummary, zone: TimeZone) -> String {
+    /// The total in large type with the walks, then the window's local times and zone. The words keep their
+    /// distance from the number with `dx`: librsvg drops a no-break space that starts a `tspan` ("2,459steps").
+    static func heading(_ summary: ChartSummary, zone: TimeZone, words: ChartWords) -> String {
         // Walks come from the step detector: a step log has none, which is not the same as not walking.
-        let walks =
-            summary.walks == 0 ? "" : " · " + (summary.walks == 1 ? "1 walk" : "\(grouped(summary.walks)) walks")
+        let walks = summary.walks == 0 ? "" : " · " + words.walks(summary.walks, grouped: grouped(summary.walks))
         var out =
             "<text x=\"40\" y=\"66\"><tspan font-size=\"52\" font-weight=\"bold\">\(grouped(summary.steps))</tspan>"
-            + "<tspan font-size=\"28\">&#160;\(summary.steps == 1 ? "step" : "steps")\(walks)</tspan></text>\n"
+            + "<tspan font-size=\"28\" dx=\"12\">\(StepPlot.escape(words.steps(summary.steps) + walks))</tspan></text>\n"
         out +=
-            "<text class=\"muted\" x=\"40\" y=\"108\" font-size=\"24\">\(StepPlot.escape(windowTimes(summary, zone: zone)))</text>\n"
+            "<text class=\"muted\" x=\"40\" y=\"108\" font-size=\"24\">\(StepPlot.escape(windowTimes(summary, zone: zone, words: words)))</text>\n"
         if let goal = summary.goal {
             let progress =
                 summary.steps >= goal ? "✓" : "\(Int((Double(summary.steps) / Double(goal) * 100).rounded(.down)))%"
             out +=
-                "<text class=\"goal-label\" x=\"\(layoutWidth - 40)\" y=\"66\" font-size=\"28\" text-anchor=\"end\">goal \(grouped(goal)) \(progress)</text>\n"
+                "<text class=\"goal-label\" x=\"\(layoutWidth - 40)\" y=\"66\" font-size=\"28\" text-anchor=\"end\">\(words.goal) \(grouped(goal)) \(progress)</text>\n"
         }
         return out
     }
 
-    /// `Sat 2026-11-21 10:00 – 22:00 (Asia/Tokyo)`, both dates when the window spans days.
-    static func windowTimes(_ summary: ChartSummary, zone: TimeZone) -> String {
-        let format = { (pattern: String) in
+    /// `Sat 2026-11-21 10:00 – 22:00 (Asia/Tokyo)` (`2026-11-21(土) …` in Japanese), both dates when the window spans
+    /// days.
+    static func windowTimes(_ summary: ChartSummary, zone: TimeZone, words: ChartWords) -> String {
+        let format = { (pattern: String, locale: String) in
             let f = DateFormatter()
-            f.locale = Locale(identifier: "en_US_POSIX")
+            f.locale = Locale(identifier: locale)
             f.timeZone = zone
             f.dateFormat = pattern
             return f
         }
-        let day = format("EEE yyyy-MM-dd")
-        let clock = format("HH:mm")
+        let day =
+            words.language == .japanese ? format("yyyy-MM-dd(E)", "ja_JP") : format("EEE yyyy-MM-dd", "en_US_POSIX")
+        let clock = format("HH:mm", "en_US_POSIX")
         let lastInstant = summary.end.addingTimeInterval(-1)
         let end =
             day.string(from: summary.start) == day.string(from: lastInstant)
@@ -99,7 +104,7 @@ extension WindowChart {
     }
 
     /// Horizontal grid lines and labels for steps per bar on the left.
-    static func stepAxis(_ bars: StepPlot.ReadingBars, layout: Layout) -> String {
+    static func stepAxis(_ bars: StepPlot.ReadingBars, layout: Layout, words: ChartWords) -> String {
         let highest = max(bars.steps.max() ?? 0, 10) * 1.08
         let step = StepPlot.niceStep(highest / 5)
         var out = ""
@@ -109,7 +114,7 @@ extension WindowChart {
             out +=
                 "<line x1=\"\(StepPlot.f(layout.left))\" y1=\"\(StepPlot.f(y))\" x2=\"\(StepPlot.f(layout.right))\" y2=\"\(StepPlot.f(y))\"/>"
             out +=
-                "<text class=\"muted\" x=\"\(StepPlot.f(layout.left - 10))\" y=\"\(StepPlot.f(y + 7))\" text-anchor=\"end\">\(grouped(Int(value)))</text>\n"
+                "<text class=\"muted\" x=\"\(StepPlot.f(layout.left - 10))\" y=\"\(StepPlot.f(y + 7))\" text-anchor=\"end\">\(words.axisNumber(Int(value)))</text>\n"
             value += step
         }
         return out
@@ -119,9 +124,8 @@ extension WindowChart {
         let highest = max(bars.steps.max() ?? 0, 10) * 1.08
         var out = ""
         for (i, steps) in bars.steps.enumerated() where steps > 0 {
-            let start = bars.originNs + Int64(i) * bars.intervalNs
-            let x0 = max(x(start), layout.left)
-            let x1 = min(x(start + bars.intervalNs), layout.right)
+            let x0 = max(x(bars.start(i)), layout.left)
+            let x1 = min(x(bars.end(i)), layout.right)
             let gap = x1 - x0 > 5 ? 1.0 : 0
             let top = layout.bottom - steps / highest * layout.height
             out +=
@@ -132,14 +136,16 @@ extension WindowChart {
 
     /// The running total (at each bar's end) on its own axis on the right, up to the goal or the total, with the goal
     /// as a dashed line: how the day went towards it.
-    static func runningTotal(_ bars: StepPlot.ReadingBars, goal: Int, x: (Int64) -> Double, layout: Layout) -> String {
+    static func runningTotal(
+        _ bars: StepPlot.ReadingBars, goal: Int, x: (Int64) -> Double, layout: Layout, words: ChartWords
+    ) -> String {
         let highest = Double(max(goal, Int(bars.steps.reduce(0, +).rounded()))) * 1.08
         let y = { (value: Double) in layout.bottom - value / highest * layout.height }
         var total = 0.0
         var points = ["\(StepPlot.f(layout.left)),\(StepPlot.f(layout.bottom))"]
         for (i, steps) in bars.steps.enumerated() {
             total += steps
-            let end = bars.originNs + Int64(i + 1) * bars.intervalNs
+            let end = bars.end(i)
             points.append("\(StepPlot.f(min(x(end), layout.right))),\(StepPlot.f(y(total)))")
         }
         var out = "<polyline class=\"total\" points=\"\(points.joined(separator: " "))\"/>\n"
@@ -149,23 +155,23 @@ extension WindowChart {
         var value = 0.0
         while value <= highest {
             out +=
-                "<text class=\"legend-total\" x=\"\(StepPlot.f(layout.right + 8))\" y=\"\(StepPlot.f(y(value) + 7))\">\(grouped(Int(value)))</text>\n"
+                "<text class=\"legend-total\" x=\"\(StepPlot.f(layout.right + 8))\" y=\"\(StepPlot.f(y(value) + 7))\">\(words.axisNumber(Int(value)))</text>\n"
             value += step
         }
         return out
     }
 
-    /// What each mark is, along the bottom; item widths estimated from DejaVu Sans's average advance at this size.
-    static func legend(_ bars: StepPlot.ReadingBars, goal: Int?, walks: Bool) -> String {
-        var items = [("bar", "steps per \(bars.intervalName)")]
-        if walks { items.append(("walk", "walking")) }
-        if goal != nil { items += [("legend-total", "running total"), ("goal-label", "goal")] }
+    /// What each mark is, along the bottom, in the text's language; item widths from `ChartText`.
+    static func legend(_ bars: StepPlot.ReadingBars, goal: Int?, walks: Bool, words: ChartWords) -> String {
+        var items = [("bar", words.stepsPer(bars.bin))]
+        if walks { items.append(("walk", words.walking)) }
+        if goal != nil { items += [("legend-total", words.runningTotal), ("goal-label", words.goal)] }
         var x = 104.0
         var out = ""
         for (mark, label) in items {
             out +=
                 "<rect class=\"\(mark)\" x=\"\(StepPlot.f(x))\" y=\"636\" width=\"22\" height=\"18\"/><text class=\"muted\" x=\"\(StepPlot.f(x + 30))\" y=\"653\">\(label)</text>"
-            x += 30 + Double(label.count) * 11.5 + 30
+            x += 30 + ChartText.width(label, fontSize: 21) + 30
         }
         return out + "\n"
     }
@@ -176,5 +182,34 @@ extension WindowChart {
         numbers.locale = Locale(identifier: "en_US")
         numbers.numberStyle = .decimal
         return numbers.string(from: NSNumber(value: n)) ?? String(n)
+    }
+}
+
+/// The chart's few words in the text's language (`MessageComposer.language`): a Japanese post carries a Japanese
+/// chart. Numbers and times are written the same in both.
+struct ChartWords {
+    var language: TextLanguage
+
+    func steps(_ n: Int) -> String { language == .japanese ? "歩" : n == 1 ? "step" : "steps" }
+
+    func walks(_ n: Int, grouped: String) -> String {
+        language == .japanese ? "歩行 \(grouped) 回" : n == 1 ? "1 walk" : "\(grouped) walks"
+    }
+
+    /// `steps per hour`, `10分ごとの歩数`.
+    func stepsPer(_ bin: ChartBin) -> String {
+        language == .japanese ? "\(bin.japaneseName)ごとの歩数" : "steps per \(bin.englishName)"
+    }
+
+    var walking: String { language == .japanese ? "歩行" : "walking" }
+    var runningTotal: String { language == .japanese ? "累計" : "running total" }
+    var goal: String { language == .japanese ? "目標" : "goal" }
+
+    /// An axis label: `250,000`, and from a million on `1.5M` (`150万` in Japanese), which the margins hold.
+    func axisNumber(_ n: Int) -> String {
+        guard n >= 1_000_000 else { return WindowChart.grouped(n) }
+        if language == .japanese { return WindowChart.grouped(n / 10_000) + "万" }
+        let millions = String(format: "%.1f", Double(n) / 1e6)
+        return (millions.hasSuffix(".0") ? String(millions.dropLast(2)) : millions) + "M"
     }
 }

@@ -44,6 +44,9 @@ public struct MessageComposer: Sendable {
     public let dateFormat: String
     public let timeZone: TimeZone
     public let locale: Locale
+    /// The language of the words written beside the text (the chart's labels, its alt text): the one `[text] locale`
+    /// names when set, else the template's (the Japanese presets' is Japanese).
+    public let language: TextLanguage
 
     /// The device name the seed text used.
     public static let defaultDevice = "iPhone 5s"
@@ -53,10 +56,11 @@ public struct MessageComposer: Sendable {
     public init(
         template: Template, device: String = MessageComposer.defaultDevice,
         dateFormat: String = MessageComposer.defaultDateFormat, timeZone identifier: String,
-        locale: String = "en_US_POSIX"
+        locale: String = "en_US_POSIX", language: TextLanguage? = nil
     ) throws {
         guard let zone = TimeZones.named(identifier) else { throw ComposerError.unknownTimeZone(identifier) }
         self.template = template
+        self.language = language ?? template.language
         self.device = device
         self.dateFormat = dateFormat
         self.timeZone = zone

@@ -114,6 +114,11 @@ public enum TextLanguage: String, Sendable, Equatable {
     case japanese = "ja"
     case english = "en"
 
+    /// The language of a locale identifier (`[text] locale`): Japanese for `ja`, `ja_JP`, `ja-JP`, else English.
+    public init(locale identifier: String) {
+        self = identifier.lowercased().hasPrefix("ja") ? .japanese : .english
+    }
+
     /// Japanese punctuation (〜, 、, 。), kana, the common kanji and full-width forms.
     static func isJapanese(_ scalar: Unicode.Scalar) -> Bool {
         [0x3000...0x30FF, 0x4E00...0x9FFF, 0xFF00...0xFFEF].contains { $0.contains(scalar.value) }

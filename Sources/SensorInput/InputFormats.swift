@@ -9,6 +9,8 @@ public struct Sniff: Sendable {
     public var head: String
     /// The first up-to-4 KiB as bytes, for binary formats recognised by a magic number.
     public var magic: [UInt8]
+    /// The delimiter Excel's `sep=` line declared (the line itself is not in `lines`), nil when there was none.
+    public var separator: Character?
 
     public init(lines: [String], fileName: String, head: String? = nil, magic: [UInt8]? = nil) {
         self.lines = lines
@@ -23,6 +25,11 @@ public struct Sniff: Sendable {
     }
 
     public var first: String { lines.first ?? "" }
+
+    /// `line`'s fields: split at the declared `separator`, else as `Sniff.fields` guesses.
+    func fields(_ line: String) -> [Substring] {
+        separator.map { line.split(separator: $0, omittingEmptySubsequences: false) } ?? Self.fields(line)
+    }
 
     /// Splits a line at `,` `;` tab or runs of spaces, whichever is most frequent.
     static func fields(_ line: String) -> [Substring] {
@@ -107,7 +114,7 @@ public enum InputFormats {
         GoogleFitCSV.intraday, SamsungHealthCSV.steps, SamsungHealthCSV.daily, ZeppLifeCSV.minutes, ZeppLifeCSV.daily,
         AppleHealthFormat.format, FitbitStepsFormat.format, StepLogFormat.format,
         ActiGraphRawFormat.format, ActiGraphEpochFormat.format,
-        SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox,
+        SensorLoggerPedometerFormat.format, HeaderCSVFormats.sensorLogger, HeaderCSVFormats.phyphox, ShimmerCSV.format,
         HeaderCSVFormats.physicsToolbox, AxivityFormat.format, GENEActivFormat.format, WISDMFormat.format,
         OxfordFormat.format,
         UCIRawFormat.format, HeaderCSVFormats.generic,
@@ -136,10 +143,15 @@ public enum InputFormats {
             if !blank { lines.append(String(decoding: line.prefix(4096), as: UTF8.self)) }
             return lines.count < 12 && head.count < 8192
         }
+        // Excel's `sep=` line names the delimiter: the formats are told by the header under it.
+        let separator = lines.first.flatMap(SeparatorLine.delimiter)
+        if separator != nil { lines.removeFirst() }
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        return Sniff(
+        var sniff = Sniff(
             lines: lines, fileName: name, head: String(decoding: head, as: UTF8.self),
             magic: try source.head(path: path))
+        sniff.separator = separator.map { Character(Unicode.Scalar($0)) }
+        return sniff
     }
 
     /// The format `sniff` most likely is, nil when none fits.
@@ -395,6 +407,8 @@ public enum InputFormats {
                 break
             }
             if blank { return true }
+            // Excel's `sep=` line above a line format's header is no line of data.
+            if number == 1, SeparatorLine.delimiter(line) != nil { return true }
             rejection = nil
             if let problem = try parser.parse(line, number: number, options: options, emit) ?? rejection {
                 try summary.skip(InputError(file: path, line: number, message: problem), options: options)

@@ -95,6 +95,13 @@ public struct ReadSummary: Sendable {
     /// The saved state of the reader (follow mode) could not be used: reading went on without it, and a reader that
     /// starts over delivered no readings up to `ReadOptions.countedThroughNs`.
     public var savedStateUnreadable = false
+    /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
+    /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and
+    /// `inspect` (`note: FILE: …`) and the agent's warnings put in front.
+    public var notes: [String] = []
+    /// The input is well-formed and, by its own account, holds nothing to count (a ride's FIT file): 0 steps, not an
+    /// error. "No valid line" is for inputs whose lines are malformed or missing.
+    public var validWithoutSteps = false
 
     public init(format: String) { self.format = format }
 
@@ -139,6 +146,8 @@ public struct ReadSummary: Sendable {
         out.skippedLines = skippedLines + next.skippedLines
         out.issues = issues + next.issues
         out.savedStateUnreadable = savedStateUnreadable || next.savedStateUnreadable
+        out.notes = notes + next.notes
+        out.validWithoutSteps = validWithoutSteps || next.validWithoutSteps
         out.firstNs = firstNs ?? next.firstNs
         if let last = next.lastNs { out.lastNs = max(lastNs ?? last, last) } else { out.lastNs = lastNs }
         return out

@@ -35,6 +35,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var fillStrideStart = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
+    /// When a bout is credited, the peaks of up to this many seconds before its first step that keep its rhythm are
+    /// its steps too (a walk's first steps are weaker or less even than the rest; the rhythm needed them to lock).
+    /// 0: off (the detector before).
+    public var lookBackSeconds: Double = 6.0
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -44,6 +48,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps,
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
+        case lookBackSeconds
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -67,9 +72,41 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortLongGait = try value(.shortLongGait, s.shortLongGait)
         fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
+        lookBackSeconds = try value(.lookBackSeconds, s.lookBackSeconds)
         recognizer = try value(.recognizer, s.recognizer)
     }
 
     /// The parameters `steptweet` uses.
     public static let standard = DetectorParameters()
+}
+
+/// How readily steps count (`[detect] sensitivity`, `count/eval --sensitivity`); one parameter set each.
+public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
+    /// For most people: the walking recognizer judges every run of steps (`DetectorParameters.standard`).
+    case normal
+    /// For people who walk slowly (older people, recovery, a walker): 30-50 steps a minute, weak and uneven, which
+    /// the walking recognizer cannot tell from hand activity. The rhythm gate alone decides, with room for steps up
+    /// to 2.5 s apart; hand activity with a rhythm (brushing teeth, clapping, folding) then counts too: about 1,750
+    /// false steps an hour of it against 54 (bench/accuracy.md).
+    case slow
+
+    /// The parameter set of this sensitivity.
+    public var parameters: DetectorParameters {
+        switch self {
+        case .normal: return .standard
+        case .slow: return .slowWalking
+        }
+    }
+}
+
+extension DetectorParameters {
+    /// `Sensitivity.slow`: the rhythm gate without the walking recognizer; steps up to 2.5 s apart, and bouts of six
+    /// steps (a walker's trips are short: across a room, to the table).
+    public static let slowWalking: DetectorParameters = {
+        var p = DetectorParameters()
+        p.maxStepInterval = 2.5
+        p.minBoutSteps = 6
+        p.recognizer.enabled = false
+        return p
+    }()
 }

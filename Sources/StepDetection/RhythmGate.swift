@@ -23,6 +23,10 @@ struct RhythmState: Sendable {
     var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
     /// The open bout ends at the first sample after this time (`.max` when no bout is open).
     var boutDeadlineNs: Int64 = .max
+    /// Peaks outside a credited bout, oldest first, for the look-back (BoutLookBack.swift).
+    var recentPeaks: [Int64] = []
+    /// The steps one look-back recovered, latest first (scratch: empty between pushes, not saved).
+    var recovered: [Int64] = []
 
     /// Reserves the pending run's whole capacity: real candidates plus at most one filled-in step between each two
     /// of them, or a bout not yet credited.
@@ -30,6 +34,9 @@ struct RhythmState: Sendable {
         let capacity = max(2 * parameters.confirmSteps, parameters.minBoutSteps) + 2
         if pending.capacity < capacity { pending.reserveCapacity(capacity) }
         if pendingSwings.capacity < capacity { pendingSwings.reserveCapacity(capacity) }
+        let peaks = StepDetector.lookBackCapacity
+        if recentPeaks.capacity < peaks { recentPeaks.reserveCapacity(peaks) }
+        if recovered.capacity < peaks { recovered.reserveCapacity(peaks) }
     }
 
     /// Forgets the pending run (keeping its capacity).
@@ -41,6 +48,7 @@ struct RhythmState: Sendable {
     /// Forgets the pending run and the last candidate: the data broke off (a gap), so no interval spans it.
     mutating func restart() {
         forgetPendingRun()
+        recentPeaks.removeAll(keepingCapacity: true)
         lastCandidateNs = .min
     }
 }
@@ -265,9 +273,16 @@ extension StepDetector {
     mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void) {
         guard rhythm.pending.count >= parameters.minBoutSteps else { return }
         rhythm.boutCredited = true
-        rhythmBoutStarted(rhythm.pending[0], emit)
+        lookBack(before: rhythm.pending[0])
+        let first = rhythm.recovered.last ?? rhythm.pending[0]
+        rhythm.bout.startNs = first
+        rhythm.bout.steps += rhythm.recovered.count
+        rhythmBoutStarted(first, emit)
+        for t in rhythm.recovered.reversed() { rhythmStep(t, emit) }
         for t in rhythm.pending { rhythmStep(t, emit) }
+        rhythm.recovered.removeAll(keepingCapacity: true)
         rhythm.forgetPendingRun()
+        forgetRecentPeaks()
     }
 
     /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short.

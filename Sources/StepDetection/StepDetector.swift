@@ -194,9 +194,11 @@ public struct StepDetector: Sendable, Codable {
         let value = filter.stage2
         if let peak = peaks.push(value, at: timeNs, hysteresis: parameters.minSwing) {
             if recognizing { recognizer.notePeak(at: peak.timeNs) }
+            if !tracksWeakPeaks && peak.swing >= parameters.minSwing { notePeakForLookBack(at: peak.timeNs) }
             candidate(at: peak.timeNs, swing: peak.swing, emit)
         }
         if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {
+            if peak.swing >= parameters.minSwingInWalk { notePeakForLookBack(at: peak.timeNs) }
             weakCandidate(at: peak.timeNs, swing: peak.swing, emit)
         }
         if timeNs > rhythm.boutDeadlineNs { endBout(emit) }
@@ -217,6 +219,9 @@ public struct StepDetector: Sendable, Codable {
         }
     }
 
+    /// The time of the last sample taken (nil before the first).
+    public var lastSampleNs: Int64? { lastTimeNs == .min ? nil : lastTimeNs }
+
     /// Steps before this time (ns) are final: no later sample can make the detector report a step earlier than it
     /// (a peak still being tracked and candidates waiting for a bout's confirmation are at or after it). Nil before
     /// the first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
@@ -229,6 +234,13 @@ public struct StepDetector: Sendable, Codable {
         if rhythm.weakPeakNs != .min { settled = min(settled, rhythm.weakPeakNs) }
         if let first = gate.held.first { settled = min(settled, first.timeNs) }
         if let first = gate.undecided.first { settled = min(settled, first) }
+        // A bout credited later may count peaks up to `lookBackSeconds` before its first step: those remembered, and
+        // the one the weak tracker is following.
+        if lookBackNs > 0 && !(rhythm.inBout && rhythm.boutCredited) {
+            let nextWeak = weakPeaks.seekingPeak ? min(weakPeaks.extremeNs, lastTimeNs) : lastTimeNs
+            let oldest = min(rhythm.recentPeaks.first ?? .max, tracksWeakPeaks ? nextWeak : .max)
+            settled = min(settled, max(oldest, Self.before(rhythm.pending.first ?? nextPeak, lookBackNs)))
+        }
         // In a bout, a missed step may be filled in halfway between the last step and the next peak.
         if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.endNs {
             settled = min(settled, rhythm.bout.endNs + (nextPeak - rhythm.bout.endNs) / 2)
@@ -241,6 +253,7 @@ public struct StepDetector: Sendable, Codable {
         endBout(emit)
         if parameters.recognizer.enabled { flushRecognizer(emit) }
         rhythm.forgetPendingRun()
+        forgetRecentPeaks()
         peaks.seekingPeak = false  // a peak still being tracked can no longer become a step
         peaks.extremeNs = lastTimeNs
     }

@@ -8,7 +8,7 @@ extension StepDetector {
         case parameters, counters, lastTimeNs, stage1, stage2, cachedDtNs, cachedAlpha, peaks, weakPeaks
         case lastCandidateNs, pending, pendingSwings, stepInterval, inBout, boutCredited
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
-        case lastInterval, intervalBeforeLast
+        case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
     }
 
@@ -35,6 +35,7 @@ extension StepDetector {
         recognizer = try c.decodeIfPresent(WalkingRecognizer.self, forKey: .recognizer) ?? WalkingRecognizer()
         gate = try Self.decodeGate(c)
         guard rhythm.pending.count == rhythm.pendingSwings.count, gate.held.count <= Self.heldCapacity,
+            rhythm.recentPeaks.count <= Self.lookBackCapacity,
             gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity
         else {
             throw DecodingError.dataCorruptedError(
@@ -82,6 +83,7 @@ extension StepDetector {
         try c.encode(rhythm.weakPeakNs, forKey: .weakPeakNs)
         try c.encode(rhythm.lastInterval, forKey: .lastInterval)
         try c.encode(rhythm.intervalBeforeLast, forKey: .intervalBeforeLast)
+        try c.encode(rhythm.recentPeaks, forKey: .recentPeaks)
     }
 
     /// The strong tracker, from its key or, in a state saved before `PeakTracker`, from four keys at the top.
@@ -112,6 +114,8 @@ extension StepDetector {
         r.weakPeakNs = try c.decodeIfPresent(Int64.self, forKey: .weakPeakNs) ?? .min
         r.lastInterval = try c.decodeIfPresent(Double.self, forKey: .lastInterval) ?? 0
         r.intervalBeforeLast = try c.decodeIfPresent(Double.self, forKey: .intervalBeforeLast) ?? 0
+        // A state saved before the look-back has no peaks to look back on: its next bout starts where its rhythm did.
+        r.recentPeaks = try c.decodeIfPresent([Int64].self, forKey: .recentPeaks) ?? []
         return r
     }
 

@@ -103,9 +103,10 @@ func parseZone(_ name: String) throws -> TimeZone {
 }
 
 /// Why an input that was read holds nothing to count (exit 65, as the README's "a file with no valid line"): every
-/// data line malformed, or nothing after the header; nil when it has samples or readings.
+/// data line malformed, or nothing after the header; nil when it has samples or readings, or is a well-formed input
+/// that holds no steps by its own account (a ride's FIT file: its summary's notes say so).
 func noValidLine(_ s: ReadSummary) -> String? {
-    guard s.samples == 0 && s.readings == 0 else { return nil }
+    guard s.samples == 0 && s.readings == 0 && !s.validWithoutSteps else { return nil }
     if s.skippedLines > 0 { return "no valid line: all \(s.skippedLines) data lines are malformed" }
     return s.kind == .steps ? "no valid line: no step readings in it" : "no valid line: no samples after the header"
 }

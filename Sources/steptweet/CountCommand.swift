@@ -3,6 +3,7 @@ import Analysis
 import ArgumentParser
 import Foundation
 import SensorInput
+import StepDetection
 
 /// `steptweet count`: steps per recording.
 struct CountCommand: ParsableCommand {
@@ -24,6 +25,7 @@ struct CountCommand: ParsableCommand {
               steptweet count --json walk.csv
               steptweet count --plot walk.svg walk.csv
               steptweet count --jobs 2 --step-times steps.txt month.csv
+              steptweet count --sensitivity slow walk-with-a-walker.csv
             """
     )
 
@@ -38,6 +40,7 @@ struct CountCommand: ParsableCommand {
             valueName: "out.txt"))
     var stepTimes: String?
     @OptionGroup var input: InputOptions
+    @OptionGroup var detection: SensitivityOption
     @Argument(help: "Recordings to count.") var files: [String]
 
     struct Output: Encodable {
@@ -72,12 +75,15 @@ struct CountCommand: ParsableCommand {
         var options = input.readOptions()
         if jobs > 1 && files.count > 1 { options.progress = false }  // one progress line cannot show several files
         options.jobs = max(1, input.effectiveJobs / min(files.count, jobs))  // cores left over parse within a file
+        let parameters = detection.parameters
         let counted = Parallelism.map(files.count, jobs: jobs) { [files, plot, stepTimes, options] i in
             Result { () throws -> RecordingCount in
-                if let plot { return try StepPlot.write(recording: files[i], to: plot, options: options) }
+                if let plot {
+                    return try StepPlot.write(recording: files[i], to: plot, options: options, parameters: parameters)
+                }
                 let times = try stepTimes.map(StepTimesFile.init)
                 let result = try RecordingCounter.count(
-                    path: files[i], options: options,
+                    path: files[i], options: options, parameters: parameters,
                     onEvent: times.map { times in
                         { if case .step(let t) = $0 { times.append(t) } }
                     })
@@ -108,6 +114,7 @@ struct CountCommand: ParsableCommand {
         var status: Int32 = 0
         let s = result.summary
         for issue in s.issues { printError("warning: skipped \(issue)") }
+        for note in s.notes { printError("note: \(file): \(note)") }
         if s.skippedLines > s.issues.count {
             printError(
                 "warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")

@@ -69,6 +69,7 @@ struct EvalCommand: ParsableCommand {
         help: ArgumentHelp(
             "Folder of the models trained without each data set, for --leave-out (default \(LeaveOut.defaultModels)).",
             valueName: "DIR")) var models: String?
+    @OptionGroup var detection: SensitivityOption
     @Argument(help: "The manifest CSV.") var manifest: String
 
     /// The manifest columns the shared manifests have; any other header name is accepted too.
@@ -89,11 +90,16 @@ struct EvalCommand: ParsableCommand {
         if parameters != nil && leaveOut != nil {
             throw ValidationError("--parameters and --leave-out: --leave-out reads its model from --models")
         }
+        if (parameters != nil || leaveOut != nil) && detection.sensitivity != nil {
+            throw ValidationError(
+                "--sensitivity and --parameters (or --leave-out) both set the detector's parameters; give one")
+        }
     }
 
-    /// The built-in parameters, or `--parameters` (or the `--leave-out` data set's model), with `--enter` and `--rhythm-only` applied.
+    /// The built-in parameters (of `--sensitivity`), or `--parameters` (or the `--leave-out` data set's model), with
+    /// `--enter` and `--rhythm-only` applied.
     func detectorParameters() throws -> DetectorParameters {
-        var p = DetectorParameters.standard
+        var p = detection.parameters
         let parameters =
             self.parameters
             ?? leaveOut.map { LeaveOut.parametersPath(dataset: $0, models: models ?? LeaveOut.defaultModels) }

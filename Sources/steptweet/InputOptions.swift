@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import SensorInput
+import StepDetection
 
 /// How to read an input's contents (`--strict`, `--format`, `--rate`): shared by every command that reads an input,
 /// `preview` included.
@@ -75,3 +76,16 @@ struct InputOptions: ParsableArguments {
         return options
     }
 }
+
+/// `--sensitivity`: which of the detector's parameter sets counts (`[detect] sensitivity` in the agent's config).
+struct SensitivityOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "normal (the default), or slow for people who walk slowly (older people, recovery, a walker): it counts walks of 30-50 steps a minute, and more hand activity as steps.",
+            valueName: "LEVEL")) var sensitivity: Sensitivity?
+
+    /// The parameter set `--sensitivity` names (the standard one without it).
+    var parameters: DetectorParameters { (sensitivity ?? .normal).parameters }
+}
+
+extension Sensitivity: ExpressibleByArgument {}

@@ -66,6 +66,7 @@ struct InspectCommand: ParsableCommand {
             absoluteTime: absolute, unit: steps ? nil : s.unit.rawValue, hasAxes: steps ? nil : s.hasAxes,
             skippedLines: s.skippedLines)
         for issue in s.issues { printError("warning: skipped \(issue)") }
+        for note in s.notes { printError("note: \(file): \(note)") }
         if json {
             printLine(jsonLine(out))
         } else {

@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import Publishing
+import StepDetection
 import Testing
 
 @testable import Agent
@@ -108,7 +109,7 @@ import Testing
         // Every section is listed, the receiver's too.
         #expect(
             error("[recieve]\nlisten = \"127.0.0.1:8788\"\n")?.message
-                == "unknown section; did you mean [receive]? (known sections: [[publish]], [push], [receive], [schedule], "
+                == "unknown section; did you mean [receive]? (known sections: [detect], [[publish]], [push], [receive], [schedule], "
                 + "[source], [state], [text])")
         // A required secret (Mastodon's token) and an optional one (ntfy's).
         let required = error(
@@ -147,6 +148,19 @@ import Testing
         #expect(error("schedule = 3\n")?.path == "schedule")
         let syntax = error("[schedule\n")
         #expect(syntax?.message.hasPrefix("line 1") == true)
+    }
+
+    @Test func detectSensitivityPicksTheDetectorsParameterSet() throws {
+        let source = "[source]\npath = \"walk.csv\"\n"
+        #expect(try parse(source).sensitivity == .normal)
+        #expect(try parse(source).detector == .standard)
+        let slow = try parse(source + "\n[detect]\nsensitivity = \"slow\"\n")
+        #expect(slow.sensitivity == .slow)
+        #expect(slow.detector == Sensitivity.slow.parameters)
+        let bad = error(source + "\n[detect]\nsensitivity = \"fast\"\n")
+        #expect(bad?.path == "detect.sensitivity")
+        #expect(bad?.message == "'fast' is not \"normal\" or \"slow\"")
+        #expect(error(source + "\n[detect]\nsensitivty = \"slow\"\n")?.path == "detect.sensitivty")
     }
 
     @Test func intervalForms() throws {

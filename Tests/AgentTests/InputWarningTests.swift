@@ -1,6 +1,7 @@
 import Agent
 import Analysis
 import Foundation
+import TestSupport
 import Testing
 
 /// What a fetch finds wrong with its input (malformed lines skipped, a source with nothing in it) is in its warnings,
@@ -90,5 +91,28 @@ import Testing
         let later = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(later.result == .newData, "\(later.line)")
         #expect(later.warnings.isEmpty)
+    }
+
+    /// A ride's FIT file says why it holds no steps; a recording in g labelled m/s² says it was read as g.
+    @Test func aRideAndACorrectedUnitAreSaidInTheWarnings() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let dir = try TempDir()
+        let ride = try dir.write(
+            "ride.fit", try Data(contentsOf: root.appendingPathComponent("fixtures/formats/garmin_ride_no_steps.fit")))
+        let report = try await fetcher(dir, source: ride).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        #expect(report.result == .noData, "\(report.line)")
+        #expect(
+            report.warnings == [
+                "\(ride): a cycling activity holds no steps (steps are counted for running, walking and hiking)"
+            ])
+
+        let other = try TempDir()
+        let inG = try other.write("in_g.csv", try ShimmerFixture.inGLabelledMetresPerSecondSquared())
+        let dry = try await fetcher(other, source: inG).fetch(
+            now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        #expect(
+            dry.warnings.contains { $0.hasPrefix("\(inG): the file says its acceleration is in m/s^2") },
+            "\(dry.warnings)")
     }
 }

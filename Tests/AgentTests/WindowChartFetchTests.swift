@@ -160,6 +160,22 @@ import Testing
         }
     }
 
+    /// The chart's words follow `[text] locale` when it is set, else the template's language (the Japanese presets'
+    /// is Japanese); the locale changes nothing else of the text's words.
+    @Test func theChartsLanguageFollowsTheLocaleElseTheTemplate() throws {
+        let dir = try TempDir()
+        func language(_ text: String) throws -> TextLanguage {
+            try AgentConfiguration.parse(
+                "[text]\n\(text)\n[state]\npath = \"s.sqlite\"\n", file: dir.path("c.toml"), environment: [:]
+            ).composer.language
+        }
+        #expect(try language("preset = \"daily\"") == .japanese)
+        #expect(try language("") == .japanese)  // the seed text
+        #expect(try language("preset = \"daily-en\"") == .english)
+        #expect(try language("preset = \"daily-en\"\nlocale = \"ja_JP\"") == .japanese)
+        #expect(try language("preset = \"daily\"\nlocale = \"en_US\"") == .english)
+    }
+
     /// A post queued before the outbox kept charts (the 2026-11-23 schema) is sent by a chart target as text alone.
     @Test func aPostQueuedBeforeChartsWereKeptGoesOutAsText() async throws {
         let dir = try TempDir()

@@ -12,9 +12,7 @@ import Testing
     func stripsMakeThePictureRsvgConvertMakesWhole(style: WindowChartOptions.Style, scale: Int) async throws {
         let activity = WindowChartTests.dayOfWalks(seed: 9)
         let composer = try WindowChartTests.composer()
-        let bars = StepPlot.bars(
-            activity.readings, zone: composer.timeZone, span: (activity.startNs, activity.endNs),
-            intervals: WindowChart.chartIntervals, maxBars: WindowChart.maxBars)
+        let bars = WindowChart.bars(activity, zone: composer.timeZone)
         let summary = WindowChart.summary(activity, bars: bars, goal: 8000)
         let (width, height) = (WindowChart.layoutWidth * scale, WindowChart.layoutHeight * scale)
         // rsvg-convert draws an SVG at its own size: the chart's own SVG (1200×675) is given its size to draw at;

@@ -46,13 +46,14 @@ import Testing
         try MessageComposer(template: try Template(template), timeZone: "Asia/Tokyo")
     }
 
-    /// The 10-minute bar with the most steps, worked out here from the readings (the first of equals).
-    static func busiestTenMinutes(_ activity: WindowActivity) -> (start: Date, steps: Int) {
+    /// The 30-minute bar (a day's, at most 60 bars) with the most steps, worked out here from the readings (the
+    /// first of equals).
+    static func busiestHalfHour(_ activity: WindowActivity) -> (start: Date, steps: Int) {
         var sums: [Int64: Int] = [:]
         let startNs = Timestamps.nanoseconds(activity.window.start)
-        for r in activity.readings { sums[(r.startNs - startNs) / (10 * minuteNs), default: 0] += r.steps }
+        for r in activity.readings { sums[(r.startNs - startNs) / (30 * minuteNs), default: 0] += r.steps }
         let top = sums.sorted { $0.key < $1.key }.max { $0.value < $1.value }!
-        return (activity.window.start.addingTimeInterval(Double(top.key * 600)), top.value)
+        return (activity.window.start.addingTimeInterval(Double(top.key * 1800)), top.value)
     }
 
     static func clock(_ date: Date) -> String {
@@ -92,8 +93,8 @@ import Testing
         let corner = pixels.pixel(x: 4, y: 4)
         #expect([corner.r, corner.g, corner.b, corner.a] == [255, 255, 255, 255], "\(corner)")
         // The plot spans layout x 104...1160 over the day and ends at layout y 565; pixels are twice that.
-        let busiest = Self.busiestTenMinutes(activity)
-        let middle = busiest.start.timeIntervalSince(activity.window.start) + 300
+        let busiest = Self.busiestHalfHour(activity)
+        let middle = busiest.start.timeIntervalSince(activity.window.start) + 900
         let x = Int((104 + middle / 86_400 * (1160 - 104)) * 2)
         #expect(isBarBlue(pixels.pixel(x: x, y: 565 * 2 - 6)), "no bar at x \(x): \(pixels.pixel(x: x, y: 1124))")
         // At 03:00 nobody walked: the plot's background, no bar.
@@ -104,11 +105,11 @@ import Testing
     @Test func theAltTextGivesTheTotalTheWalksAndTheBusiestBarOfTheData() throws {
         let activity = Self.dayOfWalks(seed: 11)
         let image = try WindowChart.image(activity, composer: try Self.composer(), options: WindowChartOptions())
-        let busiest = Self.busiestTenMinutes(activity)
+        let busiest = Self.busiestHalfHour(activity)
         let expected =
-            "Bar chart of steps per 10 minutes, 11/21 00:00 to 11/22 00:00: "
+            "Bar chart of steps per 30 minutes, 11/21 00:00 to 11/22 00:00: "
             + "\(Self.grouped(activity.window.steps)) steps in 5 walks, most (\(Self.grouped(busiest.steps))) between "
-            + "\(Self.clock(busiest.start)) and \(Self.clock(busiest.start.addingTimeInterval(600)))."
+            + "\(Self.clock(busiest.start)) and \(Self.clock(busiest.start.addingTimeInterval(1800)))."
         #expect(image.alt == expected)
         #expect(LengthRule.characters(1500).check(image.alt).valid && image.alt.count <= 2000)
     }
@@ -117,12 +118,12 @@ import Testing
         let activity = Self.dayOfWalks(seed: 11)
         let image = try WindowChart.image(
             activity, composer: try Self.composer(Template.seed), options: WindowChartOptions(goal: 100_000))
-        let busiest = Self.busiestTenMinutes(activity)
+        let busiest = Self.busiestHalfHour(activity)
         let total = activity.window.steps
         #expect(
             image.alt
-                == "10分ごとの歩数の棒グラフ、11/21 00:00〜11/22 00:00：合計\(Self.grouped(total))歩、5回歩きました。"
-                + "最も多かったのは\(Self.clock(busiest.start))〜\(Self.clock(busiest.start.addingTimeInterval(600)))の"
+                == "30分ごとの歩数の棒グラフ、11/21 00:00〜11/22 00:00：合計\(Self.grouped(total))歩、5回歩きました。"
+                + "最も多かったのは\(Self.clock(busiest.start))〜\(Self.clock(busiest.start.addingTimeInterval(1800)))の"
                 + "\(Self.grouped(busiest.steps))歩。目標の100,000歩まであと\(Self.grouped(100_000 - total))歩。")
     }
 
@@ -141,7 +142,7 @@ import Testing
         #expect(corner.r < 40 && corner.g < 40 && corner.b < 40, "\(corner)")
     }
 
-    @Test func a31DayWindowIsDrawnInHourlyBarsWithItsGoalLine() throws {
+    @Test func a31DayWindowIsDrawnInDailyBarsWithItsGoalLine() throws {
         var activity = Self.dayOfWalks(seed: 3, walks: 40)
         activity.readings = activity.readings.enumerated().map { i, r in
             // Spread the walks over the month: one day later every few readings.
@@ -152,7 +153,7 @@ import Testing
         let image = try WindowChart.image(
             activity, composer: try Self.composer(), options: WindowChartOptions(goal: 8000))
         #expect(Self.headerSize(image.png).map { [$0.width, $0.height] } == [2400, 1350])
-        #expect(image.alt.hasPrefix("Bar chart of steps per hour, 11/21 00:00 to 12/22 00:00: "))
+        #expect(image.alt.hasPrefix("Bar chart of steps per day, 11/21 00:00 to 12/22 00:00: "))
         #expect(image.alt.hasSuffix("of the goal of 248,000."), "\(image.alt)")
         #expect(image.png.count < 1_000_000, "over Bluesky's 1 MB: \(image.png.count)")
     }

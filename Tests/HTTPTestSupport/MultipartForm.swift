@@ -90,17 +90,3 @@ struct FailingWebSocket: WSHandler {
         throw Closed()
     }
 }
-
-/// The decoded value of a header that may be RFC 2047 encoded-words (`=?UTF-8?B?…?=`, separated by spaces), as
-/// ntfy decodes its headers.
-public func decodedHeader(_ value: String) -> String? {
-    guard value.hasPrefix("=?") else { return value }
-    var bytes = Data()
-    for word in value.split(separator: " ") {
-        guard word.hasPrefix("=?UTF-8?B?"), word.hasSuffix("?="),
-            let data = Data(base64Encoded: String(word.dropFirst(10).dropLast(2)))
-        else { return nil }
-        bytes.append(data)
-    }
-    return String(data: bytes, encoding: .utf8)
-}

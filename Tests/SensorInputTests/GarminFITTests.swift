@@ -292,3 +292,16 @@ extension GarminFITTests {
         #expect(readings.map(\.steps) == [100, 200, 50, 30])
     }
 }
+
+extension GarminFITTests {
+    /// A ride (fixtures/formats/garmin_ride_no_steps.fit: session sport 2, 435 pedal turns in `total_cycles`) is a
+    /// valid file with 0 steps: no reading, a note naming the sport, and nothing skipped.
+    @Test func aRideIsReadAsAValidFileWithoutSteps() throws {
+        let ride = SharedData.packageRoot.appendingPathComponent("fixtures/formats/garmin_ride_no_steps.fit").path
+        let (s, readings) = try read(ride)
+        #expect(s.format == "garmin-fit" && s.kind == .steps)
+        #expect(readings.isEmpty && s.steps == 0 && s.skippedLines == 0)
+        #expect(s.validWithoutSteps)
+        #expect(s.notes == ["a cycling activity holds no steps (steps are counted for running, walking and hiking)"])
+    }
+}

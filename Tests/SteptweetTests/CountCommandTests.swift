@@ -33,6 +33,24 @@ import Testing
         #expect(!help.contains("rateHz"))
     }
 
+    /// A walk at 27 steps a minute (steps 2.1-2.3 s apart): too slow for the standard rhythm, counted when slow.
+    @Test func sensitivitySlowCountsASlowWalkThatNormalDoesNot() async throws {
+        let walk = Steptweet.fixture("slow_walk/slow_walk_27spm.csv")
+        func steps(_ arguments: [String]) async throws -> Int {
+            let r = try await Steptweet.run(["count", "--json"] + arguments + [walk])
+            #expect(r.status == 0, "\(r.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            return try #require(object["steps"] as? Int)
+        }
+        #expect(try await steps([]) == 0)
+        #expect(try await steps(["--sensitivity", "normal"]) == 0)
+        let slow = try await steps(["--sensitivity", "slow"])
+        #expect(slow >= 30 && slow <= 41, "40 true steps, counted \(slow)")
+        let bad = try await Steptweet.run(["count", "--sensitivity", "fast", walk])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("sensitivity"), "\(bad.stderr)")
+    }
+
     @Test func textOutputIsOneLinePerFile() async throws {
         let r = try await Steptweet.run(["count", walk, Steptweet.fixture("demo_walk_50hz.csv")])
         #expect(r.status == 0)

@@ -3,6 +3,7 @@ import Foundation
 import Messages
 import Publishing
 import SensorInput
+import StepDetection
 import TOMLKit
 
 /// Everything `steptweet.toml` says, checked when loaded: unknown keys, wrong types and bad values are
@@ -136,6 +137,9 @@ public struct AgentConfiguration: Sendable {
     public var receive: Receive?
     /// `source.prefer`: the sources, devices or phones to count first where several cover the same time.
     public var prefer: [String] = []
+    /// `detect.sensitivity`, and the detector's parameters it names.
+    public var sensitivity = Sensitivity.normal
+    public var detector: DetectorParameters { sensitivity.parameters }
 
     /// Default config file: `$XDG_CONFIG_HOME/steptweet/config.toml` (or `~/.config/...`).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -182,6 +186,7 @@ public struct AgentConfiguration: Sendable {
         "text": ["template", "preset", "date_format", "time_zone", "device", "locale", "goal", "chart_style"],
         "state": ["path"],
         "push": ["port", "token_env", "token_file", "period"],
+        "detect": ["sensitivity"],
         "receive": receiveKeys,
     ]
 
@@ -215,6 +220,13 @@ public struct AgentConfiguration: Sendable {
         configuration.receive = receive
         configuration.prefer = prefer
         configuration.chart = try readChart(reader)
+        if let level = try reader.string("detect", "sensitivity") {
+            guard let sensitivity = Sensitivity(rawValue: level) else {
+                throw ConfigurationError(
+                    path: "detect.sensitivity", message: "'\(level)' is not \"normal\" or \"slow\"")
+            }
+            configuration.sensitivity = sensitivity
+        }
         let presetWarning = try presetWarning(reader, window: schedule.window)
         configuration.warnings =
             (intervalWarning.map { [$0] } ?? []) + (presetWarning.map { [$0] } ?? []) + pushWarnings

@@ -129,6 +129,7 @@ extension AgentConfiguration {
         }
         if let t = try reader.string("text", "template") { template = t }
         let zone = try reader.string("text", "time_zone") ?? "UTC"
+        let locale = try reader.string("text", "locale")
         let composer: MessageComposer
         do {
             composer = try MessageComposer(
@@ -136,7 +137,7 @@ extension AgentConfiguration {
                 device: try reader.string("text", "device") ?? MessageComposer.defaultDevice,
                 dateFormat: try reader.string("text", "date_format") ?? MessageComposer.defaultDateFormat,
                 timeZone: zone,
-                locale: try reader.string("text", "locale") ?? "en_US_POSIX")
+                locale: locale ?? "en_US_POSIX", language: locale.map(TextLanguage.init(locale:)))
         } catch let e as TemplateError {
             throw ConfigurationError(path: "text.template", message: e.description)
         } catch let e as ComposerError {

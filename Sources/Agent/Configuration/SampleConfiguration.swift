@@ -36,7 +36,9 @@ public enum SampleConfiguration {
         date_format = "MM/dd HH:mm:ss"
         time_zone = "Asia/Tokyo"  # IANA name
         device = "iPhone 5s"
-        # locale = "en_US_POSIX"  # number grouping of {steps} and the other counts: "en_US" writes 1,234
+        # locale = "en_US_POSIX"  # number grouping of {steps} and the other counts ("en_US" writes 1,234), and the
+        #                         # language of the chart's words and alt text: "ja…" Japanese, else English (unset:
+        #                         # the template's, Japanese for the Japanese presets)
         # preset = "daily"        # a preset instead of template (remove it): "seed", "english", "daily", "weekly",
         #                         # "daily-en", "weekly-en"; daily wants window = "1d", weekly "7d"
         # goal = 8000             # steps a day: a goal line on the chart of a window of a day or more
@@ -48,6 +50,10 @@ public enum SampleConfiguration {
         # url_env = "STEPTWEET_WEBHOOK_URL"
         # Others: "mastodon", "misskey", "x", "bluesky", "matrix", "discord", "slack", "ntfy", "file", "stdout"; their keys
         # are in Sources/Publishing/README.md. Secrets come from *_env or *_file keys, never inline.
+
+        # [detect]
+        # sensitivity = "normal"  # "slow" for people who walk slowly (older people, recovery, a walker): counts walks
+        #                         # of 30-50 steps a minute, and more hand activity as steps
 
         [state]
         # path = "~/.local/state/steptweet/state.sqlite"   # default: $XDG_STATE_HOME/steptweet/state.sqlite

@@ -10,9 +10,10 @@ extension Fetcher {
     func sources(_ store: StateStore) -> [any StepSource] {
         var sources: [any StepSource] = []
         if let phone = configuration.source?.phyphox {
-            sources.append(PhyphoxStepSource(remote: phone, transport: pullTransport))
+            sources.append(
+                PhyphoxStepSource(remote: phone, transport: pullTransport, parameters: configuration.detector))
         } else if let source = configuration.source {
-            sources.append(FileStepSource(source: source))
+            sources.append(FileStepSource(source: source, parameters: configuration.detector))
         }
         if let receive = configuration.receive {
             sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
@@ -20,7 +21,9 @@ extension Fetcher {
             let streams =
                 (try? store.writer.read { db in try ReceivedStreamRecord.active(db, reorderNs: reorderNs) }) ?? []
             for stream in streams {
-                sources.append(ReceivedStreamSource(store: store, stream: stream, reorderNs: reorderNs))
+                sources.append(
+                    ReceivedStreamSource(
+                        store: store, stream: stream, reorderNs: reorderNs, parameters: configuration.detector))
             }
         }
         return sources

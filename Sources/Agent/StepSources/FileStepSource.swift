@@ -9,6 +9,8 @@ import StepDetection
 /// export read again, the sample file the agent's sampler writes, or a live step counter's log.
 struct FileStepSource: StepSource {
     let source: AgentConfiguration.Source
+    /// The detector's parameters (`[detect] sensitivity`).
+    var parameters = DetectorParameters.standard
 
     var name: String { source.path }
 
@@ -18,14 +20,14 @@ struct FileStepSource: StepSource {
 
     func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
         var next = saved
-        next.detector = saved.detector ?? Self.freshDetector(saved)
+        next.detector = saved.detector ?? Self.freshDetector(saved, parameters: parameters)
         next.problems = []
         var ingest = SourceRead(next: next, watermarkNs: nowNs)
         guard try Self.observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         var options = Self.readOptions(source, byteLimit: byteLimit)
         options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
-        var detector = next.detector ?? StepDetector()
         var detected = DetectedSteps()
+        var detector = resumedDetector(next.detector, parameters: parameters, detected: &detected)
         var last = next.lastSampleNs
         var first = next.firstDataNs
         var lastReadingEnd = next.lastReadingEndNs
@@ -86,7 +88,8 @@ struct FileStepSource: StepSource {
     }
 
     /// What reading found about the input itself: a reader's saved state it could not use, skipped lines (kept until
-    /// the fetch that closes a window reports them), an empty source; relative times without `source.start` fail.
+    /// the fetch that closes a window reports them), an empty source or one that holds no steps, a unit corrected;
+    /// relative times without `source.start` fail.
     func report(_ summary: ReadSummary, anyData: Bool, into ingest: inout SourceRead) throws {
         if summary.savedStateUnreadable {
             ingest.warnings.append(
@@ -95,9 +98,16 @@ struct FileStepSource: StepSource {
         }
         ingest.next.skipped.add(summary)
         ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
-        if !anyData, summary.skippedLines == 0, let empty = Self.emptyNote(source.path) {
-            ingest.inputWarnings.append(empty)
+        if !anyData, summary.skippedLines == 0 {
+            // A ride's FIT file holds no steps by its own account: its note says why, not "nothing after the header".
+            if summary.validWithoutSteps {
+                ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" }
+            } else if let empty = Self.emptyNote(source.path) {
+                ingest.inputWarnings.append(empty)
+            }
         }
+        // A stated unit the data contradicted (a file in g labelled m/s²), said by the read that decided the units.
+        if summary.kind == .acceleration { ingest.warnings += summary.notes.map { "\(source.path): \($0)" } }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
             throw FetchFailure(
                 kind: .configuration,
@@ -110,8 +120,8 @@ struct FileStepSource: StepSource {
     /// A detector for a source without a readable saved one. Samples read again are refused by a detector whose
     /// last sample is after them; so where samples were counted but the position after them is lost (an unreadable
     /// cursor: the file is read from its start), the fresh one starts at the last sample counted, as a still phone.
-    static func freshDetector(_ saved: StateStore.SavedSource) -> StepDetector {
-        var detector = StepDetector()
+    static func freshDetector(_ saved: StateStore.SavedSource, parameters: DetectorParameters) -> StepDetector {
+        var detector = StepDetector(parameters: parameters)
         if saved.cursor == nil, let last = saved.lastSampleNs {
             detector.push(timeNs: last, magnitude: standardGravity) { _ in }
         }

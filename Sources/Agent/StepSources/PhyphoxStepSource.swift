@@ -21,6 +21,8 @@ struct PhyphoxStepSource: StepSource {
     let transport: any HTTPSending
     /// What this fetch's pull brought: nothing where no pull ran (the walk trigger's ingestion reads local data only).
     var pulled: PhyphoxPull = .notPulled
+    /// The detector's parameters (`[detect] sensitivity`).
+    var parameters = DetectorParameters.standard
 
     var name: String { remote.url.absoluteString }
 
@@ -48,8 +50,8 @@ struct PhyphoxStepSource: StepSource {
 
     func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
         var read = SourceRead(next: saved, watermarkNs: nowNs)
-        var detector = saved.detector ?? StepDetector()
         var detected = DetectedSteps()
+        var detector = resumedDetector(saved.detector, parameters: parameters, detected: &detected)
         switch pulled {
         case .notPulled:
             return read
@@ -84,7 +86,7 @@ struct PhyphoxStepSource: StepSource {
         if reading.newRun {
             // The old run's last walk is over; the new one has its own detector.
             detector.finish { detected.take($0) }
-            detector = StepDetector()
+            detector = StepDetector(parameters: parameters)
             position = nil
         }
         let taken = reading.samples(after: position?.lastBufferTime, notBeforeNs: saved.lastSampleNs)

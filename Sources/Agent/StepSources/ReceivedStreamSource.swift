@@ -13,6 +13,8 @@ struct ReceivedStreamSource: StepSource {
     let stream: String
     /// How late a message may come and still be counted in time order.
     let reorderNs: Int64
+    /// The detector's parameters (`[detect] sensitivity`).
+    var parameters = DetectorParameters.standard
 
     var name: String { "receive/" + stream }
 
@@ -26,9 +28,9 @@ struct ReceivedStreamSource: StepSource {
             let quiet = nowNs - row.lastHeardNs > reorderNs
             let cutoff = quiet ? Int64.max : row.newestNs - reorderNs
             let fedThrough = saved.lastSampleNs ?? Int64.min
-            var detector = saved.detector ?? StepDetector()
             var read = SourceRead(next: saved, watermarkNs: nowNs)
             var detected = DetectedSteps()
+            var detector = resumedDetector(saved.detector, parameters: parameters, detected: &detected)
             let handle: (DetectorEvent) -> Void = { detected.take($0) }
             var last = saved.lastSampleNs
             var spans: [(start: Int64, end: Int64)] = []

@@ -33,6 +33,20 @@ extension StepSource {
 
 /// What a detector reported while a source fed it samples: steps per second and the walking bouts that ended. Every
 /// source that runs a detector collects its events here (`detected.take` as the detector's `emit`).
+/// A source's detector for this read: the saved one, or a new one with `parameters` when there is none. A saved one
+/// made with other parameters (`[detect] sensitivity` changed) finishes its walk into `detected`, and a new one goes on
+/// after its last sample (samples read again are still refused).
+func resumedDetector(
+    _ saved: StepDetector?, parameters: DetectorParameters, detected: inout DetectedSteps
+) -> StepDetector {
+    guard var old = saved else { return StepDetector(parameters: parameters) }
+    guard old.parameters != parameters else { return old }
+    old.finish { detected.take($0) }
+    var fresh = StepDetector(parameters: parameters)
+    if let last = old.lastSampleNs { fresh.push(timeNs: last, magnitude: standardGravity) { _ in } }
+    return fresh
+}
+
 struct DetectedSteps {
     /// Steps per second (seconds since the Unix epoch).
     var buckets: [Int64: Int] = [:]

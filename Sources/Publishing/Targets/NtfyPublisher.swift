@@ -92,45 +92,40 @@ public struct NtfyPublisher: Publisher {
         return Requests.json("POST", Endpoint.join(baseURL, ""), body: body, headers: headers)
     }
 
-    /// The publish with the chart attached: `PUT {base_url}/{topic}` with the PNG as the body, its name in
-    /// `Filename`, and the text in `X-Message` (the body is taken). The alt text has no place in an ntfy message: the
-    /// text the notification shows says what the chart shows. Header values are RFC 2047 encoded-words when they are
-    /// not ASCII (ntfy decodes them; raw UTF-8 in a header is not safe through every proxy and HTTP library).
+    /// The publish with the chart attached: `PUT {base_url}/{topic}?message=…` with the PNG as the body and its name
+    /// in `Filename`. The text, title and tags go in the query (`message`, `title`, `tags`), which every ntfy version
+    /// reads as UTF-8: in headers they would need RFC 2047 encoded-words for anything not ASCII, which ntfy decodes
+    /// only from 2.5 (older servers show `=?UTF-8?B?…?=` as the message). The alt text has no place in an ntfy
+    /// message: the text the notification shows says what the chart shows.
     func attachmentRequest(text: String, image: PostImage, post: Post) -> URLRequest {
-        var request = URLRequest(url: Endpoint.join(baseURL, Endpoint.segment(topic)))
+        var parameters = [("message", text)]
+        if let title { parameters.append(("title", title)) }
+        if !tags.isEmpty { parameters.append(("tags", tags.joined(separator: ","))) }
+        var components = URLComponents(
+            url: Endpoint.join(baseURL, Endpoint.segment(topic)), resolvingAgainstBaseURL: false)
+        components?.percentEncodedQuery = Self.query(parameters)
+        var request = URLRequest(url: components?.url ?? Endpoint.join(baseURL, Endpoint.segment(topic)))
         request.httpMethod = "PUT"
         request.setValue("image/png", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("steptweet", forHTTPHeaderField: "User-Agent")
         request.setValue(PostImage.fileName(for: post), forHTTPHeaderField: "Filename")
-        request.setValue(Self.headerValue(text), forHTTPHeaderField: "X-Message")
-        if let title { request.setValue(Self.headerValue(title), forHTTPHeaderField: "X-Title") }
         if let priority { request.setValue(String(priority), forHTTPHeaderField: "X-Priority") }
-        if !tags.isEmpty {
-            request.setValue(Self.headerValue(tags.joined(separator: ",")), forHTTPHeaderField: "X-Tags")
-        }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         request.httpBody = image.png
         return request
     }
 
-    /// `text` as a header value: itself when it is printable ASCII, else RFC 2047 `B` encoded-words of UTF-8, each
-    /// within the RFC's 75 characters (45 bytes of text, cut between characters), separated by spaces, which a
-    /// decoder drops between encoded-words. A line break is encoded too, so a header cannot be split.
-    static func headerValue(_ text: String) -> String {
-        if text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) { return text }
-        var words: [String] = []
-        var chunk = Data()
-        for scalar in text.unicodeScalars {
-            let bytes = Data(String(scalar).utf8)
-            if chunk.count + bytes.count > 45 {
-                words.append(chunk.base64EncodedString())
-                chunk = Data()
-            }
-            chunk.append(bytes)
-        }
-        if !chunk.isEmpty { words.append(chunk.base64EncodedString()) }
-        return words.map { "=?UTF-8?B?\($0)?=" }.joined(separator: " ")
+    /// `name=value&…` with all but RFC 3986's unreserved characters percent-encoded as UTF-8: a `+` would be a space
+    /// to ntfy (Go's query parser), and `&`, `=` or `#` would cut the value short.
+    static func query(_ parameters: [(String, String)]) -> String {
+        var unreserved = CharacterSet(charactersIn: "-._~")
+        unreserved.formUnion(CharacterSet(charactersIn: "a"..."z"))
+        unreserved.formUnion(CharacterSet(charactersIn: "A"..."Z"))
+        unreserved.formUnion(CharacterSet(charactersIn: "0"..."9"))
+        return parameters.map { name, value in
+            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
+        }.joined(separator: "&")
     }
 
     /// Looks for a message with the post's text among the topic's messages since the window ended (a post is only

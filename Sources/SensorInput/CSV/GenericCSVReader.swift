@@ -17,6 +17,9 @@ public enum GenericCSVReader {
         var magnitude: Int?
         /// The acceleration unit the header states (`[g]`, `(m/s^2)`, `gFx`), nil: told from the data.
         var accelerationUnit: AccelerationUnit?
+        /// Whether that unit is a text the file wrote (`(m/s^2)`, a units row), which the data may contradict (a file
+        /// in g labelled m/s²); not a unit known from the format (Sensor Logger, Physics Toolbox's names).
+        var unitStatedInText = false
 
         /// Columns of the one-pass fast path (comma-separated, three axes or a magnitude), or nil.
         var plainColumns: (time: Int, a: Int, b: Int, c: Int)? {
@@ -57,8 +60,9 @@ public enum GenericCSVReader {
         return nil
     }
 
-    static func layout(header: [String], delimiter: UInt8, file: String) throws -> Layout {
+    static func layout(header: [String], delimiter: UInt8, file: String, line: Int = 1) throws -> Layout {
         let cols = header.map(normalize)
+        if let s = try ShimmerCSV.layout(cols.map(\.name), delimiter: delimiter, file: file, line: line) { return s }
         var time: Int?
         var timeUnit: Double?
         for (i, c) in cols.enumerated() {
@@ -70,7 +74,7 @@ public enum GenericCSVReader {
         }
         guard let time else {
             throw InputError(
-                file: file, line: 1,
+                file: file, line: line,
                 message:
                     "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
                     + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
@@ -91,10 +95,11 @@ public enum GenericCSVReader {
         if let column = x ?? m {
             let c = cols[column]
             let unit = (c.unit ?? "").replacingOccurrences(of: " ", with: "")
-            if unit == "g" || c.name.hasPrefix("gf") {
+            if let stated = accelerationUnit(unitText(unit)) {
+                layout.accelerationUnit = stated
+                layout.unitStatedInText = true
+            } else if c.name.hasPrefix("gf") {
                 layout.accelerationUnit = .g
-            } else if unit.hasPrefix("m/s") || unit.hasPrefix("ms^-2") || unit.hasPrefix("ms-2") {
-                layout.accelerationUnit = .metersPerSecondSquared
             } else if c.unit == nil, c.name == "ax" || c.name == "at", cols.contains(where: { $0.name == "at" }) {
                 // Physics Toolbox's linear accelerometer (`time,ax,ay,az,aT`) is m/s² without gravity: small
                 // values that the data alone would take for g.
@@ -107,7 +112,7 @@ public enum GenericCSVReader {
             layout.magnitude = m
         } else {
             throw InputError(
-                file: file, line: 1,
+                file: file, line: line,
                 message:
                     "no acceleration columns in the header (expected x, y, z or magnitude); found: "
                     + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
@@ -130,6 +135,8 @@ public enum GenericCSVReader {
         var scale: Scale?
         public var offset: Int64
         public var lineNumber: Int
+        /// The delimiter a `sep=` line declared, nil when there was none.
+        var separator: UInt8?
     }
 
     /// Where a read is: what is known of the file and what has been delivered.
@@ -144,6 +151,9 @@ public enum GenericCSVReader {
         var sawAnyLine: Bool
         /// Why the first line is not a header, while the second is tried (AndroSensor's title line).
         var titleError: InputError?
+        /// The delimiter Excel's `sep=` line declared, and whether the line after the header may be a units row.
+        var separator: UInt8?
+        var unitsRowPending = false
     }
 
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
@@ -166,10 +176,12 @@ public enum GenericCSVReader {
             summary: ReadSummary(format: formatName), headerText: resume?.header,
             offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
         state.probe.scale = resume?.scale
+        state.separator = resume?.separator
         if let h = resume?.header {
             let bytes = Array(h.utf8)
             state.layout = try bytes.withUnsafeBufferPointer {
-                try makeLayout($0.baseAddress!, bytes.count, 1, path: path, formatName: formatName)
+                try makeLayout(
+                    $0.baseAddress!, bytes.count, 1, path: path, formatName: formatName, separator: state.separator)
             }
         }
         var budget = ByteBudget(options.byteLimit)
@@ -191,19 +203,23 @@ public enum GenericCSVReader {
             throw InputError(file: path, message: "file is empty")
         }
         if state.probe.scale == nil && !state.probe.rows.isEmpty {
-            let scale = state.probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
+            let scale = state.probe.decide(layout: l)
             for r in state.probe.rows {
                 try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink)
             }
         }
         var summary = state.summary
+        if let c = state.probe.contradicted, let used = state.probe.scale?.unit {
+            summary.notes.append(
+                UnitProbe.contradictionNote(stated: c.stated, used: used, median: c.median))
+        }
         summary.unit = state.probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
         return (
             summary,
             ResumeState(
                 header: headerText, scale: state.probe.scale, offset: state.offset,
-                lineNumber: state.lastLine)
+                lineNumber: state.lastLine, separator: state.separator)
         )
     }
 
@@ -228,28 +244,24 @@ public enum GenericCSVReader {
             state.lastLine = number
             guard let p = line.baseAddress, line.count > 0 else { return true }
             guard let l = state.layout else {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return true }
-                state.sawAnyLine = true
-                do {
-                    state.layout = try makeLayout(p, line.count, number, path: path, formatName: formatName)
-                } catch let e as InputError where state.titleError == nil {
-                    // AndroSensor writes a title line above its header: the next line may be the header.
-                    state.titleError = e
-                    return true
-                } catch is InputError {
-                    throw state.titleError!  // neither is a header: what the first line lacks
-                }
-                state.headerText = String(decoding: line, as: UTF8.self)
+                try readHeaderLine(line, number: number, path: path, formatName: formatName, &state)
                 return true
             }
             state.sawAnyLine = true
+            if state.unitsRowPending {
+                state.unitsRowPending = false
+                if let stated = applyingUnitsRow(fields(p, line.count, l.delimiter), to: l) {
+                    state.layout = stated
+                    return true
+                }
+            }
             switch parseLine(p, line.count, l, number, scratch, path: path) {
             case .blank: return true
             case .bad(let e): try state.summary.skip(e, options: options)
             case .row(let row):
                 state.probe.add((row.0, row.1, row.2, row.3, number))
                 if state.probe.isFull {
-                    let scale = state.probe.decide(timeUnitNs: l.timeUnitNs, unit: l.accelerationUnit)
+                    let scale = state.probe.decide(layout: l)
                     for r in state.probe.rows {
                         try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink)
                     }
@@ -261,20 +273,38 @@ public enum GenericCSVReader {
         return handOff
     }
 
+    /// A line before the header is known: blank, Excel's `sep=` line (the delimiter), the header, or a title line
+    /// above it (AndroSensor's: the next line may be the header).
+    static func readHeaderLine(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, path: String, formatName: String, _ state: inout ReadState
+    ) throws {
+        guard let p = line.baseAddress, !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) else { return }
+        if !state.sawAnyLine, let declared = SeparatorLine.delimiter(line) {
+            state.sawAnyLine = true
+            state.separator = declared
+            return
+        }
+        state.sawAnyLine = true
+        do {
+            state.layout = try makeLayout(
+                p, line.count, number, path: path, formatName: formatName, separator: state.separator)
+        } catch let e as InputError where state.titleError == nil {
+            state.titleError = e
+            return
+        } catch is InputError {
+            throw state.titleError!  // neither is a header: what the first line lacks
+        }
+        state.headerText = String(decoding: line, as: UTF8.self)
+        state.unitsRowPending = true
+    }
+
     /// The layout a header line gives.
     static func makeLayout(
         _ p: UnsafePointer<UInt8>, _ count: Int, _ number: Int, path: String,
-        formatName: String
+        formatName: String, separator: UInt8? = nil
     ) throws -> Layout {
-        let scratch = FieldScratch()
-        let delimiter = detectDelimiter(UnsafeBufferPointer(start: p, count: count))
-        let n = split(p, count, delimiter, scratch.starts, scratch.ends, FieldScratch.limit)
-        let header = (0..<min(n, FieldScratch.limit)).map {
-            String(
-                decoding: UnsafeBufferPointer(
-                    start: p + scratch.starts[$0], count: scratch.ends[$0] - scratch.starts[$0]),
-                as: UTF8.self)
-        }
+        let delimiter = separator ?? detectDelimiter(UnsafeBufferPointer(start: p, count: count))
+        let header = fields(p, count, delimiter)
         if header.allSatisfy({ NumberParsing.parseDouble(Array($0.utf8), 0, $0.utf8.count) != nil }) {
             throw InputError(
                 file: path, line: number,
@@ -282,7 +312,7 @@ public enum GenericCSVReader {
                     "no header row: the first line is numbers; expected a header naming a time column (t_ms, t_s, time) and x,y,z or magnitude"
             )
         }
-        var found = try layout(header: header, delimiter: delimiter, file: path)
+        var found = try layout(header: header, delimiter: delimiter, file: path, line: number)
         // Sensor Logger writes m/s², except iOS's AccelerometerUncalibrated.csv, in g unless "Standardise Units &
         // Frames" was on: with gravity in it, its |a| tells which (the pushed payloads' rule).
         let name = path.split(separator: "/").last?.lowercased() ?? ""
@@ -290,6 +320,18 @@ public enum GenericCSVReader {
             found.accelerationUnit = .metersPerSecondSquared
         }
         return found
+    }
+
+    /// The fields of one line split at `delimiter`, as text.
+    static func fields(_ p: UnsafePointer<UInt8>, _ count: Int, _ delimiter: UInt8) -> [String] {
+        let scratch = FieldScratch()
+        let n = split(p, count, delimiter, scratch.starts, scratch.ends, FieldScratch.limit)
+        return (0..<min(n, FieldScratch.limit)).map {
+            String(
+                decoding: UnsafeBufferPointer(
+                    start: p + scratch.starts[$0], count: scratch.ends[$0] - scratch.starts[$0]),
+                as: UTF8.self)
+        }
     }
 
     /// Time, x, y, z (or magnitude, 0, 0) and line number of one row.
@@ -323,54 +365,6 @@ public enum GenericCSVReader {
         var unit: AccelerationUnit
     }
 
-    /// Holds the first rows of a file until the time and acceleration units can be told from them.
-    struct UnitProbe {
-        var rows: [Row] = []
-        var scale: Scale?
-        var isFull: Bool { rows.count >= 256 }
-
-        mutating func add(_ row: Row) { rows.append(row) }
-
-        mutating func decide(timeUnitNs: Double?, unit stated: AccelerationUnit? = nil) -> Scale {
-            let mags = rows.map { ($0.1 * $0.1 + $0.2 * $0.2 + $0.3 * $0.3).squareRoot() }.filter(\.isFinite).sorted()
-            let median = mags.isEmpty ? standardGravity : mags[mags.count / 2]
-            // Told from the data only when the header does not say: with gravity |a| ≈ 1 g or ≈ 9.8 m/s².
-            let unit = stated ?? AccelerationUnit.told(byMedianMagnitude: median)
-            let first = rows.first?.0 ?? 0
-            var unitNs = timeUnitNs
-            if unitNs == nil {
-                // Epoch magnitudes first, then the typical step between samples for relative times.
-                var deltas = zip(rows.dropFirst(), rows).map { $0.0 - $1.0 }.filter { $0 > 0 }
-                deltas.sort()
-                let medianStep = deltas.isEmpty ? nil : deltas[deltas.count / 2]
-                let a = abs(first)
-                if a > 1e17 {
-                    unitNs = 1
-                } else if a > 1e14 {
-                    unitNs = 1e3
-                } else if a > 1e11 {
-                    unitNs = 1e6
-                } else if a > 1e8 {
-                    unitNs = 1e9
-                } else {
-                    let d = medianStep ?? 0.01
-                    unitNs = d >= 1e4 ? 1 : d >= 10 ? 1e3 : d >= 0.2 ? 1e6 : 1e9
-                }
-                // Android's SensorEvent time is ns since boot: 1e11-1e16 looks like epoch ms or µs by size, but then
-                // samples 5 ms apart would be seconds apart. A unit whose step is not 0.1 ms-2 s gives way to the
-                // first that puts it at 1 ms-1 s.
-                if let d = medianStep, let u = unitNs, !(1e5...2e9).contains(d * u),
-                    let fits = [1.0, 1e3, 1e6, 1e9].first(where: { (1e6...1e9).contains(d * $0) })
-                {
-                    unitNs = fits
-                }
-            }
-            let absolute = abs(first) * (unitNs ?? 1e9) > 1e17  // after ~1973: a wall-clock time
-            let decided = Scale(timeNs: unitNs ?? 1e9, absolute: absolute, unit: unit)
-            scale = decided
-            return decided
-        }
-    }
 }
 
 extension String {

@@ -23,6 +23,18 @@ enum FITSteps {
         var readings: [StepReading]
         /// Seconds east of UTC, from the `activity` message's `local_timestamp` when it has one.
         var utcOffset: Int64?
+        /// The first sport the file names that is not counted in steps (2 = cycling), nil when none.
+        var otherSport: Int64? = nil
+    }
+
+    /// A sport's name in the FIT profile, for the few a person records without steps.
+    static func sportName(_ sport: Int64) -> String {
+        let names: [Int64: String] = [
+            2: "cycling", 3: "transition", 4: "fitness equipment", 5: "swimming", 10: "training",
+            12: "cross-country skiing",
+            13: "alpine skiing", 15: "rowing", 19: "paddling", 21: "e-biking",
+        ]
+        return names[sport] ?? "sport \(sport)"
     }
 
     /// Activity types whose `cycles` are steps (not strokes): all but cycling (2) and swimming (5).
@@ -99,7 +111,7 @@ enum FITSteps {
         }
         var records: [Record] = []
         var sessions: [(start: Int64, end: Int64, strides: Int64?)] = []
-        var otherSport = false
+        var otherSport: Int64?
         var utcOffset: Int64?
         for m in messages {
             if m.global == 34, let local = m.fields[5], let t = m.timestamp, (0...0xFFFF_FFFF).contains(local),
@@ -111,7 +123,7 @@ enum FITSteps {
                 ? m.fields[0] : m.global == 19 ? m.fields[25] : m.global == 18 ? m.fields[5] : nil,
                 !stepSports.contains(sport), sport != 0
             {
-                otherSport = true
+                otherSport = otherSport ?? sport
             }
             if m.global == 20, let t = m.timestamp, let c = m.fields[4] {
                 records.append(Record(time: t, cadence: Double(c) + Double(m.fields[53] ?? 0) / 128))
@@ -136,7 +148,7 @@ enum FITSteps {
             return out
         }
         var readings: [StepReading] = []
-        if sessions.isEmpty && !otherSport { readings += distribute(weighted(Int64.min, Int64.max), total: nil) }
+        if sessions.isEmpty && otherSport == nil { readings += distribute(weighted(Int64.min, Int64.max), total: nil) }
         for s in sessions {
             let parts = weighted(s.start, s.end)
             let total = s.strides.map { 2 * Double($0) }
@@ -150,6 +162,6 @@ enum FITSteps {
         guard let first = times.min(), let last = times.max() else { return nil }
         return Activity(
             startTime: first + FITContainer.epochOffset, endTime: last + FITContainer.epochOffset, readings: readings,
-            utcOffset: utcOffset)
+            utcOffset: utcOffset, otherSport: otherSport)
     }
 }

@@ -38,6 +38,7 @@ enum GarminFITFormat: WholeReader {
             : [input.path]
         var points: [FITSteps.MonitoringPoint] = []
         var activities: [FITSteps.Activity] = []
+        var withoutSteps = 0
         for path in paths {
             let bytes = try path == input.path ? input.bytes() : WholeInput.bytes(of: path)
             guard FITContainer.isFIT(bytes) else {
@@ -57,6 +58,14 @@ enum GarminFITFormat: WholeReader {
                 points += filePoints
             } else if let a = FITSteps.activity(messages) {
                 activities.append(a)
+                if a.readings.isEmpty, let sport = a.otherSport {
+                    // A ride or a swim: a valid file whose cycles are pedal turns or strokes, not steps.
+                    withoutSteps += 1
+                    // Named when it is one file of a folder; the caller names the input.
+                    report.summary.notes.append(
+                        (path == input.path ? "" : "\(path): ") + "a \(FITSteps.sportName(sport)) activity holds no "
+                            + "steps (steps are counted for running, walking and hiking)")
+                }
             }
         }
         var readings = monitoringReadings(points, state: &state)
@@ -72,6 +81,7 @@ enum GarminFITFormat: WholeReader {
         }
         readings.sort { ($0.startNs, $0.endNs) < ($1.startNs, $1.endNs) }
         for r in readings { report.emit(r) }
+        report.summary.validWithoutSteps = withoutSteps > 0 && report.summary.readings == 0
         return try JSONEncoder().encode(state)
     }
 

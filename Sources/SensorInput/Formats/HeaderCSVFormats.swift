@@ -2,7 +2,7 @@
 /// so Sensor Logger's z,y,x order is handled): generic CSV, Sensor Logger, phyphox, Physics Toolbox.
 enum HeaderCSVFormats {
     static func header(_ s: Sniff) -> [String] {
-        Sniff.fields(s.first).map { GenericCSVReader.normalize(String($0)).name }
+        s.fields(s.first).map { GenericCSVReader.normalize(String($0)).name }
     }
 
     /// Any delimited file whose first line is a header naming a time column and x,y,z or a magnitude.
@@ -11,11 +11,11 @@ enum HeaderCSVFormats {
         about:
             "CSV with a header: time (s/ms/µs/ns, relative or epoch) and x,y,z or magnitude; , ; tab or spaces; m/s² or g",
         sniff: { s in
-            let fields = Sniff.fields(s.first)
+            let fields = s.fields(s.first)
             if fields.count >= 2, !fields.allSatisfy({ Sniff.isNumber($0) }) { return 10 }
             // A title line above the header (AndroSensor): the second line names the columns.
             guard s.lines.count >= 2 else { return 0 }
-            let second = Sniff.fields(s.lines[1])
+            let second = s.fields(s.lines[1])
             return second.count >= 3 && !second.allSatisfy({ Sniff.isNumber($0) }) ? 5 : 0
         },
         parser: nil)
