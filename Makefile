@@ -8,7 +8,7 @@ SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 PREFIX ?= $(HOME)/.local
 STRIP ?= strip
 
-.PHONY: all deps test-deps build release static man install deb demo test check-links unit-test integration-test install-test bench fuzz clean format lint
+.PHONY: all deps test-deps build release static man install deb demo test check-links unit-test eval integration-test install-test bench fuzz clean format lint
 
 all: build
 
@@ -78,9 +78,18 @@ check-links:
 	python3 scripts/check_links.py --self-test
 	python3 scripts/check_links.py
 
-# Everything but the suite that needs real servers (IntegrationTests fails without them, on purpose).
+# Everything but the suite that needs real servers (IntegrationTests fails without them, on purpose) and the
+# evaluations over ../shared (the suites named *SharedDataTests), which a lone clone does not have: `make eval`.
+SHARED_SUITES := SharedDataTests
 unit-test: test-deps
-	$(SWIFT) test --skip IntegrationTests
+	$(SWIFT) test --skip IntegrationTests --skip $(SHARED_SUITES)
+
+# The evaluations over ../shared beside the checkout (labelled recordings, whole exports): only the *SharedDataTests
+# suites, which fail (instead of being left out) when the folder is missing (STEPTWEET_REQUIRE_SHARED=1).
+SHARED_DATA ?= $(abspath ../shared)
+eval: test-deps
+	@[ -d "$(SHARED_DATA)" ] || { echo "make eval: needs the shared data folder at $(SHARED_DATA) (../shared)" >&2; exit 1; }
+	STEPTWEET_SHARED_DATA="$(SHARED_DATA)" STEPTWEET_REQUIRE_SHARED=1 $(SWIFT) test --filter $(SHARED_SUITES)
 
 # Synapse and mastodon-mock from PyPI on 127.0.0.1 (venv cached in .venv-integration/), then IntegrationTests.
 integration-test:

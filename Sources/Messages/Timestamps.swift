@@ -23,10 +23,11 @@ public enum Timestamps {
         return nil
     }
 
-    /// Parses a time that carries its offset (`2026-11-21T10:00:00+09:00`, `…Z`, optional fractional seconds); nil
-    /// for a time without one, which needs a zone (`parse(_:zone:)`).
+    /// Parses a time that carries its offset (`2026-11-21T10:00:00+09:00`, `…Z`, optional fractional seconds, or no
+    /// seconds at all: `2026-11-21T10:00+09:00`, as ISO 8601 allows); nil for a time without one, which needs a zone
+    /// (`parse(_:zone:)`).
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = withSeconds(text.trimmingCharacters(in: .whitespaces))
         for options: ISO8601DateFormatter.Options in [
             [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
         ] {
@@ -35,6 +36,18 @@ public enum Timestamps {
             if let d = f.date(from: trimmed) { return d }
         }
         return nil
+    }
+
+    /// `2026-11-21T10:00Z` as `2026-11-21T10:00:00Z` (and so with an offset): RFC 3339, which the formatter reads,
+    /// requires the seconds that ISO 8601 lets a time leave out. Any other text is returned as it is.
+    static func withSeconds(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        // `YYYY-MM-DDThh:mm` is 16 bytes; the zone follows at once.
+        guard bytes.count > 16, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+            bytes[13] == UInt8(ascii: ":"),
+            [UInt8(ascii: "Z"), UInt8(ascii: "+"), UInt8(ascii: "-")].contains(bytes[16])
+        else { return text }
+        return String(decoding: bytes[..<16], as: UTF8.self) + ":00" + String(decoding: bytes[16...], as: UTF8.self)
     }
 
     /// RFC 3339 in `zone` with its offset, e.g. `2026-11-21T10:00:00+09:00`.

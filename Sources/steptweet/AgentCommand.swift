@@ -29,7 +29,7 @@ struct AgentCommand: AsyncParsableCommand {
     var logLevel: LogLevel = .info
 
     func run() async throws {
-        let config = try configOptions.load()
+        let config = try configOptions.load(schedules: true)
         do {
             let level = Logger.Level(rawValue: logLevel.rawValue) ?? .info
             let zone = config.composer.timeZone

@@ -14,16 +14,19 @@ struct ConfigOptions: ParsableArguments {
     var path: String { config ?? AgentConfiguration.defaultPath() }
 
     /// Loads the configuration or ends the command with status 78 and a message naming the file and key.
-    func load(printingWarnings: Bool = true) throws -> AgentConfiguration {
-        try Self.load(path: path, printingWarnings: printingWarnings)
+    func load(printingWarnings: Bool = true, schedules: Bool = false) throws -> AgentConfiguration {
+        try Self.load(path: path, printingWarnings: printingWarnings, schedules: schedules)
     }
 
     /// Loads the configuration at `path`, printing its warnings unless told not to, or ends the command with status 78.
-    static func load(path: String, printingWarnings: Bool = true) throws -> AgentConfiguration {
+    /// The schedule's warnings are printed only by a command that `schedules` fetches.
+    static func load(path: String, printingWarnings: Bool = true, schedules: Bool = false) throws -> AgentConfiguration
+    {
         do {
             let configuration = try AgentConfiguration.load(path: path)
             if printingWarnings {
-                for warning in configuration.warnings { printError("warning: \(path): \(warning)") }
+                let warnings = (schedules ? configuration.scheduleWarnings : []) + configuration.warnings
+                for warning in warnings { printError("warning: \(path): \(warning)") }
             }
             return configuration
         } catch let e as ConfigurationError {

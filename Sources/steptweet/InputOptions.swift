@@ -15,8 +15,10 @@ struct FormatOptions: ParsableArguments {
         help: ArgumentHelp(
             "Read the input as this format instead of detecting it.",
             valueName: "NAME")) var format: String?
+    // Unconditional: `--rate -5` takes "-5" as its value (refused below, saying why) instead of as an unknown
+    // option, which left --rate with a "missing value".
     @Option(
-        name: .long,
+        name: .long, parsing: .unconditional,
         help: ArgumentHelp(
             "Sampling rate for inputs without a time column (UCI HAR/HAPT: 50).",
             valueName: "HZ")) var rate: Double?
@@ -26,7 +28,14 @@ struct FormatOptions: ParsableArguments {
             throw ValidationError(
                 "--format: unknown format '\(format)'; known: \(InputFormats.names.joined(separator: ", "))")
         }
-        if let rate, !(rate > 0 && rate <= 100_000) { throw ValidationError("--rate: must be a positive number of Hz") }
+        if let rate, !(rate > 0 && rate <= 100_000) {
+            throw ValidationError("--rate: must be a positive number of Hz up to 100000, not \(Self.asWritten(rate))")
+        }
+    }
+
+    /// `-5` for -5.0, `-0.5` for -0.5: a value as a person wrote it.
+    static func asWritten(_ value: Double) -> String {
+        value.magnitude < 1e15 && value == value.rounded() ? String(Int(value)) : String(value)
     }
 }
 
@@ -47,7 +56,7 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "IANA time zone for --start without an offset, of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
+            "IANA time zone for --start without an offset, of a CSV's date-time text without an offset, of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
             valueName: "ZONE")) var timeZone: String?
 
     @Option(

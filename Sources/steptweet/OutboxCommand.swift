@@ -23,18 +23,27 @@ struct OutboxCommand: ParsableCommand {
         subcommands: [OutboxList.self, OutboxRetry.self, OutboxDrop.self],
         defaultSubcommand: OutboxList.self
     )
+
+    /// `outbox --config F retry 12`: the options before the subcommand are taken too.
+    @OptionGroup var configOptions: ConfigOptions
+
+    /// The subcommand's `--config`, else the one given before it.
+    static func load(_ own: ConfigOptions, parent: OutboxCommand) throws -> AgentConfiguration {
+        try ConfigOptions.load(path: own.config ?? parent.configOptions.config ?? AgentConfiguration.defaultPath())
+    }
 }
 
 struct OutboxList: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List pending, failed and unconfirmed posts.")
 
+    @ParentCommand var outbox: OutboxCommand
     @OptionGroup var configOptions: ConfigOptions
     @Flag(help: "Also list delivered and dropped posts.") var all = false
     @Flag(help: "One JSON array of posts.") var json = false
 
     func run() throws {
-        let config = try configOptions.load()
+        let config = try OutboxCommand.load(configOptions, parent: outbox)
         let entries: [OutboxRecord]
         do {
             entries = try StateStore(readOnlyPath: config.statePath).outbox()
@@ -57,11 +66,12 @@ struct OutboxRetry: ParsableCommand {
         commandName: "retry",
         abstract: "Re-queue failed posts for the next fetch (same idempotency key).")
 
+    @ParentCommand var outbox: OutboxCommand
     @OptionGroup var configOptions: ConfigOptions
     @Argument(help: "Outbox IDs (see `steptweet outbox`).") var ids: [Int64]
 
     func run() throws {
-        let config = try configOptions.load()
+        let config = try OutboxCommand.load(configOptions, parent: outbox)
         try change(config) { try $0.retryOutbox(ids: ids) }
     }
 }
@@ -70,12 +80,13 @@ struct OutboxDrop: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drop", abstract: "Give posts up: they are never sent.")
 
+    @ParentCommand var outbox: OutboxCommand
     @OptionGroup var configOptions: ConfigOptions
     @Option(help: "Why (recorded with the post).") var reason = "dropped by hand"
     @Argument(help: "Outbox IDs (see `steptweet outbox`).") var ids: [Int64]
 
     func run() throws {
-        let config = try configOptions.load()
+        let config = try OutboxCommand.load(configOptions, parent: outbox)
         try change(config) { try $0.dropOutbox(ids: ids, reason: reason) }
     }
 }

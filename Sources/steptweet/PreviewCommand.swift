@@ -61,6 +61,18 @@ struct PreviewCommand: ParsableCommand {
         if let timeZone { _ = try parseZone(timeZone) }
     }
 
+    /// Why there is no file to preview: no configuration, one whose source is a live device, or one without a
+    /// `[source]` (phones push to its receiver).
+    static func noSourceFile(_ configuration: AgentConfiguration?) -> String {
+        guard let configuration else { return "give --source FILE, or --config FILE with a source.path" }
+        if configuration.source != nil { return "--source: the configuration reads a live device; give --source FILE" }
+        if configuration.receive != nil {
+            return
+                "--source: the configuration has no [source] file (its steps come from phones, through [receive]); give --source FILE"
+        }
+        return "--source: the configuration has no [source] file; give --source FILE"
+    }
+
     func run() throws {
         let configuration = try config.map { try ConfigOptions.load(path: $0) }
         let base = configuration?.composer
@@ -69,10 +81,7 @@ struct PreviewCommand: ParsableCommand {
         let to = now?.date(in: zone) ?? WallClock.system.now()
         guard to > from else { throw fail("--now must be after --start", status: ExitStatus.usage) }
         guard let source = source ?? configuration?.source.flatMap({ $0.isDevice ? nil : $0.path }) else {
-            throw fail(
-                configuration == nil
-                    ? "give --source FILE, or --config FILE with a source.path"
-                    : "--source: the configuration reads a live device; give --source FILE", status: ExitStatus.usage)
+            throw fail(Self.noSourceFile(configuration), status: ExitStatus.usage)
         }
         let anchor =
             recordingStart?.date(in: zone)
@@ -94,6 +103,7 @@ struct PreviewCommand: ParsableCommand {
                 strict: contents.strict, startNs: Timestamps.nanoseconds(anchor), format: contents.format,
                 rateHz: contents.rate)
             options.progress = true
+            options.timeZone = zone
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
         } catch let error as InputError {
             throw fail(error.description, status: ExitStatus.of(error))

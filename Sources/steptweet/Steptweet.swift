@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import Publishing
 
 /// The `steptweet` command: a Linux background agent that counts steps and posts them on each background fetch.
 @main
@@ -32,4 +34,32 @@ struct Steptweet: AsyncParsableCommand {
             DemoCommand.self, InitCommand.self, DevicesCommand.self,
         ]
     )
+
+    /// ArgumentParser's `main()`, but a first word that names no command gets the closest command named
+    /// (`steptweet cuont`: did you mean count?) instead of only "Unexpected argument".
+    static func main() async {
+        do {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if let unknown = unknownCommand(in: arguments) { throw unknown }
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// The usage error for a first argument that is neither an option nor a command (64), naming the closest
+    /// command when one is near; nil otherwise.
+    static func unknownCommand(in arguments: [String]) -> ValidationError? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return nil }
+        let guess = ConfigTable.closest(to: first, among: names).map { "; did you mean \($0)?" }
+        return ValidationError(
+            "unknown command '\(first)'" + (guess ?? "; the commands: " + names.joined(separator: ", ")))
+    }
 }

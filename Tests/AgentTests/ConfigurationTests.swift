@@ -57,11 +57,11 @@ import Testing
             token_env = "PUSH_TOKEN"
             period = "2m"
             """, env: ["PUSH_TOKEN": "s3cret"])
-        #expect(
-            c.source
-                == AgentConfiguration.Source(
-                    path: "/data/walk.csv", isDevice: false, format: "generic-csv",
-                    start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true))
+        var source = AgentConfiguration.Source(
+            path: "/data/walk.csv", isDevice: false, format: "generic-csv",
+            start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true)
+        source.timeZone = TimeZone(identifier: "Europe/Berlin")
+        #expect(c.source == source)
         #expect(c.schedule.interval == .cron(try CronSchedule("0 21 * * *")))
         #expect(c.schedule.minimum == 900)
         #expect(c.schedule.deadline == 20)
@@ -231,6 +231,40 @@ import Testing
         }
     }
 
+    /// A source file's times without an offset, and its local days, are in `text.time_zone` (issue 44).
+    @Test func theSourceIsReadInTheTextsTimeZone() throws {
+        let c = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\n[text]\ntime_zone = \"Europe/London\"\n", file: "/etc/steptweet/config.toml",
+            environment: [:])
+        let source = try #require(c.source)
+        #expect(FileStepSource.readOptions(source, byteLimit: nil).timeZone?.identifier == "Europe/London")
+        let utc = try AgentConfiguration.parse("[source]\npath = \"w.csv\"\n", file: "/c.toml", environment: [:])
+        let zone = FileStepSource.readOptions(try #require(utc.source), byteLimit: nil).timeZone
+        #expect(zone == utc.composer.timeZone && zone?.secondsFromGMT() == 0)
+    }
+
+    /// The sample and steptweet.toml(5), made from it, name every `[[publish]]` kind with its keys (its secrets
+    /// among them), on a line of its own in the page, and point to no file an installed user does not have (issue 44).
+    @Test func theSampleNamesEveryTargetKindWithItsKeys() {
+        let text = SampleConfiguration.text
+        #expect(!text.contains("Sources/") && !text.contains("README"))
+        let lines = text.components(separatedBy: "\n")
+        let page = ConfigurationManual.page(version: "0")
+        for kind in PublisherFactory.targets {
+            let index = lines.firstIndex { $0.hasPrefix("#   \(kind.name) ") }
+            #expect(index != nil, "no line for the kind \(kind.name)")
+            guard let index else { continue }
+            // The kind's line and the indented lines that go on with it.
+            let entry = ([lines[index]] + lines[(index + 1)...].prefix { $0.hasPrefix("#             ") })
+                .joined(separator: " ")
+            for secret in kind.secrets.map(\.name) {
+                #expect(entry.contains(secret), "\(kind.name): the secret \(secret) is not named")
+            }
+            let body = lines[index].dropFirst(1).trimmingCharacters(in: .whitespaces)
+            #expect(page.contains(".br\n" + body + "\n"), "\(kind.name) is not on a line of its own in the page")
+        }
+    }
+
     /// A configuration that cannot be read says why once, after its path (which the command prints before it), and
     /// suggests `steptweet init` only when there is no file.
     @Test func anUnreadableConfigurationSaysWhy() {
@@ -334,14 +368,15 @@ import Testing
             "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1m\"\n",
             file: "/etc/steptweet/config.toml", environment: [:])
         #expect(
-            c.warnings.contains(
-                "schedule.interval \"1m\" is below schedule.minimum \"10m\": fetches run every 10m at most"),
-            "\(c.warnings)")
+            c.scheduleWarnings == [
+                "schedule.interval \"1m\" is below schedule.minimum \"10m\": fetches run every 10m at most"
+            ], "\(c.scheduleWarnings)")
+        #expect(c.warnings.isEmpty, "printed by every command: \(c.warnings)")
         #expect(c.schedule.effectiveInterval == "10m (interval 1m raised to schedule.minimum)")
         let fine = try AgentConfiguration.parse(
             "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"15m\"\n",
             file: "/etc/steptweet/config.toml", environment: [:])
-        #expect(fine.warnings.isEmpty)
+        #expect(fine.warnings.isEmpty && fine.scheduleWarnings.isEmpty)
         #expect(fine.schedule.effectiveInterval == "15m")
     }
 }

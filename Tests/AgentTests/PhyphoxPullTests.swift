@@ -11,13 +11,16 @@ import Testing
 /// app's remote interface does (`/get` with thresholds, `/time`, sessions, a "clear", `null` for NaN, numbers with 8
 /// significant digits), revealing a real 60 s walk a little more at each fetch.
 @Suite(.timeLimit(.minutes(1))) struct PhyphoxPullTests {
-    static let walkFile = "data/formats/derived_walk_60s/phyphox_Raw Data.csv"
+    /// The committed 60 s walk (`t_ms,x,y,z` at 50 Hz).
+    static let walkFile = SharedData.fixture("demo_walk_50hz.csv")
     static let t0 = Timestamps.parse("2026-11-21T10:00:00+09:00")!
 
     /// The walk's rows (buffer time in s, x, y, z in m/s² with gravity) and what `steptweet count` counts in it.
     static func walk() throws -> (rows: [FakePhyphox.Row], counted: Int) {
-        let rows = try SharedData.numbers(walkFile).map { FakePhyphox.Row(t: $0[0], x: $0[1], y: $0[2], z: $0[3]) }
-        let counted = try RecordingCounter.count(path: try SharedData.require(walkFile)).steps
+        let rows = try SharedData.numbers(atPath: walkFile).map {
+            FakePhyphox.Row(t: $0[0] / 1000, x: $0[1], y: $0[2], z: $0[3])
+        }
+        let counted = try RecordingCounter.count(path: walkFile).steps
         return (rows, counted)
     }
 

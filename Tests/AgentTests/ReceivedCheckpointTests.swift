@@ -47,6 +47,20 @@ import Testing
         }
     }
 
+    /// `status` lists each device with its readings: the same ten readings sent three times are ten, not thirty; a
+    /// changed value is one more (issue 44).
+    @Test func aDevicesReadingsCountNoDuplicate() throws {
+        let dir = try TempDir()
+        let store = try StateStore(path: dir.path("state.sqlite"))
+        let ten = (0..<10).map { reading($0, micro: 1_000_000) }
+        for _ in 0..<3 { _ = try store.commit(Payload(app: .healthAutoExport, items: ten), nowNs: now) }
+        let device = try #require(try store.receivedDevices().first)
+        #expect(device.readings == 10)
+        #expect(device.line(zone: TimeZone(identifier: "UTC")!).contains(", 10 readings, "), "\(device)")
+        _ = try store.commit(Payload(app: .healthAutoExport, items: [reading(0, micro: 4_000_000)]), nowNs: now)
+        #expect(try store.receivedDevices().first?.readings == 11)
+    }
+
     /// A new reading after the checkpoint reads none of the history before it: a history changed behind the
     /// checkpoint's back (never so in use: a change marks its reading) does not move the new reading's count.
     @Test func aNewReadingDoesNotSumTheHistoryAgain() throws {

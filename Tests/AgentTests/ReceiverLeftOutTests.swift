@@ -15,10 +15,10 @@ import Testing
     let receiver = ReceiverTests()
     var token: String { receiver.token }
 
-    /// The real Health Auto Export capture `metrics.json` (../shared/data/push) with its `active_energy` metric made
+    /// The real Health Auto Export capture `metrics.json` (fixtures/push/health-auto-export/captured) with its `active_energy` metric made
     /// a `step_count` one, and its second point's date broken.
     static func realCaptureWithABrokenPoint() throws -> Data {
-        let path = try SharedData.require("data/push/health-auto-export/metrics.json")
+        let path = SharedData.fixture("push/health-auto-export/captured/metrics.json")
         var text = try String(contentsOfFile: path, encoding: .utf8)
         for (from, to) in [
             ("\"active_energy\"", "\"step_count\""), ("\"kJ\"", "\"count\""),

@@ -525,7 +525,7 @@ import WallTime
         await r.stop()
     }
 
-    /// The real Health Auto Export captures in `../shared/data/push` (metrics, workouts, sleep in three layouts) are
+    /// The real Health Auto Export captures in `fixtures/push/health-auto-export/captured` (metrics, workouts, sleep in three layouts) are
     /// answered 200 with what they hold listed as ignored, and store nothing: none holds `step_count`.
     @Test func theRealHealthAutoExportCapturesAreAnsweredAndListed() async throws {
         let dir = try TempDir()
@@ -538,7 +538,7 @@ import WallTime
             "non-aggregated_sleep_analysis": ["metric sleep_analysis (1 point)"],
         ]
         for (name, ignored) in expected.sorted(by: { $0.key < $1.key }) {
-            let path = try SharedData.require("data/push/health-auto-export/\(name).json")
+            let path = SharedData.fixture("push/health-auto-export/captured/\(name).json")
             let answer = try await post(r.port, try Data(contentsOf: URL(fileURLWithPath: path)), token: token)
             #expect(answer.status == 200, "\(name): \(answer.answer)")
             #expect(answer.answer["format"] as? String == "health-auto-export", "\(name)")

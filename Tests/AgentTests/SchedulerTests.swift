@@ -101,6 +101,22 @@ actor FetchRecorder {
         await task.value
     }
 
+    /// An agent started on the state of one that stopped says it is waiting (`idle`) before its first fetch, not
+    /// "stopped" beside "running" (issue 44).
+    @Test func aStartedAgentIsIdleBeforeItsFirstFetch() async throws {
+        let dir = try TempDir()
+        let store = try StateStore(path: dir.path("state.sqlite"))
+        try store.updateAgentStatus { $0.state = .stopped }
+        let (scheduler, _, recorder) = try make("interval = \"15m\"", dir: dir, store: store)
+        let task = Task { await scheduler.run() }
+        await scheduler.waitUntilIdle()
+        #expect(await recorder.calls.isEmpty, "no fetch yet")
+        #expect(try store.agentStatus().state == .idle)
+        await scheduler.shutdown()
+        await task.value
+        #expect(try store.agentStatus().state == .stopped)
+    }
+
     /// swift-service-lifecycle names the service in its debug lines by `"\(service)"`: what runs, not its fields.
     @Test func minimumFloorWins() async throws {
         let dir = try TempDir()

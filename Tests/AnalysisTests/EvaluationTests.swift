@@ -6,17 +6,17 @@ import TestSupport
 import Testing
 
 @Suite struct EvaluationTests {
-    let shared: String
     /// Where each test writes its manifests; removed when the test ends.
     let temp: TempDir
 
-    init() throws {
-        shared = try SharedData.require("data/steps")
-        temp = try TempDir("eval")
-    }
+    init() throws { temp = try TempDir("eval") }
 
     /// Writes a manifest into a fresh folder and returns its path.
     func manifest(_ text: String, recordings: [String] = []) throws -> String {
+        try Self.manifest(text, recordings: recordings, in: temp)
+    }
+
+    static func manifest(_ text: String, recordings: [String] = [], in temp: TempDir) throws -> String {
         let dir = temp.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         for name in recordings { try Data("t_ms,x,y,z\n0,0,0,9.8\n".utf8).write(to: dir.appendingPathComponent(name)) }
@@ -62,6 +62,18 @@ import Testing
         }
     }
 
+}
+
+/// The evaluation and the detector on labelled recordings of `../shared/data/steps` (`make eval`).
+@Suite(.sharedData) struct EvaluationSharedDataTests {
+    let shared: String
+    let temp: TempDir
+
+    init() throws {
+        shared = try SharedData.require("data/steps")
+        temp = try TempDir("eval")
+    }
+
     @Test func scoresRealRecordingsAgainstTheirTruth() throws {
         // A phone in a back pocket, a purse, a hand; a watch walking at 12.5 Hz; a watch during PC work.
         let text = """
@@ -76,7 +88,7 @@ import Testing
         // The shared folder is read-only for the project: write the manifest elsewhere with absolute paths.
         let absolute = text.replacingOccurrences(of: "oxford_opt/", with: shared + "/oxford_opt/")
             .replacingOccurrences(of: "wrist_watch/", with: shared + "/wrist_watch/")
-        let m = try EvaluationManifest.load(path: try manifest(absolute))
+        let m = try EvaluationManifest.load(path: try EvaluationTests.manifest(absolute, in: temp))
         var seen: [String] = []
         let report = try Evaluation.run(m) { seen.append($0.file) }
         #expect(seen.count == 5)

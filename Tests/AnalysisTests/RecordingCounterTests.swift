@@ -35,12 +35,11 @@ import Testing
 }
 
 @Suite struct RecordingCounterStepInputTests {
-    let shared: String
-
-    init() throws { shared = try SharedData.require("data/formats") }
+    /// The committed `fixtures/formats`.
+    let formats = SharedData.fixture("formats")
 
     @Test func stepReadingsAreSummedNotDetected() throws {
-        let result = try RecordingCounter.count(path: "\(shared)/apple_health/export6s3sample.xml")
+        let result = try RecordingCounter.count(path: "\(formats)/apple_health_export.xml")
         #expect(result.kind == .steps)
         #expect(result.steps == 2517)
         #expect(result.readings.count == 10)
@@ -49,7 +48,7 @@ import Testing
 
     @Test func windowCountsReadingsProRata() throws {
         // Fitbit minutes from 1995-06-24 16:00 UTC; a window from 16:10:30 to 16:20:30 takes half of each edge minute.
-        let result = try RecordingCounter.count(path: "\(shared)/fitbit_takeout/steps-1995-06-23_Fitbit.json")
+        let result = try RecordingCounter.count(path: "\(formats)/steps-1995-06-23_Fitbit.json")
         let t0: Int64 = 804_009_600_000_000_000  // 1995-06-24T16:00:00Z
         let minute: Int64 = 60_000_000_000
         let lo = t0 + 10 * minute + minute / 2

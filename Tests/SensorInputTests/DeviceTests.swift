@@ -28,11 +28,10 @@ struct FakeTree {
 }
 
 @Suite(.temporaryFolder) struct IIODeviceTests {
-    /// The fake sysfs and /dev tree in `../shared`; throws one clear error when it is missing.
+    /// The fake sysfs and /dev tree in `fixtures/iio_fake_sysfs`.
     static func sharedRoots() throws -> DeviceRoots {
         DeviceRoots(
-            sys: try SharedData.require("data/formats/iio_fake_sysfs/sys"),
-            dev: try SharedData.require("data/formats/iio_fake_sysfs/dev"))
+            sys: SharedData.fixture("iio_fake_sysfs/sys"), dev: SharedData.fixture("iio_fake_sysfs/dev"))
     }
 
     @Test func findsTheSharedFakeDevice() throws {

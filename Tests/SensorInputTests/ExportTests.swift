@@ -7,7 +7,7 @@ import Testing
 
 /// Exports as apps write them, zipped or unzipped into a folder, whose recording needs the files beside it: Sensor
 /// Logger's `Accelerometer.csv` with `Gravity.csv`, phyphox's `Raw Data.csv` with `meta/time.csv`; and Zepp Life's
-/// export zip. Built here from the shared 60 s walk and the committed fixtures, in the layouts the notes describe.
+/// export zip. Built here from the committed 60 s walk and fixtures, in the layouts the notes describe.
 @Suite(.temporaryFolder) struct ExportTests {
     /// Steps the detector counts in `samples`.
     func steps(_ samples: [AccelerationSample]) -> Int {
@@ -36,7 +36,7 @@ import Testing
     func androidRecording() throws -> ZipBuilder {
         var zip = ZipBuilder()
         zip.add("Metadata.csv", Array("version,device name,platform\n3,Pixel,android\n".utf8))
-        let total = try walk("sensorlogger_TotalAcceleration.csv")
+        let total = try derivedWalk("sensorlogger_TotalAcceleration.csv")
         zip.add("TotalAcceleration.csv", try Array(Data(contentsOf: URL(fileURLWithPath: total))))
         zip.add("Gyroscope.csv", Array("time,seconds_elapsed,z,y,x\n".utf8))
         return zip
@@ -44,7 +44,7 @@ import Testing
 
     /// The folder a recording's zip unzips to reads as the zip and as the file in it.
     @Test func aRecordingsFolderReadsAsItsZip() throws {
-        let (plain, plainItems) = try readAll(try walk("sensorlogger_TotalAcceleration.csv"))
+        let (plain, plainItems) = try readAll(try derivedWalk("sensorlogger_TotalAcceleration.csv"))
         let zip = try androidRecording()
         for path in [try temporaryFile(zip.bytes(), name: "walk.zip"), try folder(zip, name: "walk")] {
             let (s, items) = try readAll(path)
@@ -61,8 +61,8 @@ import Testing
     /// The walk's `TotalAcceleration.csv` split as iOS records it: gravity (a low-pass of the total) in
     /// `Gravity.csv`, the rest in `Accelerometer.csv`, both at the same times.
     func iOSRecording(dropGravityRows: Set<Int> = []) throws -> (zip: ZipBuilder, total: [AccelerationSample]) {
-        let (summary, items) = try readAll(try walk("sensorlogger_TotalAcceleration.csv"))
-        #expect(summary.samples == 13347)
+        let (summary, items) = try readAll(try derivedWalk("sensorlogger_TotalAcceleration.csv"))
+        #expect(summary.samples == 3000)
         let total = samples(items)
         let start = try #require(total.first?.timeNs)
         var linear = "time,seconds_elapsed,z,y,x\n"
@@ -129,7 +129,7 @@ import Testing
         let note = try #require(s.issues.first)
         #expect(note.file == path + ":Accelerometer.csv", "\(note)")
         #expect(
-            note.message == "3 of its 13347 rows have no row of \(path):Gravity.csv at the same time (within 1 µs): "
+            note.message == "3 of its 3000 rows have no row of \(path):Gravity.csv at the same time (within 1 µs): "
                 + "left out")
         // Strict: the first row left out is an error.
         #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(strict: true)) }
@@ -273,7 +273,7 @@ import Testing
         let none = try #require(throws: InputError.self) {
             try readAll(try temporaryFile(shifted.bytes(), name: "walk.zip"))
         }
-        #expect(none.message.hasPrefix("none of its 13347 rows has a row of"), "\(none)")
+        #expect(none.message.hasPrefix("none of its 3000 rows has a row of"), "\(none)")
     }
 
     // MARK: phyphox: meta/time.csv
@@ -284,7 +284,7 @@ import Testing
 
     func phyphoxExport(time: String) throws -> ZipBuilder {
         var zip = ZipBuilder()
-        let csv = try Array(Data(contentsOf: URL(fileURLWithPath: try walk("phyphox_Raw Data.csv"))))
+        let csv = try Array(Data(contentsOf: URL(fileURLWithPath: try derivedWalk("phyphox_Raw Data.csv"))))
         zip.add(Self.phyphoxFolder + "/Raw Data.csv", csv)
         zip.add(Self.phyphoxFolder + "/meta/device.csv", Array("\"property\",\"value\"\n\"version\",\"1.1.12\"\n".utf8))
         zip.add(Self.phyphoxFolder + "/meta/time.csv", Array(time.utf8))
@@ -301,7 +301,7 @@ import Testing
         let path =
             layout == "zip"
             ? try temporaryFile(zip.bytes(), name: "phyphox.zip") : try folder(zip, name: "phyphox export")
-        let (plain, plainItems) = try readAll(try walk("phyphox_Raw Data.csv"))
+        let (plain, plainItems) = try readAll(try derivedWalk("phyphox_Raw Data.csv"))
         #expect(!plain.absoluteTime)
         let (s, items) = try readAll(path)
         #expect(s.format == "phyphox" && s.absoluteTime && s.skippedLines == 0)
@@ -325,7 +325,7 @@ import Testing
             + "\"PAUSE\",30.0,1.705472116068796E9,\"2024-01-17 08:15:16.069 UTC+02:00\"\n"
             + "\"START\",30.0,\(resumed),\"2024-01-17 08:16:56.069 UTC+02:00\"\n"
         let path = try temporaryFile(try phyphoxExport(time: time).bytes(), name: "phyphox.zip")
-        let (plain, plainItems) = try readAll(try walk("phyphox_Raw Data.csv"))
+        let (plain, plainItems) = try readAll(try derivedWalk("phyphox_Raw Data.csv"))
         let expected = samples(plainItems).map {
             $0.timeNs + Self.startNs + ($0.timeNs >= 30_000_000_000 ? 100_000_000_000 : 0)
         }
@@ -447,7 +447,7 @@ import Testing
             try FileManager.default.removeItem(atPath: path)
             var n = 0
             let s = try InputFormats.read(resolved, options: ReadOptions()) { _ in n += 1 }
-            #expect(s.format == "sensor-logger" && n == 13347 && s.skippedLines == 0)
+            #expect(s.format == "sensor-logger" && n == 3000 && s.skippedLines == 0)
         }
         // A Gadgetbridge backup, read whole, gets the entry detection found.
         let backup = SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip").path
@@ -464,7 +464,7 @@ import Testing
     @Test func aZipHoldingOneWholeInputReadsIt() throws {
         let json = SharedData.packageRoot.appendingPathComponent("fixtures/formats/google_fit_estimated_steps.json")
         let cases = [
-            (try shared("garmin_fit/garmin-fenix-5-walk.fit"), "GARMIN/Activity/walk.fit", "garmin-fit"),
+            (formatFixture("garmin-fenix-5-walk.fit"), "GARMIN/Activity/walk.fit", "garmin-fit"),
             (json.path, "Takeout/Fit/All Data/derived_com.google.step_count.delta_estimated_steps.json", "google-fit"),
         ]
         for (path, entry, format) in cases {

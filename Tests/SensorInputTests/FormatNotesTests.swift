@@ -230,7 +230,7 @@ extension FormatNotesTests {
     /// A real export's DTD puts `<HealthData` on line 80, past what detection reads; only the name `export*.xml`
     /// found it. Renamed, it was taken for a CSV with a header `<?xml`.
     @Test func appleHealthExportIsRecognisedUnderAnyName() throws {
-        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: try shared("apple_health/export6s3sample.xml"))))
+        let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: formatFixture("apple_health_export.xml"))))
         let path = try temporaryFile(bytes, name: "apple_health.xml")
         let (summary, _) = try readAll(path)
         #expect(summary.format == "apple-health")
@@ -484,7 +484,7 @@ extension FormatNotesTests {
     /// The Oxford recording's `stepcounter.csv` is the foot-switch ground truth (`ts,right_state,left_state`), not
     /// a step count: no format takes it for steps or acceleration.
     @Test func oxfordGroundTruthIsNotReadAsARecording() throws {
-        let path = try shared("oxford_datalogger_raw/stepcounter.csv")
+        let path = formatFixture("oxford_stepcounter.csv")
         #expect { try readAll(path) } throws: {
             let e = $0 as? InputError
             return e?.file == path && e?.line == 1 && e?.message.contains("unrecognised format") == true

@@ -19,13 +19,92 @@ func readings(_ items: [InputItem]) -> [StepReading] {
     items.compactMap { if case .reading(let r) = $0 { return r } else { return nil } }
 }
 
-/// A file in `../shared/data/formats`; throws one clear error (the test fails on that line) when it is missing.
+/// A file in `../shared/data/formats` (for the `…SharedDataTests` suites); throws one clear error (the test fails on
+/// that line) when it is missing.
 func shared(_ relative: String) throws -> String { try SharedData.require("data/formats/\(relative)") }
-/// A file of the derived 60 s walk, in every format.
+/// A file of the derived 60 s walk, in every format (`../shared`).
 func walk(_ file: String) throws -> String { try shared("derived_walk_60s/\(file)") }
+/// A committed file in `fixtures/formats`.
+func formatFixture(_ relative: String) -> String { SharedData.fixture("formats/\(relative)") }
+
+/// The committed 60 s walk (`fixtures/demo_walk_50hz.csv`: 3000 samples at 50 Hz, 109 true steps, 113 counted) in
+/// `file`'s layout, written in the test's temporary folder: `sensorlogger_TotalAcceleration.csv` (ns since the
+/// epoch from 2017-09-20T09:00:00Z, `z,y,x`) or `phyphox_Raw Data.csv` (s from 0, with |a|).
+func derivedWalk(_ file: String) throws -> String {
+    let rows = try SharedData.numbers(atPath: SharedData.fixture("demo_walk_50hz.csv"))
+    var text: String
+    if file.hasPrefix("sensorlogger") {
+        text = "time,seconds_elapsed,z,y,x\n"
+        for r in rows {
+            let ns = 1_505_898_000_000_000_000 + Int64((r[0] * 1e6).rounded())
+            text += "\(ns),\(r[0] / 1000),\(r[3]),\(r[2]),\(r[1])\n"
+        }
+    } else {
+        text =
+            "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"\n"
+        for r in rows {
+            text += "\(r[0] / 1000),\(r[1]),\(r[2]),\(r[3]),\((r[1] * r[1] + r[2] * r[2] + r[3] * r[3]).squareRoot())\n"
+        }
+    }
+    return try temporaryFile(Array(text.utf8), name: file)
+}
 let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
-@Suite(.temporaryFolder) struct DerivedWalkLayoutTests {
+/// The first 40-50 lines of the derived walk in each layout (`fixtures/formats`): detected without flags, with the
+/// unit, time kind and start each layout has.
+@Suite(.temporaryFolder) struct FormatSliceTests {
+    @Test(arguments: [
+        ("generic_t_ms.csv", "generic-csv", false), ("phyphox_Raw Data.csv", "phyphox", false),
+        ("sensorlogger_TotalAcceleration.csv", "sensor-logger", true),
+        ("physicstoolbox_gforce.csv", "physics-toolbox", false), ("axivity_omconvert.csv", "axivity", true),
+        ("actigraph_RAW.csv", "actigraph-raw", true), ("wisdm_ar_v1.1_raw.txt", "wisdm", true),
+        ("uci_hapt_acc_exp01_user01.txt", "uci-raw", false),
+    ])
+    func eachLayoutIsDetectedWithoutFlags(_ file: String, _ format: String, _ absolute: Bool) throws {
+        let path = formatFixture(file)
+        #expect(InputFormats.detect(try InputFormats.sniff(path: path))?.name == format)
+        let (summary, items) = try readAll(path, options: ReadOptions(rateHz: format == "uci-raw" ? 50 : nil))
+        #expect(summary.format == format)
+        #expect(summary.kind == .acceleration)
+        #expect(summary.skippedLines == 0)
+        #expect(summary.samples > 30 && summary.samples == samples(items).count)
+        #expect(summary.absoluteTime == absolute)
+        if absolute { #expect(summary.firstNs == start2017) }
+    }
+
+    @Test func uciNeedsARate() throws {
+        let error = try #require(throws: InputError.self) {
+            try readAll(formatFixture("uci_hapt_acc_exp01_user01.txt"))
+        }
+        #expect(error.message.contains("--rate"))
+    }
+
+    @Test func oxfordRawLayoutWithCRLF() throws {
+        let (summary, items) = try readAll(formatFixture("oxford_accelerometer.csv"))
+        #expect(summary.format == "oxford")
+        #expect(summary.samples == 40)
+        #expect(summary.absoluteTime == false)
+        #expect(
+            samples(items)[0]
+                == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
+        let anchored = try readAll(formatFixture("oxford_accelerometer.csv"), options: ReadOptions(startNs: start2017))
+            .0
+        #expect(anchored.firstNs == start2017)
+        #expect(anchored.absoluteTime)
+    }
+
+    @Test func formatOptionOverridesDetection() throws {
+        let path = formatFixture("sensorlogger_TotalAcceleration.csv")
+        #expect(try readAll(path, options: ReadOptions(format: "generic-csv")).0.format == "generic-csv")
+        #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(format: "no-such-format")) }
+        #expect(throws: InputError.self) {
+            try AccelerationInput.read(path: formatFixture("steps-1995-06-23_Fitbit.json")) { _ in }
+        }
+    }
+}
+
+/// The whole 60 s walk (`../shared/data/formats/derived_walk_60s`, 3.6 MB) in every layout gives the same signal.
+@Suite(.temporaryFolder, .sharedData) struct DerivedWalkLayoutSharedDataTests {
     struct Expectation: Sendable, CustomStringConvertible {
         var file: String
         var format: String
@@ -105,36 +184,6 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
             if file.hasPrefix("sensorlogger") { #expect(abs(got[0].x - reference[0].x) < 1e-9) }
         }
     }
-
-    @Test func uciNeedsARate() throws {
-        let error = try #require(throws: InputError.self) { try readAll(try walk("uci_hapt_acc_exp01_user01.txt")) }
-        #expect(error.message.contains("--rate"))
-    }
-
-    @Test func oxfordRawLayoutWithCRLF() throws {
-        let (summary, items) = try readAll(try shared("oxford_datalogger_raw/accelerometer.csv"))
-        #expect(summary.format == "oxford")
-        #expect(summary.samples == 6000)
-        #expect(summary.absoluteTime == false)
-        #expect(
-            samples(items)[0]
-                == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
-        let anchored = try readAll(
-            try shared("oxford_datalogger_raw/accelerometer.csv"),
-            options: ReadOptions(startNs: start2017)
-        ).0
-        #expect(anchored.firstNs == start2017)
-        #expect(anchored.absoluteTime)
-    }
-
-    @Test func formatOptionOverridesDetection() throws {
-        let path = try walk("sensorlogger_TotalAcceleration.csv")
-        #expect(try readAll(path, options: ReadOptions(format: "generic-csv")).0.format == "generic-csv")
-        #expect(throws: InputError.self) { try readAll(path, options: ReadOptions(format: "no-such-format")) }
-        #expect(throws: InputError.self) {
-            try AccelerationInput.read(path: try shared("fitbit_takeout/steps-1995-06-23_Fitbit.json")) { _ in }
-        }
-    }
 }
 
 @Suite(.temporaryFolder) struct StepReadingFormatTests {
@@ -145,11 +194,11 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         ("actigraph/ActiGraph13.csv", "actigraph-epoch", 990, 1118),
         ("actigraph/ActiGraph61.csv", "actigraph-epoch", 990, 253),
         ("actigraph/ActiGraph13_timestamps_headers.csv", "actigraph-epoch", 1000, 442),
-        ("apple_health/export6s3sample.xml", "apple-health", 10, 2517),
-        ("fitbit_takeout/steps-1995-06-23_Fitbit.json", "fitbit-steps", 34, 607),
+        ("apple_health_export.xml", "apple-health", 10, 2517),
+        ("steps-1995-06-23_Fitbit.json", "fitbit-steps", 34, 607),
     ])
     func realSamplesGiveHandCheckedTotals(_ file: String, _ format: String, _ count: Int, _ steps: Int) throws {
-        let (summary, items) = try readAll(try shared("\(file)"))
+        let (summary, items) = try readAll(formatFixture(file))
         #expect(summary.format == format)
         #expect(summary.kind == .steps)
         #expect(summary.readings == count)
@@ -159,12 +208,12 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     @Test func actiGraphEpochTimes() throws {
-        let r = readings(try readAll(try shared("actigraph/ActiGraph13.csv")).1)
+        let r = readings(try readAll(formatFixture("actigraph/ActiGraph13.csv")).1)
         // Start Time 09:00:00, Start Date 8/26/2013 (M/d/yyyy), 15 s epochs.
         #expect(r[0].startNs == TimeParsing.parseISO8601("2013-08-26T09:00:00Z"))
         #expect(r[1].startNs - r[0].startNs == 15_000_000_000)
         #expect(r[0].endNs - r[0].startNs == 15_000_000_000)
-        let stamped = readings(try readAll(try shared("actigraph/ActiGraph13_timestamps_headers.csv")).1)
+        let stamped = readings(try readAll(formatFixture("actigraph/ActiGraph13_timestamps_headers.csv")).1)
         #expect(
             stamped[2]
                 == StepReading(
@@ -173,7 +222,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     }
 
     @Test func fitbitMinutesAreUTCWithTwoDigitYears() throws {
-        let r = readings(try readAll(try shared("fitbit_takeout/steps-1995-06-23_Fitbit.json")).1)
+        let r = readings(try readAll(formatFixture("steps-1995-06-23_Fitbit.json")).1)
         #expect(r[0].startNs == TimeParsing.parseISO8601("1995-06-24T16:00:00Z"))
         #expect(r[0].endNs - r[0].startNs == 60_000_000_000)
     }

@@ -35,6 +35,20 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         return Int64(start.timeIntervalSince1970)
     }()
 
+    /// The real Gadgetbridge export database, built in the test's folder from its committed `sqlite3 .dump`
+    /// (`fixtures/gadgetbridge-fossil-hybridhr.sql`) as its origin says (`sqlite3 x.db < dump; VACUUM`); its path.
+    static func realDatabase() throws -> String {
+        let dump = try String(
+            contentsOfFile: SharedData.fixture("gadgetbridge-fossil-hybridhr.sql"), encoding: .utf8
+        )
+        let path = try TemporaryFolder.file(Data(), name: "gadgetbridge-fossil-hybridhr.db")
+        var db: OpaquePointer?
+        try #require(sqlite3_open(path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        #expect(sqlite3_exec(db, dump + "\nVACUUM;", nil, nil, nil) == SQLITE_OK)
+        return path
+    }
+
     func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
         var readings: [StepReading] = []
         let s = try AnyInput.read(path: path, options: options) { if case .reading(let r) = $0 { readings.append(r) } }
@@ -56,7 +70,7 @@ func makeDatabase(_ path: String, _ sql: String) throws {
     }
 
     @Test func realExportGivesFourSteps() throws {
-        let path = try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")
+        let path = try Self.realDatabase()
         let (s, readings) = try read(path)
         #expect(s.format == "gadgetbridge")
         #expect(s.steps == 4)
@@ -203,9 +217,7 @@ func makeDatabase(_ path: String, _ sql: String) throws {
 
     @Test func corruptAndWrongDatabasesAreClearErrors() throws {
         let dir = try TempDir()
-        let real = try Data(
-            contentsOf: URL(
-                fileURLWithPath: try SharedData.require("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db")))
+        let real = try Data(contentsOf: URL(fileURLWithPath: try Self.realDatabase()))
         // Cut short: the schema pages are there, the table pages are not.
         let cut = try dir.write("cut.db", real.prefix(real.count / 3))
         #expect { try read(cut) } throws: {

@@ -82,8 +82,8 @@ import Testing
     }
 
     @Test func realActivityFilesGiveTwiceTheSessionStrides() throws {
-        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
-        let run = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-run.fit")
+        let walk = formatFixture("garmin-fenix-5-walk.fit")
+        let run = formatFixture("garmin_fit/garmin-fenix-5-run.fit")
         let (w, walkReadings) = try read(walk)
         // 41 strides: not 41 (strides taken for steps) and not ≈ 93 (integrated cadence instead of the total).
         #expect(w.steps == 82)
@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func folderCountsMonitoringAndDoesNotAddTheDaysActivities() throws {
-        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
+        let walk = formatFixture("garmin-fenix-5-walk.fit")
         let dir = try TempDir()
         try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
         #expect(try read(dir.root).0.steps == 82)
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func followModeDoesNotCountAnActivityAgainWhenItsDaysMonitoringArrives() throws {
-        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
+        let walk = formatFixture("garmin-fenix-5-walk.fit")
         let dir = try TempDir()
         try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
         var (s, cursor) = try SourceReader.readNew(path: dir.root, cursor: nil) { _ in }

@@ -5,7 +5,7 @@ import Testing
 @testable import SensorInput
 
 @Suite(.temporaryFolder) struct GoogleFitTests {
-    static let takeout = "data/formats/google_fit/biohacker-takeout/Takeout"
+    static let takeout = SharedData.fixture("google_fit/biohacker-takeout/Takeout")
 
     func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
         var readings: [StepReading] = []
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func takeoutFolderGivesTwentyThreeStepsOnItsDay() throws {
-        let root = try SharedData.require(Self.takeout)
+        let root = Self.takeout
         let (s, readings) = try read(root)
         #expect(s.format == "google-fit")
         // 23, not 69: the three streams hold the same steps.
@@ -44,7 +44,7 @@ import Testing
         ("raw_com.google.step_count.cumulative_motorola_.json", "step_count.cumulative"),
     ])
     func anotherAllDataFileSaysItHoldsNoSteps(_ file: String, _ named: String) throws {
-        let path = try SharedData.require(Self.takeout + "/Fit/All Data/" + file)
+        let path = Self.takeout + "/Fit/All Data/" + file
         let (s, readings) = try read(path)
         #expect(s.format == "google-fit")
         #expect(readings.isEmpty)
@@ -54,7 +54,7 @@ import Testing
         #expect(s.issues.first?.message.contains("no steps read") == true)
         // The step streams themselves say nothing.
         let steps = try read(
-            try SharedData.require(Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json"))
+            Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json")
         #expect(steps.0.issues.isEmpty)
         #expect(steps.0.steps == 23)
     }
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func dailySummaryFindsStepCountByName() throws {
-        let path = try SharedData.require("data/formats/google_fit/daily-activity-metrics_manilmunjal.csv")
+        let path = SharedData.fixture("google_fit/daily-activity-metrics_manilmunjal.csv")
         let (s, readings) = try read(path)
         #expect(s.format == "google-fit-daily")
         #expect(s.steps == 1_028_773)
@@ -153,8 +153,7 @@ import Testing
     /// A file cut short (a partial download, a copy cut off) keeps every complete data point before the cut, and
     /// says where the file ends early; with `strict` the cut is an error.
     @Test func aTruncatedFileKeepsTheCompletePointsBeforeTheCut() throws {
-        let real = try SharedData.require(
-            Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json")
+        let real = Self.takeout + "/Fit/All Data/derived_com.google.step_count.delta_com.google.json"
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: real)))
         let text = String(decoding: bytes, as: UTF8.self)
         // The sample: 20 steps, then 3 steps in the second and last point, which starts line 5.

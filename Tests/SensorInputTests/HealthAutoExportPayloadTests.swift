@@ -26,7 +26,7 @@ import Testing
             "non-aggregated_sleep_analysis.json": ["metric sleep_analysis (1 point)"],
         ]
         for (file, ignored) in expected {
-            let path = try SharedData.require("data/push/health-auto-export/" + file)
+            let path = SharedData.fixture("push/health-auto-export/captured/" + file)
             let payload = try PayloadFormats.parse(body: Data(contentsOf: URL(fileURLWithPath: path)))
             #expect(payload.format == "health-auto-export", "\(file)")
             #expect(payload.items.isEmpty && !payload.isTest, "\(file)")

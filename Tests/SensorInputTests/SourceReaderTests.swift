@@ -159,7 +159,7 @@ import Testing
         #expect(items == [.sample(AccelerationSample(timeNs: start + 10_000_000, x: 0, y: 0, z: 9.8))])
         // ActiGraph epoch: the 10-line header read once; later rows keep their epoch index.
         let header =
-            (try String(contentsOfFile: try shared("actigraph/ActiGraph13.csv"), encoding: .utf8))
+            (try String(contentsOfFile: formatFixture("actigraph/ActiGraph13.csv"), encoding: .utf8))
             .split(separator: "\n", omittingEmptySubsequences: false).prefix(12).joined(separator: "\n") + "\n"
         let epoch = try temporaryFile(Array(header.utf8), name: "epochs.csv")
         var readings: [StepReading] = []

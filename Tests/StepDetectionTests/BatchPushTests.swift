@@ -9,7 +9,7 @@ import Testing
     /// Real clapping, then a three-axis walk with jittered times, a stretch given as magnitude only (`y = z = 0`), a
     /// gap longer than `maxSampleGap`, and samples the detector drops: NaN, 60 g, a repeated time, one out of order.
     static func signal() throws -> [AccelerationSample] {
-        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
+        let clapping = try SyntheticMotion.clapping()
         var walk = SyntheticWalk(rate: 100, steps: 60, interval: 0.52, lead: 1, jitter: 0.3, seed: 9)
         walk.startNs = (clapping.last?.timeNs ?? 0) + 30_000_000
         var samples = (clapping + SyntheticMotion.walk3D(walk)).map {

@@ -24,7 +24,16 @@ enum SyntheticMotion {
 
     /// A real recording (`t_ms,x,y,z`, m/s²) from ../shared, shifted to start at `startNs`.
     static func recording(_ relative: String, startNs: Int64 = 0) throws -> [Sample] {
-        try SharedData.numbers(relative).compactMap { f in
+        samples(try SharedData.numbers(relative), startNs: startNs)
+    }
+
+    /// Subject 1601's three minutes of clapping (WISDM watch, 20 Hz), committed in `fixtures/activities`.
+    static func clapping() throws -> [Sample] {
+        samples(try SharedData.numbers(atPath: SharedData.fixture("activities/wisdm_watch_1601_clapping.csv")))
+    }
+
+    static func samples(_ rows: [[Double]], startNs: Int64 = 0) -> [Sample] {
+        rows.compactMap { f in
             guard f.count == 4 else { return nil }
             return (startNs + Int64((f[0] * 1e6).rounded()), f[1], f[2], f[3])
         }
@@ -153,27 +162,9 @@ enum SlowRhythm {
         }
     }
 
-    @Test func realClappingAndFoldingLoseNearlyAllTheirFalseSteps() throws {
-        // WISDM watch recordings (20 Hz, three minutes each) of twelve people: the rhythm alone finds 100-400
-        // "steps" in each; with the recognizer at most a tenth of them remain.
-        var rhythm = DetectorParameters.standard
-        rhythm.recognizer.enabled = false
-        var withRecognizer = 0
-        var rhythmOnly = 0
-        for subject in 1600...1611 {
-            for activity in ["clapping", "folding-clothes"] {
-                let samples = try SyntheticMotion.recording("data/activities/wisdm_watch/\(subject)_\(activity).csv")
-                withRecognizer += SyntheticMotion.count(samples).steps
-                rhythmOnly += SyntheticMotion.count(samples, parameters: rhythm).steps
-            }
-        }
-        #expect(rhythmOnly > 3000)
-        #expect(withRecognizer * 10 <= rhythmOnly, "\(withRecognizer) of the rhythm's \(rhythmOnly)")
-    }
-
     @Test func aWalkRightAfterClappingIsCountedFromItsFirstConfirmedStep() throws {
         // Subject 1601's clapping, which the recognizer refuses: the point is where the walk after it starts.
-        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
+        let clapping = try SyntheticMotion.clapping()
         var walk = SyntheticWalk(rate: 20, steps: 100, interval: 0.55, lead: 0)
         walk.startNs = (clapping.last?.timeNs ?? 0) + 50_000_000
         let (steps, times) = SyntheticMotion.count(clapping + SyntheticMotion.walk3D(walk))
@@ -194,7 +185,7 @@ enum SlowRhythm {
 
     @Test(arguments: [0.2, 0.45, 0.5, 0.7, 0.9])
     func resumingMidRecognitionEqualsOnePass(fraction: Double) throws {
-        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1601_clapping.csv")
+        let clapping = try SyntheticMotion.clapping()
         var walk = SyntheticWalk(rate: 20, steps: 80, interval: 0.5, lead: 0, jitter: 0.3, seed: 4)
         walk.startNs = (clapping.last?.timeNs ?? 0) + 50_000_000
         let samples = clapping + SyntheticMotion.walk3D(walk)
@@ -431,7 +422,7 @@ enum SlowRhythm {
     @Test func theRecognizerOffGivesTheRhythmAlone() throws {
         var p = DetectorParameters.standard
         p.recognizer.enabled = false
-        let clapping = try SyntheticMotion.recording("data/activities/wisdm_watch/1602_clapping.csv")
+        let clapping = try SyntheticMotion.clapping()
         var d = StepDetector(parameters: p)
         var decisions = 0
         for s in clapping {
@@ -441,5 +432,26 @@ enum SlowRhythm {
         #expect(decisions == 0)
         #expect(d.counters.refused == 0)
         #expect(d.counters.steps > 100, "the rhythm alone counts the claps")
+    }
+}
+
+/// The recognizer on the WISDM watch recordings of `../shared/data/activities` (`make eval`).
+@Suite(.sharedData) struct WalkingRecognizerSharedDataTests {
+    @Test func realClappingAndFoldingLoseNearlyAllTheirFalseSteps() throws {
+        // WISDM watch recordings (20 Hz, three minutes each) of twelve people: the rhythm alone finds 100-400
+        // "steps" in each; with the recognizer at most a tenth of them remain.
+        var rhythm = DetectorParameters.standard
+        rhythm.recognizer.enabled = false
+        var withRecognizer = 0
+        var rhythmOnly = 0
+        for subject in 1600...1611 {
+            for activity in ["clapping", "folding-clothes"] {
+                let samples = try SyntheticMotion.recording("data/activities/wisdm_watch/\(subject)_\(activity).csv")
+                withRecognizer += SyntheticMotion.count(samples).steps
+                rhythmOnly += SyntheticMotion.count(samples, parameters: rhythm).steps
+            }
+        }
+        #expect(rhythmOnly > 3000)
+        #expect(withRecognizer * 10 <= rhythmOnly, "\(withRecognizer) of the rhythm's \(rhythmOnly)")
     }
 }

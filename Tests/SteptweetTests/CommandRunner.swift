@@ -65,6 +65,7 @@ enum Steptweet {
     private static func main(_ arguments: [String]) async -> Int32 {
         typealias Root = steptweet.Steptweet
         do {
+            if let unknown = Root.unknownCommand(in: arguments) { throw unknown }
             var command = try await Root.asyncParseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()

@@ -2,14 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `steptweet devices` against the shared fake IIO tree and a fake evdev tree.
+/// `steptweet devices` against the committed fake IIO tree (`fixtures/iio_fake_sysfs`) and a fake evdev tree.
 @Suite(.temporaryFolder) struct DevicesCommandTests {
-    let sys: String, dev: String
-
-    init() throws {
-        sys = try SharedData.require("data/formats/iio_fake_sysfs/sys")
-        dev = try SharedData.require("data/formats/iio_fake_sysfs/dev")
-    }
+    let sys = Steptweet.fixture("iio_fake_sysfs/sys")
+    let dev = Steptweet.fixture("iio_fake_sysfs/dev")
 
     @Test func listsTheFakeIIODeviceWithItsConfigAndASensibleMagnitude() async throws {
         let r = try await Steptweet.run(["devices", "--sys-root", sys, "--dev-root", dev, "--sample", "0.2"])

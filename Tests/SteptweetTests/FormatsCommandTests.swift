@@ -6,13 +6,13 @@ import Testing
 @Suite(.temporaryFolder) struct FormatsCommandTests {
     @Test func inspectRecognisesTheThreeSourcesWithoutFlags() async throws {
         let cases: [(String, String, Int)] = [
-            ("data/formats/gadgetbridge/gadgetbridge-fossil-hybridhr.db", "gadgetbridge", 4),
-            ("data/formats/garmin_fit/garmin-fenix-5-run.fit", "garmin-fit", 156),
-            ("data/formats/google_fit/biohacker-takeout/Takeout", "google-fit", 23),
-            ("data/formats/google_fit/daily-activity-metrics_manilmunjal.csv", "google-fit-daily", 1_028_773),
+            ("formats/gadgetbridge_backup.zip", "gadgetbridge", 4),
+            ("formats/garmin_fit/garmin-fenix-5-run.fit", "garmin-fit", 156),
+            ("google_fit/biohacker-takeout/Takeout", "google-fit", 23),
+            ("google_fit/daily-activity-metrics_manilmunjal.csv", "google-fit-daily", 1_028_773),
         ]
         for (relative, format, steps) in cases {
-            let path = try SharedData.require(relative)
+            let path = Steptweet.fixture(relative)
             let r = try await Steptweet.run(["inspect", "--json", path])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stdout.contains("\"format\":\"\(format)\""), "\(r.stdout)")
@@ -57,8 +57,8 @@ import Testing
     }
 
     @Test func agentFollowsAFITFolderThatGainsFiles() async throws {
-        let walk = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-walk.fit")
-        let run = try SharedData.require("data/formats/garmin_fit/garmin-fenix-5-run.fit")
+        let walk = Steptweet.fixture("formats/garmin-fenix-5-walk.fit")
+        let run = Steptweet.fixture("formats/garmin_fit/garmin-fenix-5-run.fit")
         let dir = try TempDir()
         try dir.write("GARMIN/Activity/walk.fit", try Data(contentsOf: URL(fileURLWithPath: walk)))
         let config = try dir.write(

@@ -3,9 +3,8 @@ import TestSupport
 import Testing
 
 @Suite(.temporaryFolder) struct InspectCommandTests {
-    let formats: String
-
-    init() throws { formats = try SharedData.require("data/formats") }
+    /// The committed samples of each format (`fixtures/formats`: the derived walk's layouts cut to their first lines).
+    let formats = Steptweet.fixture("formats")
 
     func inspect(_ args: [String]) async throws -> (CommandResult, [String: Any]) {
         let r = try await Steptweet.run(["inspect", "--json"] + args)
@@ -14,11 +13,11 @@ import Testing
     }
 
     @Test func describesAnAccelerationRecording() async throws {
-        let (r, o) = try await inspect(["\(formats)/derived_walk_60s/actigraph_RAW.csv"])
+        let (r, o) = try await inspect(["\(formats)/actigraph_RAW.csv"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(o["format"] as? String == "actigraph-raw")
         #expect(o["kind"] as? String == "acceleration")
-        #expect(o["samples"] as? Int == 6000)
+        #expect(o["samples"] as? Int == 39)
         #expect(o["rate_hz"] as? Double == 100)
         #expect(o["unit"] as? String == "g")
         #expect(o["start"] as? String == "2017-09-20T09:00:00.000Z")
@@ -26,21 +25,39 @@ import Testing
     }
 
     @Test func describesAStepLogAndTakesRateAndFormat() async throws {
-        let (r, o) = try await inspect(["\(formats)/apple_health/export6s3sample.xml"])
+        let (r, o) = try await inspect(["\(formats)/apple_health_export.xml"])
         #expect(r.status == 0)
         #expect(o["kind"] as? String == "steps")
         #expect(o["readings"] as? Int == 10)
         #expect(o["steps"] as? Int == 2517)
-        let uci = "\(formats)/derived_walk_60s/uci_hapt_acc_exp01_user01.txt"
+        let uci = "\(formats)/uci_hapt_acc_exp01_user01.txt"
         let (noRate, _) = try await inspect([uci])
         #expect(noRate.status == 65)
         #expect(noRate.stderr.contains("--rate"))
         let (withRate, u) = try await inspect(["--rate", "50", "--start", "2017-09-20T09:00:00Z", uci])
         #expect(withRate.status == 0)
-        #expect(u["samples"] as? Int == 3000)
+        #expect(u["samples"] as? Int == 40)
         #expect(u["start"] as? String == "2017-09-20T09:00:00.000Z")
         let (badFormat, _) = try await inspect(["--format", "nope", uci])
         #expect(badFormat.status == 64)
+    }
+
+    /// Date-time text without an offset is read in --time-zone; a --start without seconds is ISO 8601 too (issue 44).
+    @Test func naiveTimesFollowTheTimeZoneAndTimesMayLeaveOutSeconds() async throws {
+        let rows = (0..<300).map { "2019-07-22 14:\(30 + $0 / 60):\(String(format: "%02d", $0 % 60)),0.1,0.2,9.8" }
+        let uk = try Steptweet.tempFile("time,x,y,z\n" + rows.joined(separator: "\n") + "\n", name: "uk.csv")
+        let (r, o) = try await inspect(["--time-zone", "Europe/London", uk])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(o["start"] as? String == "2019-07-22T13:30:00.000Z")
+        #expect(try await inspect(["--time-zone", "UTC", uk]).1["start"] as? String == "2019-07-22T14:30:00.000Z")
+        let uci = "\(formats)/uci_hapt_acc_exp01_user01.txt"
+        for (start, expected) in [
+            ("2019-07-22T14:30+09:00", "2019-07-22T05:30:00.000Z"), ("2019-07-22T14:30Z", "2019-07-22T14:30:00.000Z"),
+        ] {
+            let (started, u) = try await inspect(["--rate", "50", "--start", start, uci])
+            #expect(started.status == 0, "\(start): \(started.stderr)")
+            #expect(u["start"] as? String == expected, "\(start)")
+        }
     }
 
     @Test func textOutputAndSkippedLines() async throws {
@@ -61,7 +78,7 @@ import Testing
     }
 
     @Test func countAndPreviewAcceptStepInputs() async throws {
-        let fitbit = "\(formats)/fitbit_takeout/steps-1995-06-23_Fitbit.json"
+        let fitbit = "\(formats)/steps-1995-06-23_Fitbit.json"
         let count = try await Steptweet.run(["count", "--json", fitbit])
         #expect(count.status == 0, "\(count.stderr)")
         #expect(count.stdout.contains("\"steps\":607"))

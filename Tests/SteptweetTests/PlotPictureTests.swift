@@ -31,11 +31,16 @@ import Testing
         }
     }
 
-    /// A 12 Hz wrist recording, where the plot's buckets are shorter than the sample interval: the signal is drawn
-    /// across the plot, and every step's tick stays inside the frame.
+    /// A 12.5 Hz recording (the committed walk, every fourth sample), where the plot's buckets are shorter than the
+    /// sample interval: the signal is drawn across the plot, and every step's tick stays inside the frame.
     @Test func aLowRateRecordingShowsItsSignalAndEveryTickInsideTheFrame() async throws {
+        let lines = try String(contentsOfFile: Steptweet.fixture("demo_walk_50hz.csv"), encoding: .utf8)
+            .split(separator: "\n")
+        let thinned =
+            ([lines[0]] + lines.dropFirst().enumerated().filter { $0.offset % 4 == 0 }.map(\.element))
+            .joined(separator: "\n") + "\n"
         let image = try await RasterImage.rasterize(
-            svg: try await plot([try SharedData.require("data/steps/bangle_wrist/100_4.csv")]))
+            svg: try await plot([try Steptweet.tempFile(thinned, name: "walk_12hz.csv")]))
         for x in stride(from: left + 100, through: right - 100, by: 100) {
             #expect((top..<bottom).contains { isBlue(image.pixel(x: x, y: $0)) }, "no signal in column \(x)")
         }

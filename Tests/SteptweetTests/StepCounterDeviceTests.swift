@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `source.device` with a hardware step counter (a copy of the shared fake IIO sysfs tree), through the real binary.
+/// `source.device` with a hardware step counter (a copy of the committed fake IIO sysfs tree), through the real binary.
 @Suite(.temporaryFolder) struct StepCounterDeviceTests {
     struct Tree {
         /// Holds the copy; removed when the test ends.
@@ -17,9 +17,9 @@ import Testing
     func makeTree() throws -> Tree {
         let temp = try TempDir("steptweet-device")
         let root = temp.url
-        let shared = URL(fileURLWithPath: try SharedData.require("data/formats/iio_fake_sysfs/sys"))
-        try FileManager.default.copyItem(at: shared, to: root.appendingPathComponent("sys"))
-        // The shared tree is read-only: make the copy writable so the test can move the counter.
+        let committed = URL(fileURLWithPath: Steptweet.fixture("iio_fake_sysfs/sys"))
+        try FileManager.default.copyItem(at: committed, to: root.appendingPathComponent("sys"))
+        // The committed tree stays as it is (and may be read-only): the copy is made writable to move the counter.
         let walker = FileManager.default.enumerator(atPath: root.path)!
         for case let rel as String in walker {
             try FileManager.default.setAttributes(
@@ -53,7 +53,7 @@ import Testing
     @Test func counterReadingsBecomeWindowsWithResetsAndAVanishingDevice() async throws {
         let tree = try makeTree()
         let config = try config(tree)
-        // First reading (1234, the shared tree's value) is a baseline: no steps are invented.
+        // First reading (1234, the committed tree's value) is a baseline: no steps are invented.
         let first = try await fetch(config, "10:00:00")
         #expect(first.stdout.split(separator: "\n").last == "NoData", "\(first.stdout)\(first.stderr)")
         try tree.setCounter("1300")

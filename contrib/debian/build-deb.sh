@@ -55,7 +55,7 @@ Architecture: $arch
 Maintainer: StepCountTweeter developers <steptweet-developers@users.noreply.github.com>
 Installed-Size: $(du -ks --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: librsvg2-2, fonts-dejavu-core
+Recommends: librsvg2-2, fonts-dejavu-core, fonts-ipaexfont-gothic
 Section: utils
 Priority: optional
 Homepage: https://github.com/stepcounttweeter/steptweet

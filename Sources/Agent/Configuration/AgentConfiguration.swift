@@ -31,6 +31,8 @@ public struct AgentConfiguration: Sendable {
         public var accelerometer: AccelerometerDevice?
         /// A phone running phyphox with remote access on, pulled at each fetch (set by `source.url`).
         public var phyphox: PhyphoxRemote?
+        /// The zone of the file's times without an offset and of its local days (`text.time_zone`).
+        public var timeZone: TimeZone?
 
         public init(
             path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false
@@ -132,6 +134,9 @@ public struct AgentConfiguration: Sendable {
     public var targetsWithoutCredentials: [String] = []
     /// Things worth a warning that do not stop anything (e.g. a secret file readable by others).
     public var warnings: [String] = []
+    /// Warnings about the schedule (an interval below the minimum): only a command that schedules, `agent`, prints
+    /// them; `history` or `outbox` have nothing to do with the interval.
+    public var scheduleWarnings: [String] = []
     public var statePath: String
     public var push: Push?
     public var receive: Receive?
@@ -228,9 +233,9 @@ public struct AgentConfiguration: Sendable {
             configuration.sensitivity = sensitivity
         }
         let presetWarning = try presetWarning(reader, window: schedule.window)
+        configuration.scheduleWarnings = intervalWarning.map { [$0] } ?? []
         configuration.warnings =
-            (intervalWarning.map { [$0] } ?? []) + (presetWarning.map { [$0] } ?? []) + pushWarnings
-            + receiveWarnings + targets.warnings
+            (presetWarning.map { [$0] } ?? []) + pushWarnings + receiveWarnings + targets.warnings
         return configuration
     }
 }

@@ -82,7 +82,7 @@ public enum ConfigurationManual {
                 out += key.comment.isEmpty ? [] : key.comment.map(text)
             }
             out.append(".El")
-            if !table.notes.isEmpty { out += [".Pp"] + table.notes.map(text) }
+            if !table.notes.isEmpty { out += [".Pp"] + table.notes.flatMap(noteLines) }
         }
         out += [
             ".Sh FILES", ".Bl -tag -width Ds", ".It Pa $XDG_CONFIG_HOME/steptweet/config.toml",
@@ -94,6 +94,12 @@ public enum ConfigurationManual {
         }
         out += [".Ed", ".Sh SEE ALSO", ".Xr steptweet 1"]
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// A note's line for mdoc: an indented line (a list in the sample, such as the keys of each `[[publish]]` kind)
+    /// starts a line of its own, where a plain one would join the line before it.
+    static func noteLines(_ line: String) -> [String] {
+        line.hasPrefix(" ") ? [".br", text(line.trimmingCharacters(in: .whitespaces))] : [text(line)]
     }
 
     /// A line of text for mdoc: a backslash written as `\e`, a leading dot or quote kept from reading as a macro.
@@ -133,7 +139,8 @@ enum SampleLine: Equatable {
             let comment = match.3.map { [String($0)] } ?? []
             self = .key(name: String(match.1), value: String(match.2), optional: commented, comment: comment)
         } else {
-            self = .comment(body)
+            // An indented comment (`#   mastodon  base_url*, …`) is a line of a list: marked by a leading space.
+            self = .comment(commented && trimmed.dropFirst().hasPrefix("  ") ? " " + body : body)
         }
     }
 }

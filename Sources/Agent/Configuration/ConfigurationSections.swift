@@ -41,6 +41,7 @@ extension AgentConfiguration {
                 s.start = d
             }
             s.follow = try reader.bool("source", "follow") ?? (device != nil)
+            s.timeZone = zone
             s.prefer = prefer
             source = s
         }

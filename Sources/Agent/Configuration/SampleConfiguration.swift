@@ -44,12 +44,30 @@ public enum SampleConfiguration {
         # goal = 8000             # steps a day: a goal line on the chart of a window of a day or more
         # chart_style = "light"   # the chart posted by targets with image = "chart": "light" or "dark"
 
-        # One table per target; with none, texts go to standard output.
+        # One table per target; with none, texts go to standard output. Secrets are never inline: a secret key is
+        # given as KEY_env (the name of an environment variable holding it) or KEY_file (a file holding it).
         # [[publish]]
-        # kind = "webhook"
-        # url_env = "STEPTWEET_WEBHOOK_URL"
-        # Others: "mastodon", "misskey", "x", "bluesky", "matrix", "discord", "slack", "ntfy", "file", "stdout"; their keys
-        # are in Sources/Publishing/README.md. Secrets come from *_env or *_file keys, never inline.
+        # kind = "webhook"                      # the target: one of the kinds below
+        # url_env = "STEPTWEET_WEBHOOK_URL"     # the webhook's URL, from this environment variable
+        # name = "webhook"                      # in logs and the outbox; default: the kind (kind-2, kind-3 for repeats)
+        # shorten = false                       # cut a text over the target's limit with "…" instead of refusing it
+        # image = "chart"                       # post the window's chart with its alt text (not slack or stdout)
+        # image_required = true                 # false: a chart that fails to upload leaves the text posted alone
+        # The keys of each kind (* required; token, password, url and the x keys are secrets: KEY_env or KEY_file):
+        #   mastodon  base_url*, token*, visibility (public, unlisted, private, direct), language, max_characters
+        #   misskey   base_url*, token*, visibility (public, home, followers), cw, max_characters, resend_unconfirmed
+        #   x         base_url (https://api.x.com); OAuth 1.0a: consumer_key*, consumer_secret*, token*, token_secret*;
+        #             OAuth 2.0: client_id* (text, not a secret), refresh_token*, client_secret, token
+        #   bluesky   base_url (https://bsky.social), identifier* (handle or DID), password* (an app password), language
+        #   matrix    base_url*, token*, room_id* (!id:server), msgtype (m.notice or m.text)
+        #   discord   url* (the webhook URL), resend_unconfirmed
+        #   slack     url* (the incoming-webhook URL), resend_unconfirmed
+        #   ntfy      base_url (https://ntfy.sh), topic*, token or username with password, title, priority (1-5),
+        #             tags (an array of strings), resend_unconfirmed
+        #   webhook   url*, body_template (JSON with {{text}}, {{idempotency_key}}, {{window_start}}, {{window_end}}),
+        #             headers (a table of strings), length_rule (x, mastodon or bluesky)
+        #   file      path* (one JSON line per post; relative to this file)
+        #   stdout    no keys
 
         # [detect]
         # sensitivity = "normal"  # "slow" for people who walk slowly (older people, recovery, a walker): counts walks

@@ -124,6 +124,9 @@ public actor AgentScheduler {
                 $0.nextFetch = nil
             }
         } else {
+            // Waiting from the start: the record may still say how the last agent ended (`stopped`), which `status`
+            // would show beside "running" until the first fetch.
+            publishStatus { $0.state = .idle }
             scheduleNext(after: lastFetch ?? clock.now())
         }
         // Start-up (configuration, database, libraries) leaves pages an idle agent does not need: give them back now,

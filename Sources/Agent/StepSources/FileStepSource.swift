@@ -153,6 +153,7 @@ struct FileStepSource: StepSource {
         var options = ReadOptions()
         options.startNs = source.start.map(Timestamps.nanoseconds)
         options.format = source.format
+        options.timeZone = source.timeZone  // a date-time without an offset is in text.time_zone
         options.byteLimit = byteLimit
         options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
         if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }

@@ -146,17 +146,20 @@ private struct ReceivedBatch {
         device: String, key: String, _ reading: StepReading, microsteps: Int64, sentNs: Int64? = nil
     ) throws {
         var entry = heard[device] ?? (0, 0, nil)
-        entry.readings += 1
         // An app that pushes readings sends all it has up to the moment it sends (Health Auto Export's period, Health
         // Connect's day so far): its data is complete up to now, though its last reading is older (minutes without
         // steps have no point), so a phone that is heard but still does not hold windows back.
         entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs, nowNs)
-        heard[device] = entry
         try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps, sentNs])
         if db.changesCount > 0 {
+            // The device's count is what `status` shows: readings stored or changed, as the answer's `readings`, not
+            // every reading sent (the same ten sent three times are ten).
+            entry.readings += 1
+            heard[device] = entry
             result.readings += 1
             return
         }
+        heard[device] = entry
         result.duplicates += 1
         if let sentNs {
             // The same value sent later: kept as sent then, so that a send between the two cannot replace it.

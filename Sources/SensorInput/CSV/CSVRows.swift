@@ -198,7 +198,7 @@ extension GenericCSVReader {
         let comma = l.delimiter != 0x2C
         let t =
             NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
-            ?? dateTimeMilliseconds(p, starts[l.time], ends[l.time])
+            ?? dateTimeMilliseconds(p, starts[l.time], ends[l.time], zone: l.zone)
         if let (xi, yi, zi) = l.axes {
             let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: comma)
             let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: comma)
@@ -223,16 +223,26 @@ extension GenericCSVReader {
 
     /// A time field written as a date and time (ISO 8601, or MATLAB's `dd-MMM-yyyy HH:mm:ss.SSS` that a
     /// `writetable` of MATLAB Mobile's timetables gives) in ms since the epoch (exact for whole milliseconds, and
-    /// told as epoch ms from its size); without a zone, read as UTC. Parsed from the row's bytes in place, with
-    /// spaces, tabs and double quotes trimmed from both ends (as `trimmingPrefixSpaces`).
+    /// told as epoch ms from its size); without an offset, read in `zone` (`--time-zone`), as UTC when nil. Parsed
+    /// from the row's bytes in place, with spaces, tabs and double quotes trimmed from both ends (as
+    /// `trimmingPrefixSpaces`).
     @inline(never)
-    static func dateTimeMilliseconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    static func dateTimeMilliseconds(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, zone: ZoneOffsets? = nil
+    ) -> Double? {
         guard end - start >= 10, end - start <= 64 else { return nil }
         let field = TimeParsing.trimmed(UnsafeBufferPointer(start: p + start, count: end - start))
-        guard
-            let ns = TimeParsing.parseDateTime(bytes: field)?.ns ?? TimeParsing.parseMonthNameDateTime(bytes: field)
-        else { return nil }
-        return Double(ns) / 1e6
+        var local: Int64
+        if let parsed = TimeParsing.parseDateTime(bytes: field) {
+            if parsed.hadZone { return Double(parsed.ns) / 1e6 }
+            local = parsed.ns
+        } else if let ns = TimeParsing.parseMonthNameDateTime(bytes: field) {
+            local = ns
+        } else {
+            return nil
+        }
+        if let zone { local = zone.instantNs(localNs: local) }
+        return Double(local) / 1e6
     }
 
     /// The error for a field that is not a number.

@@ -20,6 +20,9 @@ public enum GenericCSVReader {
         /// Whether that unit is a text the file wrote (`(m/s^2)`, a units row), which the data may contradict (a file
         /// in g labelled m/s²); not a unit known from the format (Sensor Logger, Physics Toolbox's names).
         var unitStatedInText = false
+        /// The zone a date-time time without an offset is read in (`ReadOptions.timeZone`, else the machine's); nil
+        /// for UTC.
+        var zone: ZoneOffsets?
 
         /// Columns of the one-pass fast path (comma-separated, three axes or a magnitude), or nil.
         var plainColumns: (time: Int, a: Int, b: Int, c: Int)? {
@@ -183,6 +186,7 @@ public enum GenericCSVReader {
                 try makeLayout(
                     $0.baseAddress!, bytes.count, 1, path: path, formatName: formatName, separator: state.separator)
             }
+            state.layout?.zone = ZoneOffsets.converting(options.timeZone)
         }
         var budget = ByteBudget(options.byteLimit)
         var handOff = true
@@ -245,6 +249,7 @@ public enum GenericCSVReader {
             guard let p = line.baseAddress, line.count > 0 else { return true }
             guard let l = state.layout else {
                 try readHeaderLine(line, number: number, path: path, formatName: formatName, &state)
+                state.layout?.zone = ZoneOffsets.converting(options.timeZone)
                 return true
             }
             state.sawAnyLine = true
