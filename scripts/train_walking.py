@@ -12,20 +12,31 @@ One command, from the repository root, after `swift build -c release`:
    features (one window of 10.24 s every 0.96 s) and the steps the rhythm gate found.
 2. Training windows are those holding at least one rhythm step (the only windows whose decision matters), as the
    plain rhythm finds them (weak peaks inside walks, the short-long gait and the stride-long start off:
-   `minSwingInWalk`, `shortLongGait`, `fillStrideStart`), every due one (no skipping). Label 1:
-   recordings of walking (>= 100 true steps, or WISDM's walking without a count); label 0: recordings under 100 true
-   steps (daily activities, desk work, drives). The two long uncontrolled Bangle.js walks (mixed walking and rest)
-   are never trained on. Every dataset and class weighs the same in the fit.
+   `minSwingInWalk`, `shortLongGait`, `fillStrideStart`), every due one (no skipping). Label 1 (issue #47): any gait,
+   whatever its pace: counted walks (>= 100 true steps, or a walk by name, however slow or short), and the uncounted
+   walking, jogging, running, stairs, stepper and timed-up-and-go recordings of WISDM, DSADS and the TUG set (a
+   pedometer that calls a run "not walking" is wrong). Label 0: recordings with no or few true steps (daily
+   activities, desk work, drives, DSADS's sitting to rowing). DSADS's basketball, jumping, cross-trainer and moving
+   about in a lift mix steps with play and are not trained on. The two long uncontrolled Bangle.js walks (mixed
+   walking and rest) are never trained on. Every dataset and class weighs the same in the fit. With
+   `--augment degrade:1` (the default) every recording also has a copy as a cheaper or other sensor gives it:
+   12.5-100 Hz, turned at random, noise, clipped at ±1.5-8 g and quantised to 6-10 bits (`degraded`).
 3. Gradient-boosted decision trees (logistic loss, 40 trees of depth 3, learning rate 0.2, splits at quantiles of
-   each feature) over the twelve magnitude features only: |a| does not depend on how a device is worn or which way its
-   axes point, so one model serves watches with and without axes and phones alike. (Chosen out of fold over logistic
-   regressions on magnitude and three-axis features and trees of depth 2-4, 25-80 rounds: bench/accuracy.md.) The
-   probability may only rise with `r1` and `r2` (smoothness): rougher motion never looks more like walking.
-4. Out of fold: 36 folds; fold k holds out WISDM subject k, Bangle.js file k, Oxford user k and wrist_watch recording
-   k (both rates of one recording together). Each fold's model counts its held-out recordings with the real
-   detector (`steptweet eval --parameters`), so the reported numbers are steptweet's own, on data the model never saw.
+   each feature) over the twelve magnitude features: |a| does not depend on how a device is worn or which way its
+   axes point, so one model serves watches with and without axes and phones alike. The probability may only rise
+   with `r1` and `r2` (smoothness): rougher motion never looks more like walking. With three axes a fixed gate from
+   physics, not fitted, follows (`--min-along-share`, 0.3): a window whose 0.6-3.5 Hz moving energy lies mostly
+   across gravity is not walking (gait pushes along gravity; hands at work move across it). Axis features in the
+   trees were measured out of dataset and left out (bench/accuracy.md).
+4. Out of dataset (issue #47, the figure that predicts a new user): for each data set (WISDM, DSADS, TUG, Bangle.js,
+   wrist_watch, Oxford) a model fitted without it is written to bench/leave_out/DATASET.json and counts that data
+   set with `steptweet eval --leave-out DATASET`; the table (by data set, the worst person shown) is printed and,
+   with --report, written. Out of fold: 36 folds; fold k holds out WISDM, DSADS and TUG subject k, Bangle.js file k,
+   Oxford user k and wrist_watch recording k (both rates of one recording together), each counted by the real
+   detector with that fold's model (`steptweet eval --parameters`).
 5. The final model is fitted on everything and written to Sources/StepDetection/WalkingModel.swift.
-Results go to bench/walking_model.json. numpy only.
+Results go to bench/walking_model.json. numpy only. `--old-training-set` trains as before issue #47 (magnitude
+features, no gate, no new data sets or augmentation) for the before column; it writes no model.
 
 Regularisation and training-data options (issue #36; their defaults reproduce the shipped model, every variant is
 measured in bench/accuracy.md, "Generalisation, measured"): --trees, --depth, --rate, --l2, --bins; --min-leaf and
@@ -38,13 +49,14 @@ detector does for a window without axes). --magnitude-only also counts every hel
 (`steptweet eval --magnitude-only`). --counts writes every recording's out-of-fold count; --model-out the final
 model's detector parameters.
 """
-import argparse, collections, csv, json, os, re, subprocess, sys, tempfile
+import argparse, collections, csv, json, os, re, subprocess, sys, tempfile, zlib
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
-         "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn"]
-FEATURE_SET = 3  # WindowFeatures.featureSet: the version of these features; the trees are written with it
+         "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn", "along_share",
+         "along_step", "stride_turn"]
+FEATURE_SET = 4  # WindowFeatures.featureSet: the version of these features; the trees are written with it
 MAGNITUDE = 12  # the model uses the first twelve (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate
@@ -65,6 +77,9 @@ SUBJECT_WEIGHT = False  # each held-out unit (a WISDM subject, a file, a user) w
 MONOTONE = {1: 1, 2: 1}
 MAGNITUDE_COPIES = False  # also train every window that has axes as a magnitude-only window (its axis features missing)
 MAGNITUDE_ONLY = False  # also count the held-out recordings from |a| alone (`steptweet eval --magnitude-only`)
+# With three axes, windows whose moving energy lies less than this share along gravity are not walking (a fixed gate
+# from physics, not fitted: gait pushes along gravity, hands move across it; issue #47). 0: off.
+MIN_ALONG_SHARE = 0.3
 SCALES = []  # amplitude augmentation: copies of the training windows with |a| scaled by each factor (log_std shifted)
 
 
@@ -73,10 +88,11 @@ def run(args, **kw):
 
 
 def group_of(entry):
-    """The unit held out together: a WISDM subject, a Bangle.js file, an Oxford user, a wrist_watch recording."""
+    """The unit held out together: a WISDM, DSADS or TUG subject, a Bangle.js file, an Oxford user, a wrist_watch
+    recording."""
     f = entry["file"]
     ds, name = f.split("/", 1)
-    if ds == "wisdm_watch":
+    if ds in ("wisdm_watch", "dsads_arm", "tug_wrist"):
         return ds, entry["subject"]
     if ds == "oxford_opt":
         return ds, name.split("_")[1]
@@ -92,11 +108,41 @@ def is_slow_walk(entry):
     return entry["file"].startswith("wrist_watch/") and "slow-walking" in entry["file"]
 
 
+# The data sets a model can be trained without and tested on (`--leave-out-datasets`): each a folder of a manifest.
+DATASETS = ("wisdm_watch", "dsads_arm", "tug_wrist", "bangle_wrist", "wrist_watch", "oxford_opt")
+# Activities without a count that are gait: steps, whatever their pace (a pedometer that calls a run "not walking" is
+# wrong), by the class their steps per minute are judged in. DSADS's other uncounted activities (basketball, jumping,
+# the cross-trainer, moving about in a lift) mix steps with play and are neither trained on nor scored.
+GAIT = {"walking": "walking", "walking-treadmill-4kmh": "walking", "walking-treadmill-4kmh-15deg": "walking",
+        "jogging": "running", "running-treadmill-8kmh": "running", "stairs": "stairs", "stairs-up": "stairs",
+        "stairs-down": "stairs", "stepper": "stairs", "timed-up-and-go": "tug"}
+# --old-training-set: the training data and labels of the model before issue #47 (the steps manifest, WISDM's 12
+# activities and its walking; every recording under 100 true steps, slow and short walks too, as not walking).
+OLD_TRAINING_SET = False
+
+
+def dataset_of(entry):
+    return entry["file"].split("/")[0]
+
+
+def gait_of(entry):
+    """walking, running, stairs or tug for a recording of gait without a count; None otherwise."""
+    return GAIT.get(entry.get("activity", "")) if entry["truth_steps"] == "" else None
+
+
 def label_of(entry):
+    """1 walking (any gait), 0 not, None: not trained on."""
     t = entry["truth_steps"]
     if SLOW_AS_WALKING and is_slow_walk(entry):
         return 1
-    return 1 if t == "" or int(t) >= 100 else 0
+    if OLD_TRAINING_SET:
+        if dataset_of(entry) in ("dsads_arm", "tug_wrist") or entry.get("activity") in ("jogging", "stairs"):
+            return None
+        return 1 if t == "" or int(t) >= 100 else 0
+    if t == "":
+        return 1 if gait_of(entry) else None
+    # A counted walk is walking however few its steps (the wrist_watch slow and 25 Hz walks have 34-96).
+    return 1 if int(t) >= 100 or "walking" in entry["file"] else 0
 
 
 def load(binary, shared, work):
@@ -126,14 +172,16 @@ def augmented(binary, shared, work, entries, spec):
     """Training-only copies of every recording (issue #36): `resample:R` resamples each recording faster than R Hz to
     R Hz (box low-pass over the samples that fold into one, then linear interpolation); `stretch:S` multiplies its
     times by S (S > 1: slower cadences). A third field `:walking` or `:other` copies the recordings of that class
-    only. Written under `work`, their features dumped as for the originals. Returns {copy's file: its source entry}
+    only. `degrade:SEED` makes each recording a cheaper or other sensor's (`degraded`), drawn from SEED and the file's
+    name. Written under `work`, their features dumped as for the originals. Returns {copy's file: its source entry}
     and the copies' windows; a copy is left out of every fold its source is."""
     kind, value, *only = spec.split(":")
     value = float(value)
     folder = os.path.join(work, "aug_" + re.sub(r"[^0-9a-z.]", "_", spec))
     sources, manifests = {}, collections.defaultdict(list)
     for e in entries:
-        if e["file"] in LONG_WALKS or (only and label_of(e) != (1 if only[0] == "walking" else 0)):
+        if (e["file"] in LONG_WALKS or label_of(e) is None
+                or (only and label_of(e) != (1 if only[0] == "walking" else 0))):
             continue
         src = os.path.join(os.path.dirname(e["manifest"]), e["file"])
         with open(src) as fh:
@@ -147,11 +195,9 @@ def augmented(binary, shared, work, entries, spec):
             rate = (len(t) - 1) / ((t[-1] - t[0]) / 1000)
             if rate < value * 1.2:
                 continue
-            n = max(1, int(round(rate / value)))
-            kernel = np.ones(n) / n
-            smooth = np.stack([np.convolve(data[:, c], kernel, mode="same") for c in range(1, data.shape[1])], 1)
-            tn = np.arange(t[0], t[-1], 1000 / value)
-            out = np.column_stack([tn] + [np.interp(tn, t, smooth[:, c]) for c in range(smooth.shape[1])])
+            out = resampled(data, value)
+        elif kind == "degrade":
+            out = degraded(data, np.random.default_rng([int(value), zlib.crc32(e["file"].encode())]))
         else:
             sys.exit(f"train_walking: unknown augmentation {spec}")
         name = os.path.join(os.path.basename(os.path.dirname(e["manifest"])), e["file"])
@@ -175,6 +221,49 @@ def augmented(binary, shared, work, entries, spec):
         back = {name: key for name, _, key in rows}
         windows += [(back[f], v, ax) for f, v, ax in windows_with_steps(out)]
     return sources, windows
+
+
+def resampled(data, hz):
+    """`data` (t_ms then value columns) at `hz`: a box low-pass over the samples that fold into one, then linear
+    interpolation."""
+    t = data[:, 0]
+    rate = (len(t) - 1) / ((t[-1] - t[0]) / 1000)
+    n = max(1, int(round(rate / hz)))
+    kernel = np.ones(n) / n
+    smooth = np.stack([np.convolve(data[:, c], kernel, mode="same") for c in range(1, data.shape[1])], 1)
+    tn = np.arange(t[0], t[-1], 1000 / hz)
+    return np.column_stack([tn] + [np.interp(tn, t, smooth[:, c]) for c in range(smooth.shape[1])])
+
+
+G = 9.80665
+DEGRADED_RATES = (12.5, 16, 20, 25, 32, 50, 100)
+
+
+def degraded(data, rng):
+    """A copy of a recording as a cheaper or other sensor would give it (issue #47): at a lower rate (12.5-100 Hz,
+    when below the recording's own), turned to a random orientation, with noise (up to 0.05 g), clipped at a range
+    of ±1.5, 2, 4 or 8 g and quantised to 6-10 bits over that range. A magnitude-only recording gets the rate, noise
+    and quantisation."""
+    t = data[:, 0]
+    rate = (len(t) - 1) / ((t[-1] - t[0]) / 1000)
+    lower = [hz for hz in DEGRADED_RATES if hz < rate * 0.9]
+    if lower:
+        data = resampled(data, float(rng.choice(lower)))
+    values = data[:, 1:].copy()
+    reach = float(rng.choice([1.5, 2, 4, 8], p=[0.3, 0.3, 0.2, 0.2])) * G
+    step = 2 * reach / 2 ** int(rng.integers(6, 11))
+    values += rng.normal(0, rng.uniform(0, 0.05) * G, values.shape)
+    if values.shape[1] == 3:
+        q = rng.normal(size=4)
+        w, x, y, z = q / np.linalg.norm(q)
+        turn = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+        values = np.clip(values @ turn.T, -reach, reach)
+    else:
+        values = np.abs(values)
+    values = np.round(values / step) * step
+    return np.column_stack([data[:, 0], values])
 
 
 def windows_with_steps(out):
@@ -314,7 +403,8 @@ def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False)
         source = e["file"]
         if fit_long_walk and source == LONG_WALKS[0]:
             pass
-        elif source in LONG_WALKS or group_of(e) in held_out_groups:
+        elif (source in LONG_WALKS or group_of(e) in held_out_groups or dataset_of(e) in held_out_groups
+              or label_of(e) is None):
             continue
         axes = [list(values[MAGNITUDE:]) if has_axes else [np.nan] * (len(NAMES) - MAGNITUDE)]
         if MAGNITUDE_COPIES and has_axes:
@@ -357,7 +447,8 @@ def fit_model(by_file, windows, held, fit_long_walk=False):
 
 
 def parameters_json(model, enter, stay=None):
-    return {"recognizer": {"enabled": True, "model": model, "enter": enter, "stay": STAY if stay is None else stay}}
+    return {"recognizer": {"enabled": True, "model": model, "enter": enter, "stay": STAY if stay is None else stay,
+                           "minAlongShare": MIN_ALONG_SHARE}}
 
 
 def evaluate(binary, entries, params, threshold, work, tag, magnitude_only=False):
@@ -400,7 +491,7 @@ def summarise(entries, counts):
     walk = lambda e: e["truth_steps"] != "" and int(e["truth_steps"]) >= 100
     low = lambda e: e["truth_steps"] != "" and int(e["truth_steps"]) < 100
     wisdm_low = pick(lambda e: ds(e) == "wisdm_watch" and low(e))
-    wisdm_walk = pick(lambda e: ds(e) == "wisdm_watch" and e["truth_steps"] == "")
+    wisdm_walk = pick(lambda e: ds(e) == "wisdm_watch" and e.get("activity") == "walking")
     bangle_walks = pick(lambda e: ds(e) == "bangle_wrist" and walk(e) and e["file"] not in LONG_WALKS)
     s = collections.OrderedDict()
     s["wisdm_false_per_hour"] = false_steps(wisdm_low) / hours(wisdm_low)
@@ -440,6 +531,87 @@ def by_subject(entries, counts):
             "slow_walks": slow}
 
 
+def leave_out_datasets(binary, entries, by_file, windows, out_dir, fit_long_walk=False):
+    """Out of dataset (issue #47): for each data set, a model fitted without it (written to OUT_DIR/DATASET.json, what
+    `steptweet eval --leave-out DATASET` reads) counts that data set's recordings. Returns {file: (counted, s)}."""
+    os.makedirs(out_dir, exist_ok=True)
+    counts = {}
+    for d in DATASETS:
+        model = fit_model(by_file, windows, {d}, fit_long_walk)
+        path = os.path.join(out_dir, f"{d}.json")
+        json.dump(parameters_json(model, 0.7), open(path, "w"))
+        for manifest in sorted({e["manifest"] for e in entries if dataset_of(e) == d}):
+            out = json.loads(run([binary, "eval", "--json", "--leave-out", d, "--models", out_dir, manifest]))
+            for f in out["files"]:
+                counts[f["file"]] = (f["counted"], f["duration_s"])
+    return counts
+
+
+def person_of(entry):
+    """Whose recording it is, for the worst person of a data set: the subject, else the unit held out together."""
+    return entry.get("subject") or group_of(entry)[1]
+
+
+def out_of_dataset(entries, counts):
+    """The figures issue #47 targets, per data set and per person (the worst shown), as markdown rows, and the pooled
+    non-walking false steps per hour. `counts`: {file: (counted, duration_s)}."""
+    rows, pooled = [], [0, 0.0]
+    rate = lambda e: counts[e["file"]][0] / (counts[e["file"]][1] / 60)
+    ape = lambda e: abs(counts[e["file"]][0] - int(e["truth_steps"])) / int(e["truth_steps"]) * 100
+    for d in DATASETS:
+        es = [e for e in entries if dataset_of(e) == d and e["file"] in counts and e["file"] not in LONG_WALKS]
+        zero = [e for e in es if e["truth_steps"] == "0"]
+        if zero:
+            per = collections.defaultdict(lambda: [0, 0.0])
+            for e in zero:
+                per[person_of(e)][0] += counts[e["file"]][0]
+                per[person_of(e)][1] += counts[e["file"]][1] / 3600
+            total = sum(v[0] for v in per.values()), sum(v[1] for v in per.values())
+            pooled[0] += total[0]
+            pooled[1] += total[1]
+            worst = max(per, key=lambda k: per[k][0] / per[k][1])
+            rows.append((d, "non-walking, false steps/h", f"{total[0] / total[1]:.1f} ({total[0]} in {total[1]:.1f} h)",
+                         f"{worst}: {per[worst][0] / per[worst][1]:.0f}"))
+            acts = collections.defaultdict(list)
+            for e in zero:
+                acts[e.get("activity", "")].append(e)
+            for a in ("brushing-teeth", "combing-hair", "clapping", "folding-clothes"):
+                if acts.get(a):
+                    n, h = sum(counts[e["file"]][0] for e in acts[a]), sum(counts[e["file"]][1] for e in acts[a]) / 3600
+                    rows.append((d, f"{a}, false steps/h", f"{n / h:.0f}", ""))
+        for g in ("walking", "running", "stairs"):
+            gs = sorted((e for e in es if gait_of(e) == g), key=rate)
+            if gs:
+                rows.append((d, f"{g}, steps/min (median)", f"{np.median([rate(e) for e in gs]):.1f}",
+                             f"{gs[0]['file'].split('/')[1][:-4]}: {rate(gs[0]):.0f}"))
+        tug = sorted((e for e in es if gait_of(e) == "tug"), key=lambda e: counts[e["file"]][0])
+        if tug:
+            n = [counts[e["file"]][0] for e in tug]
+            rows.append((d, "TUG steps per run (median)", f"{np.median(n):.1f} ({sum(v >= 6 for v in n)} of {len(n)} "
+                         "runs >= 6)", f"{tug[0]['file'].split('/')[1][:-4]}: {n[0]}"))
+        walks = sorted((e for e in es if e["truth_steps"] not in ("", "0") and label_of_counted(e)), key=ape)
+        if walks:
+            rows.append((d, "walks, MAPE", f"{np.mean([ape(e) for e in walks]):.2f} % ({len(walks)} walks)",
+                         f"{walks[-1]['file'].split('/')[1][:-4]}: {ape(walks[-1]):.1f} %"))
+        if d == "wrist_watch":
+            pc = [e for e in zero if "pc-working" in e["file"]]
+            rows.append((d, "PC work, false steps per file", f"{sum(counts[e['file']][0] for e in pc) / len(pc):.2f}",
+                         ""))
+    return rows, pooled[0] / pooled[1] if pooled[1] else float("nan")
+
+
+def label_of_counted(entry):
+    """Whether a counted recording is scored by MAPE: 100 true steps or more (fewer say little as a percentage)."""
+    return int(entry["truth_steps"]) >= 100
+
+
+def markdown(rows, pooled):
+    lines = ["| held out | measure | out of dataset | worst person or file |", "|---|---|---|---|"]
+    lines += [f"| {d} | {m} | {v} | {w} |" for d, m, v, w in rows]
+    lines.append(f"| every data set | non-walking, false steps/h pooled | {pooled:.1f} | |")
+    return "\n".join(lines)
+
+
 def swift_source(model, enter):
     def rows(values, fmt, per_line):
         items = [fmt(v) for v in values]
@@ -451,14 +623,14 @@ def swift_source(model, enter):
                        for word, names in (("rises", rises), ("falls", falls)) if names)
     return f"""// Generated by scripts/train_walking.py from the recordings in ../shared; do not edit by hand.
 
-/// The walking recognizer's model: {len(model['leaves']) >> model['depth']} boosted trees of depth {model['depth']} over the magnitude features (one per
+/// The walking recognizer's model: {len(model['leaves']) >> model['depth']} boosted trees of depth {model['depth']} over {"the magnitude features" if max(USE) < MAGNITUDE else "the magnitude and axis features"} (one per
 /// line below: {splits} splits, then {splits + 1} leaves), fitted on every shared recording (out-of-fold results in bench/accuracy.md).{monotone}
 public enum WalkingModel {{
     public static let trained = RecognizerParameters(
         model: WalkingTrees(
             depth: {model['depth']},
             base: {model['base']:.17g},
-            // Features, by index in WindowFeatures.names: {", ".join(f"{i} {n}" for i, n in enumerate(NAMES[:MAGNITUDE]))}.
+            // Features, by index in WindowFeatures.names: {", ".join(f"{i} {n}" for i, n in enumerate(NAMES) if i in USE)}.
             features: [
 {rows(model['features'], str, splits)},
             ],
@@ -469,12 +641,14 @@ public enum WalkingModel {{
 {rows(model['leaves'], lambda v: f"{v:.17g}", splits + 1)},
             ]),
         enter: {enter},
-        stay: {STAY})
+        stay: {STAY},
+        minAlongShare: {MIN_ALONG_SHARE})
 }}
 """
 
 
 def main():
+    global OLD_TRAINING_SET, MIN_ALONG_SHARE
     global UNIT_SUBSAMPLE, MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
@@ -505,9 +679,9 @@ def main():
                    help="each held-out unit weighs the same within its dataset and class (default: each window)")
     g.add_argument("--scale", help="comma-separated amplitude factors: training copies of every window with "
                                    "log_std shifted by ln(factor) (default: none)")
-    g.add_argument("--augment", action="append", default=[],
+    g.add_argument("--augment", action="append", default=None,
                    help="training-only copies of every recording, dumped by steptweet: resample:HZ or stretch:FACTOR "
-                        "(repeatable; default: none)")
+                        "(repeatable; default: degrade:1, one cheaper-sensor copy of each recording; 'none' for none)")
     g.add_argument("--monotone", help="comma-separated NAME+ or NAME-: the model's probability may only rise (+) or "
                    "only fall (-) as that feature grows (default: r1+,r2+; 'none' for no constraint)")
     g.add_argument("--unit-subsample", type=float, default=UNIT_SUBSAMPLE,
@@ -518,9 +692,21 @@ def main():
     ap.add_argument("--magnitude-only", action="store_true",
                     help="also count the held-out recordings from |a| alone, as a watch without axes would")
     ap.add_argument("--model-out", help="also write the final model's detector parameters (JSON) here")
+    ap.add_argument("--leave-out-dir", default=os.path.join(ROOT, "bench/leave_out"),
+                    help="where the models trained without each data set go, one DATASET.json each, for "
+                         "`steptweet eval --leave-out DATASET` (default %(default)s)")
+    ap.add_argument("--report", help="also write the out-of-dataset table (markdown) here")
+    ap.add_argument("--no-folds", action="store_true", help="out of dataset only: skip the 36 out-of-fold models")
+    ap.add_argument("--min-along-share", type=float, default=MIN_ALONG_SHARE,
+                    help="the gravity gate: windows with axes whose moving energy lies less than this share along "
+                         "gravity are not walking (default %(default)s; 0: off)")
+    ap.add_argument("--old-training-set", action="store_true",
+                    help="the training data and labels before issue #47 (for its before column); writes no model")
     ap.add_argument("--counts", help="also write every recording's out-of-fold count (JSON, per threshold) here")
     a = ap.parse_args()
     SLOW_AS_WALKING = a.slow_as_walking
+    OLD_TRAINING_SET = a.old_training_set
+    MIN_ALONG_SHARE = 0.0 if a.old_training_set else a.min_along_share
     MAGNITUDE_COPIES, MAGNITUDE_ONLY, UNIT_SUBSAMPLE = a.magnitude_copies, a.magnitude_only, a.unit_subsample
     TREES, DEPTH, RATE, L2, BINS = a.trees, a.depth, a.rate, a.l2, a.bins
     MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight
@@ -534,16 +720,26 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         entries, windows = load(a.binary, a.shared, work)
         by_file = {e["file"]: e for e in entries}
-        for spec in a.augment:
+        for spec in (["degrade:1"] if a.augment is None and not a.old_training_set else a.augment or []):
+            if spec == "none":
+                continue
             sources, extra = augmented(a.binary, a.shared, work, entries, spec)
             by_file.update(sources)
             windows += extra
+        rows, pooled = out_of_dataset(entries, leave_out_datasets(a.binary, entries, by_file, windows,
+                                                                  a.leave_out_dir, a.fit_long_walk))
+        table_md = markdown(rows, pooled)
+        print(table_md)
+        if a.report:
+            open(a.report, "w").write(table_md + "\n")
         fold_models = []
-        for k, held in enumerate(folds(entries)):
+        for k, held in enumerate([] if a.no_folds else folds(entries)):
             fold_models.append((held, fit_model(by_file, windows, held, a.fit_long_walk)))
         thresholds = [0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9] if a.curve else [a.threshold]
         if a.thresholds:
             thresholds = [float(t) for t in a.thresholds.split(",")]
+        if a.no_folds:
+            thresholds = []
         table, all_counts = {}, {}
         for t in thresholds:
             counts = {}
@@ -552,6 +748,8 @@ def main():
                 counts.update(evaluate(a.binary, es, parameters_json(model, t), t, work, f"{k}"))
             table[t] = summarise(entries, counts)
             all_counts[str(t)] = counts
+            if t == a.threshold:
+                print(f"out of fold, enter {t}:\n" + markdown(*out_of_dataset(entries, counts)))
             print(f"threshold {t}: " + json.dumps({k: (round(v, 2) if isinstance(v, float) else v)
                                                    for k, v in table[t].items() if k != "wisdm_per_activity"}))
             print(f"  by subject {t}: " + json.dumps(by_subject(entries, counts)))
@@ -566,7 +764,7 @@ def main():
                 print(f"  magnitude only, by subject {t}: " + json.dumps(by_subject(entries, only)))
         if a.counts:
             json.dump(all_counts, open(a.counts, "w"), indent=0)
-        if a.fit_long_walk or a.slow_as_walking:  # diagnostics: their models are never shipped
+        if a.fit_long_walk or a.slow_as_walking or a.old_training_set:  # diagnostics: never shipped
             return
         model = fit_model(by_file, windows, set())
         if a.model_out:

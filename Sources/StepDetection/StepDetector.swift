@@ -58,7 +58,7 @@ public struct StepDetector: Sendable, Codable {
 
     /// Whether a detector with these parameters follows the three axes (see `tracksAxes`).
     static func tracksAxes(_ parameters: DetectorParameters, axisFeatures: Bool) -> Bool {
-        parameters.recognizer.enabled && (axisFeatures || parameters.recognizer.model.usesAxes)
+        parameters.recognizer.enabled && (axisFeatures || parameters.recognizer.usesAxes)
     }
 
     /// Reserves the rhythm's and the walking gate's whole capacity up front (again after decoding, which gives

@@ -19,6 +19,9 @@ public struct WalkingRecognizer: Sendable, Codable {
     static let minimumTailTicks = 64
     /// Low-pass coefficient of the gravity estimate per tick: two stages at 0.5 Hz.
     static let gravityAlpha = 1 - (-0.08 * 2 * Double.pi * 0.5).exponential
+    /// The moving part's band per tick (0.6-3.5 Hz): a one-pole high-pass at 0.6 Hz, then a one-pole low-pass at 3.5 Hz.
+    static let motionSlowAlpha = 1 - (-0.08 * 2 * Double.pi * 0.6).exponential
+    static let motionBandAlpha = 1 - (-0.08 * 2 * Double.pi * 3.5).exponential
 
     /// Rings of the last `windowTicks` ticks: |a|; the unit gravity and acceleration vectors (x, y, z interleaved);
     /// whether the tick had three axes. `filled` are valid, the newest at `head - 1`.
@@ -43,6 +46,11 @@ public struct WalkingRecognizer: Sendable, Codable {
     var last = [0.0, 0.0, 0.0]
     var hasLast = false
     var gravityFilter = [Double](repeating: 0, count: 6)
+    /// The moving part's band-pass (x, y, z of its slow stage, then of its band), and per tick its component along
+    /// gravity and the energy across it (rings beside `gravity`).
+    var motionFilter = [Double](repeating: 0, count: 6)
+    var along: [Double]
+    var across: [Double]
     /// The largest raw excess of the current tick so far.
     var tickExcess = 0.0
     /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
@@ -57,7 +65,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
         case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
-        case peakTimes, peakHead
+        case peakTimes, peakHead, motionFilter, along, across
     }
     /// Candidate steps remembered for a window's rhythm features: more than a window can hold at the shortest
     /// candidate interval the 3 Hz low-pass lets through.
@@ -70,6 +78,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         axisTicks = [Bool](repeating: false, count: Self.windowTicks)
         excesses = [Double](repeating: 0, count: Self.windowTicks)
         peakTimes = [Int64](repeating: .min, count: Self.peakCapacity)
+        along = [Double](repeating: 0, count: Self.windowTicks)
+        across = [Double](repeating: 0, count: Self.windowTicks)
     }
 
     /// Decodes a saved state, refusing one whose rings do not have this version's sizes.
@@ -101,11 +111,18 @@ public struct WalkingRecognizer: Sendable, Codable {
             try c.decodeIfPresent([Int64].self, forKey: .peakTimes)
             ?? [Int64](repeating: .min, count: Self.peakCapacity)
         peakHead = try c.decodeIfPresent(Int.self, forKey: .peakHead) ?? 0
+        // A state saved before the motion split (feature set 4) starts it afresh: its windows' axis features settle
+        // within one window, as after a gap.
+        let fresh = [Double](repeating: 0, count: Self.windowTicks)
+        motionFilter = try c.decodeIfPresent([Double].self, forKey: .motionFilter) ?? [Double](repeating: 0, count: 6)
+        along = try c.decodeIfPresent([Double].self, forKey: .along) ?? fresh
+        across = try c.decodeIfPresent([Double].self, forKey: .across) ?? fresh
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
             direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
             excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
             (0..<Self.peakCapacity).contains(peakHead),
-            last.count == 3, gravityFilter.count == 6, (0..<Self.windowTicks).contains(head),
+            last.count == 3, gravityFilter.count == 6, motionFilter.count == 6, along.count == Self.windowTicks,
+            across.count == Self.windowTicks, (0..<Self.windowTicks).contains(head),
             (0...Self.windowTicks).contains(filled)
         else {
             throw DecodingError.dataCorruptedError(
@@ -237,6 +254,8 @@ public struct WalkingRecognizer: Sendable, Codable {
                 for k in 0..<3 {
                     gravityFilter[k] = last[k]
                     gravityFilter[k + 3] = last[k]
+                    motionFilter[k] = last[k]
+                    motionFilter[k + 3] = 0
                 }
             }
             hasLast = true
@@ -250,11 +269,26 @@ public struct WalkingRecognizer: Sendable, Codable {
             }
             Self.storeUnit(in: &gravity, at: head, gravityFilter[3], gravityFilter[4], gravityFilter[5])
             Self.storeUnit(in: &direction, at: head, last[0], last[1], last[2])
+            splitMotion()
         }
         head = head == Self.windowTicks - 1 ? 0 : head + 1
         if filled < Self.windowTicks { filled += 1 }
         nextTickNs += Self.tickNs
         sinceWindow += 1
+    }
+
+    /// The tick's moving acceleration, band-passed, split into its component along gravity (the unit vector just
+    /// stored at `head`) and the energy across it.
+    private mutating func splitMotion() {
+        for k in 0..<3 {
+            motionFilter[k] += (last[k] - motionFilter[k]) * Self.motionSlowAlpha
+            motionFilter[k + 3] += (last[k] - motionFilter[k] - motionFilter[k + 3]) * Self.motionBandAlpha
+        }
+        let band = (motionFilter[3], motionFilter[4], motionFilter[5])
+        let g = 3 * head
+        let component = band.0 * gravity[g] + band.1 * gravity[g + 1] + band.2 * gravity[g + 2]
+        along[head] = component
+        across[head] = max(band.0 * band.0 + band.1 * band.1 + band.2 * band.2 - component * component, 0)
     }
 
     /// Static, so writing the ring never copies it (a method on `self` would hold a second reference).

@@ -42,9 +42,9 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         }
         let features = try c.decode([Int].self, forKey: .features)
         // Set 3 changed only the axis features of windows without axes: trees of set 2 that split on no axis
-        // feature mean the same.
+        // feature mean the same. Set 4 only added features after set 3's: every tree of set 3 means the same.
         let usesAxes = features.contains { $0 >= WindowFeatures.magnitudeNames.count }
-        guard set == WindowFeatures.featureSet || (set == 2 && !usesAxes) else {
+        guard set == WindowFeatures.featureSet || set == 3 || (set == 2 && !usesAxes) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .featureSet, in: c,
                 debugDescription: "walking trees trained on feature set \(set); this "
@@ -113,11 +113,18 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     public var confident: Double
 
     public static let defaultConfident = 0.9
+    /// With three axes, a window whose moving energy lies less than this share along gravity is not walking, whatever
+    /// the trees say (issue #47): gait pushes along gravity, hands at work move across it, on every sensor measured.
+    /// The probability is scaled by a ramp from `minAlongShare − 0.05` (0) to `minAlongShare + 0.05` (1); 0: off,
+    /// as in parameters saved before it.
+    public var minAlongShare: Double
+    static let alongShareRamp = 0.1
 
     public init(
         enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
-        confident: Double = Self.defaultConfident
+        confident: Double = Self.defaultConfident, minAlongShare: Double = 0
     ) {
+        self.minAlongShare = minAlongShare
         self.enabled = enabled
         self.model = model
         self.enter = enter
@@ -125,7 +132,7 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         self.confident = confident
     }
 
-    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay, confident }
+    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay, confident, minAlongShare }
 
     /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
     /// release that resumes it (10 KB less per state), and a custom model (`eval --parameters`) is kept.
@@ -136,6 +143,7 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         try c.encode(enter, forKey: .enter)
         try c.encode(stay, forKey: .stay)
         try c.encode(confident, forKey: .confident)
+        try c.encode(minAlongShare, forKey: .minAlongShare)
     }
 
     /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
@@ -147,8 +155,16 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         enter = try c.decode(Double.self, forKey: .enter)
         stay = try c.decode(Double.self, forKey: .stay)
         confident = try c.decodeIfPresent(Double.self, forKey: .confident) ?? Self.defaultConfident
+        minAlongShare = try c.decodeIfPresent(Double.self, forKey: .minAlongShare) ?? 0
     }
 
+    /// Whether judging a window needs the three axes: the model splits on an axis feature, or the gravity gate is on.
+    public var usesAxes: Bool { model.usesAxes || minAlongShare > 0 }
+
     /// The probability that a window with these features is walking.
-    public func probability(_ f: WindowFeatures) -> Double { model.probability(f) }
+    public func probability(_ f: WindowFeatures) -> Double {
+        let p = model.probability(f)
+        guard f.hasAxes && minAlongShare > 0 else { return p }
+        return p * min(max((f.alongShare - minAlongShare) / Self.alongShareRamp + 0.5, 0), 1)
+    }
 }

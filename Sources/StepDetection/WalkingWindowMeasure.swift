@@ -216,5 +216,56 @@ extension WalkingRecognizer {
         let b = 3 * Self.index(n - 1, of: n, head: head)
         let cosine = gravity[a] * gravity[b] + gravity[a + 1] * gravity[b + 1] + gravity[a + 2] * gravity[b + 2]
         f.gravityTurn = 1 - min(1, max(-1, cosine))
+        motionFeatures(ticks: n, into: &f)
+    }
+
+    /// Ticks a stride apart for `strideTurn` (0.96 s).
+    static let strideTicks = 12
+
+    /// `alongShare`, `alongStep` and `strideTurn` of the newest `n` ticks (all with axes).
+    private func motionFeatures(ticks n: Int, into f: inout WindowFeatures) {
+        var alongEnergy = 0.0
+        var acrossEnergy = 0.0
+        var mean = 0.0
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.windowTicks) { y in
+            let b = y.baseAddress!
+            along.withUnsafeBufferPointer { along in
+                across.withUnsafeBufferPointer { across in
+                    Self.forEachTick(n, head: head) { i, k in
+                        b[i] = along[k]
+                        mean += along[k]
+                        alongEnergy += along[k] * along[k]
+                        acrossEnergy += across[k]
+                    }
+                }
+            }
+            mean /= Double(n)
+            var variance = 0.0
+            for i in 0..<n {
+                b[i] -= mean
+                variance += b[i] * b[i]
+            }
+            variance /= Double(n)
+            f.alongStep =
+                variance > 1e-8 ? Self.stepAutocorrelation(UnsafePointer(b), count: n, variance: variance) : -1
+        }
+        let energy = alongEnergy + acrossEnergy
+        f.alongShare = energy > 1e-8 ? alongEnergy / energy : 0
+        var cosines = 0.0
+        gravity.withUnsafeBufferPointer { g in
+            Self.forEachTick(n - Self.strideTicks, head: head) { _, k in
+                let j = 3 * (k < Self.strideTicks ? k + Self.windowTicks - Self.strideTicks : k - Self.strideTicks)
+                cosines += g[3 * k] * g[j] + g[3 * k + 1] * g[j + 1] + g[3 * k + 2] * g[j + 2]
+            }
+        }
+        f.strideTurn = 1 - cosines / Double(n - Self.strideTicks)
+    }
+
+    /// The largest autocorrelation of the mean-free window `b` over a step (4-12 ticks), three passes of four lags.
+    private static func stepAutocorrelation(_ b: UnsafePointer<Double>, count: Int, variance: Double) -> Double {
+        let first = meanProducts(b, count: count, lags: SIMD4(4, 5, 6, 7))
+        let second = meanProducts(b, count: count, lags: SIMD4(8, 9, 10, 11))
+        let last = meanProducts(b, count: count, lags: SIMD4(repeating: 12))[0]
+        return max(max(first.max(), second.max()), last) / variance
     }
 }

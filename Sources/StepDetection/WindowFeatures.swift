@@ -5,22 +5,26 @@
 /// step, one stride and two strides later (periodicity and cycle similarity), and how impulsive it is (claps, taps).
 /// With three axes, three more say whether the watch's orientation stays steady (walking) or wanders (dressing,
 /// folding, eating): how well the direction of gravity and of the whole acceleration hold over the window, and how far
-/// gravity turned from its start to its end.
+/// gravity turned from its start to its end. Three more split the motion into its part along gravity and the rest
+/// (issue #47): walking puts its rhythmic energy along gravity (the heel strike, the body's rise and fall), brushing,
+/// combing, clapping and folding put it across. None of the six depends on which way the device's axes point.
 public struct WindowFeatures: Sendable, Equatable {
     /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
     public static let magnitudeNames = [
         "log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis",
         "crest", "crossings_hz", "log_impulse", "peak_rate", "stride_cv",
     ]
-    public static let axisNames = ["gravity_steadiness", "direction_steadiness", "gravity_turn"]
+    public static let axisNames = [
+        "gravity_steadiness", "direction_steadiness", "gravity_turn", "along_share", "along_step", "stride_turn",
+    ]
     public static let names = magnitudeNames + axisNames
     /// The version of these features: their order, and what each one measures. A saved model refers to features by
     /// their index in `names`, so it is only valid for the feature set it was trained on. Raise it whenever a feature
     /// is added, removed, reordered or changes what it measures (and `FEATURE_SET` in scripts/train_walking.py).
     /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
     /// `r2` against the candidates' rate, `crossings_hz` capped; 3: the axis features of a window without axes are
-    /// missing (NaN in `values`), no longer 0.
-    public static let featureSet = 3
+    /// missing (NaN in `values`), no longer 0; 4: `along_share`, `along_step` and `stride_turn` added.
+    public static let featureSet = 4
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
@@ -54,7 +58,7 @@ public struct WindowFeatures: Sendable, Equatable {
     /// How much the strides between those peaks (each to the next but one) vary: their standard deviation over their
     /// mean; 1 with fewer than four peaks. A walk keeps its stride however weak its peaks; hand motion does not.
     public var strideCV = 1.0
-    /// Whether every tick of the window had three axes. Otherwise the three features below are missing: NaN in
+    /// Whether every tick of the window had three axes. Otherwise the six features below are missing: NaN in
     /// `values`, which every split of `WalkingTrees` sends to its right side (0 would read as the least steady wrist).
     public var hasAxes = false
     /// Length of the mean of the unit gravity vectors (1: gravity kept its direction in the watch's frame).
@@ -63,6 +67,15 @@ public struct WindowFeatures: Sendable, Equatable {
     public var directionSteadiness = 0.0
     /// How far gravity turned between the window's start and its end: 1 − cos of the angle (0 to 2).
     public var gravityTurn = 0.0
+    /// The share of the moving acceleration's energy (0.6-3.5 Hz, gravity's low-pass removed) that lies along
+    /// gravity: about 0.5-0.8 in gait on every sensor measured, 0.1-0.35 in hand activities.
+    public var alongShare = 0.0
+    /// The largest autocorrelation of the acceleration along gravity at a step period (0.32-0.96 s): steps repeat
+    /// their vertical push; -1 without any motion.
+    public var alongStep = -1.0
+    /// How far gravity's direction moves over a stride (0.96 s): 1 − the mean cos of the angle between each tick's
+    /// gravity and that of a stride before. A wrist in gait swings and comes back; hands at work reorient.
+    public var strideTurn = 0.0
 
     public init() {}
 
@@ -75,7 +88,8 @@ public struct WindowFeatures: Sendable, Equatable {
         let v = (
             logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
             peakRate, strideCV, hasAxes ? gravitySteadiness : .nan, hasAxes ? directionSteadiness : .nan,
-            hasAxes ? gravityTurn : .nan
+            hasAxes ? gravityTurn : .nan, hasAxes ? alongShare : .nan, hasAxes ? alongStep : .nan,
+            hasAxes ? strideTurn : .nan
         )
         return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }

@@ -24,6 +24,7 @@ struct EvalCommand: ParsableCommand {
             Examples:
               steptweet eval ../shared/data/steps/manifest.csv
               steptweet eval --by activity ../shared/data/activities/manifest.csv
+              steptweet eval --leave-out wisdm_watch ../shared/data/activities/manifest.csv
             """
     )
 
@@ -58,6 +59,16 @@ struct EvalCommand: ParsableCommand {
         help: ArgumentHelp(
             "Also write the walking recognizer's windows and the rhythm's steps of every recording to DIR (windows.csv, steps.csv) for scripts/train_walking.py.",
             valueName: "DIR")) var features: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Count only this data set's recordings (the folder holding them), with the model trained without it: DATASET.json in --models (written by scripts/train_walking.py).",
+            valueName: "DATASET")) var leaveOut: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Folder of the models trained without each data set, for --leave-out (default \(LeaveOut.defaultModels)).",
+            valueName: "DIR")) var models: String?
     @OptionGroup var detection: SensitivityOption
     @Argument(help: "The manifest CSV.") var manifest: String
 
@@ -75,17 +86,27 @@ struct EvalCommand: ParsableCommand {
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs: must be at least 1") }
         if let enter, !(0...1).contains(enter) { throw ValidationError("--enter: must be between 0 and 1") }
-        if parameters != nil && detection.sensitivity != nil {
-            throw ValidationError("--sensitivity and --parameters both set the detector's parameters; give one")
+        if models != nil && leaveOut == nil { throw ValidationError("--models: only with --leave-out") }
+        if parameters != nil && leaveOut != nil {
+            throw ValidationError("--parameters and --leave-out: --leave-out reads its model from --models")
+        }
+        if (parameters != nil || leaveOut != nil) && detection.sensitivity != nil {
+            throw ValidationError(
+                "--sensitivity and --parameters (or --leave-out) both set the detector's parameters; give one")
         }
     }
 
-    /// The built-in parameters (of `--sensitivity`), or `--parameters`, with `--enter` and `--rhythm-only` applied.
+    /// The built-in parameters (of `--sensitivity`), or `--parameters` (or the `--leave-out` data set's model), with
+    /// `--enter` and `--rhythm-only` applied.
     func detectorParameters() throws -> DetectorParameters {
         var p = detection.parameters
+        let parameters =
+            self.parameters
+            ?? leaveOut.map { LeaveOut.parametersPath(dataset: $0, models: models ?? LeaveOut.defaultModels) }
         if let parameters {
             guard let data = FileManager.default.contents(atPath: parameters) else {
-                throw fail("\(parameters): cannot read", status: ExitStatus.noInput)
+                let hint = leaveOut == nil ? "" : " (write the models with python3 scripts/train_walking.py)"
+                throw fail("\(parameters): cannot read\(hint)", status: ExitStatus.noInput)
             }
             do {
                 p = try JSONDecoder().decode(DetectorParameters.self, from: data)
@@ -101,9 +122,10 @@ struct EvalCommand: ParsableCommand {
     }
 
     func run() throws {
-        let loaded: EvaluationManifest
+        var loaded: EvaluationManifest
         do {
             loaded = try EvaluationManifest.load(path: manifest)
+            if let leaveOut { loaded = try LeaveOut.restrict(loaded, to: leaveOut) }
         } catch let error as InputError {
             throw fail("\(error)", status: ExitStatus.of(error))
         }

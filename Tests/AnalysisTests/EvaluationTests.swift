@@ -96,8 +96,9 @@ import Testing
         #expect(report.summary.lowTruthFiles == 1)
         for result in report.results where (result.truthSteps ?? 0) > 0 {
             let error = try #require(result.absolutePercentageError)
-            // 10 %: the rhythm finds 13 steps too many in the 12.5 Hz watch walk (132 true), and they are walking.
-            #expect(error <= 10, "\(result.file): counted \(result.countedSteps), true \(result.truthSteps ?? -1)")
+            // 12.5 %: the rhythm finds 13 steps too many in the 12.5 Hz watch walk (132 true), and they are walking;
+            // the bout look-back (issue #47) adds 3 more before its first bout (148; 145 with `lookBackSeconds` 0).
+            #expect(error <= 12.5, "\(result.file): counted \(result.countedSteps), true \(result.truthSteps ?? -1)")
         }
         #expect(report.summary.falseSteps <= 3)
         #expect(try #require(report.summary.mape) <= 5)

@@ -105,7 +105,7 @@ import Testing
         #expect(r.stdout.isEmpty)
         #expect(
             r.stderr == "steptweet: error: \(parameters): not detector parameters: at recognizer.model.featureSet: "
-                + "walking trees trained on feature set 1; this release computes feature set 3; retrain them with "
+                + "walking trees trained on feature set 1; this release computes feature set 4; retrain them with "
                 + "scripts/train_walking.py\n")
         // Set 2 differs from set 3 only where a window has no axes: its trees load when they split on no axis feature.
         let retrained = trees.replacingOccurrences(of: #""featureSet":1"#, with: #""featureSet":2"#)
@@ -268,5 +268,29 @@ import Testing
         // A magnitude-only recording is read the same either way.
         #expect((withAxes["25hz_fast-walking-sh.csv"] ?? 0) > 100)
         #expect(withAxes["25hz_fast-walking-sh.csv"] == magnitudeOnly["25hz_fast-walking-sh.csv"])
+    }
+
+    @Test func leaveOutCountsOneDataSetWithTheModelTrainedWithoutIt() async throws {
+        // A model that calls nothing walking, as wrist_watch's: its fast walk then counts 0 (over 100 otherwise).
+        let temp = try TempDir("leave-out")
+        let never = #"{"featureSet":4,"depth":1,"base":-20,"features":[0],"thresholds":[0],"leaves":[0,0]}"#
+        try #"{"recognizer":{"enabled":true,"enter":0.7,"stay":0.1,"model":\#(never)}}"#.write(
+            toFile: temp.root + "/wrist_watch.json", atomically: true, encoding: .utf8)
+        let manifest = try smallManifest()
+        let r = try await Steptweet.run([
+            "eval", "--json", "--leave-out", "wrist_watch", "--models", temp.root, manifest,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let files = try #require(object["files"] as? [[String: Any]])
+        #expect(files.count == 2 && files.allSatisfy { ($0["file"] as? String)?.contains("/wrist_watch/") == true })
+        #expect(files.allSatisfy { $0["counted"] as? Int == 0 })
+        // A data set the manifest does not have, and one without a model, are clear errors.
+        let unknown = try await Steptweet.run(["eval", "--leave-out", "dsads_arm", "--models", temp.root, manifest])
+        #expect(unknown.status != 0 && unknown.stderr.contains("no recording of data set 'dsads_arm'"))
+        #expect(unknown.stderr.contains("oxford_opt, wrist_watch"))
+        let missing = try await Steptweet.run(["eval", "--leave-out", "oxford_opt", "--models", temp.root, manifest])
+        #expect(missing.status != 0 && missing.stderr.contains("oxford_opt.json: cannot read"))
+        #expect(missing.stderr.contains("train_walking.py"))
     }
 }

@@ -1,0 +1,156 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import StepDetection
+
+/// Issue #47: the recognizer's axis features (gravity and the motion along and across it) do not depend on how a
+/// device is turned or how cheap its sensor is.
+@Suite struct AxisFeatureTests {
+    typealias Sample = SyntheticMotion.Sample
+
+    /// A committed recording (`t_ms,x,y,z`, m/s²) from `fixtures/`.
+    static func fixture(_ name: String) throws -> [Sample] {
+        let url = SharedData.packageRoot.appendingPathComponent("fixtures/" + name)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return text.split(whereSeparator: \.isNewline).dropFirst().compactMap { line in
+            let f = line.split(separator: ",").compactMap { Double($0) }
+            return f.count == 4 ? (Int64((f[0] * 1e6).rounded()), f[1], f[2], f[3]) : nil
+        }
+    }
+
+    /// The samples turned by a fixed rotation (about the axis (1, 2, 3) by 2 rad): another way to wear the device.
+    static func rotated(_ samples: [Sample]) -> [Sample] {
+        let length = (1.0 + 4 + 9).squareRoot()
+        let (u, v, w) = (1 / length, 2 / length, 3 / length)
+        let (c, s) = (cos(2.0), sin(2.0))
+        let m = [
+            [c + u * u * (1 - c), u * v * (1 - c) - w * s, u * w * (1 - c) + v * s],
+            [v * u * (1 - c) + w * s, c + v * v * (1 - c), v * w * (1 - c) - u * s],
+            [w * u * (1 - c) - v * s, w * v * (1 - c) + u * s, c + w * w * (1 - c)],
+        ]
+        return samples.map { p in
+            (
+                p.timeNs, m[0][0] * p.x + m[0][1] * p.y + m[0][2] * p.z, m[1][0] * p.x + m[1][1] * p.y + m[1][2] * p.z,
+                m[2][0] * p.x + m[2][1] * p.y + m[2][2] * p.z
+            )
+        }
+    }
+
+    /// The samples as a cheap sensor gives them: each axis clipped at ±`range` g and quantised to `bits` over it.
+    static func degraded(_ samples: [Sample], bits: Int, range: Double) -> [Sample] {
+        let reach = range * standardGravity
+        let step = 2 * reach / Double(1 << bits)
+        func q(_ a: Double) -> Double { (min(max(a, -reach), reach) / step).rounded() * step }
+        return samples.map { ($0.timeNs, q($0.x), q($0.y), q($0.z)) }
+    }
+
+    /// The features of the last full window of the samples, measured by the recognizer alone (the detector scores
+    /// windows only while its rhythm has steps; these motions need none).
+    static func lastWindow(_ samples: [Sample]) -> WindowFeatures {
+        var recognizer = WalkingRecognizer()
+        for s in samples {
+            let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
+            recognizer.addAxes(x: s.x, y: s.y, z: s.z)
+            if recognizer.push(timeNs: s.timeNs, value: magnitude, raw: magnitude, wideAlpha: 0.5) {
+                _ = recognizer.advance(timeNs: s.timeNs, value: magnitude, raw: magnitude, score: false)
+            }
+        }
+        return recognizer.scoreWindow(ticks: WalkingRecognizer.windowTicks).features
+    }
+
+    @Test(arguments: ["bangle_wrist_walk_150.csv", "demo_walk_50hz.csv"])
+    func aRotatedCopyOfAWalkCountsTheSame(file: String) throws {
+        let walk = try Self.fixture(file)
+        let counted = SyntheticMotion.count(walk).steps
+        #expect(counted > 90)
+        #expect(SyntheticMotion.count(Self.rotated(walk)).steps == counted)
+    }
+
+    @Test func aSixBitCopyClippedAtOneAndAHalfGCountsWithin3Percent() throws {
+        let walk = try Self.fixture("bangle_wrist_walk_150.csv")
+        let counted = SyntheticMotion.count(walk).steps
+        let cheap = Self.degraded(walk, bits: 6, range: 1.5)
+        #expect(cheap.contains { abs($0.x) == 1.5 * standardGravity || abs($0.z) == 1.5 * standardGravity })
+        let cheapCount = SyntheticMotion.count(cheap).steps
+        #expect(abs(Double(cheapCount - counted)) <= 0.03 * Double(counted), "\(cheapCount) against \(counted)")
+    }
+
+    /// 30 s at 50 Hz: gravity along `up` and a 2 Hz motion of 2 m/s² along `motion`, with the wrist's frame turned.
+    static func motion(up: (Double, Double, Double), along motion: (Double, Double, Double)) -> [Sample] {
+        var random = SeededRandom(seed: 47)
+        let samples: [Sample] = (0..<1500).map { i in
+            let t = Double(i) / 50
+            let a = 2 * sin(2 * .pi * 2 * t)
+            return (
+                Int64(i) * 20_000_000, standardGravity * up.0 + a * motion.0 + random.noise(0.05),
+                standardGravity * up.1 + a * motion.1 + random.noise(0.05),
+                standardGravity * up.2 + a * motion.2 + random.noise(0.05)
+            )
+        }
+        return samples
+    }
+
+    @Test func motionAlongGravityHasMostOfItsEnergyThereAndRepeatsEachStep() {
+        let up = (0.0, 0.6, 0.8)
+        let vertical = Self.lastWindow(Self.motion(up: up, along: up))
+        let sideways = Self.lastWindow(Self.motion(up: up, along: (1, 0, 0)))
+        #expect(vertical.hasAxes && sideways.hasAxes)
+        #expect(vertical.alongShare > 0.95, "\(vertical.alongShare)")
+        #expect(sideways.alongShare < 0.05, "\(sideways.alongShare)")
+        #expect(vertical.alongStep > 0.9, "\(vertical.alongStep)")  // a 2 Hz motion repeats 0.48 s later
+        // A steady wrist: gravity does not move over a stride.
+        #expect(vertical.strideTurn < 0.01 && sideways.strideTurn < 0.01)
+        // Turned, the same motion measures the same.
+        let turned = Self.lastWindow(Self.rotated(Self.motion(up: up, along: up)))
+        #expect(abs(turned.alongShare - vertical.alongShare) < 1e-6)
+        #expect(abs(turned.alongStep - vertical.alongStep) < 1e-6)
+    }
+
+    @Test func aWristThatReorientsEachSecondTurnsOverAStride() {
+        // Gravity swings by ±60° at 0.3 Hz in the device's frame (a hand at work); still, it barely turns.
+        let swinging: [Sample] = (0..<1500).map { i in
+            let t = Double(i) / 50
+            let angle = 1.05 * sin(2 * .pi * 0.3 * t)
+            return (Int64(i) * 20_000_000, standardGravity * sin(angle), 0, standardGravity * cos(angle))
+        }
+        let still: [Sample] = (0..<1500).map { (Int64($0) * 20_000_000, 0, 0.1, standardGravity) }
+        let turning = Self.lastWindow(swinging)
+        let steady = Self.lastWindow(still)
+        #expect(turning.strideTurn > 0.05, "\(turning.strideTurn)")
+        #expect(steady.strideTurn < 1e-6)
+    }
+}
+
+@Suite struct GravityGateTests {
+    static let alwaysWalking = WalkingTrees(depth: 1, base: 5, features: [0], thresholds: [1e300], leaves: [0, 0])
+
+    @Test func aWindowMovingAcrossGravityIsNotWalkingWhateverTheTreesSay() {
+        let gate = RecognizerParameters(model: Self.alwaysWalking, enter: 0.7, stay: 0.1, minAlongShare: 0.3)
+        var f = WindowFeatures()
+        f.hasAxes = true
+        f.alongShare = 0.2
+        #expect(gate.probability(f) == 0)
+        f.alongShare = 0.3
+        #expect(abs(gate.probability(f) - 0.5 * Self.alwaysWalking.probability(f)) < 1e-12)
+        f.alongShare = 0.6
+        #expect(gate.probability(f) == Self.alwaysWalking.probability(f))
+        // Without axes the share is unknown: the trees alone decide.
+        f.hasAxes = false
+        f.alongShare = 0
+        #expect(gate.probability(f) == Self.alwaysWalking.probability(f))
+        #expect(gate.usesAxes && !Self.alwaysWalking.usesAxes)
+    }
+
+    @Test func parametersSavedBeforeTheGateDecodeWithItOff() throws {
+        var saved =
+            try JSONSerialization.jsonObject(
+                with: try JSONEncoder().encode(DetectorParameters.standard.recognizer)) as! [String: Any]
+        #expect(saved["minAlongShare"] as? Double == WalkingModel.trained.minAlongShare)
+        saved["minAlongShare"] = nil
+        let old = try JSONDecoder().decode(
+            RecognizerParameters.self, from: try JSONSerialization.data(withJSONObject: saved))
+        #expect(old.minAlongShare == 0)
+        #expect(old.model == WalkingModel.trained.model)
+    }
+}
