@@ -5,11 +5,12 @@ each one's wall time and peak RSS (medians of RUNS) and the alt text's first wor
 
     python3 bench/chart_long_window.py RUNS BIN [BIN...]
 """
-import datetime, json, os, random, statistics, subprocess, sys, tempfile, time
+import atexit, datetime, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
 
 runs = int(sys.argv[1])
 binaries = sys.argv[2:]
 work = tempfile.mkdtemp(prefix="steptweet-long-window-")
+atexit.register(shutil.rmtree, work, ignore_errors=True)  # the step log, state and chart go with the run
 rng = random.Random(1)
 lines = []
 t = datetime.datetime(2019, 7, 22, 14, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=1)))
