@@ -75,6 +75,8 @@ struct ParsedChunk: Sendable {
     var stops = false
     /// The read itself failed.
     var failure: InputError?
+    /// Rows at clock times the zone skips.
+    var clockChanges = ClockChangeNotes()
 
     /// The line of sample `j`, counted from the chunk's first line.
     func line(ofSample j: Int) -> Int32 { sampleLines.isEmpty ? Int32(j + 1) : sampleLines[j] }
@@ -173,6 +175,7 @@ struct CSVChunkParser: Sendable {
         var stops = false
         var sampleLines: [Int32] = []
         var inOrder = true
+        var clockChanges = ClockChangeNotes()
         var line: Int32 = 0
         var i = start
         // Samples are written in place into a block from the pool, not appended: no capacity check and count update
@@ -255,8 +258,10 @@ struct CSVChunkParser: Sendable {
                     break
                 }
             }
+            clockChanges = scratch.clockChanges
             return n
         }
+        chunk.clockChanges = clockChanges
         chunk.sampleLines = sampleLines
         chunk.inOrder = inOrder
         chunk.issues = issues
@@ -356,6 +361,15 @@ extension GenericCSVReader {
                     try skip(chunk.issues[nextIssue], before: j)
                     nextIssue += 1
                 }
+                if let previous = state.lastNs, sample.timeNs < previous,
+                    let second = state.secondPass(of: sample.timeNs, after: previous)
+                {
+                    chunk.block?.base[j].timeNs = second  // the run delivered from the block carries it too
+                    state.lastNs = second
+                    if batch == nil { sink(chunk.samples[j]) }
+                    state.summary.note(sampleAt: second)
+                    continue
+                }
                 if let previous = state.lastNs, sample.timeNs < previous {
                     try skip(
                         InputError(
@@ -373,6 +387,7 @@ extension GenericCSVReader {
             for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
             state.summary.skippedLines += chunk.unreportedIssues
         }
+        state.clockChanges.add(chunk.clockChanges)
         if !chunk.samples.isEmpty {
             state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil
         }
