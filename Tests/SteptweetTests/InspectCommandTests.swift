@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func describesAnAccelerationRecording() async throws {
-        let (r, o) = try await inspect(["\(formats)/actigraph_RAW.csv"])
+        let (r, o) = try await inspect(["--time-zone", "UTC", "\(formats)/actigraph_RAW.csv"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(o["format"] as? String == "actigraph-raw")
         #expect(o["kind"] as? String == "acceleration")
