@@ -355,20 +355,11 @@ extension GenericCSVReader {
             state.summary.note(samples: chunk.samples.count, from: first.timeNs, to: last.timeNs)
         } else {
             for j in 0..<chunk.samples.count {
-                let sample = chunk.samples[j]
+                let sample = state.sample(j, of: chunk)
                 let line = chunk.line(ofSample: j)
                 while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
                     try skip(chunk.issues[nextIssue], before: j)
                     nextIssue += 1
-                }
-                if let previous = state.lastNs, sample.timeNs < previous,
-                    let second = state.secondPass(of: sample.timeNs, after: previous)
-                {
-                    chunk.block?.base[j].timeNs = second  // the run delivered from the block carries it too
-                    state.lastNs = second
-                    if batch == nil { sink(chunk.samples[j]) }
-                    state.summary.note(sampleAt: second)
-                    continue
                 }
                 if let previous = state.lastNs, sample.timeNs < previous {
                     try skip(

@@ -1,4 +1,5 @@
 import Foundation
+import StepDetection
 
 /// What a reader of local clock times tells the person about the clock changes a recording crossed (into
 /// `ReadSummary.notes`): rows in an hour the clocks repeat, read as its second pass because the times went back, and
@@ -119,6 +120,16 @@ extension GenericCSVReader.ReadState {
         guard let zone = localZone, let second = zone.secondPass(ofNs: timeNs, after: previous) else { return nil }
         clockChanges.noteRepeated(localNs: zone.localNs(ofNs: timeNs))
         return second
+    }
+
+    /// Sample `j` of `chunk`, moved into the second pass of a repeated hour when it goes back there (in the chunk's
+    /// block too, so that the run handed on from the block carries it).
+    mutating func sample(_ j: Int, of chunk: ParsedChunk) -> AccelerationSample {
+        var sample = chunk.samples[j]
+        guard let previous = lastNs, let second = secondPass(of: sample.timeNs, after: previous) else { return sample }
+        sample.timeNs = second
+        chunk.block?.base[j].timeNs = second
+        return sample
     }
 }
 
