@@ -40,6 +40,11 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
         case lastResult = "last_result"
         case consecutiveFailures = "consecutive_failures"
     }
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let state = Column(CodingKeys.state)
+        static let receiver = Column(CodingKeys.receiver)
+    }
 }
 
 /// What the agent is doing, as `status` shows it.

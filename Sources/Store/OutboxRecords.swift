@@ -209,6 +209,10 @@ package struct OutboxImageRecord: Codable, Sendable, FetchableRecord, Persistabl
         case png, alt, width, height
         case createdNs = "created_ns"
     }
+    package enum Columns {
+        static let key = Column(CodingKeys.key)
+        static let createdNs = Column(CodingKeys.createdNs)
+    }
     /// The window's idempotency key.
     package var key: String
     package var png: Data

@@ -38,6 +38,11 @@ package struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableReco
     package static let databaseTableName = "received_stream"
     package static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
     package static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    package enum Columns {
+        static let stream = Column("stream")
+        static let lastHeardNs = Column("last_heard_ns")
+        static let newestNs = Column("newest_ns")
+    }
     package var stream: String
     package var device: String
     package var lastHeardNs: Int64
@@ -297,6 +302,10 @@ struct ReceivedCheckpointRecord: Codable, Sendable, Equatable, FetchableRecord, 
     static let databaseTableName = "received_checkpoint"
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
     static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    enum Columns {
+        static let device = Column("device")
+        static let beforeNs = Column("before_ns")
+    }
     var device: String
     var beforeNs: Int64
     var microsteps: Int64

@@ -79,8 +79,11 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
         case startNs = "start_ns"
         case steps, handled
     }
-    static let endColumn = Column(CodingKeys.endNs)
-    static let handledColumn = Column(CodingKeys.handled)
+    enum Columns {
+        static let endNs = Column(CodingKeys.endNs)
+        static let startNs = Column(CodingKeys.startNs)
+        static let handled = Column(CodingKeys.handled)
+    }
     var endNs: Int64
     var startNs: Int64
     var steps: Int
@@ -88,19 +91,19 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// Bouts that ended in `[lo, hi)`.
     static func count(_ db: Database, endingFrom lo: Int64, before hi: Int64) throws -> Int {
-        try filter(endColumn >= lo && endColumn < hi).fetchCount(db)
+        try filter(Columns.endNs >= lo && Columns.endNs < hi).fetchCount(db)
     }
 
     /// Bouts that overlap `[fromNs, toNs)`, as the window's chart shades them.
     static func overlapping(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [WalkingBout] {
-        try filter(endColumn > fromNs && Column(CodingKeys.startNs) < toNs).order(endColumn).fetchAll(db).map {
+        try filter(Columns.endNs > fromNs && Columns.startNs < toNs).order(Columns.endNs).fetchAll(db).map {
             WalkingBout(startNs: $0.startNs, endNs: $0.endNs, steps: $0.steps)
         }
     }
 
     /// Marks the bouts no fetch has answered yet as answered; returns how many there were.
     static func answerUnhandled(_ db: Database) throws -> Int {
-        try filter(handledColumn == false).updateAll(db, handledColumn.set(to: true))
+        try filter(Columns.handled == false).updateAll(db, Columns.handled.set(to: true))
     }
 }
 

@@ -8,6 +8,11 @@ package struct TargetInfoRecord: Codable, Sendable, FetchableRecord, Persistable
         case key, value
         case storedNs = "stored_ns"
     }
+    package enum Columns {
+        static let key = Column(CodingKeys.key)
+        static let value = Column(CodingKeys.value)
+        static let storedNs = Column(CodingKeys.storedNs)
+    }
     package var key: String
     package var value: String
     package var storedNs: Int64
