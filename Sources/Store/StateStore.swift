@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import SensorInput
-import StepDetection
 
 /// The agent's state in one SQLite file (WAL, migrations): steps per second, source cursors with detector state,
 /// the window position, fetch history, walking bouts, the outbox of posts and the agent's status.
@@ -179,10 +178,6 @@ public final class StateStore: Sendable {
         return ns % 1_000_000_000 > 0 ? q + 1 : q
     }
 
-    static func postedUntil(_ db: Database) throws -> Int64? {
-        try WindowStateRecord.postedUntil(db)
-    }
-
     /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
     public func setWindowStartIfUnset(_ date: Date) throws {
         try writer.write { db in
@@ -216,8 +211,6 @@ public final class StateStore: Sendable {
             try statement.execute(arguments: [second, count])
         }
     }
-
-    static func floorSecond(_ ns: Int64) -> Int64 { StepReading.floorSecond(ns) }
 
     /// The date of a time in nanoseconds since the epoch, as Messages' `Timestamps.date(nanoseconds:)` (Store is
     /// below Messages): the dates `status --json` writes.
