@@ -139,6 +139,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
+            name: "StoreTests",
+            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
             name: "SteptweetTests",
             dependencies: [
                 "steptweet", "Agent", "Store", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
