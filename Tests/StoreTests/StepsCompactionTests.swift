@@ -3,7 +3,6 @@ import GRDB
 import TestSupport
 import Testing
 
-@testable import Agent
 @testable import Store
 
 /// Old per-second steps merged into minutes: every total a window, an hour, a day or a minute can ask of them stays
