@@ -16,7 +16,7 @@ struct IngestHandler: Sendable {
     let clock: WallClock
     /// A body larger than this many bytes has memory given back (`MemoryTrim`) once it is read and once it is parsed,
     /// so that reading it (the HTTP server's code), parsing it and committing it do not all stay resident at once: a
-    /// month of Health Auto Export in one request peaked 9 MB lower (bench/receiver_load_result.txt). Nil: never.
+    /// month of Health Auto Export in one request peaked 4-10 MB lower (bench/receiver_load_result.txt). Nil: never.
     var releaseMemoryAbove: Int? = nil
 
     /// The agent's `releaseMemoryAbove`: a body this large is rare (a month of Health Auto Export is 3.3 MB; a day,
