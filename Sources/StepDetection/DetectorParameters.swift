@@ -59,7 +59,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps,
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
-        case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare, shortBoutIntervalCV
+        case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
+            shortBoutIntervalCV
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.

@@ -218,7 +218,9 @@ extension StepDetector {
             let off = Double(steps[k] - steps[k - 1]) * 1e-9 - interval
             spread += off * off
         }
-        guard (spread / Double(steps.count - 1)).squareRoot() <= parameters.shortBoutIntervalCV * interval else { return }
+        guard (spread / Double(steps.count - 1)).squareRoot() <= parameters.shortBoutIntervalCV * interval else {
+            return
+        }
         var best = 0.0
         for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence) where d.startNs <= last && first < d.endNs {
             best = max(best, evidence)
