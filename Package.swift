@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules below it in this list: StepDetection, WallTime, SensorInput, Messages, Publishing, Analysis, LoopbackHTTP,
-// Agent, steptweet. EmbedText and the EmbedDemoRecording plugin are build tools (the demo recording compiled into
-// Agent).
+// modules before it in this list: StepDetection, WallTime, SensorInput, Store, Messages, Publishing, Analysis,
+// LoopbackHTTP, Agent, steptweet. Store is the only one that imports GRDB. EmbedText and the EmbedDemoRecording plugin
+// are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
 let package = Package(
@@ -44,6 +44,11 @@ let package = Package(
             ], exclude: ["README.md"]),
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
+        // The agent's state in SQLite: every table through a record type, one migrator, a typed API (no SQL above it).
+        .target(
+            name: "Store",
+            dependencies: ["StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["README.md"]),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages", exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
@@ -62,13 +67,12 @@ let package = Package(
         .target(
             name: "LoopbackHTTP", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
             exclude: ["README.md"]),
-        // The background fetch: configuration, schedule, deadline, SQLite state, outbox, triggers, daemon. The demo
+        // The background fetch: configuration, schedule, deadline, triggers, delivery from the outbox, daemon. The demo
         // recording is built into it (the EmbedDemoRecording plugin), so `steptweet demo` needs no checkout.
         .target(
             name: "Agent",
             dependencies: [
-                "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "Analysis",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "StepDetection", "WallTime", "SensorInput", "Store", "Messages", "Publishing", "Analysis",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "steptweet",
             dependencies: [
-                "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "Analysis", "Agent",
+                "StepDetection", "WallTime", "SensorInput", "Store", "Messages", "Publishing", "Analysis", "Agent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
@@ -127,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "AgentTests",
             dependencies: [
-                "Agent", "Analysis", "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing",
+                "Agent", "Store", "Analysis", "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing",
                 "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -135,9 +139,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
+            name: "StoreTests",
+            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
             name: "SteptweetTests",
             dependencies: [
-                "steptweet", "Agent", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
+                "steptweet", "Agent", "Store", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The state database after a year of Health Auto Export minutes: how big the `steps` table grows, and what merging
-old seconds into minutes (`Sources/Agent/Store/StepsCompaction.swift`) leaves of it.
+old seconds into minutes (`Sources/Store/StepsCompaction.swift`) leaves of it.
 
 A real `steptweet agent` receives 365 daily requests of 1,440 minute points (as bench/receiver_load.py sends them),
 one-shot fetches post the year, then further one-shot fetches (each merges at most a day) run until nothing is left

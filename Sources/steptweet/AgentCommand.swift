@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Logging
+import Store
 
 /// `steptweet agent`: the long-running background agent.
 struct AgentCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import SensorInput
+import Store
 
 /// Exit statuses, from sysexits(3), chosen from an error's kind, never from its message.
 enum ExitStatus {

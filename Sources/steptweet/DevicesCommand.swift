@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import SensorInput
+import Store
 
 /// `steptweet devices`: the live sensors `source.device` can name, and a quick check that they read sensibly.
 struct DevicesCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Analysis
 import ArgumentParser
 import Foundation
 import Messages
+import Store
 
 /// `steptweet history`: fetch results, or a chart of steps per hour or day.
 struct HistoryCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Messages
+import Store
 
 /// `steptweet outbox`: the posts waiting, failed or unconfirmed; re-queue or give up failed ones.
 struct OutboxCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import Agent
 import ArgumentParser
 import Foundation
 import Messages
+import Store
 import WallTime
 
 /// `steptweet steps`: steps stored in any range, like CMStepCounter's query.

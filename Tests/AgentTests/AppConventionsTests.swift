@@ -9,6 +9,7 @@ import Testing
 import WallTime
 
 @testable import Agent
+@testable import Store
 
 /// The table of app answer conventions, through the receiver's handler in process: each app's convention reaches
 /// that app and no other (a 499 only for Sensor Logger, a JSON array only for OwnTracks, an empty body answered 200

@@ -7,6 +7,8 @@ import Messages
 import Publishing
 import Testing
 
+@testable import Store
+
 @Suite(.timeLimit(.minutes(1))) struct FetchTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
 

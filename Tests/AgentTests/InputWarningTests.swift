@@ -4,6 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Store
+
 /// What a fetch finds wrong with its input (malformed lines skipped, a source with nothing in it) is in its warnings,
 /// its log line and the history, in `count`'s words, and is reported once.
 @Suite(.timeLimit(.minutes(1))) struct InputWarningTests {

@@ -6,6 +6,7 @@ import Publishing
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// `source.url`: phyphox on a phone, pulled at each fetch over real HTTP from a loopback server that answers as the
 /// app's remote interface does (`/get` with thresholds, `/time`, sessions, a "clear", `null` for NaN, numbers with 8
@@ -105,8 +106,7 @@ import Testing
         #expect(try store.steps(fromNs: ns(0), toNs: ns(20)) > 20)
         #expect(try store.steps(fromNs: ns(20), toNs: ns(50)) == 0, "nothing was measured during the pause")
         #expect(try store.steps(fromNs: ns(50), toNs: ns(90)) > 60)
-        let saved = try await store.writer.read { db in try StateStore.savedSource(db, source: phone.url.absoluteString)
-        }
+        let saved = try await store.savedSource(phone.url.absoluteString)
         let lastT = try #require(rows.last?.t)
         #expect(saved.lastSampleNs.map { abs($0 - ns(lastT + 30)) < 1_000_000 } == true)
         await phone.server.stop()
@@ -230,7 +230,7 @@ import Testing
         let report = await fetcher.fetch(now: at(60), trigger: [.manual])
         #expect(report.result == .noData, "\(report.line)")
         #expect(report.warnings.contains { $0.contains(url.absoluteString) && $0.contains("nothing read") })
-        let saved = try await store.writer.read { db in try StateStore.savedSource(db, source: url.absoluteString) }
+        let saved = try await store.savedSource(url.absoluteString)
         #expect(saved.remotePosition == nil)
         #expect(try store.receivedDevices().isEmpty)
     }
@@ -258,9 +258,7 @@ import Testing
         #expect(
             report.warnings.contains { $0.contains(phone.baseURL.absoluteString) && $0.contains(names) },
             "\(report.warnings)")
-        let saved = try await store.writer.read { db in
-            try StateStore.savedSource(db, source: phone.baseURL.absoluteString)
-        }
+        let saved = try await store.savedSource(phone.baseURL.absoluteString)
         #expect(saved.remotePosition == nil && saved.detector != nil)
         #expect(try store.receivedDevices().isEmpty && store.steps(fromNs: 0, toNs: .max) == 0)
         await phone.stop()

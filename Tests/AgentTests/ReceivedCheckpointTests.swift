@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// A device's readings are recounted from the last checkpoint, not from the start of its history, and every count
 /// stays what a recount from the start gives: fractional counts summed, then rounded.
@@ -38,10 +39,9 @@ import Testing
         #expect(try push([reading(19, micro: 600_000, key: "steps 19 watch")], to: store) == 8)
         // The same steps counted from the start, without the checkpoint, change nothing.
         try store.writer.write { db in _ = try ReceivedCheckpointRecord.deleteAll(db) }
-        let source = ReceivedStepSource(store: store, settleNs: 0)
         try store.writer.write { db in
             try db.execute(sql: "UPDATE received_reading SET changed = 1")
-            let recount = try source.recount("Phone", db, limit: .max)
+            let recount = try ReceivedRecount.recount("Phone", db, limit: .max)
             #expect(recount.changed.allSatisfy { !$0.0.changed || $0.0.counted == $0.1 })
             #expect(recount.looked == 21)
         }
@@ -81,11 +81,10 @@ enum ReceivedCounting {
     static func push(_ payload: Payload, to store: StateStore, nowNs: Int64) throws -> Int {
         _ = try store.commit(payload, nowNs: nowNs)
         let source = ReceivedStepSource(store: store, settleNs: 0)
-        let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.name) }
+        let saved = try store.savedSource(source.name)
         let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: false)
-        try store.writer.write { db in
-            _ = try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true, overlap: DeviceOverlap())
-        }
+        let slice = try read.slice(source: source.name, nowNs: nowNs, boutsHandled: true, prefer: [])
+        try store.write { tx in _ = try tx.save(slice, nowNs: nowNs) }
         return try store.steps(fromNs: 0, toNs: .max)
     }
 }

@@ -7,6 +7,7 @@ import Testing
 import WallTime
 
 @testable import Agent
+@testable import Store
 
 /// A sample stream's samples are removed once a fetch has fed them: a resend of them afterwards is a duplicate in the
 /// answer and is not stored, so the next fetch does not warn of it as late; a sample that is new and merely late (a

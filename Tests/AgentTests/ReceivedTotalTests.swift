@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// A stream's running totals (Sensor Logger's pedometer) count their differences in time order, however the messages
 /// arrive: out of order, twice, or a total before one already stored.

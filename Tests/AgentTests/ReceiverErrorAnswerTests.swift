@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// Every refused request or item is told what is wrong and where: malformed bodies of each payload format, bodies
 /// named by `?format=` that lack the format's shape, JSON cut short, a missing token, sent to the receiver's handler

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// A payload with one bad item, through the real receiver on a loopback port: the valid items are stored and posted
 /// once, the answer names the bad field by the app's convention (a 422 with JSON; Sensor Logger's 499 text), a resend

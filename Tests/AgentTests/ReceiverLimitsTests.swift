@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// Each of the receiver's limits (`[receive]` max_header, max_body, idle_timeout, read_timeout, max_connections),
 /// over real connections to 127.0.0.1 that send what no HTTP client sends: a head that never ends, a body a byte at a

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// Health Connect retries failed sends, so an older send may arrive after a newer one: where the payload says when it
 /// was sent (its top-level `timestamp`), the older value does not replace the newer; where it does not, the last

@@ -10,6 +10,7 @@ import Testing
 import WallTime
 
 @testable import Agent
+@testable import Store
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -616,9 +617,9 @@ import WallTime
         var aggregatedCounted = [Int](repeating: 0, count: minutes)
         var micro: Int64 = 0
         for m in aggregatedMinutes where aggregated[m] > 0 {
-            let before = ReceivedStepSource.rounded(micro)
+            let before = ReceivedRecount.rounded(micro)
             micro += Int64(aggregated[m]) * 1_000_000 + 400_000
-            aggregatedCounted[m] = ReceivedStepSource.rounded(micro) - before
+            aggregatedCounted[m] = ReceivedRecount.rounded(micro) - before
         }
         let clock = TestClock<Duration>()
         let wall = WallClock(clock, startingAt: day0)

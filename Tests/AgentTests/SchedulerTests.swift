@@ -6,6 +6,8 @@ import TestSupport
 import Testing
 import WallTime
 
+@testable import Store
+
 /// Records fetches; can hold a fetch open until released, and can be told to fail.
 actor FetchRecorder {
     private(set) var calls: [(at: Date, trigger: String)] = []

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// A state database written by the schema of 2026-11-23 (`fixtures/state-schema-2026-11-23.sqlite`: one fetch of the
 /// demo walk whose post to an unreachable webhook stayed pending) must open with today's migrations and keep its
@@ -17,9 +18,7 @@ import Testing
         let path = dir.path("state.sqlite")
         try FileManager.default.copyItem(atPath: fixture, toPath: path)
         let store = try StateStore(path: path)
-        let saved = try store.writer.read { db in
-            try StateStore.savedSource(db, source: "/work/wt-arch/fixtures/demo_walk_50hz.csv")
-        }
+        let saved = try store.savedSource("/work/wt-arch/fixtures/demo_walk_50hz.csv")
         #expect(saved.cursor != nil)
         #expect(saved.detector != nil)
         #expect(try store.stepRange() != nil)
@@ -66,7 +65,7 @@ import Testing
         let dir = try TempDir()
         let path = dir.path("state.sqlite")
         let old = try DatabaseQueue(path: path)
-        try StateStore.migrator.migrate(old, upTo: "v8-received")
+        try Migrations.migrator.migrate(old, upTo: "v8-received")
         try old.write { db in
             for (device, steps) in [("phone", 30), ("watch", 50)] {
                 try db.execute(
@@ -99,7 +98,7 @@ import Testing
         let dir = try TempDir()
         let path = dir.path("state.sqlite")
         let old = try DatabaseQueue(path: path)
-        try StateStore.migrator.migrate(old, upTo: "v15-received-refusal")
+        try Migrations.migrator.migrate(old, upTo: "v15-received-refusal")
         let t: Int64 = 1_763_000_000_000_000_000
         try old.write { db in
             try db.execute(
@@ -130,7 +129,7 @@ import Testing
         let dir = try TempDir()
         let path = dir.path("state.sqlite")
         let old = try DatabaseQueue(path: path)
-        try StateStore.migrator.migrate(old, upTo: "v13-received-checkpoint")
+        try Migrations.migrator.migrate(old, upTo: "v13-received-checkpoint")
         let t: Int64 = 1_763_000_000_000_000_000
         try old.write { db in
             try db.execute(

@@ -8,6 +8,8 @@ import Publishing
 import SensorInput
 import Testing
 
+@testable import Store
+
 /// The fetch budget covers reading the input: a backlog is ingested in slices, each saved with its cursor, and a
 /// fetch whose budget is spent closes its window at what it read; the next fetch goes on from there.
 @Suite(.timeLimit(.minutes(1))) struct SlicedIngestionTests {

@@ -6,6 +6,8 @@ import Publishing
 import Testing
 import WallTime
 
+@testable import Store
+
 /// Mastodon's real limit is read from `/api/v2/instance` once and kept in the state database for a day, so that
 /// one-shot fetches (cron, a timer: a new process each time) do not ask on every run.
 @Suite(.timeLimit(.minutes(1))) struct TargetInfoCacheTests {

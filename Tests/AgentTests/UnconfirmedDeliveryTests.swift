@@ -5,6 +5,7 @@ import Publishing
 import Testing
 
 @testable import Agent
+@testable import Store
 
 /// A target without idempotency (like Discord, Slack, ntfy): sending twice makes two posts. Scripted publish outcomes
 /// and lookups; records what it was sent.

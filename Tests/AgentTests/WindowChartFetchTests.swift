@@ -5,6 +5,8 @@ import Messages
 import Publishing
 import Testing
 
+@testable import Store
+
 /// A fetch that closes a window draws its chart when a target has `image = "chart"`, keeps it with the outbox, and
 /// posts the same bytes on every attempt; the summary presets' placeholders come from the stored steps.
 @Suite(.timeLimit(.minutes(1))) struct WindowChartFetchTests {

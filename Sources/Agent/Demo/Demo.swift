@@ -3,6 +3,7 @@ import Messages
 import Publishing
 import SensorInput
 import StepDetection
+import Store
 
 /// `steptweet demo`: the whole path on embedded defaults. A committed recording is replayed into a growing CSV file
 /// as a virtual clock advances; background fetches run on that clock with their state in a temporary SQLite file and

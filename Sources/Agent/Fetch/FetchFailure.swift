@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import SensorInput
+import Store
 
 /// What kind of problem made a fetch `Failed`, chosen from typed errors (never from message text). Callers map it to
 /// an exit status: `temporary` may succeed by itself later (75), `configuration` needs the configuration, a credential
@@ -51,44 +51,13 @@ public enum FailureKind: String, Codable, Sendable, Comparable {
     }
 }
 
-/// The state database, or the folder that holds it, cannot be opened, created or written, with the file system's
-/// reason: SQLite's codes (`SQLITE_CANTOPEN`, `SQLITE_READONLY`) do not say whether a permission or a path is wrong.
-public struct StateFileError: Error, CustomStringConvertible {
-    /// The state database.
-    public var path: String
-    /// What is in the way: the database file, or the nearest existing folder above it.
-    public var obstacle: String
-    public var code: Int32
-
-    public var description: String {
-        let reason = String(cString: strerror(code))
-        if obstacle == path { return "state database \(path) cannot be opened: \(reason)" }
-        if code == ENOTDIR { return "state database \(path) cannot be created: \(obstacle) is not a folder" }
-        return "state database \(path) cannot be created or written: \(reason) in the folder \(obstacle)"
-    }
-
-    /// What stands in the way of reading (and, with `writing`, writing) `path` and of creating files beside it (the
-    /// journal, a lock): the file itself, else the nearest existing folder above it; nil when nothing does, or when
-    /// the file system does not say.
-    static func find(path: String, writing: Bool) -> StateFileError? {
-        if access(path, F_OK) == 0, access(path, writing ? R_OK | W_OK : R_OK) != 0 {
-            return StateFileError(path: path, obstacle: path, code: errno)
-        }
-        var folder = (path as NSString).deletingLastPathComponent
-        while !folder.isEmpty {
-            var info = stat()
-            if stat(folder, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFDIR else {
-                    return StateFileError(path: path, obstacle: folder, code: ENOTDIR)
-                }
-                guard access(folder, writing ? W_OK | X_OK : X_OK) != 0 else { return nil }
-                return StateFileError(path: path, obstacle: folder, code: errno)
-            }
-            let parent = (folder as NSString).deletingLastPathComponent
-            if parent == folder { return nil }
-            folder = parent
-        }
-        return nil
+extension StateStore {
+    /// The kind of a state database error: locked, busy or a full disk may pass by themselves; a corrupt, read-only
+    /// or unopenable database needs a person: its permissions (77), its path (73), else the configuration (78).
+    public static func failureKind(of error: Error) -> FailureKind {
+        if let e = error as? StateFileError { return FailureKind.of(errno: e.code) }
+        if let e = error as? StateLockError { return e.kind }
+        return needsPerson(error) ? .configuration : .temporary
     }
 }
 

@@ -1,13 +1,7 @@
 import Foundation
 import Messages
 import Publishing
-
-/// The result of a fetch, as iOS's `UIBackgroundFetchResult`: exactly one per fetch.
-public enum FetchResult: String, Codable, Sendable {
-    case newData = "NewData"
-    case noData = "NoData"
-    case failed = "Failed"
-}
+import Store
 
 /// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
 public struct FetchReport: Codable, Sendable {
@@ -93,4 +87,22 @@ public struct FetchReport: Codable, Sendable {
 
     /// `NewData`, `NoData` or `Failed: <reason>`.
     public var line: String { result == .failed ? "Failed: \(reason ?? "unknown")" : result.rawValue }
+}
+
+/// What one delivery attempt of a fetch came to (in its report, logs and `fetch --json`).
+public enum DeliveryResult: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+    case delivered
+    /// The target already had the post (same idempotency key, or found by a look-up).
+    case alreadyDelivered = "already_delivered"
+    /// Failed for now; retried at a later fetch.
+    case retryable
+    /// Refused for good; stays in the outbox as `failed`.
+    case permanent
+    /// Not attempted: not due yet, or no budget left.
+    case deferred
+    /// A dry run's "would be sent".
+    case dryRun = "dry_run"
+
+    public var isDelivered: Bool { self == .delivered || self == .alreadyDelivered }
+    public var description: String { rawValue }
 }

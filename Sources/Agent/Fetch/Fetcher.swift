@@ -1,9 +1,9 @@
 import Foundation
-import GRDB
 import Messages
 import Publishing
 import SensorInput
 import StepDetection
+import Store
 
 /// One background fetch: ingest new input since the cursors, store steps, close the window and queue its post in the
 /// outbox in the same transaction, then deliver pending posts oldest first within the deadline.
@@ -197,8 +197,6 @@ public struct Fetcher: Sendable {
     }
 
     func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
-        try store.writer.write { db in
-            try FetchHistoryRecord(report, startedNs: nowNs, endedNs: endedNs).insert(db)
-        }
+        try store.record(history: FetchHistoryRecord(report, startedNs: nowNs, endedNs: endedNs))
     }
 }

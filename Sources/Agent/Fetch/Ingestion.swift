@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
 import Messages
 import Publishing
 import SensorInput
+import Store
 
 extension Fetcher {
     /// The configured sources of steps: the `[source]` file, device or phone, the phones that push to `[receive]`
@@ -18,8 +18,7 @@ extension Fetcher {
         if let receive = configuration.receive {
             sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
             let reorderNs = Int64(receive.reorder * 1e9)
-            let streams =
-                (try? store.writer.read { db in try ReceivedStreamRecord.active(db, reorderNs: reorderNs) }) ?? []
+            let streams = (try? store.read { tx in try tx.activeStreams(reorderNs: reorderNs) }) ?? []
             for stream in streams {
                 sources.append(
                     ReceivedStreamSource(
@@ -40,7 +39,7 @@ extension Fetcher {
         var lowered = 0
         for configured in sources(store) {
             let name = configured.name
-            var saved = try await store.writer.read { db in try StateStore.savedSource(db, source: name) }
+            var saved = try await store.savedSource(name)
             report.warnings += saved.problems
             // A phone is asked within ingestion's share of the budget: delivery keeps its own.
             let pullDeadline = Deadline(in: budget.remaining - deliveryShare, clock: clock)
@@ -59,10 +58,8 @@ extension Fetcher {
                     finals.append((source, read))
                     break
                 }
-                let slice = read
-                lowered += try await store.writer.write { db in
-                    try slice.save(db, source: name, nowNs: nowNs, boutsHandled: true, overlap: overlap)
-                }
+                let slice = try read.slice(source: name, nowNs: nowNs, boutsHandled: true, prefer: configuration.prefer)
+                lowered += try await store.write { tx in try tx.save(slice, nowNs: nowNs) }
                 source.didSave(read)
                 saved = read.next
                 await Task.yield()
@@ -70,14 +67,14 @@ extension Fetcher {
         }
         let watermark = finals.map(\.read.watermarkNs).min() ?? nowNs
         let firstDataNs = finals.compactMap(\.read.next.firstDataNs).min()
-        let lastSlices = finals
-        let (closed, loweredLast) = try await store.writer.write { db in
-            // Bouts this fetch posts need no walk-triggered fetch of their own.
+        // Bouts this fetch posts need no walk-triggered fetch of their own.
+        let lastSlices = try finals.map {
+            try $0.read.slice(source: $0.source.name, nowNs: nowNs, boutsHandled: true, prefer: configuration.prefer)
+        }
+        let (closed, loweredLast) = try await store.write { tx in
             var lowered = 0
-            for (source, read) in lastSlices {
-                lowered += try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: true, overlap: overlap)
-            }
-            return (try self.closeWindows(db, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
+            for slice in lastSlices { lowered += try tx.save(slice, nowNs: nowNs) }
+            return (try self.closeWindows(tx, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
         }
         for (source, read) in finals { source.didSave(read) }
         report.record(closed)
@@ -87,9 +84,6 @@ extension Fetcher {
                 "a resend lowered \(lowered) steps in time already posted: what was posted stays as it was")
         }
     }
-
-    /// How the phones' steps are counted where several cover the same minute.
-    var overlap: DeviceOverlap { DeviceOverlap(prefer: configuration.prefer) }
 
     /// The share of the budget ingestion may use before the window is closed and posts are delivered.
     static let ingestShare = 0.6
@@ -108,7 +102,7 @@ extension Fetcher {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             var reads: [(source: any StepSource, read: SourceRead)] = []
             for source in sources(store) {
-                let saved = try store.writer.read { db in try StateStore.savedSource(db, source: source.name) }
+                let saved = try store.savedSource(source.name)
                 // Saved state that cannot be read is recovered by a fetch, whose report says so.
                 guard saved.problems.isEmpty else {
                     return .failure(
@@ -122,11 +116,13 @@ extension Fetcher {
                 }
                 reads.append((source, read))
             }
-            let bouts = try store.writer.write { db in
-                for (source, read) in reads {
-                    try read.save(db, source: source.name, nowNs: nowNs, boutsHandled: false, overlap: overlap)
-                }
-                return try BoutRecord.answerUnhandled(db)
+            let slices = try reads.map {
+                try $0.read.slice(
+                    source: $0.source.name, nowNs: nowNs, boutsHandled: false, prefer: configuration.prefer)
+            }
+            let bouts = try store.write { tx in
+                for slice in slices { try tx.save(slice, nowNs: nowNs) }
+                return try tx.answerUnhandledBouts()
             }
             for (source, read) in reads { source.didSave(read) }
             return .success(bouts)

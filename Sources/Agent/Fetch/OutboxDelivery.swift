@@ -1,9 +1,9 @@
 import Foundation
-import GRDB
 import Messages
 import Publishing
 import SensorInput
 import StepDetection
+import Store
 
 extension Fetcher {
     /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
@@ -147,10 +147,11 @@ extension Fetcher {
         case .failed(let reason):
             if let memory = publisher.keyMemory, let since = entry.unconfirmedSinceNs,
                 memory.covers(
-                    firstAttempt: StateStore.date(since), scope: entry.keyScope, now: StateStore.date(nowNs))
+                    firstAttempt: Timestamps.date(nanoseconds: since), scope: entry.keyScope,
+                    now: Timestamps.date(nanoseconds: nowNs))
             {
                 d.note =
-                    "resent without a look-up (\(reason)): \(publisher.name) still knows the post's key from its first attempt at \(Timestamps.format(StateStore.date(since)))"
+                    "resent without a look-up (\(reason)): \(publisher.name) still knows the post's key from its first attempt at \(Timestamps.format(Timestamps.date(nanoseconds: since)))"
                 return .sameKey
             }
             d.outcome = .retryable

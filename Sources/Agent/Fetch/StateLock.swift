@@ -1,5 +1,6 @@
 import Foundation
 import Publishing
+import Store
 
 #if canImport(Glibc)
     import Glibc

@@ -1,10 +1,10 @@
 import Analysis
 import Foundation
-import GRDB
 import Messages
 import Publishing
 import SensorInput
 import StepDetection
+import Store
 
 /// What closing windows did, committed with them: the windows queued for posting, and the window considered (the
 /// last one closed, or the open one when none closed). The fetch's report takes it after the commit.
@@ -24,8 +24,8 @@ extension FetchReport {
         warnings += closed.warnings
         lateSteps += closed.lateSteps
         if let considered = closed.considered {
-            windowStart = StateStore.date(considered.span.lowerBound)
-            windowEnd = StateStore.date(considered.span.upperBound)
+            windowStart = Timestamps.date(nanoseconds: considered.span.lowerBound)
+            windowEnd = Timestamps.date(nanoseconds: considered.span.upperBound)
             steps = considered.steps
         }
     }
@@ -34,48 +34,50 @@ extension FetchReport {
 extension Fetcher {
     /// Closes the window(s) ending by the sources' watermark and, when they have steps (or `post_zero`), adds one
     /// outbox row per target for each. Late steps (stored for time already posted) go into the first window closed.
-    func closeWindows(_ db: Database, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws -> ClosingOutcome {
-        let endLimit = StateStore.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
-        let posted = try StateStore.postedUntil(db)
+    func closeWindows(_ tx: StateTransaction, watermarkNs: Int64, firstDataNs: Int64?, nowNs: Int64) throws
+        -> ClosingOutcome
+    {
+        let endLimit = StepReading.floorSecond(min(watermarkNs, nowNs)) * 1_000_000_000
+        let posted = try tx.postedUntil()
         // A backlog's oldest steps are stored at the start of their minute (`StepsCompaction.placed`), which can be
         // before the source's first data.
-        let firstData = try [firstDataNs, StepsTable.firstNs(db)].compactMap { $0 }.min()
+        let firstData = try [firstDataNs, tx.firstStepNs()].compactMap { $0 }.min()
         let startNs = posted ?? firstWindowStart(firstDataNs: firstData, endLimit: endLimit)
         var closed = ClosingOutcome()
         if let posted, nowNs < posted {
             // An earlier `--now` (or a clock set back) cannot reopen what was posted: say so rather than show an
             // empty window at the old end.
             let zone = configuration.composer.timeZone
+            let time = { (ns: Int64) in Timestamps.format(Timestamps.date(nanoseconds: ns), zone: zone) }
             closed.warnings.append(
-                "the fetch time \(Timestamps.format(StateStore.date(nowNs), zone: zone)) is before the end of the "
-                    + "last posted window, \(Timestamps.format(StateStore.date(posted), zone: zone)): windows never go "
-                    + "back, so nothing closes until then")
+                "the fetch time \(time(nowNs)) is before the end of the last posted window, \(time(posted)): windows "
+                    + "never go back, so nothing closes until then")
         }
-        var late = try WindowStateRecord.lateSteps(db)
+        var late = try tx.lateSteps()
         let spans = windowsToClose(from: startNs, to: endLimit)
         var newEnd: Int64?
         for span in spans {
-            let steps = try StateStore.steps(db, fromNs: span.lowerBound, toNs: span.upperBound) + late
+            let steps = try tx.steps(fromNs: span.lowerBound, toNs: span.upperBound) + late
             closed.considered = (span, steps)
             guard steps > 0 || configuration.schedule.postZero else {
                 // Aligned periods without steps are passed over; a since-last window stays open.
                 if case .aligned = configuration.schedule.window { newEnd = span.upperBound }
                 continue
             }
-            let composed = try composeWindow(db, span, steps: steps)
+            let composed = try composeWindow(tx, span, steps: steps)
             var window = ClosedWindow(
-                startNs: span.lowerBound, endNs: span.upperBound, steps: steps, lateSteps: late, text: composed.text)
-            closed.warnings += try keepChart(composed.image, of: &window, db, nowNs: nowNs)
-            closed.warnings += try queue(window, db, nowNs: nowNs)
+                closingFrom: span.lowerBound, to: span.upperBound, steps: steps, lateSteps: late, text: composed.text)
+            closed.warnings += try keepChart(composed.image, of: &window, tx, nowNs: nowNs)
+            closed.warnings += try queue(window, tx, nowNs: nowNs)
             closed.windows.append(window)
             newEnd = span.upperBound
-            if late != 0 { try WindowStateRecord.clearLateSteps(db) }
+            if late != 0 { try tx.clearLateSteps() }
             late = 0
         }
         if let newEnd {
-            try WindowStateRecord.setPostedUntil(db, newEnd)
+            try tx.setPostedUntil(newEnd)
         } else if posted == nil, firstData != nil {
-            try WindowStateRecord.setPostedUntilIfUnset(db, startNs)
+            try tx.setPostedUntilIfUnset(startNs)
         }
         if spans.isEmpty { closed.considered = (startNs..<max(startNs, endLimit), 0) }
         return closed
@@ -83,7 +85,7 @@ extension Fetcher {
 
     /// Adds the window's outbox row for each target. A target that would refuse its text gets it as failed, never
     /// sent; the returned warnings say so now.
-    func queue(_ window: ClosedWindow, _ db: Database, nowNs: Int64) throws -> [String] {
+    func queue(_ window: ClosedWindow, _ tx: StateTransaction, nowNs: Int64) throws -> [String] {
         var warnings: [String] = []
         for (name, publisher) in publishers {
             let refusal = publisher.refusal(of: window.text)
@@ -93,10 +95,10 @@ extension Fetcher {
                     "\(name) would refuse the text of the window ending \(end): \(refusal); kept as failed in the outbox, "
                         + "not sent (shorten the template, or set shorten = true)")
             }
-            try OutboxRecord(
-                window: window, target: name, nowNs: nowNs,
-                refusal: refusal.map { "refused when the window closed: \($0)" }
-            ).add(db)
+            try tx.queue(
+                OutboxRecord(
+                    window: window, target: name, nowNs: nowNs,
+                    refusal: refusal.map { "refused when the window closed: \($0)" }))
         }
         return warnings
     }
@@ -104,7 +106,7 @@ extension Fetcher {
     /// Where the first window of a state begins: at its first data (never after `endLimit`), or at the start of the
     /// aligned period (hour, day, week) holding it.
     func firstWindowStart(firstDataNs: Int64?, endLimit: Int64) -> Int64 {
-        let start = StateStore.floorSecond(min(firstDataNs ?? endLimit, endLimit)) * 1_000_000_000
+        let start = StepReading.floorSecond(min(firstDataNs ?? endLimit, endLimit)) * 1_000_000_000
         guard case .aligned(let length) = configuration.schedule.window else { return start }
         return Self.periodStart(containing: start, length: length, zone: configuration.composer.timeZone)
     }
@@ -112,12 +114,13 @@ extension Fetcher {
     /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text in the
     /// window; a chart that could not be drawn is a warning, and its window's posts go out as text.
     func keepChart(
-        _ drawing: Result<PostImage, RasterizeError>?, of window: inout ClosedWindow, _ db: Database, nowNs: Int64
+        _ drawing: Result<PostImage, RasterizeError>?, of window: inout ClosedWindow, _ tx: StateTransaction,
+        nowNs: Int64
     ) throws -> [String] {
         switch drawing {
         case nil: return []
         case .success(let image):
-            try OutboxImageRecord(key: window.idempotencyKey, image: image, createdNs: nowNs).add(db)
+            try tx.keepChart(OutboxImageRecord(key: window.idempotencyKey, image: image, createdNs: nowNs))
             window.imageAlt = image.alt
             return []
         case .failure(let error):
@@ -127,27 +130,27 @@ extension Fetcher {
 
     /// A closing window as it is posted: its text, with what the template asks of the stored steps (the window
     /// before, the busiest hour or day), and its chart when a target wants one (or a dry run shows it).
-    func composeWindow(_ db: Database, _ span: Range<Int64>, steps: Int) throws -> (
+    func composeWindow(_ tx: StateTransaction, _ span: Range<Int64>, steps: Int) throws -> (
         text: String, image: Result<PostImage, RasterizeError>?
     ) {
         let (lo, hi) = (span.lowerBound, span.upperBound)
         let composer = configuration.composer
         var window = StepWindow(
-            start: StateStore.date(lo), end: StateStore.date(hi), steps: steps,
-            bouts: try BoutRecord.count(db, endingFrom: lo, before: hi))
+            start: Timestamps.date(nanoseconds: lo), end: Timestamps.date(nanoseconds: hi), steps: steps,
+            bouts: try tx.boutCount(endingFrom: lo, before: hi))
         let fields = Set(composer.template.fields)
         if !fields.isDisjoint(with: ["previous_steps", "change"]) {
-            window.previousSteps = try StateStore.steps(db, fromNs: previousWindowStart(lo, hi), toNs: lo)
+            window.previousSteps = try tx.steps(fromNs: previousWindowStart(lo, hi), toNs: lo)
         }
         let needsMinutes = drawsCharts || !fields.isDisjoint(with: ["busiest", "busiest_steps"])
-        let minutes = needsMinutes ? try StateStore.stepsPerMinute(db, fromNs: lo, toNs: hi) : []
+        let minutes = needsMinutes ? try tx.stepsPerMinute(fromNs: lo, toNs: hi) : []
         if !fields.isDisjoint(with: ["busiest", "busiest_steps"]) {
             window.busiest = WindowChart.busiestPeriod(
                 readings: minutes, startNs: lo, endNs: hi, zone: composer.timeZone)
         }
         guard drawsCharts else { return (composer.compose(window), nil) }
         let activity = WindowActivity(
-            window: window, readings: minutes, bouts: try BoutRecord.overlapping(db, fromNs: lo, toNs: hi))
+            window: window, readings: minutes, bouts: try tx.bouts(overlappingFrom: lo, to: hi))
         let image = Result { () throws(RasterizeError) in
             try WindowChart.image(activity, composer: composer, options: configuration.chart)
         }
@@ -184,7 +187,7 @@ extension Fetcher {
 
     /// Start (ns) of the period of `length` seconds containing `ns` (or the following one), aligned in `zone`.
     static func periodStart(containing ns: Int64, length: TimeInterval, zone: TimeZone, next: Bool = false) -> Int64 {
-        let date = StateStore.date(ns)
+        let date = Timestamps.date(nanoseconds: ns)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         // Weeks begin on Monday, as ISO 8601's do.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Messages
 import Publishing
+import Store
 import WallTime
 
 /// Runs fetches on the schedule (interval or cron, never more often than the `minimum` floor, with jitter), on

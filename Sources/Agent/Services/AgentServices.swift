@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Messages
 import ServiceLifecycle
+import Store
 
 /// `steptweet agent`: its long-running parts as swift-service-lifecycle services in one `ServiceGroup`, started in
 /// dependency order (the sampler before the scheduler that reads its samples; the triggers after it) and, on SIGTERM

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import Messages
 import SensorInput
+import Store
 import WallTime
 
 /// One `POST /ingest` request whose token `IngestToken` has checked, to its answer: read the body within `max_body`

@@ -5,6 +5,7 @@ import Logging
 import Messages
 import SensorInput
 import ServiceLifecycle
+import Store
 import WallTime
 
 /// The receiver (`[receive]`): phones push their steps to `POST /ingest` (Health Auto Export, Health Connect webhook

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Messages
 import Publishing
 import SensorInput
@@ -120,7 +119,7 @@ struct FileStepSource: StepSource {
     /// A detector for a source without a readable saved one. Samples read again are refused by a detector whose
     /// last sample is after them; so where samples were counted but the position after them is lost (an unreadable
     /// cursor: the file is read from its start), the fresh one starts at the last sample counted, as a still phone.
-    static func freshDetector(_ saved: StateStore.SavedSource, parameters: DetectorParameters) -> StepDetector {
+    static func freshDetector(_ saved: SavedSource, parameters: DetectorParameters) -> StepDetector {
         var detector = StepDetector(parameters: parameters)
         if saved.cursor == nil, let last = saved.lastSampleNs {
             detector.push(timeNs: last, magnitude: standardGravity) { _ in }
@@ -163,7 +162,7 @@ struct FileStepSource: StepSource {
     /// Where reading starts: the saved cursor; before the first read of a sampled accelerometer, its rotated file
     /// first (read here, its summary returned), then the current file from its start under its identity.
     static func startingCursor(
-        _ source: AgentConfiguration.Source, saved: StateStore.SavedSource, options: ReadOptions,
+        _ source: AgentConfiguration.Source, saved: SavedSource, options: ReadOptions,
         _ sink: (InputItem) -> Void
     ) throws -> (SourceCursor?, ReadSummary?) {
         var from = saved.cursor

@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 import Publishing
 import StepDetection
+import Store
 
 /// A phone running phyphox's "Acceleration with g" with remote access on (`source.url`), pulled at each fetch: the
 /// buffers after the last buffer time read, mapped to wall time by the phone's `/time`, fed to the source's own
@@ -116,11 +116,7 @@ struct PhyphoxStepSource: StepSource {
         // for the time before), so a window that waits for the devices heard does not wait for an idle phone.
         let dataEnd = reading.buffers.status.measuring ? read.next.lastSampleNs : nowNs
         let (device, samples) = (remote.deviceName, taken.samples.count)
-        read.saveAlso.append { db in
-            try ReceivedDevice.heard(
-                db, device: device, format: "phyphox", nowNs: nowNs, dataEndNs: dataEnd, readings: 0,
-                samples: samples)
-        }
+        read.changes.append(.heard(device: device, format: "phyphox", dataEndNs: dataEnd, samples: samples))
     }
 }
 

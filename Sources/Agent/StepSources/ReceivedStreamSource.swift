@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 import SensorInput
 import StepDetection
+import Store
 
 /// One stream of acceleration samples a phone pushed (a Sensor Logger session), with its own detector: each fetch
 /// feeds it, in time order, the samples received up to `reorder` before the newest, so that a message that came out
@@ -21,8 +21,8 @@ struct ReceivedStreamSource: StepSource {
     func didSave(_ read: SourceRead) {}
 
     func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
-        try store.writer.read { db in
-            guard let row = try ReceivedStreamRecord.fetchOne(db, key: stream) else {
+        try store.read { tx in
+            guard let row = try tx.receivedStream(stream) else {
                 return SourceRead(next: saved, watermarkNs: nowNs)
             }
             let quiet = nowNs - row.lastHeardNs > reorderNs
@@ -34,23 +34,14 @@ struct ReceivedStreamSource: StepSource {
             let handle: (DetectorEvent) -> Void = { detected.take($0) }
             var last = saved.lastSampleNs
             var spans: [(start: Int64, end: Int64)] = []
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT time_ns, x, y, z FROM received_sample WHERE stream = ? AND time_ns > ? AND time_ns <= ?
-                    ORDER BY time_ns
-                    """, arguments: [stream, fedThrough, cutoff])
-            while let sample = try rows.next() {
-                let t: Int64 = sample[0]
+            try tx.forEachReceivedSample(stream: stream, afterNs: fedThrough, throughNs: cutoff) { sample in
+                let t = sample.timeNs
                 if read.next.firstDataNs == nil { read.next.firstDataNs = t }
-                detector.push(timeNs: t, x: sample[1], y: sample[2], z: sample[3], handle)
+                detector.push(timeNs: t, x: sample.x, y: sample.y, z: sample.z, handle)
                 ReceivedCounted.extend(&spans, t)
                 last = t
             }
-            let late =
-                try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM received_sample WHERE stream = ? AND time_ns <= ?",
-                    arguments: [stream, fedThrough]) ?? 0
+            let late = try tx.receivedSampleCount(stream: stream, throughNs: fedThrough)
             if late > 0 {
                 read.warnings.append(
                     "\(late) samples of \(stream) came more than the reorder allowance after newer ones and were left out"
@@ -67,14 +58,7 @@ struct ReceivedStreamSource: StepSource {
             read.bouts = detected.bouts
             read.next.detector = detector
             read.next.lastSampleNs = last
-            let stream = self.stream
-            let through = last ?? fedThrough
-            let fedSpans = spans
-            read.saveAlso.append { db in
-                try db.execute(
-                    sql: "DELETE FROM received_sample WHERE stream = ? AND time_ns <= ?", arguments: [stream, through])
-                try ReceivedCounted.add(fedSpans, stream: stream, db)
-            }
+            read.changes.append(.fed(stream: stream, throughNs: last ?? fedThrough, spans: spans))
             return read
         }
     }

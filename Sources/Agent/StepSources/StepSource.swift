@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
 import Publishing
 import SensorInput
 import StepDetection
+import Store
 
 /// Where steps come from: a file that grows, a whole export read again, a file a live device writes, what phones
 /// pushed, a phone that is pulled (phyphox). Each reads what is new since its saved position (kept under its `name`,
@@ -82,24 +82,14 @@ struct SourceRead: Sendable {
     var inputWarnings: [String] = []
     /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
     var finishedInode: UInt64?
-    /// What else the source saves in the same transaction (the received readings it counted).
-    var saveAlso: [@Sendable (Database) throws -> Void] = []
+    /// What else the source saves in the same transaction (the received readings it counted, the samples it fed,
+    /// the phone it heard).
+    var changes: [IngestedSlice.Change] = []
 
-    /// Saves the read in `db` (one transaction with the window it closes, if any): steps, bouts and the position.
-    /// Returns the steps it lowered in time already posted (which stay posted).
-    @discardableResult
-    func save(_ db: Database, source: String, nowNs: Int64, boutsHandled: Bool, overlap: DeviceOverlap) throws -> Int {
-        var counted = buckets
-        for (second, steps) in try overlap.resolve(db, deviceBuckets) { counted[second, default: 0] += steps }
-        let lowered = try StateStore.addBuckets(db, counted, nowNs: nowNs).lowered
-        for b in bouts {
-            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: boutsHandled).insert(
-                db, onConflict: .ignore)
-        }
-        try StateStore.saveSource(db, source: source, next, nowNs: nowNs)
-        for save in saveAlso { try save(db) }
-        return lowered
+    /// What saving the read stores (one transaction with the window it closes, if any): steps, bouts, the position.
+    func slice(source: String, nowNs: Int64, boutsHandled: Bool, prefer: [String]) throws -> IngestedSlice {
+        IngestedSlice(
+            buckets: buckets, deviceBuckets: deviceBuckets, prefer: prefer, bouts: bouts, boutsHandled: boutsHandled,
+            position: try next.record(source: source, nowNs: nowNs), changes: changes)
     }
 }
-
-typealias SavedSource = StateStore.SavedSource

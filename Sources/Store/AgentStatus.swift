@@ -40,32 +40,10 @@ public struct AgentStatus: Codable, Sendable, Equatable, FetchableRecord, Persis
         case lastResult = "last_result"
         case consecutiveFailures = "consecutive_failures"
     }
-
-    /// The receiver's column (added after the table).
-    static func migrateReceiver(_ db: Database) throws {
-        try db.execute(sql: "ALTER TABLE agent_status ADD COLUMN receiver TEXT")
-    }
-
-    /// The table, filled from the key/value `agent_state` table of earlier versions, which it replaces.
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE agent_status (
-                    id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, started TEXT, config TEXT, state TEXT, updated TEXT,
-                    next_fetch TEXT, disabled_reason TEXT, last_result TEXT, consecutive_failures INTEGER, targets TEXT,
-                    push TEXT, interval TEXT, sampling TEXT);
-                INSERT INTO agent_status (id, pid, state, updated, next_fetch, disabled_reason, last_result, consecutive_failures)
-                    SELECT 1,
-                        (SELECT CAST(value AS INTEGER) FROM agent_state WHERE key = 'pid'),
-                        (SELECT value FROM agent_state WHERE key = 'state'),
-                        (SELECT value FROM agent_state WHERE key = 'updated'),
-                        (SELECT value FROM agent_state WHERE key = 'next_fetch'),
-                        (SELECT value FROM agent_state WHERE key = 'disabled_reason'),
-                        (SELECT value FROM agent_state WHERE key = 'last_result'),
-                        (SELECT CAST(value AS INTEGER) FROM agent_state WHERE key = 'consecutive_failures')
-                    WHERE EXISTS (SELECT 1 FROM agent_state);
-                DROP TABLE agent_state;
-                """)
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let state = Column(CodingKeys.state)
+        static let receiver = Column(CodingKeys.receiver)
     }
 }
 

@@ -1,7 +1,5 @@
 import Foundation
 import GRDB
-import Messages
-import Publishing
 
 /// The outbox (`outbox`), one row per window and target: the window as it closed, and where its delivery to the
 /// target stands. Added when the window closes, in the transaction that closes it (pending, or failed when the target
@@ -44,15 +42,15 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
     /// While `unconfirmed`: when the first of the attempts that may have posted was made, and the target's key scope
     /// then (`Publisher.keyMemory`); nil for an attempt counted before migration `v19-outbox-key-memory`, which no
     /// resend without a look-up can follow.
-    var unconfirmedSinceNs: Int64?
-    var keyScope: String?
+    package var unconfirmedSinceNs: Int64?
+    package var keyScope: String?
     var createdNs: Int64
     var deliveredNs: Int64?
 
     public var nextAttempt: Date { StateStore.date(nextAttemptNs) }
 
     /// A closing window's post for `target`, due now; `failed` with its reason for a text the target would refuse.
-    init(window: ClosedWindow, target: String, nowNs: Int64, refusal: String? = nil) {
+    package init(window: ClosedWindow, target: String, nowNs: Int64, refusal: String? = nil) {
         self.window = window
         self.target = target
         status = refusal == nil ? .pending : .failed
@@ -99,14 +97,6 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         container[Columns.unconfirmed] = unconfirmed
         container[Columns.unconfirmedSinceNs] = unconfirmedSinceNs
         container[Columns.keyScope] = keyScope
-    }
-
-    static func migrateKeyMemory(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                ALTER TABLE outbox ADD COLUMN unconfirmed_since_ns INTEGER;
-                ALTER TABLE outbox ADD COLUMN key_scope TEXT;
-                """)
     }
 
     /// Adds the post unless the target already has one with its key.
@@ -187,14 +177,14 @@ extension StateStore {
     /// looks the post up before sending it again. The first attempt that may post (`afresh`: no earlier one may have)
     /// records when it was made and under which `keyScope`, for a later resend to tell whether the target still knows
     /// the post's key; a resend keeps what the first attempt recorded.
-    func countAttempt(_ entry: OutboxRecord, afresh: Bool, nowNs: Int64, keyScope: String?) throws {
+    package func countAttempt(_ entry: OutboxRecord, afresh: Bool, nowNs: Int64, keyScope: String?) throws {
         typealias C = OutboxRecord.Columns
         var assignments = [C.attempts.set(to: C.attempts + 1), C.unconfirmed.set(to: true)]
         if afresh { assignments += [C.unconfirmedSinceNs.set(to: nowNs), C.keyScope.set(to: keyScope)] }
         try writer.write { db in _ = try OutboxRecord.filter(key: entry.id).updateAll(db, assignments) }
     }
 
-    func recordOutcome(
+    package func recordOutcome(
         _ entry: OutboxRecord, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
         unconfirmed: Bool = false
     ) throws {
@@ -212,38 +202,32 @@ extension StateStore {
 /// A window's chart (`outbox_image`), kept once per idempotency key beside the window's outbox entries: every target
 /// with `image = "chart"` and every retry posts these very bytes and this alt text. In its own table, so listing and
 /// delivering the outbox reads no image unless a target wants it.
-struct OutboxImageRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "outbox_image"
+package struct OutboxImageRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "outbox_image"
     enum CodingKeys: String, CodingKey {
         case key = "idempotency_key"
         case png, alt, width, height
         case createdNs = "created_ns"
     }
-    var key: String
-    var png: Data
-    var alt: String
-    var width: Int
-    var height: Int
+    package enum Columns {
+        static let key = Column(CodingKeys.key)
+        static let createdNs = Column(CodingKeys.createdNs)
+    }
+    /// The window's idempotency key.
+    package var key: String
+    package var png: Data
+    package var alt: String
+    package var width: Int
+    package var height: Int
     var createdNs: Int64
 
-    init(key: String, image: PostImage, createdNs: Int64) {
+    package init(key: String, png: Data, alt: String, width: Int, height: Int, createdNs: Int64) {
         self.key = key
-        png = image.png
-        alt = image.alt
-        width = image.width
-        height = image.height
+        self.png = png
+        self.alt = alt
+        self.width = width
+        self.height = height
         self.createdNs = createdNs
-    }
-
-    var image: PostImage { PostImage(png: png, alt: alt, width: width, height: height) }
-
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE outbox_image (
-                    idempotency_key TEXT PRIMARY KEY, png BLOB NOT NULL, alt TEXT NOT NULL, width INTEGER NOT NULL,
-                    height INTEGER NOT NULL, created_ns INTEGER NOT NULL)
-                """)
     }
 
     /// Keeps the first chart drawn for a key: a window closed again (a dry run's copy, a replay) does not replace what
@@ -256,7 +240,7 @@ struct OutboxImageRecord: Codable, FetchableRecord, PersistableRecord {
 extension StateStore {
     /// The chart kept for the window of `idempotencyKey`; nil when none was drawn (no target wanted one then, or it
     /// could not be drawn).
-    public func outboxImage(idempotencyKey: String) throws -> PostImage? {
-        try writer.read { db in try OutboxImageRecord.fetchOne(db, key: idempotencyKey)?.image }
+    package func outboxChart(idempotencyKey: String) throws -> OutboxImageRecord? {
+        try writer.read { db in try OutboxImageRecord.fetchOne(db, key: idempotencyKey) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import Store
 
 /// What `steptweet status` shows: schedule, the agent's state, recent results, the outbox, and why fetching is off.
 ///
@@ -125,5 +126,17 @@ public struct StatusReport: Encodable, Sendable {
                     + (h.steps.map { " (\($0) steps)" } ?? ""))
         }
         return out
+    }
+}
+
+extension ReceivedDeviceListing {
+    /// `Watch  health-auto-export: last heard …, data up to …, 10 readings, 0 samples`, then `; last refusal …: what`
+    /// when a payload had items left out, times in `zone`.
+    public func line(zone: TimeZone) -> String {
+        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+        let plural = { (n: Int, noun: String) in "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        return "\(device)  \(format): last heard \(f(lastHeard))" + (dataUntil.map { ", data up to \(f($0))" } ?? "")
+            + ", \(plural(readings, "reading")), \(plural(samples, "sample"))"
+            + (lastRefusal.map { "; last refusal \(f($0)): \(lastRefusalText ?? "")" } ?? "")
     }
 }

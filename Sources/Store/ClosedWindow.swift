@@ -1,10 +1,8 @@
 import Foundation
-import Messages
-import Publishing
 
 /// A window as it is posted, made once when it closes: its time, its steps, its text and the key every target posts
 /// it under. The outbox row (`OutboxRecord`) keeps it for each target, the fetch's report lists it, and each delivery
-/// names it; Publishing's `Post` is made from it.
+/// names it; Publishing's `Post` is made from it (in Agent).
 public struct ClosedWindow: Codable, Sendable, Equatable {
     /// Where the window begins and ends, in nanoseconds since the epoch (as the outbox stores them).
     public var startNs: Int64
@@ -20,32 +18,16 @@ public struct ClosedWindow: Codable, Sendable, Equatable {
     /// `outbox_image`, not in the outbox row (read back, nil).
     public var imageAlt: String?
 
-    /// A window closing now: its key follows from its time.
-    init(startNs: Int64, endNs: Int64, steps: Int, lateSteps: Int, text: String) {
+    /// A window with its key (the closing fetch makes the key from its time; the outbox reads back the one stored).
+    package init(startNs: Int64, endNs: Int64, steps: Int, lateSteps: Int = 0, text: String, idempotencyKey: String) {
         self.startNs = startNs
         self.endNs = endNs
         self.steps = steps
         self.lateSteps = lateSteps
         self.text = text
-        idempotencyKey = Post.idempotencyKey(
-            windowStart: Timestamps.date(nanoseconds: startNs), windowEnd: Timestamps.date(nanoseconds: endNs))
-    }
-
-    /// A window read back from the outbox: its key as it was stored.
-    init(startNs: Int64, endNs: Int64, steps: Int, text: String, idempotencyKey: String) {
-        self.startNs = startNs
-        self.endNs = endNs
-        self.steps = steps
-        lateSteps = 0
-        self.text = text
         self.idempotencyKey = idempotencyKey
     }
 
-    public var start: Date { Timestamps.date(nanoseconds: startNs) }
-    public var end: Date { Timestamps.date(nanoseconds: endNs) }
-
-    /// The post a target is sent, with the window's kept chart for a target that posts it.
-    func post(image: PostImage? = nil) -> Post {
-        Post(text: text, idempotencyKey: idempotencyKey, windowStart: start, windowEnd: end, image: image)
-    }
+    public var start: Date { StateStore.date(startNs) }
+    public var end: Date { StateStore.date(endNs) }
 }

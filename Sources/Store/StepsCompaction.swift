@@ -15,14 +15,6 @@ enum StepsCompaction {
     /// The most history one call merges, so that a long backlog is merged over several fetches within their budgets.
     static let mostSecondsPerCall: Int64 = 86_400
 
-    /// `steps_compaction` (one row): the second up to which `steps` holds minute rows only.
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE steps_compaction (id INTEGER PRIMARY KEY CHECK (id = 1), until_second INTEGER NOT NULL);
-                """)
-    }
-
     /// Merges, into one row per UTC minute, the per-second rows of at most `mostSecondsPerCall` seconds after the
     /// part already merged and more than `keptSeconds` behind `postedUntilNs`, and drops rows that hold no steps
     /// there. Returns the seconds merged `[from, to)`, nil when there was nothing to do. Totals are unchanged.

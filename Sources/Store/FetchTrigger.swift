@@ -54,3 +54,10 @@ public struct FetchTriggers: Sendable, Hashable, Codable, CustomStringConvertibl
         try container.encode(description)
     }
 }
+
+/// The result of a fetch, as iOS's `UIBackgroundFetchResult`: exactly one per fetch.
+public enum FetchResult: String, Codable, Sendable {
+    case newData = "NewData"
+    case noData = "NoData"
+    case failed = "Failed"
+}

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Messages
 
 /// One fetch in the history (`fetch_history`): exactly one row per fetch, written when it ends and read back by
 /// `history` and `status` (`status --json` writes it with its times as dates, `encode(to:)`).
@@ -41,18 +40,22 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
     public var windowStart: Date? { windowStartNs.map(StateStore.date) }
     public var windowEnd: Date? { windowEndNs.map(StateStore.date) }
 
-    /// The history row of a fetch that began at `startedNs` and ended at `endedNs`.
-    init(_ report: FetchReport, startedNs: Int64, endedNs: Int64) {
+    /// The history row of a fetch that began at `startedNs` and ended at `endedNs` (the agent makes it from its
+    /// report).
+    package init(
+        startedNs: Int64, endedNs: Int64, trigger: FetchTriggers, windowStartNs: Int64?, windowEndNs: Int64?,
+        steps: Int?, result: FetchResult, error: String?, lateSteps: Int?, warnings: [String]
+    ) {
         self.startedNs = startedNs
         self.endedNs = endedNs
-        trigger = report.trigger
-        windowStartNs = report.windowStart.map(Timestamps.nanoseconds)
-        windowEndNs = report.windowEnd.map(Timestamps.nanoseconds)
-        steps = report.steps
-        result = report.result
-        error = report.reason
-        lateSteps = report.lateSteps
-        warnings = report.warnings
+        self.trigger = trigger
+        self.windowStartNs = windowStartNs
+        self.windowEndNs = windowEndNs
+        self.steps = steps
+        self.result = result
+        self.error = error
+        self.lateSteps = lateSteps
+        self.warnings = warnings
     }
 
     public init(row r: Row) throws {
@@ -118,6 +121,11 @@ extension FetchHistoryRecord: Encodable {
 }
 
 extension StateStore {
+    /// Adds a fetch's row to the history.
+    package func record(history: FetchHistoryRecord) throws {
+        try writer.write { db in try history.insert(db) }
+    }
+
     /// The last `limit` fetches, newest first.
     public func history(limit: Int = 20) throws -> [FetchHistoryRecord] {
         try writer.read { db in

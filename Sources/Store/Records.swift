@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import StepDetection
 
-// Typed GRDB records: each owns the SQL of its table, so the fetch code outside `Store` writes no SQL.
-// The tables themselves are created by `StateStore.migrator`.
+// Typed GRDB records: each owns the SQL of its table, so no code outside `Store` writes SQL.
+// The tables themselves are created by `Migrations.migrator`.
 
 /// The window position (`window_state`, a single row): where the next window begins.
 struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
@@ -53,13 +53,21 @@ struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-/// Steps per second (`steps`).
-enum StepsTable {
-    static let second = Column("second")
+/// Steps per second (`steps`): a row per second with steps, or per minute where they were merged
+/// (`StepsCompaction`). Hot: written through a prepared statement (`StateStore.addBuckets`).
+struct StepsRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "steps"
+    enum Columns {
+        static let second = Column(CodingKeys.second)
+        static let count = Column(CodingKeys.count)
+    }
+    /// Seconds since the epoch.
+    var second: Int64
+    var count: Int
 
     /// The first second with stored steps, in ns; nil when none are stored.
     static func firstNs(_ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, Table("steps").select(min(second))).map { $0 * 1_000_000_000 }
+        try Int64.fetchOne(db, select(min(Columns.second))).map { $0 * 1_000_000_000 }
     }
 }
 
@@ -71,8 +79,11 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
         case startNs = "start_ns"
         case steps, handled
     }
-    static let endColumn = Column(CodingKeys.endNs)
-    static let handledColumn = Column(CodingKeys.handled)
+    enum Columns {
+        static let endNs = Column(CodingKeys.endNs)
+        static let startNs = Column(CodingKeys.startNs)
+        static let handled = Column(CodingKeys.handled)
+    }
     var endNs: Int64
     var startNs: Int64
     var steps: Int
@@ -80,26 +91,26 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// Bouts that ended in `[lo, hi)`.
     static func count(_ db: Database, endingFrom lo: Int64, before hi: Int64) throws -> Int {
-        try filter(endColumn >= lo && endColumn < hi).fetchCount(db)
+        try filter(Columns.endNs >= lo && Columns.endNs < hi).fetchCount(db)
     }
 
     /// Bouts that overlap `[fromNs, toNs)`, as the window's chart shades them.
     static func overlapping(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [WalkingBout] {
-        try filter(endColumn > fromNs && Column(CodingKeys.startNs) < toNs).order(endColumn).fetchAll(db).map {
+        try filter(Columns.endNs > fromNs && Columns.startNs < toNs).order(Columns.endNs).fetchAll(db).map {
             WalkingBout(startNs: $0.startNs, endNs: $0.endNs, steps: $0.steps)
         }
     }
 
     /// Marks the bouts no fetch has answered yet as answered; returns how many there were.
     static func answerUnhandled(_ db: Database) throws -> Int {
-        try filter(handledColumn == false).updateAll(db, handledColumn.set(to: true))
+        try filter(Columns.handled == false).updateAll(db, Columns.handled.set(to: true))
     }
 }
 
-/// A source's saved reading position (`source_cursor`). Its JSON columns stay text here and `StateStore.savedSource`
-/// decodes them one by one, so that a column written by another version loses only itself.
-struct SourceCursorRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "source_cursor"
+/// A source's saved reading position (`source_cursor`). Its JSON columns stay text here and the agent's
+/// `SavedSource` decodes them one by one, so that a column written by another version loses only itself.
+package struct SourceCursorRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "source_cursor"
     enum CodingKeys: String, CodingKey {
         case source, cursor, detector
         case lastSampleNs = "last_sample_ns"
@@ -110,17 +121,34 @@ struct SourceCursorRecord: Codable, FetchableRecord, PersistableRecord {
         case remotePosition = "remote_position"
         case updatedNs = "updated_ns"
     }
-    enum Columns {
+    package enum Columns {
         static let source = Column(CodingKeys.source)
     }
-    var source: String
-    var cursor: String?
-    var detector: String?
-    var lastSampleNs: Int64?
-    var lastReadingEndNs: Int64?
-    var skipReadingsThroughNs: Int64?
-    var firstDataNs: Int64?
-    var skippedLines: String?
-    var remotePosition: String?
-    var updatedNs: Int64
+    package var source: String
+    package var cursor: String?
+    package var detector: String?
+    package var lastSampleNs: Int64?
+    package var lastReadingEndNs: Int64?
+    package var skipReadingsThroughNs: Int64?
+    package var firstDataNs: Int64?
+    package var skippedLines: String?
+    package var remotePosition: String?
+    package var updatedNs: Int64
+
+    package init(
+        source: String, cursor: String?, detector: String?, lastSampleNs: Int64?, lastReadingEndNs: Int64?,
+        skipReadingsThroughNs: Int64?, firstDataNs: Int64?, skippedLines: String?, remotePosition: String?,
+        updatedNs: Int64
+    ) {
+        self.source = source
+        self.cursor = cursor
+        self.detector = detector
+        self.lastSampleNs = lastSampleNs
+        self.lastReadingEndNs = lastReadingEndNs
+        self.skipReadingsThroughNs = skipReadingsThroughNs
+        self.firstDataNs = firstDataNs
+        self.skippedLines = skippedLines
+        self.remotePosition = remotePosition
+        self.updatedNs = updatedNs
+    }
 }

@@ -3,7 +3,7 @@ import GRDB
 import TestSupport
 import Testing
 
-@testable import Agent
+@testable import Store
 
 /// Old per-second steps merged into minutes: every total a window, an hour, a day or a minute can ask of them stays
 /// the same, the recent five weeks stay per second, and a long history is merged a day per call.

@@ -12,12 +12,12 @@ import SensorInput
 /// What competes is a device as it is named (a Health Auto Export source, a Health Connect app, a Sensor Logger
 /// `deviceId`), and the same device's detected steps from its acceleration as `NAME (accelerometer)`, so that a
 /// phone that pushes both its pedometer and its accelerometer is counted once.
-struct DeviceOverlap: Sendable {
+package struct DeviceOverlap: Sendable {
     /// Names in order of preference (`source.prefer`); a device matches a name it contains, ignoring case.
     var prefer: [String] = []
 
     /// The key a device's detected steps compete under, beside its own readings.
-    static func detected(_ device: String) -> String { device + " (accelerometer)" }
+    package static func detected(_ device: String) -> String { device + " (accelerometer)" }
 
     /// Applies each device's per-second step changes, re-decides the minutes they touch, and returns how the steps
     /// that count changed, per second.
@@ -143,23 +143,30 @@ struct DeviceOverlap: Sendable {
         }
         return totals.max { a, b in a.1 != b.1 ? a.1 < b.1 : a.0 > b.0 }?.0
     }
+}
 
-    /// `device_minute` and `minute_choice`, filled from what the received readings counted before this migration, so
-    /// that a resend of an earlier reading changes the minute it is in by its difference. Past minutes keep the steps
-    /// they counted (posted windows are not re-decided).
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE device_minute (
-                    minute INTEGER NOT NULL, device TEXT NOT NULL, seconds BLOB NOT NULL,
-                    PRIMARY KEY (minute, device)) WITHOUT ROWID;
-                CREATE TABLE minute_choice (minute INTEGER PRIMARY KEY, device TEXT NOT NULL) WITHOUT ROWID;
-                """)
-        var changes: [String: [Int64: Int]] = [:]
-        let rows = try ReceivedReadingRecord.filter(ReceivedReadingRecord.Columns.countedStartNs != nil).fetchCursor(db)
-        while let row = try rows.next() {
-            row.counted?.stepsPerSecond { changes[row.device, default: [:]][$0, default: 0] += $1 }
-        }
-        _ = try DeviceOverlap().resolve(db, changes)
+/// One device's steps in one minute (`device_minute`), each second's in `seconds` (`DeviceOverlap.MinuteSteps`). Hot:
+/// read and written through prepared statements, a minute at a time (`DeviceOverlap.resolve`).
+struct DeviceMinuteRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device_minute"
+    enum Columns {
+        static let minute = Column(CodingKeys.minute)
+        static let device = Column(CodingKeys.device)
+        static let seconds = Column(CodingKeys.seconds)
     }
+    /// Minutes since the epoch.
+    var minute: Int64
+    var device: String
+    var seconds: Data
+}
+
+/// The device whose steps count in a minute where several have steps (`minute_choice`).
+struct MinuteChoiceRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "minute_choice"
+    enum Columns {
+        static let minute = Column(CodingKeys.minute)
+        static let device = Column(CodingKeys.device)
+    }
+    var minute: Int64
+    var device: String
 }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Messages
 import SensorInput
 import StepDetection
 
@@ -30,51 +29,25 @@ public struct ReceivedDevice: Codable, Sendable, Equatable, FetchableRecord, Per
     /// `v15-received-refusal`).
     public var lastRefusalNs: Int64?
     public var lastRefusal: String?
-
-    static func migrateRefusal(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                ALTER TABLE received_device ADD COLUMN last_refusal_ns INTEGER;
-                ALTER TABLE received_device ADD COLUMN last_refusal TEXT;
-                """)
-    }
-
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE received_device (
-                    device TEXT PRIMARY KEY, format TEXT NOT NULL, first_heard_ns INTEGER NOT NULL,
-                    last_heard_ns INTEGER NOT NULL, data_end_ns INTEGER, readings INTEGER NOT NULL DEFAULT 0,
-                    samples INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE received_reading (
-                    device TEXT NOT NULL, key TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-                    microsteps INTEGER NOT NULL, changed INTEGER NOT NULL DEFAULT 1,
-                    counted_start_ns INTEGER, counted_end_ns INTEGER, counted_steps INTEGER NOT NULL DEFAULT 0,
-                    PRIMARY KEY (device, key)) WITHOUT ROWID;
-                CREATE INDEX received_reading_time ON received_reading (device, start_ns, key);
-                CREATE INDEX received_reading_changed ON received_reading (changed) WHERE changed = 1;
-                CREATE TABLE received_stream (
-                    stream TEXT PRIMARY KEY, device TEXT NOT NULL, last_heard_ns INTEGER NOT NULL,
-                    newest_ns INTEGER NOT NULL, last_total INTEGER);
-                CREATE TABLE received_sample (
-                    stream TEXT NOT NULL, time_ns INTEGER NOT NULL, x REAL NOT NULL, y REAL NOT NULL, z REAL NOT NULL,
-                    PRIMARY KEY (stream, time_ns)) WITHOUT ROWID;
-                """)
-    }
 }
 
 /// A stream of acceleration samples a device pushes (`received_stream`; Sensor Logger: one per recording session):
 /// its own detector runs over it, in time order, holding back the newest `reorder` seconds for messages that come
 /// out of order. Its samples wait in `received_sample` until a fetch has fed them to the detector.
-struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "received_stream"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-    var stream: String
-    var device: String
-    var lastHeardNs: Int64
+package struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "received_stream"
+    package static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
+    package static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    package enum Columns {
+        static let stream = Column("stream")
+        static let lastHeardNs = Column("last_heard_ns")
+        static let newestNs = Column("newest_ns")
+    }
+    package var stream: String
+    package var device: String
+    package var lastHeardNs: Int64
     /// The newest sample time received.
-    var newestNs: Int64
+    package var newestNs: Int64
     /// The last running step total, as kept before `received_total` (migration v14, which starts from it); no longer
     /// written.
     var lastTotal: Int?
@@ -95,38 +68,74 @@ struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 }
 
+/// A pushed acceleration sample waiting for a fetch to feed it to its stream's detector (`received_sample`). Hot:
+/// inserted through a prepared statement (`ReceivedBatch`), read by a cursor without a record per row.
+struct ReceivedSampleRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "received_sample"
+    enum CodingKeys: String, CodingKey {
+        case stream
+        case timeNs = "time_ns"
+        case x, y, z
+    }
+    enum Columns {
+        static let stream = Column(CodingKeys.stream)
+        static let timeNs = Column(CodingKeys.timeNs)
+        static let x = Column(CodingKeys.x)
+        static let y = Column(CodingKeys.y)
+        static let z = Column(CodingKeys.z)
+    }
+    var stream: String
+    var timeNs: Int64
+    var x: Double
+    var y: Double
+    var z: Double
+
+    /// Calls `body` with each sample of `stream` in `(afterNs, throughNs]`, in time order.
+    static func forEach(
+        _ db: Database, stream: String, afterNs: Int64, throughNs: Int64, _ body: (AccelerationSample) throws -> Void
+    ) throws {
+        let request = filter(Columns.stream == stream && Columns.timeNs > afterNs && Columns.timeNs <= throughNs)
+            .select(Columns.timeNs, Columns.x, Columns.y, Columns.z).order(Columns.timeNs)
+        let rows = try Row.fetchCursor(db, request)
+        while let row = try rows.next() {
+            try body(AccelerationSample(timeNs: row[0], x: row[1], y: row[2], z: row[3]))
+        }
+    }
+
+    /// How many samples of `stream` at or before `throughNs` wait.
+    static func count(_ db: Database, stream: String, throughNs: Int64) throws -> Int {
+        try filter(Columns.stream == stream && Columns.timeNs <= throughNs).fetchCount(db)
+    }
+
+    /// Removes the samples of `stream` fed through `throughNs`.
+    static func remove(_ db: Database, stream: String, throughNs: Int64) throws {
+        _ = try filter(Columns.stream == stream && Columns.timeNs <= throughNs).deleteAll(db)
+    }
+}
+
 /// The spans of a stream's samples that a fetch has fed to its detector and removed (`received_counted`, migration
 /// `v18-received-counted`): a sample received again inside one is a resend of one already counted, answered as a
 /// duplicate and not stored, where a new sample that came too late (in a gap between spans, or after a stream's
 /// spans were lost) is stored and left out by the next fetch with its warning. Consecutive fed samples closer than
 /// `gapNs` are one span, so a stream has a span per gap in its samples (a message lost or late), not per sample.
-enum ReceivedCounted {
+package enum ReceivedCounted {
     /// Longer than any sample interval used for steps, shorter than a message's batch period (1 s recommended), so
     /// that a message missing when its neighbours were fed leaves a gap its late samples fall into.
     static let gapNs: Int64 = 500_000_000
 
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE received_counted (
-                    stream TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-                    PRIMARY KEY (stream, start_ns)) WITHOUT ROWID;
-                """)
-    }
-
     /// Extends `spans` by a sample fed at `t` (ascending): the last span when within `gapNs` of its end, else a new one.
-    static func extend(_ spans: inout [(start: Int64, end: Int64)], _ t: Int64) {
+    package static func extend(_ spans: inout [(start: Int64, end: Int64)], _ t: Int64) {
         if let last = spans.last, t - last.end <= gapNs { spans[spans.count - 1].end = t } else { spans.append((t, t)) }
     }
 
     /// Adds the spans of samples just fed, the first joined to the stream's latest span when close enough.
     static func add(_ spans: [(start: Int64, end: Int64)], stream: String, _ db: Database) throws {
         guard var first = spans.first else { return }
-        if let latest = try Row.fetchOne(
-            db, sql: "SELECT start_ns, end_ns FROM received_counted WHERE stream = ? ORDER BY start_ns DESC LIMIT 1",
-            arguments: [stream]), first.start - (latest[1] as Int64) <= gapNs, first.start >= (latest[0] as Int64)
+        typealias C = ReceivedCountedRecord.Columns
+        if let latest = try ReceivedCountedRecord.filter(C.stream == stream).order(C.startNs.desc).fetchOne(db),
+            first.start - latest.endNs <= gapNs, first.start >= latest.startNs
         {
-            first.start = latest[0]
+            first.start = latest.startNs
         }
         for span in [first] + spans.dropFirst() {
             try db.execute(
@@ -150,7 +159,8 @@ enum ReceivedCounted {
 
     /// The end of a stream's latest counted span: a sample after it is new.
     static func countedThrough(stream: String, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT MAX(end_ns) FROM received_counted WHERE stream = ?", arguments: [stream])
+        typealias C = ReceivedCountedRecord.Columns
+        return try Int64.fetchOne(db, ReceivedCountedRecord.filter(C.stream == stream).select(max(C.endNs)))
     }
 
     /// How long after a stream was last heard its spans are kept. Sensor Logger does not resend by itself: a resend
@@ -176,10 +186,29 @@ enum ReceivedCounted {
     }
 }
 
+/// A span of a stream's samples already fed and removed (`received_counted`, `ReceivedCounted`). Hot: looked up by
+/// a prepared statement for each resent sample.
+struct ReceivedCountedRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "received_counted"
+    enum CodingKeys: String, CodingKey {
+        case stream
+        case startNs = "start_ns"
+        case endNs = "end_ns"
+    }
+    enum Columns {
+        static let stream = Column(CodingKeys.stream)
+        static let startNs = Column(CodingKeys.startNs)
+        static let endNs = Column(CodingKeys.endNs)
+    }
+    var stream: String
+    var startNs: Int64
+    var endNs: Int64
+}
+
 extension StateStore {
     /// Forgets the counted spans of sample streams not heard for a week (`ReceivedCounted.prune`), a bounded number
     /// per call.
-    func pruneCountedSpans(nowNs: Int64) throws {
+    package func pruneCountedSpans(nowNs: Int64) throws {
         _ = try writer.write { db in try ReceivedCounted.prune(nowNs: nowNs, db) }
     }
 }
@@ -200,22 +229,12 @@ public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
     init(_ d: ReceivedDevice) {
         device = d.device
         format = d.format
-        lastHeard = Timestamps.date(nanoseconds: d.lastHeardNs)
-        dataUntil = d.dataEndNs.map { Timestamps.date(nanoseconds: $0) }
+        lastHeard = StateStore.date(d.lastHeardNs)
+        dataUntil = d.dataEndNs.map(StateStore.date)
         readings = d.readings
         samples = d.samples
-        lastRefusal = d.lastRefusalNs.map { Timestamps.date(nanoseconds: $0) }
+        lastRefusal = d.lastRefusalNs.map(StateStore.date)
         lastRefusalText = d.lastRefusal
-    }
-
-    /// `Watch  health-auto-export: last heard …, data up to …, 10 readings, 0 samples`, then `; last refusal …: what`
-    /// when a payload had items left out, times in `zone`.
-    public func line(zone: TimeZone) -> String {
-        let f = { (d: Date) in Timestamps.format(d, zone: zone) }
-        let plural = { (n: Int, noun: String) in "\(n) \(noun)\(n == 1 ? "" : "s")" }
-        return "\(device)  \(format): last heard \(f(lastHeard))" + (dataUntil.map { ", data up to \(f($0))" } ?? "")
-            + ", \(plural(readings, "reading")), \(plural(samples, "sample"))"
-            + (lastRefusal.map { "; last refusal \(f($0)): \(lastRefusalText ?? "")" } ?? "")
     }
 }
 
@@ -283,17 +302,13 @@ struct ReceivedCheckpointRecord: Codable, Sendable, Equatable, FetchableRecord, 
     static let databaseTableName = "received_checkpoint"
     static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
     static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    enum Columns {
+        static let device = Column("device")
+        static let beforeNs = Column("before_ns")
+    }
     var device: String
     var beforeNs: Int64
     var microsteps: Int64
-
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE received_checkpoint (
-                    device TEXT PRIMARY KEY, before_ns INTEGER NOT NULL, microsteps INTEGER NOT NULL) WITHOUT ROWID;
-                """)
-    }
 }
 
 extension ReceivedDevice {

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Messages
 import SensorInput
 import StepDetection
 
@@ -12,6 +11,8 @@ public struct ReceivedCommit: Sendable, Equatable {
     public var duplicates = 0
     /// The devices the payload was about.
     public var devices: [String] = []
+
+    public init() {}
 }
 
 extension StateStore {
@@ -48,25 +49,8 @@ extension StateStore {
         return committed
     }
 
-    /// When the app sent each reading, as the payload says (Health Connect's `timestamp`): a send older than the
-    /// one a reading was kept from does not replace it (migration `v17-reading-sent`); NULL where the app says not.
-    static func migrateReadingSent(_ db: Database) throws {
-        try db.execute(sql: "ALTER TABLE received_reading ADD COLUMN sent_ns INTEGER")
-    }
-
     /// The key of an adding reading (a step-log line without `seq`): its end and steps.
     static func addingKey(endNs: Int64, steps: Int) -> String { "at \(endNs) steps \(steps)" }
-
-    /// Adding readings stored before `addingKey` were keyed `START-END-STEPS`: rekeyed, so that a resend across the
-    /// upgrade replaces them rather than adding them again (migration `v16-adding-key`). Two such readings with the
-    /// same end and steps (already counted twice) keep the second's old key: the rekeying changes no count.
-    static func migrateAddingKey(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE OR IGNORE received_reading SET key = 'at ' || end_ns || ' steps ' || (microsteps / 1000000)
-                WHERE key = start_ns || '-' || end_ns || '-' || (microsteps / 1000000)
-                """)
-    }
 
     /// What `payload` left out, per device (a refusal naming none is the format's own device, as its items'):
     /// "left out 2 that cannot be read: FIELD: why, and 1 more".

@@ -1,7 +1,7 @@
 import Foundation
-import GRDB
 import Messages
 import Publishing
+import Store
 
 /// What targets read from their servers (Mastodon's `max_characters` and `characters_reserved_per_url` from
 /// `/api/v2/instance`; X's rotated OAuth 2.0 tokens; Bluesky's session), kept in the state database so that a one-shot
@@ -19,24 +19,14 @@ public actor StateTargetInfoCache: TargetInfoCache {
     }
 
     public func readInfo(_ key: String) throws -> TargetInfo? {
-        try open().writer.read { db in
-            try TargetInfoRecord.fetchOne(db, key: key).map {
-                TargetInfo(value: $0.value, storedAt: Timestamps.date(nanoseconds: $0.storedNs))
-            }
+        try open().targetInfo(key).map {
+            TargetInfo(value: $0.value, storedAt: Timestamps.date(nanoseconds: $0.storedNs))
         }
     }
 
     public func storeDurably(_ info: TargetInfo, for key: String) throws {
         let record = TargetInfoRecord(key: key, value: info.value, storedNs: Timestamps.nanoseconds(info.storedAt))
-        try open().writer.writeWithoutTransaction { db in
-            // Not inside a transaction: SQLite ignores a change of `synchronous` there.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            try db.inTransaction {
-                try record.upsert(db)
-                return .commit
-            }
-        }
+        try open().storeDurably(record)
     }
 
     private func open() throws -> StateStore {
@@ -45,16 +35,4 @@ public actor StateTargetInfoCache: TargetInfoCache {
         store = opened
         return opened
     }
-}
-
-/// A fact a target read from its server (`target_info`), with when it was read.
-struct TargetInfoRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "target_info"
-    enum CodingKeys: String, CodingKey {
-        case key, value
-        case storedNs = "stored_ns"
-    }
-    var key: String
-    var value: String
-    var storedNs: Int64
 }

@@ -82,28 +82,4 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
 
     /// The key of the reading a stream's total at `timeNs` counts as (`session` is the stream without its device).
     static func readingKey(session: String, timeNs: Int64) -> String { "total:\(session):\(timeNs)" }
-
-    /// `received_total`, with each stream's last total before this migration at the time of its latest reading, so
-    /// that a recording in progress goes on from it.
-    static func migrate(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                CREATE TABLE received_total (
-                    stream TEXT NOT NULL, time_ns INTEGER NOT NULL, total INTEGER NOT NULL,
-                    PRIMARY KEY (stream, time_ns)) WITHOUT ROWID;
-                """)
-        let streams = try Row.fetchAll(
-            db, sql: "SELECT stream, device, last_total FROM received_stream WHERE last_total IS NOT NULL")
-        for row in streams {
-            let stream: String = row["stream"]
-            let device: String = row["device"]
-            let session = String(stream.dropFirst(device.count + 1))
-            let latest = try Int64.fetchOne(
-                db,
-                sql: "SELECT MAX(end_ns) FROM received_reading WHERE device = ? AND key >= ? AND key < ?",
-                arguments: [device, "total:\(session):", "total:\(session);"])
-            guard let latest else { continue }
-            try ReceivedTotalRecord(stream: stream, timeNs: latest, total: row["last_total"]).insert(db)
-        }
-    }
 }

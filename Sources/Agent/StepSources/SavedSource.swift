@@ -1,0 +1,87 @@
+import Foundation
+import Messages
+import SensorInput
+import StepDetection
+import Store
+
+/// Where a source's reading stopped, with its detector: its row in the state (`SourceCursorRecord`), its JSON columns
+/// decoded one by one, so that a column written by another version (or edited) loses only itself.
+struct SavedSource {
+    var cursor: SourceCursor?
+    var detector: StepDetector?
+    var lastSampleNs: Int64?
+    /// The end of the latest step reading counted (step logs).
+    var lastReadingEndNs: Int64?
+    /// Readings ending at or before this are not counted: set while a source whose position was lost is read
+    /// again from its start, until that reading reaches the end of the source.
+    var skipReadingsThroughNs: Int64?
+    var firstDataNs: Int64?
+    /// Where a source pulled from a phone's remote interface stopped (a file's position is `cursor`).
+    var remotePosition: PhyphoxPosition?
+    /// Malformed lines skipped that no fetch has reported yet.
+    var skipped = SkippedLines()
+    /// Parts of the saved row that could not be read (written by another version, or edited), each with what
+    /// reading does instead; empty when all was read.
+    var problems: [String] = []
+
+    init() {}
+
+    /// The saved position of `source` as its row holds it (nil: never read).
+    init(_ row: SourceCursorRecord?, source: String) {
+        guard let row else { return }
+        lastSampleNs = row.lastSampleNs
+        lastReadingEndNs = row.lastReadingEndNs
+        skipReadingsThroughNs = row.skipReadingsThroughNs
+        firstDataNs = row.firstDataNs
+        var problems: [String] = []
+        /// The saved JSON `text`, or nil with a problem that says what reading does instead.
+        func decoded<T: Decodable>(_ type: T.Type, _ text: String?, _ what: String, _ instead: String) -> T? {
+            guard let text else { return nil }
+            do {
+                return try JSONDecoder().decode(type, from: Data(text.utf8))
+            } catch {
+                problems.append(
+                    "the saved \(what) of \(source) cannot be read (\(describeDecodingError(error))): \(instead)")
+                return nil
+            }
+        }
+        cursor = decoded(
+            SourceCursor.self, row.cursor, "reading position",
+            "reading starts over at its beginning and skips the samples and step readings up to the last ones counted")
+        detector = decoded(
+            StepDetector.self, row.detector, "step detector",
+            "detection starts afresh, and steps of a walk in progress may be missed")
+        skipped =
+            decoded(
+                SkippedLines.self, row.skippedLines, "skipped lines not yet reported",
+                "lines skipped before this fetch go unreported") ?? SkippedLines()
+        remotePosition = decoded(
+            PhyphoxPosition.self, row.remotePosition, "position on the phone",
+            "the phone's buffers are read from their start, and samples up to the last one counted are skipped")
+        self.problems = problems
+    }
+
+    /// The row that saves this position for `source` (what `init(_:source:)` reads back).
+    func record(source: String, nowNs: Int64) throws -> SourceCursorRecord {
+        let encoder = JSONEncoder()
+        func text(_ value: (some Encodable)?) throws -> String? {
+            try value.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        }
+        return SourceCursorRecord(
+            source: source, cursor: try text(cursor), detector: try text(detector), lastSampleNs: lastSampleNs,
+            lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs, firstDataNs: firstDataNs,
+            skippedLines: skipped.isEmpty ? nil : try text(skipped), remotePosition: try text(remotePosition),
+            updatedNs: nowNs)
+    }
+}
+
+extension StateStore {
+    /// The saved position of `source`.
+    func savedSource(_ source: String) throws -> SavedSource {
+        try read { tx in SavedSource(try tx.sourceCursor(source), source: source) }
+    }
+
+    func savedSource(_ source: String) async throws -> SavedSource {
+        try await read { tx in SavedSource(try tx.sourceCursor(source), source: source) }
+    }
+}

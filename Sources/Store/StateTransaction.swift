@@ -1,0 +1,165 @@
+import GRDB
+import SensorInput
+import StepDetection
+
+/// One transaction on the state, as the fetch sees it: what closing windows reads and writes, typed, with no SQL and
+/// no database handle above Store. Handed to the closure of `StateStore.read` or `write`, and valid only inside it.
+package struct StateTransaction {
+    let db: Database
+
+    // MARK: the window position
+
+    /// Where the last posted window ended (ns); nil before the first window.
+    package func postedUntil() throws -> Int64? { try WindowStateRecord.postedUntil(db) }
+
+    /// Moves the window position to `ns`.
+    package func setPostedUntil(_ ns: Int64) throws { try WindowStateRecord.setPostedUntil(db, ns) }
+
+    /// Sets the window position to `ns` only when there is none yet.
+    package func setPostedUntilIfUnset(_ ns: Int64) throws { try WindowStateRecord.setPostedUntilIfUnset(db, ns) }
+
+    /// Late steps waiting for the next window (0 before the first window).
+    package func lateSteps() throws -> Int { try WindowStateRecord.lateSteps(db) }
+
+    /// The late steps were posted in a window.
+    package func clearLateSteps() throws { try WindowStateRecord.clearLateSteps(db) }
+
+    // MARK: steps and bouts
+
+    /// The first stored step's second, in ns; nil when none are stored.
+    package func firstStepNs() throws -> Int64? { try StepsRecord.firstNs(db) }
+
+    /// Steps counted in `[fromNs, toNs)` (per-second resolution).
+    package func steps(fromNs: Int64, toNs: Int64) throws -> Int {
+        try StateStore.steps(db, fromNs: fromNs, toNs: toNs)
+    }
+
+    /// The steps of `[fromNs, toNs)` per UTC minute, as readings over their minutes.
+    package func stepsPerMinute(fromNs: Int64, toNs: Int64) throws -> [StepReading] {
+        try StateStore.stepsPerMinute(db, fromNs: fromNs, toNs: toNs)
+    }
+
+    /// Walking bouts that ended in `[lo, hi)`.
+    package func boutCount(endingFrom lo: Int64, before hi: Int64) throws -> Int {
+        try BoutRecord.count(db, endingFrom: lo, before: hi)
+    }
+
+    /// Walking bouts that overlap `[fromNs, toNs)`.
+    package func bouts(overlappingFrom fromNs: Int64, to toNs: Int64) throws -> [WalkingBout] {
+        try BoutRecord.overlapping(db, fromNs: fromNs, toNs: toNs)
+    }
+
+    /// Marks the bouts no fetch has answered yet as answered; returns how many there were.
+    package func answerUnhandledBouts() throws -> Int { try BoutRecord.answerUnhandled(db) }
+
+    // MARK: the outbox
+
+    /// Adds a closing window's post for its target, unless the target already has one with its key.
+    package func queue(_ entry: OutboxRecord) throws { try entry.add(db) }
+
+    /// Keeps a window's chart, the first drawn for its key.
+    package func keepChart(_ chart: OutboxImageRecord) throws { try chart.add(db) }
+
+    // MARK: sources
+
+    /// A source's saved position; nil before its first read.
+    package func sourceCursor(_ source: String) throws -> SourceCursorRecord? {
+        try SourceCursorRecord.fetchOne(db, key: source)
+    }
+
+    /// The sample streams a fetch still has work for (`ReceivedStreamRecord.active`).
+    package func activeStreams(reorderNs: Int64) throws -> [String] {
+        try ReceivedStreamRecord.active(db, reorderNs: reorderNs)
+    }
+
+    /// A pushed sample stream's record; nil when none was received.
+    package func receivedStream(_ stream: String) throws -> ReceivedStreamRecord? {
+        try ReceivedStreamRecord.fetchOne(db, key: stream)
+    }
+
+    /// Calls `body` with each waiting sample of `stream` in `(afterNs, throughNs]`, in time order.
+    package func forEachReceivedSample(
+        stream: String, afterNs: Int64, throughNs: Int64, _ body: (AccelerationSample) throws -> Void
+    ) throws {
+        try ReceivedSampleRecord.forEach(db, stream: stream, afterNs: afterNs, throughNs: throughNs, body)
+    }
+
+    /// How many samples of `stream` at or before `throughNs` wait.
+    package func receivedSampleCount(stream: String, throughNs: Int64) throws -> Int {
+        try ReceivedSampleRecord.count(db, stream: stream, throughNs: throughNs)
+    }
+
+    /// Counts what phones pushed since the last fetch (`ReceivedRecount`).
+    package func recountReceived(nowNs: Int64, settleNs: Int64, limit: Int) throws -> ReceivedRecount {
+        try ReceivedRecount(db, nowNs: nowNs, settleNs: settleNs, limit: limit)
+    }
+
+    /// Saves a slice a source read: its steps (one device per minute where phones overlap), bouts, position, and
+    /// what else the source changed. Returns the steps it lowered in time already posted (which stay posted).
+    @discardableResult
+    package func save(_ slice: IngestedSlice, nowNs: Int64) throws -> Int {
+        var counted = slice.buckets
+        let overlap = DeviceOverlap(prefer: slice.prefer)
+        for (second, steps) in try overlap.resolve(db, slice.deviceBuckets) { counted[second, default: 0] += steps }
+        let lowered = try StateStore.addBuckets(db, counted, nowNs: nowNs).lowered
+        for b in slice.bouts {
+            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: slice.boutsHandled).insert(
+                db, onConflict: .ignore)
+        }
+        try slice.position.upsert(db)
+        for change in slice.changes { try apply(change, nowNs: nowNs) }
+        return lowered
+    }
+
+    private func apply(_ change: IngestedSlice.Change, nowNs: Int64) throws {
+        switch change {
+        case .counted(let recount):
+            try recount.markCounted(db)
+        case .fed(let stream, let throughNs, let spans):
+            try ReceivedSampleRecord.remove(db, stream: stream, throughNs: throughNs)
+            try ReceivedCounted.add(spans, stream: stream, db)
+        case .heard(let device, let format, let dataEndNs, let samples):
+            try ReceivedDevice.heard(
+                db, device: device, format: format, nowNs: nowNs, dataEndNs: dataEndNs, readings: 0, samples: samples)
+        }
+    }
+}
+
+/// What one slice of a source's reading saves, in the transaction that may close a window on it.
+package struct IngestedSlice: Sendable {
+    /// What a source changes beside its steps, bouts and position.
+    package enum Change: Sendable {
+        /// The received readings a recount counted.
+        case counted(ReceivedRecount.Marks)
+        /// The samples of a stream fed to its detector through `throughNs`: removed, the spans they covered kept.
+        case fed(stream: String, throughNs: Int64, spans: [(start: Int64, end: Int64)])
+        /// A phone that is pulled was heard (listed with the phones that push).
+        case heard(device: String, format: String, dataEndNs: Int64?, samples: Int)
+    }
+
+    /// Steps per second, counted as they are.
+    package var buckets: [Int64: Int]
+    /// Steps per second of each device that may overlap another: one device counts per minute (`DeviceOverlap`).
+    package var deviceBuckets: [String: [Int64: Int]]
+    /// Names in order of preference where devices overlap (`source.prefer`).
+    package var prefer: [String]
+    package var bouts: [WalkingBout]
+    /// Whether the bouts need no walk-triggered fetch of their own.
+    package var boutsHandled: Bool
+    /// Where the source's next read starts.
+    package var position: SourceCursorRecord
+    package var changes: [Change]
+
+    package init(
+        buckets: [Int64: Int], deviceBuckets: [String: [Int64: Int]], prefer: [String], bouts: [WalkingBout],
+        boutsHandled: Bool, position: SourceCursorRecord, changes: [Change]
+    ) {
+        self.buckets = buckets
+        self.deviceBuckets = deviceBuckets
+        self.prefer = prefer
+        self.bouts = bouts
+        self.boutsHandled = boutsHandled
+        self.position = position
+        self.changes = changes
+    }
+}

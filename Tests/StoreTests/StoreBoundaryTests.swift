@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import Store
+
+/// The Store module keeps the state's schema as released and is the only place that speaks SQL (issue #46).
+@Suite struct StoreBoundaryTests {
+    /// A database records the identifiers of the migrations it ran: renaming, dropping or reordering one would run a
+    /// migration again on an existing database, or skip one.
+    @Test func theMigratorKeepsEveryReleasedIdentifierInOrder() {
+        #expect(
+            Migrations.migrator.migrations == [
+                "v1", "v2-unconfirmed", "v3-target-info", "v4-agent-status", "v5-last-reading", "v6-skipped-lines",
+                "v7-late-steps", "v8-received", "v9-remote-position", "v10-device-overlap", "v11-outbox-image",
+                "v12-steps-compaction", "v13-received-checkpoint", "v14-received-total", "v15-received-refusal",
+                "v16-adding-key", "v17-reading-sent", "v18-received-counted", "v19-outbox-key-memory",
+                "v20-agent-receiver",
+            ])
+    }
+
+    /// A new database gets the very schema the migrations gave it before they were gathered in one place
+    /// (`fixtures/state-schema-v20.sql`, dumped from a database that the release before created).
+    @Test func aNewDatabaseHasTheReleasedSchema() throws {
+        let queue = try DatabaseQueue()
+        try Migrations.migrator.migrate(queue)
+        let dump = try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT type, name, sql FROM sqlite_master
+                    WHERE name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY type, name
+                    """
+            ).map { row in "-- \(row["type"] as String) \(row["name"] as String)\n\(row["sql"] as String);\n" }
+                .joined()
+        }
+        let released = try String(contentsOfFile: SharedData.fixture("state-schema-v20.sql"), encoding: .utf8)
+        #expect(dump == released)
+    }
+
+    /// No file in Sources outside Store imports GRDB or holds a statement of SQL; SensorInput's reader of Gadgetbridge
+    /// exports queries the export (a foreign database, read-only), not the state.
+    @Test func onlyStoreImportsGRDBOrWritesSQL() throws {
+        let sources = SharedData.packageRoot.appendingPathComponent("Sources")
+        let foreign = ["SensorInput/Formats/GadgetbridgeFormat.swift", "SensorInput/Containers/SQLiteReadOnly.swift"]
+        let statements = try NSRegularExpression(
+            pattern:
+                #"\b(SELECT .+ FROM|INSERT (OR \w+ )?INTO|UPDATE \w+ SET|DELETE FROM|CREATE (TABLE|INDEX)|ALTER TABLE)\b"#
+        )
+        var found: [String] = []
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("Store/") && !foreign.contains(file) {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = String(line)
+                let range = NSRange(line.startIndex..., in: line)
+                if line.hasPrefix("import GRDB") && !line.hasPrefix("import GRDBSQLite")
+                    || statements.firstMatch(in: line, range: range) != nil
+                {
+                    found.append("Sources/\(file):\(n + 1): \(line)")
+                }
+            }
+        }
+        #expect(files.contains("Store/StateStore.swift"), "the scan reads Sources")
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
+}
