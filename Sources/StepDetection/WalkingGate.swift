@@ -111,8 +111,9 @@ extension StepDetector {
         }
         gate.decisions.append(decision)
         let f = window.features
+        let axesSayMore = f.hasAxes && f.directionSteadiness < Self.oneDirection
         gate.shortBoutEvidence.append(
-            f.hasAxes && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
+            axesSayMore && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
         gate.latestWindowStartNs = decision.startNs
         emit(.decision(decision, window.features))
         for i in gate.held.indices
@@ -231,6 +232,11 @@ extension StepDetector {
         for t in steps { accept(t, emit) }
         gate.undecided.removeAll(keepingCapacity: true)
     }
+
+    /// A window whose acceleration kept one direction this steadily (the mean of its unit vectors this long) has axes
+    /// that say nothing |a| does not: |a| put on one axis, as a replay of a magnitude-only recording does. Real motion
+    /// on a wrist or in a pocket turns the acceleration far more (0.8-0.99 in walking).
+    static let oneDirection = 0.9999
 
     /// Mean step interval of a short bout that may count (seconds): 60-150 steps a minute, a walk's cadence.
     static let shortBoutCadence = 0.4...1.0

@@ -184,6 +184,11 @@ import Testing
         off.shortBoutMinSteps = 0
         #expect(SyntheticMotion.count(walk, parameters: off).steps == 0)
         #expect(SyntheticMotion.count(walk, magnitudeOnly: true, parameters: Self.undecidedModel).steps == 0)
+        // |a| on one axis (how bench/sensor_logger_replay.py sends a magnitude-only recording) is no more than |a|.
+        let oneAxis: [SyntheticMotion.Sample] = walk.map { s in
+            (s.timeNs, 0, 0, (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot())
+        }
+        #expect(SyntheticMotion.count(oneAxis, parameters: Self.undecidedModel).steps == 0)
         // A bout longer than `shortBoutMaxSteps` is not short: its windows decide, as before.
         let long = SyntheticMotion.walk3D(Self.bout(rate: 50, steps: 30))
         #expect(SyntheticMotion.count(long, parameters: Self.undecidedModel).steps == 0)
