@@ -45,11 +45,11 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its cadence is a walk's and its intervals vary by at most `shortBoutIntervalCV` (WalkingGate.swift). Its 10 s
     /// windows are mostly the rest around it (sitting, standing up, turning), so their probability stays under
     /// `enter`. 0 steps: off.
-    public var shortBoutMinSteps: Int = 6
+    public var shortBoutMinSteps: Int = 7
     public var shortBoutMaxSteps: Int = 24
     public var shortBoutEnter: Double = 0.25
     public var shortBoutAlongShare: Double = 0.3
-    public var shortBoutIntervalCV: Double = 0.4
+    public var shortBoutIntervalCV: Double = 0.3
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
