@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Messages
 import Publishing
@@ -22,6 +23,10 @@ public struct Fetcher: Sendable {
     /// Whether closing a window draws its chart: when a target has `image = "chart"`, or for a dry run that shows the
     /// charts (`fetch --dry-run --image-dir`). Otherwise no chart is drawn and no PNG is held.
     public var drawsCharts: Bool
+    /// How a window's chart is drawn, after the commit that closed the window (`drawRequestedCharts`).
+    var renderChart: ChartRenderer = { activity, composer, options throws(RasterizeError) in
+        try WindowChart.image(activity, composer: composer, options: options)
+    }
 
     public init(configuration: AgentConfiguration, clock: any Clock<Duration>) {
         self.configuration = configuration
@@ -71,6 +76,8 @@ public struct Fetcher: Sendable {
         } catch {
             failures.append(ingestionFailure(error))
         }
+        // The charts the closing asked for are drawn after its commit (and any a dead fetch left), before delivery.
+        drawRequestedCharts(store: store, nowNs: nowNs, report: &report)
 
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered =
