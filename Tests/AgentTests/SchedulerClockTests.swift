@@ -23,7 +23,12 @@ import Testing
         let task = Task { await scheduler.run() }
         await scheduler.waitUntilIdle()
         await scheduler.post(.manual)
-        // A second at a time: the budget starts when the fetch does, whenever that is in real time.
+        // The fetch's budget starts on the clock when it starts, whenever that is in real time: then a second at a time.
+        var turns = 0
+        while await !scheduler.isFetching, turns < 1_000_000 {
+            await Task.yield()
+            turns += 1
+        }
         var steps = 0
         while await scheduler.reports.isEmpty, steps < 3000 {
             await clock.advance(by: 1)
