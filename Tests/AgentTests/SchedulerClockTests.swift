@@ -10,12 +10,13 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SchedulerClockTests {
     let t0 = Fixture.date("2026-11-21T10:10:00+09:00")
 
-    /// The state is held by another fetch for the whole budget of a minute: the scheduler's fetch waits for it on
-    /// the test clock, and gives up once the test moves that clock past the budget, with no real wait. On the real
-    /// clock it would still be waiting when the test's steps run out.
+    /// The state is held by another fetch for the whole budget of two minutes: the scheduler's fetch waits for it
+    /// on the test clock, and gives up once the test moves that clock past the budget, with no real wait. On the real
+    /// clock it would still be waiting when the test's steps run out (ten thousand seconds on the test clock, a few
+    /// in real time).
     @Test func aScheduledFetchWaitsForTheStateOnTheSchedulersClock() async throws {
         let dir = try TempDir()
-        let config = try Fixture.config(dir: dir, schedule: "deadline = \"60s\"")
+        let config = try Fixture.config(dir: dir, schedule: "deadline = \"120s\"")
         let held = try StateLock(path: config.statePath + ".lock")
         defer { held.release() }
         let clock = ManualClock(t0)
@@ -30,14 +31,14 @@ import Testing
             turns += 1
         }
         var steps = 0
-        while await scheduler.reports.isEmpty, steps < 3000 {
+        while await scheduler.reports.isEmpty, steps < 10_000 {
             await clock.advance(by: 1)
             steps += 1
         }
         let report = try #require(await scheduler.reports.first, "no fetch ended after \(steps) s on the clock")
         #expect(report.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"))
         // Its time is the test clock's: the whole budget, to the test's step of a second.
-        #expect(report.elapsedMs >= 59_000 && report.elapsedMs <= 61_000, "\(report.elapsedMs)")
+        #expect(report.elapsedMs >= 119_000 && report.elapsedMs <= 121_000, "\(report.elapsedMs)")
         await scheduler.shutdown()
         await task.value
     }
