@@ -2,10 +2,13 @@
 # Generic CSV with date-time times (MATLAB Mobile): `steptweet inspect` of two builds on the same inputs, runs
 # interleaved and pinned to one core, file in page cache; median and best process CPU time (user + sys) of RUNS
 # (default 5) and MB/s from the median. Inputs: bench/datetime_speed.py, ROWS rows (default 3,000,000) each.
+# ZONE=Europe/London reads them with --time-zone ZONE (default: none, the machine's zone).
 # Usage: bench/datetime_speed.sh BEFORE_BINARY AFTER_BINARY
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BEFORE=$1 AFTER=$2 RUNS=${RUNS:-5} ROWS=${ROWS:-3000000}
+BEFORE=$1 AFTER=$2 RUNS=${RUNS:-5} ROWS=${ROWS:-3000000} ZONE=${ZONE:-}
+zone_args=()
+[ -n "$ZONE" ] && zone_args=(--time-zone "$ZONE")
 [ -f bench/out/datetime_iso.csv ] && [ -f bench/out/datetime_matlab.csv ] || python3 bench/datetime_speed.py bench/out "$ROWS"
 : > bench/out/dt_runs.txt
 for f in datetime_iso.csv datetime_matlab.csv; do
@@ -13,7 +16,7 @@ for f in datetime_iso.csv datetime_matlab.csv; do
   for _ in $(seq "$RUNS"); do
     for which in before after; do
       bin=$BEFORE; [ "$which" = after ] && bin=$AFTER
-      /usr/bin/time -f "%e %U %S %M" -o bench/out/dt_time.txt taskset -c 0 "$bin" inspect --json "bench/out/$f" \
+      /usr/bin/time -f "%e %U %S %M" -o bench/out/dt_time.txt taskset -c 0 "$bin" inspect --json "${zone_args[@]}" "bench/out/$f" \
         > "bench/out/dt_$which.json"
       echo "$f $which $(cat bench/out/dt_time.txt)" >> bench/out/dt_runs.txt
     done

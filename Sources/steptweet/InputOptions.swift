@@ -56,7 +56,7 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "IANA time zone for --start without an offset, of a CSV's date-time text without an offset, of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
+            "IANA time zone for --start without an offset, of date-time text without an offset (generic CSV, Axivity, ActiGraph, GENEActiv without its own Time Zone), of the local days of Gadgetbridge running totals and Google Fit, Samsung Health and Zepp Life daily totals, and of Zepp Life's local minutes (default: the system's).",
             valueName: "ZONE")) var timeZone: String?
 
     @Option(

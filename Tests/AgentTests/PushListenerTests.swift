@@ -56,4 +56,32 @@ import Testing
         await scheduler.shutdown()
         await loop.value
     }
+
+    /// The push listener is served with the loopback limits (`HTTPLimits.loopback`): a head over its 8 KB is answered
+    /// 431 and closed, where the receiver's default of 16 KB would take it; a head within them is served.
+    @Test func aHeadOverTheLoopbackLimitIsAnswered431() async throws {
+        let dir = try TempDir()
+        let config = try AgentConfiguration.parse(
+            "[source]\npath = \"w.csv\"\n[schedule]\ninterval = \"1h\"\n[state]\npath = \"s.sqlite\"\n",
+            file: dir.path("c.toml"), environment: [:])
+        let recorder = FetchRecorder()
+        let scheduler = AgentScheduler(configuration: config, random: { 0 }) { await recorder.fetch($0, $1) }
+        let listener = PushListener(port: 0, token: "s3cret", scheduler: scheduler)
+        let server = Task { try await listener.run() }
+        try await listener.waitUntilListening()
+        let port = Int(try #require(await listener.address()).port)
+        let (large, small) = try await offThePool {
+            let large = try RawConnection(port: port)
+            large.send("POST /push HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 9000))\r\n\r\n")
+            let small = try RawConnection(port: port)
+            small.send(
+                "GET /push HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 6000))\r\nConnection: close\r\n\r\n"
+            )
+            return (large.readUntilClosed(), small.status())
+        }
+        #expect(large?.hasPrefix("HTTP/1.1 431") == true, "\(large ?? "no answer")")
+        #expect(small == 405)
+        server.cancel()
+        await listener.stop()
+    }
 }

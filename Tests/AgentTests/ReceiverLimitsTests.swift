@@ -102,6 +102,26 @@ import Testing
         await r.stop()
     }
 
+    /// The idle timeout runs again from each answer: a kept-alive connection that sends nothing after its answer is
+    /// closed then, not held open for good.
+    @Test func aKeptAliveConnectionIsClosedIdleTimeoutAfterItsAnswer() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "idle_timeout = \"1s\"")
+        let port = r.port
+        let body = goodBody
+        let request = head(contentLength: body.utf8.count) + body
+        let start = ContinuousClock.now
+        let answer = try await offThePool {
+            let c = try RawConnection(port: port, timeout: 8)
+            c.send(request)
+            // The answer, then the close: at the 1 s idle timeout, well before the client's 8 s read timeout.
+            return c.readUntilClosed()
+        }
+        #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "no answer")")
+        #expect(ContinuousClock.now - start < .seconds(6))
+        await r.stop()
+    }
+
     @Test func aBodyThatArrivesTooSlowlyIsClosedAfterReadTimeoutAndNothingIsStored() async throws {
         let dir = try TempDir()
         let r = try await start(dir, limits: "idle_timeout = \"5s\"\nread_timeout = \"2s\"")

@@ -4,9 +4,12 @@ import StepDetection
 import TestSupport
 import Testing
 
-/// Reads `path` completely, returning the summary and every item.
+/// Reads `path` completely, returning the summary and every item. Local times are read in UTC unless `options`
+/// names a zone: what a test expects does not depend on the machine's zone.
 func readAll(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [InputItem]) {
     var items: [InputItem] = []
+    var options = options
+    options.timeZone = options.timeZone ?? TimeZone(identifier: "UTC")
     let summary = try AnyInput.read(path: path, options: options) { items.append($0) }
     return (summary, items)
 }

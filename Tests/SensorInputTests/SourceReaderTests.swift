@@ -48,6 +48,8 @@ import Testing
         -> ([InputItem], SourceCursor?, ReadSummary)
     {
         var items: [InputItem] = []
+        var options = options
+        options.timeZone = options.timeZone ?? TimeZone(identifier: "UTC")  // not the machine's zone
         // Through JSON, as the agent stores it in SQLite between fetches.
         let stored = try cursor.map { try JSONDecoder().decode(SourceCursor.self, from: JSONEncoder().encode($0)) }
         let (summary, next) = try SourceReader.readNew(path: path, options: options, cursor: stored) {

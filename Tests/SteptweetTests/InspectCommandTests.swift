@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func describesAnAccelerationRecording() async throws {
-        let (r, o) = try await inspect(["\(formats)/actigraph_RAW.csv"])
+        let (r, o) = try await inspect(["--time-zone", "UTC", "\(formats)/actigraph_RAW.csv"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(o["format"] as? String == "actigraph-raw")
         #expect(o["kind"] as? String == "acceleration")
@@ -40,6 +40,23 @@ import Testing
         #expect(u["start"] as? String == "2017-09-20T09:00:00.000Z")
         let (badFormat, _) = try await inspect(["--format", "nope", uci])
         #expect(badFormat.status == 64)
+    }
+
+    /// An Axivity recording's local times follow --time-zone too, and rows across the autumn change are all read,
+    /// with a note (issue 44): 00:30-01:59 summer time, then 01:00-01:59 winter time, a row a second.
+    @Test func axivityTimesFollowTheTimeZoneAcrossTheAutumnChange() async throws {
+        let clock = (0..<5400).map { 1800 + $0 } + (0..<3600).map { 3600 + $0 }
+        let rows = clock.map {
+            String(format: "2024-10-27 %02d:%02d:%02d.000,0.010,-0.990,0.050", $0 / 3600, $0 / 60 % 60, $0 % 60)
+        }
+        let path = try Steptweet.tempFile(rows.joined(separator: "\n") + "\n", name: "autumn.csv")
+        let (r, o) = try await inspect(["--time-zone", "Europe/London", path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(o["format"] as? String == "axivity")
+        #expect(o["samples"] as? Int == 9000 && o["skipped_lines"] as? Int == 0)
+        #expect(o["start"] as? String == "2024-10-26T23:30:00.000Z")
+        #expect(o["end"] as? String == "2024-10-27T01:59:59.000Z")
+        #expect(r.stderr.contains("3600 rows in the hour the clocks of Europe/London repeat"), "\(r.stderr)")
     }
 
     /// Date-time text without an offset is read in --time-zone; a --start without seconds is ISO 8601 too (issue 44).

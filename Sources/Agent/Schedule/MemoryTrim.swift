@@ -8,10 +8,11 @@ import Foundation
     @_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
 #endif
 
-/// Gives memory back between fetches, so an idle agent stays small: frees unused heap (`malloc_trim`) and asks the
-/// kernel to drop this process's resident pages of read-only file mappings (`MADV_PAGEOUT`: the Swift runtime,
-/// Foundation and ICU libraries, clean pages that a later fetch faults back in from the page cache). Nothing is lost:
-/// no private or writable memory is touched. A kernel without MADV_PAGEOUT (before 5.4) just refuses it.
+/// Gives memory back so that an idle agent stays small and its peaks are one step's pages, not every step's together:
+/// between start-up's steps, before and after each fetch, and between a large request's stages. Frees unused heap
+/// (`malloc_trim`) and asks the kernel to drop this process's resident pages of read-only file mappings
+/// (`MADV_PAGEOUT`: the binary's code, the C libraries, clean pages that are faulted back in when next used). Nothing
+/// is lost: no private or writable memory is touched. A kernel without MADV_PAGEOUT (before 5.4) just refuses it.
 public enum MemoryTrim {
     static let madvPageout: Int32 = 21
 

@@ -38,6 +38,7 @@ public enum AgentServices {
                         guard let receiver else { return }
                         try await receiver.waitUntilListening()
                         logger.info("receiver listening on \(receiver.address)")
+                        MemoryTrim.releaseIdlePages()
                         await scheduler.recordAgent { $0.receiver = "listening on \(receiver.address)" }
                     })))
         if let receiver {
@@ -76,7 +77,8 @@ public enum AgentServices {
         let (limits, warning) = receive.limits.fittedToDescriptors(key: "receive.max_connections")
         if let warning { logger.warning("\(warning)") }
         receive.limits = limits
-        return ReceiverService(receive: receive, store: store, logger: logger)
+        return ReceiverService(
+            receive: receive, store: store, logger: logger, releaseMemoryAbove: IngestHandler.largeBody)
     }
 
     /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
@@ -87,6 +89,9 @@ public enum AgentServices {
         logger.info(
             "agent started (pid \(getpid()), schedule \(configuration.schedule.effectiveInterval), state \(configuration.statePath))"
         )
+        // Start-up's peak is its steps' pages together (the loader's relocations, argument parsing, the database's
+        // opening, the servers' start): each step's are given back before the next (bench/receiver_load_result.txt).
+        MemoryTrim.releaseIdlePages()
         let store: StateStore?
         do {
             store = try StateStore(path: configuration.statePath)
@@ -99,6 +104,7 @@ public enum AgentServices {
         let scheduler = AgentScheduler(
             configuration: configuration, store: store, logger: logger, releaseMemoryWhenIdle: true)
         await recordResolvedConfiguration(configuration, scheduler: scheduler)
+        MemoryTrim.releaseIdlePages()
         let group = ServiceGroup(
             configuration: .init(
                 services: services(configuration: configuration, scheduler: scheduler, store: store, logger: logger),

@@ -14,14 +14,25 @@ struct IngestHandler: Sendable {
     let store: StateStore
     let logger: Logger
     let clock: WallClock
+    /// A body larger than this many bytes has memory given back (`MemoryTrim`) once it is read and once it is parsed,
+    /// so that reading it (the HTTP server's code), parsing it and committing it do not all stay resident at once: a
+    /// month of Health Auto Export in one request peaked 4-10 MB lower (bench/receiver_load_result.txt). Nil: never.
+    var releaseMemoryAbove: Int? = nil
+
+    /// The agent's `releaseMemoryAbove`: a body this large is rare (a month of Health Auto Export is 3.3 MB; a day,
+    /// 0.1 MB; Sensor Logger's batch of a second, 10 KB), so the pages faulted back in after it cost nothing that counts.
+    static let largeBody = 1 << 20
 
     func answer(_ request: IngestRequest) async throws -> HTTPAnswer {
         let payload: Payload
+        let bodyBytes: Int
         do {
-            payload = try await receivedPayload(request)
+            (payload, bodyBytes) = try await receivedPayload(request)
         } catch let refusal as Refusal {
             return refusal.response
         }
+        // The body and what parsing it left are freed by now: give them and the parser's pages back before the commit.
+        releaseMemory(afterBodyOf: bodyBytes)
         let convention = AppConventions.of(payload.app)
         if let problem = payload.problem, let tellUser = convention.tellUser {
             return tellUser("steptweet counts nothing of this recording: \(problem)\n")
@@ -93,10 +104,18 @@ struct IngestHandler: Sendable {
         var response: HTTPAnswer
     }
 
-    /// The request's payload. Its body is let go on return, before the commit, so that a large body and what was
-    /// read from it are not held at once.
-    func receivedPayload(_ request: IngestRequest) async throws -> Payload {
+    /// Gives memory back (`MemoryTrim`) when a body of `bytes` is over `releaseMemoryAbove`.
+    func releaseMemory(afterBodyOf bytes: Int) {
+        guard let releaseMemoryAbove, bytes > releaseMemoryAbove else { return }
+        MemoryTrim.releaseIdlePages()
+    }
+
+    /// The request's payload and the size of its body. The body is let go on return, before the commit, so that a
+    /// large body and what was read from it are not held at once.
+    func receivedPayload(_ request: IngestRequest) async throws -> (Payload, bodyBytes: Int) {
         let body = try await readBody(request)
+        // The HTTP server's pages that read it are not needed to parse it.
+        releaseMemory(afterBodyOf: body.count)
         if let type = request.headerFields[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
             // Health Auto Export sends its CSV export so (read whole first: answering before the body is read may
             // reset the connection under the answer); every format read here is JSON.
@@ -112,10 +131,10 @@ struct IngestHandler: Sendable {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }),
             let sender = Self.emptyBodySender(request, format)
         {
-            return Payload(app: sender.app, ignored: [sender.note])
+            return (Payload(app: sender.app, ignored: [sender.note]), body.count)
         }
         do {
-            return try PayloadFormats.parse(bytes: body, format: format)
+            return (try PayloadFormats.parse(bytes: body, format: format), body.count)
         } catch let error as PayloadError {
             let app = error.app ?? Self.emptyBodySender(request, format)?.app
             if let app, let unreadable = AppConventions.of(app).unreadable {

@@ -21,15 +21,19 @@ public final class ReceiverService: Service, CustomStringConvertible {
     let clock: WallClock
     let server: LimitedHTTPServer
 
-    /// Binds nothing yet: the server listens in `run()`.
+    /// Binds nothing yet: the server listens in `run()`. With `releaseMemoryAbove`, a body larger than that many
+    /// bytes has memory given back between its stages (`IngestHandler.releaseMemoryAbove`): the agent's.
     public init(
-        receive: AgentConfiguration.Receive, store: StateStore, logger: Logger, clock: WallClock = .system
+        receive: AgentConfiguration.Receive, store: StateStore, logger: Logger, clock: WallClock = .system,
+        releaseMemoryAbove: Int? = nil
     ) {
         self.receive = receive
         self.store = store
         self.logger = logger
         self.clock = clock
-        let handler = IngestHandler(maxBody: receive.limits.maxBody, store: store, logger: logger, clock: clock)
+        let handler = IngestHandler(
+            maxBody: receive.limits.maxBody, store: store, logger: logger, clock: clock,
+            releaseMemoryAbove: releaseMemoryAbove)
         server = LimitedHTTPServer(
             name: "receiver", host: receive.host, port: Int(receive.port), limits: receive.limits,
             responder: Self.routes(handler, token: receive.token ?? "").buildResponder(), logger: logger)

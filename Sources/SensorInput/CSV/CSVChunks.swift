@@ -75,6 +75,8 @@ struct ParsedChunk: Sendable {
     var stops = false
     /// The read itself failed.
     var failure: InputError?
+    /// Rows at clock times the zone skips.
+    var clockChanges = ClockChangeNotes()
 
     /// The line of sample `j`, counted from the chunk's first line.
     func line(ofSample j: Int) -> Int32 { sampleLines.isEmpty ? Int32(j + 1) : sampleLines[j] }
@@ -173,6 +175,7 @@ struct CSVChunkParser: Sendable {
         var stops = false
         var sampleLines: [Int32] = []
         var inOrder = true
+        var clockChanges = ClockChangeNotes()
         var line: Int32 = 0
         var i = start
         // Samples are written in place into a block from the pool, not appended: no capacity check and count update
@@ -255,8 +258,10 @@ struct CSVChunkParser: Sendable {
                     break
                 }
             }
+            clockChanges = scratch.clockChanges
             return n
         }
+        chunk.clockChanges = clockChanges
         chunk.sampleLines = sampleLines
         chunk.inOrder = inOrder
         chunk.issues = issues
@@ -350,7 +355,7 @@ extension GenericCSVReader {
             state.summary.note(samples: chunk.samples.count, from: first.timeNs, to: last.timeNs)
         } else {
             for j in 0..<chunk.samples.count {
-                let sample = chunk.samples[j]
+                let sample = state.sample(j, of: chunk)
                 let line = chunk.line(ofSample: j)
                 while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
                     try skip(chunk.issues[nextIssue], before: j)
@@ -373,6 +378,7 @@ extension GenericCSVReader {
             for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
             state.summary.skippedLines += chunk.unreportedIssues
         }
+        state.clockChanges.add(chunk.clockChanges)
         if !chunk.samples.isEmpty {
             state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil
         }

@@ -158,6 +158,8 @@ extension GenericCSVReader {
         static let limit = 64
         let starts = UnsafeMutablePointer<Int>.allocate(capacity: limit)
         let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
+        /// Rows at clock times the zone skips, read forward by the gap (for the read's notes).
+        var clockChanges = ClockChangeNotes()
         deinit {
             starts.deallocate()
             ends.deallocate()
@@ -198,7 +200,7 @@ extension GenericCSVReader {
         let comma = l.delimiter != 0x2C
         let t =
             NumberParsing.parseDouble(p, starts[l.time], ends[l.time], decimalComma: comma)
-            ?? dateTimeMilliseconds(p, starts[l.time], ends[l.time], zone: l.zone)
+            ?? dateTimeMilliseconds(p, starts[l.time], ends[l.time], zone: l.zone, scratch: scratch)
         if let (xi, yi, zi) = l.axes {
             let x = NumberParsing.parseDouble(p, starts[xi], ends[xi], decimalComma: comma)
             let y = NumberParsing.parseDouble(p, starts[yi], ends[yi], decimalComma: comma)
@@ -223,12 +225,12 @@ extension GenericCSVReader {
 
     /// A time field written as a date and time (ISO 8601, or MATLAB's `dd-MMM-yyyy HH:mm:ss.SSS` that a
     /// `writetable` of MATLAB Mobile's timetables gives) in ms since the epoch (exact for whole milliseconds, and
-    /// told as epoch ms from its size); without an offset, read in `zone` (`--time-zone`), as UTC when nil. Parsed
-    /// from the row's bytes in place, with spaces, tabs and double quotes trimmed from both ends (as
-    /// `trimmingPrefixSpaces`).
+    /// told as epoch ms from its size); without an offset, read in `zone` (`--time-zone`), as UTC when nil: a time the
+    /// clocks skip forward by the gap, counted in `scratch`. Parsed from the row's bytes in place, with spaces, tabs
+    /// and double quotes trimmed from both ends (as `trimmingPrefixSpaces`).
     @inline(never)
     static func dateTimeMilliseconds(
-        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, zone: ZoneOffsets? = nil
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, zone: ZoneOffsets? = nil, scratch: FieldScratch? = nil
     ) -> Double? {
         guard end - start >= 10, end - start <= 64 else { return nil }
         let field = TimeParsing.trimmed(UnsafeBufferPointer(start: p + start, count: end - start))
@@ -241,7 +243,11 @@ extension GenericCSVReader {
         } else {
             return nil
         }
-        if let zone { local = zone.instantNs(localNs: local) }
+        if let zone {
+            let resolved = zone.resolveNs(localNs: local)
+            if resolved.skipped { scratch?.clockChanges.noteSkipped(localNs: local) }
+            local = resolved.instant
+        }
         return Double(local) / 1e6
     }
 

@@ -140,6 +140,10 @@ public enum GenericCSVReader {
         public var lineNumber: Int
         /// The delimiter a `sep=` line declared, nil when there was none.
         var separator: UInt8?
+        /// Whether the time column is date-time text without an offset, and the last time delivered: a next read's
+        /// first time that goes back into an hour the clocks repeat is its second pass, as within a read.
+        var localTimes: Bool?
+        var lastNs: Int64?
     }
 
     /// Where a read is: what is known of the file and what has been delivered.
@@ -157,6 +161,10 @@ public enum GenericCSVReader {
         /// The delimiter Excel's `sep=` line declared, and whether the line after the header may be a units row.
         var separator: UInt8?
         var unitsRowPending = false
+        /// The zone of the time column when it is date-time text without an offset (nil: numbers, offsets, UTC).
+        var localZone: ZoneOffsets?
+        /// Rows read forward over a gap or into the second pass of a repeated hour, for the notes.
+        var clockChanges = ClockChangeNotes()
     }
 
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
@@ -187,6 +195,10 @@ public enum GenericCSVReader {
                     $0.baseAddress!, bytes.count, 1, path: path, formatName: formatName, separator: state.separator)
             }
             state.layout?.zone = ZoneOffsets.converting(options.timeZone)
+            if resume?.localTimes == true, let zone = state.layout?.zone {
+                state.localZone = zone
+                state.lastNs = resume?.lastNs
+            }
         }
         var budget = ByteBudget(options.byteLimit)
         var handOff = true
@@ -208,11 +220,10 @@ public enum GenericCSVReader {
         }
         if state.probe.scale == nil && !state.probe.rows.isEmpty {
             let scale = state.probe.decide(layout: l)
-            for r in state.probe.rows {
-                try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink)
-            }
+            for r in state.probe.rows { try deliver(r, scale: scale, &state, options, path, sink) }
         }
         var summary = state.summary
+        if let zone = state.localZone { summary.notes += state.clockChanges.notes(zone: zone.zone) }
         if let c = state.probe.contradicted, let used = state.probe.scale?.unit {
             summary.notes.append(
                 UnitProbe.contradictionNote(stated: c.stated, used: used, median: c.median))
@@ -223,7 +234,8 @@ public enum GenericCSVReader {
             summary,
             ResumeState(
                 header: headerText, scale: state.probe.scale, offset: state.offset,
-                lineNumber: state.lastLine, separator: state.separator)
+                lineNumber: state.lastLine, separator: state.separator, localTimes: state.localZone != nil,
+                lastNs: state.lastNs)
         )
     }
 
@@ -264,17 +276,22 @@ public enum GenericCSVReader {
             case .blank: return true
             case .bad(let e): try state.summary.skip(e, options: options)
             case .row(let row):
+                if state.probe.rows.isEmpty, let hasOffset = dateTimeHasOffset(fields(p, line.count, l.delimiter), l) {
+                    // Date-time text is read as ms since the epoch, however far apart the rows (a minute's spacing
+                    // is not µs); without an offset, on the zone's clock.
+                    state.layout?.timeUnitNs = 1e6
+                    if !hasOffset, let zone = l.zone { state.localZone = zone }
+                }
                 state.probe.add((row.0, row.1, row.2, row.3, number))
                 if state.probe.isFull {
                     let scale = state.probe.decide(layout: l)
-                    for r in state.probe.rows {
-                        try deliver(r, scale: scale, &state.summary, &state.lastNs, options, path, sink)
-                    }
+                    for r in state.probe.rows { try deliver(r, scale: scale, &state, options, path, sink) }
                     state.probe.rows.removeAll()
                 }
             }
             return true
         }
+        state.clockChanges.add(scratch.clockChanges)
         return handOff
     }
 
@@ -345,23 +362,27 @@ public enum GenericCSVReader {
     /// Delivers one row of the file's first lines (read line by line) through the same conversion and checks as
     /// the chunked path.
     static func deliver(
-        _ row: Row, scale: Scale, _ summary: inout ReadSummary, _ lastNs: inout Int64?,
-        _ options: ReadOptions, _ path: String, _ sink: (AccelerationSample) -> Void
+        _ row: Row, scale: Scale, _ state: inout ReadState, _ options: ReadOptions, _ path: String,
+        _ sink: (AccelerationSample) -> Void
     ) throws {
         let convert = SampleConversion(scale: scale, startNs: options.startNs)
         let values = (row.0, row.1, row.2, row.3)
-        guard let sample = convert.sample(values) else {
-            try summary.skip(InputError(file: path, line: row.4, message: convert.problem(values)), options: options)
+        guard var sample = convert.sample(values) else {
+            let problem = convert.problem(values)
+            try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
-        if let problem = SampleCheck.orderProblem(sample.timeNs, previousNs: lastNs) {
-            try summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
+        if let previous = state.lastNs, let second = state.secondPass(of: sample.timeNs, after: previous) {
+            sample.timeNs = second
+        }
+        if let problem = SampleCheck.orderProblem(sample.timeNs, previousNs: state.lastNs) {
+            try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
-        lastNs = sample.timeNs
+        state.lastNs = sample.timeNs
         sink(sample)
-        summary.note(sampleAt: sample.timeNs)
-        summary.absoluteTime = scale.absolute || options.startNs != nil
+        state.summary.note(sampleAt: sample.timeNs)
+        state.summary.absoluteTime = scale.absolute || options.startNs != nil
     }
 
     struct Scale: Sendable, Equatable, Codable {

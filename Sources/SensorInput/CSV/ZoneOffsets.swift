@@ -49,22 +49,52 @@ final class ZoneOffsets: Sendable {
     }
 
     /// The instant (Unix s) the zone's clocks read as `local` (s since 1970-01-01 00:00 on the local clock): in an
-    /// hour the clocks repeat, its first pass; in an hour they skip, read with the offset before the change (02:30 on
-    /// a spring-forward day is 03:30 of the new offset), as `LocalTime.instant` does.
-    func instant(local: Int64) -> Int64 {
+    /// hour the clocks repeat, its first pass (`secondPass` moves a row that goes back there to the second); in an
+    /// hour they skip, read with the offset before the change (02:30 on a spring-forward day is 03:30 of the new
+    /// offset), as `LocalTime.instant` does.
+    func instant(local: Int64) -> Int64 { resolve(local: local).instant }
+
+    /// `instant(local:)`, and whether the clocks skipped `local` (no instant reads it: it is read forward by the gap).
+    @inline(__always)
+    func resolve(local: Int64) -> (instant: Int64, skipped: Bool) {
         let before = offset(atUTC: local - 86_400)
-        if changes.isEmpty { return local - before }
+        if changes.isEmpty { return (local - before, false) }
         let after = offset(atUTC: local + 86_400)
         // Changes are months apart: the same offset a day either side is the offset between.
-        if before == after || offset(atUTC: local - before) == before { return local - before }
-        if offset(atUTC: local - after) == after { return local - after }
-        return local - before
+        if before == after || offset(atUTC: local - before) == before { return (local - before, false) }
+        if offset(atUTC: local - after) == after { return (local - after, false) }
+        return (local - before, true)
     }
 
     /// `instant(local:)` in nanoseconds, the fraction kept.
-    func instantNs(localNs: Int64) -> Int64 {
+    func instantNs(localNs: Int64) -> Int64 { resolveNs(localNs: localNs).instant }
+
+    /// `resolve(local:)` in nanoseconds, the fraction kept.
+    @inline(__always)
+    func resolveNs(localNs: Int64) -> (instant: Int64, skipped: Bool) {
         let seconds = TimeParsing.floorDiv(localNs, 1_000_000_000)
-        return localNs + (instant(local: seconds) - seconds) * 1_000_000_000
+        let (instant, skipped) = resolve(local: seconds)
+        return (localNs + (instant - seconds) * 1_000_000_000, skipped)
+    }
+
+    /// The clock time (ns since 1970-01-01 00:00 on the local clock) of instant `ns`.
+    func localNs(ofNs ns: Int64) -> Int64 {
+        ns + offset(atUTC: TimeParsing.floorDiv(ns, 1_000_000_000)) * 1_000_000_000
+    }
+
+    /// For a local time read as `ns` (its first pass) that lands before `previousNs`, the row before it: the same
+    /// clock time in the second pass of the hour the clocks repeat, when `ns` lies in that hour's first pass and the
+    /// second pass does not go back too. A recording's times go on, so a clock time that goes back by up to the hour
+    /// at the autumn change is the hour's second pass; nil when that is not what happened.
+    func secondPass(ofNs ns: Int64, after previousNs: Int64) -> Int64? {
+        guard !changes.isEmpty, ns < previousNs else { return nil }
+        let seconds = TimeParsing.floorDiv(ns, 1_000_000_000)
+        let now = offset(atUTC: seconds)
+        let later = offset(atUTC: seconds + 86_400)
+        // The offset falls within the day and the same clock time exists under the later offset: a repeated time.
+        guard now > later, offset(atUTC: seconds + now - later) == later else { return nil }
+        let second = ns + (now - later) * 1_000_000_000
+        return second >= previousNs ? second : nil
     }
 
     private static let cache = NSLock()

@@ -1,5 +1,6 @@
 /// ActiGraph ActiLife epoch (count) CSV with a steps column: the same header with an Epoch Period, an optional
-/// `TimeStamp,axis1,...,steps` row; each row is one epoch and its `steps` are already counted (a delta).
+/// `TimeStamp,axis1,...,steps` row; each row is one epoch and its `steps` are already counted (a delta). Its times
+/// (the header's start, a timestamp column) are the device's local clock, read in `ReadOptions.timeZone`.
 struct ActiGraphEpochFormat: LineParser {
     static let format = InputFormat(
         name: "actigraph-epoch", kind: .steps,
@@ -14,6 +15,7 @@ struct ActiGraphEpochFormat: LineParser {
     var timeFields: Int?
     var index: Int64 = 0
     var sawData = false
+    var clock = LocalClock()
 
     init(path: String, options: ReadOptions) throws {}
 
@@ -47,16 +49,18 @@ struct ActiGraphEpochFormat: LineParser {
         guard f.count > column, let steps = Fields.int(f[column]), steps >= 0, steps < 1_000_000 else {
             return "steps (column \(column + 1)) is missing or not a count"
         }
-        guard var start = Fields.tick(header.start(options), index, periodNs: Double(epoch) * 1e9)
+        guard var start = Fields.tick(header.start(options, clock: &clock), index, periodNs: Double(epoch) * 1e9)
         else {
             return "time is out of range"
         }
-        if let tc = timeColumn, f.count > tc, let t = TimeParsing.parseDateTime(f[tc].trimmingPrefixSpaces())?.ns {
-            start = t
+        if let tc = timeColumn, f.count > tc, let t = TimeParsing.parseDateTime(f[tc].trimmingPrefixSpaces()) {
+            start = clock.instantNs(t, options: options)
         }
         index += 1
         guard let end = Fields.tick(start, 1, periodNs: Double(epoch) * 1e9) else { return "time is out of range" }
         emit(.reading(StepReading(startNs: start, endNs: end, steps: Int(steps))))
         return nil
     }
+
+    func describe(_ summary: inout ReadSummary) { summary.notes += clock.notes }
 }

@@ -102,12 +102,15 @@ struct ActiGraphHeader: Codable, Sendable {
         return month > 12 && day <= 12
     }
 
-    /// Start of the recording (ns since the epoch; the device's local time, read as UTC).
+    /// Start of the recording on the device's local clock (ns since 1970-01-01 00:00 on that clock).
     var startNs: Int64? {
         guard let day = startDay, let clock = startClock else { return nil }
         return (Int64(day) * 86_400 + Int64(clock)) * 1_000_000_000
     }
 
-    /// Where the first row's time is: `--start` when given, else the header's start, else 0.
-    func start(_ options: ReadOptions) -> Int64 { options.startNs ?? startNs ?? 0 }
+    /// Where the first row's time is: `--start` when given, else the header's start on `clock` (in
+    /// `ReadOptions.timeZone`, `--time-zone`, else the machine's zone), else 0.
+    func start(_ options: ReadOptions, clock: inout LocalClock) -> Int64 {
+        options.startNs ?? startNs.map { clock.instantNs(localNs: $0, options: options) } ?? 0
+    }
 }

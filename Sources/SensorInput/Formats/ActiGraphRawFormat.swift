@@ -1,7 +1,8 @@
 import StepDetection
 
 /// ActiGraph ActiLife RAW CSV: the 10-line header (rate from `at NN Hz`, start from Start Date/Time), an optional
-/// column row, then `x,y,z` in g (optionally after a `Timestamp`).
+/// column row, then `x,y,z` in g (optionally after a `Timestamp`). The start is the device's local clock, read in
+/// `ReadOptions.timeZone` (`--time-zone`, `text.time_zone`, else the machine's zone).
 struct ActiGraphRawFormat: LineParser {
     static let format = InputFormat(
         name: "actigraph-raw", kind: .acceleration,
@@ -15,6 +16,9 @@ struct ActiGraphRawFormat: LineParser {
     var timeFields: Int?
     var index: Int64 = 0
     var sawData = false
+    /// The start as an instant, found at the first row.
+    var startNs: Int64?
+    var clock = LocalClock()
 
     init(path: String, options: ReadOptions) throws {}
 
@@ -42,7 +46,9 @@ struct ActiGraphRawFormat: LineParser {
         guard let x = Fields.double(f[firstAxis]), let y = Fields.double(f[firstAxis + 1]),
             let z = Fields.double(f[firstAxis + 2])
         else { return "x, y or z is not a number" }
-        guard let t = Fields.tick(header.start(options), index, periodNs: 1e9 / rate) else {
+        let start = startNs ?? header.start(options, clock: &clock)
+        startNs = start
+        guard let t = Fields.tick(start, index, periodNs: 1e9 / rate) else {
             return "time is out of range"
         }
         index += 1

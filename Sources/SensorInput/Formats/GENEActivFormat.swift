@@ -3,8 +3,8 @@ import Foundation
 /// GENEActiv CSV (the PC software's export): about 100 header lines of `key,value` (`Device Type,GENEActiv`,
 /// `Measurement Frequency,85.7 Hz`, ...), then `YYYY-MM-DD hh:mm:ss:fff,x,y,z,lux,button,°C` in g, with a colon
 /// before the milliseconds. The header is passed over up to the first such row, keeping its `Time Zone` (`GMT +01:00`):
-/// the rows are the device's local wall time, so they are read as Axivity's and moved to UTC by that offset (read as
-/// UTC when the header states none).
+/// the rows are the device's local wall time, read as Axivity's, and moved to UTC by that offset; when the header
+/// states none, on the clock of `ReadOptions.timeZone` (`--time-zone`, `text.time_zone`, else the machine's zone).
 struct GENEActivFormat: LineParser {
     static let format = InputFormat(
         name: "geneactiv", kind: .acceleration,
@@ -18,7 +18,7 @@ struct GENEActivFormat: LineParser {
 
     var rows: AxivityFormat
     var inData = false
-    /// The header's `Time Zone`, east of UTC (nil: none stated, the times are read as UTC).
+    /// The header's `Time Zone`, east of UTC (nil: none stated, the times are read in `ReadOptions.timeZone`).
     var offsetNs: Int64?
 
     init(path: String, options: ReadOptions) throws { rows = try AxivityFormat(path: path, options: options) }
@@ -34,7 +34,8 @@ struct GENEActivFormat: LineParser {
             else {  // a header line
                 if f.count >= 2, String(f[0]).trimmingCharacters(in: .whitespaces).lowercased() == "time zone" {
                     guard let offset = Self.offsetNs(String(f[1])) else {
-                        return "Time Zone '\(String(f[1]))' is not GMT +hh:mm: the times are read as UTC"
+                        return
+                            "Time Zone '\(String(f[1]))' is not GMT +hh:mm: the times are read in the time zone given (--time-zone, text.time_zone, else the system's)"
                     }
                     offsetNs = offset
                 }
@@ -42,15 +43,9 @@ struct GENEActivFormat: LineParser {
             }
             inData = true
         }
-        // `--start` places the recording itself; otherwise local wall time less the stated offset is UTC.
-        guard let offsetNs, options.startNs == nil else {
-            return try rows.parse(line, number: number, options: options, emit)
-        }
-        return try rows.parse(line, number: number, options: options) { item in
-            guard case .sample(var sample) = item else { return emit(item) }
-            sample.timeNs -= offsetNs
-            emit(.sample(sample))
-        }
+        // The stated offset wins over the zone; `--start` places the recording itself (Axivity's rows do both).
+        rows.clock.fixedOffsetNs = offsetNs
+        return try rows.parse(line, number: number, options: options, emit)
     }
 
     /// `GMT +01:00`, `GMT-08:00`, `GMT +0530`, `UTC`, `GMT` as nanoseconds east of UTC; nil for anything else.
