@@ -10,13 +10,13 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SchedulerClockTests {
     let t0 = Fixture.date("2026-11-21T10:10:00+09:00")
 
-    /// The state is held by another fetch for the whole budget of two minutes: the scheduler's fetch waits for it
+    /// The state is held by another fetch for the whole budget of 30 s: the scheduler's fetch waits for it
     /// on the test clock, and gives up once the test moves that clock past the budget, with no real wait. On the real
     /// clock it would still be waiting when the test's steps run out (ten thousand seconds on the test clock, a few
     /// in real time).
     @Test func aScheduledFetchWaitsForTheStateOnTheSchedulersClock() async throws {
         let dir = try TempDir()
-        let config = try Fixture.config(dir: dir, schedule: "deadline = \"120s\"")
+        let config = try Fixture.config(dir: dir, schedule: "deadline = \"30s\"")
         let held = try StateLock(path: config.statePath + ".lock")
         defer { held.release() }
         let clock = ManualClock(t0)
@@ -38,7 +38,7 @@ import Testing
         let report = try #require(await scheduler.reports.first, "no fetch ended after \(steps) s on the clock")
         #expect(report.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"))
         // Its time is the test clock's: the whole budget, to the test's step of a second.
-        #expect(report.elapsedMs >= 119_000 && report.elapsedMs <= 121_000, "\(report.elapsedMs)")
+        #expect(report.elapsedMs >= 29_000 && report.elapsedMs <= 31_000, "\(report.elapsedMs)")
         await scheduler.shutdown()
         await task.value
     }
