@@ -15,12 +15,17 @@ drained. Checks:
 Also measures a fetch over a day of stored steps (>= 100 k step events) using the fetch's own elapsed time
 (`--json` elapsed_ms; stdout target, so no network).
 
+With `--chart` the webhook target has `image = "chart"` and sends the chart in its body: every kept post must carry
+its window's chart (the chart is drawn after the commit that closes the window, so kills also land between the commit
+and the drawing).
+
 With `--target ntfy` the server is an ntfy topic instead: no idempotency key, every publish it acts on is kept
 (a resent post would be a duplicate), and `GET /<topic>/json?poll=1` lists the messages, which the agent polls before
 resending after an unconfirmed attempt. Windows are read from the posted texts (an ISO template).
 
 Usage: python3 bench/exactly_once.py [--binary .build/release/steptweet] [--cycles 220] [--seed 6] [--target ntfy]
-Writes bench/exactly_once_result.txt (ntfy: bench/exactly_once_ntfy_result.txt). Uses only the Python standard library; every process it starts is stopped.
+       [--chart]
+Writes bench/exactly_once_result.txt (ntfy: bench/exactly_once_ntfy_result.txt; --chart: exactly_once_chart_result.txt). Uses only the Python standard library; every process it starts is stopped.
 """
 import argparse, atexit, http.server, json, os, random, re, shutil, signal, socket, sqlite3, subprocess, sys, tempfile, threading, time
 from datetime import datetime, timedelta, timezone
@@ -135,6 +140,12 @@ def make_handler(rec):
     return Handler
 
 
+# The webhook's default body with the chart (`--chart`).
+CHART_TARGET = """image = "chart"
+body_template = '{"text": {{text}}, "idempotency_key": {{idempotency_key}}, "window_start": {{window_start}}, "window_end": {{window_end}}, "image_png_base64": {{image_png_base64}}, "image_alt": {{image_alt}}}'
+"""
+
+
 def walk_rows():
     with open(WALK) as f:
         header = f.readline()
@@ -161,12 +172,14 @@ def main():
     ap.add_argument("--kill-rate", type=float, default=0.5)
     ap.add_argument("--drop-rate", type=float, default=0.3)
     ap.add_argument("--target", choices=["webhook", "ntfy"], default="webhook")
+    ap.add_argument("--chart", action="store_true", help="webhook: image = \"chart\"; every post must carry its chart")
     ap.add_argument("--out")
     ap.add_argument("--slice-bytes", type=int, default=8192,
                     help="bytes per ingestion slice (STEPTWEET_SLICE_BYTES): small, so kills land inside sliced ingestion")
     args = ap.parse_args()
     ntfy = args.target == "ntfy"
-    args.out = args.out or os.path.join(ROOT, "bench", "exactly_once_ntfy_result.txt" if ntfy else "exactly_once_result.txt")
+    name = "exactly_once_ntfy_result.txt" if ntfy else "exactly_once_chart_result.txt" if args.chart else "exactly_once_result.txt"
+    args.out = args.out or os.path.join(ROOT, "bench", name)
     rng = random.Random(args.seed)
     work = temporary_folder("steptweet-exactly-once-")
     rec = Recorder(args.drop_rate, random.Random(args.seed + 1))
@@ -193,7 +206,7 @@ time_zone = "{'UTC' if ntfy else 'Asia/Tokyo'}"
 path = "{work}/state.sqlite"
 [[publish]]
 """ + (f'kind = "ntfy"\nbase_url = "http://127.0.0.1:{port}"\ntopic = "steps"\n' if ntfy else
-       'kind = "webhook"\nurl_env = "STEPTWEET_BENCH_URL"\n'))
+       'kind = "webhook"\nurl_env = "STEPTWEET_BENCH_URL"\n' + (CHART_TARGET if args.chart else "")))
     os.environ["STEPTWEET_BENCH_URL"] = f"http://127.0.0.1:{port}/posts"  # webhook URLs are secrets: never inline
     os.environ["STEPTWEET_SLICE_BYTES"] = str(args.slice_bytes)  # many slices per fetch: kills land inside them
     rows = walk_rows()
@@ -281,7 +294,8 @@ path = "{work}/state.sqlite"
     history = db.execute("SELECT COUNT(*) FROM fetch_history").fetchone()[0]
     db.close()
     lost_steps = whole - posted_steps
-    ok = gaps == 0 and overlaps == 0 and same_window == 0 and lost_steps == 0 and undelivered == 0
+    chartless = sum(1 for p in posts if not p.get("image_png_base64")) if args.chart else 0
+    ok = gaps == 0 and overlaps == 0 and same_window == 0 and lost_steps == 0 and undelivered == 0 and chartless == 0
     summary = [
         f"exactly-once harness ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, seed {args.seed}, binary {os.path.relpath(args.binary, ROOT)}, target {args.target})",
         f"fetch cycles: {args.cycles} (+{drain} drain fetches without faults)",
@@ -293,6 +307,7 @@ path = "{work}/state.sqlite"
         f"posts kept by the server: {len(posts)}; windows: first {windows[0][0]} .. last {windows[-1][1]}",
         f"steps: {posted_steps} posted, {whole} in one uninterrupted pass over the file -> lost {lost_steps}",
         f"lost windows (gaps in the chain): {gaps}; duplicate windows: {same_window}; overlapping windows: {overlaps}; undelivered: {undelivered}",
+        *([f"posts without their chart: {chartless} of {len(posts)}"] if args.chart else []),
         f"result: {'PASS' if ok else 'FAIL'}",
     ]
     if ntfy:

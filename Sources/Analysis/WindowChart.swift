@@ -22,8 +22,9 @@ public struct WindowChartOptions: Sendable, Equatable {
 }
 
 /// One window's steps as the chart draws them: the window as posted (its total and walks are the text's), the steps
-/// per minute inside it, and the walking bouts that overlap it.
-public struct WindowActivity: Sendable {
+/// per minute inside it, and the walking bouts that overlap it. Codable: the transaction that closes the window keeps
+/// it, and the chart is drawn from it after the commit.
+public struct WindowActivity: Sendable, Codable {
     public var window: StepWindow
     /// Steps per minute (or any readings) inside the window; late steps counted in `window.steps` are in no bar.
     public var readings: [StepReading]

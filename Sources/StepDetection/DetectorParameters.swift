@@ -39,6 +39,17 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps too (a walk's first steps are weaker or less even than the rest; the rhythm needed them to lock).
     /// 0: off (the detector before).
     public var lookBackSeconds: Double = 6.0
+    /// A short bout is judged on its own when it ends (issue #47): a rhythm bout of `shortBoutMinSteps` to
+    /// `shortBoutMaxSteps` steps (look-back included) that no window accepted counts whole when its best window
+    /// reached `shortBoutEnter` with three axes and at least `shortBoutAlongShare` of its moving energy along gravity,
+    /// its cadence is a walk's and its intervals vary by at most `shortBoutIntervalCV` (WalkingGate.swift). Its 10 s
+    /// windows are mostly the rest around it (sitting, standing up, turning), so their probability stays under
+    /// `enter`. 0 steps: off.
+    public var shortBoutMinSteps: Int = 7
+    public var shortBoutMaxSteps: Int = 24
+    public var shortBoutEnter: Double = 0.25
+    public var shortBoutAlongShare: Double = 0.3
+    public var shortBoutIntervalCV: Double = 0.3
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -48,7 +59,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps,
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
-        case lookBackSeconds
+        case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
+            shortBoutIntervalCV
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -73,6 +85,11 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
         lookBackSeconds = try value(.lookBackSeconds, s.lookBackSeconds)
+        shortBoutMinSteps = try value(.shortBoutMinSteps, s.shortBoutMinSteps)
+        shortBoutMaxSteps = try value(.shortBoutMaxSteps, s.shortBoutMaxSteps)
+        shortBoutEnter = try value(.shortBoutEnter, s.shortBoutEnter)
+        shortBoutAlongShare = try value(.shortBoutAlongShare, s.shortBoutAlongShare)
+        shortBoutIntervalCV = try value(.shortBoutIntervalCV, s.shortBoutIntervalCV)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

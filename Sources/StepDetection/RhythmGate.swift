@@ -121,7 +121,7 @@ extension StepDetector {
         let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
         if !steady && !missed {
             rhythm.irregularIntervals += 1
-            if rhythm.irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit) }
+            if rhythm.irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit, irregular: true) }
         }
     }
 
@@ -270,8 +270,8 @@ extension StepDetector {
     }
 
     /// Reports the bout and all its steps so far once it is long enough to be walking.
-    mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void) {
-        guard rhythm.pending.count >= parameters.minBoutSteps else { return }
+    mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void, minimum: Int? = nil) {
+        guard rhythm.pending.count >= minimum ?? parameters.minBoutSteps else { return }
         rhythm.boutCredited = true
         lookBack(before: rhythm.pending[0])
         let first = rhythm.recovered.last ?? rhythm.pending[0]
@@ -285,10 +285,15 @@ extension StepDetector {
         forgetRecentPeaks()
     }
 
-    /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short.
-    mutating func endBout(_ emit: (DetectorEvent) -> Void) {
+    /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short. A bout that kept its
+    /// rhythm to the end (not `irregular`) with at least `shortBoutMinSteps` steps is credited now, for the walking
+    /// gate to judge as a short bout (WalkingGate.swift); without the recognizer no gate would judge it.
+    mutating func endBout(_ emit: (DetectorEvent) -> Void, irregular: Bool = false) {
         rhythm.weakPeakNs = .min
         guard rhythm.inBout else { return }
+        if !rhythm.boutCredited && !irregular && recognizing && parameters.shortBoutMinSteps > 0 {
+            creditBoutIfLongEnough(emit, minimum: parameters.shortBoutMinSteps)
+        }
         rhythm.inBout = false
         rhythm.boutDeadlineNs = .max
         if rhythm.boutCredited { rhythmBoutEnded(rhythm.bout, emit) }

@@ -10,6 +10,7 @@ extension StepDetector {
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
         case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
+        case shortBoutOpen, parkedRefused, shortBoutEvidence
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -36,7 +37,9 @@ extension StepDetector {
         gate = try Self.decodeGate(c)
         guard rhythm.pending.count == rhythm.pendingSwings.count, gate.held.count <= Self.heldCapacity,
             rhythm.recentPeaks.count <= Self.lookBackCapacity,
-            gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity
+            gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity,
+            (0...gate.undecided.count).contains(gate.parkedRefused),
+            gate.shortBoutEvidence.count == gate.decisions.count
         else {
             throw DecodingError.dataCorruptedError(
                 forKey: .pending, in: c, debugDescription: "inconsistent detector state")
@@ -67,6 +70,9 @@ extension StepDetector {
         try c.encode(gate.latestWindowStartNs, forKey: .latestWindowStartNs)
         try c.encode(gate.boutOpen, forKey: .gateBoutOpen)
         try c.encode(gate.bout, forKey: .gateBout)
+        try c.encode(gate.shortBoutOpen, forKey: .shortBoutOpen)
+        try c.encode(gate.parkedRefused, forKey: .parkedRefused)
+        try c.encode(gate.shortBoutEvidence, forKey: .shortBoutEvidence)
     }
 
     private func encodeRhythm(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
@@ -129,6 +135,12 @@ extension StepDetector {
         g.latestWindowStartNs = try c.decodeIfPresent(Int64.self, forKey: .latestWindowStartNs) ?? .min
         g.boutOpen = try c.decodeIfPresent(Bool.self, forKey: .gateBoutOpen) ?? false
         g.bout = try c.decodeIfPresent(WalkingBout.self, forKey: .gateBout) ?? g.bout
+        // A state saved before short bouts were judged refused its bout's steps as they came: none is parked.
+        g.shortBoutOpen = try c.decodeIfPresent(Bool.self, forKey: .shortBoutOpen) ?? true
+        g.parkedRefused = try c.decodeIfPresent(Int.self, forKey: .parkedRefused) ?? 0
+        g.shortBoutEvidence =
+            try c.decodeIfPresent([Double].self, forKey: .shortBoutEvidence)
+            ?? [Double](repeating: 0, count: g.decisions.count)
         return g
     }
 }

@@ -19,6 +19,9 @@ struct HeldEvent: Sendable, Codable, Equatable {
 /// them, the run's hysteresis and the bout it reports.
 struct WalkingGateState: Sendable {
     var decisions: [WalkingDecision] = []
+    /// Beside each decision, its probability as evidence for a short bout: 0 without three axes or with less than
+    /// `shortBoutAlongShare` of the moving energy along gravity (a bout is judged short on physics, not on |a| alone).
+    var shortBoutEvidence: [Double] = []
     var held: [HeldEvent] = []
     /// Steps that held `stay`, waiting for their run to reach `enter`.
     var undecided: [Int64] = []
@@ -28,11 +31,17 @@ struct WalkingGateState: Sendable {
     var latestWindowStartNs: Int64 = .min
     var boutOpen = false
     var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+    /// Whether the rhythm's current bout may still be judged as a short bout when it ends (none of its steps accepted,
+    /// at most `shortBoutMaxSteps` of them); its steps then all wait in `undecided`, the first `parkedRefused` of
+    /// them already refused by the hysteresis.
+    var shortBoutOpen = true
+    var parkedRefused = 0
 
     /// Reserves the decisions', held steps' and undecided steps' whole capacity.
     mutating func reserveCapacity() {
         let (decisionCapacity, heldCapacity) = (StepDetector.decisionCapacity, StepDetector.heldCapacity)
         if decisions.capacity < decisionCapacity { decisions.reserveCapacity(decisionCapacity) }
+        if shortBoutEvidence.capacity < decisionCapacity { shortBoutEvidence.reserveCapacity(decisionCapacity) }
         if held.capacity < heldCapacity { held.reserveCapacity(heldCapacity) }
         if undecided.capacity < heldCapacity { undecided.reserveCapacity(heldCapacity) }
     }
@@ -96,8 +105,15 @@ extension StepDetector {
         let decision = WalkingDecision(
             startNs: window.startNs, endNs: window.endNs,
             probability: parameters.recognizer.probability(window.features))
-        if gate.decisions.count >= Self.decisionCapacity { gate.decisions.removeFirst() }
+        if gate.decisions.count >= Self.decisionCapacity {
+            gate.decisions.removeFirst()
+            gate.shortBoutEvidence.removeFirst()
+        }
         gate.decisions.append(decision)
+        let f = window.features
+        let axesSayMore = f.hasAxes && f.directionSteadiness < Self.oneDirection
+        gate.shortBoutEvidence.append(
+            axesSayMore && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
         gate.latestWindowStartNs = decision.startNs
         emit(.decision(decision, window.features))
         for i in gate.held.indices
@@ -132,7 +148,9 @@ extension StepDetector {
             }
             gate.held.removeFirst()
             if head.isBoutEnd {
+                judgeShortBout(emit)
                 endWalkingRun(emit)
+                gate.shortBoutOpen = true
             } else {
                 decide(
                     head.timeNs, probability: head.windows > 0 ? head.probabilitySum / Double(head.windows) : 0, emit)
@@ -140,7 +158,9 @@ extension StepDetector {
         }
     }
 
-    /// The hysteresis over decided steps, in time order.
+    /// The hysteresis over decided steps, in time order. While the bout may still be a short one, a step it refuses
+    /// waits with the undecided ones (`parkedRefused`): refused all the same if the bout becomes walking or long, or
+    /// counted with its bout if the bout, ended, is judged a short walk (`judgeShortBout`).
     private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
         let r = parameters.recognizer
         if gate.walkingRun {
@@ -152,17 +172,74 @@ extension StepDetector {
             }
         } else if p >= r.enter {
             gate.walkingRun = true
+            gate.shortBoutOpen = false
+            refuseParked(emit)
             for t in gate.undecided { accept(t, emit) }
             gate.undecided.removeAll(keepingCapacity: true)
             accept(timeNs, emit)
-        } else if p >= r.stay {
-            if gate.undecided.count >= Self.heldCapacity { refuse(gate.undecided.removeFirst(), emit) }
+        } else if p >= r.stay || gate.shortBoutOpen {
+            if gate.undecided.count >= Self.heldCapacity {
+                refuse(gate.undecided.removeFirst(), emit)
+                gate.parkedRefused = max(gate.parkedRefused - 1, 0)
+            }
             gate.undecided.append(timeNs)
+            if p < r.stay { gate.parkedRefused = gate.undecided.count }
+            if gate.shortBoutOpen && gate.undecided.count > parameters.shortBoutMaxSteps {
+                gate.shortBoutOpen = false
+                refuseParked(emit)
+            }
         } else {
             endWalkingRun(emit)
             refuse(timeNs, emit)
         }
     }
+
+    /// Refuses the undecided steps the hysteresis refused while their bout might have been a short walk.
+    private mutating func refuseParked(_ emit: (DetectorEvent) -> Void) {
+        let parked = min(gate.parkedRefused, gate.undecided.count)
+        gate.parkedRefused = 0
+        guard parked > 0 else { return }
+        for t in gate.undecided[..<parked] { refuse(t, emit) }
+        gate.undecided.removeFirst(parked)
+    }
+
+    /// The rhythm's bout ended: a short one that no window accepted counts whole when it walked at a walk's cadence
+    /// (`shortBoutCadence`) and its best window reached `shortBoutEnter`. A window over a bout of a few seconds is
+    /// mostly the rest around it, so `enter` would refuse nearly every short walk (issue #47: timed up and go).
+    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void) {
+        let steps = gate.undecided
+        guard gate.shortBoutOpen, !gate.walkingRun, parameters.shortBoutMinSteps > 0,
+            steps.count >= parameters.shortBoutMinSteps, steps.count <= parameters.shortBoutMaxSteps,
+            let first = steps.first, let last = steps.last
+        else { return }
+        let interval = Double(last - first) * 1e-9 / Double(steps.count - 1)
+        guard Self.shortBoutCadence.contains(interval) else { return }
+        var spread = 0.0
+        for k in 1..<steps.count {
+            let off = Double(steps[k] - steps[k - 1]) * 1e-9 - interval
+            spread += off * off
+        }
+        guard (spread / Double(steps.count - 1)).squareRoot() <= parameters.shortBoutIntervalCV * interval else {
+            return
+        }
+        var best = 0.0
+        for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence) where d.startNs <= last && first < d.endNs {
+            best = max(best, evidence)
+        }
+        guard best >= parameters.shortBoutEnter else { return }
+        gate.parkedRefused = 0
+        gate.walkingRun = true
+        for t in steps { accept(t, emit) }
+        gate.undecided.removeAll(keepingCapacity: true)
+    }
+
+    /// A window whose acceleration kept one direction this steadily (the mean of its unit vectors this long) has axes
+    /// that say nothing |a| does not: |a| put on one axis, as a replay of a magnitude-only recording does. Real motion
+    /// on a wrist or in a pocket turns the acceleration far more (0.8-0.99 in walking).
+    static let oneDirection = 0.9999
+
+    /// Mean step interval of a short bout that may count (seconds): 60-150 steps a minute, a walk's cadence.
+    static let shortBoutCadence = 0.4...1.0
 
     private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         if !gate.boutOpen {
@@ -185,6 +262,7 @@ extension StepDetector {
     /// The run is over (its rhythm ended, or it was refused): steps still waiting for it are refused.
     private mutating func endWalkingRun(_ emit: (DetectorEvent) -> Void) {
         gate.walkingRun = false
+        gate.parkedRefused = 0
         for t in gate.undecided { refuse(t, emit) }
         gate.undecided.removeAll(keepingCapacity: true)
         guard gate.boutOpen else { return }

@@ -47,7 +47,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     var hasLast = false
     var gravityFilter = [Double](repeating: 0, count: 6)
     /// The moving part's band-pass (x, y, z of its slow stage, then of its band), and per tick its component along
-    /// gravity and the energy across it (rings beside `gravity`).
+    /// gravity and the vector across it (x, y, z interleaved; rings beside `gravity`).
     var motionFilter = [Double](repeating: 0, count: 6)
     var along: [Double]
     var across: [Double]
@@ -79,7 +79,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         excesses = [Double](repeating: 0, count: Self.windowTicks)
         peakTimes = [Int64](repeating: .min, count: Self.peakCapacity)
         along = [Double](repeating: 0, count: Self.windowTicks)
-        across = [Double](repeating: 0, count: Self.windowTicks)
+        across = [Double](repeating: 0, count: 3 * Self.windowTicks)
     }
 
     /// Decodes a saved state, refusing one whose rings do not have this version's sizes.
@@ -111,18 +111,20 @@ public struct WalkingRecognizer: Sendable, Codable {
             try c.decodeIfPresent([Int64].self, forKey: .peakTimes)
             ?? [Int64](repeating: .min, count: Self.peakCapacity)
         peakHead = try c.decodeIfPresent(Int.self, forKey: .peakHead) ?? 0
-        // A state saved before the motion split (feature set 4) starts it afresh: its windows' axis features settle
+        // A state saved before the motion split (feature set 4) starts it afresh, and one saved before the vector
+        // across gravity (feature set 5: only its energy) starts that ring afresh: its windows' axis features settle
         // within one window, as after a gap.
         let fresh = [Double](repeating: 0, count: Self.windowTicks)
         motionFilter = try c.decodeIfPresent([Double].self, forKey: .motionFilter) ?? [Double](repeating: 0, count: 6)
         along = try c.decodeIfPresent([Double].self, forKey: .along) ?? fresh
         across = try c.decodeIfPresent([Double].self, forKey: .across) ?? fresh
+        if across.count == Self.windowTicks { across = [Double](repeating: 0, count: 3 * Self.windowTicks) }
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
             direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
             excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
             (0..<Self.peakCapacity).contains(peakHead),
             last.count == 3, gravityFilter.count == 6, motionFilter.count == 6, along.count == Self.windowTicks,
-            across.count == Self.windowTicks, (0..<Self.windowTicks).contains(head),
+            across.count == 3 * Self.windowTicks, (0..<Self.windowTicks).contains(head),
             (0...Self.windowTicks).contains(filled)
         else {
             throw DecodingError.dataCorruptedError(
@@ -278,7 +280,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     }
 
     /// The tick's moving acceleration, band-passed, split into its component along gravity (the unit vector just
-    /// stored at `head`) and the energy across it.
+    /// stored at `head`) and the vector across it.
     private mutating func splitMotion() {
         for k in 0..<3 {
             motionFilter[k] += (last[k] - motionFilter[k]) * Self.motionSlowAlpha
@@ -288,7 +290,9 @@ public struct WalkingRecognizer: Sendable, Codable {
         let g = 3 * head
         let component = band.0 * gravity[g] + band.1 * gravity[g + 1] + band.2 * gravity[g + 2]
         along[head] = component
-        across[head] = max(band.0 * band.0 + band.1 * band.1 + band.2 * band.2 - component * component, 0)
+        across[g] = band.0 - component * gravity[g]
+        across[g + 1] = band.1 - component * gravity[g + 1]
+        across[g + 2] = band.2 - component * gravity[g + 2]
     }
 
     /// Static, so writing the ring never copies it (a method on `self` would hold a second reference).

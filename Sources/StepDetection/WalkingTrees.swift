@@ -42,9 +42,10 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         }
         let features = try c.decode([Int].self, forKey: .features)
         // Set 3 changed only the axis features of windows without axes: trees of set 2 that split on no axis
-        // feature mean the same. Set 4 only added features after set 3's: every tree of set 3 means the same.
+        // feature mean the same. Sets 4 and 5 only added features after the earlier ones: every tree of set 3 or 4
+        // means the same.
         let usesAxes = features.contains { $0 >= WindowFeatures.magnitudeNames.count }
-        guard set == WindowFeatures.featureSet || set == 3 || (set == 2 && !usesAxes) else {
+        guard set == WindowFeatures.featureSet || set == 3 || set == 4 || (set == 2 && !usesAxes) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .featureSet, in: c,
                 debugDescription: "walking trees trained on feature set \(set); this "
@@ -115,16 +116,32 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     public static let defaultConfident = 0.9
     /// With three axes, a window whose moving energy lies less than this share along gravity is not walking, whatever
     /// the trees say (issue #47): gait pushes along gravity, hands at work move across it, on every sensor measured.
-    /// The probability is scaled by a ramp from `minAlongShare − 0.05` (0) to `minAlongShare + 0.05` (1); 0: off,
-    /// as in parameters saved before it.
+    /// The probability is scaled by a ramp from `minAlongShare − 0.05` (0) to `minAlongShare + 0.05` (1), unless the
+    /// arm swings as in gait (`armSwingOpens`); 0: off, as in parameters saved before it.
     public var minAlongShare: Double
     static let alongShareRamp = 0.1
+    /// With three axes, a window whose motion across gravity swings as an arm does in gait (`WindowFeatures.armSwing`
+    /// at least this) passes the gravity gate whatever its share along gravity: a walk with a loose or turned watch
+    /// moves mostly across gravity, but its arm swings a stride and reverses each step while the body steps along
+    /// gravity; hand activities do not. The same ramp of ±0.05; above 1 (`swingNeverOpens`, parameters saved before
+    /// it): only the share decides.
+    public var armSwingOpens: Double
+    public static let swingNeverOpens = 2.0
+    /// With three axes, a window whose gravity turns more than this over a stride (`WindowFeatures.strideTurn`) is not
+    /// walking either, unless its arm swings as in gait: hands at work (folding, dressing) reorient the wrist every
+    /// second, a walking wrist swings and comes back. A ramp of ±`strideTurnRamp`/2; 2 (parameters saved before it):
+    /// off.
+    public var maxStrideTurn: Double
+    static let strideTurnRamp = 0.04
 
     public init(
         enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
-        confident: Double = Self.defaultConfident, minAlongShare: Double = 0
+        confident: Double = Self.defaultConfident, minAlongShare: Double = 0, armSwingOpens: Double = swingNeverOpens,
+        maxStrideTurn: Double = 2
     ) {
+        self.maxStrideTurn = maxStrideTurn
         self.minAlongShare = minAlongShare
+        self.armSwingOpens = armSwingOpens
         self.enabled = enabled
         self.model = model
         self.enter = enter
@@ -132,7 +149,9 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         self.confident = confident
     }
 
-    enum CodingKeys: String, CodingKey { case enabled, model, enter, stay, confident, minAlongShare }
+    enum CodingKeys: String, CodingKey {
+        case enabled, model, enter, stay, confident, minAlongShare, armSwingOpens, maxStrideTurn
+    }
 
     /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
     /// release that resumes it (10 KB less per state), and a custom model (`eval --parameters`) is kept.
@@ -144,6 +163,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         try c.encode(stay, forKey: .stay)
         try c.encode(confident, forKey: .confident)
         try c.encode(minAlongShare, forKey: .minAlongShare)
+        try c.encode(armSwingOpens, forKey: .armSwingOpens)
+        try c.encode(maxStrideTurn, forKey: .maxStrideTurn)
     }
 
     /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
@@ -156,6 +177,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         stay = try c.decode(Double.self, forKey: .stay)
         confident = try c.decodeIfPresent(Double.self, forKey: .confident) ?? Self.defaultConfident
         minAlongShare = try c.decodeIfPresent(Double.self, forKey: .minAlongShare) ?? 0
+        armSwingOpens = try c.decodeIfPresent(Double.self, forKey: .armSwingOpens) ?? Self.swingNeverOpens
+        maxStrideTurn = try c.decodeIfPresent(Double.self, forKey: .maxStrideTurn) ?? 2
     }
 
     /// Whether judging a window needs the three axes: the model splits on an axis feature, or the gravity gate is on.
@@ -165,6 +188,9 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     public func probability(_ f: WindowFeatures) -> Double {
         let p = model.probability(f)
         guard f.hasAxes && minAlongShare > 0 else { return p }
-        return p * min(max((f.alongShare - minAlongShare) / Self.alongShareRamp + 0.5, 0), 1)
+        let byShare = (f.alongShare - minAlongShare) / Self.alongShareRamp
+        let byTurn = (maxStrideTurn - f.strideTurn) / Self.strideTurnRamp
+        let bySwing = (f.armSwing - armSwingOpens) / Self.alongShareRamp
+        return p * min(max(max(min(byShare, byTurn), bySwing) + 0.5, 0), 1)
     }
 }

@@ -222,32 +222,52 @@ extension WalkingRecognizer {
     /// Ticks a stride apart for `strideTurn` (0.96 s).
     static let strideTicks = 12
 
-    /// `alongShare`, `alongStep` and `strideTurn` of the newest `n` ticks (all with axes).
+    /// `alongShare`, `alongStep`, `armSwing` and `strideTurn` of the newest `n` ticks (all with axes).
     private func motionFeatures(ticks n: Int, into f: inout WindowFeatures) {
         var alongEnergy = 0.0
         var acrossEnergy = 0.0
-        var mean = 0.0
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.windowTicks) { y in
-            let b = y.baseAddress!
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * Self.windowTicks) { buffer in
+            // The along component mean-free in the first `n`, the vectors across gravity (x, y, z interleaved,
+            // mean-free) after them.
+            let b = buffer.baseAddress!
+            let c = b + Self.windowTicks
+            var mean = 0.0
+            var acrossMean = (0.0, 0.0, 0.0)
             along.withUnsafeBufferPointer { along in
                 across.withUnsafeBufferPointer { across in
                     Self.forEachTick(n, head: head) { i, k in
                         b[i] = along[k]
                         mean += along[k]
                         alongEnergy += along[k] * along[k]
-                        acrossEnergy += across[k]
+                        let (x, y, z) = (across[3 * k], across[3 * k + 1], across[3 * k + 2])
+                        (c[3 * i], c[3 * i + 1], c[3 * i + 2]) = (x, y, z)
+                        acrossMean = (acrossMean.0 + x, acrossMean.1 + y, acrossMean.2 + z)
+                        acrossEnergy += x * x + y * y + z * z
                     }
                 }
             }
-            mean /= Double(n)
+            let count = Double(n)
+            mean /= count
+            acrossMean = (acrossMean.0 / count, acrossMean.1 / count, acrossMean.2 / count)
             var variance = 0.0
+            var acrossVariance = 0.0
             for i in 0..<n {
                 b[i] -= mean
                 variance += b[i] * b[i]
+                c[3 * i] -= acrossMean.0
+                c[3 * i + 1] -= acrossMean.1
+                c[3 * i + 2] -= acrossMean.2
+                acrossVariance += c[3 * i] * c[3 * i] + c[3 * i + 1] * c[3 * i + 1] + c[3 * i + 2] * c[3 * i + 2]
             }
-            variance /= Double(n)
-            f.alongStep =
-                variance > 1e-8 ? Self.stepAutocorrelation(UnsafePointer(b), count: n, variance: variance) : -1
+            variance /= count
+            acrossVariance /= 3 * count  // per component, as `meanProducts` over the interleaved vectors averages
+            let step = variance > 1e-8 ? Self.stepAutocorrelations(UnsafePointer(b), count: n, variance: variance) : nil
+            f.alongStep = step.map { max(max($0.0.max(), $0.1.max()), $0.2) } ?? -1
+            f.armSwing = -1
+            if let step, acrossVariance > 1e-8 {
+                f.armSwing = Self.armSwing(
+                    across: UnsafePointer(c), count: n, variance: acrossVariance, alongAtStep: step)
+            }
         }
         let energy = alongEnergy + acrossEnergy
         f.alongShare = energy > 1e-8 ? alongEnergy / energy : 0
@@ -261,11 +281,46 @@ extension WalkingRecognizer {
         f.strideTurn = 1 - cosines / Double(n - Self.strideTicks)
     }
 
-    /// The largest autocorrelation of the mean-free window `b` over a step (4-12 ticks), three passes of four lags.
-    private static func stepAutocorrelation(_ b: UnsafePointer<Double>, count: Int, variance: Double) -> Double {
+    /// The autocorrelations of the mean-free window `b` over a step: lags 4-7, 8-11 and 12 ticks, three passes of four.
+    private static func stepAutocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
+        -> (SIMD4<Double>, SIMD4<Double>, Double)
+    {
         let first = meanProducts(b, count: count, lags: SIMD4(4, 5, 6, 7))
         let second = meanProducts(b, count: count, lags: SIMD4(8, 9, 10, 11))
         let last = meanProducts(b, count: count, lags: SIMD4(repeating: 12))[0]
-        return max(max(first.max(), second.max()), last) / variance
+        return (first / variance, second / variance, last / variance)
+    }
+
+    /// Shortest and longest stride `armSwing` looks at, in ticks (0.64-1.6 s).
+    static let swingStrides = (shortest: 8, longest: 20)
+
+    /// `armSwing`: over strides of 8-20 ticks, the best of the least of three autocorrelations: of the vectors
+    /// across gravity (`across`, `count` mean-free ticks, x, y, z interleaved) one stride later, the same negated half
+    /// a stride later, and of the along component half a stride later (`alongAtStep`: its lags 4-12). At an odd
+    /// stride the half is the mean of the two lags around it.
+    private static func armSwing(
+        across: UnsafePointer<Double>, count: Int, variance: Double,
+        alongAtStep: (SIMD4<Double>, SIMD4<Double>, Double)
+    ) -> Double {
+        // The vectors' autocorrelations at lags 4-20 (index lag − 4): a lag of L ticks is 3L interleaved values.
+        var r = (SIMD16<Double>(), 0.0)
+        for pass in 0..<4 {
+            let lags = SIMD4<Int>(12, 15, 18, 21) &+ 12 &* pass
+            let products = meanProducts(across, count: 3 * count, lags: lags) / variance
+            for k in 0..<4 { r.0[4 * pass + k] = products[k] }
+        }
+        r.1 = meanProducts(across, count: 3 * count, lags: SIMD4(repeating: 60))[0] / variance
+        func acrossAt(_ lag: Int) -> Double { lag == 20 ? r.1 : r.0[lag - 4] }
+        func alongAt(_ lag: Int) -> Double {
+            lag < 8 ? alongAtStep.0[lag - 4] : lag < 12 ? alongAtStep.1[lag - 8] : alongAtStep.2
+        }
+        var best = -1.0
+        for stride in swingStrides.shortest...swingStrides.longest {
+            let (low, high) = (stride / 2, (stride + 1) / 2)
+            let acrossHalf = (acrossAt(low) + acrossAt(high)) / 2
+            let alongHalf = (alongAt(low) + alongAt(high)) / 2
+            best = max(best, min(acrossAt(stride), -acrossHalf, alongHalf))
+        }
+        return best
     }
 }

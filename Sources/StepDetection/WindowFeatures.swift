@@ -7,7 +7,8 @@
 /// folding, eating): how well the direction of gravity and of the whole acceleration hold over the window, and how far
 /// gravity turned from its start to its end. Three more split the motion into its part along gravity and the rest
 /// (issue #47): walking puts its rhythmic energy along gravity (the heel strike, the body's rise and fall), brushing,
-/// combing, clapping and folding put it across. None of the six depends on which way the device's axes point.
+/// combing, clapping and folding put it across; one more says whether the motion across gravity swings as an arm
+/// does in gait. None of the seven depends on which way the device's axes point.
 public struct WindowFeatures: Sendable, Equatable {
     /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
     public static let magnitudeNames = [
@@ -16,6 +17,7 @@ public struct WindowFeatures: Sendable, Equatable {
     ]
     public static let axisNames = [
         "gravity_steadiness", "direction_steadiness", "gravity_turn", "along_share", "along_step", "stride_turn",
+        "arm_swing",
     ]
     public static let names = magnitudeNames + axisNames
     /// The version of these features: their order, and what each one measures. A saved model refers to features by
@@ -23,8 +25,9 @@ public struct WindowFeatures: Sendable, Equatable {
     /// is added, removed, reordered or changes what it measures (and `FEATURE_SET` in scripts/train_walking.py).
     /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
     /// `r2` against the candidates' rate, `crossings_hz` capped; 3: the axis features of a window without axes are
-    /// missing (NaN in `values`), no longer 0; 4: `along_share`, `along_step` and `stride_turn` added.
-    public static let featureSet = 4
+    /// missing (NaN in `values`), no longer 0; 4: `along_share`, `along_step` and `stride_turn` added; 5: `arm_swing`
+    /// added.
+    public static let featureSet = 5
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
@@ -76,6 +79,14 @@ public struct WindowFeatures: Sendable, Equatable {
     /// How far gravity's direction moves over a stride (0.96 s): 1 − the mean cos of the angle between each tick's
     /// gravity and that of a stride before. A wrist in gait swings and comes back; hands at work reorient.
     public var strideTurn = 0.0
+    /// How much the motion across gravity swings as an arm does in gait: the least of the vectors across gravity
+    /// repeating one stride later, their reversing half a stride later, and the component along gravity repeating
+    /// half a stride later (the body steps twice per arm swing), at the stride (0.64-1.6 s) where that is best; -1 to
+    /// 1. A walk whose arm swing carries most of its energy across gravity (a loose or turned watch: a share along
+    /// gravity under 0.3) shows it; brushing, clapping and folding do not reverse at half their period. A smooth
+    /// swing of that period alone shows it too (its centripetal push, and the gravity estimate following it, put a
+    /// component at twice its rate along gravity): an arm swinging without steps, rare in daily hand activity.
+    public var armSwing = -1.0
 
     public init() {}
 
@@ -89,7 +100,7 @@ public struct WindowFeatures: Sendable, Equatable {
             logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
             peakRate, strideCV, hasAxes ? gravitySteadiness : .nan, hasAxes ? directionSteadiness : .nan,
             hasAxes ? gravityTurn : .nan, hasAxes ? alongShare : .nan, hasAxes ? alongStep : .nan,
-            hasAxes ? strideTurn : .nan
+            hasAxes ? strideTurn : .nan, hasAxes ? armSwing : .nan
         )
         return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }

@@ -122,6 +122,14 @@ enum Migrations {
             // The receiver's line of the agent's status.
             try db.execute(sql: "ALTER TABLE agent_status ADD COLUMN receiver TEXT")
         }
+        m.registerMigration("v21-chart-request") { db in
+            // A window's chart to draw after the commit that closed the window (`ChartRequestRecord`).
+            try db.create(table: "outbox_chart_request") { t in
+                t.primaryKey("idempotency_key", .text)
+                t.column("inputs", .blob).notNull()
+                t.column("created_ns", .integer).notNull()
+            }
+        }
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the

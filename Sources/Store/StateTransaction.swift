@@ -60,6 +60,9 @@ package struct StateTransaction {
     /// Keeps a window's chart, the first drawn for its key.
     package func keepChart(_ chart: OutboxImageRecord) throws { try chart.add(db) }
 
+    /// Asks for a window's chart, drawn after this transaction commits (`StateStore.keepRequestedChart`).
+    package func requestChart(_ request: ChartRequestRecord) throws { try request.add(db) }
+
     // MARK: sources
 
     /// A source's saved position; nil before its first read.

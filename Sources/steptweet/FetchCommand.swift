@@ -95,7 +95,7 @@ struct FetchCommand: AsyncParsableCommand {
         config.publishers = config.publishers.map {
             ($0 as? StdoutPublisher).map { StdoutPublisher(name: $0.name, write: write) } ?? $0
         }
-        var fetcher = Fetcher(configuration: config)
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // Benchmarks (bench/exactly_once.py) make slices small so that kills land inside sliced ingestion.
         if let bytes = ProcessInfo.processInfo.environment["STEPTWEET_SLICE_BYTES"].flatMap(Int64.init), bytes > 0 {
             fetcher.sliceBytes = bytes

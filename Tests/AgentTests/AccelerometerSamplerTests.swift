@@ -171,7 +171,7 @@ func sampleLines(_ path: String) -> [String] {
         let device = try #require(config.source?.accelerometer)
 
         // Before the agent has sampled anything, a fetch says why there is nothing to read.
-        let early = await Fetcher(configuration: config).fetch(
+        let early = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
             now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: [.manual])
         #expect(early.result == .failed)
         #expect(early.reason?.contains("no samples yet") == true, "\(early.line)")
@@ -194,7 +194,7 @@ func sampleLines(_ path: String) -> [String] {
         #expect(events.all.first == .started(device.summary))
         #expect(events.all.contains(.rotated(device.rotatedPath)))
 
-        let report = await Fetcher(configuration: config).fetch(
+        let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
             now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         let steps = try #require(report.windows.first?.steps)
@@ -233,7 +233,7 @@ func sampleLines(_ path: String) -> [String] {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             }
         }
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // The agent has just started: a header and no sample. A fetch then has nothing to read.
         try write(device.samplePath, [], header: true)
         let r0 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: [.manual])
@@ -258,7 +258,7 @@ func sampleLines(_ path: String) -> [String] {
         try write(whole, lines[...], header: true)
         var one = try Fixture.config(dir: single, source: whole, extra: "follow = true")
         one.publishers = [ScriptedPublisher()]
-        let r = await Fetcher(configuration: one).fetch(
+        let r = await Fetcher(configuration: one, clock: ContinuousClock()).fetch(
             now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: [.manual])
         #expect(posted == r.windows.map(\.steps).reduce(0, +), "\(r1.windows) \(r2.windows) vs \(r.windows)")
         #expect(abs(posted - 109) <= 11)

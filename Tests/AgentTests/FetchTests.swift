@@ -17,7 +17,7 @@ import Testing
         var config = try Fixture.config(dir: dir)
         let target = ScriptedPublisher()
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
 
         let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(first.result == .newData, "\(first.line)")
@@ -51,7 +51,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: source, extra: "follow = true")
         let target = ScriptedPublisher()
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // Append the recording in five pieces (the last piece ends mid-line, finished later), fetching after each.
         let body = lines.dropFirst().joined(separator: "\n") + "\n"
         let bytes = Array(body.utf8)
@@ -91,7 +91,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: source, extra: "follow = true")
         let target = ScriptedPublisher()
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // The recording starts at 10:02:00; its first half ends at 10:02:30.
         let first = await fetcher.fetch(now: t0.addingTimeInterval(120 + 30 + 70), trigger: [.manual])
         #expect(first.result == .newData && first.lateSteps == 0, "\(first.line)")
@@ -146,7 +146,7 @@ import Testing
                     """), file: dir.path("config.toml"), environment: ["HOOK": "http://127.0.0.1:9/never"])
         let taker = ScriptedPublisher()
         config.publishers.append(taker)
-        let report = await Fetcher(configuration: config).fetch(
+        let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
             now: Timestamps.parse("2026-11-21T10:10:00+09:00")!, trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         #expect(report.warnings.contains { $0.hasPrefix("x-sized would refuse the text of the window ending ") })
@@ -163,7 +163,7 @@ import Testing
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir)
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
 
         let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(first.result == .failed)
@@ -188,7 +188,7 @@ import Testing
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir)
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual]).result == .failed)
         let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(retry.deliveries.map(\.outcome) == [.alreadyDelivered])
@@ -206,8 +206,7 @@ import Testing
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         // The budget runs on a test clock, moved past it once the request is in: a real hung socket, no real wait.
         let clock = TestClock<Duration>()
-        var fetcher = Fetcher(configuration: config)
-        fetcher.clock = clock
+        let fetcher = Fetcher(configuration: config, clock: clock)
         async let fetched = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         await endpoint.received()
         await clock.advance(by: .seconds(2))
@@ -228,7 +227,7 @@ import Testing
         var config = try Fixture.config(dir: dir)
         let target = ScriptedPublisher(outcomes: [.permanent(reason: "HTTP 401: bad token")])
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(first.line == "Failed: test: HTTP 401: bad token")
         let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
@@ -242,7 +241,7 @@ import Testing
         var config = try Fixture.config(dir: dir)
         let target = ScriptedPublisher()
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
         #expect(dry.result == .newData)
         #expect(dry.deliveries.map(\.outcome) == [.dryRun])
@@ -273,7 +272,7 @@ import Testing
         let config = try Fixture.config(dir: dir, publish: publish)
         #expect(config.publishingProblem?.hasPrefix("publish[0].url_env: environment variable MY_HOOK_URL") == true)
         #expect(config.targetsWithoutCredentials == ["webhook", "home"])
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
         #expect(dry.result == .newData, "\(dry.line)")
         #expect(dry.windows.first?.text.contains("の期間に iPhone 5s を持って ") == true)
@@ -314,13 +313,15 @@ import Testing
         // The locked fetch waits for the database for half its budget: 0.1 s.
         var impatient = config
         impatient.schedule.deadline = 0.2
-        let locked = await Fetcher(configuration: impatient).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let locked = await Fetcher(configuration: impatient, clock: ContinuousClock()).fetch(
+            now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(locked.result == .failed)
         #expect(locked.reason?.contains("is locked") == true, "\(locked.line)")
         #expect(await target.received.isEmpty)
         try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
 
-        let after = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let after = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
+            now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(after.result == .newData)
         // The window starts at the walk, so nothing was lost while the database was locked.
         #expect(after.windows.first?.text.hasPrefix("11/21 10:02:00 〜 11/21 10:20:00") == true)
@@ -332,7 +333,8 @@ import Testing
         var config = try Fixture.config(dir: dir)
         config.publishers = [ScriptedPublisher()]
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: config.statePath))
-        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
+            now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(report.result == .failed)
         #expect(report.reason?.contains("corrupt or not a SQLite database") == true, "\(report.line)")
     }
@@ -344,7 +346,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: copy)
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 503", retryAfter: 60)])
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual]).result == .failed)
         try FileManager.default.removeItem(atPath: copy)
         let report = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
@@ -358,7 +360,7 @@ import Testing
         var config = try Fixture.config(dir: dir)
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 429", retryAfter: 900)])
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         let early = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
         #expect(early.result == .failed)
@@ -374,7 +376,7 @@ import Testing
         var config = try Fixture.config(dir: dir, schedule: "window = \"1h\"\npost_zero = true")
         let target = ScriptedPublisher()
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // 10:30: the 10:00-11:00 hour is not over yet.
         #expect(await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: [.manual]).result == .noData)
         // 12:05: two whole hours are over: the walk's hour and an empty one (posted because post_zero).
@@ -396,15 +398,15 @@ import Testing
         let endpoint = try RecordingEndpoint(script: [.hang])
         let url = try await endpoint.start()
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         // Wait until the slow fetch is talking to the endpoint, then try a second one.
         await endpoint.received()
         // A one-shot fetch with a shorter budget waits for the lock, then gives up: Failed: busy (temporary).
         var impatient = config
         impatient.schedule.deadline = 0.3
-        var impatientFetcher = Fetcher(configuration: impatient)
-        impatientFetcher.clock = ImmediateClock()  // its polls for the lock pass the budget without real waiting
+        // Its polls for the lock pass the budget without real waiting.
+        let impatientFetcher = Fetcher(configuration: impatient, clock: ImmediateClock())
         let second = await impatientFetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
         #expect(
             second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"),

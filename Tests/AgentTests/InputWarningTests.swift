@@ -30,7 +30,7 @@ import Testing
     func fetcher(_ dir: TempDir, source: String) throws -> Fetcher {
         var config = try Fixture.config(dir: dir, source: source)
         config.publishers = [ScriptedPublisher()]
-        return Fetcher(configuration: config)
+        return Fetcher(configuration: config, clock: ContinuousClock())
     }
 
     @Test func skippedLinesAreInTheWarningsLogLineAndHistoryOfOneFetch() async throws {

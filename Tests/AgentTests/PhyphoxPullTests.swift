@@ -40,7 +40,7 @@ import Testing
             path = "state.sqlite"
             """, file: dir.path("config.toml"), environment: [:])
         config.publishers = [ScriptedPublisher()]
-        return (Fetcher(configuration: config), try StateStore(path: config.statePath))
+        return (Fetcher(configuration: config, clock: ContinuousClock()), try StateStore(path: config.statePath))
     }
 
     func at(_ seconds: Double) -> Date { Self.t0.addingTimeInterval(seconds) }

@@ -131,7 +131,7 @@ import Testing
                     path = "state.sqlite"
                     """), file: dir.path("config.toml"), environment: ["RECEIVE_TOKEN": "t"])
         config.publishers = [ScriptedPublisher()]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         let store = try StateStore(path: config.statePath)
         let t0: Int64 = 1_763_000_000_000_000_000
         func samples(_ range: Range<Int64>) -> Payload {

@@ -67,7 +67,8 @@ import WallTime
         try await receiver.waitUntilListening()
         let port = try #require(await receiver.port())
         return Running(
-            receiver: receiver, serving: serving, port: port, store: store, fetcher: Fetcher(configuration: config),
+            receiver: receiver, serving: serving, port: port, store: store,
+            fetcher: Fetcher(configuration: config, clock: ContinuousClock()),
             target: target)
     }
 

@@ -9,7 +9,7 @@ import Testing
 @Suite struct RetryBackoffTests {
     func fetcher(random: Double) throws -> Fetcher {
         let dir = try TempDir()
-        var fetcher = Fetcher(configuration: try Fixture.config(dir: dir))
+        var fetcher = Fetcher(configuration: try Fixture.config(dir: dir), clock: ContinuousClock())
         fetcher.random = { random }
         return fetcher
     }

@@ -43,7 +43,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
         config.schedule.deadline = 0.000_001  // spent before the first slice ends: one slice per fetch
         config.publishers = [ScriptedPublisher()]
-        var fetcher = Fetcher(configuration: config)
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
         var posted = 0
@@ -82,7 +82,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: path)
         config.schedule.deadline = 0.000_001  // one slice per fetch
         config.publishers = [ScriptedPublisher()]
-        var fetcher = Fetcher(configuration: config)
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 200
         var posted = 0
         var fetches = 0
@@ -110,7 +110,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
         config.publishers = [ScriptedPublisher()]
         config.schedule.deadline = 600  // enough on a machine loaded by other builds (the default 30 s was not)
-        var fetcher = Fetcher(configuration: config)
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
         let report = await fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
@@ -179,7 +179,7 @@ import Testing
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
         config.schedule.deadline = 0.000_001  // one slice per fetch
         config.publishers = [ScriptedPublisher()]
-        var fetcher = Fetcher(configuration: config)
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
         let now = t0.addingTimeInterval(3600)
@@ -313,7 +313,7 @@ import Testing
         let path = try dir.write("steps.json", MinuteReadings.googleFit(0..<20))
         var config = try Fixture.config(dir: dir, source: path)
         config.publishers = [ScriptedPublisher()]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: [.manual])
         #expect(posted(first) == steps(0..<12))
         let db = try DatabaseQueue(path: config.statePath)
@@ -350,7 +350,7 @@ import Testing
         let path = try dir.write("backlog.csv", try SlicedIngestionTests.backlogText.get())
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
         config.publishers = [ScriptedPublisher()]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         _ = try fetcher.ingestForWalks(now: t0.addingTimeInterval(3600)).get()
         let db = try DatabaseQueue(path: config.statePath)
         try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = '[]'") }

@@ -27,7 +27,7 @@ import WallTime
         // Two fetches, each with a configuration of its own, as two runs of `steptweet fetch` would have.
         for minutes in [10.0, 40.0] {
             let config = try Fixture.config(dir: dir, schedule: "post_zero = true", publish: publish)
-            let report = await Fetcher(configuration: config).fetch(
+            let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
                 now: t0.addingTimeInterval(minutes * 60), trigger: [.manual])
             #expect(report.result == .newData, "\(report.line)")
         }

@@ -65,7 +65,7 @@ enum MinuteReadings {
         var config = try Fixture.config(dir: dir, source: path)
         config.schedule.deadline = 0.000_001  // one slice per fetch
         config.publishers = [ScriptedPublisher()]
-        var fetcher = Fetcher(configuration: config)
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 200
         return (path, fetcher)
     }

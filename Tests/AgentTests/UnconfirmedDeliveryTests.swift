@@ -61,7 +61,7 @@ actor ChatTarget: Publisher {
         let dir = try TempDir()
         var config = try Fixture.config(dir: dir, schedule: schedule)
         config.publishers = [target]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         var reports: [FetchReport] = []
         for i in 1...fetches {
             reports.append(await fetcher.fetch(now: t0.addingTimeInterval(Double(i) * 3600), trigger: [.manual]))
@@ -136,9 +136,8 @@ actor ChatTarget: Publisher {
         let dir = try TempDir()
         var config = try Fixture.config(dir: dir, schedule: "deadline = \"1s\"")
         config.publishers = [target]
-        var fetcher = Fetcher(configuration: config)
         let clock = TestClock()
-        fetcher.clock = clock
+        let fetcher = Fetcher(configuration: config, clock: clock)
         async let first = fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
         for await _ in target.publishing { break }
         await clock.advance(by: .seconds(2))
@@ -166,7 +165,7 @@ actor ChatTarget: Publisher {
         for (hours, target) in fetches {
             config.publishers = [target]
             reports.append(
-                await Fetcher(configuration: config).fetch(
+                await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
                     now: t0.addingTimeInterval(hours * 3600), trigger: [.manual]))
         }
         return (reports, try StateStore(path: config.statePath), dir)
@@ -245,12 +244,14 @@ actor ChatTarget: Publisher {
         let dir = try TempDir()
         var config = try Fixture.config(dir: dir)
         config.publishers = [target]
-        _ = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
+        _ = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
+            now: t0.addingTimeInterval(3600), trigger: [.manual])
         let store = try StateStore(path: config.statePath)
         try await store.writer.write { db in
             try db.execute(sql: "UPDATE outbox SET unconfirmed_since_ns = NULL, key_scope = NULL")
         }
-        let report = await Fetcher(configuration: config).fetch(now: t0.addingTimeInterval(7200), trigger: [.manual])
+        let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
+            now: t0.addingTimeInterval(7200), trigger: [.manual])
         #expect(report.deliveries.map(\.outcome) == [.retryable])
         #expect(await target.received.count == 1)
     }

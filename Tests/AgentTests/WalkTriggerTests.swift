@@ -21,7 +21,7 @@ import Testing
         let live = try dir.write("live.csv", "t_ms,x,y,z\n" + (try walkRows(offsetMs: 0)))
         var config = try Fixture.config(dir: dir, source: live, extra: "follow = true", schedule: "on_walk_end = true")
         config.publishers = [ScriptedPublisher()]
-        let fetcher = Fetcher(configuration: config)
+        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // The walk is still going on as far as the data says: nothing ended yet... or only pauses inside it.
         let before = try fetcher.ingestForWalks(now: t0.addingTimeInterval(200)).get()
         // A second walk five minutes later: the gap ends the first walk.

@@ -107,6 +107,61 @@ import Testing
         #expect(abs(turned.alongStep - vertical.alongStep) < 1e-6)
     }
 
+    /// 30 s at 50 Hz with gravity along `up`: an arm swing across gravity (along `swing`, 3 m/s² at `strideHz`) and
+    /// the body's step along gravity (1 m/s² at twice that).
+    static func armSwing(up: (Double, Double, Double), swing: (Double, Double, Double), strideHz: Double) -> [Sample] {
+        var random = SeededRandom(seed: 47)
+        return (0..<1500).map { i in
+            let t = Double(i) / 50
+            let a = 3 * sin(2 * .pi * strideHz * t)
+            let v = sin(2 * .pi * 2 * strideHz * t)
+            return (
+                Int64(i) * 20_000_000, (standardGravity + v) * up.0 + a * swing.0 + random.noise(0.05),
+                (standardGravity + v) * up.1 + a * swing.1 + random.noise(0.05),
+                (standardGravity + v) * up.2 + a * swing.2 + random.noise(0.05)
+            )
+        }
+    }
+
+    @Test func anArmSwingingEachStrideWhileTheBodyStepsShowsHoweverTheWatchIsTurned() {
+        let up = (0.0, 0.6, 0.8)
+        let walk = Self.lastWindow(Self.armSwing(up: up, swing: (1, 0, 0), strideHz: 0.9))
+        #expect(walk.hasAxes && walk.alongShare < 0.3, "\(walk.alongShare)")  // mostly across gravity
+        #expect(walk.armSwing > 0.5, "\(walk.armSwing)")
+        let turned = Self.lastWindow(Self.rotated(Self.armSwing(up: up, swing: (1, 0, 0), strideHz: 0.9)))
+        #expect(abs(turned.armSwing - walk.armSwing) < 1e-6)
+        // Hand motion at 2 Hz across gravity repeats, not reverses, half a stride of 1 s later; the same motion along
+        // gravity has nothing across it to swing: neither is an arm swinging in gait.
+        let hands = Self.lastWindow(Self.motion(up: up, along: (1, 0, 0)))
+        #expect(hands.armSwing < 0.2, "\(hands.armSwing)")
+        let vertical = Self.lastWindow(Self.motion(up: up, along: up))
+        #expect(vertical.armSwing < 0.2, "\(vertical.armSwing)")
+    }
+
+    @Test func aStateSavedWithOnlyTheEnergyAcrossGravityResumesAndMeasuresTheSwingAfresh() throws {
+        // Feature set 4 saved one energy a tick across gravity (128 values); set 5 the vector (384).
+        let walk = Self.armSwing(up: (0.0, 0.6, 0.8), swing: (1, 0, 0), strideHz: 0.9)
+        var recognizer = WalkingRecognizer()
+        func feed(_ samples: ArraySlice<Sample>) {
+            for s in samples {
+                let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
+                recognizer.addAxes(x: s.x, y: s.y, z: s.z)
+                if recognizer.push(timeNs: s.timeNs, value: magnitude, raw: magnitude, wideAlpha: 0.5) {
+                    _ = recognizer.advance(timeNs: s.timeNs, value: magnitude, raw: magnitude, score: false)
+                }
+            }
+        }
+        feed(walk[..<750])
+        var saved = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(recognizer)) as! [String: Any]
+        #expect((saved["across"] as? [Double])?.count == 3 * WalkingRecognizer.windowTicks)
+        saved["across"] = [Double](repeating: 0.5, count: WalkingRecognizer.windowTicks)
+        recognizer = try JSONDecoder().decode(
+            WalkingRecognizer.self, from: try JSONSerialization.data(withJSONObject: saved))
+        feed(walk[750...])  // 15 s more: a whole window of the vector
+        let resumed = recognizer.scoreWindow(ticks: WalkingRecognizer.windowTicks).features
+        #expect(abs(resumed.armSwing - Self.lastWindow(walk).armSwing) < 1e-9)
+    }
+
     @Test func aWristThatReorientsEachSecondTurnsOverAStride() {
         // Gravity swings by ±60° at 0.3 Hz in the device's frame (a hand at work); still, it barely turns.
         let swinging: [Sample] = (0..<1500).map { i in
@@ -125,21 +180,55 @@ import Testing
 @Suite struct GravityGateTests {
     static let alwaysWalking = WalkingTrees(depth: 1, base: 5, features: [0], thresholds: [1e300], leaves: [0, 0])
 
-    @Test func aWindowMovingAcrossGravityIsNotWalkingWhateverTheTreesSay() {
-        let gate = RecognizerParameters(model: Self.alwaysWalking, enter: 0.7, stay: 0.1, minAlongShare: 0.3)
+    /// The gate at a share of 0.3 over trees that always say walking; the arm swing and the stride turn as given.
+    static func gate(
+        armSwingOpens: Double = RecognizerParameters.swingNeverOpens, maxStrideTurn: Double = 2
+    ) -> RecognizerParameters {
+        RecognizerParameters(
+            model: alwaysWalking, enter: 0.7, stay: 0.1, minAlongShare: 0.3, armSwingOpens: armSwingOpens,
+            maxStrideTurn: maxStrideTurn)
+    }
+
+    /// A window with three axes and these axis features.
+    static func window(share: Double, swing: Double = -1, turn: Double = 0) -> WindowFeatures {
         var f = WindowFeatures()
         f.hasAxes = true
-        f.alongShare = 0.2
-        #expect(gate.probability(f) == 0)
-        f.alongShare = 0.3
-        #expect(abs(gate.probability(f) - 0.5 * Self.alwaysWalking.probability(f)) < 1e-12)
-        f.alongShare = 0.6
-        #expect(gate.probability(f) == Self.alwaysWalking.probability(f))
+        f.alongShare = share
+        f.armSwing = swing
+        f.strideTurn = turn
+        return f
+    }
+
+    static let walking = alwaysWalking.probability(WindowFeatures())
+
+    @Test func aWindowMovingAcrossGravityIsNotWalkingWhateverTheTreesSay() {
+        let gate = Self.gate()
+        #expect(gate.probability(Self.window(share: 0.2)) == 0)
+        #expect(abs(gate.probability(Self.window(share: 0.3)) - 0.5 * Self.walking) < 1e-12)
+        #expect(gate.probability(Self.window(share: 0.6)) == Self.walking)
         // Without axes the share is unknown: the trees alone decide.
+        var f = Self.window(share: 0)
         f.hasAxes = false
-        f.alongShare = 0
-        #expect(gate.probability(f) == Self.alwaysWalking.probability(f))
+        #expect(gate.probability(f) == Self.walking)
         #expect(gate.usesAxes && !Self.alwaysWalking.usesAxes)
+    }
+
+    @Test func anArmSwingInGaitOpensTheGateWhateverTheShare() {
+        let gate = Self.gate(armSwingOpens: 0.25)
+        #expect(gate.probability(Self.window(share: 0.1, swing: 0.1)) == 0)
+        #expect(abs(gate.probability(Self.window(share: 0.1, swing: 0.25)) - 0.5 * Self.walking) < 1e-12)
+        #expect(gate.probability(Self.window(share: 0.1, swing: 0.4)) == Self.walking)
+        // Parameters without it (saved before it) never open by the swing.
+        #expect(Self.gate().probability(Self.window(share: 0.1, swing: 0.4)) == 0)
+    }
+
+    @Test func aWristTurningOverAStrideIsRefusedUnlessItsArmSwings() {
+        let gate = Self.gate(armSwingOpens: 0.25, maxStrideTurn: 0.1)
+        #expect(gate.probability(Self.window(share: 0.6, turn: 0.05)) == Self.walking)
+        #expect(gate.probability(Self.window(share: 0.6, turn: 0.15)) == 0)
+        #expect(gate.probability(Self.window(share: 0.6, swing: 0.4, turn: 0.15)) == Self.walking)
+        // Off by default (and in parameters saved before it).
+        #expect(Self.gate(armSwingOpens: 0.25).probability(Self.window(share: 0.6, turn: 0.15)) == Self.walking)
     }
 
     @Test func parametersSavedBeforeTheGateDecodeWithItOff() throws {
@@ -148,9 +237,12 @@ import Testing
                 with: try JSONEncoder().encode(DetectorParameters.standard.recognizer)) as! [String: Any]
         #expect(saved["minAlongShare"] as? Double == WalkingModel.trained.minAlongShare)
         saved["minAlongShare"] = nil
+        saved["armSwingOpens"] = nil
+        saved["maxStrideTurn"] = nil
         let old = try JSONDecoder().decode(
             RecognizerParameters.self, from: try JSONSerialization.data(withJSONObject: saved))
         #expect(old.minAlongShare == 0)
+        #expect(old.armSwingOpens == RecognizerParameters.swingNeverOpens && old.maxStrideTurn == 2)
         #expect(old.model == WalkingModel.trained.model)
     }
 }

@@ -144,3 +144,130 @@ import Testing
         #expect(slow * 4 >= 30 * 3 && slow <= 31, "counted \(slow) of 30")
     }
 }
+
+/// Short bouts judged on their own when they end (issue #47): a few steps between rests, as in a timed up and go,
+/// whose 10 s windows are mostly the rest around them.
+@Suite struct ShortBoutTests {
+    /// The standard parameters without the short-bout judgement: the detector before it.
+    static let withoutShortBouts: DetectorParameters = {
+        var p = DetectorParameters.standard
+        p.shortBoutMinSteps = 0
+        return p
+    }()
+
+    /// `steps` steps at 100 a minute after 10 s of rest, and rest after.
+    static func bout(rate: Double, steps: Int = 8) -> SyntheticWalk {
+        SyntheticWalk(rate: rate, steps: steps, interval: 0.6, lead: 10, tail: 10, seed: 8)
+    }
+
+    @Test(arguments: [25.0, 50, 100])
+    func eightStepsAfterRestCount(rate: Double) {
+        let walk = SyntheticMotion.walk3D(Self.bout(rate: rate))
+        let counted = SyntheticMotion.count(walk).steps
+        #expect(counted >= 7 && counted <= 8, "counted \(counted) of 8 at \(rate) Hz")
+        #expect(SyntheticMotion.count(walk, parameters: Self.withoutShortBouts).steps == 0)
+    }
+
+    /// Parameters whose model says 0.5 for every window: under `enter`, over `shortBoutEnter`.
+    static let undecidedModel: DetectorParameters = {
+        var p = DetectorParameters.standard
+        p.recognizer.model = WalkingTrees(depth: 1, base: 0, features: [0], thresholds: [1e300], leaves: [0, 0])
+        return p
+    }()
+
+    @Test func aShortBoutCountsOnItsBestWindowOnlyWithAxes() {
+        // Every window at 0.5: the hysteresis alone never enters; the bout counts whole when judged on its own, with
+        // three axes whose motion lies along gravity. |a| alone says nothing of gravity: no judgement.
+        let walk = SyntheticMotion.walk3D(Self.bout(rate: 50))
+        #expect(SyntheticMotion.count(walk, parameters: Self.undecidedModel).steps == 8)
+        var off = Self.undecidedModel
+        off.shortBoutMinSteps = 0
+        #expect(SyntheticMotion.count(walk, parameters: off).steps == 0)
+        #expect(SyntheticMotion.count(walk, magnitudeOnly: true, parameters: Self.undecidedModel).steps == 0)
+        // |a| on one axis (how bench/sensor_logger_replay.py sends a magnitude-only recording) is no more than |a|.
+        let oneAxis: [SyntheticMotion.Sample] = walk.map { s in
+            (s.timeNs, 0, 0, (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot())
+        }
+        #expect(SyntheticMotion.count(oneAxis, parameters: Self.undecidedModel).steps == 0)
+        // A bout longer than `shortBoutMaxSteps` is not short: its windows decide, as before.
+        let long = SyntheticMotion.walk3D(Self.bout(rate: 50, steps: 30))
+        #expect(SyntheticMotion.count(long, parameters: Self.undecidedModel).steps == 0)
+    }
+
+    @Test func aShortBurstAcrossGravityIsNotWalking() {
+        // The same |a|, its motion across gravity (a hand at work): the bout is refused.
+        let bout = Self.bout(rate: 50)
+        let up = (0.3, 0.2, 0.93)
+        let across = (0.95, -0.1, -0.28)
+        let burst: [SyntheticMotion.Sample] = bout.samples().map { s in
+            let motion = s.magnitude - standardGravity
+            return (
+                s.timeNs, up.0 * standardGravity + across.0 * motion, up.1 * standardGravity + across.1 * motion,
+                up.2 * standardGravity + across.2 * motion
+            )
+        }
+        #expect(SyntheticMotion.count(burst, parameters: Self.undecidedModel).steps == 0)
+    }
+
+    @Test func aShortBurstFasterThanAWalkIsNotAShortBout() {
+        // Eight impacts 0.3 s apart (200 a minute: no walk's cadence) between rests.
+        let burst = SyntheticWalk(rate: 50, steps: 8, interval: 0.3, lead: 10, tail: 10, seed: 8)
+        #expect(SyntheticMotion.count(SyntheticMotion.walk3D(burst), parameters: Self.undecidedModel).steps == 0)
+    }
+
+    @Test(arguments: [0.3, 0.45, 0.52, 0.6, 0.7])
+    func resumingAroundAShortBoutEqualsOnePass(fraction: Double) throws {
+        // Saved while the bout's refused steps wait for its end: the resumed detector judges it alike.
+        let walk = SyntheticMotion.walk3D(Self.bout(rate: 50))
+        let cut = Int(Double(walk.count) * fraction)
+        var events: [DetectorEvent] = []
+        var first = StepDetector(parameters: Self.undecidedModel)
+        for s in walk[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        let saved = try JSONEncoder().encode(first)
+        var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
+        for s in walk[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        resumed.finish { events.append($0) }
+        var onePass: [DetectorEvent] = []
+        var d = StepDetector(parameters: Self.undecidedModel)
+        for s in walk { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
+        d.finish { onePass.append($0) }
+        #expect(events == onePass)
+        #expect(resumed.counters == d.counters && d.counters.steps == 8)
+    }
+
+    @Test func aStateSavedBeforeShortBoutsResumes() throws {
+        var d = StepDetector()
+        let walk = SyntheticMotion.walk3D(Self.bout(rate: 50))
+        for s in walk[..<(walk.count / 2)] { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { _ in } }
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
+        for key in ["shortBoutOpen", "parkedRefused", "shortBoutEvidence"] {
+            #expect(json[key] != nil)
+            json[key] = nil
+        }
+        let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(resumed.counters == d.counters)
+    }
+
+    @Test(arguments: [2.5, 2.8, 3.2])
+    func aRunCountsWithinFivePercent(stepsPerSecond: Double) {
+        // A minute of running with three axes, through the whole detector (the recognizer judges it).
+        let steps = Int(60 * stepsPerSecond)
+        let run = SyntheticWalk(rate: 50, steps: steps, interval: 1 / stepsPerSecond, amplitude: 8, seed: 21)
+        let counted = SyntheticMotion.count(SyntheticMotion.walk3D(run)).steps
+        #expect(abs(counted - steps) * 20 <= steps, "\(counted) of \(steps) at \(stepsPerSecond)/s")
+    }
+}
+
+/// Issue #47's "Done when": a cheaper sensor's copy of the same walk counts within 3 % at each quantisation and range.
+@Suite struct SensorQualityTests {
+    @Test(arguments: [(6, 1.5), (6, 2.0), (8, 1.5), (8, 2.0)])
+    func aQuantisedClippedCopyCountsWithin3Percent(bits: Int, range: Double) throws {
+        let walk = try AxisFeatureTests.fixture("bangle_wrist_walk_150.csv")
+        let counted = SyntheticMotion.count(walk).steps
+        let cheap = AxisFeatureTests.degraded(walk, bits: bits, range: range)
+        let cheapCount = SyntheticMotion.count(cheap).steps
+        #expect(
+            abs(Double(cheapCount - counted)) <= 0.03 * Double(counted),
+            "\(bits) bits, ±\(range) g: \(cheapCount) of \(counted)")
+    }
+}

@@ -574,7 +574,8 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             "lowPassTau", "peaks", "weakPeaks", "lastCandidateNs", "pending", "pendingSwings", "stepInterval",
             "inBout", "boutCredited", "irregularIntervals", "bout", "boutDeadlineNs", "lastStepWeak", "weakPeakNs",
             "lastInterval", "intervalBeforeLast", "recognizer", "decisions", "held", "undecided", "walkingRun",
-            "windowSkip", "latestWindowStartNs", "gateBoutOpen", "gateBout", "recentPeaks",
+            "windowSkip", "latestWindowStartNs", "gateBoutOpen", "gateBout", "recentPeaks", "shortBoutOpen",
+            "parkedRefused", "shortBoutEvidence",
         ]
         #expect(Set(json.keys) == flat)
     }

@@ -82,7 +82,7 @@ public struct DemoRunner: Sendable {
         do {
             let config = try configuration(dir: dir, live: live, endpoint: url, statePath: statePath)
             try StateStore(path: statePath).setWindowStartIfUnset(start)
-            let fetcher = Fetcher(configuration: config)
+            let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
             await endpoint.fail(requests: [failingPost])
             var next = 0
             for offset in fetchOffsets {

@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Messages
 import Publishing
@@ -13,16 +14,23 @@ public struct Fetcher: Sendable {
     let publishers: [(name: String, publisher: any Publisher)]
     /// A number in 0..<1 for the retry backoff's jitter (injectable for tests).
     var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
-    /// The clock the budget (`schedule.deadline`) runs on: the continuous clock in production, a test clock in tests.
-    public var clock: any Clock<Duration> = ContinuousClock()
+    /// The clock the budget (`schedule.deadline`) runs on, given by whoever runs the fetch: the agent's scheduler
+    /// passes its own (`WallClock.clock`), a command the continuous clock, a test its test clock. No default: a fetch
+    /// never measures its budget on the real clock behind an injected one.
+    public var clock: any Clock<Duration>
     /// How a pulled source (phyphox on a phone) is asked: URLSession, or a fake in tests.
     public var pullTransport: any HTTPSending = URLSessionSender()
     /// Whether closing a window draws its chart: when a target has `image = "chart"`, or for a dry run that shows the
     /// charts (`fetch --dry-run --image-dir`). Otherwise no chart is drawn and no PNG is held.
     public var drawsCharts: Bool
+    /// How a window's chart is drawn, after the commit that closed the window (`drawRequestedCharts`).
+    var renderChart: ChartRenderer = { activity, composer, options throws(RasterizeError) in
+        try WindowChart.image(activity, composer: composer, options: options)
+    }
 
-    public init(configuration: AgentConfiguration) {
+    public init(configuration: AgentConfiguration, clock: any Clock<Duration>) {
         self.configuration = configuration
+        self.clock = clock
         var seen = Set<String>()
         var list: [(String, any Publisher)] = []
         for (i, p) in configuration.publishers.enumerated() {
@@ -68,6 +76,8 @@ public struct Fetcher: Sendable {
         } catch {
             failures.append(ingestionFailure(error))
         }
+        // The charts the closing asked for are drawn after its commit (and any a dead fetch left), before delivery.
+        drawRequestedCharts(store: store, nowNs: nowNs, report: &report)
 
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered =

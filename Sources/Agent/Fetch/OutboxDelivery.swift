@@ -101,10 +101,14 @@ extension Fetcher {
     }
 
     /// The post of an outbox entry, with the window's kept chart for a target that posts it (read only then: the
-    /// other targets' deliveries never hold the PNG).
+    /// other targets' deliveries never hold the PNG). A chart asked for and not drawn yet holds the post back: it is
+    /// never sent without it.
     static func post(_ entry: OutboxRecord, for publisher: any Publisher, store: StateStore) throws -> Post {
         let key = entry.window.idempotencyKey
-        return entry.window.post(image: publisher.image.chart ? try store.outboxImage(idempotencyKey: key) : nil)
+        guard publisher.image.chart else { return entry.window.post() }
+        if let image = try store.outboxImage(idempotencyKey: key) { return entry.window.post(image: image) }
+        if try store.chartRequested(idempotencyKey: key) { throw ChartRequestError(reason: "it is not drawn yet") }
+        return entry.window.post()
     }
 
     /// What `recordOutcome` writes back to an outbox entry.

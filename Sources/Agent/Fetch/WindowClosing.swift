@@ -65,9 +65,9 @@ extension Fetcher {
                 continue
             }
             let composed = try composeWindow(tx, span, steps: steps)
-            var window = ClosedWindow(
+            let window = ClosedWindow(
                 closingFrom: span.lowerBound, to: span.upperBound, steps: steps, lateSteps: late, text: composed.text)
-            closed.warnings += try keepChart(composed.image, of: &window, tx, nowNs: nowNs)
+            if let chart = composed.chart { try requestChart(chart, of: window, tx, nowNs: nowNs) }
             closed.warnings += try queue(window, tx, nowNs: nowNs)
             closed.windows.append(window)
             newEnd = span.upperBound
@@ -111,27 +111,17 @@ extension Fetcher {
         return Self.periodStart(containing: start, length: length, zone: configuration.composer.timeZone)
     }
 
-    /// Keeps a drawn chart with the outbox, so every retry posts these very bytes, and notes its alt text in the
-    /// window; a chart that could not be drawn is a warning, and its window's posts go out as text.
-    func keepChart(
-        _ drawing: Result<PostImage, RasterizeError>?, of window: inout ClosedWindow, _ tx: StateTransaction,
-        nowNs: Int64
-    ) throws -> [String] {
-        switch drawing {
-        case nil: return []
-        case .success(let image):
-            try tx.keepChart(OutboxImageRecord(key: window.idempotencyKey, image: image, createdNs: nowNs))
-            window.imageAlt = image.alt
-            return []
-        case .failure(let error):
-            return ["\(error); the window's posts go out without it"]
-        }
+    /// Asks for the window's chart, drawn after the commit (`drawRequestedCharts`) so that no write waits for it. What
+    /// it draws is read here and kept with the request: the chart shows the window as it closed.
+    func requestChart(_ chart: WindowActivity, of window: ClosedWindow, _ tx: StateTransaction, nowNs: Int64) throws {
+        let inputs = try JSONEncoder().encode(chart)
+        try tx.requestChart(ChartRequestRecord(key: window.idempotencyKey, inputs: inputs, createdNs: nowNs))
     }
 
     /// A closing window as it is posted: its text, with what the template asks of the stored steps (the window
-    /// before, the busiest hour or day), and its chart when a target wants one (or a dry run shows it).
+    /// before, the busiest hour or day), and what its chart draws when a target wants one (or a dry run shows it).
     func composeWindow(_ tx: StateTransaction, _ span: Range<Int64>, steps: Int) throws -> (
-        text: String, image: Result<PostImage, RasterizeError>?
+        text: String, chart: WindowActivity?
     ) {
         let (lo, hi) = (span.lowerBound, span.upperBound)
         let composer = configuration.composer
@@ -151,10 +141,7 @@ extension Fetcher {
         guard drawsCharts else { return (composer.compose(window), nil) }
         let activity = WindowActivity(
             window: window, readings: minutes, bouts: try tx.bouts(overlappingFrom: lo, to: hi))
-        let image = Result { () throws(RasterizeError) in
-            try WindowChart.image(activity, composer: composer, options: configuration.chart)
-        }
-        return (composer.compose(window), image)
+        return (composer.compose(window), activity)
     }
 
     /// Where the window before `[lo, hi)` begins: the aligned period before it, or as long a stretch for since-last.

@@ -59,7 +59,7 @@ public actor AgentScheduler {
         self.store = store
         self.logger = logger
         self.random = random
-        let fetcher = Fetcher(configuration: configuration)
+        let fetcher = Fetcher(configuration: configuration, clock: clock.clock)
         self.fetch = fetch ?? { now, trigger in await fetcher.fetch(now: now, trigger: trigger) }
         self.ingestForWalks = ingestForWalks ?? { now in fetcher.ingestForWalks(now: now) }
         self.walkDebounce = walkDebounce
