@@ -158,10 +158,13 @@ def load(binary, shared, work):
     # keeps a walk going. Every due window (`confident` above 1): the detector's skipping of every other window inside
     # a confident walk depends on the model being trained. Every long interval filled (`shortLongGait` off) and no
     # stride-long start halved (`fillStrideStart` off): which steps of a gait count is the rhythm's business, not the
-    # model's. (`enter` does not change which windows are dumped.)
+    # model's. No bout look-back and no short bouts judged on their own (issue #47): which windows the plain rhythm
+    # holds steps in, so that the detector's bout side can change without changing the trees. (`enter` does not
+    # change which windows are dumped.)
     dump_parameters = os.path.join(work, "dump_parameters.json")
     with open(dump_parameters, "w") as f:
-        json.dump({"minSwingInWalk": 1e9, "shortLongGait": False, "fillStrideStart": False,
+        json.dump({"minSwingInWalk": 1e9, "shortLongGait": False, "fillStrideStart": False, "lookBackSeconds": 0,
+                   "shortBoutMinSteps": 0,
                    "recognizer": {"enabled": True, "enter": 0.7, "stay": STAY, "confident": 2}}, f)
     for name in ("steps", "activities"):
         manifest = os.path.join(shared, "data", name, "manifest.csv")

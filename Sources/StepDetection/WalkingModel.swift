@@ -212,5 +212,6 @@ public enum WalkingModel {
             ]),
         enter: 0.7,
         stay: 0.1,
-        minAlongShare: 0.3)
+        minAlongShare: 0.3,
+        armSwingOpens: 0.25)
 }
