@@ -112,6 +112,68 @@ import Testing
     @Test func aLaterReadGoesOnInTheSecondPass() throws {
         let (rows, instants) = Self.autumnNight(step: 10)
         let cut = rows.count * 3 / 4  // inside the second pass (01:00-02:00 GMT)
+        let (skipped, times) = try followInTwoParts(rows, cut: cut)
+        #expect(skipped == 0)
+        #expect(times == instants)
+    }
+
+    /// Clock times the spring change skips (2024-03-31 01:00-02:00 in London) are not lost: a clock that shows them
+    /// did not move forward, so they and the rows after them are read at the offset before the change (01:10 and
+    /// 02:30 as 01:10 and 02:30 UTC), with a note saying so.
+    @Test(arguments: ["time,x,y,z\n", ""]) func skippedClockTimesAreReadForwardWithANote(_ header: String) throws {
+        let clock = ["00:50:00", "00:55:00", "01:10:00", "01:20:00", "02:30:00", "02:40:00"]
+        let rows = clock.map { "2024-03-31 \($0).000,0.010,-0.990,0.050" }
+        let path = try temporaryFile(Array((header + rows.joined(separator: "\n") + "\n").utf8), name: "spring.csv")
+        let (summary, items) = try readAll(path, options: options(Self.london))
+        #expect(summary.skippedLines == 0, "\(summary.issues)")
+        let utc = clock.map {
+            TimeParsing.parseISO8601("2024-03-31T\($0)Z")!
+        }
+        #expect(samples(items).map(\.timeNs) == utc)
+        let note = try #require(summary.notes.first { $0.contains("skips") }, "\(summary.notes)")
+        #expect(note.hasPrefix("2 rows") && note.contains("2024-03-31 01:10:00"), "\(note)")
+    }
+
+    /// A GMT clock across the spring change (it never moved forward), written every 10 s from 00:00 to 04:00 on
+    /// 2024-03-31, and its UTC instants: the same clock times.
+    static func gmtClockNight() -> (rows: [String], instants: [Int64]) {
+        let start = TimeParsing.parseISO8601("2024-03-31T00:00:00Z")!
+        let instants = (0...1440).map { start + Int64($0) * 10_000_000_000 }
+        let rows = instants.map {
+            String(StepLogLine.rfc3339($0).prefix(19)).replacingOccurrences(of: "T", with: " ")
+                + ".000,0.010,-0.990,0.050"
+        }
+        return (rows, instants)
+    }
+
+    /// A device whose clock stayed on GMT over the spring change writes 01:00-01:59 (skipped by London's clocks) and
+    /// then 02:00-02:59 on: once a row lies in the gap, the rest are read at the offset before the change, so no row
+    /// goes back and none is lost; on one thread and several, as a generic CSV and as Axivity's lines.
+    @Test(arguments: [("time,x,y,z\n", 1), ("time,x,y,z\n", 2), ("", 1)])
+    func aClockThatDidNotMoveLosesNoRow(_ header: String, _ jobs: Int) throws {
+        let (rows, instants) = Self.gmtClockNight()
+        let path = try temporaryFile(Array((header + rows.joined(separator: "\n") + "\n").utf8), name: "gmt.csv")
+        let (summary, items) = try readAll(path, options: options(Self.london, jobs: jobs, chunkBytes: 4096))
+        #expect(summary.skippedLines == 0, "\(summary.issues.prefix(3))")
+        #expect(samples(items).map(\.timeNs) == instants)
+        let note = try #require(summary.notes.first { $0.contains("skips") }, "\(summary.notes)")
+        #expect(note.hasPrefix("360 rows") && note.contains("2024-03-31 01:00:00"), "\(note)")
+        #expect(note.contains("+00:00") && note.contains("did not move"), "\(note)")
+    }
+
+    /// The same file followed in two parts, cut inside the gap: the later read goes on at the offset before the
+    /// change, as one read does.
+    @Test func aLaterReadKeepsTheClockThatDidNotMove() throws {
+        let (rows, instants) = Self.gmtClockNight()
+        let cut = 400  // 01:06:40, in the gap
+        let (skipped, times) = try followInTwoParts(rows, cut: cut)
+        #expect(skipped == 0)
+        #expect(times == instants)
+    }
+
+    /// A generic CSV of `rows` read as the agent's follow mode does while it is written: up to `cut`, then the rest
+    /// from where the first read stopped; the lines skipped and the times read.
+    func followInTwoParts(_ rows: [String], cut: Int) throws -> (skipped: Int, times: [Int64]) {
         let path = try temporaryFile(Array(("time,x,y,z\n" + rows[..<cut].joined(separator: "\n") + "\n").utf8))
         var times: [Int64] = []
         let first = try GenericCSVReader.read(
@@ -124,23 +186,6 @@ import Testing
         let second = try GenericCSVReader.read(
             path: path, options: options(Self.london), resume: first.resume, completeLinesOnly: true
         ) { times.append($0.timeNs) }
-        #expect(first.summary.skippedLines == 0 && second.summary.skippedLines == 0)
-        #expect(times == instants)
-    }
-
-    /// Clock times the spring change skips (2024-03-31 01:00-02:00 in London) are not lost: read forward by the gap
-    /// (01:10 as 02:10 summer time, 01:10 UTC), with a note saying so.
-    @Test(arguments: ["time,x,y,z\n", ""]) func skippedClockTimesAreReadForwardWithANote(_ header: String) throws {
-        let clock = ["00:50:00", "00:55:00", "01:10:00", "01:20:00", "02:30:00", "02:40:00"]
-        let rows = clock.map { "2024-03-31 \($0).000,0.010,-0.990,0.050" }
-        let path = try temporaryFile(Array((header + rows.joined(separator: "\n") + "\n").utf8), name: "spring.csv")
-        let (summary, items) = try readAll(path, options: options(Self.london))
-        #expect(summary.skippedLines == 0, "\(summary.issues)")
-        let utc = ["00:50:00", "00:55:00", "01:10:00", "01:20:00", "01:30:00", "01:40:00"].map {
-            TimeParsing.parseISO8601("2024-03-31T\($0)Z")!
-        }
-        #expect(samples(items).map(\.timeNs) == utc)
-        let note = try #require(summary.notes.first { $0.contains("skips") }, "\(summary.notes)")
-        #expect(note.hasPrefix("2 rows") && note.contains("2024-03-31 01:10:00"), "\(note)")
+        return (first.summary.skippedLines + second.summary.skippedLines, times)
     }
 }

@@ -75,8 +75,9 @@ struct ParsedChunk: Sendable {
     var stops = false
     /// The read itself failed.
     var failure: InputError?
-    /// Rows at clock times the zone skips.
+    /// Rows at clock times the zone skips, and the indices of their samples, ascending.
     var clockChanges = ClockChangeNotes()
+    var gapSamples: [Int32] = []
 
     /// The line of sample `j`, counted from the chunk's first line.
     func line(ofSample j: Int) -> Int32 { sampleLines.isEmpty ? Int32(j + 1) : sampleLines[j] }
@@ -176,6 +177,7 @@ struct CSVChunkParser: Sendable {
         var sampleLines: [Int32] = []
         var inOrder = true
         var clockChanges = ClockChangeNotes()
+        var gapSamples: [Int32] = []
         var line: Int32 = 0
         var i = start
         // Samples are written in place into a block from the pool, not appended: no capacity check and count update
@@ -217,6 +219,7 @@ struct CSVChunkParser: Sendable {
                 line += 1
                 let lineStart = i
                 let row: (Double, Double, Double, Double)
+                var rowInGap = false
                 if let columns, let plain = GenericCSVReader.plainRow(p, &i, layout.fieldCount, columns) {
                     if i > length && completeLinesOnly {
                         line -= 1
@@ -241,7 +244,9 @@ struct CSVChunkParser: Sendable {
                     case .blank:
                         listLines()
                         continue
-                    case .row(let r): row = r
+                    case .row(let r):
+                        row = r
+                        rowInGap = scratch.inGap
                     case .bad(let e):
                         if issue(e.message) { continue }
                         break lines
@@ -252,6 +257,7 @@ struct CSVChunkParser: Sendable {
                     lastNs = sample.timeNs
                     precondition(n < capacity, "a range holds more samples than its lines can")
                     (out + n).initialize(to: sample)
+                    if rowInGap { gapSamples.append(Int32(n)) }
                     n += 1
                     if linesListed { sampleLines.append(line) }
                 } else if !issue(convert.problem(row)) {
@@ -262,6 +268,7 @@ struct CSVChunkParser: Sendable {
             return n
         }
         chunk.clockChanges = clockChanges
+        chunk.gapSamples = gapSamples
         chunk.sampleLines = sampleLines
         chunk.inOrder = inOrder
         chunk.issues = issues
@@ -341,7 +348,8 @@ extension GenericCSVReader {
             e.line = e.line.map { lineBase + $0 }
             try state.summary.skip(e, options: options)
         }
-        if let first = chunk.samples.first, let last = chunk.samples.last, chunk.inOrder, chunk.issues.isEmpty,
+        let inOrder = state.holdClock(in: chunk)
+        if let first = chunk.samples.first, let last = chunk.samples.last, inOrder, chunk.issues.isEmpty,
             state.lastNs.map({ first.timeNs >= $0 }) ?? true
         {
             // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,

@@ -160,6 +160,8 @@ extension GenericCSVReader {
         let ends = UnsafeMutablePointer<Int>.allocate(capacity: limit)
         /// Rows at clock times the zone skips, read forward by the gap (for the read's notes).
         var clockChanges = ClockChangeNotes()
+        /// Whether the last line parsed has a time the zone skips (`HeldClock`).
+        var inGap = false
         deinit {
             starts.deallocate()
             ends.deallocate()
@@ -184,6 +186,7 @@ extension GenericCSVReader {
             break
         }
         if allBlank { return .blank }
+        scratch.inGap = false
         let starts = scratch.starts
         let ends = scratch.ends
         let n = split(p, count, l.delimiter, starts, ends, FieldScratch.limit)
@@ -245,7 +248,10 @@ extension GenericCSVReader {
         }
         if let zone {
             let resolved = zone.resolveNs(localNs: local)
-            if resolved.skipped { scratch?.clockChanges.noteSkipped(localNs: local) }
+            if resolved.skipped {
+                scratch?.clockChanges.noteSkipped(localNs: local)
+                scratch?.inGap = true
+            }
             local = resolved.instant
         }
         return Double(local) / 1e6

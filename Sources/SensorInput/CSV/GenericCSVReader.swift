@@ -7,122 +7,6 @@ import StepDetection
 public enum GenericCSVReader {
     public static let formatName = "generic-csv"
 
-    /// Which columns hold what, found from the header.
-    struct Layout: Sendable {
-        var delimiter: UInt8  // 0 = runs of spaces
-        var fieldCount: Int
-        var time: Int
-        var timeUnitNs: Double?  // nil: infer from the data
-        var axes: (Int, Int, Int)?
-        var magnitude: Int?
-        /// The acceleration unit the header states (`[g]`, `(m/s^2)`, `gFx`), nil: told from the data.
-        var accelerationUnit: AccelerationUnit?
-        /// Whether that unit is a text the file wrote (`(m/s^2)`, a units row), which the data may contradict (a file
-        /// in g labelled m/s²); not a unit known from the format (Sensor Logger, Physics Toolbox's names).
-        var unitStatedInText = false
-        /// The zone a date-time time without an offset is read in (`ReadOptions.timeZone`, else the machine's); nil
-        /// for UTC.
-        var zone: ZoneOffsets?
-
-        /// Columns of the one-pass fast path (comma-separated, three axes or a magnitude), or nil.
-        var plainColumns: (time: Int, a: Int, b: Int, c: Int)? {
-            guard delimiter == 0x2C else { return nil }
-            if let (x, y, z) = axes { return (time, x, y, z) }
-            if let m = magnitude { return (time, m, -1, -1) }
-            return nil
-        }
-    }
-
-    static func normalize(_ raw: String) -> (name: String, unit: String?) {
-        var s = raw.trimmingCharacters(in: " \t\"'").lowercased()
-        var unit: String?
-        for (open, close) in [("(", ")"), ("[", "]"), ("{", "}")] {
-            if let o = s.firstIndex(of: Character(open)), let c = s[o...].firstIndex(of: Character(close)) {
-                unit = String(s[s.index(after: o)..<c]).trimmingCharacters(in: " ")
-                s.removeSubrange(o...c)
-            }
-        }
-        return (s.trimmingCharacters(in: " _-"), unit)
-    }
-
-    static func timeUnit(name: String, unit: String?) -> Double?? {
-        let units: [(String, Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("sec", 1e9)]
-        if let unit, let u = units.first(where: { $0.0 == unit }) { return .some(u.1) }
-        let timeNames = ["t", "time", "timestamp", "ts", "seconds", "elapsed", "seconds_elapsed", "time_since_start"]
-        if timeNames.contains(name) { return .some(name == "seconds" || name == "seconds_elapsed" ? 1e9 : nil) }
-        // AndroSensor: `Time since start in ms ` (with a trailing space).
-        if name.hasPrefix("time since start"), let u = units.first(where: { name.hasSuffix(" in " + $0.0) }) {
-            return .some(u.1)
-        }
-        // MATLAB's `writetable` of a timetable names the time `<Table>_Timestamp` (`Acceleration_Timestamp`).
-        if name.hasSuffix("_timestamp") { return .some(nil) }
-        for prefix in ["t_", "time_", "timestamp_", "ts_", "t", "time"] where name.hasPrefix(prefix) {
-            let rest = String(name.dropFirst(prefix.count))
-            if let u = units.first(where: { $0.0 == rest }) { return .some(u.1) }
-        }
-        return nil
-    }
-
-    static func layout(header: [String], delimiter: UInt8, file: String, line: Int = 1) throws -> Layout {
-        let cols = header.map(normalize)
-        if let s = try ShimmerCSV.layout(cols.map(\.name), delimiter: delimiter, file: file, line: line) { return s }
-        var time: Int?
-        var timeUnit: Double?
-        for (i, c) in cols.enumerated() {
-            if let u = self.timeUnit(name: c.name, unit: c.unit) {
-                time = i
-                timeUnit = u
-                break
-            }
-        }
-        guard let time else {
-            throw InputError(
-                file: file, line: line,
-                message:
-                    "no time column in the header (expected a column named t_ms, t_s, time or timestamp); found: "
-                    + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
-        }
-        func find(_ names: [String]) -> Int? {
-            if let exact = cols.firstIndex(where: { names.contains($0.name) }) { return exact }
-            // "Linear Acceleration x", "acc-x", "Accelerometer_X": an acceleration name ending in the axis letter.
-            guard let axis = names.first, axis.count == 1 else { return nil }
-            return cols.firstIndex { c in
-                c.name.contains("acc") && [" ", "_", "-", "."].contains { c.name.hasSuffix($0 + axis) }
-            }
-        }
-        let x = find(["x", "ax", "acc_x", "accel_x", "accx", "acceleration x", "accelerometer x", "gfx"])
-        let y = find(["y", "ay", "acc_y", "accel_y", "accy", "acceleration y", "accelerometer y", "gfy"])
-        let z = find(["z", "az", "acc_z", "accel_z", "accz", "acceleration z", "accelerometer z", "gfz"])
-        let m = find(["magnitude", "mag", "norm", "total", "abs", "absolute acceleration", "|a|", "tgf", "at"])
-        var layout = Layout(delimiter: delimiter, fieldCount: header.count, time: time, timeUnitNs: timeUnit)
-        if let column = x ?? m {
-            let c = cols[column]
-            let unit = (c.unit ?? "").replacingOccurrences(of: " ", with: "")
-            if let stated = accelerationUnit(unitText(unit)) {
-                layout.accelerationUnit = stated
-                layout.unitStatedInText = true
-            } else if c.name.hasPrefix("gf") {
-                layout.accelerationUnit = .g
-            } else if c.unit == nil, c.name == "ax" || c.name == "at", cols.contains(where: { $0.name == "at" }) {
-                // Physics Toolbox's linear accelerometer (`time,ax,ay,az,aT`) is m/s² without gravity: small
-                // values that the data alone would take for g.
-                layout.accelerationUnit = .metersPerSecondSquared
-            }
-        }
-        if let x, let y, let z {
-            layout.axes = (x, y, z)
-        } else if let m {
-            layout.magnitude = m
-        } else {
-            throw InputError(
-                file: file, line: line,
-                message:
-                    "no acceleration columns in the header (expected x, y, z or magnitude); found: "
-                    + header.map { $0.trimmingCharacters(in: " \"") }.joined(separator: ", "))
-        }
-        return layout
-    }
-
     /// Reads every sample of `path`.
     public static func read(
         path: String,
@@ -144,6 +28,8 @@ public enum GenericCSVReader {
         /// first time that goes back into an hour the clocks repeat is its second pass, as within a read.
         var localTimes: Bool?
         var lastNs: Int64?
+        /// The offset a device kept over a spring change, once a time in its gap was read (`HeldClock`).
+        var heldClock: HeldClock?
     }
 
     /// Where a read is: what is known of the file and what has been delivered.
@@ -165,6 +51,10 @@ public enum GenericCSVReader {
         var localZone: ZoneOffsets?
         /// Rows read forward over a gap or into the second pass of a repeated hour, for the notes.
         var clockChanges = ClockChangeNotes()
+        /// The offset the device kept over a spring change, and the lines of the first rows (read line by line) at
+        /// times the zone skips.
+        var held: HeldClock?
+        var gapLines: Set<Int> = []
     }
 
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
@@ -198,6 +88,7 @@ public enum GenericCSVReader {
             if resume?.localTimes == true, let zone = state.layout?.zone {
                 state.localZone = zone
                 state.lastNs = resume?.lastNs
+                state.held = resume?.heldClock
             }
         }
         var budget = ByteBudget(options.byteLimit)
@@ -235,7 +126,7 @@ public enum GenericCSVReader {
             ResumeState(
                 header: headerText, scale: state.probe.scale, offset: state.offset,
                 lineNumber: state.lastLine, separator: state.separator, localTimes: state.localZone != nil,
-                lastNs: state.lastNs)
+                lastNs: state.lastNs, heldClock: state.held)
         )
     }
 
@@ -276,6 +167,7 @@ public enum GenericCSVReader {
             case .blank: return true
             case .bad(let e): try state.summary.skip(e, options: options)
             case .row(let row):
+                if scratch.inGap { state.gapLines.insert(number) }
                 if state.probe.rows.isEmpty, let hasOffset = dateTimeHasOffset(fields(p, line.count, l.delimiter), l) {
                     // Date-time text is read as ms since the epoch, however far apart the rows (a minute's spacing
                     // is not µs); without an offset, on the zone's clock.
@@ -372,6 +264,7 @@ public enum GenericCSVReader {
             try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
+        sample.timeNs = state.heldTime(sample.timeNs, inGap: state.gapLines.contains(row.4))
         if let previous = state.lastNs, let second = state.secondPass(of: sample.timeNs, after: previous) {
             sample.timeNs = second
         }

@@ -42,9 +42,11 @@ struct ClockChangeNotes: Sendable, Equatable {
                     + "its second pass: the times went back there, and a recording's times go on")
         }
         if let first = firstSkippedLocalNs {
+            let kept = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(first / 1_000_000_000 - 86_400)))
+            let offset = String(format: "%@%02d:%02d", kept < 0 ? "-" : "+", abs(kept) / 3600, abs(kept) / 60 % 60)
             out.append(
-                "\(rows(skipped)) at clock times \(zone.identifier) skips (from \(clock(first))) read forward by the "
-                    + "gap, on the offset before the change")
+                "\(rows(skipped)) at clock times \(zone.identifier) skips (from \(clock(first))): these and the rows "
+                    + "after them read at the offset before the change, \(offset), as the device's clock did not move")
         }
         return out
     }
@@ -61,12 +63,14 @@ struct LocalClock: Codable, Sendable {
     var fixedOffsetNs: Int64?
     /// The instant of the last time read: whether the next goes back.
     var lastNs: Int64?
+    /// The offset the device kept over a spring change, once a time in its gap was read.
+    var held: HeldClock?
     /// This read's rows at a clock change (not saved: each read notes its own).
     var changes = ClockChangeNotes()
     /// The zone's table (nil: UTC), looked up once per read.
     private var table: ZoneOffsets??
 
-    private enum CodingKeys: String, CodingKey { case fixedOffsetNs, lastNs }
+    private enum CodingKeys: String, CodingKey { case fixedOffsetNs, lastNs, held }
 
     init() {}
 
@@ -78,12 +82,16 @@ struct LocalClock: Codable, Sendable {
                 ns -= fixedOffsetNs
             } else if let zone = zone(options) {
                 let resolved = zone.resolveNs(localNs: ns)
-                if resolved.skipped { changes.noteSkipped(localNs: ns) }
-                if let previous = lastNs, let second = zone.secondPass(ofNs: resolved.instant, after: previous) {
+                if resolved.skipped {
+                    changes.noteSkipped(localNs: ns)
+                    if held == nil { held = zone.heldClock(fromGapInstantNs: resolved.instant) }
+                }
+                let instant = held?.instantNs(resolved.instant, inGap: resolved.skipped) ?? resolved.instant
+                if let previous = lastNs, let second = zone.secondPass(ofNs: instant, after: previous) {
                     changes.noteRepeated(localNs: ns)
                     ns = second
                 } else {
-                    ns = resolved.instant
+                    ns = instant
                 }
             }
         }
@@ -120,6 +128,34 @@ extension GenericCSVReader.ReadState {
         guard let zone = localZone, let second = zone.secondPass(ofNs: timeNs, after: previous) else { return nil }
         clockChanges.noteRepeated(localNs: zone.localNs(ofNs: timeNs))
         return second
+    }
+
+    /// A time read as `ns` on the zone's clock, at the offset the device kept once a row lay in a spring gap
+    /// (`inGap`: this one does).
+    mutating func heldTime(_ ns: Int64, inGap: Bool) -> Int64 {
+        guard let zone = localZone else { return ns }
+        if inGap, held == nil { held = zone.heldClock(fromGapInstantNs: ns) }
+        return held?.instantNs(ns, inGap: inGap) ?? ns
+    }
+
+    /// The samples of `chunk` at the offset the device kept once a row lay in a spring gap (`heldTime`), moved in
+    /// the chunk's block; whether their times still never decrease.
+    mutating func holdClock(in chunk: ParsedChunk) -> Bool {
+        guard localZone != nil, held != nil || !chunk.gapSamples.isEmpty, let block = chunk.block else {
+            return chunk.inOrder
+        }
+        var nextGap = 0
+        var inOrder = true
+        var last = Int64.min
+        for j in 0..<block.count {
+            let inGap = nextGap < chunk.gapSamples.count && Int(chunk.gapSamples[nextGap]) == j
+            if inGap { nextGap += 1 }
+            let t = heldTime(block.base[j].timeNs, inGap: inGap)
+            block.base[j].timeNs = t
+            if t < last { inOrder = false }
+            last = t
+        }
+        return inOrder
     }
 
     /// Sample `j` of `chunk`, moved into the second pass of a repeated hour when it goes back there (in the chunk's

@@ -97,6 +97,19 @@ final class ZoneOffsets: Sendable {
         return second >= previousNs ? second : nil
     }
 
+    /// The clock of a device that did not move at the change whose gap holds the instant `ns` (a clock time the
+    /// zone skips, read forward by the gap with the offset before the change).
+    func heldClock(fromGapInstantNs ns: Int64) -> HeldClock {
+        let seconds = TimeParsing.floorDiv(ns, 1_000_000_000)
+        guard let i = changes.lastIndex(where: { $0 <= seconds }) else {
+            return HeldClock(fromNs: ns, untilNs: ns, shiftNs: 0, offsetS: offset(atUTC: seconds - 86_400))
+        }
+        let until = i + 1 < changes.count ? changes[i + 1] : Self.tableEnd
+        return HeldClock(
+            fromNs: changes[i] * 1_000_000_000, untilNs: until * 1_000_000_000,
+            shiftNs: (offsets[i + 1] - offsets[i]) * 1_000_000_000, offsetS: offsets[i])
+    }
+
     private static let cache = NSLock()
     nonisolated(unsafe) private static var tables: [String: ZoneOffsets] = [:]
 
@@ -116,5 +129,23 @@ final class ZoneOffsets: Sendable {
         let table = ZoneOffsets(zone: zone)
         tables[zone.identifier] = table
         return table
+    }
+}
+
+/// A device clock that stayed on the offset before a spring change: a file that shows a clock time the zone skips
+/// comes from one, so its later rows are read at that offset too, and go on instead of going back by the gap.
+struct HeldClock: Codable, Sendable, Equatable {
+    /// The change the clock did not make (ns since the epoch), and the next one, from which the zone agrees again.
+    var fromNs: Int64
+    var untilNs: Int64
+    /// How far the zone's clock moved forward (ns), and the offset the device kept (s east of UTC).
+    var shiftNs: Int64
+    var offsetS: Int64
+
+    /// The instant of a row the zone read as `resolvedNs` (`inGap`: a time it skips, already read at the offset
+    /// kept): a later row read with the zone's new offset is moved by the shift.
+    @inline(__always)
+    func instantNs(_ resolvedNs: Int64, inGap: Bool) -> Int64 {
+        !inGap && resolvedNs >= fromNs && resolvedNs < untilNs ? resolvedNs + shiftNs : resolvedNs
     }
 }
