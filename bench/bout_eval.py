@@ -59,8 +59,9 @@ def in_sample_counts(binary, es, overrides, work):
     args = []
     if overrides:
         model = json.load(open(os.path.join(ROOT, "bench", "walking_model.json")))
-        base = {"recognizer": {"enabled": True, "model": model["model"], "enter": 0.7, "stay": model["stay"],
-                               "minAlongShare": 0.3}}
+        # The shipped gates (those of every model trained without a data set) around the shipped trees.
+        gates = json.load(open(os.path.join(ROOT, "bench", "leave_out", f"{DATASETS[0]}.json")))["recognizer"]
+        base = {"recognizer": dict(gates, model=model["model"], enter=0.7, stay=model["stay"])}
         path = os.path.join(work, "in_sample.json")
         json.dump(overridden(base, overrides), open(path, "w"))
         args = ["--parameters", path]

@@ -28,6 +28,9 @@ One command, from the repository root, after `swift build -c release`:
    physics, not fitted, follows (`--min-along-share`, 0.3): a window whose 0.6-3.5 Hz moving energy lies mostly
    across gravity is not walking (gait pushes along gravity; hands at work move across it), unless its motion across
    gravity swings as an arm in gait does (`--arm-swing-opens`, 0.25: `arm_swing`, a loose or turned watch's walk).
+   A second fixed gate (`--min-along-own-share`, 0.15): a window whose motion along gravity is mostly the projection of
+   a motion across it (`along_own_share`: a hand moving along one tilted line, clapping, brushing teeth) is not
+   walking either, unless the arm swings.
    Axis features in the trees were measured out of dataset and left out (bench/accuracy.md).
 4. Out of dataset (issue #47, the figure that predicts a new user): for each data set (WISDM, DSADS, TUG, Bangle.js,
    wrist_watch, Oxford) a model fitted without it is written to bench/leave_out/DATASET.json and counts that data
@@ -56,8 +59,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
          "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn", "along_share",
-         "along_step", "stride_turn", "arm_swing"]
-FEATURE_SET = 5  # WindowFeatures.featureSet: the version of these features; the trees are written with it
+         "along_step", "stride_turn", "arm_swing", "along_own_share"]
+FEATURE_SET = 6  # WindowFeatures.featureSet: the version of these features; the trees are written with it
 MAGNITUDE = 12  # the model uses the first twelve (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate
@@ -87,6 +90,13 @@ ARM_SWING_OPENS = 0.25
 # Windows whose gravity turns more than this over a stride are not walking either, unless the arm swings (a variant
 # measured out of dataset, bench/accuracy.md: it cuts folding clothes but loses whole walks with a turning wrist). 2: off.
 MAX_STRIDE_TURN = 2.0
+# ... unless their motion along gravity repeats at a step (`along_step` at least this; above 1: never). Measured, off:
+# a walk with a turning wrist (WISDM 1620) still loses 44 % of its steps (bench/accuracy.md).
+TURN_OPENS_ALONG_STEP = 2.0
+# Windows whose moving energy along gravity is mostly the projection of a motion across it (`along_own_share` under
+# this: a hand moving along one tilted line, clapping or brushing teeth) are not walking either, unless the arm swings.
+# Fixed from physics, below every free-arm gait window of ../shared the gate decides (issue #47). 0: off.
+MIN_ALONG_OWN_SHARE = 0.15
 SCALES = []  # amplitude augmentation: copies of the training windows with |a| scaled by each factor (log_std shifted)
 
 
@@ -459,7 +469,8 @@ def fit_model(by_file, windows, held, fit_long_walk=False):
 def parameters_json(model, enter, stay=None):
     return {"recognizer": {"enabled": True, "model": model, "enter": enter, "stay": STAY if stay is None else stay,
                            "minAlongShare": MIN_ALONG_SHARE, "armSwingOpens": ARM_SWING_OPENS,
-                           "maxStrideTurn": MAX_STRIDE_TURN}}
+                           "maxStrideTurn": MAX_STRIDE_TURN, "turnOpensAlongStep": TURN_OPENS_ALONG_STEP,
+                           "minAlongOwnShare": MIN_ALONG_OWN_SHARE}}
 
 
 def evaluate(binary, entries, params, threshold, work, tag, magnitude_only=False):
@@ -654,13 +665,15 @@ public enum WalkingModel {{
         enter: {enter},
         stay: {STAY},
         minAlongShare: {MIN_ALONG_SHARE},
-        armSwingOpens: {ARM_SWING_OPENS}{f", maxStrideTurn: {MAX_STRIDE_TURN}" if MAX_STRIDE_TURN < 2 else ""})
+        armSwingOpens: {ARM_SWING_OPENS}{f", maxStrideTurn: {MAX_STRIDE_TURN}" if MAX_STRIDE_TURN < 2 else ""}{
+            f", turnOpensAlongStep: {TURN_OPENS_ALONG_STEP}" if TURN_OPENS_ALONG_STEP <= 1 else ""}{
+            f", minAlongOwnShare: {MIN_ALONG_OWN_SHARE}" if MIN_ALONG_OWN_SHARE > 0 else ""})
 }}
 """
 
 
 def main():
-    global OLD_TRAINING_SET, MIN_ALONG_SHARE, ARM_SWING_OPENS, MAX_STRIDE_TURN
+    global OLD_TRAINING_SET, MIN_ALONG_SHARE, ARM_SWING_OPENS, MAX_STRIDE_TURN, TURN_OPENS_ALONG_STEP, MIN_ALONG_OWN_SHARE
     global UNIT_SUBSAMPLE, MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
@@ -718,6 +731,12 @@ def main():
     ap.add_argument("--max-stride-turn", type=float, default=MAX_STRIDE_TURN,
                     help="windows with axes whose gravity turns more than this over a stride are not walking unless "
                          "the arm swings (default %(default)s: off)")
+    ap.add_argument("--turn-opens-along-step", type=float, default=TURN_OPENS_ALONG_STEP,
+                    help="a window refused by --max-stride-turn passes when its along_step is at least this "
+                         "(default %(default)s: never)")
+    ap.add_argument("--min-along-own-share", type=float, default=MIN_ALONG_OWN_SHARE,
+                    help="windows with axes whose along_own_share is under this are not walking unless the arm "
+                         "swings (default %(default)s; 0: off)")
     ap.add_argument("--old-training-set", action="store_true",
                     help="the training data and labels before issue #47 (for its before column); writes no model")
     ap.add_argument("--counts", help="also write every recording's out-of-fold count (JSON, per threshold) here")
@@ -727,6 +746,8 @@ def main():
     MIN_ALONG_SHARE = 0.0 if a.old_training_set else a.min_along_share
     ARM_SWING_OPENS = 2.0 if a.old_training_set else a.arm_swing_opens
     MAX_STRIDE_TURN = 2.0 if a.old_training_set else a.max_stride_turn
+    TURN_OPENS_ALONG_STEP = 2.0 if a.old_training_set else a.turn_opens_along_step
+    MIN_ALONG_OWN_SHARE = 0.0 if a.old_training_set else a.min_along_own_share
     MAGNITUDE_COPIES, MAGNITUDE_ONLY, UNIT_SUBSAMPLE = a.magnitude_copies, a.magnitude_only, a.unit_subsample
     TREES, DEPTH, RATE, L2, BINS = a.trees, a.depth, a.rate, a.l2, a.bins
     MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight

@@ -213,5 +213,5 @@ public enum WalkingModel {
         enter: 0.7,
         stay: 0.1,
         minAlongShare: 0.3,
-        armSwingOpens: 0.25)
+        armSwingOpens: 0.25, minAlongOwnShare: 0.15)
 }

@@ -42,10 +42,10 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         }
         let features = try c.decode([Int].self, forKey: .features)
         // Set 3 changed only the axis features of windows without axes: trees of set 2 that split on no axis
-        // feature mean the same. Sets 4 and 5 only added features after the earlier ones: every tree of set 3 or 4
-        // means the same.
+        // feature mean the same. Sets 4, 5 and 6 only added features after the earlier ones: every tree of set 3, 4 or
+        // 5 means the same.
         let usesAxes = features.contains { $0 >= WindowFeatures.magnitudeNames.count }
-        guard set == WindowFeatures.featureSet || set == 3 || set == 4 || (set == 2 && !usesAxes) else {
+        guard set == WindowFeatures.featureSet || (3...5).contains(set) || (set == 2 && !usesAxes) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .featureSet, in: c,
                 debugDescription: "walking trees trained on feature set \(set); this "
@@ -133,13 +133,24 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     /// off.
     public var maxStrideTurn: Double
     static let strideTurnRamp = 0.04
+    /// ... unless its motion along gravity repeats at a step (`WindowFeatures.alongStep` at least this, the same ramp
+    /// as the share): a walking wrist may turn, but its steps still push along gravity each step; folding and
+    /// dressing reorient without that rhythm. Above 1 (parameters saved before it): a turn is refused all the same.
+    public var turnOpensAlongStep: Double
+    /// With three axes, a window whose moving energy along gravity is mostly the projection of a motion across it
+    /// (`WindowFeatures.alongOwnShare` under this) is not walking either, unless its arm swings: a hand moving along
+    /// one tilted line (clapping, brushing teeth) has a share along gravity but none of its own. The same ramp of
+    /// ±0.05; 0 (parameters saved before it): off.
+    public var minAlongOwnShare: Double
 
     public init(
         enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
         confident: Double = Self.defaultConfident, minAlongShare: Double = 0, armSwingOpens: Double = swingNeverOpens,
-        maxStrideTurn: Double = 2
+        maxStrideTurn: Double = 2, turnOpensAlongStep: Double = 2, minAlongOwnShare: Double = 0
     ) {
         self.maxStrideTurn = maxStrideTurn
+        self.turnOpensAlongStep = turnOpensAlongStep
+        self.minAlongOwnShare = minAlongOwnShare
         self.minAlongShare = minAlongShare
         self.armSwingOpens = armSwingOpens
         self.enabled = enabled
@@ -150,7 +161,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case enabled, model, enter, stay, confident, minAlongShare, armSwingOpens, maxStrideTurn
+        case enabled, model, enter, stay, confident, minAlongShare, armSwingOpens, maxStrideTurn, turnOpensAlongStep
+        case minAlongOwnShare
     }
 
     /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
@@ -165,6 +177,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         try c.encode(minAlongShare, forKey: .minAlongShare)
         try c.encode(armSwingOpens, forKey: .armSwingOpens)
         try c.encode(maxStrideTurn, forKey: .maxStrideTurn)
+        try c.encode(turnOpensAlongStep, forKey: .turnOpensAlongStep)
+        try c.encode(minAlongOwnShare, forKey: .minAlongOwnShare)
     }
 
     /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
@@ -179,6 +193,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         minAlongShare = try c.decodeIfPresent(Double.self, forKey: .minAlongShare) ?? 0
         armSwingOpens = try c.decodeIfPresent(Double.self, forKey: .armSwingOpens) ?? Self.swingNeverOpens
         maxStrideTurn = try c.decodeIfPresent(Double.self, forKey: .maxStrideTurn) ?? 2
+        turnOpensAlongStep = try c.decodeIfPresent(Double.self, forKey: .turnOpensAlongStep) ?? 2
+        minAlongOwnShare = try c.decodeIfPresent(Double.self, forKey: .minAlongOwnShare) ?? 0
     }
 
     /// Whether judging a window needs the three axes: the model splits on an axis feature, or the gravity gate is on.
@@ -189,8 +205,11 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         let p = model.probability(f)
         guard f.hasAxes && minAlongShare > 0 else { return p }
         let byShare = (f.alongShare - minAlongShare) / Self.alongShareRamp
-        let byTurn = (maxStrideTurn - f.strideTurn) / Self.strideTurnRamp
+        let byTurn = max(
+            (maxStrideTurn - f.strideTurn) / Self.strideTurnRamp,
+            (f.alongStep - turnOpensAlongStep) / Self.alongShareRamp)
+        let byOwn = minAlongOwnShare > 0 ? (f.alongOwnShare - minAlongOwnShare) / Self.alongShareRamp : byShare
         let bySwing = (f.armSwing - armSwingOpens) / Self.alongShareRamp
-        return p * min(max(max(min(byShare, byTurn), bySwing) + 0.5, 0), 1)
+        return p * min(max(max(min(byShare, byTurn, byOwn), bySwing) + 0.5, 0), 1)
     }
 }

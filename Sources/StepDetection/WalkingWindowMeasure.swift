@@ -222,10 +222,11 @@ extension WalkingRecognizer {
     /// Ticks a stride apart for `strideTurn` (0.96 s).
     static let strideTicks = 12
 
-    /// `alongShare`, `alongStep`, `armSwing` and `strideTurn` of the newest `n` ticks (all with axes).
+    /// `alongShare`, `alongStep`, `armSwing`, `alongOwnShare` and `strideTurn` of the newest `n` ticks (all with axes).
     private func motionFeatures(ticks n: Int, into f: inout WindowFeatures) {
         var alongEnergy = 0.0
         var acrossEnergy = 0.0
+        var unexplained = 1.0
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * Self.windowTicks) { buffer in
             // The along component mean-free in the first `n`, the vectors across gravity (x, y, z interleaved,
             // mean-free) after them.
@@ -251,6 +252,7 @@ extension WalkingRecognizer {
             acrossMean = (acrossMean.0 / count, acrossMean.1 / count, acrossMean.2 / count)
             var variance = 0.0
             var acrossVariance = 0.0
+            var moments = AlongOnAcross()
             for i in 0..<n {
                 b[i] -= mean
                 variance += b[i] * b[i]
@@ -258,7 +260,9 @@ extension WalkingRecognizer {
                 c[3 * i + 1] -= acrossMean.1
                 c[3 * i + 2] -= acrossMean.2
                 acrossVariance += c[3 * i] * c[3 * i] + c[3 * i + 1] * c[3 * i + 1] + c[3 * i + 2] * c[3 * i + 2]
+                moments.add(along: b[i], across: (c[3 * i], c[3 * i + 1], c[3 * i + 2]))
             }
+            unexplained = moments.unexplainedShare(alongEnergy: variance)
             variance /= count
             acrossVariance /= 3 * count  // per component, as `meanProducts` over the interleaved vectors averages
             let step = variance > 1e-8 ? Self.stepAutocorrelations(UnsafePointer(b), count: n, variance: variance) : nil
@@ -271,6 +275,15 @@ extension WalkingRecognizer {
         }
         let energy = alongEnergy + acrossEnergy
         f.alongShare = energy > 1e-8 ? alongEnergy / energy : 0
+        // What the motion across gravity predicts along it, at most as much as it has itself: a line within 45° of
+        // gravity (a body's rise and fall carried by a held arm) keeps the excess along gravity as its own.
+        let explained = f.alongShare * (1 - unexplained)
+        f.alongOwnShare = f.alongShare - min(explained, 1 - f.alongShare)
+        f.strideTurn = strideTurn(ticks: n)
+    }
+
+    /// `strideTurn` of the newest `n` ticks: 1 − the mean cos between each tick's gravity and that a stride before.
+    private func strideTurn(ticks n: Int) -> Double {
         var cosines = 0.0
         gravity.withUnsafeBufferPointer { g in
             Self.forEachTick(n - Self.strideTicks, head: head) { _, k in
@@ -278,7 +291,7 @@ extension WalkingRecognizer {
                 cosines += g[3 * k] * g[j] + g[3 * k + 1] * g[j + 1] + g[3 * k + 2] * g[j + 2]
             }
         }
-        f.strideTurn = 1 - cosines / Double(n - Self.strideTicks)
+        return 1 - cosines / Double(n - Self.strideTicks)
     }
 
     /// The autocorrelations of the mean-free window `b` over a step: lags 4-7, 8-11 and 12 ticks, three passes of four.

@@ -8,7 +8,8 @@
 /// gravity turned from its start to its end. Three more split the motion into its part along gravity and the rest
 /// (issue #47): walking puts its rhythmic energy along gravity (the heel strike, the body's rise and fall), brushing,
 /// combing, clapping and folding put it across; one more says whether the motion across gravity swings as an arm
-/// does in gait. None of the seven depends on which way the device's axes point.
+/// does in gait, and one how much of the motion along gravity is its own rather than the projection of a motion
+/// across it (a hand moving along one tilted line). None of the eight depends on which way the device's axes point.
 public struct WindowFeatures: Sendable, Equatable {
     /// Names in the order of `values`, as `steptweet eval --features` writes them and the training script reads them.
     public static let magnitudeNames = [
@@ -17,7 +18,7 @@ public struct WindowFeatures: Sendable, Equatable {
     ]
     public static let axisNames = [
         "gravity_steadiness", "direction_steadiness", "gravity_turn", "along_share", "along_step", "stride_turn",
-        "arm_swing",
+        "arm_swing", "along_own_share",
     ]
     public static let names = magnitudeNames + axisNames
     /// The version of these features: their order, and what each one measures. A saved model refers to features by
@@ -26,8 +27,8 @@ public struct WindowFeatures: Sendable, Equatable {
     /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
     /// `r2` against the candidates' rate, `crossings_hz` capped; 3: the axis features of a window without axes are
     /// missing (NaN in `values`), no longer 0; 4: `along_share`, `along_step` and `stride_turn` added; 5: `arm_swing`
-    /// added.
-    public static let featureSet = 5
+    /// added; 6: `along_own_share` added.
+    public static let featureSet = 6
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
@@ -87,6 +88,13 @@ public struct WindowFeatures: Sendable, Equatable {
     /// swing of that period alone shows it too (its centripetal push, and the gravity estimate following it, put a
     /// component at twice its rate along gravity): an arm swinging without steps, rare in daily hand activity.
     public var armSwing = -1.0
+    /// The share of the moving energy that lies along gravity and is not the projection of the motion across it:
+    /// `alongShare` less the share along gravity that the vector across gravity predicts tick by tick
+    /// (`AlongOnAcross`), at most the share across gravity (`1 − alongShare`). A hand moving to and fro along one line
+    /// tilted θ from gravity has max(0, cos 2θ): none of its own beyond 45° (clapping, brushing teeth: 0.3-0.45 of
+    /// its energy along gravity), most of it near gravity (a body's rise and fall carried by a held arm). Walking's
+    /// push along gravity is its own motion: about its whole share.
+    public var alongOwnShare = 0.0
 
     public init() {}
 
@@ -100,7 +108,7 @@ public struct WindowFeatures: Sendable, Equatable {
             logStd, r1, r2, rStep, rStride, rTwoStrides, logKurtosis, crest, crossingsHz, logImpulse,
             peakRate, strideCV, hasAxes ? gravitySteadiness : .nan, hasAxes ? directionSteadiness : .nan,
             hasAxes ? gravityTurn : .nan, hasAxes ? alongShare : .nan, hasAxes ? alongStep : .nan,
-            hasAxes ? strideTurn : .nan, hasAxes ? armSwing : .nan
+            hasAxes ? strideTurn : .nan, hasAxes ? armSwing : .nan, hasAxes ? alongOwnShare : .nan
         )
         return withUnsafeBytes(of: v) { body($0.bindMemory(to: Double.self)) }
     }
