@@ -50,6 +50,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var shortBoutEnter: Double = 0.25
     public var shortBoutAlongShare: Double = 0.3
     public var shortBoutIntervalCV: Double = 0.3
+    /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
+    /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
+    /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
+    /// stepping at a steady stride does that wherever the device is carried: a runner whose arm does not swing, a
+    /// phone in a back pocket. No hand activity in ../shared reaches both (bench/accuracy.md). Above 1: off.
+    public var steadyStride: Double = 0.8
+    public var steadyStrideAlongShare: Double = 0.35
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -60,7 +67,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
-            shortBoutIntervalCV
+            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -90,6 +97,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortBoutEnter = try value(.shortBoutEnter, s.shortBoutEnter)
         shortBoutAlongShare = try value(.shortBoutAlongShare, s.shortBoutAlongShare)
         shortBoutIntervalCV = try value(.shortBoutIntervalCV, s.shortBoutIntervalCV)
+        steadyStride = try value(.steadyStride, s.steadyStride)
+        steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         recognizer = try value(.recognizer, s.recognizer)
     }
 
