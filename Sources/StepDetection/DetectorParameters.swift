@@ -50,6 +50,14 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var shortBoutEnter: Double = 0.25
     public var shortBoutAlongShare: Double = 0.3
     public var shortBoutIntervalCV: Double = 0.3
+    /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
+    /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
+    /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
+    /// stepping at a steady stride does that wherever the device is carried: a runner whose arm does not swing, a
+    /// phone in a back pocket. Brushing teeth comes closest (one WISDM person: r_stride 0.9, share 0.45); clapping and an
+    /// elevator standing still reach 0.8 and 0.35 (bench/accuracy.md). Above 1: off.
+    public var steadyStride: Double = 0.85
+    public var steadyStrideAlongShare: Double = 0.45
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -60,7 +68,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
-            shortBoutIntervalCV
+            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -90,6 +98,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortBoutEnter = try value(.shortBoutEnter, s.shortBoutEnter)
         shortBoutAlongShare = try value(.shortBoutAlongShare, s.shortBoutAlongShare)
         shortBoutIntervalCV = try value(.shortBoutIntervalCV, s.shortBoutIntervalCV)
+        steadyStride = try value(.steadyStride, s.steadyStride)
+        steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         recognizer = try value(.recognizer, s.recognizer)
     }
 
@@ -103,8 +113,8 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
     case normal
     /// For people who walk slowly (older people, recovery, a walker): 30-50 steps a minute, weak and uneven, which
     /// the walking recognizer cannot tell from hand activity. The rhythm gate alone decides, with room for steps up
-    /// to 2.5 s apart; hand activity with a rhythm (brushing teeth, clapping, folding) then counts too: about 1,750
-    /// false steps an hour of it against 54 (bench/accuracy.md).
+    /// to 2.5 s apart and swings of at least 1.5 m/s²; hand activity with a rhythm (brushing teeth, clapping, folding)
+    /// then counts too: about 1,430 false steps an hour of it against 54 (bench/accuracy.md).
     case slow
 
     /// The parameter set of this sensitivity.
@@ -118,12 +128,20 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
 
 extension DetectorParameters {
     /// `Sensitivity.slow`: the rhythm gate without the walking recognizer; steps up to 2.5 s apart, and bouts of six
-    /// steps (a walker's trips are short: across a room, to the table).
+    /// steps (a walker's trips are short: across a room, to the table). With nothing else to refuse hand motion, a
+    /// peak needs a swing of `slowMinSwing` (1.5 m/s², for weak peaks inside a walk too): the slow wrist walks in
+    /// ../shared (|a| only) show a second, smaller impact in many steps, and hand activity swings less than a step.
+    /// Measured (bench/accuracy.md): those walks 138-184 % → 121-153 % of their steps, false steps 1,746 → 1,433/h.
     public static let slowWalking: DetectorParameters = {
         var p = DetectorParameters()
         p.maxStepInterval = 2.5
         p.minBoutSteps = 6
+        p.minSwing = slowMinSwing
+        p.minSwingInWalk = slowMinSwing
         p.recognizer.enabled = false
         return p
     }()
+
+    /// The smallest swing of a step in `slowWalking`, in m/s².
+    static let slowMinSwing = 1.5
 }

@@ -104,7 +104,7 @@ extension StepDetector {
     ) {
         let decision = WalkingDecision(
             startNs: window.startNs, endNs: window.endNs,
-            probability: parameters.recognizer.probability(window.features))
+            probability: max(parameters.recognizer.probability(window.features), steadyStrideEvidence(window.features)))
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
             gate.shortBoutEvidence.removeFirst()
@@ -232,6 +232,20 @@ extension StepDetector {
         for t in steps { accept(t, emit) }
         gate.undecided.removeAll(keepingCapacity: true)
     }
+
+    /// How surely a window is a body stepping at a steady stride, 0-1 (`DetectorParameters.steadyStride`): |a| repeats
+    /// a stride later and the moving energy lies along gravity. The trees judge |a| by the wrists they were trained
+    /// on; a runner holding the arm still (DSADS p6: |a| a quarter of the others', no arm swing) or a phone in a back
+    /// pocket (Oxford: short-long steps) falls outside them, yet steps along gravity stride after stride.
+    func steadyStrideEvidence(_ f: WindowFeatures) -> Double {
+        guard f.hasAxes, f.directionSteadiness < Self.oneDirection, parameters.steadyStride <= 1 else { return 0 }
+        let byStride = (f.rStride - parameters.steadyStride) / Self.steadyStrideRamp
+        let byShare = (f.alongShare - parameters.steadyStrideAlongShare) / Self.steadyStrideRamp
+        return min(max(min(byStride, byShare) + 0.5, 0), 1)
+    }
+
+    /// Width of the steady-stride path's ramps (the gravity gate's).
+    static let steadyStrideRamp = 0.1
 
     /// A window whose acceleration kept one direction this steadily (the mean of its unit vectors this long) has axes
     /// that say nothing |a| does not: |a| put on one axis, as a replay of a magnitude-only recording does. Real motion

@@ -135,6 +135,15 @@ import Testing
         #expect(Sensitivity(rawValue: "slow") == .slow && Sensitivity(rawValue: "fast") == nil)
     }
 
+    @Test func slowCountsNoRhythmOfSwingsSmallerThanAStep() {
+        // 40 s of a rhythm at 1.2/s whose filtered swings reach about 1.4 m/s² (hands at work, or a step's second,
+        // smaller impact): the standard rhythm alone would count it; slow, with no recognizer, needs a step's swing.
+        let hands = SyntheticWalk(rate: 50, steps: 48, interval: 0.83, amplitude: 1.7, seed: 12)
+        #expect(detect(hands.samples(), parameters: Self.rhythmOnly).detector.counters.steps >= 40)
+        #expect(detect(hands.samples(), parameters: Sensitivity.slow.parameters).detector.counters.steps == 0)
+        // A slow step of 2.5 m/s² still counts (`aSlowWalkCountsOnlyWhenSlow`).
+    }
+
     @Test func aSlowWalkCountsOnlyWhenSlow() {
         // Steps 2.1-2.3 s apart, longer than the standard rhythm allows.
         var walk = SyntheticWalk(rate: 25, steps: 30, interval: 2.2, amplitude: 2.5, seed: 27)
@@ -168,9 +177,11 @@ import Testing
         #expect(SyntheticMotion.count(walk, parameters: Self.withoutShortBouts).steps == 0)
     }
 
-    /// Parameters whose model says 0.5 for every window: under `enter`, over `shortBoutEnter`.
+    /// Parameters whose model says 0.5 for every window: under `enter`, over `shortBoutEnter`. Without the
+    /// steady-stride path, which would take these synthetic walks along gravity for walking whatever the model says.
     static let undecidedModel: DetectorParameters = {
         var p = DetectorParameters.standard
+        p.steadyStride = 2
         p.recognizer.model = WalkingTrees(depth: 1, base: 0, features: [0], thresholds: [1e300], leaves: [0, 0])
         return p
     }()
