@@ -25,12 +25,10 @@ struct TokenMiddleware: RouterMiddleware {
 
     /// The receiver's: any of the three places, and a refusal that says where the token goes.
     static func ingest(token: String) -> TokenMiddleware {
-        var refusal = HTTPAnswer.json(
+        var refusal = HTTPAnswer.error(
             .unauthorized,
-            [
-                "error":
-                    "a valid token is required: in the Authorization header (Bearer TOKEN, or Basic with TOKEN as the password) or in the path (/ingest/TOKEN)"
-            ])
+            "a valid token is required: in the Authorization header (Bearer TOKEN, or Basic with TOKEN as the password) or in the path (/ingest/TOKEN)"
+        )
         refusal.headerFields[.wwwAuthenticate] = "Bearer"
         return TokenMiddleware(token: Array(token.utf8), places: [.bearer, .basicPassword, .path], refusal: refusal)
     }

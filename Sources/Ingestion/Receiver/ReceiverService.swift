@@ -2,49 +2,45 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Messages
-import SensorInput
 import ServiceLifecycle
 import Store
 import WallTime
 
-/// The receiver (`[receive]`): phones push their steps to `POST /ingest` (Health Auto Export, Health Connect webhook
-/// apps, OwnTracks, our step log). The token is checked by `TokenMiddleware`; the route only hands the request to
-/// `IngestHandler`, which commits the payload to the state database and answers 200 once it is committed, so a crash
-/// right after the answer loses nothing, and a request refused for any reason stores nothing of it, so the phone
-/// sends it again. What a client may send and for how long is `receive.limits` (docs/receiving.md).
+/// The receiver (`[receive]`): phones push their steps to `POST /ingest` (the apps of `PushApps`). The token is
+/// checked by `TokenMiddleware`; the route only hands the request to `IngestHandler`, which commits the payload to
+/// the state database and answers 200 once it is committed, so a crash right after the answer loses nothing, and a
+/// request refused for any reason stores nothing of it, so the phone sends it again. What a client may send and for
+/// how long is `limits` (docs/receiving.md).
 public final class ReceiverService: Service, CustomStringConvertible {
-    let receive: AgentConfiguration.Receive
+    /// `host:port` as configured.
+    package let address: String
     let store: StateStore
     let logger: Logger
     /// When a push arrived, as its devices' "last heard" and what their readings are complete up to.
     let clock: WallClock
     let server: LimitedHTTPServer
 
-    /// Binds nothing yet: the server listens in `run()`. With `releaseMemoryAbove`, a body larger than that many
-    /// bytes has memory given back between its stages (`IngestHandler.releaseMemoryAbove`): the agent's.
-    public init(
-        receive: AgentConfiguration.Receive, store: StateStore, logger: Logger, clock: WallClock = .system,
-        releaseMemoryAbove: Int? = nil
+    /// Binds nothing yet: the server listens on `host:port` in `run()`. With `releaseMemory`, a large body has
+    /// memory given back between its stages (the agent's `MemoryTrim`).
+    package init(
+        host: String, port: UInt16, token: String, limits: HTTPLimits, store: StateStore, logger: Logger,
+        clock: WallClock = .system, releaseMemory: MemoryRelease? = nil
     ) {
-        self.receive = receive
+        address = "\(host):\(port)"
         self.store = store
         self.logger = logger
         self.clock = clock
         let handler = IngestHandler(
-            maxBody: receive.limits.maxBody, store: store, logger: logger, clock: clock,
-            releaseMemoryAbove: releaseMemoryAbove)
+            maxBody: limits.maxBody, store: store, logger: logger, clock: clock, releaseMemory: releaseMemory)
         server = LimitedHTTPServer(
-            name: "receiver", host: receive.host, port: Int(receive.port), limits: receive.limits,
-            responder: Self.routes(handler, token: receive.token ?? "").buildResponder(), logger: logger)
+            name: "receiver", host: host, port: Int(port), limits: limits,
+            responder: Self.routes(handler, token: token).buildResponder(), logger: logger)
     }
 
     /// `POST /ingest` and `POST /ingest/TOKEN` behind the token; 405 for another method there, a JSON 404 elsewhere.
     static func routes(_ handler: IngestHandler, token: String) -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(
-            middleware: NotFoundAnswer(
-                answer: .json(.notFound, ["error": "not found: the receiver takes POST /ingest"])))
+        router.add(middleware: NotFoundAnswer(answer: .error(.notFound, "not found: the receiver takes POST /ingest")))
         router.group("ingest").add(middleware: TokenMiddleware.ingest(token: token))
             .post { request, _ in try await handler.answer(IngestRequest(request)).response }
             .post(":token") { request, _ in try await handler.answer(IngestRequest(request)).response }
@@ -57,9 +53,6 @@ public final class ReceiverService: Service, CustomStringConvertible {
     }
 
     public var description: String { "receiver (\(address))" }
-
-    /// `host:port` as configured.
-    var address: String { "\(receive.host):\(receive.port)" }
 
     /// Serves until graceful shutdown, cancellation or `stop()`; throws `ListenError` when it cannot listen.
     public func run() async throws {

@@ -46,7 +46,7 @@ extension HTTPLimits {
     /// These limits with `maxConnections` fitted to the process's descriptor limit: the soft `RLIMIT_NOFILE` is
     /// raised (up to the hard limit) to hold `maxConnections` beside the descriptors the agent needs for the rest;
     /// when even the hard limit cannot, fewer connections are served and the warning says so and how to fix it.
-    func fittedToDescriptors(key: String) -> (limits: HTTPLimits, warning: String?) {
+    package func fittedToDescriptors(key: String) -> (limits: HTTPLimits, warning: String?) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (self, nil) }
         let needed = rlim_t(maxConnections + Self.reservedDescriptors)

@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 
 /// Health Connect webhook apps (Android, e.g. health-connect-webhook): `{"timestamp": "…Z", "app_version": "…",
 /// "steps": [{"count": 123, "start_time": "…Z", "end_time": "…Z", "metadata": {…}}], …}`. A step record replaces
@@ -10,25 +11,29 @@ import Foundation
 /// `ignored` and its records replace as they come. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A record that
 /// cannot be read is left out and refused, the others kept. A test send (`"test": true`) is checked like any payload,
 /// then stores nothing.
-enum HealthConnectPayload {
-    static let app = PayloadApp.healthConnect
-    static let name = app.rawValue
+struct HealthConnectApp: PushApp {
+    static let name = "health-connect"
+    var name: String { Self.name }
 
-    static let format = PayloadFormat(
-        app: app,
-        about:
-            "Health Connect webhook (Android): {\"app_version\", or \"timestamp\" and \"steps\": [{\"count\", \"start_time\", \"end_time\"}], …}",
-        recognises: { body in
-            guard let root = body.topLevelObject else { return false }
-            if root["app_version"] != nil { return true }
-            if case .array? = root["steps"], root["timestamp"] != nil { return true }
-            return false
-        },
-        parse: parse)
+    let about =
+        "Health Connect webhook (Android): {\"app_version\", or \"timestamp\" and \"steps\": [{\"count\", \"start_time\", \"end_time\"}], …}"
+
+    func recognises(_ body: PayloadBody) -> Bool {
+        guard let root = body.topLevelObject else { return false }
+        if root["app_version"] != nil { return true }
+        if case .array? = root["steps"], root["timestamp"] != nil { return true }
+        return false
+    }
+
+    func parse(_ body: PayloadBody) throws -> Payload { try Self.parse(body) }
+
+    /// health-connect-webhook retries only a 5xx (three times) and its next sync repeats the records: the plain JSON
+    /// answers (`AppConvention.plain`).
+    let convention = AppConvention.plain
 
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
-        var payload = Payload(app: app)
+        var payload = Payload(format: name)
         if let test = root["test"] {
             guard case .bool(let isTest) = test else {
                 throw PayloadError.expected("true or false", at: "test", found: test)

@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 
 /// Health Auto Export's `date`: the phone's local time with its numeric offset, `yyyy-MM-dd HH:mm:ss Z`; on a phone
 /// set to 12-hour time `2024-09-21 7:57:00 am +1000` (`am`, `AM`, `a.m.`; since iOS 17 often a U+202F narrow no-break

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import SensorInput
 
 /// OwnTracks (iOS), HTTP mode: one message per request (an array of them is read too). Only `{"_type": "steps",
 /// "tst": 1700000000, "steps": 4321, "from": 1699999200, "to": 1700000000}` (the answer to a `reportSteps` command)
@@ -7,26 +9,70 @@ import Foundation
 /// phone) and every other `_type` (location, transition, …) are listed as ignored; a message that cannot be read is
 /// left out and refused, the others of an array kept. The body names no device: the
 /// device is `owntracks` (the receiver may qualify it, e.g. by OwnTracks' `X-Limit-D` header).
-enum OwnTracksPayload {
-    static let app = PayloadApp.ownTracks
-    static let name = app.rawValue
+struct OwnTracksApp: PushApp {
+    static let name = "owntracks"
+    var name: String { Self.name }
     /// The latest second a report may name (2100-01-01).
     static let latestSecond: Int64 = 4_102_444_800
 
-    static let format = PayloadFormat(
-        app: app,
-        about: "OwnTracks HTTP: {\"_type\": \"steps\", \"tst\", \"steps\", \"from\", \"to\"} (epoch seconds)",
-        recognises: { body in
-            guard case .success(let tree) = body.document else { return false }
-            if case .string? = tree["_type"] { return true }
-            if case .string? = tree[0]?["_type"] { return true }
-            return false
-        },
-        parse: parse)
+    let about =
+        "OwnTracks HTTP: {\"_type\": \"steps\", \"tst\", \"steps\", \"from\", \"to\"} (epoch seconds)"
+
+    func recognises(_ body: PayloadBody) -> Bool {
+        guard case .success(let tree) = body.document else { return false }
+        if case .string? = tree["_type"] { return true }
+        if case .string? = tree[0]?["_type"] { return true }
+        return false
+    }
+
+    func parse(_ body: PayloadBody) throws -> Payload { try Self.parse(body) }
+
+    /// OwnTracks' HTTP booklet: a 200's body is a JSON array of messages for the phone, and a zero-length body is
+    /// posted when a friend is deleted. Its queue is held until a 2xx (owntracks/ios#663: "the app waits for a
+    /// positive response before it continues to the next message"), so what it cannot fix is answered 200 with no
+    /// command: asking a phone whose steps report is unreadable to report again loops.
+    var convention: AppConvention {
+        AppConvention(
+            stored: Self.answer,
+            emptyBody: .init(sentBy: Self.sent, note: "empty body (OwnTracks sends one when a friend is deleted)"),
+            unreadable: { Self.messages([]) })
+    }
+
+    /// One message for the phone, as OwnTracks reads it.
+    struct Command: Encodable, Equatable {
+        var type: String
+        var action: String
+
+        enum CodingKeys: String, CodingKey {
+            case type = "_type"
+            case action
+        }
+    }
+
+    /// OwnTracks reports steps only when a `reportSteps` command asks (push-sources.md): in HTTP mode the answer to
+    /// a POST is the only way to ask. Every message but a steps report is answered with that command (no
+    /// `from`/`to`: today's total so far, which replaces the day's earlier report); a steps report is answered `[]`,
+    /// so nothing loops.
+    static func answer(_ payload: Payload) -> HTTPAnswer {
+        messages(payload.isStepsReport ? [] : [Command(type: "cmd", action: "reportSteps")])
+    }
+
+    /// A 200 whose body is `messages` as OwnTracks reads them: a JSON array.
+    static func messages(_ messages: [Command]) -> HTTPAnswer {
+        HTTPAnswer(
+            status: .ok, headerFields: [.contentType: "application/json"], body: HTTPAnswer.jsonData(messages, "[]"))
+    }
+
+    /// Whether the request comes from OwnTracks by its headers: its `User-Agent`, or its `X-Limit-U`/`X-Limit-D`
+    /// headers (user and device).
+    static func sent(_ fields: HTTPFields) -> Bool {
+        fields[HTTPField.Name("X-Limit-U")!] != nil || fields[HTTPField.Name("X-Limit-D")!] != nil
+            || fields[.userAgent]?.lowercased().hasPrefix("owntracks") == true
+    }
 
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get()
-        var payload = Payload(app: app)
+        var payload = Payload(format: name)
         var others: [String: Int] = [:]
         let messages: [(JSONTree, String)]
         if case .array(let list) = root {

@@ -1,27 +1,23 @@
 import Foundation
 import HTTPTypes
 import Logging
-import Messages
 import SensorInput
 import Store
 import WallTime
 
-/// One `POST /ingest` request whose token `IngestToken` has checked, to its answer: read the body within `max_body`
-/// (inflated when gzip), recognise and parse the payload, commit it, answer. A payload that cannot be read is refused whole, naming what is
-/// wrong and where, and stores nothing; one whose items cannot all be read stores the others and names those left out.
+/// One `POST /ingest` request whose token `TokenMiddleware` has checked, to its answer: read the body within
+/// `max_body` (inflated when gzip), recognise and parse the payload (`PushApps`), commit it (Store's
+/// `StateStore.commit`), answer as its app must be answered (`AppConvention`). A payload that cannot be read is
+/// refused whole, naming what is wrong and where, and stores nothing; one whose items cannot all be read stores the
+/// others and names those left out.
 struct IngestHandler: Sendable {
     let maxBody: Int
     let store: StateStore
     let logger: Logger
     let clock: WallClock
-    /// A body larger than this many bytes has memory given back (`MemoryTrim`) once it is read and once it is parsed,
-    /// so that reading it (the HTTP server's code), parsing it and committing it do not all stay resident at once: a
-    /// month of Health Auto Export in one request peaked 4-10 MB lower (bench/receiver_load_result.txt). Nil: never.
-    var releaseMemoryAbove: Int? = nil
-
-    /// The agent's `releaseMemoryAbove`: a body this large is rare (a month of Health Auto Export is 3.3 MB; a day,
-    /// 0.1 MB; Sensor Logger's batch of a second, 10 KB), so the pages faulted back in after it cost nothing that counts.
-    static let largeBody = 1 << 20
+    /// Memory given back once a large body is read and once it is parsed, so that reading it (the HTTP server's
+    /// code), parsing it and committing it do not all stay resident at once. Nil: never.
+    var releaseMemory: MemoryRelease? = nil
 
     func answer(_ request: IngestRequest) async throws -> HTTPAnswer {
         let payload: Payload
@@ -32,14 +28,14 @@ struct IngestHandler: Sendable {
             return refusal.response
         }
         // The body and what parsing it left are freed by now: give them and the parser's pages back before the commit.
-        releaseMemory(afterBodyOf: bodyBytes)
-        let convention = AppConventions.of(payload.app)
+        releaseMemory?.after(bodyOf: bodyBytes)
+        let convention = PushApps.convention(of: payload.format)
         if let problem = payload.problem, let tellUser = convention.tellUser {
             return tellUser("steptweet counts nothing of this recording: \(problem)\n")
         }
         if payload.isTest {
             if payload.refusedCount > 0 { return leftOut(payload, ReceivedCommit(), convention) }
-            return Self.json(.ok, ["format": payload.format, "test": true, "readings": 0, "samples": 0])
+            return .json(.ok, StoredAnswer(format: payload.format, test: true, readings: 0, samples: 0))
         }
         let committed: ReceivedCommit
         do {
@@ -53,19 +49,14 @@ struct IngestHandler: Sendable {
                     "steptweet could not store this message, nothing of it was kept: its state database cannot be written now\n"
                 )
             }
-            return Self.json(.serviceUnavailable, ["error": "the state database cannot be written now; send again"])
+            return .error(.serviceUnavailable, "the state database cannot be written now; send again")
         }
         logger.debug(
             "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
         if payload.refusedCount > 0 { return leftOut(payload, committed, convention) }
         if let stored = convention.stored { return stored(payload) }
-        var answer: [String: Any] = [
-            "format": payload.format, "readings": committed.readings, "samples": committed.samples,
-            "duplicates": committed.duplicates, "device": committed.devices.joined(separator: ", "),
-        ]
-        if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
-        return Self.json(.ok, answer)
+        return .json(.ok, StoredAnswer(payload, committed))
     }
 
     /// The answer to a payload whose valid items are stored and some of whose items were left out, logged once:
@@ -83,20 +74,7 @@ struct IngestHandler: Sendable {
                 "steptweet, of this message: \(what): \(payload.refusalSummary(naming: 3, devices: false))\n")
         }
         if convention.unreadable != nil, let stored = convention.stored { return stored(payload) }
-        var answer: [String: Any] = [
-            "error": "\(what): \(payload.refusalSummary(naming: 3))", "format": payload.format,
-            "stored": payload.items.count,
-            "readings": committed.readings, "samples": committed.samples, "duplicates": committed.duplicates,
-            "device": committed.devices.joined(separator: ", "), "refused_count": payload.refusedCount,
-            "refused": payload.refused.map { e -> [String: String] in
-                var item = ["field": e.path, "reason": e.message]
-                if let device = e.device { item["device"] = device }
-                return item
-            },
-        ]
-        if !payload.ignored.isEmpty { answer["ignored"] = payload.ignored }
-        if payload.isTest { answer["test"] = true }
-        return Self.json(.unprocessableContent, answer)
+        return .json(.unprocessableContent, LeftOutAnswer(payload, committed))
     }
 
     /// A request refused before anything of it is stored: its answer.
@@ -104,65 +82,62 @@ struct IngestHandler: Sendable {
         var response: HTTPAnswer
     }
 
-    /// Gives memory back (`MemoryTrim`) when a body of `bytes` is over `releaseMemoryAbove`.
-    func releaseMemory(afterBodyOf bytes: Int) {
-        guard let releaseMemoryAbove, bytes > releaseMemoryAbove else { return }
-        MemoryTrim.releaseIdlePages()
-    }
-
     /// The request's payload and the size of its body. The body is let go on return, before the commit, so that a
     /// large body and what was read from it are not held at once.
     func receivedPayload(_ request: IngestRequest) async throws -> (Payload, bodyBytes: Int) {
         let body = try await readBody(request)
         // The HTTP server's pages that read it are not needed to parse it.
-        releaseMemory(afterBodyOf: body.count)
+        releaseMemory?.after(bodyOf: body.count)
         if let type = request.headerFields[.contentType], type.lowercased().hasPrefix("multipart/form-data") {
             // Health Auto Export sends its CSV export so (read whole first: answering before the body is read may
             // reset the connection under the answer); every format read here is JSON.
             throw Refusal(
-                response: Self.json(
+                response: .error(
                     .unsupportedMediaType,
-                    [
-                        "error":
-                            "Content-Type multipart/form-data (Health Auto Export's CSV export) is not read: send JSON (in Health Auto Export, set the automation's export format to JSON)"
-                    ]))
+                    "Content-Type multipart/form-data (Health Auto Export's CSV export) is not read: send JSON (in Health Auto Export, set the automation's export format to JSON)"
+                ))
         }
         let format = request.format
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }),
             let sender = Self.emptyBodySender(request, format)
         {
-            return (Payload(app: sender.app, ignored: [sender.note]), body.count)
+            return (Payload(format: sender.app.name, ignored: [sender.note]), body.count)
         }
         do {
-            return (try PayloadFormats.parse(bytes: body, format: format), body.count)
+            return (try PushApps.parse(bytes: body, format: format), body.count)
         } catch let error as PayloadError {
-            let app = error.app ?? Self.emptyBodySender(request, format)?.app
-            if let app, let unreadable = AppConventions.of(app).unreadable {
-                logger.warning("receiver: \(app.rawValue) message refused whole, answered 2xx: \(error.description)")
-                do {
-                    try store.refused(
-                        device: app.rawValue, format: app.rawValue, nowNs: clock.nowNs(),
-                        text: "refused whole: \(error.description)")
-                } catch {
-                    logger.error("receiver: cannot keep a refusal for status: \(error)")
-                }
-                throw Refusal(response: unreadable())
-            }
-            if let tellUser = AppConventions.of(error.app).tellUser {
-                throw Refusal(
-                    response: tellUser(
-                        "steptweet refused this message, nothing of it was stored: \(error.description)\n"))
-            }
-            throw Refusal(response: Self.json(.badRequest, ["error": error.description, "format": error.format ?? ""]))
+            throw refusal(of: error, request)
         }
+    }
+
+    /// The answer to a body refused whole: as its app must be told (a 2xx to an app that would block, its user's
+    /// notice), else a 400 naming what is wrong.
+    func refusal(of error: PayloadError, _ request: IngestRequest) -> Refusal {
+        let app = error.format.flatMap(PushApps.named) ?? Self.emptyBodySender(request, request.format)?.app
+        if let app, let unreadable = app.convention.unreadable {
+            logger.warning("receiver: \(app.name) message refused whole, answered 2xx: \(error.description)")
+            do {
+                try store.refused(
+                    device: app.name, format: app.name, nowNs: clock.nowNs(),
+                    text: "refused whole: \(error.description)")
+            } catch {
+                logger.error("receiver: cannot keep a refusal for status: \(error)")
+            }
+            return Refusal(response: unreadable())
+        }
+        if let tellUser = PushApps.convention(of: error.format).tellUser {
+            return Refusal(
+                response: tellUser("steptweet refused this message, nothing of it was stored: \(error.description)\n"))
+        }
+        return Refusal(response: .json(.badRequest, ErrorAnswer(error: error.description, format: error.format ?? "")))
     }
 
     /// The app whose empty body this is (`AppConvention.emptyBody`): named by `?format=NAME`, or told by the
     /// request's headers.
-    static func emptyBodySender(_ request: IngestRequest, _ format: String?) -> (app: PayloadApp, note: String)? {
-        let named = format.flatMap(PayloadFormats.named)?.app
-        for app in PayloadApp.allCases {
-            if let empty = AppConventions.of(app).emptyBody, named == app || empty.sentBy(request.headerFields) {
+    static func emptyBodySender(_ request: IngestRequest, _ format: String?) -> (app: any PushApp, note: String)? {
+        let named = format.flatMap(PushApps.named)?.name
+        for app in PushApps.all {
+            if let empty = app.convention.emptyBody, named == app.name || empty.sentBy(request.headerFields) {
                 return (app, empty.note)
             }
         }
@@ -172,31 +147,47 @@ struct IngestHandler: Sendable {
     /// The body, at most `maxBody` bytes as sent and, when gzip, as inflated.
     func readBody(_ request: IngestRequest) async throws -> [UInt8] {
         let tooLarge = Refusal(
-            response: Self.json(.contentTooLarge, ["error": "the body is larger than max_body (\(maxBody) bytes)"]))
+            response: .error(.contentTooLarge, "the body is larger than max_body (\(maxBody) bytes)"))
         guard let body = try await request.readBody(maxBody) else { throw tooLarge }
         guard let encoding = request.headerFields[.contentEncoding]?.lowercased(), encoding != "identity" else {
             return body
         }
         guard encoding == "gzip" || encoding == "x-gzip" else {
             throw Refusal(
-                response: Self.json(
-                    .unsupportedMediaType, ["error": "Content-Encoding \(encoding) is not taken: send gzip or none"]))
+                response: .error(.unsupportedMediaType, "Content-Encoding \(encoding) is not taken: send gzip or none"))
         }
         do {
             return [UInt8](try GzipBody.inflate(Data(body), limit: maxBody))
         } catch let failure as GzipBody.Failure {
             if case .tooLarge = failure { throw tooLarge }
-            throw Refusal(response: Self.json(.badRequest, ["error": failure.description]))
+            throw Refusal(response: .error(.badRequest, failure.description))
         }
     }
 
     static let methodNotAllowed: HTTPAnswer = {
-        var answer = json(.methodNotAllowed, ["error": "use POST"])
+        var answer = HTTPAnswer.error(.methodNotAllowed, "use POST")
         answer.headerFields[.allow] = "POST"
         return answer
     }()
+}
 
-    static func json(_ status: HTTPResponse.Status, _ object: [String: Any]) -> HTTPAnswer {
-        HTTPAnswer.json(status, object)
+/// Memory given back (the agent's `MemoryTrim`) after a body larger than `above` bytes, between the stages of its
+/// request: a month of Health Auto Export in one request peaked 4-10 MB lower (bench/receiver_load_result.txt).
+package struct MemoryRelease: Sendable {
+    package var above: Int
+    package var release: @Sendable () -> Void
+
+    package init(above: Int, release: @escaping @Sendable () -> Void) {
+        self.above = above
+        self.release = release
+    }
+
+    /// The agent's `above`: a body this large is rare (a month of Health Auto Export is 3.3 MB; a day, 0.1 MB;
+    /// Sensor Logger's batch of a second, 10 KB), so the pages faulted back in after it cost nothing that counts.
+    package static let largeBody = 1 << 20
+
+    /// Gives memory back when a body of `bytes` is over `above`.
+    func after(bodyOf bytes: Int) {
+        if bytes > above { release() }
     }
 }

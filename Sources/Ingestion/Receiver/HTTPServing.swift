@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// on SwiftNIO's event loops, with `HTTPLimits` enforced by the parser (head size), `ConnectionGuard` (timeouts,
 /// 431/400 answers) and a cap on open connections. Runs as a service: graceful shutdown closes idle connections at
 /// once, drops requests still arriving, and lets the answers being written finish.
-final class LimitedHTTPServer: Sendable {
+package final class LimitedHTTPServer: Sendable {
     /// What it is, for its errors: "receiver", "push listener".
     let name: String
     let host: String
@@ -18,7 +18,7 @@ final class LimitedHTTPServer: Sendable {
     private let group: ServiceGroup
     private let listening = ListeningPort()
 
-    init<Responder: HTTPResponder>(
+    package init<Responder: HTTPResponder>(
         name: String, host: String, port: Int, limits: HTTPLimits, responder: Responder, logger: Logger
     ) where Responder.Context == BasicRequestContext {
         self.name = name
@@ -46,7 +46,7 @@ final class LimitedHTTPServer: Sendable {
 
     /// Listens and serves until graceful shutdown, `stop()` or cancellation. A failure to listen throws
     /// `ListenError`, naming the address.
-    func run() async throws {
+    package func run() async throws {
         do {
             try await group.run()
         } catch {
@@ -59,12 +59,12 @@ final class LimitedHTTPServer: Sendable {
     }
 
     /// The bound port, once listening; throws `ListenError` when it cannot listen.
-    func waitUntilListening() async throws -> Int { try await listening.wait() }
+    package func waitUntilListening() async throws -> Int { try await listening.wait() }
 
     /// The bound port, or nil before it listens.
-    var boundPort: Int? { get async { await listening.port } }
+    package var boundPort: Int? { get async { await listening.port } }
 
-    func stop() async { await group.triggerGracefulShutdown() }
+    package func stop() async { await group.triggerGracefulShutdown() }
 }
 
 /// A server that could not listen: what it is, the address, and why (the system's words).
@@ -101,7 +101,7 @@ actor ListeningPort {
     }
 }
 
-enum HTTPServing {
+package enum HTTPServing {
     /// The event loop every server of the agent runs its connections on: one thread. Parsing and the limits are
     /// light; the handlers run on Swift's own pool. NIO's default, a thread a core, peaked higher under 10 phones
     /// (43.4 against 41.6 MB, bench/receiver_load_result.txt).
@@ -118,7 +118,7 @@ enum HTTPServing {
     }
 
     /// A request's body, whole, if it is at most `limit` bytes; nil as soon as it is longer (the rest is not read).
-    static func body(of request: Request, upTo limit: Int) async throws -> [UInt8]? {
+    package static func body(of request: Request, upTo limit: Int) async throws -> [UInt8]? {
         var body: [UInt8] = []
         if let length = request.headers[.contentLength].flatMap(Int.init) {
             guard length <= limit else { return nil }
@@ -129,5 +129,23 @@ enum HTTPServing {
             body.append(contentsOf: chunk.readableBytesView)
         }
         return body
+    }
+}
+
+extension HTTPAnswer {
+    /// As Hummingbird writes it, with its length.
+    package var response: Response {
+        var fields = headerFields
+        fields[.contentLength] = String(body.count)
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension IngestRequest {
+    /// The request as Hummingbird received it.
+    init(_ request: Request) {
+        self.init(
+            headerFields: request.headers, format: request.uri.queryParameters["format"].map(String.init),
+            readBody: { limit in try await HTTPServing.body(of: request, upTo: limit) })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 
 /// Our own step log (`steplog`, see the README) pushed as a body of JSON lines, for scripts and other tools; each
 /// line is read by the file format's own line reader (`StepLogFormat.Line`). The device is `src` (else `steplog`),
@@ -7,27 +8,33 @@ import Foundation
 /// is not added twice), without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total` is a running total of its stream, differenced
 /// by the caller across bodies (resets and baselines as in the file format). A line that cannot be read is left out
 /// and refused, the others kept.
-enum StepLogPayload {
-    static let app = PayloadApp.stepLog
-    static let name = app.rawValue
+struct StepLogApp: PushApp {
+    static let name = "steplog"
+    var name: String { Self.name }
 
-    static let format = PayloadFormat(
-        app: app,
-        about:
-            "steptweet step log, JSON lines: {\"ts\", \"steps\" and/or \"total\", \"src\", \"boot_id\", \"seq\"}",
-        recognises: { body in
-            var first: ArraySlice<UInt8>?
-            forEachLine(body.bytes) { line, _ in
-                first = line
-                return false
-            }
-            guard let first else { return false }
-            return first.withUnsafeBufferPointer { StepLogFormat.flatObject($0)?["ts"] != nil }
-        },
-        parse: parse)
+    let about =
+        "steptweet step log, JSON lines: {\"ts\", \"steps\" and/or \"total\", \"src\", \"boot_id\", \"seq\"}"
+
+    func recognises(_ body: PayloadBody) -> Bool {
+        var first: ArraySlice<UInt8>?
+        Self.forEachLine(body.bytes) { line, _ in
+            first = line
+            return false
+        }
+        guard let first else { return false }
+        return first.withUnsafeBufferPointer { StepLogFormat.flatObject($0)?["ts"] != nil }
+    }
+
+    func parse(_ body: PayloadBody) throws -> Payload { try Self.parse(body) }
+
+    /// JSON lines, not one document.
+    let isOneJSONDocument = false
+
+    /// Its senders are scripts that read the 422: the plain JSON answers (`AppConvention.plain`).
+    let convention = AppConvention.plain
 
     static func parse(_ body: PayloadBody) throws -> Payload {
-        var payload = Payload(app: app)
+        var payload = Payload(format: name)
         var totals: [PayloadItem] = []
         var lastNs: [String: Int64] = [:]
         forEachLine(body.bytes) { bytes, number in

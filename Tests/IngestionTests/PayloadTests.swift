@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Ingestion
 @testable import SensorInput
 
 /// The payload registry, Health Connect, OwnTracks, the pushed step log, and bodies that are not payloads at all.
@@ -18,14 +19,14 @@ import Testing
 
     @Test func everyFixtureIsRecognisedAsItsFormat() throws {
         #expect(
-            PayloadFormats.names == ["health-auto-export", "sensor-logger", "health-connect", "owntracks", "steplog"])
+            PushApps.names == ["health-auto-export", "sensor-logger", "health-connect", "owntracks", "steplog"])
         for fixture in fixtures {
             let expected = String(fixture.split(separator: "/")[0])
             #expect(try T.parseFixture(fixture).format == expected, "\(fixture)")
             #expect(try T.parseFixture(fixture, format: expected.uppercased()).format == expected, "\(fixture)")
         }
-        #expect(PayloadFormats.named("Sensor-Logger")?.name == "sensor-logger")
-        #expect(PayloadFormats.named("gpx") == nil)
+        #expect(PushApps.named("Sensor-Logger")?.name == "sensor-logger")
+        #expect(PushApps.named("gpx") == nil)
     }
 
     @Test func aBodyOfNoKnownFormatSaysWhichWereTried() throws {
@@ -63,7 +64,7 @@ import Testing
             let body = [UInt8](try T.fixture(fixture))
             for cut in stride(from: 0, to: body.count - 1, by: max(1, body.count / 97)) {
                 let truncated = Data(body[..<cut])
-                if let payload = try? PayloadFormats.parse(body: truncated) {
+                if let payload = try? PushApps.parse(body: truncated) {
                     // Only a step log cut at a line end is still whole lines.
                     #expect(payload.format == "steplog", "\(fixture) cut at \(cut)")
                 }
@@ -74,8 +75,8 @@ import Testing
                     damaged[Int.random(in: 0..<damaged.count, using: &random)] = UInt8.random(
                         in: 0...255, using: &random)
                 }
-                _ = try? PayloadFormats.parse(body: Data(damaged))
-                _ = try? PayloadFormats.parse(body: Data(damaged), format: String(fixture.split(separator: "/")[0]))
+                _ = try? PushApps.parse(body: Data(damaged))
+                _ = try? PushApps.parse(body: Data(damaged), format: String(fixture.split(separator: "/")[0]))
             }
         }
     }

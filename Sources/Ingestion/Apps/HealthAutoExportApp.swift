@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 
 /// Health Auto Export (iOS), REST API automation, JSON: `{"data": {"metrics": [{"name": "step_count", "units":
 /// "count", "data": [{"date": "2026-11-21 10:00:00 +0900", "qty": 123, "source": "Taro's Apple Watch"}]}],
@@ -8,19 +9,27 @@ import Foundation
 /// aggregation: kept exact in microsteps. Other metrics, workouts and the other arrays (`stateOfMind`, `ecg`, …) are
 /// recognised and listed as ignored; one old version put `"workouts": []` beside `data`. A point (or a `step_count`
 /// metric) that cannot be read is left out and listed, the rest kept.
-enum HealthAutoExportPayload {
-    static let app = PayloadApp.healthAutoExport
-    static let name = app.rawValue
+struct HealthAutoExportApp: PushApp {
+    static let name = "health-auto-export"
+    var name: String { Self.name }
     static let metric = "step_count"
 
-    static let format = PayloadFormat(
-        app: app,
-        about: "Health Auto Export (iOS) REST automation: {\"data\": {\"metrics\": [{\"name\": \"step_count\", …}]}}",
-        recognises: { body in
-            guard case .object(let data)? = body.topLevelObject?["data"] else { return false }
-            return data.contains { key, _ in key == "metrics" || key == "workouts" || otherArrays.contains(key) }
-        },
-        parse: parse, longArrays: [["data", "metrics", "*", "data"]])
+    let about =
+        "Health Auto Export (iOS) REST automation: {\"data\": {\"metrics\": [{\"name\": \"step_count\", …}]}}"
+
+    func recognises(_ body: PayloadBody) -> Bool {
+        guard case .object(let data)? = body.topLevelObject?["data"] else { return false }
+        return data.contains { key, _ in key == "metrics" || key == "workouts" || Self.otherArrays.contains(key) }
+    }
+
+    func parse(_ body: PayloadBody) throws -> Payload { try Self.parse(body) }
+
+    /// It does not block on a refusal: it sends its period again at its next run whatever the answer, so it gets the
+    /// plain JSON answers (`AppConvention.plain`).
+    let convention = AppConvention.plain
+
+    /// A month of minutes is 43,200 points: read one at a time.
+    let longArrays = [["data", "metrics", "*", "data"]]
 
     /// The arrays the app may send besides `metrics` and `workouts`.
     static let otherArrays: Set<String> = [
@@ -39,7 +48,7 @@ enum HealthAutoExportPayload {
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
         let data = try root.member("data", at: "data").object(at: "data")
-        var payload = Payload(app: app)
+        var payload = Payload(format: name)
         guard case .object(let members) = data else { return payload }
         var devices: [String: String] = [:]  // source as sent -> device, normalised once
         for (key, value) in members {

@@ -1,12 +1,13 @@
 import Foundation
 import TestSupport
 
+@testable import Ingestion
 @testable import SensorInput
 
 /// What the payload tests share: parsing text or a committed fixture, and the error a body gets.
 enum PayloadTesting {
     static func parse(_ text: String, format: String? = nil) throws -> Payload {
-        try PayloadFormats.parse(body: Data(text.utf8), format: format)
+        try PushApps.parse(body: Data(text.utf8), format: format)
     }
 
     /// A fixture under `fixtures/push/`.
@@ -15,7 +16,7 @@ enum PayloadTesting {
     }
 
     static func parseFixture(_ relative: String, format: String? = nil) throws -> Payload {
-        try PayloadFormats.parse(body: fixture(relative), format: format)
+        try PushApps.parse(body: fixture(relative), format: format)
     }
 
     /// The `PayloadError` parsing `text` throws, else the first item it leaves out; nil when all of it is read.
@@ -25,7 +26,7 @@ enum PayloadTesting {
 
     static func error(_ body: Data, format: String? = nil) -> PayloadError? {
         do {
-            return try PayloadFormats.parse(body: body, format: format).refused.first
+            return try PushApps.parse(body: body, format: format).refused.first
         } catch let e as PayloadError {
             return e
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Ingestion
 @testable import SensorInput
 
 @Suite struct SensorLoggerPayloadTests {

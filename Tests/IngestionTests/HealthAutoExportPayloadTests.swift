@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Ingestion
 @testable import SensorInput
 
 @Suite struct HealthAutoExportPayloadTests {
@@ -27,7 +28,7 @@ import Testing
         ]
         for (file, ignored) in expected {
             let path = SharedData.fixture("push/health-auto-export/captured/" + file)
-            let payload = try PayloadFormats.parse(body: Data(contentsOf: URL(fileURLWithPath: path)))
+            let payload = try PushApps.parse(body: Data(contentsOf: URL(fileURLWithPath: path)))
             #expect(payload.format == "health-auto-export", "\(file)")
             #expect(payload.items.isEmpty && !payload.isTest, "\(file)")
             #expect(payload.ignored == ignored, "\(file)")

@@ -4,7 +4,7 @@ import SensorInput
 import TestSupport
 import Testing
 
-@testable import Agent
+@testable import Ingestion
 @testable import Store
 
 /// Every refused request or item is told what is wrong and where: malformed bodies of each payload format, bodies
@@ -149,7 +149,7 @@ import Testing
         for headers: HTTPFields in [
             [:], [.authorization: "Bearer wrong"], [.authorization: "Basic dGFybzp3cm9uZw=="],
         ] {
-            let answer = try await T.send(handler, T.bodies[.healthConnect]!.valid, headers: headers)
+            let answer = try await T.send(handler, PushAppCase.named("health-connect").valid, headers: headers)
             #expect(answer.status == 401)
             let error = try #require(answer.object?["error"] as? String)
             for name in ["Authorization", "Bearer", "Basic", "/ingest/TOKEN"] {

@@ -1,30 +1,14 @@
 import Foundation
+import SensorInput
 import StepDetection
 
-/// The acceleration samples (m/s², with gravity) of one Sensor Logger message, from the best sensor it holds.
-///
-/// Pairing `accelerometer` with `gravity`: both halves of one device-motion update carry the same time, written as
-/// a float64 prints (about 256 ns apart at today's epoch, so one instant may print a digit or two differently).
-/// "The same time" is therefore within `sameTimeNs` = 1 µs: four float64 steps, far below any sensor period (1 ms
-/// at 1 kHz), so it never pairs two different updates. An accelerometer reading without a gravity reading that
-/// close is left out and counted; each gravity reading pairs once.
-enum SensorLoggerAcceleration {
-    typealias Reading = SensorLoggerPayload.Reading
-    static let sameTimeNs: Int64 = 1_000
-
-    /// One reading's acceleration.
-    struct Vector {
-        var x, y, z: Double
-    }
-
-    /// A vector and its reading's time.
-    struct Timed {
-        var timeNs: Int64
-        var v: Vector
-    }
+/// The acceleration samples (m/s², with gravity) of one Sensor Logger message, from the best sensor it holds
+/// (its pairing of accelerometer and gravity is SensorInput's, shared with the exported files).
+extension SensorLoggerAcceleration {
+    typealias Reading = SensorLoggerApp.Reading
 
     static func samples(
-        _ bySensor: [String: [Reading]], notes: inout SensorLoggerPayload.Notes
+        _ bySensor: [String: [Reading]], notes: inout SensorLoggerApp.Notes
     ) -> [AccelerationSample] {
         var vectors: [String: [Timed]] = [:]
         for sensor in ["totalacceleration", "accelerometer", "gravity", "accelerometeruncalibrated"] {
@@ -74,23 +58,6 @@ enum SensorLoggerAcceleration {
         let (x, y, z) = (try axis("x"), try axis("y"), try axis("z"))
         guard let x, let y, let z else { return nil }
         return Vector(x: x, y: y, z: z)
-    }
-
-    /// Each accelerometer reading plus the gravity reading at the same time (both sorted by time), and how many
-    /// accelerometer readings had none.
-    static func pairs(_ linear: [Timed], _ gravity: [Timed]) -> ([AccelerationSample], unpaired: Int) {
-        var out: [AccelerationSample] = []
-        out.reserveCapacity(linear.count)
-        var j = 0
-        for a in linear {
-            while j < gravity.count, gravity[j].timeNs < a.timeNs - sameTimeNs { j += 1 }
-            if j < gravity.count, abs(gravity[j].timeNs - a.timeNs) <= sameTimeNs {
-                let g = gravity[j].v
-                out.append(AccelerationSample(timeNs: a.timeNs, x: a.v.x + g.x, y: a.v.y + g.y, z: a.v.z + g.z))
-                j += 1
-            }
-        }
-        return (out, linear.count - out.count)
     }
 
     /// Uncalibrated readings in m/s²: in g when their median |a| says so (iOS without "Standardise Units & Frames").

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import SensorInput
 import StepDetection
 
 /// Sensor Logger (iOS and Android), HTTP push: `{"messageId": 27, "sessionId": "…", "deviceId": "…", "payload":
@@ -10,19 +12,30 @@ import StepDetection
 /// A reading repeated within the message (name and time) is taken once; one whose values are null (how JavaScript
 /// writes NaN) or over 50 g is left out and listed; one that cannot be read (no time, values not numbers) is left out
 /// and refused (`Payload.refused`). "Tap to test pushing" sends one reading named `test`.
-enum SensorLoggerPayload {
-    static let app = PayloadApp.sensorLogger
-    static let name = app.rawValue
+struct SensorLoggerApp: PushApp {
+    static let name = "sensor-logger"
+    var name: String { Self.name }
 
-    static let format = PayloadFormat(
-        app: app,
-        about:
-            "Sensor Logger HTTP push: {\"sessionId\", \"deviceId\", \"payload\": [{\"name\", \"time\", \"values\"}]}",
-        recognises: { body in
-            guard let root = body.topLevelObject, case .array? = root["payload"] else { return false }
-            return root["sessionId"] != nil || root["deviceId"] != nil || root["messageId"] != nil
-        },
-        parse: parse)
+    let about =
+        "Sensor Logger HTTP push: {\"sessionId\", \"deviceId\", \"payload\": [{\"name\", \"time\", \"values\"}]}"
+
+    func recognises(_ body: PayloadBody) -> Bool {
+        guard let root = body.topLevelObject, case .array? = root["payload"] else { return false }
+        return root["sessionId"] != nil || root["deviceId"] != nil || root["messageId"] != nil
+    }
+
+    func parse(_ body: PayloadBody) throws -> Payload { try Self.parse(body) }
+
+    /// PUSHING.md: the text of a 499 answer is shown to the user (once per recording), nothing of any other. The app
+    /// sends no message again (push-sources.md), so a 503's "send again" would reach nobody.
+    var convention: AppConvention { AppConvention(tellUser: Self.notice) }
+
+    /// A 499 with `text` in plain text: what Sensor Logger shows its user, once per recording (PUSHING.md).
+    static func notice(_ text: String) -> HTTPAnswer {
+        HTTPAnswer(
+            status: HTTPAnswer.status(499, "Refused"), headerFields: [.contentType: "text/plain; charset=utf-8"],
+            body: Data(text.utf8))
+    }
 
     /// The sensors whose readings are used; the rest are counted into `ignored`.
     static let used: Set<String> = [
@@ -49,7 +62,7 @@ enum SensorLoggerPayload {
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
         let readings = try root.member("payload", at: "payload").array(at: "payload")
-        var payload = Payload(app: app)
+        var payload = Payload(format: name)
         if !readings.isEmpty, readings.allSatisfy({ $0["name"] == .string("test") }) {
             payload.isTest = true
             return payload
