@@ -49,8 +49,9 @@ let package = Package(
             name: "Store",
             dependencies: ["StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["README.md"]),
-        // What phones push -> the state: the receiver's HTTP routes and limits, one file per push app (its payload
-        // format and how it is answered) in a registry, the commit through Store.
+        // Step data coming in while the agent runs: what phones push -> the state (the receiver's HTTP routes and
+        // limits, one file per push app declaring its payload format and answers, in a registry; the commit through
+        // Store), and the live accelerometer sampled into the file the fetch reads.
         .target(
             name: "Ingestion",
             dependencies: [

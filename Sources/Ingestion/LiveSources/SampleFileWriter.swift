@@ -8,7 +8,7 @@ import StepDetection
 
 /// Appends samples as `time_ns,x,y,z` lines (m/s², 5 decimals) to the sample file, in whole-line writes, and
 /// rotates it. Samples not later than the last one written are dropped (a reader needs time to go forward).
-final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a time
+package final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a time
     static let header = "time_ns,x,y,z\n"
     let device: AccelerometerDevice
     private var fd: Int32 = -1
@@ -62,7 +62,7 @@ final class SampleFileWriter: @unchecked Sendable {  // used by one thread at a 
     }
 
     /// The time of the last complete line of an existing sample file, so a restart never writes time backwards.
-    static func lastTime(in path: String) -> Int64? {
+    package static func lastTime(in path: String) -> Int64? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let end = (try? handle.seekToEnd()) ?? 0
