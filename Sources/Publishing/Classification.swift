@@ -60,20 +60,14 @@ public enum ResponseClassifier {
     /// The server's own words: `error`, `error_description`, `detail`, `message`, `title` or Matrix `errcode`
     /// from a JSON body, else the start of a text body.
     public static func serverMessage(_ reply: HTTPReply) -> String {
-        if let json = reply.json {
-            func text(_ key: String) -> String? {
-                if let s = json[key] as? String, !s.isEmpty { return s }
-                return (json[key] as? [String: Any])?["message"] as? String
-            }
+        if let answer = reply.decoded(ErrorAnswer.self) {
             // A machine code first: Matrix `errcode`, or XRPC's `error` when a `message` comes with it.
-            let xrpcCode = json["message"] is String ? json["error"] as? String : nil
-            let code = json["errcode"] as? String ?? xrpcCode
-            var message = text("detail") ?? text("message") ?? text("error_description")
-            if message == nil && xrpcCode == nil { message = text("error") }
-            if message == nil, let errors = json["errors"] as? [[String: Any]], let first = errors.first {
-                message = (first["message"] ?? first["detail"]) as? String
-            }
-            if message == nil { message = text("title") }
+            let xrpcCode = answer.message?.isText == true ? answer.error?.text : nil
+            let code = answer.errcode ?? xrpcCode
+            var message = answer.detail?.shown ?? answer.message?.shown ?? answer.errorDescription?.shown
+            if message == nil && xrpcCode == nil { message = answer.error?.shown }
+            if message == nil, let first = answer.errors?.first { message = first.message ?? first.detail }
+            if message == nil { message = answer.title?.shown }
             let parts = [code, message].compactMap { $0 }
             if !parts.isEmpty { return String(parts.joined(separator: " ").prefix(300)) }
         }
@@ -105,9 +99,9 @@ public enum ResponseClassifier {
         {
             return seconds
         }
-        if let json = reply.json {
-            if let ms = json["retry_after_ms"] as? Double { return max(0, ms / 1000) }
-            if let s = json["retry_after"] as? Double { return max(0, s) }
+        if let answer = reply.decoded(ErrorAnswer.self) {
+            if let ms = answer.retryAfterMs { return max(0, ms / 1000) }
+            if let s = answer.retryAfter { return max(0, s) }
         }
         return nil
     }
@@ -136,4 +130,52 @@ public enum ResponseClassifier {
         }
         return nil
     }
+}
+
+/// The fields of an answer the server's words and wait are read from. Servers put a text or an object with a
+/// `message` in `error`, `message`, `detail`, `error_description` and `title` (`ServerText`).
+private struct ErrorAnswer: Decodable {
+    @Lenient var errcode: String?
+    @Lenient var error: ServerText?
+    @Lenient var message: ServerText?
+    @Lenient var detail: ServerText?
+    @Lenient var errorDescription: ServerText?
+    @Lenient var title: ServerText?
+    @Lenient var errors: [ErrorItem]?
+    @Lenient var retryAfterMs: Double?
+    @Lenient var retryAfter: Double?
+
+    private enum CodingKeys: String, CodingKey {
+        case errcode, error, message, detail, title, errors
+        case errorDescription = "error_description"
+        case retryAfterMs = "retry_after_ms"
+        case retryAfter = "retry_after"
+    }
+
+    struct ErrorItem: Decodable {
+        @Lenient var message: String?
+        @Lenient var detail: String?
+    }
+}
+
+/// A field holding a text, or an object whose `message` is one.
+private struct ServerText: Decodable {
+    /// The text when the field is one (empty included).
+    let text: String?
+    /// The object's `message` when the field is an object.
+    let nested: String?
+
+    private struct Nested: Decodable {
+        @Lenient var message: String?
+    }
+
+    init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        text = try? value.decode(String.self)
+        nested = text == nil ? (try? value.decode(Nested.self))?.message : nil
+    }
+
+    var isText: Bool { text != nil }
+    /// What the field says: a text that is not empty, else an object's message.
+    var shown: String? { text.flatMap { $0.isEmpty ? nil : $0 } ?? nested }
 }

@@ -17,9 +17,6 @@ public struct HTTPReply: Sendable, Equatable {
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
-
-    /// The body parsed as a JSON object, if it is one.
-    public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
 }
 
 /// Why no response arrived.
@@ -146,11 +143,10 @@ private final class DataTaskHandle: @unchecked Sendable {
 
 /// Builds the targets' `URLRequest`s: a body of its content type, a JSON answer asked for, our User-Agent.
 enum Requests {
-    static func json(_ method: String, _ url: URL, body: Any, headers: [String: String] = [:]) -> URLRequest {
-        data(
-            method, url, contentType: "application/json; charset=utf-8",
-            body: try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes]),
-            headers: headers)
+    /// A request whose body is `body` as JSON (`JSONBody`).
+    static func json(_ method: String, _ url: URL, body: some Encodable, headers: [String: String] = [:]) -> URLRequest
+    {
+        data(method, url, contentType: "application/json; charset=utf-8", body: JSONBody.data(body), headers: headers)
     }
 
     /// A request whose body is `body` of `contentType` (a PNG, a multipart form, JSON).

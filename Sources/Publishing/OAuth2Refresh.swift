@@ -50,12 +50,10 @@ struct OAuth2Tokens: RotatingTokens {
 
     /// The stored form: one JSON object, so that the access and refresh tokens change together.
     var json: String {
-        var object: [String: Any] = ["refresh_token": refreshToken]
-        object["access_token"] = accessToken
-        object["expires_at"] = expiresAt.map { $0.timeIntervalSince1970 }
-        object["scope"] = scope
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        JSONBody.text(
+            Stored(
+                refreshToken: refreshToken, accessToken: accessToken, expiresAt: expiresAt?.timeIntervalSince1970,
+                scope: scope))
     }
 
     init(accessToken: String?, expiresAt: Date?, refreshToken: String, scope: String?) {
@@ -66,13 +64,52 @@ struct OAuth2Tokens: RotatingTokens {
     }
 
     init?(json: String) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any],
-            let refresh = object["refresh_token"] as? String, !refresh.isEmpty
+        guard let stored = JSONBody.decode(Stored.self, from: json), let refresh = stored.refreshToken,
+            !refresh.isEmpty
         else { return nil }
         self.init(
-            accessToken: object["access_token"] as? String,
-            expiresAt: (object["expires_at"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) },
-            refreshToken: refresh, scope: object["scope"] as? String)
+            accessToken: stored.accessToken, expiresAt: stored.expiresAt.map { Date(timeIntervalSince1970: $0) },
+            refreshToken: refresh, scope: stored.scope)
+    }
+
+    /// The stored JSON object (`expires_at` in seconds since 1970).
+    private struct Stored: Codable {
+        @Lenient var refreshToken: String?
+        @Lenient var accessToken: String?
+        @Lenient var expiresAt: Double?
+        @Lenient var scope: String?
+
+        init(refreshToken: String, accessToken: String?, expiresAt: Double?, scope: String?) {
+            self.refreshToken = refreshToken
+            self.accessToken = accessToken
+            self.expiresAt = expiresAt
+            self.scope = scope
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case refreshToken = "refresh_token"
+            case accessToken = "access_token"
+            case expiresAt = "expires_at"
+            case scope
+        }
+    }
+}
+
+/// The token endpoint's answer (RFC 6749 §5.1, and §5.2's `error` and `error_description` when it refuses).
+private struct TokenAnswer: Decodable {
+    @Lenient var accessToken: String?
+    @Lenient var refreshToken: String?
+    @Lenient var expiresIn: Double?
+    @Lenient var scope: String?
+    @Lenient var error: String?
+    @Lenient var errorDescription: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+        case expiresIn = "expires_in"
+        case scope, error
+        case errorDescription = "error_description"
     }
 }
 
@@ -122,26 +159,27 @@ extension OAuth2Client: TokenGrant {
         case .success(let r): reply = r
         }
         if (200..<300).contains(reply.status) {
-            guard let json = reply.json, let access = json["access_token"] as? String, !access.isEmpty else {
+            let answer = reply.decoded(TokenAnswer.self)
+            guard let access = answer?.accessToken, !access.isEmpty else {
                 return .stopped(
                     Stop(.permanent(reason: "the OAuth 2.0 token endpoint answered without an access_token")))
             }
-            let rotated = (json["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? refreshToken
-            let expiresIn = (json["expires_in"] as? NSNumber)?.doubleValue
+            let rotated = answer?.refreshToken.flatMap { $0.isEmpty ? nil : $0 } ?? refreshToken
             return .issued(
                 OAuth2Tokens(
-                    accessToken: access, expiresAt: expiresIn.map { context.now().addingTimeInterval($0) },
-                    refreshToken: rotated, scope: json["scope"] as? String))
+                    accessToken: access, expiresAt: answer?.expiresIn.map { context.now().addingTimeInterval($0) },
+                    refreshToken: rotated, scope: answer?.scope))
         }
         let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }
         guard case .permanent = outcome else { return .stopped(.notPosted(outcome, doing: doing)) }
-        let code = reply.json?["error"] as? String ?? ""
+        let refusal = reply.decoded(TokenAnswer.self)
+        let code = refusal?.error ?? ""
         // RFC 6749 §5.2: `error` and `error_description`; any other answer in the server's words.
         let described =
             code.isEmpty
             ? ResponseClassifier.reason(reply, redactor: context.redactor)
             : context.redactor.redact(
-                ["HTTP \(reply.status)", code, reply.json?["error_description"] as? String ?? ""]
+                ["HTTP \(reply.status)", code, refusal?.errorDescription ?? ""]
                     .filter { !$0.isEmpty }.joined(separator: ": "))
         switch code {
         case "invalid_grant", "invalid_request":

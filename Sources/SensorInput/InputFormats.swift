@@ -270,20 +270,30 @@ public enum InputFormats {
         }
     }
 
+    /// The parser as `state` saved it, else a new one: without its saved state it goes on at the saved line (a step
+    /// log's next total starts afresh), and the summary says the state was unreadable.
+    static func restoredParser<P: LineParser>(
+        _ type: P.Type, from state: Resume?, path: String, options: ReadOptions, _ summary: inout ReadSummary
+    ) throws -> P {
+        if let data = state?.state, let decoded = try? JSONDecoder().decode(P.self, from: data) { return decoded }
+        summary.savedStateUnreadable = state?.state != nil
+        return try P(path: path, options: options)
+    }
+
+    /// Whether a line holds only spaces, tabs and a carriage return.
+    @inline(__always)
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        for b in line where b != 0x20 && b != 0x09 && b != 0x0D { return false }
+        return true
+    }
+
     static func runEscaping<P: LineParser>(
         _ type: P.Type, path: String, format: InputFormat, options: ReadOptions, state: Resume?,
         completeLinesOnly: Bool, source: LineSource, _ sink: @escaping (InputItem) -> Void
     ) throws -> (summary: ReadSummary, resume: Resume?) {
-        var parser: P
         var summary = ReadSummary(format: format.name)
         summary.kind = format.kind
-        if let data = state?.state, let decoded = try? JSONDecoder().decode(P.self, from: data) {
-            parser = decoded
-        } else {
-            // Without its saved state the parser goes on at the saved line (a step log's next total starts afresh).
-            summary.savedStateUnreadable = state?.state != nil
-            parser = try P(path: path, options: options)
-        }
+        var parser = try restoredParser(type, from: state, path: path, options: options, &summary)
         let lineBase = state?.lineNumber ?? 0
         var lastLine = lineBase
         var rejection: String?
@@ -309,12 +319,7 @@ public enum InputFormats {
             if !budget.admit(line.count) { return false }
             let number = lineBase + relative
             lastLine = number
-            var blank = true
-            for b in line where b != 0x20 && b != 0x09 && b != 0x0D {
-                blank = false
-                break
-            }
-            if blank { return true }
+            if isBlank(line) { return true }
             // Excel's `sep=` line above a line format's header is no line of data.
             if number == 1, SeparatorLine.delimiter(line) != nil { return true }
             rejection = nil

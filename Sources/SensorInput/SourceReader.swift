@@ -87,17 +87,10 @@ public enum SourceReader {
                 rotatedRest.map { $0.merged(with: empty) } ?? empty, rotatedRest != nil ? fromStart : previous ?? cursor
             )
         }
-        let format: InputFormat
-        if let name = previous?.format, let known = InputFormats.named(name) {
-            format = known
-        } else {
-            if options.format == nil, !(try hasCompleteLine(openPath)) {
-                // The writer has not finished the first line yet. After a rotation, the old file's rest was delivered:
-                // go on from the start of the new file next time.
-                if let rotatedRest { return (rotatedRest, fromStart) }
-                return (ReadSummary(format: "unknown"), cursor)
-            }
-            format = try InputFormats.resolve(path: path, options: options)
+        guard let format = try format(previous: previous, path: path, openPath: openPath, options: options) else {
+            // The writer has not finished the first line yet. After a rotation, the old file's rest was delivered:
+            // go on from the start of the new file next time.
+            return rotatedRest.map { ($0, fromStart) } ?? (ReadSummary(format: "unknown"), cursor)
         }
         let resume = previous.map {
             InputFormats.Resume(
@@ -115,6 +108,16 @@ public enum SourceReader {
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
         return (summary, SourceCursor(resuming: next, format: format.name, device: device, inode: inode))
+    }
+
+    /// The format to read `path` (open as `openPath`) with: the one the cursor names, the one asked for, or the one
+    /// detected; nil while the first line is unfinished (detection needs it whole).
+    static func format(
+        previous: SourceCursor?, path: String, openPath: String, options: ReadOptions
+    ) throws -> InputFormat? {
+        if let name = previous?.format, let known = InputFormats.named(name) { return known }
+        if options.format == nil, !(try hasCompleteLine(openPath)) { return nil }
+        return try InputFormats.resolve(path: path, options: options)
     }
 
     /// Opens `path` for reading; returns the descriptor and the file's identity and size.

@@ -9,7 +9,7 @@ import Testing
     func classify(_ status: Int, _ body: String = "", headers: [String: String] = [:]) -> DeliveryOutcome {
         ResponseClassifier.classify(
             HTTPReply(status: status, headers: headers, body: Data(body.utf8)), now: now,
-            redactor: Redactor(), remoteID: { $0.json?["id"] as? String })
+            redactor: Redactor(), remoteID: { $0.jsonID })
     }
 
     @Test func statusCodesDecideNotMessages() {
@@ -75,6 +75,22 @@ import Testing
             HTTPReply(status: 400, body: Data(#"{"error":"bad request to /x?access_token=abc123def&x=1"}"#.utf8)),
             now: now, redactor: Redactor(), remoteID: { _ in nil })
         #expect(leaked == .permanent(reason: "HTTP 400: bad request to /x?access_token=[REDACTED]&x=1"))
+    }
+
+    /// Servers shape their error answers differently: a field of another shape than the one read (FastAPI's `detail`
+    /// list, a wait written as text) reads as absent, and hides neither the other fields nor the answer.
+    @Test func fieldsOfAnotherShapeReadAsAbsent() {
+        #expect(
+            classify(422, #"{"detail":[{"loc":["body"],"msg":"bad"}],"message":"Text is too long"}"#)
+                == .permanent(reason: "HTTP 422: Text is too long"))
+        #expect(
+            classify(400, #"{"error":{"code":17,"message":"Invalid token"}}"#)
+                == .permanent(reason: "HTTP 400: Invalid token"))
+        #expect(
+            classify(400, #"{"errors":[{"code":187,"message":"Status is a duplicate."}],"title":""}"#)
+                == .permanent(reason: "HTTP 400: Status is a duplicate."))
+        let wait = HTTPReply(status: 429, body: Data(#"{"retry_after_ms":"soon","retry_after":2.5}"#.utf8))
+        #expect(ResponseClassifier.retryAfter(wait, now: now) == 2.5)
     }
 }
 

@@ -152,7 +152,7 @@ import Testing
     }
 
     @Test func localTimesAroundTheChanges() {
-        var z = LocalTime(zone: Self.berlin)
+        let z = LocalTime(zone: Self.berlin)
         // 2026-10-25 02:30 happens twice (CEST, then CET); 2026-03-29 02:30 never.
         let repeated: Int64 = 1_792_886_400 + 9_000
         #expect(z.instants(repeated) == [repeated - 7_200, repeated - 3_600])
@@ -163,9 +163,34 @@ import Testing
         #expect(z.instant(skipped) == skipped - 3_600)  // 02:30 CET = 03:30 CEST
         #expect(z.midnight(1_774_742_400) == 1_774_738_800)
         #expect(z.instant(1_774_742_400 + 86_400 * 30) == 1_774_742_400 + 86_400 * 30 - 7_200)
-        // Lord Howe moves its clock by 30 minutes at 15:30 UTC: the quarter-hour cache still sees the change.
-        var lordHowe = LocalTime(zone: TimeZone(identifier: "Australia/Lord_Howe")!)
+        // Lord Howe moves its clock by 30 minutes at 15:30 UTC: the zone's table has the change to the second.
+        let lordHowe = LocalTime(zone: TimeZone(identifier: "Australia/Lord_Howe")!)
         #expect(lordHowe.offset(1_791_041_400 - 1) == 37_800 && lordHowe.offset(1_791_041_400) == 39_600)
+    }
+
+    /// The exports' local times read their offsets from the zone's `ZoneOffsets` table (the generic reader's): it
+    /// gives Foundation's offset every quarter hour of a year, across changes of standard time too (Moscow's in 2011
+    /// and 2014, the day Samoa skipped in 2011), a 30-minute change (Lord Howe) and before 1970 (New York); and a
+    /// local time read after the instant before it gives that instant again.
+    @Test func localTimesAgreeWithTheZoneAcrossEveryKindOfChange() throws {
+        let cases = [
+            ("Europe/Moscow", 2011), ("Europe/Moscow", 2014), ("Pacific/Apia", 2011), ("Australia/Lord_Howe", 2026),
+            ("America/New_York", 1969),
+        ]
+        for (identifier, year) in cases {
+            let zone = try #require(TimeZone(identifier: identifier))
+            let local = LocalTime(zone: zone)
+            let start = try #require(TimeParsing.parseISO8601("\(year)-01-01T00:00:00Z")) / 1_000_000_000
+            var wrongOffsets = 0
+            var wrongInstants = 0
+            for t in stride(from: start, to: start + 365 * 86_400, by: 900) {
+                let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(t))))
+                if local.offset(t) != offset { wrongOffsets += 1 }
+                if local.instant(t + offset, after: t - 1) != t { wrongInstants += 1 }
+            }
+            #expect(wrongOffsets == 0, "\(identifier) \(year)")
+            #expect(wrongInstants == 0, "\(identifier) \(year)")
+        }
     }
 
     @Test(arguments: [

@@ -50,6 +50,11 @@ public actor LoopbackEndpoint {
     /// Makes the requests with these numbers (1-based) fail with 503 before anything is kept.
     public func fail(requests numbers: Set<Int>) { failing = numbers }
 
+    /// What the endpoint reads of a post's JSON body.
+    private struct PostBody: Decodable {
+        let text: String?
+    }
+
     func handle(key: String?, body: Data) -> HTTPAnswer {
         requests += 1
         if failing.contains(requests) {
@@ -58,7 +63,7 @@ public actor LoopbackEndpoint {
         guard let key, !key.isEmpty else {
             return HTTPAnswer(status: .badRequest, body: Data("{\"error\":\"Idempotency-Key required\"}".utf8))
         }
-        let text = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["text"] as? String ?? ""
+        let text = (try? JSONDecoder().decode(PostBody.self, from: body))?.text ?? ""
         if let existing = received.first(where: { $0.key == key }) {
             return HTTPAnswer(
                 status: .ok, headerFields: [HTTPField.Name("Idempotent-Replayed")!: "true"],

@@ -105,7 +105,7 @@ public struct BlueskyPublisher: Publisher {
     /// Creates the post's record (with `embed` when it carries the image), refreshing the session once if the server
     /// says it has expired; a failed create whose record key is already taken is the post made by an earlier
     /// attempt.
-    func createPost(text: String, rkey: String, embed: [String: Any]?, session: BlueskySession, deadline: Deadline)
+    func createPost(text: String, rkey: String, embed: Embed?, session: BlueskySession, deadline: Deadline)
         async
         -> DeliveryOutcome
     {
@@ -127,7 +127,7 @@ public struct BlueskyPublisher: Publisher {
         }
         let outcome = ResponseClassifier.classify(
             reply, now: context.now(), redactor: context.redactor, idRequired: true
-        ) { $0.json?["uri"] as? String }
+        ) { $0.decoded(RecordAnswer.self)?.uri }
         switch outcome {
         case .delivered, .alreadyDelivered, .deliveredWithoutImage:
             return outcome
@@ -150,7 +150,7 @@ public struct BlueskyPublisher: Publisher {
     /// embed. An unreferenced blob is deleted by the PDS, so an upload whose answer was lost is harmless. Refreshes
     /// the session once when the server says it has expired, and returns the session it used.
     func uploadBlob(_ image: PostImage, session: BlueskySession, deadline: Deadline) async -> Result<
-        (blob: [String: Any], session: BlueskySession), Stop
+        (blob: JSONValue, session: BlueskySession), Stop
     > {
         guard image.png.count <= Self.imageByteLimit else {
             return .failure(
@@ -183,65 +183,54 @@ public struct BlueskyPublisher: Publisher {
             return .failure(
                 Stop(ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil }))
         }
-        return context.uploadReference(in: reply, named: "blob") { $0.json?["blob"] as? [String: Any] }
+        return context.uploadReference(in: reply, named: "blob") { $0.decoded(BlobAnswer.self)?.objectBlob }
             .map { ($0, session) }
     }
 
     /// `app.bsky.embed.images` with one image: the blob, its alt text and its aspect ratio (so clients lay it out
     /// before loading it).
-    static func imagesEmbed(blob: [String: Any], image: PostImage) -> [String: Any] {
-        [
-            "$type": "app.bsky.embed.images",
-            "images": [
-                [
-                    "alt": image.alt, "image": blob,
-                    "aspectRatio": ["width": max(1, image.width), "height": max(1, image.height)],
-                ] as [String: Any]
-            ],
-        ]
+    static func imagesEmbed(blob: JSONValue, image: PostImage) -> Embed {
+        Embed(
+            images: [
+                .init(
+                    alt: image.alt, image: blob,
+                    aspectRatio: .init(width: max(1, image.width), height: max(1, image.height)))
+            ])
     }
 
     /// A link facet for each URL in `text` (twitter-text's rules; `https://` added to one written without): Bluesky
     /// finds no links in `text` itself, and a link without a facet shows as plain text. Offsets are UTF-8 bytes.
-    static func linkFacets(_ text: String) -> [[String: Any]] {
+    static func linkFacets(_ text: String) -> [Facet] {
         TwitterText.urlRanges(in: text, requireScheme: false).map { range in
             let url = String(text[range])
             let hasScheme = url.range(of: "^https?://", options: [.regularExpression, .caseInsensitive]) != nil
-            return [
-                "index": [
-                    "byteStart": text.utf8.distance(from: text.startIndex, to: range.lowerBound),
-                    "byteEnd": text.utf8.distance(from: text.startIndex, to: range.upperBound),
-                ],
-                "features": [["$type": "app.bsky.richtext.facet#link", "uri": hasScheme ? url : "https://" + url]],
-            ]
+            return Facet(
+                index: .init(
+                    byteStart: text.utf8.distance(from: text.startIndex, to: range.lowerBound),
+                    byteEnd: text.utf8.distance(from: text.startIndex, to: range.upperBound)),
+                features: [.init(uri: hasScheme ? url : "https://" + url)])
         }
     }
 
     /// An expired access token: 401, or 400 with the XRPC error `ExpiredToken` (a machine-readable code).
     static func isExpiredToken(_ reply: HTTPReply) -> Bool {
-        reply.status == 401 || (reply.status == 400 && (reply.json?["error"] as? String) == "ExpiredToken")
+        reply.status == 401 || (reply.status == 400 && reply.decoded(XRPCError.self)?.error == "ExpiredToken")
     }
 
-    func createRecord(text: String, rkey: String, embed: [String: Any]?, session: BlueskySession, deadline: Deadline)
+    func createRecord(text: String, rkey: String, embed: Embed?, session: BlueskySession, deadline: Deadline)
         async
         -> Result<
             HTTPReply, TransportFailure
         >
     {
-        var record: [String: Any] = [
-            "$type": "app.bsky.feed.post",
-            "text": text,
-            "createdAt": Self.atTime(context.now()),
-        ]
-        if let language { record["langs"] = [language] }
-        if let embed { record["embed"] = embed }
         let facets = Self.linkFacets(text)
-        if !facets.isEmpty { record["facets"] = facets }
+        let record = PostRecord(
+            text: text, createdAt: Self.atTime(context.now()), langs: language.map { [$0] }, embed: embed,
+            facets: facets.isEmpty ? nil : facets)
         let request = Requests.json(
             "POST", xrpc("com.atproto.repo.createRecord"),
-            body: [
-                "repo": session.did, "collection": "app.bsky.feed.post", "rkey": rkey, "record": record,
-            ], headers: ["Authorization": "Bearer \(session.accessJwt)"])
+            body: CreateRecord(repo: session.did, rkey: rkey, record: record),
+            headers: ["Authorization": "Bearer \(session.accessJwt)"])
         return await context.send(request, deadline: deadline)
     }
 
@@ -255,7 +244,7 @@ public struct BlueskyPublisher: Publisher {
         guard case .success(let reply) = await context.send(request, deadline: deadline),
             reply.status == 200
         else { return nil }
-        return reply.json?["uri"] as? String ?? "at://\(session.did)/app.bsky.feed.post/\(rkey)"
+        return reply.decoded(RecordAnswer.self)?.uri ?? "at://\(session.did)/app.bsky.feed.post/\(rkey)"
     }
 
     /// `2026-11-21T10:30:00.000Z`.
@@ -264,6 +253,93 @@ public struct BlueskyPublisher: Publisher {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
+    }
+}
+
+extension BlueskyPublisher {
+    /// `com.atproto.repo.createRecord`'s body: the post under its record key.
+    struct CreateRecord: Encodable {
+        var repo: String
+        var collection = "app.bsky.feed.post"
+        var rkey: String
+        var record: PostRecord
+    }
+
+    /// An `app.bsky.feed.post` record.
+    struct PostRecord: Encodable {
+        var type = "app.bsky.feed.post"
+        var text: String
+        var createdAt: String
+        var langs: [String]?
+        var embed: Embed?
+        var facets: [Facet]?
+        private enum CodingKeys: String, CodingKey {
+            case type = "$type"
+            case text, createdAt, langs, embed, facets
+        }
+    }
+
+    /// An `app.bsky.embed.images` embed: the uploaded blob's reference as the server gave it, the alt text and the
+    /// aspect ratio.
+    struct Embed: Encodable {
+        var type = "app.bsky.embed.images"
+        var images: [Image]
+        private enum CodingKeys: String, CodingKey {
+            case type = "$type"
+            case images
+        }
+
+        struct Image: Encodable {
+            var alt: String
+            var image: JSONValue
+            var aspectRatio: AspectRatio
+        }
+
+        struct AspectRatio: Encodable {
+            var width: Int
+            var height: Int
+        }
+    }
+
+    /// A link facet: the link's range in UTF-8 bytes and its URI.
+    struct Facet: Encodable {
+        var index: ByteSlice
+        var features: [Link]
+
+        struct ByteSlice: Encodable {
+            var byteStart: Int
+            var byteEnd: Int
+        }
+
+        struct Link: Encodable {
+            var type = "app.bsky.richtext.facet#link"
+            var uri: String
+            private enum CodingKeys: String, CodingKey {
+                case type = "$type"
+                case uri
+            }
+        }
+    }
+
+    /// `createRecord`'s and `getRecord`'s answer.
+    struct RecordAnswer: Decodable {
+        @Lenient var uri: String?
+    }
+
+    /// `uploadBlob`'s answer: the blob's reference, kept as written to be sent back in the embed.
+    struct BlobAnswer: Decodable {
+        @Lenient var blob: JSONValue?
+
+        /// The reference when it is an object, as the lexicon's blob is.
+        var objectBlob: JSONValue? {
+            guard case .object = blob else { return nil }
+            return blob
+        }
+    }
+
+    /// An XRPC error's machine-readable code.
+    struct XRPCError: Decodable {
+        @Lenient var error: String?
     }
 }
 
@@ -279,122 +355,5 @@ extension BlueskyPublisher {
             identifier: try config.requiredString("identifier"), password: try config.secret("password"),
             language: try config.language(), shorten: try config.shorten, image: try config.image,
             context: config.context)
-    }
-}
-
-/// A Bluesky session as stored and used: the access JWT (its expiry read from its `exp`), the refresh JWT and the
-/// account's DID.
-struct BlueskySession: RotatingTokens {
-    var accessJwt: String
-    var refreshJwt: String
-    var did: String
-    let expiresAt: Date?
-
-    var accessToken: String? { accessJwt }
-    var refreshToken: String { refreshJwt }
-
-    init(accessJwt: String, refreshJwt: String, did: String) {
-        self.accessJwt = accessJwt
-        self.refreshJwt = refreshJwt
-        self.did = did
-        expiresAt = Self.expiry(ofJWT: accessJwt)
-    }
-
-    /// From a createSession or refreshSession answer (and the stored form, which has the same fields).
-    init?(_ json: [String: Any]?) {
-        guard let json, let access = json["accessJwt"] as? String, !access.isEmpty,
-            let refresh = json["refreshJwt"] as? String, !refresh.isEmpty,
-            let did = json["did"] as? String, !did.isEmpty
-        else { return nil }
-        self.init(accessJwt: access, refreshJwt: refresh, did: did)
-    }
-
-    init?(json: String) {
-        self.init((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any])
-    }
-
-    var json: String {
-        let object = ["accessJwt": accessJwt, "refreshJwt": refreshJwt, "did": did]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// The `exp` claim of a JWT, if it has one.
-    static func expiry(ofJWT jwt: String) -> Date? {
-        let parts = jwt.split(separator: ".")
-        guard parts.count >= 2 else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64),
-            let claims = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let exp = (claims["exp"] as? NSNumber)?.doubleValue
-        else { return nil }
-        return Date(timeIntervalSince1970: exp)
-    }
-}
-
-/// How a Bluesky account gets its session: `createSession` with the identifier and app password, renewed with
-/// `refreshSession` (`Authorization: Bearer <refreshJwt>`), which rotates the refresh JWT. A refused refresh JWT
-/// (`ExpiredToken`, `InvalidToken`: older than 90 days, revoked, used by another process that stored nothing newer)
-/// logs in again. Stored under the server, the identifier and a fingerprint of the app password, so a changed
-/// password starts afresh.
-struct BlueskyLogin: TokenGrant {
-    let baseURL: URL
-    let identifier: String
-    let password: String
-
-    var storageKey: String {
-        let server = baseURL.absoluteString
-        return "bluesky.session \(server) \(identifier) \(SHA1.fingerprint(password, salt: "\(server) \(identifier)"))"
-    }
-    var seed: BlueskySession? { nil }
-    var tokensName: String { "Bluesky session" }
-    var lossAdvice: String { "If this process ends before that, the next one logs in again" }
-    /// Logging in again is always possible: a refusal does not wait for another process to store its session.
-    var raceWait: Duration { .zero }
-
-    /// `{base_url}/xrpc/{method}`.
-    func xrpc(_ method: String) -> URL { Endpoint.join(baseURL, "xrpc/\(method)") }
-
-    func refresh(_ tokens: BlueskySession, context: HTTPContext, deadline: Deadline) async -> GrantAnswer<
-        BlueskySession
-    > {
-        let context = context.redacting(tokens.refreshJwt)
-        let doing = "refreshing the Bluesky session"
-        var request = URLRequest(url: xrpc("com.atproto.server.refreshSession"))
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(tokens.refreshJwt)", forHTTPHeaderField: "Authorization")
-        switch await context.send(request, deadline: deadline) {
-        case .failure(let failure): return .stopped(.notPosted(ResponseClassifier.classify(failure), doing: doing))
-        case .success(let reply):
-            if (200..<300).contains(reply.status), let renewed = BlueskySession(reply.json) { return .issued(renewed) }
-            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil
-            }
-            if case .retryable = outcome { return .stopped(.notPosted(outcome, doing: doing)) }
-            return .refused(ResponseClassifier.reason(reply, redactor: context.redactor))
-        }
-    }
-
-    func start(refusal: String?, context: HTTPContext, deadline: Deadline) async -> Result<BlueskySession, Stop> {
-        let request = Requests.json(
-            "POST", xrpc("com.atproto.server.createSession"), body: ["identifier": identifier, "password": password])
-        switch await context.send(request, deadline: deadline) {
-        case .failure(let failure):
-            return .failure(.notPosted(ResponseClassifier.classify(failure), doing: "logging in"))
-        case .success(let reply):
-            if (200..<300).contains(reply.status) {
-                guard let created = BlueskySession(reply.json) else {
-                    return .failure(
-                        Stop(.permanent(reason: "createSession answered without accessJwt, refreshJwt and did")))
-                }
-                return .success(created)
-            }
-            let outcome = ResponseClassifier.classify(reply, now: context.now(), redactor: context.redactor) { _ in nil
-            }
-            if case .permanent(let reason) = outcome {
-                return .failure(Stop(.permanent(reason: "login failed: \(reason)")))
-            }
-            return .failure(.notPosted(outcome, doing: "logging in"))
-        }
     }
 }

@@ -34,26 +34,47 @@ public struct DiscordPublisher: ChatWebhookTarget {
         await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
             await webhook.publish(
                 post, deadline: deadline, { text in request(text: text, image: image, post: post) },
-                remoteID: { idString($0.json?["id"]) })
+                remoteID: { $0.jsonID })
         }
     }
 
     /// The execute-webhook request: JSON, or multipart when it carries the image.
     func request(text: String, image: PostImage?, post: Post) -> URLRequest {
         let url = Endpoint.adding("wait", "true", to: webhook.url)
-        var payload: [String: Any] = ["content": text, "allowed_mentions": ["parse": [String]()]]
+        var payload = Message(content: text)
         guard let image else { return Requests.json("POST", url, body: payload) }
         let fileName = PostImage.fileName(for: post)
-        payload["attachments"] = [
-            ["id": 0, "filename": fileName, "description": image.alt(limit: Self.altLimit)] as [String: Any]
-        ]
+        payload.attachments = [.init(id: 0, filename: fileName, description: image.alt(limit: Self.altLimit))]
         var form = MultipartBody()
-        let json =
-            (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data()
-        form.add("payload_json", String(decoding: json, as: UTF8.self))
+        form.add("payload_json", JSONBody.text(payload))
         form.addFile("files[0]", filename: fileName, contentType: "image/png", data: image.png)
         return form.request("POST", url)
+    }
+}
+
+extension DiscordPublisher {
+    /// The execute-webhook JSON: the text, no mentions parsed (a name in the text pings no one), and the attachment's
+    /// alt text when the request carries the image.
+    struct Message: Encodable {
+        var content: String
+        var allowedMentions = AllowedMentions()
+        var attachments: [Attachment]?
+
+        struct AllowedMentions: Encodable {
+            var parse: [String] = []
+        }
+
+        struct Attachment: Encodable {
+            var id: Int
+            var filename: String
+            var description: String
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case content
+            case allowedMentions = "allowed_mentions"
+            case attachments
+        }
     }
 }
 

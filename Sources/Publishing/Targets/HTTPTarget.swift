@@ -101,10 +101,3 @@ enum Endpoint {
         return components.url ?? url
     }
 }
-
-/// Reads an id that may be a JSON string or number.
-func idString(_ value: Any?) -> String? {
-    if let s = value as? String { return s }
-    if let n = value as? NSNumber { return n.stringValue }
-    return nil
-}

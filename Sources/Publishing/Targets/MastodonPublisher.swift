@@ -84,10 +84,8 @@ public struct MastodonPublisher: Publisher {
 
     /// `POST /api/v1/statuses`, with the uploaded image's id in `media_ids` when there is one.
     func postStatus(_ text: String, mediaID: String?, post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        var body: [String: Any] = ["status": text]
-        if let visibility { body["visibility"] = visibility }
-        if let language { body["language"] = language }
-        if let mediaID { body["media_ids"] = [mediaID] }
+        let body = NewStatus(
+            status: text, visibility: visibility, language: language, mediaIDs: mediaID.map { [$0] })
         let request = Requests.json(
             "POST", Endpoint.join(baseURL, "api/v1/statuses"), body: body,
             headers: [
@@ -101,7 +99,7 @@ public struct MastodonPublisher: Publisher {
         }
         let outcome = ResponseClassifier.classify(
             reply, now: context.now(), redactor: context.redactor, idRequired: true
-        ) { idString($0.json?["id"]) }
+        ) { $0.jsonID }
         // 422 for a status with media: "Cannot attach files that have not finished processing" (a server that
         // said the media was ready too early). Nothing was posted; worth a later try (postybirb-plus#335).
         if mediaID != nil, reply.status == 422, case .permanent(let reason) = outcome {
@@ -132,11 +130,11 @@ public struct MastodonPublisher: Publisher {
         case .success(let r): reply = r
         }
         let id: String
-        switch context.uploadReference(in: reply, named: "media id", { idString($0.json?["id"]) }) {
+        switch context.uploadReference(in: reply, named: "media id", { $0.jsonID }) {
         case .failure(let stop): return .failure(stop)
         case .success(let mediaID): id = mediaID
         }
-        while reply.status == 202 || reply.json?["url"] as? String == nil {
+        while reply.status == 202 || reply.decoded(Media.self)?.url == nil {
             do { try await deadline.pause(for: Self.processingPoll) } catch {
                 return .failure(Stop(ResponseClassifier.classify(.deadline)))
             }
@@ -225,12 +223,10 @@ public struct MastodonPublisher: Publisher {
             if [408, 425, 429].contains(reply.status) || reply.status >= 500 {
                 return (limit, urlLength, ResponseClassifier.reason(reply, redactor: context.redactor))
             }
-            let statuses = (reply.json?["configuration"] as? [String: Any])?["statuses"] as? [String: Any]
+            let statuses = reply.decoded(Instance.self)?.configuration?.statuses
             if (200..<300).contains(reply.status) {
-                if let value = (statuses?["max_characters"] as? NSNumber)?.intValue, value > 0 { limit = value }
-                if let value = (statuses?["characters_reserved_per_url"] as? NSNumber)?.intValue,
-                    Self.urlLengths.contains(value)
-                {
+                if let value = statuses?.maxCharacters, value > 0 { limit = value }
+                if let value = statuses?.charactersReservedPerURL, Self.urlLengths.contains(value) {
                     urlLength = value
                 }
             }
@@ -258,7 +254,7 @@ public struct MastodonPublisher: Publisher {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let reply): me = reply
         }
-        guard let id = idString(me.json?["id"]) else {
+        guard let id = me.jsonID else {
             return .failed(reason: "verify_credentials answered without an id")
         }
         let path = "api/v1/accounts/\(Endpoint.segment(id))/statuses?limit=40&exclude_reblogs=true"
@@ -267,22 +263,14 @@ public struct MastodonPublisher: Publisher {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let reply): statuses = reply
         }
-        guard let list = (try? JSONSerialization.jsonObject(with: statuses.body)) as? [[String: Any]] else {
+        guard let list = statuses.decoded([Status].self) else {
             return .failed(reason: "the account's statuses are not a JSON array")
         }
         let match = PostMatch(post: post, text: text)
-        for status in list where match.isPost(createdAt: status["created_at"] as? String) {
-            if Self.shownTexts(status).contains(where: match.isText) { return .found(remoteID: idString(status["id"])) }
+        for status in list where match.isPost(createdAt: status.createdAt) {
+            if status.shownTexts.contains(where: match.isText) { return .found(remoteID: status.id?.text) }
         }
         return .notFound
-    }
-
-    /// What a status shows of its text, by server: `content` (HTML, all of them); `text`, the source as plain text
-    /// (GoToSocial), the HTML again (Takahē), or null or absent (Mastodon, Pleroma); Pleroma's and Akkoma's
-    /// `pleroma.content["text/plain"]`.
-    static func shownTexts(_ status: [String: Any]) -> [String] {
-        let pleroma = (status["pleroma"] as? [String: Any])?["content"] as? [String: Any]
-        return [status["content"], status["text"], pleroma?["text/plain"]].compactMap { $0 as? String }
     }
 
     /// A GET with the token: the 2xx reply, or why not.
@@ -290,6 +278,71 @@ public struct MastodonPublisher: Publisher {
         await context.lookUpGET(Endpoint.join(baseURL, path), token: token, deadline: deadline)
     }
 
+}
+
+extension MastodonPublisher {
+    /// `POST /api/v1/statuses`' body.
+    struct NewStatus: Encodable {
+        var status: String
+        var visibility: String?
+        var language: String?
+        var mediaIDs: [String]?
+        private enum CodingKeys: String, CodingKey {
+            case status, visibility, language
+            case mediaIDs = "media_ids"
+        }
+    }
+
+    /// A media attachment as uploaded and polled: its `url` is set once the server has processed it.
+    struct Media: Decodable {
+        @Lenient var url: String?
+    }
+
+    /// What `/api/v2/instance` says of statuses.
+    struct Instance: Decodable {
+        @Lenient var configuration: Configuration?
+
+        struct Configuration: Decodable {
+            @Lenient var statuses: Statuses?
+        }
+
+        struct Statuses: Decodable {
+            @Lenient var maxCharacters: Int?
+            @Lenient var charactersReservedPerURL: Int?
+            private enum CodingKeys: String, CodingKey {
+                case maxCharacters = "max_characters"
+                case charactersReservedPerURL = "characters_reserved_per_url"
+            }
+        }
+    }
+
+    /// A status as `accounts/:id/statuses` lists it.
+    struct Status: Decodable {
+        @Lenient var id: JSONID?
+        @Lenient var createdAt: String?
+        @Lenient var content: String?
+        @Lenient var text: String?
+        @Lenient var pleroma: Pleroma?
+        private enum CodingKeys: String, CodingKey {
+            case id
+            case createdAt = "created_at"
+            case content, text, pleroma
+        }
+
+        struct Pleroma: Decodable {
+            @Lenient var content: PlainContent?
+        }
+
+        struct PlainContent: Decodable {
+            @Lenient var plain: String?
+            private enum CodingKeys: String, CodingKey { case plain = "text/plain" }
+        }
+
+        /// What a status shows of its text, by server: `content` (HTML, all of them); `text`, the source as plain
+        /// text (GoToSocial), the HTML again (Takahē), or null or absent (Mastodon, Pleroma); Pleroma's and Akkoma's
+        /// `pleroma.content["text/plain"]`.
+        var shownTexts: [String] { [content, text, pleroma?.content?.plain].compactMap { $0 } }
+    }
 }
 
 extension MastodonPublisher {

@@ -83,14 +83,14 @@ public struct MatrixPublisher: Publisher {
             send: { _ in
                 await context.deliver(
                     send(
-                        ["msgtype": msgtype, "body": text, Self.idempotencyContentKey: post.idempotencyKey],
+                        Content(msgtype: msgtype, body: text, idempotencyKey: post.idempotencyKey),
                         txnID: Self.transactionID(for: post)), deadline: deadline, idRequired: true
-                ) { $0.json?["event_id"] as? String }
+                ) { $0.decoded(Sent.self)?.eventID }
             })
     }
 
     /// `PUT …/send/m.room.message/{txnId}` with `content`.
-    func send(_ content: [String: Any], txnID: String) -> URLRequest {
+    func send(_ content: Content, txnID: String) -> URLRequest {
         let path =
             "_matrix/client/v3/rooms/\(Endpoint.segment(roomID))/send/m.room.message/\(Endpoint.segment(txnID))"
         return Requests.json(
@@ -117,21 +117,20 @@ public struct MatrixPublisher: Publisher {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
             let read = context.uploadReference(in: reply, named: "mxc:// content_uri") {
-                ($0.json?["content_uri"] as? String).flatMap { $0.hasPrefix("mxc://") ? $0 : nil }
+                $0.decoded(Uploaded.self)?.contentURI.flatMap { $0.hasPrefix("mxc://") ? $0 : nil }
             }
             switch read {
             case .failure(let stop): return .failure(stop)
             case .success(let contentURI): uri = contentURI
             }
         }
-        let content: [String: Any] = [
-            "msgtype": "m.image", "body": image.alt, "url": uri,
-            "info": ["mimetype": "image/png", "w": image.width, "h": image.height, "size": image.png.count],
-            Self.idempotencyContentKey: Self.imageTransactionID(for: post),
-        ]
+        let content = Content(
+            msgtype: "m.image", body: image.alt, url: uri,
+            info: .init(mimetype: "image/png", w: image.width, h: image.height, size: image.png.count),
+            idempotencyKey: Self.imageTransactionID(for: post))
         let event = await context.deliver(
             send(content, txnID: Self.imageTransactionID(for: post)), deadline: deadline, idRequired: true
-        ) { $0.json?["event_id"] as? String }
+        ) { $0.decoded(Sent.self)?.eventID }
         switch event {
         case .delivered(let id), .alreadyDelivered(let id), .deliveredWithoutImage(let id, _):
             return .success(id ?? "")
@@ -161,10 +160,7 @@ public struct MatrixPublisher: Publisher {
         }
         let text = try? gate.prepare(post.text).get()
         let match = PostMatch(post: post, text: text ?? "")
-        let filter = ["senders": [me], "types": ["m.room.message"]]
-        let filterText = String(
-            decoding: (try? JSONSerialization.data(withJSONObject: filter, options: [.sortedKeys])) ?? Data(),
-            as: UTF8.self)
+        let filterText = JSONBody.text(EventFilter(senders: [me], types: ["m.room.message"]))
         let messages = Endpoint.join(baseURL, "_matrix/client/v3/rooms/\(Endpoint.segment(roomID))/messages")
         var from: String?
         for _ in 0..<Self.lookUpPages {
@@ -177,24 +173,20 @@ public struct MatrixPublisher: Publisher {
             case .failure(let failure): return .failed(reason: failure.reason)
             case .success(let r): reply = r
             }
-            guard let chunk = reply.json?["chunk"] as? [[String: Any]] else {
+            let page = reply.decoded(MessagesPage.self)
+            guard let chunk = page?.chunk else {
                 return .failed(reason: "the room's messages answered without a chunk (HTTP \(reply.status))")
             }
             for event in chunk {
-                let content = event["content"] as? [String: Any] ?? [:]
-                if let key = content[Self.idempotencyContentKey] as? String {
-                    if key == post.idempotencyKey { return .found(remoteID: event["event_id"] as? String) }
-                } else if text != nil, let body = content["body"] as? String, match.isText(body) {
-                    return .found(remoteID: event["event_id"] as? String)
+                if let key = event.content?.idempotencyKey {
+                    if key == post.idempotencyKey { return .found(remoteID: event.eventID) }
+                } else if text != nil, let body = event.content?.body, match.isText(body) {
+                    return .found(remoteID: event.eventID)
                 }
                 // Newest first: an event from before the window ended means the post was never made.
-                if let ms = (event["origin_server_ts"] as? NSNumber)?.doubleValue,
-                    ms / 1000 < match.since.timeIntervalSince1970
-                {
-                    return .notFound
-                }
+                if let ms = event.originServerTs, ms / 1000 < match.since.timeIntervalSince1970 { return .notFound }
             }
-            guard let end = reply.json?["end"] as? String, !chunk.isEmpty else { return .notFound }
+            guard let end = page?.end, !chunk.isEmpty else { return .notFound }
             from = end
         }
         return .failed(
@@ -216,11 +208,86 @@ public struct MatrixPublisher: Publisher {
         case .failure(let failure): return .failure(failure)
         case .success(let r): reply = r
         }
-        guard let id = reply.json?["user_id"] as? String, id.hasPrefix("@") else {
+        guard let id = reply.decoded(WhoAmI.self)?.userID, id.hasPrefix("@") else {
             return .failure(LookupFailure("account/whoami answered without a user_id (HTTP \(reply.status))"))
         }
         await context.infoCache.store(TargetInfo(value: id, storedAt: context.now()), for: key)
         return .success(id)
+    }
+}
+
+extension MatrixPublisher {
+    /// An event's content as sent (the text's `m.notice` or `m.text`, the chart's `m.image`) and as read back in a
+    /// look-up, with the post's key under `idempotencyContentKey`.
+    struct Content: Codable {
+        @Lenient var msgtype: String?
+        @Lenient var body: String?
+        @Lenient var url: String?
+        @Lenient var info: ImageInfo?
+        @Lenient var idempotencyKey: String?
+
+        init(msgtype: String, body: String, url: String? = nil, info: ImageInfo? = nil, idempotencyKey: String) {
+            self.msgtype = msgtype
+            self.body = body
+            self.url = url
+            self.info = info
+            self.idempotencyKey = idempotencyKey
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case msgtype, body, url, info
+            case idempotencyKey = "org.steptweet.idempotency_key"
+        }
+    }
+
+    /// An `m.image` event's `info`.
+    struct ImageInfo: Codable {
+        var mimetype: String
+        var w: Int
+        var h: Int
+        var size: Int
+    }
+
+    /// The `filter` of a look-up's `/messages`: the account's own messages only.
+    struct EventFilter: Encodable {
+        var senders: [String]
+        var types: [String]
+    }
+
+    /// A send's answer.
+    struct Sent: Decodable {
+        @Lenient var eventID: String?
+        private enum CodingKeys: String, CodingKey { case eventID = "event_id" }
+    }
+
+    /// A media upload's answer.
+    struct Uploaded: Decodable {
+        @Lenient var contentURI: String?
+        private enum CodingKeys: String, CodingKey { case contentURI = "content_uri" }
+    }
+
+    /// `account/whoami`'s answer.
+    struct WhoAmI: Decodable {
+        @Lenient var userID: String?
+        private enum CodingKeys: String, CodingKey { case userID = "user_id" }
+    }
+
+    /// A page of `/messages`, newest first, and the token of the next.
+    struct MessagesPage: Decodable {
+        @Lenient var chunk: [Event]?
+        @Lenient var end: String?
+    }
+
+    /// One event of a page: what a look-up reads of it.
+    struct Event: Decodable {
+        @Lenient var eventID: String?
+        @Lenient var content: Content?
+        @Lenient var originServerTs: Double?
+        private enum CodingKeys: String, CodingKey {
+            case eventID = "event_id"
+            case content
+            case originServerTs = "origin_server_ts"
+        }
     }
 }
 

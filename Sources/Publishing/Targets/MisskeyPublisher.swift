@@ -53,15 +53,13 @@ public struct MisskeyPublisher: Publisher {
             post, option: image, target: name,
             upload: { await uploadFile($0, post: post, deadline: deadline) },
             send: { fileID in
-                var body: [String: Any] = ["i": token, "text": text]
-                if let visibility { body["visibility"] = visibility }
-                if let contentWarning { body["cw"] = contentWarning }
-                if let fileID { body["fileIds"] = [fileID] }
+                let body = NewNote(
+                    i: token, text: text, visibility: visibility, cw: contentWarning, fileIds: fileID.map { [$0] })
                 let request = Requests.json("POST", Endpoint.join(baseURL, "api/notes/create"), body: body)
                 switch await context.send(request, deadline: deadline) {
                 case .failure(let failure): return ResponseClassifier.classify(failure)
                 case .success(let reply):
-                    let note = reply.json?["createdNote"] as? [String: Any]
+                    let note = reply.decoded(Created.self)?.createdNote
                     if reply.status == 202, note == nil {
                         // `PROCESSING`: an identical body sent earlier is still being created, and is forgotten if
                         // that fails. No delivery yet: unconfirmed, so the note is looked up before any resend.
@@ -71,7 +69,7 @@ public struct MisskeyPublisher: Publisher {
                     }
                     return ResponseClassifier.classify(
                         reply, now: context.now(), redactor: context.redactor, idRequired: true
-                    ) { _ in note.flatMap { idString($0["id"]) } }
+                    ) { _ in note?.id?.text }
                 }
             })
     }
@@ -92,7 +90,7 @@ public struct MisskeyPublisher: Publisher {
         switch await context.successfulReply(to: request, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
-            return context.uploadReference(in: reply, named: "drive file id") { idString($0.json?["id"]) }
+            return context.uploadReference(in: reply, named: "drive file id") { $0.jsonID }
         }
     }
 
@@ -101,30 +99,65 @@ public struct MisskeyPublisher: Publisher {
         guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
         let me: HTTPReply
         switch await context.lookUpRequest(
-            Requests.json("POST", Endpoint.join(baseURL, "api/i"), body: ["i": token]), deadline: deadline)
+            Requests.json("POST", Endpoint.join(baseURL, "api/i"), body: Account(i: token)), deadline: deadline)
         {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let reply): me = reply
         }
-        guard let userID = idString(me.json?["id"]) else { return .failed(reason: "/api/i answered without an id") }
+        guard let userID = me.jsonID else { return .failed(reason: "/api/i answered without an id") }
         let request = Requests.json(
             "POST", Endpoint.join(baseURL, "api/users/notes"),
-            body: ["i": token, "userId": userID, "limit": 20, "withReplies": false, "withRenotes": false])
+            body: UserNotes(i: token, userId: userID))
         let notes: HTTPReply
         switch await context.lookUpRequest(request, deadline: deadline) {
         case .failure(let failure): return .failed(reason: failure.reason)
         case .success(let reply): notes = reply
         }
-        guard let list = (try? JSONSerialization.jsonObject(with: notes.body)) as? [[String: Any]] else {
+        guard let list = notes.decoded([Note].self) else {
             return .failed(reason: "the account's notes are not a JSON array")
         }
         let match = PostMatch(post: post, text: text)
-        for note in list where match.isPost(createdAt: note["createdAt"] as? String) {
-            if (note["text"] as? String).map(PostMatch.normalized) == match.text {
-                return .found(remoteID: idString(note["id"]))
-            }
+        for note in list where match.isPost(createdAt: note.createdAt) {
+            if note.text.map(PostMatch.normalized) == match.text { return .found(remoteID: note.id?.text) }
         }
         return .notFound
+    }
+}
+
+extension MisskeyPublisher {
+    /// `notes/create`'s body: the token travels as `i`.
+    struct NewNote: Encodable {
+        var i: String
+        var text: String
+        var visibility: String?
+        var cw: String?
+        var fileIds: [String]?
+    }
+
+    /// `/api/i`'s body: the token alone.
+    struct Account: Encodable {
+        var i: String
+    }
+
+    /// `users/notes`' body: the account's 20 newest notes, no replies or renotes.
+    struct UserNotes: Encodable {
+        var i: String
+        var userId: String
+        var limit = 20
+        var withReplies = false
+        var withRenotes = false
+    }
+
+    /// `notes/create`'s answer.
+    struct Created: Decodable {
+        @Lenient var createdNote: IdentifiedAnswer?
+    }
+
+    /// A note as `users/notes` lists it.
+    struct Note: Decodable {
+        @Lenient var id: JSONID?
+        @Lenient var text: String?
+        @Lenient var createdAt: String?
     }
 }
 

@@ -77,16 +77,14 @@ public struct NtfyPublisher: Publisher {
         }
         return await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
             let request = image.map { attachmentRequest(text: text, image: $0, post: post) } ?? jsonRequest(text: text)
-            return await context.deliver(request, deadline: deadline, idRequired: true) { idString($0.json?["id"]) }
+            return await context.deliver(request, deadline: deadline, idRequired: true) { $0.jsonID }
         }
     }
 
     /// The text-only publish: JSON to the server root.
     func jsonRequest(text: String) -> URLRequest {
-        var body: [String: Any] = ["topic": topic, "message": text]
-        if let title { body["title"] = title }
-        if let priority { body["priority"] = priority }
-        if !tags.isEmpty { body["tags"] = tags }
+        let body = Message(
+            topic: topic, message: text, title: title, priority: priority, tags: tags.isEmpty ? nil : tags)
         var headers: [String: String] = [:]
         if let authorization { headers["Authorization"] = authorization }
         return Requests.json("POST", Endpoint.join(baseURL, ""), body: body, headers: headers)
@@ -149,14 +147,32 @@ public struct NtfyPublisher: Publisher {
         // "not found" would turn into a resend at every retry.
         for line in reply.body.split(separator: UInt8(ascii: "\n")) {
             guard !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { continue }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
+            guard let event = try? JSONDecoder().decode(Event.self, from: Data(line)) else {
                 return .failed(reason: "the topic's messages are not JSON lines (HTTP \(reply.status))")
             }
-            if object["event"] as? String ?? "message" == "message", object["message"] as? String == text {
-                return .found(remoteID: idString(object["id"]))
+            if event.event ?? "message" == "message", event.message == text {
+                return .found(remoteID: event.id?.text)
             }
         }
         return .notFound
+    }
+}
+
+extension NtfyPublisher {
+    /// The JSON publish's body.
+    struct Message: Encodable {
+        var topic: String
+        var message: String
+        var title: String?
+        var priority: Int?
+        var tags: [String]?
+    }
+
+    /// One line of a topic's cached messages: a `message` event, or another (`open`, `keepalive`) to pass over.
+    struct Event: Decodable {
+        @Lenient var event: String?
+        @Lenient var message: String?
+        @Lenient var id: JSONID?
     }
 }
 

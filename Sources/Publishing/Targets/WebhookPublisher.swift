@@ -34,7 +34,7 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
             Post(
                 text: "sample \"text\"", windowStart: Date(timeIntervalSince1970: 0),
                 windowEnd: Date(timeIntervalSince1970: 1800)))
-        guard (try? JSONSerialization.jsonObject(with: sample, options: [.fragmentsAllowed])) != nil else {
+        guard (try? JSONDecoder().decode(JSONValue.self, from: sample)) != nil else {
             throw ConfigurationError(path: "", message: "is not valid JSON once its placeholders are filled")
         }
     }
@@ -66,12 +66,7 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
         return Data(out.utf8)
     }
 
-    static func jsonString(_ text: String) -> String {
-        let data =
-            (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
-            ?? Data("[\"\"]".utf8)
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
-    }
+    static func jsonString(_ text: String) -> String { JSONBody.text(text) }
 }
 
 /// A generic webhook: `POST {url}` with the body template, the configured headers, and the post's key as
@@ -129,7 +124,7 @@ public struct WebhookPublisher: Publisher {
             var request = Requests.json("POST", url, body: [String: String](), headers: headers)
             request.setValue(sent.idempotencyKey, forHTTPHeaderField: "Idempotency-Key")
             request.httpBody = bodyTemplate.render(sent)
-            return await context.deliver(request, deadline: deadline) { idString($0.json?["id"]) }
+            return await context.deliver(request, deadline: deadline) { $0.jsonID }
         }
     }
 }

@@ -127,15 +127,14 @@ public struct XPublisher: Publisher {
         -> DeliveryOutcome
     {
         let url = Endpoint.join(baseURL, "2/tweets")
-        var body: [String: Any] = ["text": text]
-        if let mediaID { body["media"] = ["media_ids": [mediaID]] }
+        let body = NewPost(text: text, media: mediaID.map { NewPost.Media(mediaIDs: [$0]) })
         let request = Requests.json(
             "POST", url, body: body, headers: ["Authorization": authorization(method: "POST", url: url, access: access)]
         )
         // Every 201 carries `data.id`: a 2xx without it (a proxy's page, a wrong `base_url`) is unconfirmed. Its resend
         // needs no look-up: a post that was made is refused as duplicate content, which is `.alreadyDelivered`.
         let outcome = await context.deliver(request, deadline: deadline, idRequired: true) { reply in
-            (reply.json?["data"] as? [String: Any]).flatMap { idString($0["id"]) }
+            reply.decoded(Created.self)?.data?.id?.text
         }
         if case .permanent(let reason) = outcome, reason.hasPrefix("HTTP 403"),
             reason.lowercased().contains("duplicate")
@@ -187,7 +186,8 @@ public struct XPublisher: Publisher {
         case .failure(let stop): return .failure(stop)
         case .success(let reply):
             let read = context.uploadReference(in: reply, named: "media id") {
-                idString(($0.json?["data"] as? [String: Any])?["id"]) ?? idString($0.json?["media_id_string"])
+                let answer = $0.decoded(Created.self)
+                return answer?.data?.id?.text ?? answer?.mediaIDString?.text
             }
             switch read {
             case .failure(let stop): return .failure(stop)
@@ -197,7 +197,7 @@ public struct XPublisher: Publisher {
         let metadataURL = Endpoint.join(baseURL, "2/media/metadata")
         let metadata = Requests.json(
             "POST", metadataURL,
-            body: ["id": id, "metadata": ["alt_text": ["text": image.alt(limit: Self.altLimit)]]],
+            body: MediaMetadata(id: id, altText: image.alt(limit: Self.altLimit)),
             headers: ["Authorization": authorization(method: "POST", url: metadataURL, access: access)])
         switch await context.successfulReply(to: metadata, deadline: deadline) {
         case .failure(let stop): return .failure(stop)
@@ -205,6 +205,49 @@ public struct XPublisher: Publisher {
         }
     }
 
+}
+
+extension XPublisher {
+    /// `POST /2/tweets`' body, with the uploaded image in `media.media_ids`.
+    struct NewPost: Encodable {
+        var text: String
+        var media: Media?
+
+        struct Media: Encodable {
+            var mediaIDs: [String]
+            private enum CodingKeys: String, CodingKey { case mediaIDs = "media_ids" }
+        }
+    }
+
+    /// `POST /2/media/metadata`'s body: the image's alt text.
+    struct MediaMetadata: Encodable {
+        var id: String
+        var metadata: Metadata
+
+        init(id: String, altText: String) {
+            self.id = id
+            metadata = Metadata(altText: .init(text: altText))
+        }
+
+        struct Metadata: Encodable {
+            var altText: AltText
+            private enum CodingKeys: String, CodingKey { case altText = "alt_text" }
+        }
+
+        struct AltText: Encodable {
+            var text: String
+        }
+    }
+
+    /// A created post's or an uploaded image's answer: `data.id`, or v1.1's `media_id_string` from an upload.
+    struct Created: Decodable {
+        @Lenient var data: IdentifiedAnswer?
+        @Lenient var mediaIDString: JSONID?
+        private enum CodingKeys: String, CodingKey {
+            case data
+            case mediaIDString = "media_id_string"
+        }
+    }
 }
 
 extension XPublisher {

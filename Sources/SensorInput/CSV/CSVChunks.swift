@@ -165,21 +165,10 @@ struct CSVChunkParser: Sendable {
 
     /// Parses the lines starting at `start` and before `limit` of a buffer whose byte at `length` is a newline.
     /// `chunk.end` is set to the buffer index after the last line taken.
-    // Over 60 lines for speed: its loop in a method of its own parsed 10 % slower, as plain statements 6 % (below).
     private func scan(
         _ p: UnsafeMutablePointer<UInt8>, length: Int, from start: Int, startsBefore limit: Int,
         into chunk: inout ParsedChunk
     ) {
-        let expected = max(16, (limit - start) / 32)
-        var issues: [InputError] = []
-        var unreported = 0
-        var stops = false
-        var sampleLines: [Int32] = []
-        var inOrder = true
-        var clockChanges = ClockChangeNotes()
-        var gapSamples: [Int32] = []
-        var line: Int32 = 0
-        var i = start
         // Samples are written in place into a block from the pool, not appended: no capacity check and count update
         // through an array per sample. Every line that gives a sample takes at least `fieldCount + 1` bytes with its
         // newline (one byte per field read, at least two, and a delimiter between fields, one field fewer when the
@@ -187,95 +176,11 @@ struct CSVChunkParser: Sendable {
         let capacity = max(0, limit - start) / (layout.fieldCount + 1) + 1
         let block = blocks.take(capacity: capacity)
         chunk.block = block
-        // The loop runs in a closure handed the block's storage, in this method: as plain statements here it ran 6 %
-        // slower, and moved into a method of its own 10 % (the field parser was inlined differently, or not at all).
-        block.count = withSampleStorage(block) { out in
-            var linesListed = false
-            var lastNs = Int64.min
-            var n = 0
-            let scratch = GenericCSVReader.FieldScratch()
-            let columns = layout.plainColumns
-            let convert = SampleConversion(scale: scale, startNs: options.startNs)
-            let maxIssues = max(1, options.maxReportedIssues)
-            /// Starts listing each sample's line: this line gives none.
-            func listLines() {
-                guard !linesListed else { return }
-                linesListed = true
-                sampleLines.reserveCapacity(expected)
-                for j in 0..<n { sampleLines.append(Int32(j + 1)) }
-            }
-            /// Records a bad line; false when reading stops there (`strict`).
-            func issue(_ message: String) -> Bool {
-                listLines()
-                if issues.count < maxIssues {
-                    issues.append(InputError(file: path, line: Int(line), message: message))
-                } else {
-                    unreported += 1
-                }
-                stops = options.strict
-                return !stops
-            }
-            lines: while i < limit && i < length {
-                line += 1
-                let lineStart = i
-                let row: (Double, Double, Double, Double)
-                var rowInGap = false
-                if let columns, let plain = GenericCSVReader.plainRow(p, &i, layout.fieldCount, columns) {
-                    if i > length && completeLinesOnly {
-                        line -= 1
-                        i = lineStart
-                        stops = true
-                        break
-                    }
-                    row = plain
-                } else {
-                    let nl = p.distance(to: memchr(p + i, 0x0A, length + 1 - i)!.assumingMemoryBound(to: UInt8.self))
-                    if nl == length && completeLinesOnly {
-                        line -= 1
-                        stops = true
-                        break
-                    }
-                    var lineEnd = nl
-                    if lineEnd > i && p[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                    i = nl + 1
-                    switch GenericCSVReader.parseLine(
-                        p + lineStart, lineEnd - lineStart, layout, Int(line), scratch, path: path)
-                    {
-                    case .blank:
-                        listLines()
-                        continue
-                    case .row(let r):
-                        row = r
-                        rowInGap = scratch.inGap
-                    case .bad(let e):
-                        if issue(e.message) { continue }
-                        break lines
-                    }
-                }
-                if let sample = convert.sample(row) {
-                    if sample.timeNs < lastNs { inOrder = false }
-                    lastNs = sample.timeNs
-                    precondition(n < capacity, "a range holds more samples than its lines can")
-                    (out + n).initialize(to: sample)
-                    if rowInGap { gapSamples.append(Int32(n)) }
-                    n += 1
-                    if linesListed { sampleLines.append(line) }
-                } else if !issue(convert.problem(row)) {
-                    break
-                }
-            }
-            clockChanges = scratch.clockChanges
-            return n
-        }
-        chunk.clockChanges = clockChanges
-        chunk.gapSamples = gapSamples
-        chunk.sampleLines = sampleLines
-        chunk.inOrder = inOrder
-        chunk.issues = issues
-        chunk.unreportedIssues = unreported
-        chunk.stops = stops
-        chunk.lineCount = Int(line)
-        chunk.end = Int64(i)
+        var range = RangeScan(self, from: start, startsBefore: limit, capacity: capacity)
+        // The loop runs in a closure handed the block's storage: as plain statements here it ran 6 % slower (the
+        // field parser was inlined differently).
+        block.count = withSampleStorage(block) { out in range.run(p, length: length, limit: limit, into: out) }
+        range.write(into: &chunk)
     }
 }
 

@@ -73,24 +73,7 @@ public enum GenericCSVReader {
         batch: SampleBatchSink? = nil,
         _ sink: (AccelerationSample) -> Void
     ) throws -> (summary: ReadSummary, resume: ResumeState?) {
-        var state = ReadState(
-            summary: ReadSummary(format: formatName), headerText: resume?.header,
-            offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
-        state.probe.scale = resume?.scale
-        state.separator = resume?.separator
-        if let h = resume?.header {
-            let bytes = Array(h.utf8)
-            state.layout = try bytes.withUnsafeBufferPointer {
-                try makeLayout(
-                    $0.baseAddress!, bytes.count, 1, path: path, formatName: formatName, separator: state.separator)
-            }
-            state.layout?.zone = ZoneOffsets.converting(options.timeZone)
-            if resume?.localTimes == true, let zone = state.layout?.zone {
-                state.localZone = zone
-                state.lastNs = resume?.lastNs
-                state.held = resume?.heldClock
-            }
-        }
+        var state = try resumedState(resume, path: path, options: options, formatName: formatName)
         var budget = ByteBudget(options.byteLimit)
         var handOff = true
         if state.layout == nil || state.probe.scale == nil {
@@ -113,6 +96,43 @@ public enum GenericCSVReader {
             let scale = state.probe.decide(layout: l)
             for r in state.probe.rows { try deliver(r, scale: scale, &state, options, path, sink) }
         }
+        return (
+            finishedSummary(state, layout: l),
+            ResumeState(
+                header: headerText, scale: state.probe.scale, offset: state.offset,
+                lineNumber: state.lastLine, separator: state.separator, localTimes: state.localZone != nil,
+                lastNs: state.lastNs, heldClock: state.held)
+        )
+    }
+
+    /// The state a read starts from: where `resume` left off (the header's layout made again from its text, the
+    /// zone's table when the times are local), or the file's start.
+    static func resumedState(
+        _ resume: ResumeState?, path: String, options: ReadOptions, formatName: String
+    ) throws -> ReadState {
+        var state = ReadState(
+            summary: ReadSummary(format: formatName), headerText: resume?.header,
+            offset: resume?.offset ?? 0, lastLine: resume?.lineNumber ?? 0, sawAnyLine: resume != nil)
+        state.probe.scale = resume?.scale
+        state.separator = resume?.separator
+        guard let h = resume?.header else { return state }
+        let bytes = Array(h.utf8)
+        state.layout = try bytes.withUnsafeBufferPointer {
+            try makeLayout(
+                $0.baseAddress!, bytes.count, 1, path: path, formatName: formatName, separator: state.separator)
+        }
+        state.layout?.zone = ZoneOffsets.converting(options.timeZone)
+        if resume?.localTimes == true, let zone = state.layout?.zone {
+            state.localZone = zone
+            state.lastNs = resume?.lastNs
+            state.held = resume?.heldClock
+        }
+        return state
+    }
+
+    /// The read's summary with what only its end knows: the clock changes met, a stated unit the rows contradicted,
+    /// the unit used and whether the file has axes.
+    static func finishedSummary(_ state: ReadState, layout l: Layout) -> ReadSummary {
         var summary = state.summary
         if let zone = state.localZone { summary.notes += state.clockChanges.notes(zone: zone.zone) }
         if let c = state.probe.contradicted, let used = state.probe.scale?.unit {
@@ -121,13 +141,7 @@ public enum GenericCSVReader {
         }
         summary.unit = state.probe.scale?.unit ?? .metersPerSecondSquared
         summary.hasAxes = l.axes != nil
-        return (
-            summary,
-            ResumeState(
-                header: headerText, scale: state.probe.scale, offset: state.offset,
-                lineNumber: state.lastLine, separator: state.separator, localTimes: state.localZone != nil,
-                lastNs: state.lastNs, heldClock: state.held)
-        )
+        return summary
     }
 
     /// Reads line by line from `state.offset` until the header is read and the units are told from the first rows.

@@ -179,7 +179,7 @@ enum GadgetbridgeFormat: WholeReader {
             devices.append($0.int(0) ?? 0)
         }
         let cumulative = cumulativeTables.contains(table)
-        var offsets = LocalTime(zone: zone)
+        let offsets = LocalTime(zone: zone)
         for device in devices {
             let key = TableDevice(table: table, device: device)
             let after = state.lastTimestamp[key] ?? Int64.min
@@ -234,7 +234,7 @@ enum GadgetbridgeFormat: WholeReader {
         counted: inout [Int64: [UInt64]]
     ) -> [StepReading] {
         let rows = input.sorted { ($0.time, $0.device) < ($1.time, $1.device) }
-        var offsets = LocalTime(zone: zone)
+        let offsets = LocalTime(zone: zone)
         var dayTotals: [Int64: [Int64: Int64]] = [:]
         let several = Set(rows.lazy.map(\.device)).count > 1
         if several {

@@ -84,7 +84,7 @@ struct GoogleFitCSV: LineParser {
                 return "Date '\(fields[d].prefix(20))' is not YYYY-MM-DD"
             }
             let day = t.ns / 1_000_000_000
-            var local = LocalTime(zone: options.timeZone ?? TimeZone.current)
+            let local = LocalTime(zone: options.timeZone ?? TimeZone.current)
             emit(.reading(local.day(day, steps: count)))
             return nil
         }

@@ -158,7 +158,7 @@ struct SamsungHealthCSV: LineParser {
 
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
         for r in SourcedReading.combine(held, policy: options.overlap) { emit(.reading(r)) }
-        var local = LocalTime(zone: options.timeZone ?? TimeZone.current)
+        let local = LocalTime(zone: options.timeZone ?? TimeZone.current)
         for (day, row) in days.sorted(by: { $0.key < $1.key }) {
             emit(.reading(local.day(day * 86_400, steps: row.steps)))
         }

@@ -65,9 +65,9 @@ struct ZeppLifeCSV: LineParser {
         case .success(let n): count = n
         case .failure(let p): return p.message
         }
-        // Taken out while used, so that its cache is not copied at each new entry.
-        var local = self.local.take() ?? LocalTime(zone: options.timeZone ?? TimeZone.current)
-        defer { self.local = local }
+        // Made once per read: the zone's table is looked up at the first row, not at each.
+        let local = self.local ?? LocalTime(zone: options.timeZone ?? TimeZone.current)
+        self.local = local
         guard let t = time else {
             guard let midnight = row.dateTime(date), !midnight.hadZone, midnight.ns % 86_400_000_000_000 == 0 else {
                 return "date '\(row[date].prefix(20))' is not YYYY-MM-DD"
