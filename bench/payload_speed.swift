@@ -1,9 +1,8 @@
-// Times `PushApps.parse` (release build of Ingestion's push apps) on the bodies issue 34 names: a month of Health Auto
+// Times `PushApps.parse` (Ingestion's push apps, compiled into it with -O) on the bodies issue 34 names: a month of Health Auto
 // Export minute points in one request (43,200 points), and a Sensor Logger 1 s batch at 100 Hz (accelerometer +
 // gravity, 200 readings, shuffled); also a 1 s batch of Android totalacceleration. Built and run by
 // bench/payload_speed.sh. Prints the body size, the items out, and per-parse wall times (min, median, p99).
 import Foundation
-import Ingestion
 import SensorInput
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
