@@ -1,8 +1,8 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules before it in this list: StepDetection, WallTime, SensorInput, Store, Messages, Publishing, Analysis,
-// LoopbackHTTP, Agent, steptweet. Store is the only one that imports GRDB. EmbedText and the EmbedDemoRecording plugin
+// modules before it in this list: StepDetection, WallTime, SensorInput, Store, Ingestion, Messages, Publishing,
+// Analysis, LoopbackHTTP, Agent, steptweet. Store is the only one that imports GRDB. EmbedText and the EmbedDemoRecording plugin
 // are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
@@ -49,6 +49,22 @@ let package = Package(
             name: "Store",
             dependencies: ["StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["README.md"]),
+        // Step data coming in while the agent runs: what phones push -> the state (the receiver's HTTP routes and
+        // limits, one file per push app declaring its payload format and answers, in a registry; the commit through
+        // Store), and the live accelerometer sampled into the file the fetch reads.
+        .target(
+            name: "Ingestion",
+            dependencies: [
+                "StepDetection", "WallTime", "SensorInput", "Store",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ], exclude: ["README.md"]),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
         .target(name: "Messages", exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
@@ -72,16 +88,12 @@ let package = Package(
         .target(
             name: "Agent",
             dependencies: [
-                "StepDetection", "WallTime", "SensorInput", "Store", "Messages", "Publishing", "Analysis",
+                "StepDetection", "WallTime", "SensorInput", "Store", "Ingestion", "Messages", "Publishing", "Analysis",
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ], exclude: ["README.md"], plugins: ["EmbedDemoRecording"]),
         // Build tools: a text file as a Swift string, run by the plugin that embeds the demo recording in Agent.
@@ -129,9 +141,18 @@ let package = Package(
             name: "AnalysisTests",
             dependencies: ["Analysis", "SensorInput", "StepDetection", "Messages", "Publishing", "TestSupport"]),
         .testTarget(
+            name: "IngestionTests",
+            dependencies: [
+                "Ingestion", "Store", "SensorInput", "StepDetection", "WallTime", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
             name: "AgentTests",
             dependencies: [
-                "Agent", "Store", "Analysis", "StepDetection", "WallTime", "SensorInput", "Messages", "Publishing",
+                "Agent", "Store", "Ingestion", "Analysis", "StepDetection", "WallTime", "SensorInput", "Messages",
+                "Publishing",
                 "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -144,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "SteptweetTests",
             dependencies: [
-                "steptweet", "Agent", "Store", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
+                "steptweet", "Agent", "Store", "Ingestion", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

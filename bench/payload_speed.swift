@@ -1,4 +1,4 @@
-// Times `PayloadFormats.parse` (release build of SensorInput) on the bodies issue 34 names: a month of Health Auto
+// Times `PushApps.parse` (Ingestion's push apps, compiled into it with -O) on the bodies issue 34 names: a month of Health Auto
 // Export minute points in one request (43,200 points), and a Sensor Logger 1 s batch at 100 Hz (accelerometer +
 // gravity, 200 readings, shuffled); also a 1 s batch of Android totalacceleration. Built and run by
 // bench/payload_speed.sh. Prints the body size, the items out, and per-parse wall times (min, median, p99).
@@ -56,7 +56,7 @@ func time(_ label: String, _ body: Data, runs: Int) throws {
     var items = 0
     for run in 0..<runs + max(1, runs / 10) {  // the first tenth warms up
         let start = now()
-        let payload = try PayloadFormats.parse(body: body)
+        let payload = try PushApps.parse(body: body)
         let elapsed = now() - start
         items = payload.items.count
         if run >= max(1, runs / 10) { times.append(elapsed) }

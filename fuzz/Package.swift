@@ -1,13 +1,14 @@
 // swift-tools-version: 6.1
-// libFuzzer harnesses for the SensorInput parsers: one executable per parser, built apart from the root package
-// (the sources are symlinked from ../Sources so the root build and `swift test` are unaffected). See README.md.
+// libFuzzer harnesses for the SensorInput parsers and Ingestion's payload parsers: one executable per parser, built
+// apart from the root package (the sources are symlinked from ../Sources so the root build and `swift test` are
+// unaffected; of Ingestion only its push apps and payload parsers, not its server). See README.md.
 import Foundation
 import PackageDescription
 
 /// Parser name (as `--format` takes it, `detect` for auto-detection, `payload-<name>` for a pushed-payload format)
 /// -> executable `fuzz-<name>`: one per folder `Sources/fuzz-<name>`, so a harness is added by adding its folder.
-/// `InputFormatRegistryTests` (the root package's) fails while a format of `InputFormats.all` or `PayloadFormats.all`
-/// has no folder here, or no seed in `corpus/<name>`.
+/// `InputFormatRegistryTests` (the root package's) fails while a format of `InputFormats.all` has no folder here, or
+/// no seed in `corpus/<name>`; `PushAppConformanceTests` while an app of Ingestion's `PushApps.all` has none.
 let parsers: [String] = {
     let folder = Context.packageDirectory + "/Sources"
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
@@ -18,6 +19,7 @@ let parsers: [String] = {
 
 let package = Package(
     name: "SensorInputFuzz",
+    dependencies: [.package(url: "https://github.com/apple/swift-http-types", from: "1.8.0")],
     targets: [
         .target(name: "StepDetection", path: "Shared/StepDetection"),
         .target(name: "WallTime", path: "Shared/WallTime", exclude: ["README.md"]),
@@ -27,7 +29,11 @@ let package = Package(
             name: "SensorInput", dependencies: ["StepDetection", "WallTime", "CZlib", "GRDBSQLite"],
             path: "Shared/SensorInput",
             exclude: ["README.md"]),
-        .target(name: "FuzzSupport", dependencies: ["SensorInput"]),
+        .target(
+            name: "Ingestion",
+            dependencies: ["SensorInput", "StepDetection", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Shared/Ingestion", sources: ["Apps", "Payloads", "Receiver/HTTPAnswer.swift"]),
+        .target(name: "FuzzSupport", dependencies: ["SensorInput", "Ingestion"]),
     ]
         + parsers.map { name in
             .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")

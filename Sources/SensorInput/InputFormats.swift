@@ -339,7 +339,7 @@ public enum InputFormats {
 }
 
 /// Checks every sample a reader delivers: finite values, a plausible magnitude, time not going backwards.
-enum SampleCheck {
+package enum SampleCheck {
     /// Largest plausible acceleration magnitude (50 g); beyond it a value is a glitch or a unit error.
     @inline(__always) static var maxMagnitude: Double { maximumPlausibleAcceleration }
 
@@ -353,7 +353,7 @@ enum SampleCheck {
 
     /// What is wrong with a sample's values (NaN, infinite, over 50 g), nil when nothing.
     @inline(__always)
-    static func valueProblem(_ s: AccelerationSample) -> String? {
+    package static func valueProblem(_ s: AccelerationSample) -> String? {
         let m = s.x * s.x + s.y * s.y + s.z * s.z
         if m.isNaN { return "acceleration is NaN" }
         if m.isInfinite {

@@ -8,7 +8,7 @@ public enum AccelerationUnit: String, Sendable, Codable {
 
     /// The unit of acceleration with gravity whose median magnitude is `median`, when nothing states it: about 1
     /// in g, about 9.8 in m/s², so below 3.5 it is g.
-    static func told(byMedianMagnitude median: Double) -> AccelerationUnit {
+    package static func told(byMedianMagnitude median: Double) -> AccelerationUnit {
         median < 3.5 ? .g : .metersPerSecondSquared
     }
 }

@@ -6,6 +6,7 @@ import StepDetection
 import Testing
 
 @testable import Agent
+@testable import Ingestion
 @testable import Store
 
 #if canImport(Glibc)

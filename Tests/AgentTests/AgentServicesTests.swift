@@ -4,6 +4,7 @@ import ServiceLifecycle
 import Testing
 
 @testable import Agent
+@testable import Ingestion
 @testable import Store
 
 #if canImport(FoundationNetworking)

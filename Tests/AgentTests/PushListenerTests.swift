@@ -1,5 +1,6 @@
 import Agent
 import Foundation
+import Ingestion
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -22,7 +22,7 @@ import Testing
     }
 
     func push(_ items: [PayloadItem], to store: StateStore) throws -> Int {
-        try ReceivedCounting.push(Payload(app: .healthAutoExport, items: items), to: store, nowNs: now)
+        try ReceivedCounting.push(Payload(format: "health-auto-export", items: items), to: store, nowNs: now)
     }
 
     @Test func countsFromTheCheckpointAreThoseOfACountFromTheStart() throws {
@@ -53,11 +53,11 @@ import Testing
         let dir = try TempDir()
         let store = try StateStore(path: dir.path("state.sqlite"))
         let ten = (0..<10).map { reading($0, micro: 1_000_000) }
-        for _ in 0..<3 { _ = try store.commit(Payload(app: .healthAutoExport, items: ten), nowNs: now) }
+        for _ in 0..<3 { _ = try store.commit(Payload(format: "health-auto-export", items: ten), nowNs: now) }
         let device = try #require(try store.receivedDevices().first)
         #expect(device.readings == 10)
         #expect(device.line(zone: TimeZone(identifier: "UTC")!).contains(", 10 readings, "), "\(device)")
-        _ = try store.commit(Payload(app: .healthAutoExport, items: [reading(0, micro: 4_000_000)]), nowNs: now)
+        _ = try store.commit(Payload(format: "health-auto-export", items: [reading(0, micro: 4_000_000)]), nowNs: now)
         #expect(try store.receivedDevices().first?.readings == 11)
     }
 

@@ -18,7 +18,7 @@ import Testing
     /// Pedometer totals at `t0 + seconds`, one payload.
     func totals(_ points: [(seconds: Int64, total: Int)], session: String = "s1") -> Payload {
         Payload(
-            app: .sensorLogger,
+            format: "sensor-logger",
             items: points.map {
                 .runningTotal(
                     device: "Phone", stream: session, timeNs: t0 + $0.seconds * 1_000_000_000, total: $0.total)
@@ -136,7 +136,7 @@ import Testing
         let t0: Int64 = 1_763_000_000_000_000_000
         func samples(_ range: Range<Int64>) -> Payload {
             Payload(
-                app: .sensorLogger,
+                format: "sensor-logger",
                 items: range.map {
                     .sample(
                         device: "Phone", stream: "s1",

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import Agent
+@testable import Ingestion
 @testable import Store
 
 /// Each of the receiver's limits (`[receive]` max_header, max_body, idle_timeout, read_timeout, max_connections),

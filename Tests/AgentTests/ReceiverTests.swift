@@ -10,6 +10,7 @@ import Testing
 import WallTime
 
 @testable import Agent
+@testable import Ingestion
 @testable import Store
 
 #if canImport(FoundationNetworking)

@@ -111,7 +111,7 @@ import Testing
         let store = try StateStore(path: path)
         let resend = try store.commit(
             Payload(
-                app: .stepLog,
+                format: "steplog",
                 items: [
                     .adding(device: "steplog", reading: StepReading(startNs: t, endNs: t + 60_000_000_000, steps: 5))
                 ]),
@@ -147,7 +147,7 @@ import Testing
         #expect(kept == [ReceivedTotalRecord(stream: "Phone/s1", timeNs: t, total: 40)])
         _ = try store.commit(
             Payload(
-                app: .sensorLogger,
+                format: "sensor-logger",
                 items: [.runningTotal(device: "Phone", stream: "s1", timeNs: t + 10_000_000_000, total: 55)]),
             nowNs: t + 20_000_000_000)
         let next = try store.writer.read { db in

@@ -1,6 +1,7 @@
 import Agent
 import Analysis
 import Foundation
+import Ingestion
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct WalkTriggerTests {

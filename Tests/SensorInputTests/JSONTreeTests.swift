@@ -28,15 +28,14 @@ import Testing
         #expect(tree["data2"] == whole["data2"])
         #expect(tree["data"]?["metrics"]?[0]?["data"] == .array([]))
         #expect(tree["data"]?["metrics"]?[2]?["data"] == whole["data"]?["metrics"]?[2]?["data"])
-        let body = PayloadBody(bytes, deferring: pattern)
-        let metric = try body.document.get()["data"]?["metrics"]?[0]
+        // The deferred array read one element at a time, as Ingestion's `PayloadBody.forEachElement` reads it.
+        let array = try #require(deferred["data.metrics[0].data"])
         var read: [JSONTree] = []
-        try body.forEachElement(of: try #require(metric?["data"]), at: "data.metrics[0].data") { n, element in
+        try JSONTree.forEachElement(in: bytes, array) { n, element in
             #expect(n == read.count)
             read.append(element)
         }
         #expect(read == whole["data"]?["metrics"]?[0]?["data"]?.items)
-        #expect(body.count(of: metric?["data"], at: "data.metrics[0].data") == 3)
     }
 
     @Test func aDocumentWrongInsideADeferredArrayIsRefusedWhereItIsWrong() throws {

@@ -1,5 +1,6 @@
 import Analysis
 import Foundation
+import Ingestion
 import Messages
 import Publishing
 import SensorInput

@@ -1,4 +1,5 @@
 import Foundation
+import Ingestion
 import Messages
 import Publishing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Ingestion
 import Logging
 
 /// An in-process HTTP endpoint on 127.0.0.1 that accepts JSON posts at `/posts`, keeps each idempotency key once

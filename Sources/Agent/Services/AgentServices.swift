@@ -1,4 +1,5 @@
 import Foundation
+import Ingestion
 import Logging
 import Messages
 import ServiceLifecycle
@@ -78,7 +79,7 @@ public enum AgentServices {
         if let warning { logger.warning("\(warning)") }
         receive.limits = limits
         return ReceiverService(
-            receive: receive, store: store, logger: logger, releaseMemoryAbove: IngestHandler.largeBody)
+            receive: receive, store: store, logger: logger, releaseMemoryAbove: MemoryRelease.largeBody)
     }
 
     /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).

@@ -1,4 +1,5 @@
 import Foundation
+import Ingestion
 import Logging
 import ServiceLifecycle
 

@@ -1,6 +1,6 @@
 /// A small JSON document parser that keeps numbers as their text, so integers above 2^53 (Google Fit's
 /// nanosecond times) stay exact. Nesting is limited (no stack overflow on hostile input).
-enum JSONTree: Equatable {
+package enum JSONTree: Equatable {
     case object([(String, JSONTree)])
     case array([JSONTree])
     case string(String)
@@ -8,7 +8,7 @@ enum JSONTree: Equatable {
     case bool(Bool)
     case null
 
-    static func == (a: JSONTree, b: JSONTree) -> Bool {
+    package static func == (a: JSONTree, b: JSONTree) -> Bool {
         switch (a, b) {
         case (.object(let x), .object(let y)): return x.map(\.0) == y.map(\.0) && x.map(\.1) == y.map(\.1)
         case (.array(let x), .array(let y)): return x == y
@@ -19,19 +19,19 @@ enum JSONTree: Equatable {
         }
     }
 
-    subscript(key: String) -> JSONTree? {
+    package subscript(key: String) -> JSONTree? {
         if case .object(let members) = self { return members.first { $0.0 == key }?.1 }
         return nil
     }
-    subscript(index: Int) -> JSONTree? {
+    package subscript(index: Int) -> JSONTree? {
         if case .array(let items) = self, index >= 0, index < items.count { return items[index] }
         return nil
     }
-    var items: [JSONTree] {
+    package var items: [JSONTree] {
         if case .array(let a) = self { return a }
         return []
     }
-    var string: String? {
+    package var string: String? {
         if case .string(let s) = self { return s }
         return nil
     }
@@ -54,9 +54,9 @@ enum JSONTree: Equatable {
         return nil
     }
 
-    struct ParseError: Error {
-        var offset: Int
-        var reason: String
+    package struct ParseError: Error {
+        package var offset: Int
+        package var reason: String
         /// The bytes ended before the document did (a file cut short), rather than holding something wrong.
         var cutShort = false
     }
@@ -79,17 +79,17 @@ enum JSONTree: Equatable {
     }
 
     /// An array the parse checked but did not build: where it lies in the bytes, and how deep.
-    struct DeferredArray {
+    package struct DeferredArray {
         var range: Range<Int>
         var depth: Int
-        var count: Int
+        package var count: Int
     }
 
     /// Parses a whole document, leaving unbuilt the arrays at the `deferring` paths (keys, with `*` for any key or
     /// index): each is checked, stands as an empty array in the tree, and is returned by its path
     /// (`data.metrics[0].data`) for `forEachElement`, which builds one element at a time. A month of Health Auto
     /// Export points is 43,200 objects: built whole, they would outweigh the body several times.
-    static func parse(_ bytes: [UInt8], deferring patterns: [[String]]) throws -> (
+    package static func parse(_ bytes: [UInt8], deferring patterns: [[String]]) throws -> (
         tree: JSONTree, deferred: [String: DeferredArray]
     ) {
         var p = Parser(b: bytes, patterns: patterns)
@@ -98,7 +98,7 @@ enum JSONTree: Equatable {
     }
 
     /// Calls `body` with each element of a deferred array of `bytes`, in order, building one at a time.
-    static func forEachElement(
+    package static func forEachElement(
         in bytes: [UInt8], _ array: DeferredArray, _ body: (Int, JSONTree) throws -> Void
     ) throws {
         var p = Parser(b: bytes, i: array.range.lowerBound)

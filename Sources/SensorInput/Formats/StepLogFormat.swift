@@ -6,7 +6,7 @@ import Foundation
 /// new total counts from 0); the first `total` of a stream without `steps` is a baseline (0 steps); a repeated or
 /// older `seq` is a duplicate and skipped; a `total` rising more than 5 steps a second since the stream's previous
 /// line is a counter glitch, skipped (the counter is read on from the total before it). Never a negative count.
-struct StepLogFormat: LineParser {
+package struct StepLogFormat: LineParser {
     static let format = InputFormat(
         name: "steplog", kind: .steps,
         about:
@@ -31,7 +31,7 @@ struct StepLogFormat: LineParser {
 
     /// The members of a line holding one flat JSON object, the last of repeated keys kept; nil when the line is not
     /// one JSON object or a value is an object or an array.
-    static func flatObject(_ line: UnsafeBufferPointer<UInt8>) -> [String: JSONTree]? {
+    package static func flatObject(_ line: UnsafeBufferPointer<UInt8>) -> [String: JSONTree]? {
         guard case .object(let members)? = try? JSONTree.parse(Array(line)) else { return nil }
         var object: [String: JSONTree] = [:]
         for (key, value) in members {
@@ -125,22 +125,22 @@ struct StepLogFormat: LineParser {
 
 extension StepLogFormat {
     /// Why a line is not a step-log line.
-    struct Malformed: Error {
-        var reason: String
+    package struct Malformed: Error {
+        package var reason: String
     }
 
     /// One line's fields, checked: what the file reader and the pushed `steplog` payload share.
-    struct Line {
-        var ts: Int64
+    package struct Line {
+        package var ts: Int64
         /// At least one of `steps` (a delta) and `total` (the raw counter) is set.
-        var steps: Int64?
-        var total: Int64?
-        var source: String?
-        var bootID: String?
+        package var steps: Int64?
+        package var total: Int64?
+        package var source: String?
+        package var bootID: String?
         /// nil also when not an integer (such a `seq` is ignored).
-        var seq: Int64?
+        package var seq: Int64?
 
-        static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<Line, Malformed> {
+        package static func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<Line, Malformed> {
             guard let object = StepLogFormat.flatObject(line) else {
                 return .failure(Malformed(reason: StepLogFormat.whyNotFlat(line)))
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Ingestion
 import SensorInput
 
 /// libFuzzer's driver, linked in by `-sanitize=fuzzer`; called from an `@main` because SwiftPM's own `main` would
@@ -155,7 +156,7 @@ public func fuzzPayload(_ data: UnsafePointer<UInt8>?, _ size: Int, format: Stri
     for forced in [format, nil] {
         let payload: Payload
         do {
-            payload = try PayloadFormats.parse(body: body, format: forced)
+            payload = try PushApps.parse(body: body, format: forced)
         } catch let e as PayloadError {
             precondition(!e.description.isEmpty, "an error without a message")
             precondition(forced == nil || e.format == forced, "an error that does not name the format forced")
