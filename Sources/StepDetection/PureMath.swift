@@ -1,6 +1,11 @@
 /// The few elementary functions StepDetection needs, without Foundation or libm (the module stays pure Swift and
 /// gives the same bits on every platform).
 extension Double {
+    /// A gate's ramp: `self` is the distance past the gate's threshold in ramp widths; 0 a half width below it, 1 a
+    /// half width above, linear between (the recognizer's gravity gates and the steady-stride path share it).
+    @inline(__always)
+    var rampedAcrossThreshold: Double { Swift.min(Swift.max(self + 0.5, 0), 1) }
+
     /// e^self: range reduction by ln 2 and a short series.
     @usableFromInline var exponential: Double {
         if self > 700 { return .infinity }

@@ -111,9 +111,8 @@ extension StepDetector {
         }
         gate.decisions.append(decision)
         let f = window.features
-        let axesSayMore = f.hasAxes && f.directionSteadiness < Self.oneDirection
         gate.shortBoutEvidence.append(
-            axesSayMore && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
+            Self.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
         gate.latestWindowStartNs = decision.startNs
         emit(.decision(decision, window.features))
         for i in gate.held.indices
@@ -238,14 +237,15 @@ extension StepDetector {
     /// on; a runner holding the arm still (DSADS p6: |a| a quarter of the others', no arm swing) or a phone in a back
     /// pocket (Oxford: short-long steps) falls outside them, yet steps along gravity stride after stride.
     func steadyStrideEvidence(_ f: WindowFeatures) -> Double {
-        guard f.hasAxes, f.directionSteadiness < Self.oneDirection, parameters.steadyStride <= 1 else { return 0 }
-        let byStride = (f.rStride - parameters.steadyStride) / Self.steadyStrideRamp
-        let byShare = (f.alongShare - parameters.steadyStrideAlongShare) / Self.steadyStrideRamp
-        return min(max(min(byStride, byShare) + 0.5, 0), 1)
+        guard Self.axesSayMore(f), parameters.steadyStride <= 1 else { return 0 }
+        let ramp = RecognizerParameters.alongShareRamp  // the gravity gate's width
+        let byStride = (f.rStride - parameters.steadyStride) / ramp
+        let byShare = (f.alongShare - parameters.steadyStrideAlongShare) / ramp
+        return min(byStride, byShare).rampedAcrossThreshold
     }
 
-    /// Width of the steady-stride path's ramps (the gravity gate's).
-    static let steadyStrideRamp = 0.1
+    /// Whether a window's axes say more than |a| does (they exist and are not one direction: see `oneDirection`).
+    static func axesSayMore(_ f: WindowFeatures) -> Bool { f.hasAxes && f.directionSteadiness < oneDirection }
 
     /// A window whose acceleration kept one direction this steadily (the mean of its unit vectors this long) has axes
     /// that say nothing |a| does not: |a| put on one axis, as a replay of a magnitude-only recording does. Real motion

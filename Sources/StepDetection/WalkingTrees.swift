@@ -210,6 +210,6 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
             (f.alongStep - turnOpensAlongStep) / Self.alongShareRamp)
         let byOwn = minAlongOwnShare > 0 ? (f.alongOwnShare - minAlongOwnShare) / Self.alongShareRamp : byShare
         let bySwing = (f.armSwing - armSwingOpens) / Self.alongShareRamp
-        return p * min(max(max(min(byShare, byTurn, byOwn), bySwing) + 0.5, 0), 1)
+        return p * max(min(byShare, byTurn, byOwn), bySwing).rampedAcrossThreshold
     }
 }
