@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules before it in this list: StepDetection, WallTime, SensorInput, Store, Ingestion, Messages, Publishing,
+// modules before it in this list: WallTimeCore, StepDetection, WallTime, SensorInput, Store, Ingestion, Messages, Publishing,
 // Analysis, LoopbackHTTP, Agent, steptweet. Store is the only one that imports GRDB. EmbedText and the EmbedDemoRecording plugin
 // are build tools (the demo recording compiled into Agent).
 import PackageDescription
@@ -32,10 +32,13 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
+        // The time values every module passes (`Instant`, `TimeWindow`): pure Swift, no Foundation.
+        .target(name: "WallTimeCore", exclude: ["README.md"]),
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         .target(name: "StepDetection", exclude: ["README.md"]),
-        // The one source of time: wall time and an injected `Clock` to sleep on (tests never sleep for real).
-        .target(name: "WallTime", exclude: ["README.md"]),
+        // The one source of time: wall time and an injected `Clock` to sleep on (tests never sleep for real); re-exports
+        // WallTimeCore and converts its instants to and from `Date`.
+        .target(name: "WallTime", dependencies: ["WallTimeCore"], exclude: ["README.md"]),
         // Files and devices -> acceleration samples or step readings.
         .target(
             name: "SensorInput",
@@ -47,7 +50,7 @@ let package = Package(
         // The agent's state in SQLite: every table through a record type, one migrator, a typed API (no SQL above it).
         .target(
             name: "Store",
-            dependencies: ["StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["StepDetection", "WallTime", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["README.md"]),
         // Step data coming in while the agent runs: what phones push -> the state (the receiver's HTTP routes and
         // limits, one file per push app declaring its payload format and answers, in a registry; the commit through
@@ -66,7 +69,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ], exclude: ["README.md"]),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
-        .target(name: "Messages", exclude: ["README.md"]),
+        .target(name: "Messages", dependencies: ["WallTime"], exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(
             name: "Publishing", dependencies: ["Messages", "WallTime", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -77,7 +80,7 @@ let package = Package(
         // window's chart as a PNG with its alt text (the agent attaches it to posts).
         .target(
             name: "Analysis",
-            dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
+            dependencies: ["StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
             exclude: ["README.md"]),
         // FlyingFox routes that close each connection: the tests' servers (the agent's own servers run on Hummingbird).
         .target(
@@ -123,12 +126,14 @@ let package = Package(
             ], path: "Tests/HTTPTestSupport", exclude: ["README.md"]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(
+            name: "WallTimeTests", dependencies: ["WallTime", .product(name: "Clocks", package: "swift-clocks")]),
+        .testTarget(
             name: "SensorInputTests",
             dependencies: [
                 "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
+        .testTarget(name: "MessagesTests", dependencies: ["Messages", "WallTime"]),
         .testTarget(
             name: "PublishingTests",
             dependencies: [
@@ -139,7 +144,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "AnalysisTests",
-            dependencies: ["Analysis", "SensorInput", "StepDetection", "Messages", "Publishing", "TestSupport"]),
+            dependencies: [
+                "Analysis", "SensorInput", "StepDetection", "WallTime", "Messages", "Publishing", "TestSupport",
+            ]),
         .testTarget(
             name: "IngestionTests",
             dependencies: [
@@ -161,7 +168,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Store", "WallTime", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SteptweetTests",
             dependencies: [
@@ -172,7 +179,7 @@ let package = Package(
             ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["Publishing", "Messages"],
+            name: "IntegrationTests", dependencies: ["Publishing", "Messages", "WallTime"],
             path: "Tests/integration/IntegrationTests"),
     ]
 )

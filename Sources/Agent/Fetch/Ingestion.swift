@@ -3,6 +3,7 @@ import Messages
 import Publishing
 import SensorInput
 import Store
+import WallTime
 
 extension Fetcher {
     /// The configured sources of steps: the `[source]` file, device or phone, the phones that push to `[receive]`
@@ -33,7 +34,9 @@ extension Fetcher {
     /// of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for delivery; a backlog
     /// goes on at the next fetch. The last slices are saved in the transaction that closes the windows, and the
     /// report is filled from what that transaction committed.
-    func ingestAndClose(store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport) async throws {
+    func ingestAndClose(store: StateStore, now: Instant, budget: Deadline, report: inout FetchReport) async throws {
+        // The sources read in ns (SensorInput's readers).
+        let nowNs = now.nanosecondsSinceEpoch
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var finals: [(source: any StepSource, read: SourceRead)] = []
         var lowered = 0
@@ -74,7 +77,10 @@ extension Fetcher {
         let (closed, loweredLast) = try await store.write { tx in
             var lowered = 0
             for slice in lastSlices { lowered += try tx.save(slice, nowNs: nowNs) }
-            return (try self.closeWindows(tx, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
+            let closed = try self.closeWindows(
+                tx, watermark: Instant(nanosecondsSinceEpoch: watermark),
+                firstData: firstDataNs.map(Instant.init(nanosecondsSinceEpoch:)), now: now)
+            return (closed, lowered)
         }
         for (source, read) in finals { source.didSave(read) }
         report.record(closed)
