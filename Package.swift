@@ -40,15 +40,18 @@ let package = Package(
         .target(
             name: "SensorInput",
             dependencies: [
-                "StepDetection", "WallTime", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "StepDetection", "WallTime", "CZlib",
             ], exclude: ["README.md"]),
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
-        // The agent's state in SQLite: every table through a record type, one migrator, a typed API (no SQL above it).
+        // The agent's state in SQLite: every table through a record type, one migrator, a typed API (no SQL above it);
+        // and app exports' SQLite databases opened read-only for SensorInput's readers (`SQLiteExports`).
         .target(
             name: "Store",
-            dependencies: ["StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
-            exclude: ["README.md"]),
+            dependencies: [
+                "StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ], exclude: ["README.md"]),
         // Step data coming in while the agent runs: what phones push -> the state (the receiver's HTTP routes and
         // limits, one file per push app declaring its payload format and answers, in a registry; the commit through
         // Store), and the live accelerometer sampled into the file the fetch reads.
@@ -125,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "SensorInputTests",
             dependencies: [
-                "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib",
+                "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib", "Store",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
