@@ -209,8 +209,8 @@ struct ReceivedCountedRecord: Codable, FetchableRecord, PersistableRecord {
 extension StateStore {
     /// Forgets the counted spans of sample streams not heard for a week (`ReceivedCounted.prune`), a bounded number
     /// per call.
-    package func pruneCountedSpans(nowNs: Int64) throws {
-        _ = try writer.write { db in try ReceivedCounted.prune(nowNs: nowNs, db) }
+    package func pruneCountedSpans(now: Instant) throws {
+        _ = try writer.write { db in try ReceivedCounted.prune(nowNs: now.nanosecondsSinceEpoch, db) }
     }
 }
 

@@ -99,7 +99,8 @@ package struct StateTransaction {
     /// Saves a slice a source read: its steps (one device per minute where phones overlap), bouts, position, and
     /// what else the source changed. Returns the steps it lowered in time already posted (which stay posted).
     @discardableResult
-    package func save(_ slice: IngestedSlice, nowNs: Int64) throws -> Int {
+    package func save(_ slice: IngestedSlice, now: Instant) throws -> Int {
+        let nowNs = now.nanosecondsSinceEpoch
         var counted = slice.buckets
         let overlap = DeviceOverlap(prefer: slice.prefer)
         for (second, steps) in try overlap.resolve(db, slice.deviceBuckets) { counted[second, default: 0] += steps }

@@ -90,7 +90,7 @@ enum ReceivedCounting {
         let saved = try store.savedSource(source.name)
         let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: false)
         let slice = try read.slice(source: source.name, nowNs: nowNs, boutsHandled: true, prefer: [])
-        try store.write { tx in _ = try tx.save(slice, nowNs: nowNs) }
+        try store.write { tx in _ = try tx.save(slice, now: Instant(nanosecondsSinceEpoch: nowNs)) }
         return try store.steps(in: .sinceEpoch)
     }
 }

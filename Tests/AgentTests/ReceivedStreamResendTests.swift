@@ -132,7 +132,7 @@ import WallTime
         }
         #expect(removed == [3, 2, 0])
         #expect(try spans(store) == ["p/recent": 5])
-        try store.pruneCountedSpans(nowNs: nowNs)
+        try store.pruneCountedSpans(now: Instant(nanosecondsSinceEpoch: nowNs))
         #expect(try spans(store) == ["p/recent": 5])
     }
 }

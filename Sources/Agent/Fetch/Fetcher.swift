@@ -201,7 +201,7 @@ public struct Fetcher: Sendable {
             report.warnings.append(
                 "merging old steps into minutes: " + StateStore.describe(error, path: configuration.statePath))
         }
-        do { try store.pruneCountedSpans(nowNs: now.nanosecondsSinceEpoch) } catch {
+        do { try store.pruneCountedSpans(now: now) } catch {
             report.warnings.append(
                 "forgetting the counted spans of old sample streams: "
                     + StateStore.describe(error, path: configuration.statePath))

@@ -62,7 +62,7 @@ extension Fetcher {
                     break
                 }
                 let slice = try read.slice(source: name, nowNs: nowNs, boutsHandled: true, prefer: configuration.prefer)
-                lowered += try await store.write { tx in try tx.save(slice, nowNs: nowNs) }
+                lowered += try await store.write { tx in try tx.save(slice, now: now) }
                 source.didSave(read)
                 saved = read.next
                 await Task.yield()
@@ -76,7 +76,7 @@ extension Fetcher {
         }
         let (closed, loweredLast) = try await store.write { tx in
             var lowered = 0
-            for slice in lastSlices { lowered += try tx.save(slice, nowNs: nowNs) }
+            for slice in lastSlices { lowered += try tx.save(slice, now: now) }
             let closed = try self.closeWindows(
                 tx, watermark: Instant(nanosecondsSinceEpoch: watermark),
                 firstData: firstDataNs.map(Instant.init(nanosecondsSinceEpoch:)), now: now)
@@ -103,7 +103,9 @@ extension Fetcher {
             return .failure(WalkIngestError(message: "\(error)"))
         }
         defer { lock.release() }
-        let nowNs = Timestamps.nanoseconds(now)
+        let instant = Instant(now)
+        // The sources read in ns (SensorInput's readers).
+        let nowNs = instant.nanosecondsSinceEpoch
         do {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             var reads: [(source: any StepSource, read: SourceRead)] = []
@@ -127,7 +129,7 @@ extension Fetcher {
                     source: $0.source.name, nowNs: nowNs, boutsHandled: false, prefer: configuration.prefer)
             }
             let bouts = try store.write { tx in
-                for slice in slices { try tx.save(slice, nowNs: nowNs) }
+                for slice in slices { try tx.save(slice, now: instant) }
                 return try tx.answerUnhandledBouts()
             }
             for (source, read) in reads { source.didSave(read) }
