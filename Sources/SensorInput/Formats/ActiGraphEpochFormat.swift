@@ -1,7 +1,7 @@
 /// ActiGraph ActiLife epoch (count) CSV with a steps column: the same header with an Epoch Period, an optional
 /// `TimeStamp,axis1,...,steps` row; each row is one epoch and its `steps` are already counted (a delta). Its times
 /// (the header's start, a timestamp column) are the device's local clock, read in `ReadOptions.timeZone`.
-struct ActiGraphEpochFormat: LineParser {
+struct ActiGraphEpochFormat: FreshLineParser {
     static let format = InputFormat(
         name: "actigraph-epoch", kind: .steps,
         about: "ActiGraph ActiLife epoch CSV: 10-line header with Epoch Period, axis1..3, steps per epoch",
@@ -16,8 +16,6 @@ struct ActiGraphEpochFormat: LineParser {
     var index: Int64 = 0
     var sawData = false
     var clock = LocalClock()
-
-    init(path: String, options: ReadOptions) throws {}
 
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,

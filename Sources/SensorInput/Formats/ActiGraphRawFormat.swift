@@ -3,7 +3,7 @@ import StepDetection
 /// ActiGraph ActiLife RAW CSV: the 10-line header (rate from `at NN Hz`, start from Start Date/Time), an optional
 /// column row, then `x,y,z` in g (optionally after a `Timestamp`). The start is the device's local clock, read in
 /// `ReadOptions.timeZone` (`--time-zone`, `text.time_zone`, else the machine's zone).
-struct ActiGraphRawFormat: LineParser {
+struct ActiGraphRawFormat: FreshLineParser {
     static let format = InputFormat(
         name: "actigraph-raw", kind: .acceleration,
         about: "ActiGraph ActiLife RAW CSV: 10-line header with 'at NN Hz', then X,Y,Z in g",
@@ -19,8 +19,6 @@ struct ActiGraphRawFormat: LineParser {
     /// The start as an instant, found at the first row.
     var startNs: Int64?
     var clock = LocalClock()
-
-    init(path: String, options: ReadOptions) throws {}
 
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
