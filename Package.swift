@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
-// modules before it in this list: StepDetection, WallTime, SensorInput, Store, Ingestion, Messages, Publishing,
-// Analysis, Agent, steptweet. Store is the only one that imports GRDB; Hummingbird is the one HTTP server library
-// (FlyingFox serves only the tests, in Tests/HTTPTestSupport). EmbedText and the EmbedDemoRecording plugin
+// modules before it in this list: WallTimeCore, StepDetection, WallTime, SensorInput, Store, Ingestion, Messages,
+// Publishing, Analysis, Agent, steptweet. Store is the only one that imports GRDB; Hummingbird is the one HTTP server
+// library (FlyingFox serves only the tests, in Tests/HTTPTestSupport). EmbedText and the EmbedDemoRecording plugin
 // are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
@@ -34,10 +34,13 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
+        // The time values every module passes (`Instant`, `TimeWindow`): pure Swift, no Foundation.
+        .target(name: "WallTimeCore", exclude: ["README.md"]),
         // Pure Swift, no I/O: samples -> step events and walking bouts.
         .target(name: "StepDetection", exclude: ["README.md"]),
-        // The one source of time: wall time and an injected `Clock` to sleep on (tests never sleep for real).
-        .target(name: "WallTime", exclude: ["README.md"]),
+        // The one source of time: wall time and an injected `Clock` to sleep on (tests never sleep for real); re-exports
+        // WallTimeCore and converts its instants to and from `Date`.
+        .target(name: "WallTime", dependencies: ["WallTimeCore"], exclude: ["README.md"]),
         // Files and devices -> acceleration samples or step readings.
         .target(
             name: "SensorInput",
@@ -51,7 +54,7 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift"),
+                "StepDetection", "WallTime", "SensorInput", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ], exclude: ["README.md"]),
         // Step data coming in while the agent runs: what phones push -> the state (the receiver's HTTP routes and
@@ -71,7 +74,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ], exclude: ["README.md"]),
         // Windows -> text: templates, dates, time zones, per-platform length rules.
-        .target(name: "Messages", exclude: ["README.md"]),
+        .target(name: "Messages", dependencies: ["WallTime"], exclude: ["README.md"]),
         // Text -> HTTP targets: one file per target, classified errors, redacted secrets.
         .target(
             name: "Publishing", dependencies: ["Messages", "WallTime", .product(name: "TOMLKit", package: "TOMLKit")],
@@ -82,7 +85,7 @@ let package = Package(
         // window's chart as a PNG with its alt text (the agent attaches it to posts).
         .target(
             name: "Analysis",
-            dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
+            dependencies: ["StepDetection", "WallTime", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
             exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, triggers, delivery from the outbox, daemon. The demo
         // recording is built into it (the EmbedDemoRecording plugin), so `steptweet demo` needs no checkout.
@@ -124,12 +127,14 @@ let package = Package(
             ], path: "Tests/HTTPTestSupport", exclude: ["README.md"]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(
+            name: "WallTimeTests", dependencies: ["WallTime", .product(name: "Clocks", package: "swift-clocks")]),
+        .testTarget(
             name: "SensorInputTests",
             dependencies: [
                 "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib", "Store",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
-        .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
+        .testTarget(name: "MessagesTests", dependencies: ["Messages", "WallTime"]),
         .testTarget(
             name: "PublishingTests",
             dependencies: [
@@ -140,7 +145,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "AnalysisTests",
-            dependencies: ["Analysis", "SensorInput", "StepDetection", "Messages", "Publishing", "TestSupport"]),
+            dependencies: [
+                "Analysis", "SensorInput", "StepDetection", "WallTime", "Messages", "Publishing", "TestSupport",
+            ]),
         .testTarget(
             name: "IngestionTests",
             dependencies: [
@@ -162,7 +169,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "StoreTests",
-            dependencies: ["Store", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["Store", "WallTime", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SteptweetTests",
             dependencies: [
@@ -173,7 +180,7 @@ let package = Package(
             ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["Publishing", "Messages"],
+            name: "IntegrationTests", dependencies: ["Publishing", "Messages", "WallTime"],
             path: "Tests/integration/IntegrationTests"),
     ]
 )

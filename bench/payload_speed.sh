@@ -20,7 +20,7 @@ PACKAGE=$(basename "$PWD" | tr 'A-Z' 'a-z' | tr -c 'a-z0-9\n' '_')
 swiftc -O -I "$BIN/Modules" -I Sources/CZlib -I fuzz/Shared/GRDBSQLite -module-name PayloadSpeed -swift-version 6 \
   -package-name "$PACKAGE" \
   -o "$OUT/payload_speed" "$OUT/main.swift" $(find Sources/Ingestion/Apps Sources/Ingestion/Payloads -name '*.swift') \
-  Sources/Ingestion/Receiver/HTTPAnswer.swift $(httptypes) $(objects SensorInput) $(objects StepDetection) $(objects WallTime) \
+  Sources/Ingestion/Receiver/HTTPAnswer.swift $(httptypes) $(objects SensorInput) $(objects StepDetection) $(objects WallTimeCore) $(objects WallTime) \
   -lz -lsqlite3
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $(uname -srm), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores," \

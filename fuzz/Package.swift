@@ -22,7 +22,8 @@ let package = Package(
     dependencies: [.package(url: "https://github.com/apple/swift-http-types", from: "1.8.0")],
     targets: [
         .target(name: "StepDetection", path: "Shared/StepDetection"),
-        .target(name: "WallTime", path: "Shared/WallTime", exclude: ["README.md"]),
+        .target(name: "WallTimeCore", path: "Shared/WallTimeCore", exclude: ["README.md"]),
+        .target(name: "WallTime", dependencies: ["WallTimeCore"], path: "Shared/WallTime", exclude: ["README.md"]),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib"),
         .systemLibrary(name: "GRDBSQLite", path: "Shared/GRDBSQLite"),  // the system SQLite, as GRDB's module names it
         .target(

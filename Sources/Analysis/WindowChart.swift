@@ -3,6 +3,7 @@ import Messages
 import Publishing
 import SensorInput
 import StepDetection
+import WallTime
 
 /// How the window's chart looks: `text.chart_style` and `text.goal`.
 public struct WindowChartOptions: Sendable, Equatable {
@@ -36,8 +37,8 @@ public struct WindowActivity: Sendable, Codable {
         self.bouts = bouts
     }
 
-    var startNs: Int64 { Timestamps.nanoseconds(window.start) }
-    var endNs: Int64 { Timestamps.nanoseconds(window.end) }
+    var startNs: Int64 { window.span.start.nanosecondsSinceEpoch }
+    var endNs: Int64 { window.span.end.nanosecondsSinceEpoch }
 }
 
 /// A window's chart as a PNG with its alt text, what a post with `image = "chart"` carries: steps per interval as
@@ -75,8 +76,7 @@ public enum WindowChart {
     /// and the goal for the window's whole days.
     static func summary(_ activity: WindowActivity, bars: StepPlot.ReadingBars, goal: Int?) -> ChartSummary {
         ChartSummary(
-            start: activity.window.start, end: activity.window.end,
-            intervalSeconds: Int(bars.intervalNs / 1_000_000_000),
+            window: activity.window.span, intervalSeconds: Int(bars.intervalNs / 1_000_000_000),
             steps: activity.window.steps, walks: activity.window.bouts,
             busiest: busiest(bars, startNs: activity.startNs, endNs: activity.endNs),
             goal: windowGoal(goal, startNs: activity.startNs, endNs: activity.endNs), bin: bars.bin)
@@ -102,9 +102,8 @@ public enum WindowChart {
     }
 
     /// The busiest hour of a window of up to a day and a half, the busiest local day of a longer one (`{busiest}`).
-    public static func busiestPeriod(
-        readings: [StepReading], startNs: Int64, endNs: Int64, zone: TimeZone
-    ) -> StepPeriod? {
+    public static func busiestPeriod(readings: [StepReading], in window: TimeWindow, zone: TimeZone) -> StepPeriod? {
+        let (startNs, endNs) = (window.start.nanosecondsSinceEpoch, window.end.nanosecondsSinceEpoch)
         let hour = 60 * StepPlot.minuteNs
         let period = endNs - startNs > 36 * hour ? (24 * hour, "day") : (hour, "hour")
         let bars = StepPlot.bars(

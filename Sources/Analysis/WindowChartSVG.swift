@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 /// The SVG of a window's chart, in layout units (1200 × 675) scaled by the rasteriser. Colours come from one style
 /// sheet per style, which also recolours the grid that `StepPlot.timeTicks` draws (a CSS rule outranks a presentation
@@ -95,12 +96,13 @@ extension WindowChart {
         let day =
             words.language == .japanese ? format("yyyy-MM-dd(E)", "ja_JP") : format("EEE yyyy-MM-dd", "en_US_POSIX")
         let clock = format("HH:mm", "en_US_POSIX")
-        let lastInstant = summary.end.addingTimeInterval(-1)
+        let (start, finish) = (summary.window.start.date, summary.window.end.date)
+        let lastInstant = finish.addingTimeInterval(-1)
         let end =
-            day.string(from: summary.start) == day.string(from: lastInstant)
-            ? (clock.string(from: summary.end) == "00:00" ? "24:00" : clock.string(from: summary.end))
-            : day.string(from: summary.end) + " " + clock.string(from: summary.end)
-        return "\(day.string(from: summary.start)) \(clock.string(from: summary.start)) – \(end) (\(zone.identifier))"
+            day.string(from: start) == day.string(from: lastInstant)
+            ? (clock.string(from: finish) == "00:00" ? "24:00" : clock.string(from: finish))
+            : day.string(from: finish) + " " + clock.string(from: finish)
+        return "\(day.string(from: start)) \(clock.string(from: start)) – \(end) (\(zone.identifier))"
     }
 
     /// Horizontal grid lines and labels for steps per bar on the left.

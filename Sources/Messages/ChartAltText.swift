@@ -1,4 +1,5 @@
 import Foundation
+import WallTime
 
 /// The length of one bar of a window's chart: fixed (a minute to 12 hours) or a calendar unit.
 public enum ChartBin: Sendable, Equatable {
@@ -37,8 +38,7 @@ public enum ChartBin: Sendable, Equatable {
 
 /// What a window's chart shows, in numbers: the facts its alt text gives to people who cannot see the picture.
 public struct ChartSummary: Sendable, Equatable {
-    public var start: Date
-    public var end: Date
+    public var window: TimeWindow
     /// Length of one bar, in seconds (nominal for calendar bars: a month is 30 days here).
     public var intervalSeconds: Int
     /// Length of one bar as the chart's words say it.
@@ -52,11 +52,10 @@ public struct ChartSummary: Sendable, Equatable {
     public var goal: Int?
 
     public init(
-        start: Date, end: Date, intervalSeconds: Int, steps: Int, walks: Int, busiest: StepPeriod?, goal: Int? = nil,
+        window: TimeWindow, intervalSeconds: Int, steps: Int, walks: Int, busiest: StepPeriod?, goal: Int? = nil,
         bin: ChartBin? = nil
     ) {
-        self.start = start
-        self.end = end
+        self.window = window
         self.intervalSeconds = intervalSeconds
         self.bin = bin ?? .seconds(intervalSeconds)
         self.steps = steps
@@ -64,6 +63,10 @@ public struct ChartSummary: Sendable, Equatable {
         self.busiest = busiest
         self.goal = goal
     }
+
+    /// The window's ends as dates, for the alt text's formatters.
+    var start: Date { window.start.date }
+    var end: Date { window.end.date }
 }
 
 extension MessageComposer {

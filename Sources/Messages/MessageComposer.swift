@@ -1,9 +1,9 @@
 import Foundation
+import WallTime
 
-/// A period with its step count: what one post reports.
-public struct StepWindow: Sendable, Equatable, Codable {
-    public var start: Date
-    public var end: Date
+/// A window with its step count: what one post reports.
+public struct StepWindow: Sendable, Equatable {
+    public var span: TimeWindow
     public var steps: Int
     /// Walking bouts that ended inside the window.
     public var bouts: Int
@@ -12,15 +12,38 @@ public struct StepWindow: Sendable, Equatable, Codable {
     /// The hour (a window of a day or less) or day (a longer window) with the most steps (`{busiest}`).
     public var busiest: StepPeriod?
 
-    public init(
-        start: Date, end: Date, steps: Int, bouts: Int = 0, previousSteps: Int? = nil, busiest: StepPeriod? = nil
-    ) {
-        self.start = start
-        self.end = end
+    public init(_ span: TimeWindow, steps: Int, bouts: Int = 0, previousSteps: Int? = nil, busiest: StepPeriod? = nil) {
+        self.span = span
         self.steps = steps
         self.bouts = bouts
         self.previousSteps = previousSteps
         self.busiest = busiest
+    }
+
+    /// The window's ends as dates, for the text's formatters.
+    var start: Date { span.start.date }
+    var end: Date { span.end.date }
+}
+
+extension StepWindow: Codable {
+    /// How a chart request has kept a window (its ends as dates), so a request left by an earlier version is still read.
+    private struct Kept: Codable {
+        var start, end: Date
+        var steps, bouts: Int
+        var previousSteps: Int?
+        var busiest: StepPeriod?
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let kept = try Kept(from: decoder)
+        self.init(
+            TimeWindow(start: kept.start, end: kept.end), steps: kept.steps, bouts: kept.bouts,
+            previousSteps: kept.previousSteps, busiest: kept.busiest)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try Kept(start: start, end: end, steps: steps, bouts: bouts, previousSteps: previousSteps, busiest: busiest)
+            .encode(to: encoder)
     }
 }
 

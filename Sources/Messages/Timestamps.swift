@@ -1,4 +1,5 @@
 import Foundation
+import WallTime
 
 /// Parsing and printing of ISO 8601 / RFC 3339 times: the one time parser of every option (`--start`, `--now`) and
 /// configuration key (`source.start`). One meaning everywhere: a time with an offset (`+09:00`, `Z`) is that instant;
@@ -58,13 +59,9 @@ public enum Timestamps {
         return f.string(from: date)
     }
 
-    /// Nanoseconds since the Unix epoch.
-    public static func nanoseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1e9).rounded())
-    }
+    /// Nanoseconds since the Unix epoch (`Instant(date)`, for code that keeps plain integers).
+    public static func nanoseconds(_ date: Date) -> Int64 { Instant(date).nanosecondsSinceEpoch }
 
-    /// The date of a time given in nanoseconds since the Unix epoch.
-    public static func date(nanoseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(nanoseconds / 1_000_000_000) + Double(nanoseconds % 1_000_000_000) * 1e-9)
-    }
+    /// The date of a time given in nanoseconds since the Unix epoch (`Instant.date`).
+    public static func date(nanoseconds: Int64) -> Date { Instant(nanosecondsSinceEpoch: nanoseconds).date }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 /// One post to deliver: the text and the idempotency key derived from its window (the same key on every retry).
 public struct Post: Sendable, Equatable, Codable {
@@ -7,16 +8,15 @@ public struct Post: Sendable, Equatable, Codable {
     /// Stable key for this window, e.g. `steps-20261121T010000Z-20261121T013000Z`; each target maps it onto what it
     /// offers (Idempotency-Key header, Matrix txnId, Bluesky rkey, ...).
     public var idempotencyKey: String
-    public var windowStart: Date
-    public var windowEnd: Date
+    /// The window the post tells of.
+    public var window: TimeWindow
     /// The window's chart, for targets with `image = "chart"`; nil for a text-only post.
     public var image: PostImage?
 
-    public init(text: String, idempotencyKey: String, windowStart: Date, windowEnd: Date, image: PostImage? = nil) {
+    public init(text: String, idempotencyKey: String, window: TimeWindow, image: PostImage? = nil) {
         self.text = text
         self.idempotencyKey = idempotencyKey
-        self.windowStart = windowStart
-        self.windowEnd = windowEnd
+        self.window = window
         self.image = image
     }
 }
@@ -56,15 +56,13 @@ extension Post {
     /// segment and `org.steptweet.idempotency_key` in the event's content; Bluesky a TID record key derived from the window start (`BlueskyPublisher.recordKey`); ntfy,
     /// Misskey, Discord, Slack and X have no key (X answers a repeat with 403 duplicate content, reported as
     /// `.alreadyDelivered`); the file target skips a key it already holds.
-    public static func idempotencyKey(windowStart: Date, windowEnd: Date) -> String {
-        "steps-\(keyTime(windowStart))-\(keyTime(windowEnd))"
+    public static func idempotencyKey(for window: TimeWindow) -> String {
+        "steps-\(keyTime(window.start.date))-\(keyTime(window.end.date))"
     }
 
-    /// A post for a window, with the key from `idempotencyKey(windowStart:windowEnd:)`.
-    public init(text: String, windowStart: Date, windowEnd: Date) {
-        self.init(
-            text: text, idempotencyKey: Post.idempotencyKey(windowStart: windowStart, windowEnd: windowEnd),
-            windowStart: windowStart, windowEnd: windowEnd)
+    /// A post for a window, with the key from `idempotencyKey(for:)`.
+    public init(text: String, window: TimeWindow) {
+        self.init(text: text, idempotencyKey: Post.idempotencyKey(for: window), window: window)
     }
 
     static func keyTime(_ date: Date) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WallTime
 
 /// A window's chart asked for by the transaction that closes the window (`outbox_chart_request`), once per
 /// idempotency key: what the chart draws (`inputs`, encoded by the agent), not the picture. Drawing takes tens of
@@ -12,22 +13,22 @@ package struct ChartRequestRecord: Codable, Sendable, FetchableRecord, Persistab
     package enum CodingKeys: String, CodingKey {
         case key = "idempotency_key"
         case inputs
-        case createdNs = "created_ns"
+        case created = "created_ns"
     }
     package enum Columns {
         static let key = Column(CodingKeys.key)
-        static let createdNs = Column(CodingKeys.createdNs)
+        static let created = Column(CodingKeys.created)
     }
     /// The window's idempotency key.
     package var key: String
     /// What the chart draws, as the agent encoded it.
     package var inputs: Data
-    var createdNs: Int64
+    var created: Instant
 
-    package init(key: String, inputs: Data, createdNs: Int64) {
+    package init(key: String, inputs: Data, created: Instant) {
         self.key = key
         self.inputs = inputs
-        self.createdNs = createdNs
+        self.created = created
     }
 
     /// Keeps the first request for a key, as `OutboxImageRecord` keeps the first chart.
@@ -39,7 +40,7 @@ package struct ChartRequestRecord: Codable, Sendable, FetchableRecord, Persistab
 extension StateStore {
     /// The charts asked for and not drawn yet, oldest first.
     package func chartRequests() throws -> [ChartRequestRecord] {
-        try writer.read { db in try ChartRequestRecord.order(ChartRequestRecord.Columns.createdNs).fetchAll(db) }
+        try writer.read { db in try ChartRequestRecord.order(ChartRequestRecord.Columns.created).fetchAll(db) }
     }
 
     /// Whether the window of `idempotencyKey` has a chart asked for and not drawn yet.

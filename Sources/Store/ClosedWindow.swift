@@ -1,12 +1,11 @@
-import Foundation
+import WallTime
 
 /// A window as it is posted, made once when it closes: its time, its steps, its text and the key every target posts
 /// it under. The outbox row (`OutboxRecord`) keeps it for each target, the fetch's report lists it, and each delivery
 /// names it; Publishing's `Post` is made from it (in Agent).
 public struct ClosedWindow: Codable, Sendable, Equatable {
-    /// Where the window begins and ends, in nanoseconds since the epoch (as the outbox stores them).
-    public var startNs: Int64
-    public var endNs: Int64
+    /// Where the window begins and ends (the outbox stores them as ns since the epoch).
+    public var span: TimeWindow
     public var steps: Int
     /// Of `steps`, those that arrived after the window covering their time was posted. Known to the fetch that closed
     /// the window; the outbox row does not keep it (read back, 0).
@@ -19,15 +18,11 @@ public struct ClosedWindow: Codable, Sendable, Equatable {
     public var imageAlt: String?
 
     /// A window with its key (the closing fetch makes the key from its time; the outbox reads back the one stored).
-    package init(startNs: Int64, endNs: Int64, steps: Int, lateSteps: Int = 0, text: String, idempotencyKey: String) {
-        self.startNs = startNs
-        self.endNs = endNs
+    package init(span: TimeWindow, steps: Int, lateSteps: Int = 0, text: String, idempotencyKey: String) {
+        self.span = span
         self.steps = steps
         self.lateSteps = lateSteps
         self.text = text
         self.idempotencyKey = idempotencyKey
     }
-
-    public var start: Date { StateStore.date(startNs) }
-    public var end: Date { StateStore.date(endNs) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WallTime
 
 /// One fetch in the history (`fetch_history`): exactly one row per fetch, written when it ends and read back by
 /// `history` and `status` (`status --json` writes it with its times as dates, `encode(to:)`).
@@ -21,11 +22,11 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
 
     /// Nil until the row is inserted.
     public var id: Int64?
-    public var startedNs: Int64
-    public var endedNs: Int64
+    public var started: Instant
+    public var ended: Instant
     public var trigger: FetchTriggers
-    public var windowStartNs: Int64?
-    public var windowEndNs: Int64?
+    /// The window the fetch considered; nil when it failed before it got to one.
+    public var window: TimeWindow?
     public var steps: Int?
     public var result: FetchResult
     public var error: String?
@@ -35,22 +36,15 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
     /// NULL when none.
     public var warnings: [String] = []
 
-    public var started: Date { StateStore.date(startedNs) }
-    public var ended: Date { StateStore.date(endedNs) }
-    public var windowStart: Date? { windowStartNs.map(StateStore.date) }
-    public var windowEnd: Date? { windowEndNs.map(StateStore.date) }
-
-    /// The history row of a fetch that began at `startedNs` and ended at `endedNs` (the agent makes it from its
-    /// report).
+    /// The history row of a fetch that began at `started` and ended at `ended` (the agent makes it from its report).
     package init(
-        startedNs: Int64, endedNs: Int64, trigger: FetchTriggers, windowStartNs: Int64?, windowEndNs: Int64?,
-        steps: Int?, result: FetchResult, error: String?, lateSteps: Int?, warnings: [String]
+        started: Instant, ended: Instant, trigger: FetchTriggers, window: TimeWindow?, steps: Int?,
+        result: FetchResult, error: String?, lateSteps: Int?, warnings: [String]
     ) {
-        self.startedNs = startedNs
-        self.endedNs = endedNs
+        self.started = started
+        self.ended = ended
         self.trigger = trigger
-        self.windowStartNs = windowStartNs
-        self.windowEndNs = windowEndNs
+        self.window = window
         self.steps = steps
         self.result = result
         self.error = error
@@ -60,15 +54,16 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
 
     public init(row r: Row) throws {
         id = r[Columns.id]
-        startedNs = r[Columns.startedNs]
-        endedNs = r[Columns.endedNs]
+        started = r[Columns.startedNs]
+        ended = r[Columns.endedNs]
         let triggerText: String = r[Columns.trigger]
         guard let trigger = FetchTriggers(names: triggerText) else {
             throw DatabaseError(message: "fetch_history.trigger: unknown trigger '\(triggerText)'")
         }
         self.trigger = trigger
-        windowStartNs = r[Columns.windowStartNs]
-        windowEndNs = r[Columns.windowEndNs]
+        if let start: Instant = r[Columns.windowStartNs], let end: Instant = r[Columns.windowEndNs] {
+            window = TimeWindow(start: start, end: end)
+        }
         steps = r[Columns.steps]
         let resultText: String = r[Columns.result]
         guard let result = FetchResult(rawValue: resultText) else {
@@ -84,11 +79,11 @@ public struct FetchHistoryRecord: Sendable, Equatable, FetchableRecord, Persista
 
     public func encode(to container: inout PersistenceContainer) throws {
         container[Columns.id] = id
-        container[Columns.startedNs] = startedNs
-        container[Columns.endedNs] = endedNs
+        container[Columns.startedNs] = started
+        container[Columns.endedNs] = ended
         container[Columns.trigger] = trigger.description
-        container[Columns.windowStartNs] = windowStartNs
-        container[Columns.windowEndNs] = windowEndNs
+        container[Columns.windowStartNs] = window?.start
+        container[Columns.windowEndNs] = window?.end
         container[Columns.steps] = steps
         container[Columns.result] = result.rawValue
         container[Columns.error] = error
@@ -107,11 +102,11 @@ extension FetchHistoryRecord: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: JSONKeys.self)
         try c.encodeIfPresent(id, forKey: .id)
-        try c.encode(started, forKey: .started)
-        try c.encode(ended, forKey: .ended)
+        try c.encode(started.date, forKey: .started)
+        try c.encode(ended.date, forKey: .ended)
         try c.encode(trigger, forKey: .trigger)
-        try c.encodeIfPresent(windowStart, forKey: .windowStart)
-        try c.encodeIfPresent(windowEnd, forKey: .windowEnd)
+        try c.encodeIfPresent(window?.start.date, forKey: .windowStart)
+        try c.encodeIfPresent(window?.end.date, forKey: .windowEnd)
         try c.encodeIfPresent(steps, forKey: .steps)
         try c.encode(result, forKey: .result)
         try c.encodeIfPresent(error, forKey: .error)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import WallTime
 
 /// The outbox (`outbox`), one row per window and target: the window as it closed, and where its delivery to the
 /// target stands. Added when the window closes, in the transaction that closes it (pending, or failed when the target
@@ -33,8 +34,8 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
     public var target: String
     public var status: OutboxStatus
     public var attempts: Int
-    /// Not tried before this time (ns since the epoch).
-    public var nextAttemptNs: Int64
+    /// Not tried before this time.
+    public var nextAttempt: Instant
     public var remoteID: String?
     public var lastError: String?
     /// The last attempt may have been posted although no success was seen (its answer was lost, or the fetch died).
@@ -42,60 +43,59 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
     /// While `unconfirmed`: when the first of the attempts that may have posted was made, and the target's key scope
     /// then (`Publisher.keyMemory`); nil for an attempt counted before migration `v19-outbox-key-memory`, which no
     /// resend without a look-up can follow.
-    package var unconfirmedSinceNs: Int64?
+    package var unconfirmedSince: Instant?
     package var keyScope: String?
-    var createdNs: Int64
-    var deliveredNs: Int64?
-
-    public var nextAttempt: Date { StateStore.date(nextAttemptNs) }
+    var created: Instant
+    var delivered: Instant?
 
     /// A closing window's post for `target`, due now; `failed` with its reason for a text the target would refuse.
-    package init(window: ClosedWindow, target: String, nowNs: Int64, refusal: String? = nil) {
+    package init(window: ClosedWindow, target: String, now: Instant, refusal: String? = nil) {
         self.window = window
         self.target = target
         status = refusal == nil ? .pending : .failed
         lastError = refusal
         attempts = 0
-        nextAttemptNs = nowNs
+        nextAttempt = now
         unconfirmed = false
-        createdNs = nowNs
+        created = now
     }
 
     public init(row r: Row) throws {
         id = r[Columns.id]
+        let (start, end): (Instant, Instant) = (r[Columns.windowStartNs], r[Columns.windowEndNs])
         window = ClosedWindow(
-            startNs: r[Columns.windowStartNs], endNs: r[Columns.windowEndNs], steps: r[Columns.steps],
-            text: r[Columns.text], idempotencyKey: r[Columns.idempotencyKey])
+            span: TimeWindow(start: start, end: end), steps: r[Columns.steps], text: r[Columns.text],
+            idempotencyKey: r[Columns.idempotencyKey])
         target = r[Columns.target]
         status = r[Columns.status]
         attempts = r[Columns.attempts]
-        nextAttemptNs = r[Columns.nextAttemptNs]
+        nextAttempt = r[Columns.nextAttemptNs]
         remoteID = r[Columns.remoteID]
         lastError = r[Columns.lastError]
         unconfirmed = r[Columns.unconfirmed] ?? false
-        unconfirmedSinceNs = r[Columns.unconfirmedSinceNs]
+        unconfirmedSince = r[Columns.unconfirmedSinceNs]
         keyScope = r[Columns.keyScope]
-        createdNs = r[Columns.createdNs]
-        deliveredNs = r[Columns.deliveredNs]
+        created = r[Columns.createdNs]
+        delivered = r[Columns.deliveredNs]
     }
 
     public func encode(to container: inout PersistenceContainer) {
         container[Columns.id] = id
-        container[Columns.windowStartNs] = window.startNs
-        container[Columns.windowEndNs] = window.endNs
+        container[Columns.windowStartNs] = window.span.start
+        container[Columns.windowEndNs] = window.span.end
         container[Columns.steps] = window.steps
         container[Columns.text] = window.text
         container[Columns.target] = target
         container[Columns.idempotencyKey] = window.idempotencyKey
         container[Columns.status] = status
         container[Columns.attempts] = attempts
-        container[Columns.nextAttemptNs] = nextAttemptNs
+        container[Columns.nextAttemptNs] = nextAttempt
         container[Columns.remoteID] = remoteID
         container[Columns.lastError] = lastError
-        container[Columns.createdNs] = createdNs
-        container[Columns.deliveredNs] = deliveredNs
+        container[Columns.createdNs] = created
+        container[Columns.deliveredNs] = delivered
         container[Columns.unconfirmed] = unconfirmed
-        container[Columns.unconfirmedSinceNs] = unconfirmedSinceNs
+        container[Columns.unconfirmedSinceNs] = unconfirmedSince
         container[Columns.keyScope] = keyScope
     }
 
@@ -115,15 +115,15 @@ extension OutboxRecord: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: JSONKeys.self)
         try c.encodeIfPresent(id, forKey: .id)
-        try c.encode(window.start, forKey: .windowStart)
-        try c.encode(window.end, forKey: .windowEnd)
+        try c.encode(window.span.start.date, forKey: .windowStart)
+        try c.encode(window.span.end.date, forKey: .windowEnd)
         try c.encode(window.steps, forKey: .steps)
         try c.encode(window.text, forKey: .text)
         try c.encode(target, forKey: .target)
         try c.encode(window.idempotencyKey, forKey: .idempotencyKey)
         try c.encode(status, forKey: .status)
         try c.encode(attempts, forKey: .attempts)
-        try c.encode(nextAttempt, forKey: .nextAttempt)
+        try c.encode(nextAttempt.date, forKey: .nextAttempt)
         try c.encodeIfPresent(remoteID, forKey: .remoteID)
         try c.encodeIfPresent(lastError, forKey: .lastError)
         try c.encode(unconfirmed, forKey: .unconfirmed)
@@ -177,24 +177,24 @@ extension StateStore {
     /// looks the post up before sending it again. The first attempt that may post (`afresh`: no earlier one may have)
     /// records when it was made and under which `keyScope`, for a later resend to tell whether the target still knows
     /// the post's key; a resend keeps what the first attempt recorded.
-    package func countAttempt(_ entry: OutboxRecord, afresh: Bool, nowNs: Int64, keyScope: String?) throws {
+    package func countAttempt(_ entry: OutboxRecord, afresh: Bool, now: Instant, keyScope: String?) throws {
         typealias C = OutboxRecord.Columns
         var assignments = [C.attempts.set(to: C.attempts + 1), C.unconfirmed.set(to: true)]
-        if afresh { assignments += [C.unconfirmedSinceNs.set(to: nowNs), C.keyScope.set(to: keyScope)] }
+        if afresh { assignments += [C.unconfirmedSinceNs.set(to: now), C.keyScope.set(to: keyScope)] }
         try writer.write { db in _ = try OutboxRecord.filter(key: entry.id).updateAll(db, assignments) }
     }
 
     package func recordOutcome(
-        _ entry: OutboxRecord, status: OutboxStatus, nextNs: Int64, remoteID: String?, error: String?, nowNs: Int64,
+        _ entry: OutboxRecord, status: OutboxStatus, next: Instant, remoteID: String?, error: String?, now: Instant,
         unconfirmed: Bool = false
     ) throws {
         typealias C = OutboxRecord.Columns
         var assignments = [
-            C.status.set(to: status), C.nextAttemptNs.set(to: nextNs), C.lastError.set(to: error),
+            C.status.set(to: status), C.nextAttemptNs.set(to: next), C.lastError.set(to: error),
             C.unconfirmed.set(to: unconfirmed),
         ]
         if let remoteID { assignments.append(C.remoteID.set(to: remoteID)) }
-        if status == .delivered { assignments.append(C.deliveredNs.set(to: nowNs)) }
+        if status == .delivered { assignments.append(C.deliveredNs.set(to: now)) }
         try writer.write { db in _ = try OutboxRecord.filter(key: entry.id).updateAll(db, assignments) }
     }
 }
@@ -207,11 +207,11 @@ package struct OutboxImageRecord: Codable, Sendable, FetchableRecord, Persistabl
     enum CodingKeys: String, CodingKey {
         case key = "idempotency_key"
         case png, alt, width, height
-        case createdNs = "created_ns"
+        case created = "created_ns"
     }
     package enum Columns {
         static let key = Column(CodingKeys.key)
-        static let createdNs = Column(CodingKeys.createdNs)
+        static let created = Column(CodingKeys.created)
     }
     /// The window's idempotency key.
     package var key: String
@@ -219,15 +219,15 @@ package struct OutboxImageRecord: Codable, Sendable, FetchableRecord, Persistabl
     package var alt: String
     package var width: Int
     package var height: Int
-    var createdNs: Int64
+    var created: Instant
 
-    package init(key: String, png: Data, alt: String, width: Int, height: Int, createdNs: Int64) {
+    package init(key: String, png: Data, alt: String, width: Int, height: Int, created: Instant) {
         self.key = key
         self.png = png
         self.alt = alt
         self.width = width
         self.height = height
-        self.createdNs = createdNs
+        self.created = created
     }
 
     /// Keeps the first chart drawn for a key: a window closed again (a dry run's copy, a replay) does not replace what

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SensorInput
 import StepDetection
+import WallTime
 
 /// What one payload changed in the state, for the receiver's answer.
 public struct ReceivedCommit: Sendable, Equatable {
@@ -18,8 +19,8 @@ public struct ReceivedCommit: Sendable, Equatable {
 extension StateStore {
     /// Stores what a payload holds in one transaction, before the receiver answers: a reading replaces the device's
     /// earlier one with the same key (a resend with the same value is a duplicate), and marks it for the next fetch.
-    public func commit(_ payload: Payload, nowNs: Int64) throws -> ReceivedCommit {
-        try writer.write { db in try Self.commit(payload, nowNs: nowNs, db) }
+    public func commit(_ payload: Payload, now: Instant) throws -> ReceivedCommit {
+        try writer.write { db in try Self.commit(payload, nowNs: now.nanosecondsSinceEpoch, db) }
     }
 
     static func commit(_ payload: Payload, nowNs: Int64, _ db: Database) throws -> ReceivedCommit {
@@ -64,9 +65,9 @@ extension StateStore {
     }
 
     /// Keeps a refusal that was answered 2xx (`AppConvention.unreadable`) for `status`.
-    public func refused(device: String, format: String, nowNs: Int64, text: String) throws {
+    public func refused(device: String, format: String, now: Instant, text: String) throws {
         try writer.write { db in
-            try ReceivedDevice.refused(db, device: device, format: format, nowNs: nowNs, text: text)
+            try ReceivedDevice.refused(db, device: device, format: format, nowNs: now.nanosecondsSinceEpoch, text: text)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SensorInput
 import StepDetection
+import WallTime
 
 /// A device that pushed to the receiver (`received_device`): what `status` lists, and what the received source's
 /// watermark waits for.
@@ -208,8 +209,8 @@ struct ReceivedCountedRecord: Codable, FetchableRecord, PersistableRecord {
 extension StateStore {
     /// Forgets the counted spans of sample streams not heard for a week (`ReceivedCounted.prune`), a bounded number
     /// per call.
-    package func pruneCountedSpans(nowNs: Int64) throws {
-        _ = try writer.write { db in try ReceivedCounted.prune(nowNs: nowNs, db) }
+    package func pruneCountedSpans(now: Instant) throws {
+        _ = try writer.write { db in try ReceivedCounted.prune(nowNs: now.nanosecondsSinceEpoch, db) }
     }
 }
 
@@ -229,11 +230,12 @@ public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
     init(_ d: ReceivedDevice) {
         device = d.device
         format = d.format
-        lastHeard = StateStore.date(d.lastHeardNs)
-        dataUntil = d.dataEndNs.map(StateStore.date)
+        let date = { (ns: Int64) in Instant(nanosecondsSinceEpoch: ns).date }
+        lastHeard = date(d.lastHeardNs)
+        dataUntil = d.dataEndNs.map(date)
         readings = d.readings
         samples = d.samples
-        lastRefusal = d.lastRefusalNs.map(StateStore.date)
+        lastRefusal = d.lastRefusalNs.map(date)
         lastRefusalText = d.lastRefusal
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StepDetection
+import WallTime
 
 // Typed GRDB records: each owns the SQL of its table, so no code outside `Store` writes SQL.
 // The tables themselves are created by `Migrations.migrator`.
@@ -18,19 +19,19 @@ struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
         static let lateSteps = Column(CodingKeys.lateSteps)
     }
     var id: Int64 = 1
-    var postedUntilNs: Int64
+    var postedUntilNs: Instant
     /// Steps that arrived for time already posted, for the next window.
     var lateSteps = 0
 
-    /// Where the last posted window ended (ns); nil before the first window.
-    static func postedUntil(_ db: Database) throws -> Int64? {
+    /// Where the last posted window ended; nil before the first window.
+    static func postedUntil(_ db: Database) throws -> Instant? {
         try fetchOne(db, key: 1)?.postedUntilNs
     }
 
-    /// Moves the position to `ns`.
-    static func setPostedUntil(_ db: Database, _ ns: Int64) throws {
-        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.postedUntilNs.set(to: ns))
-        try WindowStateRecord(postedUntilNs: ns).insert(db, onConflict: .ignore)
+    /// Moves the position to `instant`.
+    static func setPostedUntil(_ db: Database, _ instant: Instant) throws {
+        try WindowStateRecord.filter(key: 1).updateAll(db, Columns.postedUntilNs.set(to: instant))
+        try WindowStateRecord(postedUntilNs: instant).insert(db, onConflict: .ignore)
     }
 
     /// Late steps waiting for the next window (0 before the first window).
@@ -47,9 +48,9 @@ struct WindowStateRecord: Codable, FetchableRecord, PersistableRecord {
         try WindowStateRecord.filter(key: 1).updateAll(db, Columns.lateSteps.set(to: 0))
     }
 
-    /// Sets the position to `ns` only when there is none yet.
-    static func setPostedUntilIfUnset(_ db: Database, _ ns: Int64) throws {
-        try WindowStateRecord(postedUntilNs: ns).insert(db, onConflict: .ignore)
+    /// Sets the position to `instant` only when there is none yet.
+    static func setPostedUntilIfUnset(_ db: Database, _ instant: Instant) throws {
+        try WindowStateRecord(postedUntilNs: instant).insert(db, onConflict: .ignore)
     }
 }
 
@@ -65,9 +66,9 @@ struct StepsRecord: Codable, FetchableRecord, PersistableRecord {
     var second: Int64
     var count: Int
 
-    /// The first second with stored steps, in ns; nil when none are stored.
-    static func firstNs(_ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, select(min(Columns.second))).map { $0 * 1_000_000_000 }
+    /// The start of the first second with stored steps; nil when none are stored.
+    static func first(_ db: Database) throws -> Instant? {
+        try Int64.fetchOne(db, select(min(Columns.second))).map(Instant.init(secondsSinceEpoch:))
     }
 }
 
@@ -89,14 +90,14 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
     var steps: Int
     var handled: Bool
 
-    /// Bouts that ended in `[lo, hi)`.
-    static func count(_ db: Database, endingFrom lo: Int64, before hi: Int64) throws -> Int {
-        try filter(Columns.endNs >= lo && Columns.endNs < hi).fetchCount(db)
+    /// Bouts that ended in `window`.
+    static func count(_ db: Database, endingIn window: TimeWindow) throws -> Int {
+        try filter(Columns.endNs >= window.start && Columns.endNs < window.end).fetchCount(db)
     }
 
-    /// Bouts that overlap `[fromNs, toNs)`, as the window's chart shades them.
-    static func overlapping(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [WalkingBout] {
-        try filter(Columns.endNs > fromNs && Columns.startNs < toNs).order(Columns.endNs).fetchAll(db).map {
+    /// Bouts that overlap `window`, as the window's chart shades them.
+    static func overlapping(_ db: Database, _ window: TimeWindow) throws -> [WalkingBout] {
+        try filter(Columns.endNs > window.start && Columns.startNs < window.end).order(Columns.endNs).fetchAll(db).map {
             WalkingBout(startNs: $0.startNs, endNs: $0.endNs, steps: $0.steps)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SensorInput
+import WallTime
 
 /// The agent's state in one SQLite file (WAL, migrations): steps per second, source cursors with detector state,
 /// the window position, fetch history, walking bouts, the outbox of posts and the agent's status.
@@ -112,28 +113,26 @@ public final class StateStore: Sendable {
 
     // MARK: reading
 
-    /// Steps counted in `[fromNs, toNs)` (per-second resolution).
-    public func steps(fromNs: Int64, toNs: Int64) throws -> Int {
-        try writer.read { db in try Self.steps(db, fromNs: fromNs, toNs: toNs) }
+    /// Steps counted in `window` (per-second resolution: the seconds that start in it).
+    public func steps(in window: TimeWindow) throws -> Int {
+        try writer.read { db in try Self.steps(db, in: window) }
     }
 
-    static func steps(_ db: Database, fromNs: Int64, toNs: Int64) throws -> Int {
+    static func steps(_ db: Database, in window: TimeWindow) throws -> Int {
         typealias C = StepsRecord.Columns
-        return try Int.fetchOne(
-            db,
-            StepsRecord.filter(C.second >= ceilSecond(fromNs) && C.second < ceilSecond(toNs)).select(sum(C.count))) ?? 0
+        let (first, end) = (window.start.secondsSinceEpochRoundedUp, window.end.secondsSinceEpochRoundedUp)
+        return try Int.fetchOne(db, StepsRecord.filter(C.second >= first && C.second < end).select(sum(C.count))) ?? 0
     }
 
-    /// Steps per period of `bucket` seconds in `[fromNs, toNs)`, keyed by the period's start (seconds since the epoch,
+    /// Steps per period of `bucket` seconds in `window`, keyed by the period's start (seconds since the epoch,
     /// periods aligned to `offset` seconds east of UTC).
-    public func stepsPerPeriod(fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws -> [(
+    public func stepsPerPeriod(in window: TimeWindow, bucket: Int64, offset: Int64 = 0) throws -> [(
         start: Int64, steps: Int
     )] {
-        try writer.read { db in try Self.stepsPerPeriod(db, fromNs: fromNs, toNs: toNs, bucket: bucket, offset: offset)
-        }
+        try writer.read { db in try Self.stepsPerPeriod(db, in: window, bucket: bucket, offset: offset) }
     }
 
-    static func stepsPerPeriod(_ db: Database, fromNs: Int64, toNs: Int64, bucket: Int64, offset: Int64 = 0) throws
+    static func stepsPerPeriod(_ db: Database, in window: TimeWindow, bucket: Int64, offset: Int64 = 0) throws
         -> [(start: Int64, steps: Int)]
     {
         try Row.fetchAll(
@@ -141,15 +140,19 @@ public final class StateStore: Sendable {
             sql: """
                 SELECT ((second + ?) / ?) * ? - ? AS p, SUM(count) AS n FROM steps
                 WHERE second >= ? AND second < ? GROUP BY p ORDER BY p
-                """, arguments: [offset, bucket, bucket, offset, Self.ceilSecond(fromNs), Self.ceilSecond(toNs)]
+                """,
+            arguments: [
+                offset, bucket, bucket, offset, window.start.secondsSinceEpochRoundedUp,
+                window.end.secondsSinceEpochRoundedUp,
+            ]
         )
         .map { (start: $0["p"], steps: $0["n"]) }
     }
 
-    /// The steps of `[fromNs, toNs)` per UTC minute, as readings over their minutes: what the window's chart and its
-    /// busiest hour are drawn from (a day is at most 1,440 rows however many seconds hold steps).
-    static func stepsPerMinute(_ db: Database, fromNs: Int64, toNs: Int64) throws -> [StepReading] {
-        try stepsPerPeriod(db, fromNs: fromNs, toNs: toNs, bucket: 60).map {
+    /// The steps of `window` per UTC minute, as readings over their minutes: what the window's chart and its busiest
+    /// hour are drawn from (a day is at most 1,440 rows however many seconds hold steps).
+    static func stepsPerMinute(_ db: Database, in window: TimeWindow) throws -> [StepReading] {
+        try stepsPerPeriod(db, in: window, bucket: 60).map {
             StepReading(startNs: $0.start * 1_000_000_000, endNs: ($0.start + 60) * 1_000_000_000, steps: $0.steps)
         }
     }
@@ -158,7 +161,7 @@ public final class StateStore: Sendable {
     public func mergeOldSteps() throws {
         try writer.write { db in
             guard let posted = try WindowStateRecord.postedUntil(db) else { return }
-            try StepsCompaction.merge(db, postedUntilNs: posted)
+            try StepsCompaction.merge(db, postedUntil: posted)
         }
     }
 
@@ -173,16 +176,9 @@ public final class StateStore: Sendable {
         }
     }
 
-    static func ceilSecond(_ ns: Int64) -> Int64 {
-        let q = ns / 1_000_000_000
-        return ns % 1_000_000_000 > 0 ? q + 1 : q
-    }
-
     /// Sets where the next since-last window begins when no window was posted yet (the demo starts its clock there).
-    public func setWindowStartIfUnset(_ date: Date) throws {
-        try writer.write { db in
-            try WindowStateRecord.setPostedUntilIfUnset(db, StateStore.nanoseconds(date))
-        }
+    public func setWindowStartIfUnset(_ start: Instant) throws {
+        try writer.write { db in try WindowStateRecord.setPostedUntilIfUnset(db, start) }
     }
 
     /// Stores steps per second; seconds long past (`StepsCompaction.placed`) as their minute. Steps for time a posted
@@ -195,7 +191,7 @@ public final class StateStore: Sendable {
         let postedUntil = try WindowStateRecord.postedUntil(db)
         var net = 0
         if let postedUntil {
-            for (second, count) in placed where second * 1_000_000_000 < postedUntil { net += count }
+            for (second, count) in placed where Instant(secondsSinceEpoch: second) < postedUntil { net += count }
         }
         if net > 0 { try WindowStateRecord.addLateSteps(db, net) }
         try insertBuckets(db, placed)
@@ -211,12 +207,4 @@ public final class StateStore: Sendable {
             try statement.execute(arguments: [second, count])
         }
     }
-
-    /// The date of a time in nanoseconds since the epoch, as Messages' `Timestamps.date(nanoseconds:)` (Store is
-    /// below Messages): the dates `status --json` writes.
-    static func date(_ ns: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(ns / 1_000_000_000) + Double(ns % 1_000_000_000) * 1e-9)
-    }
-
-    static func nanoseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1e9).rounded()) }
 }

@@ -1,6 +1,7 @@
 import GRDB
 import SensorInput
 import StepDetection
+import WallTime
 
 /// One transaction on the state, as the fetch sees it: what closing windows reads and writes, typed, with no SQL and
 /// no database handle above Store. Handed to the closure of `StateStore.read` or `write`, and valid only inside it.
@@ -9,14 +10,16 @@ package struct StateTransaction {
 
     // MARK: the window position
 
-    /// Where the last posted window ended (ns); nil before the first window.
-    package func postedUntil() throws -> Int64? { try WindowStateRecord.postedUntil(db) }
+    /// Where the last posted window ended; nil before the first window.
+    package func postedUntil() throws -> Instant? { try WindowStateRecord.postedUntil(db) }
 
-    /// Moves the window position to `ns`.
-    package func setPostedUntil(_ ns: Int64) throws { try WindowStateRecord.setPostedUntil(db, ns) }
+    /// Moves the window position to `instant`.
+    package func setPostedUntil(_ instant: Instant) throws { try WindowStateRecord.setPostedUntil(db, instant) }
 
-    /// Sets the window position to `ns` only when there is none yet.
-    package func setPostedUntilIfUnset(_ ns: Int64) throws { try WindowStateRecord.setPostedUntilIfUnset(db, ns) }
+    /// Sets the window position to `instant` only when there is none yet.
+    package func setPostedUntilIfUnset(_ instant: Instant) throws {
+        try WindowStateRecord.setPostedUntilIfUnset(db, instant)
+    }
 
     /// Late steps waiting for the next window (0 before the first window).
     package func lateSteps() throws -> Int { try WindowStateRecord.lateSteps(db) }
@@ -26,27 +29,23 @@ package struct StateTransaction {
 
     // MARK: steps and bouts
 
-    /// The first stored step's second, in ns; nil when none are stored.
-    package func firstStepNs() throws -> Int64? { try StepsRecord.firstNs(db) }
+    /// The start of the first stored step's second; nil when none are stored.
+    package func firstStep() throws -> Instant? { try StepsRecord.first(db) }
 
-    /// Steps counted in `[fromNs, toNs)` (per-second resolution).
-    package func steps(fromNs: Int64, toNs: Int64) throws -> Int {
-        try StateStore.steps(db, fromNs: fromNs, toNs: toNs)
+    /// Steps counted in `window` (per-second resolution).
+    package func steps(in window: TimeWindow) throws -> Int { try StateStore.steps(db, in: window) }
+
+    /// The steps of `window` per UTC minute, as readings over their minutes.
+    package func stepsPerMinute(in window: TimeWindow) throws -> [StepReading] {
+        try StateStore.stepsPerMinute(db, in: window)
     }
 
-    /// The steps of `[fromNs, toNs)` per UTC minute, as readings over their minutes.
-    package func stepsPerMinute(fromNs: Int64, toNs: Int64) throws -> [StepReading] {
-        try StateStore.stepsPerMinute(db, fromNs: fromNs, toNs: toNs)
-    }
+    /// Walking bouts that ended in `window`.
+    package func boutCount(endingIn window: TimeWindow) throws -> Int { try BoutRecord.count(db, endingIn: window) }
 
-    /// Walking bouts that ended in `[lo, hi)`.
-    package func boutCount(endingFrom lo: Int64, before hi: Int64) throws -> Int {
-        try BoutRecord.count(db, endingFrom: lo, before: hi)
-    }
-
-    /// Walking bouts that overlap `[fromNs, toNs)`.
-    package func bouts(overlappingFrom fromNs: Int64, to toNs: Int64) throws -> [WalkingBout] {
-        try BoutRecord.overlapping(db, fromNs: fromNs, toNs: toNs)
+    /// Walking bouts that overlap `window`.
+    package func bouts(overlapping window: TimeWindow) throws -> [WalkingBout] {
+        try BoutRecord.overlapping(db, window)
     }
 
     /// Marks the bouts no fetch has answered yet as answered; returns how many there were.
@@ -100,7 +99,8 @@ package struct StateTransaction {
     /// Saves a slice a source read: its steps (one device per minute where phones overlap), bouts, position, and
     /// what else the source changed. Returns the steps it lowered in time already posted (which stay posted).
     @discardableResult
-    package func save(_ slice: IngestedSlice, nowNs: Int64) throws -> Int {
+    package func save(_ slice: IngestedSlice, now: Instant) throws -> Int {
+        let nowNs = now.nanosecondsSinceEpoch
         var counted = slice.buckets
         let overlap = DeviceOverlap(prefer: slice.prefer)
         for (second, steps) in try overlap.resolve(db, slice.deviceBuckets) { counted[second, default: 0] += steps }

@@ -1,5 +1,6 @@
 import GRDB
 import SensorInput
+import WallTime
 
 /// Keeps the `steps` table from growing a row per second forever. A phone that pushes minute totals all day (Health
 /// Auto Export) stores up to 60 rows a minute, about half a gigabyte a year. Steps are needed to the second only
@@ -16,11 +17,11 @@ enum StepsCompaction {
     static let mostSecondsPerCall: Int64 = 86_400
 
     /// Merges, into one row per UTC minute, the per-second rows of at most `mostSecondsPerCall` seconds after the
-    /// part already merged and more than `keptSeconds` behind `postedUntilNs`, and drops rows that hold no steps
+    /// part already merged and more than `keptSeconds` behind `postedUntil`, and drops rows that hold no steps
     /// there. Returns the seconds merged `[from, to)`, nil when there was nothing to do. Totals are unchanged.
     @discardableResult
-    static func merge(_ db: Database, postedUntilNs: Int64) throws -> Range<Int64>? {
-        let cutoff = minuteStart(StepReading.floorSecond(postedUntilNs) - keptSeconds)
+    static func merge(_ db: Database, postedUntil: Instant) throws -> Range<Int64>? {
+        let cutoff = minuteStart(postedUntil.secondsSinceEpoch - keptSeconds)
         let done = try StepsCompactionRecord.fetchOne(db, key: 1)?.untilSecond
         guard let start = try done ?? Int64.fetchOne(db, sql: "SELECT MIN(second) FROM steps").map(minuteStart)
         else { return nil }

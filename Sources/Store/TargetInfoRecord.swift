@@ -1,4 +1,5 @@
 import GRDB
+import WallTime
 
 /// A fact a target read from its server (`target_info`), with when it was read: Mastodon's limits, X's rotated OAuth
 /// 2.0 tokens, Bluesky's session (the agent's `StateTargetInfoCache` keeps Publishing's `TargetInfo` here).
@@ -6,21 +7,22 @@ package struct TargetInfoRecord: Codable, Sendable, FetchableRecord, Persistable
     package static let databaseTableName = "target_info"
     enum CodingKeys: String, CodingKey {
         case key, value
-        case storedNs = "stored_ns"
+        case stored = "stored_ns"
     }
     package enum Columns {
         static let key = Column(CodingKeys.key)
         static let value = Column(CodingKeys.value)
-        static let storedNs = Column(CodingKeys.storedNs)
+        static let stored = Column(CodingKeys.stored)
     }
     package var key: String
     package var value: String
-    package var storedNs: Int64
+    /// When it was read.
+    package var stored: Instant
 
-    package init(key: String, value: String, storedNs: Int64) {
+    package init(key: String, value: String, stored: Instant) {
         self.key = key
         self.value = value
-        self.storedNs = storedNs
+        self.stored = stored
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import WallTimeCore
 
 #if canImport(Glibc)
     import Glibc
@@ -6,7 +7,7 @@ import Foundation
     import Darwin
 #endif
 
-/// The one source of time: wall time (dates, and ns since the epoch for samples) and an injected
+/// The one source of time: wall time (dates, and instants for samples) and an injected
 /// `any Clock<Duration>` to sleep and measure intervals on.
 ///
 /// Everything that reads the time or waits takes a `WallClock`: the scheduler (cron times, the last fetch, `status`
@@ -20,7 +21,7 @@ public struct WallClock: Sendable {
     public let clock: any Clock<Duration>
     private let readNs: @Sendable () -> Int64
     private let readDate: @Sendable () -> Date
-    private let sleepUntilNs: @Sendable (Int64) async throws -> Void
+    private let sleepUntilInstant: @Sendable (Instant) async throws -> Void
     private let makeAlarm: @Sendable (Date) -> Alarm
     private let makeStopwatch: @Sendable () -> Stopwatch
 
@@ -50,9 +51,10 @@ public struct WallClock: Sendable {
             readDate: { start.addingTimeInterval(origin.duration(to: clock.now).timeInterval) })
     }
 
-    /// Wall time that advances with `clock`, from `startNs` (ns since the epoch) at the clock's present instant.
-    public init<C: Clock<Duration>>(_ clock: C, startingAtNs startNs: Int64) {
+    /// Wall time that advances with `clock`, from `start` at the clock's present instant.
+    public init<C: Clock<Duration>>(_ clock: C, startingAt start: Instant) {
         let origin = clock.now
+        let startNs = start.nanosecondsSinceEpoch
         let ns: @Sendable () -> Int64 = { startNs + origin.duration(to: clock.now).nanoseconds }
         self.init(clock, readNs: ns, readDate: { Date(timeIntervalSince1970: Double(ns()) / 1e9) })
     }
@@ -63,9 +65,10 @@ public struct WallClock: Sendable {
         self.clock = clock
         self.readNs = readNs
         self.readDate = readDate
-        self.sleepUntilNs = { ns in
+        self.sleepUntilInstant = { instant in
             // Past instants too go to the clock (a test's clock counts every sleep; a real one returns at once).
-            try await clock.sleep(until: clock.now.advanced(by: .nanoseconds(ns - readNs())), tolerance: nil)
+            let wait = Duration.nanoseconds(instant.nanosecondsSinceEpoch - readNs())
+            try await clock.sleep(until: clock.now.advanced(by: wait), tolerance: nil)
         }
         self.makeAlarm = { date in
             let deadline = clock.now.advanced(by: .seconds(date.timeIntervalSince(readDate())))
@@ -83,8 +86,8 @@ public struct WallClock: Sendable {
     /// The present date.
     public func now() -> Date { readDate() }
 
-    /// The present time in ns since the epoch (a sample's time).
-    public func nowNs() -> Int64 { readNs() }
+    /// The present time as an instant (a sample's time, a push's arrival).
+    public func nowInstant() -> Instant { Instant(nanosecondsSinceEpoch: readNs()) }
 
     /// The instant on `clock` when `date` arrives, fixed now; `wait()` suspends until it (at once when past).
     public func alarm(at date: Date) -> Alarm { makeAlarm(date) }
@@ -92,9 +95,9 @@ public struct WallClock: Sendable {
     /// Suspends until `date`; throws `CancellationError` when the task is cancelled.
     public func sleep(until date: Date) async throws { try await alarm(at: date).wait() }
 
-    /// Suspends until the wall time `ns` (ns since the epoch; at once when past); throws `CancellationError` when
-    /// the task is cancelled.
-    public func sleep(untilNs ns: Int64) async throws { try await sleepUntilNs(ns) }
+    /// Suspends until the wall time `instant` (at once when past); throws `CancellationError` when the task is
+    /// cancelled.
+    public func sleep(until instant: Instant) async throws { try await sleepUntilInstant(instant) }
 
     /// Starts measuring an interval on `clock` (not on the time of day, which may jump).
     public func stopwatch() -> Stopwatch { makeStopwatch() }
@@ -116,11 +119,5 @@ extension Duration {
     public var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) * 1e-18
-    }
-
-    /// The duration in whole nanoseconds (rounded toward zero).
-    public var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import SensorInput
+import WallTime
 
 /// `steptweet demo`: the main job on embedded defaults.
 struct DemoCommand: AsyncParsableCommand {
@@ -54,7 +55,7 @@ struct DemoCommand: AsyncParsableCommand {
                 n += 1
                 printLine("fetch \(n) at \(clock.string(from: r.at))")
                 printLine(
-                    "  window: \(clock.string(from: r.window.start)) 〜 \(clock.string(from: r.window.end)), \(r.window.steps) steps"
+                    "  window: \(clock.string(from: r.window.span.start.date)) 〜 \(clock.string(from: r.window.span.end.date)), \(r.window.steps) steps"
                 )
                 if let text = r.text { printLine("  text:   \(text)") }
                 for d in r.deliveries { printLine("  post:   \(d)") }

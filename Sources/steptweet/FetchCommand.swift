@@ -185,7 +185,7 @@ struct FetchJSON: Encodable {
         trigger = r.trigger.description
         now = f(r.now)
         dryRun = r.dryRun
-        if let s = r.windowStart, let e = r.windowEnd { window = Window(start: f(s), end: f(e)) }
+        if let w = r.window { window = Window(start: f(w.start.date), end: f(w.end.date)) }
         steps = r.steps
         lateSteps = r.lateSteps == 0 ? nil : r.lateSteps
         text = r.windows.last?.text
@@ -193,14 +193,15 @@ struct FetchJSON: Encodable {
         warnings = r.warnings.isEmpty ? nil : r.warnings
         posts = r.windows.map {
             PostJSON(
-                window: Window(start: f($0.start), end: f($0.end)), steps: $0.steps,
+                window: Window(start: f($0.span.start.date), end: f($0.span.end.date)), steps: $0.steps,
                 lateSteps: $0.lateSteps == 0 ? nil : $0.lateSteps, text: $0.text,
                 idempotencyKey: $0.idempotencyKey, imageAlt: $0.imageAlt, imageFile: imageFiles[$0.idempotencyKey])
         }
         deliveries = r.deliveries.map {
             Target(
                 target: $0.target, outcome: $0.outcome.rawValue, idempotencyKey: $0.window.idempotencyKey,
-                window: Window(start: f($0.window.start), end: f($0.window.end)), remoteId: $0.remoteID,
+                window: Window(start: f($0.window.span.start.date), end: f($0.window.span.end.date)),
+                remoteId: $0.remoteID,
                 reason: $0.reason, note: $0.note)
         }
     }
@@ -216,9 +217,10 @@ func printReport(_ r: FetchReport, zone: TimeZone, json: Bool, imageFiles: [Stri
         return
     } else {
         for w in r.warnings { printError(TerminalText.escaped("warning: \(w)")) }
-        if let s = r.windowStart, let e = r.windowEnd {
+        if let w = r.window {
             printLine(
-                "window: \(f(s)) 〜 \(f(e)), \(r.steps ?? 0) steps" + (r.lateSteps != 0 ? " (\(r.lateSteps) late)" : ""))
+                "window: \(f(w.start.date)) 〜 \(f(w.end.date)), \(r.steps ?? 0) steps"
+                    + (r.lateSteps != 0 ? " (\(r.lateSteps) late)" : ""))
         }
         for w in r.windows {
             printLine(r.dryRun ? "would post: \(w.text)" : "queued: \(w.text)")

@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import Store
+import WallTime
 
 /// `steptweet history`: fetch results, or a chart of steps per hour or day.
 struct HistoryCommand: ParsableCommand {
@@ -40,7 +41,7 @@ struct HistoryCommand: ParsableCommand {
             }
             let entries = try store.history(limit: limit).reversed()
             if entries.isEmpty && !json { printLine("no fetch recorded yet in \(config.statePath)") }
-            let f = { (d: Date) in Timestamps.format(d, zone: zone) }
+            let f = { (instant: Instant) in Timestamps.format(instant.date, zone: zone) }
             if json {
                 struct Line: Encodable {
                     var started: String
@@ -61,7 +62,8 @@ struct HistoryCommand: ParsableCommand {
                                 started: f(h.started), ended: f(h.ended), trigger: h.trigger.description,
                                 result: h.result.rawValue,
                                 error: h.error,
-                                windowStart: h.windowStart.map(f), windowEnd: h.windowEnd.map(f), steps: h.steps,
+                                windowStart: h.window.map { f($0.start) }, windowEnd: h.window.map { f($0.end) },
+                                steps: h.steps,
                                 lateSteps: h.lateSteps == 0 ? nil : h.lateSteps,
                                 warnings: h.warnings.isEmpty ? nil : h.warnings)
                         }))
@@ -69,7 +71,7 @@ struct HistoryCommand: ParsableCommand {
             }
             for h in entries {
                 let late = (h.lateSteps ?? 0) != 0 ? " (\(h.lateSteps ?? 0) late)" : ""
-                let window = h.windowStart.flatMap { s in h.windowEnd.map { "\(f(s)) 〜 \(f($0))" } } ?? "-"
+                let window = h.window.map { "\(f($0.start)) 〜 \(f($0.end))" } ?? "-"
                 printLine(
                     TerminalText.escaped(
                         "\(f(h.started))  \(h.trigger.description.padding(toLength: 8, withPad: " ", startingAt: 0)) \(window)  \(h.steps ?? 0) steps\(late)  \(h.result.rawValue)"
@@ -90,10 +92,10 @@ struct HistoryCommand: ParsableCommand {
         let period = by ?? (span <= 2 * 86_400 ? .hour : .day)
         let unit = period.rawValue
         let bucket = period.seconds
-        let offset = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(range.last))))
-        let rows = try store.stepsPerPeriod(
-            fromNs: range.first * 1_000_000_000, toNs: (range.last + 1) * 1_000_000_000,
-            bucket: bucket, offset: offset)
+        let offset = Int64(zone.secondsFromGMT(for: Instant(secondsSinceEpoch: range.last).date))
+        let stored = TimeWindow(
+            start: Instant(secondsSinceEpoch: range.first), end: Instant(secondsSinceEpoch: range.last + 1))
+        let rows = try store.stepsPerPeriod(in: stored, bucket: bucket, offset: offset)
         // Include empty periods so the time axis is even.
         var filled: [(start: Int64, steps: Int)] = []
         if let first = rows.first?.start, let last = rows.last?.start {

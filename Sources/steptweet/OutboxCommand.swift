@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Messages
 import Store
+import WallTime
 
 /// `steptweet outbox`: the posts waiting, failed or unconfirmed; re-queue or give up failed ones.
 struct OutboxCommand: ParsableCommand {
@@ -140,13 +141,13 @@ struct OutboxJSON: Encodable {
         status = e.status.rawValue
         unconfirmed = e.unconfirmed
         target = e.target
-        windowStart = f(e.window.start)
-        windowEnd = f(e.window.end)
+        windowStart = f(e.window.span.start.date)
+        windowEnd = f(e.window.span.end.date)
         steps = e.window.steps
         text = e.window.text
         idempotencyKey = e.window.idempotencyKey
         attempts = e.attempts
-        nextAttempt = f(e.nextAttempt)
+        nextAttempt = f(e.nextAttempt.date)
         remoteId = e.remoteID
         lastError = e.lastError
     }

@@ -111,13 +111,14 @@ struct PreviewCommand: ParsableCommand {
             throw fail(error.description, status: ExitStatus.of(error))
         }
         for issue in result.summary.issues { printError("warning: skipped \(issue)") }
-        let (fromNs, toNs) = (Timestamps.nanoseconds(from), Timestamps.nanoseconds(to))
+        let span = TimeWindow(start: from, end: to)
+        let (fromNs, toNs) = (span.start.nanosecondsSinceEpoch, span.end.nanosecondsSinceEpoch)
         var window = StepWindow(
-            start: from, end: to, steps: result.steps(fromNs: fromNs, toNs: toNs),
+            span, steps: result.steps(fromNs: fromNs, toNs: toNs),
             bouts: result.bouts.filter { $0.endNs >= fromNs && $0.endNs < toNs }.count,
             previousSteps: result.steps(fromNs: fromNs - (toNs - fromNs), toNs: fromNs))
         let minutes = result.stepsPerMinute(fromNs: fromNs, toNs: toNs)
-        window.busiest = WindowChart.busiestPeriod(readings: minutes, startNs: fromNs, endNs: toNs, zone: zone)
+        window.busiest = WindowChart.busiestPeriod(readings: minutes, in: span, zone: zone)
         printLine(composer.compose(window))
         guard let image else { return }
         let chart: PostImage

@@ -35,8 +35,7 @@ struct StepsCommand: ParsableCommand {
         guard end >= start else { throw fail("--to must not be before --from", status: ExitStatus.usage) }
         let steps: Int
         do {
-            steps = try StateStore(readOnlyPath: config.statePath).steps(
-                fromNs: Timestamps.nanoseconds(start), toNs: Timestamps.nanoseconds(end))
+            steps = try StateStore(readOnlyPath: config.statePath).steps(in: TimeWindow(start: start, end: end))
         } catch {
             throw stateFailure(error, path: config.statePath)
         }

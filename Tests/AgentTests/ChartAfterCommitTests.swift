@@ -4,6 +4,7 @@ import Publishing
 import Store
 import Synchronization
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Analysis
@@ -25,7 +26,7 @@ import Testing
     /// very activity inside the closing transaction.
     func committedActivity(_ fetcher: Fetcher, _ window: ClosedWindow) throws -> WindowActivity? {
         try StateStore(path: fetcher.configuration.statePath).read { tx in
-            try fetcher.composeWindow(tx, window.startNs..<window.endNs, steps: window.steps).chart
+            try fetcher.composeWindow(tx, window.span, steps: window.steps).chart
         }
     }
 
@@ -39,7 +40,7 @@ import Testing
             // A push's commit, on a connection of its own that does not wait: refused while the fetch holds the
             // write transaction.
             let other = try? StateStore(path: config.statePath, busyTimeout: 0)
-            let wrote = (try? other?.write { tx in try tx.setPostedUntilIfUnset(0) }) != nil
+            let wrote = (try? other?.write { tx in try tx.setPostedUntilIfUnset(.epoch) }) != nil
             writes.withLock { $0.append(wrote) }
             return try WindowChart.image(activity, composer: composer, options: options)
         }
@@ -78,14 +79,14 @@ import Testing
         let now = t0.addingTimeInterval(2400)
         var died = FetchReport(result: .noData, trigger: [.manual], now: now, dryRun: false)
         try await fetcher.ingestAndClose(
-            store: store, nowNs: Timestamps.nanoseconds(now), budget: budget, report: &died)
+            store: store, now: Instant(now), budget: budget, report: &died)
         let window = try #require(died.windows.first)
         #expect(try store.chartRequests().map(\.key) == [window.idempotencyKey])
         #expect(try store.outboxImage(idempotencyKey: window.idempotencyKey) == nil)
 
         var failures: [(kind: FailureKind, reason: String)] = []
         _ = await fetcher.deliverPending(
-            store: store, nowNs: Timestamps.nanoseconds(now), budget: budget, report: &died, failures: &failures)
+            store: store, now: Instant(now), budget: budget, report: &died, failures: &failures)
         #expect(died.deliveries.map(\.outcome) == [.deferred])
         #expect(died.deliveries.first?.reason == "reading the window's chart: it is not drawn yet")
         #expect(await target.received.isEmpty, "sent without its chart")

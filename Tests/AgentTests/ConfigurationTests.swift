@@ -3,6 +3,7 @@ import Messages
 import Publishing
 import StepDetection
 import Testing
+import WallTime
 
 @testable import Agent
 
@@ -67,7 +68,7 @@ import Testing
         #expect(c.schedule.deadline == 20)
         #expect(c.schedule.window == .aligned(86_400))
         #expect(c.schedule.postZero)
-        #expect(c.composer.compose(StepWindow(start: Date(), end: Date(), steps: 12)) == "12 steps")
+        #expect(c.composer.compose(StepWindow(TimeWindow(start: Date(), end: Date()), steps: 12)) == "12 steps")
         #expect(c.composer.device == "Pixel")
         #expect(c.composer.timeZone.identifier == "Europe/Berlin")
         #expect(c.statePath == "/etc/steptweet/state/db.sqlite")

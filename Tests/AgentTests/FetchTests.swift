@@ -6,6 +6,7 @@ import GRDB
 import Messages
 import Publishing
 import Testing
+import WallTime
 
 @testable import Store
 
@@ -76,9 +77,9 @@ import Testing
         #expect(total == whole)
         // Windows are contiguous: each starts where the previous ended.
         let posts = await target.received
-        for (a, b) in zip(posts, posts.dropFirst()) { #expect(a.windowEnd == b.windowStart) }
+        for (a, b) in zip(posts, posts.dropFirst()) { #expect(a.window.end == b.window.start) }
         let store = try StateStore(path: config.statePath)
-        #expect(try store.steps(fromNs: 0, toNs: .max) == whole)
+        #expect(try store.steps(in: .sinceEpoch) == whole)
     }
 
     /// Samples that arrive after the window covering their time was posted: a fetch 70 s after the first half of a
@@ -108,10 +109,10 @@ import Testing
         #expect(second.result == .newData, "\(second.line)")
         #expect(second.windows == dry.windows)
         let store = try StateStore(path: config.statePath)
-        let stored = try store.steps(fromNs: 0, toNs: .max)
+        let stored = try store.steps(in: .sinceEpoch)
         // Every step of the second half was for time the first window had covered.
         let secondHalf = try store.steps(
-            fromNs: Timestamps.nanoseconds(t0.addingTimeInterval(150)), toNs: .max)
+            in: TimeWindow(start: Instant(t0.addingTimeInterval(150)), end: .distantFuture))
         #expect(secondHalf > 20 && second.lateSteps == secondHalf && second.windows.first?.lateSteps == secondHalf)
         #expect(first.postedSteps + second.postedSteps == stored)
         #expect(second.logLine(zone: config.composer.timeZone).contains("(\(secondHalf) late)"))

@@ -5,6 +5,7 @@ import Foundation
 import Messages
 import Publishing
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Store
@@ -67,7 +68,7 @@ import Testing
                 #expect(until.map { abs($0.timeIntervalSince(at(lastT))) < 0.001 } == true, "up to its last sample")
             }
         }
-        let stored = try store.steps(fromNs: 0, toNs: .max)
+        let stored = try store.steps(in: .sinceEpoch)
         #expect(counted > 100)
         #expect(abs(stored - counted) <= counted / 100, "pulled \(stored), count \(counted)")
         #expect(posted == stored, "a stopped phone's walk is closed and posted")
@@ -106,9 +107,10 @@ import Testing
         await phone.state.set(measuring: false)
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
         _ = await fetcher.fetch(now: at(200), trigger: [.manual])
-        #expect(try store.steps(fromNs: ns(0), toNs: ns(20)) > 20)
-        #expect(try store.steps(fromNs: ns(20), toNs: ns(50)) == 0, "nothing was measured during the pause")
-        #expect(try store.steps(fromNs: ns(50), toNs: ns(90)) > 60)
+        #expect(try store.steps(in: TimeWindow(fromNs: ns(0), toNs: ns(20))) > 20)
+        #expect(
+            try store.steps(in: TimeWindow(fromNs: ns(20), toNs: ns(50))) == 0, "nothing was measured during the pause")
+        #expect(try store.steps(in: TimeWindow(fromNs: ns(50), toNs: ns(90))) > 60)
         let saved = try await store.savedSource(phone.url.absoluteString)
         let lastT = try #require(rows.last?.t)
         #expect(saved.lastSampleNs.map { abs($0 - ns(lastT + 30)) < 1_000_000 } == true)
@@ -145,7 +147,7 @@ import Testing
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
         _ = await fetcher.fetch(now: at(61), trigger: [.manual])
-        let once = try store.steps(fromNs: 0, toNs: .max)
+        let once = try store.steps(in: .sinceEpoch)
         #expect(abs(once - counted) <= counted / 100, "the same buffers under a new session: \(once) vs \(counted)")
 
         // Another experiment from 10:05: its times start at 0 again, below the threshold the next read asks for.
@@ -153,7 +155,7 @@ import Testing
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
         _ = await fetcher.fetch(now: at(400), trigger: [.manual])
-        let twice = try store.steps(fromNs: 0, toNs: .max)
+        let twice = try store.steps(in: .sinceEpoch)
         #expect(abs(twice - 2 * counted) <= 2 * counted / 100, "\(twice) vs 2 × \(counted)")
         let gets = await phone.server.requests.filter { $0.path == "/get" }.suffix(2)
         #expect(gets.first?.query["acc_time"]?.hasSuffix("|acc_time") == true)
@@ -164,9 +166,9 @@ import Testing
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
         _ = await fetcher.fetch(now: at(700), trigger: [.manual])
-        let thrice = try store.steps(fromNs: 0, toNs: .max)
+        let thrice = try store.steps(in: .sinceEpoch)
         #expect(abs(thrice - 3 * counted) <= 3 * counted / 100, "\(thrice) vs 3 × \(counted)")
-        #expect(try store.steps(fromNs: ns(600), toNs: ns(700)) > 100)
+        #expect(try store.steps(in: TimeWindow(fromNs: ns(600), toNs: ns(700))) > 100)
         await phone.server.stop()
     }
 
@@ -191,7 +193,7 @@ import Testing
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
         let report = await fetcher.fetch(now: at(61), trigger: [.manual])
         #expect(report.result == .newData && report.warnings.isEmpty, "\(report.line)")
-        let stored = try store.steps(fromNs: 0, toNs: .max)
+        let stored = try store.steps(in: .sinceEpoch)
         #expect(abs(stored - counted) <= counted / 100, "\(stored) vs \(counted) counted without the nulls")
         #expect(try store.receivedDevices().first?.samples == rows.count - nulls)
         await phone.server.stop()
@@ -208,7 +210,7 @@ import Testing
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
         let report = await fetcher.fetch(now: at(61), trigger: [.manual])
         #expect(report.result == .newData && report.warnings.isEmpty, "\(report.line)")
-        let stored = try store.steps(fromNs: 0, toNs: .max)
+        let stored = try store.steps(in: .sinceEpoch)
         #expect(abs(stored - counted) <= counted / 100, "\(stored) vs \(counted)")
         #expect(await phone.server.requests.last { $0.path == "/get" }?.query["acc"] == "full")
 
@@ -263,7 +265,7 @@ import Testing
             "\(report.warnings)")
         let saved = try await store.savedSource(phone.baseURL.absoluteString)
         #expect(saved.remotePosition == nil && saved.detector != nil)
-        #expect(try store.receivedDevices().isEmpty && store.steps(fromNs: 0, toNs: .max) == 0)
+        #expect(try store.receivedDevices().isEmpty && store.steps(in: .sinceEpoch) == 0)
         await phone.stop()
     }
 

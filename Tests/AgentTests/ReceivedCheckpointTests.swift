@@ -3,6 +3,7 @@ import GRDB
 import SensorInput
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Store
@@ -53,11 +54,16 @@ import Testing
         let dir = try TempDir()
         let store = try StateStore(path: dir.path("state.sqlite"))
         let ten = (0..<10).map { reading($0, micro: 1_000_000) }
-        for _ in 0..<3 { _ = try store.commit(Payload(format: "health-auto-export", items: ten), nowNs: now) }
+        for _ in 0..<3 {
+            _ = try store.commit(
+                Payload(format: "health-auto-export", items: ten), now: Instant(nanosecondsSinceEpoch: now))
+        }
         let device = try #require(try store.receivedDevices().first)
         #expect(device.readings == 10)
         #expect(device.line(zone: TimeZone(identifier: "UTC")!).contains(", 10 readings, "), "\(device)")
-        _ = try store.commit(Payload(format: "health-auto-export", items: [reading(0, micro: 4_000_000)]), nowNs: now)
+        _ = try store.commit(
+            Payload(format: "health-auto-export", items: [reading(0, micro: 4_000_000)]),
+            now: Instant(nanosecondsSinceEpoch: now))
         #expect(try store.receivedDevices().first?.readings == 11)
     }
 
@@ -79,12 +85,12 @@ import Testing
 enum ReceivedCounting {
     /// Commits `payload`, counts what changed, and returns every step the steps table holds.
     static func push(_ payload: Payload, to store: StateStore, nowNs: Int64) throws -> Int {
-        _ = try store.commit(payload, nowNs: nowNs)
+        _ = try store.commit(payload, now: Instant(nanosecondsSinceEpoch: nowNs))
         let source = ReceivedStepSource(store: store, settleNs: 0)
         let saved = try store.savedSource(source.name)
         let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: false)
         let slice = try read.slice(source: source.name, nowNs: nowNs, boutsHandled: true, prefer: [])
-        try store.write { tx in _ = try tx.save(slice, nowNs: nowNs) }
-        return try store.steps(fromNs: 0, toNs: .max)
+        try store.write { tx in _ = try tx.save(slice, now: Instant(nanosecondsSinceEpoch: nowNs)) }
+        return try store.steps(in: .sinceEpoch)
     }
 }

@@ -86,7 +86,7 @@ import WallTime
         let fetched = await r.fetcher.fetch(now: t0.addingTimeInterval(Double(later + 60)), trigger: [.manual])
         #expect(fetched.warnings.isEmpty, "\(fetched.line)")
         #expect(try spans(r.store) == ["pixel/session-2": 2])
-        let steps = try r.store.steps(fromNs: 0, toNs: .max)
+        let steps = try r.store.steps(in: .sinceEpoch)
 
         // A resend inside a kept span is still a duplicate.
         let resend = try await receiver.post(r.port, Self.message(later + 1, session: "session-2"), token: token)
@@ -100,7 +100,7 @@ import WallTime
                 $0.hasPrefix("50 samples of pixel/session-1") && $0.contains("reorder allowance")
             },
             "\(next.line)")
-        #expect(try r.store.steps(fromNs: 0, toNs: .max) == steps)
+        #expect(try r.store.steps(in: .sinceEpoch) == steps)
         #expect(try samplesWaiting(r.store) == 0)
         await r.stop()
     }
@@ -132,7 +132,7 @@ import WallTime
         }
         #expect(removed == [3, 2, 0])
         #expect(try spans(store) == ["p/recent": 5])
-        try store.pruneCountedSpans(nowNs: nowNs)
+        try store.pruneCountedSpans(now: Instant(nanosecondsSinceEpoch: nowNs))
         #expect(try spans(store) == ["p/recent": 5])
     }
 }

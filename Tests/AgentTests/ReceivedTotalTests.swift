@@ -5,6 +5,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Store
@@ -90,8 +91,8 @@ import Testing
         #expect(try ReceivedCounting.push(totals([(10, 4), (20, 15)]), to: store, nowNs: now) == 11)
         #expect(try ReceivedCounting.push(totals([(30, 27)]), to: store, nowNs: now) == 23)
         // The message with 20 s again, after 30 s was counted: a duplicate, not a reset nor a difference of 0.
-        _ = try store.commit(totals([(20, 15)]), nowNs: now)
-        let again = try store.commit(totals([(10, 4), (20, 15)]), nowNs: now)
+        _ = try store.commit(totals([(20, 15)]), now: Instant(nanosecondsSinceEpoch: now))
+        let again = try store.commit(totals([(10, 4), (20, 15)]), now: Instant(nanosecondsSinceEpoch: now))
         #expect(again.duplicates == 2 && again.readings == 0)
         #expect(try ReceivedCounting.push(totals([]), to: store, nowNs: now) == 23)
     }
@@ -100,8 +101,8 @@ import Testing
         let dir = try TempDir()
         let store = try StateStore(path: dir.path("state.sqlite"))
         // From 4: → 15 (+11), a reset to 3 (+3), → 9 (+6); another session from 100 (+30).
-        _ = try store.commit(totals([(10, 4), (20, 15), (40, 9)]), nowNs: now)
-        _ = try store.commit(totals([(5, 100), (15, 130)], session: "s2"), nowNs: now)
+        _ = try store.commit(totals([(10, 4), (20, 15), (40, 9)]), now: Instant(nanosecondsSinceEpoch: now))
+        _ = try store.commit(totals([(5, 100), (15, 130)], session: "s2"), now: Instant(nanosecondsSinceEpoch: now))
         #expect(try ReceivedCounting.push(totals([(30, 3)]), to: store, nowNs: now) == 11 + 3 + 6 + 30)
     }
 
@@ -110,7 +111,7 @@ import Testing
         let dir = try TempDir()
         let store = try StateStore(path: dir.path("state.sqlite"))
         _ = try ReceivedCounting.push(totals([(0, 0), (60, 60)]), to: store, nowNs: now)
-        #expect(try store.steps(fromNs: t0, toNs: t0 + 30_000_000_000) == 30)
+        #expect(try store.steps(in: TimeWindow(fromNs: t0, toNs: t0 + 30_000_000_000)) == 30)
     }
 }
 
@@ -144,7 +145,7 @@ import Testing
                 })
         }
         func streams() -> [String] { fetcher.sources(store).map(\.name).filter { $0.hasPrefix("receive/") } }
-        _ = try store.commit(samples(0..<1000), nowNs: t0 + 10_000_000_000)
+        _ = try store.commit(samples(0..<1000), now: Instant(nanosecondsSinceEpoch: t0 + 10_000_000_000))
         #expect(streams() == ["receive/Phone/s1"])
         // Fed while it is heard, then closed by the first fetch after it went quiet: then no more.
         _ = await fetcher.fetch(now: Timestamps.date(nanoseconds: t0 + 12_000_000_000), trigger: [.manual])
@@ -152,7 +153,7 @@ import Testing
         _ = await fetcher.fetch(now: Timestamps.date(nanoseconds: t0 + 600_000_000_000), trigger: [.manual])
         #expect(streams().isEmpty)
         // A message for it later (here, late samples) makes it read again.
-        _ = try store.commit(samples(1000..<1100), nowNs: t0 + 700_000_000_000)
+        _ = try store.commit(samples(1000..<1100), now: Instant(nanosecondsSinceEpoch: t0 + 700_000_000_000))
         #expect(streams() == ["receive/Phone/s1"])
     }
 }

@@ -96,7 +96,7 @@ import Testing
         #expect(fixed.status == 200 && fixed.answer["readings"] as? Int == 1, "\(fixed.answer)")
         let late = await r.fetcher.fetch(now: t0.addingTimeInterval(22 * 60), trigger: [.manual])
         #expect(late.postedSteps == 43 && late.lateSteps == 43, "\(late.line)")
-        #expect(try r.store.steps(fromNs: 0, toNs: .max) == all)
+        #expect(try r.store.steps(in: .sinceEpoch) == all)
         await r.stop()
     }
 

@@ -142,7 +142,7 @@ import WallTime
         let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
         #expect(fetch.result == .newData, "\(fetch.line)")
         #expect(fetch.postedSteps == (0..<20).reduce(0) { $0 + 40 + $1 })
-        #expect(fetch.windows.first?.start == Self.t0)
+        #expect(fetch.windows.first?.span.start.date == Self.t0)
 
         // Minute 19 grows (it was still running) and minute 20 arrives: only the difference and the new minute.
         let grown = try await post(
@@ -202,7 +202,7 @@ import WallTime
         #expect(try await post(r.port, Data(body.utf8), token: token).status == 200)
         let first = await r.fetcher.fetch(now: Self.t0, trigger: [.manual])
         #expect(first.backlog, "\(first.line)")
-        let firstEnd = try #require(first.windows.last?.end)
+        let firstEnd = try #require(first.windows.last).span.end.date
         let slice = ReceivedStepSource.readingsPerSlice
         #expect(firstEnd == start.addingTimeInterval(Double(slice) * 60), "closed where the uncounted readings start")
         #expect(first.postedSteps == (0..<slice).reduce(0) { $0 + $1 % 9 + 1 })
@@ -284,7 +284,7 @@ import WallTime
         #expect(lateGain > 0)
         #expect(second.lateSteps == lateGain, "\(second.line)")
         #expect(first.postedSteps + second.postedSteps == perMinute, "\(second.line)")
-        #expect(try r.store.steps(fromNs: 0, toNs: Int64.max) == perMinute)
+        #expect(try r.store.steps(in: .sinceEpoch) == perMinute)
         await r.stop()
     }
 
@@ -311,7 +311,7 @@ import WallTime
         #expect(second.warnings.contains { $0.contains("lowered \(lowered) steps") }, "\(second.warnings)")
         #expect(second.postedSteps == (10..<20).map(watch).reduce(0, +), "\(second.line)")
         let counted = (0..<20).map { watchMinutes.contains($0) ? watch($0) : phone($0) }.reduce(0, +)
-        #expect(try r.store.steps(fromNs: 0, toNs: Int64.max) == counted)
+        #expect(try r.store.steps(in: .sinceEpoch) == counted)
         await r.stop()
     }
 
@@ -582,7 +582,7 @@ import WallTime
         }
         let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 31), trigger: [.manual])
         let counted = try RecordingCounter.count(path: Fixture.walk).steps
-        let stored = try r.store.steps(fromNs: 0, toNs: .max)
+        let stored = try r.store.steps(in: .sinceEpoch)
         #expect(counted > 100)
         #expect(abs(stored - counted) <= counted / 100, "stored \(stored), count \(counted)")
         // The window waits for the device up to its last sample; once it has been quiet for `settle`, the rest goes.
@@ -682,7 +682,7 @@ import WallTime
         let withoutAggregated = (0..<minutes).map { max(phone[$0], watch[$0]) }.reduce(0, +)
         #expect(rule > 1000 && sum > rule && rule > withoutAggregated, "\(withoutAggregated) < \(rule) < \(sum)")
         #expect(posted == rule, "posted \(posted), per-minute rule \(rule), sum of both \(sum)")
-        #expect(try r.store.steps(fromNs: 0, toNs: .max) == rule)
+        #expect(try r.store.steps(in: .sinceEpoch) == rule)
         await r.stop()
     }
 
@@ -726,7 +726,7 @@ import WallTime
         _ = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 16 * 60), trigger: [.manual])
         let detected = try RecordingCounter.count(path: Fixture.walk).steps
         let pedometer = (messages.count - 1) * 3 / 2
-        let stored = try r.store.steps(fromNs: 0, toNs: .max)
+        let stored = try r.store.steps(in: .sinceEpoch)
         #expect(detected > 100 && pedometer > 50)
         #expect(stored >= max(detected, pedometer) - detected / 100, "stored \(stored)")
         #expect(stored < detected + pedometer / 2, "stored \(stored): detected \(detected), pedometer \(pedometer)")
@@ -743,7 +743,9 @@ import WallTime
         _ = try await post(r.port, Self.healthAutoExport(0..<10), token: token)
         let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(30 * 60), trigger: [.manual])
         #expect(fetch.postedSteps == (0..<10).reduce(0) { $0 + 40 + $1 }, "\(fetch.line)")
-        #expect(fetch.windows.last?.end == t0.addingTimeInterval(25 * 60), "closed at the push, not the last point")
+        #expect(
+            fetch.windows.last?.span.end.date == t0.addingTimeInterval(25 * 60),
+            "closed at the push, not the last point")
         await r.stop()
     }
 

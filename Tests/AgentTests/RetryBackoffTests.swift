@@ -17,18 +17,20 @@ import Testing
     @Test func delaysDoubleFromThirtySecondsAndNeverPassAnHour() throws {
         let low = try fetcher(random: 0)
         let high = try fetcher(random: 0.999_999)
-        #expect(low.retryDelayNs(attempts: 1, retryAfter: nil) == 15_000_000_000)
-        #expect(low.retryDelayNs(attempts: 2, retryAfter: nil) == 30_000_000_000)
+        #expect(low.retryDelay(attempts: 1, retryAfter: nil) == .seconds(15))
+        #expect(low.retryDelay(attempts: 2, retryAfter: nil) == .seconds(30))
         for attempts in 1...40 {
-            let d = high.retryDelayNs(attempts: attempts, retryAfter: nil)
-            #expect(d <= 3_600_000_000_000, "attempt \(attempts): \(d) ns")
-            #expect(d == Int64(Backoff.delay(attempt: attempts, retryAfter: nil, random: { 0.999_999 }) * 1e9))
+            let d = high.retryDelay(attempts: attempts, retryAfter: nil)
+            #expect(d <= .seconds(3_600), "attempt \(attempts): \(d)")
+            #expect(
+                d == .nanoseconds(Int64(Backoff.delay(attempt: attempts, retryAfter: nil, random: { 0.999_999 }) * 1e9))
+            )
         }
     }
 
     @Test func aServersRetryAfterIsHonouredEvenAboveTheCap() throws {
         let f = try fetcher(random: 0)
-        #expect(f.retryDelayNs(attempts: 3, retryAfter: 900) == 900_000_000_000)
-        #expect(f.retryDelayNs(attempts: 3, retryAfter: 7200) == 7_200_000_000_000)
+        #expect(f.retryDelay(attempts: 3, retryAfter: 900) == .seconds(900))
+        #expect(f.retryDelay(attempts: 3, retryAfter: 7200) == .seconds(7_200))
     }
 }

@@ -3,6 +3,7 @@ import GRDB
 import SensorInput
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Store
@@ -22,7 +23,7 @@ import Testing
         #expect(saved.cursor != nil)
         #expect(saved.detector != nil)
         #expect(try store.stepRange() != nil)
-        #expect(try store.steps(fromNs: 0, toNs: 4_000_000_000_000_000_000) == 112)
+        #expect(try store.steps(in: TimeWindow(fromNs: 0, toNs: 4_000_000_000_000_000_000)) == 112)
         let pending = try store.outbox(status: .pending)
         #expect(pending.map(\.target) == ["gone"])
         #expect(pending.map(\.attempts) == [1])
@@ -115,7 +116,7 @@ import Testing
                 items: [
                     .adding(device: "steplog", reading: StepReading(startNs: t, endNs: t + 60_000_000_000, steps: 5))
                 ]),
-            nowNs: t + 120_000_000_000)
+            now: Instant(nanosecondsSinceEpoch: t + 120_000_000_000))
         #expect(resend.readings == 0 && resend.duplicates == 1)
         let steps = try store.writer.read { db in
             try Int64.fetchOne(db, sql: "SELECT SUM(microsteps) FROM received_reading")
@@ -149,7 +150,7 @@ import Testing
             Payload(
                 format: "sensor-logger",
                 items: [.runningTotal(device: "Phone", stream: "s1", timeNs: t + 10_000_000_000, total: 55)]),
-            nowNs: t + 20_000_000_000)
+            now: Instant(nanosecondsSinceEpoch: t + 20_000_000_000))
         let next = try store.writer.read { db in
             try ReceivedReadingRecord.fetchOne(db, key: ["device": "Phone", "key": "total:s1:\(t + 10_000_000_000)"])
         }

@@ -56,7 +56,7 @@ import Testing
             fetches += 1
             if report.backlog { backlogFetches += 1 }
             posted += report.postedSteps
-            windows += report.windows.map { ($0.start, $0.end) }
+            windows += report.windows.map { ($0.span.start.date, $0.span.end.date) }
             if !report.backlog { break }
         }
         #expect(backlogFetches > 10, "a 16 KB slice per fetch: the backlog took \(fetches) fetches")
@@ -91,7 +91,7 @@ import Testing
             let report = await fetcher.fetch(now: t0.addingTimeInterval(Double(fetches)), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
-            windows += report.windows.map { ($0.start, $0.end) }
+            windows += report.windows.map { ($0.span.start.date, $0.span.end.date) }
             if !report.backlog { break }
         }
         #expect(fetches > 5, "read in slices")
@@ -261,7 +261,7 @@ import Testing
                 fetches += 1
                 posted += report.postedSteps
                 warnings += report.warnings
-                end = report.windows.last?.end ?? end
+                end = report.windows.last?.span.end.date ?? end
                 if !report.backlog { break }
             }
             return (posted, warnings, end)

@@ -110,7 +110,8 @@ import WallTime
                 context: HTTPContext(clock: wall, infoCache: StateTargetInfoCache(statePath: dir.path("state.sqlite"))))
         }
         let post = Post(
-            text: "steps", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
+            text: "steps", window: TimeWindow(start: Instant(secondsSinceEpoch: 0), end: Instant(secondsSinceEpoch: 60))
+        )
         let deadline = Deadline(in: .seconds(10), clock: TestClock<Duration>())
         for _ in 0..<3 {
             #expect(await process().publish(post, deadline: deadline) == .delivered(remoteID: "1"))
@@ -155,7 +156,8 @@ private actor IssuedTokens {
                 baseURL: server.baseURL, identifier: "steps.test", password: "app-pass",
                 context: HTTPContext(infoCache: StateTargetInfoCache(statePath: dir.path("state.sqlite"))))
             let start = Date(timeIntervalSince1970: 1_795_316_400 + Double(process) * 300)
-            let post = Post(text: "steps \(process)", windowStart: start, windowEnd: start.addingTimeInterval(300))
+            let post = Post(
+                text: "steps \(process)", window: TimeWindow(start: start, end: start.addingTimeInterval(300)))
             let outcome = await publisher.publish(
                 post, deadline: Deadline(in: .seconds(10), clock: TestClock<Duration>()))
             guard case .delivered = outcome else {

@@ -132,8 +132,8 @@ import Testing
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
             now: Fixture.date("2026-11-23T01:00:00+09:00"), trigger: [.manual])
         let week = try #require(report.windows.last, "\(report.line)")
-        #expect(week.start == Fixture.date("2026-11-16T00:00:00+09:00"))
-        #expect(week.end == Fixture.date("2026-11-23T00:00:00+09:00"))
+        #expect(week.span.start.date == Fixture.date("2026-11-16T00:00:00+09:00"))
+        #expect(week.span.end.date == Fixture.date("2026-11-23T00:00:00+09:00"))
         #expect(
             week.text
                 == "Week 11/16 to 11/23: 7500 steps (+3500 on the week before) in 0 walks; busiest day Sat 11/21 (4500 steps)."

@@ -4,6 +4,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Analysis
 
@@ -25,7 +26,7 @@ import Testing
         }
         let end = start.addingTimeInterval(Double(minutes * 60))
         let walk = WalkingBout(startNs: startNs, endNs: startNs + min(minutes, 20) * minuteNs, steps: 600)
-        let window = StepWindow(start: start, end: end, steps: readings.count * 30, bouts: 1)
+        let window = StepWindow(TimeWindow(start: start, end: end), steps: readings.count * 30, bouts: 1)
         return WindowActivity(window: window, readings: readings, bouts: [walk])
     }
 

@@ -5,6 +5,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 /// The window's chart as it is posted: a PNG decoded back into pixels, and its alt text checked against the data the
 /// test made up.
@@ -37,7 +38,8 @@ import Testing
                 startNs: startNs + $0.key * minuteNs, endNs: startNs + ($0.key + 1) * minuteNs, steps: $0.value)
         }
         let window = StepWindow(
-            start: dayStart, end: dayStart.addingTimeInterval(86_400), steps: readings.reduce(0) { $0 + $1.steps },
+            TimeWindow(start: dayStart, end: dayStart.addingTimeInterval(86_400)),
+            steps: readings.reduce(0) { $0 + $1.steps },
             bouts: bouts.count)
         return WindowActivity(window: window, readings: readings, bouts: bouts)
     }
@@ -50,10 +52,10 @@ import Testing
     /// first of equals).
     static func busiestHalfHour(_ activity: WindowActivity) -> (start: Date, steps: Int) {
         var sums: [Int64: Int] = [:]
-        let startNs = Timestamps.nanoseconds(activity.window.start)
+        let startNs = activity.window.span.start.nanosecondsSinceEpoch
         for r in activity.readings { sums[(r.startNs - startNs) / (30 * minuteNs), default: 0] += r.steps }
         let top = sums.sorted { $0.key < $1.key }.max { $0.value < $1.value }!
-        return (activity.window.start.addingTimeInterval(Double(top.key * 1800)), top.value)
+        return (activity.window.span.start.date.addingTimeInterval(Double(top.key * 1800)), top.value)
     }
 
     static func clock(_ date: Date) -> String {
@@ -94,7 +96,7 @@ import Testing
         #expect([corner.r, corner.g, corner.b, corner.a] == [255, 255, 255, 255], "\(corner)")
         // The plot spans layout x 104...1160 over the day and ends at layout y 565; pixels are twice that.
         let busiest = Self.busiestHalfHour(activity)
-        let middle = busiest.start.timeIntervalSince(activity.window.start) + 900
+        let middle = busiest.start.timeIntervalSince(activity.window.span.start.date) + 900
         let x = Int((104 + middle / 86_400 * (1160 - 104)) * 2)
         #expect(isBarBlue(pixels.pixel(x: x, y: 565 * 2 - 6)), "no bar at x \(x): \(pixels.pixel(x: x, y: 1124))")
         // At 03:00 nobody walked: the plot's background, no bar.
@@ -128,7 +130,7 @@ import Testing
     }
 
     @Test func anEmptyWindowIsAnEmptyChartThatSaysSo() throws {
-        let window = StepWindow(start: Self.dayStart, end: Self.dayStart.addingTimeInterval(3600), steps: 0)
+        let window = StepWindow(TimeWindow(start: Self.dayStart, end: Self.dayStart.addingTimeInterval(3600)), steps: 0)
         let image = try WindowChart.image(
             WindowActivity(window: window, readings: [], bouts: []), composer: try Self.composer(),
             options: WindowChartOptions(style: .dark, goal: 8000))
@@ -149,7 +151,7 @@ import Testing
             let shift = Int64(i / 20) * 86_400_000_000_000
             return StepReading(startNs: r.startNs + shift, endNs: r.endNs + shift, steps: r.steps)
         }
-        activity.window.end = Self.dayStart.addingTimeInterval(31 * 86_400)
+        activity.window.span.end = Instant(Self.dayStart.addingTimeInterval(31 * 86_400))
         let image = try WindowChart.image(
             activity, composer: try Self.composer(), options: WindowChartOptions(goal: 8000))
         #expect(Self.headerSize(image.png).map { [$0.width, $0.height] } == [2400, 1350])
@@ -160,17 +162,19 @@ import Testing
 
     @Test func theBusiestPeriodIsAnHourForADayAndADayForAWeek() throws {
         let activity = Self.dayOfWalks(seed: 5)
-        let startNs = Timestamps.nanoseconds(activity.window.start)
+        let startNs = activity.window.span.start.nanosecondsSinceEpoch
         var hours: [Int64: Int] = [:]
         for r in activity.readings { hours[(r.startNs - startNs) / (60 * Self.minuteNs), default: 0] += r.steps }
         let top = hours.sorted { $0.key < $1.key }.max { $0.value < $1.value }!
+        let start = activity.window.span.start
         let hour = WindowChart.busiestPeriod(
-            readings: activity.readings, startNs: startNs, endNs: startNs + 1440 * Self.minuteNs, zone: Self.tokyo)
-        #expect(hour?.start == activity.window.start.addingTimeInterval(Double(top.key * 3600)))
+            readings: activity.readings, in: TimeWindow(start: start, end: start + .seconds(86_400)), zone: Self.tokyo)
+        #expect(hour?.start == start.date.addingTimeInterval(Double(top.key * 3600)))
         #expect(hour?.steps == top.value)
         let day = WindowChart.busiestPeriod(
-            readings: activity.readings, startNs: startNs - 3 * 1440 * Self.minuteNs,
-            endNs: startNs + 4 * 1440 * Self.minuteNs, zone: Self.tokyo)
+            readings: activity.readings,
+            in: TimeWindow(start: start - .seconds(3 * 86_400), end: start + .seconds(4 * 86_400)),
+            zone: Self.tokyo)
         #expect(
             day
                 == StepPeriod(

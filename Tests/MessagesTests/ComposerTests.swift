@@ -1,12 +1,13 @@
 import Foundation
 import Messages
 import Testing
+import WallTime
 
 @Suite struct ComposerTests {
     let start = Date(timeIntervalSince1970: 1_763_686_800)  // 2025-11-21T01:00:00Z
 
     func window(steps: Int = 1234, minutes: Double = 30, bouts: Int = 2) -> StepWindow {
-        StepWindow(start: start, end: start.addingTimeInterval(minutes * 60), steps: steps, bouts: bouts)
+        StepWindow(TimeWindow(start: start, end: start.addingTimeInterval(minutes * 60)), steps: steps, bouts: bouts)
     }
 
     @Test func everyPlaceholder() throws {
@@ -59,20 +60,22 @@ import Testing
         let start = try #require(Timestamps.parse("2025-09-20T18:00:00+09:00"))
         let end = try #require(Timestamps.parse("2026-11-23T06:49:53+09:00"))
         #expect(
-            composer.compose(StepWindow(start: start, end: end, steps: 5)).hasPrefix(
+            composer.compose(StepWindow(TimeWindow(start: start, end: end), steps: 5)).hasPrefix(
                 "2025/09/20 18:00:00 〜 2026/11/23 06:49:53 の期間に"))
         // New Year's Eve in Tokyo is still one year in UTC's terms only until 09:00: the zone decides.
         let eve = try #require(Timestamps.parse("2025-12-31T23:30:00+09:00"))
         let newYear = eve.addingTimeInterval(3600)
         #expect(
-            composer.compose(StepWindow(start: eve, end: newYear, steps: 5)).hasPrefix(
+            composer.compose(StepWindow(TimeWindow(start: eve, end: newYear), steps: 5)).hasPrefix(
                 "2025/12/31 23:30:00 〜 2026/01/01 00:30:00"))
         let utc = try MessageComposer(template: try Template("{from} 〜 {to}"), timeZone: "UTC")
-        #expect(utc.compose(StepWindow(start: eve, end: newYear, steps: 5)) == "12/31 14:30:00 〜 12/31 15:30:00")
+        #expect(
+            utc.compose(StepWindow(TimeWindow(start: eve, end: newYear), steps: 5)) == "12/31 14:30:00 〜 12/31 15:30:00"
+        )
         // A format that already has a year is kept as it is.
         let dated = try MessageComposer(
             template: try Template("{from}|{to}"), dateFormat: "yyyy-MM-dd", timeZone: "Asia/Tokyo")
-        #expect(dated.compose(StepWindow(start: start, end: end, steps: 5)) == "2025-09-20|2026-11-23")
+        #expect(dated.compose(StepWindow(TimeWindow(start: start, end: end), steps: 5)) == "2025-09-20|2026-11-23")
     }
 
     @Test func seedWindowWithinOneYearKeepsTheSeedFormat() throws {

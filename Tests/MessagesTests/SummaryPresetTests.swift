@@ -1,6 +1,7 @@
 import Foundation
 import Messages
 import Testing
+import WallTime
 
 /// The `daily` and `weekly` presets and the placeholders they are made of, in Japanese and English.
 @Suite struct SummaryPresetTests {
@@ -13,7 +14,8 @@ import Testing
     func day(steps: Int, previous: Int?, busiestHour: Int, busiestSteps: Int) -> StepWindow {
         let busiest = dayStart.addingTimeInterval(Double(busiestHour) * 3600)
         return StepWindow(
-            start: dayStart, end: dayStart.addingTimeInterval(86_400), steps: steps, bouts: 4, previousSteps: previous,
+            TimeWindow(start: dayStart, end: dayStart.addingTimeInterval(86_400)), steps: steps, bouts: 4,
+            previousSteps: previous,
             busiest: StepPeriod(start: busiest, end: busiest.addingTimeInterval(3600), steps: busiestSteps))
     }
 
@@ -35,7 +37,7 @@ import Testing
     @Test func theWeeklyPresetNamesTheBusiestDayInTheTemplatesLanguage() throws {
         let saturday = dayStart
         let week = StepWindow(
-            start: dayStart.addingTimeInterval(-2 * 86_400), end: dayStart.addingTimeInterval(5 * 86_400),
+            TimeWindow(start: dayStart.addingTimeInterval(-2 * 86_400), end: dayStart.addingTimeInterval(5 * 86_400)),
             steps: 61_000, bouts: 30, previousSteps: 70_000,
             busiest: StepPeriod(start: saturday, end: saturday.addingTimeInterval(86_400), steps: 15_000))
         let japanese = try composer("weekly").compose(week)
@@ -47,7 +49,7 @@ import Testing
     @Test func placeholdersWithoutDataReadAsADash() throws {
         let composer = try MessageComposer(
             template: try Template("{previous_steps}|{change}|{busiest}|{busiest_steps}"), timeZone: "UTC")
-        #expect(composer.compose(StepWindow(start: dayStart, end: dayStart, steps: 3)) == "—|—|—|—")
+        #expect(composer.compose(StepWindow(TimeWindow(start: dayStart, end: dayStart), steps: 3)) == "—|—|—|—")
     }
 
     @Test func aTemplatesLanguageIsJapaneseWhenItsOwnWordsAre() throws {

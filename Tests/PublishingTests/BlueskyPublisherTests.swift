@@ -110,12 +110,12 @@ actor FakePDS {
         #expect(key.allSatisfy { "234567abcdefghijklmnopqrstuvwxyz".contains($0) })
         #expect("234567abcdefghij".contains(key.first!))  // the top bit is 0
         var later = samplePost
-        later.windowStart = samplePost.windowStart.addingTimeInterval(1800)
-        later.idempotencyKey = Post.idempotencyKey(windowStart: later.windowStart, windowEnd: later.windowEnd)
+        later.window.start = samplePost.window.start + .seconds(1800)
+        later.idempotencyKey = Post.idempotencyKey(for: later.window)
         #expect(BlueskyPublisher.recordKey(for: later) > key)  // TIDs sort by time
         var sameStart = samplePost
         sameStart.idempotencyKey = Post.idempotencyKey(
-            windowStart: samplePost.windowStart, windowEnd: samplePost.windowEnd.addingTimeInterval(60))
+            for: TimeWindow(start: samplePost.window.start, end: samplePost.window.end + .seconds(60)))
         #expect(BlueskyPublisher.recordKey(for: sameStart) != key)
     }
 
@@ -129,9 +129,9 @@ actor FakePDS {
             await publisher.publish(samplePost, deadline: soon())
                 == .delivered(remoteID: "at://did:plc:abc123/app.bsky.feed.post/\(rkey)"))
         var second = samplePost
-        second.windowStart = samplePost.windowEnd
-        second.windowEnd = samplePost.windowEnd.addingTimeInterval(1800)
-        second.idempotencyKey = Post.idempotencyKey(windowStart: second.windowStart, windowEnd: second.windowEnd)
+        second.window.start = samplePost.window.end
+        second.window.end = samplePost.window.end + .seconds(1800)
+        second.idempotencyKey = Post.idempotencyKey(for: second.window)
         guard case .delivered = await publisher.publish(second, deadline: soon()) else {
             Issue.record("second post")
             return
@@ -173,7 +173,7 @@ actor FakePDS {
         // A text without a link has no facets.
         var plain = samplePost
         plain.idempotencyKey = "plain"
-        plain.windowStart = plain.windowStart.addingTimeInterval(1800)
+        plain.window.start = plain.window.start + .seconds(1800)
         _ = await publisher.publish(plain, deadline: soon())
         let second = try #require(await server.requests.last { $0.path.hasSuffix("createRecord") })
         #expect((second.json?["record"] as? [String: Any])?["facets"] == nil)
@@ -202,7 +202,7 @@ actor FakePDS {
         }
         await clock.advance(by: 7200)  // the access JWT's exp has passed
         var later = samplePost
-        later.windowStart = later.windowStart.addingTimeInterval(7200)
+        later.window.start = later.window.start + .seconds(7200)
         later.idempotencyKey = "later"
         guard case .delivered = await publisher.publish(later, deadline: soon()) else {
             Issue.record("after expiry")
@@ -229,7 +229,7 @@ actor FakePDS {
         await pds.forgetRefreshTokens()
         await clock.advance(by: 7200)
         var later = samplePost
-        later.windowStart = later.windowStart.addingTimeInterval(7200)
+        later.window.start = later.window.start + .seconds(7200)
         later.idempotencyKey = "later"
         guard case .delivered = await publisher.publish(later, deadline: soon()) else {
             Issue.record("after the refresh was refused")
@@ -252,7 +252,7 @@ actor FakePDS {
         await pds.setExpireNextCreate()
         var later = samplePost
         later.idempotencyKey = "later"
-        later.windowStart = later.windowStart.addingTimeInterval(1800)
+        later.window.start = later.window.start + .seconds(1800)
         guard case .delivered = await publisher.publish(later, deadline: soon()) else {
             Issue.record("after ExpiredToken")
             return
@@ -329,9 +329,9 @@ actor SignallingTargetInfoCache: TargetInfoCache {
 
     func post(_ n: Int) -> Post {
         var post = samplePost
-        post.windowStart = samplePost.windowStart.addingTimeInterval(Double(n) * 1800)
-        post.windowEnd = post.windowStart.addingTimeInterval(1800)
-        post.idempotencyKey = Post.idempotencyKey(windowStart: post.windowStart, windowEnd: post.windowEnd)
+        post.window.start = samplePost.window.start + .seconds(Double(n) * 1800)
+        post.window.end = post.window.start + .seconds(1800)
+        post.idempotencyKey = Post.idempotencyKey(for: post.window)
         return post
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -149,15 +150,13 @@ import Testing
 
 @Suite struct IdempotencyKeyTests {
     @Test func keyIsDeterministicFromTheWindow() {
-        let start = Date(timeIntervalSince1970: 1_795_316_400)
-        let end = start.addingTimeInterval(1800)
-        #expect(Post.idempotencyKey(windowStart: start, windowEnd: end) == "steps-20261122T030000Z-20261122T033000Z")
+        let start = Instant(secondsSinceEpoch: 1_795_316_400)
+        let window = TimeWindow(start: start, end: start + .seconds(1800))
+        #expect(Post.idempotencyKey(for: window) == "steps-20261122T030000Z-20261122T033000Z")
         #expect(
-            Post.idempotencyKey(windowStart: start.addingTimeInterval(0.25), windowEnd: end)
+            Post.idempotencyKey(for: TimeWindow(start: start + .milliseconds(250), end: window.end))
                 == "steps-20261122T030000.250Z-20261122T033000Z")
-        #expect(
-            Post(text: "t", windowStart: start, windowEnd: end).idempotencyKey
-                == Post.idempotencyKey(windowStart: start, windowEnd: end))
+        #expect(Post(text: "t", window: window).idempotencyKey == Post.idempotencyKey(for: window))
     }
 }
 

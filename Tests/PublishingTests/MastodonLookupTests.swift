@@ -4,6 +4,7 @@ import Foundation
 import Messages
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -75,7 +76,8 @@ import Testing
 
     static let post = Post(
         text: "11/21 10:00 〜 10:30: 1234 歩 & <more>\n\n\"Tweet\" by background fetch",
-        windowStart: Date(timeIntervalSince1970: 1_795_314_000), windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
+        window: TimeWindow(
+            start: Instant(secondsSinceEpoch: 1_795_314_000), end: Instant(secondsSinceEpoch: 1_795_315_800)))
     static let afterWindow = "2026-11-22T02:51:00.000Z"  // a minute after the window's end
 
     func start(_ state: Server, clock: TestClock<Duration>, tokenOK: Bool = true) async throws -> LoopbackServer {

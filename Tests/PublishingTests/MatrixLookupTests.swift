@@ -1,6 +1,7 @@
 import FlyingFox
 import Foundation
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -91,7 +92,7 @@ import Testing
 
     /// Milliseconds since 1970 of `samplePost`'s window end, plus `seconds`.
     static func ms(afterWindowEnd seconds: Double) -> Int64 {
-        Int64((samplePost.windowEnd.timeIntervalSince1970 + seconds) * 1000)
+        Int64((samplePost.window.end.date.timeIntervalSince1970 + seconds) * 1000)
     }
 
     static func start(_ homeserver: Homeserver) async throws -> FakeHTTPServer {

@@ -2,6 +2,7 @@ import FlyingFox
 import Foundation
 import Messages
 import Testing
+import WallTime
 
 @testable import Publishing
 
@@ -47,8 +48,9 @@ import Testing
         let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", token: "tk_secret", context: server.context)
         let post = Post(
             text: "11/21 10:00:00 〜 11/21 10:30:00 の期間に 1234 歩",
-            windowStart: Date(timeIntervalSince1970: 1_795_314_000),
-            windowEnd: Date(timeIntervalSince1970: 1_795_315_800))
+            window: TimeWindow(
+                start: Instant(secondsSinceEpoch: 1_795_314_000),
+                end: Instant(secondsSinceEpoch: 1_795_315_800)))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .notFound)
         #expect(await ntfy.publish(post, deadline: soon()) == .delivered(remoteID: "m1"))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .found(remoteID: "m1"))
@@ -66,7 +68,7 @@ import Testing
         defer { Task { await server.stop() } }
         let ntfy = NtfyPublisher(baseURL: server.baseURL, topic: "steps", context: server.context)
         let post = Post(
-            text: "x", windowStart: Date(timeIntervalSince1970: 0), windowEnd: Date(timeIntervalSince1970: 60))
+            text: "x", window: TimeWindow(start: Instant(secondsSinceEpoch: 0), end: Instant(secondsSinceEpoch: 60)))
         #expect(await ntfy.lookUp(post, deadline: soon()) == .failed(reason: "HTTP 502: bad gateway"))
     }
 

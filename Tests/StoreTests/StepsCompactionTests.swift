@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Store
 
@@ -28,16 +29,17 @@ import Testing
         let postedUntil = (first + 40 * day) * 1_000_000_000
         try store.writer.write { db in
             _ = try StateStore.addBuckets(db, buckets, nowNs: first * 1_000_000_000)
-            try WindowStateRecord.setPostedUntil(db, postedUntil)
+            try WindowStateRecord.setPostedUntil(db, Instant(nanosecondsSinceEpoch: postedUntil))
         }
         let cutoff = StepsCompaction.minuteStart(first + 40 * day - StepsCompaction.keptSeconds)
         func snapshot() throws -> (hours: [Int], minutes: [Int], total: Int, recentRows: Int, oldRows: Int) {
             let (lo, hi) = (first * 1_000_000_000 - 3_600_000_000_000, postedUntil)
-            let hours = try store.stepsPerPeriod(fromNs: lo, toNs: hi, bucket: 3_600, offset: 20_700).map(\.steps)
-            let minutes = try store.stepsPerPeriod(fromNs: lo, toNs: hi, bucket: 60).map(\.steps)
+            let hours = try store.stepsPerPeriod(in: TimeWindow(fromNs: lo, toNs: hi), bucket: 3_600, offset: 20_700)
+                .map(\.steps)
+            let minutes = try store.stepsPerPeriod(in: TimeWindow(fromNs: lo, toNs: hi), bucket: 60).map(\.steps)
             return try store.writer.read { db in
                 (
-                    hours, minutes, try StateStore.steps(db, fromNs: lo, toNs: hi),
+                    hours, minutes, try StateStore.steps(db, in: TimeWindow(fromNs: lo, toNs: hi)),
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM steps WHERE second >= ?", arguments: [cutoff])!,
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM steps WHERE second < ?", arguments: [cutoff])!
                 )
@@ -45,7 +47,9 @@ import Testing
         }
         let before = try snapshot()
         var merged: [Range<Int64>] = []
-        while let range = try store.writer.write({ db in try StepsCompaction.merge(db, postedUntilNs: postedUntil) }) {
+        while let range = try store.writer.write({ db in
+            try StepsCompaction.merge(db, postedUntil: Instant(nanosecondsSinceEpoch: postedUntil))
+        }) {
             merged.append(range)
         }
         #expect(merged.first?.lowerBound == StepsCompaction.minuteStart(first))
@@ -65,8 +69,14 @@ import Testing
         }
         #expect(oddRows == 0)
         // Nothing more until the posted windows move on; then the next day is merged.
-        #expect(try store.writer.write { db in try StepsCompaction.merge(db, postedUntilNs: postedUntil) } == nil)
-        try store.writer.write { db in try WindowStateRecord.setPostedUntil(db, postedUntil + 2 * day * 1_000_000_000) }
+        #expect(
+            try store.writer.write { db in
+                try StepsCompaction.merge(db, postedUntil: Instant(nanosecondsSinceEpoch: postedUntil))
+            } == nil)
+        try store.writer.write { db in
+            try WindowStateRecord.setPostedUntil(
+                db, Instant(nanosecondsSinceEpoch: postedUntil + 2 * day * 1_000_000_000))
+        }
         try store.mergeOldSteps()
         #expect(try snapshot().total == before.total)
         #expect(try snapshot().recentRows < before.recentRows)
@@ -85,7 +95,7 @@ import Testing
         for s: Int64 in 0..<30 { buckets[recent + s] = 1 }
         let (late, lowered) = try store.writer.write { db in
             // The last window ended 30 s into the old stretch's second minute.
-            try WindowStateRecord.setPostedUntil(db, (old + 70) * 1_000_000_000)
+            try WindowStateRecord.setPostedUntil(db, Instant(secondsSinceEpoch: old + 70))
             return try StateStore.addBuckets(db, buckets, nowNs: now)
         }
         let rows = try store.writer.read { db in
@@ -103,7 +113,7 @@ import Testing
         #expect(late == storedBefore && lowered == 0)
         let total = buckets.values.reduce(0, +)
         // What the next window counts, with the late steps, is every step once.
-        #expect(try store.steps(fromNs: (old + 70) * 1_000_000_000, toNs: now) + late == total)
+        #expect(try store.steps(in: TimeWindow(fromNs: (old + 70) * 1_000_000_000, toNs: now)) + late == total)
     }
 
     @Test func nothingIsMergedBeforeTheFirstWindowOrWithinFiveWeeks() throws {
@@ -116,7 +126,8 @@ import Testing
         let posted: Int64 = (1_000_000_000 + StepsCompaction.keptSeconds) * 1_000_000_000
         let (early, recent, rows) = try store.writer.write { db in
             (
-                try StepsCompaction.merge(db, postedUntilNs: 0), try StepsCompaction.merge(db, postedUntilNs: posted),
+                try StepsCompaction.merge(db, postedUntil: .epoch),
+                try StepsCompaction.merge(db, postedUntil: Instant(nanosecondsSinceEpoch: posted)),
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM steps")
             )
         }

@@ -37,5 +37,8 @@ public final class JumpingClock: Clock, @unchecked Sendable {
     }
 
     /// Wall time on this clock: `startNs` (ns since the epoch) at its present instant.
-    public func wall(startingAtNs startNs: Int64) -> WallClock { WallClock(self, startingAtNs: startNs) }
+    public func wall(startingAtNs startNs: Int64) -> WallClock { WallClock(self, startingAt: wallInstant(startNs)) }
 }
+
+/// The wall-time instant `ns` after the epoch (outside `JumpingClock`, whose own `Instant` is its clock's).
+private func wallInstant(_ ns: Int64) -> Instant { Instant(nanosecondsSinceEpoch: ns) }

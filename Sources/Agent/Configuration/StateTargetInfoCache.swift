@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import Publishing
 import Store
+import WallTime
 
 /// What targets read from their servers (Mastodon's `max_characters` and `characters_reserved_per_url` from
 /// `/api/v2/instance`; X's rotated OAuth 2.0 tokens; Bluesky's session), kept in the state database so that a one-shot
@@ -20,12 +21,12 @@ public actor StateTargetInfoCache: TargetInfoCache {
 
     public func readInfo(_ key: String) throws -> TargetInfo? {
         try open().targetInfo(key).map {
-            TargetInfo(value: $0.value, storedAt: Timestamps.date(nanoseconds: $0.storedNs))
+            TargetInfo(value: $0.value, storedAt: $0.stored.date)
         }
     }
 
     public func storeDurably(_ info: TargetInfo, for key: String) throws {
-        let record = TargetInfoRecord(key: key, value: info.value, storedNs: Timestamps.nanoseconds(info.storedAt))
+        let record = TargetInfoRecord(key: key, value: info.value, stored: Instant(info.storedAt))
         try open().storeDurably(record)
     }
 

@@ -4,6 +4,7 @@ import Publishing
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// `steptweet demo`: the whole path on embedded defaults. A committed recording is replayed into a growing CSV file
 /// as a virtual clock advances; background fetches run on that clock with their state in a temporary SQLite file and
@@ -81,7 +82,7 @@ public struct DemoRunner: Sendable {
         prepared(url, statePath)
         do {
             let config = try configuration(dir: dir, live: live, endpoint: url, statePath: statePath)
-            try StateStore(path: statePath).setWindowStartIfUnset(start)
+            try StateStore(path: statePath).setWindowStartIfUnset(Instant(start))
             let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
             await endpoint.fail(requests: [failingPost])
             var next = 0
@@ -155,7 +156,7 @@ public struct DemoRunner: Sendable {
 
     /// What the demo prints for one fetch: its window, text, result line and one line per delivery.
     static func summary(of r: Agent.FetchReport, at now: Date) -> FetchReport {
-        let window = StepWindow(start: r.windowStart ?? now, end: r.windowEnd ?? now, steps: r.steps ?? 0)
+        let window = StepWindow(r.window ?? TimeWindow(start: now, end: now), steps: r.steps ?? 0)
         let lines = r.deliveries.map { d in
             switch d.outcome {
             case .delivered, .alreadyDelivered:

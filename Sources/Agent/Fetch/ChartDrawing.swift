@@ -3,6 +3,7 @@ import Foundation
 import Messages
 import Publishing
 import Store
+import WallTime
 
 /// How a window's chart is drawn: `WindowChart.image` in production; a test's renderer can see whether a write waits.
 typealias ChartRenderer =
@@ -13,7 +14,7 @@ extension Fetcher {
     /// drawing; each is kept with the outbox in a short transaction of its own, and every retry posts those bytes. A
     /// request left by a fetch that died after its commit is drawn here too, before any of its posts is delivered. A
     /// chart that cannot be drawn is a warning, and its window's posts go out as text.
-    func drawRequestedCharts(store: StateStore, nowNs: Int64, report: inout FetchReport) {
+    func drawRequestedCharts(store: StateStore, now: Instant, report: inout FetchReport) {
         let requests: [ChartRequestRecord]
         do { requests = try store.chartRequests() } catch {
             report.warnings.append(
@@ -24,7 +25,7 @@ extension Fetcher {
             var chart: OutboxImageRecord?
             do {
                 let image = try drawChart(request.inputs)
-                chart = OutboxImageRecord(key: request.key, image: image, createdNs: nowNs)
+                chart = OutboxImageRecord(key: request.key, image: image, created: now)
             } catch {
                 report.warnings.append("\(error); the window's posts go out without it")
             }

@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import Publishing
 import Store
+import WallTime
 
 /// What one fetch did: the windows it added to the outbox, the deliveries it tried, and its result.
 public struct FetchReport: Codable, Sendable {
@@ -27,8 +28,7 @@ public struct FetchReport: Codable, Sendable {
     public var now: Date
     public var dryRun: Bool
     /// The window considered, even when nothing was posted for it.
-    public var windowStart: Date?
-    public var windowEnd: Date?
+    public var window: TimeWindow?
     public var steps: Int?
     /// The windows this fetch closed and queued, as committed.
     public var windows: [ClosedWindow] = []
@@ -71,9 +71,10 @@ public struct FetchReport: Codable, Sendable {
     public func logLine(zone: TimeZone) -> String {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         var parts = ["fetch \(trigger): \(line)"]
-        if let s = windowStart, let e = windowEnd {
+        if let window {
             parts.append(
-                "window \(f(s)) 〜 \(f(e)), \(steps ?? 0) steps" + (lateSteps != 0 ? " (\(lateSteps) late)" : ""))
+                "window \(f(window.start.date)) 〜 \(f(window.end.date)), \(steps ?? 0) steps"
+                    + (lateSteps != 0 ? " (\(lateSteps) late)" : ""))
         }
         let targets = deliveries.map { d in
             "\(d.target) \(d.outcome)" + (d.remoteID.map { " (id \($0))" } ?? "") + (d.reason.map { ": \($0)" } ?? "")

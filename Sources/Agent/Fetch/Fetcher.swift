@@ -5,6 +5,7 @@ import Publishing
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// One background fetch: ingest new input since the cursors, store steps, close the window and queue its post in the
 /// outbox in the same transaction, then deliver pending posts oldest first within the deadline.
@@ -68,31 +69,31 @@ public struct Fetcher: Sendable {
             return report
         }
         var failures: [(kind: FailureKind, reason: String)] = []
-        let nowNs = Timestamps.nanoseconds(now)
+        let started = Instant(now)
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
-            try await ingestAndClose(store: store, nowNs: nowNs, budget: budget, report: &report)
+            try await ingestAndClose(store: store, now: started, budget: budget, report: &report)
         } catch {
             failures.append(ingestionFailure(error))
         }
         // The charts the closing asked for are drawn after its commit (and any a dead fetch left), before delivery.
-        drawRequestedCharts(store: store, nowNs: nowNs, report: &report)
+        drawRequestedCharts(store: store, now: started, report: &report)
 
         // 3. Deliver what is pending, oldest first, within the budget.
         let delivered =
             dryRun
             ? showDryRun(store: store, report: &report)
-            : await deliverPending(store: store, nowNs: nowNs, budget: budget, report: &report, failures: &failures)
+            : await deliverPending(store: store, now: started, budget: budget, report: &report, failures: &failures)
 
         report.conclude(failures: failures, delivered: delivered)
 
         // 4. Upkeep, and history: exactly one row per fetch.
         if !dryRun {
-            mergeOldSteps(store: store, nowNs: nowNs, report: &report)
-            let endedNs = nowNs + Int64(elapsed(budget) / .nanoseconds(1))
+            mergeOldSteps(store: store, now: started, report: &report)
+            let ended = started + elapsed(budget)
             do {
-                try recordHistory(store: store, report: report, nowNs: nowNs, endedNs: endedNs)
+                try recordHistory(store: store, report: report, started: started, ended: ended)
             } catch {
                 if report.result != .failed {
                     report.fail(
@@ -125,8 +126,9 @@ public struct Fetcher: Sendable {
         guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else {
             return report
         }
-        let nowNs = Timestamps.nanoseconds(report.now)
-        try? recordHistory(store: store, report: report, nowNs: nowNs, endedNs: nowNs + Int64(report.elapsedMs * 1e6))
+        let started = Instant(report.now)
+        let ended = started + .nanoseconds(Int64(report.elapsedMs * 1e6))
+        try? recordHistory(store: store, report: report, started: started, ended: ended)
         return report
     }
 
@@ -167,13 +169,13 @@ public struct Fetcher: Sendable {
     /// Delivers the pending outbox entries oldest first; returns how many went through. A post refused for good is a
     /// configuration problem (credentials, the target's settings); anything else is retried later.
     func deliverPending(
-        store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport,
+        store: StateStore, now: Instant, budget: Deadline, report: inout FetchReport,
         failures: inout [(kind: FailureKind, reason: String)]
     ) async -> Int {
         var delivered = 0
         do {
             for entry in try store.outbox(status: .pending) {
-                let outcome = await deliver(entry, store: store, nowNs: nowNs, budget: budget)
+                let outcome = await deliver(entry, store: store, now: now, budget: budget)
                 report.deliveries.append(outcome)
                 switch outcome.outcome {
                 case .delivered, .alreadyDelivered: delivered += 1
@@ -194,19 +196,19 @@ public struct Fetcher: Sendable {
     /// Steps long behind the posted windows are kept per minute (a day of them per fetch), and the counted spans of
     /// sample streams quiet for a week are forgotten (a bounded number per fetch); a failure of either is a warning,
     /// never the fetch's failure.
-    func mergeOldSteps(store: StateStore, nowNs: Int64, report: inout FetchReport) {
+    func mergeOldSteps(store: StateStore, now: Instant, report: inout FetchReport) {
         do { try store.mergeOldSteps() } catch {
             report.warnings.append(
                 "merging old steps into minutes: " + StateStore.describe(error, path: configuration.statePath))
         }
-        do { try store.pruneCountedSpans(nowNs: nowNs) } catch {
+        do { try store.pruneCountedSpans(now: now) } catch {
             report.warnings.append(
                 "forgetting the counted spans of old sample streams: "
                     + StateStore.describe(error, path: configuration.statePath))
         }
     }
 
-    func recordHistory(store: StateStore, report: FetchReport, nowNs: Int64, endedNs: Int64) throws {
-        try store.record(history: FetchHistoryRecord(report, startedNs: nowNs, endedNs: endedNs))
+    func recordHistory(store: StateStore, report: FetchReport, started: Instant, ended: Instant) throws {
+        try store.record(history: FetchHistoryRecord(report, started: started, ended: ended))
     }
 }

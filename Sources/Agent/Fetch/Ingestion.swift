@@ -3,6 +3,7 @@ import Messages
 import Publishing
 import SensorInput
 import Store
+import WallTime
 
 extension Fetcher {
     /// The configured sources of steps: the `[source]` file, device or phone, the phones that push to `[receive]`
@@ -33,7 +34,9 @@ extension Fetcher {
     /// of the budget is spent (or the fetch is cancelled, e.g. by SIGTERM), leaving the rest for delivery; a backlog
     /// goes on at the next fetch. The last slices are saved in the transaction that closes the windows, and the
     /// report is filled from what that transaction committed.
-    func ingestAndClose(store: StateStore, nowNs: Int64, budget: Deadline, report: inout FetchReport) async throws {
+    func ingestAndClose(store: StateStore, now: Instant, budget: Deadline, report: inout FetchReport) async throws {
+        // The sources read in ns (SensorInput's readers).
+        let nowNs = now.nanosecondsSinceEpoch
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var finals: [(source: any StepSource, read: SourceRead)] = []
         var lowered = 0
@@ -59,7 +62,7 @@ extension Fetcher {
                     break
                 }
                 let slice = try read.slice(source: name, nowNs: nowNs, boutsHandled: true, prefer: configuration.prefer)
-                lowered += try await store.write { tx in try tx.save(slice, nowNs: nowNs) }
+                lowered += try await store.write { tx in try tx.save(slice, now: now) }
                 source.didSave(read)
                 saved = read.next
                 await Task.yield()
@@ -73,8 +76,11 @@ extension Fetcher {
         }
         let (closed, loweredLast) = try await store.write { tx in
             var lowered = 0
-            for slice in lastSlices { lowered += try tx.save(slice, nowNs: nowNs) }
-            return (try self.closeWindows(tx, watermarkNs: watermark, firstDataNs: firstDataNs, nowNs: nowNs), lowered)
+            for slice in lastSlices { lowered += try tx.save(slice, now: now) }
+            let closed = try self.closeWindows(
+                tx, watermark: Instant(nanosecondsSinceEpoch: watermark),
+                firstData: firstDataNs.map(Instant.init(nanosecondsSinceEpoch:)), now: now)
+            return (closed, lowered)
         }
         for (source, read) in finals { source.didSave(read) }
         report.record(closed)
@@ -97,7 +103,9 @@ extension Fetcher {
             return .failure(WalkIngestError(message: "\(error)"))
         }
         defer { lock.release() }
-        let nowNs = Timestamps.nanoseconds(now)
+        let instant = Instant(now)
+        // The sources read in ns (SensorInput's readers).
+        let nowNs = instant.nanosecondsSinceEpoch
         do {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             var reads: [(source: any StepSource, read: SourceRead)] = []
@@ -121,7 +129,7 @@ extension Fetcher {
                     source: $0.source.name, nowNs: nowNs, boutsHandled: false, prefer: configuration.prefer)
             }
             let bouts = try store.write { tx in
-                for slice in slices { try tx.save(slice, nowNs: nowNs) }
+                for slice in slices { try tx.save(slice, now: instant) }
                 return try tx.answerUnhandledBouts()
             }
             for (source, read) in reads { source.didSave(read) }

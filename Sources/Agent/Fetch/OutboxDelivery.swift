@@ -4,6 +4,7 @@ import Publishing
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 extension Fetcher {
     /// Tries one outbox entry: count the attempt first (so a crash mid-request is retried with the same key),
@@ -13,15 +14,15 @@ extension Fetcher {
     /// the entry unconfirmed until it is delivered: its first attempt may have posted, and a later resend needs a
     /// look-up again.
     func deliver(
-        _ entry: OutboxRecord, store: StateStore, nowNs: Int64, budget: Deadline
+        _ entry: OutboxRecord, store: StateStore, now: Instant, budget: Deadline
     ) async -> FetchReport.Delivery {
         var d = FetchReport.Delivery(target: entry.target, window: entry.window, outcome: .deferred)
         guard let publisher = publishers.first(where: { $0.name == entry.target })?.publisher else {
             d.reason = "no configured target is named '\(entry.target)'"
             return d
         }
-        if entry.nextAttemptNs > nowNs {
-            d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt))"
+        if entry.nextAttempt > now {
+            d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt.date))"
             return d
         }
         guard var deadline = Self.remainingBudget(budget) else {
@@ -37,7 +38,7 @@ extension Fetcher {
         if publisher.repeatsDuplicate && entry.unconfirmed {
             resend = await settleUnconfirmed(
                 entry, publisher: publisher, post: post, deadline: deadline, store: store,
-                nowNs: nowNs, delivery: &d)
+                now: now, delivery: &d)
             if resend == .settled { return d }
             guard let left = Self.remainingBudget(budget) else {
                 d.reason = "deadline passed before delivery (after looking the post up on \(publisher.name))"
@@ -47,19 +48,19 @@ extension Fetcher {
         }
         do {
             try store.countAttempt(
-                entry, afresh: resend == .afresh, nowNs: nowNs,
+                entry, afresh: resend == .afresh, now: now,
                 keyScope: publisher.keyMemory?.scope)
         } catch {
             d.reason = StateStore.describe(error, path: store.path)
             return d
         }
         let outcome = await Self.race(publisher: publisher, post: post, deadline: deadline)
-        var update = outboxUpdate(outcome, attempts: entry.attempts + 1, nowNs: nowNs, delivery: &d)
+        var update = outboxUpdate(outcome, attempts: entry.attempts + 1, now: now, delivery: &d)
         if resend == .sameKey && !outcome.isDelivered { update.unconfirmed = true }
         do {
             try store.recordOutcome(
-                entry, status: update.status, nextNs: update.next, remoteID: update.remote,
-                error: update.error, nowNs: nowNs, unconfirmed: update.unconfirmed)
+                entry, status: update.status, next: update.next, remoteID: update.remote,
+                error: update.error, now: now, unconfirmed: update.unconfirmed)
         } catch {
             // The post went out but could not be recorded: it stays pending and is re-sent with the same key.
             d.reason = "recording the delivery: " + StateStore.describe(error, path: store.path)
@@ -69,7 +70,7 @@ extension Fetcher {
     }
 
     /// The entry's outbox record after `outcome`, and what the report says of it.
-    func outboxUpdate(_ outcome: DeliveryOutcome, attempts: Int, nowNs: Int64, delivery d: inout FetchReport.Delivery)
+    func outboxUpdate(_ outcome: DeliveryOutcome, attempts: Int, now: Instant, delivery d: inout FetchReport.Delivery)
         -> OutboxUpdate
     {
         let update: OutboxUpdate
@@ -77,25 +78,25 @@ extension Fetcher {
         case .delivered(let id):
             d.outcome = .delivered
             d.remoteID = id
-            update = (.delivered, nowNs, id, nil, false)
+            update = (.delivered, now, id, nil, false)
         case .alreadyDelivered(let id):
             d.outcome = .alreadyDelivered
             d.remoteID = id
-            update = (.delivered, nowNs, id, nil, false)
+            update = (.delivered, now, id, nil, false)
         case .deliveredWithoutImage(let id, let note):
             // The text went out alone (image_required = false): delivered, and the report says what was left out.
             d.outcome = .delivered
             d.remoteID = id
             d.note = note
-            update = (.delivered, nowNs, id, nil, false)
+            update = (.delivered, now, id, nil, false)
         case .retryable(let reason, let after, let unconfirmed):
             d.outcome = .retryable
             d.reason = reason
-            update = (.pending, nowNs + retryDelayNs(attempts: attempts, retryAfter: after), nil, reason, unconfirmed)
+            update = (.pending, now + retryDelay(attempts: attempts, retryAfter: after), nil, reason, unconfirmed)
         case .permanent(let reason):
             d.outcome = .permanent
             d.reason = reason
-            update = (.failed, nowNs, nil, reason, false)
+            update = (.failed, now, nil, reason, false)
         }
         return update
     }
@@ -112,12 +113,12 @@ extension Fetcher {
     }
 
     /// What `recordOutcome` writes back to an outbox entry.
-    typealias OutboxUpdate = (status: OutboxStatus, next: Int64, remote: String?, error: String?, unconfirmed: Bool)
+    typealias OutboxUpdate = (status: OutboxStatus, next: Instant, remote: String?, error: String?, unconfirmed: Bool)
 
-    /// Nanoseconds until the next attempt after `attempts` failed ones: the one documented `Backoff` (30 s doubling,
+    /// The wait until the next attempt after `attempts` failed ones: the one documented `Backoff` (30 s doubling,
     /// 1 h cap, equal jitter from `random`), or the server's wish when it gave one.
-    func retryDelayNs(attempts: Int, retryAfter: TimeInterval?) -> Int64 {
-        Int64(Backoff.delay(attempt: attempts, retryAfter: retryAfter, random: random) * 1e9)
+    func retryDelay(attempts: Int, retryAfter: TimeInterval?) -> Duration {
+        .nanoseconds(Int64(Backoff.delay(attempt: attempts, retryAfter: retryAfter, random: random) * 1e9))
     }
 
     /// What looking up an unconfirmed entry decided.
@@ -137,7 +138,7 @@ extension Fetcher {
     /// Settles the entry when found, when it is given up, or when the look-up failed and a resend could double it.
     func settleUnconfirmed(
         _ entry: OutboxRecord, publisher: any Publisher, post: Post, deadline: Deadline,
-        store: StateStore, nowNs: Int64, delivery d: inout FetchReport.Delivery
+        store: StateStore, now: Instant, delivery d: inout FetchReport.Delivery
     ) async -> Resend {
         let settled: OutboxUpdate
         switch await Self.lookUp(publisher: publisher, post: post, deadline: deadline) {
@@ -145,33 +146,31 @@ extension Fetcher {
             d.outcome = .alreadyDelivered
             d.remoteID = id
             d.reason = "found on \(publisher.name): an earlier attempt went through although its answer was lost"
-            settled = (.delivered, nowNs, id, nil, false)
+            settled = (.delivered, now, id, nil, false)
         case .notFound:
             return .afresh
         case .failed(let reason):
-            if let memory = publisher.keyMemory, let since = entry.unconfirmedSinceNs,
-                memory.covers(
-                    firstAttempt: Timestamps.date(nanoseconds: since), scope: entry.keyScope,
-                    now: Timestamps.date(nanoseconds: nowNs))
+            if let memory = publisher.keyMemory, let since = entry.unconfirmedSince,
+                memory.covers(firstAttempt: since.date, scope: entry.keyScope, now: now.date)
             {
                 d.note =
-                    "resent without a look-up (\(reason)): \(publisher.name) still knows the post's key from its first attempt at \(Timestamps.format(Timestamps.date(nanoseconds: since)))"
+                    "resent without a look-up (\(reason)): \(publisher.name) still knows the post's key from its first attempt at \(Timestamps.format(since.date))"
                 return .sameKey
             }
             d.outcome = .retryable
             d.reason = "not resent: cannot tell whether an earlier attempt was posted (\(reason))"
-            settled = (.pending, nowNs + retryDelayNs(attempts: entry.attempts, retryAfter: nil), nil, d.reason, true)
+            settled = (.pending, now + retryDelay(attempts: entry.attempts, retryAfter: nil), nil, d.reason, true)
         case .unsupported:
             if publisher.resendUnconfirmed { return .unchecked }
             d.outcome = .permanent
             d.reason =
                 "an earlier attempt may have been posted (its answer was lost); not sent again to avoid a duplicate (resend_unconfirmed = false)"
-            settled = (.failed, nowNs, nil, d.reason, true)
+            settled = (.failed, now, nil, d.reason, true)
         }
         do {
             try store.recordOutcome(
-                entry, status: settled.status, nextNs: settled.next, remoteID: settled.remote,
-                error: settled.error, nowNs: nowNs, unconfirmed: settled.unconfirmed)
+                entry, status: settled.status, next: settled.next, remoteID: settled.remote,
+                error: settled.error, now: now, unconfirmed: settled.unconfirmed)
         } catch {
             d.outcome = .retryable
             d.reason = "recording the lookup: " + StateStore.describe(error, path: store.path)

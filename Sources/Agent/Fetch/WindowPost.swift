@@ -2,30 +2,28 @@ import Foundation
 import Messages
 import Publishing
 import Store
+import WallTime
 
 // Store's window and chart (`ClosedWindow`, `OutboxImageRecord`) as Publishing posts them: Store sits below
 // Publishing and knows neither `Post` nor `PostImage`.
 
 extension ClosedWindow {
     /// A window closing now: its key follows from its time (`Post.idempotencyKey`).
-    init(closingFrom startNs: Int64, to endNs: Int64, steps: Int, lateSteps: Int, text: String) {
+    init(closing span: TimeWindow, steps: Int, lateSteps: Int, text: String) {
         self.init(
-            startNs: startNs, endNs: endNs, steps: steps, lateSteps: lateSteps, text: text,
-            idempotencyKey: Post.idempotencyKey(
-                windowStart: Timestamps.date(nanoseconds: startNs), windowEnd: Timestamps.date(nanoseconds: endNs)))
+            span: span, steps: steps, lateSteps: lateSteps, text: text, idempotencyKey: Post.idempotencyKey(for: span))
     }
 
     /// The post a target is sent, with the window's kept chart for a target that posts it.
     func post(image: PostImage? = nil) -> Post {
-        Post(text: text, idempotencyKey: idempotencyKey, windowStart: start, windowEnd: end, image: image)
+        Post(text: text, idempotencyKey: idempotencyKey, window: span, image: image)
     }
 }
 
 extension OutboxImageRecord {
-    /// The chart drawn for the window of `key`, kept at `createdNs`.
-    init(key: String, image: PostImage, createdNs: Int64) {
-        self.init(
-            key: key, png: image.png, alt: image.alt, width: image.width, height: image.height, createdNs: createdNs)
+    /// The chart drawn for the window of `key`, kept at `created`.
+    init(key: String, image: PostImage, created: Instant) {
+        self.init(key: key, png: image.png, alt: image.alt, width: image.width, height: image.height, created: created)
     }
 
     var image: PostImage { PostImage(png: png, alt: alt, width: width, height: height) }
@@ -40,12 +38,11 @@ extension StateStore {
 }
 
 extension FetchHistoryRecord {
-    /// The history row of the fetch `report` tells of, which began at `startedNs` and ended at `endedNs`.
-    init(_ report: FetchReport, startedNs: Int64, endedNs: Int64) {
+    /// The history row of the fetch `report` tells of, which began at `started` and ended at `ended`.
+    init(_ report: FetchReport, started: Instant, ended: Instant) {
         self.init(
-            startedNs: startedNs, endedNs: endedNs, trigger: report.trigger,
-            windowStartNs: report.windowStart.map(Timestamps.nanoseconds),
-            windowEndNs: report.windowEnd.map(Timestamps.nanoseconds), steps: report.steps, result: report.result,
+            started: started, ended: ended, trigger: report.trigger, window: report.window, steps: report.steps,
+            result: report.result,
             error: report.reason, lateSteps: report.lateSteps, warnings: report.warnings)
     }
 }

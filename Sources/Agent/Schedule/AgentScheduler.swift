@@ -116,7 +116,7 @@ public actor AgentScheduler {
     /// The scheduler's loop; returns after `shutdown()`.
     public func run() async {
         let disabled = configuration.disabledReason
-        lastFetch = (try? store?.history(limit: 1).first?.started) ?? nil
+        lastFetch = (try? store?.history(limit: 1).first?.started.date) ?? nil
         if let disabled {
             logger.notice("agent idle: \(disabled)")
             publishStatus {
@@ -252,7 +252,7 @@ public actor AgentScheduler {
             "\(report.logLine(zone: zone))")
         for w in report.windows {
             logger.debug(
-                "text for \(Timestamps.format(w.start, zone: zone)) 〜 \(Timestamps.format(w.end, zone: zone)): \(w.text)"
+                "text for \(Timestamps.format(w.span.start.date, zone: zone)) 〜 \(Timestamps.format(w.span.end.date, zone: zone)): \(w.text)"
             )
         }
         consecutiveFailures = report.result == .failed ? consecutiveFailures + 1 : 0

@@ -2,6 +2,7 @@ import Foundation
 import Ingestion
 import Messages
 import Store
+import WallTime
 
 /// What `steptweet status` shows: schedule, the agent's state, recent results, the outbox, and why fetching is off.
 ///
@@ -117,13 +118,13 @@ public struct StatusReport: Encodable, Sendable {
                     : ""))
         if let o = oldestPending {
             out.append(
-                "          oldest: \(o.target) \(f(o.window.start)) 〜 \(f(o.window.end)), \(o.attempts) attempt(s)"
+                "          oldest: \(o.target) \(f(o.window.span.start.date)) 〜 \(f(o.window.span.end.date)), \(o.attempts) attempt(s)"
                     + (o.lastError.map { ", last error: \($0)" } ?? ""))
         }
         if lastResults.isEmpty { out.append("results:  no fetch yet") } else { out.append("results:") }
         for h in lastResults {
             out.append(
-                "  \(f(h.started)) \(h.trigger): \(h.result.rawValue)" + (h.error.map { ": \($0)" } ?? "")
+                "  \(f(h.started.date)) \(h.trigger): \(h.result.rawValue)" + (h.error.map { ": \($0)" } ?? "")
                     + (h.steps.map { " (\($0) steps)" } ?? ""))
         }
         return out

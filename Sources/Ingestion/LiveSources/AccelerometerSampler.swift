@@ -330,7 +330,7 @@ public final class AccelerometerSampler: @unchecked Sendable {
     private func shifted(_ sample: AccelerationSample, offset: inout Int64?) -> AccelerationSample {
         let epoch2000: Int64 = 946_684_800_000_000_000
         if offset == nil {
-            offset = sample.timeNs < epoch2000 ? clock.nowNs() - sample.timeNs : 0
+            offset = sample.timeNs < epoch2000 ? clock.nowInstant().nanosecondsSinceEpoch - sample.timeNs : 0
             if offset != 0 { onEvent(.clockOffset(offset!)) }
         }
         var shifted = sample
@@ -356,9 +356,9 @@ extension AccelerometerSampler {
         }
         let wall = WallClock.system
         var ts = timespec()
-        let before = wall.nowNs()
+        let before = wall.nowInstant().nanosecondsSinceEpoch
         clock_gettime(id, &ts)  // the device's own timestamp clock, which no `Clock` reads: the one raw read here
-        let after = wall.nowNs()
+        let after = wall.nowInstant().nanosecondsSinceEpoch
         return (before / 2 + after / 2) - (Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
     }
 }

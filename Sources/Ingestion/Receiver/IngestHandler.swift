@@ -41,7 +41,7 @@ struct IngestHandler: Sendable {
         do {
             // The valid items are committed even when some were left out: refusing them all would keep them out for
             // as long as the phone sends the bad one again (Health Auto Export: two days).
-            committed = try store.commit(payload, nowNs: clock.nowNs())
+            committed = try store.commit(payload, now: clock.nowInstant())
         } catch {
             logger.error("receiver: cannot store a \(payload.format) payload: \(error)")
             if let tellUser = convention.tellUser {
@@ -118,7 +118,7 @@ struct IngestHandler: Sendable {
             logger.warning("receiver: \(app.name) message refused whole, answered 2xx: \(error.description)")
             do {
                 try store.refused(
-                    device: app.name, format: app.name, nowNs: clock.nowNs(),
+                    device: app.name, format: app.name, now: clock.nowInstant(),
                     text: "refused whole: \(error.description)")
             } catch {
                 logger.error("receiver: cannot keep a refusal for status: \(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -56,7 +57,8 @@ public struct BlueskyPublisher: Publisher {
     /// A TID (13 characters of base32-sortable): microseconds of the window start in the upper 53 bits and a 10-bit
     /// "clock id" hashed from the whole idempotency key, so that two windows starting together still differ.
     public static func recordKey(for post: Post) -> String {
-        let micros = UInt64(max(0, (post.windowStart.timeIntervalSince1970 * 1_000_000).rounded())) & ((1 << 53) - 1)
+        let micros =
+            UInt64(max(0, (post.window.start.date.timeIntervalSince1970 * 1_000_000).rounded())) & ((1 << 53) - 1)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a 64
         for byte in post.idempotencyKey.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let value = micros << 10 | (hash & 0x3FF)

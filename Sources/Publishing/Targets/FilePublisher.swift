@@ -70,7 +70,7 @@ public struct FilePublisher: Publisher {
         }
         let line = Line(
             idempotencyKey: post.idempotencyKey, text: post.text,
-            windowStart: Timestamps.format(post.windowStart), windowEnd: Timestamps.format(post.windowEnd),
+            windowStart: Timestamps.format(post.window.start.date), windowEnd: Timestamps.format(post.window.end.date),
             writtenAt: Timestamps.format(clock.now()), imageFile: image.map { _ in PostImage.fileName(for: post) },
             imageAlt: image?.alt)
         guard var data = try? encoder.encode(line) else { return .permanent(reason: "cannot encode the post") }

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -130,7 +131,7 @@ public struct NtfyPublisher: Publisher {
     /// made after its window closes). ntfy keeps messages 12 h by default: older ones are not found.
     public func lookUp(_ post: Post, deadline: Deadline) async -> PostLookup {
         guard case .success(let text) = gate.prepare(post.text) else { return .notFound }
-        let since = String(Int64(post.windowEnd.timeIntervalSince1970) - 60)
+        let since = String(Int64(post.window.end.date.timeIntervalSince1970) - 60)
         let url = Endpoint.adding(
             "since", since,
             to: Endpoint.adding("poll", "1", to: Endpoint.join(baseURL, Endpoint.segment(topic) + "/json")))

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -14,7 +15,7 @@ struct PostMatch {
 
     init(post: Post, text: String) {
         self.text = Self.normalized(text)
-        self.since = post.windowEnd.addingTimeInterval(-60)
+        self.since = post.window.end.date.addingTimeInterval(-60)
     }
 
     /// Whether an entry created at `createdAt` (ISO 8601; nil or unreadable: assumed recent) may be the post.

@@ -1,5 +1,6 @@
 import Foundation
 import Messages
+import WallTime
 
 /// The JSON body of a generic webhook, with `{{text}}`, `{{idempotency_key}}`, `{{window_start}}` and
 /// `{{window_end}}` replaced by JSON strings (quotes included; times in RFC 3339 UTC), and `{{image_png_base64}}`
@@ -31,9 +32,7 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
             rest = rest[close.upperBound...]
         }
         let sample = render(
-            Post(
-                text: "sample \"text\"", windowStart: Date(timeIntervalSince1970: 0),
-                windowEnd: Date(timeIntervalSince1970: 1800)))
+            Post(text: "sample \"text\"", window: TimeWindow(start: .epoch, end: Instant(secondsSinceEpoch: 1800))))
         guard (try? JSONDecoder().decode(JSONValue.self, from: sample)) != nil else {
             throw ConfigurationError(path: "", message: "is not valid JSON once its placeholders are filled")
         }
@@ -49,8 +48,8 @@ public struct WebhookBodyTemplate: Sendable, Equatable {
         let values: [String: String?] = [
             "text": post.text,
             "idempotency_key": post.idempotencyKey,
-            "window_start": Timestamps.format(post.windowStart),
-            "window_end": Timestamps.format(post.windowEnd),
+            "window_start": Timestamps.format(post.window.start.date),
+            "window_end": Timestamps.format(post.window.end.date),
             "image_png_base64": post.image?.png.base64EncodedString(),
             "image_alt": post.image?.alt,
         ]

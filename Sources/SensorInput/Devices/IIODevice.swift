@@ -149,7 +149,7 @@ public struct IIOPolledAccelerometer {
             raw.append(v)
         }
         let (x, y, z) = cal.apply(raw[0], raw[1], raw[2])
-        return AccelerationSample(timeNs: clock.nowNs(), x: x, y: y, z: z)
+        return AccelerationSample(timeNs: clock.nowInstant().nanosecondsSinceEpoch, x: x, y: y, z: z)
     }
 
     /// Delivers `count` samples at `rateHz` (or until `shouldContinue` says no, or the task is cancelled), sleeping
@@ -159,11 +159,12 @@ public struct IIOPolledAccelerometer {
         count: Int = .max, while shouldContinue: () -> Bool = { true },
         _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }
     ) async {
-        let period = Int64((1e9 / rateHz).rounded())
-        var next = clock.nowNs()
+        let period = Duration.nanoseconds(Int64((1e9 / rateHz).rounded()))
+        let retry = Duration.nanoseconds(retryNs)
+        var next = clock.nowInstant()
         var delivered = 0
         while delivered < count {
-            do { try await clock.sleep(untilNs: next) } catch { return }  // cancelled
+            do { try await clock.sleep(until: next) } catch { return }  // cancelled
             guard shouldContinue() else { return }
             do {
                 let s = try readOnce()
@@ -174,16 +175,16 @@ public struct IIOPolledAccelerometer {
                 sink(s)
                 delivered += 1
                 next += period
-                let now = clock.nowNs()
+                let now = clock.nowInstant()
                 if next < now - period { next = now }  // fell behind: skip ahead, do not burst
             } catch let error as DeviceError {
                 if !lost {
                     lost = true
                     events(.lost(error))
                 }
-                next = clock.nowNs() + retryNs
+                next = clock.nowInstant() + retry
             } catch {
-                next = clock.nowNs() + retryNs
+                next = clock.nowInstant() + retry
             }
         }
     }

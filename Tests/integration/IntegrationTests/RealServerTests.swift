@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import Publishing
 import Testing
+import WallTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -31,7 +32,7 @@ import Testing
         return Post(
             text:
                 "11/21 10:00:00 〜 11/21 10:30:00 の期間に iPhone 5s を持って 1234 歩 歩きました。 \(label) \(UUID().uuidString.prefix(8))",
-            windowStart: start, windowEnd: start.addingTimeInterval(1800))
+            window: TimeWindow(start: start, end: start.addingTimeInterval(1800)))
     }
 
     /// Publishers built from a `[[publish]]` document, secrets from the environment, as the agent will do.
@@ -71,9 +72,9 @@ import Testing
         #expect(second == .delivered(remoteID: eventID))
 
         var other = Self.uniquePost("matrix-other")
-        other.windowStart = post.windowEnd
+        other.window.start = post.window.end
         other.idempotencyKey = Post.idempotencyKey(
-            windowStart: other.windowStart, windowEnd: other.windowStart.addingTimeInterval(1800))
+            for: TimeWindow(start: other.window.start, end: other.window.start + .seconds(1800)))
         guard case .delivered(let otherID?) = await publisher.publish(other, deadline: Deadline(in: .seconds(20)))
         else {
             Issue.record("second window")
@@ -103,9 +104,8 @@ import Testing
         func endedPost(_ label: String) -> Post {
             let end = Date().addingTimeInterval(-120)
             var post = Self.uniquePost(label)
-            post.windowStart = end.addingTimeInterval(-1800)
-            post.windowEnd = end
-            post.idempotencyKey = Post.idempotencyKey(windowStart: post.windowStart, windowEnd: end) + "-\(label)"
+            post.window = TimeWindow(start: end.addingTimeInterval(-1800), end: end)
+            post.idempotencyKey = Post.idempotencyKey(for: post.window) + "-\(label)"
             return post
         }
         let post = endedPost("lookup")
