@@ -104,7 +104,9 @@ extension StepDetector {
     ) {
         let decision = WalkingDecision(
             startNs: window.startNs, endNs: window.endNs,
-            probability: max(parameters.recognizer.probability(window.features), steadyStrideEvidence(window.features)))
+            probability: max(
+                parameters.recognizer.probability(window.features), steadyStrideEvidence(window.features),
+                heldArmEvidence(window.features)))
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
             gate.shortBoutEvidence.removeFirst()
@@ -242,6 +244,19 @@ extension StepDetector {
         let byStride = (f.rStride - parameters.steadyStride) / ramp
         let byShare = (f.alongShare - parameters.steadyStrideAlongShare) / ramp
         return min(byStride, byShare).rampedAcrossThreshold
+    }
+
+    /// How surely a window is a body stepping with a hand held on a rail or handles, 0-1 (`DetectorParameters
+    /// .heldArmSway`): the moving acceleration traces the body's figure of eight (rise and fall along one line, sway
+    /// beside it once a stride) and |a| repeats a stride later. The held arm moves along one line tilted from
+    /// gravity, which the gravity gates refuse as they refuse a clapping hand (DSADS treadmill walks and steppers);
+    /// the sway beside that line is what a clapping or brushing hand does not have.
+    func heldArmEvidence(_ f: WindowFeatures) -> Double {
+        guard Self.axesSayMore(f), parameters.heldArmSway <= 1 else { return 0 }
+        let ramp = RecognizerParameters.alongShareRamp  // the gravity gate's width
+        let bySway = (f.bodySway - parameters.heldArmSway) / ramp
+        let byStride = (f.rStride - parameters.heldArmStride) / ramp
+        return min(bySway, byStride).rampedAcrossThreshold
     }
 
     /// Whether a window's axes say more than |a| does (they exist and are not one direction: see `oneDirection`).
