@@ -108,8 +108,8 @@ extension WalkingRecognizer {
     /// that plane says as little.
     static let powerIterations = 32
 
-    /// The sway of `rest` (`count` mean-free vectors off the line, two components interleaved) given the line's autocorrelations at
-    /// lags 4-12 (`lineAtStep`).
+    /// The sway of `rest` (`count` mean-free vectors off the line, two components interleaved) given the line's
+    /// autocorrelations at lags 4-12 (`lineAtStep`).
     private static func sway(
         rest: UnsafePointer<Double>, count: Int, variance: Double, lineAtStep: (SIMD4<Double>, SIMD4<Double>, Double)
     ) -> Double {
@@ -124,13 +124,7 @@ extension WalkingRecognizer {
         func lineAt(_ lag: Int) -> Double {
             lag < 8 ? lineAtStep.0[lag - 4] : lag < 12 ? lineAtStep.1[lag - 8] : lineAtStep.2
         }
-        var best = -1.0
-        for stride in swayStrides.shortest...swayStrides.longest {
-            let (low, high) = (stride / 2, (stride + 1) / 2)
-            let lineHalf = (lineAt(low) + lineAt(high)) / 2
-            let restHalf = (restAt(low) + restAt(high)) / 2
-            best = max(best, min(lineHalf, restAt(stride), -restHalf))
-        }
-        return best
+        return bestStride(
+            swayStrides.shortest...swayStrides.longest, repeating: restAt, reversing: restAt, stepping: lineAt)
     }
 }

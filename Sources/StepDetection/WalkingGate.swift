@@ -240,10 +240,7 @@ extension StepDetector {
     /// pocket (Oxford: short-long steps) falls outside them, yet steps along gravity stride after stride.
     func steadyStrideEvidence(_ f: WindowFeatures) -> Double {
         guard Self.axesSayMore(f), parameters.steadyStride <= 1 else { return 0 }
-        let ramp = RecognizerParameters.alongShareRamp  // the gravity gate's width
-        let byStride = (f.rStride - parameters.steadyStride) / ramp
-        let byShare = (f.alongShare - parameters.steadyStrideAlongShare) / ramp
-        return min(byStride, byShare).rampedAcrossThreshold
+        return Self.bothReach(f.rStride, parameters.steadyStride, f.alongShare, parameters.steadyStrideAlongShare)
     }
 
     /// How surely a window is a body stepping with a hand held on a rail or handles, 0-1 (`DetectorParameters
@@ -253,10 +250,13 @@ extension StepDetector {
     /// the sway beside that line is what a clapping or brushing hand does not have.
     func heldArmEvidence(_ f: WindowFeatures) -> Double {
         guard Self.axesSayMore(f), parameters.heldArmSway <= 1 else { return 0 }
-        let ramp = RecognizerParameters.alongShareRamp  // the gravity gate's width
-        let bySway = (f.bodySway - parameters.heldArmSway) / ramp
-        let byStride = (f.rStride - parameters.heldArmStride) / ramp
-        return min(bySway, byStride).rampedAcrossThreshold
+        return Self.bothReach(f.bodySway, parameters.heldArmSway, f.rStride, parameters.heldArmStride)
+    }
+
+    /// 0-1: how surely both `a` and `b` reach their least values, each through a ramp of ±0.05 (the gravity gate's).
+    static func bothReach(_ a: Double, _ aLeast: Double, _ b: Double, _ bLeast: Double) -> Double {
+        let ramp = RecognizerParameters.alongShareRamp
+        return min((a - aLeast) / ramp, (b - bLeast) / ramp).rampedAcrossThreshold
     }
 
     /// Whether a window's axes say more than |a| does (they exist and are not one direction: see `oneDirection`).

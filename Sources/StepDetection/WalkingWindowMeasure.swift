@@ -329,12 +329,24 @@ extension WalkingRecognizer {
         func alongAt(_ lag: Int) -> Double {
             lag < 8 ? alongAtStep.0[lag - 4] : lag < 12 ? alongAtStep.1[lag - 8] : alongAtStep.2
         }
+        return bestStride(
+            swingStrides.shortest...swingStrides.longest, repeating: acrossAt, reversing: acrossAt, stepping: alongAt)
+    }
+
+    /// Over `strides` (in ticks), the best of the least of `repeating` a stride later, `reversing` negated half a
+    /// stride later and `stepping` half a stride later (each an autocorrelation by lag; at an odd stride the half is
+    /// the mean of the two lags around it): a motion that alternates once a stride beside one that repeats each step.
+    @inline(__always)
+    static func bestStride(
+        _ strides: ClosedRange<Int>, repeating: (Int) -> Double, reversing: (Int) -> Double,
+        stepping: (Int) -> Double
+    ) -> Double {
         var best = -1.0
-        for stride in swingStrides.shortest...swingStrides.longest {
+        for stride in strides {
             let (low, high) = (stride / 2, (stride + 1) / 2)
-            let acrossHalf = (acrossAt(low) + acrossAt(high)) / 2
-            let alongHalf = (alongAt(low) + alongAt(high)) / 2
-            best = max(best, min(acrossAt(stride), -acrossHalf, alongHalf))
+            let reversingHalf = (reversing(low) + reversing(high)) / 2
+            let steppingHalf = (stepping(low) + stepping(high)) / 2
+            best = max(best, min(repeating(stride), -reversingHalf, steppingHalf))
         }
         return best
     }
