@@ -59,8 +59,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz", "log_impulse",
          "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn", "along_share",
-         "along_step", "stride_turn", "arm_swing", "along_own_share"]
-FEATURE_SET = 6  # WindowFeatures.featureSet: the version of these features; the trees are written with it
+         "along_step", "stride_turn", "arm_swing", "along_own_share", "body_sway"]
+FEATURE_SET = 7  # WindowFeatures.featureSet: the version of these features; the trees are written with it
 MAGNITUDE = 12  # the model uses the first twelve (the magnitude features); the rest are written for study
 LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
 TREES, DEPTH, RATE = 40, 3, 0.2  # boosting rounds, depth of each tree, learning rate

@@ -62,6 +62,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// elevator standing still reach 0.8 and 0.35 (bench/accuracy.md). Above 1: off.
     public var steadyStride: Double = 0.85
     public var steadyStrideAlongShare: Double = 0.45
+    /// The held-arm path (issue #47, WalkingGate.swift): with three axes, a window whose moving acceleration traces a
+    /// walking body's figure of eight at least this well (`WindowFeatures.bodySway`) and whose |a| repeats a stride
+    /// later at least `heldArmStride` is walking whatever the trees and the gravity gates say (a ramp of ±0.05 on
+    /// each). A hand on a treadmill's rail or a stepper's handles moves along one tilted line, as a clapping hand
+    /// does, but carries the body's sway beside it (bench/accuracy.md). Above 1: off.
+    public var heldArmSway: Double = 0.15
+    public var heldArmStride: Double = 0.75
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -73,7 +80,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case rhythmTolerance, swingTolerance, fillMissedSteps, maxMissedStepGap, shortLongGait, fillStrideStart,
             maxSampleGap, recognizer
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
-            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare
+            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -106,6 +113,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortBoutIntervalCV = try value(.shortBoutIntervalCV, s.shortBoutIntervalCV)
         steadyStride = try value(.steadyStride, s.steadyStride)
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
+        heldArmSway = try value(.heldArmSway, s.heldArmSway)
+        heldArmStride = try value(.heldArmStride, s.heldArmStride)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

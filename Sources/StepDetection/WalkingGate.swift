@@ -104,7 +104,9 @@ extension StepDetector {
     ) {
         let decision = WalkingDecision(
             startNs: window.startNs, endNs: window.endNs,
-            probability: max(parameters.recognizer.probability(window.features), steadyStrideEvidence(window.features)))
+            probability: max(
+                parameters.recognizer.probability(window.features), steadyStrideEvidence(window.features),
+                heldArmEvidence(window.features)))
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
             gate.shortBoutEvidence.removeFirst()
@@ -238,10 +240,23 @@ extension StepDetector {
     /// pocket (Oxford: short-long steps) falls outside them, yet steps along gravity stride after stride.
     func steadyStrideEvidence(_ f: WindowFeatures) -> Double {
         guard Self.axesSayMore(f), parameters.steadyStride <= 1 else { return 0 }
-        let ramp = RecognizerParameters.alongShareRamp  // the gravity gate's width
-        let byStride = (f.rStride - parameters.steadyStride) / ramp
-        let byShare = (f.alongShare - parameters.steadyStrideAlongShare) / ramp
-        return min(byStride, byShare).rampedAcrossThreshold
+        return Self.bothReach(f.rStride, parameters.steadyStride, f.alongShare, parameters.steadyStrideAlongShare)
+    }
+
+    /// How surely a window is a body stepping with a hand held on a rail or handles, 0-1 (`DetectorParameters
+    /// .heldArmSway`): the moving acceleration traces the body's figure of eight (rise and fall along one line, sway
+    /// beside it once a stride) and |a| repeats a stride later. The held arm moves along one line tilted from
+    /// gravity, which the gravity gates refuse as they refuse a clapping hand (DSADS treadmill walks and steppers);
+    /// the sway beside that line is what a clapping or brushing hand does not have.
+    func heldArmEvidence(_ f: WindowFeatures) -> Double {
+        guard Self.axesSayMore(f), parameters.heldArmSway <= 1 else { return 0 }
+        return Self.bothReach(f.bodySway, parameters.heldArmSway, f.rStride, parameters.heldArmStride)
+    }
+
+    /// 0-1: how surely both `a` and `b` reach their least values, each through a ramp of ±0.05 (the gravity gate's).
+    static func bothReach(_ a: Double, _ aLeast: Double, _ b: Double, _ bLeast: Double) -> Double {
+        let ramp = RecognizerParameters.alongShareRamp
+        return min((a - aLeast) / ramp, (b - bLeast) / ramp).rampedAcrossThreshold
     }
 
     /// Whether a window's axes say more than |a| does (they exist and are not one direction: see `oneDirection`).

@@ -72,7 +72,7 @@ extension WalkingRecognizer {
     /// Calls `body(i, k)` for tick `i` of the newest `n` (oldest first) at ring index `k`: the ring's two contiguous
     /// runs, without a wrap test per tick.
     @inline(__always)
-    private static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
+    static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
         let first = index(0, of: n, head: head)
         let run = min(n, windowTicks - first)
         for i in 0..<run { body(i, first + i) }
@@ -114,7 +114,7 @@ extension WalkingRecognizer {
     /// in the lanes of one vector (lane k: pairs i + k), then a scalar tail: the same sums in the same order as one lag
     /// alone, so results do not depend on how lags are grouped.
     @inline(__always)
-    private static func meanProducts(_ b: UnsafePointer<Double>, count: Int, lags: SIMD4<Int>) -> SIMD4<Double> {
+    static func meanProducts(_ b: UnsafePointer<Double>, count: Int, lags: SIMD4<Int>) -> SIMD4<Double> {
         let raw = UnsafeRawPointer(b)
         @inline(__always) func load(_ i: Int) -> SIMD4<Double> {
             raw.loadUnaligned(fromByteOffset: i &* 8, as: SIMD4<Double>.self)
@@ -222,7 +222,8 @@ extension WalkingRecognizer {
     /// Ticks a stride apart for `strideTurn` (0.96 s).
     static let strideTicks = 12
 
-    /// `alongShare`, `alongStep`, `armSwing`, `alongOwnShare` and `strideTurn` of the newest `n` ticks (all with axes).
+    /// `alongShare`, `alongStep`, `armSwing`, `alongOwnShare`, `strideTurn` and `bodySway` of the newest `n` ticks
+    /// (all with axes).
     private func motionFeatures(ticks n: Int, into f: inout WindowFeatures) {
         var alongEnergy = 0.0
         var acrossEnergy = 0.0
@@ -280,6 +281,7 @@ extension WalkingRecognizer {
         let explained = f.alongShare * (1 - unexplained)
         f.alongOwnShare = f.alongShare - min(explained, 1 - f.alongShare)
         f.strideTurn = strideTurn(ticks: n)
+        f.bodySway = bodySway(ticks: n)
     }
 
     /// `strideTurn` of the newest `n` ticks: 1 − the mean cos between each tick's gravity and that a stride before.
@@ -295,7 +297,7 @@ extension WalkingRecognizer {
     }
 
     /// The autocorrelations of the mean-free window `b` over a step: lags 4-7, 8-11 and 12 ticks, three passes of four.
-    private static func stepAutocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
+    static func stepAutocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
         -> (SIMD4<Double>, SIMD4<Double>, Double)
     {
         let first = meanProducts(b, count: count, lags: SIMD4(4, 5, 6, 7))
@@ -327,12 +329,24 @@ extension WalkingRecognizer {
         func alongAt(_ lag: Int) -> Double {
             lag < 8 ? alongAtStep.0[lag - 4] : lag < 12 ? alongAtStep.1[lag - 8] : alongAtStep.2
         }
+        return bestStride(
+            swingStrides.shortest...swingStrides.longest, repeating: acrossAt, reversing: acrossAt, stepping: alongAt)
+    }
+
+    /// Over `strides` (in ticks), the best of the least of `repeating` a stride later, `reversing` negated half a
+    /// stride later and `stepping` half a stride later (each an autocorrelation by lag; at an odd stride the half is
+    /// the mean of the two lags around it): a motion that alternates once a stride beside one that repeats each step.
+    @inline(__always)
+    static func bestStride(
+        _ strides: ClosedRange<Int>, repeating: (Int) -> Double, reversing: (Int) -> Double,
+        stepping: (Int) -> Double
+    ) -> Double {
         var best = -1.0
-        for stride in swingStrides.shortest...swingStrides.longest {
+        for stride in strides {
             let (low, high) = (stride / 2, (stride + 1) / 2)
-            let acrossHalf = (acrossAt(low) + acrossAt(high)) / 2
-            let alongHalf = (alongAt(low) + alongAt(high)) / 2
-            best = max(best, min(acrossAt(stride), -acrossHalf, alongHalf))
+            let reversingHalf = (reversing(low) + reversing(high)) / 2
+            let steppingHalf = (stepping(low) + stepping(high)) / 2
+            best = max(best, min(repeating(stride), -reversingHalf, steppingHalf))
         }
         return best
     }

@@ -178,10 +178,11 @@ import Testing
     }
 
     /// Parameters whose model says 0.5 for every window: under `enter`, over `shortBoutEnter`. Without the
-    /// steady-stride path, which would take these synthetic walks along gravity for walking whatever the model says.
+    /// steady-stride and held-arm paths, which would take these synthetic walks for walking whatever the model says.
     static let undecidedModel: DetectorParameters = {
         var p = DetectorParameters.standard
         p.steadyStride = 2
+        p.heldArmSway = 2
         p.recognizer.model = WalkingTrees(depth: 1, base: 0, features: [0], thresholds: [1e300], leaves: [0, 0])
         return p
     }()

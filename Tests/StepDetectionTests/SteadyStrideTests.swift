@@ -16,6 +16,8 @@ import Testing
         var p = DetectorParameters()
         p.recognizer = RecognizerParameters(model: neverWalking, enter: 0.7, stay: 0.1, minAlongShare: 0.3)
         p.steadyStride = steadyStride
+        // Without the held-arm path: these motions carry a sway a stride long beside their line, which it takes.
+        p.heldArmSway = 2
         return p
     }
 
