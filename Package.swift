@@ -2,7 +2,8 @@
 // StepCountTweeter: accelerometer recordings and pedometer logs in, step counts out, posted on each background fetch.
 // Modules follow the data flow (inputs -> detection -> store -> text -> publish, agent on top); each imports only
 // modules before it in this list: StepDetection, WallTime, SensorInput, Store, Ingestion, Messages, Publishing,
-// Analysis, LoopbackHTTP, Agent, steptweet. Store is the only one that imports GRDB. EmbedText and the EmbedDemoRecording plugin
+// Analysis, Agent, steptweet. Store is the only one that imports GRDB; Hummingbird is the one HTTP server library
+// (FlyingFox serves only the tests, in Tests/HTTPTestSupport). EmbedText and the EmbedDemoRecording plugin
 // are build tools (the demo recording compiled into Agent).
 import PackageDescription
 
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The tests' in-process HTTP servers only (Tests/HTTPTestSupport): no target under Sources depends on it.
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         // The agent's HTTP servers (receiver, push listener, the demo's endpoint): SwiftNIO's HTTP/1.1 parser with
         // header limits, idle and read timeouts, a connection cap. No traits: neither swift-configuration nor full
@@ -40,15 +42,18 @@ let package = Package(
         .target(
             name: "SensorInput",
             dependencies: [
-                "StepDetection", "WallTime", "CZlib", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "StepDetection", "WallTime", "CZlib",
             ], exclude: ["README.md"]),
         // The system zlib (inflate for zip backups), as a module.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
-        // The agent's state in SQLite: every table through a record type, one migrator, a typed API (no SQL above it).
+        // The agent's state in SQLite: every table through a record type, one migrator, a typed API (no SQL above it);
+        // and app exports' SQLite databases opened read-only for SensorInput's readers (`SQLiteExports`).
         .target(
             name: "Store",
-            dependencies: ["StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift")],
-            exclude: ["README.md"]),
+            dependencies: [
+                "StepDetection", "SensorInput", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ], exclude: ["README.md"]),
         // Step data coming in while the agent runs: what phones push -> the state (the receiver's HTTP routes and
         // limits, one file per push app declaring its payload format and answers, in a registry; the commit through
         // Store), and the live accelerometer sampled into the file the fetch reads.
@@ -78,10 +83,6 @@ let package = Package(
         .target(
             name: "Analysis",
             dependencies: ["StepDetection", "SensorInput", "Messages", "Publishing", "CRsvg", "CZlib"],
-            exclude: ["README.md"]),
-        // FlyingFox routes that close each connection: the tests' servers (the agent's own servers run on Hummingbird).
-        .target(
-            name: "LoopbackHTTP", dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
             exclude: ["README.md"]),
         // The background fetch: configuration, schedule, deadline, triggers, delivery from the outbox, daemon. The demo
         // recording is built into it (the EmbedDemoRecording plugin), so `steptweet demo` needs no checkout.
@@ -118,14 +119,14 @@ let package = Package(
         .target(
             name: "HTTPTestSupport",
             dependencies: [
-                "Publishing", "WallTime", "LoopbackHTTP", .product(name: "FlyingFox", package: "FlyingFox"),
+                "Publishing", "WallTime", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ], path: "Tests/HTTPTestSupport", exclude: ["README.md"]),
         .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
         .testTarget(
             name: "SensorInputTests",
             dependencies: [
-                "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib",
+                "SensorInput", "StepDetection", "WallTime", "TestSupport", "CZlib", "Store",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .testTarget(name: "MessagesTests", dependencies: ["Messages"]),
@@ -165,7 +166,7 @@ let package = Package(
         .testTarget(
             name: "SteptweetTests",
             dependencies: [
-                "steptweet", "Agent", "Store", "Ingestion", "LoopbackHTTP", "TestSupport", "HTTPTestSupport",
+                "steptweet", "Agent", "Store", "Ingestion", "TestSupport", "HTTPTestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -26,14 +26,17 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Shared/CZlib"),
         .systemLibrary(name: "GRDBSQLite", path: "Shared/GRDBSQLite"),  // the system SQLite, as GRDB's module names it
         .target(
-            name: "SensorInput", dependencies: ["StepDetection", "WallTime", "CZlib", "GRDBSQLite"],
-            path: "Shared/SensorInput",
+            name: "SensorInput", dependencies: ["StepDetection", "WallTime", "CZlib"], path: "Shared/SensorInput",
             exclude: ["README.md"]),
+        // Of Store only what opens export databases (Gadgetbridge's) for the readers: no GRDB, the system SQLite.
+        .target(
+            name: "Store", dependencies: ["SensorInput", "GRDBSQLite"], path: "Shared/Store",
+            sources: ["ExportDatabases.swift"]),
         .target(
             name: "Ingestion",
             dependencies: ["SensorInput", "StepDetection", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Shared/Ingestion", sources: ["Apps", "Payloads", "Receiver/HTTPAnswer.swift"]),
-        .target(name: "FuzzSupport", dependencies: ["SensorInput", "Ingestion"]),
+        .target(name: "FuzzSupport", dependencies: ["SensorInput", "Store", "Ingestion"]),
     ]
         + parsers.map { name in
             .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"], path: "Sources/fuzz-\(name)")

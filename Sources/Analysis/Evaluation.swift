@@ -208,9 +208,10 @@ public enum Evaluation {
 
     /// Counts every recording of the manifest with `parameters`, grouping by the column `by` when given; `jobs`
     /// recordings at once (file by file on the cores), results in manifest order. `progress` sees each result in that
-    /// order (as soon as it is known with one job).
+    /// order (as soon as it is known with one job). `options` reads each recording (the command's export databases).
     public static func run(
         _ manifest: EvaluationManifest,
+        options: ReadOptions = ReadOptions(),
         parameters: DetectorParameters = .standard,
         by column: String? = nil,
         jobs: Int = 1,
@@ -224,7 +225,7 @@ public enum Evaluation {
             ? Parallelism.map(entries.count, jobs: jobs) { i in
                 Result {
                     try RecordingCounter.count(
-                        path: entries[i].path, parameters: parameters, magnitudeOnly: magnitudeOnly)
+                        path: entries[i].path, options: options, parameters: parameters, magnitudeOnly: magnitudeOnly)
                 }
             }
             : []
@@ -233,7 +234,7 @@ public enum Evaluation {
                 jobs > 1
                 ? try counts[i].get()
                 : try RecordingCounter.count(
-                    path: entry.path, parameters: parameters, magnitudeOnly: magnitudeOnly)
+                    path: entry.path, options: options, parameters: parameters, magnitudeOnly: magnitudeOnly)
             let result = FileResult(
                 file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps,
                 durationSeconds: count.summary.durationSeconds,

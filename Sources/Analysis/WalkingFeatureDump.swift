@@ -10,7 +10,7 @@ import StepDetection
 /// Times are the recording's own, in seconds.
 public enum WalkingFeatureDump {
     public static func write(
-        _ manifest: EvaluationManifest, parameters: DetectorParameters, jobs: Int,
+        _ manifest: EvaluationManifest, options: ReadOptions = ReadOptions(), parameters: DetectorParameters, jobs: Int,
         magnitudeOnly: Bool = false, to folder: String
     ) throws {
         var on = parameters
@@ -18,7 +18,7 @@ public enum WalkingFeatureDump {
         let recognizing = on
         let entries = manifest.entries
         let rows = Parallelism.map(entries.count, jobs: jobs) { i in
-            Result { try rowsOf(entries[i], parameters: recognizing, magnitudeOnly: magnitudeOnly) }
+            Result { try rowsOf(entries[i], options: options, parameters: recognizing, magnitudeOnly: magnitudeOnly) }
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var windows = "file,start_s,end_s,probability,has_axes," + WindowFeatures.names.joined(separator: ",") + "\n"
@@ -36,7 +36,7 @@ public enum WalkingFeatureDump {
     }
 
     private static func rowsOf(
-        _ entry: EvaluationManifest.Entry,
+        _ entry: EvaluationManifest.Entry, options: ReadOptions,
         parameters: DetectorParameters, magnitudeOnly: Bool
     ) throws -> (windows: String, steps: String) {
         var windows = ""
@@ -44,7 +44,8 @@ public enum WalkingFeatureDump {
         let file = entry.file.contains(",") ? "\"\(entry.file)\"" : entry.file
         func seconds(_ ns: Int64) -> String { String(format: "%.3f", Double(ns) / 1e9) }
         _ = try RecordingCounter.count(
-            path: entry.path, parameters: parameters, axisFeatures: true, magnitudeOnly: magnitudeOnly,
+            path: entry.path, options: options, parameters: parameters, axisFeatures: true,
+            magnitudeOnly: magnitudeOnly,
             onEvent: { event in
                 switch event {
                 case .decision(let d, let f):

@@ -44,6 +44,9 @@ public struct ReadOptions: Sendable {
     /// Step readings ending at or before this were counted before (follow mode): a reader that cannot use its saved
     /// state (written by another version, or damaged) and would deliver everything again delivers none of them.
     public var countedThroughNs: Int64?
+    /// Opens the SQLite databases of app exports (Gadgetbridge): Store's `SQLiteExports`, given by the command or the
+    /// agent, so that SensorInput links no SQLite. nil: such an input is an error naming the file.
+    public var exportDatabases: (any ExportDatabaseOpener)?
 
     public init(strict: Bool = false, startNs: Int64? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict

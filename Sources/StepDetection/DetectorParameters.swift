@@ -27,6 +27,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// An interval about twice the rhythm (1.7-2.4 times) counts two steps: one step was too weak to see (typical on
     /// the wrist, where one arm swing per stride dominates).
     public var fillMissedSteps = true
+    /// The longest interval (seconds) that may hold a missed step; 0: any. A walk seen once a stride on the wrist
+    /// swings its arm at 100 steps a minute or more (Bangle.js: gaps of 1.0-1.2 s); a slow walker's steps, 1.2-2.5 s
+    /// apart, are each their own peak, and filling them would count a slow walk twice (`slowWalking` only).
+    public var maxMissedStepGap = 0.0
     /// Tells a short-long gait from missed steps: an interval that repeats the one before the last, right after a
     /// short one, is the long half of an uneven stride (a phone in one front pocket) and is not filled.
     public var shortLongGait = true
@@ -73,7 +77,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case lowPassHz, minSwing, minSwingInWalk, minStepInterval, maxStepInterval, confirmSteps, minBoutSteps,
             irregularIntervalsAllowed
-        case rhythmTolerance, swingTolerance, fillMissedSteps, shortLongGait, fillStrideStart, maxSampleGap, recognizer
+        case rhythmTolerance, swingTolerance, fillMissedSteps, maxMissedStepGap, shortLongGait, fillStrideStart,
+            maxSampleGap, recognizer
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, boutGroupMinSteps, boutGroupGapSeconds
     }
@@ -96,6 +101,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         rhythmTolerance = try value(.rhythmTolerance, s.rhythmTolerance)
         swingTolerance = try value(.swingTolerance, s.swingTolerance)
         fillMissedSteps = try value(.fillMissedSteps, s.fillMissedSteps)
+        maxMissedStepGap = try value(.maxMissedStepGap, s.maxMissedStepGap)
         shortLongGait = try value(.shortLongGait, s.shortLongGait)
         fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
@@ -123,7 +129,7 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
     /// For people who walk slowly (older people, recovery, a walker): 30-50 steps a minute, weak and uneven, which
     /// the walking recognizer cannot tell from hand activity. The rhythm gate alone decides, with room for steps up
     /// to 2.5 s apart and swings of at least 1.5 m/s²; hand activity with a rhythm (brushing teeth, clapping, folding)
-    /// then counts too: about 1,430 false steps an hour of it against 54 (bench/accuracy.md).
+    /// then counts too: about 1,400 false steps an hour of it against 54 (bench/accuracy.md).
     case slow
 
     /// The parameter set of this sensitivity.
@@ -140,16 +146,24 @@ extension DetectorParameters {
     /// steps (a walker's trips are short: across a room, to the table). With nothing else to refuse hand motion, a
     /// peak needs a swing of `slowMinSwing` (1.5 m/s², for weak peaks inside a walk too): the slow wrist walks in
     /// ../shared (|a| only) show a second, smaller impact in many steps, and hand activity swings less than a step.
-    /// Measured (bench/accuracy.md): those walks 138-184 % → 121-153 % of their steps, false steps 1,746 → 1,433/h.
+    /// Those second impacts, 0.6-0.7 s after a step, can lock a bout's rhythm at half a slow step; every later gap of
+    /// one slow step then looked like a missed step and was filled. A missed step is filled only in a gap of at most
+    /// `slowMaxMissedStepGap` (1.2 s: a walk seen once a stride at 100 steps a minute or more; a slow walker's steps,
+    /// 50 a minute or fewer, are each their own peak). Measured (bench/accuracy.md): those walks 138-184 % →
+    /// 121-153 % (the swing) → 109-134 % (the gap) of their steps, false steps 1,746 → 1,433 → 1,402/h.
     public static let slowWalking: DetectorParameters = {
         var p = DetectorParameters()
         p.maxStepInterval = 2.5
         p.minBoutSteps = 6
         p.minSwing = slowMinSwing
         p.minSwingInWalk = slowMinSwing
+        p.maxMissedStepGap = slowMaxMissedStepGap
         p.recognizer.enabled = false
         return p
     }()
+
+    /// The longest gap in which `slowWalking` fills a missed step, in seconds.
+    static let slowMaxMissedStepGap = 1.2
 
     /// The smallest swing of a step in `slowWalking`, in m/s².
     static let slowMinSwing = 1.5

@@ -82,9 +82,9 @@ extension StepDetector {
         // A bout just confirmed from peaks a stride apart (its run still exactly the confirming peaks, none filled
         // in), whose next peak comes half a stride later: the walk was seen once a stride at first and now shows
         // every step.
-        if rhythm.inBout && !rhythm.boutCredited && parameters.fillStrideStart && parameters.fillMissedSteps
+        if rhythm.inBout && !rhythm.boutCredited && parameters.fillStrideStart
             && rhythm.pending.count == parameters.confirmSteps
-            && Self.missedStepRatio.contains(rhythm.stepInterval / interval)
+            && holdsMissedStep(rhythm.stepInterval, ratio: rhythm.stepInterval / interval)
         {
             halveBout()
         }
@@ -118,7 +118,7 @@ extension StepDetector {
     mutating func keepRhythmUntilCredited(interval: Double, _ emit: (DetectorEvent) -> Void) {
         let ratio = interval / rhythm.stepInterval
         let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
-        let missed = parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
+        let missed = holdsMissedStep(interval, ratio: ratio)
         if !steady && !missed {
             rhythm.irregularIntervals += 1
             if rhythm.irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit, irregular: true) }
@@ -129,7 +129,7 @@ extension StepDetector {
     /// to see between them, and a steady one moves the bout's rhythm towards its interval.
     mutating func extendBout(to timeNs: Int64, interval: Double, afterWeak: Bool, _ emit: (DetectorEvent) -> Void) {
         let ratio = interval / rhythm.stepInterval
-        if parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
+        if holdsMissedStep(interval, ratio: ratio) && !isShortLongGait(interval) {
             addBoutStep(rhythm.bout.endNs + (timeNs - rhythm.bout.endNs) / 2, emit)
         } else if ratio < Self.steadyRatio && !afterWeak {
             rhythm.stepInterval += (interval - rhythm.stepInterval) * 0.2
@@ -144,11 +144,11 @@ extension StepDetector {
         let previous =
             Double(rhythm.pending[rhythm.pending.count - 1] - rhythm.pending[rhythm.pending.count - 2]) * 1e-9
         let ratio = interval / previous
-        if Self.missedStepRatio.contains(ratio) && !isShortLongGait(interval) {
+        if holdsMissedStep(interval, ratio: ratio) && !isShortLongGait(interval) {
             let last = rhythm.pending[rhythm.pending.count - 1]
             rhythm.pending.append(last + (timeNs - last) / 2)
             rhythm.pendingSwings.append(0)
-        } else if Self.missedStepRatio.contains(1 / ratio) && rhythm.pendingSwings[rhythm.pending.count - 2] > 0 {
+        } else if holdsMissedStep(previous, ratio: 1 / ratio) && rhythm.pendingSwings[rhythm.pending.count - 2] > 0 {
             let before = rhythm.pending[rhythm.pending.count - 2]
             let last = rhythm.pending[rhythm.pending.count - 1]
             rhythm.pending.insert(before + (last - before) / 2, at: rhythm.pending.count - 1)
@@ -205,6 +205,13 @@ extension StepDetector {
 
     /// Ratio of an interval to the previous one that means one step was missed in between.
     static let missedStepRatio = 1.7...2.4
+
+    /// Whether a `gap` seconds long, `ratio` times the rhythm, held a step too weak to see: about twice the rhythm,
+    /// and no longer than `maxMissedStepGap` (a slow walker's step is its own peak, however far from the last).
+    func holdsMissedStep(_ gap: Double, ratio: Double) -> Bool {
+        parameters.fillMissedSteps && Self.missedStepRatio.contains(ratio)
+            && (parameters.maxMissedStepGap <= 0 || gap <= parameters.maxMissedStepGap)
+    }
 
     /// Whether the pending run has a steady rhythm and amplitude: its longest stride (time from a step to the next
     /// but one, so a limping or pocket-sided gait with alternating intervals is still regular) is at most

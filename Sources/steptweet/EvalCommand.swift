@@ -4,6 +4,7 @@ import Foundation
 import Messages
 import SensorInput
 import StepDetection
+import Store
 
 /// `steptweet eval`: scores the step counter against recordings with known step counts.
 struct EvalCommand: ParsableCommand {
@@ -136,13 +137,15 @@ struct EvalCommand: ParsableCommand {
         let report: Evaluation.Report
         do {
             let parameters = try detectorParameters()
+            var options = ReadOptions()
+            options.exportDatabases = SQLiteExports()
             if let features {
                 try WalkingFeatureDump.write(
-                    loaded, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),
+                    loaded, options: options, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),
                     magnitudeOnly: magnitudeOnly, to: features)
             }
             report = try Evaluation.run(
-                loaded, parameters: parameters, by: by?.name,
+                loaded, options: options, parameters: parameters, by: by?.name,
                 jobs: jobs ?? Parallelism.availableCores(), magnitudeOnly: magnitudeOnly
             ) { result in
                 guard !json else { return }

@@ -4,6 +4,7 @@ import Foundation
 import Messages
 import SensorInput
 import StepDetection
+import Store
 
 /// How to read an input's contents (`--strict`, `--format`, `--rate`): shared by every command that reads an input,
 /// `preview` included.
@@ -82,6 +83,7 @@ struct InputOptions: ParsableArguments {
         options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
         options.jobs = effectiveJobs
+        options.exportDatabases = SQLiteExports()
         return options
     }
 }

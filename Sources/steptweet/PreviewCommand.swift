@@ -5,6 +5,7 @@ import Foundation
 import Messages
 import Publishing
 import SensorInput
+import Store
 import WallTime
 
 /// `steptweet preview`: the text a fetch would post for a window of a recording, without posting.
@@ -104,6 +105,7 @@ struct PreviewCommand: ParsableCommand {
                 rateHz: contents.rate)
             options.progress = true
             options.timeZone = zone
+            options.exportDatabases = SQLiteExports()
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
         } catch let error as InputError {
             throw fail(error.description, status: ExitStatus.of(error))

@@ -1,7 +1,6 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
-import LoopbackHTTP
 
 /// A request as the test server saw it.
 public struct SeenRequest: Sendable {

@@ -1,6 +1,5 @@
 import FlyingFox
 import Foundation
-import LoopbackHTTP
 
 /// What the loopback endpoint does with the next request.
 public enum EndpointBehaviour: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import StepDetection
+import Store
 import TestSupport
 import Testing
 
@@ -453,10 +454,12 @@ import Testing
         let backup = SharedData.packageRoot.appendingPathComponent("fixtures/formats/gadgetbridge_backup.zip").path
         let copy = try temporaryFile(try Array(Data(contentsOf: URL(fileURLWithPath: backup))), name: "gb.zip")
         let (plain, plainItems) = try readAll(backup)
-        let gb = try InputFormats.resolveInput(path: copy, options: ReadOptions())
+        var options = ReadOptions()
+        options.exportDatabases = SQLiteExports()
+        let gb = try InputFormats.resolveInput(path: copy, options: options)
         try FileManager.default.removeItem(atPath: copy)
         var items: [InputItem] = []
-        let g = try InputFormats.read(gb, options: ReadOptions()) { items.append($0) }
+        let g = try InputFormats.read(gb, options: options) { items.append($0) }
         #expect(g.format == "gadgetbridge" && g.steps == plain.steps && items == plainItems)
     }
 

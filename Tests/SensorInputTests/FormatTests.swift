@@ -1,15 +1,18 @@
 import Foundation
 import SensorInput
 import StepDetection
+import Store
 import TestSupport
 import Testing
 
 /// Reads `path` completely, returning the summary and every item. Local times are read in UTC unless `options`
-/// names a zone: what a test expects does not depend on the machine's zone.
+/// names a zone: what a test expects does not depend on the machine's zone. Export databases are opened by Store, as
+/// the commands and the agent have them opened.
 func readAll(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [InputItem]) {
     var items: [InputItem] = []
     var options = options
     options.timeZone = options.timeZone ?? TimeZone(identifier: "UTC")
+    options.exportDatabases = options.exportDatabases ?? SQLiteExports()
     let summary = try AnyInput.read(path: path, options: options) { items.append($0) }
     return (summary, items)
 }

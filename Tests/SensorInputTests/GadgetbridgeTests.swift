@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import Store
 import TestSupport
 import Testing
 
@@ -49,7 +50,10 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         return path
     }
 
+    /// Reads `path` as the commands and the agent do: its database opened by Store's `SQLiteExports`.
     func read(_ path: String, options: ReadOptions = ReadOptions()) throws -> (ReadSummary, [StepReading]) {
+        var options = options
+        options.exportDatabases = options.exportDatabases ?? SQLiteExports()
         var readings: [StepReading] = []
         let s = try AnyInput.read(path: path, options: options) { if case .reading(let r) = $0 { readings.append(r) } }
         return (s, readings)
@@ -174,7 +178,9 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         let path = dir.path("Gadgetbridge")
         let t = Self.midnight + 36_000
         try makeDatabase(path, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20]))
-        var (s, cursor) = try SourceReader.readNew(path: path, cursor: nil) { _ in }
+        var options = ReadOptions()
+        options.exportDatabases = SQLiteExports()
+        var (s, cursor) = try SourceReader.readNew(path: path, options: options, cursor: nil) { _ in }
         #expect(s.steps == 30)
         // Syncthing replaces the file: a new copy with two more band minutes and the Bangle's rows for all four.
         let next = dir.path("Gadgetbridge.tmp")
@@ -183,10 +189,10 @@ func makeDatabase(_ path: String, _ sql: String) throws {
             Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40])
                 + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t, [50, 50, 50, 50, 50]))
         _ = rename(next, path)
-        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        (s, cursor) = try SourceReader.readNew(path: path, options: options, cursor: cursor) { _ in }
         // Minutes 1-2 were counted already (from the band): only minutes 3-5, from the day's top device.
         #expect(s.steps == 150)
-        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        (s, cursor) = try SourceReader.readNew(path: path, options: options, cursor: cursor) { _ in }
         #expect(s.steps == 0)
         // A device that appears later with 20-day-old history: those days are past what the state can check.
         try makeDatabase(
@@ -194,7 +200,7 @@ func makeDatabase(_ path: String, _ sql: String) throws {
             Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: t, [10, 20, 30, 40, 0, 7])
                 + rows("BANGLE_JSACTIVITY_SAMPLE", device: 2, from: t - 20 * 86_400, [50]))
         _ = rename(next, path)
-        (s, cursor) = try SourceReader.readNew(path: path, cursor: cursor) { _ in }
+        (s, cursor) = try SourceReader.readNew(path: path, options: options, cursor: cursor) { _ in }
         #expect(s.steps == 7)
     }
 
@@ -249,5 +255,41 @@ func makeDatabase(_ path: String, _ sql: String) throws {
             let message = ($0 as? InputError)?.message ?? ""
             return message.contains("no recording steptweet reads") && message.contains("xatabase/Gadgetbridgx")
         }
+    }
+
+    /// SensorInput links no SQLite: a reader given no opener of export databases says so, naming the file, instead
+    /// of counting nothing.
+    @Test func withoutAnExportDatabaseOpenerTheFileIsNamed() throws {
+        let dir = try TempDir()
+        let path = dir.path("Gadgetbridge")
+        try makeDatabase(path, Self.schema + rows("MI_BAND_ACTIVITY_SAMPLE", device: 1, from: Self.midnight, [10]))
+        let error = try #require(throws: InputError.self) {
+            try AnyInput.read(path: path, options: ReadOptions()) { _ in }
+        }
+        #expect(error.file == path && error.message.contains("needs an SQLite reader"))
+    }
+
+    /// Table names come from the file (quoted whatever they hold); a DEVICE table without NAME is the error it was
+    /// when the reader wrote its own SQL.
+    @Test func tableNamesAreQuotedAndAMissingColumnIsNamed() throws {
+        let dir = try TempDir()
+        let odd = dir.path("odd.db")
+        try makeDatabase(
+            odd,
+            """
+            CREATE TABLE "ODD ""NAME""_SAMPLE" (TIMESTAMP INTEGER, STEPS INTEGER);
+            INSERT INTO "ODD ""NAME""_SAMPLE" VALUES (\(Self.midnight), 12), (\(Self.midnight + 60), 5);
+            """)
+        #expect(try read(odd).0.steps == 17)
+        let nameless = dir.path("nameless.db")
+        try makeDatabase(
+            nameless,
+            """
+            CREATE TABLE DEVICE (_id INTEGER PRIMARY KEY, IDENTIFIER TEXT);
+            CREATE TABLE A_SAMPLE (TIMESTAMP INTEGER, DEVICE_ID INTEGER, STEPS INTEGER);
+            INSERT INTO A_SAMPLE VALUES (\(Self.midnight), 1, 12);
+            """)
+        let error = try #require(throws: InputError.self) { try read(nameless) }
+        #expect(error.file == nameless && error.message == "cannot read the database: no such column: NAME")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SensorInput
+import Store
 import TestSupport
 import Testing
 
@@ -37,8 +38,10 @@ import Testing
         #expect(missing.isEmpty, "no file under fixtures/formats/ is detected as \(missing): \(hint)")
         for name in InputFormats.names {
             guard let sample = samples[name]?.first else { continue }
-            // A time and a rate for the formats whose files do not say (UCI's rows, relative times).
-            let options = ReadOptions(startNs: 1_763_719_200_000_000_000, rateHz: 50)
+            // A time and a rate for the formats whose files do not say (UCI's rows, relative times); export databases
+            // opened by Store, as the commands and the agent have them opened.
+            var options = ReadOptions(startNs: 1_763_719_200_000_000_000, rateHz: 50)
+            options.exportDatabases = SQLiteExports()
             let path = Self.root.appendingPathComponent(sample).path
             let summary = try AnyInput.read(path: path, options: options) { _ in }
             #expect(summary.format == name, "\(sample)")

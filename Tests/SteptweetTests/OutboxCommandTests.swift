@@ -1,7 +1,7 @@
 import Agent
 import FlyingFox
 import Foundation
-import LoopbackHTTP
+import HTTPTestSupport
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import Messages
 import Publishing
 import SensorInput
 import StepDetection
+import Store
 
 /// A source in a file or folder (`[source]`): a recording or step log read from its cursor as it grows, a whole
 /// export read again, the sample file the agent's sampler writes, or a live step counter's log.
@@ -156,6 +157,7 @@ struct FileStepSource: StepSource {
         options.byteLimit = byteLimit
         options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
         if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
+        options.exportDatabases = SQLiteExports()  // a Gadgetbridge export, opened read-only by Store
         return options
     }
 

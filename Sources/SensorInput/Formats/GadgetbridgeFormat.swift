@@ -110,16 +110,16 @@ enum GadgetbridgeFormat: WholeReader {
 
     static func read(_ input: WholeInput, state data: Data?, report: inout WholeReport) throws -> Data? {
         var state = report.savedState(State.self, from: data) ?? State()
-        let db = try open(input)
+        let db = try open(input, with: report.options)
         let zone = report.options.timeZone ?? TimeZone.current
         let tables: [String]
-        do { tables = try db.tables() } catch let e as InputError {
+        do { tables = try db.tableNames() } catch let e as InputError {
             throw InputError(file: e.file, message: e.message + " (not a readable SQLite database)")
         }
         var rows: [Row] = []
         var found = 0
         for (index, table) in tables.enumerated() {
-            let columns = try db.columns(table)
+            let columns = try db.columnNames(of: table)
             let steps = columns.contains("STEPS") ? "STEPS" : columns.contains("STEP_COUNT") ? "STEP_COUNT" : nil
             guard let steps, columns.contains("TIMESTAMP"), table.hasSuffix("_SAMPLE"),
                 !table.contains("SUMMARY")
@@ -149,49 +149,50 @@ enum GadgetbridgeFormat: WholeReader {
     }
 
     /// The database of a file, a zip backup (its `database/Gadgetbridge` entry inflated into memory: SQLite reads
-    /// pages at offsets), or bytes in memory.
-    static func open(_ input: WholeInput) throws -> SQLiteReadOnly {
-        if let entry = input.entry { return try SQLiteReadOnly(bytes: try entry.open().readAll(), name: entry.name) }
+    /// pages at offsets), or bytes in memory, opened by the command's or agent's `ReadOptions.exportDatabases`.
+    static func open(_ input: WholeInput, with options: ReadOptions) throws -> any ExportDatabase {
+        guard let databases = options.exportDatabases else {
+            throw InputError(
+                file: input.entry?.name ?? input.path,
+                message:
+                    "a Gadgetbridge database needs an SQLite reader, and none was given (ReadOptions.exportDatabases)")
+        }
+        if let entry = input.entry { return try databases.open(bytes: try entry.open().readAll(), name: entry.name) }
         let source: LineSource = input.memory.map { .memory($0) } ?? .file
         if let export = try Export.zip(path: input.path, source: source),
             let entry = export.zipEntry(try export.recording(format: format.name))
         {
-            return try SQLiteReadOnly(bytes: try entry.open().readAll(), name: entry.name)
+            return try databases.open(bytes: try entry.open().readAll(), name: entry.name)
         }
-        if let memory = input.memory { return try SQLiteReadOnly(bytes: memory, name: input.path) }
-        return try SQLiteReadOnly(path: input.path)
+        if let memory = input.memory { return try databases.open(bytes: memory, name: input.path) }
+        return try databases.open(path: input.path)
     }
 
     /// Rows of `table` newer than the state's cursor per device, as deltas (cumulative tables differenced).
     static func readTable(
-        _ db: SQLiteReadOnly, table: String, columns: [String], stepsColumn: String, zone: TimeZone,
+        _ db: any ExportDatabase, table: String, columns: [String], stepsColumn: String, zone: TimeZone,
         state: inout State, into rows: inout [Row]
     ) throws {
         let hasDevice = columns.contains("DEVICE_ID")
-        let end =
-            columns.contains("OTHER_TIMESTAMP")
-            ? ", OTHER_TIMESTAMP" : columns.contains("DURATION") ? ", DURATION" : ", NULL"
-        var maxTime: Int64 = 0
-        try db.query("SELECT MAX(TIMESTAMP) FROM \(SQLiteReadOnly.quoted(table))") { maxTime = $0.int(0) ?? 0 }
+        let end = ["OTHER_TIMESTAMP", "DURATION"].first { columns.contains($0) }
+        let maxTime = try db.largest("TIMESTAMP", in: table) ?? 0
         let divisor: Int64 = maxTime > 100_000_000_000 ? 1000 : 1  // ms (TimeSample tables) or s
-        var devices: [Int64] = []
-        try db.query(hasDevice ? "SELECT DISTINCT DEVICE_ID FROM \(SQLiteReadOnly.quoted(table))" : "SELECT 0") {
-            devices.append($0.int(0) ?? 0)
-        }
+        let devices = hasDevice ? try db.distinctValues(of: "DEVICE_ID", in: table).map { $0 ?? 0 } : [0]
         let cumulative = cumulativeTables.contains(table)
         let offsets = LocalTime(zone: zone)
         for device in devices {
             let key = TableDevice(table: table, device: device)
             let after = state.lastTimestamp[key] ?? Int64.min
             var total = state.lastTotal[key]
-            let sql =
-                "SELECT TIMESTAMP, \(stepsColumn)\(end) FROM \(SQLiteReadOnly.quoted(table)) WHERE TIMESTAMP > ?"
-                + (hasDevice ? " AND DEVICE_ID = ?" : "") + " ORDER BY TIMESTAMP"
+            let scan = TableScan(
+                table: table, columns: ["TIMESTAMP", stepsColumn, end],
+                conditions: [.greater("TIMESTAMP", than: after)] + (hasDevice ? [.equal("DEVICE_ID", to: device)] : []),
+                orderedBy: "TIMESTAMP")
             var last = after
-            try db.query(sql, hasDevice ? [after, device] : [after]) { r in
-                guard let stamp = r.int(0) else { return }
+            try db.scan(scan) { r in
+                guard let stamp = r.integer(0) else { return }
                 last = max(last, stamp)
-                guard let value = r.int(1), value >= 0 else { return }  // -1: not measured (Garmin gap filler too)
+                guard let value = r.integer(1), value >= 0 else { return }  // -1: not measured (Garmin gap filler too)
                 let time = stamp / divisor
                 guard (0...4_102_444_800).contains(time) else { return }  // 1970-2100: a time, not damage
                 var steps = value
@@ -202,7 +203,7 @@ enum GadgetbridgeFormat: WholeReader {
                     total = DayTotal(day: day, total: value)
                 }
                 var seconds: Int64 = 60
-                if let e = r.int(2) {
+                if let e = r.integer(2) {
                     // An end at or before the start lasts 0 s (subtracting a damaged, hugely negative end overflowed).
                     seconds = !columns.contains("OTHER_TIMESTAMP") ? e : e / divisor > time ? e / divisor - time : 0
                 }
@@ -214,13 +215,12 @@ enum GadgetbridgeFormat: WholeReader {
     }
 
     /// Device id → names it may be chosen by (NAME, ALIAS).
-    static func deviceNames(_ db: SQLiteReadOnly) throws -> [Int64: [String]] {
-        guard try db.tables().contains("DEVICE") else { return [:] }
-        let columns = try db.columns("DEVICE")
-        let alias = columns.contains("ALIAS") ? "ALIAS" : "NULL"
+    static func deviceNames(_ db: any ExportDatabase) throws -> [Int64: [String]] {
+        guard try db.tableNames().contains("DEVICE") else { return [:] }
+        let alias = try db.columnNames(of: "DEVICE").contains("ALIAS") ? "ALIAS" : nil
         var out: [Int64: [String]] = [:]
-        try db.query("SELECT _id, NAME, \(alias) FROM DEVICE") { r in
-            if let id = r.int(0) { out[id] = [r.text(1), r.text(2)].compactMap { $0 }.filter { !$0.isEmpty } }
+        try db.scan(TableScan(table: "DEVICE", columns: ["_id", "NAME", alias])) { r in
+            if let id = r.integer(0) { out[id] = [r.text(1), r.text(2)].compactMap { $0 }.filter { !$0.isEmpty } }
         }
         return out
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Ingestion
 import SensorInput
+import Store
 
 /// libFuzzer's driver, linked in by `-sanitize=fuzzer`; called from an `@main` because SwiftPM's own `main` would
 /// otherwise shadow libFuzzer's.
@@ -27,6 +28,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int, format: String?,
     for strict in [false, true] {
         var options = ReadOptions(strict: strict, format: format, rateHz: rateHz)
         options.startNs = strict ? 1_500_000_000_000_000_000 : nil
+        options.exportDatabases = SQLiteExports()  // Gadgetbridge databases, as the commands open them
         var samples = 0
         var readings = 0
         var steps = 0

@@ -11,8 +11,7 @@ extension HTTPServer {
         try await waitUntilListening(timeout: Self.startupTimeout)
     }
 
-    /// `appendRoute` whose every response says `Connection: close`, for the agent's loopback servers (the push
-    /// listener, the demo's endpoint) and the tests' fake servers. FlyingFox writes a response's header and body in
+    /// `appendRoute` whose every response says `Connection: close`, for the tests' loopback servers. FlyingFox writes a response's header and body in
     /// two writes without `TCP_NODELAY`; on a kept-alive connection the body then waits for the client's delayed ACK
     /// (40 ms on Linux) from the second request on. A new connection per request is answered in about 2 ms.
     public func appendClosingRoute(
