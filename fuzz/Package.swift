@@ -30,8 +30,7 @@ let package = Package(
             exclude: ["README.md"]),
         // Of Store only what opens export databases (Gadgetbridge's) for the readers: no GRDB, the system SQLite.
         .target(
-            name: "Store", dependencies: ["SensorInput", "GRDBSQLite"], path: "Shared/Store",
-            sources: ["ExportDatabases.swift"]),
+            name: "Store", dependencies: ["SensorInput", "GRDBSQLite"], path: "Shared/Store"),
         .target(
             name: "Ingestion",
             dependencies: ["SensorInput", "StepDetection", .product(name: "HTTPTypes", package: "swift-http-types")],

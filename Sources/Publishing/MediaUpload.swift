@@ -123,6 +123,20 @@ enum ImageAttachment {
         return textOnly(await send(nil), because: "its image could not be uploaded to \(target)", failure)
     }
 
+    /// `uploadThenPost` for the text `gate` lets through (as it is, or cut): a text it refuses stops the post before
+    /// anything is uploaded. `send` posts that text with the reference, or without it (nil).
+    static func uploadThenPost<Media>(
+        _ post: Post, gate: TextGate, option: ImageOption, target: String,
+        upload: (PostImage) async -> Result<Media, Stop>,
+        send: (String, Media?) async -> DeliveryOutcome
+    ) async -> DeliveryOutcome {
+        switch gate.prepare(post.text) {
+        case .failure(let stop): return stop.outcome
+        case .success(let text):
+            return await uploadThenPost(post, option: option, target: target, upload: upload) { await send(text, $0) }
+        }
+    }
+
     /// Targets whose image travels in the post's own request (Discord, ntfy, webhook, file): a post refused for
     /// good with its image is sent again without it when the image is not required. A retryable failure is not:
     /// the post with its image may have been made, and the next attempt sends the same request again.

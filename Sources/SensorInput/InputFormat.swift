@@ -20,6 +20,15 @@ extension LineParser {
     func describe(_ summary: inout ReadSummary) {}
 }
 
+/// A line parser that starts empty, whatever the file and the options: its state begins as its properties' defaults.
+protocol FreshLineParser: LineParser {
+    init()
+}
+
+extension FreshLineParser {
+    init(path: String, options: ReadOptions) throws { self.init() }
+}
+
 /// One input format: its name, what it yields, how it is recognised and read.
 public struct InputFormat: Sendable {
     public let name: String

@@ -72,15 +72,10 @@ public struct MatrixPublisher: Publisher {
     public static let idempotencyContentKey = "org.steptweet.idempotency_key"
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        let text: String
-        switch gate.prepare(post.text) {
-        case .failure(let stop): return stop.outcome
-        case .success(let prepared): text = prepared
-        }
-        return await ImageAttachment.uploadThenPost(
-            post, option: image, target: name,
+        await ImageAttachment.uploadThenPost(
+            post, gate: gate, option: image, target: name,
             upload: { await sendImage($0, post: post, deadline: deadline) },
-            send: { _ in
+            send: { text, _ in
                 await context.deliver(
                     send(
                         Content(msgtype: msgtype, body: text, idempotencyKey: post.idempotencyKey),

@@ -44,15 +44,10 @@ public struct MisskeyPublisher: Publisher {
     public var redactedDescription: String { "\(name): misskey \(Redactor.origin(of: baseURL)) (token [REDACTED])" }
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        let text: String
-        switch gate.prepare(post.text) {
-        case .failure(let stop): return stop.outcome
-        case .success(let prepared): text = prepared
-        }
-        return await ImageAttachment.uploadThenPost(
-            post, option: image, target: name,
+        await ImageAttachment.uploadThenPost(
+            post, gate: gate, option: image, target: name,
             upload: { await uploadFile($0, post: post, deadline: deadline) },
-            send: { fileID in
+            send: { text, fileID in
                 let body = NewNote(
                     i: token, text: text, visibility: visibility, cw: contentWarning, fileIds: fileID.map { [$0] })
                 let request = Requests.json("POST", Endpoint.join(baseURL, "api/notes/create"), body: body)

@@ -219,49 +219,34 @@ package enum JSONTree: Equatable {
 
         /// Reads an object from its `{`, handing each member's value to `each` with its key.
         mutating func members(_ each: (inout Parser, String) throws -> Void) throws {
-            i += 1
-            skipSpace()
-            if i < b.count, b[i] == 0x7D {
-                i += 1
-                return
-            }
-            while true {
-                do {
-                    skipSpace()
-                    let key = try string()
-                    skipSpace()
-                    guard i < b.count, b[i] == 0x3A else { throw fail("':' expected") }
-                    i += 1
-                    try each(&self, key)
-                } catch let e as ParseError where salvaging && e.cutShort {
-                    cut = e
-                    return
-                }
-                if cut != nil { return }
-                skipSpace()
-                guard i < b.count else { return try endOfInput() }
-                if b[i] == 0x2C {
-                    i += 1
-                    continue
-                }
-                if b[i] == 0x7D {
-                    i += 1
-                    return
-                }
-                throw fail("',' or '}' expected")
+            try items(closedBy: 0x7D, "',' or '}' expected") { p in
+                p.skipSpace()
+                let key = try p.string()
+                p.skipSpace()
+                guard p.i < p.b.count, p.b[p.i] == 0x3A else { throw p.fail("':' expected") }
+                p.i += 1
+                try each(&p, key)
             }
         }
 
         /// Reads an array from its `[`, handing each element to `each`.
         mutating func elements(_ each: (inout Parser) throws -> Void) throws {
+            try items(closedBy: 0x5D, "',' or ']' expected", each)
+        }
+
+        /// A container's items, from its opening byte to `close`, separated by commas. Salvaging, a document cut short
+        /// inside an item ends the container there.
+        private mutating func items(
+            closedBy close: UInt8, _ expected: String, _ item: (inout Parser) throws -> Void
+        ) throws {
             i += 1
             skipSpace()
-            if i < b.count, b[i] == 0x5D {
+            if i < b.count, b[i] == close {
                 i += 1
                 return
             }
             while true {
-                do { try each(&self) } catch let e as ParseError where salvaging && e.cutShort {
+                do { try item(&self) } catch let e as ParseError where salvaging && e.cutShort {
                     cut = e
                     return
                 }
@@ -272,11 +257,11 @@ package enum JSONTree: Equatable {
                     i += 1
                     continue
                 }
-                if b[i] == 0x5D {
+                if b[i] == close {
                     i += 1
                     return
                 }
-                throw fail("',' or ']' expected")
+                throw fail(expected)
             }
         }
 

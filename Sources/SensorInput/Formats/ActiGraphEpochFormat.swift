@@ -1,7 +1,7 @@
 /// ActiGraph ActiLife epoch (count) CSV with a steps column: the same header with an Epoch Period, an optional
 /// `TimeStamp,axis1,...,steps` row; each row is one epoch and its `steps` are already counted (a delta). Its times
 /// (the header's start, a timestamp column) are the device's local clock, read in `ReadOptions.timeZone`.
-struct ActiGraphEpochFormat: LineParser {
+struct ActiGraphEpochFormat: ActiGraphLineParser {
     static let format = InputFormat(
         name: "actigraph-epoch", kind: .steps,
         about: "ActiGraph ActiLife epoch CSV: 10-line header with Epoch Period, axis1..3, steps per epoch",
@@ -17,21 +17,13 @@ struct ActiGraphEpochFormat: LineParser {
     var sawData = false
     var clock = LocalClock()
 
-    init(path: String, options: ReadOptions) throws {}
+    mutating func columns(_ names: [String]) -> String? {
+        stepsColumn = names.firstIndex(of: "steps")
+        timeColumn = names.firstIndex { $0 == "timestamp" || $0 == "date time" || $0 == "time" }
+        return stepsColumn == nil ? "no steps column in the column row" : nil
+    }
 
-    mutating func parse(
-        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-        _ emit: (InputItem) -> Void
-    ) throws -> String? {
-        let f: [Substring]
-        switch header.take(line, sawData: &sawData) {
-        case .header: return nil
-        case .columns(let names):
-            stepsColumn = names.firstIndex(of: "steps")
-            timeColumn = names.firstIndex { $0 == "timestamp" || $0 == "date time" || $0 == "time" }
-            return stepsColumn == nil ? "no steps column in the column row" : nil
-        case .data(let fields): f = fields
-        }
+    mutating func row(_ f: [Substring], options: ReadOptions, _ emit: (InputItem) -> Void) -> String? {
         let column: Int
         if let c = stepsColumn {
             column = c

@@ -1,5 +1,33 @@
 import Foundation
 
+/// Both ActiLife exports, RAW and epoch: the header and the optional column row are read here, once; a format says
+/// what its column row's names mean and reads a data row.
+protocol ActiGraphLineParser: FreshLineParser {
+    var header: ActiGraphHeader { get set }
+    /// Whether a row after the header was seen (saved with the parser's state).
+    var sawData: Bool { get set }
+    /// Takes the column row's names; returns why the file cannot be read with them, nil when it can.
+    mutating func columns(_ names: [String]) -> String?
+    /// Reads a data row's fields, as `LineParser.parse` reads a line.
+    mutating func row(_ f: [Substring], options: ReadOptions, _ emit: (InputItem) -> Void) -> String?
+}
+
+extension ActiGraphLineParser {
+    mutating func parse(
+        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
+        _ emit: (InputItem) -> Void
+    ) throws -> String? {
+        var seen = sawData  // a copy: `header` and `sawData` are both the parser's
+        let taken = header.take(line, sawData: &seen)
+        sawData = seen
+        switch taken {
+        case .header: return nil
+        case .columns(let names): return columns(names)
+        case .data(let fields): return row(fields, options: options, emit)
+        }
+    }
+}
+
 /// The 10-line header ActiLife writes before both its RAW and its epoch CSV exports.
 struct ActiGraphHeader: Codable, Sendable {
     var dateFormat = "M/d/yyyy"

@@ -3,7 +3,7 @@ import StepDetection
 /// ActiGraph ActiLife RAW CSV: the 10-line header (rate from `at NN Hz`, start from Start Date/Time), an optional
 /// column row, then `x,y,z` in g (optionally after a `Timestamp`). The start is the device's local clock, read in
 /// `ReadOptions.timeZone` (`--time-zone`, `text.time_zone`, else the machine's zone).
-struct ActiGraphRawFormat: LineParser {
+struct ActiGraphRawFormat: ActiGraphLineParser {
     static let format = InputFormat(
         name: "actigraph-raw", kind: .acceleration,
         about: "ActiGraph ActiLife RAW CSV: 10-line header with 'at NN Hz', then X,Y,Z in g",
@@ -20,21 +20,13 @@ struct ActiGraphRawFormat: LineParser {
     var startNs: Int64?
     var clock = LocalClock()
 
-    init(path: String, options: ReadOptions) throws {}
+    mutating func columns(_ names: [String]) -> String? {
+        firstAxis = names.firstIndex { $0.hasSuffix("x") } ?? (names.first == "timestamp" ? 1 : 0)
+        timeFields = firstAxis
+        return nil
+    }
 
-    mutating func parse(
-        _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,
-        _ emit: (InputItem) -> Void
-    ) throws -> String? {
-        let f: [Substring]
-        switch header.take(line, sawData: &sawData) {
-        case .header: return nil
-        case .columns(let names):
-            firstAxis = names.firstIndex { $0.hasSuffix("x") } ?? (names.first == "timestamp" ? 1 : 0)
-            timeFields = firstAxis
-            return nil
-        case .data(let fields): f = fields
-        }
+    mutating func row(_ f: [Substring], options: ReadOptions, _ emit: (InputItem) -> Void) -> String? {
         if timeFields == nil {
             timeFields = ActiGraphHeader.timeFields(f)
             firstAxis = timeFields ?? 0

@@ -6,7 +6,7 @@ import Foundation
 /// over its interval. iPhone and Apple Watch record overlapping intervals; by default, within each run of
 /// overlapping records only one source is kept (`OverlapPolicy`), so steps are not counted twice. Records are held
 /// (a few dozen bytes each, not the document) and delivered in time order at the end of the read.
-struct AppleHealthFormat: LineParser {
+struct AppleHealthFormat: FreshLineParser {
     static let format = InputFormat(
         name: "apple-health", kind: .steps,
         about: "Apple Health export.xml: StepCount records (overlapping sources such as phone and watch counted once)",
@@ -18,8 +18,6 @@ struct AppleHealthFormat: LineParser {
         parser: AppleHealthFormat.self)
 
     var held: [SourcedReading] = []
-
-    init(path: String, options: ReadOptions) throws {}
 
     /// Value of attribute `name` in a start tag, with the five XML entities and numeric references decoded.
     static func attribute(_ name: String, in tag: Substring) -> String? {

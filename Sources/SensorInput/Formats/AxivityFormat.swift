@@ -4,7 +4,7 @@ import StepDetection
 /// `Time,Accel-X (g),...` row is skipped). The times are the device's local wall time, read on the clock of
 /// `ReadOptions.timeZone` (`--time-zone`, `text.time_zone`, else the machine's zone) as the generic reader reads
 /// them (`LocalClock`).
-struct AxivityFormat: LineParser {
+struct AxivityFormat: FreshLineParser {
     static let format = InputFormat(
         name: "axivity", kind: .acceleration,
         about: "Axivity/omconvert CSV: YYYY-MM-DD hh:mm:ss.fff,x,y,z in g (local time, in --time-zone)",
@@ -21,8 +21,6 @@ struct AxivityFormat: LineParser {
     var firstNs: Int64?
     /// The rows' clock, in the zone or at the offset a GENEActiv header states.
     var clock = LocalClock()
-
-    init(path: String, options: ReadOptions) throws {}
 
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,

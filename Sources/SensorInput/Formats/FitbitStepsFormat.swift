@@ -3,7 +3,7 @@ import Foundation
 /// Fitbit Takeout `steps-YYYY-MM-DD.json`: an array of `{"dateTime" : "MM/dd/yy HH:mm:ss", "value" : "N"}`, one
 /// per minute with data, UTC. Read line by line (pretty-printed or on one line): each `dateTime` is paired with the
 /// `value` that follows it; a reading covers that minute.
-struct FitbitStepsFormat: LineParser {
+struct FitbitStepsFormat: FreshLineParser {
     static let format = InputFormat(
         name: "fitbit-steps", kind: .steps,
         about: "Fitbit Takeout steps JSON: [{\"dateTime\": \"MM/dd/yy HH:mm:ss\", \"value\": \"N\"}] per minute",
@@ -13,8 +13,6 @@ struct FitbitStepsFormat: LineParser {
         parser: FitbitStepsFormat.self)
 
     var pendingNs: Int64?
-
-    init(path: String, options: ReadOptions) throws {}
 
     /// The string or number after `"key"` and a colon, starting at `from`.
     static func value(after key: String, in text: Substring) -> (Substring, Substring.Index)? {

@@ -2,7 +2,7 @@ import StepDetection
 
 /// Oxford step-counter data-collection app: no header, CRLF, `ts_ns_since_boot,accuracy,x,y,z` in m/s².
 /// Times are since boot; `--start` anchors the first sample to a wall-clock time.
-struct OxfordFormat: LineParser {
+struct OxfordFormat: FreshLineParser {
     static let format = InputFormat(
         name: "oxford", kind: .acceleration,
         about: "Oxford data-logger accelerometer.csv: ts_ns_since_boot,accuracy,x,y,z (no header, m/s²)",
@@ -16,8 +16,6 @@ struct OxfordFormat: LineParser {
         parser: OxfordFormat.self)
 
     var firstNs: Int64?
-
-    init(path: String, options: ReadOptions) throws {}
 
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,

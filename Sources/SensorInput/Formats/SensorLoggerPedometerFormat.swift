@@ -2,7 +2,7 @@
 /// recording started (a drop is a reset: the new value counts from 0). The columns are found by name in the header,
 /// as the other Sensor Logger files' are: newer app versions may add columns, in any position, and those are ignored.
 /// A file without a header (`--format`) is read as `time,seconds_elapsed,steps`.
-struct SensorLoggerPedometerFormat: LineParser {
+struct SensorLoggerPedometerFormat: FreshLineParser {
     static let format = InputFormat(
         name: "sensor-logger-pedometer", kind: .steps,
         about: "Sensor Logger Pedometer.csv: time (epoch ns), seconds_elapsed, steps (cumulative); columns by name",
@@ -29,8 +29,6 @@ struct SensorLoggerPedometerFormat: LineParser {
     var columns: Columns?
     var lastTotal: Int64 = 0
     var lastNs: Int64?
-
-    init(path: String, options: ReadOptions) throws {}
 
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,

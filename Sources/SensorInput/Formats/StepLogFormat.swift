@@ -6,7 +6,7 @@ import Foundation
 /// new total counts from 0); the first `total` of a stream without `steps` is a baseline (0 steps); a repeated or
 /// older `seq` is a duplicate and skipped; a `total` rising more than 5 steps a second since the stream's previous
 /// line is a counter glitch, skipped (the counter is read on from the total before it). Never a negative count.
-package struct StepLogFormat: LineParser {
+package struct StepLogFormat: FreshLineParser {
     static let format = InputFormat(
         name: "steplog", kind: .steps,
         about:
@@ -26,8 +26,6 @@ package struct StepLogFormat: LineParser {
         var lastSeq: Int64?
     }
     var streams: [String: Stream] = [:]
-
-    init(path: String, options: ReadOptions) throws {}
 
     /// The members of a line holding one flat JSON object, the last of repeated keys kept; nil when the line is not
     /// one JSON object or a value is an object or an array.

@@ -3,7 +3,7 @@ import StepDetection
 /// WISDM v1.1 raw: `user,activity,timestamp,x,y,z;` — no header, `;` ends each record, values numerically m/s²
 /// ("10 = 1 g"), timestamp in ns (phone uptime, or epoch in some files; ms in some, told from the step between the
 /// first two; 0 in a few rows, which are skipped).
-struct WISDMFormat: LineParser {
+struct WISDMFormat: FreshLineParser {
     static let format = InputFormat(
         name: "wisdm", kind: .acceleration,
         about: "WISDM raw: user,activity,timestamp(ns),x,y,z; (values m/s², 10 = 1 g)",
@@ -19,8 +19,6 @@ struct WISDMFormat: LineParser {
     var absolute = false
     /// ns per timestamp unit: 1 (ns), or 1,000,000 when the first two records are under 10 µs apart (ms).
     var scale: Int64?
-
-    init(path: String, options: ReadOptions) throws {}
 
     mutating func parse(
         _ line: UnsafeBufferPointer<UInt8>, number: Int, options: ReadOptions,

@@ -1,0 +1,1 @@
+../../../Sources/Store/ExportDatabases.swift
