@@ -54,6 +54,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var shortBoutEnter: Double = 0.25
     public var shortBoutAlongShare: Double = 0.3
     public var shortBoutIntervalCV: Double = 0.3
+    /// Short bouts a few seconds apart are judged as one group (issue #47: pottering about, a few steps at a time):
+    /// a rhythm bout that kept its rhythm and ended with at least `boutGroupMinSteps` steps waits up to
+    /// `boutGroupGapSeconds` for the next; the group is judged like one short bout (cadence and spread over the
+    /// intervals inside its bouts, the best window over its span) once it has `shortBoutMinSteps` steps, and each
+    /// later bout of the group counts on the same judgement. 0 seconds: off (each short bout judged alone).
+    public var boutGroupMinSteps: Int = 4
+    public var boutGroupGapSeconds: Double = 8
     /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
     /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
     /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
@@ -80,7 +87,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case rhythmTolerance, swingTolerance, fillMissedSteps, maxMissedStepGap, shortLongGait, fillStrideStart,
             maxSampleGap, recognizer
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
-            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride
+            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
+            boutGroupGapSeconds
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -111,6 +119,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortBoutEnter = try value(.shortBoutEnter, s.shortBoutEnter)
         shortBoutAlongShare = try value(.shortBoutAlongShare, s.shortBoutAlongShare)
         shortBoutIntervalCV = try value(.shortBoutIntervalCV, s.shortBoutIntervalCV)
+        boutGroupMinSteps = try value(.boutGroupMinSteps, s.boutGroupMinSteps)
+        boutGroupGapSeconds = try value(.boutGroupGapSeconds, s.boutGroupGapSeconds)
         steadyStride = try value(.steadyStride, s.steadyStride)
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)

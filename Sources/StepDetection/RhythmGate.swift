@@ -292,6 +292,13 @@ extension StepDetector {
         forgetRecentPeaks()
     }
 
+    /// The fewest steps of a bout credited when it ends, for the walking gate to judge: `shortBoutMinSteps`, or
+    /// `boutGroupMinSteps` when short bouts are grouped (a bout that short counts only in a group).
+    var shortestJudgedBout: Int {
+        parameters.boutGroupGapSeconds > 0
+            ? max(min(parameters.shortBoutMinSteps, parameters.boutGroupMinSteps), 2) : parameters.shortBoutMinSteps
+    }
+
     /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short. A bout that kept its
     /// rhythm to the end (not `irregular`) with at least `shortBoutMinSteps` steps is credited now, for the walking
     /// gate to judge as a short bout (WalkingGate.swift); without the recognizer no gate would judge it.
@@ -299,7 +306,12 @@ extension StepDetector {
         rhythm.weakPeakNs = .min
         guard rhythm.inBout else { return }
         if !rhythm.boutCredited && !irregular && recognizing && parameters.shortBoutMinSteps > 0 {
-            creditBoutIfLongEnough(emit, minimum: parameters.shortBoutMinSteps)
+            if let last = rhythm.pending.last, rhythm.pending.count >= shortestJudgedBout,
+                rhythm.pending.count < parameters.shortBoutMinSteps
+            {
+                creditingBoutTooShortAlone(endingAt: last)
+            }
+            creditBoutIfLongEnough(emit, minimum: shortestJudgedBout)
         }
         rhythm.inBout = false
         rhythm.boutDeadlineNs = .max

@@ -10,7 +10,7 @@ extension StepDetector {
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
         case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
-        case shortBoutOpen, parkedRefused, shortBoutEvidence
+        case shortBoutOpen, parkedRefused, shortBoutEvidence, boutGroup, groupOnlyUntilNs
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -38,7 +38,7 @@ extension StepDetector {
         guard rhythm.pending.count == rhythm.pendingSwings.count, gate.held.count <= Self.heldCapacity,
             rhythm.recentPeaks.count <= Self.lookBackCapacity,
             gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity,
-            (0...gate.undecided.count).contains(gate.parkedRefused),
+            (0...gate.undecided.count).contains(gate.parkedRefused), gate.group.waiting <= gate.undecided.count,
             gate.shortBoutEvidence.count == gate.decisions.count
         else {
             throw DecodingError.dataCorruptedError(
@@ -73,6 +73,8 @@ extension StepDetector {
         try c.encode(gate.shortBoutOpen, forKey: .shortBoutOpen)
         try c.encode(gate.parkedRefused, forKey: .parkedRefused)
         try c.encode(gate.shortBoutEvidence, forKey: .shortBoutEvidence)
+        try c.encode(gate.group, forKey: .boutGroup)
+        try c.encode(gate.groupOnlyUntilNs, forKey: .groupOnlyUntilNs)
     }
 
     private func encodeRhythm(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
@@ -141,6 +143,9 @@ extension StepDetector {
         g.shortBoutEvidence =
             try c.decodeIfPresent([Double].self, forKey: .shortBoutEvidence)
             ?? [Double](repeating: 0, count: g.decisions.count)
+        // A state saved before short bouts were grouped has no group waiting.
+        g.group = try c.decodeIfPresent(BoutGroup.self, forKey: .boutGroup) ?? BoutGroup()
+        g.groupOnlyUntilNs = try c.decodeIfPresent(Int64.self, forKey: .groupOnlyUntilNs) ?? .min
         return g
     }
 }

@@ -36,6 +36,11 @@ struct WalkingGateState: Sendable {
     /// them already refused by the hysteresis.
     var shortBoutOpen = true
     var parkedRefused = 0
+    /// Short bouts a few seconds apart judged as one (ShortBoutGroup.swift).
+    var group = BoutGroup()
+    /// Steps up to this time belong to a bout too short to be judged alone (under `shortBoutMinSteps`): they count
+    /// only with their group, never by entering the hysteresis on their own (`.min`: none).
+    var groupOnlyUntilNs: Int64 = .min
 
     /// Reserves the decisions', held steps' and undecided steps' whole capacity.
     mutating func reserveCapacity() {
@@ -125,6 +130,7 @@ extension StepDetector {
             gate.held[i].windows += 1
         }
         releaseHeld(emit)
+        expireBoutGroup(before: decision.startNs, emit)
         gate.windowSkip = gate.walkingRun && decision.probability >= parameters.recognizer.confident ? .next : .none
     }
 
@@ -134,6 +140,7 @@ extension StepDetector {
         gate.windowSkip = .none
         releaseHeld(emit, forcing: gate.held.count)
         endWalkingRun(emit)
+        gate.group = BoutGroup()
         recognizer.reset()
     }
 
@@ -149,8 +156,8 @@ extension StepDetector {
             }
             gate.held.removeFirst()
             if head.isBoutEnd {
-                judgeShortBout(emit)
-                endWalkingRun(emit)
+                // A short bout waiting for its group's next bout keeps its steps; any other bout's run is over.
+                if !judgeShortBout(emit) { endWalkingRun(emit) }
                 gate.shortBoutOpen = true
             } else {
                 decide(
@@ -164,6 +171,7 @@ extension StepDetector {
     /// counted with its bout if the bout, ended, is judged a short walk (`judgeShortBout`).
     private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
         let r = parameters.recognizer
+        expireBoutGroup(before: timeNs, emit)
         if gate.walkingRun {
             if p >= r.stay {
                 accept(timeNs, emit)
@@ -171,9 +179,10 @@ extension StepDetector {
                 endWalkingRun(emit)
                 refuse(timeNs, emit)
             }
-        } else if p >= r.enter {
+        } else if p >= r.enter && timeNs > gate.groupOnlyUntilNs {
             gate.walkingRun = true
             gate.shortBoutOpen = false
+            releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one
             refuseParked(emit)
             for t in gate.undecided { accept(t, emit) }
             gate.undecided.removeAll(keepingCapacity: true)
@@ -207,31 +216,79 @@ extension StepDetector {
     /// The rhythm's bout ended: a short one that no window accepted counts whole when it walked at a walk's cadence
     /// (`shortBoutCadence`) and its best window reached `shortBoutEnter`. A window over a bout of a few seconds is
     /// mostly the rest around it, so `enter` would refuse nearly every short walk (issue #47: timed up and go).
-    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void) {
-        let steps = gate.undecided
-        guard gate.shortBoutOpen, !gate.walkingRun, parameters.shortBoutMinSteps > 0,
-            steps.count >= parameters.shortBoutMinSteps, steps.count <= parameters.shortBoutMaxSteps,
-            let first = steps.first, let last = steps.last
-        else { return }
-        let interval = Double(last - first) * 1e-9 / Double(steps.count - 1)
-        guard Self.shortBoutCadence.contains(interval) else { return }
-        var spread = 0.0
-        for k in 1..<steps.count {
-            let off = Double(steps[k] - steps[k - 1]) * 1e-9 - interval
-            spread += off * off
+    /// Grouped (`boutGroupGapSeconds`), the bout joins the short bouts that ended a few seconds before it and is judged
+    /// with them (ShortBoutGroup.swift); a group still short of `shortBoutMinSteps` waits for its next bout (returns
+    /// true: its steps stay undecided). A group judged a walk counts each later bout of it on the same judgement.
+    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void) -> Bool {
+        let grouping = parameters.boutGroupGapSeconds > 0
+        let waiting = min(gate.group.waiting, gate.undecided.count)
+        let bout = gate.undecided[waiting...]
+        guard gate.shortBoutOpen, !gate.walkingRun, parameters.shortBoutMinSteps > 0, !bout.isEmpty,
+            gate.undecided.count <= parameters.shortBoutMaxSteps,
+            grouping || bout.count >= parameters.shortBoutMinSteps
+        else {
+            gate.group = BoutGroup()
+            return false
         }
-        guard (spread / Double(steps.count - 1)).squareRoot() <= parameters.shortBoutIntervalCV * interval else {
-            return
+        gate.group.add(bout, evidence: bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0))
+        if gate.group.steps < parameters.shortBoutMinSteps { return true }
+        let g = gate.group
+        guard Self.shortBoutCadence.contains(g.meanInterval),
+            g.intervalSpread <= parameters.shortBoutIntervalCV * g.meanInterval,
+            g.evidence >= parameters.shortBoutEnter
+        else {
+            gate.group = BoutGroup()
+            return false
         }
-        var best = 0.0
-        for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence) where d.startNs <= last && first < d.endNs {
-            best = max(best, evidence)
-        }
-        guard best >= parameters.shortBoutEnter else { return }
         gate.parkedRefused = 0
         gate.walkingRun = true
-        for t in steps { accept(t, emit) }
+        for t in gate.undecided { accept(t, emit) }
         gate.undecided.removeAll(keepingCapacity: true)
+        gate.group.counted = grouping
+        if !grouping { gate.group = BoutGroup() }
+        return false
+    }
+
+    /// The rhythm credits a bout too short to be judged alone, ending at `endNs` (RhythmGate.swift): its steps count
+    /// only with their group. A 10 s window around four steps is mostly what surrounds them; that it looks like walking
+    /// says little of them (WISDM hand activity: +3 false steps/h when they could enter on it).
+    mutating func creditingBoutTooShortAlone(endingAt endNs: Int64) {
+        gate.groupOnlyUntilNs = max(gate.groupOnlyUntilNs, endNs)
+    }
+
+    /// The best short-bout evidence (`shortBoutEvidence`) of the remembered windows over a bout's span.
+    private func bestShortBoutEvidence(from firstNs: Int64, to lastNs: Int64) -> Double {
+        var best = 0.0
+        for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence) where d.startNs <= lastNs && firstNs < d.endNs
+        {
+            best = max(best, evidence)
+        }
+        return best
+    }
+
+    /// Ends the group of short bouts whose next bout did not come within `boutGroupGapSeconds` of its last step
+    /// (`timeNs`: a step being decided, or the start of a window scored, after which no step of a bout not yet seen
+    /// can come): its waiting steps are refused.
+    private mutating func expireBoutGroup(before timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+        guard gate.group.isOpen else { return }
+        let gapNs = Int64(min(parameters.boutGroupGapSeconds, 60) * 1e9)
+        let limit = gate.group.endNs.addingReportingOverflow(gapNs)
+        guard !limit.overflow, timeNs > limit.partialValue,
+            gate.undecided.count <= gate.group.waiting, (rhythm.pending.first ?? .max) > limit.partialValue
+        else { return }
+        releaseWaitingGroup(counting: false, emit)
+    }
+
+    /// Ends the group: the steps of its earlier bouts still waiting (first in `undecided`) are counted or refused.
+    private mutating func releaseWaitingGroup(counting: Bool, _ emit: (DetectorEvent) -> Void) {
+        let waiting = min(gate.group.waiting, gate.undecided.count)
+        gate.group = BoutGroup()
+        guard waiting > 0 else { return }
+        for t in gate.undecided[..<waiting] {
+            if counting { accept(t, emit) } else { refuse(t, emit) }
+        }
+        gate.undecided.removeFirst(waiting)
+        gate.parkedRefused = max(gate.parkedRefused - waiting, 0)
     }
 
     /// How surely a window is a body stepping at a steady stride, 0-1 (`DetectorParameters.steadyStride`): |a| repeats

@@ -575,7 +575,8 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             "inBout", "boutCredited", "irregularIntervals", "bout", "boutDeadlineNs", "lastStepWeak", "weakPeakNs",
             "lastInterval", "intervalBeforeLast", "recognizer", "decisions", "held", "undecided", "walkingRun",
             "windowSkip", "latestWindowStartNs", "gateBoutOpen", "gateBout", "recentPeaks", "shortBoutOpen",
-            "parkedRefused", "shortBoutEvidence",
+            "parkedRefused", "shortBoutEvidence", "boutGroup",
+            "groupOnlyUntilNs",
         ]
         #expect(Set(json.keys) == flat)
     }

@@ -1,0 +1,55 @@
+/// Short bouts a few seconds apart, judged as one (issue #47: pottering about, a few steps at a time; changed in
+/// WalkingGate.swift, where the group is judged).
+///
+/// Alone, a bout of four to six steps is never a walk: the rhythm needs `minBoutSteps`, and the short-bout judgement
+/// `shortBoutMinSteps`, before it may be one, since a hand's burst has a few regular peaks too. A person pottering
+/// about (to the shelf, back to the desk, into the kitchen) walks several such bouts with pauses of a few seconds:
+/// together they have the steps, the walk's cadence inside each bout and windows of motion along gravity that one
+/// alone lacks. A bout ended with at least `boutGroupMinSteps` steps waits up to `boutGroupGapSeconds` for the next;
+/// the group is judged on the intervals inside its bouts (never the pauses between them) and its best window. (Asking
+/// each bout for a window of its own cost pottering recall and removed no false step in ../shared.)
+struct BoutGroup: Sendable, Codable, Equatable {
+    /// The first step of the group and the last step of its latest bout (`.min`: no group).
+    var startNs: Int64 = .min
+    var endNs: Int64 = .min
+    /// Steps of the group's bouts so far; `counted`: the group was judged a walk (else those steps wait, first in
+    /// `WalkingGateState.undecided`).
+    var steps = 0
+    var counted = false
+    /// The intervals inside the group's bouts: how many, their sum and the sum of their squares, in seconds.
+    var intervals = 0
+    var intervalSum = 0.0
+    var intervalSquares = 0.0
+    /// The best short-bout evidence of the windows over its bouts (`WalkingGateState.shortBoutEvidence`).
+    var evidence = 0.0
+
+    var isOpen: Bool { endNs != .min }
+
+    /// Steps of earlier bouts of the group still waiting in `undecided` (before those of the bout being judged).
+    var waiting: Int { counted ? 0 : steps }
+
+    /// Adds a bout's steps (in time order) and the best short-bout evidence of its windows to the group.
+    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double) {
+        guard let first = bout.first, let last = bout.last else { return }
+        evidence = max(evidence, boutEvidence)
+        if !isOpen { startNs = first }
+        var previous = first
+        for t in bout.dropFirst() {
+            let interval = Double(t - previous) * 1e-9
+            intervals += 1
+            intervalSum += interval
+            intervalSquares += interval * interval
+            previous = t
+        }
+        steps += bout.count
+        endNs = last
+    }
+
+    /// The mean interval inside the group's bouts, and their spread around it (seconds).
+    var meanInterval: Double { intervals > 0 ? intervalSum / Double(intervals) : 0 }
+    var intervalSpread: Double {
+        guard intervals > 0 else { return 0 }
+        let mean = meanInterval
+        return max(intervalSquares / Double(intervals) - mean * mean, 0).squareRoot()
+    }
+}
