@@ -10,6 +10,10 @@ extension WalkingRecognizer {
     /// Shortest and longest stride `bodySway` looks at, in ticks (0.64-1.92 s: 62-188 steps a minute).
     static let swayStrides = (shortest: 8, longest: 24)
 
+    /// Least `r_stride` at which a window's `bodySway` is measured (−1 below it: |a| does not repeat a stride later,
+    /// so the held-arm path, which needs both, is shut whatever the sway).
+    static let swayNeedsStride = 0.5
+
     /// `bodySway` of the newest `n` ticks (all with axes): over strides of 8-24 ticks, the best of the least of the
     /// principal line's autocorrelation half a stride later, the rest's a stride later and the rest's negated half a
     /// stride later (at an odd stride, the mean of the two lags around the half); -1 to 1, -1 without motion.

@@ -281,7 +281,9 @@ extension WalkingRecognizer {
         let explained = f.alongShare * (1 - unexplained)
         f.alongOwnShare = f.alongShare - min(explained, 1 - f.alongShare)
         f.strideTurn = strideTurn(ticks: n)
-        f.bodySway = bodySway(ticks: n)
+        // The sway only opens the held-arm path together with r_stride ≥ `heldArmStride` (0.75, ramp ±0.05); below
+        // `swayNeedsStride` no setting on that path's plateau (0.55-0.8) could use it, so it is not measured there.
+        f.bodySway = f.rStride >= Self.swayNeedsStride ? bodySway(ticks: n) : -1
     }
 
     /// `strideTurn` of the newest `n` ticks: 1 − the mean cos between each tick's gravity and that a stride before.

@@ -63,6 +63,21 @@ import Testing
         #expect(AxisFeatureTests.lastWindow(Self.walk(sway: 0.6, swayRate: 1.8)).bodySway < 0.1)
     }
 
+    @Test func theSwayIsNotMeasuredWhereAbsoluteAccelerationDoesNotRepeatAStrideLater() {
+        // Motion without a stride (noise on every axis): the held-arm path is shut by r_stride alone, so the sway (a
+        // tenth of the recognizer's instructions per sample) is not measured and reads as none.
+        var random = SeededRandom(seed: 7)
+        let noise: [Sample] = (0..<3000).map { i in
+            (Int64(i) * 20_000_000, random.noise(1.5), standardGravity + random.noise(1.5), random.noise(1.5))
+        }
+        let window = AxisFeatureTests.lastWindow(noise)
+        #expect(window.hasAxes)
+        #expect(window.rStride < WalkingRecognizer.swayNeedsStride, "\(window.rStride)")
+        #expect(window.bodySway == -1, "\(window.bodySway)")
+        // The held walk repeats a stride later, and its sway is measured.
+        #expect(AxisFeatureTests.lastWindow(Self.walk(sway: 0.6)).rStride >= WalkingRecognizer.swayNeedsStride)
+    }
+
     @Test func aHeldArmWalkCountsAndTheLineAloneDoesNot() {
         let held = Self.walk(sway: 0.6)
         let counted = SyntheticMotion.count(held, parameters: Self.parameters(heldArmSway: 0.15)).steps
