@@ -10,8 +10,9 @@ extension WalkingRecognizer {
     /// Shortest and longest stride `bodySway` looks at, in ticks (0.64-1.92 s: 62-188 steps a minute).
     static let swayStrides = (shortest: 8, longest: 24)
 
-    /// Least `r_stride` at which a window's `bodySway` is measured (−1 below it: |a| does not repeat a stride later,
-    /// so the held-arm path, which needs both, is shut whatever the sway).
+    /// Least `r_stride` at which a window's `bodySway` is measured (−1 below it). The held-arm path needs both, with
+    /// r_stride ≥ `heldArmStride` (0.75, ramp ±0.05); below 0.5, under every setting of its plateau (0.55-0.8), the
+    /// sway cannot open it, and not measuring it saves a tenth of the recognizer's instructions.
     static let swayNeedsStride = 0.5
 
     /// `bodySway` of the newest `n` ticks (all with axes): over strides of 8-24 ticks, the best of the least of the

@@ -281,8 +281,7 @@ extension WalkingRecognizer {
         let explained = f.alongShare * (1 - unexplained)
         f.alongOwnShare = f.alongShare - min(explained, 1 - f.alongShare)
         f.strideTurn = strideTurn(ticks: n)
-        // The sway only opens the held-arm path together with r_stride ≥ `heldArmStride` (0.75, ramp ±0.05); below
-        // `swayNeedsStride` no setting on that path's plateau (0.55-0.8) could use it, so it is not measured there.
+        // Only where the held-arm path could use it (see `swayNeedsStride`).
         f.bodySway = f.rStride >= Self.swayNeedsStride ? bodySway(ticks: n) : -1
     }
 
