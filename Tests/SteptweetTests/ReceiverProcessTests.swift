@@ -32,49 +32,66 @@ import Testing
         return port
     }
 
-    @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
-        let port = try freePort()
-        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
-        let config = try Steptweet.configFile(
-            """
-            [receive]
-            listen = "127.0.0.1:\(port)"
-            token_env = "RECEIVE_TOKEN"
-            [schedule]
-            interval = "1h"
-            [text]
-            time_zone = "Asia/Tokyo"
-            [state]
-            path = "state.sqlite"
-            [[publish]]
-            kind = "file"
-            path = "\(posts)"
-            """)
-        let agent = Process()
-        agent.executableURL = Steptweet.binary
-        agent.arguments = ["agent", "--config", config]
-        agent.environment = ProcessInfo.processInfo.environment.merging(["RECEIVE_TOKEN": "tok"]) { $1 }
-        agent.standardOutput = FileHandle.nullDevice
-        agent.standardError = FileHandle.nullDevice
-        try agent.run()
-        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+    /// An agent receiving on a port that was free when chosen, and its first answer to the payload. Another test's
+    /// server may take the port between the choice and the agent's bind; the agent then exits 75 (the test below),
+    /// and it is started again on another port.
+    func agentAnswering(
+        _ body: Data, posts: String, attempts: Int = 5
+    ) async throws -> (agent: Process, port: UInt16, config: String, status: Int) {
+        var last: (agent: Process, port: UInt16, config: String, status: Int)?
+        for _ in 0..<attempts {
+            let port = try freePort()
+            let config = try Steptweet.configFile(
+                """
+                [receive]
+                listen = "127.0.0.1:\(port)"
+                token_env = "RECEIVE_TOKEN"
+                [schedule]
+                interval = "1h"
+                [text]
+                time_zone = "Asia/Tokyo"
+                [state]
+                path = "state.sqlite"
+                [[publish]]
+                kind = "file"
+                path = "\(posts)"
+                """)
+            let agent = Process()
+            agent.executableURL = Steptweet.binary
+            agent.arguments = ["agent", "--config", config]
+            agent.environment = ProcessInfo.processInfo.environment.merging(["RECEIVE_TOKEN": "tok"]) { $1 }
+            agent.standardOutput = FileHandle.nullDevice
+            agent.standardError = FileHandle.nullDevice
+            try agent.run()
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/ingest")!)
+            request.httpMethod = "POST"
+            request.setValue("Bearer tok", forHTTPHeaderField: "Authorization")
+            request.httpBody = body
+            var status = 0
+            _ = await eventually(every: .milliseconds(25)) {  // until the agent answers, or stops
+                if !agent.isRunning { return true }
+                if let (_, response) = try? await URLSession.shared.data(for: request) {
+                    status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                }
+                return status == 200
+            }
+            last = (agent, port, config, status)
+            if agent.isRunning { break }
+            await offThePool { agent.waitUntilExit() }
+        }
+        return last!
+    }
 
+    @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
+        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
         let points = (0..<10).map { m in
             #"{"date": "2026-11-21 10:0\#(m):00 +0900", "qty": \#(100 + m), "source": "Watch"}"#
         }
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/ingest")!)
-        request.httpMethod = "POST"
-        request.setValue("Bearer tok", forHTTPHeaderField: "Authorization")
-        request.httpBody = Data(
+        let body = Data(
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
                 .utf8)
-        var status = 0
-        _ = await eventually(every: .milliseconds(25)) {  // until the agent has started
-            if let (_, response) = try? await URLSession.shared.data(for: request) {
-                status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            }
-            return status != 0
-        }
+        let (agent, port, config, status) = try await agentAnswering(body, posts: posts)
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
         #expect(status == 200)
         let listening = try await Steptweet.run(["status", "--config", config])
         #expect(listening.stdout.contains("receiver: listening on 127.0.0.1:\(port)"), "\(listening.stdout)")
