@@ -6,7 +6,7 @@ its day (`steptweet steps`) against `steptweet count` on the file. Target: each 
 
     python3 bench/sensor_logger_replay.py .build/release/steptweet > bench/sensor_logger_replay_result.txt
 """
-import csv, datetime, json, os, random, shutil, signal, subprocess, sys, tempfile, time
+import atexit, csv, datetime, json, os, random, shutil, signal, subprocess, sys, tempfile, time
 
 from receiver_client import free_port, post, wait_listening
 
@@ -56,6 +56,7 @@ def main():
     with open(MANIFEST) as f:
         rows = [r for r in csv.DictReader(f)]
     work = tempfile.mkdtemp(prefix="steptweet-replay-")
+    atexit.register(shutil.rmtree, work, True)  # also when the agent fails to start or a command fails
     port = free_port()
     config = os.path.join(work, "config.toml")
     with open(config, "w") as f:
@@ -104,7 +105,6 @@ def main():
         total_received += received
         print(f"{row['file']},{counted},{received},{diff:.2f}")
     print(f"# all: count {total_count}, received {total_received}; worst file with >= 20 steps: {worst:.2f} %")
-    shutil.rmtree(work, ignore_errors=True)
 
 
 main()
