@@ -9,8 +9,7 @@
 /// the group is judged on the intervals inside its bouts (never the pauses between them) and its best window. (Asking
 /// each bout for a window of its own cost pottering recall and removed no false step in ../shared.)
 struct BoutGroup: Sendable, Codable, Equatable {
-    /// The first step of the group and the last step of its latest bout (`.min`: no group).
-    var startNs: Int64 = .min
+    /// The last step of the group's latest bout (`.min`: no group).
     var endNs: Int64 = .min
     /// Steps of the group's bouts so far; `counted`: the group was judged a walk (else those steps wait, first in
     /// `WalkingGateState.undecided`).
@@ -32,7 +31,6 @@ struct BoutGroup: Sendable, Codable, Equatable {
     mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double) {
         guard let first = bout.first, let last = bout.last else { return }
         evidence = max(evidence, boutEvidence)
-        if !isOpen { startNs = first }
         var previous = first
         for t in bout.dropFirst() {
             let interval = Double(t - previous) * 1e-9
