@@ -241,7 +241,11 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
     args = ap.parse_args()
-    work = tempfile.mkdtemp(prefix="bangle_loose_walk_")
+    with tempfile.TemporaryDirectory(prefix="bangle_loose_walk_") as work:
+        report(args, work)
+
+
+def report(args, work):
     for d in ("wisdm_watch", "bangle_wrist"):
         ungated(work, d)
     models = os.path.join(work, "models")
