@@ -9,38 +9,13 @@ import Testing
 /// The receiver in a real agent process: a 200 means the payload is in the state database, so a SIGKILL right after
 /// it loses nothing, and the next fetch posts exactly what was received.
 @Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct ReceiverProcessTests {
-    /// A TCP socket bound to a port of 127.0.0.1 the kernel chose: its descriptor (to close) and the port.
-    func boundSocket() -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
-    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
-    func freePort() throws -> UInt16 {
-        let (fd, port) = boundSocket()
-        close(fd)
-        return port
-    }
-
     /// An agent receiving on a port that was free when chosen, and its first answer to the payload. Another test's
     /// server may take the port between the choice and the agent's bind; the agent then exits 75 (the test below),
-    /// and it is started again on another port.
-    func agentAnswering(
-        _ body: Data, posts: String, attempts: Int = 5
-    ) async throws -> (agent: Process, port: UInt16, config: String, status: Int) {
-        var last: (agent: Process, port: UInt16, config: String, status: Int)?
-        for _ in 0..<attempts {
-            let port = try freePort()
+    /// and it is started again on another port (`startedOnFreePort`).
+    func agentAnswering(_ body: Data, posts: String) async throws -> (
+        agent: Process, port: UInt16, config: String, status: Int
+    ) {
+        try await startedOnFreePort { port in
             let config = try Steptweet.configFile(
                 """
                 [receive]
@@ -75,11 +50,8 @@ import Testing
                 }
                 return status == 200
             }
-            last = (agent, port, config, status)
-            if agent.isRunning { break }
-            await offThePool { agent.waitUntilExit() }
+            return ((agent, port, config, status), agent)
         }
-        return last!
     }
 
     @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
@@ -114,7 +86,7 @@ import Testing
     /// it exits 75 (EX_TEMPFAIL, so systemd starts it again) naming the address, never says it is ready, and
     /// `status` says the receiver is not listening and why.
     @Test func anAgentWhoseReceiverCannotListenExits75NamingTheAddress() async throws {
-        let (holder, port) = boundSocket()
+        let (holder, port) = LoopbackPort.boundSocket()
         defer { close(holder) }
         #expect(listen(holder, 1) == 0)
         let token = try Steptweet.tempFile("tok", name: "receive.token")
