@@ -150,14 +150,13 @@ struct FileStepSource: StepSource {
 
     /// How the source is read: its format, start and source preference, at most `byteLimit`, on every core it may use.
     static func readOptions(_ source: AgentConfiguration.Source, byteLimit: Int64?) -> ReadOptions {
-        var options = ReadOptions()
+        var options = ReadOptions.withSQLiteExports()  // a Gadgetbridge export, opened read-only by Store
         options.startNs = source.start.map(Timestamps.nanoseconds)
         options.format = source.format
         options.timeZone = source.timeZone  // a date-time without an offset is in text.time_zone
         options.byteLimit = byteLimit
         options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
         if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
-        options.exportDatabases = SQLiteExports()  // a Gadgetbridge export, opened read-only by Store
         return options
     }
 
