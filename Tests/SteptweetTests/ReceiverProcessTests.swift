@@ -12,10 +12,10 @@ import Testing
     /// An agent receiving on a port that was free when chosen, and its first answer to the payload. Another test's
     /// server may take the port between the choice and the agent's bind; the agent then exits 75 (the test below),
     /// and it is started again on another port (`startedOnFreePort`).
-    func agentAnswering(_ body: Data, posts: String) async throws -> (
+    func agentAnswering(_ body: Data, posts: String, ports: () -> UInt16 = LoopbackPort.free) async throws -> (
         agent: Process, port: UInt16, config: String, status: Int
     ) {
-        try await startedOnFreePort { port in
+        try await startedOnFreePort(ports: ports) { port in
             let config = try Steptweet.configFile(
                 """
                 [receive]
@@ -42,6 +42,9 @@ import Testing
             request.httpMethod = "POST"
             request.setValue("Bearer tok", forHTTPHeaderField: "Authorization")
             request.httpBody = body
+            // Short, so that a port another server holds without answering does not keep the loop from seeing the
+            // agent exit.
+            request.timeoutInterval = 2
             var status = 0
             _ = await eventually(every: .milliseconds(25)) {  // until the agent answers, or stops
                 if !agent.isRunning { return true }
@@ -54,15 +57,35 @@ import Testing
         }
     }
 
-    @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
-        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
+    /// Health Auto Export: ten minutes from 10:00 (+09:00), 100 + m steps in minute m.
+    static let tenMinutes: Data = {
         let points = (0..<10).map { m in
             #"{"date": "2026-11-21 10:0\#(m):00 +0900", "qty": \#(100 + m), "source": "Watch"}"#
         }
-        let body = Data(
+        return Data(
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
                 .utf8)
-        let (agent, port, config, status) = try await agentAnswering(body, posts: posts)
+    }()
+
+    /// The race `startedOnFreePort` covers: a port taken after it was chosen. The agent offered it exits, and the
+    /// next start, on another port, answers.
+    @Test func anAgentWhosePortWasTakenIsStartedAgainOnAnother() async throws {
+        let (holder, taken) = LoopbackPort.boundSocket()
+        defer { close(holder) }
+        #expect(listen(holder, 1) == 0)
+        var offered: [UInt16] = [taken]
+        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
+        let (agent, port, _, status) = try await agentAnswering(Self.tenMinutes, posts: posts) {
+            offered.isEmpty ? LoopbackPort.free() : offered.removeFirst()
+        }
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        #expect(offered.isEmpty && port != taken, "the taken port was offered first, then another")
+        #expect(status == 200 && agent.isRunning)
+    }
+
+    @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
+        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
+        let (agent, port, config, status) = try await agentAnswering(Self.tenMinutes, posts: posts)
         defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
         #expect(status == 200)
         let listening = try await Steptweet.run(["status", "--config", config])

@@ -39,13 +39,15 @@ public enum LoopbackPort {
 /// exits instead (its port was taken before it could bind it), up to `attempts` times. `start` launches it on the
 /// port and returns once the process answers or has exited, with what the test needs and the process. Returns the
 /// first start whose process still runs, or the last start when none does (the test's expectations then say why).
+/// `ports` chooses each port (a test of the retry offers a taken one first).
 public func startedOnFreePort<T>(
-    attempts: Int = 5, _ start: (_ port: UInt16) async throws -> (value: T, process: Process)
+    attempts: Int = 5, ports: () -> UInt16 = LoopbackPort.free,
+    _ start: (_ port: UInt16) async throws -> (value: T, process: Process)
 ) async throws -> T {
     precondition(attempts > 0, "at least one attempt")
     var last: T?
     for _ in 0..<attempts {
-        let (value, process) = try await start(LoopbackPort.free())
+        let (value, process) = try await start(ports())
         last = value
         if process.isRunning { break }
         await offThePool { process.waitUntilExit() }
