@@ -121,30 +121,21 @@ import Testing
     @Test(arguments: [0.2, 0.35, 0.5, 0.65, 0.8])
     func resumingWhileWeakPeaksMayOpenABoutEqualsOnePass(fraction: Double) throws {
         let walk = Self.weakHeldWalk()
-        let parameters = Self.parameters(heldArmSway: 0.15)
-        let cut = Int(Double(walk.count) * fraction)
-        var events: [DetectorEvent] = []
-        var first = StepDetector(parameters: parameters)
-        for s in walk[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(first)) as? [String: Any])
+        let run = try SyntheticMotion.resumed(
+            walk, cut: Int(Double(walk.count) * fraction), parameters: Self.parameters(heldArmSway: 0.15))
+        #expect(run.events == run.onePass)
+        #expect(run.counters == run.onePassCounters)
+        var json = try #require(try JSONSerialization.jsonObject(with: run.saved) as? [String: Any])
         // From 21 s on, the latest window is a held arm's: the cut falls where weak peaks may open a bout.
         #expect(fraction < 0.35 || json["weakPeaksOpenBouts"] as? Bool == true, "\(fraction)")
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
-        for s in walk[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
-        resumed.finish { events.append($0) }
-        var onePass: [DetectorEvent] = []
-        var d = StepDetector(parameters: parameters)
-        for s in walk { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
-        d.finish { onePass.append($0) }
-        #expect(events == onePass)
-        #expect(resumed.counters == d.counters)
         // A state saved before the flag existed decodes, with weak peaks opening nothing until the next window.
+        let saved = try JSONDecoder().decode(StepDetector.self, from: run.saved)
         json["weakPeaksOpenBouts"] = nil
         var parameterKeys = try #require(json["parameters"] as? [String: Any])
         parameterKeys["weakPeaksOpenAtPathEvidence"] = nil
         json["parameters"] = parameterKeys
         let older = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
-        #expect(older.counters == first.counters)
+        #expect(older.counters == saved.counters)
         #expect(older.parameters.weakPeaksOpenAtPathEvidence == DetectorParameters.standard.weakPeaksOpenAtPathEvidence)
     }
 }
