@@ -80,6 +80,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// does, but carries the body's sway beside it (bench/accuracy.md). Above 1: off.
     public var heldArmSway: Double = 0.15
     public var heldArmStride: Double = 0.75
+    /// While the latest scored window is walking by a physical path (the steady-stride or the held-arm path's
+    /// evidence at least this, 0-1), a peak of the weak tracker (`minSwingInWalk`) may open a bout too (RhythmGate
+    /// .swift). A hand held on a treadmill's rail carries the body's rise and fall at a third of a free arm's swing:
+    /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
+    /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
+    public var weakPeaksOpenAtPathEvidence: Double = 0.5
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -93,7 +99,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, gateLookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -131,6 +137,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
+        weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

@@ -41,6 +41,9 @@ struct WalkingGateState: Sendable {
     /// Steps up to this time belong to a bout too short to be judged alone (under `shortBoutMinSteps`): they count
     /// only with their group, never by entering the hysteresis on their own (`.min`: none).
     var groupOnlyUntilNs: Int64 = .min
+    /// The latest scored window is walking by a physical path (`DetectorParameters.weakPeaksOpenAtPathEvidence`):
+    /// the weak tracker's peaks may open a bout.
+    var weakPeaksOpenBouts = false
 
     /// Reserves the decisions', held steps' and undecided steps' whole capacity.
     mutating func reserveCapacity() {
@@ -107,11 +110,11 @@ extension StepDetector {
         _ window: (startNs: Int64, endNs: Int64, features: WindowFeatures),
         _ emit: (DetectorEvent) -> Void
     ) {
+        let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
         let decision = WalkingDecision(
             startNs: window.startNs, endNs: window.endNs,
-            probability: max(
-                parameters.recognizer.probability(window.features), steadyStrideEvidence(window.features),
-                heldArmEvidence(window.features)))
+            probability: max(parameters.recognizer.probability(window.features), pathEvidence))
+        gate.weakPeaksOpenBouts = pathEvidence >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
             gate.shortBoutEvidence.removeFirst()

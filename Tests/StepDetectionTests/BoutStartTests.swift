@@ -75,19 +75,9 @@ import Testing
     @Test(arguments: [0.2, 0.3, 0.35, 0.4, 0.5])
     func resumingWhileRefusedStepsWaitEqualsOnePass(fraction: Double) throws {
         let walk = Self.walkTurningAlongGravity()
-        let parameters = Self.parameters(gateLookBack: 6)
-        let cut = Int(Double(walk.count) * fraction)
-        var events: [DetectorEvent] = []
-        var first = StepDetector(parameters: parameters)
-        for s in walk[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
-        for s in walk[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
-        resumed.finish { events.append($0) }
-        var onePass: [DetectorEvent] = []
-        var d = StepDetector(parameters: parameters)
-        for s in walk { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
-        d.finish { onePass.append($0) }
-        #expect(events == onePass)
-        #expect(resumed.counters == d.counters)
+        let run = try SyntheticMotion.resumed(
+            walk, cut: Int(Double(walk.count) * fraction), parameters: Self.parameters(gateLookBack: 6))
+        #expect(run.events == run.onePass)
+        #expect(run.counters == run.onePassCounters)
     }
 }
