@@ -118,18 +118,21 @@ extension WalkingRecognizer {
     private static func sway(
         rest: UnsafePointer<Double>, count: Int, variance: Double, lineAtStep: (SIMD4<Double>, SIMD4<Double>, Double)
     ) -> Double {
-        // The rest's autocorrelations at lags 4-27 (index lag − 4): a lag of L ticks is 2L interleaved values.
-        var r = SIMD32<Double>()
-        for pass in 0..<6 {
-            let lags = SIMD4<Int>(8, 10, 12, 14) &+ 8 &* pass
-            let products = meanProducts(rest, count: 2 * count, lags: lags) / variance
-            for k in 0..<4 { r[4 * pass + k] = products[k] }
+        // The rest's autocorrelations at lags 4-24 (index lag − 4; the longest stride's): a lag of L ticks is 2L
+        // interleaved values. On the stack, as in `armSwing`.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 21) { r in
+            for pass in 0..<5 {
+                let lags = SIMD4<Int>(8, 10, 12, 14) &+ 8 &* pass
+                let products = meanProducts(rest, count: 2 * count, lags: lags) / variance
+                (r[4 * pass], r[4 * pass + 1], r[4 * pass + 2], r[4 * pass + 3]) = (
+                    products[0], products[1], products[2], products[3]
+                )
+            }
+            r[20] = meanProduct(rest, count: 2 * count, lag: 48) / variance
+            let line = lineAtStep
+            return bestStride(
+                swayStrides.shortest...swayStrides.longest, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },
+                stepping: { lag in lag < 8 ? line.0[lag - 4] : lag < 12 ? line.1[lag - 8] : line.2 })
         }
-        func restAt(_ lag: Int) -> Double { r[lag - 4] }
-        func lineAt(_ lag: Int) -> Double {
-            lag < 8 ? lineAtStep.0[lag - 4] : lag < 12 ? lineAtStep.1[lag - 8] : lineAtStep.2
-        }
-        return bestStride(
-            swayStrides.shortest...swayStrides.longest, repeating: restAt, reversing: restAt, stepping: lineAt)
     }
 }

@@ -17,11 +17,14 @@ public struct WalkingRecognizer: Sendable, Codable {
     static let hopTicks = 12
     /// Shortest tail window scored when the stream ends or breaks (5.12 s).
     static let minimumTailTicks = 64
-    /// Low-pass coefficient of the gravity estimate per tick: two stages at 0.5 Hz.
-    static let gravityAlpha = 1 - (-0.08 * 2 * Double.pi * 0.5).exponential
-    /// The moving part's band per tick (0.6-3.5 Hz): a one-pole high-pass at 0.6 Hz, then a one-pole low-pass at 3.5 Hz.
-    static let motionSlowAlpha = 1 - (-0.08 * 2 * Double.pi * 0.6).exponential
-    static let motionBandAlpha = 1 - (-0.08 * 2 * Double.pi * 3.5).exponential
+    /// Low-pass coefficient of the gravity estimate per tick: two stages at 0.5 Hz, 1 − e^(−0.08 s · 2π · 0.5 Hz) as
+    /// `Double.exponential` gives it. Literals, not that expression: a computed static is a lazy global that every
+    /// tick would check (the unit tests check that both agree).
+    static let gravityAlpha = 0x1.c721bd30921d8p-3
+    /// The moving part's band per tick (0.6-3.5 Hz): a one-pole high-pass at 0.6 Hz, then a one-pole low-pass at 3.5 Hz
+    /// (1 − e^(−0.08 s · 2π · f), literals as `gravityAlpha`).
+    static let motionSlowAlpha = 0x1.0a9c0b4034900p-2
+    static let motionBandAlpha = 0x1.a7d9c305157ffp-1
 
     /// Rings of the last `windowTicks` ticks: |a|; the unit gravity and acceleration vectors (x, y, z interleaved);
     /// whether the tick had three axes. `filled` are valid, the newest at `head - 1`.
@@ -248,9 +251,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         tickExcess = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
-            last[0] = sumX / n
-            last[1] = sumY / n
-            last[2] = sumZ / n
+            (last[0], last[1], last[2]) = (sumX / n, sumY / n, sumZ / n)
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast {
                 for k in 0..<3 {
@@ -263,45 +264,64 @@ public struct WalkingRecognizer: Sendable, Codable {
             hasLast = true
         }
         axisTicks[head] = hasLast
-        if hasLast {
-            let a = Self.gravityAlpha
-            for k in 0..<3 {
-                gravityFilter[k] += (last[k] - gravityFilter[k]) * a
-                gravityFilter[k + 3] += (gravityFilter[k] - gravityFilter[k + 3]) * a
-            }
-            Self.storeUnit(in: &gravity, at: head, gravityFilter[3], gravityFilter[4], gravityFilter[5])
-            Self.storeUnit(in: &direction, at: head, last[0], last[1], last[2])
-            splitMotion()
-        }
+        if hasLast { followAxes() }
         head = head == Self.windowTicks - 1 ? 0 : head + 1
         if filled < Self.windowTicks { filled += 1 }
         nextTickNs += Self.tickNs
         sinceWindow += 1
     }
 
-    /// The tick's moving acceleration, band-passed, split into its component along gravity (the unit vector just
-    /// stored at `head`) and the vector across it.
-    private mutating func splitMotion() {
-        for k in 0..<3 {
-            motionFilter[k] += (last[k] - motionFilter[k]) * Self.motionSlowAlpha
-            motionFilter[k + 3] += (last[k] - motionFilter[k] - motionFilter[k + 3]) * Self.motionBandAlpha
+    /// The tick's axes (`last`): gravity's two low-pass stages and the moving part's band-pass, then the unit gravity
+    /// and direction and the motion split into its component along gravity and the vector across it, stored at
+    /// `head`. The filters' six numbers each are read into locals and written back once (each element write to an
+    /// array checks its bounds and that it is not shared).
+    private mutating func followAxes() {
+        let mean = (last[0], last[1], last[2])
+        let a = Self.gravityAlpha
+        var g1 = (gravityFilter[0], gravityFilter[1], gravityFilter[2])
+        var g2 = (gravityFilter[3], gravityFilter[4], gravityFilter[5])
+        g1.0 += (mean.0 - g1.0) * a
+        g2.0 += (g1.0 - g2.0) * a
+        g1.1 += (mean.1 - g1.1) * a
+        g2.1 += (g1.1 - g2.1) * a
+        g1.2 += (mean.2 - g1.2) * a
+        g2.2 += (g1.2 - g2.2) * a
+        var slow = (motionFilter[0], motionFilter[1], motionFilter[2])
+        var band = (motionFilter[3], motionFilter[4], motionFilter[5])
+        let (slowAlpha, bandAlpha) = (Self.motionSlowAlpha, Self.motionBandAlpha)
+        slow.0 += (mean.0 - slow.0) * slowAlpha
+        band.0 += (mean.0 - slow.0 - band.0) * bandAlpha
+        slow.1 += (mean.1 - slow.1) * slowAlpha
+        band.1 += (mean.1 - slow.1 - band.1) * bandAlpha
+        slow.2 += (mean.2 - slow.2) * slowAlpha
+        band.2 += (mean.2 - slow.2 - band.2) * bandAlpha
+        gravityFilter.withUnsafeMutableBufferPointer { f in
+            (f[0], f[1], f[2], f[3], f[4], f[5]) = (g1.0, g1.1, g1.2, g2.0, g2.1, g2.2)
         }
-        let band = (motionFilter[3], motionFilter[4], motionFilter[5])
+        motionFilter.withUnsafeMutableBufferPointer { f in
+            (f[0], f[1], f[2], f[3], f[4], f[5]) = (slow.0, slow.1, slow.2, band.0, band.1, band.2)
+        }
+        let unit = Self.unit(g2.0, g2.1, g2.2)
         let g = 3 * head
-        let component = band.0 * gravity[g] + band.1 * gravity[g + 1] + band.2 * gravity[g + 2]
+        gravity.withUnsafeMutableBufferPointer { ring in (ring[g], ring[g + 1], ring[g + 2]) = unit }
+        let d = Self.unit(mean.0, mean.1, mean.2)
+        direction.withUnsafeMutableBufferPointer { ring in (ring[g], ring[g + 1], ring[g + 2]) = d }
+        // The band split into its component along gravity and the vector across it.
+        let component = band.0 * unit.0 + band.1 * unit.1 + band.2 * unit.2
         along[head] = component
-        across[g] = band.0 - component * gravity[g]
-        across[g + 1] = band.1 - component * gravity[g + 1]
-        across[g + 2] = band.2 - component * gravity[g + 2]
+        across.withUnsafeMutableBufferPointer { ring in
+            (ring[g], ring[g + 1], ring[g + 2]) = (
+                band.0 - component * unit.0, band.1 - component * unit.1, band.2 - component * unit.2
+            )
+        }
     }
 
-    /// Static, so writing the ring never copies it (a method on `self` would hold a second reference).
-    private static func storeUnit(in ring: inout [Double], at head: Int, _ x: Double, _ y: Double, _ z: Double) {
+    /// The unit vector along (x, y, z) (zero for a vector shorter than 1e-9).
+    @inline(__always)
+    private static func unit(_ x: Double, _ y: Double, _ z: Double) -> (Double, Double, Double) {
         let length = (x * x + y * y + z * z).squareRoot()
         let k = length > 1e-9 ? 1 / length : 0
-        ring[3 * head] = x * k
-        ring[3 * head + 1] = y * k
-        ring[3 * head + 2] = z * k
+        return (x * k, y * k, z * k)
     }
 
     /// The window over the newest ticks not yet covered by a full window, when the stream ends or breaks: at least

@@ -105,7 +105,7 @@ extension WalkingRecognizer {
             lags = lags[0] == 1 ? SIMD4(6, 7, 8, 9) : lags &+ 4
         }
         for lag in lags[0]...max(lags[0], maxLag) where lag <= maxLag && lag != 3 {
-            note(lag, meanProducts(b, count: count, lags: SIMD4(repeating: lag))[0])
+            note(lag, meanProduct(b, count: count, lag: lag))
         }
         return (r1, r2, step, stride, twoStrides)
     }
@@ -150,6 +150,27 @@ extension WalkingRecognizer {
             return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
         }
         return SIMD4(finish(s0, lags[0]), finish(s1, lags[1]), finish(s2, lags[2]), finish(s3, lags[3]))
+    }
+
+    /// `meanProducts` at one lag: the same sums in the same order, a quarter of the work of four lags.
+    @inline(__always)
+    static func meanProduct(_ b: UnsafePointer<Double>, count: Int, lag: Int) -> Double {
+        let raw = UnsafeRawPointer(b)
+        var sums = SIMD4<Double>()
+        var j = 0
+        let pairs = count &- lag
+        while j &+ 4 <= pairs {
+            sums +=
+                raw.loadUnaligned(fromByteOffset: j &* 8, as: SIMD4<Double>.self)
+                * raw.loadUnaligned(fromByteOffset: (j &+ lag) &* 8, as: SIMD4<Double>.self)
+            j &+= 4
+        }
+        var first = sums[0]
+        while j < pairs {
+            first += b[j] * b[j &+ lag]
+            j &+= 1
+        }
+        return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
     }
 
     /// `peakRate` and `strideCV` of the candidate steps in `[startNs, endNs)`, and `r1`, `r2` made relative to their
@@ -289,9 +310,13 @@ extension WalkingRecognizer {
     private func strideTurn(ticks n: Int) -> Double {
         var cosines = 0.0
         gravity.withUnsafeBufferPointer { g in
-            Self.forEachTick(n - Self.strideTicks, head: head) { _, k in
-                let j = 3 * (k < Self.strideTicks ? k + Self.windowTicks - Self.strideTicks : k - Self.strideTicks)
-                cosines += g[3 * k] * g[j] + g[3 * k + 1] * g[j + 1] + g[3 * k + 2] * g[j + 2]
+            // The ring's size is a power of two: a mask wraps the tick a stride before without a test per tick.
+            let mask = Self.windowTicks - 1
+            let first = Self.index(0, of: n - Self.strideTicks, head: head)
+            for i in 0..<(n - Self.strideTicks) {
+                let k = 3 * ((first &+ i) & mask)
+                let j = 3 * ((first &+ i &- Self.strideTicks) & mask)
+                cosines += g[k] * g[j] + g[k + 1] * g[j + 1] + g[k + 2] * g[j + 2]
             }
         }
         return 1 - cosines / Double(n - Self.strideTicks)
@@ -303,7 +328,7 @@ extension WalkingRecognizer {
     {
         let first = meanProducts(b, count: count, lags: SIMD4(4, 5, 6, 7))
         let second = meanProducts(b, count: count, lags: SIMD4(8, 9, 10, 11))
-        let last = meanProducts(b, count: count, lags: SIMD4(repeating: 12))[0]
+        let last = meanProduct(b, count: count, lag: 12)
         return (first / variance, second / variance, last / variance)
     }
 
@@ -318,20 +343,22 @@ extension WalkingRecognizer {
         across: UnsafePointer<Double>, count: Int, variance: Double,
         alongAtStep: (SIMD4<Double>, SIMD4<Double>, Double)
     ) -> Double {
-        // The vectors' autocorrelations at lags 4-20 (index lag − 4): a lag of L ticks is 3L interleaved values.
-        var r = (SIMD16<Double>(), 0.0)
-        for pass in 0..<4 {
-            let lags = SIMD4<Int>(12, 15, 18, 21) &+ 12 &* pass
-            let products = meanProducts(across, count: 3 * count, lags: lags) / variance
-            for k in 0..<4 { r.0[4 * pass + k] = products[k] }
+        // The vectors' autocorrelations at lags 4-20 (index lag − 4): a lag of L ticks is 3L interleaved values. On
+        // the stack: a SIMD vector indexed by a variable lag is stored and reloaded at every access.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 17) { r in
+            for pass in 0..<4 {
+                let lags = SIMD4<Int>(12, 15, 18, 21) &+ 12 &* pass
+                let products = meanProducts(across, count: 3 * count, lags: lags) / variance
+                (r[4 * pass], r[4 * pass + 1], r[4 * pass + 2], r[4 * pass + 3]) = (
+                    products[0], products[1], products[2], products[3]
+                )
+            }
+            r[16] = meanProduct(across, count: 3 * count, lag: 60) / variance
+            let along = alongAtStep
+            return bestStride(
+                swingStrides.shortest...swingStrides.longest, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },
+                stepping: { lag in lag < 8 ? along.0[lag - 4] : lag < 12 ? along.1[lag - 8] : along.2 })
         }
-        r.1 = meanProducts(across, count: 3 * count, lags: SIMD4(repeating: 60))[0] / variance
-        func acrossAt(_ lag: Int) -> Double { lag == 20 ? r.1 : r.0[lag - 4] }
-        func alongAt(_ lag: Int) -> Double {
-            lag < 8 ? alongAtStep.0[lag - 4] : lag < 12 ? alongAtStep.1[lag - 8] : alongAtStep.2
-        }
-        return bestStride(
-            swingStrides.shortest...swingStrides.longest, repeating: acrossAt, reversing: acrossAt, stepping: alongAt)
     }
 
     /// Over `strides` (in ticks), the best of the least of `repeating` a stride later, `reversing` negated half a
