@@ -121,14 +121,9 @@ extension WalkingRecognizer {
         // The rest's autocorrelations at lags 4-24 (index lag − 4; the longest stride's): a lag of L ticks is 2L
         // interleaved values. On the stack, as in `armSwing`.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 21) { r in
-            for pass in 0..<5 {
-                let lags = SIMD4<Int>(8, 10, 12, 14) &+ 8 &* pass
-                let products = meanProducts(rest, count: 2 * count, lags: lags) / variance
-                (r[4 * pass], r[4 * pass + 1], r[4 * pass + 2], r[4 * pass + 3]) = (
-                    products[0], products[1], products[2], products[3]
-                )
-            }
-            r[20] = meanProduct(rest, count: 2 * count, lag: 48) / variance
+            autocorrelations(
+                into: r, of: rest, count: 2 * count, first: SIMD4(8, 10, 12, 14), step: 8, passes: 5, last: 48,
+                variance: variance)
             let line = lineAtStep
             return bestStride(
                 swayStrides.shortest...swayStrides.longest, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },

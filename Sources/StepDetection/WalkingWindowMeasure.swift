@@ -134,30 +134,22 @@ extension WalkingRecognizer {
             s3 += x * load(i &+ lags[3])
             i &+= 4
         }
-        @inline(__always) func finish(_ sums: SIMD4<Double>, _ lag: Int) -> Double {
-            var sums = sums
-            var j = i
-            let pairs = count &- lag
-            while j &+ 4 <= pairs {
-                sums += load(j) * load(j &+ lag)
-                j &+= 4
-            }
-            var first = sums[0]
-            while j < pairs {
-                first += b[j] * b[j &+ lag]
-                j &+= 1
-            }
-            return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
-        }
-        return SIMD4(finish(s0, lags[0]), finish(s1, lags[1]), finish(s2, lags[2]), finish(s3, lags[3]))
+        return SIMD4(
+            meanProduct(b, count: count, lag: lags[0], from: i, sums: s0),
+            meanProduct(b, count: count, lag: lags[1], from: i, sums: s1),
+            meanProduct(b, count: count, lag: lags[2], from: i, sums: s2),
+            meanProduct(b, count: count, lag: lags[3], from: i, sums: s3))
     }
 
-    /// `meanProducts` at one lag: the same sums in the same order, a quarter of the work of four lags.
+    /// `meanProducts` at one lag: the same sums in the same order, a quarter of the work of four lags. `sums` holds the
+    /// four lanes' sums of the pairs before `start` (`meanProducts` finishes each of its lags here).
     @inline(__always)
-    static func meanProduct(_ b: UnsafePointer<Double>, count: Int, lag: Int) -> Double {
+    static func meanProduct(
+        _ b: UnsafePointer<Double>, count: Int, lag: Int, from start: Int = 0, sums: SIMD4<Double> = SIMD4()
+    ) -> Double {
         let raw = UnsafeRawPointer(b)
-        var sums = SIMD4<Double>()
-        var j = 0
+        var sums = sums
+        var j = start
         let pairs = count &- lag
         while j &+ 4 <= pairs {
             sums +=
@@ -171,6 +163,22 @@ extension WalkingRecognizer {
             j &+= 1
         }
         return ((first + sums[1]) + (sums[2] + sums[3])) / Double(pairs)
+    }
+
+    /// Autocorrelations (mean products over `variance`) into `r`: `passes` groups of four lags, `first` moved by `step`
+    /// a pass, then one more at `last`. `r` holds `4 · passes + 1` values.
+    @inline(__always)
+    static func autocorrelations(
+        into r: UnsafeMutableBufferPointer<Double>, of values: UnsafePointer<Double>, count: Int,
+        first: SIMD4<Int>, step: Int, passes: Int, last: Int, variance: Double
+    ) {
+        for pass in 0..<passes {
+            let products = meanProducts(values, count: count, lags: first &+ step &* pass) / variance
+            (r[4 * pass], r[4 * pass + 1], r[4 * pass + 2], r[4 * pass + 3]) = (
+                products[0], products[1], products[2], products[3]
+            )
+        }
+        r[4 * passes] = meanProduct(values, count: count, lag: last) / variance
     }
 
     /// `peakRate` and `strideCV` of the candidate steps in `[startNs, endNs)`, and `r1`, `r2` made relative to their
@@ -346,14 +354,9 @@ extension WalkingRecognizer {
         // The vectors' autocorrelations at lags 4-20 (index lag − 4): a lag of L ticks is 3L interleaved values. On
         // the stack: a SIMD vector indexed by a variable lag is stored and reloaded at every access.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 17) { r in
-            for pass in 0..<4 {
-                let lags = SIMD4<Int>(12, 15, 18, 21) &+ 12 &* pass
-                let products = meanProducts(across, count: 3 * count, lags: lags) / variance
-                (r[4 * pass], r[4 * pass + 1], r[4 * pass + 2], r[4 * pass + 3]) = (
-                    products[0], products[1], products[2], products[3]
-                )
-            }
-            r[16] = meanProduct(across, count: 3 * count, lag: 60) / variance
+            autocorrelations(
+                into: r, of: across, count: 3 * count, first: SIMD4(12, 15, 18, 21), step: 12, passes: 4, last: 60,
+                variance: variance)
             let along = alongAtStep
             return bestStride(
                 swingStrides.shortest...swingStrides.longest, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },
