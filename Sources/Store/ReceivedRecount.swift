@@ -1,5 +1,6 @@
 import GRDB
 import SensorInput
+import WallTime
 
 /// What the step readings phones pushed add since the last fetch, by the one reading rule: each device's readings
 /// from its earliest changed one on, recounted in time order (fractional counts summed, then rounded), so a resend
@@ -37,7 +38,8 @@ package struct ReceivedRecount: Sendable {
                     """)
             for (row, now) in counted {
                 try mark.execute(arguments: [
-                    now.startNs, now.endNs, now.steps, row.startNs, row.endNs, row.microsteps, row.device, row.key,
+                    now.start.nanosecondsSinceEpoch, now.end.nanosecondsSinceEpoch, now.steps, row.startNs, row.endNs,
+                    row.microsteps, row.device, row.key,
                 ])
             }
             for checkpoint in checkpoints { try checkpoint.insert(db, onConflict: .replace) }
@@ -86,7 +88,7 @@ package struct ReceivedRecount: Sendable {
             watermarkNs = min(watermarkNs, earliest)
         }
         deviceBuckets = deviceBuckets.mapValues { $0.filter { $0.value != 0 } }.filter { !$0.value.isEmpty }
-        firstDataNs = marks.counted.map(\.1.startNs).min()
+        firstDataNs = marks.counted.map(\.1.start.nanosecondsSinceEpoch).min()
     }
 
     /// The earliest reading a slice left uncounted: where it stopped inside a device, and the earliest changed reading
@@ -138,7 +140,9 @@ package struct ReceivedRecount: Sendable {
             looked += 1
             micro += row.microsteps
             let roundedNow = Self.rounded(micro)
-            let now = StepReading(startNs: row.startNs, endNs: row.endNs, steps: roundedNow - roundedBefore)
+            let now = StepReading(
+                start: Instant(nanosecondsSinceEpoch: row.startNs), end: Instant(nanosecondsSinceEpoch: row.endNs),
+                steps: roundedNow - roundedBefore)
             roundedBefore = roundedNow
             if row.changed || row.counted != now { out.append((row, now)) }
         }

@@ -5,6 +5,7 @@ import Messages
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// How to read an input's contents (`--strict`, `--format`, `--rate`): shared by every command that reads an input,
 /// `preview` included.
@@ -77,7 +78,7 @@ struct InputOptions: ParsableArguments {
     func readOptions() -> ReadOptions {
         let zone = timeZone.flatMap(TimeZones.named) ?? systemTimeZone  // a bad name was refused in validate()
         var options = ReadOptions(
-            strict: contents.strict, startNs: inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) },
+            strict: contents.strict, start: inputStart.map { Instant($0.date(in: zone)) },
             format: contents.format, rateHz: contents.rate)
         options.progress = true
         options.timeZone = timeZone.flatMap(TimeZones.named)

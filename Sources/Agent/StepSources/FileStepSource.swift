@@ -4,6 +4,7 @@ import Publishing
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// A source in a file or folder (`[source]`): a recording or step log read from its cursor as it grows, a whole
 /// export read again, the sample file the agent's sampler writes, or a live step counter's log.
@@ -25,7 +26,8 @@ struct FileStepSource: StepSource {
         var ingest = SourceRead(next: next, watermarkNs: nowNs)
         guard try Self.observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
         var options = Self.readOptions(source, byteLimit: byteLimit)
-        options.countedThroughNs = saved.lastReadingEndNs  // for a reader whose own saved state turns out unusable
+        // For a reader whose own saved state turns out unusable.
+        options.countedThrough = saved.lastReadingEndNs.map(Instant.init(nanosecondsSinceEpoch:))
         var detected = DetectedSteps()
         var detector = resumedDetector(next.detector, parameters: parameters, detected: &detected)
         var last = next.lastSampleNs
@@ -36,21 +38,21 @@ struct FileStepSource: StepSource {
         let sink: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
-                if first == nil { first = s.timeNs }
-                last = s.timeNs
-                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+                if first == nil { first = s.time.nanosecondsSinceEpoch }
+                last = s.time.nanosecondsSinceEpoch
+                detector.push(time: s.time, x: s.x, y: s.y, z: s.z, handle)
             case .reading(let r):
-                if let countedThrough, r.endNs <= countedThrough { return }
-                if first == nil { first = r.startNs }
-                lastReadingEnd = max(lastReadingEnd ?? r.endNs, r.endNs)
+                if let countedThrough, r.end.nanosecondsSinceEpoch <= countedThrough { return }
+                if first == nil { first = r.start.nanosecondsSinceEpoch }
+                lastReadingEnd = max(lastReadingEnd ?? r.end.nanosecondsSinceEpoch, r.end.nanosecondsSinceEpoch)
                 // The one rule `count` and `preview` use too: spread evenly over the reading's period.
                 r.stepsPerSecond { second, steps in detected.buckets[second, default: 0] += steps }
             }
         }
         let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each
             guard let firstSample = run.first, let lastSample = run.last else { return }
-            if first == nil { first = firstSample.timeNs }
-            last = lastSample.timeNs
+            if first == nil { first = firstSample.time.nanosecondsSinceEpoch }
+            last = lastSample.time.nanosecondsSinceEpoch
             detector.push(run, handle)
         }
         let (from, rotated) = try Self.startingCursor(source, saved: saved, options: options, sink)
@@ -123,7 +125,7 @@ struct FileStepSource: StepSource {
     static func freshDetector(_ saved: SavedSource, parameters: DetectorParameters) -> StepDetector {
         var detector = StepDetector(parameters: parameters)
         if saved.cursor == nil, let last = saved.lastSampleNs {
-            detector.push(timeNs: last, magnitude: standardGravity) { _ in }
+            detector.push(time: Instant(nanosecondsSinceEpoch: last), magnitude: standardGravity) { _ in }
         }
         return detector
     }
@@ -133,7 +135,7 @@ struct FileStepSource: StepSource {
     static func observe(_ source: AgentConfiguration.Source, nowNs: Int64, observeDevice: Bool) throws -> Bool {
         if let counter = source.stepCounter {
             if observeDevice {
-                try counter.record(nowNs: nowNs)
+                try counter.record(now: Instant(nanosecondsSinceEpoch: nowNs))
             } else if !FileManager.default.fileExists(atPath: counter.logPath) {
                 return false
             }
@@ -151,7 +153,7 @@ struct FileStepSource: StepSource {
     /// How the source is read: its format, start and source preference, at most `byteLimit`, on every core it may use.
     static func readOptions(_ source: AgentConfiguration.Source, byteLimit: Int64?) -> ReadOptions {
         var options = ReadOptions()
-        options.startNs = source.start.map(Timestamps.nanoseconds)
+        options.start = source.start.map(Instant.init)
         options.format = source.format
         options.timeZone = source.timeZone  // a date-time without an offset is in text.time_zone
         options.byteLimit = byteLimit
@@ -192,7 +194,7 @@ struct FileStepSource: StepSource {
             // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
             // detector has settled (or, before any walk, at the last sample read; for a step log, at the end of the
             // latest reading read).
-            return min(nowNs, detector.settledNs ?? last ?? lastReadingEndNs ?? nowNs)
+            return min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? last ?? lastReadingEndNs ?? nowNs)
         } else if !follow {
             // A complete recording: its last bout is over.
             detector.finish(handle)
@@ -202,7 +204,7 @@ struct FileStepSource: StepSource {
             // its last steps land in this window rather than after it was posted.
             detector.finish(handle)
             return nowNs
-        } else if let s = detector.settledNs {
+        } else if let s = detector.settled?.nanosecondsSinceEpoch {
             // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
             // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
             // closes no later than the detector's settled time.

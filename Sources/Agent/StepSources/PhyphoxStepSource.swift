@@ -2,6 +2,7 @@ import Foundation
 import Publishing
 import StepDetection
 import Store
+import WallTime
 
 /// A phone running phyphox's "Acceleration with g" with remote access on (`source.url`), pulled at each fetch: the
 /// buffers after the last buffer time read, mapped to wall time by the phone's `/time`, fed to the source's own
@@ -60,7 +61,7 @@ struct PhyphoxStepSource: StepSource {
                 "phyphox \(error.description); nothing read from it (the phone keeps its buffers for the next fetch)")
             let heardLately = saved.remotePosition.map { nowNs - $0.lastHeardNs <= Int64(remote.settle * 1e9) }
             if heardLately == true {
-                read.watermarkNs = min(nowNs, detector.settledNs ?? nowNs)
+                read.watermarkNs = min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? nowNs)
             } else {
                 detector.finish { detected.take($0) }
             }
@@ -96,15 +97,17 @@ struct PhyphoxStepSource: StepSource {
             )
         }
         taken.samples.withUnsafeBufferPointer { detector.push($0) { detected.take($0) } }
-        if let first = taken.samples.first, read.next.firstDataNs == nil { read.next.firstDataNs = first.timeNs }
-        if let last = taken.samples.last { read.next.lastSampleNs = last.timeNs }
+        if let first = taken.samples.first, read.next.firstDataNs == nil {
+            read.next.firstDataNs = first.time.nanosecondsSinceEpoch
+        }
+        if let last = taken.samples.last { read.next.lastSampleNs = last.time.nanosecondsSinceEpoch }
         if let median = PhyphoxReading.medianMagnitude(taken.samples), median < 5 {
             read.inputWarnings.append(
                 "phyphox \(name): the acceleration has no gravity in it (median |a| \(String(format: "%.1f", median)) m/s²): steps are counted from \"Acceleration with g\", not \"Linear Acceleration\""
             )
         }
         if reading.buffers.status.measuring {
-            read.watermarkNs = min(nowNs, detector.settledNs ?? read.next.lastSampleNs ?? nowNs)
+            read.watermarkNs = min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? read.next.lastSampleNs ?? nowNs)
         } else {
             // Paused or stopped: nothing more comes until it measures again, after a gap that ends the walk.
             detector.finish { detected.take($0) }
@@ -179,7 +182,7 @@ struct PhyphoxReading: Sendable {
                 guard let cy = columns[1][i], let cz = columns[2][i], cy.isFinite, cz.isFinite else { continue }
                 (y, z) = (cy, cz)
             }
-            samples.append(AccelerationSample(timeNs: wallNs, x: x, y: y, z: z))
+            samples.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: wallNs), x: x, y: y, z: z))
         }
         return (samples, last, false)
     }

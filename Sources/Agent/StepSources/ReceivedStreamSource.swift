@@ -35,9 +35,9 @@ struct ReceivedStreamSource: StepSource {
             var last = saved.lastSampleNs
             var spans: [(start: Int64, end: Int64)] = []
             try tx.forEachReceivedSample(stream: stream, afterNs: fedThrough, throughNs: cutoff) { sample in
-                let t = sample.timeNs
+                let t = sample.time.nanosecondsSinceEpoch
                 if read.next.firstDataNs == nil { read.next.firstDataNs = t }
-                detector.push(timeNs: t, x: sample.x, y: sample.y, z: sample.z, handle)
+                detector.push(time: sample.time, x: sample.x, y: sample.y, z: sample.z, handle)
                 ReceivedCounted.extend(&spans, t)
                 last = t
             }
@@ -52,7 +52,7 @@ struct ReceivedStreamSource: StepSource {
             } else if let last {
                 // Steps before the detector's settled time are final; the held-back samples come next time. (A stream
                 // of running totals only, a pedometer or a step log's `total`, has no samples: it holds nothing back.)
-                read.watermarkNs = min(nowNs, detector.settledNs ?? last, cutoff)
+                read.watermarkNs = min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? last, cutoff)
             }
             read.deviceBuckets = detected.buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): detected.buckets]
             read.bouts = detected.bouts
