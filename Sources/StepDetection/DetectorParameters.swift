@@ -43,6 +43,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps too (a walk's first steps are weaker or less even than the rest; the rhythm needed them to lock).
     /// 0: off (the detector before).
     public var lookBackSeconds: Double = 6.0
+    /// When the walking gate recognises a walk, the steps of its rhythm bout that the gate refused in up to this many
+    /// seconds before are its steps too (issue #47: the windows over a walk's first seconds are mostly what came
+    /// before it, so they refuse steps the rhythm followed from the start). 0: off (the detector before).
+    public var gateLookBackSeconds: Double = 0
     /// A short bout is judged on its own when it ends (issue #47): a rhythm bout of `shortBoutMinSteps` to
     /// `shortBoutMaxSteps` steps (look-back included) that no window accepted counts whole when its best window
     /// reached `shortBoutEnter` with three axes and at least `shortBoutAlongShare` of its moving energy along gravity,
@@ -76,6 +80,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// does, but carries the body's sway beside it (bench/accuracy.md). Above 1: off.
     public var heldArmSway: Double = 0.15
     public var heldArmStride: Double = 0.75
+    /// While the latest scored window is walking by a physical path (the steady-stride or the held-arm path's
+    /// evidence at least this, 0-1), a peak of the weak tracker (`minSwingInWalk`) may open a bout too (RhythmGate
+    /// .swift). A hand held on a treadmill's rail carries the body's rise and fall at a third of a free arm's swing:
+    /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
+    /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
+    public var weakPeaksOpenAtPathEvidence: Double = 0.5
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -86,9 +96,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, maxMissedStepGap, shortLongGait, fillStrideStart,
             maxSampleGap, recognizer
-        case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter, shortBoutAlongShare,
+        case lookBackSeconds, gateLookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
+            shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
@@ -114,6 +125,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
         lookBackSeconds = try value(.lookBackSeconds, s.lookBackSeconds)
+        gateLookBackSeconds = try value(.gateLookBackSeconds, s.gateLookBackSeconds)
         shortBoutMinSteps = try value(.shortBoutMinSteps, s.shortBoutMinSteps)
         shortBoutMaxSteps = try value(.shortBoutMaxSteps, s.shortBoutMaxSteps)
         shortBoutEnter = try value(.shortBoutEnter, s.shortBoutEnter)
@@ -125,6 +137,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
+        weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

@@ -67,7 +67,8 @@ extension StepDetector {
     }
 
     mutating func candidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
-        guard swing >= parameters.minSwing else { return }
+        guard swing >= parameters.minSwing || (gate.weakPeaksOpenBouts && swing >= parameters.minSwingInWalk)
+        else { return }
         var interval = rhythm.lastCandidateNs == .min ? Double.infinity : Double(timeNs - rhythm.lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }

@@ -211,7 +211,12 @@ public struct StepDetector: Sendable, Codable {
         }
         if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {
             if peak.swing >= parameters.minSwingInWalk { notePeakForLookBack(at: peak.timeNs) }
-            weakCandidate(at: peak.timeNs, swing: peak.swing, emit)
+            // In a window a physical path calls walking, a weak peak may open a bout (inside one, it waits as any).
+            if gate.weakPeaksOpenBouts && !rhythm.inBout {
+                candidate(at: peak.timeNs, swing: peak.swing, emit)
+            } else {
+                weakCandidate(at: peak.timeNs, swing: peak.swing, emit)
+            }
         }
         if timeNs > rhythm.boutDeadlineNs { endBout(emit) }
         // Windows are scored only while the rhythm has something for them to judge.
@@ -282,6 +287,7 @@ public struct StepDetector: Sendable, Codable {
             }
         }
         rhythm.restart()
+        gate.weakPeaksOpenBouts = false  // the walk a window saw before the gap is over
         filter.stage1 = value
         filter.stage2 = value
         peaks.restart(at: timeNs, value: value)

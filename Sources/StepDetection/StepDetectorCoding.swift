@@ -10,7 +10,7 @@ extension StepDetector {
         case irregularIntervals, bout, boutDeadlineNs, maxGapNs, lowPassTau, lastStepWeak, weakPeakNs
         case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
-        case shortBoutOpen, parkedRefused, shortBoutEvidence, boutGroup, groupOnlyUntilNs
+        case shortBoutOpen, parkedRefused, shortBoutEvidence, boutGroup, groupOnlyUntilNs, weakPeaksOpenBouts
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -75,6 +75,7 @@ extension StepDetector {
         try c.encode(gate.shortBoutEvidence, forKey: .shortBoutEvidence)
         try c.encode(gate.group, forKey: .boutGroup)
         try c.encode(gate.groupOnlyUntilNs, forKey: .groupOnlyUntilNs)
+        try c.encode(gate.weakPeaksOpenBouts, forKey: .weakPeaksOpenBouts)
     }
 
     private func encodeRhythm(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
@@ -146,6 +147,8 @@ extension StepDetector {
         // A state saved before short bouts were grouped has no group waiting.
         g.group = try c.decodeIfPresent(BoutGroup.self, forKey: .boutGroup) ?? BoutGroup()
         g.groupOnlyUntilNs = try c.decodeIfPresent(Int64.self, forKey: .groupOnlyUntilNs) ?? .min
+        // A state saved before weak peaks could open a bout opens none until its next window is scored.
+        g.weakPeaksOpenBouts = try c.decodeIfPresent(Bool.self, forKey: .weakPeaksOpenBouts) ?? false
         return g
     }
 }

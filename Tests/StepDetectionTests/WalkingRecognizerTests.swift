@@ -58,6 +58,27 @@ enum SyntheticMotion {
         d.finish(handle)
         return (d.counters.steps, times)
     }
+
+    /// `samples` through one detector, and through one saved as JSON after `cut` samples and decoded (an agent
+    /// restarted mid-stream): the events and counters of each, and the state saved at the cut.
+    static func resumed(_ samples: [Sample], cut: Int, parameters: DetectorParameters) throws -> (
+        events: [DetectorEvent], counters: DetectorCounters, onePass: [DetectorEvent],
+        onePassCounters: DetectorCounters,
+        saved: Data
+    ) {
+        var events: [DetectorEvent] = []
+        var first = StepDetector(parameters: parameters)
+        for s in samples[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        let saved = try JSONEncoder().encode(first)
+        var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
+        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        resumed.finish { events.append($0) }
+        var onePass: [DetectorEvent] = []
+        var d = StepDetector(parameters: parameters)
+        for s in samples { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
+        d.finish { onePass.append($0) }
+        return (events, resumed.counters, onePass, d.counters, saved)
+    }
 }
 
 /// Issue #36's two slow signals, magnitude only, 60 s at `rate` Hz with noise of 0.2 m/s²: a slow walk as a wrist's |a|
