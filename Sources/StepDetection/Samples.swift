@@ -53,24 +53,6 @@ public struct WalkingBout: Sendable, Equatable, Codable {
     }
 }
 
-extension WalkingBout {
-    /// The bout's times in nanoseconds, as the rhythm's per-sample state holds them.
-    init(startNs: Int64, endNs: Int64, steps: Int) {
-        self.init(
-            start: Instant(nanosecondsSinceEpoch: startNs), end: Instant(nanosecondsSinceEpoch: endNs), steps: steps)
-    }
-
-    var startNs: Int64 {
-        get { start.nanosecondsSinceEpoch }
-        set { start = Instant(nanosecondsSinceEpoch: newValue) }
-    }
-
-    var endNs: Int64 {
-        get { end.nanosecondsSinceEpoch }
-        set { end = Instant(nanosecondsSinceEpoch: newValue) }
-    }
-}
-
 /// What the detector reports while samples stream through it.
 public enum DetectorEvent: Sendable, Equatable {
     /// One counted step at this time (nanoseconds). Steps of a bout's confirmation run are reported, in time order,

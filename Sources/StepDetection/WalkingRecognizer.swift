@@ -14,18 +14,6 @@ public struct WalkingDecision: Sendable, Equatable, Codable {
     }
 }
 
-extension WalkingDecision {
-    /// The window's times in nanoseconds, as the gate's state holds them.
-    init(startNs: Int64, endNs: Int64, probability: Double) {
-        self.init(
-            start: Instant(nanosecondsSinceEpoch: startNs), end: Instant(nanosecondsSinceEpoch: endNs),
-            probability: probability)
-    }
-
-    var startNs: Int64 { start.nanosecondsSinceEpoch }
-    var endNs: Int64 { end.nanosecondsSinceEpoch }
-}
-
 /// Decides, continuously, whether the motion is walking. It resamples the detector's low-passed magnitude at a fixed
 /// 12.5 Hz (so 12.5-500 Hz inputs give the same windows) and, with three axes, the acceleration vector averaged over
 /// each tick; keeps the last 10.24 s in rings, and every 0.96 s computes the window's `WindowFeatures`. Fixed memory,

@@ -68,14 +68,20 @@ enum SyntheticMotion {
     ) {
         var events: [DetectorEvent] = []
         var first = StepDetector(parameters: parameters)
-        for s in samples[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in samples[..<cut] {
+            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         let saved = try JSONEncoder().encode(first)
         var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in samples[cut...] {
+            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         resumed.finish { events.append($0) }
         var onePass: [DetectorEvent] = []
         var d = StepDetector(parameters: parameters)
-        for s in samples { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
+        for s in samples {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
+        }
         d.finish { onePass.append($0) }
         return (events, resumed.counters, onePass, d.counters, saved)
     }
