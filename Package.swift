@@ -180,7 +180,7 @@ let package = Package(
             ]),
         // Real servers on loopback; run only by Tests/integration/run.sh (`make integration-test`), which starts them.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["Publishing", "Messages", "WallTime"],
+            name: "IntegrationTests", dependencies: ["Publishing", "Messages", "WallTime", "TestSupport"],
             path: "Tests/integration/IntegrationTests"),
     ]
 )

@@ -141,3 +141,14 @@ final class SQLiteExportDatabase: ExportDatabase {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
+
+extension ReadOptions {
+    /// SensorInput's default options, with app exports' SQLite databases (Gadgetbridge's) opened by `SQLiteExports`:
+    /// what the commands and the agent start from, so that none of them reads such an export as an error for want of
+    /// the opener SensorInput cannot link.
+    public static func withSQLiteExports() -> ReadOptions {
+        var options = ReadOptions()
+        options.exportDatabases = SQLiteExports()
+        return options
+    }
+}

@@ -20,11 +20,11 @@ extension StateStore {
     /// Stores what a payload holds in one transaction, before the receiver answers: a reading replaces the device's
     /// earlier one with the same key (a resend with the same value is a duplicate), and marks it for the next fetch.
     public func commit(_ payload: Payload, now: Instant) throws -> ReceivedCommit {
-        try writer.write { db in try Self.commit(payload, nowNs: now.nanosecondsSinceEpoch, db) }
+        try writer.write { db in try Self.commit(payload, now: now, db) }
     }
 
-    static func commit(_ payload: Payload, nowNs: Int64, _ db: Database) throws -> ReceivedCommit {
-        var batch = try ReceivedBatch(db, nowNs: nowNs)
+    static func commit(_ payload: Payload, now: Instant, _ db: Database) throws -> ReceivedCommit {
+        var batch = try ReceivedBatch(db, now: now)
         for item in payload.items {
             switch item {
             case .replacing(let device, let key, let reading, let microsteps):
@@ -42,13 +42,15 @@ extension StateStore {
             case .sample(let device, let stream, let sample):
                 try batch.sample(device: device, stream: stream, sample)
             case .runningTotal(let device, let stream, let timeNs, let total):
-                try Self.heardStream(device + "/" + stream, device: device, newestNs: timeNs, nowNs: nowNs, db)
+                try Self.heardStream(
+                    device + "/" + stream, device: device, newest: Instant(nanosecondsSinceEpoch: timeNs), now: now,
+                    db)
                 try batch.total(device: device, session: stream, timeNs: timeNs, total: total)
             }
         }
         let committed = try batch.finish(format: payload.format)
         for (device, text) in refusals(of: payload) {
-            try ReceivedDevice.refused(db, device: device, format: payload.format, nowNs: nowNs, text: text)
+            try ReceivedDevice.refused(db, device: device, format: payload.format, now: now, text: text)
         }
         return committed
     }
@@ -70,20 +72,20 @@ extension StateStore {
     /// Keeps a refusal that was answered 2xx (`AppConvention.unreadable`) for `status`.
     public func refused(device: String, format: String, now: Instant, text: String) throws {
         try writer.write { db in
-            try ReceivedDevice.refused(db, device: device, format: format, nowNs: now.nanosecondsSinceEpoch, text: text)
+            try ReceivedDevice.refused(db, device: device, format: format, now: now, text: text)
         }
     }
 
     /// The stream's record, created or brought up to date.
     @discardableResult
-    static func heardStream(_ stream: String, device: String, newestNs: Int64, nowNs: Int64, _ db: Database) throws
+    static func heardStream(_ stream: String, device: String, newest: Instant, now: Instant, _ db: Database) throws
         -> ReceivedStreamRecord
     {
         var row =
             try ReceivedStreamRecord.fetchOne(db, key: stream)
-            ?? ReceivedStreamRecord(stream: stream, device: device, lastHeardNs: nowNs, newestNs: newestNs)
-        row.lastHeardNs = nowNs
-        row.newestNs = max(row.newestNs, newestNs)
+            ?? ReceivedStreamRecord(stream: stream, device: device, lastHeard: now, newest: newest)
+        row.lastHeard = now
+        row.newest = max(row.newest, newest)
         try row.save(db)
         return row
     }
@@ -91,7 +93,7 @@ extension StateStore {
     /// The devices that pushed, most recently heard first.
     public func receivedDevices() throws -> [ReceivedDeviceListing] {
         try writer.read { db in
-            try ReceivedDevice.order(ReceivedDevice.Columns.lastHeardNs.desc).fetchAll(db).map(
+            try ReceivedDevice.order(ReceivedDevice.Columns.lastHeard.desc).fetchAll(db).map(
                 ReceivedDeviceListing.init)
         }
     }
@@ -100,6 +102,8 @@ extension StateStore {
 /// One payload being stored: its statements prepared once, and what it changed, per device and stream.
 private struct ReceivedBatch {
     let db: Database
+    let now: Instant
+    /// `now`'s nanoseconds, which the data ends of readings and samples are compared with.
     let nowNs: Int64
     let insertReading: Statement
     let insertSample: Statement
@@ -111,9 +115,10 @@ private struct ReceivedBatch {
     /// counted spans.
     var lastStream: (device: String, stream: String, key: String, countedThrough: Int64?)?
 
-    init(_ db: Database, nowNs: Int64) throws {
+    init(_ db: Database, now: Instant) throws {
         self.db = db
-        self.nowNs = nowNs
+        self.now = now
+        self.nowNs = now.nanosecondsSinceEpoch
         // A new key is inserted, a changed value replaces the old and is marked for the next fetch, the same value
         // again changes nothing (a duplicate), and so does a value sent before the one kept (`sent_ns`, when the app
         // says when it sent: Health Connect retries failed sends, which may come after a newer one).
@@ -224,11 +229,12 @@ private struct ReceivedBatch {
                     ON CONFLICT (stream) DO UPDATE SET last_heard_ns = excluded.last_heard_ns,
                         newest_ns = MAX(newest_ns, excluded.newest_ns)
                     """
-            ).execute(arguments: [stream, seen.device, nowNs, seen.newestNs])
+            ).execute(arguments: [stream, seen.device, now, seen.newestNs])
         }
         for (device, entry) in heard.sorted(by: { $0.key < $1.key }) {
             try ReceivedDevice.heard(
-                db, device: device, format: format, nowNs: nowNs, dataEndNs: entry.dataEnd, readings: entry.readings,
+                db, device: device, format: format, now: now,
+                dataEnd: entry.dataEnd.map(Instant.init(nanosecondsSinceEpoch:)), readings: entry.readings,
                 samples: entry.samples)
             result.devices.append(device)
         }

@@ -8,28 +8,34 @@ import WallTime
 /// watermark waits for.
 public struct ReceivedDevice: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "received_device"
-    public static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    public static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
+    enum CodingKeys: String, CodingKey {
+        case device, format, readings, samples
+        case firstHeard = "first_heard_ns"
+        case lastHeard = "last_heard_ns"
+        case dataEnd = "data_end_ns"
+        case lastRefusal = "last_refusal_ns"
+        case lastRefusalText = "last_refusal"
+    }
     public enum Columns {
-        static let device = Column("device")
-        static let lastHeardNs = Column("last_heard_ns")
+        static let device = Column(CodingKeys.device)
+        static let lastHeard = Column(CodingKeys.lastHeard)
     }
     /// The device as its app names it (a Health Auto Export source, a Health Connect app, an OwnTracks user).
     public var device: String
     /// The payload format it sends.
     public var format: String
-    public var firstHeardNs: Int64
-    public var lastHeardNs: Int64
+    public var firstHeard: Instant
+    public var lastHeard: Instant
     /// The end of the latest data it sent: up to here its data has arrived.
-    public var dataEndNs: Int64?
+    public var dataEnd: Instant?
     /// Readings received (resends included) and samples received.
     public var readings: Int
     public var samples: Int
     /// When its latest payload with items left out (or refused whole and answered 2xx, OwnTracks) came, and what was
     /// left out: set in the commit's transaction, the row created when every item was refused (migration
     /// `v15-received-refusal`).
-    public var lastRefusalNs: Int64?
-    public var lastRefusal: String?
+    public var lastRefusal: Instant?
+    public var lastRefusalText: String?
 }
 
 /// A stream of acceleration samples a device pushes (`received_stream`; Sensor Logger: one per recording session):
@@ -37,18 +43,17 @@ public struct ReceivedDevice: Codable, Sendable, Equatable, FetchableRecord, Per
 /// out of order. Its samples wait in `received_sample` until a fetch has fed them to the detector.
 package struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     package static let databaseTableName = "received_stream"
-    package static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    package static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
-    package enum Columns {
-        static let stream = Column("stream")
-        static let lastHeardNs = Column("last_heard_ns")
-        static let newestNs = Column("newest_ns")
+    enum CodingKeys: String, CodingKey {
+        case stream, device
+        case lastHeard = "last_heard_ns"
+        case newest = "newest_ns"
+        case lastTotal = "last_total"
     }
     package var stream: String
     package var device: String
-    package var lastHeardNs: Int64
+    package var lastHeard: Instant
     /// The newest sample time received.
-    package var newestNs: Int64
+    package var newest: Instant
     /// The last running step total, as kept before `received_total` (migration v14, which starts from it); no longer
     /// written.
     var lastTotal: Int?
@@ -57,7 +62,7 @@ package struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableReco
     /// walk is closed by the first read after `reorder` of quiet, `ReceivedStreamSource`). A session that ended is
     /// read once more and then left alone, so the work of a fetch does not grow with every session ever recorded; a
     /// message that comes for it later makes it active again.
-    static func active(_ db: Database, reorderNs: Int64) throws -> [String] {
+    static func active(_ db: Database, reorder: Duration) throws -> [String] {
         try String.fetchAll(
             db,
             sql: """
@@ -65,7 +70,7 @@ package struct ReceivedStreamRecord: Codable, Sendable, Equatable, FetchableReco
                 WHERE c.updated_ns IS NULL OR c.updated_ns - s.last_heard_ns <= ?
                     OR EXISTS (SELECT 1 FROM received_sample r WHERE r.stream = s.stream)
                 ORDER BY s.stream
-                """, arguments: [reorderNs])
+                """, arguments: [reorder.nanoseconds])
     }
 }
 
@@ -91,11 +96,11 @@ struct ReceivedSampleRecord: Codable, FetchableRecord, PersistableRecord {
     var y: Double
     var z: Double
 
-    /// Calls `body` with each sample of `stream` in `(afterNs, throughNs]`, in time order.
+    /// Calls `body` with each sample of `stream` in `(after, through]`, in time order.
     static func forEach(
-        _ db: Database, stream: String, afterNs: Int64, throughNs: Int64, _ body: (AccelerationSample) throws -> Void
+        _ db: Database, stream: String, after: Instant, through: Instant, _ body: (AccelerationSample) throws -> Void
     ) throws {
-        let request = filter(Columns.stream == stream && Columns.timeNs > afterNs && Columns.timeNs <= throughNs)
+        let request = filter(Columns.stream == stream && Columns.timeNs > after && Columns.timeNs <= through)
             .select(Columns.timeNs, Columns.x, Columns.y, Columns.z).order(Columns.timeNs)
         let rows = try Row.fetchCursor(db, request)
         while let row = try rows.next() {
@@ -103,14 +108,14 @@ struct ReceivedSampleRecord: Codable, FetchableRecord, PersistableRecord {
         }
     }
 
-    /// How many samples of `stream` at or before `throughNs` wait.
-    static func count(_ db: Database, stream: String, throughNs: Int64) throws -> Int {
-        try filter(Columns.stream == stream && Columns.timeNs <= throughNs).fetchCount(db)
+    /// How many samples of `stream` at or before `through` wait.
+    static func count(_ db: Database, stream: String, through: Instant) throws -> Int {
+        try filter(Columns.stream == stream && Columns.timeNs <= through).fetchCount(db)
     }
 
-    /// Removes the samples of `stream` fed through `throughNs`.
-    static func remove(_ db: Database, stream: String, throughNs: Int64) throws {
-        _ = try filter(Columns.stream == stream && Columns.timeNs <= throughNs).deleteAll(db)
+    /// Removes the samples of `stream` fed through `through`.
+    static func remove(_ db: Database, stream: String, through: Instant) throws {
+        _ = try filter(Columns.stream == stream && Columns.timeNs <= through).deleteAll(db)
     }
 }
 
@@ -124,13 +129,9 @@ package enum ReceivedCounted {
     /// that a message missing when its neighbours were fed leaves a gap its late samples fall into.
     static let gapNs: Int64 = 500_000_000
 
-    /// Extends `spans` by a sample fed at `t` (ascending): the last span when within `gapNs` of its end, else a new one.
-    package static func extend(_ spans: inout [(start: Int64, end: Int64)], _ t: Int64) {
-        if let last = spans.last, t - last.end <= gapNs { spans[spans.count - 1].end = t } else { spans.append((t, t)) }
-    }
-
     /// Adds the spans of samples just fed, the first joined to the stream's latest span when close enough.
-    static func add(_ spans: [(start: Int64, end: Int64)], stream: String, _ db: Database) throws {
+    static func add(_ fed: CountedSpans, stream: String, _ db: Database) throws {
+        let spans = fed.spans
         guard var first = spans.first else { return }
         typealias C = ReceivedCountedRecord.Columns
         if let latest = try ReceivedCountedRecord.filter(C.stream == stream).order(C.startNs.desc).fetchOne(db),
@@ -187,6 +188,25 @@ package enum ReceivedCounted {
     }
 }
 
+/// The spans of the samples one read fed to a stream's detector, built sample by sample and kept by the transaction
+/// that saves the read (`ReceivedCounted.add`).
+package struct CountedSpans: Sendable {
+    var spans: [(start: Int64, end: Int64)] = []
+
+    package init() {}
+
+    /// Extends the spans by a sample fed at `time` (ascending): the last span when within `gapNs` of its end, else a
+    /// new one.
+    package mutating func extend(_ time: Instant) {
+        let t = time.nanosecondsSinceEpoch
+        if let last = spans.last, t - last.end <= ReceivedCounted.gapNs {
+            spans[spans.count - 1].end = t
+        } else {
+            spans.append((t, t))
+        }
+    }
+}
+
 /// A span of a stream's samples already fed and removed (`received_counted`, `ReceivedCounted`). Hot: looked up by
 /// a prepared statement for each resent sample.
 struct ReceivedCountedRecord: Codable, FetchableRecord, PersistableRecord {
@@ -230,13 +250,12 @@ public struct ReceivedDeviceListing: Codable, Sendable, Equatable {
     init(_ d: ReceivedDevice) {
         device = d.device
         format = d.format
-        let date = { (ns: Int64) in Instant(nanosecondsSinceEpoch: ns).date }
-        lastHeard = date(d.lastHeardNs)
-        dataUntil = d.dataEndNs.map(date)
+        lastHeard = d.lastHeard.date
+        dataUntil = d.dataEnd?.date
         readings = d.readings
         samples = d.samples
-        lastRefusal = d.lastRefusalNs.map(date)
-        lastRefusalText = d.lastRefusal
+        lastRefusal = d.lastRefusal?.date
+        lastRefusalText = d.lastRefusalText
     }
 }
 
@@ -317,11 +336,11 @@ struct ReceivedCheckpointRecord: Codable, Sendable, Equatable, FetchableRecord, 
 }
 
 extension ReceivedDevice {
-    /// Records that `device` was heard at `nowNs` (created on first word): its data has arrived up to `dataEndNs`
-    /// (never moved back), and `readings` and `samples` more were received. Phones that push and phones that are
-    /// pulled (phyphox) are listed alike.
+    /// Records that `device` was heard `now` (created on first word): its data has arrived up to `dataEnd` (never
+    /// moved back), and `readings` and `samples` more were received. Phones that push and phones that are pulled
+    /// (phyphox) are listed alike.
     static func heard(
-        _ db: Database, device: String, format: String, nowNs: Int64, dataEndNs: Int64?, readings: Int, samples: Int
+        _ db: Database, device: String, format: String, now: Instant, dataEnd: Instant?, readings: Int, samples: Int
     ) throws {
         try db.cachedStatement(
             sql: """
@@ -333,13 +352,13 @@ extension ReceivedDevice {
                         COALESCE(excluded.data_end_ns, data_end_ns)),
                     readings = readings + excluded.readings, samples = samples + excluded.samples
                 """
-        ).execute(arguments: [device, format, nowNs, nowNs, dataEndNs, readings, samples])
+        ).execute(arguments: [device, format, now, now, dataEnd, readings, samples])
     }
 
-    /// Records that a payload of `device` at `nowNs` had items left out (`text` says which), creating its row when
-    /// nothing of it was stored. Its last heard time and data end are left as they were: a refusal is no data, and
-    /// must not hold windows back for a device whose data has stopped arriving.
-    static func refused(_ db: Database, device: String, format: String, nowNs: Int64, text: String) throws {
+    /// Records that a payload of `device` that came `now` had items left out (`text` says which), creating its row
+    /// when nothing of it was stored. Its last heard time and data end are left as they were: a refusal is no data,
+    /// and must not hold windows back for a device whose data has stopped arriving.
+    static func refused(_ db: Database, device: String, format: String, now: Instant, text: String) throws {
         try db.cachedStatement(
             sql: """
                 INSERT INTO received_device (device, format, first_heard_ns, last_heard_ns, last_refusal_ns, last_refusal)
@@ -347,6 +366,6 @@ extension ReceivedDevice {
                 ON CONFLICT (device) DO UPDATE SET last_refusal_ns = excluded.last_refusal_ns,
                     last_refusal = excluded.last_refusal
                 """
-        ).execute(arguments: [device, format, nowNs, nowNs, nowNs, text])
+        ).execute(arguments: [device, format, now, now, now, text])
     }
 }

@@ -11,11 +11,11 @@ package struct ReceivedRecount: Sendable {
     /// Each device's change of steps per second (zeros left out; devices without a change left out).
     package var deviceBuckets: [String: [Int64: Int]] = [:]
     /// Steps before this time are final.
-    package var watermarkNs: Int64
+    package var watermark: Instant
     /// Whether readings were left for the next slice.
     package var moreToRead = false
     /// The start of the earliest reading counted.
-    package var firstDataNs: Int64?
+    package var firstData: Instant?
     /// What to record once the counted steps are saved (`IngestedSlice.Change.counted`).
     package var marks = Marks()
 
@@ -52,8 +52,8 @@ package struct ReceivedRecount: Sendable {
         }
     }
 
-    init(_ db: Database, nowNs: Int64, settleNs: Int64, limit: Int) throws {
-        watermarkNs = try Self.watermark(db, nowNs: nowNs, settleNs: settleNs)
+    init(_ db: Database, now: Instant, settle: Duration, limit: Int) throws {
+        watermark = try Self.watermark(db, now: now, settle: settle)
         var room = limit
         typealias C = ReceivedReadingRecord.Columns
         let devices = try String.fetchAll(
@@ -85,10 +85,10 @@ package struct ReceivedRecount: Sendable {
         // A backlog left for the next slice or fetch holds the window back to its earliest reading: closing past it
         // would post time whose steps are not counted yet, and they would come later as late steps.
         if moreToRead, let earliest = try Self.backlogStart(db, resumeAt: marks.resumeAt, unreached: unreached) {
-            watermarkNs = min(watermarkNs, earliest)
+            watermark = min(watermark, Instant(nanosecondsSinceEpoch: earliest))
         }
         deviceBuckets = deviceBuckets.mapValues { $0.filter { $0.value != 0 } }.filter { !$0.value.isEmpty }
-        firstDataNs = marks.counted.map(\.1.start.nanosecondsSinceEpoch).min()
+        firstData = marks.counted.map(\.1.start).min()
     }
 
     /// The earliest reading a slice left uncounted: where it stopped inside a device, and the earliest changed reading
@@ -153,9 +153,9 @@ package struct ReceivedRecount: Sendable {
         Int((microsteps + (microsteps >= 0 ? 500_000 : -500_000)) / 1_000_000)
     }
 
-    /// The earliest end of data of the devices heard within `settle`; `nowNs` when none is.
-    static func watermark(_ db: Database, nowNs: Int64, settleNs: Int64) throws -> Int64 {
-        let active = try ReceivedDevice.filter(ReceivedDevice.Columns.lastHeardNs >= nowNs - settleNs).fetchAll(db)
-        return active.compactMap(\.dataEndNs).min().map { min($0, nowNs) } ?? nowNs
+    /// The earliest end of data of the devices heard within `settle`; `now` when none is.
+    static func watermark(_ db: Database, now: Instant, settle: Duration) throws -> Instant {
+        let active = try ReceivedDevice.filter(ReceivedDevice.Columns.lastHeard >= now - settle).fetchAll(db)
+        return active.compactMap(\.dataEnd).min().map { min($0, now) } ?? now
     }
 }

@@ -116,13 +116,13 @@ package struct SourceCursorRecord: Codable, Sendable, Equatable, FetchableRecord
     package static let databaseTableName = "source_cursor"
     enum CodingKeys: String, CodingKey {
         case source, cursor, detector
-        case lastSampleNs = "last_sample_ns"
-        case lastReadingEndNs = "last_reading_end_ns"
-        case skipReadingsThroughNs = "skip_readings_through_ns"
-        case firstDataNs = "first_data_ns"
+        case lastSample = "last_sample_ns"
+        case lastReadingEnd = "last_reading_end_ns"
+        case skipReadingsThrough = "skip_readings_through_ns"
+        case firstData = "first_data_ns"
         case skippedLines = "skipped_lines"
         case remotePosition = "remote_position"
-        case updatedNs = "updated_ns"
+        case updated = "updated_ns"
     }
     package enum Columns {
         static let source = Column(CodingKeys.source)
@@ -130,28 +130,28 @@ package struct SourceCursorRecord: Codable, Sendable, Equatable, FetchableRecord
     package var source: String
     package var cursor: String?
     package var detector: String?
-    package var lastSampleNs: Int64?
-    package var lastReadingEndNs: Int64?
-    package var skipReadingsThroughNs: Int64?
-    package var firstDataNs: Int64?
+    package var lastSample: Instant?
+    package var lastReadingEnd: Instant?
+    package var skipReadingsThrough: Instant?
+    package var firstData: Instant?
     package var skippedLines: String?
     package var remotePosition: String?
-    package var updatedNs: Int64
+    package var updated: Instant
 
     package init(
-        source: String, cursor: String?, detector: String?, lastSampleNs: Int64?, lastReadingEndNs: Int64?,
-        skipReadingsThroughNs: Int64?, firstDataNs: Int64?, skippedLines: String?, remotePosition: String?,
-        updatedNs: Int64
+        source: String, cursor: String?, detector: String?, lastSample: Instant?, lastReadingEnd: Instant?,
+        skipReadingsThrough: Instant?, firstData: Instant?, skippedLines: String?, remotePosition: String?,
+        updated: Instant
     ) {
         self.source = source
         self.cursor = cursor
         self.detector = detector
-        self.lastSampleNs = lastSampleNs
-        self.lastReadingEndNs = lastReadingEndNs
-        self.skipReadingsThroughNs = skipReadingsThroughNs
-        self.firstDataNs = firstDataNs
+        self.lastSample = lastSample
+        self.lastReadingEnd = lastReadingEnd
+        self.skipReadingsThrough = skipReadingsThrough
+        self.firstData = firstData
         self.skippedLines = skippedLines
         self.remotePosition = remotePosition
-        self.updatedNs = updatedNs
+        self.updated = updated
     }
 }

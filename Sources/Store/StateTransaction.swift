@@ -70,8 +70,8 @@ package struct StateTransaction {
     }
 
     /// The sample streams a fetch still has work for (`ReceivedStreamRecord.active`).
-    package func activeStreams(reorderNs: Int64) throws -> [String] {
-        try ReceivedStreamRecord.active(db, reorderNs: reorderNs)
+    package func activeStreams(reorder: Duration) throws -> [String] {
+        try ReceivedStreamRecord.active(db, reorder: reorder)
     }
 
     /// A pushed sample stream's record; nil when none was received.
@@ -79,21 +79,21 @@ package struct StateTransaction {
         try ReceivedStreamRecord.fetchOne(db, key: stream)
     }
 
-    /// Calls `body` with each waiting sample of `stream` in `(afterNs, throughNs]`, in time order.
+    /// Calls `body` with each waiting sample of `stream` in `(after, through]`, in time order.
     package func forEachReceivedSample(
-        stream: String, afterNs: Int64, throughNs: Int64, _ body: (AccelerationSample) throws -> Void
+        stream: String, after: Instant, through: Instant, _ body: (AccelerationSample) throws -> Void
     ) throws {
-        try ReceivedSampleRecord.forEach(db, stream: stream, afterNs: afterNs, throughNs: throughNs, body)
+        try ReceivedSampleRecord.forEach(db, stream: stream, after: after, through: through, body)
     }
 
-    /// How many samples of `stream` at or before `throughNs` wait.
-    package func receivedSampleCount(stream: String, throughNs: Int64) throws -> Int {
-        try ReceivedSampleRecord.count(db, stream: stream, throughNs: throughNs)
+    /// How many samples of `stream` at or before `through` wait.
+    package func receivedSampleCount(stream: String, through: Instant) throws -> Int {
+        try ReceivedSampleRecord.count(db, stream: stream, through: through)
     }
 
     /// Counts what phones pushed since the last fetch (`ReceivedRecount`).
-    package func recountReceived(nowNs: Int64, settleNs: Int64, limit: Int) throws -> ReceivedRecount {
-        try ReceivedRecount(db, nowNs: nowNs, settleNs: settleNs, limit: limit)
+    package func recountReceived(now: Instant, settle: Duration, limit: Int) throws -> ReceivedRecount {
+        try ReceivedRecount(db, now: now, settle: settle, limit: limit)
     }
 
     /// Saves a slice a source read: its steps (one device per minute where phones overlap), bouts, position, and
@@ -113,20 +113,20 @@ package struct StateTransaction {
                 db, onConflict: .ignore)
         }
         try slice.position.upsert(db)
-        for change in slice.changes { try apply(change, nowNs: nowNs) }
+        for change in slice.changes { try apply(change, now: now) }
         return lowered
     }
 
-    private func apply(_ change: IngestedSlice.Change, nowNs: Int64) throws {
+    private func apply(_ change: IngestedSlice.Change, now: Instant) throws {
         switch change {
         case .counted(let recount):
             try recount.markCounted(db)
-        case .fed(let stream, let throughNs, let spans):
-            try ReceivedSampleRecord.remove(db, stream: stream, throughNs: throughNs)
+        case .fed(let stream, let through, let spans):
+            try ReceivedSampleRecord.remove(db, stream: stream, through: through)
             try ReceivedCounted.add(spans, stream: stream, db)
-        case .heard(let device, let format, let dataEndNs, let samples):
+        case .heard(let device, let format, let dataEnd, let samples):
             try ReceivedDevice.heard(
-                db, device: device, format: format, nowNs: nowNs, dataEndNs: dataEndNs, readings: 0, samples: samples)
+                db, device: device, format: format, now: now, dataEnd: dataEnd, readings: 0, samples: samples)
         }
     }
 }
@@ -137,10 +137,10 @@ package struct IngestedSlice: Sendable {
     package enum Change: Sendable {
         /// The received readings a recount counted.
         case counted(ReceivedRecount.Marks)
-        /// The samples of a stream fed to its detector through `throughNs`: removed, the spans they covered kept.
-        case fed(stream: String, throughNs: Int64, spans: [(start: Int64, end: Int64)])
+        /// The samples of a stream fed to its detector through `through`: removed, the spans they covered kept.
+        case fed(stream: String, through: Instant, spans: CountedSpans)
         /// A phone that is pulled was heard (listed with the phones that push).
-        case heard(device: String, format: String, dataEndNs: Int64?, samples: Int)
+        case heard(device: String, format: String, dataEnd: Instant?, samples: Int)
     }
 
     /// Steps per second, counted as they are.

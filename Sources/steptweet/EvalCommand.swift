@@ -137,8 +137,7 @@ struct EvalCommand: ParsableCommand {
         let report: Evaluation.Report
         do {
             let parameters = try detectorParameters()
-            var options = ReadOptions()
-            options.exportDatabases = SQLiteExports()
+            let options = ReadOptions.withSQLiteExports()
             if let features {
                 try WalkingFeatureDump.write(
                     loaded, options: options, parameters: parameters, jobs: jobs ?? Parallelism.availableCores(),

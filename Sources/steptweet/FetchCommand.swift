@@ -101,7 +101,7 @@ struct FetchCommand: AsyncParsableCommand {
             fetcher.sliceBytes = bytes
         }
         if imageDir != nil { fetcher.drawsCharts = true }
-        let report = await fetcher.fetch(now: at, trigger: [.manual], dryRun: dryRun)
+        let report = await fetcher.fetch(now: Instant(at), trigger: [.manual], dryRun: dryRun)
         let imageFiles = try imageDir.map { try writeImages(report, into: $0) } ?? [:]
         if quiet {
             if report.result == .failed { printError(report.line) }
@@ -183,7 +183,7 @@ struct FetchJSON: Encodable {
         reason = r.reason
         failureKind = r.failureKind?.rawValue
         trigger = r.trigger.description
-        now = f(r.now)
+        now = f(r.now.date)
         dryRun = r.dryRun
         if let w = r.window { window = Window(start: f(w.start.date), end: f(w.end.date)) }
         steps = r.steps

@@ -77,14 +77,13 @@ struct InputOptions: ParsableArguments {
 
     func readOptions() -> ReadOptions {
         let zone = timeZone.flatMap(TimeZones.named) ?? systemTimeZone  // a bad name was refused in validate()
-        var options = ReadOptions(
-            strict: contents.strict, start: inputStart.map { Instant($0.date(in: zone)) },
-            format: contents.format, rateHz: contents.rate)
+        var options = ReadOptions.withSQLiteExports()
+        (options.strict, options.format, options.rateHz) = (contents.strict, contents.format, contents.rate)
+        options.start = inputStart.map { Instant($0.date(in: zone)) }
         options.progress = true
         options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }
         options.jobs = effectiveJobs
-        options.exportDatabases = SQLiteExports()
         return options
     }
 }

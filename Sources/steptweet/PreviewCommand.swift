@@ -100,12 +100,11 @@ struct PreviewCommand: ParsableCommand {
         }
         let result: RecordingCount
         do {
-            var options = ReadOptions(
-                strict: contents.strict, start: Instant(anchor), format: contents.format,
-                rateHz: contents.rate)
+            var options = ReadOptions.withSQLiteExports()
+            (options.strict, options.format, options.rateHz) = (contents.strict, contents.format, contents.rate)
+            options.start = Instant(anchor)
             options.progress = true
             options.timeZone = zone
-            options.exportDatabases = SQLiteExports()
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
         } catch let error as InputError {
             throw fail(error.description, status: ExitStatus.of(error))

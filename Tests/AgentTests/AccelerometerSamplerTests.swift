@@ -176,7 +176,7 @@ func sampleLines(_ path: String) -> [String] {
 
         // Before the agent has sampled anything, a fetch says why there is nothing to read.
         let early = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: [.manual])
+            now: Instant(Fixture.date("2026-11-21T10:01:00+09:00")), trigger: [.manual])
         #expect(early.result == .failed)
         #expect(early.reason?.contains("no samples yet") == true, "\(early.line)")
 
@@ -188,7 +188,7 @@ func sampleLines(_ path: String) -> [String] {
         #expect(
             await eventually {
                 (SampleFileWriter.lastTime(in: device.samplePath) ?? SampleFileWriter.lastTime(in: device.rotatedPath))
-                    == lastNs
+                    == Instant(nanosecondsSinceEpoch: lastNs)
             })
         // The buffer was off: the sampler turned on the channels it needs, and the buffer; off again when it stops.
         #expect(tree.read("buffer/enable") == "1")
@@ -199,7 +199,7 @@ func sampleLines(_ path: String) -> [String] {
         #expect(events.all.contains(.rotated(device.rotatedPath)))
 
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: [.manual])
+            now: Instant(Fixture.date("2026-11-21T10:10:00+09:00")), trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         let steps = try #require(report.windows.first?.steps)
         #expect(abs(steps - 109) <= 11, "\(steps) steps")
@@ -242,19 +242,19 @@ func sampleLines(_ path: String) -> [String] {
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // The agent has just started: a header and no sample. A fetch then has nothing to read.
         try write(device.samplePath, [], header: true)
-        let r0 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:01:00+09:00"), trigger: [.manual])
+        let r0 = await fetcher.fetch(now: Instant(Fixture.date("2026-11-21T10:01:00+09:00")), trigger: [.manual])
         #expect(r0.result == .noData, "\(r0.line)")
         // Samples arrive, the file is rotated, and more arrive in the new one before the next fetch.
         try write(device.samplePath, lines[0..<third], header: false, append: true)
         try FileManager.default.moveItem(atPath: device.samplePath, toPath: device.rotatedPath)
         try write(device.samplePath, lines[third..<(2 * third)], header: true)
-        let r1 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:02:45+09:00"), trigger: [.manual])
+        let r1 = await fetcher.fetch(now: Instant(Fixture.date("2026-11-21T10:02:45+09:00")), trigger: [.manual])
         #expect(!FileManager.default.fileExists(atPath: device.rotatedPath))  // finished, so removed
         // Once more: the rest of the current file, then the next one.
         try write(device.samplePath, lines[(2 * third)...].prefix(10), header: false, append: true)
         try FileManager.default.moveItem(atPath: device.samplePath, toPath: device.rotatedPath)
         try write(device.samplePath, lines[(2 * third + 10)...], header: true)
-        let r2 = await fetcher.fetch(now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: [.manual])
+        let r2 = await fetcher.fetch(now: Instant(Fixture.date("2026-11-21T10:10:00+09:00")), trigger: [.manual])
         #expect(!FileManager.default.fileExists(atPath: device.rotatedPath))
         let posted = (r1.windows + r2.windows).map(\.steps).reduce(0, +)
 
@@ -265,7 +265,7 @@ func sampleLines(_ path: String) -> [String] {
         var one = try Fixture.config(dir: single, source: whole, extra: "follow = true")
         one.publishers = [ScriptedPublisher()]
         let r = await Fetcher(configuration: one, clock: ContinuousClock()).fetch(
-            now: Fixture.date("2026-11-21T10:10:00+09:00"), trigger: [.manual])
+            now: Instant(Fixture.date("2026-11-21T10:10:00+09:00")), trigger: [.manual])
         #expect(posted == r.windows.map(\.steps).reduce(0, +), "\(r1.windows) \(r2.windows) vs \(r.windows)")
         #expect(abs(posted - 109) <= 11)
     }

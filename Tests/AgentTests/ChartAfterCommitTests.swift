@@ -44,7 +44,7 @@ import WallTime
             writes.withLock { $0.append(wrote) }
             return try WindowChart.image(activity, composer: composer, options: options)
         }
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(2400), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(2400)), trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         #expect(writes.withLock { $0 } == [true], "the renderer ran inside the write transaction")
         let posted = await target.received
@@ -58,7 +58,7 @@ import WallTime
         let target = ScriptedPublisher(name: "pictures", image: ImageOption(chart: true))
         let config = try chartConfig(dir, target: target)
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(2400), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(2400)), trigger: [.manual])
         let window = try #require(report.windows.first, "\(report.line)")
         let activity = try #require(try committedActivity(fetcher, window))
         let expected = try WindowChart.image(activity, composer: config.composer, options: config.chart)
@@ -77,7 +77,7 @@ import WallTime
         let store = try StateStore(path: config.statePath)
         let budget = Deadline(in: .seconds(600), clock: ContinuousClock())
         let now = t0.addingTimeInterval(2400)
-        var died = FetchReport(result: .noData, trigger: [.manual], now: now, dryRun: false)
+        var died = FetchReport(result: .noData, trigger: [.manual], now: Instant(now), dryRun: false)
         try await fetcher.ingestAndClose(
             store: store, now: Instant(now), budget: budget, report: &died)
         let window = try #require(died.windows.first)
@@ -91,7 +91,7 @@ import WallTime
         #expect(died.deliveries.first?.reason == "reading the window's chart: it is not drawn yet")
         #expect(await target.received.isEmpty, "sent without its chart")
 
-        let next = await fetcher.fetch(now: now.addingTimeInterval(60), trigger: [.manual])
+        let next = await fetcher.fetch(now: Instant(now.addingTimeInterval(60)), trigger: [.manual])
         #expect(next.deliveries.map(\.outcome) == [.delivered], "\(next.line)")
         let posted = await target.received
         let activity = try #require(try committedActivity(fetcher, window))
@@ -107,7 +107,7 @@ import WallTime
         let config = try chartConfig(dir, target: target)
         var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.renderChart = { _, _, _ throws(RasterizeError) in throw RasterizeError(reason: "no fonts") }
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(2400), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(2400)), trigger: [.manual])
         #expect(report.warnings.contains("cannot draw the chart: no fonts; the window's posts go out without it"))
         #expect(report.deliveries.map(\.outcome) == [.delivered], "\(report.line)")
         let posted = await target.received

@@ -20,7 +20,7 @@ import WallTime
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
 
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(first.result == .newData, "\(first.line)")
         let window = try #require(first.windows.first)
         #expect(window.text.hasPrefix("11/21 10:02:00 〜 11/21 10:10:00 の期間に iPhone 5s を持って "))
@@ -30,7 +30,7 @@ import WallTime
         #expect(received.map(\.text) == [window.text])
         #expect(received.first?.idempotencyKey == "steps-20261121T010200Z-20261121T011000Z")
 
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let second = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(second.result == .noData)
         #expect(second.windows.isEmpty)
         #expect(await target.received.count == 1)
@@ -66,12 +66,13 @@ import WallTime
             try handle.write(contentsOf: Data(bytes[cuts[i - 1]..<cuts[i]]))
             try handle.close()
             // Fetch times track the data: the 60 s recording starts at 10:02:00.
-            let report = await fetcher.fetch(now: t0.addingTimeInterval(120 + Double(i) * 12), trigger: [.manual])
+            let report = await fetcher.fetch(
+                now: Instant(t0.addingTimeInterval(120 + Double(i) * 12)), trigger: [.manual])
             #expect(report.result != .failed, "\(report.line)")
             total += report.postedSteps
         }
         // Long after the walk: whatever was still pending is now settled.
-        let last = await fetcher.fetch(now: t0.addingTimeInterval(900), trigger: [.manual])
+        let last = await fetcher.fetch(now: Instant(t0.addingTimeInterval(900)), trigger: [.manual])
         total += last.postedSteps
         let whole = try RecordingCounter.count(path: Fixture.walk).steps
         #expect(total == whole)
@@ -94,7 +95,7 @@ import WallTime
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // The recording starts at 10:02:00; its first half ends at 10:02:30.
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(120 + 30 + 70), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(120 + 30 + 70)), trigger: [.manual])
         #expect(first.result == .newData && first.lateSteps == 0, "\(first.line)")
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
         try handle.seekToEnd()
@@ -102,10 +103,12 @@ import WallTime
         try handle.close()
         // A dry run takes the fetch's own path on a copy of the state: it shows what the fetch will post, late steps
         // included, and leaves the state as it was.
-        let dry = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual], dryRun: true)
-        let dryAgain = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual], dryRun: true)
+        let dry = await fetcher.fetch(
+            now: Instant(t0.addingTimeInterval(120 + 60 + 80)), trigger: [.manual], dryRun: true)
+        let dryAgain = await fetcher.fetch(
+            now: Instant(t0.addingTimeInterval(120 + 60 + 80)), trigger: [.manual], dryRun: true)
         #expect(dry.lateSteps > 0 && dry.windows == dryAgain.windows)
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(120 + 60 + 80), trigger: [.manual])
+        let second = await fetcher.fetch(now: Instant(t0.addingTimeInterval(120 + 60 + 80)), trigger: [.manual])
         #expect(second.result == .newData, "\(second.line)")
         #expect(second.windows == dry.windows)
         let store = try StateStore(path: config.statePath)
@@ -119,7 +122,7 @@ import WallTime
         let history = try store.history(limit: 1)
         #expect(history.first?.lateSteps == secondHalf)
         // Nothing is left over: a later fetch posts nothing.
-        let third = await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: [.manual])
+        let third = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1800)), trigger: [.manual])
         #expect(third.postedSteps == 0 && third.lateSteps == 0)
     }
 
@@ -148,7 +151,7 @@ import WallTime
         let taker = ScriptedPublisher()
         config.publishers.append(taker)
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: Timestamps.parse("2026-11-21T10:10:00+09:00")!, trigger: [.manual])
+            now: Instant(Timestamps.parse("2026-11-21T10:10:00+09:00")!), trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         #expect(report.warnings.contains { $0.hasPrefix("x-sized would refuse the text of the window ending ") })
         #expect(report.deliveries.map(\.target) == [taker.name], "no attempt on the target that would refuse it")
@@ -166,14 +169,14 @@ import WallTime
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
 
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(first.result == .failed)
         #expect(first.line.hasPrefix("Failed: loopback: HTTP 503"))
         #expect(first.windows.count == 1)
         let store = try StateStore(path: config.statePath)
         #expect(try store.outbox(status: .pending).map(\.attempts) == [1])
 
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let second = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(second.result == .newData, "\(second.line)")
         #expect(second.windows.isEmpty)
         #expect(second.deliveries.map(\.outcome) == [.delivered])
@@ -190,8 +193,8 @@ import WallTime
         var config = try Fixture.config(dir: dir)
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual]).result == .failed)
-        let retry = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        #expect(await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual]).result == .failed)
+        let retry = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(retry.deliveries.map(\.outcome) == [.alreadyDelivered])
         #expect(retry.result == .newData)
         #expect(await endpoint.requests == 2)
@@ -208,7 +211,7 @@ import WallTime
         // The budget runs on a test clock, moved past it once the request is in: a real hung socket, no real wait.
         let clock = TestClock<Duration>()
         let fetcher = Fetcher(configuration: config, clock: clock)
-        async let fetched = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        async let fetched = fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         await endpoint.received()
         await clock.advance(by: .seconds(2))
         let report = await fetched
@@ -229,9 +232,9 @@ import WallTime
         let target = ScriptedPublisher(outcomes: [.permanent(reason: "HTTP 401: bad token")])
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(first.line == "Failed: test: HTTP 401: bad token")
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let second = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(second.result == .noData)
         #expect(await target.received.count == 1)
         #expect(try StateStore(path: config.statePath).outbox(status: .failed).count == 1)
@@ -243,16 +246,16 @@ import WallTime
         let target = ScriptedPublisher()
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        let dry = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual], dryRun: true)
         #expect(dry.result == .newData)
         #expect(dry.deliveries.map(\.outcome) == [.dryRun])
         #expect(!FileManager.default.fileExists(atPath: config.statePath))
         #expect(await target.received.isEmpty)
 
         // With a database: a dry run after a real fetch leaves every table as it was.
-        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         let before = try snapshot(config.statePath)
-        let again = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual], dryRun: true)
+        let again = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual], dryRun: true)
         #expect(again.result == .noData)
         #expect(try StateStore(path: config.statePath).history().count == 1)
         #expect(try snapshot(config.statePath) == before)
@@ -274,14 +277,14 @@ import WallTime
         #expect(config.publishingProblem?.hasPrefix("publish[0].url_env: environment variable MY_HOOK_URL") == true)
         #expect(config.targetsWithoutCredentials == ["webhook", "home"])
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        let dry = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual], dryRun: true)
         #expect(dry.result == .newData, "\(dry.line)")
         #expect(dry.windows.first?.text.contains("の期間に iPhone 5s を持って ") == true)
         #expect(dry.deliveries.map(\.target) == ["webhook", "home"])
         #expect(dry.deliveries.map(\.outcome) == [.dryRun, .dryRun])
         #expect(dry.warnings.contains { $0.hasPrefix("missing credentials: publish[0].url_env: ") })
         // A real fetch still refuses.
-        let real = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let real = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(real.result == .failed)
         #expect(real.failureKind == .configuration)
     }
@@ -315,14 +318,14 @@ import WallTime
         var impatient = config
         impatient.schedule.deadline = 0.2
         let locked = await Fetcher(configuration: impatient, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(600), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(locked.result == .failed)
         #expect(locked.reason?.contains("is locked") == true, "\(locked.line)")
         #expect(await target.received.isEmpty)
         try await holder.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
 
         let after = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(1200), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(after.result == .newData)
         // The window starts at the walk, so nothing was lost while the database was locked.
         #expect(after.windows.first?.text.hasPrefix("11/21 10:02:00 〜 11/21 10:20:00") == true)
@@ -335,7 +338,7 @@ import WallTime
         config.publishers = [ScriptedPublisher()]
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: config.statePath))
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(600), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(report.result == .failed)
         #expect(report.reason?.contains("corrupt or not a SQLite database") == true, "\(report.line)")
     }
@@ -348,9 +351,9 @@ import WallTime
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 503", retryAfter: 60)])
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        #expect(await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual]).result == .failed)
+        #expect(await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual]).result == .failed)
         try FileManager.default.removeItem(atPath: copy)
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(report.result == .failed)
         #expect(report.reason?.hasPrefix("ingestion: \(copy): ") == true, "\(report.line)")
         #expect(report.deliveries.map(\.outcome) == [.delivered])
@@ -362,12 +365,12 @@ import WallTime
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 429", retryAfter: 900)])
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        _ = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
-        let early = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
+        let early = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(early.result == .failed)
         #expect(early.deliveries.map(\.outcome) == [.deferred])
         #expect(await target.received.count == 1)
-        let late = await fetcher.fetch(now: t0.addingTimeInterval(1600), trigger: [.manual])
+        let late = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1600)), trigger: [.manual])
         #expect(late.result == .newData)
         #expect(await target.received.count == 2)
     }
@@ -379,9 +382,9 @@ import WallTime
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // 10:30: the 10:00-11:00 hour is not over yet.
-        #expect(await fetcher.fetch(now: t0.addingTimeInterval(1800), trigger: [.manual]).result == .noData)
+        #expect(await fetcher.fetch(now: Instant(t0.addingTimeInterval(1800)), trigger: [.manual]).result == .noData)
         // 12:05: two whole hours are over: the walk's hour and an empty one (posted because post_zero).
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(7500), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(7500)), trigger: [.manual])
         #expect(report.result == .newData)
         #expect(
             report.windows.map { $0.text.prefix(31) } == [
@@ -400,7 +403,7 @@ import WallTime
         let url = try await endpoint.start()
         config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        async let slow = fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        async let slow = fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         // Wait until the slow fetch is talking to the endpoint, then try a second one.
         await endpoint.received()
         // A one-shot fetch with a shorter budget waits for the lock, then gives up: Failed: busy (temporary).
@@ -408,7 +411,7 @@ import WallTime
         impatient.schedule.deadline = 0.3
         // Its polls for the lock pass the budget without real waiting.
         let impatientFetcher = Fetcher(configuration: impatient, clock: ImmediateClock())
-        let second = await impatientFetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let second = await impatientFetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(
             second.line.hasPrefix("Failed: busy: another fetch (pid \(getpid())) held the state database"),
             "\(second.line)")

@@ -3,6 +3,7 @@ import Analysis
 import Foundation
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Store
 
@@ -40,14 +41,14 @@ import Testing
         #expect(notes.first == "skipped \(path):101: acceleration is NaN")
         #expect(notes.count == 6 && notes.last == "\(path): 2 more malformed lines skipped")
         let fetcher = try fetcher(dir, source: path)
-        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        let dry = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual], dryRun: true)
         #expect(dry.warnings == notes)
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(first.result == .newData, "\(first.line)")
         #expect(first.warnings == notes, "a dry run reports without using them up")
         let logLine = first.logLine(zone: TimeZone(identifier: "Asia/Tokyo")!)
         #expect(logLine.contains("; warning: skipped \(path):101: acceleration is NaN; "), "\(logLine)")
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let second = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(second.warnings.isEmpty, "reported once")
         let history = try StateStore(path: fetcher.configuration.statePath).history()
         #expect(history.map(\.warnings) == [[], notes])
@@ -59,38 +60,39 @@ import Testing
         let notes = try Self.countsNotes(path)
         var sliced = try fetcher(dir, source: path)
         sliced.sliceBytes = 4096  // the bad lines are in the first of many slices
-        let report = await sliced.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let report = await sliced.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         #expect(report.warnings == notes)
 
         let other = try TempDir()
         let walkRead = try fetcher(other, source: try Self.walkWithBadLines(in: other))
-        guard case .success = walkRead.ingestForWalks(now: t0.addingTimeInterval(600)) else {
+        guard case .success = walkRead.ingestForWalks(now: Instant(t0.addingTimeInterval(600))) else {
             Issue.record("the walk trigger's read failed")
             return
         }
-        let after = await walkRead.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let after = await walkRead.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(after.warnings == (try Self.countsNotes(other.path("bad.csv"))))
     }
 
     @Test func anEmptyOrHeaderOnlySourceSaysSoAndStaysNoData() async throws {
         let dir = try TempDir()
         let empty = try dir.write("empty.csv", "")
-        let report = try await fetcher(dir, source: empty).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let report = try await fetcher(dir, source: empty).fetch(
+            now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(report.result == .noData, "\(report.line)")
         #expect(report.warnings == ["\(empty): file is empty"])
 
         let other = try TempDir()
         let header = try other.write("header.csv", "t_ms,x,y,z\n")
         let fetcher = try fetcher(other, source: header)
-        let dry = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+        let dry = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual], dryRun: true)
         #expect(dry.warnings == ["\(header): no samples or readings after the header"])
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(first.result == .noData)
         #expect(first.warnings == ["\(header): no samples or readings after the header"])
         // Once samples arrive, the source is no longer empty.
         try Data(String(contentsOfFile: Fixture.walk, encoding: .utf8).utf8).write(to: URL(fileURLWithPath: header))
-        let later = await fetcher.fetch(now: t0.addingTimeInterval(1200), trigger: [.manual])
+        let later = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(later.result == .newData, "\(later.line)")
         #expect(later.warnings.isEmpty)
     }
@@ -102,7 +104,8 @@ import Testing
         let dir = try TempDir()
         let ride = try dir.write(
             "ride.fit", try Data(contentsOf: root.appendingPathComponent("fixtures/formats/garmin_ride_no_steps.fit")))
-        let report = try await fetcher(dir, source: ride).fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let report = try await fetcher(dir, source: ride).fetch(
+            now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(report.result == .noData, "\(report.line)")
         #expect(
             report.warnings == [
@@ -112,7 +115,7 @@ import Testing
         let other = try TempDir()
         let inG = try other.write("in_g.csv", try ShimmerFixture.inGLabelledMetresPerSecondSquared())
         let dry = try await fetcher(other, source: inG).fetch(
-            now: t0.addingTimeInterval(600), trigger: [.manual], dryRun: true)
+            now: Instant(t0.addingTimeInterval(600)), trigger: [.manual], dryRun: true)
         #expect(
             dry.warnings.contains { $0.hasPrefix("\(inG): the file says its acceleration is in m/s^2") },
             "\(dry.warnings)")

@@ -60,7 +60,7 @@ import WallTime
         for seconds in [15.0, 30, 45, 60] {
             await phone.state.reveal(through: seconds)
             if seconds == 60 { await phone.state.set(measuring: false) }
-            let report = await fetcher.fetch(now: at(seconds + 1), trigger: [.manual])
+            let report = await fetcher.fetch(now: Instant(at(seconds + 1)), trigger: [.manual])
             #expect(report.result != .failed, "\(report.line)")
             posted += report.postedSteps
             if seconds == 45, let lastT = rows.last(where: { ($0.t ?? 0) <= 45 })?.t {
@@ -86,7 +86,7 @@ import WallTime
             device.dataUntil.map { abs($0.timeIntervalSince(at(61))) < 0.001 } == true,
             "a phone that stopped has sent all it measured up to the fetch")
         // Nothing new from a phone that is not measuring: NoData.
-        let idle = await fetcher.fetch(now: at(120), trigger: [.manual])
+        let idle = await fetcher.fetch(now: Instant(at(120)), trigger: [.manual])
         #expect(idle.result == .noData && idle.warnings.isEmpty, "\(idle.line)")
         await phone.server.stop()
     }
@@ -106,14 +106,14 @@ import WallTime
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
-        _ = await fetcher.fetch(now: at(200), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(at(200)), trigger: [.manual])
         #expect(try store.steps(in: TimeWindow(fromNs: ns(0), toNs: ns(20))) > 20)
         #expect(
             try store.steps(in: TimeWindow(fromNs: ns(20), toNs: ns(50))) == 0, "nothing was measured during the pause")
         #expect(try store.steps(in: TimeWindow(fromNs: ns(50), toNs: ns(90))) > 60)
         let saved = try await store.savedSource(phone.url.absoluteString)
         let lastT = try #require(rows.last?.t)
-        #expect(saved.lastSampleNs.map { abs($0 - ns(lastT + 30)) < 1_000_000 } == true)
+        #expect(saved.lastSample.map { abs($0.nanosecondsSinceEpoch - ns(lastT + 30)) < 1_000_000 } == true)
         await phone.server.stop()
     }
 
@@ -142,11 +142,11 @@ import WallTime
         let phone = try await FakePhyphox.start(rows: rows, startedAt: Self.t0, session: "a1")
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
         await phone.state.reveal(through: 30)
-        _ = await fetcher.fetch(now: at(31), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(at(31)), trigger: [.manual])
         await phone.state.set(session: "b2")
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
-        _ = await fetcher.fetch(now: at(61), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(at(61)), trigger: [.manual])
         let once = try store.steps(in: .sinceEpoch)
         #expect(abs(once - counted) <= counted / 100, "the same buffers under a new session: \(once) vs \(counted)")
 
@@ -154,7 +154,7 @@ import WallTime
         await phone.state.restart(session: "c3", startedAt: at(300), forceFull: false)
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
-        _ = await fetcher.fetch(now: at(400), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(at(400)), trigger: [.manual])
         let twice = try store.steps(in: .sinceEpoch)
         #expect(abs(twice - 2 * counted) <= 2 * counted / 100, "\(twice) vs 2 × \(counted)")
         let gets = await phone.server.requests.filter { $0.path == "/get" }.suffix(2)
@@ -165,7 +165,7 @@ import WallTime
         await phone.state.restart(session: "c3", startedAt: at(600), forceFull: true)
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
-        _ = await fetcher.fetch(now: at(700), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(at(700)), trigger: [.manual])
         let thrice = try store.steps(in: .sinceEpoch)
         #expect(abs(thrice - 3 * counted) <= 3 * counted / 100, "\(thrice) vs 3 × \(counted)")
         #expect(try store.steps(in: TimeWindow(fromNs: ns(600), toNs: ns(700))) > 100)
@@ -191,7 +191,7 @@ import WallTime
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
-        let report = await fetcher.fetch(now: at(61), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(at(61)), trigger: [.manual])
         #expect(report.result == .newData && report.warnings.isEmpty, "\(report.line)")
         let stored = try store.steps(in: .sinceEpoch)
         #expect(abs(stored - counted) <= counted / 100, "\(stored) vs \(counted) counted without the nulls")
@@ -208,7 +208,7 @@ import WallTime
         await phone.state.reveal(through: 60)
         await phone.state.set(measuring: false)
         let (fetcher, store) = try Self.fetcher(dir, url: phone.url)
-        let report = await fetcher.fetch(now: at(61), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(at(61)), trigger: [.manual])
         #expect(report.result == .newData && report.warnings.isEmpty, "\(report.line)")
         let stored = try store.steps(in: .sinceEpoch)
         #expect(abs(stored - counted) <= counted / 100, "\(stored) vs \(counted)")
@@ -219,7 +219,7 @@ import WallTime
         await other.state.reveal(through: 60)
         let otherDir = try TempDir()  // kept until the fetch is done (released earlier, its state would outlive it)
         let (second, _) = try Self.fetcher(otherDir, url: other.url)
-        let warned = await second.fetch(now: at(61), trigger: [.manual])
+        let warned = await second.fetch(now: Instant(at(61)), trigger: [.manual])
         #expect(warned.warnings.contains { $0.contains("Linear Acceleration") }, "\(warned.warnings)")
         withExtendedLifetime(otherDir) {}
         await phone.server.stop()
@@ -232,7 +232,7 @@ import WallTime
         await closed.stop()
         let dir = try TempDir()
         let (fetcher, store) = try Self.fetcher(dir, url: url)
-        let report = await fetcher.fetch(now: at(60), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(at(60)), trigger: [.manual])
         #expect(report.result == .noData, "\(report.line)")
         #expect(report.warnings.contains { $0.contains(url.absoluteString) && $0.contains("nothing read") })
         let saved = try await store.savedSource(url.absoluteString)
@@ -258,7 +258,7 @@ import WallTime
         }
         let dir = try TempDir()
         let (fetcher, store) = try Self.fetcher(dir, url: phone.baseURL)
-        let report = await fetcher.fetch(now: at(60), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(at(60)), trigger: [.manual])
         #expect(report.result == .noData, "\(report.line)")
         #expect(
             report.warnings.contains { $0.contains(phone.baseURL.absoluteString) && $0.contains(names) },
@@ -281,7 +281,7 @@ import WallTime
         let dir = try TempDir()
         let clock = TestClock<Duration>()
         let (fetcher, _) = try Self.fetcher(dir, url: phone.baseURL, deadline: "2s", clock: clock)
-        let fetch = Task { await fetcher.fetch(now: at(60), trigger: [.manual]) }
+        let fetch = Task { await fetcher.fetch(now: Instant(at(60)), trigger: [.manual]) }
         for await _ in asked { break }
         await clock.advance(by: .seconds(2))
         let report = await fetch.value

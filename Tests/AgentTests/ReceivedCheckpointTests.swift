@@ -88,11 +88,12 @@ enum ReceivedCounting {
     /// Commits `payload`, counts what changed, and returns every step the steps table holds.
     static func push(_ payload: Payload, to store: StateStore, nowNs: Int64) throws -> Int {
         _ = try store.commit(payload, now: Instant(nanosecondsSinceEpoch: nowNs))
-        let source = ReceivedStepSource(store: store, settleNs: 0)
+        let now = Instant(nanosecondsSinceEpoch: nowNs)
+        let source = ReceivedStepSource(store: store, settle: .zero)
         let saved = try store.savedSource(source.name)
-        let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: false)
-        let slice = try read.slice(source: source.name, nowNs: nowNs, boutsHandled: true, prefer: [])
-        try store.write { tx in _ = try tx.save(slice, now: Instant(nanosecondsSinceEpoch: nowNs)) }
+        let read = try source.read(after: saved, now: now, byteLimit: nil, observeDevice: false)
+        let slice = try read.slice(source: source.name, now: now, boutsHandled: true, prefer: [])
+        try store.write { tx in _ = try tx.save(slice, now: now) }
         return try store.steps(in: .sinceEpoch)
     }
 }

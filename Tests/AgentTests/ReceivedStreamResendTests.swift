@@ -40,7 +40,7 @@ import WallTime
             let answer = try await receiver.post(r.port, Self.message(second), token: token)
             #expect(answer.status == 200 && answer.answer["samples"] as? Int == 50, "\(answer.answer)")
         }
-        let first = await r.fetcher.fetch(now: t0.addingTimeInterval(60), trigger: [.manual])
+        let first = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(60)), trigger: [.manual])
         #expect(first.warnings.isEmpty, "\(first.line)")
         #expect(try samplesWaiting(r.store) == 0)
 
@@ -48,12 +48,12 @@ import WallTime
         #expect(resend.status == 200, "\(resend.answer)")
         #expect(resend.answer["samples"] as? Int == 0 && resend.answer["duplicates"] as? Int == 50, "\(resend.answer)")
         #expect(try samplesWaiting(r.store) == 0)
-        let second = await r.fetcher.fetch(now: t0.addingTimeInterval(120), trigger: [.manual])
+        let second = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(120)), trigger: [.manual])
         #expect(!second.warnings.contains { $0.contains("reorder allowance") }, "\(second.line)")
 
         let late = try await receiver.post(r.port, Self.message(4), token: token)
         #expect(late.answer["samples"] as? Int == 50, "new, though late: \(late.answer)")
-        let third = await r.fetcher.fetch(now: t0.addingTimeInterval(180), trigger: [.manual])
+        let third = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(180)), trigger: [.manual])
         #expect(
             third.warnings.contains { $0.hasPrefix("50 samples of") && $0.contains("reorder allowance") },
             "\(third.line)")
@@ -74,7 +74,7 @@ import WallTime
         let r = try await receiver.start(dir: dir, clock: WallClock(clock, startingAt: t0.addingTimeInterval(11)))
         let token = receiver.token
         for second in [0, 1, 3] { _ = try await receiver.post(r.port, Self.message(second), token: token) }
-        _ = await r.fetcher.fetch(now: t0.addingTimeInterval(60), trigger: [.manual])
+        _ = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(60)), trigger: [.manual])
         #expect(try spans(r.store) == ["pixel/session-1": 2])
 
         // Eight days later a new session: the first one was last heard more than a week before this fetch.
@@ -83,7 +83,7 @@ import WallTime
         for second in [0, 1, 3] {
             _ = try await receiver.post(r.port, Self.message(later + second, session: "session-2"), token: token)
         }
-        let fetched = await r.fetcher.fetch(now: t0.addingTimeInterval(Double(later + 60)), trigger: [.manual])
+        let fetched = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(Double(later + 60))), trigger: [.manual])
         #expect(fetched.warnings.isEmpty, "\(fetched.line)")
         #expect(try spans(r.store) == ["pixel/session-2": 2])
         let steps = try r.store.steps(in: .sinceEpoch)
@@ -94,7 +94,7 @@ import WallTime
         // One of the forgotten stream is stored as new, and the next fetch leaves it out as late: never counted twice.
         let old = try await receiver.post(r.port, Self.message(1), token: token)
         #expect(old.answer["samples"] as? Int == 50, "\(old.answer)")
-        let next = await r.fetcher.fetch(now: t0.addingTimeInterval(Double(later + 120)), trigger: [.manual])
+        let next = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(Double(later + 120))), trigger: [.manual])
         #expect(
             next.warnings.contains {
                 $0.hasPrefix("50 samples of pixel/session-1") && $0.contains("reorder allowance")

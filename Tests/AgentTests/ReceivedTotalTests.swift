@@ -149,9 +149,9 @@ import WallTime
         _ = try store.commit(samples(0..<1000), now: Instant(nanosecondsSinceEpoch: t0 + 10_000_000_000))
         #expect(streams() == ["receive/Phone/s1"])
         // Fed while it is heard, then closed by the first fetch after it went quiet: then no more.
-        _ = await fetcher.fetch(now: Timestamps.date(nanoseconds: t0 + 12_000_000_000), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(Timestamps.date(nanoseconds: t0 + 12_000_000_000)), trigger: [.manual])
         #expect(streams() == ["receive/Phone/s1"])
-        _ = await fetcher.fetch(now: Timestamps.date(nanoseconds: t0 + 600_000_000_000), trigger: [.manual])
+        _ = await fetcher.fetch(now: Instant(Timestamps.date(nanoseconds: t0 + 600_000_000_000)), trigger: [.manual])
         #expect(streams().isEmpty)
         // A message for it later (here, late samples) makes it read again.
         _ = try store.commit(samples(1000..<1100), now: Instant(nanosecondsSinceEpoch: t0 + 700_000_000_000))

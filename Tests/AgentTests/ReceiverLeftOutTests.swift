@@ -5,6 +5,7 @@ import SensorInput
 import Synchronization
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Ingestion
@@ -85,16 +86,16 @@ import Testing
         #expect(resend.answer["duplicates"] as? Int == 19)
 
         let all = (0..<20).reduce(0) { $0 + 40 + $1 }
-        let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(20 * 60)), trigger: [.manual])
         #expect(fetch.result == .newData && fetch.postedSteps == all - 43, "\(fetch.line)")
         _ = try await receiver.post(r.port, broken, token: token)
-        let nothing = await r.fetcher.fetch(now: t0.addingTimeInterval(21 * 60), trigger: [.manual])
+        let nothing = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(21 * 60)), trigger: [.manual])
         #expect(nothing.postedSteps == 0, "\(nothing.line)")
         #expect(await r.target.received.count == 1, "posted once")
 
         let fixed = try await receiver.post(r.port, Data(good.utf8), token: token)
         #expect(fixed.status == 200 && fixed.answer["readings"] as? Int == 1, "\(fixed.answer)")
-        let late = await r.fetcher.fetch(now: t0.addingTimeInterval(22 * 60), trigger: [.manual])
+        let late = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(22 * 60)), trigger: [.manual])
         #expect(late.postedSteps == 43 && late.lateSteps == 43, "\(late.line)")
         #expect(try r.store.steps(in: .sinceEpoch) == all)
         await r.stop()

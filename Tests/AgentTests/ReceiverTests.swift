@@ -139,7 +139,7 @@ import WallTime
         let again = try await post(r.port, Self.healthAutoExport(0..<20), token: token)
         #expect(again.answer["readings"] as? Int == 0 && again.answer["duplicates"] as? Int == 20)
 
-        let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(20 * 60)), trigger: [.manual])
         #expect(fetch.result == .newData, "\(fetch.line)")
         #expect(fetch.postedSteps == (0..<20).reduce(0) { $0 + 40 + $1 })
         #expect(fetch.windows.first?.span.start.date == Self.t0)
@@ -148,10 +148,10 @@ import WallTime
         let grown = try await post(
             r.port, Self.healthAutoExport(19..<21, qty: { $0 == 19 ? "100" : "70" }), token: token)
         #expect(grown.answer["readings"] as? Int == 2)
-        let next = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(21 * 60), trigger: [.manual])
+        let next = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(21 * 60)), trigger: [.manual])
         #expect(next.postedSteps == (100 - 59) + 70, "\(next.line)")
         #expect(next.lateSteps == 100 - 59, "minute 19 was posted already: its growth is late")
-        let nothing = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(40 * 60), trigger: [.manual])
+        let nothing = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(40 * 60)), trigger: [.manual])
         #expect(nothing.postedSteps == 0 && nothing.result == .noData, "\(nothing.line)")
         await r.stop()
     }
@@ -175,11 +175,11 @@ import WallTime
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
         let answer = try await post(r.port, Data(body.utf8), token: token)
         #expect(answer.status == 200 && answer.answer["readings"] as? Int == minutes, "\(answer.answer)")
-        let fetch = await r.fetcher.fetch(now: Self.t0, trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(Self.t0), trigger: [.manual])
         let exact = (0..<minutes).reduce(0.0) { $0 + Double($1 % 7) + 0.5 }
         #expect(fetch.postedSteps == Int(exact.rounded()), "\(fetch.line)")
         #expect(!fetch.backlog)
-        let again = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(3600), trigger: [.manual])
+        let again = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(3600)), trigger: [.manual])
         #expect(again.postedSteps == 0)
         await r.stop()
     }
@@ -200,13 +200,13 @@ import WallTime
         let body =
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
         #expect(try await post(r.port, Data(body.utf8), token: token).status == 200)
-        let first = await r.fetcher.fetch(now: Self.t0, trigger: [.manual])
+        let first = await r.fetcher.fetch(now: Instant(Self.t0), trigger: [.manual])
         #expect(first.backlog, "\(first.line)")
         let firstEnd = try #require(first.windows.last).span.end.date
         let slice = ReceivedStepSource.readingsPerSlice
         #expect(firstEnd == start.addingTimeInterval(Double(slice) * 60), "closed where the uncounted readings start")
         #expect(first.postedSteps == (0..<slice).reduce(0) { $0 + $1 % 9 + 1 })
-        let second = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(60), trigger: [.manual])
+        let second = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(60)), trigger: [.manual])
         #expect(!second.backlog && second.lateSteps == 0, "\(second.line)")
         #expect(first.postedSteps + second.postedSteps == (0..<(days * 1440)).reduce(0) { $0 + $1 % 9 + 1 })
         await r.stop()
@@ -233,7 +233,8 @@ import WallTime
         var fetches = 0
         var late = 0
         while fetches < 20 {
-            let report = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            let report = await r.fetcher.fetch(
+                now: Instant(Self.t0.addingTimeInterval(Double(fetches))), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
             late += report.lateSteps
@@ -255,10 +256,10 @@ import WallTime
         let dir = try TempDir()
         let r = try await start(dir: dir)
         _ = try await post(r.port, Self.healthAutoExport(0..<10), token: token)
-        let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(10 * 60), trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(10 * 60)), trigger: [.manual])
         #expect(fetch.postedSteps == (0..<10).reduce(0) { $0 + 40 + $1 })
         _ = try await post(r.port, Self.healthAutoExport(5..<6, qty: { _ in "10" }), token: token)
-        let after = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(11 * 60), trigger: [.manual])
+        let after = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(11 * 60)), trigger: [.manual])
         #expect(after.postedSteps == 0)
         #expect(after.warnings.contains { $0.contains("lowered 35 steps") }, "\(after.warnings)")
         await r.stop()
@@ -272,13 +273,13 @@ import WallTime
         let phone = { (m: Int) in 40 + m }
         let watch = { (m: Int) in m % 2 == 0 ? 52 : 30 }
         _ = try await post(r.port, Self.healthAutoExport(0..<20, qty: { "\(phone($0))" }), token: token)
-        let first = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        let first = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(20 * 60)), trigger: [.manual])
         #expect(first.postedSteps == (0..<20).map(phone).reduce(0, +), "\(first.line)")
         // The Watch syncs later, for the same minutes and the next ten.
         let answer = try await post(
             r.port, Self.healthAutoExport(0..<30, source: "Taro's Apple Watch", qty: { "\(watch($0))" }), token: token)
         #expect(answer.status == 200, "\(answer.answer)")
-        let second = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(30 * 60), trigger: [.manual])
+        let second = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(30 * 60)), trigger: [.manual])
         let perMinute = (0..<20).map { max(phone($0), watch($0)) }.reduce(0, +) + (20..<30).map(watch).reduce(0, +)
         let lateGain = (0..<20).map { max(phone($0), watch($0)) - phone($0) }.reduce(0, +)
         #expect(lateGain > 0)
@@ -296,7 +297,7 @@ import WallTime
         let phone = { (m: Int) in 60 + m }
         let watch = { (m: Int) in 50 }
         _ = try await post(r.port, Self.healthAutoExport(0..<10, qty: { "\(phone($0))" }), token: token)
-        let first = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(10 * 60), trigger: [.manual])
+        let first = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(10 * 60)), trigger: [.manual])
         #expect(first.postedSteps == (0..<10).map(phone).reduce(0, +))
         // The Watch was taken off for minutes 3-5, and covers 10-19 too; the phone also has 10-19.
         let watchMinutes = (0..<20).filter { !(3...5).contains($0) }
@@ -306,7 +307,7 @@ import WallTime
                 token: token)
         }
         _ = try await post(r.port, Self.healthAutoExport(10..<20, qty: { "\(phone($0))" }), token: token)
-        let second = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(20 * 60), trigger: [.manual])
+        let second = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(20 * 60)), trigger: [.manual])
         let lowered = watchMinutes.filter { $0 < 10 }.map { phone($0) - watch($0) }.reduce(0, +)
         #expect(second.warnings.contains { $0.contains("lowered \(lowered) steps") }, "\(second.warnings)")
         #expect(second.postedSteps == (10..<20).map(watch).reduce(0, +), "\(second.line)")
@@ -321,7 +322,7 @@ import WallTime
         // Ten minutes of 1.4 steps: 14 in all, though each rounds to 1.
         let answer = try await post(r.port, Self.healthAutoExport(0..<10, qty: { _ in "1.4" }), token: token)
         #expect(answer.status == 200, "\(answer.answer)")
-        let fetch = await r.fetcher.fetch(now: Self.t0.addingTimeInterval(10 * 60), trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(Self.t0.addingTimeInterval(10 * 60)), trigger: [.manual])
         #expect(fetch.postedSteps == 14, "\(fetch.line)")
         await r.stop()
     }
@@ -580,13 +581,13 @@ import WallTime
             let answer = try await post(r.port, Data(body.utf8), token: token)
             #expect(answer.status == 200, "\(answer.answer)")
         }
-        let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 31), trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(61 + 31)), trigger: [.manual])
         let counted = try RecordingCounter.count(path: Fixture.walk).steps
         let stored = try r.store.steps(in: .sinceEpoch)
         #expect(counted > 100)
         #expect(abs(stored - counted) <= counted / 100, "stored \(stored), count \(counted)")
         // The window waits for the device up to its last sample; once it has been quiet for `settle`, the rest goes.
-        let later = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 16 * 60), trigger: [.manual])
+        let later = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(61 + 16 * 60)), trigger: [.manual])
         #expect(fetch.postedSteps + later.postedSteps == stored, "\(fetch.line) / \(later.line)")
         let left = try await r.store.writer.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM received_sample")
@@ -662,7 +663,7 @@ import WallTime
                 #expect(answer.status == 200, "aggregated: \(answer.answer)")
             }
             let fetch = await r.fetcher.fetch(
-                now: day0.addingTimeInterval(Double(sendMinute) * 60 + 30), trigger: [.manual])
+                now: Instant(day0.addingTimeInterval(Double(sendMinute) * 60 + 30)), trigger: [.manual])
             #expect(fetch.result != .failed, "\(fetch.line)")
             posted += fetch.postedSteps
         }
@@ -675,7 +676,7 @@ import WallTime
             _ = try await post(r.port, Data(body.utf8), token: token)
         }
         await clock.advance(to: .init(offset: .seconds(minutes * 60 + 3600)))
-        let last = await r.fetcher.fetch(now: wall.now(), trigger: [.manual])
+        let last = await r.fetcher.fetch(now: Instant(wall.now()), trigger: [.manual])
         posted += last.postedSteps
         let rule = (0..<minutes).map { max(phone[$0], watch[$0], aggregatedCounted[$0]) }.reduce(0, +)
         let sum = (0..<minutes).map { phone[$0] + watch[$0] + aggregatedCounted[$0] }.reduce(0, +)
@@ -723,7 +724,7 @@ import WallTime
             let answer = try await post(r.port, Data(body.utf8), token: token)
             #expect(answer.status == 200, "\(answer.answer)")
         }
-        _ = await r.fetcher.fetch(now: t0.addingTimeInterval(61 + 16 * 60), trigger: [.manual])
+        _ = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(61 + 16 * 60)), trigger: [.manual])
         let detected = try RecordingCounter.count(path: Fixture.walk).steps
         let pedometer = (messages.count - 1) * 3 / 2
         let stored = try r.store.steps(in: .sinceEpoch)
@@ -741,7 +742,7 @@ import WallTime
         let r = try await start(
             dir: dir, clock: WallClock(ImmediateClock(), startingAt: t0.addingTimeInterval(25 * 60)))
         _ = try await post(r.port, Self.healthAutoExport(0..<10), token: token)
-        let fetch = await r.fetcher.fetch(now: t0.addingTimeInterval(30 * 60), trigger: [.manual])
+        let fetch = await r.fetcher.fetch(now: Instant(t0.addingTimeInterval(30 * 60)), trigger: [.manual])
         #expect(fetch.postedSteps == (0..<10).reduce(0) { $0 + 40 + $1 }, "\(fetch.line)")
         #expect(
             fetch.windows.last?.span.end.date == t0.addingTimeInterval(25 * 60),

@@ -19,8 +19,8 @@ actor FetchRecorder {
     func setResult(_ r: FetchResult) { result = r }
     func hold() { holding = true }
 
-    func fetch(_ now: Date, _ trigger: FetchTriggers) async -> FetchReport {
-        calls.append((now, trigger.description))
+    func fetch(_ now: Instant, _ trigger: FetchTriggers) async -> FetchReport {
+        calls.append((now.date, trigger.description))
         for e in entered { e.resume() }
         entered.removeAll()
         if holding { await withCheckedContinuation { gate = $0 } }

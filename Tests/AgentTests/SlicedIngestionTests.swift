@@ -53,7 +53,7 @@ import WallTime
         var windows: [(Date, Date)] = []
         let now = t0.addingTimeInterval(3600)
         while fetches < 200 {
-            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            let report = await fetcher.fetch(now: Instant(now.addingTimeInterval(Double(fetches))), trigger: [.manual])
             fetches += 1
             if report.backlog { backlogFetches += 1 }
             posted += report.postedSteps
@@ -65,7 +65,7 @@ import WallTime
         #expect(posted == whole.steps, "posted \(posted), one pass counts \(whole.steps)")
         for (a, b) in zip(windows, windows.dropFirst()) { #expect(a.1 == b.0) }
         // Nothing is left: one more fetch reads nothing new.
-        let after = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches) + 60), trigger: [.manual])
+        let after = await fetcher.fetch(now: Instant(now.addingTimeInterval(Double(fetches) + 60)), trigger: [.manual])
         #expect(!after.backlog)
         #expect(after.postedSteps == 0)
     }
@@ -89,7 +89,7 @@ import WallTime
         var fetches = 0
         var windows: [(Date, Date)] = []
         while fetches < 100 {
-            let report = await fetcher.fetch(now: t0.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(Double(fetches))), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
             windows += report.windows.map { ($0.span.start.date, $0.span.end.date) }
@@ -114,7 +114,7 @@ import WallTime
         var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
         let whole = try RecordingCounter.count(path: path, options: ReadOptions(start: Instant(t0)))
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(3600)), trigger: [.manual])
         #expect(!report.backlog)
         #expect(report.result == .newData)
         #expect(report.postedSteps == whole.steps)
@@ -128,7 +128,8 @@ import WallTime
         var posted = 0
         var fetches = 0
         while fetches < 100 {
-            let report = await fetcher.fetch(now: t0.addingTimeInterval(3600 + Double(fetches)), trigger: [.manual])
+            let report = await fetcher.fetch(
+                now: Instant(t0.addingTimeInterval(3600 + Double(fetches))), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
             if !report.backlog { break }
@@ -187,7 +188,7 @@ import WallTime
         var posted = 0
         var fetches = 0
         for _ in 0..<5 {
-            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            let report = await fetcher.fetch(now: Instant(now.addingTimeInterval(Double(fetches))), trigger: [.manual])
             fetches += 1
             posted += report.postedSteps
             #expect(report.warnings.isEmpty)
@@ -202,7 +203,7 @@ import WallTime
         try db.close()
         var after: [FetchReport] = []
         while fetches < 200 {
-            let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
+            let report = await fetcher.fetch(now: Instant(now.addingTimeInterval(Double(fetches))), trigger: [.manual])
             fetches += 1
             after.append(report)
             posted += report.postedSteps
@@ -258,7 +259,8 @@ import WallTime
             var warnings: [String] = []
             var end: Date?
             while fetches < 100 {
-                let report = await fetcher.fetch(now: now.addingTimeInterval(Double(fetches)), trigger: [.manual])
+                let report = await fetcher.fetch(
+                    now: Instant(now.addingTimeInterval(Double(fetches))), trigger: [.manual])
                 fetches += 1
                 posted += report.postedSteps
                 warnings += report.warnings
@@ -317,7 +319,7 @@ import WallTime
         var config = try Fixture.config(dir: dir, source: path)
         config.publishers = [ScriptedPublisher()]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        let first = await fetcher.fetch(now: t0.addingTimeInterval(12 * 60), trigger: [.manual])
+        let first = await fetcher.fetch(now: Instant(t0.addingTimeInterval(12 * 60)), trigger: [.manual])
         #expect(posted(first) == steps(0..<12))
         let db = try DatabaseQueue(path: config.statePath)
         try await db.write { db in
@@ -331,13 +333,13 @@ import WallTime
         try db.close()
         try dir.write("steps.json", MinuteReadings.googleFit(0..<30))
         if walkTriggerFirst {
-            guard case .failure(let e) = fetcher.ingestForWalks(now: t0.addingTimeInterval(39 * 60)) else {
+            guard case .failure(let e) = fetcher.ingestForWalks(now: Instant(t0.addingTimeInterval(39 * 60))) else {
                 Issue.record("the walk trigger read past an unreadable reader state")
                 return
             }
             #expect(e.message.contains("google-fit reader") && e.message.contains("left to the next fetch"), "\(e)")
         }
-        let second = await fetcher.fetch(now: t0.addingTimeInterval(40 * 60), trigger: [.manual])
+        let second = await fetcher.fetch(now: Instant(t0.addingTimeInterval(40 * 60)), trigger: [.manual])
         #expect(
             second.warnings.contains { $0.contains("google-fit reader") && $0.contains("not counted again") },
             "\(second.warnings)")
@@ -354,11 +356,11 @@ import WallTime
         var config = try Fixture.config(dir: dir, source: path, start: "2026-11-21T10:00:00+09:00")
         config.publishers = [ScriptedPublisher()]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
-        _ = try fetcher.ingestForWalks(now: t0.addingTimeInterval(3600)).get()
+        _ = try fetcher.ingestForWalks(now: Instant(t0.addingTimeInterval(3600))).get()
         let db = try DatabaseQueue(path: config.statePath)
         try await db.write { db in try db.execute(sql: "UPDATE source_cursor SET cursor = '[]'") }
         try db.close()
-        guard case .failure(let e) = fetcher.ingestForWalks(now: t0.addingTimeInterval(3700)) else {
+        guard case .failure(let e) = fetcher.ingestForWalks(now: Instant(t0.addingTimeInterval(3700))) else {
             Issue.record("the walk trigger read past unreadable state")
             return
         }

@@ -28,7 +28,7 @@ import WallTime
         for minutes in [10.0, 40.0] {
             let config = try Fixture.config(dir: dir, schedule: "post_zero = true", publish: publish)
             let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-                now: t0.addingTimeInterval(minutes * 60), trigger: [.manual])
+                now: Instant(t0.addingTimeInterval(minutes * 60)), trigger: [.manual])
             #expect(report.result == .newData, "\(report.line)")
         }
         #expect(await server.requests.filter { $0.path == "/api/v1/statuses" }.count == 2, "both fetches posted")

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Publishing
 import Testing
+import WallTime
 
 @testable import Agent
 @testable import Store
@@ -64,7 +65,8 @@ actor ChatTarget: Publisher {
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         var reports: [FetchReport] = []
         for i in 1...fetches {
-            reports.append(await fetcher.fetch(now: t0.addingTimeInterval(Double(i) * 3600), trigger: [.manual]))
+            reports.append(
+                await fetcher.fetch(now: Instant(t0.addingTimeInterval(Double(i) * 3600)), trigger: [.manual]))
         }
         // the folder lives as long as the caller holds it
         return (reports, try StateStore(path: config.statePath), dir)
@@ -138,10 +140,10 @@ actor ChatTarget: Publisher {
         config.publishers = [target]
         let clock = TestClock()
         let fetcher = Fetcher(configuration: config, clock: clock)
-        async let first = fetcher.fetch(now: t0.addingTimeInterval(3600), trigger: [.manual])
+        async let first = fetcher.fetch(now: Instant(t0.addingTimeInterval(3600)), trigger: [.manual])
         for await _ in target.publishing { break }
         await clock.advance(by: .seconds(2))
-        let reports = [await first, await fetcher.fetch(now: t0.addingTimeInterval(7200), trigger: [.manual])]
+        let reports = [await first, await fetcher.fetch(now: Instant(t0.addingTimeInterval(7200)), trigger: [.manual])]
         let store = try StateStore(path: config.statePath)
         #expect(reports[0].result == .failed)
         #expect(reports[1].deliveries.map(\.outcome) == [.alreadyDelivered])
@@ -166,7 +168,7 @@ actor ChatTarget: Publisher {
             config.publishers = [target]
             reports.append(
                 await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-                    now: t0.addingTimeInterval(hours * 3600), trigger: [.manual]))
+                    now: Instant(t0.addingTimeInterval(hours * 3600)), trigger: [.manual]))
         }
         return (reports, try StateStore(path: config.statePath), dir)
     }
@@ -245,13 +247,13 @@ actor ChatTarget: Publisher {
         var config = try Fixture.config(dir: dir)
         config.publishers = [target]
         _ = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(3600), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(3600)), trigger: [.manual])
         let store = try StateStore(path: config.statePath)
         try await store.writer.write { db in
             try db.execute(sql: "UPDATE outbox SET unconfirmed_since_ns = NULL, key_scope = NULL")
         }
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(7200), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(7200)), trigger: [.manual])
         #expect(report.deliveries.map(\.outcome) == [.retryable])
         #expect(await target.received.count == 1)
     }

@@ -3,6 +3,7 @@ import Analysis
 import Foundation
 import Ingestion
 import Testing
+import WallTime
 
 @Suite(.timeLimit(.minutes(1))) struct WalkTriggerTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
@@ -24,17 +25,17 @@ import Testing
         config.publishers = [ScriptedPublisher()]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         // The walk is still going on as far as the data says: nothing ended yet... or only pauses inside it.
-        let before = try fetcher.ingestForWalks(now: t0.addingTimeInterval(200)).get()
+        let before = try fetcher.ingestForWalks(now: Instant(t0.addingTimeInterval(200))).get()
         // A second walk five minutes later: the gap ends the first walk.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: live))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(try walkRows(offsetMs: 300_000).utf8))
         try handle.close()
-        let after = try fetcher.ingestForWalks(now: t0.addingTimeInterval(500)).get()
+        let after = try fetcher.ingestForWalks(now: Instant(t0.addingTimeInterval(500))).get()
         #expect(after >= 1)
-        #expect(try fetcher.ingestForWalks(now: t0.addingTimeInterval(510)).get() == 0)
+        #expect(try fetcher.ingestForWalks(now: Instant(t0.addingTimeInterval(510))).get() == 0)
         // The walks' steps were stored by these reads and are posted by the next fetch.
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.walk])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.walk])
         #expect(report.result == .newData)
         let whole = try RecordingCounter.count(path: live, options: .init(start: nil)).steps
         #expect(report.windows.first?.steps == whole, "bouts before: \(before)")

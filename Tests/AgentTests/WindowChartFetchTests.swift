@@ -4,6 +4,7 @@ import Foundation
 import Messages
 import Publishing
 import Testing
+import WallTime
 
 @testable import Store
 
@@ -29,7 +30,7 @@ import Testing
         config.publishers = [pictures, words]
 
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(2400), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(2400)), trigger: [.manual])
         #expect(report.result == .newData, "\(report.line)")
         let image = try #require(await pictures.received.first?.image, "no chart posted")
         #expect(pngSize(image.png) == [2400, 1350] && image.width == 2400 && image.height == 1350)
@@ -55,12 +56,12 @@ import Testing
             image: ImageOption(chart: true))
         config.publishers = [target]
         let first = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(600), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         #expect(first.deliveries.map(\.outcome) == [.retryable])
         // A chart drawn again now would be dark and have a goal line: the retry must post the stored one.
         config.chart = WindowChartOptions(style: .dark, goal: 100)
         let retry = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: t0.addingTimeInterval(900), trigger: [.manual])
+            now: Instant(t0.addingTimeInterval(900)), trigger: [.manual])
         #expect(retry.deliveries.first?.outcome == .delivered, "\(retry.line)")
         let posted = await target.received
         #expect(posted.count == 2)
@@ -79,7 +80,7 @@ import Testing
         config.publishers = [target]
         let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         #expect(!fetcher.drawsCharts)
-        let report = await fetcher.fetch(now: t0.addingTimeInterval(600), trigger: [.manual])
+        let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.manual])
         let key = try #require(report.windows.first?.idempotencyKey)
         #expect(report.windows.first?.imageAlt == nil)
         #expect(try StateStore(path: config.statePath).outboxImage(idempotencyKey: key) == nil)
@@ -105,7 +106,7 @@ import Testing
             template: try Template.presetOrTemplate("daily-en"), timeZone: "Asia/Tokyo", locale: "en_US")
         config.publishers = [ScriptedPublisher()]
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: Fixture.date("2026-11-22T00:30:00+09:00"), trigger: [.manual])
+            now: Instant(Fixture.date("2026-11-22T00:30:00+09:00")), trigger: [.manual])
         #expect(report.windows.count == 2, "\(report.line)")
         let total = day.values.reduce(0, +)
         let change = total - before.values.reduce(0, +)
@@ -130,7 +131,7 @@ import Testing
             template: try Template.presetOrTemplate("weekly-en"), dateFormat: "MM/dd", timeZone: "Asia/Tokyo")
         config.publishers = [ScriptedPublisher()]
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: Fixture.date("2026-11-23T01:00:00+09:00"), trigger: [.manual])
+            now: Instant(Fixture.date("2026-11-23T01:00:00+09:00")), trigger: [.manual])
         let week = try #require(report.windows.last, "\(report.line)")
         #expect(week.span.start.date == Fixture.date("2026-11-16T00:00:00+09:00"))
         #expect(week.span.end.date == Fixture.date("2026-11-23T00:00:00+09:00"))
@@ -192,7 +193,7 @@ import Testing
         let key = "steps-20261121T010200Z-20261123T013037Z"
         #expect(try StateStore(path: config.statePath).outboxImage(idempotencyKey: key) == nil)
         let report = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
-            now: Fixture.date("2026-11-23T12:00:00+09:00"), trigger: [.manual])
+            now: Instant(Fixture.date("2026-11-23T12:00:00+09:00")), trigger: [.manual])
         #expect(report.deliveries.map(\.outcome) == [.delivered], "\(report.line)")
         let posted = await target.received
         #expect(posted.map(\.idempotencyKey) == [key] && posted.first?.image == nil)

@@ -9,38 +9,13 @@ import Testing
 /// The receiver in a real agent process: a 200 means the payload is in the state database, so a SIGKILL right after
 /// it loses nothing, and the next fetch posts exactly what was received.
 @Suite(.timeLimit(.minutes(1)), .temporaryFolder) struct ReceiverProcessTests {
-    /// A TCP socket bound to a port of 127.0.0.1 the kernel chose: its descriptor (to close) and the port.
-    func boundSocket() -> (fd: Int32, port: UInt16) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return (fd, UInt16(bigEndian: address.sin_port))
-    }
-
-    /// A port nothing listens on now (the kernel's choice for a socket bound to port 0, closed again).
-    func freePort() throws -> UInt16 {
-        let (fd, port) = boundSocket()
-        close(fd)
-        return port
-    }
-
     /// An agent receiving on a port that was free when chosen, and its first answer to the payload. Another test's
     /// server may take the port between the choice and the agent's bind; the agent then exits 75 (the test below),
-    /// and it is started again on another port.
-    func agentAnswering(
-        _ body: Data, posts: String, attempts: Int = 5
-    ) async throws -> (agent: Process, port: UInt16, config: String, status: Int) {
-        var last: (agent: Process, port: UInt16, config: String, status: Int)?
-        for _ in 0..<attempts {
-            let port = try freePort()
+    /// and it is started again on another port (`startedOnFreePort`).
+    func agentAnswering(_ body: Data, posts: String, ports: () -> UInt16 = LoopbackPort.free) async throws -> (
+        agent: Process, port: UInt16, config: String, status: Int
+    ) {
+        try await startedOnFreePort(ports: ports) { port in
             let config = try Steptweet.configFile(
                 """
                 [receive]
@@ -67,6 +42,9 @@ import Testing
             request.httpMethod = "POST"
             request.setValue("Bearer tok", forHTTPHeaderField: "Authorization")
             request.httpBody = body
+            // Short, so that a port another server holds without answering does not keep the loop from seeing the
+            // agent exit.
+            request.timeoutInterval = 2
             var status = 0
             _ = await eventually(every: .milliseconds(25)) {  // until the agent answers, or stops
                 if !agent.isRunning { return true }
@@ -75,22 +53,39 @@ import Testing
                 }
                 return status == 200
             }
-            last = (agent, port, config, status)
-            if agent.isRunning { break }
-            await offThePool { agent.waitUntilExit() }
+            return ((agent, port, config, status), agent)
         }
-        return last!
+    }
+
+    /// Health Auto Export: ten minutes from 10:00 (+09:00), 100 + m steps in minute m.
+    static let tenMinutes: Data = {
+        let points = (0..<10).map { m in
+            #"{"date": "2026-11-21 10:0\#(m):00 +0900", "qty": \#(100 + m), "source": "Watch"}"#
+        }
+        return Data(
+            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
+                .utf8)
+    }()
+
+    /// The race `startedOnFreePort` covers: a port taken after it was chosen. The agent offered it exits, and the
+    /// next start, on another port, answers.
+    @Test func anAgentWhosePortWasTakenIsStartedAgainOnAnother() async throws {
+        let (holder, taken) = LoopbackPort.boundSocket()
+        defer { close(holder) }
+        #expect(listen(holder, 1) == 0)
+        var offered: [UInt16] = [taken]
+        let posts = try Steptweet.tempFile("", name: "posts.jsonl")
+        let (agent, port, _, status) = try await agentAnswering(Self.tenMinutes, posts: posts) {
+            offered.isEmpty ? LoopbackPort.free() : offered.removeFirst()
+        }
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        #expect(offered.isEmpty && port != taken, "the taken port was offered first, then another")
+        #expect(status == 200 && agent.isRunning)
     }
 
     @Test func aPayloadAnswered200SurvivesASigkillAndIsPostedOnce() async throws {
         let posts = try Steptweet.tempFile("", name: "posts.jsonl")
-        let points = (0..<10).map { m in
-            #"{"date": "2026-11-21 10:0\#(m):00 +0900", "qty": \#(100 + m), "source": "Watch"}"#
-        }
-        let body = Data(
-            #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
-                .utf8)
-        let (agent, port, config, status) = try await agentAnswering(body, posts: posts)
+        let (agent, port, config, status) = try await agentAnswering(Self.tenMinutes, posts: posts)
         defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
         #expect(status == 200)
         let listening = try await Steptweet.run(["status", "--config", config])
@@ -114,7 +109,7 @@ import Testing
     /// it exits 75 (EX_TEMPFAIL, so systemd starts it again) naming the address, never says it is ready, and
     /// `status` says the receiver is not listening and why.
     @Test func anAgentWhoseReceiverCannotListenExits75NamingTheAddress() async throws {
-        let (holder, port) = boundSocket()
+        let (holder, port) = LoopbackPort.boundSocket()
         defer { close(holder) }
         #expect(listen(holder, 1) == 0)
         let token = try Steptweet.tempFile("tok", name: "receive.token")

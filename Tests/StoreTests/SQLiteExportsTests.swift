@@ -64,4 +64,19 @@ import Testing
         }
         #expect(column.message == "cannot read the database: no such column: ALIAS")
     }
+
+    /// The options the commands and the agent start from open an app's export database, which SensorInput's own
+    /// defaults refuse, naming the file.
+    @Test func theCommandsOptionsReadAnExportThatPlainOptionsRefuse() throws {
+        let path = SharedData.fixture("formats/gadgetbridge_backup.zip")
+        var readings = 0
+        let summary = try AnyInput.read(path: path, options: .withSQLiteExports()) {
+            if case .reading = $0 { readings += 1 }
+        }
+        #expect(summary.format == "gadgetbridge" && readings > 0)
+        let refused = try #require(throws: InputError.self) {
+            try AnyInput.read(path: path, options: ReadOptions()) { _ in }
+        }
+        #expect(refused.file.hasPrefix(path), "\(refused)")
+    }
 }

@@ -90,7 +90,7 @@ public struct DemoRunner: Sendable {
                 // Everything recorded before the fetch has arrived in the live file.
                 next = try append(timeline, from: next, before: offset * 1000, to: live)
                 let now = start.addingTimeInterval(offset)
-                report(Self.summary(of: await fetcher.fetch(now: now, trigger: [.demo]), at: now))
+                report(Self.summary(of: await fetcher.fetch(now: Instant(now), trigger: [.demo]), at: now))
             }
         } catch {
             await endpoint.stop()

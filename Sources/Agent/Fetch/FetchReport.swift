@@ -25,7 +25,8 @@ public struct FetchReport: Codable, Sendable {
     /// For `Failed`: the most serious kind among its failures.
     public var failureKind: FailureKind?
     public var trigger: FetchTriggers
-    public var now: Date
+    /// When the fetch ran (virtual or real): the time its windows close at.
+    public var now: Instant
     public var dryRun: Bool
     /// The window considered, even when nothing was posted for it.
     public var window: TimeWindow?
@@ -50,7 +51,7 @@ public struct FetchReport: Codable, Sendable {
     /// instead.
     public var warnings: [String] = []
 
-    public init(result: FetchResult, reason: String? = nil, trigger: FetchTriggers, now: Date, dryRun: Bool) {
+    public init(result: FetchResult, reason: String? = nil, trigger: FetchTriggers, now: Instant, dryRun: Bool) {
         self.result = result
         self.reason = reason
         self.trigger = trigger

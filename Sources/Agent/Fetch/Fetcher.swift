@@ -46,7 +46,7 @@ public struct Fetcher: Sendable {
 
     /// Runs one fetch at `now` (virtual or real). Never throws: every failure becomes `Failed` with a reason.
     /// The budget (`schedule.deadline`) is measured on `clock` from the call.
-    public func fetch(now: Date, trigger: FetchTriggers, dryRun: Bool = false) async -> FetchReport {
+    public func fetch(now: Instant, trigger: FetchTriggers, dryRun: Bool = false) async -> FetchReport {
         let budget = Deadline(in: .seconds(configuration.schedule.deadline), clock: clock)
         var report = FetchReport(result: .noData, trigger: trigger, now: now, dryRun: dryRun)
         if let problem = configuration.publishingProblem {
@@ -69,7 +69,7 @@ public struct Fetcher: Sendable {
             return report
         }
         var failures: [(kind: FailureKind, reason: String)] = []
-        let started = Instant(now)
+        let started = now
 
         // 1. Ingest and 2. close the window, in one transaction (nothing is half-saved).
         do {
@@ -126,7 +126,7 @@ public struct Fetcher: Sendable {
         guard !report.dryRun, let store = try? StateStore(path: configuration.statePath, busyTimeout: 1) else {
             return report
         }
-        let started = Instant(report.now)
+        let started = report.now
         let ended = started + .nanoseconds(Int64(report.elapsedMs * 1e6))
         try? recordHistory(store: store, report: report, started: started, ended: ended)
         return report

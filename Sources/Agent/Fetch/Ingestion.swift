@@ -17,13 +17,13 @@ extension Fetcher {
             sources.append(FileStepSource(source: source, parameters: configuration.detector))
         }
         if let receive = configuration.receive {
-            sources.append(ReceivedStepSource(store: store, settleNs: Int64(receive.settle * 1e9)))
-            let reorderNs = Int64(receive.reorder * 1e9)
-            let streams = (try? store.read { tx in try tx.activeStreams(reorderNs: reorderNs) }) ?? []
+            sources.append(ReceivedStepSource(store: store, settle: .seconds(receive.settle)))
+            let reorder = Duration.seconds(receive.reorder)
+            let streams = (try? store.read { tx in try tx.activeStreams(reorder: reorder) }) ?? []
             for stream in streams {
                 sources.append(
                     ReceivedStreamSource(
-                        store: store, stream: stream, reorderNs: reorderNs, parameters: configuration.detector))
+                        store: store, stream: stream, reorder: reorder, parameters: configuration.detector))
             }
         }
         return sources
@@ -35,8 +35,6 @@ extension Fetcher {
     /// goes on at the next fetch. The last slices are saved in the transaction that closes the windows, and the
     /// report is filled from what that transaction committed.
     func ingestAndClose(store: StateStore, now: Instant, budget: Deadline, report: inout FetchReport) async throws {
-        // The sources read in ns (SensorInput's readers).
-        let nowNs = now.nanosecondsSinceEpoch
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var finals: [(source: any StepSource, read: SourceRead)] = []
         var lowered = 0
@@ -49,8 +47,7 @@ extension Fetcher {
             let source = await configured.pull(after: saved, deadline: pullDeadline)
             var observeDevice = !report.dryRun
             while true {
-                var read = try source.read(
-                    after: saved, nowNs: nowNs, byteLimit: sliceBytes, observeDevice: observeDevice)
+                var read = try source.read(after: saved, now: now, byteLimit: sliceBytes, observeDevice: observeDevice)
                 observeDevice = false  // a live device is read once per fetch
                 report.warnings += read.warnings
                 report.boutsEnded += read.bouts.count
@@ -61,25 +58,23 @@ extension Fetcher {
                     finals.append((source, read))
                     break
                 }
-                let slice = try read.slice(source: name, nowNs: nowNs, boutsHandled: true, prefer: configuration.prefer)
+                let slice = try read.slice(source: name, now: now, boutsHandled: true, prefer: configuration.prefer)
                 lowered += try await store.write { tx in try tx.save(slice, now: now) }
                 source.didSave(read)
                 saved = read.next
                 await Task.yield()
             }
         }
-        let watermark = finals.map(\.read.watermarkNs).min() ?? nowNs
-        let firstDataNs = finals.compactMap(\.read.next.firstDataNs).min()
+        let watermark = finals.map(\.read.watermark).min() ?? now
+        let firstData = finals.compactMap(\.read.next.firstData).min()
         // Bouts this fetch posts need no walk-triggered fetch of their own.
         let lastSlices = try finals.map {
-            try $0.read.slice(source: $0.source.name, nowNs: nowNs, boutsHandled: true, prefer: configuration.prefer)
+            try $0.read.slice(source: $0.source.name, now: now, boutsHandled: true, prefer: configuration.prefer)
         }
         let (closed, loweredLast) = try await store.write { tx in
             var lowered = 0
             for slice in lastSlices { lowered += try tx.save(slice, now: now) }
-            let closed = try self.closeWindows(
-                tx, watermark: Instant(nanosecondsSinceEpoch: watermark),
-                firstData: firstDataNs.map(Instant.init(nanosecondsSinceEpoch:)), now: now)
+            let closed = try self.closeWindows(tx, watermark: watermark, firstData: firstData, now: now)
             return (closed, lowered)
         }
         for (source, read) in finals { source.didSave(read) }
@@ -96,16 +91,13 @@ extension Fetcher {
 
     /// For the walk trigger: reads and stores what is new (steps, bouts, positions) without closing a window, and
     /// returns how many walking bouts ended that no fetch has answered yet, marking them answered (once per bout).
-    public func ingestForWalks(now: Date) -> Result<Int, WalkIngestError> {
+    public func ingestForWalks(now: Instant) -> Result<Int, WalkIngestError> {
         guard configuration.source != nil || configuration.receive != nil else { return .success(0) }
         let lock: StateLock
         do { lock = try StateLock(path: configuration.statePath + ".lock") } catch {
             return .failure(WalkIngestError(message: "\(error)"))
         }
         defer { lock.release() }
-        let instant = Instant(now)
-        // The sources read in ns (SensorInput's readers).
-        let nowNs = instant.nanosecondsSinceEpoch
         do {
             let store = try StateStore(path: configuration.statePath, busyTimeout: 2)
             var reads: [(source: any StepSource, read: SourceRead)] = []
@@ -116,7 +108,7 @@ extension Fetcher {
                     return .failure(
                         WalkIngestError(message: saved.problems.joined(separator: "; ") + "; left to the next fetch"))
                 }
-                let read = try source.read(after: saved, nowNs: nowNs, byteLimit: nil, observeDevice: true)
+                let read = try source.read(after: saved, now: now, byteLimit: nil, observeDevice: true)
                 // So is a reader's own state found unreadable while reading: nothing of this read is saved.
                 guard read.warnings.isEmpty else {
                     return .failure(
@@ -125,11 +117,10 @@ extension Fetcher {
                 reads.append((source, read))
             }
             let slices = try reads.map {
-                try $0.read.slice(
-                    source: $0.source.name, nowNs: nowNs, boutsHandled: false, prefer: configuration.prefer)
+                try $0.read.slice(source: $0.source.name, now: now, boutsHandled: false, prefer: configuration.prefer)
             }
             let bouts = try store.write { tx in
-                for slice in slices { try tx.save(slice, now: instant) }
+                for slice in slices { try tx.save(slice, now: now) }
                 return try tx.answerUnhandledBouts()
             }
             for (source, read) in reads { source.didSave(read) }

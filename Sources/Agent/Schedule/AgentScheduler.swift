@@ -9,9 +9,9 @@ import WallTime
 /// SIGUSR1, on silent pushes (coalesced, at most one per push period, deferred while a fetch runs) and when a walk
 /// ends; backs off after `Failed`; never runs two fetches at once. Sleeps until the next event: no polling.
 public actor AgentScheduler {
-    public typealias FetchFunction = @Sendable (_ now: Date, _ triggers: FetchTriggers) async -> FetchReport
+    public typealias FetchFunction = @Sendable (_ now: Instant, _ triggers: FetchTriggers) async -> FetchReport
     /// Reads new data for the walk trigger; returns the number of walking bouts that ended and were not yet answered.
-    public typealias WalkIngestFunction = @Sendable (_ now: Date) async -> Result<Int, WalkIngestError>
+    public typealias WalkIngestFunction = @Sendable (_ now: Instant) async -> Result<Int, WalkIngestError>
 
     let configuration: AgentConfiguration
     let clock: WallClock
@@ -178,7 +178,7 @@ public actor AgentScheduler {
         if reasons.isEmpty && dataChanged && walkIngestAllowed(at: now) {
             dataChanged = false
             lastWalkIngest = now
-            switch await ingestForWalks(now) {
+            switch await ingestForWalks(Instant(now)) {
             case .success(let bouts) where bouts > 0:
                 logger.info("\(bouts) walk(s) ended")
                 reasons.append(.walk)
@@ -237,7 +237,8 @@ public actor AgentScheduler {
         publishStatus { $0.state = .fetching }
         logger.debug("fetch started (\(triggers))")
         let fetch = self.fetch
-        let task = Task { await fetch(now, triggers) }
+        let started = Instant(now)
+        let task = Task { await fetch(started, triggers) }
         currentFetch = task
         if stopping { task.cancel() }
         let report = await task.value

@@ -71,8 +71,7 @@ public struct StatusReport: Encodable, Sendable {
             pushListener: agentView ? agent.push.flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
             receiver: c.receive.map { _ in receiverLine(running: running, recorded: agent.receiver) },
             sampling: agentView ? agent.sampling : ownSampling,
-            lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }
-                .map { Date(timeIntervalSince1970: Double($0) / 1e9) },
+            lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }?.date,
             receivedDevices: try store.receivedDevices())
     }
 

@@ -19,21 +19,21 @@ struct FileStepSource: StepSource {
         source.accelerometer?.removeRotatedFile(ifFinished: read.finishedInode)
     }
 
-    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
+    func read(after saved: SavedSource, now: Instant, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
         var next = saved
         next.detector = saved.detector ?? Self.freshDetector(saved, parameters: parameters)
         next.problems = []
-        var ingest = SourceRead(next: next, watermarkNs: nowNs)
-        guard try Self.observe(source, nowNs: nowNs, observeDevice: observeDevice) else { return ingest }
+        var ingest = SourceRead(next: next, watermark: now)
+        guard try Self.observe(source, now: now, observeDevice: observeDevice) else { return ingest }
         var options = Self.readOptions(source, byteLimit: byteLimit)
-        // For a reader whose own saved state turns out unusable.
-        options.countedThrough = saved.lastReadingEndNs.map(Instant.init(nanosecondsSinceEpoch:))
+        options.countedThrough = saved.lastReadingEnd  // for a reader whose state is lost
         var detected = DetectedSteps()
         var detector = resumedDetector(next.detector, parameters: parameters, detected: &detected)
-        var last = next.lastSampleNs
-        var first = next.firstDataNs
-        var lastReadingEnd = next.lastReadingEndNs
-        let countedThrough = Self.readingsCountedThrough(saved)
+        // Kept in the readers' nanoseconds while reading (a sample at a time), saved as instants.
+        var last = next.lastSample?.nanosecondsSinceEpoch
+        var first = next.firstData?.nanosecondsSinceEpoch
+        var lastReadingEnd = next.lastReadingEnd?.nanosecondsSinceEpoch
+        let countedThrough = Self.readingsCountedThrough(saved)?.nanosecondsSinceEpoch
         let handle: (DetectorEvent) -> Void = { detected.take($0) }
         let sink: (InputItem) -> Void = { item in
             switch item {
@@ -67,17 +67,16 @@ struct FileStepSource: StepSource {
             // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
             ingest.moreToRead = cursor.offset - (from?.offset ?? 0) >= byteLimit
         }
-        ingest.watermarkNs = Self.watermark(
-            &detector, moreToRead: ingest.moreToRead, lastSampleNs: last, lastReadingEndNs: lastReadingEnd,
-            follow: source.follow, nowNs: nowNs, handle)
-        ingest.buckets = detected.buckets
-        ingest.bouts = detected.bouts
+        let instant = { (ns: Int64?) in ns.map(Instant.init(nanosecondsSinceEpoch:)) }
+        (ingest.next.lastSample, ingest.next.lastReadingEnd) = (instant(last), instant(lastReadingEnd))
+        ingest.watermark = Self.watermark(
+            &detector, moreToRead: ingest.moreToRead, lastSample: ingest.next.lastSample,
+            lastReadingEnd: ingest.next.lastReadingEnd, follow: source.follow, now: now, handle)
+        (ingest.buckets, ingest.bouts) = (detected.buckets, detected.bouts)
         ingest.next.detector = detector
         ingest.next.cursor = cursor
-        ingest.next.lastSampleNs = last
-        ingest.next.lastReadingEndNs = lastReadingEnd
-        ingest.next.skipReadingsThroughNs = ingest.moreToRead ? countedThrough : nil
-        ingest.next.firstDataNs = first
+        ingest.next.skipReadingsThrough = ingest.moreToRead ? instant(countedThrough) : nil
+        ingest.next.firstData = instant(first)
         return ingest
     }
 
@@ -85,8 +84,8 @@ struct FileStepSource: StepSource {
     /// start): those ending up to the last one counted are not counted again, in every slice of that reading until it
     /// reaches the end. (A reading written later but ending earlier, out of time order, would be lost with them: the
     /// lesser harm than counting the rest twice.)
-    static func readingsCountedThrough(_ saved: SavedSource) -> Int64? {
-        saved.cursor == nil ? saved.lastReadingEndNs : saved.skipReadingsThroughNs
+    static func readingsCountedThrough(_ saved: SavedSource) -> Instant? {
+        saved.cursor == nil ? saved.lastReadingEnd : saved.skipReadingsThrough
     }
 
     /// What reading found about the input itself: a reader's saved state it could not use, skipped lines (kept until
@@ -124,18 +123,18 @@ struct FileStepSource: StepSource {
     /// cursor: the file is read from its start), the fresh one starts at the last sample counted, as a still phone.
     static func freshDetector(_ saved: SavedSource, parameters: DetectorParameters) -> StepDetector {
         var detector = StepDetector(parameters: parameters)
-        if saved.cursor == nil, let last = saved.lastSampleNs {
-            detector.push(time: Instant(nanosecondsSinceEpoch: last), magnitude: standardGravity) { _ in }
+        if saved.cursor == nil, let last = saved.lastSample {
+            detector.push(time: last, magnitude: standardGravity) { _ in }
         }
         return detector
     }
 
     /// Takes a live step counter's reading into its log first. False when there is nothing to read yet: a dry run
     /// before the first reading (a dry run writes nothing). Throws when the sampler has not written samples yet.
-    static func observe(_ source: AgentConfiguration.Source, nowNs: Int64, observeDevice: Bool) throws -> Bool {
+    static func observe(_ source: AgentConfiguration.Source, now: Instant, observeDevice: Bool) throws -> Bool {
         if let counter = source.stepCounter {
             if observeDevice {
-                try counter.record(now: Instant(nanosecondsSinceEpoch: nowNs))
+                try counter.record(now: now)
             } else if !FileManager.default.fileExists(atPath: counter.logPath) {
                 return false
             }
@@ -152,14 +151,13 @@ struct FileStepSource: StepSource {
 
     /// How the source is read: its format, start and source preference, at most `byteLimit`, on every core it may use.
     static func readOptions(_ source: AgentConfiguration.Source, byteLimit: Int64?) -> ReadOptions {
-        var options = ReadOptions()
+        var options = ReadOptions.withSQLiteExports()  // a Gadgetbridge export, opened read-only by Store
         options.start = source.start.map(Instant.init)
         options.format = source.format
         options.timeZone = source.timeZone  // a date-time without an offset is in text.time_zone
         options.byteLimit = byteLimit
         options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use
         if !source.prefer.isEmpty { options.overlap = .preferSources(source.prefer) }
-        options.exportDatabases = SQLiteExports()  // a Gadgetbridge export, opened read-only by Store
         return options
     }
 
@@ -187,35 +185,36 @@ struct FileStepSource: StepSource {
     /// Up to when the source's steps are final (the window may close there), ending the detector's last bout when
     /// the input is over.
     static func watermark(
-        _ detector: inout StepDetector, moreToRead: Bool, lastSampleNs last: Int64?, lastReadingEndNs: Int64?,
-        follow: Bool, nowNs: Int64, _ handle: (DetectorEvent) -> Void
-    ) -> Int64 {
+        _ detector: inout StepDetector, moreToRead: Bool, lastSample last: Instant?, lastReadingEnd: Instant?,
+        follow: Bool, now: Instant, _ handle: (DetectorEvent) -> Void
+    ) -> Instant {
+        let settled = detector.settled
         if moreToRead {
             // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
             // detector has settled (or, before any walk, at the last sample read; for a step log, at the end of the
             // latest reading read).
-            return min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? last ?? lastReadingEndNs ?? nowNs)
+            return min(now, settled ?? last ?? lastReadingEnd ?? now)
         } else if !follow {
             // A complete recording: its last bout is over.
             detector.finish(handle)
-            return nowNs
-        } else if let last, nowNs - last > Self.lateDataAllowanceNs {
+            return now
+        } else if let last, now - last > Self.lateDataAllowance {
             // The stream stopped: the next sample, if any, comes after a gap that ends the bout. End it now, so that
             // its last steps land in this window rather than after it was posted.
             detector.finish(handle)
-            return nowNs
-        } else if let s = detector.settled?.nanosecondsSinceEpoch {
+            return now
+        } else if let settled {
             // The stream may go on (samples can arrive a little after they were taken: a writer's buffer, a
             // rotation): candidates still waiting for a bout's confirmation may yet be credited, so the window
             // closes no later than the detector's settled time.
-            return min(nowNs, s)
+            return min(now, settled)
         }
-        return nowNs
+        return now
     }
 
     /// How long after its last sample a growing source may still deliver samples that continue the same stream.
     /// Past it the stream is taken as ended: its bout is closed and windows close at the fetch time.
-    static let lateDataAllowanceNs: Int64 = 60_000_000_000
+    static let lateDataAllowance = Duration.seconds(60)
 
     /// What to say of a source file with nothing to count in it, in `count`'s words; nil for a folder or a file
     /// that cannot be looked at.

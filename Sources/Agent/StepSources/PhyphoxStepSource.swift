@@ -49,8 +49,8 @@ struct PhyphoxStepSource: StepSource {
         return source
     }
 
-    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
-        var read = SourceRead(next: saved, watermarkNs: nowNs)
+    func read(after saved: SavedSource, now: Instant, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
+        var read = SourceRead(next: saved, watermark: now)
         var detected = DetectedSteps()
         var detector = resumedDetector(saved.detector, parameters: parameters, detected: &detected)
         switch pulled {
@@ -59,14 +59,14 @@ struct PhyphoxStepSource: StepSource {
         case .failed(let error):
             read.inputWarnings.append(
                 "phyphox \(error.description); nothing read from it (the phone keeps its buffers for the next fetch)")
-            let heardLately = saved.remotePosition.map { nowNs - $0.lastHeardNs <= Int64(remote.settle * 1e9) }
+            let heardLately = saved.remotePosition.map { now - $0.lastHeard <= .seconds(remote.settle) }
             if heardLately == true {
-                read.watermarkNs = min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? nowNs)
+                read.watermark = min(now, detector.settled ?? now)
             } else {
                 detector.finish { detected.take($0) }
             }
         case .answered(let reading):
-            take(reading, saved: saved, nowNs: nowNs, into: &read, detector: &detector, detected: &detected)
+            take(reading, saved: saved, now: now, into: &read, detector: &detector, detected: &detected)
         }
         // The phone competes with the others for the minutes they share (`DeviceOverlap`).
         if !detected.buckets.isEmpty {
@@ -80,7 +80,7 @@ struct PhyphoxStepSource: StepSource {
     /// Feeds what the phone answered to the detector: a new run (another session, or a clear) starts a new detector;
     /// only samples after the last one counted are taken; the phone is recorded as heard, with its data's end.
     func take(
-        _ reading: PhyphoxReading, saved: SavedSource, nowNs: Int64, into read: inout SourceRead,
+        _ reading: PhyphoxReading, saved: SavedSource, now: Instant, into read: inout SourceRead,
         detector: inout StepDetector, detected: inout DetectedSteps
     ) {
         var position = saved.remotePosition
@@ -90,36 +90,37 @@ struct PhyphoxStepSource: StepSource {
             detector = StepDetector(parameters: parameters)
             position = nil
         }
-        let taken = reading.samples(after: position?.lastBufferTime, notBeforeNs: saved.lastSampleNs)
+        let taken = reading.samples(after: position?.lastBufferTime, notBefore: saved.lastSample)
         if taken.unmapped {
             read.inputWarnings.append(
                 "phyphox \(name): the buffers hold samples but /time lists no start to give them a time; nothing read"
             )
         }
         taken.samples.withUnsafeBufferPointer { detector.push($0) { detected.take($0) } }
-        if let first = taken.samples.first, read.next.firstDataNs == nil {
-            read.next.firstDataNs = first.time.nanosecondsSinceEpoch
+        if let first = taken.samples.first, read.next.firstData == nil {
+            read.next.firstData = first.time
         }
-        if let last = taken.samples.last { read.next.lastSampleNs = last.time.nanosecondsSinceEpoch }
+        if let last = taken.samples.last { read.next.lastSample = last.time }
         if let median = PhyphoxReading.medianMagnitude(taken.samples), median < 5 {
             read.inputWarnings.append(
                 "phyphox \(name): the acceleration has no gravity in it (median |a| \(String(format: "%.1f", median)) m/s²): steps are counted from \"Acceleration with g\", not \"Linear Acceleration\""
             )
         }
         if reading.buffers.status.measuring {
-            read.watermarkNs = min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? read.next.lastSampleNs ?? nowNs)
+            let settled = detector.settled
+            read.watermark = min(now, settled ?? read.next.lastSample ?? now)
         } else {
             // Paused or stopped: nothing more comes until it measures again, after a gap that ends the walk.
             detector.finish { detected.take($0) }
         }
         read.next.remotePosition = PhyphoxPosition(
             session: reading.buffers.status.session, timeReference: reading.events,
-            lastBufferTime: taken.lastBufferTime ?? position?.lastBufferTime, lastHeardNs: nowNs)
+            lastBufferTime: taken.lastBufferTime ?? position?.lastBufferTime, lastHeard: now)
         // Its data has arrived up to its last sample; when it is not measuring, up to now (nothing more will come
         // for the time before), so a window that waits for the devices heard does not wait for an idle phone.
-        let dataEnd = reading.buffers.status.measuring ? read.next.lastSampleNs : nowNs
+        let dataEnd = reading.buffers.status.measuring ? read.next.lastSample : now
         let (device, samples) = (remote.deviceName, taken.samples.count)
-        read.changes.append(.heard(device: device, format: "phyphox", dataEndNs: dataEnd, samples: samples))
+        read.changes.append(.heard(device: device, format: "phyphox", dataEnd: dataEnd, samples: samples))
     }
 }
 
@@ -138,8 +139,14 @@ struct PhyphoxPosition: Codable, Sendable, Equatable {
     var timeReference: [PhyphoxTimeEvent]
     /// The buffer time (s since the experiment started) of the last sample read: the next read asks for what is after.
     var lastBufferTime: Double?
-    /// When the phone last answered (ns since the epoch).
-    var lastHeardNs: Int64
+    /// When the phone last answered.
+    var lastHeard: Instant
+
+    /// The JSON keys as saved in `source_cursor.remote_position` since the position was first kept.
+    enum CodingKeys: String, CodingKey {
+        case session, timeReference, lastBufferTime
+        case lastHeard = "lastHeardNs"
+    }
 
     /// Whether an answer with `session` and `events` continues this run: the same session, not cleared since.
     func isRun(session: String, events: [PhyphoxTimeEvent]) -> Bool {
@@ -154,10 +161,10 @@ struct PhyphoxReading: Sendable {
     var events: [PhyphoxTimeEvent]
     var newRun: Bool
 
-    /// The samples after buffer time `after` and after wall time `notBeforeNs`, in buffer order, at their wall time:
+    /// The samples after buffer time `after` and after wall time `notBefore`, in buffer order, at their wall time:
     /// the axes (or the magnitude as `x`), a row with `null` (NaN) in its time or a value left out. The last buffer
     /// time read, and whether samples were left because there is no time reference to place them.
-    func samples(after: Double?, notBeforeNs: Int64?) -> (
+    func samples(after: Double?, notBefore: Instant?) -> (
         samples: [AccelerationSample], lastBufferTime: Double?, unmapped: Bool
     ) {
         let times = buffers.buffer[PhyphoxInterface.timeBuffer]?.buffer ?? []
@@ -173,7 +180,7 @@ struct PhyphoxReading: Sendable {
         for i in 0..<rows {
             guard let t = times[i], t.isFinite, t > after ?? -.infinity else { continue }
             last = t
-            guard let wallNs = PhyphoxTimeEvent.wallNs(t, events), wallNs > notBeforeNs ?? .min,
+            guard let wallNs = PhyphoxTimeEvent.wallNs(t, events), wallNs > notBefore?.nanosecondsSinceEpoch ?? .min,
                 let x = columns[0][i], x.isFinite
             else { continue }
             var y = 0.0

@@ -1,6 +1,7 @@
 import Foundation
 import SensorInput
 import Store
+import WallTime
 
 /// The step readings phones pushed to the receiver (`[receive]`), as one source: each fetch counts the readings that
 /// arrived or changed since the last, by the one reading rule (`ReceivedRecount`, in Store). A resend that changes a reading (today's growing
@@ -10,7 +11,7 @@ import Store
 struct ReceivedStepSource: StepSource {
     let store: StateStore
     /// How long windows wait for a device that has gone quiet.
-    let settleNs: Int64
+    let settle: Duration
 
     var name: String { "receive" }
 
@@ -20,15 +21,14 @@ struct ReceivedStepSource: StepSource {
     /// saved on its own, so memory stays bounded).
     static let readingsPerSlice = 5_000
 
-    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
+    func read(after saved: SavedSource, now: Instant, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
         let recount = try store.read { tx in
-            try tx.recountReceived(
-                nowNs: nowNs, settleNs: settleNs, limit: byteLimit == nil ? Int.max : Self.readingsPerSlice)
+            try tx.recountReceived(now: now, settle: settle, limit: byteLimit == nil ? Int.max : Self.readingsPerSlice)
         }
-        var read = SourceRead(next: saved, watermarkNs: recount.watermarkNs)
+        var read = SourceRead(next: saved, watermark: recount.watermark)
         read.deviceBuckets = recount.deviceBuckets
         read.moreToRead = recount.moreToRead
-        read.next.firstDataNs = [saved.firstDataNs, recount.firstDataNs].compactMap { $0 }.min()
+        read.next.firstData = [saved.firstData, recount.firstData].compactMap { $0 }.min()
         read.changes.append(.counted(recount.marks))
         return read
     }

@@ -2,6 +2,7 @@ import Foundation
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// One stream of acceleration samples a phone pushed (a Sensor Logger session), with its own detector: each fetch
 /// feeds it, in time order, the samples received up to `reorder` before the newest, so that a message that came out
@@ -12,7 +13,7 @@ struct ReceivedStreamSource: StepSource {
     let store: StateStore
     let stream: String
     /// How late a message may come and still be counted in time order.
-    let reorderNs: Int64
+    let reorder: Duration
     /// The detector's parameters (`[detect] sensitivity`).
     var parameters = DetectorParameters.standard
 
@@ -20,28 +21,28 @@ struct ReceivedStreamSource: StepSource {
 
     func didSave(_ read: SourceRead) {}
 
-    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
+    func read(after saved: SavedSource, now: Instant, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
         try store.read { tx in
             guard let row = try tx.receivedStream(stream) else {
-                return SourceRead(next: saved, watermarkNs: nowNs)
+                return SourceRead(next: saved, watermark: now)
             }
-            let quiet = nowNs - row.lastHeardNs > reorderNs
-            let cutoff = quiet ? Int64.max : row.newestNs - reorderNs
-            let fedThrough = saved.lastSampleNs ?? Int64.min
-            var read = SourceRead(next: saved, watermarkNs: nowNs)
+            let quiet = now - row.lastHeard > reorder
+            let cutoff = quiet ? Instant.distantFuture : row.newest - reorder
+            let fedThrough = saved.lastSample ?? Instant(nanosecondsSinceEpoch: .min)
+            var read = SourceRead(next: saved, watermark: now)
             var detected = DetectedSteps()
             var detector = resumedDetector(saved.detector, parameters: parameters, detected: &detected)
             let handle: (DetectorEvent) -> Void = { detected.take($0) }
-            var last = saved.lastSampleNs
-            var spans: [(start: Int64, end: Int64)] = []
-            try tx.forEachReceivedSample(stream: stream, afterNs: fedThrough, throughNs: cutoff) { sample in
-                let t = sample.time.nanosecondsSinceEpoch
-                if read.next.firstDataNs == nil { read.next.firstDataNs = t }
+            var last = saved.lastSample
+            var spans = CountedSpans()
+            try tx.forEachReceivedSample(stream: stream, after: fedThrough, through: cutoff) { sample in
+                let t = sample.time
+                if read.next.firstData == nil { read.next.firstData = t }
                 detector.push(time: sample.time, x: sample.x, y: sample.y, z: sample.z, handle)
-                ReceivedCounted.extend(&spans, t)
+                spans.extend(t)
                 last = t
             }
-            let late = try tx.receivedSampleCount(stream: stream, throughNs: fedThrough)
+            let late = try tx.receivedSampleCount(stream: stream, through: fedThrough)
             if late > 0 {
                 read.warnings.append(
                     "\(late) samples of \(stream) came more than the reorder allowance after newer ones and were left out"
@@ -52,13 +53,13 @@ struct ReceivedStreamSource: StepSource {
             } else if let last {
                 // Steps before the detector's settled time are final; the held-back samples come next time. (A stream
                 // of running totals only, a pedometer or a step log's `total`, has no samples: it holds nothing back.)
-                read.watermarkNs = min(nowNs, detector.settled?.nanosecondsSinceEpoch ?? last, cutoff)
+                read.watermark = min(now, detector.settled ?? last, cutoff)
             }
             read.deviceBuckets = detected.buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): detected.buckets]
             read.bouts = detected.bouts
             read.next.detector = detector
-            read.next.lastSampleNs = last
-            read.changes.append(.fed(stream: stream, throughNs: last ?? fedThrough, spans: spans))
+            read.next.lastSample = last
+            read.changes.append(.fed(stream: stream, through: last ?? fedThrough, spans: spans))
             return read
         }
     }

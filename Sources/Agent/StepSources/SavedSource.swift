@@ -3,19 +3,20 @@ import Messages
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// Where a source's reading stopped, with its detector: its row in the state (`SourceCursorRecord`), its JSON columns
 /// decoded one by one, so that a column written by another version (or edited) loses only itself.
 struct SavedSource {
     var cursor: SourceCursor?
     var detector: StepDetector?
-    var lastSampleNs: Int64?
+    var lastSample: Instant?
     /// The end of the latest step reading counted (step logs).
-    var lastReadingEndNs: Int64?
+    var lastReadingEnd: Instant?
     /// Readings ending at or before this are not counted: set while a source whose position was lost is read
     /// again from its start, until that reading reaches the end of the source.
-    var skipReadingsThroughNs: Int64?
-    var firstDataNs: Int64?
+    var skipReadingsThrough: Instant?
+    var firstData: Instant?
     /// Where a source pulled from a phone's remote interface stopped (a file's position is `cursor`).
     var remotePosition: PhyphoxPosition?
     /// Malformed lines skipped that no fetch has reported yet.
@@ -29,10 +30,10 @@ struct SavedSource {
     /// The saved position of `source` as its row holds it (nil: never read).
     init(_ row: SourceCursorRecord?, source: String) {
         guard let row else { return }
-        lastSampleNs = row.lastSampleNs
-        lastReadingEndNs = row.lastReadingEndNs
-        skipReadingsThroughNs = row.skipReadingsThroughNs
-        firstDataNs = row.firstDataNs
+        lastSample = row.lastSample
+        lastReadingEnd = row.lastReadingEnd
+        skipReadingsThrough = row.skipReadingsThrough
+        firstData = row.firstData
         var problems: [String] = []
         /// The saved JSON `text`, or nil with a problem that says what reading does instead.
         func decoded<T: Decodable>(_ type: T.Type, _ text: String?, _ what: String, _ instead: String) -> T? {
@@ -62,16 +63,16 @@ struct SavedSource {
     }
 
     /// The row that saves this position for `source` (what `init(_:source:)` reads back).
-    func record(source: String, nowNs: Int64) throws -> SourceCursorRecord {
+    func record(source: String, now: Instant) throws -> SourceCursorRecord {
         let encoder = JSONEncoder()
         func text(_ value: (some Encodable)?) throws -> String? {
             try value.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         }
         return SourceCursorRecord(
-            source: source, cursor: try text(cursor), detector: try text(detector), lastSampleNs: lastSampleNs,
-            lastReadingEndNs: lastReadingEndNs, skipReadingsThroughNs: skipReadingsThroughNs, firstDataNs: firstDataNs,
+            source: source, cursor: try text(cursor), detector: try text(detector), lastSample: lastSample,
+            lastReadingEnd: lastReadingEnd, skipReadingsThrough: skipReadingsThrough, firstData: firstData,
             skippedLines: skipped.isEmpty ? nil : try text(skipped), remotePosition: try text(remotePosition),
-            updatedNs: nowNs)
+            updated: now)
     }
 }
 

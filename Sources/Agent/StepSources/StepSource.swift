@@ -3,6 +3,7 @@ import Publishing
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// Where steps come from: a file that grows, a whole export read again, a file a live device writes, what phones
 /// pushed, a phone that is pulled (phyphox). Each reads what is new since its saved position (kept under its `name`,
@@ -15,7 +16,7 @@ protocol StepSource: Sendable {
 
     /// Reads what is new after `saved`, stopping after about `byteLimit` bytes when given (a slice of a backlog).
     /// `observeDevice`: take a live device's reading first (once per fetch; never in a dry run).
-    func read(after saved: SavedSource, nowNs: Int64, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead
+    func read(after saved: SavedSource, now: Instant, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead
 
     /// Runs once what `read` returned is committed (a rotated file read to its end can go).
     func didSave(_ read: SourceRead)
@@ -73,7 +74,7 @@ struct SourceRead: Sendable {
     /// Where the next read starts (position, detector, skipped lines not yet reported).
     var next: SavedSource
     /// Steps before this time are final: no window closes after it.
-    var watermarkNs: Int64
+    var watermark: Instant
     /// Whether the read stopped at its byte limit with more left.
     var moreToRead = false
     /// Saved state that could not be used, and what reading did instead.
@@ -87,9 +88,9 @@ struct SourceRead: Sendable {
     var changes: [IngestedSlice.Change] = []
 
     /// What saving the read stores (one transaction with the window it closes, if any): steps, bouts, the position.
-    func slice(source: String, nowNs: Int64, boutsHandled: Bool, prefer: [String]) throws -> IngestedSlice {
+    func slice(source: String, now: Instant, boutsHandled: Bool, prefer: [String]) throws -> IngestedSlice {
         IngestedSlice(
             buckets: buckets, deviceBuckets: deviceBuckets, prefer: prefer, bouts: bouts, boutsHandled: boutsHandled,
-            position: try next.record(source: source, nowNs: nowNs), changes: changes)
+            position: try next.record(source: source, now: now), changes: changes)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SensorInput
 import StepDetection
+import WallTime
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +24,8 @@ package final class SampleFileWriter: @unchecked Sendable {  // used by one thre
         buffer.reserveCapacity(1 << 16)
         try open()
         try ensureHeader()
-        lastNs = Self.lastTime(in: device.samplePath) ?? Self.lastTime(in: device.rotatedPath) ?? .min
+        let last = Self.lastTime(in: device.samplePath) ?? Self.lastTime(in: device.rotatedPath)
+        lastNs = last?.nanosecondsSinceEpoch ?? .min
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -62,7 +64,7 @@ package final class SampleFileWriter: @unchecked Sendable {  // used by one thre
     }
 
     /// The time of the last complete line of an existing sample file, so a restart never writes time backwards.
-    package static func lastTime(in path: String) -> Int64? {
+    package static func lastTime(in path: String) -> Instant? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let end = (try? handle.seekToEnd()) ?? 0
@@ -72,7 +74,9 @@ package final class SampleFileWriter: @unchecked Sendable {  // used by one thre
         let lines = tail.split(separator: "\n", omittingEmptySubsequences: true)
         let complete = tail.hasSuffix("\n") ? lines : lines.dropLast()
         for line in complete.reversed() {
-            if let t = line.split(separator: ",").first.flatMap({ Int64($0) }) { return t }
+            if let t = line.split(separator: ",").first.flatMap({ Int64($0) }) {
+                return Instant(nanosecondsSinceEpoch: t)
+            }
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The receiver of a real `steptweet agent` process driven with curl, as a phone app's request or a script would
@@ -45,13 +46,8 @@ import Testing
         return (status, answer)
     }
 
-    @Test func curlPushesArePostedOnceAfterAGracefulStop() async throws {
-        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is not installed")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-curl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let port = Int.random(in: 30_000..<60_000)
-        let config = dir.appendingPathComponent("config.toml").path
+    /// An agent receiving on `port` (configuration at `config`), started.
+    static func startAgent(config: String, port: UInt16) throws -> Process {
         try """
         [receive]
         listen = "127.0.0.1:\(port)"
@@ -73,8 +69,15 @@ import Testing
         agent.standardOutput = FileHandle.nullDevice
         agent.standardError = FileHandle.nullDevice
         try agent.run()
-        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        return agent
+    }
 
+    @Test func curlPushesArePostedOnceAfterAGracefulStop() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is not installed")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("steptweet-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("config.toml").path
         // Health Auto Export: ten minutes from 10:00 (+09:00), 100 + m steps in minute m.
         let points = (0..<10).map { m in
             #"{"date": "2026-11-21 10:0\#(m):00 +0900", "qty": \#(100 + m), "source": "Watch"}"#
@@ -84,11 +87,17 @@ import Testing
             #"{"data": {"metrics": [{"name": "step_count", "units": "count", "data": [\#(points.joined(separator: ","))]}]}}"#
             .write(toFile: hae, atomically: false, encoding: .utf8)
         let bearer = ["-H", "Authorization: Bearer tok", "-H", "Content-Type: application/json"]
-        var first = (status: 0, answer: [String: Any]())
-        for _ in 0..<200 where first.status == 0 {  // the agent may still be starting
-            first = try Self.curl(port, "/ingest", bearer + ["--data-binary", "@" + hae])
-            if first.status == 0 { try await Task.sleep(for: .milliseconds(25)) }
+        // A port free when chosen; the agent is started again on another when a server took it first (it exits 75).
+        let (agent, port, first) = try await startedOnFreePort { port in
+            let agent = try Self.startAgent(config: config, port: port)
+            var first = (status: 0, answer: [String: Any]())
+            for _ in 0..<200 where first.status == 0 && agent.isRunning {  // the agent may still be starting
+                first = try Self.curl(Int(port), "/ingest", bearer + ["--data-binary", "@" + hae])
+                if first.status == 0 { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            return ((agent, Int(port), first), agent)
         }
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
         #expect(first.status == 200, "\(first.answer)")
         #expect(first.answer["readings"] as? Int == 10 && first.answer["device"] as? String == "Watch")
 
