@@ -37,7 +37,7 @@ let package = Package(
         // The time values every module passes (`Instant`, `TimeWindow`): pure Swift, no Foundation.
         .target(name: "WallTimeCore", exclude: ["README.md"]),
         // Pure Swift, no I/O: samples -> step events and walking bouts.
-        .target(name: "StepDetection", exclude: ["README.md"]),
+        .target(name: "StepDetection", dependencies: ["WallTimeCore"], exclude: ["README.md"]),
         // The one source of time: wall time and an injected `Clock` to sleep on (tests never sleep for real); re-exports
         // WallTimeCore and converts its instants to and from `Date`.
         .target(name: "WallTime", dependencies: ["WallTimeCore"], exclude: ["README.md"]),
@@ -125,7 +125,7 @@ let package = Package(
                 "Publishing", "WallTime", .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "FlyingSocks", package: "FlyingFox"),
             ], path: "Tests/HTTPTestSupport", exclude: ["README.md"]),
-        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "TestSupport"]),
+        .testTarget(name: "StepDetectionTests", dependencies: ["StepDetection", "WallTimeCore", "TestSupport"]),
         .testTarget(
             name: "WallTimeTests", dependencies: ["WallTime", .product(name: "Clocks", package: "swift-clocks")]),
         .testTarget(

@@ -1,6 +1,7 @@
 // Times the detector alone (no file reading): 10 M synthetic samples at 200 Hz, walking and standing in turn.
 // Built by bench/run.sh with `swiftc -O` together with Sources/StepDetection/*.swift.
 import Foundation
+import WallTimeCore
 
 // `--once recognizer|rhythm|recognizer-runs N`: one pass of N samples with one configuration and no timing, for
 // `bench/detector_instructions.sh` (callgrind counts the instructions of `runOnce` alone); `-runs`: pushed in runs of
@@ -33,7 +34,9 @@ for i in 0..<count {
 }
 /// The samples as `AccelerationSample`s, for pushing in runs.
 func asSamples(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double]) -> [AccelerationSample] {
-    (0..<times.count).map { AccelerationSample(timeNs: times[$0], x: xs[$0], y: ys[$0], z: zs[$0]) }
+    (0..<times.count).map {
+        AccelerationSample(time: Instant(nanosecondsSinceEpoch: times[$0]), x: xs[$0], y: ys[$0], z: zs[$0])
+    }
 }
 /// Pushes `samples` in runs of 4096, as `count` pushes a CSV's parsed chunks.
 @inline(__always)
@@ -61,7 +64,7 @@ func timeDetector(
             pushInRuns(samples, into: &detector)
         } else {
             for i in 0..<times.count {
-                detector.push(timeNs: times[i], x: xs[i], y: ys[i], z: zs[i]) { _ in }
+                detector.push(time: Instant(nanosecondsSinceEpoch: times[i]), x: xs[i], y: ys[i], z: zs[i]) { _ in }
             }
         }
         detector.finish { _ in }
@@ -74,7 +77,9 @@ func timeDetector(
 @inline(never)
 func runOnce(_ times: [Int64], _ xs: [Double], _ ys: [Double], _ zs: [Double], parameters: DetectorParameters) -> Int {
     var detector = StepDetector(parameters: parameters)
-    for i in 0..<times.count { detector.push(timeNs: times[i], x: xs[i], y: ys[i], z: zs[i]) { _ in } }
+    for i in 0..<times.count {
+        detector.push(time: Instant(nanosecondsSinceEpoch: times[i]), x: xs[i], y: ys[i], z: zs[i]) { _ in }
+    }
     detector.finish { _ in }
     return detector.counters.steps
 }

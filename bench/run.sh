@@ -105,7 +105,10 @@ echo "== per-file counts"
 echo "== detector alone"
 mkdir -p "$OUT/detector_speed_src"
 cp bench/detector_speed.swift "$OUT/detector_speed_src/main.swift"  # top-level code must live in main.swift
-swiftc -O -wmo -module-name DetectorSpeed -o "$OUT/detector_speed" Sources/StepDetection/*.swift "$OUT/detector_speed_src/main.swift"
+swiftc -O -wmo -parse-as-library -module-name WallTimeCore -emit-module-path "$OUT/detector_speed_src/WallTimeCore.swiftmodule" \
+  -c -o "$OUT/WallTimeCore.o" Sources/WallTimeCore/*.swift
+swiftc -O -wmo -module-name DetectorSpeed -I "$OUT/detector_speed_src" -o "$OUT/detector_speed" \
+  Sources/StepDetection/*.swift "$OUT/detector_speed_src/main.swift" "$OUT/WallTimeCore.o"
 "$OUT/detector_speed" > "$OUT/detector_speed.txt"
 cat "$OUT/detector_speed.txt"
 

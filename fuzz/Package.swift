@@ -21,7 +21,7 @@ let package = Package(
     name: "SensorInputFuzz",
     dependencies: [.package(url: "https://github.com/apple/swift-http-types", from: "1.8.0")],
     targets: [
-        .target(name: "StepDetection", path: "Shared/StepDetection"),
+        .target(name: "StepDetection", dependencies: ["WallTimeCore"], path: "Shared/StepDetection"),
         .target(name: "WallTimeCore", path: "Shared/WallTimeCore", exclude: ["README.md"]),
         .target(name: "WallTime", dependencies: ["WallTimeCore"], path: "Shared/WallTime", exclude: ["README.md"]),
         .systemLibrary(name: "CZlib", path: "Shared/CZlib"),

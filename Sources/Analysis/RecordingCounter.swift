@@ -1,5 +1,6 @@
 import SensorInput
 import StepDetection
+import WallTime
 
 /// Steps found in one recording or step log.
 public struct RecordingCount: Sendable {
@@ -16,11 +17,12 @@ public struct RecordingCount: Sendable {
     /// The step readings of a step input, in file order (empty for acceleration).
     public var readings: [StepReading] = []
 
-    /// Steps in `[fromNs, toNs)`: detected steps by their time; step readings by `StepReading`'s one rule (spread
+    /// Steps in `[from, to)`: detected steps by their time; step readings by `StepReading`'s one rule (spread
     /// evenly over their period), as a fetch stores them.
-    public func steps(fromNs: Int64, toNs: Int64) -> Int {
+    public func steps(from: Instant, to: Instant) -> Int {
+        let (fromNs, toNs) = (from.nanosecondsSinceEpoch, to.nanosecondsSinceEpoch)
         guard kind == .steps else { return stepTimes.filter { $0 >= fromNs && $0 < toNs }.count }
-        return readings.reduce(0) { $0 + $1.steps(fromNs: fromNs, toNs: toNs) }
+        return readings.reduce(0) { $0 + $1.steps(from: from, to: to) }
     }
 }
 
@@ -56,9 +58,9 @@ public enum RecordingCounter {
             case .sample(let s):
                 onSample?(s)
                 if magnitudeOnly {
-                    detector.push(timeNs: s.timeNs, magnitude: s.magnitude, handle)
+                    detector.push(time: s.time, magnitude: s.magnitude, handle)
                 } else {
-                    detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+                    detector.push(time: s.time, x: s.x, y: s.y, z: s.z, handle)
                 }
             case .reading(let r):
                 readings.append(r)

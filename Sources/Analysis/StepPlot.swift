@@ -108,7 +108,7 @@ public enum StepPlot {
         var recognition = Recognition(enter: parameters.recognizer.enabled ? parameters.recognizer.enter : nil)
         let result = try RecordingCounter.count(
             path: path, options: options, parameters: parameters, keepStepTimes: true,
-            onSample: { sample in envelope.add(timeNs: sample.timeNs, value: sample.magnitude) },
+            onSample: { sample in envelope.add(timeNs: sample.time.nanosecondsSinceEpoch, value: sample.magnitude) },
             onEvent: { event in
                 switch event {
                 case .decision(let d, _): recognition.decisions.append(d)
@@ -181,8 +181,8 @@ public enum StepPlot {
         out +=
             "<text x=\"\(f(frame.left))\" y=\"22\" font-size=\"15\">\(heading), \(result.summary.samples) samples</text>\n"
         for bout in result.bouts {
-            let x0 = frame.x(bout.startNs)
-            let x1 = max(frame.x(bout.endNs), x0 + 1)
+            let x0 = frame.x(bout.start.nanosecondsSinceEpoch)
+            let x1 = max(frame.x(bout.end.nanosecondsSinceEpoch), x0 + 1)
             out +=
                 "<rect x=\"\(f(x0))\" y=\"\(f(frame.top))\" width=\"\(f(x1 - x0))\" height=\"\(f(frame.plotH))\" fill=\"#cfe8cf\"/>\n"
         }
@@ -216,7 +216,9 @@ public enum StepPlot {
         var out =
             "<rect x=\"\(f(frame.left))\" y=\"\(f(y0))\" width=\"\(f(frame.plotW))\" height=\"\(f(band))\" fill=\"white\"/>"
         let hopNs: Int64 = 960_000_000
-        let middles = recognition.decisions.map { $0.startNs + ($0.endNs - $0.startNs) / 2 }
+        let middles = recognition.decisions.map {
+            $0.start.nanosecondsSinceEpoch + ($0.end.nanosecondsSinceEpoch - $0.start.nanosecondsSinceEpoch) / 2
+        }
         for (i, d) in recognition.decisions.enumerated() {
             var endNs = middles[i] + hopNs / 2
             if i + 1 < middles.count, middles[i + 1] - middles[i] <= 2 * hopNs + hopNs / 2 {

@@ -35,8 +35,10 @@ extension StepPlot {
         _ readings: [StepReading], zone: TimeZone, span: (startNs: Int64, endNs: Int64)? = nil,
         intervals: [(ns: Int64, name: String)] = logIntervals, maxBars: Int64 = 240
     ) -> ReadingBars {
-        let first = span?.startNs ?? readings.map(\.startNs).min() ?? 0
-        let last = max(span?.endNs ?? readings.map { max($0.endNs, $0.startNs + 1) }.max() ?? 1, first + 1)
+        let first = span?.startNs ?? readings.map(\.start.nanosecondsSinceEpoch).min() ?? 0
+        let last = max(
+            span?.endNs ?? readings.map { max($0.end.nanosecondsSinceEpoch, $0.start.nanosecondsSinceEpoch + 1) }.max()
+                ?? 1, first + 1)
         let (intervalNs, name) =
             intervals.first { (last - first + $0.ns - 1) / $0.ns <= maxBars } ?? intervals[intervals.count - 1]
         let offsetNs = Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(first) / 1e9))) * 1_000_000_000
@@ -65,15 +67,17 @@ extension StepPlot {
             return lo
         }
         for r in readings {
-            guard r.endNs > r.startNs else {
-                steps[index(r.startNs)] += Double(r.steps)
+            guard r.end.nanosecondsSinceEpoch > r.start.nanosecondsSinceEpoch else {
+                steps[index(r.start.nanosecondsSinceEpoch)] += Double(r.steps)
                 continue
             }
-            var lo = max(r.startNs, edges[0])
-            while lo < r.endNs {
+            var lo = max(r.start.nanosecondsSinceEpoch, edges[0])
+            while lo < r.end.nanosecondsSinceEpoch {
                 let i = index(lo)
-                let hi = i == count - 1 ? r.endNs : min(r.endNs, edges[i + 1])
-                steps[i] += Double(r.steps) * Double(hi - lo) / Double(r.endNs - r.startNs)
+                let hi = i == count - 1 ? r.end.nanosecondsSinceEpoch : min(r.end.nanosecondsSinceEpoch, edges[i + 1])
+                steps[i] +=
+                    Double(r.steps) * Double(hi - lo)
+                    / Double(r.end.nanosecondsSinceEpoch - r.start.nanosecondsSinceEpoch)
                 lo = hi
             }
         }

@@ -51,7 +51,7 @@ public enum WalkingFeatureDump {
                 case .decision(let d, let f):
                     let values = f.values.map { String(format: "%.5g", $0) }.joined(separator: ",")
                     windows +=
-                        "\(file),\(seconds(d.startNs)),\(seconds(d.endNs)),\(String(format: "%.4f", d.probability)),\(f.hasAxes ? 1 : 0),\(values)\n"
+                        "\(file),\(seconds(d.start.nanosecondsSinceEpoch)),\(seconds(d.end.nanosecondsSinceEpoch)),\(String(format: "%.4f", d.probability)),\(f.hasAxes ? 1 : 0),\(values)\n"
                 case .step(let t): steps += "\(file),\(seconds(t)),1\n"
                 case .refused(let t): steps += "\(file),\(seconds(t)),0\n"
                 case .boutStarted, .boutEnded: break

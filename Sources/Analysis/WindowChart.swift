@@ -113,11 +113,11 @@ public enum WindowChart {
 }
 
 extension RecordingCount {
-    /// The steps in `[fromNs, toNs)` per minute, by the rule a fetch stores them (per whole second, a step reading
+    /// The steps in `[from, to)` per minute, by the rule a fetch stores them (per whole second, a step reading
     /// spread evenly over its time), so `preview --image` draws what a fetch of the same data would.
-    public func stepsPerMinute(fromNs: Int64, toNs: Int64) -> [StepReading] {
-        let firstSecond = (fromNs + 999_999_999) / 1_000_000_000
-        let endSecond = (toNs + 999_999_999) / 1_000_000_000
+    public func stepsPerMinute(from: Instant, to: Instant) -> [StepReading] {
+        let firstSecond = (from.nanosecondsSinceEpoch + 999_999_999) / 1_000_000_000
+        let endSecond = (to.nanosecondsSinceEpoch + 999_999_999) / 1_000_000_000
         var minutes: [Int64: Int] = [:]
         func add(_ second: Int64, _ steps: Int) {
             guard second >= firstSecond, second < endSecond else { return }
@@ -125,14 +125,16 @@ extension RecordingCount {
         }
         if kind == .steps {
             // A reading of 0 steps adds nothing: a step log's line after a day's pause spans the whole day.
-            for reading in readings where reading.steps > 0 && reading.endNs >= fromNs && reading.startNs < toNs {
+            for reading in readings where reading.steps > 0 && reading.end >= from && reading.start < to {
                 reading.stepsPerSecond(add)
             }
         } else {
             for time in stepTimes { add(StepReading.floorSecond(time), 1) }
         }
         return minutes.sorted { $0.key < $1.key }.map {
-            StepReading(startNs: $0.key * 1_000_000_000, endNs: ($0.key + 60) * 1_000_000_000, steps: $0.value)
+            StepReading(
+                start: Instant(secondsSinceEpoch: $0.key), end: Instant(secondsSinceEpoch: $0.key + 60), steps: $0.value
+            )
         }
     }
 }

@@ -44,9 +44,10 @@ extension WindowChart {
 
             """
         out += heading(summary, zone: zone, words: words)
-        for bout in activity.bouts where bout.endNs > activity.startNs && bout.startNs < activity.endNs {
-            let x0 = x(max(bout.startNs, activity.startNs))
-            let x1 = max(x(min(bout.endNs, activity.endNs)), x0 + 2)
+        for bout in activity.bouts
+        where bout.end.nanosecondsSinceEpoch > activity.startNs && bout.start.nanosecondsSinceEpoch < activity.endNs {
+            let x0 = x(max(bout.start.nanosecondsSinceEpoch, activity.startNs))
+            let x1 = max(x(min(bout.end.nanosecondsSinceEpoch, activity.endNs)), x0 + 2)
             out +=
                 "<rect class=\"walk\" x=\"\(StepPlot.f(x0))\" y=\"\(StepPlot.f(layout.top))\" width=\"\(StepPlot.f(x1 - x0))\" height=\"\(StepPlot.f(layout.height))\"/>\n"
         }

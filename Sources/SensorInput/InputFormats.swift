@@ -246,7 +246,7 @@ public enum InputFormats {
                 return try SensorLoggerGravity.read(
                     r, in: export, companion: gravity, options: options, batch: batch, sink)
             }
-            if r.format.name == HeaderCSVFormats.phyphox.name, options.startNs == nil,
+            if r.format.name == HeaderCSVFormats.phyphox.name, options.start == nil,
                 let time = export.completing(file, format: r.format.name)
             {
                 return try PhyphoxTime.read(r, time: export.member(time), options: options, batch: batch, sink)
@@ -305,8 +305,8 @@ public enum InputFormats {
                     rejection = problem
                     return
                 }
-                lastSampleNs = s.timeNs
-                summary.note(sampleAt: s.timeNs)
+                lastSampleNs = s.time.nanosecondsSinceEpoch
+                summary.note(sampleAt: s.time.nanosecondsSinceEpoch)
             case .reading(let r):
                 summary.note(r)
             }
@@ -331,7 +331,7 @@ public enum InputFormats {
         parser.finish(options: options, emit)
         parser.describe(&summary)
         if summary.kind == .acceleration, summary.samples > 0 {
-            summary.absoluteTime = summary.absoluteTime || options.startNs != nil
+            summary.absoluteTime = summary.absoluteTime || options.start != nil
         }
         let data = try? JSONEncoder().encode(parser)
         return (summary, Resume(offset: consumed, lineNumber: lastLine, state: data, generic: nil))
@@ -345,7 +345,7 @@ package enum SampleCheck {
 
     @inline(__always)
     static func problem(_ s: AccelerationSample, previousNs: Int64?) -> String? {
-        valueProblem(s) ?? orderProblem(s.timeNs, previousNs: previousNs)
+        valueProblem(s) ?? orderProblem(s.time.nanosecondsSinceEpoch, previousNs: previousNs)
     }
 
     /// The words for a sample over `maximumPlausibleAcceleration`.

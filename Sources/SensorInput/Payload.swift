@@ -1,5 +1,6 @@
 import Foundation
 import StepDetection
+import WallTime
 
 /// What one pushed payload holds, per device and stream, before any state (dedup, reorder, differencing) is applied.
 public struct Payload: Sendable, Equatable {
@@ -25,9 +26,9 @@ public struct Payload: Sendable, Equatable {
     public var refused: [PayloadError] = []
     /// How many items were left out, all of them.
     public var refusedCount = 0
-    /// When the app says it sent the payload (Health Connect's top-level `timestamp`), in ns: a reading it holds does
-    /// not replace one from a later send. Nil when the app does not say: the last received replaces.
-    public var sentNs: Int64?
+    /// When the app says it sent the payload (Health Connect's top-level `timestamp`): a reading it holds does not
+    /// replace one from a later send. Nil when the app does not say: the last received replaces.
+    public var sent: Instant?
     /// How many refusals `refused` keeps.
     public static let refusedKept = 20
 

@@ -1,5 +1,6 @@
 import Foundation
 import StepDetection
+import WallTime
 
 /// Unit the acceleration values of an input were recorded in.
 public enum AccelerationUnit: String, Sendable, Codable {
@@ -17,8 +18,8 @@ public enum AccelerationUnit: String, Sendable, Codable {
 public struct ReadOptions: Sendable {
     /// Stop at the first malformed line with an error instead of skipping it.
     public var strict = false
-    /// Wall-clock time (ns since the Unix epoch) of a recording's first sample when its time column is relative.
-    public var startNs: Int64?
+    /// Wall-clock time of a recording's first sample when its time column is relative.
+    public var start: Instant?
     /// How many skipped lines to describe in `ReadSummary.issues`.
     public var maxReportedIssues = 5
     /// Read the input as this format (a name from `InputFormats.names`) instead of detecting it.
@@ -43,14 +44,14 @@ public struct ReadOptions: Sendable {
     public var timeZone: TimeZone?
     /// Step readings ending at or before this were counted before (follow mode): a reader that cannot use its saved
     /// state (written by another version, or damaged) and would deliver everything again delivers none of them.
-    public var countedThroughNs: Int64?
+    public var countedThrough: Instant?
     /// Opens the SQLite databases of app exports (Gadgetbridge): Store's `SQLiteExports`, given by the command or the
     /// agent, so that SensorInput links no SQLite. nil: such an input is an error naming the file.
     public var exportDatabases: (any ExportDatabaseOpener)?
 
-    public init(strict: Bool = false, startNs: Int64? = nil, format: String? = nil, rateHz: Double? = nil) {
+    public init(strict: Bool = false, start: Instant? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict
-        self.startNs = startNs
+        self.start = start
         self.format = format
         self.rateHz = rateHz
     }
@@ -78,10 +79,10 @@ public struct ReadSummary: Sendable {
     public var format: String
     /// Samples delivered.
     public var samples = 0
-    /// Time of the first and last delivered sample (ns; since the epoch when `absoluteTime`, else since the start).
-    public var firstNs: Int64?
-    public var lastNs: Int64?
-    /// Whether the file's times are wall-clock times (or were anchored with `ReadOptions.startNs`).
+    /// Time of the first and last delivered sample (since the epoch when `absoluteTime`, else since the start).
+    public var first: Instant?
+    public var last: Instant?
+    /// Whether the file's times are wall-clock times (or were anchored with `ReadOptions.start`).
     public var absoluteTime = false
     /// Unit the values were recorded in (samples are always delivered in m/s²).
     public var unit: AccelerationUnit = .metersPerSecondSquared
@@ -96,7 +97,7 @@ public struct ReadSummary: Sendable {
     public var readings = 0
     public var steps = 0
     /// The saved state of the reader (follow mode) could not be used: reading went on without it, and a reader that
-    /// starts over delivered no readings up to `ReadOptions.countedThroughNs`.
+    /// starts over delivered no readings up to `ReadOptions.countedThrough`.
     public var savedStateUnreadable = false
     /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
     /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and
@@ -110,14 +111,14 @@ public struct ReadSummary: Sendable {
 
     /// Mean sampling rate in Hz, from the first and last sample times.
     public var rateHz: Double? {
-        guard let a = firstNs, let b = lastNs, b > a, samples > 1 else { return nil }
-        return Double(samples - 1) / (Double(b - a) * 1e-9)
+        guard let a = first, let b = last, b > a, samples > 1 else { return nil }
+        return Double(samples - 1) / (Double(b.nanosecondsSinceEpoch - a.nanosecondsSinceEpoch) * 1e-9)
     }
 
     /// Seconds from the first to the last sample.
     public var durationSeconds: Double {
-        guard let a = firstNs, let b = lastNs else { return 0 }
-        return Double(b - a) * 1e-9
+        guard let a = first, let b = last else { return 0 }
+        return Double(b.nanosecondsSinceEpoch - a.nanosecondsSinceEpoch) * 1e-9
     }
 
     /// Counts a delivered sample.
@@ -128,16 +129,16 @@ public struct ReadSummary: Sendable {
     @inline(__always)
     mutating func note(samples count: Int, from first: Int64, to last: Int64) {
         samples += count
-        if firstNs == nil { firstNs = first }
-        lastNs = last
+        if self.first == nil { self.first = Instant(nanosecondsSinceEpoch: first) }
+        self.last = Instant(nanosecondsSinceEpoch: last)
     }
 
     /// Counts a delivered reading.
     mutating func note(_ r: StepReading) {
         readings += 1
         steps += r.steps
-        if firstNs.map({ r.startNs < $0 }) ?? true { firstNs = r.startNs }
-        if lastNs.map({ r.endNs > $0 }) ?? true { lastNs = r.endNs }
+        if first.map({ r.start < $0 }) ?? true { first = r.start }
+        if last.map({ r.end > $0 }) ?? true { last = r.end }
     }
 
     /// This summary followed by `next` (another part of the same input).
@@ -151,8 +152,8 @@ public struct ReadSummary: Sendable {
         out.savedStateUnreadable = savedStateUnreadable || next.savedStateUnreadable
         out.notes = notes + next.notes
         out.validWithoutSteps = validWithoutSteps || next.validWithoutSteps
-        out.firstNs = firstNs ?? next.firstNs
-        if let last = next.lastNs { out.lastNs = max(lastNs ?? last, last) } else { out.lastNs = lastNs }
+        out.first = first ?? next.first
+        if let nextLast = next.last { out.last = max(last ?? nextLast, nextLast) } else { out.last = last }
         return out
     }
 

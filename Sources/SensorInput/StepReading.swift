@@ -1,14 +1,42 @@
+import WallTime
+
 /// Steps a pedometer reported for a period (a delta), from a step log, a health export or a hardware counter.
 public struct StepReading: Sendable, Equatable, Codable {
-    /// Start and end of the period the steps were taken in (ns since the Unix epoch); equal for a point reading.
-    public var startNs: Int64
-    public var endNs: Int64
+    /// Start and end of the period the steps were taken in; equal for a point reading.
+    public var start: Instant
+    public var end: Instant
     public var steps: Int
 
-    public init(startNs: Int64, endNs: Int64, steps: Int) {
-        self.startNs = startNs
-        self.endNs = endNs
+    public init(start: Instant, end: Instant, steps: Int) {
+        self.start = start
+        self.end = end
         self.steps = steps
+    }
+
+    /// Saved readings hold the times under their old names, as bare nanoseconds (`Instant` encodes so).
+    enum CodingKeys: String, CodingKey {
+        case start = "startNs"
+        case end = "endNs"
+        case steps
+    }
+}
+
+extension StepReading {
+    /// A reading from times in nanoseconds, as the readers parse them.
+    init(startNs: Int64, endNs: Int64, steps: Int) {
+        self.init(
+            start: Instant(nanosecondsSinceEpoch: startNs), end: Instant(nanosecondsSinceEpoch: endNs), steps: steps)
+    }
+
+    /// The times in nanoseconds, for the readers' arithmetic.
+    var startNs: Int64 {
+        get { start.nanosecondsSinceEpoch }
+        set { start = Instant(nanosecondsSinceEpoch: newValue) }
+    }
+
+    var endNs: Int64 {
+        get { end.nanosecondsSinceEpoch }
+        set { end = Instant(nanosecondsSinceEpoch: newValue) }
     }
 }
 
@@ -20,7 +48,10 @@ extension StepReading {
     /// The one rule for where a reading's steps fall in time, used by `count`, `preview` and `fetch` alike: spread
     /// evenly over its period, rounded so that the steps before any instant never decrease and the parts of any
     /// partition of the period add up to `steps` exactly. A point reading's steps all fall at its time.
-    public func steps(before ns: Int64) -> Int {
+    public func steps(before instant: Instant) -> Int { steps(beforeNs: instant.nanosecondsSinceEpoch) }
+
+    /// `steps(before:)` with the instant in nanoseconds.
+    func steps(beforeNs ns: Int64) -> Int {
         guard endNs > startNs else { return ns > startNs ? steps : 0 }
         if ns <= startNs { return 0 }
         if ns >= endNs { return steps }
@@ -32,11 +63,11 @@ extension StepReading {
         return steps < 0 ? -rounded : rounded
     }
 
-    /// Steps in `[fromNs, toNs)` by the rule of `steps(before:)`.
-    public func steps(fromNs: Int64, toNs: Int64) -> Int {
-        guard toNs > fromNs else { return 0 }
-        if endNs <= startNs { return startNs >= fromNs && startNs < toNs ? steps : 0 }
-        return steps(before: toNs) - steps(before: fromNs)
+    /// Steps in `[from, to)` by the rule of `steps(before:)`.
+    public func steps(from: Instant, to: Instant) -> Int {
+        guard to > from else { return 0 }
+        if end <= start { return start >= from && start < to ? steps : 0 }
+        return steps(before: to) - steps(before: from)
     }
 
     /// The reading's steps per whole second (seconds since the Unix epoch), by the same rule; seconds without a step
@@ -50,7 +81,7 @@ extension StepReading {
         var before = 0
         var second = first
         while second * 1_000_000_000 < endNs {
-            let after = steps(before: (second + 1) * 1_000_000_000)
+            let after = steps(beforeNs: (second + 1) * 1_000_000_000)
             if after != before { body(second, after - before) }
             before = after
             second += 1

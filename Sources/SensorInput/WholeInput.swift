@@ -74,12 +74,12 @@ struct WholeReport {
     }
 
     /// The reader's saved state, nil when there is none or it cannot be decoded; then the reader starts over, and the
-    /// readings counted before (`ReadOptions.countedThroughNs`) are not delivered again.
+    /// readings counted before (`ReadOptions.countedThrough`) are not delivered again.
     mutating func savedState<State: Decodable>(_ type: State.Type, from data: Data?) -> State? {
         guard let data else { return nil }
         if let state = try? JSONDecoder().decode(type, from: data) { return state }
         summary.savedStateUnreadable = true
-        countedThroughNs = options.countedThroughNs
+        countedThroughNs = options.countedThrough?.nanosecondsSinceEpoch
         return nil
     }
 

@@ -1,3 +1,5 @@
+import WallTimeCore
+
 /// Standard gravity in m/s², the unit conversion factor for data recorded in g.
 public let standardGravity = 9.80665
 
@@ -5,20 +7,24 @@ public let standardGravity = 9.80665
 /// unit error. A literal behind an inlinable accessor, so the per-sample paths pay no lazy-global check.
 @inlinable public var maximumPlausibleAcceleration: Double { 490.3325 }
 
-/// One acceleration sample: time in integer nanoseconds (exact over centuries, no drift from growing floats)
-/// and acceleration in m/s² including gravity.
+/// One acceleration sample: its time (an `Instant`, integer nanoseconds: exact over centuries, no drift from growing
+/// floats) and acceleration in m/s² including gravity.
 public struct AccelerationSample: Sendable, Equatable {
-    public var timeNs: Int64
+    public var time: Instant
     public var x: Double
     public var y: Double
     public var z: Double
 
-    public init(timeNs: Int64, x: Double, y: Double, z: Double) {
-        self.timeNs = timeNs
+    @inlinable
+    public init(time: Instant, x: Double, y: Double, z: Double) {
+        self.time = time
         self.x = x
         self.y = y
         self.z = z
     }
+
+    /// The time in nanoseconds, as the detector's per-sample state holds it.
+    var timeNs: Int64 { time.nanosecondsSinceEpoch }
 
     /// Euclidean norm of the acceleration vector, in m/s².
     @inlinable public var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
@@ -26,17 +32,24 @@ public struct AccelerationSample: Sendable, Equatable {
 
 /// A contiguous run of regular stepping found by the detector.
 public struct WalkingBout: Sendable, Equatable, Codable {
-    /// Time of the bout's first counted step, in nanoseconds.
-    public var startNs: Int64
-    /// Time of the bout's last counted step, in nanoseconds.
-    public var endNs: Int64
+    /// Time of the bout's first counted step.
+    public var start: Instant
+    /// Time of the bout's last counted step.
+    public var end: Instant
     /// Steps credited to the bout.
     public var steps: Int
 
-    public init(startNs: Int64, endNs: Int64, steps: Int) {
-        self.startNs = startNs
-        self.endNs = endNs
+    public init(start: Instant, end: Instant, steps: Int) {
+        self.start = start
+        self.end = end
         self.steps = steps
+    }
+
+    /// Saved detector states hold the times under their old names, as bare nanoseconds (`Instant` encodes so).
+    enum CodingKeys: String, CodingKey {
+        case start = "startNs"
+        case end = "endNs"
+        case steps
     }
 }
 

@@ -1,3 +1,5 @@
+import WallTimeCore
+
 /// Streaming step detector: push samples in time order, receive step events and walking bouts.
 ///
 /// 1. The magnitude of acceleration goes through a two-pole low-pass filter whose coefficient follows each sample's
@@ -68,7 +70,7 @@ public struct StepDetector: Sendable, Codable {
         gate.reserveCapacity()
     }
 
-    /// Pushes samples in order, as `push(timeNs:x:y:z:_:)` one by one (a run a reader hands over at once). Runs of
+    /// Pushes samples in order, as `push(time:x:y:z:_:)` one by one (a run a reader hands over at once). Runs of
     /// quiet samples go through `quietRun`, whose state stays in registers; each other sample through `push` itself.
     public mutating func push(_ samples: UnsafeBufferPointer<AccelerationSample>, _ emit: (DetectorEvent) -> Void) {
         var i = 0
@@ -155,7 +157,19 @@ public struct StepDetector: Sendable, Codable {
     }
 
     /// Pushes one sample with three axes in m/s². Magnitude-only data may come as `x` = magnitude, `y` = `z` = 0.
-    public mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
+    public mutating func push(time: Instant, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
+        push(timeNs: time.nanosecondsSinceEpoch, x: x, y: y, z: z, emit)
+    }
+
+    /// Pushes one sample given as the magnitude of acceleration in m/s². NaN, infinite, negative or absurd values
+    /// (≥ 50 g) are dropped and counted in `counters.invalid`; samples not after the previous one in time are dropped
+    /// and counted in `counters.outOfOrder`.
+    public mutating func push(time: Instant, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
+        push(timeNs: time.nanosecondsSinceEpoch, magnitude: magnitude, emit)
+    }
+
+    /// `push(time:x:y:z:_:)` with the time in nanoseconds, as the detector's state holds it.
+    mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
         let magnitude = (x * x + y * y + z * z).squareRoot()
         // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
         if tracksAxes && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
@@ -166,10 +180,8 @@ public struct StepDetector: Sendable, Codable {
         push(timeNs: timeNs, magnitude: magnitude, emit)
     }
 
-    /// Pushes one sample given as the magnitude of acceleration in m/s². NaN, infinite, negative or absurd values
-    /// (≥ 50 g) are dropped and counted in `counters.invalid`; samples not after the previous one in time are dropped
-    /// and counted in `counters.outOfOrder`.
-    public mutating func push(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
+    /// `push(time:magnitude:_:)` with the time in nanoseconds, as the detector's state holds it.
+    mutating func push(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
         guard magnitude >= 0, magnitude < maximumPlausibleAcceleration else {  // false for NaN too
             counters.invalid += 1
             return
@@ -225,12 +237,15 @@ public struct StepDetector: Sendable, Codable {
     }
 
     /// The time of the last sample taken (nil before the first).
-    public var lastSampleNs: Int64? { lastTimeNs == .min ? nil : lastTimeNs }
+    public var lastSample: Instant? { lastTimeNs == .min ? nil : Instant(nanosecondsSinceEpoch: lastTimeNs) }
 
-    /// Steps before this time (ns) are final: no later sample can make the detector report a step earlier than it
-    /// (a peak still being tracked and candidates waiting for a bout's confirmation are at or after it). Nil before
-    /// the first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
-    public var settledNs: Int64? {
+    /// Steps before this time are final: no later sample can make the detector report a step earlier than it (a
+    /// peak still being tracked and candidates waiting for a bout's confirmation are at or after it). Nil before the
+    /// first sample. A fetch closes its window no later than this, so steps credited retroactively are never lost.
+    public var settled: Instant? { settledNs.map(Instant.init(nanosecondsSinceEpoch:)) }
+
+    /// `settled` in nanoseconds.
+    var settledNs: Int64? {
         if lastTimeNs == .min { return nil }
         // The next peak can be no earlier than the one being tracked, or than now.
         let nextPeak = peaks.seekingPeak ? min(peaks.extremeNs, lastTimeNs) : lastTimeNs
@@ -247,8 +262,9 @@ public struct StepDetector: Sendable, Codable {
             settled = min(settled, max(oldest, Self.before(rhythm.pending.first ?? nextPeak, lookBackNs)))
         }
         // In a bout, a missed step may be filled in halfway between the last step and the next peak.
-        if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.endNs {
-            settled = min(settled, rhythm.bout.endNs + (nextPeak - rhythm.bout.endNs) / 2)
+        if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.end.nanosecondsSinceEpoch {
+            settled = min(
+                settled, rhythm.bout.end.nanosecondsSinceEpoch + (nextPeak - rhythm.bout.end.nanosecondsSinceEpoch) / 2)
         }
         return settled
     }

@@ -1,3 +1,5 @@
+import WallTimeCore
+
 /// Skipping windows inside a confident walk: none; the next due window is skipped (the walk's last window scored at
 /// least `RecognizerParameters.confident`); the last due window was skipped (the newest ticks are in no scored window
 /// yet, so the end of the stream scores them).
@@ -30,7 +32,7 @@ struct WalkingGateState: Sendable {
     var windowSkip = WindowSkip.none
     var latestWindowStartNs: Int64 = .min
     var boutOpen = false
-    var bout = WalkingBout(startNs: 0, endNs: 0, steps: 0)
+    var bout = WalkingBout(start: .epoch, end: .epoch, steps: 0)
     /// Whether the rhythm's current bout may still be judged as a short bout when it ends (none of its steps accepted,
     /// at most `shortBoutMaxSteps` of them); its steps then all wait in `undecided`, the first `parkedRefused` of
     /// them already refused by the hysteresis.
@@ -84,7 +86,7 @@ extension StepDetector {
             return
         }
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
-        for d in gate.decisions where d.startNs <= timeNs && timeNs < d.endNs {
+        for d in gate.decisions where d.start.nanosecondsSinceEpoch <= timeNs && timeNs < d.end.nanosecondsSinceEpoch {
             event.probabilitySum += d.probability
             event.windows += 1
         }
@@ -96,7 +98,7 @@ extension StepDetector {
             emit(.boutEnded(bout))
             return
         }
-        hold(HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true), emit)
+        hold(HeldEvent(timeNs: bout.end.nanosecondsSinceEpoch, probabilitySum: 0, windows: 0, isBoutEnd: true), emit)
     }
 
     private mutating func hold(_ event: HeldEvent, _ emit: (DetectorEvent) -> Void) {
@@ -112,7 +114,7 @@ extension StepDetector {
     ) {
         let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
         let decision = WalkingDecision(
-            startNs: window.startNs, endNs: window.endNs,
+            start: Instant(nanosecondsSinceEpoch: window.startNs), end: Instant(nanosecondsSinceEpoch: window.endNs),
             probability: max(parameters.recognizer.probability(window.features), pathEvidence))
         gate.weakPeaksOpenBouts = pathEvidence >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
@@ -123,17 +125,18 @@ extension StepDetector {
         let f = window.features
         gate.shortBoutEvidence.append(
             Self.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
-        gate.latestWindowStartNs = decision.startNs
+        gate.latestWindowStartNs = decision.start.nanosecondsSinceEpoch
         emit(.decision(decision, window.features))
         for i in gate.held.indices
         where !gate.held[i].isBoutEnd
-            && decision.startNs <= gate.held[i].timeNs && gate.held[i].timeNs < decision.endNs
+            && decision.start.nanosecondsSinceEpoch <= gate.held[i].timeNs
+            && gate.held[i].timeNs < decision.end.nanosecondsSinceEpoch
         {
             gate.held[i].probabilitySum += decision.probability
             gate.held[i].windows += 1
         }
         releaseHeld(emit)
-        expireBoutGroup(before: decision.startNs, emit)
+        expireBoutGroup(before: decision.start.nanosecondsSinceEpoch, emit)
         gate.windowSkip = gate.walkingRun && decision.probability >= parameters.recognizer.confident ? .next : .none
     }
 
@@ -283,8 +286,8 @@ extension StepDetector {
     /// The best short-bout evidence (`shortBoutEvidence`) of the remembered windows over a bout's span.
     private func bestShortBoutEvidence(from firstNs: Int64, to lastNs: Int64) -> Double {
         var best = 0.0
-        for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence) where d.startNs <= lastNs && firstNs < d.endNs
-        {
+        for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence)
+        where d.start.nanosecondsSinceEpoch <= lastNs && firstNs < d.end.nanosecondsSinceEpoch {
             best = max(best, evidence)
         }
         return best
@@ -354,11 +357,12 @@ extension StepDetector {
     private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         if !gate.boutOpen {
             gate.boutOpen = true
-            gate.bout = WalkingBout(startNs: timeNs, endNs: timeNs, steps: 0)
+            gate.bout = WalkingBout(
+                start: Instant(nanosecondsSinceEpoch: timeNs), end: Instant(nanosecondsSinceEpoch: timeNs), steps: 0)
             counters.bouts += 1
             emit(.boutStarted(timeNs: timeNs))
         }
-        gate.bout.endNs = timeNs
+        gate.bout.end.nanosecondsSinceEpoch = timeNs
         gate.bout.steps += 1
         counters.steps += 1
         emit(.step(timeNs: timeNs))

@@ -1,8 +1,17 @@
-/// One window's decision: the window `[startNs, endNs)` was walking with this probability.
+import WallTimeCore
+
+/// One window's decision: the window `[start, end)` was walking with this probability.
 public struct WalkingDecision: Sendable, Equatable, Codable {
-    public var startNs: Int64
-    public var endNs: Int64
+    public var start: Instant
+    public var end: Instant
     public var probability: Double
+
+    /// Saved detector states hold the times under their old names, as bare nanoseconds (`Instant` encodes so).
+    enum CodingKeys: String, CodingKey {
+        case start = "startNs"
+        case end = "endNs"
+        case probability
+    }
 }
 
 /// Decides, continuously, whether the motion is walking. It resamples the detector's low-passed magnitude at a fixed

@@ -28,13 +28,16 @@ extension StateStore {
         for item in payload.items {
             switch item {
             case .replacing(let device, let key, let reading, let microsteps):
-                try batch.reading(device: device, key: key, reading, microsteps: microsteps, sentNs: payload.sentNs)
+                try batch.reading(
+                    device: device, key: key, reading, microsteps: microsteps,
+                    sentNs: payload.sent?.nanosecondsSinceEpoch)
             case .adding(let device, let reading):
                 // An adding reading has no key of its own: one with the same end and steps as one received is a
                 // resend. Not its start, which is the line before it, so a body resent with a bad line fixed
                 // replaces the line after that one rather than adding it again.
                 try batch.reading(
-                    device: device, key: addingKey(endNs: reading.endNs, steps: reading.steps), reading,
+                    device: device, key: addingKey(endNs: reading.end.nanosecondsSinceEpoch, steps: reading.steps),
+                    reading,
                     microsteps: Int64(reading.steps) * 1_000_000)
             case .sample(let device, let stream, let sample):
                 try batch.sample(device: device, stream: stream, sample)
@@ -139,8 +142,11 @@ private struct ReceivedBatch {
         // An app that pushes readings sends all it has up to the moment it sends (Health Auto Export's period, Health
         // Connect's day so far): its data is complete up to now, though its last reading is older (minutes without
         // steps have no point), so a phone that is heard but still does not hold windows back.
-        entry.dataEnd = max(entry.dataEnd ?? reading.endNs, reading.endNs, nowNs)
-        try insertReading.execute(arguments: [device, key, reading.startNs, reading.endNs, microsteps, sentNs])
+        entry.dataEnd = max(
+            entry.dataEnd ?? reading.end.nanosecondsSinceEpoch, reading.end.nanosecondsSinceEpoch, nowNs)
+        try insertReading.execute(arguments: [
+            device, key, reading.start.nanosecondsSinceEpoch, reading.end.nanosecondsSinceEpoch, microsteps, sentNs,
+        ])
         if db.changesCount > 0 {
             // The device's count is what `status` shows: readings stored or changed, as the answer's `readings`, not
             // every reading sent (the same ten sent three times are ten).
@@ -178,7 +184,10 @@ private struct ReceivedBatch {
             if i == 0 {
                 try reading(device: device, key: key, counted, microsteps: microsteps)
             } else {
-                try insertReading.execute(arguments: [device, key, counted.startNs, counted.endNs, microsteps, nil])
+                try insertReading.execute(arguments: [
+                    device, key, counted.start.nanosecondsSinceEpoch, counted.end.nanosecondsSinceEpoch, microsteps,
+                    nil,
+                ])
             }
         }
     }
@@ -192,11 +201,13 @@ private struct ReceivedBatch {
         // A sample in a span already fed to the detector is a resend: not stored again, so that the next fetch does
         // not take it for one that came too late.
         let counted =
-            try lastStream?.countedThrough.map { sample.timeNs <= $0 } == true
-            && ReceivedCounted.covers(stream: key, timeNs: sample.timeNs, db)
-        if !counted { try insertSample.execute(arguments: [key, sample.timeNs, sample.x, sample.y, sample.z]) }
+            try lastStream?.countedThrough.map { sample.time.nanosecondsSinceEpoch <= $0 } == true
+            && ReceivedCounted.covers(stream: key, timeNs: sample.time.nanosecondsSinceEpoch, db)
+        if !counted {
+            try insertSample.execute(arguments: [key, sample.time.nanosecondsSinceEpoch, sample.x, sample.y, sample.z])
+        }
         var entry = heard[device] ?? (0, 0, nil)
-        entry.dataEnd = max(entry.dataEnd ?? sample.timeNs, sample.timeNs)
+        entry.dataEnd = max(entry.dataEnd ?? sample.time.nanosecondsSinceEpoch, sample.time.nanosecondsSinceEpoch)
         if counted || db.changesCount == 0 {
             result.duplicates += 1
         } else {
@@ -204,7 +215,9 @@ private struct ReceivedBatch {
             result.samples += 1
         }
         heard[device] = entry
-        streams[key] = (device, max(streams[key]?.newestNs ?? sample.timeNs, sample.timeNs))
+        streams[key] = (
+            device, max(streams[key]?.newestNs ?? sample.time.nanosecondsSinceEpoch, sample.time.nanosecondsSinceEpoch)
+        )
     }
 
     /// Brings the streams' and devices' records up to date; what the payload changed.

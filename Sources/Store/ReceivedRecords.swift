@@ -104,7 +104,7 @@ struct ReceivedSampleRecord: Codable, FetchableRecord, PersistableRecord {
             .select(Columns.timeNs, Columns.x, Columns.y, Columns.z).order(Columns.timeNs)
         let rows = try Row.fetchCursor(db, request)
         while let row = try rows.next() {
-            try body(AccelerationSample(timeNs: row[0], x: row[1], y: row[2], z: row[3]))
+            try body(AccelerationSample(time: Instant(nanosecondsSinceEpoch: row[0]), x: row[1], y: row[2], z: row[3]))
         }
     }
 
@@ -304,14 +304,17 @@ struct ReceivedReadingRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     /// The reading last received under `key`, its steps whole (a running total's always are).
     static func received(_ db: Database, device: String, key: String) throws -> StepReading? {
         try filter(Columns.device == device && Columns.key == key).fetchOne(db).map {
-            StepReading(startNs: $0.startNs, endNs: $0.endNs, steps: Int($0.microsteps / 1_000_000))
+            StepReading(
+                start: Instant(nanosecondsSinceEpoch: $0.startNs), end: Instant(nanosecondsSinceEpoch: $0.endNs),
+                steps: Int($0.microsteps / 1_000_000))
         }
     }
 
     /// What the steps table holds for it, as a reading.
     var counted: StepReading? {
         guard let start = countedStartNs, let end = countedEndNs else { return nil }
-        return StepReading(startNs: start, endNs: end, steps: countedSteps)
+        return StepReading(
+            start: Instant(nanosecondsSinceEpoch: start), end: Instant(nanosecondsSinceEpoch: end), steps: countedSteps)
     }
 }
 

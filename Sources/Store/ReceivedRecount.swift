@@ -38,7 +38,8 @@ package struct ReceivedRecount: Sendable {
                     """)
             for (row, now) in counted {
                 try mark.execute(arguments: [
-                    now.startNs, now.endNs, now.steps, row.startNs, row.endNs, row.microsteps, row.device, row.key,
+                    now.start.nanosecondsSinceEpoch, now.end.nanosecondsSinceEpoch, now.steps, row.startNs, row.endNs,
+                    row.microsteps, row.device, row.key,
                 ])
             }
             for checkpoint in checkpoints { try checkpoint.insert(db, onConflict: .replace) }
@@ -87,7 +88,7 @@ package struct ReceivedRecount: Sendable {
             watermark = min(watermark, Instant(nanosecondsSinceEpoch: earliest))
         }
         deviceBuckets = deviceBuckets.mapValues { $0.filter { $0.value != 0 } }.filter { !$0.value.isEmpty }
-        firstData = marks.counted.map(\.1.startNs).min().map(Instant.init(nanosecondsSinceEpoch:))
+        firstData = marks.counted.map(\.1.start).min()
     }
 
     /// The earliest reading a slice left uncounted: where it stopped inside a device, and the earliest changed reading
@@ -139,7 +140,9 @@ package struct ReceivedRecount: Sendable {
             looked += 1
             micro += row.microsteps
             let roundedNow = Self.rounded(micro)
-            let now = StepReading(startNs: row.startNs, endNs: row.endNs, steps: roundedNow - roundedBefore)
+            let now = StepReading(
+                start: Instant(nanosecondsSinceEpoch: row.startNs), end: Instant(nanosecondsSinceEpoch: row.endNs),
+                steps: roundedNow - roundedBefore)
             roundedBefore = roundedNow
             if row.changed || row.counted != now { out.append((row, now)) }
         }

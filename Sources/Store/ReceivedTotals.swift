@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SensorInput
+import WallTime
 
 /// The running totals a stream pushed (`received_total`; Sensor Logger's `pedometer`, cumulative since its recording
 /// started), each kept at its time, so that each one's steps are its difference from the total before it *in time*:
@@ -35,13 +36,17 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
         var changed: [(key: String, reading: StepReading)] = []
         let after = try mine.filter(Columns.timeNs >= record.timeNs).order(Columns.timeNs).fetchCursor(db)
         while let total = try after.next() {
-            var reading = StepReading(startNs: total.timeNs, endNs: total.timeNs, steps: 0)
+            var reading = StepReading(
+                start: Instant(nanosecondsSinceEpoch: total.timeNs), end: Instant(nanosecondsSinceEpoch: total.timeNs),
+                steps: 0)
             var counts = true
             if let last {
                 if let steps = StepReading.stepsBetween(
                     total: Int64(last.total), and: Int64(total.total), overNs: total.timeNs - last.timeNs)
                 {
-                    reading = StepReading(startNs: last.timeNs, endNs: total.timeNs, steps: Int(steps))
+                    reading = StepReading(
+                        start: Instant(nanosecondsSinceEpoch: last.timeNs),
+                        end: Instant(nanosecondsSinceEpoch: total.timeNs), steps: Int(steps))
                 } else {
                     counts = false
                 }
@@ -71,7 +76,7 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
         while let total = try before.next() {
             let reading = try ReceivedReadingRecord.received(
                 db, device: device, key: readingKey(session: session, timeNs: total.timeNs))
-            if let reading, reading.startNs == reading.endNs {
+            if let reading, reading.start.nanosecondsSinceEpoch == reading.end.nanosecondsSinceEpoch {
                 earliest = total
                 continue
             }

@@ -98,7 +98,9 @@ struct BoutRecord: Codable, FetchableRecord, PersistableRecord {
     /// Bouts that overlap `window`, as the window's chart shades them.
     static func overlapping(_ db: Database, _ window: TimeWindow) throws -> [WalkingBout] {
         try filter(Columns.endNs > window.start && Columns.startNs < window.end).order(Columns.endNs).fetchAll(db).map {
-            WalkingBout(startNs: $0.startNs, endNs: $0.endNs, steps: $0.steps)
+            WalkingBout(
+                start: Instant(nanosecondsSinceEpoch: $0.startNs), end: Instant(nanosecondsSinceEpoch: $0.endNs),
+                steps: $0.steps)
         }
     }
 

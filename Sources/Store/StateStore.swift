@@ -153,7 +153,9 @@ public final class StateStore: Sendable {
     /// hour are drawn from (a day is at most 1,440 rows however many seconds hold steps).
     static func stepsPerMinute(_ db: Database, in window: TimeWindow) throws -> [StepReading] {
         try stepsPerPeriod(db, in: window, bucket: 60).map {
-            StepReading(startNs: $0.start * 1_000_000_000, endNs: ($0.start + 60) * 1_000_000_000, steps: $0.steps)
+            StepReading(
+                start: Instant(nanosecondsSinceEpoch: $0.start * 1_000_000_000),
+                end: Instant(nanosecondsSinceEpoch: ($0.start + 60) * 1_000_000_000), steps: $0.steps)
         }
     }
 

@@ -106,7 +106,10 @@ package struct StateTransaction {
         for (second, steps) in try overlap.resolve(db, slice.deviceBuckets) { counted[second, default: 0] += steps }
         let lowered = try StateStore.addBuckets(db, counted, nowNs: nowNs).lowered
         for b in slice.bouts {
-            try BoutRecord(endNs: b.endNs, startNs: b.startNs, steps: b.steps, handled: slice.boutsHandled).insert(
+            try BoutRecord(
+                endNs: b.end.nanosecondsSinceEpoch, startNs: b.start.nanosecondsSinceEpoch, steps: b.steps,
+                handled: slice.boutsHandled
+            ).insert(
                 db, onConflict: .ignore)
         }
         try slice.position.upsert(db)

@@ -8,6 +8,7 @@ public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConv
     /// Nanoseconds since 1970-01-01T00:00:00Z.
     public var nanosecondsSinceEpoch: Int64
 
+    @inlinable
     public init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
 
     /// The start of the whole second `seconds` since the epoch.
@@ -44,7 +45,11 @@ public struct Instant: Sendable, Hashable, Comparable, Codable, CustomStringConv
         .nanoseconds(other.nanosecondsSinceEpoch - nanosecondsSinceEpoch)
     }
 
+    // Inlinable: the readers and the detector compare and make instants per sample, across the module line.
+    @inlinable
     public static func < (a: Instant, b: Instant) -> Bool { a.nanosecondsSinceEpoch < b.nanosecondsSinceEpoch }
+    @inlinable
+    public static func == (a: Instant, b: Instant) -> Bool { a.nanosecondsSinceEpoch == b.nanosecondsSinceEpoch }
     public static func + (a: Instant, d: Duration) -> Instant { a.advanced(by: d) }
     public static func - (a: Instant, d: Duration) -> Instant { a.advanced(by: .zero - d) }
     public static func - (a: Instant, b: Instant) -> Duration { b.duration(to: a) }

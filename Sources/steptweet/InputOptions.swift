@@ -5,6 +5,7 @@ import Messages
 import SensorInput
 import StepDetection
 import Store
+import WallTime
 
 /// How to read an input's contents (`--strict`, `--format`, `--rate`): shared by every command that reads an input,
 /// `preview` included.
@@ -78,7 +79,7 @@ struct InputOptions: ParsableArguments {
         let zone = timeZone.flatMap(TimeZones.named) ?? systemTimeZone  // a bad name was refused in validate()
         var options = ReadOptions.withSQLiteExports()
         (options.strict, options.format, options.rateHz) = (contents.strict, contents.format, contents.rate)
-        options.startNs = inputStart.map { Timestamps.nanoseconds($0.date(in: zone)) }
+        options.start = inputStart.map { Instant($0.date(in: zone)) }
         options.progress = true
         options.timeZone = timeZone.flatMap(TimeZones.named)
         if !preferSource.isEmpty { options.overlap = .preferSources(preferSource) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SensorInput
+import WallTime
 
 /// `steptweet inspect`: what an input is, without counting steps.
 struct InspectCommand: ParsableCommand {
@@ -42,8 +43,8 @@ struct InspectCommand: ParsableCommand {
         var skippedLines: Int
     }
 
-    static func timeText(_ ns: Int64?, absolute: Bool) -> String? {
-        guard let ns else { return nil }
+    static func timeText(_ instant: Instant?, absolute: Bool) -> String? {
+        guard let ns = instant?.nanosecondsSinceEpoch else { return nil }
         if !absolute { return String(format: "%.3f s", Double(ns) * 1e-9) }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -62,7 +63,7 @@ struct InspectCommand: ParsableCommand {
         let out = Output(
             file: file, format: s.format, kind: s.kind.rawValue, samples: s.samples, readings: s.readings,
             steps: steps ? s.steps : nil, rateHz: steps ? nil : s.rateHz.map { ($0 * 10).rounded() / 10 },
-            start: Self.timeText(s.firstNs, absolute: absolute), end: Self.timeText(s.lastNs, absolute: absolute),
+            start: Self.timeText(s.first, absolute: absolute), end: Self.timeText(s.last, absolute: absolute),
             absoluteTime: absolute, unit: steps ? nil : s.unit.rawValue, hasAxes: steps ? nil : s.hasAxes,
             skippedLines: s.skippedLines)
         for issue in s.issues { printError("warning: skipped \(issue)") }

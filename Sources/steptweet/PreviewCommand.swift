@@ -102,7 +102,7 @@ struct PreviewCommand: ParsableCommand {
         do {
             var options = ReadOptions.withSQLiteExports()
             (options.strict, options.format, options.rateHz) = (contents.strict, contents.format, contents.rate)
-            options.startNs = Timestamps.nanoseconds(anchor)
+            options.start = Instant(anchor)
             options.progress = true
             options.timeZone = zone
             result = try RecordingCounter.count(path: source, options: options, keepStepTimes: true)
@@ -111,12 +111,11 @@ struct PreviewCommand: ParsableCommand {
         }
         for issue in result.summary.issues { printError("warning: skipped \(issue)") }
         let span = TimeWindow(start: from, end: to)
-        let (fromNs, toNs) = (span.start.nanosecondsSinceEpoch, span.end.nanosecondsSinceEpoch)
         var window = StepWindow(
-            span, steps: result.steps(fromNs: fromNs, toNs: toNs),
-            bouts: result.bouts.filter { $0.endNs >= fromNs && $0.endNs < toNs }.count,
-            previousSteps: result.steps(fromNs: fromNs - (toNs - fromNs), toNs: fromNs))
-        let minutes = result.stepsPerMinute(fromNs: fromNs, toNs: toNs)
+            span, steps: result.steps(from: span.start, to: span.end),
+            bouts: result.bouts.filter { span.contains($0.end) }.count,
+            previousSteps: result.steps(from: span.previous.start, to: span.start))
+        let minutes = result.stepsPerMinute(from: span.start, to: span.end)
         window.busiest = WindowChart.busiestPeriod(readings: minutes, in: span, zone: zone)
         printLine(composer.compose(window))
         guard let image else { return }

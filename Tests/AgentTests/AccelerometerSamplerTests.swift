@@ -151,13 +151,15 @@ func sampleLines(_ path: String) -> [String] {
     func walkCapture(startNs: Int64, scale: Double) throws -> (bytes: [UInt8], lastNs: Int64) {
         var bytes: [UInt8] = []
         var last: Int64 = 0
-        _ = try AccelerationInput.read(path: Fixture.walk, options: ReadOptions(startNs: startNs)) { s in
+        _ = try AccelerationInput.read(
+            path: Fixture.walk, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: startNs))
+        ) { s in
             for v in [s.x, s.y, s.z] {
                 withUnsafeBytes(of: Int16(clamping: Int((v / scale).rounded())).littleEndian) { bytes += $0 }
             }
             bytes += [0, 0]
-            withUnsafeBytes(of: s.timeNs.littleEndian) { bytes += $0 }
-            last = s.timeNs
+            withUnsafeBytes(of: s.time.nanosecondsSinceEpoch.littleEndian) { bytes += $0 }
+            last = s.time.nanosecondsSinceEpoch
         }
         return (bytes, last)
     }
@@ -213,9 +215,11 @@ func sampleLines(_ path: String) -> [String] {
         let device = try #require(config.source?.accelerometer)
         let start = Timestamps.nanoseconds(Fixture.date("2026-11-21T10:02:00+09:00"))
         var lines: [String] = []
-        _ = try AccelerationInput.read(path: Fixture.walk, options: ReadOptions(startNs: start)) { s in
+        _ = try AccelerationInput.read(
+            path: Fixture.walk, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: start))
+        ) { s in
             var out: [UInt8] = []
-            SampleFileWriter.appendInteger(s.timeNs, to: &out)
+            SampleFileWriter.appendInteger(s.time.nanosecondsSinceEpoch, to: &out)
             for v in [s.x, s.y, s.z] {
                 out.append(UInt8(ascii: ","))
                 SampleFileWriter.appendFixed(v, to: &out)
@@ -317,7 +321,7 @@ func sampleLines(_ path: String) -> [String] {
         func write(_ n: Int) throws {
             for _ in 0..<n {
                 t += 20_000_000
-                writer.append(AccelerationSample(timeNs: t, x: 0.1, y: -0.2, z: 9.8))
+                writer.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: 0.1, y: -0.2, z: 9.8))
             }
             try writer.flush()
         }
@@ -342,8 +346,10 @@ func sampleLines(_ path: String) -> [String] {
         // Going backwards in time (a clock step, a restart) drops the sample rather than writing it.
         let again = try SampleFileWriter(device: device)
         #expect(again.lastNs == t)
-        #expect(!again.append(AccelerationSample(timeNs: t, x: 0, y: 0, z: 9.8)))
-        #expect(again.append(AccelerationSample(timeNs: t + 1, x: .nan, y: 0, z: 9.8)) == false)
+        #expect(!again.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: 0, y: 0, z: 9.8)))
+        #expect(
+            again.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t + 1), x: .nan, y: 0, z: 9.8))
+                == false)
     }
 
     @Test func aLineCutShortByACrashIsNotGluedToTheNext() throws {
@@ -353,7 +359,7 @@ func sampleLines(_ path: String) -> [String] {
         try Data("time_ns,x,y,z\n1000,0.1,0.2,9.8\n2000,0.1,0.".utf8).write(to: URL(fileURLWithPath: device.samplePath))
         let writer = try SampleFileWriter(device: device)
         #expect(writer.lastNs == 1000)
-        writer.append(AccelerationSample(timeNs: 3000, x: 0, y: 0, z: 9.8))
+        writer.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: 3000), x: 0, y: 0, z: 9.8))
         try writer.flush()
         #expect(
             try String(contentsOfFile: device.samplePath, encoding: .utf8)
@@ -361,7 +367,7 @@ func sampleLines(_ path: String) -> [String] {
         // A file holding only a cut header starts over with a whole one.
         try Data("time_n".utf8).write(to: URL(fileURLWithPath: device.samplePath))
         let again = try SampleFileWriter(device: device)
-        again.append(AccelerationSample(timeNs: 4000, x: 0, y: 0, z: 9.8))
+        again.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: 4000), x: 0, y: 0, z: 9.8))
         try again.flush()
         #expect(
             try String(contentsOfFile: device.samplePath, encoding: .utf8)

@@ -1,6 +1,7 @@
 import Foundation
 import StepDetection
 import Testing
+import WallTime
 
 @testable import Agent
 
@@ -12,7 +13,9 @@ import Testing
             let t = Double(i) / 50
             let phase = t - 3 - ((t - 3) / 0.5).rounded(.down) * 0.5
             let step = t >= 3 && abs(phase - 0.25) <= 0.1 ? 4 * sin(.pi * (phase - 0.15) / 0.2) : 0
-            detector.push(timeNs: Int64((t * 1e9).rounded()), magnitude: standardGravity + step) { events.append($0) }
+            detector.push(
+                time: Instant(nanosecondsSinceEpoch: Int64((t * 1e9).rounded())), magnitude: standardGravity + step
+            ) { events.append($0) }
         }
     }
 
@@ -36,13 +39,13 @@ import Testing
         var detected = DetectedSteps()
         var resumed = resumedDetector(saved, parameters: Sensitivity.slow.parameters, detected: &detected)
         #expect(resumed.parameters == Sensitivity.slow.parameters)
-        #expect(resumed.lastSampleNs == saved.lastSampleNs)
+        #expect(resumed.lastSample == saved.lastSample)
         // The old detector's held steps are decided, not lost: with those counted before, the whole walk.
         let finished = detected.buckets.values.reduce(0, +)
         #expect(finished > 0)
         #expect(countedBefore + finished == 34, "17 s of steps 0.5 s apart")
         // Samples read again are refused by the new detector.
-        resumed.push(timeNs: 1_000_000_000, magnitude: standardGravity) { _ in }
+        resumed.push(time: Instant(nanosecondsSinceEpoch: 1_000_000_000), magnitude: standardGravity) { _ in }
         #expect(resumed.counters.outOfOrder == 1)
     }
 }

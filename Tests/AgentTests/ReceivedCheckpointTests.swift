@@ -19,7 +19,9 @@ import WallTime
     func reading(_ m: Int64, micro: Int64, key: String? = nil) -> PayloadItem {
         .replacing(
             device: "Phone", key: key ?? "steps \(m)",
-            reading: StepReading(startNs: t0 + m * minute, endNs: t0 + (m + 1) * minute, steps: 0), microsteps: micro)
+            reading: StepReading(
+                start: Instant(nanosecondsSinceEpoch: t0 + m * minute),
+                end: Instant(nanosecondsSinceEpoch: t0 + (m + 1) * minute), steps: 0), microsteps: micro)
     }
 
     func push(_ items: [PayloadItem], to store: StateStore) throws -> Int {

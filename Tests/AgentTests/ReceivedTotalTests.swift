@@ -141,7 +141,8 @@ import WallTime
                 items: range.map {
                     .sample(
                         device: "Phone", stream: "s1",
-                        sample: AccelerationSample(timeNs: t0 + $0 * 10_000_000, x: 0, y: 9.8, z: 0.1))
+                        sample: AccelerationSample(
+                            time: Instant(nanosecondsSinceEpoch: t0 + $0 * 10_000_000), x: 0, y: 9.8, z: 0.1))
                 })
         }
         func streams() -> [String] { fetcher.sources(store).map(\.name).filter { $0.hasPrefix("receive/") } }

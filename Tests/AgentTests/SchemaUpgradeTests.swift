@@ -114,7 +114,11 @@ import WallTime
             Payload(
                 format: "steplog",
                 items: [
-                    .adding(device: "steplog", reading: StepReading(startNs: t, endNs: t + 60_000_000_000, steps: 5))
+                    .adding(
+                        device: "steplog",
+                        reading: StepReading(
+                            start: Instant(nanosecondsSinceEpoch: t),
+                            end: Instant(nanosecondsSinceEpoch: t + 60_000_000_000), steps: 5))
                 ]),
             now: Instant(nanosecondsSinceEpoch: t + 120_000_000_000))
         #expect(resend.readings == 0 && resend.duplicates == 1)

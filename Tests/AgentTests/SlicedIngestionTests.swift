@@ -46,7 +46,7 @@ import WallTime
         config.publishers = [ScriptedPublisher()]
         var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
-        let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
+        let whole = try RecordingCounter.count(path: path, options: ReadOptions(start: Instant(t0)))
         var posted = 0
         var fetches = 0
         var backlogFetches = 0
@@ -113,7 +113,7 @@ import WallTime
         config.schedule.deadline = 600  // enough on a machine loaded by other builds (the default 30 s was not)
         var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
-        let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
+        let whole = try RecordingCounter.count(path: path, options: ReadOptions(start: Instant(t0)))
         let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(3600)), trigger: [.manual])
         #expect(!report.backlog)
         #expect(report.result == .newData)
@@ -183,7 +183,7 @@ import WallTime
         config.publishers = [ScriptedPublisher()]
         var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
         fetcher.sliceBytes = 16 * 1024
-        let whole = try RecordingCounter.count(path: path, options: ReadOptions(startNs: Timestamps.nanoseconds(t0)))
+        let whole = try RecordingCounter.count(path: path, options: ReadOptions(start: Instant(t0)))
         let now = t0.addingTimeInterval(3600)
         var posted = 0
         var fetches = 0
@@ -274,7 +274,9 @@ import WallTime
         // the one before it, spread evenly), so also part of the one in progress at 10:12.
         let firstEnd = try #require(first.end)
         let log = try RecordingCounter.count(path: path)
-        let beforeEnd = log.steps(fromNs: 0, toNs: Timestamps.nanoseconds(firstEnd))
+        let beforeEnd = log.steps(
+            from: Instant(nanosecondsSinceEpoch: 0),
+            to: Instant(nanosecondsSinceEpoch: Timestamps.nanoseconds(firstEnd)))
         #expect(first.posted == beforeEnd && beforeEnd > steps(0..<12), "the readings before \(firstEnd)")
         #expect(fetches > 3, "the log was read in slices")
         let db = try DatabaseQueue(path: statePath)

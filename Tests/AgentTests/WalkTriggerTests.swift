@@ -37,7 +37,7 @@ import WallTime
         // The walks' steps were stored by these reads and are posted by the next fetch.
         let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(600)), trigger: [.walk])
         #expect(report.result == .newData)
-        let whole = try RecordingCounter.count(path: live, options: .init(startNs: nil)).steps
+        let whole = try RecordingCounter.count(path: live, options: .init(start: nil)).steps
         #expect(report.windows.first?.steps == whole, "bouts before: \(before)")
     }
 

@@ -4,6 +4,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 @Suite struct EvaluationTests {
     /// Where each test writes its manifests; removed when the test ends.
@@ -117,8 +118,9 @@ import Testing
             }
         }
         _ = try AccelerationInput.read(path: shared + "/" + file) { s in
-            detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, check)
-            if let now = detector.settledNs { settled = max(settled, now) }
+            detector.push(
+                time: Instant(nanosecondsSinceEpoch: s.time.nanosecondsSinceEpoch), x: s.x, y: s.y, z: s.z, check)
+            if let now = detector.settled?.nanosecondsSinceEpoch { settled = max(settled, now) }
         }
         detector.finish(check)
         #expect(violations == 0)

@@ -3,6 +3,7 @@ import Foundation
 import SensorInput
 import TestSupport
 import Testing
+import WallTime
 
 @Suite struct RecordingCounterTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -54,13 +55,18 @@ import Testing
         let lo = t0 + 10 * minute + minute / 2
         let hi = t0 + 20 * minute + minute / 2
         // 16:17 (7) + 16:18 (44) + 16:19 (12) whole, half of 16:20 (58): 92.
-        #expect(result.steps(fromNs: lo, toNs: hi) == 92)
-        #expect(result.steps(fromNs: t0, toNs: t0 + 60 * minute) == 607)
-        #expect(result.steps(fromNs: t0 - 60 * minute, toNs: t0) == 0)
+        #expect(result.steps(from: Instant(nanosecondsSinceEpoch: lo), to: Instant(nanosecondsSinceEpoch: hi)) == 92)
+        #expect(
+            result.steps(from: Instant(nanosecondsSinceEpoch: t0), to: Instant(nanosecondsSinceEpoch: t0 + 60 * minute))
+                == 607)
+        #expect(
+            result.steps(from: Instant(nanosecondsSinceEpoch: t0 - 60 * minute), to: Instant(nanosecondsSinceEpoch: t0))
+                == 0)
         // Two halves of one window add up to the whole.
         let mid = t0 + 17 * minute + minute / 3
-        let a = result.steps(fromNs: t0, toNs: mid)
-        let b = result.steps(fromNs: mid, toNs: t0 + 60 * minute)
+        let a = result.steps(from: Instant(nanosecondsSinceEpoch: t0), to: Instant(nanosecondsSinceEpoch: mid))
+        let b = result.steps(
+            from: Instant(nanosecondsSinceEpoch: mid), to: Instant(nanosecondsSinceEpoch: t0 + 60 * minute))
         #expect(abs(a + b - 607) <= 1)
     }
 }

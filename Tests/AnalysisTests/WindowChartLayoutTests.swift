@@ -22,10 +22,14 @@ import WallTime
         let startNs = Timestamps.nanoseconds(start)
         let step = every ?? max(1, minutes / 500)
         let readings = stride(from: Int64(0), to: minutes, by: Int(step)).map {
-            StepReading(startNs: startNs + $0 * minuteNs, endNs: startNs + ($0 + 1) * minuteNs, steps: 30)
+            StepReading(
+                start: Instant(nanosecondsSinceEpoch: startNs + $0 * minuteNs),
+                end: Instant(nanosecondsSinceEpoch: startNs + ($0 + 1) * minuteNs), steps: 30)
         }
         let end = start.addingTimeInterval(Double(minutes * 60))
-        let walk = WalkingBout(startNs: startNs, endNs: startNs + min(minutes, 20) * minuteNs, steps: 600)
+        let walk = WalkingBout(
+            start: Instant(nanosecondsSinceEpoch: startNs),
+            end: Instant(nanosecondsSinceEpoch: startNs + min(minutes, 20) * minuteNs), steps: 600)
         let window = StepWindow(TimeWindow(start: start, end: end), steps: readings.count * 30, bouts: 1)
         return WindowActivity(window: window, readings: readings, bouts: [walk])
     }

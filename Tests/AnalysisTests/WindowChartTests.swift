@@ -31,11 +31,13 @@ import WallTime
             }
             bouts.append(
                 WalkingBout(
-                    startNs: startNs + first * minuteNs, endNs: startNs + (first + minutes) * minuteNs, steps: steps))
+                    start: Instant(nanosecondsSinceEpoch: startNs + first * minuteNs),
+                    end: Instant(nanosecondsSinceEpoch: startNs + (first + minutes) * minuteNs), steps: steps))
         }
         let readings = perMinute.sorted { $0.key < $1.key }.map {
             StepReading(
-                startNs: startNs + $0.key * minuteNs, endNs: startNs + ($0.key + 1) * minuteNs, steps: $0.value)
+                start: Instant(nanosecondsSinceEpoch: startNs + $0.key * minuteNs),
+                end: Instant(nanosecondsSinceEpoch: startNs + ($0.key + 1) * minuteNs), steps: $0.value)
         }
         let window = StepWindow(
             TimeWindow(start: dayStart, end: dayStart.addingTimeInterval(86_400)),
@@ -53,7 +55,9 @@ import WallTime
     static func busiestHalfHour(_ activity: WindowActivity) -> (start: Date, steps: Int) {
         var sums: [Int64: Int] = [:]
         let startNs = activity.window.span.start.nanosecondsSinceEpoch
-        for r in activity.readings { sums[(r.startNs - startNs) / (30 * minuteNs), default: 0] += r.steps }
+        for r in activity.readings {
+            sums[(r.start.nanosecondsSinceEpoch - startNs) / (30 * minuteNs), default: 0] += r.steps
+        }
         let top = sums.sorted { $0.key < $1.key }.max { $0.value < $1.value }!
         return (activity.window.span.start.date.addingTimeInterval(Double(top.key * 1800)), top.value)
     }
@@ -149,7 +153,9 @@ import WallTime
         activity.readings = activity.readings.enumerated().map { i, r in
             // Spread the walks over the month: one day later every few readings.
             let shift = Int64(i / 20) * 86_400_000_000_000
-            return StepReading(startNs: r.startNs + shift, endNs: r.endNs + shift, steps: r.steps)
+            return StepReading(
+                start: Instant(nanosecondsSinceEpoch: r.start.nanosecondsSinceEpoch + shift),
+                end: Instant(nanosecondsSinceEpoch: r.end.nanosecondsSinceEpoch + shift), steps: r.steps)
         }
         activity.window.span.end = Instant(Self.dayStart.addingTimeInterval(31 * 86_400))
         let image = try WindowChart.image(
@@ -164,7 +170,9 @@ import WallTime
         let activity = Self.dayOfWalks(seed: 5)
         let startNs = activity.window.span.start.nanosecondsSinceEpoch
         var hours: [Int64: Int] = [:]
-        for r in activity.readings { hours[(r.startNs - startNs) / (60 * Self.minuteNs), default: 0] += r.steps }
+        for r in activity.readings {
+            hours[(r.start.nanosecondsSinceEpoch - startNs) / (60 * Self.minuteNs), default: 0] += r.steps
+        }
         let top = hours.sorted { $0.key < $1.key }.max { $0.value < $1.value }!
         let start = activity.window.span.start
         let hour = WindowChart.busiestPeriod(

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Ingestion
 @testable import SensorInput
@@ -44,7 +45,9 @@ import Testing
         // 2026-11-21 10:00:00 +0900, a minute long, 12 steps.
         #expect(
             first.reading
-                == StepReading(startNs: 1_795_222_800_000_000_000, endNs: 1_795_222_860_000_000_000, steps: 12))
+                == StepReading(
+                    start: Instant(nanosecondsSinceEpoch: 1_795_222_800_000_000_000),
+                    end: Instant(nanosecondsSinceEpoch: 1_795_222_860_000_000_000), steps: 12))
         #expect(first.micro == 12_000_000)
         #expect(items.allSatisfy { $0.reading.endNs - $0.reading.startNs == minute })
         #expect(payload.ignored == ["metric heart_rate (1 point)", "1 workout"])

@@ -48,7 +48,8 @@ enum PayloadTesting {
         for item in payload.items {
             if case .sample(let d, let s, let sample) = item {
                 out[d + "/" + s, default: []].append(
-                    AccelerationSampleValue(timeNs: sample.timeNs, x: sample.x, y: sample.y, z: sample.z))
+                    AccelerationSampleValue(
+                        timeNs: sample.time.nanosecondsSinceEpoch, x: sample.x, y: sample.y, z: sample.z))
             }
         }
         return out

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WallTime
 
 @testable import Ingestion
 @testable import SensorInput
@@ -88,7 +89,9 @@ import Testing
         #expect(items.map(\.key) == ["steps 1795100400000000000", "steps 1795186800000000000"])
         #expect(
             items[1].reading
-                == StepReading(startNs: 1_795_186_800_000_000_000, endNs: 1_795_230_840_000_000_000, steps: 5230))
+                == StepReading(
+                    start: Instant(nanosecondsSinceEpoch: 1_795_186_800_000_000_000),
+                    end: Instant(nanosecondsSinceEpoch: 1_795_230_840_000_000_000), steps: 5230))
         #expect(items[1].micro == 5_230_000_000)
         #expect(payload.ignored == ["heart_rate (2 records)"])
         // Today's record sent again later with a larger count: the same key.
@@ -117,7 +120,11 @@ import Testing
         for (start, end, startOffset, endOffset) in forms {
             let items = T.replacing(try T.parse(record(start, end)))
             #expect(items.count == 1)
-            #expect(items.first?.reading == StepReading(startNs: base + startOffset, endNs: base + endOffset, steps: 7))
+            #expect(
+                items.first?.reading
+                    == StepReading(
+                        start: Instant(nanosecondsSinceEpoch: base + startOffset),
+                        end: Instant(nanosecondsSinceEpoch: base + endOffset), steps: 7))
             #expect(items.first?.key == "steps \(base + startOffset)")
         }
         #expect(T.error(record("2026-11-21T01:00:00", "2026-11-21T01:05:00Z"))?.path == "steps[0].start_time")
@@ -192,19 +199,27 @@ import Testing
         #expect(
             payload.items == [
                 .replacing(
-                    device: "pedometer.py", key: "b1 seq 1", reading: StepReading(startNs: t0, endNs: t0, steps: 0),
+                    device: "pedometer.py", key: "b1 seq 1",
+                    reading: StepReading(
+                        start: Instant(nanosecondsSinceEpoch: t0), end: Instant(nanosecondsSinceEpoch: t0), steps: 0),
                     microsteps: 0),
                 .replacing(
                     device: "pedometer.py", key: "b1 seq 2",
-                    reading: StepReading(startNs: t0, endNs: t0 + minute, steps: 96),
+                    reading: StepReading(
+                        start: Instant(nanosecondsSinceEpoch: t0), end: Instant(nanosecondsSinceEpoch: t0 + minute),
+                        steps: 96),
                     microsteps: 96_000_000),
                 .replacing(
                     device: "pedometer.py", key: "b1 seq 3",
-                    reading: StepReading(startNs: t0 + minute, endNs: t0 + 2 * minute, steps: 101),
+                    reading: StepReading(
+                        start: Instant(nanosecondsSinceEpoch: t0 + minute),
+                        end: Instant(nanosecondsSinceEpoch: t0 + 2 * minute), steps: 101),
                     microsteps: 101_000_000),
                 .adding(
                     device: "steplog",
-                    reading: StepReading(startNs: t0 + 150 * 1_000_000_000, endNs: t0 + 150 * 1_000_000_000, steps: 12)),
+                    reading: StepReading(
+                        start: Instant(nanosecondsSinceEpoch: t0 + 150 * 1_000_000_000),
+                        end: Instant(nanosecondsSinceEpoch: t0 + 150 * 1_000_000_000), steps: 12)),
                 .runningTotal(device: "iio:device0", stream: "b7", timeNs: t0, total: 12000),
                 .runningTotal(device: "iio:device0", stream: "b7", timeNs: t0 + minute, total: 12090),
             ])

@@ -53,9 +53,9 @@ import Testing
         let (summary, _) = try readAll(path, options: options(Self.london))
         #expect(summary.format == format)
         #expect(summary.skippedLines == 0, "\(summary.issues)")
-        #expect(summary.firstNs == TimeParsing.parseISO8601("2019-07-22T09:00:00Z"), "\(format)")
+        #expect(summary.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2019-07-22T09:00:00Z"), "\(format)")
         let (utc, _) = try readAll(path, options: options(TimeZone(identifier: "UTC")))
-        #expect(utc.firstNs == TimeParsing.parseISO8601("2019-07-22T10:00:00Z"), "\(format)")
+        #expect(utc.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2019-07-22T10:00:00Z"), "\(format)")
     }
 
     /// GENEActiv's own `Time Zone` wins over `--time-zone`: the file says where it was recorded.
@@ -65,7 +65,7 @@ import Testing
             of: "Device Type,GENEActiv", with: "Device Type,GENEActiv\nTime Zone,GMT +02:00")
         let path = try temporaryFile(Array((stated + "\n").utf8), name: "stated.csv")
         let (summary, _) = try readAll(path, options: options(Self.london))
-        #expect(summary.firstNs == TimeParsing.parseISO8601("2019-07-22T08:00:00Z"))
+        #expect(summary.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2019-07-22T08:00:00Z"))
         #expect(summary.skippedLines == 0)
     }
 
@@ -96,7 +96,7 @@ import Testing
         let (summary, items) = try readAll(path, options: options(Self.london, jobs: 2, chunkBytes: 4096))
         #expect(summary.format == (header.isEmpty ? "axivity" : "generic-csv"))
         #expect(summary.skippedLines == 0, "\(summary.issues.prefix(3))")
-        #expect(samples(items).map(\.timeNs) == instants)
+        #expect(samples(items).map(\.time.nanosecondsSinceEpoch) == instants)
         // Every row of the second pass went back, and is counted.
         let (second, end) = (
             TimeParsing.parseISO8601("2024-10-27T01:00:00Z")!, TimeParsing.parseISO8601("2024-10-27T02:00:00Z")!
@@ -129,7 +129,7 @@ import Testing
         let utc = clock.map {
             TimeParsing.parseISO8601("2024-03-31T\($0)Z")!
         }
-        #expect(samples(items).map(\.timeNs) == utc)
+        #expect(samples(items).map(\.time.nanosecondsSinceEpoch) == utc)
         let note = try #require(summary.notes.first { $0.contains("skips") }, "\(summary.notes)")
         #expect(note.hasPrefix("2 rows") && note.contains("2024-03-31 01:10:00"), "\(note)")
     }
@@ -155,7 +155,7 @@ import Testing
         let path = try temporaryFile(Array((header + rows.joined(separator: "\n") + "\n").utf8), name: "gmt.csv")
         let (summary, items) = try readAll(path, options: options(Self.london, jobs: jobs, chunkBytes: 4096))
         #expect(summary.skippedLines == 0, "\(summary.issues.prefix(3))")
-        #expect(samples(items).map(\.timeNs) == instants)
+        #expect(samples(items).map(\.time.nanosecondsSinceEpoch) == instants)
         let note = try #require(summary.notes.first { $0.contains("skips") }, "\(summary.notes)")
         #expect(note.hasPrefix("360 rows") && note.contains("2024-03-31 01:00:00"), "\(note)")
         #expect(note.contains("+00:00") && note.contains("did not move"), "\(note)")
@@ -178,14 +178,14 @@ import Testing
         var times: [Int64] = []
         let first = try GenericCSVReader.read(
             path: path, options: options(Self.london), resume: nil, completeLinesOnly: true
-        ) { times.append($0.timeNs) }
+        ) { times.append($0.time.nanosecondsSinceEpoch) }
         let handle = try #require(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
         handle.write(Data((rows[cut...].joined(separator: "\n") + "\n").utf8))
         try handle.close()
         let second = try GenericCSVReader.read(
             path: path, options: options(Self.london), resume: first.resume, completeLinesOnly: true
-        ) { times.append($0.timeNs) }
+        ) { times.append($0.time.nanosecondsSinceEpoch) }
         return (first.summary.skippedLines + second.summary.skippedLines, times)
     }
 }

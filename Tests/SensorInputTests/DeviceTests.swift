@@ -3,6 +3,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 /// Builds a fake `/sys` + `/dev` tree in a temporary directory.
 struct FakeTree {
@@ -51,7 +52,7 @@ struct FakeTree {
             device: device, rateHz: 100, clock: JumpingClock().wall(startingAtNs: 1_000_000_000))
         var got: [AccelerationSample] = []
         await poller.poll(count: 3, { got.append($0) })
-        #expect(got.map(\.timeNs) == [1_000_000_000, 1_010_000_000, 1_020_000_000])
+        #expect(got.map(\.time.nanosecondsSinceEpoch) == [1_000_000_000, 1_010_000_000, 1_020_000_000])
         // raw (-12, -1010, 104) × 0.009580, then rows (0 1 0; -1 0 0; 0 0 1).
         #expect(abs(got[0].x - (-1010 * 0.00958)) < 1e-9)
         #expect(abs(got[0].y - (12 * 0.00958)) < 1e-9)
@@ -67,7 +68,7 @@ struct FakeTree {
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         var poller = IIOPolledAccelerometer(device: device, rateHz: 50, clock: JumpingClock().wall(startingAtNs: 0))
         let s = try poller.readOnce()
-        #expect(s == AccelerationSample(timeNs: 0, x: 55, y: 10, z: -10))
+        #expect(s == AccelerationSample(time: Instant(nanosecondsSinceEpoch: 0), x: 55, y: 10, z: -10))
         try tree.write("in_accel_mount_matrix", "1, 0; 0, 1")
         var again = IIOPolledAccelerometer(device: device, rateHz: 50, clock: JumpingClock().wall(startingAtNs: 0))
         #expect(throws: DeviceError.self) { try again.readOnce() }
@@ -84,7 +85,7 @@ struct FakeTree {
             if sleepsSeen == 6 { try? tree.write("in_accel_z_raw", "100") }  // back
         }
         var poller = IIOPolledAccelerometer(device: device, rateHz: 10, clock: clock.wall(startingAtNs: 0))
-        poller.retryNs = 500_000_000
+        poller.retry = .milliseconds(500)
         var got: [AccelerationSample] = []
         var events: [DeviceEvent] = []
         await poller.poll(count: 4, { got.append($0) }, events: { events.append($0) })
@@ -97,7 +98,7 @@ struct FakeTree {
         }
         #expect(events.last == .recovered(path: device.path))
         // Two samples 100 ms apart; gone at the 3rd wait (200 ms), retried at 700 and 1200 ms, back at 1700 ms.
-        #expect(got.map(\.timeNs) == [0, 100_000_000, 1_700_000_000, 1_800_000_000])
+        #expect(got.map(\.time.nanosecondsSinceEpoch) == [0, 100_000_000, 1_700_000_000, 1_800_000_000])
     }
 
     @Test func hardwareStepCounterBaselineDeltaAndReset() throws {
@@ -105,13 +106,19 @@ struct FakeTree {
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         #expect(device.hasStepCounter && !device.hasAccelerometer)
         var counter = IIOStepCounter(device: device)
-        #expect(try counter.read(atNs: 0) == nil)
+        #expect(try counter.read(at: Instant(nanosecondsSinceEpoch: 0)) == nil)
         try tree.write("in_steps_input", "1250")
-        #expect(try counter.read(atNs: 60) == StepReading(startNs: 0, endNs: 60, steps: 16))
+        #expect(
+            try counter.read(at: Instant(nanosecondsSinceEpoch: 60))
+                == StepReading(
+                    start: Instant(nanosecondsSinceEpoch: 0), end: Instant(nanosecondsSinceEpoch: 60), steps: 16))
         try tree.write("in_steps_input", "5")
-        #expect(try counter.read(atNs: 120) == StepReading(startNs: 60, endNs: 120, steps: 5))
+        #expect(
+            try counter.read(at: Instant(nanosecondsSinceEpoch: 120))
+                == StepReading(
+                    start: Instant(nanosecondsSinceEpoch: 60), end: Instant(nanosecondsSinceEpoch: 120), steps: 5))
         tree.remove("in_steps_input")
-        #expect(throws: DeviceError.self) { try counter.read(atNs: 180) }
+        #expect(throws: DeviceError.self) { try counter.read(at: Instant(nanosecondsSinceEpoch: 180)) }
     }
 }
 
@@ -161,9 +168,9 @@ struct FakeTree {
         #expect(abs(got[0].x - (-930 * 0.00958)) < 1e-9)
         #expect(abs(got[0].y - (12 * 0.00958)) < 1e-9)
         #expect(abs(got[0].z - (104 * 0.00958)) < 1e-9)
-        let steps = zip(got.dropFirst(), got).map { $0.timeNs - $1.timeNs }
+        let steps = zip(got.dropFirst(), got).map { $0.time.nanosecondsSinceEpoch - $1.time.nanosecondsSinceEpoch }
         #expect(steps.allSatisfy { $0 == 10_000_000 })  // 100 Hz timestamps
-        #expect(got[0].timeNs > 1_600_000_000_000_000_000)  // CLOCK_REALTIME ns
+        #expect(got[0].time.nanosecondsSinceEpoch > 1_600_000_000_000_000_000)  // CLOCK_REALTIME ns
     }
 
     @Test func bigEndianBufferWithoutTimestampInATempTree() throws {
@@ -180,7 +187,7 @@ struct FakeTree {
         ])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         var reader = try IIOBufferedAccelerometer(device: device)
-        reader.startNs = 1_000
+        reader.start = Instant(nanosecondsSinceEpoch: 1_000)
         #expect(reader.layout.scanBytes == 6)
         var got: [AccelerationSample] = []
         // 2 scans + 1 stray byte
@@ -189,8 +196,8 @@ struct FakeTree {
         #expect(used == 12)
         #expect(
             got == [
-                AccelerationSample(timeNs: 1_000, x: 1, y: -1, z: 10),
-                AccelerationSample(timeNs: 1_000 + 20_000_000, x: 2, y: 0, z: 10),
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: 1_000), x: 1, y: -1, z: 10),
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: 1_000 + 20_000_000), x: 2, y: 0, z: 10),
             ])
         tree.remove("scan_elements/in_accel_z_type")
         #expect(throws: DeviceError.self) { try IIOBufferedAccelerometer(device: device) }
@@ -207,7 +214,9 @@ extension IIODeviceTests {
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         #expect(device.hasAccelerometer)
         var poller = IIOPolledAccelerometer(device: device, rateHz: 50, clock: JumpingClock().wall(startingAtNs: 0))
-        #expect(try poller.readOnce() == AccelerationSample(timeNs: 0, x: 0.5, y: -9.75, z: 1.25))
+        #expect(
+            try poller.readOnce()
+                == AccelerationSample(time: Instant(nanosecondsSinceEpoch: 0), x: 0.5, y: -9.75, z: 1.25))
         tree.remove("in_accel_y_input")
         #expect { try poller.readOnce() } throws: { ($0 as? DeviceError)?.path.hasSuffix("in_accel_y_raw") == true }
     }
@@ -217,18 +226,20 @@ extension IIODeviceTests {
         let tree = try FakeTree(["name": "steps", "in_steps_input": "1234", "in_steps_en": "0"])
         let device = try #require(IIODevice.list(roots: tree.roots).first)
         var counter = IIOStepCounter(device: device)
-        #expect { try counter.read(atNs: 0) } throws: {
+        #expect { try counter.read(at: Instant(nanosecondsSinceEpoch: 0)) } throws: {
             let e = $0 as? DeviceError
             return e?.path.hasSuffix("/in_steps_en") == true && e?.message.contains("off") == true
         }
         let log = tree.root.path + "/steps.jsonl"
-        #expect { try StepCounterDevice(sysfsPath: tree.device, logPath: log).record(nowNs: 0) } throws: {
+        #expect {
+            try StepCounterDevice(sysfsPath: tree.device, logPath: log).record(now: Instant(nanosecondsSinceEpoch: 0))
+        } throws: {
             ($0 as? InputError)?.file.hasSuffix("/in_steps_en") == true
         }
         #expect(!FileManager.default.fileExists(atPath: log))
         try tree.write("in_steps_en", "1")
-        #expect(try counter.read(atNs: 0) == nil)  // the baseline
-        try StepCounterDevice(sysfsPath: tree.device, logPath: log).record(nowNs: 0)
+        #expect(try counter.read(at: Instant(nanosecondsSinceEpoch: 0)) == nil)  // the baseline
+        try StepCounterDevice(sysfsPath: tree.device, logPath: log).record(now: Instant(nanosecondsSinceEpoch: 0))
         #expect(FileManager.default.fileExists(atPath: log))
     }
 }
@@ -279,8 +290,8 @@ extension IIODeviceTests {
         let g = standardGravity
         #expect(
             got == [
-                AccelerationSample(timeNs: 100_000_000_000, x: 0, y: -g, z: 0),
-                AccelerationSample(timeNs: 100_020_000_000, x: 0, y: -g, z: g / 2),
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: 100_000_000_000), x: 0, y: -g, z: 0),
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: 100_020_000_000), x: 0, y: -g, z: g / 2),
             ])
         var withResolution = EvdevAccelerometer(resolutions: [512, 512, 512])
         var half: [AccelerationSample] = []

@@ -3,6 +3,7 @@ import StepDetection
 import Store
 import TestSupport
 import Testing
+import WallTime
 
 @testable import SensorInput
 
@@ -15,7 +16,10 @@ import Testing
         var detector = StepDetector()
         var n = 0
         let count: (DetectorEvent) -> Void = { if case .step = $0 { n += 1 } }
-        for s in samples { detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, count) }
+        for s in samples {
+            detector.push(
+                time: Instant(nanosecondsSinceEpoch: s.time.nanosecondsSinceEpoch), x: s.x, y: s.y, z: s.z, count)
+        }
         detector.finish(count)
         return n
     }
@@ -65,15 +69,17 @@ import Testing
         let (summary, items) = try readAll(try derivedWalk("sensorlogger_TotalAcceleration.csv"))
         #expect(summary.samples == 3000)
         let total = samples(items)
-        let start = try #require(total.first?.timeNs)
+        let start = try #require(total.first?.time.nanosecondsSinceEpoch)
         var linear = "time,seconds_elapsed,z,y,x\n"
         var gravity = "time,seconds_elapsed,z,y,x\n"
         var g = (x: total[0].x, y: total[0].y, z: total[0].z)
         for (k, s) in total.enumerated() {
             g = (g.x + 0.02 * (s.x - g.x), g.y + 0.02 * (s.y - g.y), g.z + 0.02 * (s.z - g.z))
-            let elapsed = Double(s.timeNs - start) / 1e9
-            linear += "\(s.timeNs),\(elapsed),\(s.z - g.z),\(s.y - g.y),\(s.x - g.x)\n"
-            if !dropGravityRows.contains(k) { gravity += "\(s.timeNs),\(elapsed),\(g.z),\(g.y),\(g.x)\n" }
+            let elapsed = Double(s.time.nanosecondsSinceEpoch - start) / 1e9
+            linear += "\(s.time.nanosecondsSinceEpoch),\(elapsed),\(s.z - g.z),\(s.y - g.y),\(s.x - g.x)\n"
+            if !dropGravityRows.contains(k) {
+                gravity += "\(s.time.nanosecondsSinceEpoch),\(elapsed),\(g.z),\(g.y),\(g.x)\n"
+            }
         }
         var zip = ZipBuilder()
         zip.add("Metadata.csv", Array("version,device name,platform\n3,iPhone,ios\n".utf8))
@@ -94,8 +100,10 @@ import Testing
         let (s, items) = try readAll(path, options: options)
         let paired = samples(items)
         #expect(s.format == "sensor-logger" && s.samples == total.count && s.skippedLines == 0 && s.absoluteTime)
-        #expect(s.firstNs == total.first?.timeNs && s.lastNs == total.last?.timeNs)
-        #expect(paired.map(\.timeNs) == total.map(\.timeNs))
+        #expect(
+            s.first?.nanosecondsSinceEpoch == total.first?.time.nanosecondsSinceEpoch
+                && s.last?.nanosecondsSinceEpoch == total.last?.time.nanosecondsSinceEpoch)
+        #expect(paired.map(\.time.nanosecondsSinceEpoch) == total.map(\.time.nanosecondsSinceEpoch))
         let worst = Swift.zip(paired, total).map { max(abs($0.x - $1.x), abs($0.y - $1.y), abs($0.z - $1.z)) }.max()
         #expect(try #require(worst) < 1e-9)
         let totalSteps = steps(total)
@@ -118,7 +126,9 @@ import Testing
         let s = try AnyInput.read(path: path, batch: { got.append(contentsOf: $0) }) {
             if case .sample(let x) = $0 { got.append(x) }
         }
-        #expect(s.samples == total.count && got.map(\.timeNs) == total.map(\.timeNs))
+        #expect(
+            s.samples == total.count && got.map(\.time.nanosecondsSinceEpoch) == total.map(\.time.nanosecondsSinceEpoch)
+        )
     }
 
     @Test func accelerometerRowsWithoutGravityAreLeftOutAndSaid() throws {
@@ -191,7 +201,7 @@ import Testing
             let (summary, _) = try GenericCSVReader.read(
                 path: "f", options: options, resume: nil, completeLinesOnly: false, formatName: "sensor-logger",
                 source: .memory(Array(text.utf8))
-            ) { s in vectors[k].append(.init(timeNs: s.timeNs, v: .init(x: s.x, y: s.y, z: s.z))) }
+            ) { s in vectors[k].append(.init(timeNs: s.time.nanosecondsSinceEpoch, v: .init(x: s.x, y: s.y, z: s.z))) }
             skipped += summary.skippedLines
             lineIssues += summary.issues.map { "\($0.line ?? 0): \($0.message)" }
         }
@@ -221,7 +231,9 @@ import Testing
                 if case .sample(let x) = $0 { got.append(x) }
             }
             #expect(got == expected.samples, "batched \(batched)")
-            #expect(s.samples == got.count && s.firstNs == got.first?.timeNs && s.lastNs == got.last?.timeNs)
+            #expect(
+                s.samples == got.count && s.first?.nanosecondsSinceEpoch == got.first?.time.nanosecondsSinceEpoch
+                    && s.last?.nanosecondsSinceEpoch == got.last?.time.nanosecondsSinceEpoch)
             #expect(s.skippedLines == expected.skipped)
             #expect(
                 s.issues.map(\.message) == [
@@ -306,16 +318,19 @@ import Testing
         #expect(!plain.absoluteTime)
         let (s, items) = try readAll(path)
         #expect(s.format == "phyphox" && s.absoluteTime && s.skippedLines == 0)
-        #expect(samples(items).map(\.timeNs) == samples(plainItems).map { $0.timeNs + Self.startNs })
-        #expect(s.firstNs == Self.startNs)  // the walk's first row is at 0 s
+        #expect(
+            samples(items).map(\.time.nanosecondsSinceEpoch)
+                == samples(plainItems).map { $0.time.nanosecondsSinceEpoch + Self.startNs })
+        #expect(s.first?.nanosecondsSinceEpoch == Self.startNs)  // the walk's first row is at 0 s
         if layout == "folder" {
             // `Raw Data.csv` named on its own still finds meta/time.csv beside it.
             let (f, _) = try readAll(path + "/" + Self.phyphoxFolder + "/Raw Data.csv")
-            #expect(f.firstNs == Self.startNs && f.absoluteTime)
+            #expect(f.first?.nanosecondsSinceEpoch == Self.startNs && f.absoluteTime)
         }
         // --start wins over the file.
-        let (given, givenItems) = try readAll(path, options: ReadOptions(startNs: 1_000_000_000))
-        #expect(given.firstNs == 1_000_000_000 && samples(givenItems).count == plain.samples)
+        let (given, givenItems) = try readAll(
+            path, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 1_000_000_000)))
+        #expect(given.first?.nanosecondsSinceEpoch == 1_000_000_000 && samples(givenItems).count == plain.samples)
     }
 
     @Test func aPauseMovesTheSamplesAfterIt() throws {
@@ -328,14 +343,17 @@ import Testing
         let path = try temporaryFile(try phyphoxExport(time: time).bytes(), name: "phyphox.zip")
         let (plain, plainItems) = try readAll(try derivedWalk("phyphox_Raw Data.csv"))
         let expected = samples(plainItems).map {
-            $0.timeNs + Self.startNs + ($0.timeNs >= 30_000_000_000 ? 100_000_000_000 : 0)
+            $0.time.nanosecondsSinceEpoch + Self.startNs
+                + ($0.time.nanosecondsSinceEpoch >= 30_000_000_000 ? 100_000_000_000 : 0)
         }
         let (s, items) = try readAll(path)
-        #expect(samples(items).map(\.timeNs) == expected)
-        #expect(s.firstNs == expected.first && s.lastNs == expected.last && s.samples == plain.samples)
+        #expect(samples(items).map(\.time.nanosecondsSinceEpoch) == expected)
+        #expect(
+            s.first?.nanosecondsSinceEpoch == expected.first && s.last?.nanosecondsSinceEpoch == expected.last
+                && s.samples == plain.samples)
         var batched: [Int64] = []
-        _ = try AnyInput.read(path: path, batch: { batched += $0.map(\.timeNs) }) {
-            if case .sample(let x) = $0 { batched.append(x.timeNs) }
+        _ = try AnyInput.read(path: path, batch: { batched += $0.map(\.time.nanosecondsSinceEpoch) }) {
+            if case .sample(let x) = $0 { batched.append(x.time.nanosecondsSinceEpoch) }
         }
         #expect(batched == expected)
     }
@@ -346,16 +364,16 @@ import Testing
             "\"event\";\"experiment time\";\"system time\";\"system time text\"\n"
             + "\"START\";0,000000000E0;1,705472086068796E9;\"2024-01-17 08:14:46.069 UTC+02:00\"\n"
         let (s, _) = try readAll(try temporaryFile(try phyphoxExport(time: semicolon).bytes(), name: "p.zip"))
-        #expect(s.firstNs == Self.startNs)
+        #expect(s.first?.nanosecondsSinceEpoch == Self.startNs)
         // A system time that is not a number: the text, with its offset (08:14:46.069 at UTC+02:00).
         let text = Self.header + "\"START\",0.0,NaN,\"2024-01-17 08:14:46.069 UTC+02:00\"\n"
         let (t, _) = try readAll(try temporaryFile(try phyphoxExport(time: text).bytes(), name: "p.zip"))
-        #expect(t.firstNs == 1_705_472_086_069_000_000 && t.skippedLines == 0)
+        #expect(t.first?.nanosecondsSinceEpoch == 1_705_472_086_069_000_000 && t.skippedLines == 0)
         // A bad row is skipped and said (file and line); without any START the times stay relative, and it is said.
         let bad = Self.header + "\"START\",zero,\(Self.startSeconds),\"\"\n"
         let path = try temporaryFile(try phyphoxExport(time: bad).bytes(), name: "p.zip")
         let (b, _) = try readAll(path)
-        #expect(!b.absoluteTime && b.firstNs == 0 && b.skippedLines == 2)
+        #expect(!b.absoluteTime && b.first?.nanosecondsSinceEpoch == 0 && b.skippedLines == 2)
         #expect(
             b.issues.map(\.description) == [
                 "\(path):\(Self.phyphoxFolder)/meta/time.csv:2: experiment time 'zero' is not a time in seconds",

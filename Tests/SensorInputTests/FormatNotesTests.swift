@@ -3,6 +3,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 /// Cases the format notes (`../shared/docs/input-formats.md`, `../shared/data/formats/*/NOTES.md`) describe that the
 /// shared samples do not show; each fixture is written here, small, in the layout the notes give.
@@ -35,7 +36,7 @@ import Testing
         let first = try #require(samples(items).first)
         #expect(abs(first.x - 0.1 * standardGravity) < 1e-9)
         #expect(abs(first.z - 0.97 * standardGravity) < 1e-9)
-        #expect(first.timeNs == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
+        #expect(first.time.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
     }
 
     /// An epoch export with its time in front and no column row: the Mode's steps column is after the time fields.
@@ -51,7 +52,7 @@ import Testing
         #expect(summary.skippedLines == 0)
         let r = readings(items)
         try #require(r.count == 10)
-        #expect(r[1].startNs == TimeParsing.parseISO8601("2017-09-20T09:00:01Z"))
+        #expect(r[1].start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2017-09-20T09:00:01Z"))
     }
 }
 
@@ -67,14 +68,15 @@ extension FormatNotesTests {
         let path = try temporaryFile(Array((header + "300,200,100,4\n300,200,100,0\n").utf8))
         let (summary, items) = try readAll(path)
         #expect(summary.steps == 4)
-        #expect(readings(items).first?.startNs == TimeParsing.parseISO8601("2017-09-12T09:00:00Z"))
+        #expect(readings(items).first?.start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2017-09-12T09:00:00Z"))
         // A declared order the dates agree with is kept: 09-12 is 9 December.
         let agreeing = try temporaryFile(
             Array(
                 (header.replacingOccurrences(of: "Download Date 09-19-2017", with: "Download Date 19-12-2017")
                     + "300,200,100,4\n").utf8))
         #expect(
-            readings(try readAll(agreeing).1).first?.startNs == TimeParsing.parseISO8601("2017-12-09T09:00:00Z"))
+            readings(try readAll(agreeing).1).first?.start.nanosecondsSinceEpoch
+                == TimeParsing.parseISO8601("2017-12-09T09:00:00Z"))
     }
 }
 
@@ -102,7 +104,7 @@ extension FormatNotesTests {
         #expect(abs((summary.rateHz ?? 0) - 20) < 0.01)
         let s = samples(items)
         try #require(s.count == 40)
-        #expect(s[1].timeNs - s[0].timeNs == 50_000_000)
+        #expect(s[1].time.nanosecondsSinceEpoch - s[0].time.nanosecondsSinceEpoch == 50_000_000)
         // Nanoseconds stay nanoseconds.
         let ns = try temporaryFile(
             Array(
@@ -189,10 +191,10 @@ extension FormatNotesTests {
         var berlin = ReadOptions()
         berlin.timeZone = TimeZone(identifier: "Europe/Berlin")
         let r = readings(try readAll(path, options: berlin).1)
-        #expect(r.first?.startNs == TimeParsing.parseISO8601("2021-03-28T00:00:00+01:00"))
-        #expect(r.first?.endNs == TimeParsing.parseISO8601("2021-03-29T00:00:00+02:00"))
-        #expect(r.last?.startNs == TimeParsing.parseISO8601("2021-10-31T00:00:00+02:00"))
-        #expect(r.last?.endNs == TimeParsing.parseISO8601("2021-11-01T00:00:00+01:00"))
+        #expect(r.first?.start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2021-03-28T00:00:00+01:00"))
+        #expect(r.first?.end.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2021-03-29T00:00:00+02:00"))
+        #expect(r.last?.start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2021-10-31T00:00:00+02:00"))
+        #expect(r.last?.end.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2021-11-01T00:00:00+01:00"))
     }
 }
 
@@ -216,12 +218,12 @@ extension FormatNotesTests {
             #expect(summary.samples == 400)
             #expect(summary.skippedLines == 0)
             #expect(abs((summary.rateHz ?? 0) - 100) < 0.01)
-            #expect(summary.firstNs == TimeParsing.parseISO8601("2024-01-01T10:00:00Z"))
+            #expect(summary.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2024-01-01T10:00:00Z"))
             // Within the 256 ns a Double holds of an epoch time in ns, as for every epoch time the CSV engine reads.
             let last = try #require(TimeParsing.parseISO8601("2024-01-01T10:00:03.990Z"))
             let got = samples(items)
             try #require(got.count == 400)
-            #expect(abs(got[399].timeNs - last) < 1000)
+            #expect(abs(got[399].time.nanosecondsSinceEpoch - last) < 1000)
         }
     }
 }
@@ -287,7 +289,10 @@ extension FormatNotesTests {
                 """)
         let r = readings(try readAll(path).1)
         #expect(r.map(\.steps) == [250, 90])
-        #expect(r.map { $0.endNs - $0.startNs } == [300_000_000_000, 120_000_000_000])
+        #expect(
+            r.map { $0.end.nanosecondsSinceEpoch - $0.start.nanosecondsSinceEpoch } == [
+                300_000_000_000, 120_000_000_000,
+            ])
     }
 }
 
@@ -337,7 +342,9 @@ extension FormatNotesTests {
         #expect(summary.skippedLines == 0)
         #expect(summary.unit == .metersPerSecondSquared)
         #expect(abs((summary.rateHz ?? 0) - 50) < 0.01)
-        #expect(samples(items).first == AccelerationSample(timeNs: 0, x: 0.12, y: 0.5, z: 9.79))
+        #expect(
+            samples(items).first
+                == AccelerationSample(time: Instant(nanosecondsSinceEpoch: 0), x: 0.12, y: 0.5, z: 9.79))
         // Neither line a header: the first line's error, as before.
         let neither = try temporaryFile(Array("hello there\nfoo;bar;baz\n1;2;3\n".utf8))
         let error = try #require(throws: InputError.self) { try readAll(neither) }
@@ -364,22 +371,24 @@ extension FormatNotesTests {
         #expect(summary.unit == .g)
         #expect(abs((summary.rateHz ?? 0) - 100) < 0.01)
         // Local wall time at GMT +01:00, as the header states.
-        #expect(summary.firstNs == TimeParsing.parseISO8601("2013-05-30T09:12:49.500Z"))
+        #expect(summary.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2013-05-30T09:12:49.500Z"))
         #expect(abs((samples(items).first?.y ?? 0) + 0.996 * standardGravity) < 1e-9)
         // Without a stated zone the times are read as UTC; one that cannot be read is said, and read as UTC.
         let bare = try temporaryFile(
             Array(((header.filter { !$0.hasPrefix("Time Zone") } + rows).joined(separator: "\n") + "\n").utf8))
-        #expect(try readAll(bare).0.firstNs == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        #expect(
+            try readAll(bare).0.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
         let odd = header.map { $0.hasPrefix("Time Zone") ? "Time Zone,Europe/Paris" : $0 }
         let oddPath = try temporaryFile(Array(((odd + rows).joined(separator: "\n") + "\n").utf8))
         let (oddSummary, _) = try readAll(oddPath)
-        #expect(oddSummary.firstNs == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
+        #expect(oddSummary.first?.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
         #expect(oddSummary.skippedLines == 1)
         let local = try #require(TimeParsing.parseISO8601("2013-05-30T10:12:49.500Z"))
         for (zone, east) in [("GMT -08:00", -28_800), ("GMT +0530", 19_800), ("GMT", 0), ("UTC", 0)] {
             let zoned = header.map { $0.hasPrefix("Time Zone") ? "Time Zone,\(zone)" : $0 }
             let zonedPath = try temporaryFile(Array(((zoned + rows).joined(separator: "\n") + "\n").utf8))
-            #expect(try readAll(zonedPath).0.firstNs == local - Int64(east) * 1_000_000_000, "\(zone)")
+            #expect(
+                try readAll(zonedPath).0.first?.nanosecondsSinceEpoch == local - Int64(east) * 1_000_000_000, "\(zone)")
         }
     }
 }
@@ -424,7 +433,7 @@ extension FormatNotesTests {
         #expect(summary.steps == 4010)
         #expect(summary.issues.map(\.line) == [2, 4])
         #expect(summary.issues.first?.message.contains("counter glitch") == true)
-        #expect(readings(items)[2].startNs == TimeParsing.parseISO8601("2026-11-21T10:02:00Z"))
+        #expect(readings(items)[2].start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2026-11-21T10:02:00Z"))
     }
 }
 
@@ -442,7 +451,7 @@ extension FormatNotesTests {
         let (summary, items) = try readAll(path)
         #expect(summary.format == "wisdm")
         #expect(samples(items).count == 3)
-        #expect(samples(items).last?.timeNs == 49_106_112_167_000)
+        #expect(samples(items).last?.time.nanosecondsSinceEpoch == 49_106_112_167_000)
         #expect(summary.skippedLines == 1)
         #expect(summary.issues.first?.line == 2)
         #expect(summary.issues.first?.message.contains("timestamp is missing or 0") == true)
@@ -465,7 +474,7 @@ extension FormatNotesTests {
         let first = try #require(samples(items).first)
         #expect(abs(first.y - -0.99 * standardGravity) < 1e-9)
         #expect(abs(first.z - 0.05 * standardGravity) < 1e-9)
-        #expect(first.timeNs == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
+        #expect(first.time.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2017-09-20T09:00:00Z"))
     }
 
     /// WISDM 2019 (v2): `subject,activityCode(A–S),timestamp,x,y,z;` — a letter where v1.1 has a word.

@@ -4,6 +4,7 @@ import StepDetection
 import Store
 import TestSupport
 import Testing
+import WallTime
 
 /// Reads `path` completely, returning the summary and every item. Local times are read in UTC unless `options`
 /// names a zone: what a test expects does not depend on the machine's zone. Export databases are opened by Store, as
@@ -75,7 +76,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(summary.skippedLines == 0)
         #expect(summary.samples > 30 && summary.samples == samples(items).count)
         #expect(summary.absoluteTime == absolute)
-        if absolute { #expect(summary.firstNs == start2017) }
+        if absolute { #expect(summary.first?.nanosecondsSinceEpoch == start2017) }
     }
 
     @Test func uciNeedsARate() throws {
@@ -92,10 +93,14 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(summary.absoluteTime == false)
         #expect(
             samples(items)[0]
-                == AccelerationSample(timeNs: 263_239_144_953_734, x: 1.9400482, y: 5.161789, z: 10.162003))
-        let anchored = try readAll(formatFixture("oxford_accelerometer.csv"), options: ReadOptions(startNs: start2017))
-            .0
-        #expect(anchored.firstNs == start2017)
+                == AccelerationSample(
+                    time: Instant(nanosecondsSinceEpoch: 263_239_144_953_734), x: 1.9400482, y: 5.161789, z: 10.162003))
+        let anchored = try readAll(
+            formatFixture("oxford_accelerometer.csv"),
+            options: ReadOptions(start: Instant(nanosecondsSinceEpoch: start2017))
+        )
+        .0
+        #expect(anchored.first?.nanosecondsSinceEpoch == start2017)
         #expect(anchored.absoluteTime)
     }
 
@@ -166,7 +171,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(abs((summary.rateHz ?? 0) - e.rate) < 0.5)
         #expect(abs(summary.durationSeconds - 60) < 0.1)
         #expect(summary.absoluteTime == e.absolute)
-        if e.absolute { #expect(summary.firstNs == start2017) }
+        if e.absolute { #expect(summary.first?.nanosecondsSinceEpoch == start2017) }
         let got = samples(items)
         let reference = Self.stats(samples(try readAll(try walk("generic_t_ms.csv")).1))
         let s = Self.stats(got)
@@ -216,21 +221,21 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     @Test func actiGraphEpochTimes() throws {
         let r = readings(try readAll(formatFixture("actigraph/ActiGraph13.csv")).1)
         // Start Time 09:00:00, Start Date 8/26/2013 (M/d/yyyy), 15 s epochs.
-        #expect(r[0].startNs == TimeParsing.parseISO8601("2013-08-26T09:00:00Z"))
-        #expect(r[1].startNs - r[0].startNs == 15_000_000_000)
-        #expect(r[0].endNs - r[0].startNs == 15_000_000_000)
+        #expect(r[0].start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2013-08-26T09:00:00Z"))
+        #expect(r[1].start.nanosecondsSinceEpoch - r[0].start.nanosecondsSinceEpoch == 15_000_000_000)
+        #expect(r[0].end.nanosecondsSinceEpoch - r[0].start.nanosecondsSinceEpoch == 15_000_000_000)
         let stamped = readings(try readAll(formatFixture("actigraph/ActiGraph13_timestamps_headers.csv")).1)
         #expect(
             stamped[2]
                 == StepReading(
-                    startNs: TimeParsing.parseISO8601("2017-09-12T15:00:02Z")!,
-                    endNs: TimeParsing.parseISO8601("2017-09-12T15:00:03Z")!, steps: 1))
+                    start: Instant(nanosecondsSinceEpoch: TimeParsing.parseISO8601("2017-09-12T15:00:02Z")!),
+                    end: Instant(nanosecondsSinceEpoch: TimeParsing.parseISO8601("2017-09-12T15:00:03Z")!), steps: 1))
     }
 
     @Test func fitbitMinutesAreUTCWithTwoDigitYears() throws {
         let r = readings(try readAll(formatFixture("steps-1995-06-23_Fitbit.json")).1)
-        #expect(r[0].startNs == TimeParsing.parseISO8601("1995-06-24T16:00:00Z"))
-        #expect(r[0].endNs - r[0].startNs == 60_000_000_000)
+        #expect(r[0].start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("1995-06-24T16:00:00Z"))
+        #expect(r[0].end.nanosecondsSinceEpoch - r[0].start.nanosecondsSinceEpoch == 60_000_000_000)
     }
 
     static let healthHeader = """
@@ -278,8 +283,8 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(summary.issues.first?.line == 7)
         #expect(summary.issues.first?.message.contains("duplicate seq") == true)
         // The +09:00 line is 10:30 UTC, and each reading spans from the stream's previous line.
-        #expect(readings(items).last?.endNs == TimeParsing.parseISO8601("2026-11-21T10:30:00Z"))
-        #expect(readings(items)[1].startNs == TimeParsing.parseISO8601("2026-11-21T10:00:00Z"))
+        #expect(readings(items).last?.end.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2026-11-21T10:30:00Z"))
+        #expect(readings(items)[1].start.nanosecondsSinceEpoch == TimeParsing.parseISO8601("2026-11-21T10:00:00Z"))
     }
 
     @Test func stepLogRefusesBadLinesButNeverCountsNegative() throws {
@@ -327,7 +332,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         let (summary, items) = try readAll(Self.fixture("Pedometer.csv"))
         #expect(summary.format == "sensor-logger-pedometer")
         #expect(readings(items).map(\.steps) == [3, 18, 19, 12])
-        #expect(readings(items)[0].startNs == 1_763_719_200_000_000_000 - 500_000_000)
+        #expect(readings(items)[0].start.nanosecondsSinceEpoch == 1_763_719_200_000_000_000 - 500_000_000)
     }
 
     /// Newer Sensor Logger versions may add columns: the pedometer's are found by name and any others ignored,
@@ -349,7 +354,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
             let (summary, items) = try readAll(path)
             #expect(summary.format == "sensor-logger-pedometer", "\(what)")
             #expect(readings(items).map(\.steps) == [3, 18, 19, 12], "\(what)")
-            #expect(readings(items).first?.startNs == Int64(1_763_719_199_500_000_000), "\(what)")
+            #expect(readings(items).first?.start.nanosecondsSinceEpoch == Int64(1_763_719_199_500_000_000), "\(what)")
             #expect(summary.issues.isEmpty, "\(what)")
         }
         // A row without as many fields as the header is a bad line, named with its number.
@@ -382,7 +387,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
     @Test func nonMonotonicTimeIsSkippedWithItsLine() throws {
         let (s, got) = try read(csv(["0,0,0,9.8", "20,0,0,9.8", "10,0,0,9.8", "30,0,0,9.8"]))
-        #expect(got.map(\.timeNs) == [0, 20_000_000, 30_000_000])
+        #expect(got.map(\.time.nanosecondsSinceEpoch) == [0, 20_000_000, 30_000_000])
         #expect(s.skippedLines == 1)
         #expect(s.issues.first?.line == 4)
         #expect(s.issues.first?.message.contains("backwards") == true)
@@ -391,7 +396,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
     @Test func nanInfAndAbsurdMagnitudesAreSkipped() throws {
         let (s, got) = try read(csv(["0,0,0,9.8", "10,nan,0,9.8", "20,0,inf,9.8", "30,0,0,5000", "40,0,0,9.8"]))
-        #expect(got.map(\.timeNs) == [0, 40_000_000])
+        #expect(got.map(\.time.nanosecondsSinceEpoch) == [0, 40_000_000])
         #expect(s.skippedLines == 3)
         #expect(s.issues.map(\.line) == [3, 4, 5])
         #expect(s.issues[0].message.contains("NaN"))
@@ -431,8 +436,8 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(s.skippedLines == 0)
         #expect(
             got == [
-                AccelerationSample(timeNs: 0, x: -0.2466, y: 4.41251, z: 8.33541),
-                AccelerationSample(timeNs: 5_677_000, x: 0, y: 0, z: 9.81),
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: 0), x: -0.2466, y: 4.41251, z: 8.33541),
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: 5_677_000), x: 0, y: 0, z: 9.81),
             ])
     }
 
@@ -462,7 +467,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
 
     @Test func mixedDelimitersAreSkippedNotMisread() throws {
         let (s, got) = try read(csv(["0,0,0,9.8", "20;0;0;9.8", "40,0,0,9.8", "60\t0\t0\t9.8"]))
-        #expect(got.map(\.timeNs) == [0, 40_000_000])
+        #expect(got.map(\.time.nanosecondsSinceEpoch) == [0, 40_000_000])
         #expect(s.skippedLines == 2)
         #expect(s.issues.map(\.line) == [3, 5])
     }
@@ -470,10 +475,10 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
     @Test func otherDelimitersHeaderCaseAndUnits() throws {
         let (s, got) = try read("TIME [ms]\tACC_X [g]\tacc_y [g]\tAcc_Z [g]\n0\t0\t0\t1\n20\t0\t0\t1\n")
         #expect(s.unit == .g)
-        #expect(got.map(\.timeNs) == [0, 20_000_000])
+        #expect(got.map(\.time.nanosecondsSinceEpoch) == [0, 20_000_000])
         let (s2, got2) = try read("t_s  x  y  z\n0.00  0  0  9.8\n0.02   0 0  9.8\n")
         #expect(s2.unit == .metersPerSecondSquared)
-        #expect(got2.map(\.timeNs) == [0, 20_000_000])
+        #expect(got2.map(\.time.nanosecondsSinceEpoch) == [0, 20_000_000])
     }
 
     @Test func unknownHeaderlessIsAnErrorWithLine() throws {
@@ -502,9 +507,14 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(summary.format == "steplog")
         #expect(
             readings(items) == [
-                StepReading(startNs: t0, endNs: t0, steps: 0),
-                StepReading(startNs: t0, endNs: t0 + 60_000_000_000, steps: 66),
-                StepReading(startNs: t0 + 120_000_000_000, endNs: t0 + 120_000_000_000, steps: 9),
+                StepReading(
+                    start: Instant(nanosecondsSinceEpoch: t0), end: Instant(nanosecondsSinceEpoch: t0), steps: 0),
+                StepReading(
+                    start: Instant(nanosecondsSinceEpoch: t0), end: Instant(nanosecondsSinceEpoch: t0 + 60_000_000_000),
+                    steps: 66),
+                StepReading(
+                    start: Instant(nanosecondsSinceEpoch: t0 + 120_000_000_000),
+                    end: Instant(nanosecondsSinceEpoch: t0 + 120_000_000_000), steps: 9),
             ])
     }
 }

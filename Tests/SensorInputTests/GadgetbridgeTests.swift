@@ -3,6 +3,7 @@ import GRDBSQLite
 import Store
 import TestSupport
 import Testing
+import WallTime
 
 @testable import SensorInput
 
@@ -79,7 +80,11 @@ func makeDatabase(_ path: String, _ sql: String) throws {
         #expect(s.format == "gadgetbridge")
         #expect(s.steps == 4)
         #expect(
-            readings == [StepReading(startNs: 1_725_785_760_000_000_000, endNs: 1_725_785_820_000_000_000, steps: 4)])
+            readings == [
+                StepReading(
+                    start: Instant(nanosecondsSinceEpoch: 1_725_785_760_000_000_000),
+                    end: Instant(nanosecondsSinceEpoch: 1_725_785_820_000_000_000), steps: 4)
+            ])
     }
 
     @Test func zipBackupIsReadThroughItsDatabaseEntry() throws {

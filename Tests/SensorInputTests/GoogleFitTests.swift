@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WallTime
 
 @testable import SensorInput
 
@@ -222,13 +223,18 @@ import Testing
         try dir.write("steps.json", stream("estimated_steps", [first, second]))
         cursor?.parserState = Data("{\"version\": 99}".utf8)
         var options = ReadOptions()
-        options.countedThroughNs = first.1
+        options.countedThrough = Instant(nanosecondsSinceEpoch: first.1)
         var readings: [StepReading] = []
         (s, cursor) = try SourceReader.readNew(path: path, options: options, cursor: cursor) {
             if case .reading(let r) = $0 { readings.append(r) }
         }
         #expect(s.savedStateUnreadable)
-        #expect(readings == [StepReading(startNs: second.0, endNs: second.1, steps: 5)])
+        #expect(
+            readings == [
+                StepReading(
+                    start: Instant(nanosecondsSinceEpoch: second.0), end: Instant(nanosecondsSinceEpoch: second.1),
+                    steps: 5)
+            ])
         // Without what was counted before, starting over delivers everything again: what the agent guards against.
         (s, _) = try SourceReader.readNew(
             path: path,

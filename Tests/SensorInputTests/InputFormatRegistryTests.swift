@@ -3,6 +3,7 @@ import SensorInput
 import Store
 import TestSupport
 import Testing
+import WallTime
 
 /// The format registries check themselves (issue #46): every format in `InputFormats.all` is detected from a sample
 /// committed under `fixtures/formats/`, and every input and pushed-payload format has a libFuzzer harness in `fuzz/`
@@ -40,7 +41,7 @@ import Testing
             guard let sample = samples[name]?.first else { continue }
             // A time and a rate for the formats whose files do not say (UCI's rows, relative times); export databases
             // opened by Store, as the commands and the agent have them opened.
-            var options = ReadOptions(startNs: 1_763_719_200_000_000_000, rateHz: 50)
+            var options = ReadOptions(start: Instant(nanosecondsSinceEpoch: 1_763_719_200_000_000_000), rateHz: 50)
             options.exportDatabases = SQLiteExports()
             let path = Self.root.appendingPathComponent(sample).path
             let summary = try AnyInput.read(path: path, options: options) { _ in }

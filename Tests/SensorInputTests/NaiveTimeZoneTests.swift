@@ -26,7 +26,7 @@ import Testing
         options.timeZone = zone
         let (summary, _) = try readAll(path, options: options)
         #expect(summary.samples == 300 && summary.skippedLines == 0 && summary.absoluteTime)
-        return summary.firstNs
+        return summary.first?.nanosecondsSinceEpoch
     }
 
     @Test func naiveTimesAreReadInTheGivenZone() throws {

@@ -18,7 +18,7 @@ import Testing
         _ = try AccelerationInput.read(path: path) { got.append($0) }
         #expect(got.count == 400)
         for (i, s) in got.enumerated() {
-            #expect(s.timeNs == Int64(Double(1_763_686_800_000_000_000 + Int64(i) * 5_000_123)))
+            #expect(s.time.nanosecondsSinceEpoch == Int64(Double(1_763_686_800_000_000_000 + Int64(i) * 5_000_123)))
             #expect(s.z == Double("9.8\(i % 10)")! && s.x == -0.2 && s.y == 0.1)
         }
     }
@@ -58,7 +58,7 @@ import Testing
         #expect(summary.issues.map(\.line) == [307, 308])
         #expect(got.count == expected.count)
         for (s, e) in zip(got, expected) {
-            #expect(s.timeNs == e.0)
+            #expect(s.time.nanosecondsSinceEpoch == e.0)
             #expect(s.x == e.1 && s.y == e.2 && s.z == e.3, "\(s) vs \(e)")
         }
     }

@@ -3,6 +3,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 /// A new file with `contents` in the running test's temporary folder (its suite has `.temporaryFolder`).
 func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> String {
@@ -91,7 +92,7 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
         let (summary, samples) = try read(csv)
         #expect(summary.unit == .g)
         #expect(summary.samples == 300)
-        #expect(samples[1].timeNs == 10_000_000)
+        #expect(samples[1].time.nanosecondsSinceEpoch == 10_000_000)
         #expect(abs(samples[0].z - standardGravity) < 1e-9)
         #expect(!summary.absoluteTime)
     }
@@ -102,15 +103,16 @@ func temporaryFile(_ contents: [UInt8], name: String = "input.csv") throws -> St
         let (summary, samples) = try read(csv)
         #expect(summary.absoluteTime)
         #expect(summary.hasAxes == false)
-        #expect(samples[0].timeNs == 1_763_686_800_000_000_000)
+        #expect(samples[0].time.nanosecondsSinceEpoch == 1_763_686_800_000_000_000)
         #expect(samples[0].x == 9.81)
     }
 
     @Test func relativeTimesAreAnchoredAtStart() throws {
         let (summary, samples) = try read(
-            "t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n", options: ReadOptions(startNs: 5_000_000_000))
+            "t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n",
+            options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 5_000_000_000)))
         #expect(summary.absoluteTime)
-        #expect(samples.map(\.timeNs) == [5_000_000_000, 5_020_000_000])
+        #expect(samples.map(\.time.nanosecondsSinceEpoch) == [5_000_000_000, 5_020_000_000])
     }
 
     @Test func wrongFieldCountIsSkippedWithLine() throws {

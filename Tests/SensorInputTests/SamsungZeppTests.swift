@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WallTime
 
 @testable import SensorInput
 
@@ -128,7 +129,13 @@ import Testing
         #expect(r.map(\.startNs) == (spring + autumn).map(ns))
         #expect(r.allSatisfy { $0.endNs - $0.startNs == ns(60) })
         // The steps of 00:55Z-01:05Z on the spring day.
-        #expect(r.reduce(0) { $0 + $1.steps(fromNs: ns(1_774_745_700), toNs: ns(1_774_746_300)) } == 52)
+        #expect(
+            r.reduce(0) {
+                $0
+                    + $1.steps(
+                        from: Instant(nanosecondsSinceEpoch: ns(1_774_745_700)),
+                        to: Instant(nanosecondsSinceEpoch: ns(1_774_746_300)))
+            } == 52)
         #expect(s.issues.map(\.description) == ["\(path):12: steps 'many' is not a whole number"])
         // In UTC the local times are the instants.
         #expect(try read(path, zone: TimeZone(identifier: "UTC")!).1.first?.startNs == ns(1_774_745_880 + 3_600))

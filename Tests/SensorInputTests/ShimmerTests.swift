@@ -17,7 +17,7 @@ import Testing
         #expect(s.notes.isEmpty)
         let all = samples(items)
         // The first row: 1505898000000.000 ms since the epoch, x -0.2466, y 4.4125, z 8.3354 (m/s²).
-        #expect(all.first?.timeNs == 1_505_898_000_000_000_000)
+        #expect(all.first?.time.nanosecondsSinceEpoch == 1_505_898_000_000_000_000)
         #expect(abs((all.first?.x ?? 0) + 0.2466) < 1e-9 && abs((all.first?.z ?? 0) - 8.3354) < 1e-9)
         #expect(abs((s.rateHz ?? 0) - 51.2) < 0.01)
     }
@@ -58,7 +58,7 @@ import Testing
         let dir = try TempDir()
         let (s, items) = try readAll(try dir.write("bar.csv", csv))
         #expect(s.format == "generic-csv" && s.samples == 300 && s.skippedLines == 0, "\(s)")
-        #expect(samples(items).count == 300 && samples(items).last?.timeNs == 5_980_000_000)
+        #expect(samples(items).count == 300 && samples(items).last?.time.nanosecondsSinceEpoch == 5_980_000_000)
     }
 
     /// A Shimmer export without an accelerometer says what to do, on the names row's line.

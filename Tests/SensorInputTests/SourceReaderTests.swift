@@ -3,6 +3,7 @@ import SensorInput
 import StepDetection
 import TestSupport
 import Testing
+import WallTime
 
 @Suite(.temporaryFolder) struct SourceReaderTests {
     func append(_ text: String, to path: String) throws {
@@ -13,7 +14,7 @@ import Testing
     }
 
     func times(_ items: [InputItem]) -> [Int64] {
-        items.compactMap { if case .sample(let s) = $0 { return s.timeNs } else { return nil } }
+        items.compactMap { if case .sample(let s) = $0 { return s.time.nanosecondsSinceEpoch } else { return nil } }
     }
 
     @Test func readsOnlyNewCompleteLinesAndNeverTwice() throws {
@@ -98,28 +99,30 @@ import Testing
 
     @Test func rotationFinishesTheRenamedFileFirst() throws {
         let path = try temporaryFile(Array("t_ns,x,y,z\n1000000000,0,0,9.8\n".utf8), name: "accel.csv")
-        var (items, cursor, summary) = try readNew(path, nil, options: ReadOptions(startNs: 0))
+        var (items, cursor, summary) = try readNew(
+            path, nil, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 0)))
         #expect(items.count == 1)
         // The writer adds two lines (one half-written), then the file is rotated away and a new one started.
         try append("2000000000,0,0,9.8\n3000000000,0,0,9.8\n4000000000,0,", to: path)
         try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
         try Data("t_ns,x,y,z\n".utf8).write(to: URL(fileURLWithPath: path))
-        (items, cursor, summary) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        (items, cursor, summary) = try readNew(
+            path, cursor, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 0)))
         #expect(sampleTimes(items) == [2_000_000_000, 3_000_000_000])  // the rest of the old file, whole lines only
         #expect(summary.samples == 2)
         #expect(cursor?.offset == 11)  // now in the new file, after its header
         try append("5000000000,0,0,9.8\n", to: path)
-        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 0)))
         #expect(sampleTimes(items) == [5_000_000_000])
         // Rotation to an empty file: the old rest is read, and the new file will be read from its start.
         try append("6000000000,0,0,9.8\n", to: path)
         try FileManager.default.moveItem(atPath: path, toPath: path + "-20261122")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
-        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 0)))
         #expect(sampleTimes(items) == [6_000_000_000])
         #expect(cursor?.offset == 0)
         try append("t_ns,x,y,z\n7000000000,0,0,9.8\n", to: path)
-        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(startNs: 0))
+        (items, cursor, _) = try readNew(path, cursor, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 0)))
         #expect(sampleTimes(items) == [7_000_000_000])
     }
 
@@ -141,10 +144,11 @@ import Testing
 
     @Test func errorsNameTheFileNotItsDescriptor() throws {
         let path = try temporaryFile(Array("t_ms,x,y,z\n0,0,0,9.8\n20,zero,0,9.8\n".utf8), name: "named.csv")
-        let (_, _, summary) = try readNew(path, nil, options: ReadOptions(startNs: 0))
+        let (_, _, summary) = try readNew(path, nil, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: 0)))
         #expect(summary.issues.map(\.file) == [path])
         #expect(throws: InputError(file: path, line: 3, message: summary.issues.first?.message ?? "")) {
-            _ = try SourceReader.readNew(path: path, options: ReadOptions(strict: true, startNs: 0), cursor: nil) { _ in
+            _ = try SourceReader.readNew(path: path, options: ReadOptions(strict: true, start: .epoch), cursor: nil) {
+                _ in
             }
         }
     }
@@ -154,11 +158,17 @@ import Testing
         let start: Int64 = 1_700_000_000_000_000_000
         let oxford = try temporaryFile(
             Array("1000000000,3,0,0,9.8\r\n1005000000,3,0,0,9.8\r\n".utf8), name: "accelerometer.csv")
-        var (items, cursor, _) = try readNew(oxford, nil, options: ReadOptions(startNs: start))
+        var (items, cursor, _) = try readNew(
+            oxford, nil, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: start)))
         #expect(items.count == 2)
         try append("1010000000,3,0,0,9.8\r\n", to: oxford)
-        (items, cursor, _) = try readNew(oxford, cursor, options: ReadOptions(startNs: start))
-        #expect(items == [.sample(AccelerationSample(timeNs: start + 10_000_000, x: 0, y: 0, z: 9.8))])
+        (items, cursor, _) = try readNew(
+            oxford, cursor, options: ReadOptions(start: Instant(nanosecondsSinceEpoch: start)))
+        #expect(
+            items == [
+                .sample(
+                    AccelerationSample(time: Instant(nanosecondsSinceEpoch: start + 10_000_000), x: 0, y: 0, z: 9.8))
+            ])
         // ActiGraph epoch: the 10-line header read once; later rows keep their epoch index.
         let header =
             (try String(contentsOfFile: formatFixture("actigraph/ActiGraph13.csv"), encoding: .utf8))
@@ -173,8 +183,8 @@ import Testing
         #expect(
             readings == [
                 StepReading(
-                    startNs: TimeParsing.parseISO8601("2013-08-26T09:00:30Z")!,
-                    endNs: TimeParsing.parseISO8601("2013-08-26T09:00:45Z")!, steps: 17)
+                    start: Instant(nanosecondsSinceEpoch: TimeParsing.parseISO8601("2013-08-26T09:00:30Z")!),
+                    end: Instant(nanosecondsSinceEpoch: TimeParsing.parseISO8601("2013-08-26T09:00:45Z")!), steps: 17)
             ])
     }
 
@@ -193,5 +203,5 @@ import Testing
 }
 
 private func sampleTimes(_ items: [InputItem]) -> [Int64] {
-    items.compactMap { if case .sample(let s) = $0 { return s.timeNs } else { return nil } }
+    items.compactMap { if case .sample(let s) = $0 { return s.time.nanosecondsSinceEpoch } else { return nil } }
 }

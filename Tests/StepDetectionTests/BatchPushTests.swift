@@ -2,6 +2,7 @@ import Foundation
 import StepDetection
 import TestSupport
 import Testing
+import WallTimeCore
 
 /// `push(_:_:)` takes runs of quiet samples on a path of its own (`quietRun`); pushed in runs, a signal must give the
 /// same events and the same saved state, after every run, as pushed one sample at a time.
@@ -13,20 +14,23 @@ import Testing
         var walk = SyntheticWalk(rate: 100, steps: 60, interval: 0.52, lead: 1, jitter: 0.3, seed: 9)
         walk.startNs = (clapping.last?.timeNs ?? 0) + 30_000_000
         var samples = (clapping + SyntheticMotion.walk3D(walk)).map {
-            AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z)
+            AccelerationSample(time: Instant(nanosecondsSinceEpoch: $0.timeNs), x: $0.x, y: $0.y, z: $0.z)
         }
         let magnitudeOnly = SyntheticWalk(
-            rate: 50, steps: 40, lead: 0, startNs: samples.last!.timeNs + 20_000_000, seed: 3)
-        samples += magnitudeOnly.samples().map { AccelerationSample(timeNs: $0.timeNs, x: $0.magnitude, y: 0, z: 0) }
-        let afterGap = SyntheticWalk(rate: 25, steps: 40, startNs: samples.last!.timeNs + 5_000_000_000, seed: 5)
+            rate: 50, steps: 40, lead: 0, startNs: samples.last!.time.nanosecondsSinceEpoch + 20_000_000, seed: 3)
+        samples += magnitudeOnly.samples().map {
+            AccelerationSample(time: Instant(nanosecondsSinceEpoch: $0.timeNs), x: $0.magnitude, y: 0, z: 0)
+        }
+        let afterGap = SyntheticWalk(
+            rate: 25, steps: 40, startNs: samples.last!.time.nanosecondsSinceEpoch + 5_000_000_000, seed: 5)
         samples += SyntheticMotion.walk3D(afterGap).map {
-            AccelerationSample(timeNs: $0.timeNs, x: $0.x, y: $0.y, z: $0.z)
+            AccelerationSample(time: Instant(nanosecondsSinceEpoch: $0.timeNs), x: $0.x, y: $0.y, z: $0.z)
         }
         let k = samples.count / 2
         samples[k].x = .nan
         samples[k + 7].z = 60 * standardGravity
-        samples[k + 20].timeNs = samples[k + 19].timeNs
-        samples[k + 40].timeNs = samples[k + 38].timeNs - 1
+        samples[k + 20].time.nanosecondsSinceEpoch = samples[k + 19].time.nanosecondsSinceEpoch
+        samples[k + 40].time.nanosecondsSinceEpoch = samples[k + 38].time.nanosecondsSinceEpoch - 1
         return samples
     }
 
@@ -47,7 +51,9 @@ import Testing
             while start < samples.count {
                 let end = min(samples.count, start + Int.random(in: 1...3000, using: &random))
                 for s in samples[start..<end] {
-                    single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) }
+                    single.push(
+                        time: Instant(nanosecondsSinceEpoch: s.time.nanosecondsSinceEpoch), x: s.x, y: s.y, z: s.z
+                    ) { singleEvents.append($0) }
                 }
                 samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
                 #expect(
@@ -87,7 +93,8 @@ import Testing
                 end = samples.count - 5
             }
             for s in samples[start..<end] {
-                single.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { singleEvents.append($0) }
+                single.push(time: Instant(nanosecondsSinceEpoch: s.time.nanosecondsSinceEpoch), x: s.x, y: s.y, z: s.z)
+                { singleEvents.append($0) }
             }
             samples[start..<end].withUnsafeBufferPointer { run in batched.push(run) { batchedEvents.append($0) } }
             #expect(try encoder.encode(batched) == encoder.encode(single), "saved state after samples ..<\(end)")
@@ -173,11 +180,11 @@ struct PushScenario: Sendable, CustomTestStringConvertible {
             let phase = Double(i) / rate * 2 * .pi * 1.8
             let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
             var s = AccelerationSample(
-                timeNs: t, x: 1 + 0.3 * burst * sin(phase / 2), y: 2,
+                time: Instant(nanosecondsSinceEpoch: t), x: 1 + 0.3 * burst * sin(phase / 2), y: 2,
                 z: 9 + burst * max(0, sin(phase)) + random.noise(0.2))
             switch Int.random(in: 0..<2_000, using: &random) {
             case 0: s.y = .nan
-            case 1: s.timeNs = samples.last?.timeNs ?? t
+            case 1: s.time.nanosecondsSinceEpoch = samples.last?.time.nanosecondsSinceEpoch ?? t
             case 2: (s.x, s.y, s.z) = (s.magnitude, 0, 0)
             default: break
             }

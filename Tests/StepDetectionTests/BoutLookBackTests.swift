@@ -2,6 +2,7 @@ import Foundation
 import StepDetection
 import TestSupport
 import Testing
+import WallTimeCore
 
 /// The bout look-back (BoutLookBack.swift), bouts of a few steps, running cadences and the sensitivities.
 @Suite struct BoutLookBackTests {
@@ -91,8 +92,8 @@ import Testing
             }
         }
         for s in Self.walkStartingWeakly(rate: 50).samples() {
-            d.push(timeNs: s.timeNs, magnitude: s.magnitude, count)
-            settled = max(settled, d.settledNs ?? .min)
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude, count)
+            settled = max(settled, d.settled?.nanosecondsSinceEpoch ?? .min)
         }
         d.finish(count)
         #expect(counted == 40)
@@ -234,14 +235,20 @@ import Testing
         let cut = Int(Double(walk.count) * fraction)
         var events: [DetectorEvent] = []
         var first = StepDetector(parameters: Self.undecidedModel)
-        for s in walk[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in walk[..<cut] {
+            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         let saved = try JSONEncoder().encode(first)
         var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-        for s in walk[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in walk[cut...] {
+            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         resumed.finish { events.append($0) }
         var onePass: [DetectorEvent] = []
         var d = StepDetector(parameters: Self.undecidedModel)
-        for s in walk { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
+        for s in walk {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
+        }
         d.finish { onePass.append($0) }
         #expect(events == onePass)
         #expect(resumed.counters == d.counters && d.counters.steps == 8)
@@ -250,7 +257,9 @@ import Testing
     @Test func aStateSavedBeforeShortBoutsResumes() throws {
         var d = StepDetector()
         let walk = SyntheticMotion.walk3D(Self.bout(rate: 50))
-        for s in walk[..<(walk.count / 2)] { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { _ in } }
+        for s in walk[..<(walk.count / 2)] {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { _ in }
+        }
         var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
         for key in ["shortBoutOpen", "parkedRefused", "shortBoutEvidence"] {
             #expect(json[key] != nil)

@@ -1,6 +1,7 @@
 import Foundation
 import StepDetection
 import Testing
+import WallTimeCore
 
 /// Short bouts a few seconds apart judged as one group (ShortBoutGroup.swift; issue #47: pottering about, a few
 /// steps at a time, with pauses of a few seconds).
@@ -96,8 +97,8 @@ import Testing
             }
         }
         for s in Self.pottering(bouts: [5, 5, 5], pause: 4) {
-            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, count)
-            settled = max(settled, d.settledNs ?? .min)
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z, count)
+            settled = max(settled, d.settled?.nanosecondsSinceEpoch ?? .min)
         }
         d.finish(count)
         #expect(counted >= 13)
@@ -110,13 +111,19 @@ import Testing
         let cut = Int(Double(walk.count) * fraction)
         var events: [DetectorEvent] = []
         var first = StepDetector()
-        for s in walk[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in walk[..<cut] {
+            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
-        for s in walk[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in walk[cut...] {
+            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         resumed.finish { events.append($0) }
         var onePass: [DetectorEvent] = []
         var d = StepDetector()
-        for s in walk { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
+        for s in walk {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
+        }
         d.finish { onePass.append($0) }
         #expect(events == onePass)
         #expect(resumed.counters == d.counters && d.counters.steps >= 18)
@@ -125,7 +132,9 @@ import Testing
     @Test func aStateOrParametersSavedBeforeGroupsDecode() throws {
         var d = StepDetector()
         let walk = Self.pottering(bouts: [5, 5], pause: 3)
-        for s in walk[..<(walk.count / 2)] { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { _ in } }
+        for s in walk[..<(walk.count / 2)] {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { _ in }
+        }
         var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
         for key in ["boutGroup", "groupOnlyUntilNs"] {
             #expect(json[key] != nil)

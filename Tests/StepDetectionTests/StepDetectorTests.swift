@@ -2,6 +2,7 @@ import Foundation
 import StepDetection
 import TestSupport
 import Testing
+import WallTimeCore
 
 /// A synthetic walk on a magnitude signal: gravity plus one half-sine impact (0.2 s wide, `amplitude` high) per step,
 /// steps `interval` s apart, starting after `lead` s of standing; noise of 0.15 m/s². Sample times are `rate` Hz,
@@ -111,7 +112,9 @@ func detect(_ samples: [(timeNs: Int64, magnitude: Double)], parameters: Detecto
 {
     var detector = StepDetector(parameters: parameters)
     var events: [DetectorEvent] = []
-    for s in samples { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+    for s in samples {
+        detector.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { events.append($0) }
+    }
     detector.finish { events.append($0) }
     return (detector, events)
 }
@@ -127,7 +130,9 @@ func detectResuming(
 {
     var first = StepDetector()
     var events: [DetectorEvent] = []
-    for s in samples[..<cut] { first.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+    for s in samples[..<cut] {
+        first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { events.append($0) }
+    }
     var saved = try JSONEncoder().encode(first)
     if let editing {
         var json = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
@@ -142,7 +147,9 @@ func detectResuming(
         }
         #expect(try keys(JSONEncoder().encode(resumed)) == keys(saved), "cut at sample \(cut)")
     }
-    for s in samples[cut...] { resumed.push(timeNs: s.timeNs, magnitude: s.magnitude) { events.append($0) } }
+    for s in samples[cut...] {
+        resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { events.append($0) }
+    }
     resumed.finish { events.append($0) }
     return (resumed, events)
 }
@@ -301,11 +308,11 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
 
     @Test func duplicateAndBackwardTimesNeverCrash() {
         var d = StepDetector()
-        d.push(timeNs: 1_000, magnitude: 9.8) { _ in }
-        d.push(timeNs: 1_000, magnitude: 9.8) { _ in }
-        d.push(timeNs: -5, magnitude: 9.8) { _ in }
-        d.push(timeNs: .min, magnitude: 9.8) { _ in }
-        d.push(timeNs: .max, magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 1_000), magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 1_000), magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: -5), magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: .min), magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: .max), magnitude: 9.8) { _ in }
         #expect(d.counters.accepted == 2)
         #expect(d.counters.outOfOrder == 3)
     }
@@ -315,14 +322,19 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         var events: [DetectorEvent] = []
         let walk = SyntheticWalk(rate: 50, steps: 20).samples()
         // A walk just after the most negative time, then one just before the largest: gaps beyond Int64's range.
-        for s in walk { d.push(timeNs: Int64.min + 1 + s.timeNs, magnitude: s.magnitude) { events.append($0) } }
         for s in walk {
-            d.push(timeNs: Int64.max - 40_000_000_000 + s.timeNs, magnitude: s.magnitude) { events.append($0) }
+            d.push(time: Instant(nanosecondsSinceEpoch: Int64.min + 1 + s.timeNs), magnitude: s.magnitude) {
+                events.append($0)
+            }
+        }
+        for s in walk {
+            d.push(time: Instant(nanosecondsSinceEpoch: Int64.max - 40_000_000_000 + s.timeNs), magnitude: s.magnitude)
+            { events.append($0) }
         }
         d.finish { events.append($0) }
         #expect(d.counters.steps == 40)
         #expect(d.counters.bouts == 2)
-        #expect(d.settledNs != nil)
+        #expect(d.settled?.nanosecondsSinceEpoch != nil)
     }
 
     @Test func stationaryDeviceCountsZero() {
@@ -331,7 +343,8 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         var events: [DetectorEvent] = []
         for i in 0..<60_000 {  // 10 minutes at 100 Hz, lying on a table with sensor noise
             d.push(
-                timeNs: Int64(i) * 10_000_000, x: 0.05 + random.noise(0.05), y: -0.1 + random.noise(0.05),
+                time: Instant(nanosecondsSinceEpoch: Int64(i) * 10_000_000), x: 0.05 + random.noise(0.05),
+                y: -0.1 + random.noise(0.05),
                 z: standardGravity + random.noise(0.05)
             ) { events.append($0) }
         }
@@ -390,14 +403,14 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
 
     @Test func invalidValuesAreRejectedWithACount() {
         var d = StepDetector()
-        d.push(timeNs: 100, magnitude: 9.8) { _ in }
-        d.push(timeNs: 200, magnitude: .nan) { _ in }
-        d.push(timeNs: 300, magnitude: .infinity) { _ in }
-        d.push(timeNs: 400, magnitude: -.infinity) { _ in }
-        d.push(timeNs: 500, x: .nan, y: 0, z: 9.8) { _ in }
-        d.push(timeNs: 600, x: 1e300, y: 1e300, z: 0) { _ in }
-        d.push(timeNs: 700, magnitude: -1) { _ in }
-        d.push(timeNs: 800, magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 100), magnitude: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 200), magnitude: .nan) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 300), magnitude: .infinity) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 400), magnitude: -.infinity) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 500), x: .nan, y: 0, z: 9.8) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 600), x: 1e300, y: 1e300, z: 0) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 700), magnitude: -1) { _ in }
+        d.push(time: Instant(nanosecondsSinceEpoch: 800), magnitude: 9.8) { _ in }
         #expect(d.counters.accepted == 2)
         #expect(d.counters.invalid == 6)
         #expect(d.counters.outOfOrder == 0)
@@ -415,7 +428,11 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let samples = SyntheticWalk(rate: 25, steps: 30).samples()
         var axes = StepDetector()
         var axesEvents: [DetectorEvent] = []
-        for s in samples { axes.push(timeNs: s.timeNs, x: s.magnitude, y: 0, z: 0) { axesEvents.append($0) } }
+        for s in samples {
+            axes.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.magnitude, y: 0, z: 0) {
+                axesEvents.append($0)
+            }
+        }
         axes.finish { axesEvents.append($0) }
         #expect(axesEvents == detect(samples).events)
         #expect(axes.counters.steps == 30)
@@ -431,7 +448,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         #expect(bouts.map(\.steps) == [30, 25])
         #expect(detector.counters.bouts == 2)
         let starts = events.compactMap { if case .boutStarted(let t) = $0 { t } else { nil } }
-        #expect(starts == bouts.map(\.startNs))
+        #expect(starts == bouts.map(\.start.nanosecondsSinceEpoch))
         // Every step lies inside its bout, and the bout ends after its last step is reported.
         var open: Int64?
         for event in events {
@@ -439,12 +456,12 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             case .boutStarted(let t): open = t
             case .step(let t): #expect(open.map { t >= $0 } == true)
             case .boutEnded(let b):
-                #expect(open == b.startNs)
+                #expect(open == b.start.nanosecondsSinceEpoch)
                 open = nil
             case .refused, .decision: break
             }
         }
-        #expect(bouts[0].endNs < bouts[1].startNs)
+        #expect(bouts[0].end.nanosecondsSinceEpoch < bouts[1].start.nanosecondsSinceEpoch)
     }
 
     @Test func aGapInTheDataEndsTheBout() {
@@ -479,7 +496,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
                     if impact >= 0 && impact <= 1 { a += 4 * sin(.pi * impact) }
                 }
                 let ns = start + Int64(c) * Int64(cycle * 1e9) + Int64((t * 1e9).rounded())
-                detector.push(timeNs: ns, magnitude: a) { event in
+                detector.push(time: Instant(nanosecondsSinceEpoch: ns), magnitude: a) { event in
                     switch event {
                     case .step: steps += 1
                     case .boutEnded: bouts += 1
@@ -525,18 +542,18 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             offset += Int64((walk.duration * 1e9).rounded())
         }
         var d = StepDetector()
-        #expect(d.settledNs == nil)
+        #expect(d.settled?.nanosecondsSinceEpoch == nil)
         var settled = Int64.min
         var violations = 0
         var counted = 0
         for s in samples {
-            d.push(timeNs: s.timeNs, magnitude: s.magnitude) { event in
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { event in
                 if case .step(let t) = event {
                     counted += 1
                     if t < settled { violations += 1 }
                 }
             }
-            let now = try! #require(d.settledNs)
+            let now = try! #require(d.settled?.nanosecondsSinceEpoch)
             #expect(now <= s.timeNs)
             settled = max(settled, now)
         }
@@ -565,7 +582,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
     @Test func savedStateKeepsTheFlatKeysOfEarlierReleases() throws {
         var detector = StepDetector()
         for s in SyntheticWalk(rate: 50, steps: 40).samples() {
-            detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in }
+            detector.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { _ in }
         }
         let json = try #require(
             try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])

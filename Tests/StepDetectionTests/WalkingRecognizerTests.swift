@@ -2,6 +2,7 @@ import Foundation
 import StepDetection
 import TestSupport
 import Testing
+import WallTimeCore
 
 /// Motion for the walking recognizer: synthetic walks (from `SyntheticWalk`) with three axes, and real recordings.
 enum SyntheticMotion {
@@ -47,9 +48,11 @@ enum SyntheticMotion {
         let handle: (DetectorEvent) -> Void = { if case .step(let t) = $0 { times.append(t) } }
         for s in samples {
             if magnitudeOnly {
-                d.push(timeNs: s.timeNs, magnitude: (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot(), handle)
+                d.push(
+                    time: Instant(nanosecondsSinceEpoch: s.timeNs),
+                    magnitude: (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot(), handle)
             } else {
-                d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+                d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z, handle)
             }
         }
         d.finish(handle)
@@ -65,14 +68,20 @@ enum SyntheticMotion {
     ) {
         var events: [DetectorEvent] = []
         var first = StepDetector(parameters: parameters)
-        for s in samples[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in samples[..<cut] {
+            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         let saved = try JSONEncoder().encode(first)
         var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in samples[cut...] {
+            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         resumed.finish { events.append($0) }
         var onePass: [DetectorEvent] = []
         var d = StepDetector(parameters: parameters)
-        for s in samples { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { onePass.append($0) } }
+        for s in samples {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
+        }
         d.finish { onePass.append($0) }
         return (events, resumed.counters, onePass, d.counters, saved)
     }
@@ -212,15 +221,23 @@ enum SlowRhythm {
         let samples = clapping + SyntheticMotion.walk3D(walk)
         var whole = StepDetector()
         var wholeEvents: [DetectorEvent] = []
-        for s in samples { whole.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { wholeEvents.append($0) } }
+        for s in samples {
+            whole.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
+                wholeEvents.append($0)
+            }
+        }
         whole.finish { wholeEvents.append($0) }
 
         let cut = Int(Double(samples.count) * fraction)
         var first = StepDetector()
         var events: [DetectorEvent] = []
-        for s in samples[..<cut] { first.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in samples[..<cut] {
+            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
-        for s in samples[cut...] { resumed.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { events.append($0) } }
+        for s in samples[cut...] {
+            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
+        }
         resumed.finish { events.append($0) }
         #expect(events == wholeEvents)
         #expect(resumed.counters == whole.counters)
@@ -234,7 +251,9 @@ enum SlowRhythm {
         // States saved by 0.3.0 carry the recognizer's logistic regressions; they resume with the built-in trees.
         var detector = StepDetector()
         let walk = SyntheticWalk(rate: 50, steps: 40)
-        for s in walk.samples() { detector.push(timeNs: s.timeNs, magnitude: s.magnitude) { _ in } }
+        for s in walk.samples() {
+            detector.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { _ in }
+        }
         var json = try #require(
             try JSONSerialization.jsonObject(with: JSONEncoder().encode(detector)) as? [String: Any])
         var parameters = try #require(json["parameters"] as? [String: Any])
@@ -357,10 +376,10 @@ enum SlowRhythm {
         var decisions: [(WalkingDecision, WindowFeatures)] = []
         var plainDecisions: [WalkingDecision] = []
         for s in SyntheticMotion.walk3D(walk) {
-            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
                 if case .decision(let w, let f) = $0 { decisions.append((w, f)) }
             }
-            plain.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) {
+            plain.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
                 if case .decision(let w, let f) = $0 {
                     plainDecisions.append(w)
                     #expect(f.hasAxes == WalkingModel.trained.usesAxes)
@@ -372,7 +391,7 @@ enum SlowRhythm {
         // One window every 0.96 s once 10.24 s of signal are in.
         #expect(decisions.count == Int((walk.duration - 10.24) / 0.96) + 1)
         for (w, f) in decisions {
-            #expect(w.endNs - w.startNs == 10_240_000_000)
+            #expect(w.end.nanosecondsSinceEpoch - w.start.nanosecondsSinceEpoch == 10_240_000_000)
             #expect((0...1).contains(w.probability))
             #expect(f.values.allSatisfy { $0.isFinite })
             #expect(f.hasAxes)
@@ -400,7 +419,9 @@ enum SlowRhythm {
                     default: break
                     }
                 }
-                for s in SyntheticMotion.walk3D(walk) { d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, emit) }
+                for s in SyntheticMotion.walk3D(walk) {
+                    d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z, emit)
+                }
                 d.finish(emit)
                 return (steps, decisions)
             }
@@ -414,7 +435,8 @@ enum SlowRhythm {
                 skipping.decisions.count * 10 <= all.decisions.count * 7,
                 "\(skipping.decisions.count) of \(all.decisions.count)")
             for (a, b) in zip(skipping.decisions, skipping.decisions.dropFirst()) {
-                #expect(b.endNs - a.endNs <= 2 * 960_000_000 || a.probability < 0.9)
+                #expect(
+                    b.end.nanosecondsSinceEpoch - a.end.nanosecondsSinceEpoch <= 2 * 960_000_000 || a.probability < 0.9)
             }
         }
     }
@@ -428,7 +450,7 @@ enum SlowRhythm {
             var out: [DetectorEvent] = []
             for (i, s) in samples.enumerated() {
                 if i == cut { d = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(d)) }
-                d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { out.append($0) }
+                d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { out.append($0) }
             }
             d.finish { out.append($0) }
             return out
@@ -447,7 +469,9 @@ enum SlowRhythm {
         var d = StepDetector(parameters: p)
         var decisions = 0
         for s in clapping {
-            d.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z) { if case .decision = $0 { decisions += 1 } }
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
+                if case .decision = $0 { decisions += 1 }
+            }
         }
         d.finish { _ in }
         #expect(decisions == 0)

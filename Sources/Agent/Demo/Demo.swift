@@ -112,12 +112,12 @@ public struct DemoRunner: Sendable {
         case .file(let path):
             _ = try AccelerationInput.read(path: path) { samples.append($0) }
         }
-        guard let first = samples.first?.timeNs else {
+        guard let first = samples.first?.time.nanosecondsSinceEpoch else {
             throw InputError(file: recording.name, message: "no samples")
         }
         var timeline: [(ms: Double, s: AccelerationSample)] = []
         for offset in walkOffsets {
-            timeline += samples.map { (offset * 1000 + Double($0.timeNs - first) / 1e6, $0) }
+            timeline += samples.map { (offset * 1000 + Double($0.time.nanosecondsSinceEpoch - first) / 1e6, $0) }
         }
         timeline.sort { $0.ms < $1.ms }
         return timeline

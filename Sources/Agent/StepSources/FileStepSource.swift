@@ -26,7 +26,7 @@ struct FileStepSource: StepSource {
         var ingest = SourceRead(next: next, watermark: now)
         guard try Self.observe(source, now: now, observeDevice: observeDevice) else { return ingest }
         var options = Self.readOptions(source, byteLimit: byteLimit)
-        options.countedThroughNs = saved.lastReadingEnd?.nanosecondsSinceEpoch  // for a reader whose state is lost
+        options.countedThrough = saved.lastReadingEnd  // for a reader whose state is lost
         var detected = DetectedSteps()
         var detector = resumedDetector(next.detector, parameters: parameters, detected: &detected)
         // Kept in the readers' nanoseconds while reading (a sample at a time), saved as instants.
@@ -38,21 +38,21 @@ struct FileStepSource: StepSource {
         let sink: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
-                if first == nil { first = s.timeNs }
-                last = s.timeNs
-                detector.push(timeNs: s.timeNs, x: s.x, y: s.y, z: s.z, handle)
+                if first == nil { first = s.time.nanosecondsSinceEpoch }
+                last = s.time.nanosecondsSinceEpoch
+                detector.push(time: s.time, x: s.x, y: s.y, z: s.z, handle)
             case .reading(let r):
-                if let countedThrough, r.endNs <= countedThrough { return }
-                if first == nil { first = r.startNs }
-                lastReadingEnd = max(lastReadingEnd ?? r.endNs, r.endNs)
+                if let countedThrough, r.end.nanosecondsSinceEpoch <= countedThrough { return }
+                if first == nil { first = r.start.nanosecondsSinceEpoch }
+                lastReadingEnd = max(lastReadingEnd ?? r.end.nanosecondsSinceEpoch, r.end.nanosecondsSinceEpoch)
                 // The one rule `count` and `preview` use too: spread evenly over the reading's period.
                 r.stepsPerSecond { second, steps in detected.buckets[second, default: 0] += steps }
             }
         }
         let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each
             guard let firstSample = run.first, let lastSample = run.last else { return }
-            if first == nil { first = firstSample.timeNs }
-            last = lastSample.timeNs
+            if first == nil { first = firstSample.time.nanosecondsSinceEpoch }
+            last = lastSample.time.nanosecondsSinceEpoch
             detector.push(run, handle)
         }
         let (from, rotated) = try Self.startingCursor(source, saved: saved, options: options, sink)
@@ -124,7 +124,7 @@ struct FileStepSource: StepSource {
     static func freshDetector(_ saved: SavedSource, parameters: DetectorParameters) -> StepDetector {
         var detector = StepDetector(parameters: parameters)
         if saved.cursor == nil, let last = saved.lastSample {
-            detector.push(timeNs: last.nanosecondsSinceEpoch, magnitude: standardGravity) { _ in }
+            detector.push(time: last, magnitude: standardGravity) { _ in }
         }
         return detector
     }
@@ -134,7 +134,7 @@ struct FileStepSource: StepSource {
     static func observe(_ source: AgentConfiguration.Source, now: Instant, observeDevice: Bool) throws -> Bool {
         if let counter = source.stepCounter {
             if observeDevice {
-                try counter.record(nowNs: now.nanosecondsSinceEpoch)
+                try counter.record(now: now)
             } else if !FileManager.default.fileExists(atPath: counter.logPath) {
                 return false
             }
@@ -152,7 +152,7 @@ struct FileStepSource: StepSource {
     /// How the source is read: its format, start and source preference, at most `byteLimit`, on every core it may use.
     static func readOptions(_ source: AgentConfiguration.Source, byteLimit: Int64?) -> ReadOptions {
         var options = ReadOptions.withSQLiteExports()  // a Gadgetbridge export, opened read-only by Store
-        options.startNs = source.start.map(Timestamps.nanoseconds)
+        options.start = source.start.map(Instant.init)
         options.format = source.format
         options.timeZone = source.timeZone  // a date-time without an offset is in text.time_zone
         options.byteLimit = byteLimit
@@ -188,7 +188,7 @@ struct FileStepSource: StepSource {
         _ detector: inout StepDetector, moreToRead: Bool, lastSample last: Instant?, lastReadingEnd: Instant?,
         follow: Bool, now: Instant, _ handle: (DetectorEvent) -> Void
     ) -> Instant {
-        let settled = detector.settledNs.map(Instant.init(nanosecondsSinceEpoch:))
+        let settled = detector.settled
         if moreToRead {
             // A slice of a backlog: the rest follows, so nothing is over yet; the window may close only at what the
             // detector has settled (or, before any walk, at the last sample read; for a step log, at the end of the

@@ -61,7 +61,7 @@ struct PhyphoxStepSource: StepSource {
                 "phyphox \(error.description); nothing read from it (the phone keeps its buffers for the next fetch)")
             let heardLately = saved.remotePosition.map { now - $0.lastHeard <= .seconds(remote.settle) }
             if heardLately == true {
-                read.watermark = min(now, detector.settledNs.map(Instant.init(nanosecondsSinceEpoch:)) ?? now)
+                read.watermark = min(now, detector.settled ?? now)
             } else {
                 detector.finish { detected.take($0) }
             }
@@ -98,16 +98,16 @@ struct PhyphoxStepSource: StepSource {
         }
         taken.samples.withUnsafeBufferPointer { detector.push($0) { detected.take($0) } }
         if let first = taken.samples.first, read.next.firstData == nil {
-            read.next.firstData = Instant(nanosecondsSinceEpoch: first.timeNs)
+            read.next.firstData = first.time
         }
-        if let last = taken.samples.last { read.next.lastSample = Instant(nanosecondsSinceEpoch: last.timeNs) }
+        if let last = taken.samples.last { read.next.lastSample = last.time }
         if let median = PhyphoxReading.medianMagnitude(taken.samples), median < 5 {
             read.inputWarnings.append(
                 "phyphox \(name): the acceleration has no gravity in it (median |a| \(String(format: "%.1f", median)) m/s²): steps are counted from \"Acceleration with g\", not \"Linear Acceleration\""
             )
         }
         if reading.buffers.status.measuring {
-            let settled = detector.settledNs.map(Instant.init(nanosecondsSinceEpoch:))
+            let settled = detector.settled
             read.watermark = min(now, settled ?? read.next.lastSample ?? now)
         } else {
             // Paused or stopped: nothing more comes until it measures again, after a gap that ends the walk.
@@ -189,7 +189,7 @@ struct PhyphoxReading: Sendable {
                 guard let cy = columns[1][i], let cz = columns[2][i], cy.isFinite, cz.isFinite else { continue }
                 (y, z) = (cy, cz)
             }
-            samples.append(AccelerationSample(timeNs: wallNs, x: x, y: y, z: z))
+            samples.append(AccelerationSample(time: Instant(nanosecondsSinceEpoch: wallNs), x: x, y: y, z: z))
         }
         return (samples, last, false)
     }

@@ -36,9 +36,9 @@ struct ReceivedStreamSource: StepSource {
             var last = saved.lastSample
             var spans = CountedSpans()
             try tx.forEachReceivedSample(stream: stream, after: fedThrough, through: cutoff) { sample in
-                let t = Instant(nanosecondsSinceEpoch: sample.timeNs)
+                let t = sample.time
                 if read.next.firstData == nil { read.next.firstData = t }
-                detector.push(timeNs: sample.timeNs, x: sample.x, y: sample.y, z: sample.z, handle)
+                detector.push(time: sample.time, x: sample.x, y: sample.y, z: sample.z, handle)
                 spans.extend(t)
                 last = t
             }
@@ -53,7 +53,7 @@ struct ReceivedStreamSource: StepSource {
             } else if let last {
                 // Steps before the detector's settled time are final; the held-back samples come next time. (A stream
                 // of running totals only, a pedometer or a step log's `total`, has no samples: it holds nothing back.)
-                read.watermark = min(now, detector.settledNs.map(Instant.init(nanosecondsSinceEpoch:)) ?? last, cutoff)
+                read.watermark = min(now, detector.settled ?? last, cutoff)
             }
             read.deviceBuckets = detected.buckets.isEmpty ? [:] : [DeviceOverlap.detected(row.device): detected.buckets]
             read.bouts = detected.bouts

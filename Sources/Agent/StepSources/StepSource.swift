@@ -44,7 +44,7 @@ func resumedDetector(
     guard old.parameters != parameters else { return old }
     old.finish { detected.take($0) }
     var fresh = StepDetector(parameters: parameters)
-    if let last = old.lastSampleNs { fresh.push(timeNs: last, magnitude: standardGravity) { _ in } }
+    if let last = old.lastSample { fresh.push(time: last, magnitude: standardGravity) { _ in } }
     return fresh
 }
 

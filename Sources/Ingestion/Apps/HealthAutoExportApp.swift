@@ -1,5 +1,6 @@
 import Foundation
 import SensorInput
+import WallTime
 
 /// Health Auto Export (iOS), REST API automation, JSON: `{"data": {"metrics": [{"name": "step_count", "units":
 /// "count", "data": [{"date": "2026-11-21 10:00:00 +0900", "qty": 123, "source": "Taro's Apple Watch"}]}],
@@ -124,7 +125,9 @@ struct HealthAutoExportApp: PushApp {
                 .replacing(
                     device: p.device, key: "\(Self.metric) \(p.startNs)",
                     reading: StepReading(
-                        startNs: p.startNs, endNs: p.endNs ?? p.startNs, steps: wholeSteps(microsteps: p.microsteps)),
+                        start: Instant(nanosecondsSinceEpoch: p.startNs),
+                        end: Instant(nanosecondsSinceEpoch: p.endNs ?? p.startNs),
+                        steps: wholeSteps(microsteps: p.microsteps)),
                     microsteps: p.microsteps))
         }
         let seconds = HealthAutoExportInterval.seconds(starts: starts, offsets: offsets, largestMicrosteps: largest)
@@ -132,7 +135,7 @@ struct HealthAutoExportApp: PushApp {
             guard case .replacing(let device, let key, var reading, let microsteps) = payload.items[index] else {
                 continue
             }
-            reading.endNs = reading.startNs + seconds * 1_000_000_000
+            reading.end.nanosecondsSinceEpoch = reading.start.nanosecondsSinceEpoch + seconds * 1_000_000_000
             payload.items[index] = .replacing(device: device, key: key, reading: reading, microsteps: microsteps)
         }
     }

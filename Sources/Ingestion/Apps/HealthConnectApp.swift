@@ -1,12 +1,13 @@
 import Foundation
 import SensorInput
+import WallTime
 
 /// Health Connect webhook apps (Android, e.g. health-connect-webhook): `{"timestamp": "…Z", "app_version": "…",
 /// "steps": [{"count": 123, "start_time": "…Z", "end_time": "…Z", "metadata": {…}}], …}`. A step record replaces
 /// any earlier one of its device with the same `start_time` (in the default daily mode today's record comes again at
 /// every sync with a growing count). The device is the record's `metadata.data_origin` (the app that wrote it) and
 /// `metadata.device` model when given, so records of several apps covering one walk are separate devices; without
-/// metadata it is `health-connect`. The top-level `timestamp` is when it sent (`Payload.sentNs`): it retries failed
+/// metadata it is `health-connect`. The top-level `timestamp` is when it sent (`Payload.sent`): it retries failed
 /// sends, so an older send may come after a newer one and must not replace it; one that is not a time is noted in
 /// `ignored` and its records replace as they come. Other arrays (`heart_rate`, `sleep`, …) are listed as ignored. A record that
 /// cannot be read is left out and refused, the others kept. A test send (`"test": true`) is checked like any payload,
@@ -44,7 +45,7 @@ struct HealthConnectApp: PushApp {
         for (key, value) in members {
             if key == "timestamp" {
                 do {
-                    payload.sentNs = try time(value, at: "timestamp")
+                    payload.sent = Instant(nanosecondsSinceEpoch: try time(value, at: "timestamp"))
                 } catch {
                     payload.ignored.append("\(error) (records replace as they come)")
                 }
@@ -77,7 +78,9 @@ struct HealthConnectApp: PushApp {
         guard end >= start else { throw PayloadError(path: path() + ".end_time", message: "before start_time") }
         return .replacing(
             device: device(record["metadata"]) ?? name, key: "steps \(start)",
-            reading: StepReading(startNs: start, endNs: end, steps: Int(count)), microsteps: count * 1_000_000)
+            reading: StepReading(
+                start: Instant(nanosecondsSinceEpoch: start), end: Instant(nanosecondsSinceEpoch: end),
+                steps: Int(count)), microsteps: count * 1_000_000)
     }
 
     static func time(_ value: JSONTree, at path: @autoclosure () -> String) throws -> Int64 {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import SensorInput
+import WallTime
 
 /// OwnTracks (iOS), HTTP mode: one message per request (an array of them is read too). Only `{"_type": "steps",
 /// "tst": 1700000000, "steps": 4321, "from": 1699999200, "to": 1700000000}` (the answer to a `reportSteps` command)
@@ -117,7 +118,9 @@ struct OwnTracksApp: PushApp {
         payload.items.append(
             .replacing(
                 device: name, key: "steps from \(from)",
-                reading: StepReading(startNs: from * 1_000_000_000, endNs: to * 1_000_000_000, steps: Int(steps)),
+                reading: StepReading(
+                    start: Instant(nanosecondsSinceEpoch: from * 1_000_000_000),
+                    end: Instant(nanosecondsSinceEpoch: to * 1_000_000_000), steps: Int(steps)),
                 microsteps: steps * 1_000_000))
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SensorInput
+import WallTime
 
 /// Our own step log (`steplog`, see the README) pushed as a body of JSON lines, for scripts and other tools; each
 /// line is read by the file format's own line reader (`StepLogFormat.Line`). The device is `src` (else `steplog`),
@@ -51,7 +52,8 @@ struct StepLogApp: PushApp {
             let key = device + "\u{1F}" + stream
             if let steps = line.steps {
                 let reading = StepReading(
-                    startNs: min(lastNs[key] ?? line.ts, line.ts), endNs: line.ts, steps: Int(steps))
+                    start: Instant(nanosecondsSinceEpoch: min(lastNs[key] ?? line.ts, line.ts)),
+                    end: Instant(nanosecondsSinceEpoch: line.ts), steps: Int(steps))
                 if let seq = line.seq {
                     payload.items.append(
                         .replacing(

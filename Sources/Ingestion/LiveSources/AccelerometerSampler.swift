@@ -114,7 +114,7 @@ public final class AccelerometerSampler: @unchecked Sendable {
         let iio = IIODevice(sysfsPath: device.sysfsPath, devNode: device.node)
         let clock = injectedClock ?? .system(sleepingOn: StopPipeClock { [self] ns in _ = waitForStop(ns: ns) })
         var poller = IIOPolledAccelerometer(device: iio, rateHz: device.rateHz, clock: clock)
-        poller.retryNs = retryNs
+        poller.retry = .nanoseconds(retryNs)
         // Written once a second, and at once after the first sample: the file shows the device working (and
         // `status` a last sample) from the start.
         let perFlush = max(1, Int(device.rateHz.rounded()))
@@ -330,11 +330,13 @@ public final class AccelerometerSampler: @unchecked Sendable {
     private func shifted(_ sample: AccelerationSample, offset: inout Int64?) -> AccelerationSample {
         let epoch2000: Int64 = 946_684_800_000_000_000
         if offset == nil {
-            offset = sample.timeNs < epoch2000 ? clock.nowInstant().nanosecondsSinceEpoch - sample.timeNs : 0
+            offset =
+                sample.time.nanosecondsSinceEpoch < epoch2000
+                ? clock.nowInstant().nanosecondsSinceEpoch - sample.time.nanosecondsSinceEpoch : 0
             if offset != 0 { onEvent(.clockOffset(offset!)) }
         }
         var shifted = sample
-        shifted.timeNs += offset ?? 0
+        shifted.time.nanosecondsSinceEpoch += offset ?? 0
         return shifted
     }
 }

@@ -84,9 +84,9 @@ package final class SampleFileWriter: @unchecked Sendable {  // used by one thre
     /// Buffers one sample; returns false when it was dropped for not going forward in time.
     @discardableResult
     func append(_ s: AccelerationSample) -> Bool {
-        guard s.timeNs > lastNs, s.x.isFinite, s.y.isFinite, s.z.isFinite else { return false }
-        lastNs = s.timeNs
-        Self.appendInteger(s.timeNs, to: &buffer)
+        guard s.time.nanosecondsSinceEpoch > lastNs, s.x.isFinite, s.y.isFinite, s.z.isFinite else { return false }
+        lastNs = s.time.nanosecondsSinceEpoch
+        Self.appendInteger(s.time.nanosecondsSinceEpoch, to: &buffer)
         buffer.append(UInt8(ascii: ","))
         Self.appendFixed(s.x, to: &buffer)
         buffer.append(UInt8(ascii: ","))

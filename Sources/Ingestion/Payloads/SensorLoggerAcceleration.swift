@@ -1,6 +1,7 @@
 import Foundation
 import SensorInput
 import StepDetection
+import WallTime
 
 /// The acceleration samples (m/s², with gravity) of one Sensor Logger message, from the best sensor it holds
 /// (its pairing of accelerometer and gravity is SensorInput's, shared with the exported files).
@@ -26,7 +27,9 @@ extension SensorLoggerAcceleration {
         var samples: [AccelerationSample]
         if let total = vectors["totalacceleration"] {
             unused(["accelerometer", "gravity", "accelerometeruncalibrated"], "totalacceleration used instead")
-            samples = total.map { AccelerationSample(timeNs: $0.timeNs, x: $0.v.x, y: $0.v.y, z: $0.v.z) }
+            samples = total.map {
+                AccelerationSample(time: Instant(nanosecondsSinceEpoch: $0.timeNs), x: $0.v.x, y: $0.v.y, z: $0.v.z)
+            }
         } else if let linear = vectors["accelerometer"], let gravity = vectors["gravity"] {
             unused(["accelerometeruncalibrated"], "accelerometer + gravity used instead")
             let (paired, unpaired) = pairs(linear, gravity)
@@ -66,6 +69,9 @@ extension SensorLoggerAcceleration {
         let unit = AccelerationUnit.told(
             byMedianMagnitude: magnitudes.isEmpty ? standardGravity : magnitudes[magnitudes.count / 2])
         let k = unit == .g ? standardGravity : 1
-        return raw.map { AccelerationSample(timeNs: $0.timeNs, x: $0.v.x * k, y: $0.v.y * k, z: $0.v.z * k) }
+        return raw.map {
+            AccelerationSample(
+                time: Instant(nanosecondsSinceEpoch: $0.timeNs), x: $0.v.x * k, y: $0.v.y * k, z: $0.v.z * k)
+        }
     }
 }

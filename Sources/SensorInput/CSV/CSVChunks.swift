@@ -255,7 +255,7 @@ extension GenericCSVReader {
         }
         let inOrder = state.holdClock(in: chunk)
         if let first = chunk.samples.first, let last = chunk.samples.last, inOrder, chunk.issues.isEmpty,
-            state.lastNs.map({ first.timeNs >= $0 }) ?? true
+            state.lastNs.map({ first.time.nanosecondsSinceEpoch >= $0 }) ?? true
         {
             // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,
             // at once.
@@ -264,8 +264,10 @@ extension GenericCSVReader {
             } else {
                 for sample in chunk.samples { sink(sample) }
             }
-            state.lastNs = last.timeNs
-            state.summary.note(samples: chunk.samples.count, from: first.timeNs, to: last.timeNs)
+            state.lastNs = last.time.nanosecondsSinceEpoch
+            state.summary.note(
+                samples: chunk.samples.count, from: first.time.nanosecondsSinceEpoch,
+                to: last.time.nanosecondsSinceEpoch)
         } else {
             for j in 0..<chunk.samples.count {
                 let sample = state.sample(j, of: chunk)
@@ -274,17 +276,18 @@ extension GenericCSVReader {
                     try skip(chunk.issues[nextIssue], before: j)
                     nextIssue += 1
                 }
-                if let previous = state.lastNs, sample.timeNs < previous {
+                if let previous = state.lastNs, sample.time.nanosecondsSinceEpoch < previous {
                     try skip(
                         InputError(
                             file: path, line: Int(line),
-                            message: SampleCheck.orderProblem(sample.timeNs, previousNs: previous)!), before: j)
+                            message: SampleCheck.orderProblem(sample.time.nanosecondsSinceEpoch, previousNs: previous)!),
+                        before: j)
                     runStart = j + 1
                     continue
                 }
-                state.lastNs = sample.timeNs
+                state.lastNs = sample.time.nanosecondsSinceEpoch
                 if batch == nil { sink(sample) }
-                state.summary.note(sampleAt: sample.timeNs)
+                state.summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
             }
             flush(upTo: chunk.samples.count)
             runStart = chunk.samples.count
@@ -293,7 +296,7 @@ extension GenericCSVReader {
         }
         state.clockChanges.add(chunk.clockChanges)
         if !chunk.samples.isEmpty {
-            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.startNs != nil
+            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.start != nil
         }
     }
 }

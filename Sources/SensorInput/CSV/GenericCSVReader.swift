@@ -271,25 +271,28 @@ public enum GenericCSVReader {
         _ row: Row, scale: Scale, _ state: inout ReadState, _ options: ReadOptions, _ path: String,
         _ sink: (AccelerationSample) -> Void
     ) throws {
-        let convert = SampleConversion(scale: scale, startNs: options.startNs)
+        let convert = SampleConversion(scale: scale, startNs: options.start?.nanosecondsSinceEpoch)
         let values = (row.0, row.1, row.2, row.3)
         guard var sample = convert.sample(values) else {
             let problem = convert.problem(values)
             try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
-        sample.timeNs = state.heldTime(sample.timeNs, inGap: state.gapLines.contains(row.4))
-        if let previous = state.lastNs, let second = state.secondPass(of: sample.timeNs, after: previous) {
-            sample.timeNs = second
+        sample.time.nanosecondsSinceEpoch = state.heldTime(
+            sample.time.nanosecondsSinceEpoch, inGap: state.gapLines.contains(row.4))
+        if let previous = state.lastNs,
+            let second = state.secondPass(of: sample.time.nanosecondsSinceEpoch, after: previous)
+        {
+            sample.time.nanosecondsSinceEpoch = second
         }
-        if let problem = SampleCheck.orderProblem(sample.timeNs, previousNs: state.lastNs) {
+        if let problem = SampleCheck.orderProblem(sample.time.nanosecondsSinceEpoch, previousNs: state.lastNs) {
             try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
-        state.lastNs = sample.timeNs
+        state.lastNs = sample.time.nanosecondsSinceEpoch
         sink(sample)
-        state.summary.note(sampleAt: sample.timeNs)
-        state.summary.absoluteTime = scale.absolute || options.startNs != nil
+        state.summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
+        state.summary.absoluteTime = scale.absolute || options.start != nil
     }
 
     struct Scale: Sendable, Equatable, Codable {

@@ -150,8 +150,8 @@ extension GenericCSVReader.ReadState {
         for j in 0..<block.count {
             let inGap = nextGap < chunk.gapSamples.count && Int(chunk.gapSamples[nextGap]) == j
             if inGap { nextGap += 1 }
-            let t = heldTime(block.base[j].timeNs, inGap: inGap)
-            block.base[j].timeNs = t
+            let t = heldTime(block.base[j].time.nanosecondsSinceEpoch, inGap: inGap)
+            block.base[j].time.nanosecondsSinceEpoch = t
             if t < last { inOrder = false }
             last = t
         }
@@ -162,9 +162,10 @@ extension GenericCSVReader.ReadState {
     /// block too, so that the run handed on from the block carries it).
     mutating func sample(_ j: Int, of chunk: ParsedChunk) -> AccelerationSample {
         var sample = chunk.samples[j]
-        guard let previous = lastNs, let second = secondPass(of: sample.timeNs, after: previous) else { return sample }
-        sample.timeNs = second
-        chunk.block?.base[j].timeNs = second
+        guard let previous = lastNs, let second = secondPass(of: sample.time.nanosecondsSinceEpoch, after: previous)
+        else { return sample }
+        sample.time.nanosecondsSinceEpoch = second
+        chunk.block?.base[j].time.nanosecondsSinceEpoch = second
         return sample
     }
 }

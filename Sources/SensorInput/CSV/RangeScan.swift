@@ -44,7 +44,7 @@ struct RangeScan {
         path = parser.path
         layout = parser.layout
         columns = parser.layout.plainColumns
-        convert = SampleConversion(scale: parser.scale, startNs: parser.options.startNs)
+        convert = SampleConversion(scale: parser.scale, startNs: parser.options.start?.nanosecondsSinceEpoch)
         completeLinesOnly = parser.completeLinesOnly
         strict = parser.options.strict
         maxIssues = max(1, parser.options.maxReportedIssues)
@@ -91,8 +91,8 @@ struct RangeScan {
                 }
             }
             if let sample = convert.sample(row) {
-                if sample.timeNs < lastNs { inOrder = false }
-                lastNs = sample.timeNs
+                if sample.time.nanosecondsSinceEpoch < lastNs { inOrder = false }
+                lastNs = sample.time.nanosecondsSinceEpoch
                 precondition(n < capacity, "a range holds more samples than its lines can")
                 (out + n).initialize(to: sample)
                 if rowInGap { gapSamples.append(Int32(n)) }

@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// A parsed row (time in the file's unit, values in the file's unit) as a sample in ns and m/s², checked for
 /// values no sensor gives; the time order is checked by whoever delivers samples in order.
@@ -19,8 +20,8 @@ struct SampleConversion {
         let scaled = row.0 * timeNs
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return nil }
         let s = AccelerationSample(
-            timeNs: Self.roundedHalfAway(scaled) &+ offsetNs, x: row.1 * unit, y: row.2 * unit,
-            z: row.3 * unit)
+            time: Instant(nanosecondsSinceEpoch: Self.roundedHalfAway(scaled) &+ offsetNs), x: row.1 * unit,
+            y: row.2 * unit, z: row.3 * unit)
         let m = s.x * s.x + s.y * s.y + s.z * s.z
         return m <= SampleCheck.maxMagnitude * SampleCheck.maxMagnitude ? s : nil
     }
@@ -40,7 +41,7 @@ struct SampleConversion {
         let scaled = row.0 * timeNs
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return "time is out of range" }
         let s = AccelerationSample(
-            timeNs: Self.roundedHalfAway(scaled), x: row.1 * unit, y: row.2 * unit,
+            time: Instant(nanosecondsSinceEpoch: Self.roundedHalfAway(scaled)), x: row.1 * unit, y: row.2 * unit,
             z: row.3 * unit)
         return SampleCheck.valueProblem(s) ?? SampleCheck.overLimit
     }

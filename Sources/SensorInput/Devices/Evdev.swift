@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 #if canImport(Glibc)
     import Glibc
@@ -65,7 +66,7 @@ public struct EvdevAccelerometer: Sendable {
                 let g = standardGravity
                 sink(
                     AccelerationSample(
-                        timeNs: t, x: Double(values[0]) / countsPerG[0] * g,
+                        time: Instant(nanosecondsSinceEpoch: t), x: Double(values[0]) / countsPerG[0] * g,
                         y: Double(values[1]) / countsPerG[1] * g, z: Double(values[2]) / countsPerG[2] * g))
             }
         }

@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 #if canImport(Glibc)
     import Glibc
@@ -122,7 +123,7 @@ public struct IIOBufferedAccelerometer: Sendable {
     let periodNs: Int64
     var scans: Int64 = 0
     /// Time of the first scan when there is no timestamp channel.
-    public var startNs: Int64 = 0
+    public var start = Instant.epoch
 
     public init(device: IIODevice) throws {
         self.device = device
@@ -153,8 +154,9 @@ public struct IIOBufferedAccelerometer: Sendable {
             let (ax, ay, az) = calibration.apply(
                 Double(x.type.value(at: p + x.offset)), Double(y.type.value(at: p + y.offset)),
                 Double(z.type.value(at: p + z.offset)))
-            let t = timestamp.map { $0.type.value(at: p + $0.offset) } ?? (startNs &+ scans &* periodNs)
-            sink(AccelerationSample(timeNs: t, x: ax, y: ay, z: az))
+            let t =
+                timestamp.map { $0.type.value(at: p + $0.offset) } ?? (start.nanosecondsSinceEpoch &+ scans &* periodNs)
+            sink(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: ax, y: ay, z: az))
             scans += 1
             used += layout.scanBytes
         }

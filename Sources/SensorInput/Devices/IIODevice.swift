@@ -123,7 +123,7 @@ public struct IIOPolledAccelerometer {
     public let rateHz: Double
     public let clock: WallClock
     /// How long to wait before trying a lost device again.
-    public var retryNs: Int64 = 1_000_000_000
+    public var retry: Duration = .seconds(1)
     var calibration: IIOAccelCalibration?
     var lost = false
 
@@ -149,18 +149,17 @@ public struct IIOPolledAccelerometer {
             raw.append(v)
         }
         let (x, y, z) = cal.apply(raw[0], raw[1], raw[2])
-        return AccelerationSample(timeNs: clock.nowInstant().nanosecondsSinceEpoch, x: x, y: y, z: z)
+        return AccelerationSample(time: clock.nowInstant(), x: x, y: y, z: z)
     }
 
     /// Delivers `count` samples at `rateHz` (or until `shouldContinue` says no, or the task is cancelled), sleeping
-    /// on the clock between them. A device that cannot be read is reported once (`.lost`), retried every `retryNs`,
+    /// on the clock between them. A device that cannot be read is reported once (`.lost`), retried every `retry`,
     /// and reported again when back (`.recovered`).
     public mutating func poll(
         count: Int = .max, while shouldContinue: () -> Bool = { true },
         _ sink: (AccelerationSample) -> Void, events: (DeviceEvent) -> Void = { _ in }
     ) async {
         let period = Duration.nanoseconds(Int64((1e9 / rateHz).rounded()))
-        let retry = Duration.nanoseconds(retryNs)
         var next = clock.nowInstant()
         var delivered = 0
         while delivered < count {
@@ -199,9 +198,10 @@ public struct IIOStepCounter {
 
     public init(device: IIODevice) { self.device = device }
 
-    /// Reads the counter at `nowNs`; nil for the baseline reading. A counter switched off (`in_steps_en` 0) is an
+    /// Reads the counter at `now`; nil for the baseline reading. A counter switched off (`in_steps_en` 0) is an
     /// error saying so: it would read the same total for ever, as if no step were taken.
-    public mutating func read(atNs nowNs: Int64) throws -> StepReading? {
+    public mutating func read(at now: Instant) throws -> StepReading? {
+        let nowNs = now.nanosecondsSinceEpoch
         if let off = IIODevice.stepCounterOff(device.path) { throw DeviceError(path: off.path, message: off.message) }
         let file = device.path + "/in_steps_input"
         guard let total = SysfsFile.int(file), total >= 0 else {

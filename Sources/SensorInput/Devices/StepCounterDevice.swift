@@ -1,4 +1,5 @@
 import Foundation
+import WallTime
 
 /// A hardware pedometer (`in_steps_input` of a Linux IIO device) as a source: each fetch reads the cumulative counter
 /// and appends it as one line to a step log next to the state database, which the fetch then ingests like any
@@ -16,8 +17,8 @@ public struct StepCounterDevice: Sendable, Equatable {
         self.logPath = logPath
     }
 
-    /// Reads the counter and appends it to the log at `nowNs`.
-    public func record(nowNs: Int64, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {
+    /// Reads the counter and appends it to the log at `now`.
+    public func record(now: Instant, bootIDPath: String = "/proc/sys/kernel/random/boot_id") throws {
         if let off = IIODevice.stepCounterOff(sysfsPath) {
             throw InputError(file: off.path, message: off.message, kind: .unreadable)
         }
@@ -32,7 +33,8 @@ public struct StepCounterDevice: Sendable, Equatable {
         let boot = (try? String(contentsOfFile: bootIDPath, encoding: .utf8))?.trimmingCharacters(
             in: .whitespacesAndNewlines)
         let line = StepLogLine.encode(
-            timeNs: nowNs, total: total, bootID: boot, source: (sysfsPath as NSString).lastPathComponent)
+            timeNs: now.nanosecondsSinceEpoch, total: total, bootID: boot,
+            source: (sysfsPath as NSString).lastPathComponent)
         try FileManager.default.createDirectory(
             atPath: (logPath as NSString).deletingLastPathComponent,
             withIntermediateDirectories: true)

@@ -139,6 +139,6 @@ struct ActiGraphHeader: Codable, Sendable {
     /// Where the first row's time is: `--start` when given, else the header's start on `clock` (in
     /// `ReadOptions.timeZone`, `--time-zone`, else the machine's zone), else 0.
     func start(_ options: ReadOptions, clock: inout LocalClock) -> Int64 {
-        options.startNs ?? startNs.map { clock.instantNs(localNs: $0, options: options) } ?? 0
+        options.start?.nanosecondsSinceEpoch ?? startNs.map { clock.instantNs(localNs: $0, options: options) } ?? 0
     }
 }

@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// ActiGraph ActiLife RAW CSV: the 10-line header (rate from `at NN Hz`, start from Start Date/Time), an optional
 /// column row, then `x,y,z` in g (optionally after a `Timestamp`). The start is the device's local clock, read in
@@ -45,7 +46,7 @@ struct ActiGraphRawFormat: ActiGraphLineParser {
         }
         index += 1
         let g = standardGravity
-        emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
+        emit(.sample(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: x * g, y: y * g, z: z * g)))
         return nil
     }
 

@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// Axivity / OpenMovement CSV (omconvert, OmGui): `YYYY-MM-DD hh:mm:ss.fff,x,y,z` in g, no header (an optional
 /// `Time,Accel-X (g),...` row is skipped). The times are the device's local wall time, read on the clock of
@@ -36,9 +37,9 @@ struct AxivityFormat: FreshLineParser {
         let t0 = clock.instantNs(parsed, options: options)
         if firstNs == nil { firstNs = t0 }
         var t = t0
-        if let start = options.startNs, let f0 = firstNs { t = start &+ (t0 &- f0) }
+        if let start = options.start?.nanosecondsSinceEpoch, let f0 = firstNs { t = start &+ (t0 &- f0) }
         let g = standardGravity
-        emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
+        emit(.sample(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: x * g, y: y * g, z: z * g)))
         return nil
     }
 

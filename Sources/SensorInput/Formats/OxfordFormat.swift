@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// Oxford step-counter data-collection app: no header, CRLF, `ts_ns_since_boot,accuracy,x,y,z` in m/s².
 /// Times are since boot; `--start` anchors the first sample to a wall-clock time.
@@ -29,8 +30,8 @@ struct OxfordFormat: FreshLineParser {
         }
         if firstNs == nil { firstNs = ts }
         var t = ts
-        if let start = options.startNs, let f0 = firstNs { t = start &+ (ts &- f0) }
-        emit(.sample(AccelerationSample(timeNs: t, x: x, y: y, z: z)))
+        if let start = options.start?.nanosecondsSinceEpoch, let f0 = firstNs { t = start &+ (ts &- f0) }
+        emit(.sample(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: x, y: y, z: z)))
         return nil
     }
 }

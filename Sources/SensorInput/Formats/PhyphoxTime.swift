@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// phyphox's `meta/time.csv`, beside `Raw Data.csv` in an export (zip or folder): when the experiment ran, in
 /// wall-clock time. `"event","experiment time","system time","system time text"`, a row per `START` and `PAUSE`:
@@ -116,7 +117,7 @@ struct PhyphoxTime {
             return summary
         }
         var anchored = options
-        anchored.startNs = first.offsetNs
+        anchored.start = Instant(nanosecondsSinceEpoch: first.offsetNs)
         var summary: ReadSummary
         if map.starts.count == 1 {
             summary = try InputFormats.read(
@@ -129,7 +130,9 @@ struct PhyphoxTime {
                 { run in
                     moved.removeAll(keepingCapacity: true)
                     moved.append(contentsOf: run)
-                    for k in moved.indices { moved[k].timeNs = shifted(moved[k].timeNs) }
+                    for k in moved.indices {
+                        moved[k].time.nanosecondsSinceEpoch = shifted(moved[k].time.nanosecondsSinceEpoch)
+                    }
                     moved.withUnsafeBufferPointer { batch($0) }
                 }
             }
@@ -137,11 +140,11 @@ struct PhyphoxTime {
                 path: r.path, format: r.format, options: anchored, source: r.source, batch: shiftBatch
             ) { item in
                 guard case .sample(var s) = item else { return sink(item) }
-                s.timeNs = shifted(s.timeNs)
+                s.time.nanosecondsSinceEpoch = shifted(s.time.nanosecondsSinceEpoch)
                 sink(.sample(s))
             }
-            summary.firstNs = summary.firstNs.map(shifted)
-            summary.lastNs = summary.lastNs.map(shifted)
+            summary.first = summary.first.map { Instant(nanosecondsSinceEpoch: shifted($0.nanosecondsSinceEpoch)) }
+            summary.last = summary.last.map { Instant(nanosecondsSinceEpoch: shifted($0.nanosecondsSinceEpoch)) }
         }
         summary.skippedLines += notes.skippedLines
         summary.issues = Array((notes.issues + summary.issues).prefix(options.maxReportedIssues))

@@ -78,8 +78,8 @@ enum SensorLoggerGravity {
         summary.skippedLines += gravitySummary.skippedLines
         summary.issues = Array((linearSummary.issues + gravitySummary.issues).prefix(options.maxReportedIssues))
         summary.samples = 0
-        summary.firstNs = nil
-        summary.lastNs = nil
+        summary.first = nil
+        summary.last = nil
         if merge.paired == 0, merge.rows > 0 {
             throw InputError(
                 file: r.path,
@@ -136,7 +136,7 @@ enum SensorLoggerGravity {
         }
 
         mutating func add(_ s: AccelerationSample, _ deliver: ([AccelerationSample]) -> Void) {
-            pending.append(Timed(timeNs: s.timeNs, v: .init(x: s.x, y: s.y, z: s.z)))
+            pending.append(Timed(timeNs: s.time.nanosecondsSinceEpoch, v: .init(x: s.x, y: s.y, z: s.z)))
             rows += 1
             if pending.count >= threshold {
                 pairPending(all: false, deliver)
@@ -176,8 +176,8 @@ enum SensorLoggerGravity {
                 }
             }
             guard let f = kept.first, let l = kept.last else { return }
-            if firstNs == nil { firstNs = f.timeNs }
-            lastNs = l.timeNs
+            if firstNs == nil { firstNs = f.time.nanosecondsSinceEpoch }
+            lastNs = l.time.nanosecondsSinceEpoch
             delivered += kept.count
             deliver(kept)
         }
@@ -207,7 +207,7 @@ final class GravityFeed: @unchecked Sendable {
             var block: [Timed] = []
             block.reserveCapacity(Self.blockRows)
             func add(_ s: AccelerationSample) {
-                block.append(Timed(timeNs: s.timeNs, v: .init(x: s.x, y: s.y, z: s.z)))
+                block.append(Timed(timeNs: s.time.nanosecondsSinceEpoch, v: .init(x: s.x, y: s.y, z: s.z)))
                 if block.count == Self.blockRows {
                     push(block)
                     block.removeAll(keepingCapacity: true)

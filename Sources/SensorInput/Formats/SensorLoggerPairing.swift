@@ -1,5 +1,6 @@
 import Foundation
 import StepDetection
+import WallTime
 
 /// Sensor Logger's acceleration without gravity paired with its gravity: shared by the pushed messages (Ingestion's
 /// `SensorLoggerApp`) and the exported `Accelerometer.csv` (`SensorLoggerGravity`).
@@ -44,7 +45,9 @@ package enum SensorLoggerAcceleration {
             while j < gravity.count, gravity[j].timeNs < a.timeNs - sameTimeNs { j += 1 }
             if j < gravity.count, abs(gravity[j].timeNs - a.timeNs) <= sameTimeNs {
                 let g = gravity[j].v
-                out.append(AccelerationSample(timeNs: a.timeNs, x: a.v.x + g.x, y: a.v.y + g.y, z: a.v.z + g.z))
+                out.append(
+                    AccelerationSample(
+                        time: Instant(nanosecondsSinceEpoch: a.timeNs), x: a.v.x + g.x, y: a.v.y + g.y, z: a.v.z + g.z))
                 j += 1
             }
         }

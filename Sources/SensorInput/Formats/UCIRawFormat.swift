@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// UCI HAR/HAPT `RawData/acc_expNN_userNN.txt`: three space-separated values in g per line, no time; the rate
 /// (50 Hz for that data set) must be given with `--rate`.
@@ -24,7 +25,7 @@ struct UCIRawFormat: LineParser {
                 message: "UCI HAR/HAPT raw data has no time column: pass its rate with --rate (50 for UCI HAR/HAPT)")
         }
         periodNs = 1e9 / rate
-        startNs = options.startNs ?? 0
+        startNs = options.start?.nanosecondsSinceEpoch ?? 0
     }
 
     mutating func parse(
@@ -39,7 +40,7 @@ struct UCIRawFormat: LineParser {
         guard let t = Fields.tick(startNs, index, periodNs: periodNs) else { return "time is out of range" }
         index += 1
         let g = standardGravity
-        emit(.sample(AccelerationSample(timeNs: t, x: x * g, y: y * g, z: z * g)))
+        emit(.sample(AccelerationSample(time: Instant(nanosecondsSinceEpoch: t), x: x * g, y: y * g, z: z * g)))
         return nil
     }
 

@@ -1,4 +1,5 @@
 import StepDetection
+import WallTime
 
 /// WISDM v1.1 raw: `user,activity,timestamp,x,y,z;` — no header, `;` ends each record, values numerically m/s²
 /// ("10 = 1 g"), timestamp in ns (phone uptime, or epoch in some files; ms in some, told from the step between the
@@ -49,12 +50,13 @@ struct WISDMFormat: FreshLineParser {
             let f0 = firstNs ?? ts
             if scale == nil && ts != f0 { scale = abs(ts &- f0) < 10_000 ? 1_000_000 : 1 }
             let (elapsed, overflow) = (ts &- f0).multipliedReportingOverflow(by: scale ?? 1)
-            let (time, overflow2) = (!absolute ? options.startNs ?? f0 : f0).addingReportingOverflow(elapsed)
+            let (time, overflow2) = (!absolute ? options.start?.nanosecondsSinceEpoch ?? f0 : f0)
+                .addingReportingOverflow(elapsed)
             guard !overflow, !overflow2 else {
                 problem = "timestamp \(ts) is out of range"
                 continue
             }
-            emit(.sample(AccelerationSample(timeNs: time, x: x, y: y, z: z)))
+            emit(.sample(AccelerationSample(time: Instant(nanosecondsSinceEpoch: time), x: x, y: y, z: z)))
         }
         return problem
     }
