@@ -254,8 +254,9 @@ extension GenericCSVReader {
             try state.summary.skip(e, options: options)
         }
         let inOrder = state.holdClock(in: chunk)
-        if let first = chunk.samples.first, let last = chunk.samples.last, inOrder, chunk.issues.isEmpty,
-            state.lastNs.map({ first.time.nanosecondsSinceEpoch >= $0 }) ?? true
+        if let first = chunk.samples.first?.time.nanosecondsSinceEpoch,
+            let last = chunk.samples.last?.time.nanosecondsSinceEpoch, inOrder, chunk.issues.isEmpty,
+            state.lastNs.map({ first >= $0 }) ?? true
         {
             // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,
             // at once.
@@ -264,10 +265,8 @@ extension GenericCSVReader {
             } else {
                 for sample in chunk.samples { sink(sample) }
             }
-            state.lastNs = last.time.nanosecondsSinceEpoch
-            state.summary.note(
-                samples: chunk.samples.count, from: first.time.nanosecondsSinceEpoch,
-                to: last.time.nanosecondsSinceEpoch)
+            state.lastNs = last
+            state.summary.note(samples: chunk.samples.count, from: first, to: last)
         } else {
             for j in 0..<chunk.samples.count {
                 let sample = state.sample(j, of: chunk)
@@ -276,18 +275,16 @@ extension GenericCSVReader {
                     try skip(chunk.issues[nextIssue], before: j)
                     nextIssue += 1
                 }
-                if let previous = state.lastNs, sample.time.nanosecondsSinceEpoch < previous {
-                    try skip(
-                        InputError(
-                            file: path, line: Int(line),
-                            message: SampleCheck.orderProblem(sample.time.nanosecondsSinceEpoch, previousNs: previous)!),
-                        before: j)
+                let timeNs = sample.time.nanosecondsSinceEpoch
+                if let previous = state.lastNs, timeNs < previous {
+                    let order = SampleCheck.orderProblem(timeNs, previousNs: previous)!
+                    try skip(InputError(file: path, line: Int(line), message: order), before: j)
                     runStart = j + 1
                     continue
                 }
-                state.lastNs = sample.time.nanosecondsSinceEpoch
+                state.lastNs = timeNs
                 if batch == nil { sink(sample) }
-                state.summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
+                state.summary.note(sampleAt: timeNs)
             }
             flush(upTo: chunk.samples.count)
             runStart = chunk.samples.count
