@@ -7,8 +7,8 @@ public struct RecordingCount: Sendable {
     public var summary: ReadSummary
     public var steps: Int
     public var bouts: [WalkingBout]
-    /// Time of every counted step (ns, same time base as the samples), when requested.
-    public var stepTimes: [Int64]
+    /// Time of every counted step (same time base as the samples), when requested.
+    public var stepTimes: [Instant]
     /// Samples the detector dropped: out of time order, or NaN/infinite/absurd values.
     public var outOfOrder: Int
     public var invalid: Int
@@ -20,8 +20,7 @@ public struct RecordingCount: Sendable {
     /// Steps in `[from, to)`: detected steps by their time; step readings by `StepReading`'s one rule (spread
     /// evenly over their period), as a fetch stores them.
     public func steps(from: Instant, to: Instant) -> Int {
-        let (fromNs, toNs) = (from.nanosecondsSinceEpoch, to.nanosecondsSinceEpoch)
-        guard kind == .steps else { return stepTimes.filter { $0 >= fromNs && $0 < toNs }.count }
+        guard kind == .steps else { return stepTimes.filter { $0 >= from && $0 < to }.count }
         return readings.reduce(0) { $0 + $1.steps(from: from, to: to) }
     }
 }
@@ -41,7 +40,7 @@ public enum RecordingCounter {
     ) throws -> RecordingCount {
         var detector = StepDetector(parameters: parameters, axisFeatures: axisFeatures)
         var bouts: [WalkingBout] = []
-        var times: [Int64] = []
+        var times: [Instant] = []
         var readings: [StepReading] = []
         let handle: (DetectorEvent) -> Void = { event in
             switch event {

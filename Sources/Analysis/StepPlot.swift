@@ -112,7 +112,7 @@ public enum StepPlot {
             onEvent: { event in
                 switch event {
                 case .decision(let d, _): recognition.decisions.append(d)
-                case .refused(let t): recognition.refused.append(t)
+                case .refused(let t): recognition.refused.append(t.nanosecondsSinceEpoch)
                 case .step, .boutStarted, .boutEnded: break
                 }
             })
@@ -194,7 +194,8 @@ public enum StepPlot {
         // Over the bouts' shading, which is opaque: drawn before it, the band could not be seen under any walk.
         out += recognitionShading(recognition, frame)
         out += signal(envelope, frame)
-        out += stepTicks(result.stepTimes, color: "#d62728", envelope: envelope, frame: frame)
+        out += stepTicks(
+            result.stepTimes.map(\.nanosecondsSinceEpoch), color: "#d62728", envelope: envelope, frame: frame)
         out += stepTicks(recognition.refused, color: "#999999", envelope: envelope, frame: frame)
         out +=
             "<rect x=\"\(f(frame.left))\" y=\"\(f(frame.top))\" width=\"\(f(frame.plotW))\" height=\"\(f(frame.plotH))\" fill=\"none\" stroke=\"#888\"/>\n"

@@ -52,8 +52,8 @@ public enum WalkingFeatureDump {
                     let values = f.values.map { String(format: "%.5g", $0) }.joined(separator: ",")
                     windows +=
                         "\(file),\(seconds(d.start.nanosecondsSinceEpoch)),\(seconds(d.end.nanosecondsSinceEpoch)),\(String(format: "%.4f", d.probability)),\(f.hasAxes ? 1 : 0),\(values)\n"
-                case .step(let t): steps += "\(file),\(seconds(t)),1\n"
-                case .refused(let t): steps += "\(file),\(seconds(t)),0\n"
+                case .step(let t): steps += "\(file),\(seconds(t.nanosecondsSinceEpoch)),1\n"
+                case .refused(let t): steps += "\(file),\(seconds(t.nanosecondsSinceEpoch)),0\n"
                 case .boutStarted, .boutEnded: break
                 }
             })

@@ -129,7 +129,7 @@ extension RecordingCount {
                 reading.stepsPerSecond(add)
             }
         } else {
-            for time in stepTimes { add(StepReading.floorSecond(time), 1) }
+            for time in stepTimes { add(time.secondsSinceEpoch, 1) }
         }
         return minutes.sorted { $0.key < $1.key }.map {
             StepReading(

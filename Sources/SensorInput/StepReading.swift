@@ -99,12 +99,12 @@ extension StepReading {
     public static let glitchStepsPerSecond: Int64 = 5
     public static let glitchAllowance: Int64 = 10
 
-    /// The steps between two readings of a running total `ns` apart (`stepsBetween`), or nil when they are more than
+    /// The steps between two readings of a running total `elapsed` apart (`stepsBetween`), or nil when they are more than
     /// anyone walks in that time: the later one is a counter glitch, not counted, and the next one is counted from
     /// the earlier one. The one rule of the step log reader and of pushed totals.
-    public static func stepsBetween(total before: Int64, and after: Int64, overNs ns: Int64) -> Int64? {
+    public static func stepsBetween(total before: Int64, and after: Int64, over elapsed: Duration) -> Int64? {
         let steps = stepsBetween(total: before, and: after)
-        return steps > glitchAllowance + glitchStepsPerSecond * (max(0, ns) / 1_000_000_000) ? nil : steps
+        return steps > glitchAllowance + glitchStepsPerSecond * max(0, elapsed.components.seconds) ? nil : steps
     }
 
     /// The second (since the Unix epoch) holding `ns`, rounding down for times before 1970 too.

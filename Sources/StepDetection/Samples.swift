@@ -55,15 +55,15 @@ public struct WalkingBout: Sendable, Equatable, Codable {
 
 /// What the detector reports while samples stream through it.
 public enum DetectorEvent: Sendable, Equatable {
-    /// One counted step at this time (nanoseconds). Steps of a bout's confirmation run are reported, in time order,
+    /// One counted step at this time. Steps of a bout's confirmation run are reported, in time order,
     /// when the bout is confirmed, so their times may lie a few seconds before the sample that confirmed them.
-    case step(timeNs: Int64)
+    case step(at: Instant)
     /// A walking bout was confirmed; its first step is at this time.
-    case boutStarted(timeNs: Int64)
+    case boutStarted(at: Instant)
     /// A walking bout ended (no regular step followed in time, a gap in the data, or the end of the stream).
     case boutEnded(WalkingBout)
     /// A step the rhythm found, refused because no window of motion around it was recognised as walking.
-    case refused(timeNs: Int64)
+    case refused(at: Instant)
     /// The walking recognizer scored a window of motion (about one per second), from these features.
     case decision(WalkingDecision, WindowFeatures)
 }

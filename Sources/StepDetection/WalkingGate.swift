@@ -76,13 +76,13 @@ extension StepDetector {
     mutating func rhythmBoutStarted(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         guard !parameters.recognizer.enabled else { return }
         counters.bouts += 1
-        emit(.boutStarted(timeNs: timeNs))
+        emit(.boutStarted(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }
 
     mutating func rhythmStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         guard parameters.recognizer.enabled else {
             counters.steps += 1
-            emit(.step(timeNs: timeNs))
+            emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
             return
         }
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
@@ -360,17 +360,17 @@ extension StepDetector {
             gate.bout = WalkingBout(
                 start: Instant(nanosecondsSinceEpoch: timeNs), end: Instant(nanosecondsSinceEpoch: timeNs), steps: 0)
             counters.bouts += 1
-            emit(.boutStarted(timeNs: timeNs))
+            emit(.boutStarted(at: Instant(nanosecondsSinceEpoch: timeNs)))
         }
         gate.bout.end.nanosecondsSinceEpoch = timeNs
         gate.bout.steps += 1
         counters.steps += 1
-        emit(.step(timeNs: timeNs))
+        emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }
 
     private mutating func refuse(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         counters.refused += 1
-        emit(.refused(timeNs: timeNs))
+        emit(.refused(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }
 
     /// The run is over (its rhythm ended, or it was refused): steps still waiting for it are refused.

@@ -25,7 +25,7 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
 
     /// The readings that storing `record` (saved already) sets, in time order: its own, then those of the totals
     /// after it whose reading it changes. A total counts from the last total counted before it; one rising faster
-    /// than anyone walks since then is a counter glitch (`StepReading.stepsBetween(total:and:overNs:)`, the step log
+    /// than anyone walks since then is a counter glitch (`StepReading.stepsBetween(total:and:over:)`, the step log
     /// reader's rule), kept as a reading of 0 steps at its time, so that which totals count depends only on the
     /// totals stored, never on the order they came in.
     static func recount(_ db: Database, device: String, session: String, from record: ReceivedTotalRecord) throws
@@ -42,7 +42,7 @@ struct ReceivedTotalRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
             var counts = true
             if let last {
                 if let steps = StepReading.stepsBetween(
-                    total: Int64(last.total), and: Int64(total.total), overNs: total.timeNs - last.timeNs)
+                    total: Int64(last.total), and: Int64(total.total), over: .nanoseconds(total.timeNs - last.timeNs))
                 {
                     reading = StepReading(
                         start: Instant(nanosecondsSinceEpoch: last.timeNs),

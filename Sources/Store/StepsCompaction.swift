@@ -48,7 +48,7 @@ enum StepsCompaction {
     /// the first stored second or earlier (`Fetcher.closeWindows`).
     static func placed(_ db: Database, _ buckets: [Int64: Int], nowNs: Int64) throws -> [Int64: Int] {
         let merged = try StepsCompactionRecord.fetchOne(db, key: 1)?.untilSecond ?? .min
-        let cutoff = max(minuteStart(StepReading.floorSecond(nowNs) - keptSeconds), merged)
+        let cutoff = max(minuteStart(Instant(nanosecondsSinceEpoch: nowNs).secondsSinceEpoch - keptSeconds), merged)
         guard buckets.keys.contains(where: { $0 < cutoff }) else { return buckets }
         var placed: [Int64: Int] = [:]
         placed.reserveCapacity(buckets.count)

@@ -85,7 +85,7 @@ struct CountCommand: ParsableCommand {
                 let result = try RecordingCounter.count(
                     path: files[i], options: options, parameters: parameters,
                     onEvent: times.map { times in
-                        { if case .step(let t) = $0 { times.append(t) } }
+                        { if case .step(let t) = $0 { times.append(t.nanosecondsSinceEpoch) } }
                     })
                 try times?.finish()
                 return result

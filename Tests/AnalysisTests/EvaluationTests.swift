@@ -114,7 +114,7 @@ import WallTime
         let check: (DetectorEvent) -> Void = { event in
             if case .step(let t) = event {
                 steps += 1
-                if t < settled { violations += 1 }
+                if t.nanosecondsSinceEpoch < settled { violations += 1 }
             }
         }
         _ = try AccelerationInput.read(path: shared + "/" + file) { s in

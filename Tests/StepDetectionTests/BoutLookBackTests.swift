@@ -28,7 +28,7 @@ import WallTimeCore
         #expect(detector.counters.steps == 40, "rate \(rate) Hz")
         let truth = walk.stepTimes
         expectEachStepNearATrueOne(events, truth)
-        let started = events.compactMap { if case .boutStarted(let t) = $0 { t } else { nil } }
+        let started = events.compactMap { if case .boutStarted(let t) = $0 { t.nanosecondsSinceEpoch } else { nil } }
         #expect(started.count == 1)
         #expect(started.first.map { abs($0 - truth[0]) <= 100_000_000 } == true, "the bout starts at its first step")
     }
@@ -88,7 +88,7 @@ import WallTimeCore
         let count: (DetectorEvent) -> Void = { event in
             if case .step(let t) = event {
                 counted += 1
-                if t < settled { late += 1 }
+                if t.nanosecondsSinceEpoch < settled { late += 1 }
             }
         }
         for s in Self.walkStartingWeakly(rate: 50).samples() {

@@ -93,7 +93,7 @@ import WallTimeCore
         let count: (DetectorEvent) -> Void = { event in
             if case .step(let t) = event {
                 counted += 1
-                if t < settled { late += 1 }
+                if t.nanosecondsSinceEpoch < settled { late += 1 }
             }
         }
         for s in Self.pottering(bouts: [5, 5, 5], pause: 4) {

@@ -163,7 +163,7 @@ func expectEachStepNearATrueOne(_ events: [DetectorEvent], _ truth: [Int64]) {
 }
 
 func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
-    events.compactMap { if case .step(let t) = $0 { t } else { nil } }
+    events.compactMap { if case .step(let t) = $0 { t.nanosecondsSinceEpoch } else { nil } }
 }
 
 @Suite struct StepDetectorTests {
@@ -447,14 +447,14 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         let bouts = events.compactMap { if case .boutEnded(let b) = $0 { b } else { nil } }
         #expect(bouts.map(\.steps) == [30, 25])
         #expect(detector.counters.bouts == 2)
-        let starts = events.compactMap { if case .boutStarted(let t) = $0 { t } else { nil } }
+        let starts = events.compactMap { if case .boutStarted(let t) = $0 { t.nanosecondsSinceEpoch } else { nil } }
         #expect(starts == bouts.map(\.start.nanosecondsSinceEpoch))
         // Every step lies inside its bout, and the bout ends after its last step is reported.
         var open: Int64?
         for event in events {
             switch event {
-            case .boutStarted(let t): open = t
-            case .step(let t): #expect(open.map { t >= $0 } == true)
+            case .boutStarted(let t): open = t.nanosecondsSinceEpoch
+            case .step(let t): #expect(open.map { t.nanosecondsSinceEpoch >= $0 } == true)
             case .boutEnded(let b):
                 #expect(open == b.start.nanosecondsSinceEpoch)
                 open = nil
@@ -550,7 +550,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), magnitude: s.magnitude) { event in
                 if case .step(let t) = event {
                     counted += 1
-                    if t < settled { violations += 1 }
+                    if t.nanosecondsSinceEpoch < settled { violations += 1 }
                 }
             }
             let now = try! #require(d.settled?.nanosecondsSinceEpoch)
@@ -560,7 +560,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
         d.finish { event in
             if case .step(let t) = event {
                 counted += 1
-                if t < settled { violations += 1 }
+                if t.nanosecondsSinceEpoch < settled { violations += 1 }
             }
         }
         #expect(violations == 0)

@@ -45,7 +45,7 @@ enum SyntheticMotion {
     {
         var d = StepDetector(parameters: parameters)
         var times: [Int64] = []
-        let handle: (DetectorEvent) -> Void = { if case .step(let t) = $0 { times.append(t) } }
+        let handle: (DetectorEvent) -> Void = { if case .step(let t) = $0 { times.append(t.nanosecondsSinceEpoch) } }
         for s in samples {
             if magnitudeOnly {
                 d.push(
@@ -241,7 +241,7 @@ enum SlowRhythm {
         resumed.finish { events.append($0) }
         #expect(events == wholeEvents)
         #expect(resumed.counters == whole.counters)
-        let counted = wholeEvents.compactMap { if case .step(let t) = $0 { t } else { nil } }
+        let counted = wholeEvents.compactMap { if case .step(let t) = $0 { t.nanosecondsSinceEpoch } else { nil } }
         #expect((78...80).contains(counted.filter { $0 >= walk.startNs }.count), "the walk's 80 steps")
         #expect(counted.allSatisfy { $0 >= walk.startNs - Self.sharedLeadNs }, "only the clapping's last seconds")
         #expect(whole.counters.refused > 100, "the clapping was refused")
@@ -414,7 +414,7 @@ enum SlowRhythm {
                 var decisions: [WalkingDecision] = []
                 let emit: (DetectorEvent) -> Void = {
                     switch $0 {
-                    case .step(let t): steps.append(t)
+                    case .step(let t): steps.append(t.nanosecondsSinceEpoch)
                     case .decision(let w, _): decisions.append(w)
                     default: break
                     }

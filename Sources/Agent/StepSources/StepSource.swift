@@ -55,7 +55,7 @@ struct DetectedSteps {
 
     mutating func take(_ event: DetectorEvent) {
         switch event {
-        case .step(let t): buckets[StepReading.floorSecond(t), default: 0] += 1
+        case .step(let t): buckets[t.secondsSinceEpoch, default: 0] += 1
         case .boutEnded(let b): bouts.append(b)
         case .boutStarted, .refused, .decision: break
         }

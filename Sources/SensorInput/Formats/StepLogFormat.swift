@@ -102,7 +102,7 @@ package struct StepLogFormat: FreshLineParser {
         } else if let total = fields.total {
             if let last = stream.lastTotal {
                 let ns = fields.ts - (stream.lastNs ?? fields.ts)
-                guard let steps = StepReading.stepsBetween(total: last, and: total, overNs: ns) else {
+                guard let steps = StepReading.stepsBetween(total: last, and: total, over: .nanoseconds(ns)) else {
                     // Left out with the stream's state as it was: the next sound total is counted from the last one.
                     streams[key] = stream
                     return "total \(total) is \(StepReading.stepsBetween(total: last, and: total)) steps after the "
