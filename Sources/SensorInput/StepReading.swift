@@ -1,25 +1,9 @@
+import StepDetection
 import WallTime
 
-/// Steps a pedometer reported for a period (a delta), from a step log, a health export or a hardware counter.
-public struct StepReading: Sendable, Equatable, Codable {
-    /// Start and end of the period the steps were taken in; equal for a point reading.
-    public var start: Instant
-    public var end: Instant
-    public var steps: Int
-
-    public init(start: Instant, end: Instant, steps: Int) {
-        self.start = start
-        self.end = end
-        self.steps = steps
-    }
-
-    /// Saved readings hold the times under their old names, as bare nanoseconds (`Instant` encodes so).
-    enum CodingKeys: String, CodingKey {
-        case start = "startNs"
-        case end = "endNs"
-        case steps
-    }
-}
+/// Steps a pedometer reported for a period (a delta), from a step log, a health export or a hardware counter: a
+/// `StepSpan`, as a detected bout is, so both are stored and charted alike. A point reading has `start == end`.
+public typealias StepReading = StepSpan
 
 extension StepReading {
     /// A reading from times in nanoseconds, as the readers parse them.

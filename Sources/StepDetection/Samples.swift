@@ -30,13 +30,15 @@ public struct AccelerationSample: Sendable, Equatable {
     @inlinable public var magnitude: Double { (x * x + y * y + z * z).squareRoot() }
 }
 
-/// A contiguous run of regular stepping found by the detector.
-public struct WalkingBout: Sendable, Equatable, Codable {
-    /// Time of the bout's first counted step.
+/// Steps taken over a period, `[start, end]`: a walking bout the detector found, or a reading a pedometer reported (a
+/// delta from a step log, a health export or a hardware counter; `SensorInput.StepReading`). One type, so that a bout
+/// and a reading store, chart and decode alike.
+public struct StepSpan: Sendable, Equatable, Codable {
+    /// The first step (a bout) or the start of the period (a reading).
     public var start: Instant
-    /// Time of the bout's last counted step.
+    /// The last step (a bout) or the end of the period (a reading); equal to `start` for a point reading.
     public var end: Instant
-    /// Steps credited to the bout.
+    /// Steps credited to the bout, or reported for the period.
     public var steps: Int
 
     public init(start: Instant, end: Instant, steps: Int) {
@@ -45,13 +47,16 @@ public struct WalkingBout: Sendable, Equatable, Codable {
         self.steps = steps
     }
 
-    /// Saved detector states hold the times under their old names, as bare nanoseconds (`Instant` encodes so).
+    /// Saved states and readings hold the times under their old names, as bare nanoseconds (`Instant` encodes so).
     enum CodingKeys: String, CodingKey {
         case start = "startNs"
         case end = "endNs"
         case steps
     }
 }
+
+/// A contiguous run of regular stepping found by the detector: its first and last counted step and its steps.
+public typealias WalkingBout = StepSpan
 
 /// What the detector reports while samples stream through it.
 public enum DetectorEvent: Sendable, Equatable {
