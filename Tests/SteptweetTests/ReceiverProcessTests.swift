@@ -17,27 +17,8 @@ import Testing
     ) {
         try await startedOnFreePort(ports: ports) { port in
             let config = try Steptweet.configFile(
-                """
-                [receive]
-                listen = "127.0.0.1:\(port)"
-                token_env = "RECEIVE_TOKEN"
-                [schedule]
-                interval = "1h"
-                [text]
-                time_zone = "Asia/Tokyo"
-                [state]
-                path = "state.sqlite"
-                [[publish]]
-                kind = "file"
-                path = "\(posts)"
-                """)
-            let agent = Process()
-            agent.executableURL = Steptweet.binary
-            agent.arguments = ["agent", "--config", config]
-            agent.environment = ProcessInfo.processInfo.environment.merging(["RECEIVE_TOKEN": "tok"]) { $1 }
-            agent.standardOutput = FileHandle.nullDevice
-            agent.standardError = FileHandle.nullDevice
-            try agent.run()
+                ReceivingAgent.configuration(port: port, interval: "1h", posts: posts))
+            let agent = try ReceivingAgent.start(binary: Steptweet.binary, config: config)
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/ingest")!)
             request.httpMethod = "POST"
             request.setValue("Bearer tok", forHTTPHeaderField: "Authorization")

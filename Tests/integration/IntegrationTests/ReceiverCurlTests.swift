@@ -48,28 +48,9 @@ import Testing
 
     /// An agent receiving on `port` (configuration at `config`), started.
     static func startAgent(config: String, port: UInt16) throws -> Process {
-        try """
-        [receive]
-        listen = "127.0.0.1:\(port)"
-        token_env = "RECEIVE_TOKEN"
-        [schedule]
-        interval = "never"
-        [text]
-        time_zone = "Asia/Tokyo"
-        [state]
-        path = "state.sqlite"
-        [[publish]]
-        kind = "file"
-        path = "posts.jsonl"
-        """.write(toFile: config, atomically: false, encoding: .utf8)
-        let agent = Process()
-        agent.executableURL = Self.binary
-        agent.arguments = ["agent", "--config", config]
-        agent.environment = ProcessInfo.processInfo.environment.merging(["RECEIVE_TOKEN": "tok"]) { $1 }
-        agent.standardOutput = FileHandle.nullDevice
-        agent.standardError = FileHandle.nullDevice
-        try agent.run()
-        return agent
+        try ReceivingAgent.configuration(port: port, interval: "never", posts: "posts.jsonl")
+            .write(toFile: config, atomically: false, encoding: .utf8)
+        return try ReceivingAgent.start(binary: Self.binary, config: config)
     }
 
     @Test func curlPushesArePostedOnceAfterAGracefulStop() async throws {
