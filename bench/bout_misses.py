@@ -26,7 +26,7 @@ slow walks: the cut's length times the file's cadence, spread evenly). Classes o
     swift build -c release --product steptweet
     python3 bench/bout_misses.py [--binary B] [--set KEY=JSON ...] > bench/bout_misses_result.md
 """
-import argparse, collections, json, os, statistics, subprocess, sys, tempfile
+import collections, json, os, statistics, subprocess, sys, tempfile
 
 import numpy as np
 
@@ -250,15 +250,7 @@ def report(rows, streams, entries, trace_of, title):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
-    ap.add_argument("--reference-binary", help="the binary whose whole-walk steps are the reference (default: --binary)")
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
-    ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
-    ap.add_argument("--seed", type=int, default=47)
-    ap.add_argument("--keep", help="write the streams, traces and tracer here instead of a temporary folder")
-    args = ap.parse_args()
+    args = fls.arguments(__doc__, "the streams, traces and tracer")
     overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
     rng = np.random.default_rng(args.seed)
     with tempfile.TemporaryDirectory() as tmp:

@@ -78,13 +78,13 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
             out.weak.append([seconds(weak.extremeNs), weak.extremeValue - weak.troughValue])
         }
         let after = detector.rhythm
-        if rhythm.inBout && (!after.inBout || after.bout.start > rhythm.bout.end) {
+        if rhythm.inBout && (!after.inBout || after.bout.startNs > rhythm.bout.endNs) {
             // The ended bout as `endBout` left it (credited when it ended, look-back included), unless a new one
             // opened at the same sample (it starts after the old one's end; a look-back only moves a start earlier):
             // then as it was before it.
             let ended = after.inBout ? rhythm : after
             out.rhythm.append([
-                seconds(ended.bout.start.nanosecondsSinceEpoch), seconds(ended.bout.end.nanosecondsSinceEpoch),
+                seconds(ended.bout.startNs), seconds(ended.bout.endNs),
                 Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
             ])
         }
@@ -94,7 +94,7 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     if last.inBout {
         let ended = detector.rhythm
         out.rhythm.append([
-            seconds(ended.bout.start.nanosecondsSinceEpoch), seconds(ended.bout.end.nanosecondsSinceEpoch),
+            seconds(ended.bout.startNs), seconds(ended.bout.endNs),
             Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
         ])
     }
