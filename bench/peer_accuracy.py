@@ -4,7 +4,7 @@ shared set with the same measures as the walking recognizer's targets (`summaris
 walking MAPE over files with >= 100 true steps, false steps above the truth for files under 100, least steps per
 minute for files without a count).
 
-Usage: python3 bench/peer_accuracy.py [SHARED]     (default ../shared)
+Usage: python3 bench/peer_accuracy.py [SHARED] > bench/peer_accuracy_result.txt     (default ../shared)
 Also the worst WISDM subject and the subjects over 250 false steps per hour (issue #36).
 """
 import csv, json, os, subprocess, sys
@@ -43,3 +43,12 @@ for f in train_walking.LONG_WALKS:
 subjects = train_walking.by_subject(entries, counts)
 print(f"wisdm_worst_subject: {subjects['wisdm_worst_subject']}")
 print(f"wisdm_subjects_over_250_per_hour: {subjects['wisdm_subjects_over_250_per_hour']}")
+# Issue #47's rows, scored exactly as `bench/bout_eval.py` scores the detector. The peer is not trained, so its out of
+# dataset figures are these.
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from bout_eval import bout_figures  # noqa: E402
+
+print()
+print(train_walking.markdown(*train_walking.out_of_dataset(entries, counts)))
+print()
+print(bout_figures(entries, counts))

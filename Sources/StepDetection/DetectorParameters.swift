@@ -43,10 +43,6 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps too (a walk's first steps are weaker or less even than the rest; the rhythm needed them to lock).
     /// 0: off (the detector before).
     public var lookBackSeconds: Double = 6.0
-    /// When the walking gate recognises a walk, the steps of its rhythm bout that the gate refused in up to this many
-    /// seconds before are its steps too (issue #47: the windows over a walk's first seconds are mostly what came
-    /// before it, so they refuse steps the rhythm followed from the start). 0: off (the detector before).
-    public var gateLookBackSeconds: Double = 0
     /// A short bout is judged on its own when it ends (issue #47): a rhythm bout of `shortBoutMinSteps` to
     /// `shortBoutMaxSteps` steps (look-back included) that no window accepted counts whole when its best window
     /// reached `shortBoutEnter` with three axes and at least `shortBoutAlongShare` of its moving energy along gravity,
@@ -96,13 +92,14 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             irregularIntervalsAllowed
         case rhythmTolerance, swingTolerance, fillMissedSteps, maxMissedStepGap, shortLongGait, fillStrideStart,
             maxSampleGap, recognizer
-        case lookBackSeconds, gateLookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
+        case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence
     }
 
-    /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values.
+    /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
+    /// keys no longer read are passed over (`gateLookBackSeconds`, off in every set, removed in session 29).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func value<T: Decodable>(_ key: CodingKeys, _ standard: T) throws -> T {
@@ -125,7 +122,6 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
         lookBackSeconds = try value(.lookBackSeconds, s.lookBackSeconds)
-        gateLookBackSeconds = try value(.gateLookBackSeconds, s.gateLookBackSeconds)
         shortBoutMinSteps = try value(.shortBoutMinSteps, s.shortBoutMinSteps)
         shortBoutMaxSteps = try value(.shortBoutMaxSteps, s.shortBoutMaxSteps)
         shortBoutEnter = try value(.shortBoutEnter, s.shortBoutEnter)

@@ -189,15 +189,11 @@ extension StepDetector {
             gate.walkingRun = true
             gate.shortBoutOpen = false
             releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one
-            // The refused steps of the seconds before the run's first step are its steps too.
-            let parked = min(gate.parkedRefused, gate.undecided.count)
-            let runStartNs = parked < gate.undecided.count ? gate.undecided[parked] : timeNs
-            refuseParked(before: gateLookBackLimit(runStartNs), emit)
-            gate.parkedRefused = 0
+            refuseParked(emit)
             for t in gate.undecided { accept(t, emit) }
             gate.undecided.removeAll(keepingCapacity: true)
             accept(timeNs, emit)
-        } else if p >= r.stay || gate.shortBoutOpen || gateLookBackNs > 0 {
+        } else if p >= r.stay || gate.shortBoutOpen {
             if gate.undecided.count >= Self.heldCapacity {
                 refuse(gate.undecided.removeFirst(), emit)
                 gate.parkedRefused = max(gate.parkedRefused - 1, 0)
@@ -206,38 +202,21 @@ extension StepDetector {
             if p < r.stay { gate.parkedRefused = gate.undecided.count }
             if gate.shortBoutOpen && gate.undecided.count > parameters.shortBoutMaxSteps {
                 gate.shortBoutOpen = false
-                if gateLookBackNs == 0 { refuseParked(before: .max, emit) }
+                refuseParked(emit)
             }
-            // A later run starts after this step: those refused before the look-back's reach from it can go.
-            if !gate.shortBoutOpen && p < r.stay { refuseParked(before: gateLookBackLimit(timeNs), emit) }
         } else {
             endWalkingRun(emit)
             refuse(timeNs, emit)
         }
     }
 
-    /// Refuses the undecided steps before `limitNs` that the hysteresis refused while their bout might have been a
-    /// short walk, or a walk recognised within `gateLookBackSeconds` (the rest stay parked).
-    private mutating func refuseParked(before limitNs: Int64, _ emit: (DetectorEvent) -> Void) {
+    /// Refuses the undecided steps that the hysteresis refused while their bout might have been a short walk.
+    private mutating func refuseParked(_ emit: (DetectorEvent) -> Void) {
         let parked = min(gate.parkedRefused, gate.undecided.count)
-        var old = 0
-        while old < parked && gate.undecided[old] < limitNs { old += 1 }
-        gate.parkedRefused = parked - old
-        guard old > 0 else { return }
-        // A group's waiting steps come first: refused by the look-back's reach, the group is over.
-        if limitNs != .max && gate.group.waiting > 0 { gate.group = BoutGroup() }
-        for t in gate.undecided[..<old] { refuse(t, emit) }
-        gate.undecided.removeFirst(old)
-    }
-
-    /// `parameters.gateLookBackSeconds` in nanoseconds (0: off).
-    var gateLookBackNs: Int64 {
-        parameters.gateLookBackSeconds > 0 ? Int64(min(parameters.gateLookBackSeconds, 60) * 1e9) : 0
-    }
-
-    /// The earliest refused step a walk recognised at `timeNs` still counts (the gate look-back): `.max` when off.
-    private func gateLookBackLimit(_ timeNs: Int64) -> Int64 {
-        gateLookBackNs > 0 ? Self.before(timeNs, gateLookBackNs) : .max
+        gate.parkedRefused = 0
+        guard parked > 0 else { return }
+        for t in gate.undecided[..<parked] { refuse(t, emit) }
+        gate.undecided.removeFirst(parked)
     }
 
     /// The rhythm's bout ended: a short one that no window accepted counts whole when it walked at a walk's cadence
