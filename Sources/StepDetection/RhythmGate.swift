@@ -22,7 +22,7 @@ struct RhythmState: Sendable {
     var boutCredited = false
     /// Irregular intervals seen in the open bout before it was credited.
     var irregularIntervals = 0
-    var bout = WalkingBout(start: .epoch, end: .epoch, steps: 0)
+    var bout = BoutNs.none
     /// The open bout ends at the first sample after this time (`.max` when no bout is open).
     var boutDeadlineNs: Int64 = .max
     /// Peaks outside a credited bout, oldest first, for the look-back (BoutLookBack.swift).
@@ -64,7 +64,7 @@ extension StepDetector {
 
     /// Keeps the per-sample check an integer comparison: the bout ends at the first sample after this time.
     mutating func updateBoutDeadline() {
-        let (deadline, overflow) = rhythm.bout.end.nanosecondsSinceEpoch.addingReportingOverflow(
+        let (deadline, overflow) = rhythm.bout.endNs.addingReportingOverflow(
             Int64(min(boutTimeout * 1e9, 9e18)))
         rhythm.boutDeadlineNs = overflow ? .max : deadline
     }
@@ -135,7 +135,7 @@ extension StepDetector {
         let ratio = interval / rhythm.stepInterval
         if holdsMissedStep(interval, ratio: ratio) && !isShortLongGait(interval) {
             addBoutStep(
-                rhythm.bout.end.nanosecondsSinceEpoch + (timeNs - rhythm.bout.end.nanosecondsSinceEpoch) / 2, emit)
+                rhythm.bout.endNs + (timeNs - rhythm.bout.endNs) / 2, emit)
         } else if ratio < Self.steadyRatio && !afterWeak {
             rhythm.stepInterval += (interval - rhythm.stepInterval) * 0.2
             updateBoutDeadline()
@@ -249,15 +249,13 @@ extension StepDetector {
         let first = rhythm.pending[0]
         let last = rhythm.pending[rhythm.pending.count - 1]
         rhythm.stepInterval = Double(last - first) * 1e-9 / Double(rhythm.pending.count - 1)
-        rhythm.bout = WalkingBout(
-            start: Instant(nanosecondsSinceEpoch: first), end: Instant(nanosecondsSinceEpoch: last),
-            steps: rhythm.pending.count)
+        rhythm.bout = BoutNs(startNs: first, endNs: last, steps: rhythm.pending.count)
         updateBoutDeadline()
         creditBoutIfLongEnough(emit)
     }
 
     mutating func addBoutStep(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
-        rhythm.bout.end.nanosecondsSinceEpoch = timeNs
+        rhythm.bout.endNs = timeNs
         updateBoutDeadline()
         rhythm.bout.steps += 1
         if rhythm.boutCredited {
@@ -289,7 +287,7 @@ extension StepDetector {
         rhythm.boutCredited = true
         lookBack(before: rhythm.pending[0])
         let first = rhythm.recovered.last ?? rhythm.pending[0]
-        rhythm.bout.start.nanosecondsSinceEpoch = first
+        rhythm.bout.startNs = first
         rhythm.bout.steps += rhythm.recovered.count
         rhythmBoutStarted(first, emit)
         for t in rhythm.recovered.reversed() { rhythmStep(t, emit) }

@@ -58,6 +58,24 @@ public struct StepSpan: Sendable, Equatable, Codable {
 /// A contiguous run of regular stepping found by the detector: its first and last counted step and its steps.
 public typealias WalkingBout = StepSpan
 
+/// A bout as the detector's state holds it while steps come: its first and last step in nanoseconds. The public
+/// `WalkingBout` is made from it only where a bout is reported; saved, it keeps `WalkingBout`'s keys and bare integers,
+/// so states saved with either decode as the other.
+struct BoutNs: Sendable, Equatable, Codable {
+    var startNs: Int64
+    var endNs: Int64
+    var steps: Int
+
+    /// No bout yet (a bout at the epoch with no steps, as saved before).
+    static let none = BoutNs(startNs: 0, endNs: 0, steps: 0)
+
+    /// The bout as the detector reports it.
+    var walkingBout: WalkingBout {
+        WalkingBout(
+            start: Instant(nanosecondsSinceEpoch: startNs), end: Instant(nanosecondsSinceEpoch: endNs), steps: steps)
+    }
+}
+
 /// What the detector reports while samples stream through it.
 public enum DetectorEvent: Sendable, Equatable {
     /// One counted step at this time. Steps of a bout's confirmation run are reported, in time order,

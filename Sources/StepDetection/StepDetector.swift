@@ -262,9 +262,9 @@ public struct StepDetector: Sendable, Codable {
             settled = min(settled, max(oldest, Self.before(rhythm.pending.first ?? nextPeak, lookBackNs)))
         }
         // In a bout, a missed step may be filled in halfway between the last step and the next peak.
-        if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.end.nanosecondsSinceEpoch {
+        if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.endNs {
             settled = min(
-                settled, rhythm.bout.end.nanosecondsSinceEpoch + (nextPeak - rhythm.bout.end.nanosecondsSinceEpoch) / 2)
+                settled, rhythm.bout.endNs + (nextPeak - rhythm.bout.endNs) / 2)
         }
         return settled
     }

@@ -117,7 +117,7 @@ extension StepDetector {
         r.inBout = try c.decode(Bool.self, forKey: .inBout)
         r.boutCredited = try c.decode(Bool.self, forKey: .boutCredited)
         r.irregularIntervals = try c.decode(Int.self, forKey: .irregularIntervals)
-        r.bout = try c.decode(WalkingBout.self, forKey: .bout)
+        r.bout = try c.decode(BoutNs.self, forKey: .bout)
         r.boutDeadlineNs = try c.decode(Int64.self, forKey: .boutDeadlineNs)
         r.lastStepWeak = try c.decodeIfPresent(Bool.self, forKey: .lastStepWeak) ?? false
         r.weakPeakNs = try c.decodeIfPresent(Int64.self, forKey: .weakPeakNs) ?? .min
@@ -130,14 +130,14 @@ extension StepDetector {
 
     private static func decodeGate(_ c: KeyedDecodingContainer<CodingKeys>) throws -> WalkingGateState {
         var g = WalkingGateState()
-        g.decisions = try c.decodeIfPresent([WalkingDecision].self, forKey: .decisions) ?? []
+        g.decisions = try c.decodeIfPresent([WindowDecision].self, forKey: .decisions) ?? []
         g.held = try c.decodeIfPresent([HeldEvent].self, forKey: .held) ?? []
         g.undecided = try c.decodeIfPresent([Int64].self, forKey: .undecided) ?? []
         g.walkingRun = try c.decodeIfPresent(Bool.self, forKey: .walkingRun) ?? false
         g.windowSkip = try c.decodeIfPresent(WindowSkip.self, forKey: .windowSkip) ?? .none
         g.latestWindowStartNs = try c.decodeIfPresent(Int64.self, forKey: .latestWindowStartNs) ?? .min
         g.boutOpen = try c.decodeIfPresent(Bool.self, forKey: .gateBoutOpen) ?? false
-        g.bout = try c.decodeIfPresent(WalkingBout.self, forKey: .gateBout) ?? g.bout
+        g.bout = try c.decodeIfPresent(BoutNs.self, forKey: .gateBout) ?? g.bout
         // A state saved before short bouts were judged refused its bout's steps as they came: none is parked.
         g.shortBoutOpen = try c.decodeIfPresent(Bool.self, forKey: .shortBoutOpen) ?? true
         g.parkedRefused = try c.decodeIfPresent(Int.self, forKey: .parkedRefused) ?? 0

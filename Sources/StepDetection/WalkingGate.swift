@@ -20,7 +20,7 @@ struct HeldEvent: Sendable, Codable, Equatable {
 /// The walking gate's state (changed in this file): the recognizer's latest decisions, the credited steps waiting for
 /// them, the run's hysteresis and the bout it reports.
 struct WalkingGateState: Sendable {
-    var decisions: [WalkingDecision] = []
+    var decisions: [WindowDecision] = []
     /// Beside each decision, its probability as evidence for a short bout: 0 without three axes or with less than
     /// `shortBoutAlongShare` of the moving energy along gravity (a bout is judged short on physics, not on |a| alone).
     var shortBoutEvidence: [Double] = []
@@ -32,7 +32,7 @@ struct WalkingGateState: Sendable {
     var windowSkip = WindowSkip.none
     var latestWindowStartNs: Int64 = .min
     var boutOpen = false
-    var bout = WalkingBout(start: .epoch, end: .epoch, steps: 0)
+    var bout = BoutNs.none
     /// Whether the rhythm's current bout may still be judged as a short bout when it ends (none of its steps accepted,
     /// at most `shortBoutMaxSteps` of them); its steps then all wait in `undecided`, the first `parkedRefused` of
     /// them already refused by the hysteresis.
@@ -86,19 +86,19 @@ extension StepDetector {
             return
         }
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
-        for d in gate.decisions where d.start.nanosecondsSinceEpoch <= timeNs && timeNs < d.end.nanosecondsSinceEpoch {
+        for d in gate.decisions where d.contains(timeNs) {
             event.probabilitySum += d.probability
             event.windows += 1
         }
         hold(event, emit)
     }
 
-    mutating func rhythmBoutEnded(_ bout: WalkingBout, _ emit: (DetectorEvent) -> Void) {
+    mutating func rhythmBoutEnded(_ bout: BoutNs, _ emit: (DetectorEvent) -> Void) {
         guard parameters.recognizer.enabled else {
-            emit(.boutEnded(bout))
+            emit(.boutEnded(bout.walkingBout))
             return
         }
-        hold(HeldEvent(timeNs: bout.end.nanosecondsSinceEpoch, probabilitySum: 0, windows: 0, isBoutEnd: true), emit)
+        hold(HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true), emit)
     }
 
     private mutating func hold(_ event: HeldEvent, _ emit: (DetectorEvent) -> Void) {
@@ -113,8 +113,8 @@ extension StepDetector {
         _ emit: (DetectorEvent) -> Void
     ) {
         let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
-        let decision = WalkingDecision(
-            start: Instant(nanosecondsSinceEpoch: window.startNs), end: Instant(nanosecondsSinceEpoch: window.endNs),
+        let decision = WindowDecision(
+            startNs: window.startNs, endNs: window.endNs,
             probability: max(parameters.recognizer.probability(window.features), pathEvidence))
         gate.weakPeaksOpenBouts = pathEvidence >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
@@ -125,18 +125,15 @@ extension StepDetector {
         let f = window.features
         gate.shortBoutEvidence.append(
             Self.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
-        gate.latestWindowStartNs = decision.start.nanosecondsSinceEpoch
-        emit(.decision(decision, window.features))
+        gate.latestWindowStartNs = decision.startNs
+        emit(.decision(decision.walkingDecision, window.features))
         for i in gate.held.indices
-        where !gate.held[i].isBoutEnd
-            && decision.start.nanosecondsSinceEpoch <= gate.held[i].timeNs
-            && gate.held[i].timeNs < decision.end.nanosecondsSinceEpoch
-        {
+        where !gate.held[i].isBoutEnd && decision.contains(gate.held[i].timeNs) {
             gate.held[i].probabilitySum += decision.probability
             gate.held[i].windows += 1
         }
         releaseHeld(emit)
-        expireBoutGroup(before: decision.start.nanosecondsSinceEpoch, emit)
+        expireBoutGroup(before: decision.startNs, emit)
         gate.windowSkip = gate.walkingRun && decision.probability >= parameters.recognizer.confident ? .next : .none
     }
 
@@ -266,7 +263,7 @@ extension StepDetector {
     private func bestShortBoutEvidence(from firstNs: Int64, to lastNs: Int64) -> Double {
         var best = 0.0
         for (d, evidence) in zip(gate.decisions, gate.shortBoutEvidence)
-        where d.start.nanosecondsSinceEpoch <= lastNs && firstNs < d.end.nanosecondsSinceEpoch {
+        where d.startNs <= lastNs && firstNs < d.endNs {
             best = max(best, evidence)
         }
         return best
@@ -336,12 +333,11 @@ extension StepDetector {
     private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         if !gate.boutOpen {
             gate.boutOpen = true
-            gate.bout = WalkingBout(
-                start: Instant(nanosecondsSinceEpoch: timeNs), end: Instant(nanosecondsSinceEpoch: timeNs), steps: 0)
+            gate.bout = BoutNs(startNs: timeNs, endNs: timeNs, steps: 0)
             counters.bouts += 1
             emit(.boutStarted(at: Instant(nanosecondsSinceEpoch: timeNs)))
         }
-        gate.bout.end.nanosecondsSinceEpoch = timeNs
+        gate.bout.endNs = timeNs
         gate.bout.steps += 1
         counters.steps += 1
         emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
@@ -360,6 +356,6 @@ extension StepDetector {
         gate.undecided.removeAll(keepingCapacity: true)
         guard gate.boutOpen else { return }
         gate.boutOpen = false
-        emit(.boutEnded(gate.bout))
+        emit(.boutEnded(gate.bout.walkingBout))
     }
 }

@@ -14,6 +14,24 @@ public struct WalkingDecision: Sendable, Equatable, Codable {
     }
 }
 
+/// A scored window as the walking gate remembers it: its span in nanoseconds and its walking probability. The public
+/// `WalkingDecision` is made from it where the window is reported; saved, it keeps `WalkingDecision`'s keys.
+struct WindowDecision: Sendable, Equatable, Codable {
+    var startNs: Int64
+    var endNs: Int64
+    var probability: Double
+
+    /// Whether the window contains the time `timeNs`.
+    func contains(_ timeNs: Int64) -> Bool { startNs <= timeNs && timeNs < endNs }
+
+    /// The decision as the detector reports it.
+    var walkingDecision: WalkingDecision {
+        WalkingDecision(
+            start: Instant(nanosecondsSinceEpoch: startNs), end: Instant(nanosecondsSinceEpoch: endNs),
+            probability: probability)
+    }
+}
+
 /// Decides, continuously, whether the motion is walking. It resamples the detector's low-passed magnitude at a fixed
 /// 12.5 Hz (so 12.5-500 Hz inputs give the same windows) and, with three axes, the acceleration vector averaged over
 /// each tick; keeps the last 10.24 s in rings, and every 0.96 s computes the window's `WindowFeatures`. Fixed memory,
