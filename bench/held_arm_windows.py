@@ -11,11 +11,13 @@ file is shown beside the count.
     swift build -c release --product steptweet
     python3 bench/held_arm_windows.py [--binary B] > bench/held_arm_windows_result.md
 """
-import argparse, collections, csv, json, os, subprocess, sys, tempfile
+import collections, csv, os, sys, tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from detector_study import arguments, eval_features  # noqa: E402
+
 # The DSADS walks with a hand on the rail or the handles that count under 60 steps/min out of dataset on main c476e32
 # (bench/held_arm_result.md), whatever limits them.
 HELD = ("p1_walking-treadmill-4kmh_", "p2_walking-treadmill-4kmh_", "p1_walking-treadmill-4kmh-15deg",
@@ -29,18 +31,11 @@ STRIDES = (0.65, 0.7, 0.75, 0.8, 0.85)
 
 def windows(binary, shared, work):
     manifest = os.path.join(shared, "data", "activities", "manifest.csv")
-    params = os.path.join(work, "dump.json")
-    json.dump(DUMP, open(params, "w"))
-    out = os.path.join(work, "features")
-    subprocess.run([binary, "eval", "--features", out, "--json", "--parameters", params, manifest], check=True,
-                   capture_output=True)
+    steps, scored = eval_features(binary, manifest, os.path.join(work, "features"), DUMP)
     meta = {r["file"]: r for r in csv.DictReader(open(manifest))}
-    steps = collections.defaultdict(list)
-    for s in csv.DictReader(open(os.path.join(out, "steps.csv"))):
-        steps[s["file"]].append(float(s["t_s"]))
     steps = {f: np.sort(v) for f, v in steps.items()}
     rows = []
-    for w in csv.DictReader(open(os.path.join(out, "windows.csv"))):
+    for w in scored:
         st = steps.get(w["file"])
         a, b = float(w["start_s"]), float(w["end_s"])
         if w["has_axes"] != "1" or st is None or np.searchsorted(st, b) == np.searchsorted(st, a):
@@ -63,10 +58,7 @@ def longest_run(rows, taken):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    args = ap.parse_args()
+    args = arguments(__doc__).parse_args()
     with tempfile.TemporaryDirectory() as work:
         rows = windows(args.binary, args.shared, work)
     groups = {

@@ -12,54 +12,16 @@ no peak (missed steps filled in); strong peaks between the first and the last st
 `minStepInterval` after a step, mostly: a bag's bounce); strong peaks before the first step and after the last one
 (bout start and end).
 """
-import argparse, csv, math, os, subprocess, sys, tempfile
+import csv, os, subprocess, sys, tempfile
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from detector_study import ROOT, arguments, eval_counts, low_pass, magnitude, peaks  # noqa: E402
 
 
-def magnitude(path):
-    a = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    return (a[:, 0] * 1e6).astype(np.int64), np.sqrt((a[:, 1:4] ** 2).sum(1))
-
-
-def low_pass(t, m, hz=3.0):
-    """The detector's two-pole low-pass with the exact coefficient for each time step."""
-    tau, out = 1 / (2 * math.pi * hz), np.empty_like(m)
-    s1 = s2 = out[0] = m[0]
-    for i in range(1, len(m)):
-        alpha = 1 - math.exp(-(t[i] - t[i - 1]) * 1e-9 / tau)
-        s1 += (m[i] - s1) * alpha
-        s2 += (s1 - s2) * alpha
-        out[i] = s2
-    return out
-
-
-def peaks(t, v, hysteresis):
-    """PeakTracker: (time, swing) of each peak confirmed once the signal falls `hysteresis` below it."""
-    seeking, extreme, extreme_ns, trough, out = False, v[0], t[0], v[0], []
-    for ns, x in zip(t[1:], v[1:]):
-        if seeking:
-            if x > extreme:
-                extreme, extreme_ns = x, ns
-            elif x < extreme - hysteresis:
-                out.append((extreme_ns, extreme - trough))
-                seeking, extreme, extreme_ns = False, x, ns
-        elif x < extreme:
-            extreme, extreme_ns = x, ns
-        elif x > extreme + hysteresis:
-            trough, seeking, extreme, extreme_ns = extreme, True, x, ns
-    return np.array([p for p, s in out if s >= hysteresis], dtype=np.int64)
-
-
-def eval_counts(binary, manifest, args):
-    out = subprocess.run([binary, "eval"] + args + [manifest], check=True, capture_output=True, text=True).stdout
-    counts = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) > 3 and parts[1] == "counted":
-            counts[os.path.basename(parts[0])] = int(parts[2])
-    return counts
+def counts_by_name(binary, manifest, args):
+    """`steptweet eval`'s count of each recording of `manifest`, by file name."""
+    return {os.path.basename(f): counted for f, counted in eval_counts(binary, args + [manifest]).items()}
 
 
 def near(times, t):
@@ -67,10 +29,7 @@ def near(times, t):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    args = ap.parse_args()
+    args = arguments(__doc__).parse_args()
     folder = os.path.join(args.shared, "data", "steps")
     rows = [r for r in csv.DictReader(open(os.path.join(folder, "manifest.csv"))) if r["file"].startswith("oxford_opt/")]
     with tempfile.TemporaryDirectory() as work:
@@ -81,9 +40,9 @@ def main():
             for r in rows:
                 w.writerow(dict(r, file=os.path.join(folder, r["file"])))
         models = os.path.join(ROOT, "bench", "leave_out")
-        held_out = eval_counts(args.binary, manifest, ["--leave-out", "oxford_opt", "--models", models])
-        in_sample = eval_counts(args.binary, manifest, [])
-        rhythm = eval_counts(args.binary, manifest, ["--rhythm-only"])
+        held_out = counts_by_name(args.binary, manifest, ["--leave-out", "oxford_opt", "--models", models])
+        in_sample = counts_by_name(args.binary, manifest, [])
+        rhythm = counts_by_name(args.binary, manifest, ["--rhythm-only"])
         peer_out = subprocess.run(
             [sys.executable, os.path.join(args.shared, "tools", "peer_findpeaks.py"), "count", "--d", "0.307", "--p",
              "0.187"] + [os.path.join(folder, r["file"]) for r in rows], check=True, capture_output=True, text=True).stdout

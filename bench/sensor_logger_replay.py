@@ -6,18 +6,19 @@ its day (`steptweet steps`) against `steptweet count` on the file. Target: each 
 
     python3 bench/sensor_logger_replay.py .build/release/steptweet > bench/sensor_logger_replay_result.txt
 """
-import atexit, csv, datetime, json, os, random, shutil, signal, subprocess, sys, tempfile, time
+import argparse, atexit, csv, datetime, json, os, random, shutil, signal, subprocess, sys, tempfile, time
 
 from receiver_client import free_port, post, wait_listening
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "release", "steptweet")
+_parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+_parser.add_argument("binary", nargs="?", default=os.path.join(ROOT, ".build", "release", "steptweet"),
+                     help="the steptweet binary (default: .build/release/steptweet)")
+BINARY = _parser.parse_args().binary
 SHARED = os.environ.get("SHARED", os.path.join(ROOT, "..", "shared"))
 MANIFEST = os.path.join(SHARED, "data", "steps", "manifest.csv")
 TOKEN = "replay-token"
 BASE = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-
-
 
 
 def messages(path, day_ns, session, rng):

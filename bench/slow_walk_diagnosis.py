@@ -15,10 +15,14 @@ What it runs (all in a temporary folder):
 It reads the raw recordings for one thing `eval` does not write: the autocorrelation of the 3 Hz low-passed |a|
 (resampled at 12.5 Hz, as the recognizer does) in windows of 10.24 s and 20.48 s, to see what a longer window shows.
 """
-import argparse, collections, csv, json, os, subprocess, tempfile
+import collections, json, os, sys, tempfile
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bout_eval import entries as manifest_entries  # noqa: E402
+from detector_study import arguments, eval_counts, eval_features, low_pass, magnitude  # noqa: E402
+from train_walking import LONG_WALKS, run  # noqa: E402
+
 MAX_STEP_INTERVAL = 2.0  # DetectorParameters.maxStepInterval: the rhythm's cadence floor (30 steps/min)
 FEATURES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz",
             "log_impulse", "peak_rate", "stride_cv"]
@@ -30,10 +34,6 @@ GROUPS = ["ww_slow", "ww_normal", "ww_fast", "ww_pc", "wisdm_walking", "bangle_w
           "wisdm_folding-clothes", "wisdm_brushing-teeth", "wisdm_eating-sandwich", "wisdm_eating-pasta",
           "wisdm_eating-soup", "wisdm_eating-chips", "wisdm_drinking"]
 HAND = [g for g in GROUPS if g.startswith("wisdm_") and g != "wisdm_walking"]
-
-
-def run(args):
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
 def group_of(entry):
@@ -48,44 +48,22 @@ def group_of(entry):
     return "oxford"
 
 
-LONG_WALKS = ("bangle_wrist/10134.csv", "bangle_wrist/3058.csv")
-
-
 def dump(binary, manifests, params, out):
     """`eval --features` on both manifests with these parameters: {file: [step times]}, [window rows]."""
     steps, windows = collections.defaultdict(list), []
     os.makedirs(out, exist_ok=True)
     for name, manifest in manifests.items():
-        folder = os.path.join(out, name)
-        args = [binary, "eval", "--json", "--features", folder, manifest]
-        if params is not None:
-            pfile = os.path.join(out, "params.json")
-            json.dump(params, open(pfile, "w"))
-            args[2:2] = ["--parameters", pfile]
-        run(args)
-        for s in csv.DictReader(open(os.path.join(folder, "steps.csv"))):
-            steps[s["file"]].append(float(s["t_s"]))
-        windows += list(csv.DictReader(open(os.path.join(folder, "windows.csv"))))
+        manifest_steps, manifest_windows = eval_features(binary, manifest, os.path.join(out, name), params)
+        for f, times in manifest_steps.items():
+            steps[f] += times
+        windows += manifest_windows
     return steps, windows
 
 
-def load_magnitude(path):
-    d = np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
-    t = d[:, 0] / 1000
-    m = d[:, 1] if d.shape[1] == 2 else np.sqrt((d[:, 1:4] ** 2).sum(1))
-    return t, m
-
-
-def low_pass_ticks(t, m, hz=3.0):
-    """The detector's two-pole low-pass (exact coefficient per time step), then the 12.5 Hz tick grid."""
-    alpha = 1 - np.exp(-np.diff(t, prepend=t[0]) * 2 * np.pi * hz)
-    y1 = y2 = m[0]
-    y = np.empty(len(m))
-    for i, (a, v) in enumerate(zip(alpha, m)):
-        y1 += a * (v - y1)
-        y2 += a * (y1 - y2)
-        y[i] = y2
-    return np.interp(np.arange(t[0], t[-1], 0.08), t, y)
+def low_pass_ticks(t, m):
+    """The detector's 3 Hz low-pass of |a| on the 12.5 Hz tick grid (times in ns)."""
+    seconds = t / 1e9
+    return np.interp(np.arange(seconds[0], seconds[-1], 0.08), seconds, low_pass(t, m))
 
 
 def best_autocorrelation(y, ticks, lo_s, hi_s):
@@ -147,16 +125,12 @@ def synthetic_counts(binary, work):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    a = ap.parse_args()
+    a = arguments(__doc__).parse_args()
     manifests = {n: os.path.join(a.shared, "data", n, "manifest.csv") for n in ("steps", "activities")}
     entries = {}
-    for n, m in manifests.items():
-        for r in csv.DictReader(open(m)):
-            r["path"] = os.path.join(os.path.dirname(m), r["file"])
-            entries[r["file"]] = r
+    for r in manifest_entries(a.shared):
+        r["path"] = os.path.join(os.path.dirname(r["manifest"]), r["file"])
+        entries[r["file"]] = r
     by_group = collections.defaultdict(list)
     for f, e in entries.items():
         by_group[group_of(e)].append(f)
@@ -164,27 +138,22 @@ def main():
         shipped_steps, shipped_windows = dump(a.binary, manifests, None, os.path.join(work, "shipped"))
         cand_steps, cand_windows = dump(a.binary, manifests, EVERY_CANDIDATE, os.path.join(work, "every"))
         counted, rhythm_only = {}, {}
-        for n, m in manifests.items():
-            for f in json.loads(run([a.binary, "eval", "--json", m]))["files"]:
-                counted[f["file"]] = f["counted"]
-            for f in json.loads(run([a.binary, "eval", "--json", "--rhythm-only", m]))["files"]:
-                rhythm_only[f["file"]] = f["counted"]
+        for m in manifests.values():
+            counted.update(eval_counts(a.binary, [m]))
+            rhythm_only.update(eval_counts(a.binary, ["--rhythm-only", m]))
         floor = {}
         for limit in (2.0, 2.5, 3.0, 4.0):
             pfile = os.path.join(work, "floor.json")
             json.dump({"maxStepInterval": limit}, open(pfile, "w"))
             floor[limit] = {}
-            for n, m in manifests.items():
-                for f in json.loads(run([a.binary, "eval", "--json", "--rhythm-only", "--parameters", pfile, m]))[
-                        "files"]:
-                    floor[limit][f["file"]] = f["counted"]
+            for m in manifests.values():
+                floor[limit].update(eval_counts(a.binary, ["--rhythm-only", "--parameters", pfile, m]))
         synthetic = synthetic_counts(a.binary, work)
         sweep = {}
         for p in (0.7, 0.5, 0.3, 0.2, 0.15, 0.1, 0.05, 0.02):
             sweep[p] = {}
-            for n, m in manifests.items():
-                for f in json.loads(run([a.binary, "eval", "--json", "--enter", str(p), m]))["files"]:
-                    sweep[p][f["file"]] = f["counted"]
+            for m in manifests.values():
+                sweep[p].update(eval_counts(a.binary, ["--enter", str(p), m]))
 
     slow = sorted(by_group["ww_slow"])
     print("# Slow walking on the wrist: why it counts 0 (issue #36)\n")
@@ -208,7 +177,7 @@ def main():
         iv = np.diff(c)
         med = np.median(iv) if len(iv) else float("nan")
         irregular = ((iv > 1.5 * med) | (iv < med / 1.5)).mean() if len(iv) else float("nan")
-        _, m = load_magnitude(e["path"])
+        _, m = magnitude(e["path"])
         print(f"| {f.split('/')[1][:-4]} | {truth} | {dur:.0f} | {truth / dur * 60:.0f} | {m.mean():.1f} | "
               f"{len(c) / dur * 60:.0f} | {len(c) / truth if truth else float('nan'):.2f} | "
               f"{(iv > MAX_STEP_INTERVAL).mean() * 100:.0f} % | {irregular * 100:.0f} % | {rhythm_only[f]} | "
@@ -273,7 +242,7 @@ def main():
     for g in GROUPS:
         short, long_ = [], []
         for f in by_group[g]:
-            t, m = load_magnitude(entries[f]["path"])
+            t, m = magnitude(entries[f]["path"])
             y = low_pass_ticks(t, m)
             short += best_autocorrelation(y, 128, 0.64, 3.92)
             long_ += best_autocorrelation(y, 256, 0.64, 7.92)

@@ -15,13 +15,12 @@ For each DSADS treadmill walk (arm unit, 25 Hz) prints what limits its count:
     swift build -c release --product steptweet
     python3 bench/treadmill_candidates.py [--binary B] > bench/treadmill_candidates_result.md
 """
-import argparse, collections, csv, json, os, subprocess, sys, tempfile
+import collections, csv, json, os, sys, tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "bench"))
-from oxford_errors import low_pass, peaks  # noqa: E402  (the detector's low-pass and PeakTracker, in numpy)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from detector_study import ROOT, arguments, eval_features, low_pass, peaks  # noqa: E402
 
 RATE = 25.0
 
@@ -62,21 +61,13 @@ def window_figures(binary, manifest):
     params["recognizer"]["confident"] = 2  # every window scored
     rows = collections.defaultdict(list)
     with tempfile.TemporaryDirectory() as work:
-        path = os.path.join(work, "params.json")
-        json.dump(params, open(path, "w"))
-        out = os.path.join(work, "features")
-        subprocess.run([binary, "eval", "--json", "--parameters", path, "--features", out, manifest], check=True,
-                       capture_output=True)
-        for w in csv.DictReader(open(os.path.join(out, "windows.csv"))):
+        for w in eval_features(binary, manifest, os.path.join(work, "features"), params)[1]:
             rows[w["file"]].append({k: float(v) for k, v in w.items() if k != "file"})
     return rows
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    args = ap.parse_args()
+    args = arguments(__doc__).parse_args()
     folder = os.path.join(args.shared, "data", "activities")
     manifest = os.path.join(folder, "manifest.csv")
     entries = [r["file"] for r in csv.DictReader(open(manifest))

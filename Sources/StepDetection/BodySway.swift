@@ -42,8 +42,11 @@ extension WalkingRecognizer {
             lineVariance /= Double(n)
             restVariance /= 2 * Double(n)  // per component, as `meanProducts` over the interleaved vectors averages
             guard lineVariance > 1e-8, restVariance > 1e-8 else { return -1 }
-            let step = Self.stepAutocorrelations(UnsafePointer(line), count: n, variance: lineVariance)
-            return Self.sway(rest: UnsafePointer(rest), count: n, variance: restVariance, lineAtStep: step)
+            // How the rest alternates once a stride while the line repeats each step.
+            return Self.alternation(
+                of: UnsafePointer(rest), components: 2, count: n, variance: restVariance,
+                strides: Self.swayStrides.shortest...Self.swayStrides.longest,
+                stepping: Self.stepAutocorrelations(UnsafePointer(line), count: n, variance: lineVariance))
         }
     }
 
@@ -112,22 +115,4 @@ extension WalkingRecognizer {
     /// arm holds 0.6-0.95 of the energy); when the two are near equal the motion has no line, and any direction of
     /// that plane says as little.
     static let powerIterations = 32
-
-    /// The sway of `rest` (`count` mean-free vectors off the line, two components interleaved) given the line's
-    /// autocorrelations at lags 4-12 (`lineAtStep`).
-    private static func sway(
-        rest: UnsafePointer<Double>, count: Int, variance: Double, lineAtStep: (SIMD4<Double>, SIMD4<Double>, Double)
-    ) -> Double {
-        // The rest's autocorrelations at lags 4-24 (index lag − 4; the longest stride's): a lag of L ticks is 2L
-        // interleaved values. On the stack, as in `armSwing`.
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 21) { r in
-            autocorrelations(
-                into: r, of: rest, count: 2 * count, first: SIMD4(8, 10, 12, 14), step: 8, passes: 5, last: 48,
-                variance: variance)
-            let line = lineAtStep
-            return bestStride(
-                swayStrides.shortest...swayStrides.longest, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },
-                stepping: { lag in lag < 8 ? line.0[lag - 4] : lag < 12 ? line.1[lag - 8] : line.2 })
-        }
-    }
 }

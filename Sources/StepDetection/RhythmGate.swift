@@ -297,26 +297,17 @@ extension StepDetector {
         forgetRecentPeaks()
     }
 
-    /// The fewest steps of a bout credited when it ends, for the walking gate to judge: `shortBoutMinSteps`, or
-    /// `boutGroupMinSteps` when short bouts are grouped (a bout that short counts only in a group).
-    var shortestJudgedBout: Int {
-        parameters.boutGroupGapSeconds > 0
-            ? max(min(parameters.shortBoutMinSteps, parameters.boutGroupMinSteps), 2) : parameters.shortBoutMinSteps
-    }
-
     /// Ends the current bout: reports it if it was credited, forgets it if it stayed too short. A bout that kept its
-    /// rhythm to the end (not `irregular`) with at least `shortBoutMinSteps` steps is credited now, for the walking
-    /// gate to judge as a short bout (WalkingGate.swift); without the recognizer no gate would judge it.
+    /// rhythm to the end (not `irregular`) with at least `shortBoutMinSteps` steps (or `boutGroupMinSteps`, to count in
+    /// a group: ShortBoutGroup.swift) is credited now, for the walking gate to judge as a short bout
+    /// (WalkingGate.swift); without the recognizer no gate would judge it. Out of line: it runs once a bout, and
+    /// inlined into `push` it cost every sample 1-2 instructions (bench/detector_instructions.sh).
+    @inline(never)
     mutating func endBout(_ emit: (DetectorEvent) -> Void, irregular: Bool = false) {
         rhythm.weakPeakNs = .min
         guard rhythm.inBout else { return }
         if !rhythm.boutCredited && !irregular && recognizing && parameters.shortBoutMinSteps > 0 {
-            if let last = rhythm.pending.last, rhythm.pending.count >= shortestJudgedBout,
-                rhythm.pending.count < parameters.shortBoutMinSteps
-            {
-                creditingBoutTooShortAlone(endingAt: last)
-            }
-            creditBoutIfLongEnough(emit, minimum: shortestJudgedBout)
+            creditEndingShortBout(emit)
         }
         rhythm.inBout = false
         rhythm.boutDeadlineNs = .max

@@ -1,5 +1,6 @@
 /// Short bouts a few seconds apart, judged as one (issue #47: pottering about, a few steps at a time; changed in
-/// WalkingGate.swift, where the group is judged).
+/// WalkingGate.swift, where the group is judged; the rule that a bout of 4-6 steps counts only in a group is at the
+/// end of this file).
 ///
 /// Alone, a bout of four to six steps is never a walk: the rhythm needs `minBoutSteps`, and the short-bout judgement
 /// `shortBoutMinSteps`, before it may be one, since a hand's burst has a few regular peaks too. A person pottering
@@ -54,4 +55,42 @@ struct BoutGroup: Sendable, Codable, Equatable {
         let mean = meanInterval
         return max(intervalSquares / Double(intervals) - mean * mean, 0).squareRoot()
     }
+}
+
+/// The bouts too short to be judged alone (`boutGroupMinSteps` to `shortBoutMinSteps` − 1 steps: 4-6) that the rhythm
+/// credited when they ended: their steps count only with their group (changed at the end of this file).
+struct GroupOnlyBouts: Sendable, Equatable {
+    /// Steps up to this time belong to such a bout (`.min`: none).
+    var untilNs: Int64 = .min
+}
+
+/// The short-bout group rule: a bout of 4-6 steps counts in a group, or alone only on its own seconds' share along
+/// gravity (`loneBoutAlongShare`, when no next bout joins it), never on windows. The rhythm credits it when it ends
+/// (RhythmGate.swift: `endBout`); the walking gate judges it with its group and never lets its steps enter the
+/// hysteresis on their own (WalkingGate.swift: `decide`).
+extension StepDetector {
+    /// The fewest steps of a bout credited when it ends, for the walking gate to judge: `shortBoutMinSteps`, or
+    /// `boutGroupMinSteps` when short bouts are grouped (a bout that short counts only in a group).
+    var shortestJudgedBout: Int {
+        parameters.boutGroupGapSeconds > 0
+            ? max(min(parameters.shortBoutMinSteps, parameters.boutGroupMinSteps), 2) : parameters.shortBoutMinSteps
+    }
+
+    /// The rhythm's bout ends uncredited, having kept its rhythm: credited now when it has `shortestJudgedBout`
+    /// steps, its steps counting only with their group when it has fewer than `shortBoutMinSteps`. A 10 s window
+    /// around four steps is mostly what surrounds them; that it looks like walking says little of them (WISDM hand
+    /// activity: +3 false steps/h when they could enter on it).
+    mutating func creditEndingShortBout(_ emit: (DetectorEvent) -> Void) {
+        let shortest = shortestJudgedBout
+        if let last = rhythm.pending.last, rhythm.pending.count >= shortest,
+            rhythm.pending.count < parameters.shortBoutMinSteps
+        {
+            gate.groupOnly.untilNs = max(gate.groupOnly.untilNs, last)
+        }
+        creditBoutIfLongEnough(emit, minimum: shortest)
+    }
+
+    /// Whether the step at `timeNs` may make a run walking on its own (at `enter`): not one of a bout that counts only
+    /// in its group.
+    func mayEnterAlone(_ timeNs: Int64) -> Bool { timeNs > gate.groupOnly.untilNs }
 }

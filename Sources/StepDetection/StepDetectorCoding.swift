@@ -74,7 +74,7 @@ extension StepDetector {
         try c.encode(gate.parkedRefused, forKey: .parkedRefused)
         try c.encode(gate.shortBoutEvidence, forKey: .shortBoutEvidence)
         try c.encode(gate.group, forKey: .boutGroup)
-        try c.encode(gate.groupOnlyUntilNs, forKey: .groupOnlyUntilNs)
+        try c.encode(gate.groupOnly.untilNs, forKey: .groupOnlyUntilNs)
         try c.encode(gate.weakPeaksOpenBouts, forKey: .weakPeaksOpenBouts)
     }
 
@@ -146,7 +146,7 @@ extension StepDetector {
             ?? [Double](repeating: 0, count: g.decisions.count)
         // A state saved before short bouts were grouped has no group waiting.
         g.group = try c.decodeIfPresent(BoutGroup.self, forKey: .boutGroup) ?? BoutGroup()
-        g.groupOnlyUntilNs = try c.decodeIfPresent(Int64.self, forKey: .groupOnlyUntilNs) ?? .min
+        g.groupOnly.untilNs = try c.decodeIfPresent(Int64.self, forKey: .groupOnlyUntilNs) ?? .min
         // A state saved before weak peaks could open a bout opens none until its next window is scored.
         g.weakPeaksOpenBouts = try c.decodeIfPresent(Bool.self, forKey: .weakPeaksOpenBouts) ?? false
         return g

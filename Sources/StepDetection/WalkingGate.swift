@@ -20,8 +20,8 @@ struct HeldEvent: Sendable, Codable, Equatable {
     var boutShare: Double? = nil
 }
 
-/// The walking gate's state (changed in this file): the recognizer's latest decisions, the credited steps waiting for
-/// them, the run's hysteresis and the bout it reports.
+/// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
+/// decisions, the credited steps waiting for them, the run's hysteresis and the bout it reports.
 struct WalkingGateState: Sendable {
     var decisions: [WindowDecision] = []
     /// Beside each decision, its probability as evidence for a short bout: 0 without three axes or with less than
@@ -41,11 +41,9 @@ struct WalkingGateState: Sendable {
     /// them already refused by the hysteresis.
     var shortBoutOpen = true
     var parkedRefused = 0
-    /// Short bouts a few seconds apart judged as one (ShortBoutGroup.swift).
+    /// Short bouts a few seconds apart judged as one, and the bouts that count only in one (ShortBoutGroup.swift).
     var group = BoutGroup()
-    /// Steps up to this time belong to a bout too short to be judged alone (under `shortBoutMinSteps`): they count
-    /// only with their group, never by entering the hysteresis on their own (`.min`: none).
-    var groupOnlyUntilNs: Int64 = .min
+    var groupOnly = GroupOnlyBouts()
     /// The latest scored window is walking by a physical path (`DetectorParameters.weakPeaksOpenAtPathEvidence`):
     /// the weak tracker's peaks may open a bout.
     var weakPeaksOpenBouts = false
@@ -194,7 +192,7 @@ extension StepDetector {
                 endWalkingRun(emit)
                 refuse(timeNs, emit)
             }
-        } else if p >= r.enter && timeNs > gate.groupOnlyUntilNs {
+        } else if p >= r.enter && mayEnterAlone(timeNs) {
             gate.walkingRun = true
             gate.shortBoutOpen = false
             releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one
@@ -260,13 +258,6 @@ extension StepDetector {
         gate.group.counted = grouping
         if !grouping { gate.group = BoutGroup() }
         return false
-    }
-
-    /// The rhythm credits a bout too short to be judged alone, ending at `endNs` (RhythmGate.swift): its steps count
-    /// only with their group. A 10 s window around four steps is mostly what surrounds them; that it looks like walking
-    /// says little of them (WISDM hand activity: +3 false steps/h when they could enter on it).
-    mutating func creditingBoutTooShortAlone(endingAt endNs: Int64) {
-        gate.groupOnlyUntilNs = max(gate.groupOnlyUntilNs, endNs)
     }
 
     /// The best short-bout evidence (`shortBoutEvidence`) of the remembered windows over a bout's span.

@@ -299,8 +299,10 @@ extension WalkingRecognizer {
             f.alongStep = step.map { max(max($0.0.max(), $0.1.max()), $0.2) } ?? -1
             f.armSwing = -1
             if let step, acrossVariance > 1e-8 {
-                f.armSwing = Self.armSwing(
-                    across: UnsafePointer(c), count: n, variance: acrossVariance, alongAtStep: step)
+                // How the vectors across gravity alternate once a stride while the along component repeats each step.
+                f.armSwing = Self.alternation(
+                    of: UnsafePointer(c), components: 3, count: n, variance: acrossVariance,
+                    strides: Self.swingStrides.shortest...Self.swingStrides.longest, stepping: step)
             }
         }
         let energy = alongEnergy + acrossEnergy
@@ -343,24 +345,26 @@ extension WalkingRecognizer {
     /// Shortest and longest stride `armSwing` looks at, in ticks (0.64-1.6 s).
     static let swingStrides = (shortest: 8, longest: 20)
 
-    /// `armSwing`: over strides of 8-20 ticks, the best of the least of three autocorrelations: of the vectors
-    /// across gravity (`across`, `count` mean-free ticks, x, y, z interleaved) one stride later, the same negated half
-    /// a stride later, and of the along component half a stride later (`alongAtStep`: its lags 4-12). At an odd
-    /// stride the half is the mean of the two lags around it.
-    private static func armSwing(
-        across: UnsafePointer<Double>, count: Int, variance: Double,
-        alongAtStep: (SIMD4<Double>, SIMD4<Double>, Double)
+    /// Over `strides` (8 ticks to a multiple of 4), the best of the least of three autocorrelations (`bestStride`): of
+    /// `values` (`count` mean-free vectors of `components` interleaved values) one stride later, the same negated half
+    /// a stride later, and of a motion that steps (`stepping`: its autocorrelations at lags 4-12) half a stride later:
+    /// a motion that alternates once a stride beside one that repeats each step (`armSwing`, `bodySway`).
+    @inline(__always)
+    static func alternation(
+        of values: UnsafePointer<Double>, components: Int, count: Int, variance: Double, strides: ClosedRange<Int>,
+        stepping: (SIMD4<Double>, SIMD4<Double>, Double)
     ) -> Double {
-        // The vectors' autocorrelations at lags 4-20 (index lag − 4): a lag of L ticks is 3L interleaved values. On
-        // the stack: a SIMD vector indexed by a variable lag is stored and reloaded at every access.
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 17) { r in
+        let longest = strides.upperBound
+        // The vectors' autocorrelations at lags 4 to `longest` (index lag − 4), four lags a pass: a lag of L ticks is
+        // `components`·L interleaved values. On the stack: a SIMD vector indexed by a variable lag is stored and
+        // reloaded at every access.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: longest - 3) { r in
             autocorrelations(
-                into: r, of: across, count: 3 * count, first: SIMD4(12, 15, 18, 21), step: 12, passes: 4, last: 60,
-                variance: variance)
-            let along = alongAtStep
+                into: r, of: values, count: components * count, first: SIMD4(4, 5, 6, 7) &* components,
+                step: 4 * components, passes: (longest - 4) / 4, last: components * longest, variance: variance)
             return bestStride(
-                swingStrides.shortest...swingStrides.longest, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },
-                stepping: { lag in lag < 8 ? along.0[lag - 4] : lag < 12 ? along.1[lag - 8] : along.2 })
+                strides, repeating: { r[$0 &- 4] }, reversing: { r[$0 &- 4] },
+                stepping: { lag in lag < 8 ? stepping.0[lag - 4] : lag < 12 ? stepping.1[lag - 8] : stepping.2 })
         }
     }
 

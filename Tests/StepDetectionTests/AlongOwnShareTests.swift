@@ -16,14 +16,9 @@ import Testing
 
     /// `seconds` at 50 Hz with gravity along `up`: `motion(t)` (m/s²) as a vector, with noise of 0.05 m/s².
     static func samples(seconds: Double = 30, _ motion: (Double) -> (Double, Double, Double)) -> [Sample] {
-        var random = SeededRandom(seed: 47)
-        return (0..<Int(seconds * 50)).map { i in
-            let t = Double(i) / 50
+        SyntheticMotion.at50Hz(count: Int(seconds * 50)) { t in
             let m = motion(t)
-            return (
-                Int64(i) * 20_000_000, standardGravity * up.0 + m.0 + random.noise(0.05),
-                standardGravity * up.1 + m.1 + random.noise(0.05), standardGravity * up.2 + m.2 + random.noise(0.05)
-            )
+            return (standardGravity * up.0 + m.0, standardGravity * up.1 + m.1, standardGravity * up.2 + m.2)
         }
     }
 

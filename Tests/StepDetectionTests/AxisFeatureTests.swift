@@ -78,17 +78,13 @@ import Testing
 
     /// 30 s at 50 Hz: gravity along `up` and a 2 Hz motion of 2 m/s² along `motion`, with the wrist's frame turned.
     static func motion(up: (Double, Double, Double), along motion: (Double, Double, Double)) -> [Sample] {
-        var random = SeededRandom(seed: 47)
-        let samples: [Sample] = (0..<1500).map { i in
-            let t = Double(i) / 50
+        SyntheticMotion.at50Hz(count: 1500) { t in
             let a = 2 * sin(2 * .pi * 2 * t)
             return (
-                Int64(i) * 20_000_000, standardGravity * up.0 + a * motion.0 + random.noise(0.05),
-                standardGravity * up.1 + a * motion.1 + random.noise(0.05),
-                standardGravity * up.2 + a * motion.2 + random.noise(0.05)
+                standardGravity * up.0 + a * motion.0, standardGravity * up.1 + a * motion.1,
+                standardGravity * up.2 + a * motion.2
             )
         }
-        return samples
     }
 
     @Test func motionAlongGravityHasMostOfItsEnergyThereAndRepeatsEachStep() {
@@ -110,15 +106,12 @@ import Testing
     /// 30 s at 50 Hz with gravity along `up`: an arm swing across gravity (along `swing`, 3 m/s² at `strideHz`) and
     /// the body's step along gravity (1 m/s² at twice that).
     static func armSwing(up: (Double, Double, Double), swing: (Double, Double, Double), strideHz: Double) -> [Sample] {
-        var random = SeededRandom(seed: 47)
-        return (0..<1500).map { i in
-            let t = Double(i) / 50
+        SyntheticMotion.at50Hz(count: 1500) { t in
             let a = 3 * sin(2 * .pi * strideHz * t)
             let v = sin(2 * .pi * 2 * strideHz * t)
             return (
-                Int64(i) * 20_000_000, (standardGravity + v) * up.0 + a * swing.0 + random.noise(0.05),
-                (standardGravity + v) * up.1 + a * swing.1 + random.noise(0.05),
-                (standardGravity + v) * up.2 + a * swing.2 + random.noise(0.05)
+                (standardGravity + v) * up.0 + a * swing.0, (standardGravity + v) * up.1 + a * swing.1,
+                (standardGravity + v) * up.2 + a * swing.2
             )
         }
     }
@@ -178,7 +171,7 @@ import Testing
 }
 
 @Suite struct GravityGateTests {
-    static let alwaysWalking = WalkingTrees(depth: 1, base: 5, features: [0], thresholds: [1e300], leaves: [0, 0])
+    static let alwaysWalking = WalkingTrees.constant(logOdds: 5)
 
     /// The gate at a share of 0.3 over trees that always say walking; the arm swing and the stride turn as given.
     static func gate(

@@ -184,7 +184,7 @@ import WallTimeCore
         var p = DetectorParameters.standard
         p.steadyStride = 2
         p.heldArmSway = 2
-        p.recognizer.model = WalkingTrees(depth: 1, base: 0, features: [0], thresholds: [1e300], leaves: [0, 0])
+        p.recognizer.model = .constant(logOdds: 0)
         return p
     }()
 
@@ -209,16 +209,7 @@ import WallTimeCore
 
     @Test func aShortBurstAcrossGravityIsNotWalking() {
         // The same |a|, its motion across gravity (a hand at work): the bout is refused.
-        let bout = Self.bout(rate: 50)
-        let up = (0.3, 0.2, 0.93)
-        let across = (0.95, -0.1, -0.28)
-        let burst: [SyntheticMotion.Sample] = bout.samples().map { s in
-            let motion = s.magnitude - standardGravity
-            return (
-                s.timeNs, up.0 * standardGravity + across.0 * motion, up.1 * standardGravity + across.1 * motion,
-                up.2 * standardGravity + across.2 * motion
-            )
-        }
+        let burst = SyntheticMotion.acrossGravity(Self.bout(rate: 50).samples())
         #expect(SyntheticMotion.count(burst, parameters: Self.undecidedModel).steps == 0)
     }
 
@@ -231,42 +222,19 @@ import WallTimeCore
     @Test(arguments: [0.3, 0.45, 0.52, 0.6, 0.7])
     func resumingAroundAShortBoutEqualsOnePass(fraction: Double) throws {
         // Saved while the bout's refused steps wait for its end: the resumed detector judges it alike.
-        let walk = SyntheticMotion.walk3D(Self.bout(rate: 50))
-        let cut = Int(Double(walk.count) * fraction)
-        var events: [DetectorEvent] = []
-        var first = StepDetector(parameters: Self.undecidedModel)
-        for s in walk[..<cut] {
-            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        let saved = try JSONEncoder().encode(first)
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-        for s in walk[cut...] {
-            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        resumed.finish { events.append($0) }
-        var onePass: [DetectorEvent] = []
-        var d = StepDetector(parameters: Self.undecidedModel)
-        for s in walk {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
-        }
-        d.finish { onePass.append($0) }
-        #expect(events == onePass)
-        #expect(resumed.counters == d.counters && d.counters.steps == 8)
+        let run = try SyntheticMotion.expectResumingEqualsOnePass(
+            SyntheticMotion.walk3D(Self.bout(rate: 50)), at: fraction, parameters: Self.undecidedModel)
+        #expect(run.onePassCounters.steps == 8)
     }
 
     @Test func aStateSavedBeforeShortBoutsResumes() throws {
-        var d = StepDetector()
-        let walk = SyntheticMotion.walk3D(Self.bout(rate: 50))
-        for s in walk[..<(walk.count / 2)] {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { _ in }
-        }
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
+        let (d, saved) = try SyntheticMotion.savedHalfWay(SyntheticMotion.walk3D(Self.bout(rate: 50)))
+        var json = saved
         for key in ["shortBoutOpen", "parkedRefused", "shortBoutEvidence"] {
             #expect(json[key] != nil)
             json[key] = nil
         }
-        let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
-        #expect(resumed.counters == d.counters)
+        #expect(try SyntheticMotion.decoded(json).counters == d.counters)
     }
 
     @Test(arguments: [2.5, 2.8, 3.2])

@@ -13,7 +13,7 @@ import Testing
     /// Trees that never say walking: windows are walking only on the steady-stride path (motion along gravity).
     static func parameters() -> DetectorParameters {
         var p = DetectorParameters.standard
-        p.recognizer.model = WalkingTrees(depth: 1, base: -5, features: [0], thresholds: [1e300], leaves: [0, 0])
+        p.recognizer.model = .constant(logOdds: -5)
         p.heldArmSway = 2
         return p
     }
@@ -24,18 +24,15 @@ import Testing
     static func walkTurningAlongGravity(acrossSeconds: Double = 16) -> [Sample] {
         let up = (0.0, 0.6, 0.8)
         let across = (1.0, 0.0, 0.0)
-        var random = SeededRandom(seed: 47)
-        let walk = SyntheticWalk(rate: 50, steps: 80, interval: 0.5, lead: 10, tail: 4, seed: 3)
-        return walk.samples().map { s in
-            let t = Double(s.timeNs) / 1e9
-            let motion = s.magnitude - standardGravity
+        let walk = SyntheticWalk(rate: 50, steps: 80, interval: 0.5, lead: 10, tail: 4, seed: 3).samples()
+        return SyntheticMotion.noisy(walk.map(\.timeNs)) { i in
+            let t = Double(walk[i].timeNs) / 1e9
+            let motion = walk[i].magnitude - standardGravity
             let (along, side) = t < 10 + acrossSeconds ? (0.5, 0.87) : (1.0, 0.0)
             let sway = 0.5 * sin(.pi * t)
             return (
-                s.timeNs,
-                standardGravity * up.0 + motion * side * across.0 + sway + random.noise(0.05),
-                (standardGravity + motion * along) * up.1 + random.noise(0.05),
-                (standardGravity + motion * along) * up.2 + random.noise(0.05)
+                standardGravity * up.0 + motion * side * across.0 + sway,
+                (standardGravity + motion * along) * up.1, (standardGravity + motion * along) * up.2
             )
         }
     }
@@ -71,10 +68,7 @@ import Testing
 
     @Test(arguments: [0.2, 0.3, 0.35, 0.4, 0.5])
     func resumingWhileRefusedStepsWaitEqualsOnePass(fraction: Double) throws {
-        let walk = Self.walkTurningAlongGravity()
-        let run = try SyntheticMotion.resumed(
-            walk, cut: Int(Double(walk.count) * fraction), parameters: Self.parameters())
-        #expect(run.events == run.onePass)
-        #expect(run.counters == run.onePassCounters)
+        try SyntheticMotion.expectResumingEqualsOnePass(
+            Self.walkTurningAlongGravity(), at: fraction, parameters: Self.parameters())
     }
 }

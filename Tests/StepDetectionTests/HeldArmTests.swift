@@ -24,16 +24,17 @@ import Testing
             ($0, $1, $2)
         }
     ) -> [Sample] {
-        var random = SeededRandom(seed: 47)
-        return (0..<3000).map { i in
-            let t = Double(i) / 50
+        SyntheticMotion.at50Hz(count: 3000) { t in
             let rise = rise * sin(2 * .pi * 1.8 * t)
             let beside = sway * sin(2 * .pi * swayRate * t)
-            let (x, y, z) = turn(
-                standardGravity * up.0 + rise * line.0 + beside * side.0 + random.noise(0.05),
-                standardGravity * up.1 + rise * line.1 + beside * side.1 + random.noise(0.05),
-                standardGravity * up.2 + rise * line.2 + beside * side.2 + random.noise(0.05))
-            return (Int64(i) * 20_000_000, x, y, z)
+            return (
+                standardGravity * up.0 + rise * line.0 + beside * side.0,
+                standardGravity * up.1 + rise * line.1 + beside * side.1,
+                standardGravity * up.2 + rise * line.2 + beside * side.2
+            )
+        }.map { s in
+            let (x, y, z) = turn(s.x, s.y, s.z)
+            return (s.timeNs, x, y, z)
         }
     }
 
@@ -66,10 +67,7 @@ import Testing
     @Test func theSwayIsNotMeasuredWhereAbsoluteAccelerationDoesNotRepeatAStrideLater() {
         // Motion without a stride (noise on every axis): the held-arm path is shut by r_stride alone, so the sway (a
         // tenth of the recognizer's instructions per sample) is not measured and reads as none.
-        var random = SeededRandom(seed: 7)
-        let noise: [Sample] = (0..<3000).map { i in
-            (Int64(i) * 20_000_000, random.noise(1.5), standardGravity + random.noise(1.5), random.noise(1.5))
-        }
+        let noise = SyntheticMotion.at50Hz(count: 3000, seed: 7, noise: 1.5) { _ in (0, standardGravity, 0) }
         let window = AxisFeatureTests.lastWindow(noise)
         #expect(window.hasAxes)
         #expect(window.rStride < WalkingRecognizer.swayNeedsStride, "\(window.rStride)")
@@ -120,11 +118,8 @@ import Testing
 
     @Test(arguments: [0.2, 0.35, 0.5, 0.65, 0.8])
     func resumingWhileWeakPeaksMayOpenABoutEqualsOnePass(fraction: Double) throws {
-        let walk = Self.weakHeldWalk()
-        let run = try SyntheticMotion.resumed(
-            walk, cut: Int(Double(walk.count) * fraction), parameters: Self.parameters(heldArmSway: 0.15))
-        #expect(run.events == run.onePass)
-        #expect(run.counters == run.onePassCounters)
+        let run = try SyntheticMotion.expectResumingEqualsOnePass(
+            Self.weakHeldWalk(), at: fraction, parameters: Self.parameters(heldArmSway: 0.15))
         var json = try #require(try JSONSerialization.jsonObject(with: run.saved) as? [String: Any])
         // From 21 s on, the latest window is a held arm's: the cut falls where weak peaks may open a bout.
         #expect(fraction < 0.35 || json["weakPeaksOpenBouts"] as? Bool == true, "\(fraction)")

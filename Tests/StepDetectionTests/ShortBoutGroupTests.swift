@@ -57,7 +57,7 @@ import WallTimeCore
         // what surrounds them); two such bouts a few seconds apart do, as a group.
         var p = Self.withoutLoneBouts
         p.steadyStride = 2
-        p.recognizer.model = WalkingTrees(depth: 1, base: 3, features: [0], thresholds: [1e300], leaves: [0, 0])
+        p.recognizer.model = .constant(logOdds: 3)
         #expect(SyntheticMotion.count(Self.pottering(bouts: [5], pause: 0), parameters: p).steps == 0)
         let group = SyntheticMotion.count(Self.pottering(bouts: [5, 5], pause: 3), parameters: p).steps
         #expect(group >= 9 && group <= 10, "counted \(group) of 10")
@@ -82,16 +82,10 @@ import WallTimeCore
 
     @Test func aGroupOfBurstsAcrossGravityIsNotWalking() {
         // The same |a| with its motion across gravity (a hand at work, a few strokes at a time): refused.
-        let up = (0.3, 0.2, 0.93)
-        let across = (0.95, -0.1, -0.28)
-        let bursts: [SyntheticMotion.Sample] = Self.pottering(bouts: [5, 5, 5, 5], pause: 3).map { s in
-            let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
-            let motion = magnitude - standardGravity
-            return (
-                s.timeNs, up.0 * standardGravity + across.0 * motion, up.1 * standardGravity + across.1 * motion,
-                up.2 * standardGravity + across.2 * motion
-            )
-        }
+        let bursts = SyntheticMotion.acrossGravity(
+            Self.pottering(bouts: [5, 5, 5, 5], pause: 3).map { s in
+                (s.timeNs, (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot())
+            })
         #expect(SyntheticMotion.count(bursts).steps == 0)
     }
 
@@ -107,7 +101,7 @@ import WallTimeCore
             }
         }
         for s in Self.pottering(bouts: [5, 5, 5], pause: 4) {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z, count)
+            d.push(s, count)
             settled = max(settled, d.settled?.nanosecondsSinceEpoch ?? .min)
         }
         d.finish(count)
@@ -118,34 +112,13 @@ import WallTimeCore
     @Test(arguments: [0.25, 0.35, 0.45, 0.55, 0.7, 0.85])
     func resumingInsideAGroupEqualsOnePass(fraction: Double) throws {
         let walk = Self.pottering(bouts: [5, 5, 5, 5], pause: 3)
-        let cut = Int(Double(walk.count) * fraction)
-        var events: [DetectorEvent] = []
-        var first = StepDetector()
-        for s in walk[..<cut] {
-            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
-        for s in walk[cut...] {
-            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        resumed.finish { events.append($0) }
-        var onePass: [DetectorEvent] = []
-        var d = StepDetector()
-        for s in walk {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
-        }
-        d.finish { onePass.append($0) }
-        #expect(events == onePass)
-        #expect(resumed.counters == d.counters && d.counters.steps >= 18)
+        let run = try SyntheticMotion.expectResumingEqualsOnePass(walk, at: fraction)
+        #expect(run.onePassCounters.steps >= 18)
     }
 
     @Test func aStateOrParametersSavedBeforeGroupsDecode() throws {
-        var d = StepDetector()
-        let walk = Self.pottering(bouts: [5, 5], pause: 3)
-        for s in walk[..<(walk.count / 2)] {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { _ in }
-        }
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
+        let (d, saved) = try SyntheticMotion.savedHalfWay(Self.pottering(bouts: [5, 5], pause: 3))
+        var json = saved
         for key in ["boutGroup", "groupOnlyUntilNs"] {
             #expect(json[key] != nil)
             json[key] = nil
@@ -154,7 +127,7 @@ import WallTimeCore
         parameters["boutGroupMinSteps"] = nil
         parameters["boutGroupGapSeconds"] = nil
         json["parameters"] = parameters
-        let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        let resumed = try SyntheticMotion.decoded(json)
         #expect(resumed.counters == d.counters)
         #expect(resumed.parameters == .standard)
     }

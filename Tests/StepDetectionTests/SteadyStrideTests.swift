@@ -10,7 +10,7 @@ import Testing
     typealias Sample = SyntheticMotion.Sample
 
     /// Trees that never say walking: only the steady-stride path can accept a window.
-    static let neverWalking = WalkingTrees(depth: 1, base: -5, features: [0], thresholds: [1e300], leaves: [0, 0])
+    static let neverWalking = WalkingTrees.constant(logOdds: -5)
 
     static func parameters(steadyStride: Double) -> DetectorParameters {
         var p = DetectorParameters()
@@ -25,14 +25,12 @@ import Testing
     /// body's sway a stride long (1 Hz, 0.5 m/s², across gravity).
     static func motion(along direction: (Double, Double, Double), amplitude: Double) -> [Sample] {
         let up = (0.0, 0.6, 0.8)
-        var random = SeededRandom(seed: 47)
-        return (0..<2000).map { i in
-            let a = amplitude * sin(2 * .pi * 2 * Double(i) / 50)
-            let sway = 0.5 * sin(2 * .pi * Double(i) / 50)
+        return SyntheticMotion.at50Hz(count: 2000) { t in
+            let a = amplitude * sin(2 * .pi * 2 * t)
+            let sway = 0.5 * sin(2 * .pi * t)
             return (
-                Int64(i) * 20_000_000, standardGravity * up.0 + a * direction.0 + sway + random.noise(0.05),
-                standardGravity * up.1 + a * direction.1 + random.noise(0.05),
-                standardGravity * up.2 + a * direction.2 + random.noise(0.05)
+                standardGravity * up.0 + a * direction.0 + sway, standardGravity * up.1 + a * direction.1,
+                standardGravity * up.2 + a * direction.2
             )
         }
     }

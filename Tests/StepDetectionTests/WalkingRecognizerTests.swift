@@ -4,89 +4,6 @@ import TestSupport
 import Testing
 import WallTimeCore
 
-/// Motion for the walking recognizer: synthetic walks (from `SyntheticWalk`) with three axes, and real recordings.
-enum SyntheticMotion {
-    typealias Sample = (timeNs: Int64, x: Double, y: Double, z: Double)
-
-    /// A walk with three axes: |a| from `SyntheticWalk` along a steady, tilted gravity direction, plus the arm's swing
-    /// across it at the stride rate (half the step rate).
-    static func walk3D(_ walk: SyntheticWalk) -> [Sample] {
-        let up = (0.3, 0.2, 0.93)
-        let across = (0.95, -0.1, -0.28)  // about unit and orthogonal
-        return walk.samples().map { s in
-            let t = Double(s.timeNs - walk.startNs) / 1e9
-            let swing = 1.2 * sin(Double.pi * t / walk.interval)
-            return (
-                s.timeNs, up.0 * s.magnitude + across.0 * swing, up.1 * s.magnitude + across.1 * swing,
-                up.2 * s.magnitude + across.2 * swing
-            )
-        }
-    }
-
-    /// A real recording (`t_ms,x,y,z`, m/s²) from ../shared, shifted to start at `startNs`.
-    static func recording(_ relative: String, startNs: Int64 = 0) throws -> [Sample] {
-        samples(try SharedData.numbers(relative), startNs: startNs)
-    }
-
-    /// Subject 1601's three minutes of clapping (WISDM watch, 20 Hz), committed in `fixtures/activities`.
-    static func clapping() throws -> [Sample] {
-        samples(try SharedData.numbers(atPath: SharedData.fixture("activities/wisdm_watch_1601_clapping.csv")))
-    }
-
-    static func samples(_ rows: [[Double]], startNs: Int64 = 0) -> [Sample] {
-        rows.compactMap { f in
-            guard f.count == 4 else { return nil }
-            return (startNs + Int64((f[0] * 1e6).rounded()), f[1], f[2], f[3])
-        }
-    }
-
-    static func count(_ samples: [Sample], magnitudeOnly: Bool = false, parameters: DetectorParameters = .standard)
-        -> (steps: Int, times: [Int64])
-    {
-        var d = StepDetector(parameters: parameters)
-        var times: [Int64] = []
-        let handle: (DetectorEvent) -> Void = { if case .step(let t) = $0 { times.append(t.nanosecondsSinceEpoch) } }
-        for s in samples {
-            if magnitudeOnly {
-                d.push(
-                    time: Instant(nanosecondsSinceEpoch: s.timeNs),
-                    magnitude: (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot(), handle)
-            } else {
-                d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z, handle)
-            }
-        }
-        d.finish(handle)
-        return (d.counters.steps, times)
-    }
-
-    /// `samples` through one detector, and through one saved as JSON after `cut` samples and decoded (an agent
-    /// restarted mid-stream): the events and counters of each, and the state saved at the cut.
-    static func resumed(_ samples: [Sample], cut: Int, parameters: DetectorParameters) throws -> (
-        events: [DetectorEvent], counters: DetectorCounters, onePass: [DetectorEvent],
-        onePassCounters: DetectorCounters,
-        saved: Data
-    ) {
-        var events: [DetectorEvent] = []
-        var first = StepDetector(parameters: parameters)
-        for s in samples[..<cut] {
-            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        let saved = try JSONEncoder().encode(first)
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: saved)
-        for s in samples[cut...] {
-            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        resumed.finish { events.append($0) }
-        var onePass: [DetectorEvent] = []
-        var d = StepDetector(parameters: parameters)
-        for s in samples {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { onePass.append($0) }
-        }
-        d.finish { onePass.append($0) }
-        return (events, resumed.counters, onePass, d.counters, saved)
-    }
-}
-
 /// Issue #36's two slow signals, magnitude only, 60 s at `rate` Hz with noise of 0.2 m/s²: a slow walk as a wrist's |a|
 /// follows the arm's pendulum (a sine at the step rate and a smaller one at the stride), and a clap train at the same
 /// rate (an impact 30 ms wide and 12 m/s² high, nothing between).
@@ -218,33 +135,11 @@ enum SlowRhythm {
         let clapping = try SyntheticMotion.clapping()
         var walk = SyntheticWalk(rate: 20, steps: 80, interval: 0.5, lead: 0, jitter: 0.3, seed: 4)
         walk.startNs = (clapping.last?.timeNs ?? 0) + 50_000_000
-        let samples = clapping + SyntheticMotion.walk3D(walk)
-        var whole = StepDetector()
-        var wholeEvents: [DetectorEvent] = []
-        for s in samples {
-            whole.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
-                wholeEvents.append($0)
-            }
-        }
-        whole.finish { wholeEvents.append($0) }
-
-        let cut = Int(Double(samples.count) * fraction)
-        var first = StepDetector()
-        var events: [DetectorEvent] = []
-        for s in samples[..<cut] {
-            first.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        var resumed = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(first))
-        for s in samples[cut...] {
-            resumed.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { events.append($0) }
-        }
-        resumed.finish { events.append($0) }
-        #expect(events == wholeEvents)
-        #expect(resumed.counters == whole.counters)
-        let counted = wholeEvents.compactMap { if case .step(let t) = $0 { t.nanosecondsSinceEpoch } else { nil } }
+        let run = try SyntheticMotion.expectResumingEqualsOnePass(clapping + SyntheticMotion.walk3D(walk), at: fraction)
+        let counted = run.onePass.compactMap { if case .step(let t) = $0 { t.nanosecondsSinceEpoch } else { nil } }
         #expect((78...80).contains(counted.filter { $0 >= walk.startNs }.count), "the walk's 80 steps")
         #expect(counted.allSatisfy { $0 >= walk.startNs - Self.sharedLeadNs }, "only the clapping's last seconds")
-        #expect(whole.counters.refused > 100, "the clapping was refused")
+        #expect(run.onePassCounters.refused > 100, "the clapping was refused")
     }
 
     @Test func aStateSavedWithTheEarlierLinearModelResumesWithTodaysTrees() throws {
@@ -376,10 +271,10 @@ enum SlowRhythm {
         var decisions: [(WalkingDecision, WindowFeatures)] = []
         var plainDecisions: [WalkingDecision] = []
         for s in SyntheticMotion.walk3D(walk) {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
+            d.push(s) {
                 if case .decision(let w, let f) = $0 { decisions.append((w, f)) }
             }
-            plain.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
+            plain.push(s) {
                 if case .decision(let w, let f) = $0 {
                     plainDecisions.append(w)
                     #expect(f.hasAxes == WalkingModel.trained.usesAxes)
@@ -420,7 +315,7 @@ enum SlowRhythm {
                     }
                 }
                 for s in SyntheticMotion.walk3D(walk) {
-                    d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z, emit)
+                    d.push(s, emit)
                 }
                 d.finish(emit)
                 return (steps, decisions)
@@ -450,7 +345,7 @@ enum SlowRhythm {
             var out: [DetectorEvent] = []
             for (i, s) in samples.enumerated() {
                 if i == cut { d = try JSONDecoder().decode(StepDetector.self, from: JSONEncoder().encode(d)) }
-                d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { out.append($0) }
+                d.push(s) { out.append($0) }
             }
             d.finish { out.append($0) }
             return out
@@ -469,7 +364,7 @@ enum SlowRhythm {
         var d = StepDetector(parameters: p)
         var decisions = 0
         for s in clapping {
-            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) {
+            d.push(s) {
                 if case .decision = $0 { decisions += 1 }
             }
         }
