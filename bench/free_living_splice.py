@@ -307,16 +307,22 @@ def report(rows, entries, counts, title):
     print()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def arguments(doc, keep):
+    """The command line of this script and of those that build its streams (bout_misses.py): `keep` says what
+    `--keep` writes."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--reference-binary", help="the binary whose whole-walk steps are the reference (default: --binary)")
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
     ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
     ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
     ap.add_argument("--seed", type=int, default=47)
-    ap.add_argument("--keep", help="write the streams and manifest here instead of a temporary folder")
-    args = ap.parse_args()
+    ap.add_argument("--keep", help=f"write {keep} here instead of a temporary folder")
+    return ap.parse_args()
+
+
+def main():
+    args = arguments(__doc__, "the streams and manifest")
     overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
     rng = np.random.default_rng(args.seed)
     reference = args.reference_binary or args.binary

@@ -61,6 +61,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// later bout of the group counts on the same judgement. 0 seconds: off (each short bout judged alone).
     public var boutGroupMinSteps: Int = 4
     public var boutGroupGapSeconds: Double = 8
+    /// A bout of `boutGroupMinSteps` to `shortBoutMinSteps` − 1 steps whose group's next bout never comes counts alone
+    /// when at least this share of the moving energy over its own seconds lies along gravity (and it passes the
+    /// short-bout judgement: cadence, spread, its best window): its 10 s windows are mostly the rest around it, but
+    /// the share over its own ticks is energy-weighted, so the rest dilutes it little. Walking's lone bouts spliced
+    /// from ../shared put a median 0.52-0.78 of it along gravity, hand bursts of as many regular peaks 0.18-0.21
+    /// (90th percentile ≤ 0.39; bench/accuracy.md, h47ends). Above 1: off (a lone bout never counts, as before).
+    public var loneBoutAlongShare: Double = 0.5
     /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
     /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
     /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
@@ -95,7 +102,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -129,6 +136,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortBoutIntervalCV = try value(.shortBoutIntervalCV, s.shortBoutIntervalCV)
         boutGroupMinSteps = try value(.boutGroupMinSteps, s.boutGroupMinSteps)
         boutGroupGapSeconds = try value(.boutGroupGapSeconds, s.boutGroupGapSeconds)
+        loneBoutAlongShare = try value(.loneBoutAlongShare, s.loneBoutAlongShare)
         steadyStride = try value(.steadyStride, s.steadyStride)
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)

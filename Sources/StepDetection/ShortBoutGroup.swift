@@ -22,6 +22,9 @@ struct BoutGroup: Sendable, Codable, Equatable {
     var intervalSquares = 0.0
     /// The best short-bout evidence of the windows over its bouts (`WalkingGateState.shortBoutEvidence`).
     var evidence = 0.0
+    /// While the group is one bout: that bout's share of the moving energy along gravity over its own seconds, when
+    /// measured (`DetectorParameters.loneBoutAlongShare`); nil once a second bout joins.
+    var loneShare: Double? = nil
 
     var isOpen: Bool { endNs != .min }
 
@@ -29,9 +32,10 @@ struct BoutGroup: Sendable, Codable, Equatable {
     var waiting: Int { counted ? 0 : steps }
 
     /// Adds a bout's steps (in time order) and the best short-bout evidence of its windows to the group.
-    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double) {
+    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double? = nil) {
         guard let first = bout.first, let last = bout.last else { return }
         evidence = max(evidence, boutEvidence)
+        loneShare = steps == 0 ? boutShare : nil
         var previous = first
         for t in bout.dropFirst() {
             let interval = Double(t - previous) * 1e-9
@@ -60,8 +64,9 @@ struct GroupOnlyBouts: Sendable, Equatable {
     var untilNs: Int64 = .min
 }
 
-/// The short-bout group rule: a bout of 4-6 steps counts only in a group, never alone. The rhythm credits it when it
-/// ends (RhythmGate.swift: `endBout`); the walking gate judges it with its group and never lets its steps enter the
+/// The short-bout group rule: a bout of 4-6 steps counts in a group, or alone only on its own seconds' share along
+/// gravity (`loneBoutAlongShare`, when no next bout joins it), never on windows. The rhythm credits it when it ends
+/// (RhythmGate.swift: `endBout`); the walking gate judges it with its group and never lets its steps enter the
 /// hysteresis on their own (WalkingGate.swift: `decide`).
 extension StepDetector {
     /// The fewest steps of a bout credited when it ends, for the walking gate to judge: `shortBoutMinSteps`, or

@@ -15,6 +15,9 @@ struct HeldEvent: Sendable, Codable, Equatable {
     var windows: Int
     /// The rhythm's bout ended here (no step).
     var isBoutEnd: Bool
+    /// A bout end's share of the moving energy along gravity over the bout's own seconds, for a bout too short to be
+    /// judged alone (nil: not measured; states saved before it have none).
+    var boutShare: Double? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -96,7 +99,12 @@ extension StepDetector {
             emit(.boutEnded(bout.walkingBout))
             return
         }
-        hold(HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true), emit)
+        var end = HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true)
+        if parameters.loneBoutAlongShare <= 1 && bout.steps < parameters.shortBoutMinSteps {
+            end.boutShare = recognizer.alongShare(
+                fromNs: Self.before(bout.startNs, Self.loneBoutMarginNs), toNs: bout.endNs + Self.loneBoutMarginNs)
+        }
+        hold(end, emit)
     }
 
     private mutating func hold(_ event: HeldEvent, _ emit: (DetectorEvent) -> Void) {
@@ -140,6 +148,10 @@ extension StepDetector {
         if let tail = recognizer.tailWindow(lastSkipped: gate.windowSkip == .skipped) { windowScored(tail, emit) }
         gate.windowSkip = .none
         releaseHeld(emit, forcing: gate.held.count)
+        // No next bout can join a group across the end of the data: a lone bout is judged now.
+        if gate.group.isOpen && gate.undecided.count <= gate.group.waiting {
+            releaseWaitingGroup(counting: loneBoutWalks, emit)
+        }
         endWalkingRun(emit)
         gate.group = BoutGroup()
         recognizer.reset()
@@ -158,7 +170,7 @@ extension StepDetector {
             gate.held.removeFirst()
             if head.isBoutEnd {
                 // A short bout waiting for its group's next bout keeps its steps; any other bout's run is over.
-                if !judgeShortBout(emit) { endWalkingRun(emit) }
+                if !judgeShortBout(emit, boutShare: head.boutShare) { endWalkingRun(emit) }
                 gate.shortBoutOpen = true
             } else {
                 decide(
@@ -220,7 +232,7 @@ extension StepDetector {
     /// Grouped (`boutGroupGapSeconds`), the bout joins the short bouts that ended a few seconds before it and is judged
     /// with them (ShortBoutGroup.swift); a group still short of `shortBoutMinSteps` waits for its next bout (returns
     /// true: its steps stay undecided). A group judged a walk counts each later bout of it on the same judgement.
-    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void) -> Bool {
+    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void, boutShare: Double? = nil) -> Bool {
         let grouping = parameters.boutGroupGapSeconds > 0
         let waiting = min(gate.group.waiting, gate.undecided.count)
         let bout = gate.undecided[waiting...]
@@ -231,13 +243,11 @@ extension StepDetector {
             gate.group = BoutGroup()
             return false
         }
-        gate.group.add(bout, evidence: bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0))
+        gate.group.add(
+            bout, evidence: bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0), boutShare: boutShare)
         if gate.group.steps < parameters.shortBoutMinSteps { return true }
         let g = gate.group
-        guard Self.shortBoutCadence.contains(g.meanInterval),
-            g.intervalSpread <= parameters.shortBoutIntervalCV * g.meanInterval,
-            g.evidence >= parameters.shortBoutEnter
-        else {
+        guard walksAsAShortBout(g) else {
             gate.group = BoutGroup()
             return false
         }
@@ -270,8 +280,26 @@ extension StepDetector {
         guard !limit.overflow, timeNs > limit.partialValue,
             gate.undecided.count <= gate.group.waiting, (rhythm.pending.first ?? .max) > limit.partialValue
         else { return }
-        releaseWaitingGroup(counting: false, emit)
+        releaseWaitingGroup(counting: loneBoutWalks, emit)
     }
+
+    /// Whether the waiting group is a lone bout (no next bout came) that counts: its own seconds lie along gravity as a
+    /// walk's do (`loneBoutAlongShare`) and it walked as a short walk does.
+    private var loneBoutWalks: Bool {
+        (gate.group.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false) && walksAsAShortBout(gate.group)
+    }
+
+    /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
+    /// `shortBoutIntervalCV`, and a window over it that reached `shortBoutEnter` along gravity.
+    private func walksAsAShortBout(_ g: BoutGroup) -> Bool {
+        Self.shortBoutCadence.contains(g.meanInterval)
+            && g.intervalSpread <= parameters.shortBoutIntervalCV * g.meanInterval
+            && g.evidence >= parameters.shortBoutEnter
+    }
+
+    /// How far before a lone bout's first step and after its last its share along gravity is measured (0.3 s: half a
+    /// step, the rest of each end's arm swing).
+    static let loneBoutMarginNs: Int64 = 300_000_000
 
     /// Ends the group: the steps of its earlier bouts still waiting (first in `undecided`) are counted or refused.
     private mutating func releaseWaitingGroup(counting: Bool, _ emit: (DetectorEvent) -> Void) {

@@ -343,6 +343,26 @@ public struct WalkingRecognizer: Sendable, Codable {
         }
     }
 
+    /// The share of the moving energy (0.6-3.5 Hz) along gravity over the ticks from `fromNs` to `toNs` still in the
+    /// ring, of those with three axes; nil when none has them or nothing moved.
+    func alongShare(fromNs: Int64, toNs: Int64) -> Double? {
+        var alongEnergy = 0.0
+        var energy = 0.0
+        var tick = head
+        var timeNs = nextTickNs
+        for _ in 0..<filled {
+            tick = tick == 0 ? Self.windowTicks - 1 : tick - 1
+            timeNs -= Self.tickNs
+            if timeNs < fromNs { break }
+            guard timeNs <= toNs, axisTicks[tick] else { continue }
+            let a = along[tick]
+            let (x, y, z) = (across[3 * tick], across[3 * tick + 1], across[3 * tick + 2])
+            alongEnergy += a * a
+            energy += a * a + x * x + y * y + z * z
+        }
+        return energy > 0 ? alongEnergy / energy : nil
+    }
+
     /// The unit vector along (x, y, z) (zero for a vector shorter than 1e-9).
     @inline(__always)
     private static func unit(_ x: Double, _ y: Double, _ z: Double) -> (Double, Double, Double) {

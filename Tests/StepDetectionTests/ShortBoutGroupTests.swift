@@ -38,16 +38,24 @@ import WallTimeCore
         #expect(SyntheticMotion.count(walk, parameters: Self.withoutGroups).steps == 0)
     }
 
-    @Test func aLoneBoutOfFiveStepsDoesNotCount() {
-        // Five regular peaks alone are as much a hand's burst as a walk: a group needs `shortBoutMinSteps` in all.
+    /// The standard parameters without the lone-bout judgement (`loneBoutAlongShare`, LoneBoutTests): groups alone.
+    static let withoutLoneBouts: DetectorParameters = {
+        var p = DetectorParameters.standard
+        p.loneBoutAlongShare = 2
+        return p
+    }()
+
+    @Test func aLoneBoutOfFiveStepsIsNoGroup() {
+        // Five regular peaks alone are as much a hand's burst as a walk: a group needs `shortBoutMinSteps` in all
+        // (a lone bout counts only on its own seconds' share along gravity: LoneBoutTests).
         let walk = Self.pottering(bouts: [5], pause: 0)
-        #expect(SyntheticMotion.count(walk).steps == 0)
+        #expect(SyntheticMotion.count(walk, parameters: Self.withoutLoneBouts).steps == 0)
     }
 
     @Test func aLoneShortBoutDoesNotCountOnWindowsThatSayWalking() {
         // Every window at 0.95: four or five steps alone still do not count (a 10 s window around them is mostly
         // what surrounds them); two such bouts a few seconds apart do, as a group.
-        var p = DetectorParameters.standard
+        var p = Self.withoutLoneBouts
         p.steadyStride = 2
         p.recognizer.model = .constant(logOdds: 3)
         #expect(SyntheticMotion.count(Self.pottering(bouts: [5], pause: 0), parameters: p).steps == 0)
@@ -57,7 +65,9 @@ import WallTimeCore
 
     @Test func boutsFurtherApartThanTheGapAreNotAGroup() {
         let gap = DetectorParameters.standard.boutGroupGapSeconds
-        #expect(SyntheticMotion.count(Self.pottering(bouts: [5, 5, 5], pause: gap + 4)).steps == 0)
+        #expect(
+            SyntheticMotion.count(Self.pottering(bouts: [5, 5, 5], pause: gap + 4), parameters: Self.withoutLoneBouts)
+                .steps == 0)
         let near = SyntheticMotion.count(Self.pottering(bouts: [5, 5, 5], pause: gap - 4)).steps
         #expect(near >= 13 && near <= 15, "counted \(near) of 15")
     }

@@ -1,0 +1,115 @@
+import Foundation
+import StepDetection
+import Testing
+import WallTimeCore
+
+/// A lone bout of a few steps (`DetectorParameters.loneBoutAlongShare`; issue #47: a walk across a room, the judge's
+/// steps below 100 a minute): counted when no next bout comes and its own seconds put the moving energy along gravity,
+/// as a walk's do; a hand's burst of as many regular peaks moves across gravity.
+@Suite struct LoneBoutTests {
+    /// The same samples with their motion across gravity (a hand at work, a few strokes).
+    static func acrossGravity(_ samples: [SyntheticMotion.Sample]) -> [SyntheticMotion.Sample] {
+        let up = (0.3, 0.2, 0.93)
+        let across = (0.95, -0.1, -0.28)
+        return samples.map { s in
+            let motion = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot() - standardGravity
+            return (
+                s.timeNs, up.0 * standardGravity + across.0 * motion, up.1 * standardGravity + across.1 * motion,
+                up.2 * standardGravity + across.2 * motion
+            )
+        }
+    }
+
+    /// A lone bout of `steps` steps at 100 a minute between 10 s of rest, with three axes: |a| along a tilted gravity
+    /// and the arm's swing across it at the stride rate while walking (`SyntheticMotion.walk3D`'s walk), nothing but
+    /// noise at rest (a seated person's wrist does not swing).
+    static func lone(_ steps: Int, rate: Double = 50, tail: Double = 10) -> [SyntheticMotion.Sample] {
+        let walk = SyntheticWalk(rate: rate, steps: steps, interval: 0.6, lead: 10, tail: tail, seed: 31)
+        let up = (0.3, 0.2, 0.93)
+        let across = (0.95, -0.1, -0.28)
+        let walking = walk.lead...(walk.lead + Double(steps) * walk.interval)
+        return walk.samples().map { s in
+            let t = Double(s.timeNs - walk.startNs) / 1e9
+            let swing = walking.contains(t) ? 1.2 * sin(Double.pi * (t - walk.lead) / walk.interval) : 0
+            return (
+                s.timeNs, up.0 * s.magnitude + across.0 * swing, up.1 * s.magnitude + across.1 * swing,
+                up.2 * s.magnitude + across.2 * swing
+            )
+        }
+    }
+
+    @Test(arguments: [(5, 25.0), (5, 50), (6, 100)])
+    func aLoneBoutAlongGravityCounts(steps: Int, rate: Double) {
+        let counted = SyntheticMotion.count(Self.lone(steps, rate: rate)).steps
+        #expect(counted >= steps - 1 && counted <= steps, "counted \(counted) of \(steps) at \(rate) Hz")
+    }
+
+    @Test func aLoneBoutCountsWhenItsGroupExpiresOrTheDataEnds() {
+        // 30 s of rest after it: the group expires (a window starting past the gap); 3 s: the data ends first.
+        for tail in [30.0, 3] {
+            let counted = SyntheticMotion.count(Self.lone(5, tail: tail)).steps
+            #expect(counted >= 4 && counted <= 5, "counted \(counted) of 5 with \(tail) s after")
+        }
+    }
+
+    @Test func aLoneBurstAcrossGravityDoesNotCount() {
+        #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(5))).steps == 0)
+        #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(6))).steps == 0)
+    }
+
+    @Test func windowsThatSayWalkingDoNotMakeALoneBurstCount() {
+        // Every window at 0.95: a lone burst across gravity still does not count (its own seconds decide).
+        var p = DetectorParameters.standard
+        p.steadyStride = 2
+        p.recognizer.model = WalkingTrees(depth: 1, base: 3, features: [0], thresholds: [1e300], leaves: [0, 0])
+        #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(5)), parameters: p).steps == 0)
+    }
+
+    @Test func aLoneBoutWithoutAxesDoesNotCount() {
+        // |a| alone cannot say where the motion lies: no lone judgement (as no short-bout judgement).
+        #expect(SyntheticMotion.count(Self.lone(5), magnitudeOnly: true).steps == 0)
+    }
+
+    @Test func offAboveOne() {
+        var p = DetectorParameters.standard
+        p.loneBoutAlongShare = 2
+        #expect(SyntheticMotion.count(Self.lone(5), parameters: p).steps == 0)
+    }
+
+    @Test(arguments: [0.3, 0.45, 0.55, 0.65, 0.8])
+    func resumingAroundALoneBoutEqualsOnePass(fraction: Double) throws {
+        let walk = Self.lone(5)
+        let r = try SyntheticMotion.resumed(walk, cut: Int(Double(walk.count) * fraction), parameters: .standard)
+        #expect(r.events == r.onePass)
+        #expect(r.counters == r.onePassCounters && r.onePassCounters.steps >= 4)
+    }
+
+    @Test func aStateOrParametersSavedBeforeLoneBoutsDecode() throws {
+        // Cut while the bout's end waits for its windows (its share saved with it), and drop what older states lack.
+        let walk = Self.lone(5)
+        var d = StepDetector()
+        var cut = 0
+        for (i, s) in walk.enumerated() {
+            d.push(time: Instant(nanosecondsSinceEpoch: s.timeNs), x: s.x, y: s.y, z: s.z) { _ in }
+            let json = String(decoding: try JSONEncoder().encode(d), as: UTF8.self)
+            if json.contains("boutShare") || json.contains("loneShare") {
+                cut = i
+                break
+            }
+        }
+        #expect(cut > 0)
+        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
+        var held = try #require(json["held"] as? [[String: Any]])
+        for i in held.indices { held[i]["boutShare"] = nil }
+        json["held"] = held
+        var group = try #require(json["boutGroup"] as? [String: Any])
+        group["loneShare"] = nil
+        json["boutGroup"] = group
+        var parameters = try #require(json["parameters"] as? [String: Any])
+        parameters["loneBoutAlongShare"] = nil
+        json["parameters"] = parameters
+        let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(resumed.counters == d.counters)
+        #expect(resumed.parameters == .standard)
+    }
+}

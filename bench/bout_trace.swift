@@ -1,0 +1,117 @@
+// What the detector did with each recording, for bench/bout_misses.py (issue #47: where the steps of short bouts go).
+// Built by bout_misses.py with `swiftc -O` together with Sources/StepDetection/*.swift, in one module, so it can read
+// the detector's state after each sample without a trace flag in the detector itself:
+//
+//   bout_trace PARAMETERS.json FILE...      one JSON line per file on standard output
+//
+// Each line: the counted and refused steps (the detector's events), the strong and weak peak trackers' peaks (time,
+// swing), the rhythm's bouts (start, end, steps, whether credited) and every scored window (start, end, the decision's
+// probability, the trees' alone, after the gravity and own-share gates, the physical paths' evidence, the short-bout
+// evidence, and the gate's inputs). Times in seconds of the file's time column. Samples are read as `count` reads a
+// `t_ms,x,y,z` or `t_ms,magnitude` CSV (median |a| under 3.5: g) and pushed one by one, which gives the events
+// pushing in runs gives (BatchPushTests).
+import Foundation
+import WallTimeCore
+
+struct Trace: Encodable {
+    var file: String
+    var steps: [Double] = []
+    var refused: [Double] = []
+    var strong: [[Double]] = []
+    var weak: [[Double]] = []
+    /// start, end, steps, credited (0/1)
+    var rhythm: [[Double]] = []
+    /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing
+    var windows: [[Double]] = []
+}
+
+func seconds(_ ns: Int64) -> Double { Double(ns) * 1e-9 }
+
+func readSamples(_ path: String) -> (times: [Int64], values: [[Double]]) {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fatalError("cannot read \(path)") }
+    var times: [Int64] = []
+    var values: [[Double]] = []
+    for line in text.split(separator: "\n").dropFirst() {
+        let fields = line.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard fields.count >= 2 else { continue }
+        times.append(Int64((fields[0] * 1e6).rounded()))
+        values.append(Array(fields.dropFirst()))
+    }
+    let magnitudes = values.map { v in v.map { $0 * $0 }.reduce(0, +).squareRoot() }.sorted()
+    let scale = magnitudes.isEmpty || magnitudes[magnitudes.count / 2] >= 3.5 ? 1.0 : standardGravity
+    return (times, values.map { $0.map { $0 * scale } })
+}
+
+func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
+    var out = Trace(file: path)
+    var detector = StepDetector(parameters: parameters)
+    let judge = StepDetector(parameters: parameters)  // the paths' evidence, read while `detector` is being pushed
+    let (times, values) = readSamples(path)
+    func emit(_ event: DetectorEvent) {
+        switch event {
+        case .step(let at): out.steps.append(seconds(at.nanosecondsSinceEpoch))
+        case .refused(let at): out.refused.append(seconds(at.nanosecondsSinceEpoch))
+        case .decision(let d, let f):
+            let r = parameters.recognizer
+            let path = max(judge.steadyStrideEvidence(f), judge.heldArmEvidence(f))
+            let evidence =
+                StepDetector.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? d.probability : 0
+            out.windows.append([
+                seconds(d.start.nanosecondsSinceEpoch), seconds(d.end.nanosecondsSinceEpoch), d.probability,
+                r.model.probability(f), r.probability(f), path, evidence, f.hasAxes ? 1 : 0, f.alongShare,
+                f.alongOwnShare, f.armSwing,
+            ])
+        default: break
+        }
+    }
+    for (t, v) in zip(times, values) {
+        let (strong, weak, rhythm) = (detector.peaks, detector.weakPeaks, detector.rhythm)
+        if v.count >= 3 {
+            detector.push(timeNs: t, x: v[0], y: v[1], z: v[2], emit)
+        } else {
+            detector.push(timeNs: t, magnitude: abs(v[0]), emit)
+        }
+        if strong.seekingPeak && !detector.peaks.seekingPeak {
+            out.strong.append([seconds(strong.extremeNs), strong.extremeValue - strong.troughValue])
+        }
+        if weak.seekingPeak && !detector.weakPeaks.seekingPeak {
+            out.weak.append([seconds(weak.extremeNs), weak.extremeValue - weak.troughValue])
+        }
+        let after = detector.rhythm
+        if rhythm.inBout && (!after.inBout || after.bout.startNs > rhythm.bout.endNs) {
+            // The ended bout as `endBout` left it (credited when it ended, look-back included), unless a new one
+            // opened at the same sample (it starts after the old one's end; a look-back only moves a start earlier):
+            // then as it was before it.
+            let ended = after.inBout ? rhythm : after
+            out.rhythm.append([
+                seconds(ended.bout.startNs), seconds(ended.bout.endNs),
+                Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
+            ])
+        }
+    }
+    let last = detector.rhythm
+    detector.finish(emit)
+    if last.inBout {
+        let ended = detector.rhythm
+        out.rhythm.append([
+            seconds(ended.bout.startNs), seconds(ended.bout.endNs),
+            Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
+        ])
+    }
+    return out
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fatalError("usage: bout_trace PARAMETERS.json FILE...") }
+let parameters: DetectorParameters
+do {
+    parameters = try JSONDecoder().decode(
+        DetectorParameters.self, from: Data(contentsOf: URL(fileURLWithPath: arguments[1])))
+} catch {
+    fatalError("\(arguments[1]): \(error)")
+}
+let encoder = JSONEncoder()
+for path in arguments.dropFirst(2) {
+    let line = try encoder.encode(trace(path, parameters))
+    FileHandle.standardOutput.write(line + Data("\n".utf8))
+}
