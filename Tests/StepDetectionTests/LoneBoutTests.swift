@@ -23,8 +23,10 @@ import WallTimeCore
     /// A lone bout of `steps` steps at 100 a minute between 10 s of rest, with three axes: |a| along a tilted gravity
     /// and the arm's swing across it at the stride rate while walking (`SyntheticMotion.walk3D`'s walk), nothing but
     /// noise at rest (a seated person's wrist does not swing).
-    static func lone(_ steps: Int, rate: Double = 50, tail: Double = 10) -> [SyntheticMotion.Sample] {
-        let walk = SyntheticWalk(rate: rate, steps: steps, interval: 0.6, lead: 10, tail: tail, seed: 31)
+    static func lone(_ steps: Int, rate: Double = 50, interval: Double = 0.6, tail: Double = 10)
+        -> [SyntheticMotion.Sample]
+    {
+        let walk = SyntheticWalk(rate: rate, steps: steps, interval: interval, lead: 10, tail: tail, seed: 31)
         let up = (0.3, 0.2, 0.93)
         let across = (0.95, -0.1, -0.28)
         let walking = walk.lead...(walk.lead + Double(steps) * walk.interval)
@@ -44,6 +46,20 @@ import WallTimeCore
         #expect(counted >= steps - 1 && counted <= steps, "counted \(counted) of \(steps) at \(rate) Hz")
     }
 
+    @Test(arguments: [(25.0, 0.6), (50, 0.6), (100, 0.6), (50, 0.545)])
+    func aLoneBoutOfFourStepsFailsOnlyOnItsWindows(rate: Double, interval: Double) {
+        // The limit (h47lone4, bench/h47lone4_lone_four_result.md): the rhythm credits the 4 peaks, the bout's own
+        // seconds lie along gravity and its cadence and spread are a walk's, but the trees give its 10 s windows (three
+        // quarters rest) at best 0.05-0.07 (5 steps: 0.50-0.78), under `shortBoutEnter`. Letting a lone bout count on
+        // windows that low adds false steps in ../shared at every setting (pooled 149.1 -> 151.1/h at none).
+        let samples = Self.lone(4, rate: rate, interval: interval)
+        #expect(SyntheticMotion.count(samples).steps == 0, "at \(rate) Hz, \(interval) s apart")
+        var anyWindow = DetectorParameters.standard
+        anyWindow.shortBoutEnter = 0
+        let counted = SyntheticMotion.count(samples, parameters: anyWindow).steps
+        #expect(counted == 4, "counted \(counted) of 4 on any window at \(rate) Hz, \(interval) s apart")
+    }
+
     @Test func aLoneBoutCountsWhenItsGroupExpiresOrTheDataEnds() {
         // 30 s of rest after it: the group expires (a window starting past the gap); 3 s: the data ends first.
         for tail in [30.0, 3] {
@@ -53,8 +69,7 @@ import WallTimeCore
     }
 
     @Test func aLoneBurstAcrossGravityDoesNotCount() {
-        #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(5))).steps == 0)
-        #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(6))).steps == 0)
+        for steps in 4...6 { #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(steps))).steps == 0) }
     }
 
     @Test func windowsThatSayWalkingDoNotMakeALoneBurstCount() {
