@@ -252,14 +252,14 @@ extension WalkingRecognizer {
     static let strideTicks = 12
 
     /// `alongShare`, `alongStep`, `armSwing`, `alongOwnShare`, `strideTurn` and `bodySway` of the newest `n` ticks
-    /// (all with axes).
+    /// (all with axes). The buffer holds the along component mean-free in its first `n`, the vectors across gravity
+    /// (x, y, z interleaved, mean-free) after them. `armSwing`: how the vectors across gravity alternate once a stride
+    /// while the along component repeats each step.
     private func motionFeatures(ticks n: Int, into f: inout WindowFeatures) {
         var alongEnergy = 0.0
         var acrossEnergy = 0.0
         var unexplained = 1.0
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * Self.windowTicks) { buffer in
-            // The along component mean-free in the first `n`, the vectors across gravity (x, y, z interleaved,
-            // mean-free) after them.
             let b = buffer.baseAddress!
             let c = b + Self.windowTicks
             var mean = 0.0
@@ -299,7 +299,6 @@ extension WalkingRecognizer {
             f.alongStep = step.map { max(max($0.0.max(), $0.1.max()), $0.2) } ?? -1
             f.armSwing = -1
             if let step, acrossVariance > 1e-8 {
-                // How the vectors across gravity alternate once a stride while the along component repeats each step.
                 f.armSwing = Self.alternation(
                     of: UnsafePointer(c), components: 3, count: n, variance: acrossVariance,
                     strides: Self.swingStrides.shortest...Self.swingStrides.longest, stepping: step)
