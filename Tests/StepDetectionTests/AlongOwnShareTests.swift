@@ -112,15 +112,11 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheOwnShareDecodeWithItOff() throws {
-        var saved =
-            try JSONSerialization.jsonObject(
-                with: try JSONEncoder().encode(DetectorParameters.standard.recognizer)) as! [String: Any]
+        let saved = try SavedJSON.object(encoding: DetectorParameters.standard.recognizer)
         #expect(saved["minAlongOwnShare"] as? Double == WalkingModel.trained.minAlongOwnShare)
         #expect(WalkingModel.trained.minAlongOwnShare > 0)
-        saved["minAlongOwnShare"] = nil
-        saved["turnOpensAlongStep"] = nil
-        let old = try JSONDecoder().decode(
-            RecognizerParameters.self, from: try JSONSerialization.data(withJSONObject: saved))
+        let old = try SavedJSON.decode(
+            RecognizerParameters.self, from: saved, removing: ["minAlongOwnShare", "turnOpensAlongStep"])
         #expect(old.minAlongOwnShare == 0 && old.turnOpensAlongStep == 2)
     }
 

@@ -225,15 +225,10 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheGateDecodeWithItOff() throws {
-        var saved =
-            try JSONSerialization.jsonObject(
-                with: try JSONEncoder().encode(DetectorParameters.standard.recognizer)) as! [String: Any]
+        let saved = try SavedJSON.object(encoding: DetectorParameters.standard.recognizer)
         #expect(saved["minAlongShare"] as? Double == WalkingModel.trained.minAlongShare)
-        saved["minAlongShare"] = nil
-        saved["armSwingOpens"] = nil
-        saved["maxStrideTurn"] = nil
-        let old = try JSONDecoder().decode(
-            RecognizerParameters.self, from: try JSONSerialization.data(withJSONObject: saved))
+        let old = try SavedJSON.decode(
+            RecognizerParameters.self, from: saved, removing: ["minAlongShare", "armSwingOpens", "maxStrideTurn"])
         #expect(old.minAlongShare == 0)
         #expect(old.armSwingOpens == RecognizerParameters.swingNeverOpens && old.maxStrideTurn == 2)
         #expect(old.model == WalkingModel.trained.model)

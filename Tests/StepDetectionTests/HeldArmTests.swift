@@ -120,16 +120,13 @@ import Testing
     func resumingWhileWeakPeaksMayOpenABoutEqualsOnePass(fraction: Double) throws {
         let run = try SyntheticMotion.expectResumingEqualsOnePass(
             Self.weakHeldWalk(), at: fraction, parameters: Self.parameters(heldArmSway: 0.15))
-        var json = try #require(try JSONSerialization.jsonObject(with: run.saved) as? [String: Any])
+        let json = try SavedJSON.object(run.saved)
         // From 21 s on, the latest window is a held arm's: the cut falls where weak peaks may open a bout.
         #expect(fraction < 0.35 || json["weakPeaksOpenBouts"] as? Bool == true, "\(fraction)")
         // A state saved before the flag existed decodes, with weak peaks opening nothing until the next window.
         let saved = try JSONDecoder().decode(StepDetector.self, from: run.saved)
-        json["weakPeaksOpenBouts"] = nil
-        var parameterKeys = try #require(json["parameters"] as? [String: Any])
-        parameterKeys["weakPeaksOpenAtPathEvidence"] = nil
-        json["parameters"] = parameterKeys
-        let older = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        let older = try SavedJSON.decode(
+            StepDetector.self, from: json, removing: ["weakPeaksOpenBouts", "parameters.weakPeaksOpenAtPathEvidence"])
         #expect(older.counters == saved.counters)
         #expect(older.parameters.weakPeaksOpenAtPathEvidence == DetectorParameters.standard.weakPeaksOpenAtPathEvidence)
     }

@@ -113,17 +113,9 @@ import WallTimeCore
             }
         }
         #expect(cut > 0)
-        var json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(d)) as? [String: Any])
-        var held = try #require(json["held"] as? [[String: Any]])
-        for i in held.indices { held[i]["boutShare"] = nil }
-        json["held"] = held
-        var group = try #require(json["boutGroup"] as? [String: Any])
-        group["loneShare"] = nil
-        json["boutGroup"] = group
-        var parameters = try #require(json["parameters"] as? [String: Any])
-        parameters["loneBoutAlongShare"] = nil
-        json["parameters"] = parameters
-        let resumed = try JSONDecoder().decode(StepDetector.self, from: JSONSerialization.data(withJSONObject: json))
+        let resumed = try SavedJSON.decode(
+            StepDetector.self, from: SavedJSON.object(encoding: d),
+            removing: ["held[].boutShare", "boutGroup.loneShare", "parameters.loneBoutAlongShare"])
         #expect(resumed.counters == d.counters)
         #expect(resumed.parameters == .standard)
     }

@@ -78,11 +78,9 @@ struct SlowWristWalk {
         #expect(DetectorParameters.standard.maxMissedStepGap == 0)
         #expect(Sensitivity.slow.parameters.maxMissedStepGap > 1 && Sensitivity.slow.parameters.maxMissedStepGap < 1.3)
         // A set saved before the key existed fills any gap, as it did.
-        let saved = try JSONEncoder().encode(DetectorParameters.standard)
-        var object = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
-        object["maxMissedStepGap"] = nil
-        let decoded = try JSONDecoder().decode(
-            DetectorParameters.self, from: JSONSerialization.data(withJSONObject: object))
+        let decoded = try SavedJSON.decode(
+            DetectorParameters.self, from: SavedJSON.object(encoding: DetectorParameters.standard),
+            removing: ["maxMissedStepGap"])
         #expect(decoded == .standard)
     }
 }
