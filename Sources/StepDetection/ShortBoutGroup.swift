@@ -31,8 +31,9 @@ struct BoutGroup: Sendable, Codable, Equatable {
     /// Steps of earlier bouts of the group still waiting in `undecided` (before those of the bout being judged).
     var waiting: Int { counted ? 0 : steps }
 
-    /// Adds a bout's steps (in time order) and the best short-bout evidence of its windows to the group.
-    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double? = nil) {
+    /// Adds a bout's steps (in time order) and the best short-bout evidence of its windows to the group; the bout's own
+    /// share along gravity (nil: not measured) is kept while it is the group's only bout.
+    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double?) {
         guard let first = bout.first, let last = bout.last else { return }
         evidence = max(evidence, boutEvidence)
         loneShare = steps == 0 ? boutShare : nil

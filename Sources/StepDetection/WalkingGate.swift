@@ -232,7 +232,8 @@ extension StepDetector {
     /// Grouped (`boutGroupGapSeconds`), the bout joins the short bouts that ended a few seconds before it and is judged
     /// with them (ShortBoutGroup.swift); a group still short of `shortBoutMinSteps` waits for its next bout (returns
     /// true: its steps stay undecided). A group judged a walk counts each later bout of it on the same judgement.
-    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void, boutShare: Double? = nil) -> Bool {
+    /// `boutShare`: the bout's own share along gravity, if measured, kept by the group for a lone bout.
+    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void, boutShare: Double?) -> Bool {
         let grouping = parameters.boutGroupGapSeconds > 0
         let waiting = min(gate.group.waiting, gate.undecided.count)
         let bout = gate.undecided[waiting...]
