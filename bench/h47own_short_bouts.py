@@ -82,8 +82,11 @@ def refused_bouts(trace, least):
         rest = np.delete(iv, np.argmax(iv))
         best = max((w[6] for w in trace["windows"] if w[0] <= b and a < w[1]), default=0.0)
         turn = (int(np.argmax(iv)) + 0.5) / len(iv)
+        legs = [iv[:int(np.argmax(iv))], iv[int(np.argmax(iv)) + 1:]]
+        within = sum(((leg - leg.mean()) ** 2).sum() for leg in legs if len(leg)) / max(len(rest), 1)
         yield {"n": len(steps), "mean": iv.mean(), "cv": iv.std() / iv.mean(), "turn": turn,
-               "cv1": rest.std() / rest.mean() if len(rest) > 1 else 0.0, "own": own, "best": best}
+               "cv1": rest.std() / rest.mean() if len(rest) > 1 else 0.0, "own": own, "best": best,
+               "legs": within ** 0.5 / rest.mean() if len(rest) > 1 else 0.0}
 
 
 def pct(xs, q):
@@ -138,6 +141,9 @@ def report(title, rows, hours, es, traces):
     for cv in (0.25, 0.3, 0.35):
         rules.append((f"cv-1 <= {cv}, best >= 0.25", lambda b, cv=cv: b["cv1"] <= cv and b["best"] >= 0.25))
     middle = lambda b: 0.25 <= b["turn"] <= 0.75
+    for cv in (0.25, 0.3):
+        rules.append((f"each leg's spread (around its own mean) <= {cv}, best >= 0.25, longest in the middle half",
+                      lambda b, cv=cv: b["legs"] <= cv and b["best"] >= 0.25 and middle(b)))
     for cv in (0.25, 0.3, 0.35):
         rules.append((f"cv-1 <= {cv}, best >= 0.25, longest interval in the middle half",
                       lambda b, cv=cv: b["cv1"] <= cv and b["best"] >= 0.25 and middle(b)))
