@@ -19,7 +19,8 @@ struct Trace: Encodable {
     var refused: [Double] = []
     var strong: [[Double]] = []
     var weak: [[Double]] = []
-    /// start, end, steps, credited (0/1)
+    /// start, end, steps, credited (0/1), the bout's own share along gravity when it ended (its first step − 0.3 s to
+    /// its last + 0.3 s, what is still in the recognizer's ring: `WalkingRecognizer.alongShare`; −1 without axes)
     var rhythm: [[Double]] = []
     /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing
     var windows: [[Double]] = []
@@ -40,6 +41,12 @@ func readSamples(_ path: String) -> (times: [Int64], values: [[Double]]) {
     let magnitudes = values.map { v in v.map { $0 * $0 }.reduce(0, +).squareRoot() }.sorted()
     let scale = magnitudes.isEmpty || magnitudes[magnitudes.count / 2] >= 3.5 ? 1.0 : standardGravity
     return (times, values.map { $0.map { $0 * scale } })
+}
+
+/// A bout's own share along gravity, as the walking gate measures a lone bout's when it ends (−1: no axes).
+func ownShare(_ detector: StepDetector, _ bout: BoutNs) -> Double {
+    let margin = StepDetector.loneBoutMarginNs
+    return detector.recognizer.alongShare(fromNs: bout.startNs - margin, toNs: bout.endNs + margin) ?? -1
 }
 
 func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
@@ -85,17 +92,18 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
             let ended = after.inBout ? rhythm : after
             out.rhythm.append([
                 seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-                Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
+                Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(detector, ended.bout),
             ])
         }
     }
-    let last = detector.rhythm
+    let (last, unfinished) = (detector.rhythm, detector)
     detector.finish(emit)
     if last.inBout {
+        // `finish` ends the bout before it forgets the signal: its share over the ring as it was.
         let ended = detector.rhythm
         out.rhythm.append([
             seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-            Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
+            Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(unfinished, ended.bout),
         ])
     }
     return out

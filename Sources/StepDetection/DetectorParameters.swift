@@ -68,6 +68,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// from ../shared put a median 0.52-0.78 of it along gravity, hand bursts of as many regular peaks 0.18-0.21
     /// (90th percentile ≤ 0.39; bench/accuracy.md, h47ends). Above 1: off (a lone bout never counts, as before).
     public var loneBoutAlongShare: Double = 0.5
+    /// The short-bout judgement's spread leaves out the one longest interval of a bout or group of at least three
+    /// intervals when it lies within this fraction of them from their middle (0.25: the middle half; 0: never; 0.5:
+    /// wherever it lies): a timed up and go is two legs of a walk and a turn between them, whose one long interval is a
+    /// pause, not an uneven step; a hand's burst is uneven throughout, and a walk's first or last interval is its start
+    /// or end (sitting down, standing up). Measured: 0.15-0.3 a plateau (bench/accuracy.md, h47own).
+    public var shortBoutTurnFromMiddle = 0.25
     /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
     /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
     /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
@@ -102,7 +108,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -137,6 +143,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         boutGroupMinSteps = try value(.boutGroupMinSteps, s.boutGroupMinSteps)
         boutGroupGapSeconds = try value(.boutGroupGapSeconds, s.boutGroupGapSeconds)
         loneBoutAlongShare = try value(.loneBoutAlongShare, s.loneBoutAlongShare)
+        shortBoutTurnFromMiddle = try value(.shortBoutTurnFromMiddle, s.shortBoutTurnFromMiddle)
         steadyStride = try value(.steadyStride, s.steadyStride)
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)

@@ -291,10 +291,11 @@ extension StepDetector {
     }
 
     /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
-    /// `shortBoutIntervalCV`, and a window over it that reached `shortBoutEnter` along gravity.
+    /// `shortBoutIntervalCV` (without a timed up and go's turn: `shortBoutTurnFromMiddle`), and a window over it that
+    /// reached `shortBoutEnter` along gravity.
     private func walksAsAShortBout(_ g: BoutGroup) -> Bool {
-        Self.shortBoutCadence.contains(g.meanInterval)
-            && g.intervalSpread <= parameters.shortBoutIntervalCV * g.meanInterval
+        let (mean, spread) = g.judgedIntervals(turnFromMiddle: parameters.shortBoutTurnFromMiddle)
+        return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
             && g.evidence >= parameters.shortBoutEnter
     }
 
