@@ -95,6 +95,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
     /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
     public var weakPeaksOpenAtPathEvidence: Double = 0.5
+    /// The repeat gate (issue #47, RepeatGate.swift): with three axes, a window whose |a| repeats a stride later
+    /// (`WindowFeatures.rStride`) and whose motion along gravity repeats a step later (`alongStep`) both under this
+    /// gives none of the trees' probability to a run becoming walking (`enter`; a ramp of ±0.05): a body stepping
+    /// repeats one or the other, hands folding clothes neither. Out of dataset, gait rows hold from 0.1 to 0.25
+    /// (bench/accuracy.md, h47fold). −1 or less: off.
+    public var minGaitRepeat: Double = 0.2
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -108,7 +114,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
+            minGaitRepeat
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -149,6 +156,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
+        minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

@@ -18,6 +18,9 @@ struct HeldEvent: Sendable, Codable, Equatable {
     /// A bout end's share of the moving energy along gravity over the bout's own seconds, for a bout too short to be
     /// judged alone (nil: not measured; states saved before it have none).
     var boutShare: Double? = nil
+    /// How much less than `probabilitySum` its windows' probabilities to become walking on sum to (the repeat gate,
+    /// RepeatGate.swift; nil: none less; states saved before it have none).
+    var enterShortfall: Double? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -87,10 +90,7 @@ extension StepDetector {
             return
         }
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
-        for d in gate.decisions where d.contains(timeNs) {
-            event.probabilitySum += d.probability
-            event.windows += 1
-        }
+        for d in gate.decisions where d.contains(timeNs) { event.add(d) }
         hold(event, emit)
     }
 
@@ -119,9 +119,10 @@ extension StepDetector {
         _ emit: (DetectorEvent) -> Void
     ) {
         let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
-        let decision = WindowDecision(
-            startNs: window.startNs, endNs: window.endNs,
-            probability: max(parameters.recognizer.probability(window.features), pathEvidence))
+        let trees = parameters.recognizer.probability(window.features)
+        let decision = gatedForRepeat(
+            WindowDecision(startNs: window.startNs, endNs: window.endNs, probability: max(trees, pathEvidence)),
+            trees: trees, pathEvidence: pathEvidence, window.features)
         gate.weakPeaksOpenBouts = pathEvidence >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
@@ -135,8 +136,7 @@ extension StepDetector {
         emit(.decision(decision.walkingDecision, window.features))
         for i in gate.held.indices
         where !gate.held[i].isBoutEnd && decision.contains(gate.held[i].timeNs) {
-            gate.held[i].probabilitySum += decision.probability
-            gate.held[i].windows += 1
+            gate.held[i].add(decision)
         }
         releaseHeld(emit)
         expireBoutGroup(before: decision.startNs, emit)
@@ -173,8 +173,7 @@ extension StepDetector {
                 if !judgeShortBout(emit, boutShare: head.boutShare) { endWalkingRun(emit) }
                 gate.shortBoutOpen = true
             } else {
-                decide(
-                    head.timeNs, probability: head.windows > 0 ? head.probabilitySum / Double(head.windows) : 0, emit)
+                decide(head.timeNs, probability: head.meanProbability, toEnter: head.meanEnterProbability, emit)
             }
         }
     }
@@ -182,7 +181,9 @@ extension StepDetector {
     /// The hysteresis over decided steps, in time order. While the bout may still be a short one, a step it refuses
     /// waits with the undecided ones (`parkedRefused`): refused all the same if the bout becomes walking or long, or
     /// counted with its bout if the bout, ended, is judged a short walk (`judgeShortBout`).
-    private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
+    private mutating func decide(
+        _ timeNs: Int64, probability p: Double, toEnter pEnter: Double, _ emit: (DetectorEvent) -> Void
+    ) {
         let r = parameters.recognizer
         expireBoutGroup(before: timeNs, emit)
         if gate.walkingRun {
@@ -192,7 +193,7 @@ extension StepDetector {
                 endWalkingRun(emit)
                 refuse(timeNs, emit)
             }
-        } else if p >= r.enter && mayEnterAlone(timeNs) {
+        } else if pEnter >= r.enter && mayEnterAlone(timeNs) {
             gate.walkingRun = true
             gate.shortBoutOpen = false
             releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one
