@@ -80,6 +80,15 @@ def exempt(key, bar, below=False):
     return lambda w: max(shipped(w), ramped(sign * (w[IX[key]] - bar) / RAMP))
 
 
+def after_repeating(trace, seconds, repeat):
+    """The shipped gate, with a window exempt when one ending at most `seconds` before it (or itself) repeated (the
+    gate's measure at least `repeat`) with the trees at `enter` or more: a walk seen a moment ago."""
+    shipped = gate(SHIPPED)
+    ends = [w[1] for w in trace["windows"] if w[IX["r_stride"]] != -9 and w[IX["gated"]] >= ENTER
+            and max(w[IX["r_stride"]], w[IX["along_step"]]) >= repeat]
+    return lambda w: 1.0 if any(w[1] - seconds <= e <= w[1] for e in ends) else shipped(w)
+
+
 def enter_mean(trace, t, factor):
     over = windows_over(trace, t)
     if not over:
@@ -157,21 +166,23 @@ def entry_table(traces):
 
 
 def sweep(traces):
-    rules = [("gate off", lambda w: 1.0)] + [(f"minGaitRepeat {x}", gate(x)) for x in (0.1, 0.15, 0.2)]
-    rules += [(f"exempt along_share >= {x}", exempt("along_share", x)) for x in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5)]
-    rules += [(f"exempt along_own_share >= {x}", exempt("along_own_share", x)) for x in (0.25, 0.3, 0.35, 0.4, 0.45)]
-    rules += [(f"exempt r_two_strides >= {x}", exempt("r_two_strides", x)) for x in (0.15, 0.2, 0.25, 0.3, 0.35)]
-    rules += [(f"exempt stride_cv <= {x}", exempt("stride_cv", x, below=True)) for x in (0.3, 0.35, 0.4, 0.45)]
-    rules += [(f"exempt log_impulse >= {x}", exempt("log_impulse", x)) for x in (1.1, 1.2, 1.3)]
-    rules += [(f"exempt gated trees >= {x}", exempt("gated", x)) for x in (0.8, 0.9)]
+    """Each rule makes, for a trace, the factor its windows' trees are taken with to become walking."""
+    same = lambda factor: lambda tr: factor
+    rules = [("gate off", same(lambda w: 1.0))] + [(f"minGaitRepeat {x}", same(gate(x))) for x in (0.1, 0.15, 0.2)]
+    bars = [("along_share", (0.25, 0.3, 0.35, 0.4, 0.45, 0.5)), ("along_own_share", (0.25, 0.3, 0.35, 0.4, 0.45)),
+            ("r_two_strides", (0.15, 0.2, 0.25, 0.3, 0.35)), ("log_impulse", (1.1, 1.2, 1.3)), ("gated", (0.8, 0.9))]
+    rules += [(f"exempt {k} >= {x}", same(exempt(k, x))) for k, xs in bars for x in xs]
+    rules += [(f"exempt stride_cv <= {x}", same(exempt("stride_cv", x, below=True))) for x in (0.3, 0.35, 0.4, 0.45)]
+    rules += [(f"exempt {s} s after a repeating walk window (repeat >= {r})",
+               lambda tr, s=s, r=r: after_repeating(tr, s, r)) for r in (0.25, 0.3, 0.35) for s in (5, 10, 20)]
     groups = collections.OrderedDict()
     for where, short in (("in sample", "ins"), ("out of dataset", "ood")):
         for p, tr in sorted(traces[where].items()):
             groups.setdefault(f"{group_of(p)}, {short}", []).append(tr)
     print("## 3. Replayed: steps kept under each rule (gate off: every counted step)\n")
     print("| rule | " + " | ".join(groups) + " |\n" + "|---" * (len(groups) + 1) + "|")
-    for name, factor in rules:
-        print(f"| {name} | " + " | ".join(str(sum(len(kept_steps(tr, factor)) for tr in trs))
+    for name, make in rules:
+        print(f"| {name} | " + " | ".join(str(sum(len(kept_steps(tr, make(tr))) for tr in trs))
                                            for trs in groups.values()) + " |", flush=True)
 
 
