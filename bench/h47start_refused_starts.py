@@ -54,16 +54,24 @@ def starts(steps):
 
 
 def run_after(start, steps_on, windows):
-    """The run a start precedes: its counted steps (until a gap of 2.5 s) and the best window over its first one."""
+    """The run a start precedes: its counted steps (until a gap of 2.5 s), the best window over its first one, and
+    the rhythm's continuity: the spread (CV) of the start's intervals and its mean interval over the run's median
+    (its first 20 intervals)."""
     after = [t for t in steps_on if t > start[-1][0]]
-    n, last = 0, start[-1][0]
+    n, last, run = 0, start[-1][0], []
     for t in after:
         if t - last > 2.5:
             break
         n, last = n + 1, t
+        run.append(t)
     first = after[0] if after else start[-1][0]
     p = max((w[2] for w in windows if w[0] <= first < w[1]), default=0.0)
-    return n, p
+    times = [s[0] for s in start] + run[:1]
+    own = np.diff(times)
+    run_intervals = np.diff(run[:21])
+    cv = float(np.std(own) / np.mean(own)) if len(own) >= 2 else float("nan")
+    ratio = float(np.mean(own) / np.median(run_intervals)) if len(own) and len(run_intervals) else float("nan")
+    return n, p, cv, ratio
 
 
 def share(steps):
@@ -130,13 +138,17 @@ def main():
         steps = [s for start in ss for s in start]
         print(f"| {d} | {files[(d, k)]} | {k} | {len(steps)} | {len(ss)} | {q([s[1] / s[2] if s[2] > 0 else float('nan') for s in steps])} | {q([share(st) for st in ss])} | {q(counted[(d, k)])} |")
     print("\n## The run each start precedes: its counted steps, and the best window over its first step\n")
-    print("| data set | kind | starts | run steps (10th / 50th / 90th) | best window (10th / 50th / 90th) |")
-    print("|---|---|---|---|---|")
+    print("Rhythm continuity: the spread (CV) of the start's intervals (to the run's first step), and its mean interval"
+          " over the run's median (10th / 50th / 90th percentiles).\n")
+    print("| data set | kind | starts | run steps | best window | start's interval CV | start / run interval |")
+    print("|---|---|---|---|---|---|---|")
     for (d, k), rs in sorted(runs.items()):
         if rs:
-            print(f"| {d} | {k} | {len(rs)} | {q([r[1] for r in rs])} | {q([r[2] for r in rs])} |")
-    print("\nPer start (steps, run steps, best window): " + "; ".join(
-        f"{d} {k}: " + ", ".join(f"{a}/{b}/{c:.2f}" for a, b, c in rs) for (d, k), rs in sorted(runs.items()) if rs))
+            print(f"| {d} | {k} | {len(rs)} | {q([r[1] for r in rs])} | {q([r[2] for r in rs])} | "
+                  f"{q([r[3] for r in rs])} | {q([r[4] for r in rs])} |")
+    print("\nPer start (steps, run steps, best window, interval CV, start / run interval): " + "; ".join(
+        f"{d} {k}: " + ", ".join(f"{a}/{b}/{c:.2f}/{e:.2f}/{f:.2f}" for a, b, c, e, f in rs)
+        for (d, k), rs in sorted(runs.items()) if rs))
     for title, count in (("per step, read backwards, stopping at the first under X (the rule of bench/h47start_gate_lookback.patch)",
                           lambda st, x: per_step_count(st, x)),
                          ("a start whole when its own energy-weighted share reaches X",
