@@ -38,7 +38,8 @@ def build(work):
                    + sources("WallTimeCore"), check=True)
     binary = os.path.join(work, "refused_starts")
     subprocess.run(["swiftc", "-O", "-wmo", "-parse-as-library", "-module-name", "RefusedStarts", "-I", work, "-o",
-                    binary] + sources("StepDetection") + [main, os.path.join(work, "WallTimeCore.o")], check=True)
+                    binary] + sources("StepDetection") + [main, os.path.join(ROOT, "bench", "trace_samples.swift"),
+                                                    os.path.join(work, "WallTimeCore.o")], check=True)
     return binary
 
 

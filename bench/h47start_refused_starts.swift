@@ -25,21 +25,6 @@ struct Recovered: Encodable {
     var windows: [[Double]] = []
 }
 
-func readSamples(_ path: String) -> (times: [Int64], values: [[Double]]) {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fatalError("cannot read \(path)") }
-    var times: [Int64] = []
-    var values: [[Double]] = []
-    for line in text.split(separator: "\n").dropFirst() {
-        let fields = line.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard fields.count >= 2 else { continue }
-        times.append(Int64((fields[0] * 1e6).rounded()))
-        values.append(Array(fields.dropFirst()))
-    }
-    let magnitudes = values.map { v in v.map { $0 * $0 }.reduce(0, +).squareRoot() }.sorted()
-    let scale = magnitudes.isEmpty || magnitudes[magnitudes.count / 2] >= 3.5 ? 1.0 : standardGravity
-    return (times, values.map { $0.map { $0 * scale } })
-}
-
 /// The steps counted with `parameters`, each with its own energies as the detector remembered them when it counted it.
 func counted(_ times: [Int64], _ values: [[Double]], _ parameters: DetectorParameters, windows: inout [[Double]])
     -> [Int64: (Double, Double)]

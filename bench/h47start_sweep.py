@@ -11,19 +11,13 @@ are kept under --out, and a setting already there is read, not run again. Added 
 count above 0, or a gait activity) and files with a truth of 0 (false steps when added, what the pooled figure
 counts); activities neither (DSADS basketball, jumping) are left out.
 """
-import argparse, collections, csv, json, os, re, subprocess, sys
+import argparse, collections, json, os, re, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 from train_walking import dataset_of, gait_of  # noqa: E402
-
-
-def entries(shared):
-    out = {}
-    for name in ("steps", "activities"):
-        for r in csv.DictReader(open(os.path.join(shared, "data", name, "manifest.csv"))):
-            out[r["file"]] = r
-    return out
+from bout_eval import entries as manifest_entries  # noqa: E402
 
 
 def run(binary, out, name, sets):
@@ -62,7 +56,7 @@ def main():
     ap.add_argument("settings", nargs="+", help="NAME=KEY=JSON[,KEY=JSON]; the first is the reference")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    es = entries(args.shared)
+    es = {e["file"]: e for e in manifest_entries(args.shared)}
     names, results = [], []
     for s in args.settings:
         name, _, rest = s.partition("=")
