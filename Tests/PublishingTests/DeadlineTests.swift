@@ -58,7 +58,7 @@ import Testing
         let server = OwnThreadServer(silence: .milliseconds(1100), body: #"{"id":"7"}"#)
         let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500)
             .publish(samplePost, deadline: Deadline(in: .seconds(1.6), clock: TestClock<Duration>()))
-        #expect(outcome == .delivered(remoteID: "7"))
+        #expect(outcome == .delivered(remoteID: "7"), "the server: \(server.stopped ?? "still listening")")
         #expect(server.answered == 1)
     }
 

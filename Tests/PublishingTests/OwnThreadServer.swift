@@ -17,18 +17,24 @@ import TestSupport
 final class OwnThreadServer: Sendable {
     let port: UInt16
     private let answers = Mutex(0)
+    private let ending = Mutex<String?>(nil)
 
     init(silence: Duration, body: String, idleLimit: Duration = .seconds(60)) {
         let (fd, port) = LoopbackPort.boundSocket()
         self.port = port
-        listen(fd, 8)
+        if fd < 0 || listen(fd, 8) != 0 { ending.withLock { $0 = "no socket: \(String(cString: strerror(errno)))" } }
         let answer = Array(
             ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
                 + "Connection: close\r\n\r\n" + body).utf8)
         let thread = Thread { [self] in
-            while Self.readable(fd, within: idleLimit) {
+            var why = "no connection for \(idleLimit)"
+            while Self.readable(fd, within: idleLimit, why: &why) {
                 let client = accept(fd, nil, nil)
-                guard client >= 0 else { break }
+                guard client >= 0 else {
+                    if errno == EINTR { continue }
+                    why = "accept failed: \(String(cString: strerror(errno)))"
+                    break
+                }
                 if Self.readRequest(client) {
                     Thread.sleep(forTimeInterval: silence.timeInterval)
                     let sent = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -37,6 +43,7 @@ final class OwnThreadServer: Sendable {
                 close(client)
             }
             close(fd)
+            self.ending.withLock { $0 = $0 ?? why }
         }
         thread.name = "steptweet-test-own-thread-server"
         thread.start()
@@ -47,10 +54,30 @@ final class OwnThreadServer: Sendable {
     /// The requests answered in full so far.
     var answered: Int { answers.withLock { $0 } }
 
-    /// Whether `fd` has something to read (a connection, bytes, its end) within `limit`.
+    /// Why the server stopped listening, or nil while it listens: what a failing test prints, so that a refused
+    /// connection says whether the server gave up (and why) or was never reached.
+    var stopped: String? { ending.withLock { $0 } }
+
+    /// Whether `fd` has something to read (a connection, bytes, its end) within `limit`. A signal that interrupts
+    /// the wait (`EINTR`) is not an answer: the wait goes on, or the server would close its socket and the test's
+    /// request be refused.
     private static func readable(_ fd: Int32, within limit: Duration) -> Bool {
+        var why = ""
+        return readable(fd, within: limit, why: &why)
+    }
+
+    /// `readable(_:within:)`, saying in `why` what ended the wait when nothing can be read (a poll error, or a
+    /// socket closed under the server: `POLLNVAL` when some other code closed its descriptor).
+    private static func readable(_ fd: Int32, within limit: Duration, why: inout String) -> Bool {
         var request = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&request, 1, Int32(limit.timeInterval * 1000)) == 1
+        var ready = poll(&request, 1, Int32(limit.timeInterval * 1000))
+        while ready < 0 && errno == EINTR { ready = poll(&request, 1, Int32(limit.timeInterval * 1000)) }
+        if ready < 0 { why = "poll failed: \(String(cString: strerror(errno)))" }
+        if ready == 1 && request.revents & Int16(POLLNVAL) != 0 {
+            why = "its socket was closed by other code (POLLNVAL)"
+            return false
+        }
+        return ready == 1
     }
 
     /// Reads one request, its head and a body of its `Content-Length`; false when the client closes first or sends
@@ -61,6 +88,7 @@ final class OwnThreadServer: Sendable {
         let headEnd = Array("\r\n\r\n".utf8)
         while readable(client, within: .seconds(30)) {
             let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return false }
             received += buffer[0..<count]
             guard let end = received.indices.first(where: { received[$0...].starts(with: headEnd) }) else { continue }
