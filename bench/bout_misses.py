@@ -70,9 +70,8 @@ def build_tracer(work):
                    + sources("WallTimeCore"), check=True)
     binary = os.path.join(out, "bout_trace")
     subprocess.run(["swiftc", "-O", "-wmo", "-module-name", "BoutTrace", "-I", out, "-o", binary]
-                   + sources("StepDetection") + [os.path.join(out, "main.swift"),
-                                                  os.path.join(ROOT, "bench", "trace_samples.swift"),
-                                                  os.path.join(out, "WallTimeCore.o")],
+                   + sources("StepDetection") + [os.path.join(ROOT, "bench", "trace_samples.swift"),
+                                                 os.path.join(out, "main.swift"), os.path.join(out, "WallTimeCore.o")],
                    check=True)
     return binary
 

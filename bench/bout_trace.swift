@@ -25,8 +25,6 @@ struct Trace: Encodable {
     var windows: [[Double]] = []
 }
 
-func seconds(_ ns: Int64) -> Double { Double(ns) * 1e-9 }
-
 func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     var out = Trace(file: path)
     var detector = StepDetector(parameters: parameters)
@@ -51,11 +49,7 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     }
     for (t, v) in zip(times, values) {
         let (strong, weak, rhythm) = (detector.peaks, detector.weakPeaks, detector.rhythm)
-        if v.count >= 3 {
-            detector.push(timeNs: t, x: v[0], y: v[1], z: v[2], emit)
-        } else {
-            detector.push(timeNs: t, magnitude: abs(v[0]), emit)
-        }
+        pushSample(&detector, t, v, emit)
         if strong.seekingPeak && !detector.peaks.seekingPeak {
             out.strong.append([seconds(strong.extremeNs), strong.extremeValue - strong.troughValue])
         }
@@ -86,17 +80,4 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     return out
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 3 else { fatalError("usage: bout_trace PARAMETERS.json FILE...") }
-let parameters: DetectorParameters
-do {
-    parameters = try JSONDecoder().decode(
-        DetectorParameters.self, from: Data(contentsOf: URL(fileURLWithPath: arguments[1])))
-} catch {
-    fatalError("\(arguments[1]): \(error)")
-}
-let encoder = JSONEncoder()
-for path in arguments.dropFirst(2) {
-    let line = try encoder.encode(trace(path, parameters))
-    FileHandle.standardOutput.write(line + Data("\n".utf8))
-}
+try traceFiles(usage: "bout_trace", trace)

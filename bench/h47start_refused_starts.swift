@@ -10,7 +10,6 @@
 // ± 0.3 s, as the look-back reads them). Times in seconds of the file's time column. Samples are read as `count`
 // reads a `t_ms,x,y,z` CSV and pushed one by one.
 import Foundation
-import WallTimeCore
 
 struct Recovered: Encodable {
     var file: String
@@ -44,12 +43,7 @@ func counted(_ times: [Int64], _ values: [[Double]], _ parameters: DetectorParam
         }
     }
     for (t, v) in zip(times, values) {
-        let time = Instant(nanosecondsSinceEpoch: t)
-        if v.count >= 3 {
-            detector.push(time: time, x: v[0], y: v[1], z: v[2], emit)
-        } else {
-            detector.push(time: time, magnitude: v[0], emit)
-        }
+        pushSample(&detector, t, v, emit)
         for s in fresh {
             let e = detector.gate.stepEnergies.energy(at: s)
             steps[s] = (e?.along ?? 0, e?.total ?? 0)
