@@ -9,7 +9,7 @@ first step under X (what GateLookBack.swift does), and a start counted whole whe
     python3 bench/h47start_refused_starts.py [--reach 6] > bench/h47start_refused_starts_result.md
 
 Built like bench/bout_misses.py's tracer: `bench/h47start_refused_starts.swift` with Sources/StepDetection in one
-module (needs swiftc), the gate look-back of `bench/h47start_gate_lookback.patch` applied to a copy of it. Each data set is counted with the model trained without it (`bench/leave_out/DATASET.json`).
+module (needs swiftc), over a copy of it (the gate look-back, GateLookBack.swift, shipped in session 30). Each data set is counted with the model trained without it (`bench/leave_out/DATASET.json`).
 """
 import argparse, collections, csv, json, os, shutil, subprocess, sys, tempfile
 
@@ -22,13 +22,9 @@ THRESHOLDS = (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6)
 
 
 def build(work):
-    """The tracer, over a copy of Sources with the gate look-back (`bench/h47start_gate_lookback.patch`, not shipped)
-    applied unless Sources has it already."""
+    """The tracer, over a copy of Sources (with the gate look-back, GateLookBack.swift)."""
     tree = os.path.join(work, "tree")
     shutil.copytree(os.path.join(ROOT, "Sources"), os.path.join(tree, "Sources"))
-    if not os.path.exists(os.path.join(tree, "Sources", "StepDetection", "GateLookBack.swift")):
-        subprocess.run(["git", "apply", "--include=Sources/StepDetection/*.swift",
-                        os.path.join(ROOT, "bench", "h47start_gate_lookback.patch")], cwd=tree, check=True)
     sources = lambda m: sorted(os.path.join(tree, "Sources", m, f) for f in os.listdir(os.path.join(tree, "Sources", m))
                                if f.endswith(".swift"))
     main = os.path.join(work, "main.swift")
@@ -150,7 +146,7 @@ def main():
     print("\nPer start (steps, run steps, best window, interval CV, start / run interval): " + "; ".join(
         f"{d} {k}: " + ", ".join(f"{a}/{b}/{c:.2f}/{e:.2f}/{f:.2f}" for a, b, c, e, f in rs)
         for (d, k), rs in sorted(runs.items()) if rs))
-    for title, count in (("per step, read backwards, stopping at the first under X (the rule of bench/h47start_gate_lookback.patch)",
+    for title, count in (("per step, read backwards, stopping at the first under X (the rule of GateLookBack.swift)",
                           lambda st, x: per_step_count(st, x)),
                          ("a start whole when its own energy-weighted share reaches X",
                           lambda st, x: len(st) if share(st) >= x else 0)):

@@ -2,11 +2,11 @@
 """The gate look-back's sweep (issue #47, h47start): `bench/bout_eval.py` at each setting, every row side by side, and
 the steps each setting adds per data set against the look-back off (file by file, from `--counts`).
 
-    git apply bench/h47start_gate_lookback.patch && swift build -c release --product steptweet   (not shipped)
+    swift build -c release --product steptweet   (the gate look-back is GateLookBack.swift since session 30)
     python3 bench/h47start_sweep.py [--binary B] [--out bench/out/h47start] NAME=KEY=JSON[,KEY=JSON] ... \
         > bench/h47start_sweep_result.md
 
-The first setting is the reference (the look-back off: `off=` with no key). Each setting's bout_eval output and counts
+The first setting is the reference (the look-back off: `off=startLookBackSeconds=0`; before session 30 it was off by default, `off=` with no key). Each setting's bout_eval output and counts
 are kept under --out, and a setting already there is read, not run again. Added steps are split into walks (a truth
 count above 0, or a gait activity) and files with a truth of 0 (false steps when added, what the pooled figure
 counts); activities neither (DSADS basketball, jumping) are left out.
