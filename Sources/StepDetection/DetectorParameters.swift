@@ -74,6 +74,16 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// pause, not an uneven step; a hand's burst is uneven throughout, and a walk's first or last interval is its start
     /// or end (sitting down, standing up). Measured: 0.15-0.3 a plateau (bench/accuracy.md, h47own).
     public var shortBoutTurnFromMiddle = 0.25
+    /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
+    /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
+    /// step's own seconds (± 0.3 s) put at least `startLookBackAlongShare` of the moving energy along gravity: a
+    /// walk's first steps, whose 10 s windows were mostly the rest before them, and not a hand's motion across gravity
+    /// before a walk. 0 seconds, or a share above 1: off. Measured (bench/accuracy.md, h47start): no share separates
+    /// a walk's refused start (its own share 0.12-0.29 a data set) from a hand's (0.23), so the standard set reads
+    /// back 5 s with a share of 0: every refused step of the run's rhythm bout that moved with three axes. Out of
+    /// dataset, 4-7 s is a plateau (Oxford MAPE 1.58-1.60 %), at 4.9 false steps an hour of hand activity.
+    public var startLookBackSeconds: Double = 5
+    public var startLookBackAlongShare: Double = 0
     /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
     /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
     /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
@@ -120,7 +130,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
-            minGaitRepeat
+            minGaitRepeat,
+            startLookBackSeconds, startLookBackAlongShare
         case stepBandOpens
     }
 
@@ -157,6 +168,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         boutGroupGapSeconds = try value(.boutGroupGapSeconds, s.boutGroupGapSeconds)
         loneBoutAlongShare = try value(.loneBoutAlongShare, s.loneBoutAlongShare)
         shortBoutTurnFromMiddle = try value(.shortBoutTurnFromMiddle, s.shortBoutTurnFromMiddle)
+        startLookBackSeconds = try value(.startLookBackSeconds, s.startLookBackSeconds)
+        startLookBackAlongShare = try value(.startLookBackAlongShare, s.startLookBackAlongShare)
         steadyStride = try value(.steadyStride, s.steadyStride)
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)

@@ -47,6 +47,8 @@ struct WalkingGateState: Sendable {
     /// Short bouts a few seconds apart judged as one, and the bouts that count only in one (ShortBoutGroup.swift).
     var group = BoutGroup()
     var groupOnly = GroupOnlyBouts()
+    /// The latest credited steps' own energies along gravity, for the gate look-back (GateLookBack.swift).
+    var stepEnergies = StepEnergies()
     /// The latest scored window is walking by a physical path (`DetectorParameters.weakPeaksOpenAtPathEvidence`):
     /// the weak tracker's peaks may open a bout.
     var weakPeaksOpenBouts = false
@@ -58,6 +60,7 @@ struct WalkingGateState: Sendable {
         if shortBoutEvidence.capacity < decisionCapacity { shortBoutEvidence.reserveCapacity(decisionCapacity) }
         if held.capacity < heldCapacity { held.reserveCapacity(heldCapacity) }
         if undecided.capacity < heldCapacity { undecided.reserveCapacity(heldCapacity) }
+        stepEnergies.reserveCapacity()
     }
 
     /// A due window was not scored: the next one is scored again.
@@ -89,6 +92,7 @@ extension StepDetector {
             emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
             return
         }
+        noteStepEnergy(timeNs)
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
         for d in gate.decisions where d.contains(timeNs) { event.add(d) }
         hold(event, emit)
@@ -197,11 +201,11 @@ extension StepDetector {
             gate.walkingRun = true
             gate.shortBoutOpen = false
             releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one
-            refuseParked(emit)
+            countRefusedStart(enteringAt: timeNs, emit)
             for t in gate.undecided { accept(t, emit) }
             gate.undecided.removeAll(keepingCapacity: true)
             accept(timeNs, emit)
-        } else if p >= r.stay || gate.shortBoutOpen {
+        } else if p >= r.stay || gate.shortBoutOpen || startLookBackOn {
             if gate.undecided.count >= Self.heldCapacity {
                 refuse(gate.undecided.removeFirst(), emit)
                 gate.parkedRefused = max(gate.parkedRefused - 1, 0)
@@ -210,8 +214,10 @@ extension StepDetector {
             if p < r.stay { gate.parkedRefused = gate.undecided.count }
             if gate.shortBoutOpen && gate.undecided.count > parameters.shortBoutMaxSteps {
                 gate.shortBoutOpen = false
-                refuseParked(emit)
+                if !startLookBackOn { refuseParked(emit) }
             }
+            // Refused steps a later run's look-back can no longer reach go now.
+            if !gate.shortBoutOpen && startLookBackOn { refuseParkedOutOfReach(newestNs: timeNs, emit) }
         } else {
             endWalkingRun(emit)
             refuse(timeNs, emit)
@@ -352,7 +358,7 @@ extension StepDetector {
     /// Mean step interval of a short bout that may count (seconds): 60-150 steps a minute, a walk's cadence.
     static let shortBoutCadence = 0.4...1.0
 
-    private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+    mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         if !gate.boutOpen {
             gate.boutOpen = true
             gate.bout = BoutNs(startNs: timeNs, endNs: timeNs, steps: 0)
@@ -365,7 +371,7 @@ extension StepDetector {
         emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }
 
-    private mutating func refuse(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+    mutating func refuse(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         counters.refused += 1
         emit(.refused(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }
