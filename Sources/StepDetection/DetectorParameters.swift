@@ -111,6 +111,11 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// repeats one or the other, hands folding clothes neither. Out of dataset, gait rows hold from 0.1 to 0.25
     /// (bench/accuracy.md, h47fold). −1 or less: off.
     public var minGaitRepeat: Double = 0.2
+    /// The step-band opening of the gravity gate (issue #47, StepBandGate.swift): with three axes, a window whose
+    /// moving energy above the stride band (two high-passes at 1.2 Hz) lies at least this share along gravity passes
+    /// the share gate (`recognizer.minAlongShare`) whatever its share over the whole band (a ramp of ±0.05): a loosely
+    /// worn watch sways across gravity at a slow walk's stride, its steps still push along it. Above 1: off.
+    public var stepBandOpens: Double = 0.4
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -127,6 +132,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
             minGaitRepeat,
             startLookBackSeconds, startLookBackAlongShare
+        case stepBandOpens
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -170,6 +176,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
+        stepBandOpens = try value(.stepBandOpens, s.stepBandOpens)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

@@ -123,7 +123,7 @@ extension StepDetector {
         _ emit: (DetectorEvent) -> Void
     ) {
         let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
-        let trees = parameters.recognizer.probability(window.features)
+        let trees = recognizerProbability(window)
         let decision = gatedForRepeat(
             WindowDecision(startNs: window.startNs, endNs: window.endNs, probability: max(trees, pathEvidence)),
             trees: trees, pathEvidence: pathEvidence, window.features)
