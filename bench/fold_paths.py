@@ -20,6 +20,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from bout_eval import overridden  # noqa: E402
+from tracer_build import compile_tracer, swift_sources  # noqa: E402
 
 NAMES = ["start", "end", "p", "trees", "gated", "steady", "held"] + [
     "log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz",
@@ -37,10 +38,8 @@ LONE = "releaseWaitingGroup(counting: loneBoutWalks, emit)"
 def build_tracer(work):
     out = os.path.join(work, "tracer")
     os.makedirs(out, exist_ok=True)
-    sources = lambda m: sorted(os.path.join(ROOT, "Sources", m, f) for f in os.listdir(os.path.join(ROOT, "Sources", m))
-                               if f.endswith(".swift"))
     copies = []
-    for path in sources("StepDetection"):
+    for path in swift_sources("StepDetection"):
         text = open(path).read()
         if path.endswith("WalkingGate.swift"):
             for anchor, line in TAPS:
@@ -52,16 +51,7 @@ def build_tracer(work):
         copy = os.path.join(out, os.path.basename(path))
         open(copy, "w").write(text)
         copies.append(copy)
-    main = os.path.join(out, "main.swift")
-    open(main, "w").write(open(os.path.join(ROOT, "bench", "fold_trace.swift")).read())
-    subprocess.run(["swiftc", "-O", "-wmo", "-parse-as-library", "-module-name", "WallTimeCore", "-emit-module-path",
-                    os.path.join(out, "WallTimeCore.swiftmodule"), "-c", "-o", os.path.join(out, "WallTimeCore.o")]
-                   + sources("WallTimeCore"), check=True)
-    binary = os.path.join(out, "fold_trace")
-    subprocess.run(["swiftc", "-O", "-wmo", "-module-name", "FoldTrace", "-I", out, "-o", binary]
-                   + copies + [os.path.join(ROOT, "bench", "trace_samples.swift"), main,
-                               os.path.join(out, "WallTimeCore.o")], check=True)
-    return binary
+    return compile_tracer(out, os.path.join(ROOT, "bench", "fold_trace.swift"), "FoldTrace", "fold_trace", copies)
 
 
 def run_traces(tracer, work, params, files):

@@ -11,32 +11,22 @@ first step under X (what GateLookBack.swift does), and a start counted whole whe
 Built like bench/bout_misses.py's tracer: `bench/h47start_refused_starts.swift` with Sources/StepDetection in one
 module (needs swiftc), over a copy of it (the gate look-back, GateLookBack.swift, shipped in session 30). Each data set is counted with the model trained without it (`bench/leave_out/DATASET.json`).
 """
-import argparse, collections, csv, json, os, shutil, subprocess, sys, tempfile
+import argparse, collections, csv, json, os, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 import numpy as np  # noqa: E402
 from train_walking import DATASETS, dataset_of, gait_of  # noqa: E402
+from tracer_build import compile_tracer  # noqa: E402
 
 THRESHOLDS = (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6)
 
 
 def build(work):
-    """The tracer, over a copy of Sources (with the gate look-back, GateLookBack.swift)."""
-    tree = os.path.join(work, "tree")
-    shutil.copytree(os.path.join(ROOT, "Sources"), os.path.join(tree, "Sources"))
-    sources = lambda m: sorted(os.path.join(tree, "Sources", m, f) for f in os.listdir(os.path.join(tree, "Sources", m))
-                               if f.endswith(".swift"))
-    main = os.path.join(work, "main.swift")
-    open(main, "w").write(open(os.path.join(ROOT, "bench", "h47start_refused_starts.swift")).read())
-    subprocess.run(["swiftc", "-O", "-wmo", "-parse-as-library", "-module-name", "WallTimeCore", "-emit-module-path",
-                    os.path.join(work, "WallTimeCore.swiftmodule"), "-c", "-o", os.path.join(work, "WallTimeCore.o")]
-                   + sources("WallTimeCore"), check=True)
-    binary = os.path.join(work, "refused_starts")
-    subprocess.run(["swiftc", "-O", "-wmo", "-parse-as-library", "-module-name", "RefusedStarts", "-I", work, "-o",
-                    binary] + sources("StepDetection") + [main, os.path.join(ROOT, "bench", "trace_samples.swift"),
-                                                    os.path.join(work, "WallTimeCore.o")], check=True)
-    return binary
+    """The tracer, over the detector's sources (with the gate look-back, GateLookBack.swift)."""
+    return compile_tracer(os.path.join(work, "tracer"), os.path.join(ROOT, "bench", "h47start_refused_starts.swift"),
+                          "RefusedStarts", "refused_starts", parse_as_library=True)
 
 
 def starts(steps):
