@@ -34,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import free_living_splice as fls  # noqa: E402
 from bout_eval import overridden  # noqa: E402
+from tracer_build import compile_tracer  # noqa: E402
 
 ENTER, CONFIRM, SHORT_MIN, SHORT_MAX = 0.7, 3, 7, 24
 MIN_ALONG, MIN_OWN, SB_ALONG, SB_ENTER, SB_CV = 0.3, 0.15, 0.3, 0.25, 0.3
@@ -59,20 +60,8 @@ fls.Stream = RecordingStream
 
 
 def build_tracer(work):
-    out = os.path.join(work, "tracer")
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(ROOT, "bench", "bout_trace.swift")) as src, open(os.path.join(out, "main.swift"), "w") as d:
-        d.write(src.read())
-    sources = lambda m: sorted(os.path.join(ROOT, "Sources", m, f) for f in os.listdir(os.path.join(ROOT, "Sources", m))
-                               if f.endswith(".swift"))
-    subprocess.run(["swiftc", "-O", "-wmo", "-parse-as-library", "-module-name", "WallTimeCore", "-emit-module-path",
-                    os.path.join(out, "WallTimeCore.swiftmodule"), "-c", "-o", os.path.join(out, "WallTimeCore.o")]
-                   + sources("WallTimeCore"), check=True)
-    binary = os.path.join(out, "bout_trace")
-    subprocess.run(["swiftc", "-O", "-wmo", "-module-name", "BoutTrace", "-I", out, "-o", binary]
-                   + sources("StepDetection") + [os.path.join(out, "main.swift"), os.path.join(out, "WallTimeCore.o")],
-                   check=True)
-    return binary
+    return compile_tracer(os.path.join(work, "tracer"), os.path.join(ROOT, "bench", "bout_trace.swift"), "BoutTrace",
+                          "bout_trace")
 
 
 def traces(tracer, work, files_by_dataset, params_for):

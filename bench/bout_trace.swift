@@ -19,27 +19,17 @@ struct Trace: Encodable {
     var refused: [Double] = []
     var strong: [[Double]] = []
     var weak: [[Double]] = []
-    /// start, end, steps, credited (0/1)
+    /// start, end, steps, credited (0/1), the bout's own share along gravity when it ended (its first step − 0.3 s to
+    /// its last + 0.3 s, what is still in the recognizer's ring: `WalkingRecognizer.alongShare`; −1 without axes)
     var rhythm: [[Double]] = []
     /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing
     var windows: [[Double]] = []
 }
 
-func seconds(_ ns: Int64) -> Double { Double(ns) * 1e-9 }
-
-func readSamples(_ path: String) -> (times: [Int64], values: [[Double]]) {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fatalError("cannot read \(path)") }
-    var times: [Int64] = []
-    var values: [[Double]] = []
-    for line in text.split(separator: "\n").dropFirst() {
-        let fields = line.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard fields.count >= 2 else { continue }
-        times.append(Int64((fields[0] * 1e6).rounded()))
-        values.append(Array(fields.dropFirst()))
-    }
-    let magnitudes = values.map { v in v.map { $0 * $0 }.reduce(0, +).squareRoot() }.sorted()
-    let scale = magnitudes.isEmpty || magnitudes[magnitudes.count / 2] >= 3.5 ? 1.0 : standardGravity
-    return (times, values.map { $0.map { $0 * scale } })
+/// A bout's own share along gravity, as the walking gate measures a lone bout's when it ends (−1: no axes).
+func ownShare(_ detector: StepDetector, _ bout: BoutNs) -> Double {
+    let margin = StepDetector.loneBoutMarginNs
+    return detector.recognizer.alongShare(fromNs: bout.startNs - margin, toNs: bout.endNs + margin) ?? -1
 }
 
 func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
@@ -66,11 +56,7 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     }
     for (t, v) in zip(times, values) {
         let (strong, weak, rhythm) = (detector.peaks, detector.weakPeaks, detector.rhythm)
-        if v.count >= 3 {
-            detector.push(timeNs: t, x: v[0], y: v[1], z: v[2], emit)
-        } else {
-            detector.push(timeNs: t, magnitude: abs(v[0]), emit)
-        }
+        pushSample(&detector, t, v, emit)
         if strong.seekingPeak && !detector.peaks.seekingPeak {
             out.strong.append([seconds(strong.extremeNs), strong.extremeValue - strong.troughValue])
         }
@@ -85,33 +71,21 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
             let ended = after.inBout ? rhythm : after
             out.rhythm.append([
                 seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-                Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
+                Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(detector, ended.bout),
             ])
         }
     }
-    let last = detector.rhythm
+    let (last, unfinished) = (detector.rhythm, detector)
     detector.finish(emit)
     if last.inBout {
+        // `finish` ends the bout before it forgets the signal: its share over the ring as it was.
         let ended = detector.rhythm
         out.rhythm.append([
             seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-            Double(ended.bout.steps), ended.boutCredited ? 1 : 0,
+            Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(unfinished, ended.bout),
         ])
     }
     return out
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 3 else { fatalError("usage: bout_trace PARAMETERS.json FILE...") }
-let parameters: DetectorParameters
-do {
-    parameters = try JSONDecoder().decode(
-        DetectorParameters.self, from: Data(contentsOf: URL(fileURLWithPath: arguments[1])))
-} catch {
-    fatalError("\(arguments[1]): \(error)")
-}
-let encoder = JSONEncoder()
-for path in arguments.dropFirst(2) {
-    let line = try encoder.encode(trace(path, parameters))
-    FileHandle.standardOutput.write(line + Data("\n".utf8))
-}
+try traceFiles(usage: "bout_trace", trace)

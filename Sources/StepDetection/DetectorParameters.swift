@@ -68,6 +68,22 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// from ../shared put a median 0.52-0.78 of it along gravity, hand bursts of as many regular peaks 0.18-0.21
     /// (90th percentile ≤ 0.39; bench/accuracy.md, h47ends). Above 1: off (a lone bout never counts, as before).
     public var loneBoutAlongShare: Double = 0.5
+    /// The short-bout judgement's spread leaves out the one longest interval of a bout or group of at least three
+    /// intervals when it lies within this fraction of them from their middle (0.25: the middle half; 0: never; 0.5:
+    /// wherever it lies): a timed up and go is two legs of a walk and a turn between them, whose one long interval is a
+    /// pause, not an uneven step; a hand's burst is uneven throughout, and a walk's first or last interval is its start
+    /// or end (sitting down, standing up). Measured: 0.15-0.3 a plateau (bench/accuracy.md, h47own).
+    public var shortBoutTurnFromMiddle = 0.25
+    /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
+    /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
+    /// step's own seconds (± 0.3 s) put at least `startLookBackAlongShare` of the moving energy along gravity: a
+    /// walk's first steps, whose 10 s windows were mostly the rest before them, and not a hand's motion across gravity
+    /// before a walk. 0 seconds, or a share above 1: off. Measured (bench/accuracy.md, h47start): no share separates
+    /// a walk's refused start (its own share 0.12-0.29 a data set) from a hand's (0.23), so the standard set reads
+    /// back 5 s with a share of 0: every refused step of the run's rhythm bout that moved with three axes. Out of
+    /// dataset, 4-7 s is a plateau (Oxford MAPE 1.58-1.60 %), at 4.9 false steps an hour of hand activity.
+    public var startLookBackSeconds: Double = 5
+    public var startLookBackAlongShare: Double = 0
     /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
     /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
     /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
@@ -89,6 +105,17 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
     /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
     public var weakPeaksOpenAtPathEvidence: Double = 0.5
+    /// The repeat gate (issue #47, RepeatGate.swift): with three axes, a window whose |a| repeats a stride later
+    /// (`WindowFeatures.rStride`) and whose motion along gravity repeats a step later (`alongStep`) both under this
+    /// gives none of the trees' probability to a run becoming walking (`enter`; a ramp of ±0.05): a body stepping
+    /// repeats one or the other, hands folding clothes neither. Out of dataset, gait rows hold from 0.1 to 0.25
+    /// (bench/accuracy.md, h47fold). −1 or less: off.
+    public var minGaitRepeat: Double = 0.2
+    /// The step-band opening of the gravity gate (issue #47, StepBandGate.swift): with three axes, a window whose
+    /// moving energy above the stride band (two high-passes at 1.2 Hz) lies at least this share along gravity passes
+    /// the share gate (`recognizer.minAlongShare`) whatever its share over the whole band (a ramp of ±0.05): a loosely
+    /// worn watch sways across gravity at a slow walk's stride, its steps still push along it. Above 1: off.
+    public var stepBandOpens: Double = 0.4
     /// The walking recognizer: which windows of motion are walking, so that only steps inside them count.
     public var recognizer: RecognizerParameters = WalkingModel.trained
 
@@ -102,7 +129,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
+            minGaitRepeat,
+            startLookBackSeconds, startLookBackAlongShare
+        case stepBandOpens
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -137,11 +167,16 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         boutGroupMinSteps = try value(.boutGroupMinSteps, s.boutGroupMinSteps)
         boutGroupGapSeconds = try value(.boutGroupGapSeconds, s.boutGroupGapSeconds)
         loneBoutAlongShare = try value(.loneBoutAlongShare, s.loneBoutAlongShare)
+        shortBoutTurnFromMiddle = try value(.shortBoutTurnFromMiddle, s.shortBoutTurnFromMiddle)
+        startLookBackSeconds = try value(.startLookBackSeconds, s.startLookBackSeconds)
+        startLookBackAlongShare = try value(.startLookBackAlongShare, s.startLookBackAlongShare)
         steadyStride = try value(.steadyStride, s.steadyStride)
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
+        minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
+        stepBandOpens = try value(.stepBandOpens, s.stepBandOpens)
         recognizer = try value(.recognizer, s.recognizer)
     }
 

@@ -25,6 +25,15 @@ struct BoutGroup: Sendable, Codable, Equatable {
     /// While the group is one bout: that bout's share of the moving energy along gravity over its own seconds, when
     /// measured (`DetectorParameters.loneBoutAlongShare`); nil once a second bout joins.
     var loneShare: Double? = nil
+    /// The longest interval inside the group's bouts, in seconds, and how many intervals came before it (a timed up
+    /// and go's turn lies between its two legs).
+    var intervalLongest = 0.0
+    var intervalsBeforeLongest = 0
+
+    fileprivate enum CodingKeys: String, CodingKey {
+        case endNs, steps, counted, intervals, intervalSum, intervalSquares, evidence, loneShare, intervalLongest,
+            intervalsBeforeLongest
+    }
 
     var isOpen: Bool { endNs != .min }
 
@@ -43,6 +52,7 @@ struct BoutGroup: Sendable, Codable, Equatable {
             intervals += 1
             intervalSum += interval
             intervalSquares += interval * interval
+            if interval > intervalLongest { (intervalLongest, intervalsBeforeLongest) = (interval, intervals - 1) }
             previous = t
         }
         steps += bout.count
@@ -51,10 +61,43 @@ struct BoutGroup: Sendable, Codable, Equatable {
 
     /// The mean interval inside the group's bouts, and their spread around it (seconds).
     var meanInterval: Double { intervals > 0 ? intervalSum / Double(intervals) : 0 }
-    var intervalSpread: Double {
-        guard intervals > 0 else { return 0 }
-        let mean = meanInterval
-        return max(intervalSquares / Double(intervals) - mean * mean, 0).squareRoot()
+    var intervalSpread: Double { Self.spread(count: intervals, sum: intervalSum, squares: intervalSquares) }
+
+    /// The mean and spread of the intervals inside the group's bouts, without the longest when there are at least
+    /// three and it lies within `turnFromMiddle` of them from their middle (`DetectorParameters
+    /// .shortBoutTurnFromMiddle`): a timed up and go's turn between its two legs is a pause, not an uneven step.
+    func judgedIntervals(turnFromMiddle: Double) -> (mean: Double, spread: Double) {
+        let position = (Double(intervalsBeforeLongest) + 0.5) / Double(max(intervals, 1))
+        guard turnFromMiddle > 0, intervals >= 3, abs(position - 0.5) <= turnFromMiddle else {
+            return (meanInterval, intervalSpread)
+        }
+        let (count, sum) = (intervals - 1, intervalSum - intervalLongest)
+        let squares = intervalSquares - intervalLongest * intervalLongest
+        return (sum / Double(count), Self.spread(count: count, sum: sum, squares: squares))
+    }
+
+    private static func spread(count: Int, sum: Double, squares: Double) -> Double {
+        guard count > 0 else { return 0 }
+        let mean = sum / Double(count)
+        return max(squares / Double(count) - mean * mean, 0).squareRoot()
+    }
+}
+
+extension BoutGroup {
+    /// Decodes a saved group; one saved before the longest interval was kept has none (its bouts are judged on their
+    /// full spread, as when they were saved).
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        endNs = try c.decode(Int64.self, forKey: .endNs)
+        steps = try c.decode(Int.self, forKey: .steps)
+        counted = try c.decode(Bool.self, forKey: .counted)
+        intervals = try c.decode(Int.self, forKey: .intervals)
+        intervalSum = try c.decode(Double.self, forKey: .intervalSum)
+        intervalSquares = try c.decode(Double.self, forKey: .intervalSquares)
+        evidence = try c.decode(Double.self, forKey: .evidence)
+        loneShare = try c.decodeIfPresent(Double.self, forKey: .loneShare)
+        intervalLongest = try c.decodeIfPresent(Double.self, forKey: .intervalLongest) ?? 0
+        intervalsBeforeLongest = try c.decodeIfPresent(Int.self, forKey: .intervalsBeforeLongest) ?? 0
     }
 }
 

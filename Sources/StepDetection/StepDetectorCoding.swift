@@ -11,6 +11,7 @@ extension StepDetector {
         case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
         case shortBoutOpen, parkedRefused, shortBoutEvidence, boutGroup, groupOnlyUntilNs, weakPeaksOpenBouts
+        case stepEnergies
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -39,7 +40,9 @@ extension StepDetector {
             rhythm.recentPeaks.count <= Self.lookBackCapacity,
             gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity,
             (0...gate.undecided.count).contains(gate.parkedRefused), gate.group.waiting <= gate.undecided.count,
-            gate.shortBoutEvidence.count == gate.decisions.count
+            gate.shortBoutEvidence.count == gate.decisions.count,
+            gate.stepEnergies.steps.count <= StepEnergies.capacity,
+            (0..<max(gate.stepEnergies.steps.count, 1)).contains(gate.stepEnergies.head)
         else {
             throw DecodingError.dataCorruptedError(
                 forKey: .pending, in: c, debugDescription: "inconsistent detector state")
@@ -76,6 +79,7 @@ extension StepDetector {
         try c.encode(gate.group, forKey: .boutGroup)
         try c.encode(gate.groupOnly.untilNs, forKey: .groupOnlyUntilNs)
         try c.encode(gate.weakPeaksOpenBouts, forKey: .weakPeaksOpenBouts)
+        try c.encode(gate.stepEnergies, forKey: .stepEnergies)
     }
 
     private func encodeRhythm(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
@@ -149,6 +153,8 @@ extension StepDetector {
         g.groupOnly.untilNs = try c.decodeIfPresent(Int64.self, forKey: .groupOnlyUntilNs) ?? .min
         // A state saved before weak peaks could open a bout opens none until its next window is scored.
         g.weakPeaksOpenBouts = try c.decodeIfPresent(Bool.self, forKey: .weakPeaksOpenBouts) ?? false
+        // A state saved before the gate look-back has no step energies: its refused steps before then stay refused.
+        g.stepEnergies = try c.decodeIfPresent(StepEnergies.self, forKey: .stepEnergies) ?? StepEnergies()
         return g
     }
 }

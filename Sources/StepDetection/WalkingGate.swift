@@ -18,6 +18,9 @@ struct HeldEvent: Sendable, Codable, Equatable {
     /// A bout end's share of the moving energy along gravity over the bout's own seconds, for a bout too short to be
     /// judged alone (nil: not measured; states saved before it have none).
     var boutShare: Double? = nil
+    /// How much less than `probabilitySum` its windows' probabilities to become walking on sum to (the repeat gate,
+    /// RepeatGate.swift; nil: none less; states saved before it have none).
+    var enterShortfall: Double? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -44,6 +47,8 @@ struct WalkingGateState: Sendable {
     /// Short bouts a few seconds apart judged as one, and the bouts that count only in one (ShortBoutGroup.swift).
     var group = BoutGroup()
     var groupOnly = GroupOnlyBouts()
+    /// The latest credited steps' own energies along gravity, for the gate look-back (GateLookBack.swift).
+    var stepEnergies = StepEnergies()
     /// The latest scored window is walking by a physical path (`DetectorParameters.weakPeaksOpenAtPathEvidence`):
     /// the weak tracker's peaks may open a bout.
     var weakPeaksOpenBouts = false
@@ -55,6 +60,7 @@ struct WalkingGateState: Sendable {
         if shortBoutEvidence.capacity < decisionCapacity { shortBoutEvidence.reserveCapacity(decisionCapacity) }
         if held.capacity < heldCapacity { held.reserveCapacity(heldCapacity) }
         if undecided.capacity < heldCapacity { undecided.reserveCapacity(heldCapacity) }
+        stepEnergies.reserveCapacity()
     }
 
     /// A due window was not scored: the next one is scored again.
@@ -86,11 +92,9 @@ extension StepDetector {
             emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
             return
         }
+        noteStepEnergy(timeNs)
         var event = HeldEvent(timeNs: timeNs, probabilitySum: 0, windows: 0, isBoutEnd: false)
-        for d in gate.decisions where d.contains(timeNs) {
-            event.probabilitySum += d.probability
-            event.windows += 1
-        }
+        for d in gate.decisions where d.contains(timeNs) { event.add(d) }
         hold(event, emit)
     }
 
@@ -119,9 +123,10 @@ extension StepDetector {
         _ emit: (DetectorEvent) -> Void
     ) {
         let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
-        let decision = WindowDecision(
-            startNs: window.startNs, endNs: window.endNs,
-            probability: max(parameters.recognizer.probability(window.features), pathEvidence))
+        let trees = recognizerProbability(window)
+        let decision = gatedForRepeat(
+            WindowDecision(startNs: window.startNs, endNs: window.endNs, probability: max(trees, pathEvidence)),
+            trees: trees, pathEvidence: pathEvidence, window.features)
         gate.weakPeaksOpenBouts = pathEvidence >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
@@ -135,8 +140,7 @@ extension StepDetector {
         emit(.decision(decision.walkingDecision, window.features))
         for i in gate.held.indices
         where !gate.held[i].isBoutEnd && decision.contains(gate.held[i].timeNs) {
-            gate.held[i].probabilitySum += decision.probability
-            gate.held[i].windows += 1
+            gate.held[i].add(decision)
         }
         releaseHeld(emit)
         expireBoutGroup(before: decision.startNs, emit)
@@ -173,8 +177,7 @@ extension StepDetector {
                 if !judgeShortBout(emit, boutShare: head.boutShare) { endWalkingRun(emit) }
                 gate.shortBoutOpen = true
             } else {
-                decide(
-                    head.timeNs, probability: head.windows > 0 ? head.probabilitySum / Double(head.windows) : 0, emit)
+                decide(head.timeNs, probability: head.meanProbability, toEnter: head.meanEnterProbability, emit)
             }
         }
     }
@@ -182,7 +185,9 @@ extension StepDetector {
     /// The hysteresis over decided steps, in time order. While the bout may still be a short one, a step it refuses
     /// waits with the undecided ones (`parkedRefused`): refused all the same if the bout becomes walking or long, or
     /// counted with its bout if the bout, ended, is judged a short walk (`judgeShortBout`).
-    private mutating func decide(_ timeNs: Int64, probability p: Double, _ emit: (DetectorEvent) -> Void) {
+    private mutating func decide(
+        _ timeNs: Int64, probability p: Double, toEnter pEnter: Double, _ emit: (DetectorEvent) -> Void
+    ) {
         let r = parameters.recognizer
         expireBoutGroup(before: timeNs, emit)
         if gate.walkingRun {
@@ -192,15 +197,15 @@ extension StepDetector {
                 endWalkingRun(emit)
                 refuse(timeNs, emit)
             }
-        } else if p >= r.enter && mayEnterAlone(timeNs) {
+        } else if pEnter >= r.enter && mayEnterAlone(timeNs) {
             gate.walkingRun = true
             gate.shortBoutOpen = false
             releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one
-            refuseParked(emit)
+            countRefusedStart(enteringAt: timeNs, emit)
             for t in gate.undecided { accept(t, emit) }
             gate.undecided.removeAll(keepingCapacity: true)
             accept(timeNs, emit)
-        } else if p >= r.stay || gate.shortBoutOpen {
+        } else if p >= r.stay || gate.shortBoutOpen || startLookBackOn {
             if gate.undecided.count >= Self.heldCapacity {
                 refuse(gate.undecided.removeFirst(), emit)
                 gate.parkedRefused = max(gate.parkedRefused - 1, 0)
@@ -209,8 +214,10 @@ extension StepDetector {
             if p < r.stay { gate.parkedRefused = gate.undecided.count }
             if gate.shortBoutOpen && gate.undecided.count > parameters.shortBoutMaxSteps {
                 gate.shortBoutOpen = false
-                refuseParked(emit)
+                if !startLookBackOn { refuseParked(emit) }
             }
+            // Refused steps a later run's look-back can no longer reach go now.
+            if !gate.shortBoutOpen && startLookBackOn { refuseParkedOutOfReach(newestNs: timeNs, emit) }
         } else {
             endWalkingRun(emit)
             refuse(timeNs, emit)
@@ -291,10 +298,11 @@ extension StepDetector {
     }
 
     /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
-    /// `shortBoutIntervalCV`, and a window over it that reached `shortBoutEnter` along gravity.
+    /// `shortBoutIntervalCV` (without a timed up and go's turn: `shortBoutTurnFromMiddle`), and a window over it that
+    /// reached `shortBoutEnter` along gravity.
     private func walksAsAShortBout(_ g: BoutGroup) -> Bool {
-        Self.shortBoutCadence.contains(g.meanInterval)
-            && g.intervalSpread <= parameters.shortBoutIntervalCV * g.meanInterval
+        let (mean, spread) = g.judgedIntervals(turnFromMiddle: parameters.shortBoutTurnFromMiddle)
+        return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
             && g.evidence >= parameters.shortBoutEnter
     }
 
@@ -350,7 +358,7 @@ extension StepDetector {
     /// Mean step interval of a short bout that may count (seconds): 60-150 steps a minute, a walk's cadence.
     static let shortBoutCadence = 0.4...1.0
 
-    private mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+    mutating func accept(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         if !gate.boutOpen {
             gate.boutOpen = true
             gate.bout = BoutNs(startNs: timeNs, endNs: timeNs, steps: 0)
@@ -363,7 +371,7 @@ extension StepDetector {
         emit(.step(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }
 
-    private mutating func refuse(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
+    mutating func refuse(_ timeNs: Int64, _ emit: (DetectorEvent) -> Void) {
         counters.refused += 1
         emit(.refused(at: Instant(nanosecondsSinceEpoch: timeNs)))
     }

@@ -20,6 +20,9 @@ struct WindowDecision: Sendable, Equatable, Codable {
     var startNs: Int64
     var endNs: Int64
     var probability: Double
+    /// The probability a run may become walking on (`enter`), where the repeat gate lowered it (RepeatGate.swift);
+    /// nil: `probability`. States saved before it have none.
+    var enterProbability: Double? = nil
 
     /// Whether the window contains the time `timeNs`.
     func contains(_ timeNs: Int64) -> Bool { startNs <= timeNs && timeNs < endNs }

@@ -200,11 +200,12 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     /// Whether judging a window needs the three axes: the model splits on an axis feature, or the gravity gate is on.
     public var usesAxes: Bool { model.usesAxes || minAlongShare > 0 }
 
-    /// The probability that a window with these features is walking.
-    public func probability(_ f: WindowFeatures) -> Double {
+    /// The probability that a window with these features is walking. `shareOpening`: the share gate's ramp opens at
+    /// least this far (in ramps) whatever the share (the step band's, StepBandGate.swift).
+    public func probability(_ f: WindowFeatures, shareOpening: Double = -.infinity) -> Double {
         let p = model.probability(f)
         guard f.hasAxes && minAlongShare > 0 else { return p }
-        let byShare = (f.alongShare - minAlongShare) / Self.alongShareRamp
+        let byShare = max((f.alongShare - minAlongShare) / Self.alongShareRamp, shareOpening)
         let byTurn = max(
             (maxStrideTurn - f.strideTurn) / Self.strideTurnRamp,
             (f.alongStep - turnOpensAlongStep) / Self.alongShareRamp)

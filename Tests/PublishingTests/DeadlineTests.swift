@@ -56,6 +56,7 @@ import Testing
         // server keeps its silence on a thread of its own: on the cooperative pool, other suites' loops on a loaded
         // machine held it silent past the idle backstop (the deadline + 10 s) and the test failed for no fault.
         let server = OwnThreadServer(silence: .milliseconds(1100), body: #"{"id":"7"}"#)
+        defer { server.stop() }
         let outcome = await MastodonPublisher(baseURL: server.baseURL, token: "t", maxCharacters: 500)
             .publish(samplePost, deadline: Deadline(in: .seconds(1.6), clock: TestClock<Duration>()))
         #expect(outcome == .delivered(remoteID: "7"), "the server: \(server.stopped ?? "still listening")")

@@ -7,8 +7,10 @@ import TestSupport
 #endif
 
 /// An HTTP server on 127.0.0.1 that answers from a thread of its own: for each connection it reads one request,
-/// stays silent for `silence` of real time, answers 200 with `body` (JSON) and closes. It stops by itself once no
-/// connection has come for `idleLimit`.
+/// stays silent for `silence` of real time, answers 200 with `body` (JSON) and closes. The test stops it (`stop()`);
+/// it also stops by itself once no connection has come for `idleLimit` (10 minutes: the test's own task can wait
+/// a minute and more for a thread of the cooperative pool on a loaded machine before it sends its request, and a
+/// server that gave up after 60 s refused it).
 ///
 /// For a test whose point is a silence of real time. `LoopbackServer` (FlyingFox) runs on the cooperative pool, one
 /// thread per core, which other suites' detector loops can hold for seconds on a loaded machine: its answer then
@@ -18,10 +20,12 @@ final class OwnThreadServer: Sendable {
     let port: UInt16
     private let answers = Mutex(0)
     private let ending = Mutex<String?>(nil)
+    private let listening: Int32
 
-    init(silence: Duration, body: String, idleLimit: Duration = .seconds(60)) {
+    init(silence: Duration, body: String, idleLimit: Duration = .seconds(600)) {
         let (fd, port) = LoopbackPort.boundSocket()
         self.port = port
+        listening = fd
         if fd < 0 || listen(fd, 8) != 0 { ending.withLock { $0 = "no socket: \(String(cString: strerror(errno)))" } }
         let answer = Array(
             ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
@@ -32,7 +36,7 @@ final class OwnThreadServer: Sendable {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else {
                     if errno == EINTR { continue }
-                    why = "accept failed: \(String(cString: strerror(errno)))"
+                    why = self.stopped ?? "accept failed: \(String(cString: strerror(errno)))"
                     break
                 }
                 if Self.readRequest(client) {
@@ -50,6 +54,12 @@ final class OwnThreadServer: Sendable {
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// Stops listening: the server's thread wakes, closes its socket and ends.
+    func stop() {
+        ending.withLock { $0 = $0 ?? "stopped by the test" }
+        shutdown(listening, Int32(SHUT_RDWR))
+    }
 
     /// The requests answered in full so far.
     var answered: Int { answers.withLock { $0 } }

@@ -48,6 +48,11 @@ import Testing
     /// The features of the last full window of the samples, measured by the recognizer alone (the detector scores
     /// windows only while its rhythm has steps; these motions need none).
     static func lastWindow(_ samples: [Sample]) -> WindowFeatures {
+        recognizer(samples).scoreWindow(ticks: WalkingRecognizer.windowTicks).features
+    }
+
+    /// A recognizer that took `samples` (no window scored).
+    static func recognizer(_ samples: [Sample]) -> WalkingRecognizer {
         var recognizer = WalkingRecognizer()
         for s in samples {
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
@@ -56,7 +61,7 @@ import Testing
                 _ = recognizer.advance(timeNs: s.timeNs, value: magnitude, raw: magnitude, score: false)
             }
         }
-        return recognizer.scoreWindow(ticks: WalkingRecognizer.windowTicks).features
+        return recognizer
     }
 
     @Test(arguments: ["bangle_wrist_walk_150.csv", "demo_walk_50hz.csv"])

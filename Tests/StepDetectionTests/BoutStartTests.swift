@@ -4,9 +4,10 @@ import Testing
 
 @testable import StepDetection
 
-/// Issue #47, a bout's start: the steps the walking gate refused in the seconds before a walk it recognises stay
-/// refused. The gate look-back that counted them (`gateLookBackSeconds`, off in every set: it cost false steps in hand
-/// activity, bench/accuracy.md h47oxford) was removed; parameter sets saved with it still decode.
+/// Issue #47, a bout's start: the steps the walking gate refused in the seconds before a walk it recognises count
+/// when they lie within the gate look-back's reach (`startLookBackSeconds`, 5 s; GateLookBack.swift, h47start), and
+/// stay refused before it. An earlier gate look-back (`gateLookBackSeconds`, off in every set, removed in session 29)
+/// is no longer read; parameter sets saved with it still decode.
 @Suite struct BoutStartTests {
     typealias Sample = SyntheticMotion.Sample
 
@@ -37,13 +38,33 @@ import Testing
         }
     }
 
-    @Test func theStepsRefusedBeforeARecognisedWalkStayRefused() {
+    /// `parameters()` with the gate look-back's reach set (0: off).
+    static func parameters(lookBackSeconds: Double) -> DetectorParameters {
+        var p = parameters()
+        p.startLookBackSeconds = lookBackSeconds
+        return p
+    }
+
+    @Test func withoutTheGateLookBackTheStepsRefusedBeforeARecognisedWalkStayRefused() {
         let walk = Self.walkTurningAlongGravity()
-        let counted = SyntheticMotion.count(walk, parameters: Self.parameters())
+        let counted = SyntheticMotion.count(walk, parameters: Self.parameters(lookBackSeconds: 0))
         // The walk starts 10 s in and turns along gravity at 26 s: windows over its first seconds lie across gravity
         // and refuse their steps (the first at least 5 s of them: 10 steps), and nothing counts them later.
         #expect(counted.steps > 0 && counted.steps <= 70, "counted \(counted.steps)")
         #expect(counted.times.allSatisfy { $0 >= 15_000_000_000 }, "first step \(counted.times.first ?? 0)")
+    }
+
+    @Test func theGateLookBackCountsTheRefusedSecondsBeforeARecognisedWalk() throws {
+        let walk = Self.walkTurningAlongGravity()
+        let off = SyntheticMotion.count(walk, parameters: Self.parameters(lookBackSeconds: 0))
+        let standard = SyntheticMotion.count(walk, parameters: Self.parameters())
+        let first = try #require(off.times.first)
+        let added = Set(standard.times).subtracting(off.times)
+        // Every step counted without it still counts; it adds the steps of the 5 s before the first (at 2 a second,
+        // 9-10 of them), and none earlier.
+        #expect(Set(off.times).isSubset(of: standard.times))
+        #expect((8...10).contains(added.count), "added \(added.count): \(off.steps) -> \(standard.steps)")
+        #expect(added.allSatisfy { $0 < first && $0 >= first - 5_000_000_000 }, "\(added.sorted()) before \(first)")
     }
 
     @Test func aParameterSetSavedWithTheGateLookBackStillDecodes() throws {

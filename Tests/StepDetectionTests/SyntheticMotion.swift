@@ -39,6 +39,18 @@ enum SyntheticMotion {
         }
     }
 
+    /// A slow walk with a loosely worn watch (Bangle.js 150_4): the steps push along gravity at 1.6 Hz (1.5 m/s²)
+    /// while the loose watch sways across it at 0.45 Hz (`sway` m/s²), slower than the stride and not alternating
+    /// with it as an arm swing does; `seconds` at 50 Hz.
+    static func looseSlowWalk(seconds: Double = 60, sway: Double = 4.2) -> [Sample] {
+        at50Hz(count: Int(seconds * 50)) { t in
+            let step = 1.5 * sin(2 * .pi * 1.6 * t)
+            let s = sway * sin(2 * .pi * 0.45 * t)
+            let g = standardGravity + step
+            return (g * up.0 + s * across.0, g * up.1 + s * across.1, g * up.2 + s * across.2)
+        }
+    }
+
     /// One sample at each of `times`: `axes(i)` (m/s², gravity included) with noise of `noise` m/s² added to each
     /// axis, drawn from `seed`.
     static func noisy(

@@ -1,0 +1,52 @@
+/// The repeat gate (issue #47, h47fold): with three axes, a window whose motion repeats neither as a stride of gait
+/// does in |a| nor as a step does along gravity cannot make a run of steps walking.
+///
+/// A body stepping repeats itself: |a| a stride later (the same foot, the same arm swing) and the push along gravity a
+/// step later (each heel strike). Folding clothes (and dressing, tidying) moves the hands rhythmically enough for the
+/// rhythm gate and smoothly enough for the trees, which never saw it out of dataset, with part of its energy along
+/// gravity; but each motion differs from the last. Windows over WISDM folding-clothes false steps out of dataset:
+/// `r_stride` 0.21 and `along_step` 0.16 (medians), gait's 0.4-0.9 and 0.2-0.9 (bench/fold_paths_result.md).
+///
+/// It lowers only the probability a run becomes walking on (`enter`): a walk already counting keeps its `stay` over a
+/// stretch that does not repeat (a landing on the stairs, the last steps of a walk), and a short bout is judged on the
+/// probability as it was (a window over a few steps is mostly what surrounds them, which repeats nothing). Only the
+/// trees' part is lowered, never a physical path's evidence: it refuses, it never opens.
+extension StepDetector {
+    /// 0-1: how much of the trees' probability a window keeps to become walking on: 1 without axes that say more than
+    /// |a| or with the gate off; else the larger of `rStride` and `alongStep` against
+    /// `DetectorParameters.minGaitRepeat`, through the gravity gate's ramp of ±0.05.
+    func gaitRepeatFactor(_ f: WindowFeatures) -> Double {
+        guard parameters.minGaitRepeat > Self.gaitRepeatOff, Self.axesSayMore(f) else { return 1 }
+        let repeats = max(f.rStride, f.alongStep)
+        return ((repeats - parameters.minGaitRepeat) / RecognizerParameters.alongShareRamp).rampedAcrossThreshold
+    }
+
+    /// The decision with the probability to become walking on, where the repeat gate lowers it.
+    func gatedForRepeat(
+        _ decision: WindowDecision, trees: Double, pathEvidence: Double, _ f: WindowFeatures
+    ) -> WindowDecision {
+        let toEnter = max(trees * gaitRepeatFactor(f), pathEvidence)
+        guard toEnter < decision.probability else { return decision }
+        var gated = decision
+        gated.enterProbability = toEnter
+        return gated
+    }
+
+    /// `minGaitRepeat` at or below this: off (autocorrelations are at least −1).
+    static let gaitRepeatOff = -1.0
+}
+
+extension HeldEvent {
+    /// Adds a scored window that contains the step.
+    mutating func add(_ d: WindowDecision) {
+        probabilitySum += d.probability
+        windows += 1
+        if let toEnter = d.enterProbability { enterShortfall = (enterShortfall ?? 0) + d.probability - toEnter }
+    }
+
+    /// The mean probability of the windows that contain the step (0 without any), and the mean to become walking on.
+    var meanProbability: Double { windows > 0 ? probabilitySum / Double(windows) : 0 }
+    var meanEnterProbability: Double {
+        windows > 0 ? (probabilitySum - (enterShortfall ?? 0)) / Double(windows) : 0
+    }
+}
