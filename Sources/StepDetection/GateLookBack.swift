@@ -114,31 +114,3 @@ struct StepEnergies: Sendable, Codable, Equatable {
         return nil
     }
 }
-
-extension WalkingRecognizer {
-    /// The moving energy (0.6-3.5 Hz) along gravity and in all over the ticks from `fromNs` to `toNs` still in the
-    /// ring, of those with three axes (0, 0 when none). Reads only those ticks (indexed from the newest).
-    func movingEnergy(fromNs: Int64, toNs: Int64) -> (along: Double, total: Double) {
-        var (alongEnergy, energy) = (0.0, 0.0)
-        guard filled > 0 else { return (0, 0) }
-        let newestNs = nextTickNs - Self.tickNs
-        var k = 0
-        if toNs < newestNs {
-            let back = newestNs.subtractingReportingOverflow(toNs)
-            guard !back.overflow, back.partialValue / Self.tickNs < Int64(filled) else { return (0, 0) }
-            k = Int((back.partialValue + Self.tickNs - 1) / Self.tickNs)
-        }
-        while k < filled {
-            let timeNs = newestNs - Int64(k) * Self.tickNs
-            if timeNs < fromNs { break }
-            let tick = (head - 1 - k + 2 * Self.windowTicks) % Self.windowTicks
-            k += 1
-            guard axisTicks[tick] else { continue }
-            let a = along[tick]
-            let (x, y, z) = (across[3 * tick], across[3 * tick + 1], across[3 * tick + 2])
-            alongEnergy += a * a
-            energy += a * a + x * x + y * y + z * z
-        }
-        return (alongEnergy, energy)
-    }
-}

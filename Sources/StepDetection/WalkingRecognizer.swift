@@ -346,24 +346,37 @@ public struct WalkingRecognizer: Sendable, Codable {
         }
     }
 
-    /// The share of the moving energy (0.6-3.5 Hz) along gravity over the ticks from `fromNs` to `toNs` still in the
-    /// ring, of those with three axes; nil when none has them or nothing moved.
+    /// The share of `movingEnergy` along gravity; nil when no tick had three axes or nothing moved.
     func alongShare(fromNs: Int64, toNs: Int64) -> Double? {
-        var alongEnergy = 0.0
-        var energy = 0.0
-        var tick = head
-        var timeNs = nextTickNs
-        for _ in 0..<filled {
-            tick = tick == 0 ? Self.windowTicks - 1 : tick - 1
-            timeNs -= Self.tickNs
+        let (along, total) = movingEnergy(fromNs: fromNs, toNs: toNs)
+        return total > 0 ? along / total : nil
+    }
+
+    /// The moving energy (0.6-3.5 Hz) along gravity and in all over the ticks from `fromNs` to `toNs` still in the
+    /// ring, of those with three axes, reading only those ticks: a lone bout's own seconds, a credited step's (the
+    /// gate look-back).
+    func movingEnergy(fromNs: Int64, toNs: Int64) -> (along: Double, total: Double) {
+        guard filled > 0 else { return (0, 0) }
+        var (alongEnergy, energy) = (0.0, 0.0)
+        let newestNs = nextTickNs - Self.tickNs
+        var k = 0
+        if toNs < newestNs {
+            let back = newestNs.subtractingReportingOverflow(toNs)
+            guard !back.overflow, back.partialValue / Self.tickNs < Int64(filled) else { return (0, 0) }
+            k = Int((back.partialValue + Self.tickNs - 1) / Self.tickNs)
+        }
+        while k < filled {
+            let timeNs = newestNs - Int64(k) * Self.tickNs
             if timeNs < fromNs { break }
-            guard timeNs <= toNs, axisTicks[tick] else { continue }
+            let tick = (head - 1 - k + 2 * Self.windowTicks) % Self.windowTicks
+            k += 1
+            guard axisTicks[tick] else { continue }
             let a = along[tick]
             let (x, y, z) = (across[3 * tick], across[3 * tick + 1], across[3 * tick + 2])
             alongEnergy += a * a
             energy += a * a + x * x + y * y + z * z
         }
-        return energy > 0 ? alongEnergy / energy : nil
+        return (alongEnergy, energy)
     }
 
     /// The unit vector along (x, y, z) (zero for a vector shorter than 1e-9).
