@@ -198,14 +198,17 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// sample's time step). Returns true when the sample reaches the next tick: then call `advance`.
     @inline(__always)
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
-        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
-        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
-        Self.followRaw(&wide1, &wide2, &tickExcess, raw: raw, value: value, wideAlpha: wideAlpha)
-        if timeNs < nextTickNs {
+        if timeNs < nextTickNs {  // never for a grid not started (`.min`): the common case tests one thing
+            // `max(tickExcess, distance)` as a branch that seldom stores (the same for NaN: neither replaces).
+            let distance = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
+            if distance > tickExcess { tickExcess = distance }
             previousNs = timeNs
             previousValue = value
             return false
         }
+        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
+        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
+        tickExcess = max(tickExcess, Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha))
         return true
     }
 
@@ -224,15 +227,15 @@ public struct WalkingRecognizer: Sendable, Codable {
     @inline(__always)
     static func windowDue(filled: Int, sinceWindow: Int) -> Bool { filled == windowTicks && sinceWindow >= hopTicks }
 
-    /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
+    /// One step of the wide filter on the raw |a|; returns its distance from the detector's `value` (a tick's excess
+    /// is the largest).
     @inline(__always)
     static func followRaw(
-        _ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
-        value: Double, wideAlpha: Double
-    ) {
+        _ wide1: inout Double, _ wide2: inout Double, raw: Double, value: Double, wideAlpha: Double
+    ) -> Double {
         wide1 += (raw - wide1) * wideAlpha
         wide2 += (wide1 - wide2) * wideAlpha
-        excess = max(excess, abs(wide2 - value))
+        return abs(wide2 - value)
     }
 
     /// The wide filter's coefficient for a time step whose detector coefficient is `alpha`: its cut-off is twice the
