@@ -284,14 +284,15 @@ public struct WalkingRecognizer: Sendable, Codable {
         tickExcess = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
-            (last[0], last[1], last[2]) = (sumX / n, sumY / n, sumZ / n)
+            let mean = (sumX / n, sumY / n, sumZ / n)
+            last.withUnsafeMutableBufferPointer { l in (l[0], l[1], l[2]) = mean }
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast {
-                for k in 0..<3 {
-                    gravityFilter[k] = last[k]
-                    gravityFilter[k + 3] = last[k]
-                    motionFilter[k] = last[k]
-                    motionFilter[k + 3] = 0
+                gravityFilter.withUnsafeMutableBufferPointer { f in
+                    (f[0], f[1], f[2], f[3], f[4], f[5]) = (mean.0, mean.1, mean.2, mean.0, mean.1, mean.2)
+                }
+                motionFilter.withUnsafeMutableBufferPointer { f in
+                    (f[0], f[1], f[2], f[3], f[4], f[5]) = (mean.0, mean.1, mean.2, 0, 0, 0)
                 }
             }
             hasLast = true
@@ -306,21 +307,20 @@ public struct WalkingRecognizer: Sendable, Codable {
 
     /// The tick's axes (`last`): gravity's two low-pass stages and the moving part's band-pass, then the unit gravity
     /// and direction and the motion split into its component along gravity and the vector across it, stored at
-    /// `head`. The filters' six numbers each are read into locals and written back once (each element write to an
-    /// array checks its bounds and that it is not shared).
+    /// `head`. The filters' six numbers each are read into locals and written back once, through buffer pointers
+    /// (each element access to an array checks its bounds, and each write that it is not shared; the sizes are fixed:
+    /// made so, or checked when decoded).
     private mutating func followAxes() {
-        let mean = (last[0], last[1], last[2])
+        let mean = last.withUnsafeBufferPointer { l in (l[0], l[1], l[2]) }
         let a = Self.gravityAlpha
-        var g1 = (gravityFilter[0], gravityFilter[1], gravityFilter[2])
-        var g2 = (gravityFilter[3], gravityFilter[4], gravityFilter[5])
+        var (g1, g2) = gravityFilter.withUnsafeBufferPointer { f in ((f[0], f[1], f[2]), (f[3], f[4], f[5])) }
         g1.0 += (mean.0 - g1.0) * a
         g2.0 += (g1.0 - g2.0) * a
         g1.1 += (mean.1 - g1.1) * a
         g2.1 += (g1.1 - g2.1) * a
         g1.2 += (mean.2 - g1.2) * a
         g2.2 += (g1.2 - g2.2) * a
-        var slow = (motionFilter[0], motionFilter[1], motionFilter[2])
-        var band = (motionFilter[3], motionFilter[4], motionFilter[5])
+        var (slow, band) = motionFilter.withUnsafeBufferPointer { f in ((f[0], f[1], f[2]), (f[3], f[4], f[5])) }
         let (slowAlpha, bandAlpha) = (Self.motionSlowAlpha, Self.motionBandAlpha)
         slow.0 += (mean.0 - slow.0) * slowAlpha
         band.0 += (mean.0 - slow.0 - band.0) * bandAlpha
