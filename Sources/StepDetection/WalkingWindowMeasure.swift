@@ -75,8 +75,8 @@ extension WalkingRecognizer {
     static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
         let first = index(0, of: n, head: head)
         let run = min(n, windowTicks - first)
-        for i in 0..<run { body(i, first + i) }
-        for i in run..<n { body(i, i - run) }
+        for i in 0..<run { body(i, first &+ i) }  // both within the ring: no overflow to check
+        for i in run..<n { body(i, i &- run) }
     }
 
     /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
@@ -126,7 +126,8 @@ extension WalkingRecognizer {
         // Together while every lag has four more pairs (the largest lag has the fewest).
         let together = count &- lags[3]
         var i = 0
-        while i &+ 4 <= together {
+        let lastFour = together &- 3  // `i < lastFour`: `i + 4 <= together` with one induction variable
+        while i < lastFour {
             let x = load(i)
             s0 += x * load(i &+ lags[0])
             s1 += x * load(i &+ lags[1])
@@ -151,7 +152,8 @@ extension WalkingRecognizer {
         var sums = sums
         var j = start
         let pairs = count &- lag
-        while j &+ 4 <= pairs {
+        let lastFour = pairs &- 3
+        while j < lastFour {
             sums +=
                 raw.loadUnaligned(fromByteOffset: j &* 8, as: SIMD4<Double>.self)
                 * raw.loadUnaligned(fromByteOffset: (j &+ lag) &* 8, as: SIMD4<Double>.self)
