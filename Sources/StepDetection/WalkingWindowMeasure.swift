@@ -224,11 +224,13 @@ extension WalkingRecognizer {
     }
 
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {
-        var everyTick = true
+        var everyTick: UInt8 = 1
         axisTicks.withUnsafeBufferPointer { ring in
-            Self.forEachTick(n, head: head) { _, k in everyTick = everyTick && ring[k] }
+            // A Bool is stored as one byte, 0 or 1: their AND, read as raw bytes, without a branch a tick.
+            let bytes = UnsafeRawBufferPointer(ring)
+            Self.forEachTick(n, head: head) { _, k in everyTick &= bytes[k] }
         }
-        guard everyTick else { return }
+        guard everyTick != 0 else { return }
         f.hasAxes = true
         var g = (0.0, 0.0, 0.0)
         var d = (0.0, 0.0, 0.0)
