@@ -172,8 +172,8 @@ public struct StepDetector: Sendable, Codable {
     /// `push(time:x:y:z:_:)` with the time in nanoseconds, as the detector's state holds it.
     @inline(__always)
     mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
-        let magnitude = (x * x + y * y + z * z).squareRoot()
-        guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, timeNs > lastTimeNs else {  // false for NaN
+        let magnitude = (x * x + y * y + z * z).squareRoot()  // never below 0: NaN is what the test below refuses
+        guard magnitude < maximumPlausibleAcceleration, timeNs > lastTimeNs else {  // false for NaN
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
