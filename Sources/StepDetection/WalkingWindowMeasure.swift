@@ -40,6 +40,7 @@ extension WalkingRecognizer {
             var m4 = 0.0
             var peak = 0.0
             var crossings = 0
+            var wasAbove = b[0] - mean >= 0  // the first tick crosses nothing
             for i in 0..<count {
                 let v = b[i] - mean
                 b[i] = v
@@ -47,7 +48,9 @@ extension WalkingRecognizer {
                 m2 += v2
                 m4 += v2 * v2
                 peak = max(peak, abs(v))
-                if i > 0 && (v >= 0) != (b[i - 1] >= 0) { crossings += 1 }
+                let above = v >= 0
+                if above != wasAbove { crossings &+= 1 }  // at most `count`
+                wasAbove = above
             }
             let variance = m2 / Double(count)
             let std = max(variance.squareRoot(), 0.01)
@@ -232,16 +235,20 @@ extension WalkingRecognizer {
         }
         guard everyTick != 0 else { return }
         f.hasAxes = true
-        var g = (0.0, 0.0, 0.0)
-        var d = (0.0, 0.0, 0.0)
+        // Each component summed in tick order, x and y in the two lanes of one vector.
+        var (gxy, gz, dxy, dz) = (SIMD2<Double>(), 0.0, SIMD2<Double>(), 0.0)
         gravity.withUnsafeBufferPointer { gravity in
             direction.withUnsafeBufferPointer { direction in
+                let (rawG, rawD) = (UnsafeRawPointer(gravity.baseAddress!), UnsafeRawPointer(direction.baseAddress!))
                 Self.forEachTick(n, head: head) { _, k in
-                    g = (g.0 + gravity[3 * k], g.1 + gravity[3 * k + 1], g.2 + gravity[3 * k + 2])
-                    d = (d.0 + direction[3 * k], d.1 + direction[3 * k + 1], d.2 + direction[3 * k + 2])
+                    gxy += rawG.loadUnaligned(fromByteOffset: 24 &* k, as: SIMD2<Double>.self)
+                    gz += gravity[3 &* k &+ 2]
+                    dxy += rawD.loadUnaligned(fromByteOffset: 24 &* k, as: SIMD2<Double>.self)
+                    dz += direction[3 &* k &+ 2]
                 }
             }
         }
+        let (g, d) = ((gxy.x, gxy.y, gz), (dxy.x, dxy.y, dz))
         let count = Double(n)
         f.gravitySteadiness = (g.0 * g.0 + g.1 * g.1 + g.2 * g.2).squareRoot() / count
         f.directionSteadiness = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot() / count
