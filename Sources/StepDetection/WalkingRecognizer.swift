@@ -199,9 +199,8 @@ public struct WalkingRecognizer: Sendable, Codable {
     @inline(__always)
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
         if timeNs < nextTickNs {  // never for a grid not started (`.min`): the common case tests one thing
-            // `max(tickExcess, distance)` as a branch that seldom stores (the same for NaN: neither replaces).
             let distance = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
-            if distance > tickExcess { tickExcess = distance }
+            if distance > tickExcess { tickExcess = distance }  // `max` (NaN neither), a branch that seldom stores
             previousNs = timeNs
             previousValue = value
             return false
@@ -227,8 +226,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     @inline(__always)
     static func windowDue(filled: Int, sinceWindow: Int) -> Bool { filled == windowTicks && sinceWindow >= hopTicks }
 
-    /// One step of the wide filter on the raw |a|; returns its distance from the detector's `value` (a tick's excess
-    /// is the largest).
+    /// One step of the wide filter on the raw |a|; returns its distance from `value` (a tick's excess: the largest).
     @inline(__always)
     static func followRaw(
         _ wide1: inout Double, _ wide2: inout Double, raw: Double, value: Double, wideAlpha: Double
@@ -308,8 +306,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// The tick's axes (`last`): gravity's two low-pass stages and the moving part's band-pass, then the unit gravity
     /// and direction and the motion split into its component along gravity and the vector across it, stored at
     /// `head`. The filters' six numbers each are read into locals and written back once, through buffer pointers
-    /// (each element access to an array checks its bounds, and each write that it is not shared; the sizes are fixed:
-    /// made so, or checked when decoded).
+    /// (an array checks each access's bounds and each write's sharing; the sizes are fixed, checked when decoded).
     private mutating func followAxes() {
         let mean = last.withUnsafeBufferPointer { l in (l[0], l[1], l[2]) }
         let a = Self.gravityAlpha
