@@ -102,11 +102,7 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheGateDecodeWithItsStandardValue() throws {
-        var off = DetectorParameters.standard
-        off.minGaitRepeat = -2
-        let saved = try SavedJSON.object(encoding: off)
-        #expect(saved["minGaitRepeat"] as? Double == -2)
-        let old = try SavedJSON.decode(DetectorParameters.self, from: saved, removing: ["minGaitRepeat"])
-        #expect(old.minGaitRepeat == DetectorParameters.standard.minGaitRepeat)
+        let old = try SavedJSON.parameterSavedBeforeItExisted("minGaitRepeat", \.minGaitRepeat, marker: -2)
+        #expect(old == DetectorParameters.standard.minGaitRepeat)
     }
 }

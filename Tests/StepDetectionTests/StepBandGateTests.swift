@@ -48,11 +48,7 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheOpeningDecodeWithItsStandardValue() throws {
-        var off = DetectorParameters.standard
-        off.stepBandOpens = 2
-        let saved = try SavedJSON.object(encoding: off)
-        #expect(saved["stepBandOpens"] as? Double == 2)
-        let old = try SavedJSON.decode(DetectorParameters.self, from: saved, removing: ["stepBandOpens"])
-        #expect(old.stepBandOpens == DetectorParameters.standard.stepBandOpens)
+        let old = try SavedJSON.parameterSavedBeforeItExisted("stepBandOpens", \.stepBandOpens, marker: 2)
+        #expect(old == DetectorParameters.standard.stepBandOpens)
     }
 }
