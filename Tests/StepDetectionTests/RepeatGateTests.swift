@@ -13,8 +13,7 @@ import Testing
     /// The shipped gates around trees that say 0.73 to every window (what trees trained without WISDM say to many a
     /// folding window: they never saw folding), with the repeat gate at `minGaitRepeat`.
     static func parameters(minGaitRepeat: Double) -> DetectorParameters {
-        var p = DetectorParameters.standard
-        p.recognizer.model = .constant(logOdds: 1.0)
+        var p = DetectorParameters.standard(treesSaying: 1.0)
         p.minGaitRepeat = minGaitRepeat
         return p
     }
