@@ -198,14 +198,16 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// sample's time step). Returns true when the sample reaches the next tick: then call `advance`.
     @inline(__always)
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
-        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
-        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
-        Self.followRaw(&wide1, &wide2, &tickExcess, raw: raw, value: value, wideAlpha: wideAlpha)
-        if timeNs < nextTickNs {
+        if timeNs < nextTickNs {  // never for a grid not started (`.min`): the common case tests one thing
+            let distance = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
+            if distance > tickExcess { tickExcess = distance }  // `max` (NaN neither), a branch that seldom stores
             previousNs = timeNs
             previousValue = value
             return false
         }
+        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
+        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
+        tickExcess = max(tickExcess, Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha))
         return true
     }
 
@@ -224,15 +226,14 @@ public struct WalkingRecognizer: Sendable, Codable {
     @inline(__always)
     static func windowDue(filled: Int, sinceWindow: Int) -> Bool { filled == windowTicks && sinceWindow >= hopTicks }
 
-    /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
+    /// One step of the wide filter on the raw |a|; returns its distance from `value` (a tick's excess: the largest).
     @inline(__always)
     static func followRaw(
-        _ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
-        value: Double, wideAlpha: Double
-    ) {
+        _ wide1: inout Double, _ wide2: inout Double, raw: Double, value: Double, wideAlpha: Double
+    ) -> Double {
         wide1 += (raw - wide1) * wideAlpha
         wide2 += (wide1 - wide2) * wideAlpha
-        excess = max(excess, abs(wide2 - value))
+        return abs(wide2 - value)
     }
 
     /// The wide filter's coefficient for a time step whose detector coefficient is `alpha`: its cut-off is twice the
@@ -281,14 +282,15 @@ public struct WalkingRecognizer: Sendable, Codable {
         tickExcess = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
-            (last[0], last[1], last[2]) = (sumX / n, sumY / n, sumZ / n)
+            let mean = (sumX / n, sumY / n, sumZ / n)
+            last.withUnsafeMutableBufferPointer { l in (l[0], l[1], l[2]) = mean }
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast {
-                for k in 0..<3 {
-                    gravityFilter[k] = last[k]
-                    gravityFilter[k + 3] = last[k]
-                    motionFilter[k] = last[k]
-                    motionFilter[k + 3] = 0
+                gravityFilter.withUnsafeMutableBufferPointer { f in
+                    (f[0], f[1], f[2], f[3], f[4], f[5]) = (mean.0, mean.1, mean.2, mean.0, mean.1, mean.2)
+                }
+                motionFilter.withUnsafeMutableBufferPointer { f in
+                    (f[0], f[1], f[2], f[3], f[4], f[5]) = (mean.0, mean.1, mean.2, 0, 0, 0)
                 }
             }
             hasLast = true
@@ -303,21 +305,19 @@ public struct WalkingRecognizer: Sendable, Codable {
 
     /// The tick's axes (`last`): gravity's two low-pass stages and the moving part's band-pass, then the unit gravity
     /// and direction and the motion split into its component along gravity and the vector across it, stored at
-    /// `head`. The filters' six numbers each are read into locals and written back once (each element write to an
-    /// array checks its bounds and that it is not shared).
+    /// `head`. The filters' six numbers each are read into locals and written back once, through buffer pointers
+    /// (an array checks each access's bounds and each write's sharing; the sizes are fixed, checked when decoded).
     private mutating func followAxes() {
-        let mean = (last[0], last[1], last[2])
+        let mean = last.withUnsafeBufferPointer { l in (l[0], l[1], l[2]) }
         let a = Self.gravityAlpha
-        var g1 = (gravityFilter[0], gravityFilter[1], gravityFilter[2])
-        var g2 = (gravityFilter[3], gravityFilter[4], gravityFilter[5])
+        var (g1, g2) = gravityFilter.withUnsafeBufferPointer { f in ((f[0], f[1], f[2]), (f[3], f[4], f[5])) }
         g1.0 += (mean.0 - g1.0) * a
         g2.0 += (g1.0 - g2.0) * a
         g1.1 += (mean.1 - g1.1) * a
         g2.1 += (g1.1 - g2.1) * a
         g1.2 += (mean.2 - g1.2) * a
         g2.2 += (g1.2 - g2.2) * a
-        var slow = (motionFilter[0], motionFilter[1], motionFilter[2])
-        var band = (motionFilter[3], motionFilter[4], motionFilter[5])
+        var (slow, band) = motionFilter.withUnsafeBufferPointer { f in ((f[0], f[1], f[2]), (f[3], f[4], f[5])) }
         let (slowAlpha, bandAlpha) = (Self.motionSlowAlpha, Self.motionBandAlpha)
         slow.0 += (mean.0 - slow.0) * slowAlpha
         band.0 += (mean.0 - slow.0 - band.0) * bandAlpha
