@@ -62,7 +62,10 @@ public struct LineReader {
             meter.advance(Int64(n))
             var start = 0
             if atFileStart && (end >= 3 || n == 0) {
-                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }  // a UTF-8 BOM
+                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {  // a UTF-8 BOM
+                    start = 3
+                    consumed += 3  // read: the offset returned is where the next read starts
+                }
                 atFileStart = false
             }
             (start, stop) = try completeLines(
