@@ -93,12 +93,17 @@ def bout_figures(es, counts):
     return "\n".join(lines)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def common_arguments(ap):
+    """The options every counting bench shares: the binary, ../shared, the leave-out models and `--set` overrides."""
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
     ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
     ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    common_arguments(ap)
     ap.add_argument("--counts", help="also write both count sets (JSON) here")
     args = ap.parse_args()
     overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]

@@ -16,12 +16,12 @@ each table is printed beside the clean figures.
     python3 bench/cheap_sensor_eval.py [--profiles cheap32,cheap12,ax3] [--set KEY=JSON] [--work DIR] \\
         > bench/cheap_sensor_eval_result.md
 """
-import argparse, collections, csv, json, os, sys, tempfile, zlib
+import argparse, collections, json, os, sys, tempfile, zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
-from bout_eval import ROOT, bout_figures, entries, in_sample_counts, out_of_dataset_counts  # noqa: E402
-from train_walking import G, as_sensor, dataset_of, markdown, out_of_dataset  # noqa: E402
+from bout_eval import ROOT, bout_figures, common_arguments, entries, in_sample_counts, out_of_dataset_counts  # noqa: E402
+from train_walking import G, as_sensor, dataset_of, out_of_dataset  # noqa: E402
 
 # name: (rate Hz, range ±g, bits, what it stands for)
 PROFILES = {
@@ -143,14 +143,11 @@ def changed_files(es, columns, least=10):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
+    common_arguments(ap)
     ap.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated: " + ", ".join(PROFILES))
     ap.add_argument("--profile", action="append", default=[], metavar="NAME=HZ,RANGE_G,BITS",
                     help="another profile (e.g. a rate or a quantisation alone, to tell which breaks a row)")
     ap.add_argument("--noise-g", type=float, default=0.0, help="white noise added before quantising (g; default 0)")
-    ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
     ap.add_argument("--work", help="keep the copies here (and reuse them when the same profile wrote them)")
     ap.add_argument("--no-clean", action="store_true", help="count the copies only")
     ap.add_argument("--in-sample", action=argparse.BooleanOptionalAction, default=True, help="also in sample")
