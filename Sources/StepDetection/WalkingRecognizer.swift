@@ -84,6 +84,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     var motionFilter = [Double](repeating: 0, count: 6)
     var along: [Double]
     var across: [Double]
+    var rounding = SensorRounding()  // the sensor's rounding step, read from the ticks' axis sums
     /// The largest raw excess of the current tick so far.
     var tickExcess = 0.0
     /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
@@ -98,7 +99,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
         case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
-        case peakTimes, peakHead, motionFilter, along, across
+        case peakTimes, peakHead, motionFilter, along, across, rounding
     }
     /// Candidate steps remembered for a window's rhythm features: more than a window can hold at the shortest
     /// candidate interval the 3 Hz low-pass lets through.
@@ -152,6 +153,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         along = try c.decodeIfPresent([Double].self, forKey: .along) ?? fresh
         across = try c.decodeIfPresent([Double].self, forKey: .across) ?? fresh
         if across.count == Self.windowTicks { across = [Double](repeating: 0, count: 3 * Self.windowTicks) }
+        rounding = try c.decodeIfPresent(SensorRounding.self, forKey: .rounding) ?? SensorRounding()  // read again
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
             direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
             excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
@@ -282,6 +284,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         if axisSamples > 0 {
             let n = Double(axisSamples)
             (last[0], last[1], last[2]) = (sumX / n, sumY / n, sumZ / n)
+            rounding.note(sumX, sumY, sumZ)
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast {
                 for k in 0..<3 {
