@@ -93,20 +93,28 @@ def bout_figures(es, counts):
     return "\n".join(lines)
 
 
-def common_arguments(ap):
-    """The options every counting bench shares: the binary, ../shared, the leave-out models and `--set` overrides."""
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
+def detector_arguments(ap, binary=True, overrides=True):
+    """The options the detector's benches share: the release binary, ../shared, the leave-out models and `--set`."""
+    if binary:
+        ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
     ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
-    ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
+    if overrides:
+        ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
+    return ap
+
+
+def overrides_of(args):
+    """`--set KEY=JSON` as (key, value) pairs for `overridden`."""
+    return [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    common_arguments(ap)
+    detector_arguments(ap)
     ap.add_argument("--counts", help="also write both count sets (JSON) here")
     args = ap.parse_args()
-    overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
+    overrides = overrides_of(args)
     es = entries(args.shared)
     with tempfile.TemporaryDirectory() as work:
         held_out = out_of_dataset_counts(args.binary, es, args.models, overrides, work)

@@ -33,7 +33,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import free_living_splice as fls  # noqa: E402
-from bout_eval import overridden  # noqa: E402
+from bout_eval import overridden, overrides_of  # noqa: E402
 from tracer_build import compile_tracer  # noqa: E402
 
 ENTER, CONFIRM, SHORT_MIN, SHORT_MAX = 0.7, 3, 7, 24
@@ -240,7 +240,7 @@ def report(rows, streams, entries, trace_of, title):
 
 def main():
     args = fls.arguments(__doc__, "the streams, traces and tracer")
-    overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
+    overrides = overrides_of(args)
     rng = np.random.default_rng(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or tmp

@@ -20,7 +20,8 @@ import argparse, collections, json, os, sys, tempfile, zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
-from bout_eval import ROOT, bout_figures, common_arguments, entries, in_sample_counts, out_of_dataset_counts  # noqa: E402
+from bout_eval import (ROOT, bout_figures, detector_arguments, entries, in_sample_counts,  # noqa: E402
+                       out_of_dataset_counts, overrides_of)
 from train_walking import G, as_sensor, dataset_of, out_of_dataset  # noqa: E402
 
 # name: (rate Hz, range ±g, bits, what it stands for)
@@ -143,7 +144,7 @@ def changed_files(es, columns, least=10):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    common_arguments(ap)
+    detector_arguments(ap)
     ap.add_argument("--profiles", default=",".join(PROFILES), help="comma-separated: " + ", ".join(PROFILES))
     ap.add_argument("--profile", action="append", default=[], metavar="NAME=HZ,RANGE_G,BITS",
                     help="another profile (e.g. a rate or a quantisation alone, to tell which breaks a row)")
@@ -158,7 +159,7 @@ def main():
         hz, range_g, bits = values.split(",")
         PROFILES[name] = (float(hz), float(range_g), int(bits), f"{float(hz):g} Hz, ±{range_g} g, {bits} bits")
     profiles = [p for p in args.profiles.split(",") if p] + [s.split("=")[0] for s in args.profile]
-    overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
+    overrides = overrides_of(args)
     es = entries(args.shared)
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or os.path.join(tmp, "copies")

@@ -19,7 +19,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from bout_eval import overridden  # noqa: E402
+from bout_eval import detector_arguments, overridden, overrides_of  # noqa: E402
 from tracer_build import compile_tracer, swift_sources  # noqa: E402
 
 NAMES = ["start", "end", "p", "trees", "gated", "steady", "held"] + [
@@ -90,15 +90,13 @@ def source_of(trace, t):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
-    ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
+    detector_arguments(ap, binary=False)
     ap.add_argument("--activities", default="folding-clothes,clapping", help="WISDM activities to trace (comma-separated)")
     ap.add_argument("--candidates", action="store_true",
                     help="also every traced activity's candidate peaks an hour (strong at minSwing, weak at minSwingInWalk)")
     ap.add_argument("--features", help="write the windows that counted false steps, and walking windows, here (JSON)")
     args = ap.parse_args()
-    overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
+    overrides = overrides_of(args)
     manifest = os.path.join(args.shared, "data", "activities", "manifest.csv")
     rows = list(csv.DictReader(open(manifest)))
     wisdm = [r for r in rows if r["file"].startswith("wisdm_watch/")]

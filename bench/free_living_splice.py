@@ -39,7 +39,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
-from bout_eval import overridden  # noqa: E402
+from bout_eval import detector_arguments, overridden, overrides_of  # noqa: E402
 
 BOUT_LENGTHS = (4, 6, 8, 12, 20)
 REST_S = 30.0
@@ -311,11 +311,8 @@ def arguments(doc, keep):
     """The command line of this script and of those that build its streams (bout_misses.py): `keep` says what
     `--keep` writes."""
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
+    detector_arguments(ap)
     ap.add_argument("--reference-binary", help="the binary whose whole-walk steps are the reference (default: --binary)")
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
-    ap.add_argument("--set", action="append", default=[], help="KEY=JSON: a detector parameter to override")
     ap.add_argument("--seed", type=int, default=47)
     ap.add_argument("--keep", help=f"write {keep} here instead of a temporary folder")
     return ap.parse_args()
@@ -323,7 +320,7 @@ def arguments(doc, keep):
 
 def main():
     args = arguments(__doc__, "the streams and manifest")
-    overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
+    overrides = overrides_of(args)
     rng = np.random.default_rng(args.seed)
     reference = args.reference_binary or args.binary
     with tempfile.TemporaryDirectory() as tmp:

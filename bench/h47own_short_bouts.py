@@ -25,6 +25,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from bout_eval import detector_arguments  # noqa: E402
 from bout_misses import build_tracer  # noqa: E402
 from train_walking import DATASETS, gait_of  # noqa: E402
 
@@ -95,8 +96,7 @@ def pct(xs, q):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
+    detector_arguments(ap, binary=False, overrides=False)
     ap.add_argument("--min", type=int, default=7)
     args = ap.parse_args()
     es = [e for e in entries(args.shared) if kind_of(e)]

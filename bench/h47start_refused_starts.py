@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import numpy as np  # noqa: E402
 from train_walking import DATASETS, dataset_of, gait_of  # noqa: E402
+from bout_eval import detector_arguments  # noqa: E402
 from tracer_build import compile_tracer  # noqa: E402
 
 THRESHOLDS = (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6)
@@ -83,8 +84,7 @@ def q(values):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
-    ap.add_argument("--models", default=os.path.join(ROOT, "bench/leave_out"))
+    detector_arguments(ap, binary=False, overrides=False)
     ap.add_argument("--reach", type=float, default=6)
     args = ap.parse_args()
     es = []

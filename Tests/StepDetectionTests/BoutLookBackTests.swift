@@ -181,10 +181,9 @@ import WallTimeCore
     /// Parameters whose model says 0.5 for every window: under `enter`, over `shortBoutEnter`. Without the
     /// steady-stride and held-arm paths, which would take these synthetic walks for walking whatever the model says.
     static let undecidedModel: DetectorParameters = {
-        var p = DetectorParameters.standard
+        var p = DetectorParameters.standard(treesSaying: 0)
         p.steadyStride = 2
         p.heldArmSway = 2
-        p.recognizer.model = .constant(logOdds: 0)
         return p
     }()
 

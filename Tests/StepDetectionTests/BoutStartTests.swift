@@ -13,8 +13,7 @@ import Testing
 
     /// Trees that never say walking: windows are walking only on the steady-stride path (motion along gravity).
     static func parameters() -> DetectorParameters {
-        var p = DetectorParameters.standard
-        p.recognizer.model = .constant(logOdds: -5)
+        var p = DetectorParameters.standard(treesSaying: -5)
         p.heldArmSway = 2
         return p
     }

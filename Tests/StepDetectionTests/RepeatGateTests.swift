@@ -13,8 +13,7 @@ import Testing
     /// The shipped gates around trees that say 0.73 to every window (what trees trained without WISDM say to many a
     /// folding window: they never saw folding), with the repeat gate at `minGaitRepeat`.
     static func parameters(minGaitRepeat: Double) -> DetectorParameters {
-        var p = DetectorParameters.standard
-        p.recognizer.model = .constant(logOdds: 1.0)
+        var p = DetectorParameters.standard(treesSaying: 1.0)
         p.minGaitRepeat = minGaitRepeat
         return p
     }
@@ -102,11 +101,7 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheGateDecodeWithItsStandardValue() throws {
-        var off = DetectorParameters.standard
-        off.minGaitRepeat = -2
-        let saved = try SavedJSON.object(encoding: off)
-        #expect(saved["minGaitRepeat"] as? Double == -2)
-        let old = try SavedJSON.decode(DetectorParameters.self, from: saved, removing: ["minGaitRepeat"])
-        #expect(old.minGaitRepeat == DetectorParameters.standard.minGaitRepeat)
+        let old = try SavedJSON.parameterSavedBeforeItExisted("minGaitRepeat", \.minGaitRepeat, marker: -2)
+        #expect(old == DetectorParameters.standard.minGaitRepeat)
     }
 }

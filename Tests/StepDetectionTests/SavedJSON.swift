@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import StepDetection
+
 /// A saved value edited back to what an older build wrote (the keys it did not know yet removed), then decoded: for
 /// the tests that states and parameter sets saved before a key existed still decode.
 enum SavedJSON {
@@ -29,6 +31,18 @@ enum SavedJSON {
             edited = try removing(path.split(separator: ".")[...], from: edited, path: path)
         }
         return try JSONDecoder().decode(type, from: JSONSerialization.data(withJSONObject: edited))
+    }
+
+    /// The value `key` of a parameter set takes when it was saved before the key existed: the standard set with the
+    /// key at `marker` (which must reach the saved JSON, or `key` does not name it), saved, the key removed, decoded.
+    static func parameterSavedBeforeItExisted(
+        _ key: String, _ keyPath: WritableKeyPath<DetectorParameters, Double>, marker: Double
+    ) throws -> Double {
+        var marked = DetectorParameters.standard
+        marked[keyPath: keyPath] = marker
+        let saved = try object(encoding: marked)
+        guard saved[key] as? Double == marker else { throw NotThere(description: "\(key): not saved as \(marker)") }
+        return try decode(DetectorParameters.self, from: saved, removing: [key])[keyPath: keyPath]
     }
 
     private static func removing(_ names: ArraySlice<Substring>, from value: Any, path: String) throws -> Any {

@@ -35,4 +35,12 @@ import Testing
             try SavedJSON.decode(Saved.self, from: object, removing: ["inner[].kept"])
         }
     }
+
+    @Test func aParameterKeyThatIsNotSavedUnderItsNameIsAnError() throws {
+        #expect(throws: SavedJSON.NotThere.self) {
+            try SavedJSON.parameterSavedBeforeItExisted("minGaitRepeats", \.minGaitRepeat, marker: -2)
+        }
+        let old = try SavedJSON.parameterSavedBeforeItExisted("minGaitRepeat", \.minGaitRepeat, marker: -2)
+        #expect(old != -2)
+    }
 }

@@ -12,8 +12,7 @@ import WallTimeCore
     static func windowsAtHalf(turnFromMiddle: Double = DetectorParameters.standard.shortBoutTurnFromMiddle)
         -> DetectorParameters
     {
-        var p = DetectorParameters.standard
-        p.recognizer.model = .constant(logOdds: 0)
+        var p = DetectorParameters.standard(treesSaying: 0)
         p.steadyStride = 2
         p.heldArmSway = 2
         p.shortBoutTurnFromMiddle = turnFromMiddle

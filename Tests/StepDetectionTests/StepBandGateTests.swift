@@ -13,8 +13,7 @@ import Testing
     /// steady-stride and held-arm paths off (a synthetic walk's |a| repeats a stride later as no real loose walk's
     /// does: 150_4's refused windows take neither path).
     static func parameters(stepBandOpens: Double) -> DetectorParameters {
-        var p = DetectorParameters.standard
-        p.recognizer.model = .constant(logOdds: 1.0)
+        var p = DetectorParameters.standard(treesSaying: 1.0)
         (p.steadyStride, p.heldArmSway) = (2, 2)
         p.stepBandOpens = stepBandOpens
         return p
@@ -48,11 +47,7 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheOpeningDecodeWithItsStandardValue() throws {
-        var off = DetectorParameters.standard
-        off.stepBandOpens = 2
-        let saved = try SavedJSON.object(encoding: off)
-        #expect(saved["stepBandOpens"] as? Double == 2)
-        let old = try SavedJSON.decode(DetectorParameters.self, from: saved, removing: ["stepBandOpens"])
-        #expect(old.stepBandOpens == DetectorParameters.standard.stepBandOpens)
+        let old = try SavedJSON.parameterSavedBeforeItExisted("stepBandOpens", \.stepBandOpens, marker: 2)
+        #expect(old == DetectorParameters.standard.stepBandOpens)
     }
 }

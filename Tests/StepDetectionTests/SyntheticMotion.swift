@@ -180,3 +180,13 @@ extension WalkingTrees {
         WalkingTrees(depth: 1, base: logOdds, features: [0], thresholds: [1e300], leaves: [0, 0])
     }
 }
+
+extension DetectorParameters {
+    /// The shipped gates, paths and rules around trees that say the same to every window (`WalkingTrees.constant`):
+    /// what the suites that test one rule start from.
+    static func standard(treesSaying logOdds: Double) -> DetectorParameters {
+        var p = DetectorParameters.standard
+        p.recognizer.model = .constant(logOdds: logOdds)
+        return p
+    }
+}
