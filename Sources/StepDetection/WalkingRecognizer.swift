@@ -84,6 +84,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     var motionFilter = [Double](repeating: 0, count: 6)
     var along: [Double]
     var across: [Double]
+    var rounding = SensorRounding()  // the sensor's rounding step, read from the ticks' axis sums
     /// The largest raw excess of the current tick so far.
     var tickExcess = 0.0
     /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
@@ -98,7 +99,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
         case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
-        case peakTimes, peakHead, motionFilter, along, across
+        case peakTimes, peakHead, motionFilter, along, across, rounding
     }
     /// Candidate steps remembered for a window's rhythm features: more than a window can hold at the shortest
     /// candidate interval the 3 Hz low-pass lets through.
@@ -152,6 +153,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         along = try c.decodeIfPresent([Double].self, forKey: .along) ?? fresh
         across = try c.decodeIfPresent([Double].self, forKey: .across) ?? fresh
         if across.count == Self.windowTicks { across = [Double](repeating: 0, count: 3 * Self.windowTicks) }
+        rounding = try c.decodeIfPresent(SensorRounding.self, forKey: .rounding) ?? SensorRounding()  // read again
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
             direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
             excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
@@ -249,9 +251,8 @@ public struct WalkingRecognizer: Sendable, Codable {
     }
 
     /// Adds the ticks up to `timeNs` (after `push` returned true), interpolating the low-passed magnitude, and with
-    /// `score` computes a window when one is due. Returns true when a window was completed and, with `score`, its span
-    /// and features wait in `window` (a window nobody needs, in stillness or in motion without any rhythm, is not
-    /// computed).
+    /// `score` computes a window when one is due (not one nobody needs: in stillness, or motion without rhythm).
+    /// Returns true when a window was completed; with `score`, its span and features wait in `window`.
     @inline(never)
     mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
         // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
@@ -284,6 +285,7 @@ public struct WalkingRecognizer: Sendable, Codable {
             let n = Double(axisSamples)
             let mean = (sumX / n, sumY / n, sumZ / n)
             last.withUnsafeMutableBufferPointer { l in (l[0], l[1], l[2]) = mean }
+            rounding.note(sumX, sumY, sumZ)
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast {
                 gravityFilter.withUnsafeMutableBufferPointer { f in
@@ -352,9 +354,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         return total > 0 ? along / total : nil
     }
 
-    /// The moving energy (0.6-3.5 Hz) along gravity and in all over the ticks from `fromNs` to `toNs` still in the
-    /// ring, of those with three axes, reading only those ticks: a lone bout's own seconds, a credited step's (the
-    /// gate look-back).
+    /// The moving energy (0.6-3.5 Hz) along gravity and in all over the three-axis ticks from `fromNs` to `toNs` still
+    /// in the ring, reading only those: a lone bout's own seconds, a credited step's (the gate look-back).
     func movingEnergy(fromNs: Int64, toNs: Int64) -> (along: Double, total: Double) {
         guard filled > 0 else { return (0, 0) }
         var (alongEnergy, energy) = (0.0, 0.0)
@@ -387,9 +388,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         return (x * k, y * k, z * k)
     }
 
-    /// The window over the newest ticks not yet covered by a full window, when the stream ends or breaks: at least
-    /// `minimumTailTicks` of signal, nil otherwise (or when the last window already ended at the newest tick and was
-    /// scored: `lastSkipped` says it was not).
+    /// The window over the newest ticks no full window covered, when the stream ends or breaks: nil under
+    /// `minimumTailTicks`, or when the last window ended at the newest tick and was scored (`lastSkipped`: it was not).
     mutating func tailWindow(lastSkipped: Bool) -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
         guard filled >= Self.minimumTailTicks, sinceWindow > 0 || filled < Self.windowTicks || lastSkipped else {
             return nil
