@@ -91,13 +91,17 @@ def source_of(trace, t):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     detector_arguments(ap, binary=False)
+    ap.add_argument("--activities", default="folding-clothes,clapping", help="WISDM activities to trace (comma-separated)")
+    ap.add_argument("--candidates", action="store_true",
+                    help="also every traced activity's candidate peaks an hour (strong at minSwing, weak at minSwingInWalk)")
     ap.add_argument("--features", help="write the windows that counted false steps, and walking windows, here (JSON)")
     args = ap.parse_args()
     overrides = overrides_of(args)
     manifest = os.path.join(args.shared, "data", "activities", "manifest.csv")
     rows = list(csv.DictReader(open(manifest)))
     wisdm = [r for r in rows if r["file"].startswith("wisdm_watch/")]
-    hand = [r for r in wisdm if r["activity"] in ("folding-clothes", "clapping")]
+    activities = args.activities.split(",")
+    hand = [r for r in wisdm if r["activity"] in activities]
     walks = [r for r in wisdm if r["activity"] in ("walking",)]
     full = lambda r: os.path.join(os.path.dirname(manifest), r["file"])
     with tempfile.TemporaryDirectory() as work:
@@ -123,7 +127,7 @@ def main():
         tr = traces[full(r)]
         walking += [dict(zip(NAMES, w), activity="walking", subject=r["subject"]) for w in tr["windows"]]
     print(f"## WISDM false steps by the path that counted them (out of dataset{', ' + ', '.join(args.set) if args.set else ''})\n")
-    for a in ("folding-clothes", "clapping"):
+    for a in activities:
         n = sum(v for (act, _), v in table.items() if act == a)
         print(f"### {a}: {n} false steps, {n / hours[a]:.0f}/h\n")
         print("| path | steps | per hour |\n|---|---:|---:|")
@@ -153,6 +157,14 @@ def main():
             v = np.array([w[k] for w in g if w[k] != -9])
             cells.append(f"{np.median(v):.2f} ({np.percentile(v, 10):.2f}-{np.percentile(v, 90):.2f})" if len(v) else "-")
         print(f"| {k} | " + " | ".join(cells) + " |")
+    if args.candidates:
+        print("\n## Candidate peaks an hour (strong: `minSwing`, weak: `minSwingInWalk`)\n")
+        print("| activity | strong | weak |\n|---|---:|---:|")
+        for a in activities + ["walking"]:
+            rs = [r for r in (walks if a == "walking" else hand) if r["activity"] == a]
+            h = sum(float(r["duration_s"]) for r in rs) / 3600
+            print(f"| {a} | {sum(len(traces[full(r)]['strong']) for r in rs) / h:.0f} | "
+                  f"{sum(len(traces[full(r)]['weak']) for r in rs) / h:.0f} |")
     if args.features:
         json.dump({"accepting": accepting, "walking": walking}, open(args.features, "w"))
 

@@ -271,7 +271,7 @@ def degraded(data, rng):
         data = resampled(data, float(rng.choice(lower)))
     values = data[:, 1:].copy()
     reach = float(rng.choice([1.5, 2, 4, 8], p=[0.3, 0.3, 0.2, 0.2])) * G
-    step = 2 * reach / 2 ** int(rng.integers(6, 11))
+    bits = int(rng.integers(6, 11))
     values += rng.normal(0, rng.uniform(0, 0.05) * G, values.shape)
     if values.shape[1] == 3:
         q = rng.normal(size=4)
@@ -279,11 +279,16 @@ def degraded(data, rng):
         turn = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
                          [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
                          [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-        values = np.clip(values @ turn.T, -reach, reach)
-    else:
-        values = np.abs(values)
-    values = np.round(values / step) * step
-    return np.column_stack([data[:, 0], values])
+        values = values @ turn.T
+    return np.column_stack([data[:, 0], as_sensor(values, reach, bits)])
+
+
+def as_sensor(values, reach, bits):
+    """`values` (m/s²) as a sensor of range ±`reach` and `bits` bits reads them: three axes each clipped at ±reach,
+    |a| alone (one column) kept positive and not clipped, then rounded to the sensor's step, 2 reach / 2^bits."""
+    step = 2 * reach / 2 ** bits
+    values = np.clip(values, -reach, reach) if values.shape[1] == 3 else np.abs(values)
+    return np.round(values / step) * step
 
 
 def windows_with_steps(out):

@@ -34,7 +34,8 @@ public struct EvaluationManifest: Sendable {
             throw InputError(
                 file: path, message: exists ? "permission denied or unreadable" : "no such file", kind: .unreadable)
         }
-        let text = String(decoding: data, as: UTF8.self)
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }  // a byte-order mark (a spreadsheet's "CSV UTF-8")
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         // "\r\n" is one Character in Swift, so split on any line break rather than on "\n".
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -208,7 +209,9 @@ public enum Evaluation {
 
     /// Counts every recording of the manifest with `parameters`, grouping by the column `by` when given; `jobs`
     /// recordings at once (file by file on the cores), results in manifest order. `progress` sees each result in that
-    /// order (as soon as it is known with one job). `options` reads each recording (the command's export databases).
+    /// order (as soon as it is known with one job), after `read` sees what reading the recording found (its skipped
+    /// lines and notes, for the command to say as `count` does). `options` reads each recording (the command's export
+    /// databases).
     public static func run(
         _ manifest: EvaluationManifest,
         options: ReadOptions = ReadOptions(),
@@ -216,7 +219,8 @@ public enum Evaluation {
         by column: String? = nil,
         jobs: Int = 1,
         magnitudeOnly: Bool = false,
-        progress: (FileResult) -> Void = { _ in }
+        progress: (FileResult) -> Void = { _ in },
+        read: (EvaluationManifest.Entry, ReadSummary) -> Void = { _, _ in }
     ) throws -> Report {
         var results: [FileResult] = []
         let entries = manifest.entries
@@ -239,6 +243,7 @@ public enum Evaluation {
                 file: entry.file, truthSteps: entry.truthSteps, countedSteps: count.steps,
                 durationSeconds: count.summary.durationSeconds,
                 group: column.map { entry.columns[$0.lowercased()] ?? "-" })
+            read(entry, count.summary)
             progress(result)
             results.append(result)
         }

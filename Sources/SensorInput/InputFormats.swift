@@ -84,7 +84,18 @@ public enum InputFormats {
     static func resolveInput(path: String, options: ReadOptions, source: LineSource = .file) throws -> ResolvedInput {
         let plain = { (f: InputFormat) in ResolvedInput(format: f, input: path, path: path, source: source) }
         let isFolder: Bool
-        if case .file = source { isFolder = WholeInput(path: path).isDirectory } else { isFolder = false }
+        if case .file = source {
+            let input = WholeInput(path: path)
+            if let stream = input.stream {
+                throw InputError(
+                    file: path,
+                    message: "\(stream), not a file: a recording is read twice (its format, then its samples); "
+                        + "save it to a file first", kind: .unreadable)
+            }
+            isFolder = input.isDirectory
+        } else {
+            isFolder = false
+        }
         if let name = options.format {
             guard let f = named(name) else {
                 throw InputError(

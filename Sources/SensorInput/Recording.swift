@@ -6,11 +6,23 @@ import WallTime
 public enum AccelerationUnit: String, Sendable, Codable {
     case metersPerSecondSquared = "m/s^2"
     case g = "g"
+    /// Thousandths of g (Polar's and many loggers' exports: `X [mg]`).
+    case milliG = "mg"
 
     /// The unit of acceleration with gravity whose median magnitude is `median`, when nothing states it: about 1
-    /// in g, about 9.8 in m/s², so below 3.5 it is g.
+    /// in g, about 9.8 in m/s², about 1000 in mg; below 3.5 it is g, from 300 (over 30 g, which no resting or
+    /// walking body's median is in m/s²) to 3000 mg.
     package static func told(byMedianMagnitude median: Double) -> AccelerationUnit {
-        median < 3.5 ? .g : .metersPerSecondSquared
+        median < 3.5 ? .g : (300...3000).contains(median) ? .milliG : .metersPerSecondSquared
+    }
+
+    /// One of this unit in m/s².
+    package var metersPerSecondSquared: Double {
+        switch self {
+        case .metersPerSecondSquared: 1
+        case .g: standardGravity
+        case .milliG: standardGravity / 1000
+        }
     }
 }
 

@@ -15,6 +15,20 @@ struct WholeInput {
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
     }
 
+    /// What the input is when it is a stream rather than a file or folder (a named pipe, `/dev/stdin` fed by a pipe,
+    /// a socket), nil otherwise: its bytes can be read only once, and an input is read twice (detection reads its
+    /// first lines, then the reader opens it again), so the second read waited forever or began mid-stream.
+    var stream: String? {
+        guard memory == nil else { return nil }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFIFO: return "a pipe"
+        case S_IFSOCK: return "a socket"
+        default: return nil
+        }
+    }
+
     /// All bytes of the (file) input: the zip entry's when it is one.
     func bytes() throws -> [UInt8] {
         if let entry { return try entry.open().readAll() }

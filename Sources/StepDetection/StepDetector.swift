@@ -121,8 +121,9 @@ public struct StepDetector: Sendable, Codable {
             if weakOn && nextWeak.push(n2, at: s.timeNs, hysteresis: minSwingInWalk) != nil { break }
             if axes && (s.y != 0 || s.z != 0) { rec.addAxes(s) }
             if recognizing {
-                WalkingRecognizer.followRaw(
-                    &rec.wide1, &rec.wide2, &rec.excess, raw: magnitude, value: n2, wideAlpha: wideAlpha)
+                let distance = WalkingRecognizer.followRaw(
+                    &rec.wide1, &rec.wide2, raw: magnitude, value: n2, wideAlpha: wideAlpha)
+                rec.excess = max(rec.excess, distance)
             }
             if tick {
                 // A tick that completes no window: the recognizer takes it with the state it would have here.
@@ -169,27 +170,32 @@ public struct StepDetector: Sendable, Codable {
     }
 
     /// `push(time:x:y:z:_:)` with the time in nanoseconds, as the detector's state holds it.
+    @inline(__always)
     mutating func push(timeNs: Int64, x: Double, y: Double, z: Double, _ emit: (DetectorEvent) -> Void) {
-        let magnitude = (x * x + y * y + z * z).squareRoot()
-        // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
-        if tracksAxes && (y != 0 || z != 0) && magnitude < maximumPlausibleAcceleration
-            && timeNs > lastTimeNs
-        {
-            recognizer.addAxes(x: x, y: y, z: z)
+        let magnitude = (x * x + y * y + z * z).squareRoot()  // never below 0: NaN is what the test below refuses
+        guard magnitude < maximumPlausibleAcceleration, timeNs > lastTimeNs else {  // false for NaN
+            drop(timeNs: timeNs, magnitude: magnitude)
+            return
         }
-        push(timeNs: timeNs, magnitude: magnitude, emit)
+        // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
+        if tracksAxes && (y != 0 || z != 0) { recognizer.addAxes(x: x, y: y, z: z) }
+        take(timeNs: timeNs, magnitude: magnitude, emit)
     }
 
-    /// `push(time:magnitude:_:)` with the time in nanoseconds, as the detector's state holds it.
+    /// `push(time:magnitude:_:)` with the time in nanoseconds, as the detector's state holds it. Inlined into its
+    /// callers: what every sample does stays here, what few do (a dropped sample, a restart, a peak, a tick) is a call.
+    @inline(__always)
     mutating func push(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
-        guard magnitude >= 0, magnitude < maximumPlausibleAcceleration else {  // false for NaN too
-            counters.invalid += 1
+        guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, timeNs > lastTimeNs else {  // false for NaN
+            drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
-        if timeNs <= lastTimeNs {
-            counters.outOfOrder += 1
-            return
-        }
+        take(timeNs: timeNs, magnitude: magnitude, emit)
+    }
+
+    /// A sample `push` accepted (valid and after the last one).
+    @inline(__always)
+    private mutating func take(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
         counters.accepted += 1
         let (dtNs, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
         let first = lastTimeNs == .min
@@ -205,34 +211,62 @@ public struct StepDetector: Sendable, Codable {
         Self.lowPass(&filter.stage1, &filter.stage2, magnitude, filter.cachedAlpha)
         let value = filter.stage2
         if let peak = peaks.push(value, at: timeNs, hysteresis: parameters.minSwing) {
-            if recognizing { recognizer.notePeak(at: peak.timeNs) }
-            if !tracksWeakPeaks && peak.swing >= parameters.minSwing { notePeakForLookBack(at: peak.timeNs) }
-            candidate(at: peak.timeNs, swing: peak.swing, emit)
+            strongPeak(at: peak.timeNs, swing: peak.swing, emit)
         }
         if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {
-            if peak.swing >= parameters.minSwingInWalk { notePeakForLookBack(at: peak.timeNs) }
-            // In a window a physical path calls walking, a weak peak may open a bout (inside one, it waits as any).
-            if gate.weakPeaksOpenBouts && !rhythm.inBout {
-                candidate(at: peak.timeNs, swing: peak.swing, emit)
-            } else {
-                weakCandidate(at: peak.timeNs, swing: peak.swing, emit)
-            }
+            weakPeak(at: peak.timeNs, swing: peak.swing, emit)
         }
         if timeNs > rhythm.boutDeadlineNs { endBout(emit) }
-        // Windows are scored only while the rhythm has something for them to judge.
         if recognizing
             && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: filter.cachedWideAlpha)
-            && recognizer.advance(
-                timeNs: timeNs, value: value, raw: magnitude,
-                score: gate.windowSkip != .next
-                    && (rhythm.inBout || !rhythm.pending.isEmpty || !gate.held.isEmpty || !gate.undecided.isEmpty))
         {
-            if let window = recognizer.window {
-                recognizer.window = nil
-                windowScored(window, emit)
-            } else {
-                gate.windowSkipped()
-            }
+            tickReached(timeNs: timeNs, value: value, raw: magnitude, emit)
+        }
+    }
+
+    /// Counts a sample `push` drops: NaN, infinite, negative or absurd (`invalid`), or not after the last one.
+    @inline(never)
+    mutating func drop(timeNs: Int64, magnitude: Double) {
+        if magnitude >= 0, magnitude < maximumPlausibleAcceleration {
+            counters.outOfOrder += 1
+        } else {
+            counters.invalid += 1
+        }
+    }
+
+    /// A peak of the strong tracker: a candidate step.
+    @inline(never)
+    mutating func strongPeak(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
+        if recognizing { recognizer.notePeak(at: timeNs) }
+        if !tracksWeakPeaks && swing >= parameters.minSwing { notePeakForLookBack(at: timeNs) }
+        candidate(at: timeNs, swing: swing, emit)
+    }
+
+    /// A peak of the weak tracker.
+    @inline(never)
+    mutating func weakPeak(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
+        if swing >= parameters.minSwingInWalk { notePeakForLookBack(at: timeNs) }
+        // In a window a physical path calls walking, a weak peak may open a bout (inside one, it waits as any).
+        if gate.weakPeaksOpenBouts && !rhythm.inBout {
+            candidate(at: timeNs, swing: swing, emit)
+        } else {
+            weakCandidate(at: timeNs, swing: swing, emit)
+        }
+    }
+
+    /// The sample reached the recognizer's next tick: the ticks, and the window they complete if any. Windows are
+    /// scored only while the rhythm has something for them to judge.
+    @inline(never)
+    mutating func tickReached(timeNs: Int64, value: Double, raw: Double, _ emit: (DetectorEvent) -> Void) {
+        let score =
+            gate.windowSkip != .next
+            && (rhythm.inBout || !rhythm.pending.isEmpty || !gate.held.isEmpty || !gate.undecided.isEmpty)
+        guard recognizer.advance(timeNs: timeNs, value: value, raw: raw, score: score) else { return }
+        if let window = recognizer.window {
+            recognizer.window = nil
+            windowScored(window, emit)
+        } else {
+            gate.windowSkipped()
         }
     }
 

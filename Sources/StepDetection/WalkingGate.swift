@@ -337,8 +337,14 @@ extension StepDetector {
     /// gravity, which the gravity gates refuse as they refuse a clapping hand (DSADS treadmill walks and steppers);
     /// the sway beside that line is what a clapping or brushing hand does not have.
     func heldArmEvidence(_ f: WindowFeatures) -> Double {
-        guard Self.axesSayMore(f), parameters.heldArmSway <= 1 else { return 0 }
-        return Self.bothReach(f.bodySway, parameters.heldArmSway, f.rStride, parameters.heldArmStride)
+        // Under the sway's ramp the evidence is 0 whatever the stride: the rounding is not read (most windows).
+        guard Self.axesSayMore(f), parameters.heldArmSway <= 1,
+            f.bodySway > parameters.heldArmSway - RecognizerParameters.alongShareRamp
+        else { return 0 }
+        let stride = f.rStride.withoutRounding(
+            windowVariance: (2 * f.logStd).exponential,
+            rounding: recognizer.rounding.tickVariance(alpha: filter.cachedAlpha))
+        return Self.bothReach(f.bodySway, parameters.heldArmSway, stride, parameters.heldArmStride)
     }
 
     /// 0-1: how surely both `a` and `b` reach their least values, each through a ramp of ±0.05 (the gravity gate's).

@@ -84,6 +84,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     var motionFilter = [Double](repeating: 0, count: 6)
     var along: [Double]
     var across: [Double]
+    var rounding = SensorRounding()  // the sensor's rounding step, read from the ticks' axis sums
     /// The largest raw excess of the current tick so far.
     var tickExcess = 0.0
     /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
@@ -98,7 +99,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
         case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
-        case peakTimes, peakHead, motionFilter, along, across
+        case peakTimes, peakHead, motionFilter, along, across, rounding
     }
     /// Candidate steps remembered for a window's rhythm features: more than a window can hold at the shortest
     /// candidate interval the 3 Hz low-pass lets through.
@@ -152,6 +153,7 @@ public struct WalkingRecognizer: Sendable, Codable {
         along = try c.decodeIfPresent([Double].self, forKey: .along) ?? fresh
         across = try c.decodeIfPresent([Double].self, forKey: .across) ?? fresh
         if across.count == Self.windowTicks { across = [Double](repeating: 0, count: 3 * Self.windowTicks) }
+        rounding = try c.decodeIfPresent(SensorRounding.self, forKey: .rounding) ?? SensorRounding()  // read again
         guard magnitudes.count == Self.windowTicks, gravity.count == 3 * Self.windowTicks,
             direction.count == 3 * Self.windowTicks, axisTicks.count == Self.windowTicks,
             excesses.count == Self.windowTicks, peakTimes.count == Self.peakCapacity,
@@ -198,14 +200,16 @@ public struct WalkingRecognizer: Sendable, Codable {
     /// sample's time step). Returns true when the sample reaches the next tick: then call `advance`.
     @inline(__always)
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
-        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
-        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
-        Self.followRaw(&wide1, &wide2, &tickExcess, raw: raw, value: value, wideAlpha: wideAlpha)
-        if timeNs < nextTickNs {
+        if timeNs < nextTickNs {  // never for a grid not started (`.min`): the common case tests one thing
+            let distance = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
+            if distance > tickExcess { tickExcess = distance }  // `max` (NaN neither), a branch that seldom stores
             previousNs = timeNs
             previousValue = value
             return false
         }
+        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
+        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
+        tickExcess = max(tickExcess, Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha))
         return true
     }
 
@@ -224,15 +228,14 @@ public struct WalkingRecognizer: Sendable, Codable {
     @inline(__always)
     static func windowDue(filled: Int, sinceWindow: Int) -> Bool { filled == windowTicks && sinceWindow >= hopTicks }
 
-    /// One step of the wide filter on the raw |a|, and the tick's largest excess of it over the detector's `value`.
+    /// One step of the wide filter on the raw |a|; returns its distance from `value` (a tick's excess: the largest).
     @inline(__always)
     static func followRaw(
-        _ wide1: inout Double, _ wide2: inout Double, _ excess: inout Double, raw: Double,
-        value: Double, wideAlpha: Double
-    ) {
+        _ wide1: inout Double, _ wide2: inout Double, raw: Double, value: Double, wideAlpha: Double
+    ) -> Double {
         wide1 += (raw - wide1) * wideAlpha
         wide2 += (wide1 - wide2) * wideAlpha
-        excess = max(excess, abs(wide2 - value))
+        return abs(wide2 - value)
     }
 
     /// The wide filter's coefficient for a time step whose detector coefficient is `alpha`: its cut-off is twice the
@@ -248,9 +251,8 @@ public struct WalkingRecognizer: Sendable, Codable {
     }
 
     /// Adds the ticks up to `timeNs` (after `push` returned true), interpolating the low-passed magnitude, and with
-    /// `score` computes a window when one is due. Returns true when a window was completed and, with `score`, its span
-    /// and features wait in `window` (a window nobody needs, in stillness or in motion without any rhythm, is not
-    /// computed).
+    /// `score` computes a window when one is due (not one nobody needs: in stillness, or motion without rhythm).
+    /// Returns true when a window was completed; with `score`, its span and features wait in `window`.
     @inline(never)
     mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
         // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
@@ -281,14 +283,16 @@ public struct WalkingRecognizer: Sendable, Codable {
         tickExcess = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
-            (last[0], last[1], last[2]) = (sumX / n, sumY / n, sumZ / n)
+            let mean = (sumX / n, sumY / n, sumZ / n)
+            last.withUnsafeMutableBufferPointer { l in (l[0], l[1], l[2]) = mean }
+            rounding.note(sumX, sumY, sumZ)
             (sumX, sumY, sumZ, axisSamples) = (0, 0, 0, 0)
             if !hasLast {
-                for k in 0..<3 {
-                    gravityFilter[k] = last[k]
-                    gravityFilter[k + 3] = last[k]
-                    motionFilter[k] = last[k]
-                    motionFilter[k + 3] = 0
+                gravityFilter.withUnsafeMutableBufferPointer { f in
+                    (f[0], f[1], f[2], f[3], f[4], f[5]) = (mean.0, mean.1, mean.2, mean.0, mean.1, mean.2)
+                }
+                motionFilter.withUnsafeMutableBufferPointer { f in
+                    (f[0], f[1], f[2], f[3], f[4], f[5]) = (mean.0, mean.1, mean.2, 0, 0, 0)
                 }
             }
             hasLast = true
@@ -303,21 +307,19 @@ public struct WalkingRecognizer: Sendable, Codable {
 
     /// The tick's axes (`last`): gravity's two low-pass stages and the moving part's band-pass, then the unit gravity
     /// and direction and the motion split into its component along gravity and the vector across it, stored at
-    /// `head`. The filters' six numbers each are read into locals and written back once (each element write to an
-    /// array checks its bounds and that it is not shared).
+    /// `head`. The filters' six numbers each are read into locals and written back once, through buffer pointers
+    /// (an array checks each access's bounds and each write's sharing; the sizes are fixed, checked when decoded).
     private mutating func followAxes() {
-        let mean = (last[0], last[1], last[2])
+        let mean = last.withUnsafeBufferPointer { l in (l[0], l[1], l[2]) }
         let a = Self.gravityAlpha
-        var g1 = (gravityFilter[0], gravityFilter[1], gravityFilter[2])
-        var g2 = (gravityFilter[3], gravityFilter[4], gravityFilter[5])
+        var (g1, g2) = gravityFilter.withUnsafeBufferPointer { f in ((f[0], f[1], f[2]), (f[3], f[4], f[5])) }
         g1.0 += (mean.0 - g1.0) * a
         g2.0 += (g1.0 - g2.0) * a
         g1.1 += (mean.1 - g1.1) * a
         g2.1 += (g1.1 - g2.1) * a
         g1.2 += (mean.2 - g1.2) * a
         g2.2 += (g1.2 - g2.2) * a
-        var slow = (motionFilter[0], motionFilter[1], motionFilter[2])
-        var band = (motionFilter[3], motionFilter[4], motionFilter[5])
+        var (slow, band) = motionFilter.withUnsafeBufferPointer { f in ((f[0], f[1], f[2]), (f[3], f[4], f[5])) }
         let (slowAlpha, bandAlpha) = (Self.motionSlowAlpha, Self.motionBandAlpha)
         slow.0 += (mean.0 - slow.0) * slowAlpha
         band.0 += (mean.0 - slow.0 - band.0) * bandAlpha
@@ -352,9 +354,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         return total > 0 ? along / total : nil
     }
 
-    /// The moving energy (0.6-3.5 Hz) along gravity and in all over the ticks from `fromNs` to `toNs` still in the
-    /// ring, of those with three axes, reading only those ticks: a lone bout's own seconds, a credited step's (the
-    /// gate look-back).
+    /// The moving energy (0.6-3.5 Hz) along gravity and in all over the three-axis ticks from `fromNs` to `toNs` still
+    /// in the ring, reading only those: a lone bout's own seconds, a credited step's (the gate look-back).
     func movingEnergy(fromNs: Int64, toNs: Int64) -> (along: Double, total: Double) {
         guard filled > 0 else { return (0, 0) }
         var (alongEnergy, energy) = (0.0, 0.0)
@@ -387,9 +388,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         return (x * k, y * k, z * k)
     }
 
-    /// The window over the newest ticks not yet covered by a full window, when the stream ends or breaks: at least
-    /// `minimumTailTicks` of signal, nil otherwise (or when the last window already ended at the newest tick and was
-    /// scored: `lastSkipped` says it was not).
+    /// The window over the newest ticks no full window covered, when the stream ends or breaks: nil under
+    /// `minimumTailTicks`, or when the last window ended at the newest tick and was scored (`lastSkipped`: it was not).
     mutating func tailWindow(lastSkipped: Bool) -> (startNs: Int64, endNs: Int64, features: WindowFeatures)? {
         guard filled >= Self.minimumTailTicks, sinceWindow > 0 || filled < Self.windowTicks || lastSkipped else {
             return nil

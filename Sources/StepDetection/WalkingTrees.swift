@@ -80,15 +80,25 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
     public func probability(_ f: WindowFeatures) -> Double {
         let splits = (1 << depth) - 1
         let leafCount = 1 << depth
+        let trees = leaves.count / leafCount
+        // Every index below is within these counts (the arrays are public: checked here once, not at each access).
+        precondition(
+            features.count >= trees * splits && thresholds.count >= trees * splits, "WalkingTrees: too few splits")
         var z = base
         f.withValues { values in
-            for tree in 0..<(leaves.count / leafCount) {
-                var node = 0
-                for _ in 0..<depth {
-                    let k = tree * splits + node
-                    node = 2 * node + (values[features[k]] < thresholds[k] ? 1 : 2)
+            features.withUnsafeBufferPointer { features in
+                thresholds.withUnsafeBufferPointer { thresholds in
+                    leaves.withUnsafeBufferPointer { leaves in
+                        for tree in 0..<trees {
+                            var node = 0
+                            for _ in 0..<depth {
+                                let k = tree &* splits &+ node
+                                node = 2 &* node &+ (values[features[k]] < thresholds[k] ? 1 : 2)
+                            }
+                            z += leaves[tree &* leafCount &+ node &- splits]
+                        }
+                    }
                 }
-                z += leaves[tree * leafCount + node - splits]
             }
         }
         return 1 / (1 + (-z).exponential)

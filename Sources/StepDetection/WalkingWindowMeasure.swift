@@ -40,6 +40,7 @@ extension WalkingRecognizer {
             var m4 = 0.0
             var peak = 0.0
             var crossings = 0
+            var wasAbove = b[0] - mean >= 0  // the first tick crosses nothing
             for i in 0..<count {
                 let v = b[i] - mean
                 b[i] = v
@@ -47,7 +48,9 @@ extension WalkingRecognizer {
                 m2 += v2
                 m4 += v2 * v2
                 peak = max(peak, abs(v))
-                if i > 0 && (v >= 0) != (b[i - 1] >= 0) { crossings += 1 }
+                let above = v >= 0
+                if above != wasAbove { crossings &+= 1 }  // at most `count`
+                wasAbove = above
             }
             let variance = m2 / Double(count)
             let std = max(variance.squareRoot(), 0.01)
@@ -75,8 +78,8 @@ extension WalkingRecognizer {
     static func forEachTick(_ n: Int, head: Int, _ body: (Int, Int) -> Void) {
         let first = index(0, of: n, head: head)
         let run = min(n, windowTicks - first)
-        for i in 0..<run { body(i, first + i) }
-        for i in run..<n { body(i, i - run) }
+        for i in 0..<run { body(i, first &+ i) }  // both within the ring: no overflow to check
+        for i in run..<n { body(i, i &- run) }
     }
 
     /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
@@ -126,7 +129,8 @@ extension WalkingRecognizer {
         // Together while every lag has four more pairs (the largest lag has the fewest).
         let together = count &- lags[3]
         var i = 0
-        while i &+ 4 <= together {
+        let lastFour = together &- 3  // `i < lastFour`: `i + 4 <= together` with one induction variable
+        while i < lastFour {
             let x = load(i)
             s0 += x * load(i &+ lags[0])
             s1 += x * load(i &+ lags[1])
@@ -151,7 +155,8 @@ extension WalkingRecognizer {
         var sums = sums
         var j = start
         let pairs = count &- lag
-        while j &+ 4 <= pairs {
+        let lastFour = pairs &- 3
+        while j < lastFour {
             sums +=
                 raw.loadUnaligned(fromByteOffset: j &* 8, as: SIMD4<Double>.self)
                 * raw.loadUnaligned(fromByteOffset: (j &+ lag) &* 8, as: SIMD4<Double>.self)
@@ -222,22 +227,28 @@ extension WalkingRecognizer {
     }
 
     private func axisFeatures(ticks n: Int, into f: inout WindowFeatures) {
-        var everyTick = true
+        var everyTick: UInt8 = 1
         axisTicks.withUnsafeBufferPointer { ring in
-            Self.forEachTick(n, head: head) { _, k in everyTick = everyTick && ring[k] }
+            // A Bool is stored as one byte, 0 or 1: their AND, read as raw bytes, without a branch a tick.
+            let bytes = UnsafeRawBufferPointer(ring)
+            Self.forEachTick(n, head: head) { _, k in everyTick &= bytes[k] }
         }
-        guard everyTick else { return }
+        guard everyTick != 0 else { return }
         f.hasAxes = true
-        var g = (0.0, 0.0, 0.0)
-        var d = (0.0, 0.0, 0.0)
+        // Each component summed in tick order, x and y in the two lanes of one vector.
+        var (gxy, gz, dxy, dz) = (SIMD2<Double>(), 0.0, SIMD2<Double>(), 0.0)
         gravity.withUnsafeBufferPointer { gravity in
             direction.withUnsafeBufferPointer { direction in
+                let (rawG, rawD) = (UnsafeRawPointer(gravity.baseAddress!), UnsafeRawPointer(direction.baseAddress!))
                 Self.forEachTick(n, head: head) { _, k in
-                    g = (g.0 + gravity[3 * k], g.1 + gravity[3 * k + 1], g.2 + gravity[3 * k + 2])
-                    d = (d.0 + direction[3 * k], d.1 + direction[3 * k + 1], d.2 + direction[3 * k + 2])
+                    gxy += rawG.loadUnaligned(fromByteOffset: 24 &* k, as: SIMD2<Double>.self)
+                    gz += gravity[3 &* k &+ 2]
+                    dxy += rawD.loadUnaligned(fromByteOffset: 24 &* k, as: SIMD2<Double>.self)
+                    dz += direction[3 &* k &+ 2]
                 }
             }
         }
+        let (g, d) = ((gxy.x, gxy.y, gz), (dxy.x, dxy.y, dz))
         let count = Double(n)
         f.gravitySteadiness = (g.0 * g.0 + g.1 * g.1 + g.2 * g.2).squareRoot() / count
         f.directionSteadiness = (d.0 * d.0 + d.1 * d.1 + d.2 * d.2).squareRoot() / count

@@ -112,6 +112,19 @@ func noValidLine(_ s: ReadSummary) -> String? {
     return s.kind == .steps ? "no valid line: no step readings in it" : "no valid line: no samples after the header"
 }
 
+/// Says on standard error what reading `file` found (`count`, `eval`): each skipped line named, then how many more,
+/// the reader's notes, and a file with no valid line as an error; the file's exit status (65 for that, else 0).
+func reportReading(_ s: ReadSummary, file: String) -> Int32 {
+    for issue in s.issues { printError("warning: skipped \(issue)") }
+    for note in s.notes { printError("note: \(file): \(note)") }
+    if s.skippedLines > s.issues.count {
+        printError("warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")
+    }
+    guard let nothing = noValidLine(s) else { return 0 }
+    printError("error: \(file): \(nothing)")
+    return ExitStatus.dataError
+}
+
 /// `1 line`, `2 lines`: a count with its noun, plural unless the count is one.
 func quantity(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 

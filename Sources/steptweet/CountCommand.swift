@@ -111,18 +111,8 @@ struct CountCommand: ParsableCommand {
 
     /// Prints one file's warnings and count (or adds it to the JSON outputs); the file's exit status.
     func report(_ result: RecordingCount, file: String, into outputs: inout [Output]) -> Int32 {
-        var status: Int32 = 0
         let s = result.summary
-        for issue in s.issues { printError("warning: skipped \(issue)") }
-        for note in s.notes { printError("note: \(file): \(note)") }
-        if s.skippedLines > s.issues.count {
-            printError(
-                "warning: \(file): \(quantity(s.skippedLines - s.issues.count, "more malformed line")) skipped")
-        }
-        if let nothing = noValidLine(s) {
-            printError("error: \(file): \(nothing)")
-            status = ExitStatus.dataError
-        }
+        let status = reportReading(s, file: file)
         let rate = s.rateHz.map { ($0 * 10).rounded() / 10 }
         let duration = (s.durationSeconds * 1000).rounded() / 1000
         if json {

@@ -20,7 +20,9 @@ struct EvalCommand: ParsableCommand {
             least 100 true steps (a percentage error on a handful of steps says nothing); false steps (counted above \
             the truth) over the recordings under 100 true steps, in total and per hour of recording: hand activity, \
             desk work, driving; steps per minute of the recordings without a count, apart. With --by COLUMN the same \
-            summary per value of that column; with --json one object with all of it.
+            summary per value of that column; with --json one object with all of it. A recording's malformed \
+            lines are skipped and named on standard error, as by `count`; a recording with no valid line is scored \
+            as 0 steps and, after the report, makes the exit status 65.
 
             Examples:
               steptweet eval ../shared/data/steps/manifest.csv
@@ -135,6 +137,7 @@ struct EvalCommand: ParsableCommand {
         }
         let width = loaded.entries.map(\.file.count).max() ?? 0
         let report: Evaluation.Report
+        var status: Int32 = 0
         do {
             let parameters = try detectorParameters()
             let options = ReadOptions.withSQLiteExports()
@@ -157,16 +160,20 @@ struct EvalCommand: ParsableCommand {
                 let truth = result.truthSteps.map { pad($0) } ?? "    -"
                 let error = result.error.map { pad($0, sign: true) } ?? "    -"
                 printLine("\(name)  counted \(pad(result.countedSteps))  true \(truth)  error \(error)  \(pct)")
+            } read: { entry, summary in
+                status = max(status, reportReading(summary, file: entry.path))
             }
         } catch let error as InputError {
             throw fail("\(error)", status: ExitStatus.of(error))
         }
         if json {
             printLine(jsonLine(EvalJSON(manifest: manifest, report: report, by: by?.name)))
-            return
+        } else {
+            for (name, summary) in report.groups { printLine(summaryLine("\(by?.name ?? "") \(name)", summary)) }
+            printLine(summaryLine("all", report.summary))
         }
-        for (name, summary) in report.groups { printLine(summaryLine("\(by?.name ?? "") \(name)", summary)) }
-        printLine(summaryLine("all", report.summary))
+        // A recording with no valid line was scored as 0 steps: the report stands, and says so in its exit status.
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// `all: walking MAPE 2.53% (52 walks); false steps 12 in 8 recordings (1.3 h, 9.2/h), 40 of their 66 true steps

@@ -68,7 +68,7 @@ extension SensorLoggerAcceleration {
         let magnitudes = raw.map { ($0.v.x * $0.v.x + $0.v.y * $0.v.y + $0.v.z * $0.v.z).squareRoot() }.sorted()
         let unit = AccelerationUnit.told(
             byMedianMagnitude: magnitudes.isEmpty ? standardGravity : magnitudes[magnitudes.count / 2])
-        let k = unit == .g ? standardGravity : 1
+        let k = unit.metersPerSecondSquared
         return raw.map {
             AccelerationSample(
                 time: Instant(nanosecondsSinceEpoch: $0.timeNs), x: $0.v.x * k, y: $0.v.y * k, z: $0.v.z * k)

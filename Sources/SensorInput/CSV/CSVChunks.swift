@@ -124,7 +124,8 @@ struct CSVChunkParser: Sendable {
             buffer = ByteBuffer(capacity: Int(stop - from) + 4096)
             do {
                 length = try source.read(
-                    &buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1)
+                    &buffer, at: from, count: Int(stop - from), throughLineEndAtOrAfter: Int(stop - from) - 1,
+                    ifALineStarts: k > 0)
             } catch {
                 buffer.free()
                 var e = error as? InputError ?? InputError(file: path, message: "\(error)")

@@ -57,9 +57,10 @@ extension GenericCSVReader {
         raw.lowercased().filter { !" \"'()[]".contains($0) }
     }
 
-    /// The acceleration unit a unit text names (`g`, `m/s^2`, `m/s²`, `ms^-2`), nil for anything else.
+    /// The acceleration unit a unit text names (`g`, `mg`, `m/s^2`, `m/s²`, `ms^-2`), nil for anything else.
     static func accelerationUnit(_ text: String) -> AccelerationUnit? {
         if text == "g" { return .g }
+        if text == "mg" { return .milliG }
         return text.hasPrefix("m/s") || text.hasPrefix("ms^-2") || text.hasPrefix("ms-2")
             ? .metersPerSecondSquared : nil
     }
@@ -129,14 +130,16 @@ extension GenericCSVReader {
 }
 
 extension GenericCSVReader.UnitProbe {
-    /// `g` when the file states m/s² but the data is in g, nil otherwise. With gravity in it, |a| rests at 1 in g:
-    /// a median within 20 % of 1 with few small values (a tenth of them above 0.5, which acceleration without gravity
-    /// in m/s² never has) is g. The other way round a stated g stands: |a| ≈ 9 g is not a resting device, but a
-    /// stated unit is trusted unless the data cannot be in it and counts 0 steps as it is (issue 44).
+    /// `g` (`mg`) when the file states m/s² but the data is in g (mg), nil otherwise. With gravity in it, |a| rests
+    /// at 1 in g: a median within 20 % of 1 with few small values (a tenth of them above 0.5, which acceleration
+    /// without gravity in m/s² never has) is g; the same a thousand times over is mg, which as m/s² is over 50 g. The
+    /// other way round a stated g stands: |a| ≈ 9 g is not a resting device, but a stated unit is trusted unless the
+    /// data cannot be in it and counts 0 steps as it is (issue 44).
     static func contradiction(stated: AccelerationUnit, magnitudes sorted: [Double]) -> AccelerationUnit? {
         guard stated == .metersPerSecondSquared, sorted.count >= 16 else { return nil }
         let median = sorted[sorted.count / 2]
         let low = sorted[sorted.count / 10]
+        if abs(median - 1000) <= 200 && low >= 500 { return .milliG }
         return abs(median - 1) <= 0.2 && low >= 0.5 ? .g : nil
     }
 

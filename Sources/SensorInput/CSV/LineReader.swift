@@ -62,7 +62,10 @@ public struct LineReader {
             meter.advance(Int64(n))
             var start = 0
             if atFileStart && (end >= 3 || n == 0) {
-                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }  // a UTF-8 BOM
+                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {  // a UTF-8 BOM
+                    start = 3
+                    consumed += 3  // read: the offset returned is where the next read starts
+                }
                 atFileStart = false
             }
             (start, stop) = try completeLines(
@@ -289,14 +292,18 @@ enum ByteSource: @unchecked Sendable {
     /// Reads `count` bytes at `offset` into `buffer`, then more until a newline lies at or after index `index` (or
     /// the input ends); returns how many bytes the buffer holds. The first read also fills the room the buffer has
     /// beyond `count` (a range parser allocates a few KiB to spare), which almost always holds the end of the last
-    /// line: one `pread` per range instead of two.
-    func read(_ buffer: inout ByteBuffer, at offset: Int64, count wanted: Int, throughLineEndAtOrAfter index: Int)
-        throws -> Int
-    {
+    /// line: one `pread` per range instead of two. `ifALineStarts`: read on only when a line starts in the range (a
+    /// newline before `index`); a range inside one long line (a logger's file padded with NULs) holds none of its
+    /// lines, and reading the rest of that line for each such range made the file quadratic.
+    func read(
+        _ buffer: inout ByteBuffer, at offset: Int64, count wanted: Int, throughLineEndAtOrAfter index: Int,
+        ifALineStarts: Bool = false
+    ) throws -> Int {
         buffer.reserve(wanted, keeping: 0)
         let first = buffer.capacity  // at least `wanted`
         var count = try read(into: buffer.base, at: offset, count: first)
         guard count == first else { return count }  // the input ended
+        if ifALineStarts && memchr(buffer.base, 0x0A, min(count, max(0, index))) == nil { return count }
         var searchFrom = max(0, index)
         let step = min(64 * 1024, max(256, wanted))  // a small range (tests put one on every byte) reads small steps
         while true {

@@ -10,7 +10,7 @@ struct SampleConversion {
 
     init(scale: GenericCSVReader.Scale, startNs: Int64?) {
         timeNs = scale.timeNs
-        unit = scale.unit == .g ? standardGravity : 1.0
+        unit = scale.unit.metersPerSecondSquared
         offsetNs = scale.absolute ? 0 : startNs ?? 0
     }
 
