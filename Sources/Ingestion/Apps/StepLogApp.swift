@@ -78,7 +78,7 @@ struct StepLogApp: PushApp {
 
     /// Calls `body` with each non-blank line (CR and a BOM removed) and its number, until it returns false.
     static func forEachLine(_ bytes: [UInt8], _ body: (ArraySlice<UInt8>, Int) -> Bool) {
-        var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var start = ByteOrderMark.length(bytes)
         var number = 1
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count

@@ -10,7 +10,7 @@ enum SeparatorLine {
     /// after it), nil when it is anything else.
     static func delimiter(_ line: UnsafeBufferPointer<UInt8>) -> UInt8? {
         var bytes = Array(line)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        bytes.removeFirst(ByteOrderMark.length(bytes))
         while let last = bytes.last, last == 0x0D || last == 0x20 || last == 0x22 { bytes.removeLast() }
         if bytes.first == 0x22 { bytes.removeFirst() }
         guard bytes.count >= 5, bytes[..<4].map({ $0 | 0x20 }) == Array("sep=".utf8) else { return nil }

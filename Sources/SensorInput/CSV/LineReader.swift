@@ -6,6 +6,17 @@ import WallTime
     import Darwin
 #endif
 
+/// The UTF-8 byte-order mark a spreadsheet's "CSV UTF-8" and some exports begin with: a reader skips it, and counts
+/// it as read.
+package enum ByteOrderMark {
+    static let utf8: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// 3 when `bytes` begin with the mark, else 0.
+    package static func length(_ bytes: some Collection<UInt8>) -> Int {
+        bytes.starts(with: utf8) ? utf8.count : 0
+    }
+}
+
 /// Reads a file line by line without creating a `String` per line: `read(2)` in 1 MiB chunks, `memchr` for line
 /// ends, the partial last line of a chunk carried over. Strips a UTF-8 byte-order mark at the start and the `\r` of
 /// CRLF line ends. A last line without a newline is still delivered (`complete == false`).
@@ -62,10 +73,8 @@ public struct LineReader {
             meter.advance(Int64(n))
             var start = 0
             if atFileStart && (end >= 3 || n == 0) {
-                if end >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF {  // a UTF-8 BOM
-                    start = 3
-                    consumed += 3  // read: the offset returned is where the next read starts
-                }
+                start = ByteOrderMark.length(UnsafeBufferPointer(start: buffer, count: end))
+                consumed += Int64(start)  // read: the offset returned is where the next read starts
                 atFileStart = false
             }
             (start, stop) = try completeLines(
@@ -194,7 +203,7 @@ extension LineReader {
         guard let base = bytes.baseAddress, offset < bytes.count else { return max(0, min(offset, Int64(bytes.count))) }
         var start = Int(max(0, offset))
         let end = bytes.count
-        if start == 0 && end >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { start = 3 }
+        if start == 0 { start = ByteOrderMark.length(bytes) }
         var consumed = Int64(start)
         var lineNumber = 0
         while start < end {

@@ -124,7 +124,7 @@ package enum JSONTree: Equatable {
         /// The whole document: a BOM, the value, nothing but space after it.
         mutating func document() throws -> JSONTree {
             skipSpace()
-            if i + 3 <= b.count, b[i] == 0xEF, b[i + 1] == 0xBB, b[i + 2] == 0xBF { i += 3 }
+            i += ByteOrderMark.length(b[i...])
             let v = try value(depth: 0, following: !patterns.isEmpty)
             skipSpace()
             guard i == b.count else { throw ParseError(offset: i, reason: "text after the JSON document") }
