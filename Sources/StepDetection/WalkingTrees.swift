@@ -74,6 +74,13 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
             && features.allSatisfy { (0..<WindowFeatures.names.count).contains($0) }
     }
 
+    /// No trees: every window scores `probability` (0-1, exclusive), and only the recognizer's gates on the axes (the
+    /// gravity, own-share and repeat gates) tell walking from hand activity (`DetectorParameters.slowWalking`).
+    public static func constant(probability: Double) -> WalkingTrees {
+        WalkingTrees(
+            depth: 1, base: (probability / (1 - probability)).logarithm, features: [], thresholds: [], leaves: [])
+    }
+
     /// Whether a split uses a three-axis feature (else the recognizer need not follow the axes at all).
     public var usesAxes: Bool { features.contains { $0 >= WindowFeatures.magnitudeNames.count } }
 
