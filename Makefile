@@ -1,8 +1,9 @@
 # StepCountTweeter: `make demo` and `make test` do all setup on a fresh Debian with Swift 6.3.
 SWIFT ?= swift
 # librsvg2-2 draws the window's chart (opened when the first chart is drawn, no headers needed); fonts-dejavu-core gives
-# its text a font, fonts-ipaexfont-gothic its Japanese words (a Japanese text's chart).
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev librsvg2-2 fonts-dejavu-core fonts-ipaexfont-gothic
+# its text a font, fonts-ipaexfont-gothic its Japanese words (a Japanese text's chart). zlib1g-dev: zip and gzip inputs
+# and the chart's PNG (Sources/CZlib), named here because Swift's images carry it but a bare Debian may not.
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev zlib1g-dev librsvg2-2 fonts-dejavu-core fonts-ipaexfont-gothic
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 PREFIX ?= $(HOME)/.local

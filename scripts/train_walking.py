@@ -97,6 +97,11 @@ TURN_OPENS_ALONG_STEP = 2.0
 # this: a hand moving along one tilted line, clapping or brushing teeth) are not walking either, unless the arm swings.
 # Fixed from physics, below every free-arm gait window of ../shared the gate decides (issue #47). 0: off.
 MIN_ALONG_OWN_SHARE = 0.15
+# Windows with an own share along gravity under HANDS_MAX_OWN_SHARE and an arm swing under HANDS_MAX_ARM_SWING give the
+# trees' probability no say in a run becoming walking (RepeatGate.swift: clapping repeats each beat and neither pushes
+# along gravity nor alternates; a swept plateau, bench/h47clap_sweep_result.md). 0: off.
+HANDS_MAX_OWN_SHARE = 0.175
+HANDS_MAX_ARM_SWING = -0.05
 SCALES = []  # amplitude augmentation: copies of the training windows with |a| scaled by each factor (log_std shifted)
 
 
@@ -475,7 +480,8 @@ def parameters_json(model, enter, stay=None):
     return {"recognizer": {"enabled": True, "model": model, "enter": enter, "stay": STAY if stay is None else stay,
                            "minAlongShare": MIN_ALONG_SHARE, "armSwingOpens": ARM_SWING_OPENS,
                            "maxStrideTurn": MAX_STRIDE_TURN, "turnOpensAlongStep": TURN_OPENS_ALONG_STEP,
-                           "minAlongOwnShare": MIN_ALONG_OWN_SHARE}}
+                           "minAlongOwnShare": MIN_ALONG_OWN_SHARE, "handsMaxOwnShare": HANDS_MAX_OWN_SHARE,
+                           "handsMaxArmSwing": HANDS_MAX_ARM_SWING}}
 
 
 def evaluate(binary, entries, params, threshold, work, tag, magnitude_only=False):
@@ -672,7 +678,9 @@ public enum WalkingModel {{
         minAlongShare: {MIN_ALONG_SHARE},
         armSwingOpens: {ARM_SWING_OPENS}{f", maxStrideTurn: {MAX_STRIDE_TURN}" if MAX_STRIDE_TURN < 2 else ""}{
             f", turnOpensAlongStep: {TURN_OPENS_ALONG_STEP}" if TURN_OPENS_ALONG_STEP <= 1 else ""}{
-            f", minAlongOwnShare: {MIN_ALONG_OWN_SHARE}" if MIN_ALONG_OWN_SHARE > 0 else ""})
+            f", minAlongOwnShare: {MIN_ALONG_OWN_SHARE}" if MIN_ALONG_OWN_SHARE > 0 else ""}{
+            f", handsMaxOwnShare: {HANDS_MAX_OWN_SHARE}, handsMaxArmSwing: {HANDS_MAX_ARM_SWING}"
+            if HANDS_MAX_OWN_SHARE > 0 else ""})
 }}
 """
 

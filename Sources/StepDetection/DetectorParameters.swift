@@ -189,9 +189,10 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
     /// For most people: the walking recognizer judges every run of steps (`DetectorParameters.standard`).
     case normal
     /// For people who walk slowly (older people, recovery, a walker): 30-50 steps a minute, weak and uneven, which
-    /// the walking recognizer cannot tell from hand activity. The rhythm gate alone decides, with room for steps up
-    /// to 2.5 s apart and swings of at least 1.5 m/s²; hand activity with a rhythm (brushing teeth, clapping, folding)
-    /// then counts too: about 1,400 false steps an hour of it against 54 (bench/accuracy.md).
+    /// the walking recognizer's trees cannot tell from hand activity. The rhythm decides, with room for steps up to
+    /// 2.5 s apart and swings of at least 1.5 m/s², and with three axes the recognizer's gates still refuse motion
+    /// across gravity or without a gait's repeat: about 195 false steps an hour of hand activity against the
+    /// standard set's 40 (1,400 with the rhythm alone); data of |a| alone has no gate (bench/accuracy.md, h47slow).
     case slow
 
     /// The parameter set of this sensitivity.
@@ -204,15 +205,17 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
 }
 
 extension DetectorParameters {
-    /// `Sensitivity.slow`: the rhythm gate without the walking recognizer; steps up to 2.5 s apart, and bouts of six
-    /// steps (a walker's trips are short: across a room, to the table). With nothing else to refuse hand motion, a
-    /// peak needs a swing of `slowMinSwing` (1.5 m/s², for weak peaks inside a walk too): the slow wrist walks in
+    /// `Sensitivity.slow`: the rhythm gate and the recognizer's gates without its trees (`slowWindowProbability`);
+    /// steps up to 2.5 s apart, and bouts of six steps (a walker's trips are short: across a room, to the table). With
+    /// only the gates to refuse hand motion (and nothing on |a| alone), a peak needs a swing of `slowMinSwing`
+    /// (1.5 m/s², for weak peaks inside a walk too): the slow wrist walks in
     /// ../shared (|a| only) show a second, smaller impact in many steps, and hand activity swings less than a step.
     /// Those second impacts, 0.6-0.7 s after a step, can lock a bout's rhythm at half a slow step; every later gap of
     /// one slow step then looked like a missed step and was filled. A missed step is filled only in a gap of at most
     /// `slowMaxMissedStepGap` (1.2 s: a walk seen once a stride at 100 steps a minute or more; a slow walker's steps,
     /// 50 a minute or fewer, are each their own peak). Measured (bench/accuracy.md): those walks 138-184 % →
-    /// 121-153 % (the swing) → 109-134 % (the gap) of their steps, false steps 1,746 → 1,433 → 1,402/h.
+    /// 121-153 % (the swing) → 109-134 % (the gap) of their steps, false steps 1,746 → 1,433 → 1,402/h → 195/h (the
+    /// gates, h47slow).
     public static let slowWalking: DetectorParameters = {
         var p = DetectorParameters()
         p.maxStepInterval = 2.5
@@ -220,9 +223,16 @@ extension DetectorParameters {
         p.minSwing = slowMinSwing
         p.minSwingInWalk = slowMinSwing
         p.maxMissedStepGap = slowMaxMissedStepGap
-        p.recognizer.enabled = false
+        p.recognizer.model = .constant(probability: slowWindowProbability)
         return p
     }()
+
+    /// The walking probability `slowWalking` gives every window before the recognizer's gates on the axes: out of
+    /// dataset the trees refuse the slow walks' |a| even at an `enter` of 0.3 (bench/accuracy.md, h47slow); the gates
+    /// judge how the motion lies along gravity and whether it repeats, not how fast. A window then enters a walk when
+    /// its gates' ramps leave `enter` / 0.875 = 0.8 of it. Measured 0.75-0.999: every gait row the same; false steps
+    /// 114-230/h, flat at 0.85-0.9 (189-197/h).
+    static let slowWindowProbability = 0.875
 
     /// The longest gap in which `slowWalking` fills a missed step, in seconds.
     static let slowMaxMissedStepGap = 1.2

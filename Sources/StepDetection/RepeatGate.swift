@@ -21,11 +21,26 @@ extension StepDetector {
         return ((repeats - parameters.minGaitRepeat) / RecognizerParameters.alongShareRamp).rampedAcrossThreshold
     }
 
-    /// The decision with the probability to become walking on, where the repeat gate lowers it.
+    /// 0-1: the hands gate's share of the trees' probability to become walking on (issue #47, h47clap): 1 without axes
+    /// that say more than |a| or with `RecognizerParameters.handsMaxOwnShare` 0; else the larger of the own share
+    /// along gravity and the arm swing against their bars, each through a ramp of ±0.05. Clapping repeats as gait does
+    /// (the repeat gate passes it) but its motion along gravity is the projection of one tilted line (own share 0.17,
+    /// gait's 5th percentile 0.25) and its motion across gravity repeats each clap instead of reversing half a stride
+    /// later (`armSwing` −0.12, gait's 5th percentile −0.07); a walk lacking both mostly walks by a physical path
+    /// (DSADS's arm held on a rail), which this gate never lowers.
+    func handMotionFactor(_ f: WindowFeatures) -> Double {
+        let r = parameters.recognizer
+        guard r.handsMaxOwnShare > 0, Self.axesSayMore(f) else { return 1 }
+        let byOwn = (f.alongOwnShare - r.handsMaxOwnShare) / RecognizerParameters.alongShareRamp
+        let bySwing = (f.armSwing - r.handsMaxArmSwing) / RecognizerParameters.alongShareRamp
+        return max(byOwn, bySwing).rampedAcrossThreshold
+    }
+
+    /// The decision with the probability to become walking on, where the repeat and hands gates lower it.
     func gatedForRepeat(
         _ decision: WindowDecision, trees: Double, pathEvidence: Double, _ f: WindowFeatures
     ) -> WindowDecision {
-        let toEnter = max(trees * gaitRepeatFactor(f), pathEvidence)
+        let toEnter = max(trees * gaitRepeatFactor(f) * handMotionFactor(f), pathEvidence)
         guard toEnter < decision.probability else { return decision }
         var gated = decision
         gated.enterProbability = toEnter

@@ -213,5 +213,5 @@ public enum WalkingModel {
         enter: 0.7,
         stay: 0.1,
         minAlongShare: 0.3,
-        armSwingOpens: 0.25, minAlongOwnShare: 0.15)
+        armSwingOpens: 0.25, minAlongOwnShare: 0.15, handsMaxOwnShare: 0.175, handsMaxArmSwing: -0.05)
 }

@@ -74,6 +74,13 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
             && features.allSatisfy { (0..<WindowFeatures.names.count).contains($0) }
     }
 
+    /// No trees: every window scores `probability` (0-1, exclusive), and only the recognizer's gates on the axes (the
+    /// gravity, own-share and repeat gates) tell walking from hand activity (`DetectorParameters.slowWalking`).
+    public static func constant(probability: Double) -> WalkingTrees {
+        WalkingTrees(
+            depth: 1, base: (probability / (1 - probability)).logarithm, features: [], thresholds: [], leaves: [])
+    }
+
     /// Whether a split uses a three-axis feature (else the recognizer need not follow the axes at all).
     public var usesAxes: Bool { features.contains { $0 >= WindowFeatures.magnitudeNames.count } }
 
@@ -152,12 +159,22 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
     /// one tilted line (clapping, brushing teeth) has a share along gravity but none of its own. The same ramp of
     /// ±0.05; 0 (parameters saved before it): off.
     public var minAlongOwnShare: Double
+    /// With three axes, a window whose own share along gravity is under this and whose arm swing is under
+    /// `handsMaxArmSwing` gives none of the trees' probability to a run becoming walking (RepeatGate.swift,
+    /// `handMotionFactor`): clapping, one hand's motion repeating each beat. 0 (parameters saved before it): off.
+    public var handsMaxOwnShare: Double
+    /// The arm-swing bar of `handsMaxOwnShare`'s gate (a motion across gravity that repeats each beat instead of
+    /// reversing half a stride later). The same ramps of ±0.05.
+    public var handsMaxArmSwing: Double
 
     public init(
         enabled: Bool = true, model: WalkingTrees, enter: Double, stay: Double,
         confident: Double = Self.defaultConfident, minAlongShare: Double = 0, armSwingOpens: Double = swingNeverOpens,
-        maxStrideTurn: Double = 2, turnOpensAlongStep: Double = 2, minAlongOwnShare: Double = 0
+        maxStrideTurn: Double = 2, turnOpensAlongStep: Double = 2, minAlongOwnShare: Double = 0,
+        handsMaxOwnShare: Double = 0, handsMaxArmSwing: Double = 0
     ) {
+        self.handsMaxOwnShare = handsMaxOwnShare
+        self.handsMaxArmSwing = handsMaxArmSwing
         self.maxStrideTurn = maxStrideTurn
         self.turnOpensAlongStep = turnOpensAlongStep
         self.minAlongOwnShare = minAlongOwnShare
@@ -172,7 +189,7 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case enabled, model, enter, stay, confident, minAlongShare, armSwingOpens, maxStrideTurn, turnOpensAlongStep
-        case minAlongOwnShare
+        case minAlongOwnShare, handsMaxOwnShare, handsMaxArmSwing
     }
 
     /// Saves the model only when it is not the built-in one: a saved detector state then takes the model of the
@@ -189,6 +206,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         try c.encode(maxStrideTurn, forKey: .maxStrideTurn)
         try c.encode(turnOpensAlongStep, forKey: .turnOpensAlongStep)
         try c.encode(minAlongOwnShare, forKey: .minAlongOwnShare)
+        try c.encode(handsMaxOwnShare, forKey: .handsMaxOwnShare)
+        try c.encode(handsMaxArmSwing, forKey: .handsMaxArmSwing)
     }
 
     /// Decodes saved parameters; without a model (the built-in one was in use, or a state saved with the earlier
@@ -205,6 +224,8 @@ public struct RecognizerParameters: Sendable, Equatable, Codable {
         maxStrideTurn = try c.decodeIfPresent(Double.self, forKey: .maxStrideTurn) ?? 2
         turnOpensAlongStep = try c.decodeIfPresent(Double.self, forKey: .turnOpensAlongStep) ?? 2
         minAlongOwnShare = try c.decodeIfPresent(Double.self, forKey: .minAlongOwnShare) ?? 0
+        handsMaxOwnShare = try c.decodeIfPresent(Double.self, forKey: .handsMaxOwnShare) ?? 0
+        handsMaxArmSwing = try c.decodeIfPresent(Double.self, forKey: .handsMaxArmSwing) ?? 0
     }
 
     /// Whether judging a window needs the three axes: the model splits on an axis feature, or the gravity gate is on.

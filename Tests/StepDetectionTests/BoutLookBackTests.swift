@@ -131,7 +131,7 @@ import WallTimeCore
         #expect(Sensitivity.normal.parameters == .standard)
         let slow = Sensitivity.slow.parameters
         #expect(slow != .standard)
-        #expect(!slow.recognizer.enabled)
+        #expect(slow.recognizer.enabled && slow.recognizer.model.leaves.isEmpty)
         #expect(slow.maxStepInterval > DetectorParameters.standard.maxStepInterval)
         #expect(Sensitivity(rawValue: "slow") == .slow && Sensitivity(rawValue: "fast") == nil)
     }

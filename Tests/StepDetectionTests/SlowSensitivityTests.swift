@@ -84,3 +84,63 @@ struct SlowWristWalk {
         #expect(decoded == .standard)
     }
 }
+
+/// `slow` keeps the recognizer's gates on the axes around trees that say the same to every window (issue #47,
+/// h47slow): the trees refuse a slow walk's |a|, the gates judge how the motion lies along gravity, not how fast.
+@Suite struct SlowSensitivityGateTests {
+    /// The slow set before h47slow: the rhythm alone.
+    static let rhythmOnly: DetectorParameters = {
+        var p = DetectorParameters.slowWalking
+        p.recognizer.enabled = false
+        return p
+    }()
+
+    /// 40 steps 1.5 s apart (40 a minute), one impact each, as |a|.
+    static let slowWalk = SlowWristWalk(rate: 25, steps: 40, interval: 1.5, doubled: 0..<0)
+
+    /// The same |a| with the motion along gravity: the body's rise and fall.
+    static func alongGravity(_ magnitudes: [(timeNs: Int64, magnitude: Double)]) -> [SyntheticMotion.Sample] {
+        let up = SyntheticMotion.up
+        return magnitudes.map { ($0.timeNs, up.0 * $0.magnitude, up.1 * $0.magnitude, up.2 * $0.magnitude) }
+    }
+
+    @Test func aSlowWalkWithAxesCountsAndTheSameRhythmAcrossGravityDoesNot() {
+        let samples = Self.slowWalk.samples()
+        let walk = SyntheticMotion.count(Self.alongGravity(samples), parameters: .slowWalking).steps
+        #expect(walk * 4 >= 40 * 3 && walk <= 42, "counted \(walk) of 40")
+        // A hand's motion across gravity changes |a| only at second order: 8 m/s² of it swings |a| by about 2.9.
+        var hand = Self.slowWalk
+        hand.amplitude = 8
+        let hands = SyntheticMotion.acrossGravity(hand.samples())
+        #expect(SyntheticMotion.count(hands, parameters: Self.rhythmOnly).steps >= 30, "the rhythm alone counts it")
+        #expect(SyntheticMotion.count(hands, parameters: .slowWalking).steps == 0)
+    }
+
+    @Test(arguments: [12.5, 25])
+    func aSlowWalkAsMagnitudeOnlyStillCounts(rate: Double) {
+        // No axes, no gate: the rhythm decides, as it did.
+        var walk = Self.slowWalk
+        walk.rate = rate
+        let slow = detect(walk.samples(), parameters: .slowWalking).detector.counters.steps
+        #expect(slow * 4 >= 40 * 3 && slow <= 42, "counted \(slow) of 40 at \(rate) Hz")
+    }
+
+    @Test func clappingCountsFarLessThanWithTheRhythmAlone() throws {
+        let clapping = try SyntheticMotion.clapping()
+        let before = SyntheticMotion.count(clapping, parameters: Self.rhythmOnly).steps
+        let slow = SyntheticMotion.count(clapping, parameters: .slowWalking).steps
+        #expect(before >= 100, "the rhythm alone: \(before)")
+        #expect(slow * 4 <= before, "slow \(slow), the rhythm alone \(before)")
+    }
+
+    @Test func theSlowSetKeepsTheStandardGatesAndDecodes() throws {
+        let slow = DetectorParameters.slowWalking
+        var gates = slow.recognizer
+        gates.model = DetectorParameters.standard.recognizer.model
+        #expect(slow.recognizer.enabled && gates == DetectorParameters.standard.recognizer)
+        #expect(slow.recognizer.model.leaves.isEmpty)
+        let decoded = try SavedJSON.decode(
+            DetectorParameters.self, from: SavedJSON.object(encoding: slow), removing: [])
+        #expect(decoded == slow)
+    }
+}
