@@ -50,7 +50,9 @@ stretch:FACTOR[:walking|:other] (training-only copies of the recordings, dumped 
 source in every fold); --monotone (features the probability may only rise or only fall with); --magnitude-copies
 (every window with axes trained again with its axis features missing, NaN, which every split sends right, as the
 detector does for a window without axes). --magnitude-only also counts every held-out recording from |a| alone
-(`steptweet eval --magnitude-only`). --counts writes every recording's out-of-fold count; --model-out the final
+(`steptweet eval --magnitude-only`). --bag K (h47bag) averages K models, each fitted on a random --bag-share of
+every data set's units, as one model of K times the trees (default 1: one model on all, the shipped trees).
+--counts writes every recording's out-of-fold count; --model-out the final
 model's detector parameters.
 """
 import argparse, collections, csv, json, os, re, subprocess, sys, tempfile, zlib
@@ -74,6 +76,7 @@ MIN_LEAF_GROUPS = 0  # ... and windows from at least this many distinct held-out
 USE = list(range(MAGNITUDE))  # the features the trees may split on (indices in NAMES)
 UNIT_SUBSAMPLE = 1.0  # each tree is grown on this share of the held-out units, drawn at random (1: every unit)
 SEED = 36
+BAG, BAG_SHARE = 1, 0.8  # bagging (h47bag): the mean of BAG models, each fitted on BAG_SHARE of every data set's units
 SUBJECT_WEIGHT = False  # each held-out unit (a WISDM subject, a file, a user) weighs the same within its dataset and class
 # The model's probability may only rise with these features (+1) or only fall (-1). r1 and r2 measure how smooth |a| is
 # against a sine at its own rhythm: rougher motion (impacts, jitter) must never look more like walking, however few
@@ -422,7 +425,7 @@ def leaf_index(X, features, thresholds):
     return node - (2 ** DEPTH - 1)
 
 
-def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False):
+def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False, with_datasets=False):
     """Every window's twelve magnitude features (with or without axes), its label, its weight and its held-out unit.
     With `fit_long_walk`, the 3 h walk's windows are trained on as walking in every fold, its own too (a diagnostic).
     Windows of augmented copies (`windows` entries whose file maps to its source recording's entry) follow their
@@ -456,7 +459,8 @@ def training_set(entries_by_file, windows, held_out_groups, fit_long_walk=False)
     else:
         weight = np.array([len(keys) / (len(count) * count[k]) for k in keys])
     ids = {u: i for i, u in enumerate(sorted(set(units)))}
-    return X, y, weight, np.array([ids[u] for u in units], dtype=int)
+    groups = np.array([ids[u] for u in units], dtype=int)
+    return (X, y, weight, groups) + ((np.array([u[0] for u in units]),) if with_datasets else ())
 
 
 def folds(entries):
@@ -473,7 +477,28 @@ def folds(entries):
 
 
 def fit_model(by_file, windows, held, fit_long_walk=False):
-    return fit(*training_set(by_file, windows, held, fit_long_walk))
+    X, y, weight, groups, datasets = training_set(by_file, windows, held, fit_long_walk, with_datasets=True)
+    return fit(X, y, weight, groups) if BAG <= 1 else bagged(X, y, weight, groups, datasets)
+
+
+def bagged(X, y, weight, groups, datasets):
+    """Bagging (h47bag): BAG models, each fitted on a random BAG_SHARE of every data set's training units (subjects,
+    files; drawn from SEED and the bag's index), averaged as one model: their trees one after another, each leaf and
+    the base divided by BAG, so the summed logit is the models' mean logit."""
+    models = []
+    for k in range(BAG):
+        rng = np.random.default_rng([SEED, k])
+        chosen = []
+        for d in np.unique(datasets):
+            units = np.unique(groups[datasets == d])
+            chosen += list(rng.choice(units, max(1, int(round(BAG_SHARE * len(units)))), replace=False))
+        rows = np.isin(groups, chosen)
+        models.append(fit(X[rows], y[rows], weight[rows], groups[rows]))
+    model = dict(models[0], base=float(np.mean([m["base"] for m in models])))
+    for key in ("features", "thresholds"):
+        model[key] = [v for m in models for v in m[key]]
+    model["leaves"] = [v / BAG for m in models for v in m["leaves"]]
+    return model
 
 
 def parameters_json(model, enter, stay=None):
@@ -687,7 +712,7 @@ public enum WalkingModel {{
 
 def main():
     global OLD_TRAINING_SET, MIN_ALONG_SHARE, ARM_SWING_OPENS, MAX_STRIDE_TURN, TURN_OPENS_ALONG_STEP, MIN_ALONG_OWN_SHARE
-    global UNIT_SUBSAMPLE, MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE
+    global UNIT_SUBSAMPLE, MAGNITUDE_COPIES, MAGNITUDE_ONLY, SLOW_AS_WALKING, TREES, DEPTH, RATE, L2, BINS, MIN_LEAF, MIN_LEAF_GROUPS, USE, SUBJECT_WEIGHT, SCALES, MONOTONE, BAG, BAG_SHARE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/steptweet"))
     ap.add_argument("--shared", default=os.path.join(ROOT, "../shared"))
@@ -722,6 +747,10 @@ def main():
                         "(repeatable; default: degrade:1, one cheaper-sensor copy of each recording; 'none' for none)")
     g.add_argument("--monotone", help="comma-separated NAME+ or NAME-: the model's probability may only rise (+) or "
                    "only fall (-) as that feature grows (default: r1+,r2+; 'none' for no constraint)")
+    g.add_argument("--bag", type=int, default=BAG, help="bagging: average this many models, each fitted on a random "
+                   "share of every data set's training units (default %(default)s: one model on all)")
+    g.add_argument("--bag-share", type=float, default=BAG_SHARE,
+                   help="the share of each data set's units one bagged model is fitted on (default %(default)s)")
     g.add_argument("--unit-subsample", type=float, default=UNIT_SUBSAMPLE,
                    help="each tree is grown on this share of the held-out units (WISDM subjects, files, users), "
                         "drawn with a fixed seed (default %(default)s: all)")
@@ -764,6 +793,7 @@ def main():
     MAGNITUDE_COPIES, MAGNITUDE_ONLY, UNIT_SUBSAMPLE = a.magnitude_copies, a.magnitude_only, a.unit_subsample
     TREES, DEPTH, RATE, L2, BINS = a.trees, a.depth, a.rate, a.l2, a.bins
     MIN_LEAF, MIN_LEAF_GROUPS, SUBJECT_WEIGHT = a.min_leaf, a.min_leaf_groups, a.subject_weight
+    BAG, BAG_SHARE = a.bag, a.bag_share
     if a.use:
         USE = [NAMES.index(n) for n in a.use.split(",")]
     if a.monotone:
