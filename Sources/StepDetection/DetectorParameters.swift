@@ -191,7 +191,7 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
     /// For people who walk slowly (older people, recovery, a walker): 30-50 steps a minute, weak and uneven, which
     /// the walking recognizer's trees cannot tell from hand activity. The rhythm decides, with room for steps up to
     /// 2.5 s apart and swings of at least 1.5 m/s², and with three axes the recognizer's gates still refuse motion
-    /// across gravity or without a gait's repeat: about 195 false steps an hour of hand activity against the
+    /// across gravity or without a gait's repeat: about 171 false steps an hour of hand activity against the
     /// standard set's 38 (1,400 with the rhythm alone); data of |a| alone has no gate (bench/accuracy.md, h47slow).
     case slow
 
@@ -214,8 +214,8 @@ extension DetectorParameters {
     /// one slow step then looked like a missed step and was filled. A missed step is filled only in a gap of at most
     /// `slowMaxMissedStepGap` (1.2 s: a walk seen once a stride at 100 steps a minute or more; a slow walker's steps,
     /// 50 a minute or fewer, are each their own peak). Measured (bench/accuracy.md): those walks 138-184 % →
-    /// 121-153 % (the swing) → 109-134 % (the gap) of their steps, false steps 1,746 → 1,433 → 1,402/h → 195/h (the
-    /// gates, h47slow).
+    /// 121-153 % (the swing) → 109-134 % (the gap) of their steps, false steps 1,746 → 1,433 → 1,402/h → 171/h (the
+    /// gates: 195 with h47slow's, 171 with h47clap's hands gate too).
     public static let slowWalking: DetectorParameters = {
         var p = DetectorParameters()
         p.maxStepInterval = 2.5
