@@ -753,7 +753,9 @@ def main():
                    help="the share of each data set's units one bagged model is fitted on (default %(default)s)")
     g.add_argument("--unit-subsample", type=float, default=UNIT_SUBSAMPLE,
                    help="each tree is grown on this share of the held-out units (WISDM subjects, files, users), "
-                        "drawn with a fixed seed (default %(default)s: all)")
+                        "drawn with a fixed seed (default %(default)s: all). Unlike --bag, the boosting stays one "
+                        "chain (each tree corrects the trees before it on every window) and the draw pools the data "
+                        "sets; --bag fits whole models, each on a share of every data set, and averages them")
     g.add_argument("--magnitude-copies", action="store_true",
                    help="also train every window that has axes as a magnitude-only one (axis features missing)")
     ap.add_argument("--magnitude-only", action="store_true",
