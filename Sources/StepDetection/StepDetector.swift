@@ -48,7 +48,7 @@ public struct StepDetector: Sendable, Codable {
     var recognizer = WalkingRecognizer()
     var gate = WalkingGateState()
     /// The last valid sample, which an all-zero one repeats (ZeroHold.swift).
-    var zeroHold = ZeroHold()
+    var zeroHold = ZeroHold(gapNs: .max)
 
     /// `axisFeatures`: also follow the three axes and compute their window features when the model does not use them
     /// (`eval --features`, to study them; not kept in a saved state).
@@ -60,6 +60,7 @@ public struct StepDetector: Sendable, Codable {
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
         zeroHoldNs = ZeroHold.holdNs(seconds: parameters.zeroHoldSeconds)
+        zeroHold.gapNs = maxGapNs
         reserveCapacity()
     }
 
@@ -142,7 +143,7 @@ public struct StepDetector: Sendable, Codable {
         (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha) = (dtCached, alpha, wideAlpha)
         guard i > start else { return i }
         counters.accepted += i - start
-        zeroHold.remember(samples[i - 1])
+        zeroHold.remember(x: samples[i - 1].x, y: samples[i - 1].y, z: samples[i - 1].z)
         (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
         if recognizing { rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes) }
         return i
@@ -183,8 +184,8 @@ public struct StepDetector: Sendable, Codable {
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
-        guard magnitude != 0 else { return zeroSample(timeNs: timeNs, axes: true, emit) }  // a logger's missing value
-        zeroHold.remember(timeNs: timeNs, x: x, y: y, z: z, magnitude: magnitude)
+        guard magnitude > 0 else { return zeroSample(timeNs: timeNs, axes: true, emit) }  // a missing value (0,0,0)
+        zeroHold.remember(x: x, y: y, z: z)
         // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
         if tracksAxes && (y != 0 || z != 0) { recognizer.addAxes(x: x, y: y, z: z) }
         take(timeNs: timeNs, magnitude: magnitude, emit)
@@ -198,8 +199,8 @@ public struct StepDetector: Sendable, Codable {
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
-        guard magnitude != 0 else { return zeroSample(timeNs: timeNs, axes: false, emit) }  // a missing value
-        zeroHold.remember(timeNs: timeNs, x: magnitude, y: 0, z: 0, magnitude: magnitude)
+        guard magnitude > 0 else { return zeroSample(timeNs: timeNs, axes: false, emit) }  // a missing value
+        zeroHold.remember(x: magnitude, y: 0, z: 0)
         take(timeNs: timeNs, magnitude: magnitude, emit)
     }
 
@@ -210,7 +211,7 @@ public struct StepDetector: Sendable, Codable {
         let (dtNs, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
         let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if first || overflow || dtNs > maxGapNs || zeroHold.gapPending {
+        if first || overflow || dtNs > zeroHold.gapNs {  // `maxGapNs`, or a run of zeros past the hold
             restart(at: timeNs, value: magnitude, emit)
             return
         }
@@ -332,7 +333,7 @@ public struct StepDetector: Sendable, Codable {
             }
         }
         rhythm.restart()
-        zeroHold.gapPending = false
+        zeroHold.gapNs = maxGapNs
         gate.weakPeaksOpenBouts = false  // the walk a window saw before the gap is over
         filter.stage1 = value
         filter.stage2 = value

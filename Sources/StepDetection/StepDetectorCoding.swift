@@ -38,7 +38,8 @@ extension StepDetector {
         recognizer = try c.decodeIfPresent(WalkingRecognizer.self, forKey: .recognizer) ?? WalkingRecognizer()
         gate = try Self.decodeGate(c)
         // A state saved before the zero hold has no valid sample to repeat (a zero next is dropped) and no gap pending.
-        zeroHold = try c.decodeIfPresent(ZeroHold.self, forKey: .zeroHold) ?? ZeroHold()
+        zeroHold = try c.decodeIfPresent(ZeroHold.self, forKey: .zeroHold) ?? ZeroHold(gapNs: maxGapNs)
+        if !zeroHold.gapPending { zeroHold.gapNs = maxGapNs }
         guard rhythm.pending.count == rhythm.pendingSwings.count, gate.held.count <= Self.heldCapacity,
             rhythm.recentPeaks.count <= Self.lookBackCapacity,
             gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity,
