@@ -32,6 +32,8 @@ public struct StepDetector: Sendable, Codable {
     let maxGapNs: Int64
     /// Time constant of each low-pass stage, in seconds.
     let lowPassTau: Double
+    /// `parameters.zeroHoldSeconds` in nanoseconds; nil: off (an all-zero sample is a reading of |a| = 0).
+    let zeroHoldNs: Int64?
 
     // The state, one group per concern, each changed in one file: the samples taken (here), the two peak trackers
     // (here), the rhythm gate (RhythmGate.swift), the recognizer (its own type) and the walking gate
@@ -45,6 +47,8 @@ public struct StepDetector: Sendable, Codable {
     var rhythm = RhythmState()
     var recognizer = WalkingRecognizer()
     var gate = WalkingGateState()
+    /// The last valid sample, which an all-zero one repeats (ZeroHold.swift).
+    var zeroHold = ZeroHold(gapNs: .max)
 
     /// `axisFeatures`: also follow the three axes and compute their window features when the model does not use them
     /// (`eval --features`, to study them; not kept in a saved state).
@@ -55,6 +59,8 @@ public struct StepDetector: Sendable, Codable {
         tracksAxes = Self.tracksAxes(parameters, axisFeatures: axisFeatures)
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
+        zeroHoldNs = ZeroHold.holdNs(seconds: parameters.zeroHoldSeconds)
+        zeroHold.gapNs = maxGapNs
         reserveCapacity()
     }
 
@@ -91,7 +97,7 @@ public struct StepDetector: Sendable, Codable {
     /// counts what it drops); a sample failing one ends the run and goes to `push`. (Only the time-step cache may
     /// already hold that sample's coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
-        guard lastTimeNs != .min else { return start }
+        guard lastTimeNs != .min, !zeroHold.gapPending else { return start }
         var (last, s1, s2, strong, weak) = (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks)
         var (dtCached, alpha, wideAlpha) = (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha)
         var rec = QuietRecognizerState(recognizer, recognizing: recognizing)
@@ -102,7 +108,7 @@ public struct StepDetector: Sendable, Codable {
         while i < samples.count {
             let s = samples[i]
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
-            guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
+            guard magnitude > 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
             else { break }
             let tick = recognizing && s.timeNs >= rec.nextTickNs
             if tick && !recognizer.quietTick(at: s.timeNs) { break }
@@ -137,6 +143,7 @@ public struct StepDetector: Sendable, Codable {
         (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha) = (dtCached, alpha, wideAlpha)
         guard i > start else { return i }
         counters.accepted += i - start
+        zeroHold.remember(x: samples[i - 1].x, y: samples[i - 1].y, z: samples[i - 1].z)
         (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
         if recognizing { rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes) }
         return i
@@ -177,6 +184,8 @@ public struct StepDetector: Sendable, Codable {
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
+        guard magnitude > 0 else { return zeroSample(timeNs: timeNs, axes: true, emit) }  // a missing value (0,0,0)
+        zeroHold.remember(x: x, y: y, z: z)
         // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
         if tracksAxes && (y != 0 || z != 0) { recognizer.addAxes(x: x, y: y, z: z) }
         take(timeNs: timeNs, magnitude: magnitude, emit)
@@ -190,17 +199,19 @@ public struct StepDetector: Sendable, Codable {
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
+        guard magnitude > 0 else { return zeroSample(timeNs: timeNs, axes: false, emit) }  // a missing value
+        zeroHold.remember(x: magnitude, y: 0, z: 0)
         take(timeNs: timeNs, magnitude: magnitude, emit)
     }
 
-    /// A sample `push` accepted (valid and after the last one).
+    /// A sample `push` accepted (valid and after the last one), or the one a zero repeats (ZeroHold.swift).
     @inline(__always)
-    private mutating func take(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
+    mutating func take(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
         counters.accepted += 1
         let (dtNs, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
         let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if first || overflow || dtNs > maxGapNs {
+        if first || overflow || dtNs > zeroHold.gapNs {  // `maxGapNs`, or a run of zeros past the hold
             restart(at: timeNs, value: magnitude, emit)
             return
         }
@@ -322,6 +333,7 @@ public struct StepDetector: Sendable, Codable {
             }
         }
         rhythm.restart()
+        zeroHold.gapNs = maxGapNs
         gate.weakPeaksOpenBouts = false  // the walk a window saw before the gap is over
         filter.stage1 = value
         filter.stage2 = value
