@@ -126,16 +126,15 @@ public struct StepDetector: Sendable, Codable {
             if nextStrong.push(n2, at: s.timeNs, hysteresis: minSwing) != nil { break }
             if weakOn && nextWeak.push(n2, at: s.timeNs, hysteresis: minSwingInWalk) != nil { break }
             if axes && (s.y != 0 || s.z != 0) { rec.addAxes(s) }
-            if recognizing {
-                let distance = WalkingRecognizer.followRaw(
-                    &rec.wide1, &rec.wide2, raw: magnitude, value: n2, wideAlpha: wideAlpha)
-                rec.excess = max(rec.excess, distance)
-            }
             if tick {
                 // A tick that completes no window: the recognizer takes it with the state it would have here.
                 rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes)
-                _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, score: false)
+                _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, wideAlpha: wideAlpha, score: false)
                 rec.reload(after: recognizer)
+            } else if recognizing {
+                rec.area += rec.excess * Double(dtNs)
+                rec.excess = WalkingRecognizer.followRaw(
+                    &rec.wide1, &rec.wide2, raw: magnitude, value: n2, wideAlpha: wideAlpha)
             }
             (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             i += 1
@@ -272,7 +271,10 @@ public struct StepDetector: Sendable, Codable {
         let score =
             gate.windowSkip != .next
             && (rhythm.inBout || !rhythm.pending.isEmpty || !gate.held.isEmpty || !gate.undecided.isEmpty)
-        guard recognizer.advance(timeNs: timeNs, value: value, raw: raw, score: score) else { return }
+        let wideAlpha = filter.cachedWideAlpha
+        guard recognizer.advance(timeNs: timeNs, value: value, raw: raw, wideAlpha: wideAlpha, score: score) else {
+            return
+        }
         if let window = recognizer.window {
             recognizer.window = nil
             windowScored(window, emit)
@@ -329,7 +331,7 @@ public struct StepDetector: Sendable, Codable {
         if parameters.recognizer.enabled {
             flushRecognizer(emit)
             if recognizer.push(timeNs: timeNs, value: value, raw: value, wideAlpha: 0) {
-                _ = recognizer.advance(timeNs: timeNs, value: value, raw: value, score: false)
+                _ = recognizer.advance(timeNs: timeNs, value: value, raw: value, wideAlpha: 0, score: false)
             }
         }
         rhythm.restart()
@@ -355,13 +357,13 @@ struct LowPassState: Sendable {
 /// The recognizer's per-sample state as local copies during `StepDetector.quietRun`, so a run of samples costs no
 /// store and reload of it per sample.
 struct QuietRecognizerState {
-    var wide1: Double, wide2: Double, excess: Double
+    var wide1: Double, wide2: Double, excess: Double, area: Double
     var sumX: Double, sumY: Double, sumZ: Double, axisSamples: Int
     var nextTickNs: Int64
 
     @inline(__always)
     init(_ r: WalkingRecognizer, recognizing: Bool) {
-        (wide1, wide2, excess) = (r.wide1, r.wide2, r.tickExcess)
+        (wide1, wide2, excess, area) = (r.wide1, r.wide2, r.lastExcess, r.tickArea)
         (sumX, sumY, sumZ, axisSamples) = (r.sumX, r.sumY, r.sumZ, r.axisSamples)
         nextTickNs = recognizing ? r.nextTickNs : .max
     }
@@ -377,15 +379,15 @@ struct QuietRecognizerState {
     /// Hands the recognizer its per-sample state as the samples taken so far left it (`lastNs`, `value`: the latest).
     @inline(__always)
     func handBack(to r: inout WalkingRecognizer, lastNs: Int64, value: Double, axes: Bool) {
-        (r.wide1, r.wide2, r.tickExcess) = (wide1, wide2, excess)
+        (r.wide1, r.wide2, r.lastExcess, r.tickArea) = (wide1, wide2, excess, area)
         (r.previousNs, r.previousValue) = (lastNs, value)
         if axes { (r.sumX, r.sumY, r.sumZ, r.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
     }
 
-    /// Takes back what a tick of the recognizer changed.
+    /// Takes back what a tick of the recognizer changed (it took the tick's sample into the wide filter).
     @inline(__always)
     mutating func reload(after r: WalkingRecognizer) {
-        (excess, nextTickNs) = (r.tickExcess, r.nextTickNs)
+        (wide1, wide2, excess, area, nextTickNs) = (r.wide1, r.wide2, r.lastExcess, r.tickArea, r.nextTickNs)
         (sumX, sumY, sumZ, axisSamples) = (r.sumX, r.sumY, r.sumZ, r.axisSamples)
     }
 }

@@ -58,7 +58,8 @@ import Testing
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
             recognizer.addAxes(x: s.x, y: s.y, z: s.z)
             if recognizer.push(timeNs: s.timeNs, value: magnitude, raw: magnitude, wideAlpha: 0.5) {
-                _ = recognizer.advance(timeNs: s.timeNs, value: magnitude, raw: magnitude, score: false)
+                _ = recognizer.advance(
+                    timeNs: s.timeNs, value: magnitude, raw: magnitude, wideAlpha: 0.5, score: false)
             }
         }
         return recognizer
@@ -145,7 +146,8 @@ import Testing
                 let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
                 recognizer.addAxes(x: s.x, y: s.y, z: s.z)
                 if recognizer.push(timeNs: s.timeNs, value: magnitude, raw: magnitude, wideAlpha: 0.5) {
-                    _ = recognizer.advance(timeNs: s.timeNs, value: magnitude, raw: magnitude, score: false)
+                    _ = recognizer.advance(
+                        timeNs: s.timeNs, value: magnitude, raw: magnitude, wideAlpha: 0.5, score: false)
                 }
             }
         }
