@@ -37,7 +37,7 @@ PROBABILITY = 0.875
 
 def constant_trees(probability):
     """`WalkingTrees.constant(probability:)`: no trees, every window scores `probability`."""
-    return {"featureSet": 7, "depth": 1, "base": math.log(probability / (1 - probability)), "features": [],
+    return {"featureSet": 8, "depth": 1, "base": math.log(probability / (1 - probability)), "features": [],
             "thresholds": [], "leaves": []}
 
 

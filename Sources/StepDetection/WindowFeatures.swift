@@ -28,8 +28,12 @@ public struct WindowFeatures: Sendable, Equatable {
     /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
     /// `r2` against the candidates' rate, `crossings_hz` capped; 3: the axis features of a window without axes are
     /// missing (NaN in `values`), no longer 0; 4: `along_share`, `along_step` and `stride_turn` added; 5: `arm_swing`
-    /// added; 6: `along_own_share` added; 7: `body_sway` added.
-    public static let featureSet = 7
+    /// added; 6: `along_own_share` added; 7: `body_sway` added; 8: `log_impulse` reads each tick's mean excess (its
+    /// largest sample before, which grew with the sample rate).
+    public static let featureSet = 8
+
+    /// The index of `log_impulse` in `names`: the one feature set 8 changed.
+    static let logImpulseIndex = 9
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
