@@ -33,7 +33,7 @@ public struct WindowFeatures: Sendable, Equatable {
     public static let featureSet = 8
 
     /// The index of `log_impulse` in `names`: the one feature set 8 changed.
-    static let logImpulseIndex = 9
+    public static let logImpulseIndex = 9
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
