@@ -27,7 +27,10 @@ def resample(a, rate, jitter, seed=1):
     source_rate = (len(t) - 1) / (t[-1] - t[0])
     if rate < source_rate:
         w = max(1, int(round(source_rate / rate)))
-        cols = np.column_stack([np.convolve(cols[:, i], np.ones(w) / w, mode="same") for i in range(cols.shape[1])])
+        # Padded with the end values, not zeros (`mode="same"`): a zero-padded average put a fake jump in the first
+        # and last w/2 samples of every copy.
+        padded = np.pad(cols, ((w // 2, (w - 1) // 2), (0, 0)), mode="edge")
+        cols = np.column_stack([np.convolve(padded[:, i], np.ones(w) / w, mode="valid") for i in range(cols.shape[1])])
     n = int((t[-1] - t[0]) * rate)
     grid = t[0] + (np.arange(n) + np.random.default_rng(seed).uniform(-jitter, jitter, n)) / rate
     grid = np.sort(np.clip(grid, t[0], t[-1]))

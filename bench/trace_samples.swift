@@ -20,9 +20,14 @@ func readSamples(_ path: String) -> (times: [Int64], values: [[Double]]) {
     return (times, values.map { $0.map { $0 * scale } })
 }
 
-/// Pushes one sample of `readSamples` as `count` does: three axes, or |a|.
+/// `STEPTWEET_TRACE_MAGNITUDE=1`: every sample as |a| alone, as `eval --magnitude-only` pushes it.
+let magnitudeOnly = ProcessInfo.processInfo.environment["STEPTWEET_TRACE_MAGNITUDE"] == "1"
+
+/// Pushes one sample of `readSamples` as `count` does: three axes, or |a| (with `magnitudeOnly`, always |a|).
 func pushSample(_ detector: inout StepDetector, _ t: Int64, _ v: [Double], _ emit: (DetectorEvent) -> Void) {
-    if v.count >= 3 {
+    if v.count >= 3 && magnitudeOnly {
+        detector.push(timeNs: t, magnitude: (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).squareRoot(), emit)
+    } else if v.count >= 3 {
         detector.push(timeNs: t, x: v[0], y: v[1], z: v[2], emit)
     } else {
         detector.push(timeNs: t, magnitude: abs(v[0]), emit)

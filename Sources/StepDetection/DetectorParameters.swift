@@ -39,6 +39,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var fillStrideStart = true
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
+    /// An all-zero sample (x, y, z = 0, or |a| = 0) is a logger's missing value: it repeats the valid sample before
+    /// it (its time kept), and a run of zeros reaching more than this (seconds) past the last valid sample is a gap
+    /// (ZeroHold.swift). Below 0: off (a zero is a reading of |a| = 0, the detector before).
+    public var zeroHoldSeconds: Double = 2.0
     /// When a bout is credited, the peaks of up to this many seconds before its first step that keep its rhythm are
     /// its steps too (a walk's first steps are weaker or less even than the rest; the rhythm needed them to lock).
     /// 0: off (the detector before).
@@ -132,7 +136,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
             minGaitRepeat,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens
+        case stepBandOpens, zeroHoldSeconds
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -158,6 +162,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortLongGait = try value(.shortLongGait, s.shortLongGait)
         fillStrideStart = try value(.fillStrideStart, s.fillStrideStart)
         maxSampleGap = try value(.maxSampleGap, s.maxSampleGap)
+        zeroHoldSeconds = try value(.zeroHoldSeconds, s.zeroHoldSeconds)
         lookBackSeconds = try value(.lookBackSeconds, s.lookBackSeconds)
         shortBoutMinSteps = try value(.shortBoutMinSteps, s.shortBoutMinSteps)
         shortBoutMaxSteps = try value(.shortBoutMaxSteps, s.shortBoutMaxSteps)

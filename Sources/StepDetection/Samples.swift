@@ -97,7 +97,8 @@ public struct DetectorCounters: Sendable, Equatable, Codable {
     public var accepted: Int = 0
     /// Samples dropped because their time was not after the previous sample's.
     public var outOfOrder: Int = 0
-    /// Samples dropped because a value was NaN, infinite or physically absurd.
+    /// Samples dropped because a value was NaN, infinite or physically absurd, or because they were all zero (a
+    /// logger's missing value) with no valid sample before them to repeat or past the hold (ZeroHold.swift).
     public var invalid: Int = 0
     /// Steps counted so far.
     public var steps: Int = 0

@@ -32,6 +32,8 @@ public struct StepDetector: Sendable, Codable {
     let maxGapNs: Int64
     /// Time constant of each low-pass stage, in seconds.
     let lowPassTau: Double
+    /// `parameters.zeroHoldSeconds` in nanoseconds; nil: off (an all-zero sample is a reading of |a| = 0).
+    let zeroHoldNs: Int64?
 
     // The state, one group per concern, each changed in one file: the samples taken (here), the two peak trackers
     // (here), the rhythm gate (RhythmGate.swift), the recognizer (its own type) and the walking gate
@@ -45,6 +47,8 @@ public struct StepDetector: Sendable, Codable {
     var rhythm = RhythmState()
     var recognizer = WalkingRecognizer()
     var gate = WalkingGateState()
+    /// The last valid sample, which an all-zero one repeats (ZeroHold.swift).
+    var zeroHold = ZeroHold(gapNs: .max)
 
     /// `axisFeatures`: also follow the three axes and compute their window features when the model does not use them
     /// (`eval --features`, to study them; not kept in a saved state).
@@ -55,6 +59,8 @@ public struct StepDetector: Sendable, Codable {
         tracksAxes = Self.tracksAxes(parameters, axisFeatures: axisFeatures)
         lowPassTau = 1 / (2 * Double.pi * max(parameters.lowPassHz, 1e-6))
         maxGapNs = parameters.maxSampleGap < 9e9 ? Int64(max(parameters.maxSampleGap, 0) * 1e9) : .max
+        zeroHoldNs = ZeroHold.holdNs(seconds: parameters.zeroHoldSeconds)
+        zeroHold.gapNs = maxGapNs
         reserveCapacity()
     }
 
@@ -91,7 +97,7 @@ public struct StepDetector: Sendable, Codable {
     /// counts what it drops); a sample failing one ends the run and goes to `push`. (Only the time-step cache may
     /// already hold that sample's coefficients, which `push` would compute alike.)
     mutating func quietRun(_ samples: UnsafeBufferPointer<AccelerationSample>, from start: Int) -> Int {
-        guard lastTimeNs != .min else { return start }
+        guard lastTimeNs != .min, !zeroHold.gapPending else { return start }
         var (last, s1, s2, strong, weak) = (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks)
         var (dtCached, alpha, wideAlpha) = (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha)
         var rec = QuietRecognizerState(recognizer, recognizing: recognizing)
@@ -102,7 +108,7 @@ public struct StepDetector: Sendable, Codable {
         while i < samples.count {
             let s = samples[i]
             let magnitude = (s.x * s.x + s.y * s.y + s.z * s.z).squareRoot()
-            guard magnitude >= 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
+            guard magnitude > 0, magnitude < maximumPlausibleAcceleration, s.timeNs > last, s.timeNs <= deadline
             else { break }
             let tick = recognizing && s.timeNs >= rec.nextTickNs
             if tick && !recognizer.quietTick(at: s.timeNs) { break }
@@ -120,16 +126,15 @@ public struct StepDetector: Sendable, Codable {
             if nextStrong.push(n2, at: s.timeNs, hysteresis: minSwing) != nil { break }
             if weakOn && nextWeak.push(n2, at: s.timeNs, hysteresis: minSwingInWalk) != nil { break }
             if axes && (s.y != 0 || s.z != 0) { rec.addAxes(s) }
-            if recognizing {
-                let distance = WalkingRecognizer.followRaw(
-                    &rec.wide1, &rec.wide2, raw: magnitude, value: n2, wideAlpha: wideAlpha)
-                rec.excess = max(rec.excess, distance)
-            }
             if tick {
                 // A tick that completes no window: the recognizer takes it with the state it would have here.
                 rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes)
-                _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, score: false)
+                _ = recognizer.advance(timeNs: s.timeNs, value: n2, raw: magnitude, wideAlpha: wideAlpha, score: false)
                 rec.reload(after: recognizer)
+            } else if recognizing {
+                rec.area += rec.excess * Double(dtNs)
+                rec.excess = WalkingRecognizer.followRaw(
+                    &rec.wide1, &rec.wide2, raw: magnitude, value: n2, wideAlpha: wideAlpha)
             }
             (s1, s2, strong, weak, last) = (n1, n2, nextStrong, nextWeak, s.timeNs)
             i += 1
@@ -137,6 +142,7 @@ public struct StepDetector: Sendable, Codable {
         (filter.cachedDtNs, filter.cachedAlpha, filter.cachedWideAlpha) = (dtCached, alpha, wideAlpha)
         guard i > start else { return i }
         counters.accepted += i - start
+        zeroHold.remember(x: samples[i - 1].x, y: samples[i - 1].y, z: samples[i - 1].z)
         (lastTimeNs, filter.stage1, filter.stage2, peaks, weakPeaks) = (last, s1, s2, strong, weak)
         if recognizing { rec.handBack(to: &recognizer, lastNs: last, value: s2, axes: axes) }
         return i
@@ -177,6 +183,8 @@ public struct StepDetector: Sendable, Codable {
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
+        guard magnitude > 0 else { return zeroSample(timeNs: timeNs, axes: true, emit) }  // a missing value (0,0,0)
+        zeroHold.remember(x: x, y: y, z: z)
         // Three axes help a recognizer whose model uses them; `y = z = 0` is how magnitude-only readers deliver |a|.
         if tracksAxes && (y != 0 || z != 0) { recognizer.addAxes(x: x, y: y, z: z) }
         take(timeNs: timeNs, magnitude: magnitude, emit)
@@ -190,17 +198,19 @@ public struct StepDetector: Sendable, Codable {
             drop(timeNs: timeNs, magnitude: magnitude)
             return
         }
+        guard magnitude > 0 else { return zeroSample(timeNs: timeNs, axes: false, emit) }  // a missing value
+        zeroHold.remember(x: magnitude, y: 0, z: 0)
         take(timeNs: timeNs, magnitude: magnitude, emit)
     }
 
-    /// A sample `push` accepted (valid and after the last one).
+    /// A sample `push` accepted (valid and after the last one), or the one a zero repeats (ZeroHold.swift).
     @inline(__always)
-    private mutating func take(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
+    mutating func take(timeNs: Int64, magnitude: Double, _ emit: (DetectorEvent) -> Void) {
         counters.accepted += 1
         let (dtNs, overflow) = timeNs.subtractingReportingOverflow(lastTimeNs)
         let first = lastTimeNs == .min
         lastTimeNs = timeNs
-        if first || overflow || dtNs > maxGapNs {
+        if first || overflow || dtNs > zeroHold.gapNs {  // `maxGapNs`, or a run of zeros past the hold
             restart(at: timeNs, value: magnitude, emit)
             return
         }
@@ -261,7 +271,10 @@ public struct StepDetector: Sendable, Codable {
         let score =
             gate.windowSkip != .next
             && (rhythm.inBout || !rhythm.pending.isEmpty || !gate.held.isEmpty || !gate.undecided.isEmpty)
-        guard recognizer.advance(timeNs: timeNs, value: value, raw: raw, score: score) else { return }
+        let wideAlpha = filter.cachedWideAlpha
+        guard recognizer.advance(timeNs: timeNs, value: value, raw: raw, wideAlpha: wideAlpha, score: score) else {
+            return
+        }
         if let window = recognizer.window {
             recognizer.window = nil
             windowScored(window, emit)
@@ -318,10 +331,11 @@ public struct StepDetector: Sendable, Codable {
         if parameters.recognizer.enabled {
             flushRecognizer(emit)
             if recognizer.push(timeNs: timeNs, value: value, raw: value, wideAlpha: 0) {
-                _ = recognizer.advance(timeNs: timeNs, value: value, raw: value, score: false)
+                _ = recognizer.advance(timeNs: timeNs, value: value, raw: value, wideAlpha: 0, score: false)
             }
         }
         rhythm.restart()
+        zeroHold.gapNs = maxGapNs
         gate.weakPeaksOpenBouts = false  // the walk a window saw before the gap is over
         filter.stage1 = value
         filter.stage2 = value
@@ -343,13 +357,13 @@ struct LowPassState: Sendable {
 /// The recognizer's per-sample state as local copies during `StepDetector.quietRun`, so a run of samples costs no
 /// store and reload of it per sample.
 struct QuietRecognizerState {
-    var wide1: Double, wide2: Double, excess: Double
+    var wide1: Double, wide2: Double, excess: Double, area: Double
     var sumX: Double, sumY: Double, sumZ: Double, axisSamples: Int
     var nextTickNs: Int64
 
     @inline(__always)
     init(_ r: WalkingRecognizer, recognizing: Bool) {
-        (wide1, wide2, excess) = (r.wide1, r.wide2, r.tickExcess)
+        (wide1, wide2, excess, area) = (r.wide1, r.wide2, r.lastExcess, r.tickArea)
         (sumX, sumY, sumZ, axisSamples) = (r.sumX, r.sumY, r.sumZ, r.axisSamples)
         nextTickNs = recognizing ? r.nextTickNs : .max
     }
@@ -365,15 +379,15 @@ struct QuietRecognizerState {
     /// Hands the recognizer its per-sample state as the samples taken so far left it (`lastNs`, `value`: the latest).
     @inline(__always)
     func handBack(to r: inout WalkingRecognizer, lastNs: Int64, value: Double, axes: Bool) {
-        (r.wide1, r.wide2, r.tickExcess) = (wide1, wide2, excess)
+        (r.wide1, r.wide2, r.lastExcess, r.tickArea) = (wide1, wide2, excess, area)
         (r.previousNs, r.previousValue) = (lastNs, value)
         if axes { (r.sumX, r.sumY, r.sumZ, r.axisSamples) = (sumX, sumY, sumZ, axisSamples) }
     }
 
-    /// Takes back what a tick of the recognizer changed.
+    /// Takes back what a tick of the recognizer changed (it took the tick's sample into the wide filter).
     @inline(__always)
     mutating func reload(after r: WalkingRecognizer) {
-        (excess, nextTickNs) = (r.tickExcess, r.nextTickNs)
+        (wide1, wide2, excess, area, nextTickNs) = (r.wide1, r.wide2, r.lastExcess, r.tickArea, r.nextTickNs)
         (sumX, sumY, sumZ, axisSamples) = (r.sumX, r.sumY, r.sumZ, r.axisSamples)
     }
 }

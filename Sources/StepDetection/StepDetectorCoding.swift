@@ -11,7 +11,7 @@ extension StepDetector {
         case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
         case shortBoutOpen, parkedRefused, shortBoutEvidence, boutGroup, groupOnlyUntilNs, weakPeaksOpenBouts
-        case stepEnergies
+        case stepEnergies, zeroHold
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -25,6 +25,7 @@ extension StepDetector {
         tracksAxes = Self.tracksAxes(parameters, axisFeatures: false)  // not saved: `eval --features` never resumes
         maxGapNs = try c.decode(Int64.self, forKey: .maxGapNs)
         lowPassTau = try c.decode(Double.self, forKey: .lowPassTau)
+        zeroHoldNs = ZeroHold.holdNs(seconds: parameters.zeroHoldSeconds)
         counters = try c.decode(DetectorCounters.self, forKey: .counters)
         lastTimeNs = try c.decode(Int64.self, forKey: .lastTimeNs)
         // The cached coefficients are recomputed from the time step on the next sample (the same value: resuming
@@ -36,6 +37,9 @@ extension StepDetector {
         rhythm = try Self.decodeRhythm(c)
         recognizer = try c.decodeIfPresent(WalkingRecognizer.self, forKey: .recognizer) ?? WalkingRecognizer()
         gate = try Self.decodeGate(c)
+        // A state saved before the zero hold has no valid sample to repeat (a zero next is dropped) and no gap pending.
+        zeroHold = try c.decodeIfPresent(ZeroHold.self, forKey: .zeroHold) ?? ZeroHold(gapNs: maxGapNs)
+        if !zeroHold.gapPending { zeroHold.gapNs = maxGapNs }
         guard rhythm.pending.count == rhythm.pendingSwings.count, gate.held.count <= Self.heldCapacity,
             rhythm.recentPeaks.count <= Self.lookBackCapacity,
             gate.decisions.count <= Self.decisionCapacity, gate.undecided.count <= Self.heldCapacity,
@@ -80,6 +84,7 @@ extension StepDetector {
         try c.encode(gate.groupOnly.untilNs, forKey: .groupOnlyUntilNs)
         try c.encode(gate.weakPeaksOpenBouts, forKey: .weakPeaksOpenBouts)
         try c.encode(gate.stepEnergies, forKey: .stepEnergies)
+        try c.encode(zeroHold, forKey: .zeroHold)
     }
 
     private func encodeRhythm(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {

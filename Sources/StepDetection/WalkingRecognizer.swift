@@ -62,7 +62,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     var gravity: [Double]
     var direction: [Double]
     var axisTicks: [Bool]
-    /// Per tick, the largest distance of a raw |a| sample from the low-passed signal.
+    /// Per tick, the mean distance of the wide-filtered |a| from the low-passed one over the tick (`tickArea`).
     var excesses: [Double]
     var head = 0
     var filled = 0
@@ -85,10 +85,11 @@ public struct WalkingRecognizer: Sendable, Codable {
     var along: [Double]
     var across: [Double]
     var rounding = SensorRounding()  // the sensor's rounding step, read from the ticks' axis sums
-    /// The largest raw excess of the current tick so far.
-    var tickExcess = 0.0
-    /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz): the raw signal made the same at every
-    /// rate from 12.5 Hz up, so impulses measure alike on every device.
+    /// The tick's excess so far integrated over time (m/s²·ns: each sample's holds until the next; `logImpulse`) and
+    /// the latest sample's. The first keeps its old key, under which a state saved before h47rate holds the tick's
+    /// largest excess (its tick adds a nanosecond of it); such a state's `lastExcess` is 0 (one sample's span).
+    var tickArea = 0.0, lastExcess = 0.0
+    /// |a| through a two-pole low-pass at twice the detector's cut-off (6 Hz), alike at every rate from 12.5 Hz up.
     var wide1 = 0.0, wide2 = 0.0
     /// The times of the detector's latest candidate steps, a ring whose next entry goes to `peakHead` (`.min`: none).
     var peakTimes: [Int64]
@@ -98,7 +99,9 @@ public struct WalkingRecognizer: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case magnitudes, gravity, direction, axisTicks, excesses, head, filled, sinceWindow, nextTickNs, previousNs
-        case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, tickExcess, wide1, wide2
+        case previousValue, sumX, sumY, sumZ, axisSamples, last, hasLast, gravityFilter, wide1, wide2
+        case tickArea = "tickExcess"
+        case lastExcess
         case peakTimes, peakHead, motionFilter, along, across, rounding
     }
     /// Candidate steps remembered for a window's rhythm features: more than a window can hold at the shortest
@@ -124,7 +127,8 @@ public struct WalkingRecognizer: Sendable, Codable {
         direction = try c.decode([Double].self, forKey: .direction)
         axisTicks = try c.decode([Bool].self, forKey: .axisTicks)
         excesses = try c.decode([Double].self, forKey: .excesses)
-        tickExcess = try c.decode(Double.self, forKey: .tickExcess)
+        tickArea = try c.decode(Double.self, forKey: .tickArea)
+        lastExcess = try c.decodeIfPresent(Double.self, forKey: .lastExcess) ?? 0
         wide1 = try c.decode(Double.self, forKey: .wide1)
         wide2 = try c.decode(Double.self, forKey: .wide2)
         head = try c.decode(Int.self, forKey: .head)
@@ -145,9 +149,8 @@ public struct WalkingRecognizer: Sendable, Codable {
             try c.decodeIfPresent([Int64].self, forKey: .peakTimes)
             ?? [Int64](repeating: .min, count: Self.peakCapacity)
         peakHead = try c.decodeIfPresent(Int.self, forKey: .peakHead) ?? 0
-        // A state saved before the motion split (feature set 4) starts it afresh, and one saved before the vector
-        // across gravity (feature set 5: only its energy) starts that ring afresh: its windows' axis features settle
-        // within one window, as after a gap.
+        // A state saved before the motion split (feature set 4) or the vector across gravity (set 5: only its energy)
+        // starts them afresh: its windows' axis features settle within one window, as after a gap.
         let fresh = [Double](repeating: 0, count: Self.windowTicks)
         motionFilter = try c.decodeIfPresent([Double].self, forKey: .motionFilter) ?? [Double](repeating: 0, count: 6)
         along = try c.decodeIfPresent([Double].self, forKey: .along) ?? fresh
@@ -170,13 +173,9 @@ public struct WalkingRecognizer: Sendable, Codable {
 
     /// Forgets the signal (a gap in the data): the next sample starts a new tick grid.
     mutating func reset() {
-        head = 0
-        filled = 0
-        sinceWindow = 0
-        nextTickNs = .min
-        previousNs = .min
+        (head, filled, sinceWindow, nextTickNs, previousNs) = (0, 0, 0, .min, .min)
         hasLast = false  // the axes summed since the last tick (the sample that starts the new grid) stay
-        tickExcess = 0
+        tickArea = 0
         for i in 0..<Self.peakCapacity { peakTimes[i] = .min }  // the new signal's windows see only its own candidates
     }
 
@@ -196,21 +195,16 @@ public struct WalkingRecognizer: Sendable, Codable {
         peakHead = peakHead == Self.peakCapacity - 1 ? 0 : peakHead + 1
     }
 
-    /// Feeds one sample: its low-passed magnitude and its raw one (`wideAlpha`: the wide filter's coefficient for the
-    /// sample's time step). Returns true when the sample reaches the next tick: then call `advance`.
+    /// Feeds one sample: its low-passed and raw magnitude (`wideAlpha`: the wide filter's coefficient for its time
+    /// step). Returns true when the sample reaches the next tick: then `advance` takes it instead.
     @inline(__always)
     mutating func push(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double) -> Bool {
-        if timeNs < nextTickNs {  // never for a grid not started (`.min`): the common case tests one thing
-            let distance = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
-            if distance > tickExcess { tickExcess = distance }  // `max` (NaN neither), a branch that seldom stores
-            previousNs = timeNs
-            previousValue = value
-            return false
-        }
-        // A new grid starts the wide filter at `raw`, which the step below keeps exactly (it adds (raw − raw)·α).
-        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
-        tickExcess = max(tickExcess, Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha))
-        return true
+        guard timeNs < nextTickNs else { return true }  // never for a grid not started (`.min`)
+        tickArea += lastExcess * Double(timeNs &- previousNs)
+        lastExcess = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
+        previousNs = timeNs
+        previousValue = value
+        return false
     }
 
     /// Whether a sample at `timeNs` (at or after the next tick) reaches only that one tick, and the tick completes no
@@ -228,7 +222,7 @@ public struct WalkingRecognizer: Sendable, Codable {
     @inline(__always)
     static func windowDue(filled: Int, sinceWindow: Int) -> Bool { filled == windowTicks && sinceWindow >= hopTicks }
 
-    /// One step of the wide filter on the raw |a|; returns its distance from `value` (a tick's excess: the largest).
+    /// One step of the wide filter on the raw |a|; returns its distance from `value` (the sample's excess).
     @inline(__always)
     static func followRaw(
         _ wide1: inout Double, _ wide2: inout Double, raw: Double, value: Double, wideAlpha: Double
@@ -250,22 +244,25 @@ public struct WalkingRecognizer: Sendable, Codable {
         wide2 = raw
     }
 
-    /// Adds the ticks up to `timeNs` (after `push` returned true), interpolating the low-passed magnitude, and with
-    /// `score` computes a window when one is due (not one nobody needs: in stillness, or motion without rhythm).
-    /// Returns true when a window was completed; with `score`, its span and features wait in `window`.
+    /// Takes the sample `push` returned true for and adds the ticks up to `timeNs` (the low-passed |a| interpolated),
+    /// and with `score` computes a window when one is due (not one nobody needs: in stillness, or motion without
+    /// rhythm). Returns true when a window was completed; with `score`, its span and features wait in `window`.
     @inline(never)
-    mutating func advance(timeNs: Int64, value: Double, raw: Double, score: Bool) -> Bool {
+    mutating func advance(timeNs: Int64, value: Double, raw: Double, wideAlpha: Double, score: Bool) -> Bool {
         // A jump longer than a window (a clock step with gaps allowed), or a grid at the end of time: start over.
         let (ahead, overflow) = timeNs.subtractingReportingOverflow(nextTickNs)
-        if overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Self.lastTickNs {
-            reset()
-            startGrid(timeNs: timeNs, value: value, raw: raw)
-        }
-        var completed = false
+        let jumped = overflow || ahead > Int64(Self.windowTicks) * Self.tickNs || nextTickNs > Self.lastTickNs
+        if nextTickNs != .min && jumped { reset() }
+        if nextTickNs == .min { startGrid(timeNs: timeNs, value: value, raw: raw) }
+        // A new grid starts the wide filter at `raw`, which this step keeps exactly (it adds (raw − raw)·α).
+        let excess = Self.followRaw(&wide1, &wide2, raw: raw, value: value, wideAlpha: wideAlpha)
+        var (completed, fromNs) = (false, previousNs)
         while nextTickNs <= timeNs && nextTickNs <= Self.lastTickNs {
             let span = Double(timeNs - previousNs)
             let fraction = span > 0 ? Double(nextTickNs - previousNs) / span : 1
-            addTick(previousValue + (value - previousValue) * fraction)
+            tickArea += lastExcess * Double(nextTickNs - fromNs)
+            fromNs = nextTickNs
+            addTick(previousValue + (value - previousValue) * fraction, excess: tickArea / Double(Self.tickNs))
             if Self.windowDue(filled: filled, sinceWindow: sinceWindow) {
                 sinceWindow = 0
                 completed = true
@@ -274,13 +271,15 @@ public struct WalkingRecognizer: Sendable, Codable {
         }
         previousNs = timeNs
         previousValue = value
+        tickArea += lastExcess * Double(timeNs - fromNs)
+        lastExcess = excess
         return completed
     }
 
-    private mutating func addTick(_ value: Double) {
+    private mutating func addTick(_ value: Double, excess: Double) {
         magnitudes[head] = value
-        excesses[head] = tickExcess
-        tickExcess = 0
+        excesses[head] = excess
+        tickArea = 0
         if axisSamples > 0 {
             let n = Double(axisSamples)
             let mean = (sumX / n, sumY / n, sumZ / n)

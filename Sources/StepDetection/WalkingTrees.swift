@@ -42,10 +42,12 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         }
         let features = try c.decode([Int].self, forKey: .features)
         // Set 3 changed only the axis features of windows without axes: trees of set 2 that split on no axis
-        // feature mean the same. Sets 4 to 7 only added features after the earlier ones: every tree of set 3, 4, 5 or
-        // 6 means the same.
+        // feature mean the same. Sets 4 to 7 only added features after the earlier ones, and set 8 changed only
+        // `log_impulse`: trees of sets 3 to 7 that split on no `log_impulse` mean the same.
         let usesAxes = features.contains { $0 >= WindowFeatures.magnitudeNames.count }
-        guard set == WindowFeatures.featureSet || (3...6).contains(set) || (set == 2 && !usesAxes) else {
+        let usesImpulse = features.contains(WindowFeatures.logImpulseIndex)
+        let sameMeaning = (3...7).contains(set) || (set == 2 && !usesAxes)
+        guard set == WindowFeatures.featureSet || (sameMeaning && !usesImpulse) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .featureSet, in: c,
                 debugDescription: "walking trees trained on feature set \(set); this "

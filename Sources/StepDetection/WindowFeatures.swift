@@ -28,8 +28,12 @@ public struct WindowFeatures: Sendable, Equatable {
     /// 1: the first trees' ten magnitude features (never written down); 2: `peak_rate` and `stride_cv` added, `r1` and
     /// `r2` against the candidates' rate, `crossings_hz` capped; 3: the axis features of a window without axes are
     /// missing (NaN in `values`), no longer 0; 4: `along_share`, `along_step` and `stride_turn` added; 5: `arm_swing`
-    /// added; 6: `along_own_share` added; 7: `body_sway` added.
-    public static let featureSet = 7
+    /// added; 6: `along_own_share` added; 7: `body_sway` added; 8: `log_impulse` reads each tick's mean excess (its
+    /// largest sample before, which grew with the sample rate).
+    public static let featureSet = 8
+
+    /// The index of `log_impulse` in `names`: the one feature set 8 changed.
+    public static let logImpulseIndex = 9
 
     /// ln of the standard deviation of |a| (m/s²).
     public var logStd = 0.0
@@ -54,6 +58,14 @@ public struct WindowFeatures: Sendable, Equatable {
     static let crossingsCap = 4.5
     /// ln(1 + the largest distance of |a| below 6 Hz from the detector's 3 Hz signal, over the standard deviation): an
     /// impact shorter than the filter (a clap, a tap on a table) stands far out of it; a step's smoother push does not.
+    /// The distance is read once a tick: its mean over the tick (80 ms), each sample's distance holding until the
+    /// next sample, and the window takes the largest of its 128 tick means. A mean over a fixed time is an integral:
+    /// more samples in a tick refine it, they do not raise it. The largest of each tick's samples (before h47rate) did:
+    /// more samples in 80 ms came nearer the crest of a brief excess, so a 104 Hz TUG run read a mean 0.064 more than
+    /// its 25 Hz copy and 0.017 more than its 50 Hz copy (the tick mean: 0.028 and 0.004, the rest what the copies'
+    /// averaging takes off the impacts; `bench/h47rate2_result.md`). A reading at the tick's instant, measured too,
+    /// is rate-free only where samples fall on the ticks: a TUG window moved up to 0.18 to its 25 Hz copy's (90th
+    /// percentile; the largest sample 0.11, the tick mean 0.05).
     public var logImpulse = 0.0
     /// The detector's candidate steps (peaks of `minSwing`) in the window, per second.
     public var peakRate = 0.0

@@ -114,11 +114,8 @@ import Testing
     }
 
     @Test func parametersSavedBeforeTheOwnShareDecodeWithItOff() throws {
-        let saved = try SavedJSON.object(encoding: DetectorParameters.standard.recognizer)
-        #expect(saved["minAlongOwnShare"] as? Double == WalkingModel.trained.minAlongOwnShare)
         #expect(WalkingModel.trained.minAlongOwnShare > 0)
-        let old = try SavedJSON.decode(
-            RecognizerParameters.self, from: saved, removing: ["minAlongOwnShare", "turnOpensAlongStep"])
+        let old = try SavedJSON.recognizerSavedBefore(["minAlongOwnShare", "turnOpensAlongStep"])
         #expect(old.minAlongOwnShare == 0 && old.turnOpensAlongStep == 2)
     }
 

@@ -167,16 +167,19 @@ struct PushScenario: Sendable, CustomTestStringConvertible {
     ]
 
     /// 30,000 samples at about `rate` with bursts of rhythmic motion (a push along gravity each step, a smaller swing
-    /// across it each stride, as gait is to the gravity gate); now and then a 3 s gap, a NaN, a repeated time or
-    /// a magnitude-only sample.
+    /// across it each stride, as gait is to the gravity gate); now and then a 3 s gap, a NaN, a repeated time,
+    /// a magnitude-only sample, an all-zero sample (a logger's missing value) or a run of them of up to 3 s (one
+    /// held, or past the 2 s hold a gap: ZeroHold.swift).
     func signal(using random: inout SeededRandom) -> [AccelerationSample] {
         var samples: [AccelerationSample] = []
+        var zerosLeft = 0
         let period = 1e9 / rate
         var t: Int64 = 1_700_000_000_000_000_000
         for i in 0..<30_000 {
-            t += Int64(period * Double.random(in: 0.8...1.2, using: &random))
-            if Int.random(in: 0..<5_000, using: &random) == 0 { t += 3_000_000_000 }  // a gap
-            if timesEndAtInt64Max { t = Int64.max - Int64(29_999 - i) * Int64(period) }
+            let step = Int64(period * Double.random(in: 0.8...1.2, using: &random))
+            let gap: Int64 = Int.random(in: 0..<5_000, using: &random) == 0 ? 3_000_000_000 : 0
+            // On the grid that ends at `Int64.max` a jittered step could pass it.
+            t = timesEndAtInt64Max ? Int64.max - Int64(29_999 - i) * Int64(period) : t + step + gap
             let phase = Double(i) / rate * 2 * .pi * 1.8
             let burst = (i / Int(rate * 20)) % 2 == 0 ? 3.0 : 0.3
             var s = AccelerationSample(
@@ -186,7 +189,13 @@ struct PushScenario: Sendable, CustomTestStringConvertible {
             case 0: s.y = .nan
             case 1: s.time.nanosecondsSinceEpoch = samples.last?.time.nanosecondsSinceEpoch ?? t
             case 2: (s.x, s.y, s.z) = (s.magnitude, 0, 0)
+            case 3, 4: (s.x, s.y, s.z) = (0, 0, 0)
+            case 5: zerosLeft = Int.random(in: 1...Int(rate * 3), using: &random)
             default: break
+            }
+            if zerosLeft > 0 {
+                (s.x, s.y, s.z) = (0, 0, 0)
+                zerosLeft -= 1
             }
             samples.append(s)
         }

@@ -45,6 +45,14 @@ enum SavedJSON {
         return try decode(DetectorParameters.self, from: saved, removing: [key])[keyPath: keyPath]
     }
 
+    /// The standard recognizer parameters as saved before `keys` existed: saved (each key must reach the saved JSON,
+    /// or it names nothing), the keys removed, decoded.
+    static func recognizerSavedBefore(_ keys: [String]) throws -> RecognizerParameters {
+        let saved = try object(encoding: DetectorParameters.standard.recognizer)
+        for key in keys where saved[key] == nil { throw NotThere(description: "\(key): not saved") }
+        return try decode(RecognizerParameters.self, from: saved, removing: keys)
+    }
+
     private static func removing(_ names: ArraySlice<Substring>, from value: Any, path: String) throws -> Any {
         guard let name = names.first else { return value }
         guard var object = value as? [String: Any] else { throw NotThere(description: "\(path): not an object") }

@@ -262,6 +262,22 @@ enum SlowRhythm {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: Data(axis.utf8)) }
     }
 
+    @Test func treesOfAnEarlierSetLoadOnlyWhenTheySplitOnNoLogImpulse() throws {
+        // Set 8 changed what `log_impulse` measures (a tick's mean excess, not its largest sample): trees of sets 3-7
+        // that split on it would read another feature, the others mean the same.
+        let index = WindowFeatures.logImpulseIndex
+        #expect(WindowFeatures.names[index] == "log_impulse")
+        let other = #"{"featureSet":7,"depth":1,"base":0,"features":[3],"thresholds":[0.4],"leaves":[-2,2]}"#
+        #expect(try JSONDecoder().decode(WalkingTrees.self, from: Data(other.utf8)).features == [3])
+        let impulse = other.replacingOccurrences(of: #""features":[3]"#, with: "\"features\":[\(index)]")
+        for set in [2, 3, 7] {
+            let text = impulse.replacingOccurrences(of: #""featureSet":7"#, with: "\"featureSet\":\(set)")
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(WalkingTrees.self, from: Data(text.utf8)) }
+        }
+        let current = impulse.replacingOccurrences(of: #""featureSet":7"#, with: #""featureSet":8"#)
+        #expect(try JSONDecoder().decode(WalkingTrees.self, from: Data(current.utf8)).features == [index])
+    }
+
     @Test func everyWindowIsScoredAndFeaturesAreFinite() {
         let walk = SyntheticWalk(rate: 100, steps: 60)
         var everyWindow = DetectorParameters.standard

@@ -105,7 +105,7 @@ import Testing
         #expect(r.stdout.isEmpty)
         #expect(
             r.stderr == "steptweet: error: \(parameters): not detector parameters: at recognizer.model.featureSet: "
-                + "walking trees trained on feature set 1; this release computes feature set 7; retrain them with "
+                + "walking trees trained on feature set 1; this release computes feature set 8; retrain them with "
                 + "scripts/train_walking.py\n")
         // Set 2 differs from set 3 only where a window has no axes: its trees load when they split on no axis feature.
         let retrained = trees.replacingOccurrences(of: #""featureSet":1"#, with: #""featureSet":2"#)
