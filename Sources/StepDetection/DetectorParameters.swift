@@ -197,7 +197,8 @@ public enum Sensitivity: String, Sendable, Equatable, CaseIterable, Codable {
     /// the walking recognizer's trees cannot tell from hand activity. The rhythm decides, with room for steps up to
     /// 2.5 s apart and swings of at least 1.5 m/s², and with three axes the recognizer's gates still refuse motion
     /// across gravity or without a gait's repeat: about 171 false steps an hour of hand activity against the
-    /// standard set's 38 (1,400 with the rhythm alone); data of |a| alone has no gate (bench/accuracy.md, h47slow).
+    /// standard set's 45 in sample (1,400 with the rhythm alone); data of |a| alone has no gate (bench/accuracy.md,
+    /// h47slow).
     case slow
 
     /// The parameter set of this sensitivity.
