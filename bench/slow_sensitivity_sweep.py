@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`--sensitivity slow` (DetectorParameters.slowWalking) under parameter variations, every row its README states
-(issue #47). From ../shared only; numpy.
+"""`--sensitivity slow` (DetectorParameters.slowWalking) under parameter variations, every row bench/accuracy.md's
+h47slow section states (issue #47). From ../shared only; numpy.
 
     swift build -c release --product steptweet
     python3 bench/slow_sensitivity_sweep.py '{}' '{"recognizer.enabled": false}' ... > bench/slow_sensitivity_sweep_result.txt
