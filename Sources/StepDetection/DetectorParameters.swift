@@ -109,6 +109,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
     /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
     public var weakPeaksOpenAtPathEvidence: Double = 0.5
+    /// Path continuity (issue #47, PathContinuity.swift): a window scored within this many seconds of the end of the
+    /// latest window whose own physical-path evidence reached `weakPeaksOpenAtPathEvidence` keeps that evidence if its
+    /// own is lower (for `enter`, `stay` and whether weak peaks may open a bout). A hand held on a treadmill's rail
+    /// shows the body's figure of eight just at the held-arm path's bars, in a third to a half of a walk's windows:
+    /// judged window by window, the walk kept breaking and having to reach `enter` again. 0: off (each window alone).
+    public var pathContinuitySeconds: Double = 5
     /// The repeat gate (issue #47, RepeatGate.swift): with three axes, a window whose |a| repeats a stride later
     /// (`WindowFeatures.rStride`) and whose motion along gravity repeats a step later (`alongStep`) both under this
     /// gives none of the trees' probability to a run becoming walking (`enter`; a ramp of ±0.05): a body stepping
@@ -136,7 +142,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
             minGaitRepeat,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens, zeroHoldSeconds
+        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -180,6 +186,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
+        pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
         stepBandOpens = try value(.stepBandOpens, s.stepBandOpens)
         recognizer = try value(.recognizer, s.recognizer)
