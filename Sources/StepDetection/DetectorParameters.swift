@@ -109,11 +109,14 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
     /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
     public var weakPeaksOpenAtPathEvidence: Double = 0.5
-    /// Path continuity (issue #47, PathContinuity.swift): a window scored within this many seconds of the end of the
-    /// latest window whose own physical-path evidence reached `weakPeaksOpenAtPathEvidence` keeps that evidence if its
-    /// own is lower (for `enter`, `stay` and whether weak peaks may open a bout). A hand held on a treadmill's rail
-    /// shows the body's figure of eight just at the held-arm path's bars, in a third to a half of a walk's windows:
-    /// judged window by window, the walk kept breaking and having to reach `enter` again. 0: off (each window alone).
+    /// Path continuity (issue #47, PathContinuity.swift): for this many seconds after the end of the latest window
+    /// whose own physical-path evidence reached `weakPeaksOpenAtPathEvidence`, a window keeps that evidence for `stay`
+    /// (not for `enter`), a weak peak may open a bout, and a step that holds `stay` continues a walk whose last step
+    /// counted at most as long before it, if that window saw the step. A hand held on a treadmill's rail shows the
+    /// held-arm path in a third to a half of a walk's windows, scattered: judged window by window, the walk kept
+    /// breaking and having to reach `enter` again. Measured (bench/accuracy.md, h47rail3): false steps flat 0-20 s,
+    /// Oxford ≤ 1.6 % up to 7 s (a walk's end takes the handling after it from 8 s); the same in `slowWalking` (its
+    /// counts do not move). 0: off (each window alone).
     public var pathContinuitySeconds: Double = 5
     /// The repeat gate (issue #47, RepeatGate.swift): with three axes, a window whose |a| repeats a stride later
     /// (`WindowFeatures.rStride`) and whose motion along gravity repeats a step later (`alongStep`) both under this

@@ -6,7 +6,13 @@ struct PathMemory: Sendable, Codable, Equatable {
 
     /// Whether the window ended at most `continuityNs` before `timeNs` (or after it).
     func covers(_ timeNs: Int64, continuityNs: Int64) -> Bool {
-        endNs != .min && continuityNs > 0 && timeNs - endNs <= continuityNs
+        endNs != .min && continuityNs > 0 && endNs >= Self.earliest(timeNs, continuityNs)
+    }
+
+    /// `timeNs` less `continuityNs`, or `.min` where that would overflow (no time subtracted can overflow).
+    static func earliest(_ timeNs: Int64, _ continuityNs: Int64) -> Int64 {
+        let (earliest, overflow) = timeNs.subtractingReportingOverflow(continuityNs)
+        return overflow ? .min : earliest
     }
 }
 
@@ -51,7 +57,7 @@ extension StepDetector {
     /// after it (it saw the step, or began at most one window after it: a step is decided once a window beginning
     /// after it is scored).
     func continuesWalk(_ timeNs: Int64, probability p: Double) -> Bool {
-        p >= parameters.recognizer.stay && gate.bout.steps > 0 && timeNs - gate.bout.endNs <= pathContinuityNs
-            && gate.pathMemory.endNs >= timeNs
+        p >= parameters.recognizer.stay && gate.pathMemory.endNs >= timeNs && gate.bout.steps > 0
+            && gate.bout.endNs >= PathMemory.earliest(timeNs, pathContinuityNs)
     }
 }
