@@ -109,6 +109,15 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// its steps' |a| swings stay under `minSwing`, which keeps a hand's small motions out of the rhythm, but the
     /// window's axes already say the body steps (bench/accuracy.md). Above 1: off.
     public var weakPeaksOpenAtPathEvidence: Double = 0.5
+    /// Path continuity (issue #47, PathContinuity.swift): for this many seconds after the end of the latest window
+    /// whose own physical-path evidence reached `weakPeaksOpenAtPathEvidence`, a window keeps that evidence for `stay`
+    /// (not for `enter`), a weak peak may open a bout, and a step that holds `stay` continues a walk whose last step
+    /// counted at most as long before it, if that window saw the step. A hand held on a treadmill's rail shows the
+    /// held-arm path in a third to a half of a walk's windows, scattered: judged window by window, the walk kept
+    /// breaking and having to reach `enter` again. Measured (bench/accuracy.md, h47rail3): false steps flat 0-20 s,
+    /// Oxford ≤ 1.6 % up to 7 s (a walk's end takes the handling after it from 8 s); the same in `slowWalking` (its
+    /// counts do not move). 0: off (each window alone).
+    public var pathContinuitySeconds: Double = 5
     /// The repeat gate (issue #47, RepeatGate.swift): with three axes, a window whose |a| repeats a stride later
     /// (`WindowFeatures.rStride`) and whose motion along gravity repeats a step later (`alongStep`) both under this
     /// gives none of the trees' probability to a run becoming walking (`enter`; a ramp of ±0.05): a body stepping
@@ -136,7 +145,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
             minGaitRepeat,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens, zeroHoldSeconds
+        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -180,6 +189,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
+        pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
         stepBandOpens = try value(.stepBandOpens, s.stepBandOpens)
         recognizer = try value(.recognizer, s.recognizer)

@@ -70,7 +70,7 @@ extension StepDetector {
     }
 
     mutating func candidate(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
-        guard swing >= parameters.minSwing || (gate.weakPeaksOpenBouts && swing >= parameters.minSwingInWalk)
+        guard swing >= parameters.minSwing || (weakPeaksMayOpen(at: timeNs) && swing >= parameters.minSwingInWalk)
         else { return }
         var interval = rhythm.lastCandidateNs == .min ? Double.infinity : Double(timeNs - rhythm.lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }

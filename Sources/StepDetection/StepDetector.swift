@@ -257,7 +257,7 @@ public struct StepDetector: Sendable, Codable {
     mutating func weakPeak(at timeNs: Int64, swing: Double, _ emit: (DetectorEvent) -> Void) {
         if swing >= parameters.minSwingInWalk { notePeakForLookBack(at: timeNs) }
         // In a window a physical path calls walking, a weak peak may open a bout (inside one, it waits as any).
-        if gate.weakPeaksOpenBouts && !rhythm.inBout {
+        if !rhythm.inBout && weakPeaksMayOpen(at: timeNs) {
             candidate(at: timeNs, swing: swing, emit)
         } else {
             weakCandidate(at: timeNs, swing: swing, emit)
@@ -337,6 +337,7 @@ public struct StepDetector: Sendable, Codable {
         rhythm.restart()
         zeroHold.gapNs = maxGapNs
         gate.weakPeaksOpenBouts = false  // the walk a window saw before the gap is over
+        gate.pathMemory = PathMemory()
         filter.stage1 = value
         filter.stage2 = value
         peaks.restart(at: timeNs, value: value)

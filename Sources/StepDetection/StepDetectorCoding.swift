@@ -11,7 +11,7 @@ extension StepDetector {
         case lastInterval, intervalBeforeLast, recentPeaks
         case recognizer, decisions, held, undecided, walkingRun, windowSkip, latestWindowStartNs, gateBoutOpen, gateBout
         case shortBoutOpen, parkedRefused, shortBoutEvidence, boutGroup, groupOnlyUntilNs, weakPeaksOpenBouts
-        case stepEnergies, zeroHold
+        case stepEnergies, zeroHold, pathMemory
     }
 
     /// How states saved before `PeakTracker` held the one tracker: four keys at the top.
@@ -85,6 +85,7 @@ extension StepDetector {
         try c.encode(gate.weakPeaksOpenBouts, forKey: .weakPeaksOpenBouts)
         try c.encode(gate.stepEnergies, forKey: .stepEnergies)
         try c.encode(zeroHold, forKey: .zeroHold)
+        try c.encode(gate.pathMemory, forKey: .pathMemory)
     }
 
     private func encodeRhythm(_ c: inout KeyedEncodingContainer<CodingKeys>) throws {
@@ -160,6 +161,8 @@ extension StepDetector {
         g.weakPeaksOpenBouts = try c.decodeIfPresent(Bool.self, forKey: .weakPeaksOpenBouts) ?? false
         // A state saved before the gate look-back has no step energies: its refused steps before then stay refused.
         g.stepEnergies = try c.decodeIfPresent(StepEnergies.self, forKey: .stepEnergies) ?? StepEnergies()
+        // A state saved before path continuity remembers no window a path called walking.
+        g.pathMemory = try c.decodeIfPresent(PathMemory.self, forKey: .pathMemory) ?? PathMemory()
         return g
     }
 }

@@ -52,6 +52,8 @@ struct WalkingGateState: Sendable {
     /// The latest scored window is walking by a physical path (`DetectorParameters.weakPeaksOpenAtPathEvidence`):
     /// the weak tracker's peaks may open a bout.
     var weakPeaksOpenBouts = false
+    /// The latest window a physical path called walking, for path continuity (PathContinuity.swift).
+    var pathMemory = PathMemory()
 
     /// Reserves the decisions', held steps' and undecided steps' whole capacity.
     mutating func reserveCapacity() {
@@ -122,12 +124,12 @@ extension StepDetector {
         _ window: (startNs: Int64, endNs: Int64, features: WindowFeatures),
         _ emit: (DetectorEvent) -> Void
     ) {
-        let pathEvidence = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
+        let path = pathEvidence(window)  // its own, and for `stay` (PathContinuity.swift)
         let trees = recognizerProbability(window)
         let decision = gatedForRepeat(
-            WindowDecision(startNs: window.startNs, endNs: window.endNs, probability: max(trees, pathEvidence)),
-            trees: trees, pathEvidence: pathEvidence, window.features)
-        gate.weakPeaksOpenBouts = pathEvidence >= parameters.weakPeaksOpenAtPathEvidence
+            WindowDecision(startNs: window.startNs, endNs: window.endNs, probability: max(trees, path.toStay)),
+            trees: trees, pathEvidence: path.own, window.features)
+        gate.weakPeaksOpenBouts = path.own >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
             gate.shortBoutEvidence.removeFirst()
@@ -197,7 +199,7 @@ extension StepDetector {
                 endWalkingRun(emit)
                 refuse(timeNs, emit)
             }
-        } else if pEnter >= r.enter && mayEnterAlone(timeNs) {
+        } else if (pEnter >= r.enter || continuesWalk(timeNs, probability: p)) && mayEnterAlone(timeNs) {
             gate.walkingRun = true
             gate.shortBoutOpen = false
             releaseWaitingGroup(counting: true, emit)  // the same walk, paused a few seconds: it counts with this one

@@ -593,7 +593,7 @@ func stepTimes(_ events: [DetectorEvent]) -> [Int64] {
             "lastInterval", "intervalBeforeLast", "recognizer", "decisions", "held", "undecided", "walkingRun",
             "windowSkip", "latestWindowStartNs", "gateBoutOpen", "gateBout", "recentPeaks", "shortBoutOpen",
             "parkedRefused", "shortBoutEvidence", "boutGroup",
-            "groupOnlyUntilNs", "weakPeaksOpenBouts", "stepEnergies", "zeroHold",
+            "groupOnlyUntilNs", "weakPeaksOpenBouts", "stepEnergies", "zeroHold", "pathMemory",
         ]
         #expect(Set(json.keys) == flat)
     }
