@@ -34,6 +34,8 @@ public struct AgentConfiguration: Sendable {
         public var phyphox: PhyphoxRemote?
         /// The zone of the file's times without an offset and of its local days (`text.time_zone`).
         public var timeZone: TimeZone?
+        /// The sampling rate of a recording without a time column (`source.rate` with `source.path`).
+        public var rateHz: Double?
 
         public init(
             path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false
