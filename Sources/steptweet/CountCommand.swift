@@ -130,8 +130,8 @@ struct CountCommand: ParsableCommand {
         } else {
             let seconds = String(format: "%.1f", duration)
             if s.kind == .steps {
-                printLine(
-                    "\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
+                let readings = s.readings == 1 ? "1 reading" : "\(s.readings) readings"
+                printLine("\(file): \(result.steps) steps (\(readings) summed, \(seconds) s, \(s.format))")
             } else {
                 let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
                 printLine(
