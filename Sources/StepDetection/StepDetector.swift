@@ -316,7 +316,9 @@ public struct StepDetector: Sendable, Codable {
         return settled
     }
 
-    /// Ends the stream: closes an open walking bout. Candidates never confirmed are discarded.
+    /// Ends the stream: closes an open walking bout. Candidates never confirmed are discarded. A sample pushed after
+    /// it, however soon, starts a new stream (as after a gap): going on from the closed walk credited its last
+    /// seconds again (a followed file appended after its walk was closed for lateness: 131 steps for 113).
     public mutating func finish(_ emit: (DetectorEvent) -> Void) {
         endBout(emit)
         if parameters.recognizer.enabled { flushRecognizer(emit) }
@@ -324,6 +326,7 @@ public struct StepDetector: Sendable, Codable {
         forgetRecentPeaks()
         peaks.seekingPeak = false  // a peak still being tracked can no longer become a step
         peaks.extremeNs = lastTimeNs
+        if lastTimeNs != .min { zeroHold.gapNs = -1 }  // the next sample restarts (`take`), and is saved so
     }
 
     mutating func restart(at timeNs: Int64, value: Double, _ emit: (DetectorEvent) -> Void) {

@@ -12,7 +12,8 @@ struct CountCommand: ParsableCommand {
         abstract: "Count the steps in accelerometer recordings.",
         discussion: """
             Prints one line per file; with --json one JSON document: an object with file, steps, samples, rate_hz, \
-            duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several. \
+            duration_s, format, bouts, skipped_lines and dropped_samples for one file, an array of them for several; \
+            a file that cannot be counted has file and error instead. \
             Malformed lines are skipped and reported with file and line, and the rest is counted (exit status 0); \
             --strict stops at the first one instead (exit status 65); a file with no valid line (only a header, or \
             every line malformed) is 65 too.
@@ -43,16 +44,19 @@ struct CountCommand: ParsableCommand {
     @OptionGroup var detection: SensitivityOption
     @Argument(help: "Recordings to count.") var files: [String]
 
+    /// One file's count, or (`error` alone beside `file`) why it could not be counted: every file given has its
+    /// entry, in the order given.
     struct Output: Encodable {
         var file: String
-        var steps: Int
-        var samples: Int
+        var steps: Int?
+        var samples: Int?
         var rateHz: Double?
-        var durationS: Double
-        var format: String
-        var bouts: Int
-        var skippedLines: Int
-        var droppedSamples: Int
+        var durationS: Double?
+        var format: String?
+        var bouts: Int?
+        var skippedLines: Int?
+        var droppedSamples: Int?
+        var error: String?
     }
 
     func validate() throws {
@@ -68,7 +72,7 @@ struct CountCommand: ParsableCommand {
         var status: Int32 = 0
         var outputs: [Output] = []
         defer {
-            if json { printLine(files.count == 1 ? (outputs.first.map { jsonLine($0) } ?? "{}") : jsonLine(outputs)) }
+            if json { printLine(files.count == 1 ? outputs.first.map { jsonLine($0) } ?? "{}" : jsonLine(outputs)) }
         }
         // Several files go to the cores file by file; output stays in the order given.
         let jobs = plot == nil ? input.effectiveJobs : 1
@@ -100,9 +104,11 @@ struct CountCommand: ParsableCommand {
                 printError("error: \(error)")
             } catch let error as InputError {
                 printError("error: \(error)")
+                if json { outputs.append(Output(file: file, error: error.description)) }
                 status = max(status, ExitStatus.of(error))
             } catch let error as StepTimesFile.WriteError {
                 printError("error: \(error)")
+                if json { outputs.append(Output(file: file, error: "\(error)")) }
                 status = max(status, ExitStatus.cantCreate)
             }
         }
@@ -124,8 +130,8 @@ struct CountCommand: ParsableCommand {
         } else {
             let seconds = String(format: "%.1f", duration)
             if s.kind == .steps {
-                printLine(
-                    "\(file): \(result.steps) steps (\(s.readings) readings summed, \(seconds) s, \(s.format))")
+                let readings = s.readings == 1 ? "1 reading" : "\(s.readings) readings"
+                printLine("\(file): \(result.steps) steps (\(readings) summed, \(seconds) s, \(s.format))")
             } else {
                 let rateText = rate.map { String(format: "%.1f Hz", $0) } ?? "rate unknown"
                 printLine(

@@ -272,7 +272,7 @@ import WallTime
         for (path, message) in [
             (
                 "/nonexistent-steptweet/config.toml",
-                "no configuration file here (run `steptweet init` to write a sample)"
+                "no configuration file here (run `steptweet init --config /nonexistent-steptweet/config.toml` to write a sample)"
             ),
             ("/", "a folder, not a configuration file"),
         ] {
@@ -280,6 +280,19 @@ import WallTime
                 try AgentConfiguration.load(path: path, environment: [:])
             }
         }
+    }
+
+    /// At the default path the hint is `steptweet init` alone; elsewhere it names the path, where `init` alone would
+    /// not write.
+    @Test func theInitHintNamesAPathThatIsNotTheDefault() {
+        let env = ["XDG_CONFIG_HOME": "/nonexistent-steptweet-xdg"]
+        #expect(
+            throws: ConfigurationError(
+                path: "", message: "no configuration file here (run `steptweet init` to write a sample)")
+        ) {
+            try AgentConfiguration.load(path: AgentConfiguration.defaultPath(environment: env), environment: env)
+        }
+        #expect(AgentConfiguration.initCommand(for: "ops.toml", environment: env) == "steptweet init --config ops.toml")
     }
 
     @Test func xdgDefaults() {

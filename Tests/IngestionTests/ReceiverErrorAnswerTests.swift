@@ -142,6 +142,16 @@ import Testing
         #expect(refusedWhole >= 10, "bodies that cannot be read at all are among the cases")
     }
 
+    /// A body refused whole names its format only when one was recognised (docs/json.md), never as `"format": ""`.
+    @Test func aRefusalNamesTheFormatOnlyWhenOneWasRecognised() async throws {
+        let dir = try TempDir()
+        let handler = try T.handler(dir)
+        let unknown = try await T.send(handler, #"{"data": {"metrics": [{"name": "step_count""#, format: nil)
+        #expect(unknown.status == 400 && unknown.object?.keys.sorted() == ["error"], "\(unknown.text)")
+        let named = try await T.send(handler, #"{"data": []}"#, format: "health-auto-export")
+        #expect(named.status == 400 && named.object?["format"] as? String == "health-auto-export", "\(named.text)")
+    }
+
     /// A request without the token is told where the token goes (without repeating any of it).
     @Test func aMissingTokenIsToldWhereTheTokenGoes() async throws {
         let dir = try TempDir()

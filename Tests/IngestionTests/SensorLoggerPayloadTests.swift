@@ -207,6 +207,20 @@ import Testing
         #expect(gyroscope.refusedCount == 0 && gyroscope.ignored == ["gyroscope (1 reading)"])
     }
 
+    /// A reading whose values sit beside its name (no `values` object, as some senders flatten it) is read, and a
+    /// bad value in it is named where it is: `payload[1].x`, not a `values.x` the message does not have.
+    @Test func aFlatReadingsBadValueIsNamedWhereItIs() throws {
+        let t: Int64 = 1_700_000_000_000_000_000
+        let flat = { (time: Int64, x: String) in
+            "{\"name\":\"totalacceleration\",\"time\":\(time),\"x\":\(x),\"y\":0,\"z\":0}"
+        }
+        let pedometer = "{\"name\":\"pedometer\",\"time\":\(t + 2),\"steps\":-1}"
+        let text = message([flat(t, "9.8"), flat(t + 1, "\"oops\""), pedometer])
+        let payload = try T.parse(text)
+        #expect(payload.refused.map(\.path) == ["payload[1].x", "payload[2].steps"])
+        #expect(T.samples(payload)["d/s"]?.map(\.timeNs) == [t], "the good flat reading is kept")
+    }
+
     @Test func timesWrittenAsFloatsAreRead() throws {
         let payload = try T.parse(
             message([

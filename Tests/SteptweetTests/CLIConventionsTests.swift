@@ -84,6 +84,24 @@ import Testing
         #expect(files.allSatisfy { ($0["steps"] as? Int ?? 0) > 50 })
     }
 
+    /// A file that cannot be counted keeps its place in the JSON, with its error: a script matching outputs to the
+    /// files it gave is not thrown off (it used to be left out of the array, and one such file alone printed `{}`).
+    @Test func countJSONNamesEachFileThatCannotBeCounted() async throws {
+        let walk = Steptweet.fixture("demo_walk_50hz.csv")
+        let empty = try Steptweet.tempFile("")
+        let r = try await Steptweet.run(["count", "--json", walk, "missing.csv", empty])
+        #expect(r.status == 66, "\(r.stderr)")
+        let files = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        #expect(files.map { $0["file"] as? String } == [walk, "missing.csv", empty])
+        #expect((files[0]["steps"] as? Int ?? 0) > 50 && files[0]["error"] == nil)
+        #expect(files[1]["error"] as? String == "missing.csv: no such file" && files[1]["steps"] == nil)
+        #expect(files[2]["error"] as? String == "\(empty): file is empty" && files[2].count == 2)
+        let one = try await Steptweet.run(["count", "--json", empty])
+        #expect(one.status == 65)
+        let object = try JSONSerialization.jsonObject(with: Data(one.stdout.utf8)) as? [String: String]
+        #expect(object == ["file": empty, "error": "\(empty): file is empty"], "\(one.stdout)")
+    }
+
     @Test func severalFilesCountedOnTwoCoresPrintWhatOneCorePrints() async throws {
         let walk = Steptweet.fixture("demo_walk_50hz.csv")
         let files = [walk, Steptweet.fixture("formats/steps-1995-06-23_Fitbit.json"), "missing.csv", walk]

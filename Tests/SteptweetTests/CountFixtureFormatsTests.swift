@@ -18,6 +18,17 @@ import Testing
         #expect(count.stdout.hasPrefix("\(ride): 0 steps (0 readings summed"))
     }
 
+    /// One step reading is "1 reading summed", not "1 readings".
+    @Test func oneReadingIsSingular() async throws {
+        let log = try Steptweet.tempFile(#"{"ts": "2026-11-21T10:05:00Z", "steps": 12}"# + "\n", name: "one.jsonl")
+        let one = try await Steptweet.run(["count", log])
+        #expect(one.status == 0 && one.stdout == "\(log): 12 steps (1 reading summed, 0.0 s, steplog)\n", "\(one)")
+        let two = try Steptweet.tempFile(
+            #"{"ts": "2026-11-21T10:05:00Z", "steps": 12}"# + "\n" + #"{"ts": "2026-11-21T10:06:00Z", "steps": 3}"#
+                + "\n", name: "two.jsonl")
+        #expect(try await Steptweet.run(["count", two]).stdout.contains("(2 readings summed, "))
+    }
+
     /// A Shimmer Consensys export is counted without flags; the same walk in g but labelled m/s² counts the same steps
     /// and says which unit it was read in (read as m/s², it would count none).
     @Test func aShimmerExportCountsLikeTheWalkAndAMislabelledUnitIsNoted() async throws {

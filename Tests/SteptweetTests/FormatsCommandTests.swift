@@ -20,7 +20,7 @@ import Testing
         }
         let zip = Steptweet.fixture("formats/gadgetbridge_backup.zip")
         let count = try await Steptweet.run(["count", zip])
-        #expect(count.stdout == "\(zip): 4 steps (1 readings summed, 60.0 s, gadgetbridge)\n", "\(count.stderr)")
+        #expect(count.stdout == "\(zip): 4 steps (1 reading summed, 60.0 s, gadgetbridge)\n", "\(count.stderr)")
     }
 
     @Test func healthAppExportsAreCountedWithTheirBadRowsNamed() async throws {

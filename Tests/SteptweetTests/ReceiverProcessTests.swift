@@ -114,4 +114,25 @@ import Testing
         #expect(status.stdout.contains("receiver: not listening"), "\(status.stdout)")
         #expect(status.stdout.contains("127.0.0.1:\(port)"), "\(status.stdout)")
     }
+    /// With a file source beside `[receive]`, fetching goes on without the receiver's token, so `status` is the place
+    /// to learn that an agent would start without its receiver (it said only "no agent running").
+    @Test func statusSaysTheReceiverWouldBeOffWithoutItsToken() async throws {
+        let config = try Steptweet.configFile(
+            """
+            [source]
+            path = "\(Steptweet.fixture("demo_walk_50hz.csv"))"
+            start = "2026-11-21T10:00:00+09:00"
+            [receive]
+            token_file = "/nonexistent-steptweet/receive.token"
+            [state]
+            path = "state.sqlite"
+            """)
+        let status = try await Steptweet.run(["status", "--config", config])
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(
+            status.stdout.contains(
+                "receiver: not listening (no agent running); an agent would not start it: receive.token_file: no such file"
+            ), "\(status.stdout)")
+        #expect(!status.stdout.contains("fetching: disabled"), "the file source is still fetched")
+    }
 }

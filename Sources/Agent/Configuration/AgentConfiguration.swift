@@ -34,6 +34,8 @@ public struct AgentConfiguration: Sendable {
         public var phyphox: PhyphoxRemote?
         /// The zone of the file's times without an offset and of its local days (`text.time_zone`).
         public var timeZone: TimeZone?
+        /// The sampling rate of a recording without a time column (`source.rate` with `source.path`).
+        public var rateHz: Double?
 
         public init(
             path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false
@@ -163,6 +165,12 @@ public struct AgentConfiguration: Sendable {
         return base + "/steptweet/state.sqlite"
     }
 
+    /// The `init` that writes a sample where `path` is: `--config` unless it is the default path (a `steptweet
+    /// init` alone would write elsewhere).
+    static func initCommand(for path: String, environment: [String: String]) -> String {
+        path == defaultPath(environment: environment) ? "steptweet init" : "steptweet init --config \(path)"
+    }
+
     /// Reads and checks the file at `path`.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> AgentConfiguration
@@ -172,7 +180,7 @@ public struct AgentConfiguration: Sendable {
             var isFolder: ObjCBool = false
             let message =
                 !FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
-                ? "no configuration file here (run `steptweet init` to write a sample)"
+                ? "no configuration file here (run `\(initCommand(for: path, environment: environment))` to write a sample)"
                 : isFolder.boolValue
                     ? "a folder, not a configuration file"
                     : FileManager.default.isReadableFile(atPath: path)

@@ -40,12 +40,27 @@ extension AgentConfiguration {
                 }
                 s.start = d
             }
+            if device == nil { s.rateHz = try readFileRate(reader) }
             s.follow = try reader.bool("source", "follow") ?? (device != nil)
             s.timeZone = zone
             s.prefer = prefer
             source = s
         }
         return (source, device, prefer)
+    }
+
+    /// `source.rate` with `source.path`: the rate of a recording without a time column (UCI HAR/HAPT), as `--rate`
+    /// gives it to `count`. The keys that only a device reads are refused, not left unused.
+    static func readFileRate(_ reader: TableReader) throws -> Double? {
+        guard let table = try reader.section("source") else { return nil }
+        for key in ["sampling", "sys_root", "dev_root"] where table.contains(key) {
+            throw table.error(key, "applies to source.device only, not to a file (source.path)")
+        }
+        guard let rate = try table.number("rate") else { return nil }
+        guard rate > 0, rate <= 100_000 else {
+            throw table.error("rate", "\(rate) Hz is not a sampling rate between 0 and 100000 Hz")
+        }
+        return rate
     }
 
     /// `source.url`: phyphox's remote interface, an `http` or `https` address. The phone's buffers carry their own

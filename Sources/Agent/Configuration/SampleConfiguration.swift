@@ -9,7 +9,8 @@ public enum SampleConfiguration {
         # ... or a live device instead of path: an IIO step counter or accelerometer, or an evdev accelerometer
         # device = "iio:device0"                 # or "/dev/input/event5"
         # sampling = "poll"                      # "counter" (in_steps_input; default when present), "poll" or "buffer"
-        # rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches)
+        # rate = 50                              # Hz, for an accelerometer (sampled by `steptweet agent` between fetches);
+        #                                        # with path: a recording without times (UCI HAR/HAPT raw data)
         # sys_root = "/sys"                      # where sysfs is (a fake tree in tests)
         # dev_root = "/dev"                      # where device nodes are (a fake tree in tests)
         # ... or a phone running phyphox's "Acceleration with g" with remote access allowed, read at each fetch

@@ -185,22 +185,32 @@ extension Fetcher {
 
     /// Looks a post up, but returns no later than the deadline (+ a little).
     static func lookUp(publisher: any Publisher, post: Post, deadline: Deadline) async -> PostLookup {
-        await deadline.race(
-            grace: .milliseconds(200), orElse: .failed(reason: "no answer from \(publisher.name) before the deadline")
-        ) {
+        let timedOut = "no answer from \(publisher.name) before the deadline"
+        let lookup = await deadline.race(grace: .milliseconds(200), orElse: .failed(reason: timedOut)) {
             await publisher.lookUp(post, deadline: deadline)
         }
+        guard lookup == .failed(reason: timedOut), let stopped = stopped(publisher, deadline) else { return lookup }
+        return .failed(reason: stopped)
     }
 
     /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch.
     static func race(publisher: any Publisher, post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        await deadline.race(
-            grace: .milliseconds(200),
-            orElse: .retryable(
-                reason: "no answer from \(publisher.name) before the deadline",
-                retryAfter: nil, unconfirmed: true)
+        let timedOut = "no answer from \(publisher.name) before the deadline"
+        let outcome = await deadline.race(
+            grace: .milliseconds(200), orElse: .retryable(reason: timedOut, retryAfter: nil, unconfirmed: true)
         ) {
             await publisher.publish(post, deadline: deadline)
         }
+        guard outcome == .retryable(reason: timedOut, retryAfter: nil, unconfirmed: true),
+            let stopped = stopped(publisher, deadline)
+        else { return outcome }
+        return .retryable(reason: stopped, retryAfter: nil, unconfirmed: true)
+    }
+
+    /// Why a race ended without an answer when it was the fetch being cancelled (the agent stopping), not its
+    /// deadline: nil when the deadline had passed or the fetch goes on.
+    static func stopped(_ publisher: any Publisher, _ deadline: Deadline) -> String? {
+        guard Task.isCancelled, !deadline.hasPassed else { return nil }
+        return "stopped before \(publisher.name) answered (the agent is stopping)"
     }
 }

@@ -69,19 +69,24 @@ public struct StatusReport: Encodable, Sendable {
             lastResults: try store.history(limit: history), pendingPosts: pending.count, oldestPending: pending.first,
             failedPosts: try store.outbox(status: .failed).count,
             pushListener: agentView ? agent.push.flatMap { $0 == "off: no [push] table" ? nil : $0 } : ownPush,
-            receiver: c.receive.map { _ in receiverLine(running: running, recorded: agent.receiver) },
+            receiver: c.receive.map {
+                receiverLine(
+                    running: running, recorded: agent.receiver,
+                    tokenProblem: $0.token == nil ? $0.tokenProblem ?? "no token" : nil)
+            },
             sampling: agentView ? agent.sampling : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }?.date,
             receivedDevices: try store.receivedDevices())
     }
 
     /// The receiver's line: what the running agent recorded, or that none runs (with the last agent's failure to
-    /// listen, which is why it stopped).
-    static func receiverLine(running: Bool, recorded: String?) -> String {
+    /// listen, which is why it stopped, or why one started with this shell's configuration would not listen).
+    static func receiverLine(running: Bool, recorded: String?, tokenProblem: String? = nil) -> String {
         if running { return recorded ?? "not listening yet" }
         if let recorded, recorded.hasPrefix("not listening:") {
             return "not listening (no agent running; the last one stopped: \(recorded.dropFirst(15)))"
         }
+        if let tokenProblem { return "not listening (no agent running); an agent would not start it: \(tokenProblem)" }
         return "not listening (no agent running)"
     }
 

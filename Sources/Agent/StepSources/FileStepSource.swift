@@ -154,6 +154,7 @@ struct FileStepSource: StepSource {
         var options = ReadOptions.withSQLiteExports()  // a Gadgetbridge export, opened read-only by Store
         options.start = source.start.map(Instant.init)
         options.format = source.format
+        options.rateHz = source.rateHz  // a recording without a time column (UCI HAR/HAPT)
         options.timeZone = source.timeZone  // a date-time without an offset is in text.time_zone
         options.byteLimit = byteLimit
         options.jobs = Parallelism.availableCores()  // a large slice of CSV is parsed on every core it may use

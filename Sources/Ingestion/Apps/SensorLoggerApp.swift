@@ -118,18 +118,19 @@ struct SensorLoggerApp: PushApp {
         guard (0...latestNs).contains(time) else {
             throw PayloadError(path: "payload[\(i)].time", message: "\(time) is not a time in ns between 1970 and 2100")
         }
-        let values = try (r["values"] ?? r).object(at: "payload[\(i)].values")
+        // The values' object, or the reading itself when a sender flattened them beside its name: errors name the
+        // field where it is.
+        let at = r["values"] == nil ? "payload[\(i)]" : "payload[\(i)].values"
+        let values = try (r["values"] ?? r).object(at: at)
         var reading = Reading(index: i, timeNs: time)
         if sensor == "pedometer" {
-            let steps = try values.member("steps", at: "payload[\(i)].values.steps").integer(
-                at: "payload[\(i)].values.steps")
+            let steps = try values.member("steps", at: "\(at).steps").integer(at: "\(at).steps")
             guard steps >= 0, steps < StepReading.countLimit else {
-                throw PayloadError(
-                    path: "payload[\(i)].values.steps", message: "\(steps) is not a step count (0 to 2^40)")
+                throw PayloadError(path: "\(at).steps", message: "\(steps) is not a step count (0 to 2^40)")
             }
             reading.steps = Int(steps)
         } else {
-            reading.vector = try SensorLoggerAcceleration.vector(values, index: i)
+            reading.vector = try SensorLoggerAcceleration.vector(values, at: at)
         }
         return (sensor, reading)
     }

@@ -51,12 +51,12 @@ extension SensorLoggerAcceleration {
         return plausible
     }
 
-    /// `values.x`, `.y`, `.z` of reading `index`: numbers, or null (how JavaScript writes NaN), which leaves the
-    /// reading out (nil).
-    static func vector(_ values: JSONTree, index: Int) throws -> Vector? {
+    /// `x`, `y`, `z` of a reading's `values` (at `path`, as errors name it): numbers, or null (how JavaScript writes
+    /// NaN), which leaves the reading out (nil).
+    static func vector(_ values: JSONTree, at path: String) throws -> Vector? {
         func axis(_ name: String) throws -> Double? {
-            let v = try values.member(name, at: "payload[\(index)].values.\(name)")
-            return v == .null ? nil : try v.number(at: "payload[\(index)].values.\(name)")
+            let v = try values.member(name, at: "\(path).\(name)")
+            return v == .null ? nil : try v.number(at: "\(path).\(name)")
         }
         let (x, y, z) = (try axis("x"), try axis("y"), try axis("z"))
         guard let x, let y, let z else { return nil }

@@ -129,7 +129,7 @@ struct IngestHandler: Sendable {
             return Refusal(
                 response: tellUser("steptweet refused this message, nothing of it was stored: \(error.description)\n"))
         }
-        return Refusal(response: .json(.badRequest, ErrorAnswer(error: error.description, format: error.format ?? "")))
+        return Refusal(response: .json(.badRequest, ErrorAnswer(error: error.description, format: error.format)))
     }
 
     /// The app whose empty body this is (`AppConvention.emptyBody`): named by `?format=NAME`, or told by the

@@ -22,7 +22,9 @@ struct UCIRawFormat: LineParser {
         guard let rate = options.rateHz, rate > 0, rate.isFinite else {
             throw InputError(
                 file: path,
-                message: "UCI HAR/HAPT raw data has no time column: pass its rate with --rate (50 for UCI HAR/HAPT)")
+                message:
+                    "UCI HAR/HAPT raw data has no time column: pass its rate with --rate, or source.rate in the configuration (50 for UCI HAR/HAPT)"
+            )
         }
         periodNs = 1e9 / rate
         startNs = options.start?.nanosecondsSinceEpoch ?? 0
