@@ -49,11 +49,21 @@ public struct Deadline: Sendable {
         try await sleepFor(duration)
     }
 
+    /// What cancelling the caller of `race` does.
+    public enum CallerCancellation: Sendable {
+        /// The race ends at once with its fallback (a wait that nobody needs any more).
+        case endsRace
+        /// `work` goes on, not cancelled, to its result or the deadline: a request already sent that the other side
+        /// may act on (cut, it leaves unknown whether a post went out, and a target without idempotency keys posts
+        /// the resend twice).
+        case letsWorkFinish
+    }
+
     /// `work`'s result, or `fallback` when the deadline plus `grace` passes first. `work` is then cancelled and not
-    /// waited for: the race returns on time even when `work` ignores cancellation. Cancelling the caller also ends
-    /// the race with `fallback`.
+    /// waited for: the race returns on time even when `work` ignores cancellation. Cancelling the caller ends the
+    /// race with `fallback` too, unless `callerCancelled` is `.letsWorkFinish`.
     public func race<T: Sendable>(
-        grace: Duration = .zero, orElse fallback: T,
+        grace: Duration = .zero, orElse fallback: T, callerCancelled: CallerCancellation = .endsRace,
         _ work: @escaping @Sendable () async -> T
     ) async -> T {
         let finish = RaceFinish<T>()
@@ -68,7 +78,7 @@ public struct Deadline: Sendable {
                 finish.track(worker, timer)
             }
         } onCancel: {
-            finish.resume(fallback)
+            if callerCancelled == .endsRace { finish.resume(fallback) }
         }
     }
 }

@@ -1,31 +1,50 @@
 import Agent
 import Foundation
+import HTTPTestSupport
 import Publishing
 import Store
 import Testing
 import WallTime
 
-/// A fetch cancelled while a target has not answered (the agent stopping on SIGTERM) says so: the post stays in the
-/// outbox as unconfirmed, and its reason names the stop, not a deadline that was far from over (the log said "no
-/// answer from webhook before the deadline" 1 s into a 30 s budget).
+/// The agent stopping (SIGTERM: the fetch cancelled) while a post is in flight. Cut, the post's fate is unknown and
+/// the next start sends it again, which a target without idempotency keys (a webhook) shows twice. So a post already
+/// sent runs to its answer (or its deadline), and no other post is sent after the stop.
 @Suite(.timeLimit(.minutes(1))) struct StopMidDeliveryTests {
-    @Test func aDeliveryCutByTheAgentStoppingSaysSoNotDeadline() async throws {
+    @Test func aPostInFlightWhenTheAgentStopsRunsToItsAnswerAndNoOtherIsSent() async throws {
         let dir = try TempDir()
-        let endpoint = try RecordingEndpoint(script: [.hang])
+        let endpoint = try RecordingEndpoint(script: [.holdUntilReleased])
         let url = try await endpoint.start()
         var config = try Fixture.config(dir: dir, schedule: "deadline = \"30s\"")
-        config.publishers = [WebhookPublisher(name: "loopback", url: url, bodyTemplate: try WebhookBodyTemplate())]
-        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
+        let template = try WebhookBodyTemplate()
+        config.publishers = [
+            WebhookPublisher(name: "first", url: url, bodyTemplate: template),
+            WebhookPublisher(name: "second", url: url, bodyTemplate: template),
+        ]
         let now = Instant(Fixture.date("2026-11-21T10:10:00+09:00"))
-        let fetch = Task { await fetcher.fetch(now: now, trigger: [.signal]) }
+        let stopped = Task {
+            await Fetcher(configuration: config, clock: ContinuousClock()).fetch(now: now, trigger: [.signal])
+        }
         await endpoint.received()
-        fetch.cancel()
-        let report = await fetch.value
-        await endpoint.stop()
-        #expect(report.result == .failed)
-        let reason = try #require(report.deliveries.first?.reason)
-        #expect(reason == "stopped before loopback answered (the agent is stopping)", "\(reason)")
+        stopped.cancel()
+        await endpoint.release()
+        let report = await stopped.value
+
+        #expect(await endpoint.requests == 1, "nothing is sent after the stop")
+        let first = try #require(report.deliveries.first { $0.target == "first" })
+        #expect(first.outcome.isDelivered, "\(first)")
+        let second = try #require(report.deliveries.first { $0.target == "second" })
+        #expect(second.reason == "not sent: the agent is stopping")
         let pending = try StateStore(path: config.statePath).outbox(status: .pending)
-        #expect(pending.count == 1 && pending.first?.lastError == reason)
+        #expect(pending.map(\.target) == ["second"])
+        #expect(pending.first?.attempts == 0, "an entry not sent counts no attempt")
+
+        // The next start sends the one post not sent, and only it.
+        let restarted = await Fetcher(configuration: config, clock: ContinuousClock()).fetch(
+            now: now, trigger: [.signal])
+        await endpoint.stop()
+        #expect(await endpoint.requests == 2)
+        #expect(restarted.deliveries.map(\.target) == ["second"])
+        #expect(restarted.deliveries.allSatisfy { $0.outcome.isDelivered })
+        #expect(try StateStore(path: config.statePath).outbox(status: .pending).isEmpty)
     }
 }

@@ -9,6 +9,9 @@ public enum EndpointBehaviour: Sendable {
     case actThenFail
     /// Never answers (until the server stops).
     case hang
+    /// Waits until the test calls `release()`, then records the post and answers as `accept` does (an answer that
+    /// comes after something else happened: the agent told to stop).
+    case holdUntilReleased
 }
 
 /// An in-process HTTP endpoint on 127.0.0.1 that records posts and deduplicates them by `Idempotency-Key`,
@@ -21,6 +24,8 @@ public actor RecordingEndpoint {
     private var script: [EndpointBehaviour]
     private var task: Task<Void, Error>?
     private var requestWaiters: [CheckedContinuation<Void, Never>] = []
+    private var held: [CheckedContinuation<Void, Never>] = []
+    private var released = false
 
     public init(script: [EndpointBehaviour] = []) throws {
         self.script = script
@@ -53,6 +58,13 @@ public actor RecordingEndpoint {
 
     public func setScript(_ s: [EndpointBehaviour]) { script = s }
 
+    /// Lets every `holdUntilReleased` request, held now or later, go on.
+    public func release() {
+        released = true
+        held.forEach { $0.resume() }
+        held = []
+    }
+
     private func handle(_ request: HTTPRequest) async throws -> HTTPResponse {
         requests += 1
         requestWaiters.forEach { $0.resume() }
@@ -67,17 +79,28 @@ public actor RecordingEndpoint {
         case .hang:
             try await Task.sleep(for: .seconds(30))
             return HTTPResponse(statusCode: .ok)
+        case .holdUntilReleased:
+            if !released { await withCheckedContinuation { held.append($0) } }
+            return accept(key: key, text: object?["text"] as? String ?? "", failing: false)
         case .accept, .actThenFail:
-            var replayed = true
-            if ids[key] == nil {
-                posts.append((key, object?["text"] as? String ?? ""))
-                ids[key] = posts.count
-                replayed = false
-            }
-            if case .actThenFail = behaviour { return HTTPResponse(statusCode: .serviceUnavailable) }
-            return HTTPResponse(
-                statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): replayed ? "true" : "false"],
-                body: Data("{\"id\":\"\(ids[key]!)\"}".utf8))
+            let failing: Bool
+            if case .actThenFail = behaviour { failing = true } else { failing = false }
+            return accept(key: key, text: object?["text"] as? String ?? "", failing: failing)
         }
+    }
+
+    /// Records a post once per idempotency key and answers 200 with its id (503 when `failing`: acted on, the answer
+    /// lost).
+    private func accept(key: String, text: String, failing: Bool) -> HTTPResponse {
+        var replayed = true
+        if ids[key] == nil {
+            posts.append((key, text))
+            ids[key] = posts.count
+            replayed = false
+        }
+        if failing { return HTTPResponse(statusCode: .serviceUnavailable) }
+        return HTTPResponse(
+            statusCode: .ok, headers: [HTTPHeader("Idempotent-Replayed"): replayed ? "true" : "false"],
+            body: Data("{\"id\":\"\(ids[key]!)\"}".utf8))
     }
 }

@@ -99,6 +99,48 @@ import WallTime
         race.cancel()
         #expect(await race.value == "cancelled")
     }
+
+    /// A post already sent when the agent stops runs to its answer: cutting it would leave unknown whether it posted.
+    @Test func workAskedToFinishOutlivesItsCallersCancellation() async {
+        let deadline = Deadline(in: .seconds(60), clock: TestClock<Duration>())
+        let started = Flag()
+        let (answer, answered) = AsyncStream.makeStream(of: String.self)
+        let race = Task {
+            await deadline.race(orElse: "cancelled", callerCancelled: .letsWorkFinish) {
+                started.set()
+                for await reply in answer { return Task.isCancelled ? "work cancelled" : reply }
+                return "no answer"
+            }
+        }
+        await started.wait()
+        race.cancel()
+        answered.yield("answered")
+        #expect(await race.value == "answered")
+    }
+
+    /// Asked to finish, work still ends at the deadline: the agent's stop is bounded by it.
+    @Test func workAskedToFinishStillEndsAtTheDeadline() async {
+        let clock = TestClock<Duration>()
+        let deadline = Deadline(in: .seconds(5), clock: clock)
+        let started = Flag()
+        let finished = Flag()
+        let race = Task {
+            let result = await deadline.race(orElse: "late", callerCancelled: .letsWorkFinish) {
+                started.set()
+                try? await Task.sleep(for: .seconds(3600))
+                return "done"
+            }
+            finished.set()
+            return result
+        }
+        await started.wait()
+        race.cancel()
+        _ = await eventually(every: .milliseconds(1)) {
+            if !finished.isSet { await clock.advance(by: .seconds(1)) }
+            return finished.isSet
+        }
+        #expect(await race.value == "late")
+    }
 }
 
 /// A one-way flag that can be awaited.

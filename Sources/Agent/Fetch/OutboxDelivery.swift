@@ -46,6 +46,11 @@ extension Fetcher {
             }
             deadline = left
         }
+        // A post not yet sent when the agent stops waits for the next start; one in flight finishes (`race`).
+        if Task.isCancelled {
+            d.reason = Self.stopping
+            return d
+        }
         do {
             try store.countAttempt(
                 entry, afresh: resend == .afresh, now: now,
@@ -193,22 +198,25 @@ extension Fetcher {
         return .failed(reason: stopped)
     }
 
-    /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch.
+    /// Publishes, but returns no later than the deadline (+ a little): a hung target cannot hold the fetch. The
+    /// agent stopping (the fetch cancelled) does not cut a post already sent: it runs to its answer or the deadline,
+    /// so the outbox records what the target did. Cut, the post would be resent on the next start, and a target
+    /// without idempotency keys (a webhook) would show it twice.
     static func race(publisher: any Publisher, post: Post, deadline: Deadline) async -> DeliveryOutcome {
         let timedOut = "no answer from \(publisher.name) before the deadline"
-        let outcome = await deadline.race(
-            grace: .milliseconds(200), orElse: .retryable(reason: timedOut, retryAfter: nil, unconfirmed: true)
+        return await deadline.race(
+            grace: .milliseconds(200), orElse: .retryable(reason: timedOut, retryAfter: nil, unconfirmed: true),
+            callerCancelled: .letsWorkFinish
         ) {
             await publisher.publish(post, deadline: deadline)
         }
-        guard outcome == .retryable(reason: timedOut, retryAfter: nil, unconfirmed: true),
-            let stopped = stopped(publisher, deadline)
-        else { return outcome }
-        return .retryable(reason: stopped, retryAfter: nil, unconfirmed: true)
     }
 
-    /// Why a race ended without an answer when it was the fetch being cancelled (the agent stopping), not its
-    /// deadline: nil when the deadline had passed or the fetch goes on.
+    /// Why an entry is not sent: the agent is stopping (the fetch was cancelled) before its post went out.
+    static let stopping = "not sent: the agent is stopping"
+
+    /// Why a look-up (read only: the agent stopping cuts it) ended without an answer when it was the fetch being
+    /// cancelled, not its deadline: nil when the deadline had passed or the fetch goes on.
     static func stopped(_ publisher: any Publisher, _ deadline: Deadline) -> String? {
         guard Task.isCancelled, !deadline.hasPassed else { return nil }
         return "stopped before \(publisher.name) answered (the agent is stopping)"

@@ -79,7 +79,8 @@ public actor AgentScheduler {
     }
 
     /// Ends `run()`. A fetch in progress is cancelled: it stops ingesting after its current slice, saves what it
-    /// read, cancels its request and records its result, so the agent stops within about a second.
+    /// read, sends no post it had not sent, lets a post in flight run to its answer (at most to its deadline: cut,
+    /// the post would be sent again on the next start) and records its result.
     public func shutdown() {
         stopping = true
         currentFetch?.cancel()
