@@ -2,6 +2,7 @@ import Foundation
 import Messages
 import Publishing
 import StepDetection
+import TestSupport
 import Testing
 import WallTime
 
@@ -62,6 +63,7 @@ import WallTime
             path: "/data/walk.csv", isDevice: false, format: "generic-csv",
             start: Timestamps.parse("2026-11-21T01:00:00Z"), follow: true)
         source.timeZone = TimeZone(identifier: "Europe/Berlin")
+        source.pathKey = "line 2: source.path"
         #expect(c.source == source)
         #expect(c.schedule.interval == .cron(try CronSchedule("0 21 * * *")))
         #expect(c.schedule.minimum == 900)
@@ -184,9 +186,11 @@ import WallTime
     }
 
     /// The file target's relative path is the configuration folder's, as the state and source paths are: an agent
-    /// started by systemd (working directory /) must not write posts to /posts.jsonl.
+    /// started by systemd (working directory /) must not write posts to /posts.jsonl. (Both folders exist: a file
+    /// target's folder that does not is a configuration error, `ConfiguredPathTests`.)
     @Test func theFileTargetsRelativePathIsRelativeToTheConfigurationFile() throws {
-        let c = try parse(
+        let (dir, other) = (try TempDir(), try TempDir())
+        let c = try AgentConfiguration.parse(
             """
             [[publish]]
             kind = "file"
@@ -194,10 +198,10 @@ import WallTime
             [[publish]]
             kind = "file"
             name = "absolute"
-            path = "/var/lib/steptweet/posts.jsonl"
-            """)
+            path = "\(other.path("posts.jsonl"))"
+            """, file: dir.path("config.toml"), environment: [:])
         let paths = c.publishers.compactMap { ($0 as? FilePublisher)?.path }
-        #expect(paths == ["/etc/steptweet/posts.jsonl", "/var/lib/steptweet/posts.jsonl"])
+        #expect(paths == [dir.path("posts.jsonl"), other.path("posts.jsonl")])
     }
 
     @Test func sampleConfigurationParses() throws {

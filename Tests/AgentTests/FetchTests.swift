@@ -355,7 +355,7 @@ import WallTime
         try FileManager.default.removeItem(atPath: copy)
         let report = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
         #expect(report.result == .failed)
-        #expect(report.reason?.hasPrefix("ingestion: \(copy): ") == true, "\(report.line)")
+        #expect(report.reason?.hasPrefix("ingestion: line 2: source.path: \(copy): ") == true, "\(report.line)")
         #expect(report.deliveries.map(\.outcome) == [.delivered])
     }
 

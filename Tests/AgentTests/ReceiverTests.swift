@@ -158,6 +158,27 @@ import WallTime
 
     /// More readings than one slice recounts (four days of minutes, with fractional counts): the fetch goes on slice
     /// after slice within its budget, and posts the exact rounded total once.
+    /// A payload with no step data names no device: the answer leaves `device` out (as every absent value in the
+    /// JSON answers is), rather than an empty name, and says what it ignored.
+    @Test func aPayloadWithoutStepDataNamesNoDevice() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir: dir)
+        let body = Data(
+            #"{"data": {"metrics": [{"name": "heart_rate", "units": "count/min", "data": [{"date": "2026-11-21 10:00:00 +0900", "qty": 61, "source": "Taro's Watch"}]}]}}"#
+                .utf8)
+        let answer = try await post(r.port, body, token: token)
+        #expect(answer.status == 200, "\(answer.answer)")
+        #expect(answer.answer["readings"] as? Int == 0 && answer.answer["samples"] as? Int == 0, "\(answer.answer)")
+        #expect(answer.answer["ignored"] as? [String] == ["metric heart_rate (1 point)"], "\(answer.answer)")
+        #expect(answer.answer.keys.contains("device") == false, "\(answer.answer)")
+        // Nor when its only step data is left out: the refused item names its device, the stored part none.
+        let refused = try await post(r.port, Self.healthAutoExport(0..<1, qty: { _ in "\"lots\"" }), token: token)
+        #expect(refused.status == 422 && refused.answer["stored"] as? Int == 0, "\(refused.answer)")
+        #expect(refused.answer.keys.contains("device") == false, "\(refused.answer)")
+        #expect(try receivedRows(r.store) == 0)
+        await r.stop()
+    }
+
     @Test func aBacklogOfManySlicesIsCountedExactlyOnce() async throws {
         let dir = try TempDir()
         let r = try await start(dir: dir)

@@ -447,6 +447,18 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(s.issues.map(\.message) == ["y is not a number: 'abc'", "time is not a number: 'x'"])
     }
 
+    /// A `nan` time parses as a number but is none: said so (not "out of range"), with its line.
+    @Test func aNaNTimeIsNotANumber() throws {
+        let (s, got) = try read(csv(["0,0,0,9.8", "nan,0,0,9.8", "-NaN,0,0,9.8", "1e30,0,0,9.8", "30,0,0,9.8"]))
+        #expect(got.count == 2)
+        #expect(
+            s.issues.map(\.message) == [
+                "time is not a number: NaN", "time is not a number: NaN", "time is out of range",
+            ])
+        #expect(s.issues.map(\.line) == [3, 4, 5])
+        #expect(s.issues.first?.description.hasSuffix(":3: time is not a number: NaN") == true)
+    }
+
     @Test func truncatedLastLineIsSkippedValidLinesKept() throws {
         let (s, got) = try read("t_ms,x,y,z\n0,0,0,9.8\n20,0,0,9.8\n40,0,")
         #expect(got.count == 2)

@@ -155,9 +155,11 @@ import Testing
         let forced = try await Steptweet.run(["init", "--force", "--config", path])
         #expect(forced.status == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) != edited)
-        // The sample loads; its source file does not exist yet, so a dry run reports that clearly.
+        // The sample loads; its source file does not exist yet, so a dry run reports that clearly, naming the key.
         let dry = try await Steptweet.run(["fetch", "--config", path, "--dry-run"])
         #expect(dry.status == 78, "a source path that does not exist is a configuration problem, not a temporary one")
-        #expect(dry.stdout.split(separator: "\n").last == "Failed: ingestion: \(dir.path)/conf/walk.csv: no such file")
+        #expect(
+            dry.stdout.split(separator: "\n").last
+                == "Failed: ingestion: line 5: source.path: \(dir.path)/conf/walk.csv: no such file")
     }
 }

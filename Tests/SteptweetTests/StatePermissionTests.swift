@@ -55,6 +55,14 @@ import Testing
         let status = try await Steptweet.runProcessUnprivileged(["status", "--config", config])
         #expect(status.status == 0, "\(status.stderr)")
         #expect(status.stdout.contains("  2026-11-21T10:10:00+09:00 manual: NewData (113 steps)"), "\(status.stdout)")
+        // ... and says what `fetch` and `agent` refused, still exiting 0 as for every problem line.
+        let problem =
+            "the state folder \(folder) is not writable by this user (Permission denied); `fetch` and `agent` refuse to run until it is"
+        #expect(
+            status.stdout.contains("\nstate:    \(folder)/state.sqlite\nproblem:  \(problem)\n"), "\(status.stdout)")
+        let json = try await Steptweet.runProcessUnprivileged(["status", "--config", config, "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout.contains(#""state_problem":"\#(problem)""#), "\(json.stdout)")
         let steps = try await Steptweet.runProcessUnprivileged(["steps", "--config", config, "--from", "2026-11-21"])
         #expect(steps.stdout.hasPrefix("113 steps from 2026-11-21T00:00:00+09:00"), "\(steps)")
         let outbox = try await Steptweet.runProcessUnprivileged(["outbox", "--config", config])

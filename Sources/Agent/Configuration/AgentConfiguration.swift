@@ -36,6 +36,9 @@ public struct AgentConfiguration: Sendable {
         public var timeZone: TimeZone?
         /// The sampling rate of a recording without a time column (`source.rate` with `source.path`).
         public var rateHz: Double?
+        /// Where `path` was configured, `line 5: source.path`, for an error about the file itself (nil for a device,
+        /// or a source not read from a configuration file).
+        public var pathKey: String?
 
         public init(
             path: String, isDevice: Bool = false, format: String? = nil, start: Date? = nil, follow: Bool = false
@@ -221,6 +224,10 @@ public struct AgentConfiguration: Sendable {
             try reader.string("state", "path").map { resolve($0, against: base) }
             ?? defaultStatePath(environment: environment)
         var source = fileSource
+        if source?.isDevice == false && source?.phyphox == nil {
+            source?.pathKey =
+                (ConfigKeyLines(text).line(of: "source.path").map { "line \($0): " } ?? "") + "source.path"
+        }
         if let device, let s = fileSource {
             source = try resolveDevice(device, source: s, reader: reader, statePath: statePath)
         }

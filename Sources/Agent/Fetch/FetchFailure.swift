@@ -85,3 +85,14 @@ extension FetchReport {
         }
     }
 }
+
+extension AgentConfiguration {
+    /// An input error, with the key and line of `source.path` when it is about that file itself (it does not exist,
+    /// it may not be read), as a configuration error names its key: `line 5: source.path: /x/walk.csv: no such file`.
+    func described(_ error: InputError) -> String {
+        guard error.kind == .unreadable, let s = source, let key = s.pathKey, error.file == s.path else {
+            return "\(error)"
+        }
+        return "\(key): \(error)"
+    }
+}

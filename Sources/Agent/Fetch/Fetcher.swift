@@ -109,7 +109,7 @@ public struct Fetcher: Sendable {
     /// What an error of ingestion is: the input's, the fetch's own, or the state database's.
     func ingestionFailure(_ error: any Error) -> (kind: FailureKind, reason: String) {
         switch error {
-        case let e as InputError: return (FailureKind.of(e), "ingestion: \(e)")
+        case let e as InputError: return (FailureKind.of(e), "ingestion: \(configuration.described(e))")
         case let e as FetchFailure: return (e.kind, "ingestion: \(e)")
         default: return (StateStore.failureKind(of: error), StateStore.describe(error, path: configuration.statePath))
         }

@@ -126,7 +126,7 @@ extension Fetcher {
             for (source, read) in reads { source.didSave(read) }
             return .success(bouts)
         } catch let e as InputError {
-            return .failure(WalkIngestError(message: "ingestion: \(e)"))
+            return .failure(WalkIngestError(message: "ingestion: \(configuration.described(e))"))
         } catch {
             return .failure(WalkIngestError(message: StateStore.describe(error, path: configuration.statePath)))
         }

@@ -39,6 +39,8 @@ public struct StatusReport: Encodable, Sendable {
     public var lastSample: Date?
     /// The devices that pushed to the receiver, most recently heard first.
     public var receivedDevices: [ReceivedDeviceListing] = []
+    /// Why this user cannot write the state (a folder or file that is not writable), which `fetch` and `agent` refuse.
+    public var stateProblem: String?
 
     /// Reads the state database without changing it (an absent database reads as empty).
     public static func load(configuration c: AgentConfiguration, history: Int = 5) throws -> StatusReport {
@@ -76,7 +78,22 @@ public struct StatusReport: Encodable, Sendable {
             },
             sampling: agentView ? agent.sampling : ownSampling,
             lastSample: c.source?.accelerometer.flatMap { SampleFileWriter.lastTime(in: $0.samplePath) }?.date,
-            receivedDevices: try store.receivedDevices())
+            receivedDevices: try store.receivedDevices(), stateProblem: writeProblem(statePath: c.statePath))
+    }
+
+    /// Why this user could not write the state at `statePath`: its folder, the database or a lock file there and not
+    /// writable (`fetch` and `agent` stop on it with 77, or 73 on a read-only file system), else nil. A folder that
+    /// does not exist yet is created by the first fetch.
+    static func writeProblem(statePath: String) -> String? {
+        let folder = (statePath as NSString).deletingLastPathComponent
+        let place = folder.isEmpty ? "." : folder
+        for path in [place, statePath, statePath + ".lock", statePath + ".agent.lock"] where access(path, F_OK) == 0 {
+            guard access(path, W_OK) != 0 else { continue }
+            let reason = String(cString: strerror(errno))
+            return "\(path == place ? "the state folder \(place)" : path) is not writable by this user (\(reason)); "
+                + "`fetch` and `agent` refuse to run until it is"
+        }
+        return nil
     }
 
     /// The receiver's line: what the running agent recorded, or that none runs (with the last agent's failure to
@@ -94,6 +111,7 @@ public struct StatusReport: Encodable, Sendable {
     public func lines(zone: TimeZone) -> [String] {
         let f = { (d: Date) in Timestamps.format(d, zone: zone) }
         var out = ["config:   \(config)", "state:    \(statePath)"]
+        if let stateProblem { out.append("problem:  \(stateProblem)") }
         if agentRunning {
             out.append(
                 "agent:    running (pid \(agentPid ?? 0)" + (agentStarted.map { ", since \($0)" } ?? "") + "), "

@@ -9,6 +9,7 @@ struct StoredAnswer: Encodable {
     var readings: Int
     var samples: Int
     var duplicates: Int?
+    /// The devices the payload stored data of, comma-separated; absent (as every absent value) when it named none.
     var device: String?
     var ignored: [String]?
 
@@ -22,7 +23,7 @@ struct StoredAnswer: Encodable {
     init(_ payload: Payload, _ committed: ReceivedCommit) {
         self.init(format: payload.format, readings: committed.readings, samples: committed.samples)
         duplicates = committed.duplicates
-        device = committed.devices.joined(separator: ", ")
+        device = committed.deviceNames
         ignored = payload.ignored.isEmpty ? nil : payload.ignored
     }
 }
@@ -43,7 +44,7 @@ struct LeftOutAnswer: Encodable {
     var readings: Int
     var samples: Int
     var duplicates: Int
-    var device: String
+    var device: String?
     var refusedCount: Int
     var refused: [Item]
     var ignored: [String]?
@@ -61,10 +62,15 @@ struct LeftOutAnswer: Encodable {
         readings = committed.readings
         samples = committed.samples
         duplicates = committed.duplicates
-        device = committed.devices.joined(separator: ", ")
+        device = committed.deviceNames
         refusedCount = payload.refusedCount
         refused = payload.refused.map { Item(field: $0.path, reason: $0.message, device: $0.device) }
         ignored = payload.ignored.isEmpty ? nil : payload.ignored
         test = payload.isTest ? true : nil
     }
+}
+
+extension ReceivedCommit {
+    /// `device` of an answer: the devices, comma-separated, or nil when the payload was about none (no step data).
+    var deviceNames: String? { devices.isEmpty ? nil : devices.joined(separator: ", ") }
 }

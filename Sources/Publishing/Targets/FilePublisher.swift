@@ -92,7 +92,18 @@ public struct FilePublisher: Publisher {
 
 extension FilePublisher {
     /// `kind = "file"`: `path` (required; relative to the configuration file's folder), `image`, `image_required`.
+    /// Its folder must exist (it is not created): a mistyped one is a configuration error naming `path`, found
+    /// before a fetch rather than at the first delivery.
     public static let target = TargetKind("file", usesHTTP: false) { config in
-        FilePublisher(name: config.name, path: try config.requiredPath("path"), image: try config.image)
+        let path = try config.requiredPath("path")
+        let folder = (path as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        if !folder.isEmpty
+            && !(FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue)
+        {
+            let what = FileManager.default.fileExists(atPath: folder) ? "is not a folder" : "does not exist"
+            throw config.error("path", "the folder \(folder) \(what) (a file target does not create it)")
+        }
+        return FilePublisher(name: config.name, path: path, image: try config.image)
     }
 }

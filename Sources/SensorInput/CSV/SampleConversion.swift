@@ -38,6 +38,8 @@ struct SampleConversion {
     /// Why `sample(row)` is nil.
     @inline(never)
     func problem(_ row: (Double, Double, Double, Double)) -> String {
+        // `nan` parses as a number; it is none, and no range would hold it.
+        guard !row.0.isNaN else { return "time is not a number: NaN" }
         let scaled = row.0 * timeNs
         guard scaled > -9.2e18 && scaled < 9.2e18 else { return "time is out of range" }
         let s = AccelerationSample(
