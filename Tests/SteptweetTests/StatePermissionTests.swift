@@ -89,5 +89,26 @@ import Testing
         #expect(retry.stderr.contains("cannot be created: \(file) is not a folder"), "\(retry.stderr)")
         let agent = try await Steptweet.runProcess(["agent", "--config", config])
         #expect(agent.status == 73, "\(agent.stderr)")
+        // `status` reads no state and says why a fetch would stop, still exiting 0 as for every problem line.
+        let status = try await Steptweet.run(["status", "--config", config])
+        #expect(status.status == 0, "\(status.stderr)")
+        let problem =
+            "the state folder \(file) is a file, not a folder; `fetch` and `agent` refuse to run until it can"
+        #expect(status.stdout.contains("\nproblem:  \(problem)\n"), "\(status.stdout)")
+    }
+
+    /// A state folder not made yet, in a folder this user cannot write: `status` says so before a fetch finds it.
+    @Test func aStateFolderThatCannotBeCreatedIsShownByStatus() async throws {
+        let (_, readOnly) = try await Self.readOnlyState()
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: readOnly) }
+        let config = try Steptweet.walkConfig("[state]\npath = \"\(readOnly)/new/state.sqlite\"\n")
+        let fetch = try await Steptweet.runProcessUnprivileged(["fetch", "--config", config])
+        #expect(fetch.status == 77 || fetch.status == 73, "\(fetch)")
+        let status = try await Steptweet.runProcessUnprivileged(["status", "--config", config])
+        #expect(status.status == 0, "\(status.stderr)")
+        let problem =
+            "the state folder \(readOnly)/new cannot be created: \(readOnly) is not writable by this user (Permission denied); `fetch` and `agent` refuse to run until it can"
+        #expect(status.stdout.contains("\nproblem:  \(problem)\n"), "\(status.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: readOnly + "/new"), "status creates nothing")
     }
 }

@@ -83,10 +83,12 @@ public struct StatusReport: Encodable, Sendable {
 
     /// Why this user could not write the state at `statePath`: its folder, the database or a lock file there and not
     /// writable (`fetch` and `agent` stop on it with 77, or 73 on a read-only file system), else nil. A folder that
-    /// does not exist yet is created by the first fetch.
+    /// does not exist yet is created by the first fetch, unless it cannot be (`creationProblem`).
     static func writeProblem(statePath: String) -> String? {
         let folder = (statePath as NSString).deletingLastPathComponent
         let place = folder.isEmpty ? "." : folder
+        if let problem = creationProblem(folder: place) { return problem }
+        if access(place, F_OK) != 0 { return nil }  // the first fetch creates it
         for path in [place, statePath, statePath + ".lock", statePath + ".agent.lock"] where access(path, F_OK) == 0 {
             guard access(path, W_OK) != 0 else { continue }
             let reason = String(cString: strerror(errno))
@@ -94,6 +96,26 @@ public struct StatusReport: Encodable, Sendable {
                 + "`fetch` and `agent` refuse to run until it is"
         }
         return nil
+    }
+
+    /// Why the state folder `folder` cannot be used or made: it is a file, or it does not exist and the nearest
+    /// folder above it that exists is a file or is not writable by this user (`fetch` says 73 or 77); nil otherwise.
+    static func creationProblem(folder: String) -> String? {
+        var above = folder
+        while access(above, F_OK) != 0 && above != "/" && above != "." {
+            above = (above as NSString).deletingLastPathComponent
+            if above.isEmpty { above = "." }
+        }
+        let refused = "`fetch` and `agent` refuse to run until it can"
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: above, isDirectory: &isFolder), !isFolder.boolValue {
+            let what = above == folder ? "is a file" : "cannot be created: \(above) is a file"
+            return "the state folder \(folder) \(what), not a folder; \(refused)"
+        }
+        guard above != folder, access(above, W_OK) != 0 else { return nil }
+        let reason = String(cString: strerror(errno))
+        return
+            "the state folder \(folder) cannot be created: \(above) is not writable by this user (\(reason)); \(refused)"
     }
 
     /// The receiver's line: what the running agent recorded, or that none runs (with the last agent's failure to
