@@ -52,7 +52,7 @@ struct IngestHandler: Sendable {
             return .error(.serviceUnavailable, "the state database cannot be written now; send again")
         }
         logger.debug(
-            "received \(payload.format) from \(committed.devices.joined(separator: ", ")): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
+            "received \(payload.format) from \(committed.deviceNames ?? "no named device"): \(committed.readings) readings, \(committed.samples) samples, \(committed.duplicates) duplicates"
         )
         if payload.refusedCount > 0 { return leftOut(payload, committed, convention) }
         if let stored = convention.stored { return stored(payload) }
