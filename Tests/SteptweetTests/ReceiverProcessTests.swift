@@ -114,6 +114,7 @@ import Testing
         #expect(status.stdout.contains("receiver: not listening"), "\(status.stdout)")
         #expect(status.stdout.contains("127.0.0.1:\(port)"), "\(status.stdout)")
     }
+
     /// With a file source beside `[receive]`, fetching goes on without the receiver's token, so `status` is the place
     /// to learn that an agent would start without its receiver (it said only "no agent running").
     @Test func statusSaysTheReceiverWouldBeOffWithoutItsToken() async throws {
