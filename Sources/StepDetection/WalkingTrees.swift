@@ -27,6 +27,16 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
         precondition(isValid, "WalkingTrees: the arrays do not fit together")
     }
 
+    /// Trees one after another as one model: the generated model comes in parts, a file each, so that no source file
+    /// holds more than a few hundred lines of numbers.
+    public init(base: Double, joining parts: [WalkingTrees]) {
+        let depth = parts.first?.depth ?? 1
+        precondition(parts.allSatisfy { $0.depth == depth }, "WalkingTrees: parts of different depths")
+        self.init(
+            depth: depth, base: base, features: parts.flatMap(\.features), thresholds: parts.flatMap(\.thresholds),
+            leaves: parts.flatMap(\.leaves))
+    }
+
     enum CodingKeys: String, CodingKey { case featureSet, depth, base, features, thresholds, leaves }
 
     /// Decodes saved trees, refusing those trained on another feature set (or saved before feature sets were
@@ -115,10 +125,10 @@ public struct WalkingTrees: Sendable, Equatable, Codable {
 }
 
 /// The walking recognizer's parameters: a classifier trained by `scripts/train_walking.py` on the shared recordings
-/// (coefficients in `WalkingModel.swift`) and the two probabilities of its hysteresis. A run of rhythm steps becomes
-/// walking when a step's windows reach `enter` on average (its earlier steps then count too, as long as they held
-/// `stay`), and stays walking while they hold `stay`. `enter` is the one parameter that trades false steps in daily
-/// life against steps lost on weak walks.
+/// (coefficients in `WalkingModel.swift` and its tree files) and the two probabilities of its hysteresis. A run of
+/// rhythm steps becomes walking when a step's windows reach `enter` on average (its earlier steps then count too, as
+/// long as they held `stay`), and stays walking while they hold `stay`. `enter` is the one parameter that trades false
+/// steps in daily life against steps lost on weak walks.
 public struct RecognizerParameters: Sendable, Equatable, Codable {
     /// Whether steps must lie in recognised walking to count. Off: rhythm alone decides (the detector before #10).
     public var enabled: Bool

@@ -67,6 +67,23 @@ enum SlowRhythm {
         }
     }
 
+    @Test func treesJoinedFromPartsScoreAsOneModel() {
+        // The generated model comes in parts, a file each (WalkingModelTrees1-3.swift): joined in order, they are the
+        // one model the trainer fitted, every tree's leaf added to the one base.
+        let first = WalkingTrees(depth: 1, base: 0, features: [0], thresholds: [0], leaves: [-1, 0.25])
+        let second = WalkingTrees(depth: 1, base: 0, features: [1], thresholds: [0], leaves: [0.125, -0.5])
+        let joined = WalkingTrees(base: 0.5, joining: [first, second])
+        #expect(
+            joined
+                == WalkingTrees(
+                    depth: 1, base: 0.5, features: [0, 1], thresholds: [0, 0], leaves: [-1, 0.25, 0.125, -0.5]))
+        var f = WindowFeatures()
+        f.logStd = -1  // below the first tree's threshold: its left leaf, −1
+        f.r1 = 1  // above the second's: its right leaf, −0.5
+        let z = 0.5 - 1 - 0.5
+        #expect(abs(joined.probability(f) - 1 / (1 + Foundation.exp(-z))) < 1e-12)
+    }
+
     @Test func theBuiltInModelNeverRisesAsMotionGetsRougher() {
         // The trees are fitted monotone in r1 and r2 (scripts/train_walking.py): from any window, smoother motion at
         // its own rhythm may only raise P. Probed from 500 random windows across the features' ranges.
