@@ -100,6 +100,7 @@ public struct MessageComposer: Sendable {
 
     /// The text for `window`. When its ends fall in different years (in the composer's zone) and the date format
     /// has no year, both dates get one in front (`yyyy/` + format), so `2025/09/20 18:00:00 〜 2026/11/23 06:49:53`.
+    /// A summary preset leaves its walks out when no walk ended in the window (`Template.withoutWalks`).
     public func compose(_ window: StepWindow) -> String {
         let dates = formatter(windowDateFormat(window))
         let seconds = max(0, window.end.timeIntervalSince(window.start))
@@ -114,6 +115,7 @@ public struct MessageComposer: Sendable {
             let delta = window.steps - previous
             return delta == 0 ? "±0" : (delta > 0 ? "+" : "-") + number(abs(delta))
         }
+        let template = window.bouts == 0 ? Template.withoutWalks[template.source] ?? template : template
         return template.render([
             "previous_steps": window.previousSteps.map(number) ?? unknown,
             "change": change ?? unknown,

@@ -15,6 +15,17 @@ public struct Template: Sendable, Equatable {
         "{from} 〜 {to} の1週間で {steps} 歩（前週比 {change}）。{bouts} 回歩いて、いちばん歩いた日は {busiest}（{busiest_steps} 歩）でした。"
     public static let weeklyEnglish =
         "Week {from} to {to}: {steps} steps ({change} on the week before) in {bouts} walks; busiest day {busiest} ({busiest_steps} steps)."
+    /// The summary presets as they read without the walks, used for a window in which no walk ended: a step log or
+    /// an export has no walks, and "in 0 walks" under a day of 9,000 steps says something false.
+    static let withoutWalks: [String: Template] = [
+        daily: "{date} の歩数は {steps} 歩（前日比 {change}）。いちばん歩いたのは {busiest}（{busiest_steps} 歩）でした。",
+        dailyEnglish:
+            "{date}: {steps} steps ({change} on the day before); busiest hour {busiest} ({busiest_steps} steps).",
+        weekly: "{from} 〜 {to} の1週間で {steps} 歩（前週比 {change}）。いちばん歩いた日は {busiest}（{busiest_steps} 歩）でした。",
+        weeklyEnglish:
+            "Week {from} to {to}: {steps} steps ({change} on the week before); busiest day {busiest} ({busiest_steps} steps).",
+    ].compactMapValues { try? Template($0) }
+
     /// Presets by name, for a configuration's `text.preset`: the Japanese ones under their plain name (the seed's
     /// language is the default), the English ones with `-en`.
     public static let presets: [String: String] = [

@@ -115,7 +115,7 @@ import WallTime
         #expect(
             report.windows.last?.text
                 == "2026/11/21: \(number(total)) steps (\(change >= 0 ? "+" : "-")\(number(abs(change))) on the day "
-                + "before) in 0 walks; busiest hour \(String(format: "%02d:00–%02d:00", busiest.key, busiest.key + 1)) (\(number(busiest.value)) "
+                + "before); busiest hour \(String(format: "%02d:00–%02d:00", busiest.key, busiest.key + 1)) (\(number(busiest.value)) "
                 + "steps).")
     }
 
@@ -137,7 +137,7 @@ import WallTime
         #expect(week.span.end.date == Fixture.date("2026-11-23T00:00:00+09:00"))
         #expect(
             week.text
-                == "Week 11/16 to 11/23: 7500 steps (+3500 on the week before) in 0 walks; busiest day Sat 11/21 (4500 steps)."
+                == "Week 11/16 to 11/23: 7500 steps (+3500 on the week before); busiest day Sat 11/21 (4500 steps)."
         )
     }
 

@@ -34,6 +34,22 @@ import WallTime
         #expect(try composer("daily-en").compose(same).contains("(±0 on the day before)"))
     }
 
+    @Test(arguments: ["daily", "daily-en", "weekly", "weekly-en"])
+    func aSummaryPresetLeavesItsWalksOutWhenNoWalkEnded(preset: String) throws {
+        // A step log or an export has no walks: "9,120 steps in 0 walks" would say something false.
+        var window = day(steps: 9120, previous: 7890, busiestHour: 17, busiestSteps: 2345)
+        let withWalks = try composer(preset).compose(window)
+        window.bouts = 0
+        let without = try composer(preset).compose(window)
+        // The words for the walks, and what is left where they were.
+        let (walks, left) = preset.hasSuffix("-en") ? (" in 4 walks;", ";") : ("4 回歩いて、", "")
+        #expect(withWalks.contains(walks))
+        #expect(without == withWalks.replacingOccurrences(of: walks, with: left))
+        // A template of one's own says what it says.
+        let own = try MessageComposer(template: try Template("{steps} steps in {bouts} walks"), timeZone: "UTC")
+        #expect(own.compose(window) == "9120 steps in 0 walks")
+    }
+
     @Test func theWeeklyPresetNamesTheBusiestDayInTheTemplatesLanguage() throws {
         let saturday = dayStart
         let week = StepWindow(
