@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import Messages
 import Testing
 import WallTime
 

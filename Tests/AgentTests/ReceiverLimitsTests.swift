@@ -171,16 +171,22 @@ import Testing
         let r = try await start(dir, limits: "max_connections = 1\nidle_timeout = \"30s\"")
         let port = r.port
         let body = Array(goodBody.utf8)
+        let first = self.head(contentLength: body.count) + goodBody
         let head = head(contentLength: body.count, extra: "Connection: close\r\n")
         let request = head + goodBody
         let (early, held, late) = try await offThePool {
-            let arriving = try RawConnection(port: port, timeout: 10)
-            arriving.send(Array(head.utf8) + body.dropLast())
+            // Answered once, so accepted (and the receiver full) before the phone connects; then a second request
+            // whose body is arriving.
+            var arriving: RawConnection? = try RawConnection(port: port, timeout: 10)
+            arriving?.send(first)
+            _ = arriving?.readAnswer()
+            arriving?.send(Array(head.utf8) + body.dropLast())
             let phone = try RawConnection(port: port, timeout: 1)
             phone.send(request)
             let early = phone.readUntilClosed()  // nothing while the first request is arriving
-            arriving.send([body.last!])  // its end: answered and closed, so the phone is accepted and served
-            let held = arriving.status()
+            arriving?.send([body.last!])  // its end: answered and closed, so the phone is accepted and served
+            let held = arriving?.status()
+            arriving = nil
             var late: String?
             for _ in 0..<20 where late == nil { late = phone.readUntilClosed() }
             return (early, held, late)
