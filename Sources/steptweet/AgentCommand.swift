@@ -8,7 +8,7 @@ import Store
 struct AgentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "agent",
-        abstract: "Run background fetches on the schedule until stopped (SIGUSR1: fetch now; SIGTERM/SIGINT: stop).",
+        abstract: "Run background fetches on the schedule until stopped (SIGUSR1: fetch now; SIGTERM/INT/HUP: stop).",
         discussion: """
             Fetches on the configured interval or cron schedule (never more often than schedule.minimum, with \
             jitter), backs off after Failed, and never runs two fetches at once. `kill -USR1 <pid>` starts a fetch \

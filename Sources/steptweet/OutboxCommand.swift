@@ -59,7 +59,7 @@ struct OutboxList: ParsableCommand {
             return
         }
         if entries.isEmpty { printLine(all ? "the outbox is empty" : "nothing pending, failed or unconfirmed") }
-        for e in entries { printLine(TerminalText.escaped(OutboxJSON(e, zone: zone).line)) }
+        for e in entries { printLine(TerminalText.escaped(OutboxJSON.line(e, zone: zone))) }
     }
 }
 
@@ -106,7 +106,7 @@ private func change(_ config: AgentConfiguration, _ apply: (StateStore) throws -
     var status: Int32 = 0
     for c in changes {
         switch c {
-        case .changed(let e): printLine(TerminalText.escaped(OutboxJSON(e, zone: config.composer.timeZone).line))
+        case .changed(let e): printLine(TerminalText.escaped(OutboxJSON.line(e, zone: config.composer.timeZone)))
         case .notFound(let id):
             printError(
                 "error: no outbox entry \(id) in \(config.statePath) (`steptweet outbox --all` lists every entry)")
@@ -152,9 +152,15 @@ struct OutboxJSON: Encodable {
         lastError = e.lastError
     }
 
-    /// `12  failed  mastodon  2026-11-21T10:00:00+09:00 〜 …  1234 steps  2 attempts  last error: HTTP 404: …`
-    var line: String {
-        "\(id)  \(status)\(unconfirmed ? " (unconfirmed)" : "")  \(target)  \(windowStart) 〜 \(windowEnd)  \(steps) steps  "
-            + quantity(attempts, "attempt") + (lastError.map { "  last error: \($0)" } ?? "")
+    /// `12  failed  mastodon  2026-11-21T10:00:00+09:00 〜 …  1234 steps  2 attempts  last error: HTTP 404: …`, with
+    /// `next attempt …` for a pending entry already tried (a server's Retry-After, the backoff), so that a long wait
+    /// is not taken for a stuck outbox.
+    static func line(_ e: OutboxRecord, zone: TimeZone) -> String {
+        let j = OutboxJSON(e, zone: zone)
+        let tried = e.status == .pending && e.attempts > 0 && e.nextAttempt.nanosecondsSinceEpoch > 0
+        let next = tried ? "  next attempt \(j.nextAttempt)" : ""
+        return "\(j.id)  \(j.status)\(j.unconfirmed ? " (unconfirmed)" : "")  \(j.target)  \(j.windowStart) 〜 "
+            + "\(j.windowEnd)  \(j.steps) steps  " + quantity(j.attempts, "attempt") + next
+            + (j.lastError.map { "  last error: \($0)" } ?? "")
     }
 }

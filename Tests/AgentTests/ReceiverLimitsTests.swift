@@ -164,25 +164,73 @@ import Testing
         await r.stop()
     }
 
+    /// A connection whose request is arriving is never closed to make room: past `max_connections` the next waits
+    /// in the listen queue until it is answered and closes.
     @Test func connectionsOverMaxConnectionsWaitForOneToClose() async throws {
         let dir = try TempDir()
-        let r = try await start(dir, limits: "max_connections = 2\nidle_timeout = \"30s\"")
+        let r = try await start(dir, limits: "max_connections = 1\nidle_timeout = \"30s\"")
         let port = r.port
-        let body = goodBody
-        let request = head(contentLength: body.utf8.count, extra: "Connection: close\r\n") + body
-        let (early, late) = try await offThePool {
-            var held = [try RawConnection(port: port), try RawConnection(port: port)]
-            Thread.sleep(forTimeInterval: 0.5)  // both accepted
-            let third = try RawConnection(port: port, timeout: 1)
-            third.send(request)
-            let early = third.readUntilClosed()  // nothing while both are held
-            held.removeAll()  // closes them: the third is accepted and served
+        let body = Array(goodBody.utf8)
+        let first = self.head(contentLength: body.count) + goodBody
+        let head = head(contentLength: body.count, extra: "Connection: close\r\n")
+        let request = head + goodBody
+        let (early, held, late) = try await offThePool {
+            // Answered once, so accepted (and the receiver full) before the phone connects; then a second request
+            // whose body is arriving.
+            var arriving: RawConnection? = try RawConnection(port: port, timeout: 10)
+            arriving?.send(first)
+            _ = arriving?.readAnswer()
+            arriving?.send(Array(head.utf8) + body.dropLast())
+            let phone = try RawConnection(port: port, timeout: 1)
+            phone.send(request)
+            let early = phone.readUntilClosed()  // nothing while the first request is arriving
+            arriving?.send([body.last!])  // its end: answered and closed, so the phone is accepted and served
+            let held = arriving?.status()
+            arriving = nil
             var late: String?
-            for _ in 0..<20 where late == nil { late = third.readUntilClosed() }
-            return (early, late)
+            for _ in 0..<20 where late == nil { late = phone.readUntilClosed() }
+            return (early, held, late)
         }
         #expect(early == nil)
+        #expect(held == 200)
         #expect(late?.hasPrefix("HTTP/1.1 200") == true, "\(late ?? "no answer")")
+        await r.stop()
+    }
+
+    /// Connections that wait for a request's head (silent, slowloris, kept alive after an answer) do not keep a phone
+    /// out until their `idle_timeout`: the connection that fills the last place closes the one waiting longest.
+    /// Before, with the receiver full of them, a phone waited in the listen queue for the idle timeout (60 s here).
+    @Test func aFullReceiverClosesTheConnectionWaitingLongestForAHead() async throws {
+        let dir = try TempDir()
+        let r = try await start(dir, limits: "max_connections = 3\nidle_timeout = \"60s\"")
+        let port = r.port
+        let body = goodBody
+        let keptAlive = head(contentLength: body.utf8.count) + body
+        let closing = head(contentLength: body.utf8.count, extra: "Connection: close\r\n") + body
+        let (answered, phone, closedForRoom, newest) = try await offThePool {
+            // One connection that never sends, then three answered once (so each was accepted) and silent since.
+            let silent = try RawConnection(port: port, timeout: 10)
+            var idle: [RawConnection] = []
+            var answered: [String?] = []
+            for _ in 0..<3 {
+                let c = try RawConnection(port: port, timeout: 10)
+                c.send(keptAlive)
+                answered.append(c.readAnswer())
+                idle.append(c)
+            }
+            let phone = try RawConnection(port: port, timeout: 10)
+            phone.send(closing)
+            let served = phone.status()
+            let closed = [silent.readUntilClosed(), idle[0].readUntilClosed(), idle[1].readUntilClosed()]
+            // The one that waited least is still served.
+            idle[2].send(closing)
+            return (answered, served, closed, idle[2].status())
+        }
+        #expect(answered.allSatisfy { $0?.hasPrefix("HTTP/1.1 200") == true }, "\(answered)")
+        #expect(phone == 200)
+        // Closed for room, longest waiting first (empty reads: closed, not timed out).
+        #expect(closedForRoom == ["", "", ""], "\(closedForRoom)")
+        #expect(newest == 200)
         await r.stop()
     }
 

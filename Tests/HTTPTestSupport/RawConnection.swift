@@ -65,6 +65,26 @@ public final class RawConnection: @unchecked Sendable {
         }
     }
 
+    /// One answer, head and body (by its Content-Length), leaving the connection open for the next request; nil when
+    /// the server closed or the timeout passed before it was whole.
+    public func readAnswer() -> String? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let text = String(decoding: received, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let length =
+                    text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return text }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return nil }
+            received += buffer[0..<count]
+        }
+    }
+
     /// The status code of the first answer the server sends, or nil when it sends none (closed or timed out).
     public func status() -> Int? {
         guard let answer = readUntilClosed(), answer.hasPrefix("HTTP/1.1 ") else { return nil }

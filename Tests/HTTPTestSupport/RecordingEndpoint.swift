@@ -5,6 +5,8 @@ import Foundation
 public enum EndpointBehaviour: Sendable {
     case accept
     case status(Int)
+    /// Answers 429 with this `Retry-After` value, as given (a rate limit; a server's wish, however large).
+    case tooManyRequests(retryAfter: String)
     /// Acts on the post (records it) but answers 503, as if the response had been lost.
     case actThenFail
     /// Never answers (until the server stops).
@@ -76,6 +78,10 @@ public actor RecordingEndpoint {
         switch behaviour {
         case .status(let code):
             return HTTPResponse(statusCode: HTTPStatusCode(code, phrase: "Scripted"))
+        case .tooManyRequests(let retryAfter):
+            var headers = HTTPHeaders()
+            headers[HTTPHeader("Retry-After")] = retryAfter
+            return HTTPResponse(statusCode: .tooManyRequests, headers: headers)
         case .hang:
             try await Task.sleep(for: .seconds(30))
             return HTTPResponse(statusCode: .ok)

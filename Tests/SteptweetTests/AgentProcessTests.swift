@@ -72,6 +72,20 @@ import Testing
         #expect(after.stdout.contains("\"trigger\":\"signal\""))
     }
 
+    /// SIGHUP (a closed terminal, `kill -HUP` for a reload that does not exist) stops the agent as SIGTERM does:
+    /// before, it was its default action, the process killed at once (a post in flight cut, "agent stopped" never
+    /// logged, a status of 129 from a shell).
+    @Test(arguments: [SIGHUP, SIGINT])
+    func sighupAndSigintStopGracefully(signal: Int32) async throws {
+        let (process, _, stderr) = try startAgent(try walkConfig(interval: "1h"))
+        defer { if process.isRunning { process.terminate() } }
+        #expect(try await stderr.wait(for: "ready: `kill -USR1"), "\(stderr.all)")
+        kill(process.processIdentifier, signal)
+        await offThePool { process.waitUntilExit() }
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(try await stderr.wait(for: "agent stopped"), "\(stderr.all)")
+    }
+
     @Test func withIntervalNeverTheAgentSaysSignalsAreIgnoredAndFetchesNothing() async throws {
         let (process, _, stderr) = try startAgent(try walkConfig(interval: "never"))
         defer { if process.isRunning { process.terminate() } }

@@ -92,6 +92,24 @@ import Testing
         #expect(all.stdout.contains("1  dropped  webhook"))
     }
 
+    /// A post a server asked to wait for (429, Retry-After 3600) is listed with when it is tried next, so that a
+    /// long wait is not mistaken for a stuck outbox (before, only `--json` said it).
+    @Test func aPendingPostSaysWhenItIsTriedNext() async throws {
+        let endpoint = try RecordingEndpoint(script: [.tooManyRequests(retryAfter: "3600")])
+        let url = try await endpoint.start()
+        defer { Task { await endpoint.stop() } }
+        let config = try hookConfig()
+        try writeSecret(url.absoluteString, beside: config)
+        let fetched = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(fetched.status == 75, "\(fetched.stdout)")
+        let listed = try await Steptweet.run(["outbox", "--config", config, "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let next = try #require(entries.first?["next_attempt"] as? String)
+        #expect(next.hasPrefix("2026-11-21T11:10:0"), "an hour on, with up to 5 s of jitter: \(next)")
+        let line = try await Steptweet.run(["outbox", "--config", config]).stdout
+        #expect(line.contains("  1 attempt  next attempt \(next)  last error: HTTP 429"), "\(line)")
+    }
+
     /// The walk, posted to a webhook whose URL is in `hook.url` beside the configuration.
     func hookConfig() throws -> String {
         try Steptweet.walkConfig(

@@ -82,7 +82,7 @@ public enum AgentServices {
             receive: receive, store: store, logger: logger, releaseMemoryAbove: MemoryRelease.largeBody)
     }
 
-    /// Runs the agent until SIGTERM or SIGINT, logging to `logger` (the logging system is set up by the caller).
+    /// Runs the agent until SIGTERM, SIGINT or SIGHUP (a closed terminal), logging to `logger` (the logging system is set up by the caller).
     /// A second agent on the same state database refuses to start (`StateLockError.busy` names the running one).
     public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
         let agentLock = try StateLock(path: configuration.statePath + ".agent.lock")
@@ -109,7 +109,7 @@ public enum AgentServices {
         let group = ServiceGroup(
             configuration: .init(
                 services: services(configuration: configuration, scheduler: scheduler, store: store, logger: logger),
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
         do {
             try await group.run()
         } catch let error as ListenError {

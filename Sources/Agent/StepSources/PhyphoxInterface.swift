@@ -52,8 +52,17 @@ struct PhyphoxInterface: Sendable {
     }
 
     /// The experiment's time reference: its start, pause and resume events, oldest first.
+    /// An event whose times cannot be placed (a wall time past 2100, an experiment time of centuries) is a malformed
+    /// answer, named: mapped to nanoseconds it would not fit.
     func timeReference(deadline: Deadline) async throws(PhyphoxError) -> [PhyphoxTimeEvent] {
-        try await decoded([PhyphoxTimeEvent].self, from: try endpoint("time", query: nil), deadline: deadline)
+        let url = try endpoint("time", query: nil)
+        let events = try await decoded([PhyphoxTimeEvent].self, from: url, deadline: deadline)
+        if let i = events.firstIndex(where: { !$0.isPlausible }) {
+            throw .malformed(
+                "\(url.absoluteString): not phyphox's answer: [\(i)]: systemTime \(events[i].systemTime) or "
+                    + "experimentTime \(events[i].experimentTime) is not a time from 1970 to 2100")
+        }
+        return events
     }
 
     /// `path` under the base address (a base with a path, behind a proxy, keeps it).
@@ -137,10 +146,19 @@ struct PhyphoxTimeEvent: Codable, Sendable, Equatable {
     /// taken as milliseconds.
     var systemTime: Double
 
+    /// `systemTime` in seconds since the epoch.
+    var systemSeconds: Double { systemTime > 1e11 ? systemTime / 1000 : systemTime }
+
     /// `systemTime` in nanoseconds since the epoch.
-    var systemNs: Int64 {
-        let seconds = systemTime > 1e11 ? systemTime / 1000 : systemTime
-        return Int64((seconds * 1e9).rounded())
+    var systemNs: Int64 { Int64((systemSeconds * 1e9).rounded()) }
+
+    /// The longest experiment time taken (s): some 30 years.
+    static let longestExperiment = 1e9
+
+    /// Whether its times can be placed in nanoseconds: a wall time from 1970 to 2100, an experiment time within
+    /// `longestExperiment`.
+    var isPlausible: Bool {
+        (0...4_102_444_800).contains(systemSeconds) && abs(experimentTime) <= Self.longestExperiment
     }
 
     /// Wall time (ns since the epoch) of experiment time `t` (s) under `events`: from the last event at or before `t`,
@@ -149,6 +167,8 @@ struct PhyphoxTimeEvent: Codable, Sendable, Equatable {
     static func wallNs(_ t: Double, _ events: [PhyphoxTimeEvent]) -> Int64? {
         guard var reference = events.first else { return nil }
         for event in events.dropFirst() where event.experimentTime <= t { reference = event }
+        // A buffer time of centuries (1e300) is no time: its nanoseconds would not fit.
+        guard abs(t - reference.experimentTime) <= Self.longestExperiment, reference.isPlausible else { return nil }
         return reference.systemNs + Int64(((t - reference.experimentTime) * 1e9).rounded())
     }
 }

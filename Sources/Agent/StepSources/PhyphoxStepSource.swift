@@ -178,11 +178,11 @@ struct PhyphoxReading: Sendable {
         samples.reserveCapacity(rows)
         var last: Double?
         for i in 0..<rows {
-            guard let t = times[i], t.isFinite, t > after ?? -.infinity else { continue }
-            last = t
-            guard let wallNs = PhyphoxTimeEvent.wallNs(t, events), wallNs > notBefore?.nanosecondsSinceEpoch ?? .min,
-                let x = columns[0][i], x.isFinite
+            // A time that cannot be placed (centuries) is left out and never becomes the next pull's threshold.
+            guard let t = times[i], t.isFinite, t > after ?? -.infinity, let wallNs = PhyphoxTimeEvent.wallNs(t, events)
             else { continue }
+            last = t
+            guard wallNs > notBefore?.nanosecondsSinceEpoch ?? .min, let x = columns[0][i], x.isFinite else { continue }
             var y = 0.0
             var z = 0.0
             if columns.count == 3 {

@@ -11,7 +11,9 @@ import NIOHTTPTypes
 /// - a head over the parser's limit is answered 431, any other request the parser refuses 400, with a JSON error;
 /// - an answer written before its request was read in full (401, 413, 431, …) closes the connection once written,
 ///   after a short linger that reads and drops what the client still sends, so that the answer is not lost to a
-///   reset; the rest of such a body is never read.
+///   reset; the rest of such a body is never read;
+/// - while it waits for a request's head it is in the server's `WaitingConnections`, which closes the one waiting
+///   longest when the server is full.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -35,21 +37,24 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The connection is closing: its input is dropped until the linger ends.
     private var lingering = false
     private var timer: Scheduled<Void>?
+    /// The server's connections waiting for a head, this one among them while it waits.
+    private let waiting: WaitingConnections?
 
-    init(limits: HTTPLimits, linger: TimeAmount = .seconds(2)) {
+    init(limits: HTTPLimits, waiting: WaitingConnections? = nil, linger: TimeAmount = .seconds(2)) {
         idleTimeout = .nanoseconds(Int64(limits.idleTimeout * 1e9))
         readTimeout = .nanoseconds(Int64(limits.readTimeout * 1e9))
+        self.waiting = waiting
         self.linger = linger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(context, idleTimeout) }
+        if context.channel.isActive { waitForHead(context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) { disarm() }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(context, idleTimeout)
+        waitForHead(context)
         context.fireChannelActive()
     }
 
@@ -87,7 +92,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if closeAfterAnswer {
                 closeAfterLinger(context)
             } else if answers >= heads {
-                arm(context, idleTimeout)
+                waitForHead(context)
             }
         }
     }
@@ -141,6 +146,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         arm(context, linger)
     }
 
+    /// Between requests: the next head must come within `idleTimeout`, and until it does the connection may be closed
+    /// to make room.
+    private func waitForHead(_ context: ChannelHandlerContext) {
+        arm(context, idleTimeout)
+        waiting?.startWaiting(ObjectIdentifier(self), channel: context.channel)
+    }
+
     private func arm(_ context: ChannelHandlerContext, _ timeout: TimeAmount) {
         disarm()
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -152,5 +164,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func disarm() {
         timer?.cancel()
         timer = nil
+        waiting?.stopWaiting(ObjectIdentifier(self))
     }
 }

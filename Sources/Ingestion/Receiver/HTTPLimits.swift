@@ -16,8 +16,9 @@ public struct HTTPLimits: Sendable, Equatable {
     /// How long a request's body may take to arrive in full, from its head (`read_timeout`): a slow or endless body
     /// is closed then. A month of Health Auto Export (3.3 MB) at 1 Mbit/s takes 27 s.
     public var readTimeout: TimeInterval = 60
-    /// How many connections are served at once (`max_connections`); more wait in the listen queue (`backlog`) until
-    /// one closes. Each takes a file descriptor: the agent raises its soft `RLIMIT_NOFILE` to fit them and warns at
+    /// How many connections are served at once (`max_connections`): the one that fills the last place closes the
+    /// connection waiting longest for a head (`WaitingConnections`); when none waits, more wait in the listen queue
+    /// (`backlog`) until one closes. Each takes a file descriptor: the agent raises its soft `RLIMIT_NOFILE` to fit them and warns at
     /// start when the hard limit does not.
     public var maxConnections: Int = 2048
     /// How many connections the kernel queues beyond `maxConnections` before it refuses them.

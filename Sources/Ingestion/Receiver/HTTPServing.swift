@@ -28,17 +28,19 @@ package final class LimitedHTTPServer: Sendable {
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .warning)
         let listening = self.listening
+        let waiting = WaitingConnections()
         let headLimit = HTTP1Channel.Configuration.DecoderConfiguration(
             maxHeaderFieldSize: limits.maxHeader, maxHeaderListSize: limits.maxHeader, maxHeaderFieldCount: 200)
         let app = Application(
             responder: responder,
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [ConnectionGuard(limits: limits)],
+                    additionalChannelHandlers: [ConnectionGuard(limits: limits, waiting: waiting)],
                     httpDecoderConfiguration: headLimit)),
             configuration: .init(
                 address: .hostname(host, port: port), backlog: limits.backlog,
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: quiet)),
+                availableConnectionsDelegate: RoomMakingConnectionLimit(
+                    maxConnections: limits.maxConnections, waiting: waiting)),
             onServerRunning: { channel in await listening.set(.success(channel.localAddress?.port ?? port)) },
             eventLoopGroupProvider: .shared(HTTPServing.eventLoops), logger: quiet)
         group = ServiceGroup(configuration: .init(services: [app], logger: quiet))

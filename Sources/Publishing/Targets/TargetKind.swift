@@ -77,7 +77,9 @@ final class TargetConfig {
     func strings(_ key: String) throws(ConfigurationError) -> [String]? { try table.strings(key) }
     func stringTable(_ key: String) throws(ConfigurationError) -> [String: String]? { try table.stringTable(key) }
     func url(_ key: String, default fallback: String? = nil) throws(ConfigurationError) -> URL? {
-        try table.url(key, default: fallback)
+        let url = try table.url(key, default: fallback)
+        if let url { noteCleartext(url, key: key, shown: "http://\(url.host ?? "")") }
+        return url
     }
     func error(_ key: String, _ message: String) -> ConfigurationError { table.error(key, message) }
 
@@ -86,7 +88,25 @@ final class TargetConfig {
         guard let url = try table.url(key, required: true) else {
             throw table.error(key, "missing (required for this kind)")
         }
+        noteCleartext(url, key: key, shown: "http://\(url.host ?? "")")
         return url
+    }
+
+    /// A warning for a plain `http` URL to another machine: the posts and the credentials (the token, the secret in
+    /// a webhook's URL) would cross the network unencrypted. Loopback is left alone (a local relay, the tests).
+    private func noteCleartext(_ url: URL, key: String, shown: String) {
+        guard url.scheme?.lowercased() == "http", let host = url.host?.lowercased(), !Self.isLoopback(host) else {
+            return
+        }
+        resolver.warnings.append(
+            "\(table.path(key)): \(shown) is plain http to another machine: the posts and the credentials cross the "
+                + "network unencrypted; use https://")
+    }
+
+    /// `localhost`, 127.0.0.0/8 or ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// `shorten` (default false).
@@ -125,7 +145,9 @@ final class TargetConfig {
     func secretURL() throws(ConfigurationError) -> URL {
         let text = try secret("url")
         let key = try table.string("url_env") != nil ? "url_env" : "url_file"
-        return try ConfigTable.checkedURL(text, key: key, table: table, secret: true)
+        let url = try ConfigTable.checkedURL(text, key: key, table: table, secret: true)
+        noteCleartext(url, key: key, shown: "the URL")
+        return url
     }
 
     /// `language`: an ISO 639-1 code.
