@@ -22,6 +22,9 @@ slow walks: the cut's length times the file's cadence, spread evenly). Classes o
   with, for bouts the hysteresis refused, what the short-bout judgement lacked (`sb:` columns).
 - a counted bout's first steps (reference steps before its first counted step), last steps (after its last), and
   middle (the rest of the shortfall; negative when the bout counted more than its reference in between).
+- recall by 10 s stretch (h47slow35), as the judge measures it: a stretch's band is its own reference steps a minute,
+  so a stretch holding a bout's first or last steps beside rest is slow whatever the walk's cadence (the cut's band,
+  above, is the walk's). The splice's bout ends are cuts from the middle of a walk (no slowing down).
 
     swift build -c release --product steptweet
     python3 bench/bout_misses.py [--binary B] [--set KEY=JSON ...] > bench/bout_misses_result.md
@@ -235,6 +238,46 @@ def report(rows, streams, entries, trace_of, title):
                 tug[lack] += 1
     print(f"\n- TUG: {len(runs)} runs, median {statistics.median(runs):.0f} counted, {sum(r == 0 for r in runs)} at 0: "
           + ", ".join(f"{k} {v}" for k, v in tug.most_common()))
+    print()
+    stretch_table(rows, streams, name_to_file, trace_of)
+
+
+def stretch_table(rows, streams, name_to_file, trace_of):
+    """Recall by 10 s stretch, as the judge measures it: each stream cut into 10 s stretches from its start, a
+    stretch's band its own reference steps a minute (so a stretch holding a bout's first or last steps and the rest
+    beside it is slow whatever the walk's cadence), counted steps capped at the reference in each stretch (the rest's
+    false steps do not make up for missed ones). `edge`: the stretch holds a bout's first or last reference step."""
+    table = collections.defaultdict(lambda: [0, 0, 0, 0])
+    for row, stream in zip(rows, streams):
+        if row["kind"] == "tug":
+            continue
+        trace = trace_of[name_to_file[row["name"]]]
+        bouts = [refs for r, _, _, refs, _ in bouts_of([row], [stream])]
+        refs = sorted(t for b in bouts for t in b)
+        ends = {b[0] for b in bouts if b} | {b[-1] for b in bouts if b}
+        steps = np.array(trace["steps"])
+        group = "|a| only" if source_of(row["name"]) == "sensorwatch" else "3 axes"
+        for k in range(int(stream.spans[-1][1] // 10) + 1):
+            a, b = 10.0 * k, 10.0 * (k + 1)
+            n = sum(a <= t < b for t in refs)
+            if n == 0:
+                continue
+            got = int(((steps >= a) & (steps < b)).sum())
+            where = "edge" if any(a <= t < b for t in ends) else "middle"
+            band = "< 100" if 6 * n < 100 else ">= 100"
+            for key in ((group, band, where), (group, band, "any"), ("all", band, "any")):
+                t = table[key]
+                t[0] += 1
+                t[1] += n
+                t[2] += min(got, n)
+                t[3] += got
+    print("Recall by 10 s stretch (the judge's measure: a stretch's band is its own reference steps a minute; counted "
+          "capped at the reference per stretch, uncapped in brackets).\n")
+    print("| sources | stretch steps/min | stretch | stretches | reference | counted | recall |")
+    print("|---|---|---|---|---|---|---|")
+    for key in sorted(table, key=lambda k: (k[0] == "all", k[0], k[1], k[2] == "any", k[2])):
+        n, ref, got, raw = table[key]
+        print(f"| {' | '.join(key)} | {n} | {ref} | {got} ({raw}) | {100 * got / ref:.1f} % |")
     print()
 
 

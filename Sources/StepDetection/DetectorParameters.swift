@@ -75,9 +75,11 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// The short-bout judgement's spread leaves out the one longest interval of a bout or group of at least three
     /// intervals when it lies within this fraction of them from their middle (0.25: the middle half; 0: never; 0.5:
     /// wherever it lies): a timed up and go is two legs of a walk and a turn between them, whose one long interval is a
-    /// pause, not an uneven step; a hand's burst is uneven throughout, and a walk's first or last interval is its start
-    /// or end (sitting down, standing up). Measured: 0.15-0.3 a plateau (bench/accuracy.md, h47own).
-    public var shortBoutTurnFromMiddle = 0.25
+    /// pause, not an uneven step, and a short walk's slowest interval is often its last or first, the walker stopping
+    /// or setting off (issue #47: bout ends); a hand's burst is uneven throughout. Measured (bench/accuracy.md):
+    /// 0.15-0.3 a plateau for the turn (h47own); 0.5 (h47slow35) takes a short walk's end too: spliced 3-axis 10 s
+    /// stretches under 100 steps/min 74.4 → 76.2 % found, pooled false steps 119.0 → 122.8/h.
+    public var shortBoutTurnFromMiddle = 0.5
     /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
     /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
     /// step's own seconds (± 0.3 s) put at least `startLookBackAlongShare` of the moving energy along gravity: a

@@ -34,6 +34,33 @@ import WallTimeCore
         #expect(counted >= 9 && counted <= 10, "counted \(counted) of 10 at \(rate) Hz")
     }
 
+    /// Issue #47 (h47slow35): a short walk's slowest interval is often its last, the walker stopping (six steps, then
+    /// 1.5 s to the seventh and 0.6 s to the eighth). Its spread leaves that interval out wherever it lies (0.5); the
+    /// middle half alone (0.25, the detector before) refused the whole walk.
+    @Test(arguments: [25.0, 50, 100])
+    func aShortWalkSlowingAtItsEndCounts(rate: Double) {
+        let run = Self.legs([6, 2], rate: rate)
+        let before = SyntheticMotion.count(run, parameters: Self.windowsAtHalf(turnFromMiddle: 0.25)).steps
+        #expect(before == 0, "the slow last interval breaks the spread at \(rate) Hz: counted \(before)")
+        let counted = SyntheticMotion.count(run, parameters: Self.windowsAtHalf()).steps
+        #expect(counted >= 7 && counted <= 8, "counted \(counted) of 8 at \(rate) Hz")
+        #expect(DetectorParameters.standard.shortBoutTurnFromMiddle == 0.5)
+    }
+
+    @Test func handActivityCountsNothingWhereverTheLongestIntervalIs() throws {
+        // Clapping (WISDM 1601, 3 minutes) with the standard trees: nothing, with the longest interval left out in the
+        // middle half or anywhere.
+        let clapping = try SyntheticMotion.clapping()
+        var before = DetectorParameters.standard
+        before.shortBoutTurnFromMiddle = 0.25
+        #expect(SyntheticMotion.count(clapping, parameters: before).steps == 0)
+        #expect(SyntheticMotion.count(clapping).steps == 0)
+        // A burst uneven throughout, with every window at 0.5: nothing either way.
+        let burst = Self.legs([4, 3, 4])
+        #expect(SyntheticMotion.count(burst, parameters: Self.windowsAtHalf(turnFromMiddle: 0.25)).steps == 0)
+        #expect(SyntheticMotion.count(burst, parameters: Self.windowsAtHalf()).steps == 0)
+    }
+
     @Test func twoLongIntervalsStillBreakTheSpread() {
         // Only one interval is left out: a burst uneven throughout stays uneven.
         let run = Self.legs([4, 3, 4])
