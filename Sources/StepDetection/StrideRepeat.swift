@@ -1,0 +1,30 @@
+/// How much a window's whole moving acceleration repeats a stride later (issue #47, h47fold35): `vectorStride` and
+/// `alongStride`, read by the vector repeat gate (RepeatGate.swift). Autocorrelations of vectors are sums of dot
+/// products, so neither depends on which way the device's axes point.
+extension WalkingRecognizer {
+    /// `vectorStride` and `alongStride` (h47fold35) of the mean-free along components `b` and vectors across gravity
+    /// `c` (x, y, z interleaved) of `n` ticks: the autocorrelations of each at strides of 8-20 ticks, the vector's the
+    /// two parts' mean products over their summed variance.
+    static func strideRepeats(
+        along b: UnsafePointer<Double>, across c: UnsafePointer<Double>, count n: Int, alongVariance va: Double,
+        acrossVariance vc: Double, into f: inout WindowFeatures
+    ) {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 26) { r in
+            let ra = UnsafeMutableBufferPointer(rebasing: r[0..<13])
+            let rc = UnsafeMutableBufferPointer(rebasing: r[13..<26])
+            autocorrelations(
+                into: ra, of: b, count: n, first: SIMD4(8, 9, 10, 11), step: 4, passes: 3, last: 20, variance: va)
+            autocorrelations(
+                into: rc, of: c, count: 3 * n, first: SIMD4(8, 9, 10, 11) &* 3, step: 12, passes: 3, last: 60,
+                variance: vc)
+            let (alongWeight, acrossWeight) = (va / (va + 3 * vc), 3 * vc / (va + 3 * vc))
+            var (vector, along) = (-1.0, -1.0)
+            for i in 0..<13 {
+                vector = max(vector, alongWeight * ra[i] + acrossWeight * rc[i])
+                along = max(along, ra[i])
+            }
+            f.vectorStride = vector
+            f.alongStride = along
+        }
+    }
+}
