@@ -2,13 +2,16 @@
 /// `alongStride`, read by the vector repeat gate (RepeatGate.swift). Autocorrelations of vectors are sums of dot
 /// products, so neither depends on which way the device's axes point.
 extension WalkingRecognizer {
-    /// `vectorStride` and `alongStride` (h47fold35) of the mean-free along components `b` and vectors across gravity
-    /// `c` (x, y, z interleaved) of `n` ticks: the autocorrelations of each at strides of 8-20 ticks, the vector's the
-    /// two parts' mean products over their summed variance.
+    /// `vectorStride` and `alongStride` (h47fold35) of `n` ticks: the mean-free components along gravity and vectors
+    /// across it (x, y, z interleaved), with their variances (the across one per component), into `f`; -1 (as left)
+    /// without motion in either. The autocorrelations of each at strides of 8-20 ticks; the vector's is the two parts'
+    /// mean products over their summed variance.
     static func strideRepeats(
-        along b: UnsafePointer<Double>, across c: UnsafePointer<Double>, count n: Int, alongVariance va: Double,
-        acrossVariance vc: Double, into f: inout WindowFeatures
+        of parts: (along: UnsafePointer<Double>, across: UnsafePointer<Double>), _ n: Int,
+        _ variances: (along: Double, across: Double), into f: inout WindowFeatures
     ) {
+        let (b, c, va, vc) = (parts.along, parts.across, variances.along, variances.across)
+        guard va > 1e-8 && vc > 1e-8 else { return }
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 26) { r in
             let ra = UnsafeMutableBufferPointer(rebasing: r[0..<13])
             let rc = UnsafeMutableBufferPointer(rebasing: r[13..<26])
