@@ -5,10 +5,13 @@ detector's own windows out of dataset before any is built into the gate.
 Traces every recording of ../shared with the model trained without its data set (`bench/leave_out/DATASET.json`)
 through fold_paths.py's tracer with `bench/h47fold35_trace.swift`, which writes beside each window's features the
 candidates the traced copy of Sources/StepDetection computes (`WindowFeatures` fields outside `names`):
-`vector_stride` (the 3-D moving vector's autocorrelation, best over strides of 8-20 ticks), `vector_rhythm_stride`
-(the same at the candidates' own stride ±1 tick), `across_stride` and `along_stride` (each part alone), `rhythm_rate`.
+`vector_stride` (the 3-D moving vector's autocorrelation, best over strides of 8-20 ticks) and `along_stride` (the
+component along gravity alone). (The vector at the candidates' own stride and the vectors across gravity alone were
+screened too while they were fields; bench/h47fold35_result.md section 1.)
 
-A candidate gate multiplies a window's trees (after the shipped gravity, repeat and hands gates) by a ramp of ±0.05 at
+The replay reads the `gated` column (the trees after the gravity gates), not the decision's probability, so it
+misjudges some runs (its "shipped" row loses TUG steps the detector keeps). A candidate gate multiplies a window's
+trees (after the shipped gravity, repeat and hands gates) by a ramp of ±0.05 at
 its bar, for becoming walking only, as the repeat gate does. A run that the hysteresis entered (cause `enter`) is kept
 when any of its steps' windows still average `enter` (trees × factors, or a physical path's evidence); runs counted
 by a short bout, a group or a lone bout are untouched. This is a screen (a refused run's later re-entry is not
