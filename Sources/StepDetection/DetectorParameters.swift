@@ -126,6 +126,27 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// repeats one or the other, hands folding clothes neither. Out of dataset, gait rows hold from 0.1 to 0.25
     /// (bench/accuracy.md, h47fold). −1 or less: off.
     public var minGaitRepeat: Double = 0.2
+    /// The vector repeat gate (issue #47, h47fold35, RepeatGate.swift): with three axes, a window whose whole moving
+    /// acceleration (the 3-D vector, `WindowFeatures.vectorStride`) repeats a stride later less than this says at most
+    /// `vectorRepeatCeiling` to a run becoming walking (a ramp of ±0.05), unless its motion along gravity repeats a
+    /// stride later (`vectorRepeatAlongOpens`) or its strides keep their length (`vectorRepeatSteadyStride`). A body
+    /// stepping repeats its push, its arm's swing and the watch's turn stride after stride; hands folding clothes
+    /// move each stroke another way (WISDM folding's counted windows: 0.10, gait's 0.33-0.93). Out of dataset every
+    /// gait row holds from 0.125 to 0.2 (0.225: WISDM 1609_stairs 40/min; bench/h47fold35_result.md). −1 or less: off.
+    public var minVectorRepeat: Double = 0.175
+    /// A window whose motion along gravity alone repeats a stride later (`WindowFeatures.alongStride`) at least this
+    /// passes the vector repeat gate (a ramp of ±0.05): a walk whose arm does something else keeps its steps' push.
+    /// Above 1: never.
+    public var vectorRepeatAlongOpens: Double = 0.4
+    /// A window whose candidate strides vary by at most this (`WindowFeatures.strideCV`) passes the vector repeat gate
+    /// (a ramp of ±0.05): a steady stride is a body's; folding's strides vary (its counted windows: 0.23-0.44, 10th to
+    /// 90th percentile). Below 0: never.
+    public var vectorRepeatSteadyStride: Double = 0.2
+    /// What the vector repeat gate leaves a window that fails it, at most, of the trees' probability to become walking
+    /// on: under `recognizer.enter`, so that such windows alone never make a run walking, but a window that already
+    /// said less keeps its part of a run's mean (0: none). 0.5 cost the Bangle.js walks' cheap-sensor copies (6 bits:
+    /// MAPE 3.79 → 5.03 %), whose rounding dilutes `vectorStride`.
+    public var vectorRepeatCeiling: Double = 0.6
     /// The step-band opening of the gravity gate (issue #47, StepBandGate.swift): with three axes, a window whose
     /// moving energy above the stride band (two high-passes at 1.2 Hz) lies at least this share along gravity passes
     /// the share gate (`recognizer.minAlongShare`) whatever its share over the whole band (a ramp of ±0.05): a loosely
@@ -145,7 +166,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
-            minGaitRepeat,
+            minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
+            vectorRepeatCeiling,
             startLookBackSeconds, startLookBackAlongShare
         case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds
     }
@@ -193,6 +215,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
+        minVectorRepeat = try value(.minVectorRepeat, s.minVectorRepeat)
+        vectorRepeatAlongOpens = try value(.vectorRepeatAlongOpens, s.vectorRepeatAlongOpens)
+        vectorRepeatSteadyStride = try value(.vectorRepeatSteadyStride, s.vectorRepeatSteadyStride)
+        vectorRepeatCeiling = try value(.vectorRepeatCeiling, s.vectorRepeatCeiling)
         stepBandOpens = try value(.stepBandOpens, s.stepBandOpens)
         recognizer = try value(.recognizer, s.recognizer)
     }

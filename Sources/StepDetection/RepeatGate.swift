@@ -36,11 +36,31 @@ extension StepDetector {
         return max(byOwn, bySwing).rampedAcrossThreshold
     }
 
+    /// 0-1: the most of the trees' probability to become walking on that the vector repeat gate leaves (issue #47,
+    /// h47fold35): 1 without axes that say more than |a| or with the gate off; else `vectorRepeatCeiling` for a window
+    /// whose whole moving acceleration does not repeat a stride later (`vectorStride` under `minVectorRepeat`), whose
+    /// motion along gravity does not either (`alongStride` under `vectorRepeatAlongOpens`) and whose strides vary
+    /// (`strideCV` over `vectorRepeatSteadyStride`), through a ramp of ±0.05 to 1. Folding clothes passes the repeat
+    /// gate near its bar (|a| repeats a little as each stroke lifts), but the strokes go each their own way. A ceiling,
+    /// not a factor: a window that said little already keeps it for a run's mean (Bangle.js 150_4: a walk entered on a
+    /// mean of 0.707).
+    func vectorRepeatAllowance(_ f: WindowFeatures) -> Double {
+        guard parameters.minVectorRepeat > Self.gaitRepeatOff, Self.axesSayMore(f) else { return 1 }
+        let byVector =
+            max(
+                f.vectorStride - parameters.minVectorRepeat, f.alongStride - parameters.vectorRepeatAlongOpens,
+                parameters.vectorRepeatSteadyStride - f.strideCV)
+            / RecognizerParameters.alongShareRamp
+        let ceiling = parameters.vectorRepeatCeiling
+        return ceiling + (1 - ceiling) * byVector.rampedAcrossThreshold
+    }
+
     /// The decision with the probability to become walking on, where the repeat and hands gates lower it.
     func gatedForRepeat(
         _ decision: WindowDecision, trees: Double, pathEvidence: Double, _ f: WindowFeatures
     ) -> WindowDecision {
-        let toEnter = max(trees * gaitRepeatFactor(f) * handMotionFactor(f), pathEvidence)
+        let toEnter = max(
+            min(trees * gaitRepeatFactor(f) * handMotionFactor(f), vectorRepeatAllowance(f)), pathEvidence)
         guard toEnter < decision.probability else { return decision }
         var gated = decision
         gated.enterProbability = toEnter

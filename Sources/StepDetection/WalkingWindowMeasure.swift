@@ -308,6 +308,7 @@ extension WalkingRecognizer {
             acrossVariance /= 3 * count  // per component, as `meanProducts` over the interleaved vectors averages
             let step = variance > 1e-8 ? Self.stepAutocorrelations(UnsafePointer(b), count: n, variance: variance) : nil
             f.alongStep = step.map { max(max($0.0.max(), $0.1.max()), $0.2) } ?? -1
+            Self.strideRepeats(of: (UnsafePointer(b), UnsafePointer(c)), n, (variance, acrossVariance), into: &f)
             f.armSwing = -1
             if let step, acrossVariance > 1e-8 {
                 f.armSwing = Self.alternation(

@@ -115,6 +115,14 @@ public struct WindowFeatures: Sendable, Equatable {
     /// median 0.22); a hand clapping or brushing moves along one line with nothing beside it that alternates (WISDM:
     /// 99 % of windows with rhythm steps under 0.17).
     public var bodySway = -1.0
+    /// How much the whole moving acceleration (the 3-D vector: along gravity and across it together) repeats a
+    /// stride later: its autocorrelation, the best over strides of 0.64-1.6 s (8-20 ticks), -1 to 1; -1 without
+    /// axes or motion (issue #47, h47fold35). A body stepping repeats its push, its arm's swing and the watch's turn
+    /// stride after stride; hands folding clothes move each stroke another way. Not one of the trees' features
+    /// (`names`): the vector repeat gate reads it (RepeatGate.swift).
+    public var vectorStride = -1.0
+    /// The same for the component along gravity alone (-1 to 1; -1 without axes or motion).
+    public var alongStride = -1.0
 
     public init() {}
 

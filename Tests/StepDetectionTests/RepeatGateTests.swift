@@ -11,10 +11,12 @@ import Testing
     typealias Sample = SyntheticMotion.Sample
 
     /// The shipped gates around trees that say 0.73 to every window (what trees trained without WISDM say to many a
-    /// folding window: they never saw folding), with the repeat gate at `minGaitRepeat`.
+    /// folding window: they never saw folding), with the repeat gate at `minGaitRepeat` and the vector repeat gate
+    /// off (it takes these strokes too: `VectorRepeatGateTests`).
     static func parameters(minGaitRepeat: Double) -> DetectorParameters {
         var p = DetectorParameters.standard(treesSaying: 1.0)
         p.minGaitRepeat = minGaitRepeat
+        p.minVectorRepeat = -2
         return p
     }
 
