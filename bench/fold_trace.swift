@@ -42,6 +42,8 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
                 r.model.probability(f), r.probability(f), judge.steadyStrideEvidence(f), judge.heldArmEvidence(f),
             ]
             row += f.values.map { $0.isNaN ? -9 : $0 }
+            // After the features: the vector repeat gate's two measures (h47fold35_candidates.py), -9 without axes.
+            row += f.hasAxes ? [f.vectorStride, f.alongStride] : [-9, -9]
             out.windows.append(row)
         default: break
         }

@@ -3,7 +3,7 @@
 detector's own windows out of dataset before any is built into the gate.
 
 Traces every recording of ../shared with the model trained without its data set (`bench/leave_out/DATASET.json`)
-through fold_paths.py's tracer with `bench/h47fold35_trace.swift`, which writes beside each window's features the
+through fold_paths.py's tracer (`bench/fold_trace.swift`), which writes after each window's features the
 candidates the traced copy of Sources/StepDetection computes (`WindowFeatures` fields outside `names`):
 `vector_stride` (the 3-D moving vector's autocorrelation, best over strides of 8-20 ticks) and `along_stride` (the
 component along gravity alone). (The vector at the candidates' own stride and the vectors across gravity alone were
@@ -28,30 +28,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from bout_eval import entries  # noqa: E402
-from fold_paths import LONE, NAMES as BASE, TAPS, run_traces  # noqa: E402
-from tracer_build import compile_tracer, swift_sources  # noqa: E402
+from fold_paths import NAMES as BASE, build_tracer, run_traces  # noqa: E402
 from train_walking import DATASETS, dataset_of, gait_of  # noqa: E402
 
 NAMES = BASE + ["vector_stride", "along_stride"]
 IX = {k: i for i, k in enumerate(NAMES)}
 ENTER, RAMP = 0.7, 0.05
-
-
-def build(work):
-    out = os.path.join(work, "tracer")
-    os.makedirs(out, exist_ok=True)
-    copies = []
-    for path in swift_sources("StepDetection"):
-        text = open(path).read()
-        if path.endswith("WalkingGate.swift"):
-            for anchor, line in TAPS:
-                text = text.replace(anchor, line + anchor)
-            text = text.replace(LONE, "traceRunCause = \"lone\"; traceEnterNs = gate.group.endNs; " + LONE)
-            text += "\nnonisolated(unsafe) var traceRunCause = \"\"\nnonisolated(unsafe) var traceEnterNs: Int64 = 0\n"
-        copy = os.path.join(out, os.path.basename(path))
-        open(copy, "w").write(text)
-        copies.append(copy)
-    return compile_tracer(out, os.path.join(ROOT, "bench", "h47fold35_trace.swift"), "FoldTrace", "fold_trace", copies)
 
 
 def group_of(e):
@@ -136,7 +118,7 @@ def main():
     else:
         traces = {}
         with tempfile.TemporaryDirectory() as work:
-            tracer = build(work)
+            tracer = build_tracer(work)
             for d in DATASETS:
                 traces.update(run_traces(tracer, work, params[d], [full(e) for e in es if dataset_of(e) == d]))
         if args.cache:
