@@ -44,15 +44,29 @@ extension StepDetector {
     /// gate near its bar (|a| repeats a little as each stroke lifts), but the strokes go each their own way. A ceiling,
     /// not a factor: a window that said little already keeps it for a run's mean (Bangle.js 150_4: a walk entered on a
     /// mean of 0.707).
+    ///
+    /// A coarse sensor's rounding adds white noise to each axis that dilutes both autocorrelations (h47round35): a
+    /// window the gate would lower reads them without it (`SensorRounding.axisTickVariance`: its variance along
+    /// gravity, three times it in the whole vector), as `heldArmEvidence` reads `rStride`.
     func vectorRepeatAllowance(_ f: WindowFeatures) -> Double {
         guard parameters.minVectorRepeat > Self.gaitRepeatOff, Self.axesSayMore(f) else { return 1 }
-        let byVector =
-            max(
-                f.vectorStride - parameters.minVectorRepeat, f.alongStride - parameters.vectorRepeatAlongOpens,
-                parameters.vectorRepeatSteadyStride - f.strideCV)
-            / RecognizerParameters.alongShareRamp
+        var byVector = vectorRepeatMargin(vector: f.vectorStride, along: f.alongStride, f)
+        // Most windows pass as they are: the rounding is read only under the ramp's top.
+        if byVector < 0.5 {
+            let rounding = recognizer.rounding.axisTickVariance(sampleNs: filter.cachedDtNs)
+            byVector = vectorRepeatMargin(
+                vector: f.vectorStride.withoutRounding(windowVariance: f.movingVariance, rounding: 3 * rounding),
+                along: f.alongStride.withoutRounding(windowVariance: f.alongVariance, rounding: rounding), f)
+        }
         let ceiling = parameters.vectorRepeatCeiling
         return ceiling + (1 - ceiling) * byVector.rampedAcrossThreshold
+    }
+
+    /// How far a window passes the vector repeat gate, in ramps (0.5 and more: it passes whole).
+    private func vectorRepeatMargin(vector: Double, along: Double, _ f: WindowFeatures) -> Double {
+        max(
+            vector - parameters.minVectorRepeat, along - parameters.vectorRepeatAlongOpens,
+            parameters.vectorRepeatSteadyStride - f.strideCV) / RecognizerParameters.alongShareRamp
     }
 
     /// The decision with the probability to become walking on, where the repeat and hands gates lower it.

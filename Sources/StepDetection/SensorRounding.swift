@@ -39,6 +39,30 @@ struct SensorRounding: Sendable, Codable, Equatable {
     }
 }
 
+extension SensorRounding {
+    /// Σh² of the recognizer's motion band-pass (`motionSlowAlpha`'s high-pass, then `motionBandAlpha`'s low-pass, at
+    /// the 12.5 Hz ticks): the variance white tick noise of variance 1 keeps in `along` and each axis of the band.
+    /// (The noise's own autocorrelation at a stride, 8-20 ticks, is −0.024 to −0.001 of it: left out.)
+    static let motionBandGain = 0.4213689022335794
+
+    /// The variance the rounding adds to each axis of the recognizer's moving acceleration (h47round35), so to the
+    /// component along gravity (a unit vector's dot product with three independent errors of equal variance keeps
+    /// it) and 2× it to the vector across gravity: step²/12 for a tick's mean of n samples is step²/12n (ticks hold
+    /// ⌊k⌋ or ⌈k⌉ of a sensor's k samples a tick), held at 1 below a sample a tick (a held error through this band
+    /// keeps about white noise's: 1.02× at two ticks a sample), then `motionBandGain`. 0 before a step is seen.
+    func axisTickVariance(sampleNs: Int64) -> Double {
+        guard step < Self.none, sampleNs > 0 else { return 0 }
+        let k = Double(WalkingRecognizer.tickNs) / Double(sampleNs)
+        var perTick = 1.0
+        if k > 1 {
+            let fewer = k.rounded(.down)
+            let more = k - fewer
+            perTick = (1 - more) / fewer + more / (fewer + 1)
+        }
+        return step * step / 12 * perTick * Self.motionBandGain
+    }
+}
+
 extension Double {
     /// This autocorrelation (at a lag past the low-pass's reach: the rounding's noise there is uncorrelated) as the
     /// motion alone gives it, without the rounding's `rounding` variance in the window's `windowVariance`; unchanged

@@ -5,12 +5,13 @@ extension WalkingRecognizer {
     /// `vectorStride` and `alongStride` (h47fold35) of `n` ticks: the mean-free components along gravity and vectors
     /// across it (x, y, z interleaved), with their variances (the across one per component), into `f`; -1 (as left)
     /// without motion in either. The autocorrelations of each at strides of 8-20 ticks; the vector's is the two parts'
-    /// mean products over their summed variance.
+    /// mean products over their summed variance. The variances go to `f` for the rounding's correction (the gate's).
     static func strideRepeats(
         of parts: (along: UnsafePointer<Double>, across: UnsafePointer<Double>), _ n: Int,
         _ variances: (along: Double, across: Double), into f: inout WindowFeatures
     ) {
         let (b, c, va, vc) = (parts.along, parts.across, variances.along, variances.across)
+        (f.alongVariance, f.movingVariance) = (va, va + 3 * vc)
         guard va > 1e-8 && vc > 1e-8 else { return }
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 26) { r in
             let ra = UnsafeMutableBufferPointer(rebasing: r[0..<13])

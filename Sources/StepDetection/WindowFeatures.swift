@@ -123,6 +123,11 @@ public struct WindowFeatures: Sendable, Equatable {
     public var vectorStride = -1.0
     /// The same for the component along gravity alone (-1 to 1; -1 without axes or motion).
     public var alongStride = -1.0
+    /// The variances `alongStride` and `vectorStride` divide by: of the component along gravity, and of the whole
+    /// moving vector (along and across summed), in (m/s²)²; 0 without axes. The vector repeat gate takes a coarse
+    /// sensor's rounding out of them (`SensorRounding.axisTickVariance`, h47round35).
+    public var alongVariance = 0.0
+    public var movingVariance = 0.0
 
     public init() {}
 
