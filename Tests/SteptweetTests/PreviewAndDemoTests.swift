@@ -90,6 +90,8 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("demo: replaying the built-in demo_walk_50hz.csv on a virtual clock"), "\(r.stdout)")
         #expect(!r.stdout.contains(Steptweet.root.path), "\(r.stdout)")
+        // A newcomer's first command prints nothing on stderr: no log of the endpoint's shutdown.
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
         let inCheckout = try await Steptweet.run(["demo", "--recording", Steptweet.fixture("demo_walk_50hz.csv")])
         let windows = { (out: String) in out.split(separator: "\n").filter { $0.hasPrefix("  window: ") } }
         #expect(windows(r.stdout).count == 4)

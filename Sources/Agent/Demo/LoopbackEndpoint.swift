@@ -42,9 +42,12 @@ public actor LoopbackEndpoint {
         return url
     }
 
+    /// Stops gracefully and waits until the server has: cancelling it mid-shutdown made Hummingbird log two errors
+    /// ("Waiting on child channel: CancellationError()", "Server shutdown error: Already closed") at the end of a
+    /// newcomer's first `make demo`.
     public func stop() async {
         await server?.stop()
-        task?.cancel()
+        _ = try? await task?.value
     }
 
     /// Makes the requests with these numbers (1-based) fail with 503 before anything is kept.
