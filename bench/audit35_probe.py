@@ -17,7 +17,8 @@ import contextlib, datetime, gzip, json, os, re, shutil, signal, socket, sqlite3
 import threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fault_harness import Ledger, closed_by_peer, connections, cpu_seconds, read_status  # noqa: E402
+from fault_harness import (  # noqa: E402
+    Ledger, closed_by_peer, connections, cpu_seconds, pipelined_statuses, read_status)
 from receiver_client import free_port, wait_listening  # noqa: E402
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/release/steptweet"
@@ -214,17 +215,7 @@ def probe_pipelined(port, ledger):
     points = [ledger.new_point() for _ in range(2)]
     good = [head(len(ledger.body(i))) + ledger.body(i) for i in points]
     bad = head(2, token="wrong") + b"{}"
-    with socket.create_connection(("127.0.0.1", port), timeout=8) as s:
-        s.sendall(good[0] + bad + good[1])
-        s.settimeout(8)
-        data = b""
-        with contextlib.suppress(OSError):
-            while data.count(b"HTTP/1.1 ") < 3:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-    statuses = [int(c) for c in re.findall(rb"HTTP/1\.1 (\d{3}) ", data)]
+    statuses = pipelined_statuses(port, [good[0], bad, good[1]], 8)
     for i, st in zip([points[0], None, points[1]], statuses):
         if st == 200 and i is not None:
             ledger.ok(i)

@@ -89,6 +89,21 @@ def request_bytes(body, path="/ingest", token=TOKEN, extra=""):
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n").encode() + body
 
 
+def pipelined_statuses(port, requests, timeout):
+    """The requests written at once on one connection, and the status codes of the answers read back, in order."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(b"".join(requests))
+        s.settimeout(timeout)
+        data = b""
+        with contextlib.suppress(OSError):
+            while data.count(b"HTTP/1.1 ") < len(requests):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+    return [int(code) for code in re.findall(rb"HTTP/1\.1 (\d{3}) ", data)]
+
+
 def read_status(sock, timeout):
     """The status code of the answer on `sock`, or 'closed'/'timeout'/'reset'."""
     sock.settimeout(timeout)
@@ -345,17 +360,7 @@ def phase_malformed(port, phone):
     note("malformed request lines: answers", ", ".join(f"{k}: {v}" for k, v in answers.items()),
          all(v in (400, "closed", "reset") for v in answers.values()) if not RECORD_ONLY else None)
     points = [phone.ledger.new_point() for _ in range(3)]
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
-        s.sendall(b"".join(request_bytes(phone.ledger.body(i)) for i in points))
-        s.settimeout(5)
-        data = b""
-        with contextlib.suppress(OSError):
-            while data.count(b"HTTP/1.1 ") < 3:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-    statuses = [int(code) for code in re.findall(rb"HTTP/1\.1 (\d{3}) ", data)]
+    statuses = pipelined_statuses(port, [request_bytes(phone.ledger.body(i)) for i in points], 5)
     for i, status in zip(points, statuses):
         if status == 200:
             phone.ledger.ok(i)
