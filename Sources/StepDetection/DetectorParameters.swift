@@ -93,8 +93,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// The steady-stride path (issue #47, WalkingGate.swift): with three axes, a window whose |a| repeats a stride
     /// later at least this well (`WindowFeatures.rStride`) and whose moving energy lies at least
     /// `steadyStrideAlongShare` along gravity is walking whatever the trees say (a ramp of ±0.05 on each). A body
-    /// stepping at a steady stride does that wherever the device is carried: a runner whose arm does not swing, a
-    /// phone in a back pocket. Brushing teeth comes closest (one WISDM person: r_stride 0.9, share 0.45); clapping and an
+    /// stepping at a steady stride does that wherever the device is carried: a runner whose arm does not swing, a phone
+    /// in a back pocket. Brushing teeth comes closest (one WISDM person: r_stride 0.9, share 0.45); clapping and an
     /// elevator standing still reach 0.8 and 0.35 (bench/accuracy.md). Above 1: off.
     public var steadyStride: Double = 0.85
     public var steadyStrideAlongShare: Double = 0.45

@@ -100,7 +100,8 @@ import Testing
                 alongLeft += (w.clean.alongStride - along) / 9
             }
         }
-        // Nine draws: the rounding takes 0.03 off the vector's repeat on average; corrected, under a third of it is left.
+        // Nine draws: the rounding takes 0.03 off the vector's repeat on average; corrected, under a third of it is
+        // left.
         #expect(lost > 0.02 && abs(left) * 3 < lost, "lost \(lost), left \(left); along \(alongLost), \(alongLeft)")
         // Along gravity this synthetic's rounding dilutes nothing on average (−0.004: with the sensor's noise under a
         // step its error is not quite white) and the correction reads 0.035 over the clean copy: no bound is claimed.

@@ -82,8 +82,9 @@ public enum AgentServices {
             receive: receive, store: store, logger: logger, releaseMemoryAbove: MemoryRelease.largeBody)
     }
 
-    /// Runs the agent until SIGTERM, SIGINT or SIGHUP (a closed terminal), logging to `logger` (the logging system is set up by the caller).
-    /// A second agent on the same state database refuses to start (`StateLockError.busy` names the running one).
+    /// Runs the agent until SIGTERM, SIGINT or SIGHUP (a closed terminal), logging to `logger` (the logging system is
+    /// set up by the caller). A second agent on the same state database refuses to start (`StateLockError.busy` names
+    /// the running one).
     public static func runUntilSignalled(configuration: AgentConfiguration, logger: Logger) async throws {
         let agentLock = try StateLock(path: configuration.statePath + ".agent.lock")
         defer { agentLock.release() }

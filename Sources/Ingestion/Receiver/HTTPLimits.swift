@@ -18,8 +18,8 @@ public struct HTTPLimits: Sendable, Equatable {
     public var readTimeout: TimeInterval = 60
     /// How many connections are served at once (`max_connections`): the one that fills the last place closes the
     /// connection waiting longest for a head (`WaitingConnections`); when none waits, more wait in the listen queue
-    /// (`backlog`) until one closes. Each takes a file descriptor: the agent raises its soft `RLIMIT_NOFILE` to fit them and warns at
-    /// start when the hard limit does not.
+    /// (`backlog`) until one closes. Each takes a file descriptor: the agent raises its soft `RLIMIT_NOFILE` to fit
+    /// them and warns at start when the hard limit does not.
     public var maxConnections: Int = 2048
     /// How many connections the kernel queues beyond `maxConnections` before it refuses them.
     public var backlog: Int = 256
