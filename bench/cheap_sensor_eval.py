@@ -4,10 +4,11 @@
 Issue #47's judge measures brushing teeth and combing hair on a cheap wrist sensor (32 Hz, 6 bits, ±1.5 g) and a
 free-living half hour on an AX3 (100 Hz, ±8 g, 13 bits). `scripts/train_walking.py` only trains on degraded copies;
 this counts the held-out data so. For each fixed sensor profile, every recording of the two shared manifests gets one
-deterministic copy: resampled to the profile's rate when its own is higher (a Blackman-windowed sinc low-pass at
-0.4 × the new rate, under its Nyquist, then linear interpolation; none across a gap), else kept at its own rate; each
-axis clipped at ±range and quantised to `bits` over it (`train_walking.as_sensor`, as its `degraded` does);
-magnitude-only files (`t_ms,magnitude`) get the rate and the quantisation of |a| only. Optional white noise
+deterministic copy: resampled to the profile's rate when its own is higher (a Blackman-windowed sinc low-pass at 0.4 ×
+the new rate, under its Nyquist, then linear interpolation; none across a gap; all-zero samples, a logger's missing
+values, first held as the detector holds them: `zeros_held`), else kept at its own rate; each axis clipped at ±range
+and quantised to `bits` over it (`train_walking.as_sensor`, as its `degraded` does); magnitude-only files
+(`t_ms,magnitude`) get the rate and the quantisation of |a| only. Optional white noise
 (`--noise-g`, seeded by the profile and the file's name; 0 by default: each recording keeps its own sensor's noise).
 The copies are counted by the release binary with bout_eval.py's functions (same leave-out models, same rows), and
 each table is printed beside the clean figures.
@@ -31,6 +32,7 @@ PROFILES = {
     "ax3": (100.0, 8.0, 13, "an AX3: 100 Hz, ±8 g, 13 bits (step 0.019 m/s²; nearly clean, a control)"),
 }
 KEEP_WITHIN = 1.05  # a recording at most this much faster than the profile's rate keeps its own rate and samples
+ZERO_HOLD_MS = 2000  # `DetectorParameters.zeroHoldSeconds`: an all-zero sample repeats the one before it
 
 
 def own_rate(t_ms):
@@ -58,12 +60,28 @@ def band_limited(data, hz):
     return np.column_stack([tn] + [np.interp(tn, grid, smooth[:, c]) for c in range(smooth.shape[1])])
 
 
+def zeros_held(data, hold_ms=ZERO_HOLD_MS):
+    """`data` with its all-zero samples (a logger's missing values) read as the detector reads them (ZeroHold.swift):
+    each repeats the valid sample before it while at most `hold_ms` past it; later ones and those before any valid
+    sample are dropped (a gap). A low-pass through them would smear each run of zeros into a dip of |a| that the
+    original never showed the detector (h47rate36: 10 DSADS files hold 1 s of zeros every 5 s)."""
+    zero = ~data[:, 1:].any(axis=1)
+    if not zero.any():
+        return data
+    valid = np.where(~zero, np.arange(len(data)), -1)
+    last = np.maximum.accumulate(valid)  # the latest valid sample at or before each one
+    keep = (last >= 0) & (data[:, 0] - data[np.maximum(last, 0), 0] <= hold_ms)
+    out = data.copy()
+    out[:, 1:] = data[np.maximum(last, 0), 1:]
+    return out[keep]
+
+
 def sensor_copy(data, profile, rng, noise_g):
     """The recording as the profile's sensor gives it; and whether it was resampled."""
     hz, range_g, bits, _ = PROFILES[profile]
     resample = own_rate(data[:, 0]) > hz * KEEP_WITHIN
     if resample:
-        data = band_limited(data, hz)
+        data = band_limited(zeros_held(data), hz)
     values = data[:, 1:]
     if noise_g:
         values = values + rng.normal(0, noise_g * G, values.shape)
@@ -74,7 +92,7 @@ def write_copies(es, shared, profiles, work, noise_g):
     """Each profile's copies under `work/PROFILE/data/{steps,activities}/`, with a copy of each manifest (reused when
     `work/PROFILE/stamp.json` says the same profile, noise and script wrote them). Returns {profile: {manifest: copy}}
     and the files kept at their own rate, per profile and data set (with their rates)."""
-    stamp = lambda p: {"profile": PROFILES[p][:3], "noise_g": noise_g, "version": 1}
+    stamp = lambda p: {"profile": PROFILES[p][:3], "noise_g": noise_g, "version": 2}
     todo = [p for p in profiles if not _stamped(work, p, stamp(p))]
     kept = {p: collections.defaultdict(list) for p in profiles}
     manifests = {p: {} for p in profiles}
