@@ -72,6 +72,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// from ../shared put a median 0.52-0.78 of it along gravity, hand bursts of as many regular peaks 0.18-0.21
     /// (90th percentile ≤ 0.39; bench/accuracy.md, h47ends). Above 1: off (a lone bout never counts, as before).
     public var loneBoutAlongShare: Double = 0.5
+    /// The least best-window probability of such a lone bout (0-1), or below 0: minus the bar of a bout of
+    /// `shortBoutMinSteps` (the fewest judged on windows alone; −0.25: `shortBoutEnter`'s), scaled by the bout's steps
+    /// over `shortBoutMinSteps`. A 10.24 s window over n steps is n step intervals of walking and the rest of whatever
+    /// surrounds them, so the walking evidence a window can show shrinks with n (4 steps: 0.14, 5: 0.18, 6: 0.21;
+    /// bench/h47short36_result.md). 0.25: the detector before.
+    public var loneBoutEnter: Double = -0.25
     /// The short-bout judgement's spread leaves out the one longest interval of a bout or group of at least three
     /// intervals when it lies within this fraction of them from their middle (0.25: the middle half; 0: never; 0.5:
     /// wherever it lies): a timed up and go is two legs of a walk and a turn between them, whose one long interval is a
@@ -165,7 +171,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
-            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, shortBoutTurnFromMiddle,
+            boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
+            shortBoutTurnFromMiddle,
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling,
             startLookBackSeconds, startLookBackAlongShare
@@ -205,6 +212,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         boutGroupMinSteps = try value(.boutGroupMinSteps, s.boutGroupMinSteps)
         boutGroupGapSeconds = try value(.boutGroupGapSeconds, s.boutGroupGapSeconds)
         loneBoutAlongShare = try value(.loneBoutAlongShare, s.loneBoutAlongShare)
+        loneBoutEnter = try value(.loneBoutEnter, s.loneBoutEnter)
         shortBoutTurnFromMiddle = try value(.shortBoutTurnFromMiddle, s.shortBoutTurnFromMiddle)
         startLookBackSeconds = try value(.startLookBackSeconds, s.startLookBackSeconds)
         startLookBackAlongShare = try value(.startLookBackAlongShare, s.startLookBackAlongShare)

@@ -134,6 +134,15 @@ extension StepDetector {
         creditBoutIfLongEnough(emit, minimum: shortest)
     }
 
+    /// The least best-window evidence of a lone bout of `steps` steps (`DetectorParameters.loneBoutEnter`): fixed, or
+    /// scaled by `steps` / `shortBoutMinSteps`. A window holds the same 10.24 s whatever the bout's length, so the
+    /// fewer steps, the more of it is the rest around them and the less walking it can show.
+    func loneBoutEnter(steps: Int) -> Double {
+        let bar = parameters.loneBoutEnter
+        guard bar < 0 else { return bar }
+        return -bar * min(Double(steps) / Double(max(parameters.shortBoutMinSteps, 1)), 1)
+    }
+
     /// Whether the step at `timeNs` may make a run walking on its own (at `enter`): not one of a bout that counts only
     /// in its group.
     func mayEnterAlone(_ timeNs: Int64) -> Bool { timeNs > gate.groupOnly.untilNs }

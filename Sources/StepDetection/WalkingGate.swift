@@ -296,16 +296,17 @@ extension StepDetector {
     /// Whether the waiting group is a lone bout (no next bout came) that counts: its own seconds lie along gravity as a
     /// walk's do (`loneBoutAlongShare`) and it walked as a short walk does.
     private var loneBoutWalks: Bool {
-        (gate.group.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false) && walksAsAShortBout(gate.group)
+        (gate.group.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false)
+            && walksAsAShortBout(gate.group, enter: loneBoutEnter(steps: gate.group.steps))
     }
 
     /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
     /// `shortBoutIntervalCV` (without a timed up and go's turn: `shortBoutTurnFromMiddle`), and a window over it that
-    /// reached `shortBoutEnter` along gravity.
-    private func walksAsAShortBout(_ g: BoutGroup) -> Bool {
+    /// reached `enter` along gravity (`shortBoutEnter`; a lone bout's `loneBoutEnter(steps:)`).
+    private func walksAsAShortBout(_ g: BoutGroup, enter: Double? = nil) -> Bool {
         let (mean, spread) = g.judgedIntervals(turnFromMiddle: parameters.shortBoutTurnFromMiddle)
         return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
-            && g.evidence >= parameters.shortBoutEnter
+            && g.evidence >= (enter ?? parameters.shortBoutEnter)
     }
 
     /// How far before a lone bout's first step and after its last its share along gravity is measured (0.3 s: half a

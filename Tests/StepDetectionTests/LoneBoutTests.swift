@@ -50,14 +50,35 @@ import WallTimeCore
     func aLoneBoutOfFourStepsFailsOnlyOnItsWindows(rate: Double, interval: Double) {
         // The limit (h47lone4, bench/h47lone4_lone_four_result.md): the rhythm credits the 4 peaks, the bout's own
         // seconds lie along gravity and its cadence and spread are a walk's, but the trees give its 10 s windows (three
-        // quarters rest) at best 0.05-0.07 (5 steps: 0.50-0.78), under `shortBoutEnter`. Letting a lone bout count on
-        // windows that low adds false steps in ../shared at every setting (pooled 149.1 -> 151.1/h at none).
+        // quarters rest) at best 0.05-0.07 (5 steps: 0.50-0.78), under `shortBoutEnter` and under the bar scaled to 4
+        // steps (0.14, h47short36). Letting a lone bout count on windows that low adds false steps in ../shared at
+        // every setting (pooled 149.1 -> 151.1/h at none; h47short36: +20 WISDM false steps at a bar of 0.1).
         let samples = Self.lone(4, rate: rate, interval: interval)
         #expect(SyntheticMotion.count(samples).steps == 0, "at \(rate) Hz, \(interval) s apart")
         var anyWindow = DetectorParameters.standard
-        anyWindow.shortBoutEnter = 0
+        anyWindow.loneBoutEnter = 0
         let counted = SyntheticMotion.count(samples, parameters: anyWindow).steps
         #expect(counted == 4, "counted \(counted) of 4 on any window at \(rate) Hz, \(interval) s apart")
+    }
+
+    @Test(arguments: [25.0, 50, 100])
+    func aLoneBoutOfFiveStepsIsJudgedOnABarScaledToItsSteps(rate: Double) {
+        // Five steps at 109 a minute after rest (h47short36): the bout's own seconds lie along gravity, its cadence and
+        // spread are a walk's, and its best window (three quarters rest) reaches the bar scaled to five steps (0.25 × 5
+        // / 7 = 0.18) but not the bar of a bout of seven or more (0.25), which refused it before.
+        let samples = Self.lone(5, rate: rate, interval: 0.55)
+        let counted = SyntheticMotion.count(samples).steps
+        #expect(counted >= 4 && counted <= 5, "counted \(counted) of 5 at \(rate) Hz")
+        var unscaled = DetectorParameters.standard
+        unscaled.loneBoutEnter = unscaled.shortBoutEnter
+        #expect(SyntheticMotion.count(samples, parameters: unscaled).steps == 0, "the bar of 7 steps at \(rate) Hz")
+    }
+
+    @Test func aLoneBurstAcrossGravityDoesNotCountAtTheScaledBar() {
+        // The scaled bar lowers only the window test: a burst whose own seconds move across gravity stays refused.
+        for rate in [25.0, 50, 100] {
+            #expect(SyntheticMotion.count(Self.acrossGravity(Self.lone(5, rate: rate, interval: 0.55))).steps == 0)
+        }
     }
 
     @Test func aLoneBoutCountsWhenItsGroupExpiresOrTheDataEnds() {
