@@ -60,7 +60,7 @@ public struct URLSessionSender: HTTPSending {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSession(configuration: configuration)
+        return URLSession(configuration: configuration, delegate: RedirectRefusal(), delegateQueue: nil)
     }()
 
     public func send(_ request: URLRequest) async -> Result<HTTPReply, TransportFailure> {
@@ -114,6 +114,18 @@ public struct URLSessionSender: HTTPSending {
         ]
         if let code = urlError?.code, beforeSending.contains(code) { return .notSent(text) }
         return .network(text)
+    }
+}
+
+/// Redirects are not followed: the 3xx comes back as the answer (`ResponseClassifier`: permanent, naming where it
+/// points). Followed, a target's `Authorization` went with the request to whatever host the `Location` named, and a
+/// 301 or 302 turned the post into a GET.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 
