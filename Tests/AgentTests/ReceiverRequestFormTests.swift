@@ -33,6 +33,22 @@ import Testing
         await r.stop()
     }
 
+    /// A body announced over max_body gets its 413 at once, not a `100 Continue` that would have it sent for
+    /// nothing.
+    @Test func aBodyOverMaxBodyIsRefusedBeforeItIsSent() async throws {
+        let dir = try TempDir()
+        let r = try await limits.start(dir, limits: "max_body = 2048")
+        let port = r.port
+        let head = limits.head(contentLength: 5000, extra: "Expect: 100-continue\r\n")
+        let answer = try await offThePool {
+            let c = try RawConnection(port: port, timeout: 5)
+            c.send(head)
+            return c.readAnswer()
+        }
+        #expect(answer?.hasPrefix("HTTP/1.1 413") == true, "\(answer ?? "nothing within 5 s")")
+        await r.stop()
+    }
+
     /// A token in the path may be percent-encoded, as RFC 3986 makes it the same path (and as a token holding `?`,
     /// `#` or `/` must be); a wrong one is still refused.
     @Test func aTokenInThePathMayComePercentEncoded() async throws {

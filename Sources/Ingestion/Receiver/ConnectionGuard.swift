@@ -25,6 +25,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     let readTimeout: TimeAmount
     /// `max_header`, named in the 431's text.
     let maxHeader: Int
+    /// `max_body`: a body announced over it gets no `100 Continue`.
+    let maxBody: Int
     /// The most header fields a request may have (the parser's limit, beside `max_header`'s bytes).
     static let maxHeaderFields = 200
     /// How long a connection that is being closed after an early answer still reads (and drops) what arrives.
@@ -49,6 +51,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         idleTimeout = .nanoseconds(Int64(limits.idleTimeout * 1e9))
         readTimeout = .nanoseconds(Int64(limits.readTimeout * 1e9))
         maxHeader = limits.maxHeader
+        maxBody = limits.maxBody
         self.waiting = waiting
         self.linger = linger
     }
@@ -75,7 +78,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let request):
             heads += 1
             arm(context, readTimeout)
-            if Self.expectsContinue(request) {
+            if expectsContinue(request) {
                 // Clients that ask wait for it before they send the body (curl for a second; others until the read
                 // timeout closed the connection): the request is read, whatever its answer will be.
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
@@ -89,10 +92,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// Whether the request asks for `100 Continue` before it sends its body (`Expect: 100-continue`, with a body).
-    static func expectsContinue(_ request: HTTPRequest) -> Bool {
+    /// Whether the request asks for `100 Continue` before it sends its body (`Expect: 100-continue`, with a body)
+    /// and its body may be read: one whose Content-Length is over `max_body` is answered 413 at once instead, and its
+    /// client need not send it.
+    func expectsContinue(_ request: HTTPRequest) -> Bool {
         guard request.headerFields[.expect]?.lowercased() == "100-continue" else { return false }
         let length = request.headerFields[.contentLength].flatMap { Int($0) }
+        if let length, length > maxBody { return false }
         return request.headerFields[.transferEncoding] != nil || (length ?? 0) > 0
     }
 
