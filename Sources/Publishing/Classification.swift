@@ -6,7 +6,7 @@ import Messages
 ///
 /// 2xx delivered (already delivered with `Idempotent-Replayed: true`; unconfirmed without the post's id where the
 /// target always answers with one); 408, 425, 429 and 5xx retryable with the server's wait when it gave one; other 4xx
-/// permanent with the server's message (redacted).
+/// permanent with the server's message (redacted), and so is a 3xx (redirects are not followed), naming where it points.
 public enum ResponseClassifier {
     /// Classifies `reply`; `remoteID` extracts the id of the created post from a 2xx reply. With `idRequired` (a
     /// target whose every success carries the post's id), a 2xx without it is not a post but unconfirmed: a proxy's
@@ -51,10 +51,24 @@ public enum ResponseClassifier {
         }
     }
 
-    /// `HTTP 401: The access token is invalid`.
+    /// `HTTP 401: The access token is invalid`; for a redirect, where it points (`redirect(_:)`).
     public static func reason(_ reply: HTTPReply, redactor: Redactor) -> String {
+        if (300..<400).contains(reply.status) { return redactor.redact(redirect(reply)) }
         let message = serverMessage(reply)
         return redactor.redact(message.isEmpty ? "HTTP \(reply.status)" : "HTTP \(reply.status): \(message)")
+    }
+
+    /// `HTTP 301: redirects to https://example.org/…, not followed …`: the target's address as far as its host (the
+    /// rest of a webhook's may be its secret), so that the configuration can be corrected.
+    static func redirect(_ reply: HTTPReply) -> String {
+        var place = "elsewhere"
+        if let location = reply.header("location"), let url = URL(string: location, relativeTo: nil),
+            let scheme = url.scheme, let host = url.host
+        {
+            place = "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "") + "/…"
+        }
+        return "HTTP \(reply.status): redirects to \(place), not followed (the request carries the target's "
+            + "credentials): set the target's address to where it points"
     }
 
     /// The server's own words: `error`, `error_description`, `detail`, `message`, `title` or Matrix `errcode`

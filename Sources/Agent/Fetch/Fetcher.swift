@@ -19,8 +19,9 @@ public struct Fetcher: Sendable {
     /// passes its own (`WallClock.clock`), a command the continuous clock, a test its test clock. No default: a fetch
     /// never measures its budget on the real clock behind an injected one.
     public var clock: any Clock<Duration>
-    /// How a pulled source (phyphox on a phone) is asked: URLSession, or a fake in tests.
-    public var pullTransport: any HTTPSending = URLSessionSender()
+    /// How a pulled source (phyphox on a phone) is asked: URLSession (its answers bounded by the pull's own budget,
+    /// not a target's answer limit: an hour at 200 Hz is some 40 MB), or a fake in tests.
+    public var pullTransport: any HTTPSending = URLSessionSender(answerLimit: nil)
     /// Whether closing a window draws its chart: when a target has `image = "chart"`, or for a dry run that shows the
     /// charts (`fetch --dry-run --image-dir`). Otherwise no chart is drawn and no PNG is held.
     public var drawsCharts: Bool

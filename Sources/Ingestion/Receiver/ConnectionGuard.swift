@@ -8,6 +8,7 @@ import NIOHTTPTypes
 /// - a connection has `idleTimeout` to bring the next request's head in full, from its opening or its last answer
 ///   (an idle connection, a head sent byte by byte), and `readTimeout` to bring that request's body from its head
 ///   (a slow or endless body); then it is closed. No timer runs while a request is being answered.
+/// - a request that asks for `100 Continue` (`Expect: 100-continue`) gets it when its head arrives;
 /// - a head over the parser's limit is answered 431, any other request the parser refuses 400, with a JSON error;
 /// - an answer written before its request was read in full (401, 413, 431, …) closes the connection once written,
 ///   after a short linger that reads and drops what the client still sends, so that the answer is not lost to a
@@ -22,6 +23,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     let idleTimeout: TimeAmount
     let readTimeout: TimeAmount
+    /// `max_header`, named in the 431's text.
+    let maxHeader: Int
+    /// `max_body`: a body announced over it gets no `100 Continue`.
+    let maxBody: Int
+    /// The most header fields a request may have (the parser's limit, beside `max_header`'s bytes).
+    static let maxHeaderFields = 200
     /// How long a connection that is being closed after an early answer still reads (and drops) what arrives.
     let linger: TimeAmount
 
@@ -43,6 +50,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     init(limits: HTTPLimits, waiting: WaitingConnections? = nil, linger: TimeAmount = .seconds(2)) {
         idleTimeout = .nanoseconds(Int64(limits.idleTimeout * 1e9))
         readTimeout = .nanoseconds(Int64(limits.readTimeout * 1e9))
+        maxHeader = limits.maxHeader
+        maxBody = limits.maxBody
         self.waiting = waiting
         self.linger = linger
     }
@@ -66,9 +75,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if lingering { return }
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let request):
             heads += 1
             arm(context, readTimeout)
+            if expectsContinue(request) {
+                // Clients that ask wait for it before they send the body (curl for a second; others until the read
+                // timeout closed the connection): the request is read, whatever its answer will be.
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+            }
         case .body:
             break
         case .end:
@@ -76,6 +90,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             disarm()
         }
         context.fireChannelRead(data)
+    }
+
+    /// Whether the request asks for `100 Continue` before it sends its body (`Expect: 100-continue`, with a body)
+    /// and its body may be read: one whose Content-Length is over `max_body` is answered 413 at once instead, and its
+    /// client need not send it.
+    func expectsContinue(_ request: HTTPRequest) -> Bool {
+        guard request.headerFields[.expect]?.lowercased() == "100-continue" else { return false }
+        let length = request.headerFields[.contentLength].flatMap { Int($0) }
+        if let length, length > maxBody { return false }
+        return request.headerFields[.transferEncoding] != nil || (length ?? 0) > 0
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -121,7 +145,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let tooLarge = parserError == .headerOverflow
         let message =
             tooLarge
-            ? "the request's head (request line and header fields) is larger than the receiver takes"
+            ? "the request's head (request line and header fields) is larger than the receiver takes: over "
+                + "max_header (\(maxHeader) bytes) or over \(Self.maxHeaderFields) header fields"
             : "the request cannot be parsed as HTTP/1.1 (\(parserError))"
         var body = context.channel.allocator.buffer(capacity: message.utf8.count + 16)
         body.writeString("{\"error\":\"\(message)\"}")

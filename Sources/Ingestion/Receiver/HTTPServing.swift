@@ -30,7 +30,8 @@ package final class LimitedHTTPServer: Sendable {
         let listening = self.listening
         let waiting = WaitingConnections()
         let headLimit = HTTP1Channel.Configuration.DecoderConfiguration(
-            maxHeaderFieldSize: limits.maxHeader, maxHeaderListSize: limits.maxHeader, maxHeaderFieldCount: 200)
+            maxHeaderFieldSize: limits.maxHeader, maxHeaderListSize: limits.maxHeader,
+            maxHeaderFieldCount: ConnectionGuard.maxHeaderFields)
         let app = Application(
             responder: responder,
             server: .http1(

@@ -42,13 +42,18 @@ struct TokenMiddleware: RouterMiddleware {
     }
 
     /// Whether a request with this `Authorization` header and path token carries the token.
+    /// A path token may come percent-encoded (RFC 3986: the same path; a token with `?`, `#`, `/`, `%` or a space
+    /// can only come so): it is taken as sent or decoded.
     func accepts(authorization: String?, pathToken: String?) -> Bool {
         let given =
             (places.contains(.bearer) ? authorization.flatMap(Self.bearer) : nil)
             ?? (places.contains(.basicPassword) ? authorization.flatMap(Self.basicPassword) : nil)
-            ?? (places.contains(.path) ? pathToken : nil)
-        guard let given, !token.isEmpty else { return false }
-        return HTTPServing.constantTimeEqual(Array(given.utf8), token)
+        var candidates = given.map { [$0] } ?? []
+        if given == nil, places.contains(.path), let pathToken {
+            candidates = [pathToken] + (pathToken.removingPercentEncoding.map { [$0] } ?? [])
+        }
+        guard !token.isEmpty else { return false }
+        return candidates.contains { HTTPServing.constantTimeEqual(Array($0.utf8), token) }
     }
 
     /// The token of `Bearer TOKEN`.
