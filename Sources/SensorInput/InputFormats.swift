@@ -309,19 +309,45 @@ public enum InputFormats {
         var lastLine = lineBase
         var rejection: String?
         var lastSampleNs: Int64? = nil
+        var ahead: AheadHold? = nil
+        var droppedAhead: InputError? = nil
+        func deliver(_ s: AccelerationSample) {
+            lastSampleNs = s.time.nanosecondsSinceEpoch
+            summary.note(sampleAt: s.time.nanosecondsSinceEpoch)
+            sink(.sample(s))
+        }
         let emit: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
-                if let problem = SampleCheck.problem(s, previousNs: lastSampleNs) {
+                if let problem = SampleCheck.valueProblem(s) {
                     rejection = problem
                     return
                 }
-                lastSampleNs = s.time.nanosecondsSinceEpoch
-                summary.note(sampleAt: s.time.nanosecondsSinceEpoch)
+                let timeNs = s.time.nanosecondsSinceEpoch
+                if let held = ahead {
+                    switch held.settle(by: timeNs) {
+                    case .deliver:
+                        ahead = nil
+                        deliver(held.sample)
+                    case .drop(let message):
+                        ahead = nil
+                        droppedAhead = InputError(file: path, line: held.line, message: message)
+                    case .keep: break
+                    }
+                }
+                if let problem = SampleCheck.orderProblem(timeNs, previousNs: lastSampleNs) {
+                    rejection = problem
+                    return
+                }
+                if AheadHold.holds(timeNs, after: lastSampleNs), let previous = lastSampleNs {
+                    ahead = AheadHold(sample: s, line: lastLine, previousNs: previous)
+                    return
+                }
+                deliver(s)
             case .reading(let r):
                 summary.note(r)
+                sink(item)
             }
-            sink(item)
         }
         var budget = ByteBudget(options.byteLimit)
         let consumed = try source.forEachLine(path: path, startingAt: state?.offset ?? 0, progress: options.progress) {
@@ -337,9 +363,15 @@ public enum InputFormats {
             if let problem = try parser.parse(line, number: number, options: options, emit) ?? rejection {
                 try summary.skip(InputError(file: path, line: number, message: problem), options: options)
             }
+            if let e = droppedAhead {
+                droppedAhead = nil
+                try summary.skip(e, options: options)
+            }
             return true
         }
         parser.finish(options: options, emit)
+        if let e = droppedAhead { try summary.skip(e, options: options) }
+        if let held = ahead { deliver(held.sample) }
         parser.describe(&summary)
         if summary.kind == .acceleration, summary.samples > 0 {
             summary.absoluteTime = summary.absoluteTime || options.start != nil
@@ -349,15 +381,11 @@ public enum InputFormats {
     }
 }
 
-/// Checks every sample a reader delivers: finite values, a plausible magnitude, time not going backwards.
+/// Checks every sample a reader delivers: finite values, a plausible magnitude, time not going backwards (and, in
+/// `AheadHold`, not jumping far ahead of the rows around it).
 package enum SampleCheck {
     /// Largest plausible acceleration magnitude (50 g); beyond it a value is a glitch or a unit error.
     @inline(__always) static var maxMagnitude: Double { maximumPlausibleAcceleration }
-
-    @inline(__always)
-    static func problem(_ s: AccelerationSample, previousNs: Int64?) -> String? {
-        valueProblem(s) ?? orderProblem(s.time.nanosecondsSinceEpoch, previousNs: previousNs)
-    }
 
     /// The words for a sample over `maximumPlausibleAcceleration`.
     static let overLimit = "absurd acceleration (over 50 g)"

@@ -234,6 +234,18 @@ extension GenericCSVReader {
         try parser.inflated?.finish()
     }
 
+    /// Whether a sample of `chunk` lies more than `AheadHold.aheadNs` after the one before it (`previousNs` for
+    /// its first): such a chunk takes the checked path, sample by sample.
+    static func jumpsAhead(_ chunk: ParsedChunk, after previousNs: Int64?) -> Bool {
+        var previous = previousNs
+        for sample in chunk.samples {
+            let t = sample.time.nanosecondsSinceEpoch
+            if AheadHold.holds(t, after: previous) { return true }
+            previous = t
+        }
+        return false
+    }
+
     /// Delivers a parsed chunk's samples and skipped lines in line order, checking time order across chunks. With
     /// `batch`, the accepted samples go to it in runs (the whole chunk when nothing in it is skipped), each run before
     /// the skipped line after it; otherwise one by one to `sink`.
@@ -254,10 +266,15 @@ extension GenericCSVReader {
             e.line = e.line.map { lineBase + $0 }
             try state.summary.skip(e, options: options)
         }
+        func deliverHeld(_ held: AheadHold, before j: Int) {
+            flush(upTo: j)
+            runStart = j
+            state.deliverHeld(held, batch: batch, sink)
+        }
         let inOrder = state.holdClock(in: chunk)
         if let first = chunk.samples.first?.time.nanosecondsSinceEpoch,
             let last = chunk.samples.last?.time.nanosecondsSinceEpoch, inOrder, chunk.issues.isEmpty,
-            state.lastNs.map({ first >= $0 }) ?? true
+            state.lastNs.map({ first >= $0 }) ?? true, state.ahead == nil, !Self.jumpsAhead(chunk, after: state.lastNs)
         {
             // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,
             // at once.
@@ -277,10 +294,26 @@ extension GenericCSVReader {
                     nextIssue += 1
                 }
                 let timeNs = sample.time.nanosecondsSinceEpoch
+                if let held = state.ahead {
+                    switch held.settle(by: timeNs) {
+                    case .deliver: deliverHeld(held, before: j)
+                    case .drop(let message):
+                        try skip(
+                            InputError(file: path, line: held.line.map { $0 - lineBase }, message: message), before: j)
+                        state.ahead = nil
+                    case .keep: break
+                    }
+                }
                 if let previous = state.lastNs, timeNs < previous {
                     let order = SampleCheck.orderProblem(timeNs, previousNs: previous)!
                     try skip(InputError(file: path, line: Int(line), message: order), before: j)
                     runStart = j + 1
+                    continue
+                }
+                if AheadHold.holds(timeNs, after: state.lastNs), let previous = state.lastNs {
+                    flush(upTo: j)
+                    runStart = j + 1
+                    state.ahead = AheadHold(sample: sample, line: lineBase + Int(line), previousNs: previous)
                     continue
                 }
                 state.lastNs = timeNs

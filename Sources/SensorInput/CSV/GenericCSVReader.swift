@@ -55,6 +55,21 @@ public enum GenericCSVReader {
         /// times the zone skips.
         var held: HeldClock?
         var gapLines: Set<Int> = []
+        /// A sample far ahead of the one before it, until the next tells a gap from a wrong time (`AheadHold`).
+        var ahead: AheadHold?
+
+        /// Delivers the held sample far ahead: a gap after all, or the read's end.
+        mutating func deliverHeld(_ held: AheadHold, batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void) {
+            ahead = nil
+            var sample = held.sample
+            if let batch {
+                withUnsafePointer(to: &sample) { batch(UnsafeBufferPointer(start: $0, count: 1)) }
+            } else {
+                sink(sample)
+            }
+            lastNs = sample.time.nanosecondsSinceEpoch
+            summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
+        }
     }
 
     /// Reads the samples after `resume` (from the start when nil). With `completeLinesOnly` a last line without a
@@ -96,6 +111,7 @@ public enum GenericCSVReader {
             let scale = state.probe.decide(layout: l)
             for r in state.probe.rows { try deliver(r, scale: scale, &state, options, path, sink) }
         }
+        if let held = state.ahead { state.deliverHeld(held, batch: batch, sink) }
         return (
             finishedSummary(state, layout: l),
             ResumeState(
@@ -285,11 +301,25 @@ public enum GenericCSVReader {
         {
             sample.time.nanosecondsSinceEpoch = second
         }
-        if let problem = SampleCheck.orderProblem(sample.time.nanosecondsSinceEpoch, previousNs: state.lastNs) {
+        let timeNs = sample.time.nanosecondsSinceEpoch
+        if let held = state.ahead {
+            switch held.settle(by: timeNs) {
+            case .deliver: state.deliverHeld(held, batch: nil, sink)
+            case .drop(let message):
+                state.ahead = nil
+                try state.summary.skip(InputError(file: path, line: held.line, message: message), options: options)
+            case .keep: break
+            }
+        }
+        if let problem = SampleCheck.orderProblem(timeNs, previousNs: state.lastNs) {
             try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
         }
-        state.lastNs = sample.time.nanosecondsSinceEpoch
+        if AheadHold.holds(timeNs, after: state.lastNs), let previous = state.lastNs {
+            state.ahead = AheadHold(sample: sample, line: row.4, previousNs: previous)
+            return
+        }
+        state.lastNs = timeNs
         sink(sample)
         state.summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
         state.summary.absoluteTime = scale.absolute || options.start != nil
