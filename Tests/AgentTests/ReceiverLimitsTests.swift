@@ -90,16 +90,14 @@ import Testing
         let dir = try TempDir()
         let r = try await start(dir, limits: "idle_timeout = \"1s\"")
         let port = r.port
-        let start = ContinuousClock.now
         let (idle, half) = try await offThePool {
             let idle = try RawConnection(port: port, timeout: 20)
             let half = try RawConnection(port: port, timeout: 20)
             half.send("POST /ingest HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthor")
             return (idle.readUntilClosed(), half.readUntilClosed())
         }
-        // Closed (an empty read, not a timeout), well before the 20 s the client would wait.
+        // Closed with nothing sent (an empty read), not the 20 s the client would wait (nil).
         #expect(idle == "" && half == "")
-        #expect(ContinuousClock.now - start < .seconds(15))
         await r.stop()
     }
 
@@ -111,15 +109,15 @@ import Testing
         let port = r.port
         let body = goodBody
         let request = head(contentLength: body.utf8.count) + body
-        let start = ContinuousClock.now
-        let answer = try await offThePool {
+        let (answer, closedByPeer) = try await offThePool {
             let c = try RawConnection(port: port, timeout: 8)
             c.send(request)
-            // The answer, then the close: at the 1 s idle timeout, well before the client's 8 s read timeout.
-            return c.readUntilClosed()
+            // The answer, then the close: at the 1 s idle timeout, not the client's 8 s read timeout.
+            let answer = c.readUntilClosed()
+            return (answer, c.closedByPeer)
         }
         #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "\(answer ?? "no answer")")
-        #expect(ContinuousClock.now - start < .seconds(6))
+        #expect(closedByPeer, "the connection was still open when the client's 8 s read timeout passed")
         await r.stop()
     }
 
@@ -129,7 +127,6 @@ import Testing
         let port = r.port
         let body = Array(goodBody.utf8)
         let head = head(contentLength: body.count)
-        let start = ContinuousClock.now
         let sentInFull = try await offThePool {
             let c = try RawConnection(port: port, timeout: 20)
             c.send(head)
@@ -140,8 +137,8 @@ import Testing
             }
             return true
         }
+        // Closed while the body still came (a byte every 0.2 s would take far longer to finish).
         #expect(!sentInFull)
-        #expect(ContinuousClock.now - start < .seconds(15))
         #expect(try r.storedReadings() == 0)
         await r.stop()
     }

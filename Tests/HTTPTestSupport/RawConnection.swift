@@ -8,6 +8,10 @@ import Foundation
 /// byte at a time, malformed request lines), for the tests of a server's limits. Blocking: call it off the pool.
 public final class RawConnection: @unchecked Sendable {
     let fd: Int32
+    /// Whether the last `readUntilClosed` ended because the server closed or reset the connection, not because the
+    /// read timeout passed: what a test of a server's timeouts asserts instead of the wall time, which a loaded
+    /// machine stretches.
+    public private(set) var closedByPeer = false
 
     /// Connects to 127.0.0.1:`port`; reads wait at most `timeout`.
     public init(port: Int, timeout: TimeInterval = 10) throws {
@@ -53,11 +57,13 @@ public final class RawConnection: @unchecked Sendable {
     public func readUntilClosed() -> String? {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
+        closedByPeer = false
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count > 0 {
                 received += buffer[0..<count]
             } else if count == 0 || errno == ECONNRESET {
+                closedByPeer = true
                 return String(decoding: received, as: UTF8.self)
             } else {
                 return received.isEmpty ? nil : String(decoding: received, as: UTF8.self)
