@@ -65,6 +65,15 @@ import Testing
         #expect(s.acrossHalf > -0.2 && s.along > 0.9, "\(s)")
     }
 
+    @Test func resumingAroundTheHalvingEqualsOnePass() throws {
+        // The walk (10-16 s of 26 s) is confirmed and halved within its first seconds: cuts before, at and after it.
+        let samples = Self.walk(steps: 12, interval: 0.5, alongPeriod: 1, armPeriod: 1)
+        let parameters = Self.parameters(armStrideSeconds: DetectorParameters.standard.armStrideSeconds)
+        for fraction in stride(from: 0.36, through: 0.64, by: 0.02) {
+            try SyntheticMotion.expectResumingEqualsOnePass(samples, at: fraction, parameters: parameters)
+        }
+    }
+
     @Test func parametersSavedBeforeTheArmStrideDecodeWithItsStandardValue() throws {
         let old = try SavedJSON.parameterSavedBeforeItExisted("armStrideSeconds", \.armStrideSeconds, marker: 2)
         #expect(old == DetectorParameters.standard.armStrideSeconds)
