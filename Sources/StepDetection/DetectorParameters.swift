@@ -37,6 +37,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// A bout just confirmed from peaks a stride apart (one arm swing each) whose next peak comes half a stride later
     /// (the walk now shows every step): each of its earlier intervals held a step too.
     public var fillStrideStart = true
+    /// A bout just confirmed from peaks 0.75-1.4 s apart whose arm swings once per interval (the vector across
+    /// gravity reverses half-way, the motion along gravity repeats at it) was seen once a stride: it is halved. The
+    /// span (seconds) of the newest ticks read; 0: off (ArmStride.swift).
+    public var armStrideSeconds = 5.12
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
     /// An all-zero sample (x, y, z = 0, or |a| = 0) is a logger's missing value: it repeats the valid sample before
@@ -176,7 +180,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds
+        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -222,6 +226,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
+        armStrideSeconds = try value(.armStrideSeconds, s.armStrideSeconds)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
         minVectorRepeat = try value(.minVectorRepeat, s.minVectorRepeat)
         vectorRepeatAlongOpens = try value(.vectorRepeatAlongOpens, s.vectorRepeatAlongOpens)

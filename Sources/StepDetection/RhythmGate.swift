@@ -251,6 +251,7 @@ extension StepDetector {
         rhythm.stepInterval = Double(last - first) * 1e-9 / Double(rhythm.pending.count - 1)
         rhythm.bout = BoutNs(startNs: first, endNs: last, steps: rhythm.pending.count)
         updateBoutDeadline()
+        if seenOnceAStride() { halveBout() }
         creditBoutIfLongEnough(emit)
     }
 
