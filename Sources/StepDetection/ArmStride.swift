@@ -4,8 +4,10 @@
 /// half-way through it, while the motion along gravity repeats at it. A walk seen step by step swings its arm over two
 /// intervals (a quarter period at half of one), and a hand's motion does not repeat along gravity.
 extension StepDetector {
-    /// The candidates' intervals a stride lock can have (seconds): a walk of 86-160 steps a minute seen once a stride.
-    static let armStrideIntervals = 0.75...1.4
+    /// The candidates' intervals a stride lock can have (seconds): a walk of 86-150 steps a minute seen once a stride,
+    /// whose halved interval is a short walk's (`shortBoutCadence`, at least 0.4 s): halved below it, a short bout
+    /// fails its own cadence and counts nothing.
+    static let armStrideIntervals = (2 * shortBoutCadence.lowerBound)...1.4
     /// The bars: the vector across gravity at half the interval, and the motion along gravity at the interval.
     static let armStrideAcross = -0.6
     static let armStrideAlong = 0.4

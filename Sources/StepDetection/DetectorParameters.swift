@@ -37,7 +37,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// A bout just confirmed from peaks a stride apart (one arm swing each) whose next peak comes half a stride later
     /// (the walk now shows every step): each of its earlier intervals held a step too.
     public var fillStrideStart = true
-    /// A bout just confirmed from peaks 0.75-1.4 s apart whose arm swings once per interval (the vector across
+    /// A bout just confirmed from peaks 0.8-1.4 s apart whose arm swings once per interval (the vector across
     /// gravity reverses half-way, the motion along gravity repeats at it) was seen once a stride: it is halved. The
     /// span (seconds) of the newest ticks read; 0: off (ArmStride.swift).
     public var armStrideSeconds = 5.12
