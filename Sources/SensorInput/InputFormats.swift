@@ -308,46 +308,19 @@ public enum InputFormats {
         let lineBase = state?.lineNumber ?? 0
         var lastLine = lineBase
         var rejection: String?
-        var lastSampleNs: Int64? = nil
-        var ahead: AheadHold? = nil
-        var droppedAhead: InputError? = nil
-        func deliver(_ s: AccelerationSample) {
-            lastSampleNs = s.time.nanosecondsSinceEpoch
-            summary.note(sampleAt: s.time.nanosecondsSinceEpoch)
-            sink(.sample(s))
-        }
+        var order = EmittedOrder()
         let emit: (InputItem) -> Void = { item in
-            switch item {
-            case .sample(let s):
-                if let problem = SampleCheck.valueProblem(s) {
-                    rejection = problem
-                    return
-                }
-                let timeNs = s.time.nanosecondsSinceEpoch
-                if let held = ahead {
-                    switch held.settle(by: timeNs) {
-                    case .deliver:
-                        ahead = nil
-                        deliver(held.sample)
-                    case .drop(let message):
-                        ahead = nil
-                        droppedAhead = InputError(file: path, line: held.line, message: message)
-                    case .keep: break
-                    }
-                }
-                if let problem = SampleCheck.orderProblem(timeNs, previousNs: lastSampleNs) {
-                    rejection = problem
-                    return
-                }
-                if AheadHold.holds(timeNs, after: lastSampleNs), let previous = lastSampleNs {
-                    ahead = AheadHold(sample: s, line: lastLine, previousNs: previous)
-                    return
-                }
-                deliver(s)
-            case .reading(let r):
-                summary.note(r)
-                sink(item)
+            guard case .sample(let s) = item else {
+                if case .reading(let r) = item { summary.note(r) }
+                return sink(item)
             }
+            let problem =
+                SampleCheck.valueProblem(s)
+                ?? order.admit(s, line: lastLine, path: path) {
+                    summary.note(sampleAt: $0.time.nanosecondsSinceEpoch)
+                    sink(.sample($0))
+                }
+            if let problem { rejection = problem }
         }
         var budget = ByteBudget(options.byteLimit)
         let consumed = try source.forEachLine(path: path, startingAt: state?.offset ?? 0, progress: options.progress) {
@@ -363,15 +336,15 @@ public enum InputFormats {
             if let problem = try parser.parse(line, number: number, options: options, emit) ?? rejection {
                 try summary.skip(InputError(file: path, line: number, message: problem), options: options)
             }
-            if let e = droppedAhead {
-                droppedAhead = nil
-                try summary.skip(e, options: options)
-            }
+            if let e = order.takeDropped() { try summary.skip(e, options: options) }
             return true
         }
         parser.finish(options: options, emit)
-        if let e = droppedAhead { try summary.skip(e, options: options) }
-        if let held = ahead { deliver(held.sample) }
+        if let e = order.takeDropped() { try summary.skip(e, options: options) }
+        order.finish {
+            summary.note(sampleAt: $0.time.nanosecondsSinceEpoch)
+            sink(.sample($0))
+        }
         parser.describe(&summary)
         if summary.kind == .acceleration, summary.samples > 0 {
             summary.absoluteTime = summary.absoluteTime || options.start != nil

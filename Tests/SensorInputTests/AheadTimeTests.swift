@@ -62,6 +62,22 @@ import Testing
         #expect(lastRead.times.count == 400 && lastRead.times.last == 3_600_000_000_000, "\(lastRead.issues)")
     }
 
+    @Test func rowsEachFarAheadOfTheOneBeforeAreAllKept() throws {
+        // A logger writing every 10 s: every row is held and the next one releases it, through the head read line by
+        // line, the chunks at every range size, and a line format.
+        let path = try temporaryFile(Array(csv(rows: 1000, time: { Double($0) * 10_000 }).utf8))
+        for (jobs, chunkBytes) in [(1, 1 << 18), (1, 7), (3, 40)] {
+            let got = try read(path, jobs: jobs, chunkBytes: chunkBytes)
+            #expect(got.times == (0..<1000).map { Int64($0) * 10_000_000_000 } && got.issues.isEmpty, "\(got.issues)")
+        }
+        var text = ""
+        for i in 0..<300 {
+            text += "1,Walking,\(1_505_898_000_000_000_000 + Int64(i) * 10_000_000_000),0.5,9.8,0.25;\n"
+        }
+        let wisdm = try read(try temporaryFile(Array(text.utf8), name: "sparse_wisdm_raw.txt"))
+        #expect(wisdm.times.count == 300 && wisdm.issues.isEmpty, "\(wisdm.issues)")
+    }
+
     @Test func aRowThatGoesBackAfterAGapIsTheOneSkipped() throws {
         // A gap, then one row from before it: that row is the wrong one; the gap's rows are all kept.
         let path = try temporaryFile(

@@ -253,6 +253,34 @@ extension GenericCSVReader {
         _ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout ReadState,
         batch: SampleBatchSink? = nil, _ sink: (AccelerationSample) -> Void
     ) throws {
+        let inOrder = state.holdClock(in: chunk)
+        if let first = chunk.samples.first?.time.nanosecondsSinceEpoch,
+            let last = chunk.samples.last?.time.nanosecondsSinceEpoch, inOrder, chunk.issues.isEmpty,
+            state.lastNs.map({ first >= $0 }) ?? true, state.ahead == nil, !Self.jumpsAhead(chunk, after: state.lastNs)
+        {
+            // The usual chunk, nothing skipped and in order after the samples before it: what
+            // `deliverChecked` does, at once.
+            if let batch {
+                batch(chunk.samples)
+            } else {
+                for sample in chunk.samples { sink(sample) }
+            }
+            state.lastNs = last
+            state.summary.note(samples: chunk.samples.count, from: first, to: last)
+        } else {
+            try deliverChecked(chunk, lineBase: lineBase, path: path, options: options, &state, batch: batch, sink)
+        }
+        state.clockChanges.add(chunk.clockChanges)
+        if !chunk.samples.isEmpty {
+            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.start != nil
+        }
+    }
+
+    /// `deliver` sample by sample: a chunk with skipped lines, times out of order or far ahead (`AheadHold`).
+    static func deliverChecked(
+        _ chunk: ParsedChunk, lineBase: Int, path: String, options: ReadOptions, _ state: inout ReadState,
+        batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void
+    ) throws {
         var nextIssue = 0
         var runStart = 0
         func flush(upTo end: Int) {
@@ -266,68 +294,40 @@ extension GenericCSVReader {
             e.line = e.line.map { lineBase + $0 }
             try state.summary.skip(e, options: options)
         }
-        func deliverHeld(_ held: AheadHold, before j: Int) {
-            flush(upTo: j)
-            runStart = j
-            state.deliverHeld(held, batch: batch, sink)
-        }
-        let inOrder = state.holdClock(in: chunk)
-        if let first = chunk.samples.first?.time.nanosecondsSinceEpoch,
-            let last = chunk.samples.last?.time.nanosecondsSinceEpoch, inOrder, chunk.issues.isEmpty,
-            state.lastNs.map({ first >= $0 }) ?? true, state.ahead == nil, !Self.jumpsAhead(chunk, after: state.lastNs)
-        {
-            // The usual chunk, nothing skipped and in order after the samples before it: what the loop below does,
-            // at once.
-            if let batch {
-                batch(chunk.samples)
-            } else {
-                for sample in chunk.samples { sink(sample) }
+        for j in 0..<chunk.samples.count {
+            let sample = state.sample(j, of: chunk)
+            let line = Int(chunk.line(ofSample: j))
+            while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < line {
+                try skip(chunk.issues[nextIssue], before: j)
+                nextIssue += 1
             }
-            state.lastNs = last
-            state.summary.note(samples: chunk.samples.count, from: first, to: last)
-        } else {
-            for j in 0..<chunk.samples.count {
-                let sample = state.sample(j, of: chunk)
-                let line = chunk.line(ofSample: j)
-                while nextIssue < chunk.issues.count, chunk.issues[nextIssue].line ?? 0 < Int(line) {
-                    try skip(chunk.issues[nextIssue], before: j)
-                    nextIssue += 1
-                }
-                let timeNs = sample.time.nanosecondsSinceEpoch
-                if let held = state.ahead {
-                    switch held.settle(by: timeNs) {
-                    case .deliver: deliverHeld(held, before: j)
-                    case .drop(let message):
-                        try skip(
-                            InputError(file: path, line: held.line.map { $0 - lineBase }, message: message), before: j)
-                        state.ahead = nil
-                    case .keep: break
-                    }
-                }
-                if let previous = state.lastNs, timeNs < previous {
-                    let order = SampleCheck.orderProblem(timeNs, previousNs: previous)!
-                    try skip(InputError(file: path, line: Int(line), message: order), before: j)
-                    runStart = j + 1
-                    continue
-                }
-                if AheadHold.holds(timeNs, after: state.lastNs), let previous = state.lastNs {
-                    flush(upTo: j)
-                    runStart = j + 1
-                    state.ahead = AheadHold(sample: sample, line: lineBase + Int(line), previousNs: previous)
-                    continue
-                }
-                state.lastNs = timeNs
-                if batch == nil { sink(sample) }
-                state.summary.note(sampleAt: timeNs)
+            let judged = AheadHold.judge(sample, line: lineBase + line, lastNs: state.lastNs, ahead: &state.ahead)
+            if let held = judged.released {
+                flush(upTo: j)
+                runStart = j
+                state.deliverHeld(held, batch: batch, sink)
             }
-            flush(upTo: chunk.samples.count)
-            runStart = chunk.samples.count
-            for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
-            state.summary.skippedLines += chunk.unreportedIssues
+            if let d = judged.dropped {
+                try skip(InputError(file: path, line: d.line.map { $0 - lineBase }, message: d.message), before: j)
+            }
+            switch judged.verdict {
+            case .backwards(let problem):
+                try skip(InputError(file: path, line: line, message: problem), before: j)
+                runStart = j + 1
+                continue
+            case .held:
+                flush(upTo: j)
+                runStart = j + 1
+                continue
+            case .deliver: break
+            }
+            state.lastNs = sample.time.nanosecondsSinceEpoch
+            if batch == nil { sink(sample) }
+            state.summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
         }
-        state.clockChanges.add(chunk.clockChanges)
-        if !chunk.samples.isEmpty {
-            state.summary.absoluteTime = state.probe.scale?.absolute == true || options.start != nil
-        }
+        flush(upTo: chunk.samples.count)
+        runStart = chunk.samples.count
+        for e in chunk.issues[nextIssue...] { try skip(e, before: chunk.samples.count) }
+        state.summary.skippedLines += chunk.unreportedIssues
     }
 }

@@ -58,10 +58,11 @@ public enum GenericCSVReader {
         /// A sample far ahead of the one before it, until the next tells a gap from a wrong time (`AheadHold`).
         var ahead: AheadHold?
 
-        /// Delivers the held sample far ahead: a gap after all, or the read's end.
-        mutating func deliverHeld(_ held: AheadHold, batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void) {
-            ahead = nil
-            var sample = held.sample
+        /// Delivers a sample held far ahead (a gap after all, or the read's end); `ahead` is the caller's.
+        mutating func deliverHeld(
+            _ held: AccelerationSample, batch: SampleBatchSink?, _ sink: (AccelerationSample) -> Void
+        ) {
+            var sample = held
             if let batch {
                 withUnsafePointer(to: &sample) { batch(UnsafeBufferPointer(start: $0, count: 1)) }
             } else {
@@ -111,7 +112,10 @@ public enum GenericCSVReader {
             let scale = state.probe.decide(layout: l)
             for r in state.probe.rows { try deliver(r, scale: scale, &state, options, path, sink) }
         }
-        if let held = state.ahead { state.deliverHeld(held, batch: batch, sink) }
+        if let held = state.ahead {
+            state.ahead = nil
+            state.deliverHeld(held.sample, batch: batch, sink)
+        }
         return (
             finishedSummary(state, layout: l),
             ResumeState(
@@ -301,24 +305,19 @@ public enum GenericCSVReader {
         {
             sample.time.nanosecondsSinceEpoch = second
         }
-        let timeNs = sample.time.nanosecondsSinceEpoch
-        if let held = state.ahead {
-            switch held.settle(by: timeNs) {
-            case .deliver: state.deliverHeld(held, batch: nil, sink)
-            case .drop(let message):
-                state.ahead = nil
-                try state.summary.skip(InputError(file: path, line: held.line, message: message), options: options)
-            case .keep: break
-            }
+        let judged = AheadHold.judge(sample, line: row.4, lastNs: state.lastNs, ahead: &state.ahead)
+        if let held = judged.released { state.deliverHeld(held, batch: nil, sink) }
+        if let d = judged.dropped {
+            try state.summary.skip(InputError(file: path, line: d.line, message: d.message), options: options)
         }
-        if let problem = SampleCheck.orderProblem(timeNs, previousNs: state.lastNs) {
+        switch judged.verdict {
+        case .backwards(let problem):
             try state.summary.skip(InputError(file: path, line: row.4, message: problem), options: options)
             return
+        case .held: return
+        case .deliver: break
         }
-        if AheadHold.holds(timeNs, after: state.lastNs), let previous = state.lastNs {
-            state.ahead = AheadHold(sample: sample, line: row.4, previousNs: previous)
-            return
-        }
+        let timeNs = sample.time.nanosecondsSinceEpoch
         state.lastNs = timeNs
         sink(sample)
         state.summary.note(sampleAt: sample.time.nanosecondsSinceEpoch)
