@@ -8,9 +8,6 @@ extension StepDetector {
     /// whose halved interval is a short walk's (`shortBoutCadence`, at least 0.4 s): halved below it, a short bout
     /// fails its own cadence and counts nothing.
     static let armStrideIntervals = (2 * shortBoutCadence.lowerBound)...1.4
-    /// The bars: the vector across gravity at half the interval, and the motion along gravity at the interval.
-    static let armStrideAcross = -0.6
-    static let armStrideAlong = 0.4
 
     /// Whether the bout just confirmed (its run the confirming peaks alone) was seen once a stride.
     func seenOnceAStride() -> Bool {
@@ -19,7 +16,7 @@ extension StepDetector {
         else { return false }
         let ticks = Int(min(parameters.armStrideSeconds, 10.24) * WalkingRecognizer.tickHz)
         let r = recognizer.armRepeats(interval: rhythm.stepInterval, ticks: ticks)
-        return r.acrossHalf <= Self.armStrideAcross && r.along >= Self.armStrideAlong
+        return r.acrossHalf <= parameters.armStrideAcross && r.along >= parameters.armStrideAlong
     }
 }
 

@@ -41,6 +41,11 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// gravity reverses half-way, the motion along gravity repeats at it) was seen once a stride: it is halved. The
     /// span (seconds) of the newest ticks read; 0: off (ArmStride.swift).
     public var armStrideSeconds = 5.12
+    /// The arm stride's bars: the autocorrelation of the vector across gravity at half the interval at most this (the
+    /// arm reversing), and of the motion along gravity at the interval at least `armStrideAlong` (a hand's does not
+    /// repeat). Swept in bench/h47stride36_result.md.
+    public var armStrideAcross = -0.6
+    public var armStrideAlong = 0.4
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
     /// An all-zero sample (x, y, z = 0, or |a| = 0) is a logger's missing value: it repeats the valid sample before
@@ -180,7 +185,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds
+        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds, armStrideAcross, armStrideAlong
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -227,6 +232,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
         armStrideSeconds = try value(.armStrideSeconds, s.armStrideSeconds)
+        armStrideAcross = try value(.armStrideAcross, s.armStrideAcross)
+        armStrideAlong = try value(.armStrideAlong, s.armStrideAlong)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
         minVectorRepeat = try value(.minVectorRepeat, s.minVectorRepeat)
         vectorRepeatAlongOpens = try value(.vectorRepeatAlongOpens, s.vectorRepeatAlongOpens)
