@@ -6,24 +6,24 @@ import StepDetection
 /// settles it: at or after it, a gap (delivered); between the sample before it and it, the held row's time is the
 /// wrong one (dropped, named by its line); before both, the next one is (the hold waits on). A read that ends
 /// delivers what it holds. A wrong time less than `aheadNs` ahead is not held: it costs at most that much.
-package struct AheadHold: Sendable, Equatable {
+struct AheadHold: Sendable, Equatable {
     /// A jump held for a look at the next sample: longer than any sensor's interval; a gap in a walk anyway.
-    package static let aheadNs: Int64 = 1_000_000_000
+    static let aheadNs: Int64 = 1_000_000_000
 
-    package var sample: AccelerationSample
-    package var line: Int?
+    var sample: AccelerationSample
+    var line: Int?
     /// The time of the delivered sample before it.
-    package var previousNs: Int64
+    var previousNs: Int64
 
     /// Whether a sample at `timeNs` after one delivered at `previousNs` is held.
     @inline(__always)
-    package static func holds(_ timeNs: Int64, after previousNs: Int64?) -> Bool {
+    static func holds(_ timeNs: Int64, after previousNs: Int64?) -> Bool {
         guard let p = previousNs else { return false }
         return timeNs > p && timeNs &- p > aheadNs
     }
 
-    /// What a sample at `timeNs` makes of the held one.
-    package enum Settled: Equatable {
+    /// What a sample at `timeNs` makes of the held one (`judge`'s first step).
+    private enum Settled: Equatable {
         /// A gap: deliver the held sample, then judge the next one after it.
         case deliver
         /// The held row's time is wrong: drop it (this message, its line) and judge the next after `previousNs`.
@@ -32,7 +32,7 @@ package struct AheadHold: Sendable, Equatable {
         case keep
     }
 
-    package func settle(by timeNs: Int64) -> Settled {
+    private func settle(by timeNs: Int64) -> Settled {
         if timeNs >= sample.time.nanosecondsSinceEpoch { return .deliver }
         if timeNs >= previousNs {
             let seconds = Double(sample.time.nanosecondsSinceEpoch &- previousNs) / 1e9
@@ -44,7 +44,7 @@ package struct AheadHold: Sendable, Equatable {
     }
 
     /// What a reader does with one sample: deliver it, skip it (`backwards`: the message), or hold it.
-    package enum Verdict: Equatable {
+    enum Verdict: Equatable {
         case deliver
         case backwards(String)
         case held
@@ -52,14 +52,14 @@ package struct AheadHold: Sendable, Equatable {
 
     /// A sample judged for time order after the delivered `lastNs`, `ahead` the one held (updated): the held sample
     /// to deliver first (`released`), or its line and message to skip it with (`dropped`), and the sample's verdict.
-    package struct Judgement {
-        package var released: AccelerationSample?
-        package var dropped: (line: Int?, message: String)?
-        package var verdict: Verdict
+    struct Judgement {
+        var released: AccelerationSample?
+        var dropped: (line: Int?, message: String)?
+        var verdict: Verdict
     }
 
     /// Judges `sample` on `line` (the line a held sample is named by) after the delivered `lastNs`.
-    package static func judge(
+    static func judge(
         _ sample: AccelerationSample, line: Int?, lastNs: Int64?, ahead: inout AheadHold?
     ) -> Judgement {
         let timeNs = sample.time.nanosecondsSinceEpoch
