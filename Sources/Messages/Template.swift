@@ -107,16 +107,32 @@ public struct Template: Sendable, Equatable {
         return .english
     }
 
-    /// Fills the template from `values` (keyed by placeholder name).
+    /// Fills the template from `values` (keyed by placeholder name). A count of 1 before an English plural the
+    /// presets use (`{steps} steps`, `{bouts} walks`) takes the singular: "1 walk", never "1 walks".
     public func render(_ values: [String: String]) -> String {
         var out = ""
+        var one = false
         for p in pieces {
             switch p {
-            case .literal(let s): out += s
-            case .field(let n): out += values[n] ?? ""
+            case .literal(let s):
+                out += one ? Self.singular(s) : s
+                one = false
+            case .field(let n):
+                out += values[n] ?? ""
+                one = values[n] == "1"
             }
         }
         return out
+    }
+
+    /// `literal` with the plural that begins it (` steps`, ` walks`, as a whole word) made singular.
+    static func singular(_ literal: String) -> String {
+        for noun in [" steps", " walks"] where literal.hasPrefix(noun) {
+            let rest = literal.dropFirst(noun.count)
+            guard rest.first.map({ !$0.isLetter }) ?? true else { continue }
+            return String(noun.dropLast()) + rest
+        }
+        return literal
     }
 }
 

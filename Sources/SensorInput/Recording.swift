@@ -55,7 +55,8 @@ public struct ReadOptions: Sendable {
     /// nil: the system's.
     public var timeZone: TimeZone?
     /// Step readings ending at or before this were counted before (follow mode): a reader that cannot use its saved
-    /// state (written by another version, or damaged) and would deliver everything again delivers none of them.
+    /// state (written by another version, or damaged), or a file that starts over (replaced by a newer export,
+    /// truncated), would deliver them again and delivers none of them.
     public var countedThrough: Instant?
     /// Opens the SQLite databases of app exports (Gadgetbridge): Store's `SQLiteExports`, given by the command or the
     /// agent, so that SensorInput links no SQLite. nil: such an input is an error naming the file.

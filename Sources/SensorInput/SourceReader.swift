@@ -27,6 +27,9 @@ public struct SourceCursor: Sendable, Equatable, Codable {
     /// The format the file was detected as, and that format's parser state (JSON), opaque to callers.
     public internal(set) var format: String?
     var parserState: Data?
+    /// The bytes just before `offset` (up to `SourceReader.tailLength`), to notice a file rewritten in place (a newer
+    /// export copied over the old one): nil in cursors saved before they were kept.
+    var tail: Data?
 
     public init(offset: Int64, lineNumber: Int, device: UInt64, inode: UInt64) {
         self.offset = offset
@@ -36,11 +39,12 @@ public struct SourceCursor: Sendable, Equatable, Codable {
     }
 
     /// The cursor after a read of `format` that stopped at `resume`.
-    init(resuming resume: InputFormats.Resume, format: String, device: UInt64, inode: UInt64) {
+    init(resuming resume: InputFormats.Resume, format: String, device: UInt64, inode: UInt64, tail: Data?) {
         self.init(offset: resume.offset, lineNumber: resume.lineNumber, device: device, inode: inode)
         generic = resume.generic
         parserState = resume.state
         self.format = format
+        self.tail = tail
     }
 }
 
@@ -76,9 +80,12 @@ public enum SourceReader {
         defer { close(fd) }
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
         let named = { (e: InputError) in Self.naming(e, openPath: openPath, path: path) }
-        let (previous, rotatedRest) = try continuation(
-            of: cursor, path: path, device: device, inode: inode, size: size,
-            options: options, sink)
+        let (previous, rotatedRest, countedNs) = try continuation(
+            of: cursor, path: path, fd: fd, identity: (device, inode, size), options: options, sink)
+        let sink: (InputItem) -> Void = { item in
+            if let countedNs, case .reading(let r) = item, r.end.nanosecondsSinceEpoch <= countedNs { return }
+            sink(item)
+        }
         // After a rotation, the next read starts the new file from its beginning.
         let fromStart = SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)
         if size == 0 || size == previous?.offset {
@@ -107,7 +114,8 @@ public enum SourceReader {
         summary.issues = summary.issues.map(named)
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
-        return (summary, SourceCursor(resuming: next, format: format.name, device: device, inode: inode))
+        let tail = bytes(of: fd, before: next.offset)
+        return (summary, SourceCursor(resuming: next, format: format.name, device: device, inode: inode, tail: tail))
     }
 
     /// The format to read `path` (open as `openPath`) with: the one the cursor names, the one asked for, or the one
@@ -138,17 +146,34 @@ public enum SourceReader {
         e.file == openPath ? InputError(file: path, line: e.line, message: e.message, kind: e.kind) : e
     }
 
-    /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity)
-    /// or truncated (smaller than the offset); after a rotation, the rest of the renamed file is read first.
+    /// How many bytes before a cursor's offset it keeps (`SourceCursor.tail`).
+    static let tailLength: Int64 = 64
+
+    /// Up to `tailLength` bytes of the file open as `fd` just before `offset`; nil at the start or when unreadable.
+    static func bytes(of fd: Int32, before offset: Int64) -> Data? {
+        let count = Int(min(offset, tailLength))
+        guard count > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: count)
+        return pread(fd, &buffer, count, off_t(offset) - off_t(count)) == count ? Data(buffer) : nil
+    }
+
+    /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity),
+    /// truncated (smaller than the offset) or rewritten in place (the bytes before the offset changed); after a
+    /// rotation, the rest of the renamed file is read first. A file that starts over without a rotated file beside
+    /// it (a newer export over the old one) is not to deliver again the step readings ending by the third value,
+    /// `ReadOptions.countedThrough` in nanoseconds.
     static func continuation(
-        of cursor: SourceCursor?, path: String, device: UInt64, inode: UInt64, size: Int64,
+        of cursor: SourceCursor?, path: String, fd: Int32, identity: (device: UInt64, inode: UInt64, size: Int64),
         options: ReadOptions, _ sink: (InputItem) -> Void
-    ) throws -> (SourceCursor?, ReadSummary?) {
-        guard let c = cursor, c.device != device || c.inode != inode || size < c.offset else { return (cursor, nil) }
+    ) throws -> (SourceCursor?, ReadSummary?, Int64?) {
+        let (device, inode, size) = identity
+        guard let c = cursor else { return (nil, nil, nil) }
+        let rewritten = c.tail.map { $0 != bytes(of: fd, before: c.offset) } ?? false
+        guard c.device != device || c.inode != inode || size < c.offset || rewritten else { return (cursor, nil, nil) }
         if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
-            return (nil, try readNew(path: old, options: options, cursor: c, sink).summary)
+            return (nil, try readNew(path: old, options: options, cursor: c, sink).summary, nil)
         }
-        return (nil, nil)
+        return (nil, nil, options.countedThrough?.nanosecondsSinceEpoch)
     }
 
     /// The whole-input format (database, FIT, folder) `path` is read as in follow mode, with what detection found

@@ -130,6 +130,10 @@ enum Migrations {
                 t.column("created_ns", .integer).notNull()
             }
         }
+        m.registerMigration("v22-outbox-last-attempt") { db in
+            // When a post was last tried, on the clock of that fetch: a clock set back since then ends its wait.
+            try db.execute(sql: "ALTER TABLE outbox ADD COLUMN last_attempt_ns INTEGER")
+        }
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the

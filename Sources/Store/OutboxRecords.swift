@@ -26,6 +26,7 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         static let unconfirmed = Column("unconfirmed")
         static let unconfirmedSinceNs = Column("unconfirmed_since_ns")
         static let keyScope = Column("key_scope")
+        static let lastAttemptNs = Column("last_attempt_ns")
     }
 
     /// Nil until the row is inserted.
@@ -47,6 +48,9 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
     package var keyScope: String?
     var created: Instant
     var delivered: Instant?
+    /// When the post was last tried (the fetch's clock); nil before its first attempt, or for an attempt counted
+    /// before migration `v22-outbox-last-attempt`.
+    var lastAttempt: Instant?
 
     /// A closing window's post for `target`, due now; `failed` with its reason for a text the target would refuse.
     package init(window: ClosedWindow, target: String, now: Instant, refusal: String? = nil) {
@@ -58,6 +62,13 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         nextAttempt = now
         unconfirmed = false
         created = now
+    }
+
+    /// Whether the post may be tried at `now`: its wait is over, or the wall clock went back since the wait was set
+    /// (`now` before the post was queued or last tried). A wait set on a clock that was ahead (corrected by NTP
+    /// since) would otherwise hold the post back by as much as the clock was ahead.
+    package func isDue(at now: Instant) -> Bool {
+        nextAttempt <= now || now < created || lastAttempt.map { now < $0 } ?? false
     }
 
     public init(row r: Row) throws {
@@ -77,6 +88,7 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         keyScope = r[Columns.keyScope]
         created = r[Columns.createdNs]
         delivered = r[Columns.deliveredNs]
+        lastAttempt = r[Columns.lastAttemptNs]
     }
 
     public func encode(to container: inout PersistenceContainer) {
@@ -97,6 +109,7 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
         container[Columns.unconfirmed] = unconfirmed
         container[Columns.unconfirmedSinceNs] = unconfirmedSince
         container[Columns.keyScope] = keyScope
+        container[Columns.lastAttemptNs] = lastAttempt
     }
 
     /// Adds the post unless the target already has one with its key.
@@ -179,7 +192,9 @@ extension StateStore {
     /// the post's key; a resend keeps what the first attempt recorded.
     package func countAttempt(_ entry: OutboxRecord, afresh: Bool, now: Instant, keyScope: String?) throws {
         typealias C = OutboxRecord.Columns
-        var assignments = [C.attempts.set(to: C.attempts + 1), C.unconfirmed.set(to: true)]
+        var assignments = [
+            C.attempts.set(to: C.attempts + 1), C.unconfirmed.set(to: true), C.lastAttemptNs.set(to: now),
+        ]
         if afresh { assignments += [C.unconfirmedSinceNs.set(to: now), C.keyScope.set(to: keyScope)] }
         try writer.write { db in _ = try OutboxRecord.filter(key: entry.id).updateAll(db, assignments) }
     }

@@ -27,4 +27,23 @@ import WallTime
             try MessageComposer(template: try Template(Template.seed), timeZone: "Bogus/Zone")
         }
     }
+
+    /// "1 steps", "in 1 walks": the English presets' counts of one read in the singular; other counts, other words
+    /// and the Japanese presets are left as written.
+    @Test func aCountOfOneTakesTheSingular() throws {
+        let english = try Template(Template.english)
+        #expect(english.render(["steps": "1", "device": "Pixel"]).hasPrefix("1 step between  and  with Pixel."))
+        #expect(english.render(["steps": "2", "device": "Pixel"]).hasPrefix("2 steps between"))
+        #expect(english.render(["steps": "11", "device": "Pixel"]).hasPrefix("11 steps between"))
+        let daily = try Template(Template.dailyEnglish)
+        let values = [
+            "date": "11/21", "steps": "1,234", "change": "+1", "bouts": "1", "busiest": "10:00", "busiest_steps": "1",
+        ]
+        #expect(
+            daily.render(values) == "11/21: 1,234 steps (+1 on the day before) in 1 walk; busiest hour 10:00 (1 step).")
+        #expect(
+            try Template("{steps} stepsister {bouts} walkstep").render(["steps": "1", "bouts": "1"])
+                == "1 stepsister 1 walkstep")
+        #expect(try Template(Template.seed).render(["steps": "1"]).contains("1 歩 歩きました"))
+    }
 }

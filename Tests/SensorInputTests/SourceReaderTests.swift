@@ -35,6 +35,24 @@ import WallTime
         #expect(times(items) == [100_000_000])
         #expect(cursor?.lineNumber == 2)
     }
+
+    /// A log rotated by copy and truncate (logrotate's `copytruncate`) that has grown past the old position by the
+    /// next read, its cursor saved as the agent saves it: read from its start, no line lost.
+    @Test func aLogTruncatedThatGrewPastThePositionIsReadFromItsStart() throws {
+        let line = { (m: Int) in #"{"ts": "2026-11-21T01:\#(m < 10 ? "0" : "")\#(m):30Z", "steps": 10}"# + "\n" }
+        let path = try temporaryFile(Array((0..<5).map(line).joined().utf8))
+        var steps = 0
+        let count: (InputItem) -> Void = { if case .reading(let r) = $0 { steps += r.steps } }
+        var (_, cursor) = try SourceReader.readNew(path: path, cursor: nil, count)
+        #expect(steps == 50)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data((10..<20).map(line).joined().utf8))
+        try handle.close()
+        let saved = try cursor.map { try JSONDecoder().decode(SourceCursor.self, from: JSONEncoder().encode($0)) }
+        (_, cursor) = try SourceReader.readNew(path: path, cursor: saved, count)
+        #expect(steps == 150, "the 10 lines written after the truncation, none skipped")
+    }
 }
 
 @Suite(.temporaryFolder) struct FollowModeTests {

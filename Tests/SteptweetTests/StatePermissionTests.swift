@@ -111,4 +111,22 @@ import Testing
         #expect(status.stdout.contains("\nproblem:  \(problem)\n"), "\(status.stdout)")
         #expect(!FileManager.default.fileExists(atPath: readOnly + "/new"), "status creates nothing")
     }
+
+    /// A state folder the system will not create (under /proc, for root too): the fetch and the agent name the key
+    /// that sets it, not only a lock file the user never configured.
+    @Test func aStateFolderTheSystemWillNotCreateIsNamedByItsKey() async throws {
+        let folder = "/proc/steptweet-no-such-folder-\(getpid())"
+        let config = try Steptweet.walkConfig("[state]\npath = \"\(folder)/state.sqlite\"\n")
+        let fetch = try await Steptweet.run(["fetch", "--config", config, "--now", "2026-11-21T10:10:00+09:00"])
+        #expect(fetch.status == 73, "\(fetch)")
+        let said =
+            "cannot open lock file \(folder)/state.sqlite.lock: the state folder \(folder) could not be created (No such file or directory); state.path must be in a folder this user can create and write"
+        #expect(fetch.stdout.contains(said), "\(fetch.stdout)")
+        let agent = try await Steptweet.runProcess(["agent", "--config", config])
+        #expect(agent.status == 73, "\(agent.stderr)")
+        #expect(
+            agent.stderr.contains("state.sqlite.agent.lock: the state folder \(folder) could not be created"),
+            "\(agent.stderr)")
+        #expect(agent.stderr.contains("state.path must be"), "\(agent.stderr)")
+    }
 }

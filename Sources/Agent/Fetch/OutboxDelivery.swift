@@ -21,7 +21,7 @@ extension Fetcher {
             d.reason = "no configured target is named '\(entry.target)'"
             return d
         }
-        if entry.nextAttempt > now {
+        if !entry.isDue(at: now) {
             d.reason = "waiting to retry until \(Timestamps.format(entry.nextAttempt.date))"
             return d
         }

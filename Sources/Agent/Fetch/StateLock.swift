@@ -91,10 +91,17 @@ enum StateLockError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .cannotOpen(let p, let e, let folder):
-            if e == ENOTDIR, let folder { return "cannot open lock file \(p): \(folder) is not a folder" }
+            // The lock is beside the state database: the key to change is state.path.
+            let key = "; state.path must be in a folder this user can create and write"
+            if e == ENOTDIR, let folder { return "cannot open lock file \(p): \(folder) is not a folder\(key)" }
+            let reason = String(cString: strerror(e))
+            let parent = (p as NSString).deletingLastPathComponent
+            if e == ENOENT, folder == nil, access(parent, F_OK) != 0 {
+                return "cannot open lock file \(p): the state folder \(parent) could not be created (\(reason))\(key)"
+            }
             let place = folder.map { " in the folder \($0)" } ?? ""
             let hint = kind == .permission ? " (it must be writable by the user that runs steptweet)" : ""
-            return "cannot open lock file \(p): \(String(cString: strerror(e)))\(place)\(hint)"
+            return "cannot open lock file \(p): \(reason)\(place)\(hint)\(key)"
         case .busy(let p, let pid):
             let who = pid.map { " (pid \($0))" } ?? ""
             return p.hasSuffix(".agent.lock")

@@ -67,7 +67,7 @@ enum HealthAutoExportDate {
         }
         guard let offset = offsetSeconds(b, &i) else { return nil }
         skipSpaces()
-        guard i == b.count, second < 60, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
+        guard i == b.count, second < 60,
             let ns = TimeParsing.epochNs(
                 year: year, month: month, day: day, hour: hour, minute: minute, second: second, nanos: nanos,
                 offsetSeconds: offset)
@@ -109,14 +109,6 @@ enum HealthAutoExportDate {
         let minutes = two() ?? 0
         guard minutes < 60 else { return nil }
         return sign * (hours * 3600 + minutes * 60)
-    }
-
-    static func daysIn(_ month: Int, of year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 }
 

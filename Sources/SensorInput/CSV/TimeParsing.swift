@@ -14,13 +14,23 @@ public enum TimeParsing {
         return era * 146_097 + doe - 719_468
     }
 
+    /// Days in `month` (1-12) of the proleptic Gregorian `year`.
+    public static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
     /// Nanoseconds since the epoch of a UTC calendar time, nil when a field is out of range (integer nanoseconds
-    /// reach from 1678 to 2261).
+    /// reach from 1678 to 2261) or the day is not in its month (`2023-02-29`, `2024-04-31`).
     public static func epochNs(
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int,
         nanos: Int64 = 0, offsetSeconds: Int = 0
     ) -> Int64? {
-        guard (1678...2261).contains(year), (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
+        guard (1678...2261).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
+            (0...23).contains(hour),
             (0...59).contains(minute), (0...60).contains(second), (-86_400...86_400).contains(offsetSeconds)
         else { return nil }
         let days = Int64(daysFromCivil(year, month, day))
@@ -88,7 +98,8 @@ public enum TimeParsing {
     }
 
     /// Parses `YYYY-MM-DD[T| ]hh:mm[:ss[.fff|:fff]]` with an optional zone `Z`, `±hh:mm`, `±hhmm` or ` ±hhmm`
-    /// (RFC 3339, Apple Health, omconvert, GENEActiv). Without a zone the time is taken as UTC (`hadZone` false).
+    /// (RFC 3339, Apple Health, omconvert, GENEActiv; the offset up to ±23:59). Without a zone the time is taken as UTC
+    /// (`hadZone` false).
     public static func parseDateTime(_ text: Substring) -> (ns: Int64, hadZone: Bool)? {
         var text = text
         return text.withUTF8 { parseDateTime(bytes: $0) }
@@ -131,9 +142,11 @@ public enum TimeParsing {
         if c.eat(0x5A) || c.eat(0x7A) {
             hadZone = true
         } else if let sign = c.eat(anyOf: [0x2B, 0x2D]) {
-            guard let oh = c.int(min: 2, max: 2) else { return nil }
+            // RFC 3339's time-numoffset: hours 00-23, minutes 00-59 (`+24:00` and `+05:99` are not offsets).
+            guard let oh = c.int(min: 2, max: 2), oh <= 23 else { return nil }
             _ = c.eat(0x3A)
             let om = c.int(min: 2, max: 2) ?? 0
+            guard om <= 59 else { return nil }
             offset = (oh * 3600 + om * 60) * (sign == 0x2D ? -1 : 1)
             hadZone = true
         }
