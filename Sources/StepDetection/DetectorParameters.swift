@@ -162,6 +162,13 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// said less keeps its part of a run's mean (0: none). 0.5 cost the Bangle.js walks' cheap-sensor copies (6 bits:
     /// MAPE 3.79 → 5.03 %), whose rounding dilutes `vectorStride`.
     public var vectorRepeatCeiling: Double = 0.6
+    /// The gated stay (issue #47, hand37, RepeatGate.swift): a step of a walking run stays walking only if its
+    /// windows' probability after the repeat, hands and vector repeat gates (or a physical path's evidence for `stay`)
+    /// holds this on average, besides the trees' `recognizer.stay`. Out of dataset, WISDM clapping and folding enter a
+    /// run on windows that pass the gates narrowly (a mean of 0.70-0.74), then hold `stay` on the trees alone for
+    /// minutes while the gates say a median 0.4 (gait: 0.9-1.0). Out of dataset every gait row holds from 0.05 to 0.15
+    /// (0.175: WISDM 1609_stairs 92 → 64/min; its 6-bit copy at 0.125); bench/hand37_result.md. 0: off.
+    public var gatedStay: Double = 0.075
     /// The step-band opening of the gravity gate (issue #47, StepBandGate.swift): with three axes, a window whose
     /// moving energy above the stride band (two high-passes at 1.2 Hz) lies at least this share along gravity passes
     /// the share gate (`recognizer.minAlongShare`) whatever its share over the whole band (a ramp of ±0.05): a loosely
@@ -183,7 +190,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
             shortBoutTurnFromMiddle,
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
-            vectorRepeatCeiling,
+            vectorRepeatCeiling, gatedStay,
             startLookBackSeconds, startLookBackAlongShare
         case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds, armStrideAcross, armStrideAlong
     }
@@ -239,6 +246,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         vectorRepeatAlongOpens = try value(.vectorRepeatAlongOpens, s.vectorRepeatAlongOpens)
         vectorRepeatSteadyStride = try value(.vectorRepeatSteadyStride, s.vectorRepeatSteadyStride)
         vectorRepeatCeiling = try value(.vectorRepeatCeiling, s.vectorRepeatCeiling)
+        gatedStay = try value(.gatedStay, s.gatedStay)
         stepBandOpens = try value(.stepBandOpens, s.stepBandOpens)
         recognizer = try value(.recognizer, s.recognizer)
     }

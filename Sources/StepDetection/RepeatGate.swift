@@ -70,14 +70,20 @@ extension StepDetector {
     }
 
     /// The decision with the probability to become walking on, where the repeat and hands gates lower it.
+    /// With `DetectorParameters.gatedStay` on, also the probability to stay on: the gated trees or the path's
+    /// evidence for `stay` (its own, or a remembered walk's: PathContinuity.swift).
     func gatedForRepeat(
-        _ decision: WindowDecision, trees: Double, pathEvidence: Double, _ f: WindowFeatures
+        _ decision: WindowDecision, trees: Double, pathEvidence path: (own: Double, toStay: Double),
+        _ f: WindowFeatures
     ) -> WindowDecision {
-        let toEnter = max(
-            min(trees * gaitRepeatFactor(f) * handMotionFactor(f), vectorRepeatAllowance(f)), pathEvidence)
-        guard toEnter < decision.probability else { return decision }
+        let gatedTrees = min(trees * gaitRepeatFactor(f) * handMotionFactor(f), vectorRepeatAllowance(f))
+        let toEnter = max(gatedTrees, path.own)
         var gated = decision
-        gated.enterProbability = toEnter
+        if toEnter < decision.probability { gated.enterProbability = toEnter }
+        if parameters.gatedStay > 0 {
+            let toStay = max(gatedTrees, path.toStay)
+            if toStay < decision.probability { gated.stayProbability = toStay }
+        }
         return gated
     }
 
@@ -91,11 +97,15 @@ extension HeldEvent {
         probabilitySum += d.probability
         windows += 1
         if let toEnter = d.enterProbability { enterShortfall = (enterShortfall ?? 0) + d.probability - toEnter }
+        if let toStay = d.stayProbability { stayShortfall = (stayShortfall ?? 0) + d.probability - toStay }
     }
 
     /// The mean probability of the windows that contain the step (0 without any), and the mean to become walking on.
     var meanProbability: Double { windows > 0 ? probabilitySum / Double(windows) : 0 }
     var meanEnterProbability: Double {
         windows > 0 ? (probabilitySum - (enterShortfall ?? 0)) / Double(windows) : 0
+    }
+    var meanStayProbability: Double {
+        windows > 0 ? (probabilitySum - (stayShortfall ?? 0)) / Double(windows) : 0
     }
 }

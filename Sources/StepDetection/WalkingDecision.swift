@@ -23,6 +23,9 @@ struct WindowDecision: Sendable, Equatable, Codable {
     /// The probability a run may become walking on (`enter`), where the repeat gate lowered it (RepeatGate.swift);
     /// nil: `probability`. States saved before it have none.
     var enterProbability: Double? = nil
+    /// The probability a walking run stays on after the same gates (or a physical path's evidence for `stay`), where
+    /// they lowered it (`DetectorParameters.gatedStay`); nil: `probability`. States saved before it have none.
+    var stayProbability: Double? = nil
 
     /// Whether the window contains the time `timeNs`.
     func contains(_ timeNs: Int64) -> Bool { startNs <= timeNs && timeNs < endNs }

@@ -21,6 +21,8 @@ struct HeldEvent: Sendable, Codable, Equatable {
     /// How much less than `probabilitySum` its windows' probabilities to become walking on sum to (the repeat gate,
     /// RepeatGate.swift; nil: none less; states saved before it have none).
     var enterShortfall: Double? = nil
+    /// The same for the probabilities to stay on (`DetectorParameters.gatedStay`; nil: none less).
+    var stayShortfall: Double? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -128,7 +130,7 @@ extension StepDetector {
         let trees = recognizerProbability(window)
         let decision = gatedForRepeat(
             WindowDecision(startNs: window.startNs, endNs: window.endNs, probability: max(trees, path.toStay)),
-            trees: trees, pathEvidence: path.own, window.features)
+            trees: trees, pathEvidence: path, window.features)
         gate.weakPeaksOpenBouts = path.own >= parameters.weakPeaksOpenAtPathEvidence
         if gate.decisions.count >= Self.decisionCapacity {
             gate.decisions.removeFirst()
@@ -179,7 +181,7 @@ extension StepDetector {
                 if !judgeShortBout(emit, boutShare: head.boutShare) { endWalkingRun(emit) }
                 gate.shortBoutOpen = true
             } else {
-                decide(head.timeNs, probability: head.meanProbability, toEnter: head.meanEnterProbability, emit)
+                decide(head, emit)
             }
         }
     }
@@ -187,13 +189,12 @@ extension StepDetector {
     /// The hysteresis over decided steps, in time order. While the bout may still be a short one, a step it refuses
     /// waits with the undecided ones (`parkedRefused`): refused all the same if the bout becomes walking or long, or
     /// counted with its bout if the bout, ended, is judged a short walk (`judgeShortBout`).
-    private mutating func decide(
-        _ timeNs: Int64, probability p: Double, toEnter pEnter: Double, _ emit: (DetectorEvent) -> Void
-    ) {
+    private mutating func decide(_ step: HeldEvent, _ emit: (DetectorEvent) -> Void) {
+        let (timeNs, p, pEnter) = (step.timeNs, step.meanProbability, step.meanEnterProbability)
         let r = parameters.recognizer
         expireBoutGroup(before: timeNs, emit)
         if gate.walkingRun {
-            if p >= r.stay {
+            if p >= r.stay && step.meanStayProbability >= parameters.gatedStay {
                 accept(timeNs, emit)
             } else {
                 endWalkingRun(emit)
