@@ -95,6 +95,15 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// 0.15-0.3 a plateau for the turn (h47own); 0.5 (h47slow35) takes a short walk's end too: spliced 3-axis 10 s
     /// stretches under 100 steps/min 74.4 → 76.2 % found, pooled false steps 119.0 → 122.8/h.
     public var shortBoutTurnFromMiddle = 0.5
+    /// A short bout of `shortBoutMinSteps` to `shortBoutMaxSteps` steps whose own seconds (± 0.3 s) show a body
+    /// stepping passes the short-bout judgement's window test (ShortBoutBody.swift, issue #47, sw37): at least
+    /// `shortBoutBodyShare` of their moving energy along gravity, that motion along gravity repeating a stride later
+    /// (autocorrelation ≥ `shortBoutBodyStride`) and |a| moving by at least `shortBoutBodyMotion` m/s² (standard
+    /// deviation of the low-passed |a|). A timed up and go's 10 s windows hold the stand-up, the turn and the sit-down
+    /// and its |a| cannot repeat a stride over them (bench/tug37_result.md). Above 1: off.
+    public var shortBoutBodyShare = 0.3
+    public var shortBoutBodyStride = 0.3
+    public var shortBoutBodyMotion = 1.0
     /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
     /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
     /// step's own seconds (± 0.3 s) put at least `startLookBackAlongShare` of the moving energy along gravity: a
@@ -188,7 +197,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
-            shortBoutTurnFromMiddle,
+            shortBoutTurnFromMiddle, shortBoutBodyShare, shortBoutBodyStride, shortBoutBodyMotion,
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling, gatedStay,
             startLookBackSeconds, startLookBackAlongShare
@@ -230,6 +239,9 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         loneBoutAlongShare = try value(.loneBoutAlongShare, s.loneBoutAlongShare)
         loneBoutEnter = try value(.loneBoutEnter, s.loneBoutEnter)
         shortBoutTurnFromMiddle = try value(.shortBoutTurnFromMiddle, s.shortBoutTurnFromMiddle)
+        shortBoutBodyShare = try value(.shortBoutBodyShare, s.shortBoutBodyShare)
+        shortBoutBodyStride = try value(.shortBoutBodyStride, s.shortBoutBodyStride)
+        shortBoutBodyMotion = try value(.shortBoutBodyMotion, s.shortBoutBodyMotion)
         startLookBackSeconds = try value(.startLookBackSeconds, s.startLookBackSeconds)
         startLookBackAlongShare = try value(.startLookBackAlongShare, s.startLookBackAlongShare)
         steadyStride = try value(.steadyStride, s.steadyStride)

@@ -23,6 +23,8 @@ struct HeldEvent: Sendable, Codable, Equatable {
     var enterShortfall: Double? = nil
     /// The same for the probabilities to stay on (`DetectorParameters.gatedStay`; nil: none less).
     var stayShortfall: Double? = nil
+    /// A bout end's evidence from its own seconds (ShortBoutBody.swift; nil: not measured or none).
+    var bodyEvidence: Double? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -107,12 +109,7 @@ extension StepDetector {
             emit(.boutEnded(bout.walkingBout))
             return
         }
-        var end = HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true)
-        if parameters.loneBoutAlongShare <= 1 && bout.steps < parameters.shortBoutMinSteps {
-            end.boutShare = recognizer.alongShare(
-                fromNs: Self.before(bout.startNs, Self.loneBoutMarginNs), toNs: bout.endNs + Self.loneBoutMarginNs)
-        }
-        hold(end, emit)
+        hold(measuredBoutEnd(bout), emit)
     }
 
     private mutating func hold(_ event: HeldEvent, _ emit: (DetectorEvent) -> Void) {
@@ -178,7 +175,7 @@ extension StepDetector {
             gate.held.removeFirst()
             if head.isBoutEnd {
                 // A short bout waiting for its group's next bout keeps its steps; any other bout's run is over.
-                if !judgeShortBout(emit, boutShare: head.boutShare) { endWalkingRun(emit) }
+                if !judgeShortBout(emit, end: head) { endWalkingRun(emit) }
                 gate.shortBoutOpen = true
             } else {
                 decide(head, emit)
@@ -242,8 +239,9 @@ extension StepDetector {
     /// Grouped (`boutGroupGapSeconds`), the bout joins the short bouts that ended a few seconds before it and is judged
     /// with them (ShortBoutGroup.swift); a group still short of `shortBoutMinSteps` waits for its next bout (returns
     /// true: its steps stay undecided). A group judged a walk counts each later bout of it on the same judgement.
-    /// `boutShare`: the bout's own share along gravity, if measured, kept by the group for a lone bout.
-    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void, boutShare: Double?) -> Bool {
+    /// `end`: the bout's end, with its own share along gravity (kept by the group for a lone bout) and its own
+    /// seconds' evidence (`bodyEvidence`), when measured.
+    private mutating func judgeShortBout(_ emit: (DetectorEvent) -> Void, end: HeldEvent) -> Bool {
         let grouping = parameters.boutGroupGapSeconds > 0
         let waiting = min(gate.group.waiting, gate.undecided.count)
         let bout = gate.undecided[waiting...]
@@ -254,8 +252,8 @@ extension StepDetector {
             gate.group = BoutGroup()
             return false
         }
-        gate.group.add(
-            bout, evidence: bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0), boutShare: boutShare)
+        let windows = bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0)
+        gate.group.add(bout, evidence: max(windows, end.bodyEvidence ?? 0), boutShare: end.boutShare)
         if gate.group.steps < parameters.shortBoutMinSteps { return true }
         let g = gate.group
         guard walksAsAShortBout(g) else {
