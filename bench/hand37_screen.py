@@ -32,15 +32,6 @@ def group(f):
 
 
 def screen_windows(d, N, ix):
-    def group(f):
-        r = f["row"]; ds = f["dataset"]; a = r.get("activity") or "walk"
-        if ds == "wisdm_watch":
-            if a in ("folding-clothes", "clapping"): return a
-            if a in ("walking", "jogging", "stairs"): return "wisdm " + a
-            return "wisdm other"
-        if ds == "dsads_arm":
-            return "dsads " + a.split("-")[0]
-        return ds
     vals = collections.defaultdict(lambda: collections.defaultdict(list))
     for f in d["files"]:
         g = group(f); tr = f["trace"]; W = np.array(tr["windows"]) if tr["windows"] else np.zeros((0, len(N)))

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from bout_eval import detector_arguments, entries, overridden, overrides_of  # noqa: E402
 from train_walking import DATASETS, dataset_of  # noqa: E402
 from tracer_build import compile_tracer, swift_sources  # noqa: E402
+from fold_paths import run_traces  # noqa: E402
 
 FEATURES = ["log_std", "r1", "r2", "r_step", "r_stride", "r_two_strides", "log_kurtosis", "crest", "crossings_hz",
             "log_impulse", "peak_rate", "stride_cv", "gravity_steadiness", "direction_steadiness", "gravity_turn",
@@ -82,18 +83,6 @@ def build_tracer(work):
         copies.append(copy)
     return compile_tracer(out, os.path.join(ROOT, "bench", "hand37_trace.swift"), "Hand37Trace", "hand37_trace",
                           copies)
-
-
-def run_traces(tracer, work, params, files):
-    path = os.path.join(work, f"params_{len(os.listdir(work))}.json")
-    json.dump(params, open(path, "w"))
-    out = {}
-    for i in range(0, len(files), 100):
-        run = subprocess.run([tracer, path] + files[i:i + 100], check=True, capture_output=True, text=True)
-        for line in run.stdout.splitlines():
-            t = json.loads(line)
-            out[t["file"]] = t
-    return out
 
 
 def windows_over(trace, t):
