@@ -124,7 +124,7 @@ extension MessageComposer {
             text +=
                 s.steps >= goal
                 ? " Goal of \(number(goal)) steps reached."
-                : " \(number(goal - s.steps)) steps short of the goal of \(number(goal))."
+                : " \(number(goal - s.steps)) \(goal - s.steps == 1 ? "step" : "steps") short of the goal of \(number(goal))."
         }
         return text
     }

@@ -112,6 +112,10 @@ public struct ReadSummary: Sendable {
     /// The saved state of the reader (follow mode) could not be used: reading went on without it, and a reader that
     /// starts over delivered no readings up to `ReadOptions.countedThrough`.
     public var savedStateUnreadable = false
+    /// Follow mode: the file started over without a rotated predecessor beside it (a newer export over the old one,
+    /// a rewrite in place, a truncation), so this read delivered no step reading up to `ReadOptions.countedThrough`;
+    /// a caller that reads it in slices skips those readings in the later slices too.
+    public var startedOver = false
     /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
     /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and
     /// `inspect` (`note: FILE: …`) and the agent's warnings put in front.
@@ -163,6 +167,7 @@ public struct ReadSummary: Sendable {
         out.skippedLines = skippedLines + next.skippedLines
         out.issues = issues + next.issues
         out.savedStateUnreadable = savedStateUnreadable || next.savedStateUnreadable
+        out.startedOver = startedOver || next.startedOver
         out.notes = notes + next.notes
         out.validWithoutSteps = validWithoutSteps || next.validWithoutSteps
         out.first = first ?? next.first

@@ -46,13 +46,19 @@ public struct SourceCursor: Sendable, Equatable, Codable {
         self.format = format
         self.tail = tail
     }
+
+    /// Where a parser goes on from this cursor.
+    var resume: InputFormats.Resume {
+        InputFormats.Resume(offset: offset, lineNumber: lineNumber, state: parserState, generic: generic)
+    }
 }
 
 /// Reads what is new in an input since a cursor: the path behind the agent's ingestion and follow mode. Works for
 /// every line-based format, acceleration or steps.
 public enum SourceReader {
     /// Reads the complete lines after `cursor` (from the start when nil, or when the file was rotated — another
-    /// inode — or truncated — smaller than the offset) and returns the cursor to pass next time. A last line without
+    /// inode —, truncated — smaller than the offset — or rewritten in place — other bytes before the offset than
+    /// were read there: `SourceCursor.tail`) and returns the cursor to pass next time. A last line without
     /// a newline is left for the next call; no line is delivered twice. After a rotation, the rest of the old file is
     /// read first when it is still beside the new one under a rotated name (`steps.jsonl.1`, `steps.jsonl-20261122`:
     /// same directory, name starting with the file's name, same inode), so what was written before the rename is not
@@ -99,19 +105,16 @@ public enum SourceReader {
             // go on from the start of the new file next time.
             return rotatedRest.map { ($0, fromStart) } ?? (ReadSummary(format: "unknown"), cursor)
         }
-        let resume = previous.map {
-            InputFormats.Resume(
-                offset: $0.offset, lineNumber: $0.lineNumber, state: $0.parserState, generic: $0.generic)
-        }
         var (summary, next): (ReadSummary, InputFormats.Resume?)
         do {
             (summary, next) = try InputFormats.read(
-                path: openPath, format: format, options: options, state: resume,
+                path: openPath, format: format, options: options, state: previous?.resume,
                 completeLinesOnly: true, batch: batch, sink)
         } catch let e as InputError {
             throw named(e)
         }
         summary.issues = summary.issues.map(named)
+        summary.startedOver = cursor != nil && previous == nil && rotatedRest == nil
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
         let tail = bytes(of: fd, before: next.offset)

@@ -11,14 +11,16 @@
 extension StepDetector {
     /// The end of a rhythm bout for the walking gate, measured while the ring still holds its ticks: the bout's own
     /// share along gravity for a bout too short to be judged alone (`loneBoutAlongShare`), or its own seconds'
-    /// evidence for one the short-bout judgement takes (`bodyEvidence`: `shortBoutEnter` when they show a body
-    /// stepping).
+    /// evidence for one of `shortBoutMinSteps` to `shortBoutMaxSteps` steps, which the short-bout judgement takes
+    /// alone (`bodyEvidence`: `shortBoutEnter` when they show a body stepping). A shorter bout's group is judged on
+    /// its windows, the lone-bout judgement off or not.
     func measuredBoutEnd(_ bout: BoutNs) -> HeldEvent {
         var end = HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true)
         let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
         if parameters.loneBoutAlongShare <= 1 && bout.steps < parameters.shortBoutMinSteps {
             end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs)
-        } else if parameters.shortBoutBodyShare <= 1 && bout.steps <= parameters.shortBoutMaxSteps && bout.steps > 2,
+        } else if parameters.shortBoutBodyShare <= 1, bout.steps >= parameters.shortBoutMinSteps,
+            bout.steps <= parameters.shortBoutMaxSteps,
             let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
             body.share >= parameters.shortBoutBodyShare && body.alongStride >= parameters.shortBoutBodyStride
                 && body.motion >= parameters.shortBoutBodyMotion

@@ -65,10 +65,11 @@ public struct OutboxRecord: Sendable, Equatable, FetchableRecord, PersistableRec
     }
 
     /// Whether the post may be tried at `now`: its wait is over, or the wall clock went back since the wait was set
-    /// (`now` before the post was queued or last tried). A wait set on a clock that was ahead (corrected by NTP
-    /// since) would otherwise hold the post back by as much as the clock was ahead.
+    /// (`now` before the post was last tried, or queued if it never was). A wait set on a clock that was ahead
+    /// (corrected by NTP since) would otherwise hold the post back by as much as the clock was ahead; a wait set once
+    /// the clock was set back is honoured, though the clock is still before the time the post was queued.
     package func isDue(at now: Instant) -> Bool {
-        nextAttempt <= now || now < created || lastAttempt.map { now < $0 } ?? false
+        nextAttempt <= now || now < (lastAttempt ?? created)
     }
 
     public init(row r: Row) throws {

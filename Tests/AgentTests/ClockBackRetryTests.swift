@@ -41,6 +41,22 @@ import WallTime
         #expect(await target.received.count == 3)
     }
 
+    /// Once tried on the clock set back, the post's new wait is honoured: the clock still being before the time it
+    /// was queued (on the clock that was ahead) is no reason to try it at every fetch (a target asking for an hour,
+    /// HTTP 429, would be asked again each minute until the clock reaches that time, a day later).
+    @Test func aWaitSetAfterTheClockWasSetBackIsHonoured() async throws {
+        let target = ScriptedPublisher(outcomes: [
+            .retryable(reason: "HTTP 503", retryAfter: nil), .retryable(reason: "HTTP 429", retryAfter: 3600),
+        ])
+        let fetcher = try fetcher(target)
+        _ = await fetcher.fetch(now: Instant(t0.addingTimeInterval(86_400 + 600)), trigger: [.manual])
+        let back = await fetcher.fetch(now: Instant(t0.addingTimeInterval(900)), trigger: [.manual])
+        #expect(back.deliveries.map(\.outcome) == [.retryable], "\(back.line)")
+        let soon = await fetcher.fetch(now: Instant(t0.addingTimeInterval(1200)), trigger: [.manual])
+        #expect(soon.deliveries.map(\.outcome) == [.deferred], "\(soon.line)")
+        #expect(await target.received.count == 2)
+    }
+
     /// A wait set on a clock that was not set back is still honoured.
     @Test func aWaitOnTheSameClockIsStillHonoured() async throws {
         let target = ScriptedPublisher(outcomes: [.retryable(reason: "HTTP 429", retryAfter: 3600)])

@@ -46,4 +46,16 @@ import WallTime
                 == "1 stepsister 1 walkstep")
         #expect(try Template(Template.seed).render(["steps": "1"]).contains("1 歩 歩きました"))
     }
+
+    /// The English alt text's goal line counts in the singular too: "1 step short of the goal", not "1 steps".
+    @Test func anAltTextOneStepShortOfTheGoalSaysStep() throws {
+        let composer = try MessageComposer(template: try Template(Template.english), timeZone: "UTC")
+        let start = Date(timeIntervalSince1970: 1_763_686_800)
+        let window = TimeWindow(start: start, end: start.addingTimeInterval(3600))
+        var summary = ChartSummary(
+            window: window, intervalSeconds: 600, steps: 7999, walks: 1, busiest: nil, goal: 8000)
+        #expect(composer.altText(summary).hasSuffix(" 1 step short of the goal of 8,000."))
+        summary.steps = 7998
+        #expect(composer.altText(summary).hasSuffix(" 2 steps short of the goal of 8,000."))
+    }
 }

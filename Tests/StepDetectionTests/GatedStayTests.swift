@@ -51,6 +51,17 @@ import Testing
         #expect(held >= walked + 90, "\(held) vs \(walked)")
     }
 
+    /// Saved and resumed while the run stays walking into the clapping (its held steps' `stayShortfall`, its
+    /// windows' `stayProbability` in the state): the same events as one pass.
+    @Test(arguments: [0.3, 0.4, 0.5, 0.6])
+    func resumingWhileTheGatedStayDecidesEqualsOnePass(fraction: Double) throws {
+        let stream = Self.walkThenClapping()
+        let r = try SyntheticMotion.resumed(
+            stream, cut: Int(Double(stream.count) * fraction), parameters: .standard(treesSaying: 3))
+        #expect(r.events == r.onePass)
+        #expect(r.counters == r.onePassCounters && r.onePassCounters.steps >= 50)
+    }
+
     @Test func aWalkAloneAndMagnitudeOnlyInputCountAsBefore() {
         var off = DetectorParameters.standard(treesSaying: 3)
         off.gatedStay = 0

@@ -59,6 +59,23 @@ import WallTimeCore
         }
     }
 
+    /// Bouts shorter than `shortBoutMinSteps` are judged as a group on windows alone, with the lone-bout judgement
+    /// off too (`loneBoutAlongShare` above 1): their own seconds are no body evidence for the group.
+    @Test func aGroupOfBoutsShorterThanTheMinimumIsNotJudgedOnTheirOwnSeconds() {
+        var p = Self.windowsSayNothing()
+        p.loneBoutAlongShare = 2
+        var (run, startNs): ([SyntheticMotion.Sample], Int64) = ([], 0)
+        for k in 0..<2 {
+            var walk = SyntheticWalk(
+                rate: 50, steps: 5, interval: 0.6, amplitude: 6, lead: k == 0 ? 10 : 3, tail: k == 1 ? 10 : 0,
+                seed: 31 + UInt64(k))
+            walk.startNs = startNs
+            run += SyntheticMotion.walk3D(walk)
+            startNs += Int64((walk.duration * 1e9).rounded())
+        }
+        #expect(SyntheticMotion.count(run, parameters: p).steps == 0)
+    }
+
     @Test func parametersSavedBeforeTheBodyDecode() throws {
         let json = try SavedJSON.object(encoding: DetectorParameters.standard)
         let decoded = try SavedJSON.decode(

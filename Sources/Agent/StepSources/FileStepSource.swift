@@ -63,10 +63,7 @@ struct FileStepSource: StepSource {
         if let rotated { summary = rotated.merged(with: summary) }
         try report(summary, anyData: first != nil, into: &ingest)
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
-        if let byteLimit, let cursor, cursor.inode == startInode ?? cursor.inode {
-            // Stopped by the limit (not by the end of the input): at least the limit was consumed in this file.
-            ingest.moreToRead = cursor.offset - (from?.offset ?? 0) >= byteLimit
-        }
+        ingest.moreToRead = Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
         let instant = { (ns: Int64?) in ns.map(Instant.init(nanosecondsSinceEpoch:)) }
         (ingest.next.lastSample, ingest.next.lastReadingEnd) = (instant(last), instant(lastReadingEnd))
         ingest.watermark = Self.watermark(
@@ -75,15 +72,29 @@ struct FileStepSource: StepSource {
         (ingest.buckets, ingest.bouts) = (detected.buckets, detected.bouts)
         ingest.next.detector = detector
         ingest.next.cursor = cursor
-        ingest.next.skipReadingsThrough = ingest.moreToRead ? instant(countedThrough) : nil
+        // A file that started over (a newer export over the old one) skips what was counted in each of its slices.
+        let skipThrough = summary.startedOver ? saved.lastReadingEnd : instant(countedThrough)
+        ingest.next.skipReadingsThrough = ingest.moreToRead ? skipThrough : nil
         ingest.next.firstData = instant(first)
         return ingest
     }
 
-    /// Readings were counted but the position after them is lost (an unreadable cursor: the source is read from its
-    /// start): those ending up to the last one counted are not counted again, in every slice of that reading until it
-    /// reaches the end. (A reading written later but ending earlier, out of time order, would be lost with them: the
-    /// lesser harm than counting the rest twice.)
+    /// Whether a read from `from` to `to` stopped at `byteLimit` (not at the end of the input): at least the limit
+    /// was consumed in this file, counted from its start when it started over (a newer export over the old one, read
+    /// in slices). After a rotation, the old file's rest and the new file's start are no measure: the next fetch goes
+    /// on.
+    static func stoppedByLimit(_ byteLimit: Int64?, from: SourceCursor?, to cursor: SourceCursor?, startedOver: Bool)
+        -> Bool
+    {
+        guard let byteLimit, let cursor, cursor != from, startedOver || cursor.inode == from?.inode ?? cursor.inode
+        else { return false }
+        return cursor.offset - (startedOver ? 0 : from?.offset ?? 0) >= byteLimit
+    }
+
+    /// Readings were counted but the position after them is lost (an unreadable cursor, or a file that started over:
+    /// the source is read from its start): those ending up to the last one counted are not counted again, in every
+    /// slice of that reading until it reaches the end. (A reading written later but ending earlier, out of time
+    /// order, would be lost with them: the lesser harm than counting the rest twice.)
     static func readingsCountedThrough(_ saved: SavedSource) -> Instant? {
         saved.cursor == nil ? saved.lastReadingEnd : saved.skipReadingsThrough
     }
