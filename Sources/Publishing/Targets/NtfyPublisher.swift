@@ -10,7 +10,7 @@ import WallTime
 /// "tags"?}`, optionally with `Authorization: Bearer <token>` or, for servers with user accounts (ntfy 1.x),
 /// `Authorization: Basic` with a username and password (never the `?auth=` query parameter). 200 with the
 /// message; its `id` is the remote id. With `image = "chart"`: `PUT {base_url}/{topic}` with the PNG as an attachment
-/// (`attachmentRequest`). No idempotency. Length: 4096 bytes (longer becomes an attachment).
+/// (`attachmentRequest`). No idempotency. Length: fewer than 4096 bytes (`messageLimit`).
 /// Before resending after an unconfirmed attempt, `lookUp` polls the topic's cached messages
 /// (`GET {base_url}/{topic}/json?poll=1&since=…`) for the same text, so a post whose answer was lost is not doubled.
 public struct NtfyPublisher: Publisher {
@@ -62,8 +62,14 @@ public struct NtfyPublisher: Publisher {
         self.title = title
         self.priority = priority
         self.tags = tags
-        self.gate = TextGate(rule: .utf8Bytes(4096), shorten: shorten)
+        self.gate = TextGate(rule: .utf8Bytes(Self.messageLimit), shorten: shorten)
     }
+
+    /// The most UTF-8 bytes a message may have: 4095. ntfy's default `limit-message-bytes` is 4096, but a message of
+    /// exactly that many bytes counts as having reached it (`util.Peek`: `LimitReached: read == limit`) and is taken
+    /// for an attachment: refused with `40014 attachments not allowed` by a server without an attachment store (the
+    /// default), turned into a file on one with it.
+    public static let messageLimit = 4095
 
     public var lengthRule: LengthRule? { gate.rule }
     public var redactedDescription: String {
