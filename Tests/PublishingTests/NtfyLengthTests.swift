@@ -50,4 +50,23 @@ import Testing
         post.text = String(repeating: "歩", count: 1365)  // 4095 bytes
         #expect(await publisher.publish(post, deadline: soon()) == .delivered(remoteID: "n1"))
     }
+
+    /// 4,000 quotes are 4,000 bytes of text but 8,000 of JSON: over ntfy's document limit with the topic around them.
+    @Test func aDocumentOverTwiceTheLimitIsCutOrRefusedClearly() async throws {
+        let server = try await Self.fakeNtfy()
+        defer { Task { await server.stop() } }
+        var post = samplePost
+        post.text = String(repeating: "\"", count: 4090)
+        let strict = NtfyPublisher(baseURL: server.baseURL, topic: "steps", context: server.context)
+        guard case .permanent(let reason) = await strict.publish(post, deadline: soon()) else {
+            Issue.record("a document over 8192 bytes was sent")
+            return
+        }
+        #expect(reason.contains("> 8192") && reason.contains("shorten"))
+        #expect(await server.requests.isEmpty)
+        let cutting = NtfyPublisher(baseURL: server.baseURL, topic: "steps", shorten: true, context: server.context)
+        #expect(await cutting.publish(post, deadline: soon()) == .delivered(remoteID: "n1"))
+        let sent = try #require(await server.requests.first)
+        #expect(sent.body.count <= 8192 && (sent.json?["message"] as? String)?.hasSuffix("…") == true)
+    }
 }
