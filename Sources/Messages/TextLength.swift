@@ -11,7 +11,7 @@ import Foundation
 /// - `characters(n)`: at most `n` grapheme clusters (Slack: 4000).
 /// - `codePoints(n)`: at most `n` Unicode code points, what servers that count a string's length in code points
 ///   take (Misskey's JSON schema: 3000; Discord's API, in Python: 2000): an emoji sequence is several.
-/// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4096, Matrix: 65536 per event, minus some room for the envelope).
+/// - `utf8Bytes(n)`: at most `n` UTF-8 bytes (ntfy: 4095, Matrix: 65536 per event, minus some room for the envelope).
 public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     case x
     case mastodon

@@ -134,6 +134,7 @@ enum Migrations {
             // When a post was last tried, on the clock of that fetch: a clock set back since then ends its wait.
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN last_attempt_ns INTEGER")
         }
+        m.registerMigration("v23-step-log-seq-at") { db in try seqKeyAt(db) }
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the
@@ -252,6 +253,14 @@ enum Migrations {
             guard let latest else { continue }
             try ReceivedTotalRecord(stream: stream, timeNs: latest, total: row["last_total"]).insert(db)
         }
+    }
+
+    /// Step-log lines with a `seq` were keyed `STREAM seq N`, so a writer whose `seq` started again on the same boot
+    /// (reinstalled) replaced its earlier lines: keyed `STREAM seq N at END` now, their time added, so that a resend
+    /// across the upgrade still replaces them.
+    static func seqKeyAt(_ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE OR IGNORE received_reading SET key = key || ' at ' || end_ns WHERE key GLOB '* seq [0-9-]*'")
     }
 
     /// Adding readings stored before `StateStore.addingKey` were keyed `START-END-STEPS`: rekeyed, so that a resend

@@ -111,7 +111,7 @@ import Testing
         #expect(
             set.publishers.map(\.lengthRule) == [
                 .mastodon, .x, .x, .utf8Bytes(60_000), .bluesky, .codePoints(2000),
-                .characters(4000), .utf8Bytes(4096), nil, nil, nil,
+                .characters(4000), .utf8Bytes(4095), nil, nil, nil,
             ])
         for publisher in set.publishers {
             for secret in [

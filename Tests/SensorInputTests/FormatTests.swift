@@ -238,6 +238,20 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
         #expect(r[0].end.nanosecondsSinceEpoch - r[0].start.nanosecondsSinceEpoch == 60_000_000_000)
     }
 
+    /// Fitbit keeps one value per minute: a minute written twice (files joined, a re-export appended) counts once,
+    /// the larger value, and the other minutes are all kept.
+    @Test func fitbitMinuteWrittenTwiceCountsOnce() throws {
+        func entry(_ minute: Int, _ value: Int) -> String {
+            "{\"dateTime\" : \"10/25/26 01:\(minute < 10 ? "0" : "")\(minute):00\", \"value\" : \"\(value)\"}"
+        }
+        let first = (0..<30).map { entry($0, 100) }
+        let again = (10..<20).map { entry($0, $0 == 15 ? 130 : 100) } + [entry(5, 40)]
+        let path = try temporaryFile(Array(("[" + (first + again).joined(separator: ",\n") + "]").utf8), name: "s.json")
+        let r = readings(try readAll(path).1)
+        #expect(r.reduce(0) { $0 + $1.steps } == 3030)
+        #expect(Set(r.map(\.start.nanosecondsSinceEpoch)).count == 30)
+    }
+
     static let healthHeader = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE HealthData [

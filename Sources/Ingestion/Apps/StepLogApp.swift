@@ -5,10 +5,11 @@ import WallTime
 /// Our own step log (`steplog`, see the README) pushed as a body of JSON lines, for scripts and other tools; each
 /// line is read by the file format's own line reader (`StepLogFormat.Line`). The device is `src` (else `steplog`),
 /// the stream `boot_id`. A line with `steps` is a delta spanning from the stream's previous line in the body (the
-/// first is a point in time): with a `seq` it replaces any earlier line of that stream and `seq` (so a resent body
-/// is not added twice), without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total` is a running total of its stream, differenced
-/// by the caller across bodies (resets and baselines as in the file format). A line that cannot be read is left out
-/// and refused, the others kept.
+/// first is a point in time): with a `seq` it replaces any earlier line of that stream, `seq` and `ts` (so a resent
+/// body is not added twice, and a writer reinstalled on the same boot, whose `seq` starts again, loses nothing),
+/// without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total`
+/// is a running total of its stream, differenced by the caller across bodies (resets and baselines as in the file
+/// format). A line that cannot be read is left out and refused, the others kept.
 struct StepLogApp: PushApp {
     static let name = "steplog"
     var name: String { Self.name }
@@ -57,7 +58,8 @@ struct StepLogApp: PushApp {
                 if let seq = line.seq {
                     payload.items.append(
                         .replacing(
-                            device: device, key: "\(stream) seq \(seq)", reading: reading, microsteps: steps * 1_000_000
+                            device: device, key: "\(stream) seq \(seq) at \(line.ts)", reading: reading,
+                            microsteps: steps * 1_000_000
                         ))
                 } else {
                     payload.items.append(.adding(device: device, reading: reading))

@@ -10,7 +10,8 @@ import WallTime
 /// "tags"?}`, optionally with `Authorization: Bearer <token>` or, for servers with user accounts (ntfy 1.x),
 /// `Authorization: Basic` with a username and password (never the `?auth=` query parameter). 200 with the
 /// message; its `id` is the remote id. With `image = "chart"`: `PUT {base_url}/{topic}` with the PNG as an attachment
-/// (`attachmentRequest`). No idempotency. Length: 4096 bytes (longer becomes an attachment).
+/// (`attachmentRequest`). No idempotency. Length: fewer than 4096 bytes (`messageLimit`), and the JSON publish at
+/// most 8192 bytes (`documentLimit`).
 /// Before resending after an unconfirmed attempt, `lookUp` polls the topic's cached messages
 /// (`GET {base_url}/{topic}/json?poll=1&since=…`) for the same text, so a post whose answer was lost is not doubled.
 public struct NtfyPublisher: Publisher {
@@ -62,8 +63,14 @@ public struct NtfyPublisher: Publisher {
         self.title = title
         self.priority = priority
         self.tags = tags
-        self.gate = TextGate(rule: .utf8Bytes(4096), shorten: shorten)
+        self.gate = TextGate(rule: .utf8Bytes(Self.messageLimit), shorten: shorten)
     }
+
+    /// The most UTF-8 bytes a message may have: 4095. ntfy's default `limit-message-bytes` is 4096, but a message of
+    /// exactly that many bytes counts as having reached it (`util.Peek`: `LimitReached: read == limit`) and is taken
+    /// for an attachment: refused with `40014 attachments not allowed` by a server without an attachment store (the
+    /// default), turned into a file on one with it.
+    public static let messageLimit = 4095
 
     public var lengthRule: LengthRule? { gate.rule }
     public var redactedDescription: String {
@@ -77,9 +84,45 @@ public struct NtfyPublisher: Publisher {
         case .success(let prepared): text = prepared
         }
         return await ImageAttachment.inOneRequest(post, option: image, target: name) { image in
-            let request = image.map { attachmentRequest(text: text, image: $0, post: post) } ?? jsonRequest(text: text)
+            let request: URLRequest
+            if let image {
+                request = attachmentRequest(text: text, image: image, post: post)
+            } else {
+                switch jsonPublish(text) {
+                case .failure(let stop): return stop.outcome
+                case .success(let json): request = json
+                }
+            }
             return await context.deliver(request, deadline: deadline, idRequired: true) { $0.jsonID }
         }
+    }
+
+    /// ntfy reads a JSON publish with twice its message limit: at most 8,192 bytes for the whole document, in which
+    /// quotes, backslashes and control characters take two bytes or more.
+    public static let documentLimit = 8192
+
+    /// The JSON publish of `text`; with `shorten`, the text cut further when its document is over `documentLimit`.
+    func jsonPublish(_ text: String) -> Result<URLRequest, Stop> {
+        let size = { (request: URLRequest) in request.httpBody?.count ?? 0 }
+        let whole = jsonRequest(text: text)
+        if size(whole) <= Self.documentLimit { return .success(whole) }
+        guard gate.shorten else {
+            return .failure(
+                Stop(
+                    .permanent(
+                        reason: "the JSON publish would be \(size(whole)) bytes > \(Self.documentLimit) (ntfy reads at "
+                            + "most twice its message limit; quotes, backslashes and control characters take two bytes "
+                            + "or more): set shorten = true to cut it")))
+        }
+        let characters = Array(text)
+        let cut = { (n: Int) in jsonRequest(text: String(characters[0..<n]) + "…") }
+        var low = 0
+        var high = characters.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if size(cut(mid)) <= Self.documentLimit { low = mid } else { high = mid - 1 }
+        }
+        return .success(cut(low))
     }
 
     /// The text-only publish: JSON to the server root.

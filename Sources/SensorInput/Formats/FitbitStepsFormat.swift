@@ -2,7 +2,8 @@ import Foundation
 
 /// Fitbit Takeout `steps-YYYY-MM-DD.json`: an array of `{"dateTime" : "MM/dd/yy HH:mm:ss", "value" : "N"}`, one
 /// per minute with data, UTC. Read line by line (pretty-printed or on one line): each `dateTime` is paired with the
-/// `value` that follows it; a reading covers that minute.
+/// `value` that follows it; a reading covers that minute. Fitbit keeps one value per minute, so a minute the file
+/// holds twice (files joined, a re-export appended) counts once, the larger value, as Fitbit's own totals do.
 struct FitbitStepsFormat: FreshLineParser {
     static let format = InputFormat(
         name: "fitbit-steps", kind: .steps,
@@ -13,6 +14,11 @@ struct FitbitStepsFormat: FreshLineParser {
         parser: FitbitStepsFormat.self)
 
     var pendingNs: Int64?
+    /// The steps given so far for each minute of this read (its start, ns); not saved between follow mode's reads,
+    /// whose cursor already keeps them apart.
+    var counted: [Int64: Int] = [:]
+
+    enum CodingKeys: String, CodingKey { case pendingNs }
 
     /// The string or number after `"key"` and a colon, starting at `from`.
     static func value(after key: String, in text: Substring) -> (Substring, Substring.Index)? {
@@ -67,7 +73,11 @@ struct FitbitStepsFormat: FreshLineParser {
                     problem = "value '\(s.prefix(20))' is not a step count"
                     continue
                 }
-                emit(.reading(StepReading(startNs: t, endNs: t + 60_000_000_000, steps: steps)))
+                // A minute read again adds only what it has beyond its earlier value.
+                let before = counted[t] ?? 0
+                if counted[t] != nil, steps <= before { continue }
+                counted[t] = steps
+                emit(.reading(StepReading(startNs: t, endNs: t + 60_000_000_000, steps: steps - before)))
             } else {
                 break
             }
