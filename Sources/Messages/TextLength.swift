@@ -83,18 +83,23 @@ public enum LengthRule: Sendable, Equatable, CustomStringConvertible {
     /// `text` cut at a grapheme boundary and ended with `…` so that it fits; `text` itself when it already fits.
     /// Returns nil when even `…` alone does not fit (a limit of zero).
     public func shorten(_ text: String) -> String? {
-        if check(text).valid { return text }
+        Self.shortened(text) { check($0).valid }
+    }
+
+    /// `text` cut at a grapheme boundary and ended with `…` so that `fits` says yes; `text` itself when it already
+    /// fits, nil when even `…` alone does not. `fits` must be monotonic in the prefix's length (every rule here is,
+    /// and so is a target's whole request built around the text), so a binary search finds the longest prefix.
+    public static func shortened(_ text: String, fitting fits: (String) -> Bool) -> String? {
+        if fits(text) { return text }
+        guard fits("…") else { return nil }
         let characters = Array(text)
-        // The longest prefix (in grapheme clusters) that fits with the ellipsis: validity is monotonic in the
-        // prefix length for every rule here, so a binary search finds it.
         var low = 0
         var high = characters.count - 1
-        guard check("…").valid else { return nil }
         while low < high {
             let mid = (low + high + 1) / 2
-            if check(Self.trimmedEnd(String(characters[0..<mid])) + "…").valid { low = mid } else { high = mid - 1 }
+            if fits(trimmedEnd(String(characters[0..<mid])) + "…") { low = mid } else { high = mid - 1 }
         }
-        return Self.trimmedEnd(String(characters[0..<low])) + "…"
+        return trimmedEnd(String(characters[0..<low])) + "…"
     }
 
     static func trimmedEnd(_ s: String) -> String {

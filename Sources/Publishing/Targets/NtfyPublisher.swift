@@ -114,15 +114,9 @@ public struct NtfyPublisher: Publisher {
                             + "most twice its message limit; quotes, backslashes and control characters take two bytes "
                             + "or more): set shorten = true to cut it")))
         }
-        let characters = Array(text)
-        let cut = { (n: Int) in jsonRequest(text: String(characters[0..<n]) + "…") }
-        var low = 0
-        var high = characters.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if size(cut(mid)) <= Self.documentLimit { low = mid } else { high = mid - 1 }
-        }
-        return .success(cut(low))
+        let fits = { (cut: String) in size(jsonRequest(text: cut)) <= Self.documentLimit }
+        return LengthRule.shortened(text, fitting: fits).map { .success(jsonRequest(text: $0)) }
+            ?? .failure(Stop(.permanent(reason: "not even … fits a JSON publish of \(Self.documentLimit) bytes")))
     }
 
     /// The text-only publish: JSON to the server root.
