@@ -208,7 +208,7 @@ struct Export: Sendable {
                 "no ACTIVITY_MINUTE_<id>.csv or ACTIVITY_<id>.csv in this \(what) (a Zepp Life export without its "
                     + "step files: it holds \(holds))")
         }
-        let folder = what == "folder" ? "Garmin FIT files, a Google Fit Takeout, " : ""
+        let folder = what == "folder" ? "Garmin FIT files, a Google Fit Takeout, Fitbit steps-*.json, " : ""
         throw error(
             "no recording steptweet reads in this \(what) (it holds \(holds)); from a \(what) it reads \(folder)"
                 + "export.xml (Apple Health), database/Gadgetbridge, TotalAcceleration.csv, Accelerometer.csv with "
