@@ -99,4 +99,18 @@ import Testing
                 && "\(error)".contains("carry no per-minute steps")
         }
     }
+
+    /// What a read holds per minute: a day's 1,440 counts, the larger value kept, 0 steps told from a minute not read.
+    @Test func minuteCountsKeepTheLargerValuePerMinute() {
+        var counts = MinuteCounts()
+        let t: Int64 = 803_577_600_000_000_000  // 1995-06-24 16:00 UTC
+        #expect(counts.raise(minuteStartingAt: t, to: 10) == nil)
+        #expect(counts.raise(minuteStartingAt: t, to: 5) == 10)
+        #expect(counts.raise(minuteStartingAt: t, to: 12) == 10)
+        #expect(counts.raise(minuteStartingAt: t, to: 0) == 12)
+        #expect(counts.raise(minuteStartingAt: t + 86_400_000_000_000, to: 3) == nil)  // the next day's minute
+        #expect(counts.raise(minuteStartingAt: -60_000_000_000, to: 0) == nil)  // 1969-12-31 23:59
+        #expect(counts.raise(minuteStartingAt: -60_000_000_000, to: 0) == 0)
+        #expect(counts.raise(minuteStartingAt: 0, to: 7) == nil)
+    }
 }
