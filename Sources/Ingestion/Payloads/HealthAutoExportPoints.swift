@@ -65,8 +65,7 @@ enum HealthAutoExportDate {
             hour = hour % 12 + (pm ? 12 : 0)
             skipSpaces()
         }
-        // The offset as every format reads it (`TimeParsing.utcOffset`), up to ±18:00 (the widest a zone has been
-        // given, and what Foundation's formatter takes).
+        // The offset as every format reads it, up to ±18:00 (the widest Foundation's formatter takes).
         guard let offset = TimeParsing.utcOffset(b, at: &i), abs(offset) <= 18 * 3600 else { return nil }
         skipSpaces()
         guard i == b.count, second < 60,
