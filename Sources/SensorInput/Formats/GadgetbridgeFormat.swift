@@ -7,7 +7,7 @@ import Foundation
 /// midnight; millisecond timestamps are told from their size. Several devices over the same minutes: one device per
 /// minute, the one with the most steps that local day (or the first of `ReadOptions.overlap`'s preferred names,
 /// matched by containment in a device's name or alias ignoring case, or its id; `.sumAll` keeps all). Preferred names
-/// that match none of several devices with steps are an error naming the devices, not a silent choice.
+/// that match none of several devices with steps are a note naming the devices, not a silent choice.
 ///
 /// Follow mode: the export is replaced now and then; the state keeps the last timestamp read per (table, device),
 /// the last running total of cumulative tables, and which minutes of the last days were counted, so a minute is
@@ -139,8 +139,10 @@ enum GadgetbridgeFormat: WholeReader {
         }
         let names = try deviceNames(db)
         let devices = Set(rows.lazy.filter { $0.steps > 0 }.map(\.device)).sorted()
+        // A preference that names none of the devices (a list meant for phones, a typo) counts the usual choice,
+        // said in a note rather than refused: the file's steps are valid whatever the list says.
         if let unmatched = report.options.overlap.unmatched(among: devices.map { (names[$0] ?? [], "\($0)") }) {
-            throw InputError(file: input.entry?.name ?? input.path, message: unmatched)
+            report.summary.notes.append(unmatched + "; counting the device with the most steps each day")
         }
         // Minutes before the days the state remembers cannot be checked: not counted again (a device that appears
         // later with old history loses those days rather than counting minutes twice).
