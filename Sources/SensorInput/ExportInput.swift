@@ -213,7 +213,8 @@ struct Export: Sendable {
             "no recording steptweet reads in this \(what) (it holds \(holds)); from a \(what) it reads \(folder)"
                 + "export.xml (Apple Health), database/Gadgetbridge, TotalAcceleration.csv, Accelerometer.csv with "
                 + "Gravity.csv or Pedometer.csv (Sensor Logger), Raw Data.csv (phyphox), ACTIVITY_MINUTE_<id>.csv or "
-                + "ACTIVITY_<id>.csv (Zepp Life), or the one file of a \(what) holding one")
+                + "ACTIVITY_<id>.csv (Zepp Life), \(what == "folder" ? "Fitbit's steps-YYYY-MM-DD.json, " : "")"
+                + "or the one file of a \(what) holding one")
     }
 
     /// The first five of `names`, comma-separated, `...` after them when there are more.

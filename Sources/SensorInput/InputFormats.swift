@@ -28,6 +28,11 @@ public enum InputFormats {
         UCIRawFormat.format, HeaderCSVFormats.generic,
     ]
 
+    /// Folder forms of a format in `all` (Fitbit's `Physical Activity/` of `fitbit-steps`), by that format's name:
+    /// found by a folder's files and read by their own whole reader, never named by `--format` (which reads a
+    /// folder as its format's folder form).
+    static let folderForm: [String: InputFormat] = ["fitbit-steps": FitbitTakeoutFolder.format]
+
     /// Names accepted by `--format`.
     public static var names: [String] { all.map(\.name) }
 
@@ -102,6 +107,7 @@ public enum InputFormats {
                     file: path, message: "unknown format '\(name)'; known: \(names.joined(separator: ", "))")
             }
             guard f.whole == nil else { return plain(f) }
+            if isFolder, let folder = folderForm[f.name] { return plain(folder) }
             guard let export = isFolder ? Export(folder: path) : try Export.zip(path: path, source: source) else {
                 return Export.beside(plain(f))
             }
@@ -109,7 +115,8 @@ public enum InputFormats {
         }
         if isFolder {
             let files = WholeInput.files(under: path)
-            let scored = all.compactMap { f in f.whole.map { (f, $0.sniffDirectory(files)) } }.filter { $0.1 > 0 }
+            let scored = (all + folderForm.values).compactMap { f in f.whole.map { (f, $0.sniffDirectory(files)) } }
+                .filter { $0.1 > 0 }
             if let best = scored.max(by: { $0.1 < $1.1 }) { return plain(best.0) }
             // A recording's folder (an unzipped export): the recording in it, told by content as in a zip.
             let export = Export(folder: path, files: files)

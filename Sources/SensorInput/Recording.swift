@@ -74,10 +74,39 @@ public struct ReadOptions: Sendable {
 public enum OverlapPolicy: Sendable, Equatable, Codable {
     /// Within each run of overlapping records, keep only the source with the most steps there (no double counting).
     case oneSourcePerInterval
-    /// Within each run of overlapping records, keep the first of these sources present (then the most steps).
+    /// Within each run of overlapping records, keep the first of these sources present (then the most steps). A name
+    /// matches a source whose name (or alias) contains it, ignoring case (`rank(of:)`).
     case preferSources([String])
     /// Keep every record (sums phone and watch: double counts).
     case sumAll
+
+    /// The position in `.preferSources` of the first name that one of `names` (a source's name, alias) contains,
+    /// ignoring case ("mi band" matches "Mi Band 4", "watch" matches "Ann's Apple Watch"), or that is `id` (a
+    /// Gadgetbridge device's number). Nil when none does, or under another policy.
+    public func rank(of names: [String], id: String? = nil) -> Int? {
+        guard case .preferSources(let preferred) = self else { return nil }
+        return preferred.firstIndex { wanted in
+            let wanted = wanted.trimmingCharacters(in: .whitespaces)
+            return wanted == id
+                || !wanted.isEmpty && names.contains { $0.range(of: wanted, options: .caseInsensitive) != nil }
+        }
+    }
+
+    /// Why `.preferSources` chooses nothing among sources that overlap (each by its names and id, as `rank`): none of
+    /// its names matches any of them, so the one with the most steps would be counted without a word. Nil when one
+    /// matches, when fewer than two sources have steps, or under another policy.
+    public func unmatched(among sources: [(names: [String], id: String?)]) -> String? {
+        guard case .preferSources(let preferred) = self, sources.count > 1,
+            !sources.contains(where: { rank(of: $0.names, id: $0.id) != nil })
+        else { return nil }
+        let wanted = preferred.map { "\"\($0)\"" }.joined(separator: ", ")
+        let available = sources.map { source in
+            source.names.map { "\"\($0)\"" }.joined(separator: " or ") + (source.id.map { " (id \($0))" } ?? "")
+        }
+        return "the preferred source (--prefer-source or source.prefer) \(wanted) matches none of the sources here, "
+            + "which are \(available.joined(separator: ", ")) (a name matches a source whose name contains it, "
+            + "ignoring case)"
+    }
 }
 
 /// Whether an input holds acceleration samples or already counted steps.

@@ -29,9 +29,10 @@ struct SourcedReading: Codable, Sendable {
             var totals: [String: Int] = [:]
             for h in run { totals[h.source, default: 0] += h.reading.steps }
             var keep = totals.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? ""
-            if case .preferSources(let order) = policy, let first = order.first(where: { totals[$0] != nil }) {
-                keep = first
-            }
+            // The sources matching the first preferred name that matches any (by containment, ignoring case); of
+            // them, the one with the most steps.
+            let ranked = totals.compactMap { source, steps in policy.rank(of: [source]).map { ($0, -steps, source) } }
+            if let first = ranked.min(by: <) { keep = first.2 }
             out += run.filter { $0.source == keep }.map(\.reading)
             i = j
         }

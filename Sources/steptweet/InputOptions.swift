@@ -48,7 +48,7 @@ struct InputOptions: ParsableArguments {
     @Option(
         name: .customLong("prefer-source"),
         help: ArgumentHelp(
-            "With several sources over the same time (Apple Health or Samsung Health phone and watch, Gadgetbridge devices), count this one: a source name, device uuid, or a device name or alias. Repeatable; the first present wins.",
+            "With several sources over the same time (Apple Health or Samsung Health phone and watch, Gadgetbridge devices), count this one: part of a source name, or of a device name or alias (ignoring case), or a Gadgetbridge device id. Repeatable; the first present wins.",
             valueName: "NAME")) var preferSource: [String] = []
     @Option(
         name: .customLong("start"),

@@ -1,4 +1,5 @@
 import Foundation
+import SensorInput
 import TestSupport
 import Testing
 import WallTime
@@ -77,6 +78,17 @@ import WallTime
             "2024-09-21 07:57:00 +1000 x", "", "2024-09-21 07:57:00 xm +1000",
         ]
         for text in refused { #expect(HealthAutoExportDate.parse(text) == nil, "\(text)") }
+    }
+
+    /// Its offset is read as every format reads one (`TimeParsing.utcOffset`, as RFC 3339 text in a CSV or from
+    /// Health Connect), within ±18:00.
+    @Test func itsOffsetIsReadAsEveryFormatReadsOne() throws {
+        for zone in ["Z", "z", "+05:30", "+0530", "+05", "-09:30", "+14:00", "-12:00", "+05:99", "+5:30", "+24:00"] {
+            let shared = TimeParsing.parseDateTime("2024-09-21T07:57:00\(zone)")?.ns
+            #expect(HealthAutoExportDate.parse("2024-09-21 07:57:00 \(zone)")?.ns == shared, "\(zone)")
+        }
+        #expect(TimeParsing.parseDateTime("2024-09-21T07:57:00+19:00")?.hadZone == true)
+        #expect(HealthAutoExportDate.parse("2024-09-21 07:57:00 +19:00") == nil)
     }
 
     @Test func aResendInAnotherDateFormHasTheSameKeyAndDevice() throws {

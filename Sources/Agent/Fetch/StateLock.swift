@@ -25,8 +25,10 @@ final class StateLock {
             // The file system says what is in the way (ENOENT: the folder could not be created above).
             let code = errno
             let obstacle = StateFileError.find(path: path, writing: true)
+            let parent = (path as NSString).deletingLastPathComponent
             throw StateLockError.cannotOpen(
-                path, errno: code == ENOENT ? obstacle?.code ?? code : code, folder: obstacle?.obstacle)
+                path, errno: code == ENOENT ? obstacle?.code ?? code : code, folder: obstacle?.obstacle,
+                folderMissing: code == ENOENT && access(parent, F_OK) != 0)
         }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let holder = Self.recordedPID(fd)
@@ -78,25 +80,27 @@ final class StateLock {
 }
 
 enum StateLockError: Error, CustomStringConvertible {
-    /// The lock file could not be opened or created, with `errno` and the folder in the way, if the file system says.
-    case cannotOpen(String, errno: Int32, folder: String?)
+    /// The lock file could not be opened or created, with `errno`, the folder in the way if the file system says, and
+    /// whether its own folder was missing then (looked at when thrown: a message is never made by asking the file
+    /// system again, which may have changed).
+    case cannotOpen(String, errno: Int32, folder: String?, folderMissing: Bool)
     case busy(String, Int32?)
 
     /// Busy may pass by itself; a lock file that cannot be opened needs a person (permissions, a path).
     var kind: FailureKind {
-        if case .cannotOpen(_, let e, _) = self { return FailureKind.of(errno: e) }
+        if case .cannotOpen(_, let e, _, _) = self { return FailureKind.of(errno: e) }
         return .temporary
     }
 
     var description: String {
         switch self {
-        case .cannotOpen(let p, let e, let folder):
+        case .cannotOpen(let p, let e, let folder, let folderMissing):
             // The lock is beside the state database: the key to change is state.path.
             let key = "; state.path must be in a folder this user can create and write"
             if e == ENOTDIR, let folder { return "cannot open lock file \(p): \(folder) is not a folder\(key)" }
             let reason = String(cString: strerror(e))
             let parent = (p as NSString).deletingLastPathComponent
-            if e == ENOENT, folder == nil, access(parent, F_OK) != 0 {
+            if e == ENOENT, folder == nil, folderMissing {
                 return "cannot open lock file \(p): the state folder \(parent) could not be created (\(reason))\(key)"
             }
             let place = folder.map { " in the folder \($0)" } ?? ""

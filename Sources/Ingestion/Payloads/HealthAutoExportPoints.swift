@@ -65,7 +65,8 @@ enum HealthAutoExportDate {
             hour = hour % 12 + (pm ? 12 : 0)
             skipSpaces()
         }
-        guard let offset = offsetSeconds(b, &i) else { return nil }
+        // The offset as every format reads it, up to ±18:00 (the widest Foundation's formatter takes).
+        guard let offset = TimeParsing.utcOffset(b, at: &i), abs(offset) <= 18 * 3600 else { return nil }
         skipSpaces()
         guard i == b.count, second < 60,
             let ns = TimeParsing.epochNs(
@@ -87,28 +88,6 @@ enum HealthAutoExportDate {
         if j < b.count, b[j] == 0x2E { j += 1 }
         i = j
         return first == 0x70
-    }
-
-    /// `Z`, `±hhmm`, `±hh:mm` or `±hh` (up to ±18:00), in seconds east of UTC.
-    private static func offsetSeconds(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int) -> Int? {
-        guard i < b.count else { return nil }
-        if b[i] == 0x5A {
-            i += 1
-            return 0
-        }
-        guard b[i] == 0x2B || b[i] == 0x2D else { return nil }
-        let sign = b[i] == 0x2D ? -1 : 1
-        i += 1
-        func two() -> Int? {
-            guard i + 1 < b.count, b[i] >= 0x30, b[i] <= 0x39, b[i + 1] >= 0x30, b[i + 1] <= 0x39 else { return nil }
-            defer { i += 2 }
-            return Int(b[i] - 0x30) * 10 + Int(b[i + 1] - 0x30)
-        }
-        guard let hours = two(), hours <= 18 else { return nil }
-        if i < b.count, b[i] == 0x3A { i += 1 }
-        let minutes = two() ?? 0
-        guard minutes < 60 else { return nil }
-        return sign * (hours * 3600 + minutes * 60)
     }
 }
 

@@ -21,7 +21,14 @@ public struct MatrixPublisher: Publisher {
     let token: String
     public var msgtype: String
     public var gate: TextGate
-    public func refusal(of text: String) -> String? { gate.refusal(of: text) }
+    /// Why `text` cannot be sent: too long, or its event's content over `contentLimit` once escaped (checked with
+    /// an empty key; the post's own adds its length).
+    public func refusal(of text: String) -> String? {
+        guard case .failure(let stop) = gate.prepare(text).flatMap({ eventText($0, key: "") }),
+            case .permanent(let reason) = stop.outcome
+        else { return nil }
+        return reason
+    }
     /// `image`, `image_required`: the chart as an `m.image` event before the text.
     public var image: ImageOption
     let context: HTTPContext
@@ -72,16 +79,47 @@ public struct MatrixPublisher: Publisher {
     public static let idempotencyContentKey = "org.steptweet.idempotency_key"
 
     public func publish(_ post: Post, deadline: Deadline) async -> DeliveryOutcome {
-        await ImageAttachment.uploadThenPost(
-            post, gate: gate, option: image, target: name,
+        let text: String
+        switch gate.prepare(post.text).flatMap({ eventText($0, key: post.idempotencyKey) }) {
+        case .failure(let stop): return stop.outcome
+        case .success(let prepared): text = prepared
+        }
+        return await ImageAttachment.uploadThenPost(
+            post, option: image, target: name,
             upload: { await sendImage($0, post: post, deadline: deadline) },
-            send: { text, _ in
+            send: { _ in
                 await context.deliver(
                     send(
                         Content(msgtype: msgtype, body: text, idempotencyKey: post.idempotencyKey),
                         txnID: Self.transactionID(for: post)), deadline: deadline, idRequired: true
                 ) { $0.decoded(Sent.self)?.eventID }
             })
+    }
+
+    /// The most bytes an event's content may have as sent: a homeserver refuses an event whose JSON, with the envelope
+    /// it adds (sender, room, prev and auth events, hashes, signatures: 1 to 2 KB), is over 65,536 bytes
+    /// (`M_TOO_LARGE`, for good). The text's own limit (60,000 bytes) does not cover escaping: a newline, a quote or a
+    /// backslash is two bytes of JSON, a control character six.
+    public static let contentLimit = 60_000
+
+    /// `text` as it can be sent in an event whose content carries `key`; with `shorten`, cut further when its content
+    /// is over `contentLimit`, else a permanent stop saying why before any request.
+    func eventText(_ text: String, key: String) -> Result<String, Stop> {
+        let size = { (text: String) in
+            JSONBody.data(Content(msgtype: msgtype, body: text, idempotencyKey: key))?.count ?? 0
+        }
+        let whole = size(text)
+        if whole <= Self.contentLimit { return .success(text) }
+        guard gate.shorten else {
+            return .failure(
+                Stop(
+                    .permanent(
+                        reason: "the event's content would be \(whole) bytes of JSON > \(Self.contentLimit) (a "
+                            + "homeserver refuses an event over 65536 bytes; newlines, quotes, backslashes and control "
+                            + "characters take two bytes or more): set shorten = true to cut it")))
+        }
+        return LengthRule.shortened(text) { size($0) <= Self.contentLimit }.map { .success($0) }
+            ?? .failure(Stop(.permanent(reason: "not even … fits an event's content of \(Self.contentLimit) bytes")))
     }
 
     /// `PUT …/send/m.room.message/{txnId}` with `content`.

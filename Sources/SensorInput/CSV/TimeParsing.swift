@@ -136,27 +136,35 @@ public enum TimeParsing {
                 if c.eat(anyOf: [0x2E, 0x2C, 0x3A]) != nil { nanos = c.fractionNs() }
             }
         }
-        var offset = 0
-        var hadZone = false
         c.skipSpaces()
-        if c.eat(0x5A) || c.eat(0x7A) {
-            hadZone = true
-        } else if let sign = c.eat(anyOf: [0x2B, 0x2D]) {
-            // RFC 3339's time-numoffset: hours 00-23, minutes 00-59 (`+24:00` and `+05:99` are not offsets).
-            guard let oh = c.int(min: 2, max: 2), oh <= 23 else { return nil }
-            _ = c.eat(0x3A)
-            let om = c.int(min: 2, max: 2) ?? 0
-            guard om <= 59 else { return nil }
-            offset = (oh * 3600 + om * 60) * (sign == 0x2D ? -1 : 1)
-            hadZone = true
-        }
+        // A sign that starts no offset stays, and the text is then not a time.
+        let offset = utcOffset(bytes, at: &c.i)
         c.skipSpaces()
         guard c.atEnd,
             let ns = epochNs(
                 year: y, month: mo, day: d, hour: h, minute: mi, second: s, nanos: nanos,
-                offsetSeconds: offset)
+                offsetSeconds: offset ?? 0)
         else { return nil }
-        return (ns, hadZone)
+        return (ns, offset != nil)
+    }
+
+    /// The UTC offset at `i` in `bytes`, in seconds east of UTC, and `i` moved past it: `Z` or `z`, `±hh:mm`,
+    /// `±hhmm` or `±hh` (RFC 3339's time-numoffset: hours 00-23, minutes 00-59, so `+24:00` and `+05:99` are not
+    /// offsets). Nil, `i` unmoved, when there is none there. The one reading of an offset after a time, for every
+    /// format and payload that has one.
+    public static func utcOffset(_ bytes: UnsafeBufferPointer<UInt8>, at i: inout Int) -> Int? {
+        var c = Cursor(bytes)
+        c.i = i
+        if c.eat(0x5A) || c.eat(0x7A) {
+            i = c.i
+            return 0
+        }
+        guard let sign = c.eat(anyOf: [0x2B, 0x2D]), let oh = c.int(min: 2, max: 2), oh <= 23 else { return nil }
+        _ = c.eat(0x3A)
+        let om = c.int(min: 2, max: 2) ?? 0
+        guard om <= 59 else { return nil }
+        i = c.i
+        return (oh * 3600 + om * 60) * (sign == 0x2D ? -1 : 1)
     }
 
     /// Parses MATLAB's default datetime text, `dd-MMM-yyyy HH:mm:ss[.SSS]` (English month abbreviations, any case),

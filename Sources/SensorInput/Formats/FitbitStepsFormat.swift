@@ -14,9 +14,10 @@ struct FitbitStepsFormat: FreshLineParser {
         parser: FitbitStepsFormat.self)
 
     var pendingNs: Int64?
-    /// The steps given so far for each minute of this read (its start, ns); not saved between follow mode's reads,
-    /// whose cursor already keeps them apart.
-    var counted: [Int64: Int] = [:]
+    /// The steps given so far for each minute of this read, by UTC day: 1,440 counts a day (4 bytes a minute, where a
+    /// table of minutes took some 40), so a read of years of minutes (a Takeout folder) holds a few MB a year. Not
+    /// saved between follow mode's reads, whose cursor already keeps them apart.
+    var counted = MinuteCounts()
 
     enum CodingKeys: String, CodingKey { case pendingNs }
 
@@ -74,14 +75,32 @@ struct FitbitStepsFormat: FreshLineParser {
                     continue
                 }
                 // A minute read again adds only what it has beyond its earlier value.
-                let before = counted[t] ?? 0
-                if counted[t] != nil, steps <= before { continue }
-                counted[t] = steps
-                emit(.reading(StepReading(startNs: t, endNs: t + 60_000_000_000, steps: steps - before)))
+                let before = counted.raise(minuteStartingAt: t, to: steps)
+                if let before, steps <= before { continue }
+                emit(.reading(StepReading(startNs: t, endNs: t + 60_000_000_000, steps: steps - (before ?? 0))))
             } else {
                 break
             }
         }
         return problem
+    }
+}
+
+/// Steps per minute, one array of 1,440 a UTC day: what `FitbitStepsFormat` has given for each minute of a read.
+struct MinuteCounts: Sendable {
+    /// Day → count + 1 for each of its minutes (0: not read).
+    private var days: [Int64: [UInt32]] = [:]
+
+    /// Records `steps` for the minute starting at `ns` when it is more than what the minute had; returns what it had
+    /// (nil: not read before). A time that is not a whole minute is kept in its minute.
+    mutating func raise(minuteStartingAt ns: Int64, to steps: Int) -> Int? {
+        let minute = TimeParsing.floorDiv(ns, 60_000_000_000)
+        let day = TimeParsing.floorDiv(minute, 1440)
+        let slot = Int(minute - day * 1440)
+        let had = days[day]?[slot] ?? 0
+        let before = had == 0 ? nil : Int(had) - 1
+        if let before, steps <= before { return before }
+        days[day, default: [UInt32](repeating: 0, count: 1440)][slot] = UInt32(clamping: steps + 1)
+        return before
     }
 }

@@ -5,8 +5,9 @@ import Foundation
 /// TIMESTAMP and STEPS columns is read, found by name (schemas change between app versions); STEPS -1 = not
 /// measured; GARMIN_ and CMF_ACTIVITY_SAMPLE hold running daily totals, turned into differences that reset at local
 /// midnight; millisecond timestamps are told from their size. Several devices over the same minutes: one device per
-/// minute, the one with the most steps that local day (or the first of `ReadOptions.overlap`'s preferred names or
-/// aliases; `.sumAll` keeps all).
+/// minute, the one with the most steps that local day (or the first of `ReadOptions.overlap`'s preferred names,
+/// matched by containment in a device's name or alias ignoring case, or its id; `.sumAll` keeps all). Preferred names
+/// that match none of several devices with steps are a note naming the devices, not a silent choice.
 ///
 /// Follow mode: the export is replaced now and then; the state keeps the last timestamp read per (table, device),
 /// the last running total of cumulative tables, and which minutes of the last days were counted, so a minute is
@@ -137,6 +138,12 @@ enum GadgetbridgeFormat: WholeReader {
                     message: "no activity-sample table with a STEPS column (is this a Gadgetbridge database?)"))
         }
         let names = try deviceNames(db)
+        let devices = Set(rows.lazy.filter { $0.steps > 0 }.map(\.device)).sorted()
+        // A preference that names none of the devices (a list meant for phones, a typo) counts the usual choice,
+        // said in a note rather than refused: the file's steps are valid whatever the list says.
+        if let unmatched = report.options.overlap.unmatched(among: devices.map { (names[$0] ?? [], "\($0)") }) {
+            report.summary.notes.append(unmatched + "; counting the device with the most steps each day")
+        }
         // Minutes before the days the state remembers cannot be checked: not counted again (a device that appears
         // later with old history loses those days rather than counting minutes twice).
         let since = state.counted.keys.min().map { $0 * 86_400 } ?? Int64.min
@@ -241,11 +248,7 @@ enum GadgetbridgeFormat: WholeReader {
             for r in rows { dayTotals[offsets.localDay(r.time), default: [:]][r.device, default: 0] += r.steps }
         }
         var rank: [Int64: Int] = [:]  // device → position in the preferred list
-        if case .preferSources(let preferred) = policy {
-            for (id, n) in names {
-                if let k = preferred.firstIndex(where: { n.contains($0) || $0 == "\(id)" }) { rank[id] = k }
-            }
-        }
+        for (id, n) in names { rank[id] = policy.rank(of: n, id: "\(id)") }
         var out: [StepReading] = []
         out.reserveCapacity(rows.count)
         var i = 0
