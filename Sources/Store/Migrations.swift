@@ -135,6 +135,8 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN last_attempt_ns INTEGER")
         }
         m.registerMigration("v23-step-log-seq-at") { db in try seqKeyAt(db) }
+        // v24-reading-ledger (branch records38) goes here, before v25: the integrator orders them.
+        m.registerMigration("v25-step-log-seq-device-ts") { db in try seqKeyDeviceTs(db) }
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the
@@ -261,6 +263,20 @@ enum Migrations {
     static func seqKeyAt(_ db: Database) throws {
         try db.execute(
             sql: "UPDATE OR IGNORE received_reading SET key = key || ' at ' || end_ns WHERE key GLOB '* seq [0-9-]*'")
+    }
+
+    /// Step-log lines with a `seq` were keyed `STREAM seq N at TS`, so a writer reinstalled with a new `boot_id` that
+    /// sent its history again with new `seq` numbers added every line a second time: keyed `seq at TS` now (the
+    /// device's line at that time, `StepLogApp.seqKey`), so that such a resend across the upgrade replaces them. Two
+    /// lines of one device at the same time under different streams (already counted twice) keep the second's old
+    /// key: the rekeying changes no count.
+    static func seqKeyDeviceTs(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE OR IGNORE received_reading SET key = 'seq at ' || end_ns
+                WHERE key GLOB '* seq [0-9-]* at [0-9-]*' AND key = substr(key, 1, length(key) - length(end_ns)) || end_ns
+                    AND key NOT GLOB 'total:*'
+                """)
     }
 
     /// Adding readings stored before `StateStore.addingKey` were keyed `START-END-STEPS`: rekeyed, so that a resend
