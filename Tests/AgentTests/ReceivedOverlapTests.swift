@@ -98,4 +98,34 @@ import WallTime
         #expect(try Self.received(r.store, device: "com.google.android.apps.fitness (Pixel 8)") == 4_700)
         await r.stop()
     }
+
+    /// audit37b: hourly buckets at +0100 (Berlin), then the day again on +0530's hours (Delhi), which start at :30
+    /// UTC: 17,000 counted for 10,000. Each Delhi bucket replaces the part of the Berlin buckets it covers; what is
+    /// left is the half hours no Delhi bucket covers (no steps there, so none sent: 06:00-06:30Z and 07:30-08:00Z,
+    /// 1,000 each spread evenly). Another source's buckets are kept; the Delhi buckets resent change nothing.
+    @Test func hourlyBucketsOnNewHalfHoursReplaceTheOlderBucketsTheyCover() async throws {
+        let dir = try TempDir()
+        let r = try await receiver.start(dir: dir)
+        let berlin = Self.autoExport([
+            ("2026-11-20 03:00:00 +0100", 3000), ("2026-11-20 07:00:00 +0100", 2000),
+            ("2026-11-20 08:00:00 +0100", 2000),
+        ])
+        _ = try await receiver.post(r.port, berlin, token: receiver.token)
+        let watch = Self.autoExport(
+            [("2026-11-20 07:00:00 +0100", 1800), ("2026-11-20 08:00:00 +0100", 1900)], source: "Taro's Apple Watch")
+        _ = try await receiver.post(r.port, watch, token: receiver.token)
+        _ = await r.fetcher.fetch(now: try Self.at("2026-11-20T08:30:00Z"), trigger: [.manual])
+        let delhi = Self.autoExport([
+            ("2026-11-20 07:00:00 +0530", 2000), ("2026-11-20 08:00:00 +0530", 1000),
+            ("2026-11-20 12:00:00 +0530", 4000),
+            ("2026-11-20 19:00:00 +0530", 3000),
+        ])
+        #expect(try await receiver.post(r.port, delhi, token: receiver.token).answer["readings"] as? Int == 4)
+        #expect(try Self.received(r.store, device: "Taro's iPhone") == 12_000)
+        #expect(try Self.received(r.store, device: "Taro's Apple Watch") == 3_700)
+        let again = try await receiver.post(r.port, delhi, token: receiver.token)
+        #expect(again.answer["duplicates"] as? Int == 4, "\(again.answer)")
+        #expect(try Self.received(r.store, device: "Taro's iPhone") == 12_000)
+        await r.stop()
+    }
 }
