@@ -36,16 +36,42 @@ package enum ReadingLedger {
         case seed(final: Bool)
     }
 
-    /// A slice's readings for the ledger: steps per second (as the readings spread them), and what they are.
+    /// A slice's readings for the ledger, and what they are: new readings at the end (`append`) as their steps per
+    /// second, spread by the reading side (the steps table takes them as they are); readings read again or seeding
+    /// the ledger as they are, summed per minute here and spread only where a minute changes.
     package struct Change: Sendable {
         package var source: String
         package var kind: Kind
         package var seconds: [Int64: Int]
+        package var readings: [StepReading]
 
-        package init(source: String, kind: Kind, seconds: [Int64: Int]) {
+        package init(source: String, kind: Kind, seconds: [Int64: Int] = [:], readings: [StepReading] = []) {
             self.source = source
             self.kind = kind
             self.seconds = seconds
+            self.readings = readings
+        }
+
+        /// Steps per second of the readings in `minutes`, each spread evenly over its period: the one rule `count`
+        /// and `preview` use too.
+        func seconds(of minutes: [Int64: Int]) -> [Int64: Int] {
+            var out: [Int64: Int] = [:]
+            for r in readings {
+                r.stepsPerSecond { second, steps in
+                    if minutes[StepReading.floorMinute(second: second)] == nil { return }
+                    out[second, default: 0] += steps
+                }
+            }
+            return out
+        }
+
+        /// Steps per minute of the readings, by the same rule (without a dictionary of their seconds).
+        func minutes() -> [Int64: Int] {
+            var out: [Int64: Int] = [:]
+            for r in readings {
+                r.stepsPerSecond { second, steps in out[StepReading.floorMinute(second: second), default: 0] += steps }
+            }
+            return out.filter { $0.value != 0 }
         }
     }
 
@@ -63,9 +89,9 @@ package enum ReadingLedger {
 
     /// Applies `change` and returns the steps per second that the steps table changes by.
     static func apply(_ db: Database, _ change: Change) throws -> [Int64: Int] {
-        let minutes = Self.minuteSums(change.seconds)
         switch change.kind {
         case .append:
+            let minutes = Self.minuteSums(change.seconds)
             // Only the hours these readings touch are read and written: the common case, each fetch of a log.
             var rows = try LedgerRows(
                 db, source: change.source, hours: Set(minutes.keys.map { LedgerRows.place($0).0 }))
@@ -73,6 +99,7 @@ package enum ReadingLedger {
             try rows.save(mode: .kept)
             return change.seconds
         case .seed(let final):
+            let minutes = change.minutes()
             var rows = try LedgerRows(
                 db, source: change.source, hours: final ? nil : Set(minutes.keys.map { LedgerRows.place($0).0 }))
             for (minute, steps) in minutes { rows.add(minute, steps, pending: true) }
@@ -80,7 +107,7 @@ package enum ReadingLedger {
             try rows.save(mode: final ? .kept : .seeding)
             return [:]
         case .reread(let first, let final):
-            return try reread(db, change, minutes: minutes, fromSecond: first, final: final)
+            return try reread(db, change, minutes: change.minutes(), fromSecond: first, final: final)
         }
     }
 
@@ -107,7 +134,8 @@ package enum ReadingLedger {
             }
         }
         try rows.save(mode: final ? .kept : .rereading, from: final ? nil : from)
-        return spread(deltas.filter { $0.value != 0 }, over: change.seconds)
+        let changed = deltas.filter { $0.value != 0 }
+        return changed.isEmpty ? [:] : spread(changed, over: change.seconds(of: changed))
     }
 
     /// Steps per minute of `seconds`.

@@ -10,9 +10,8 @@ struct ReadingTally {
     let ledger: ReadingLedger.Mode?
     /// Readings ending at or before this were counted before the ledger was kept (nanoseconds).
     let bound: Int64?
-    /// Steps per second of every reading, and of those ending after `bound`.
-    var all: [Int64: Int] = [:]
-    var fresh: [Int64: Int] = [:]
+    /// Every reading the read took, in the order read.
+    var readings: [StepReading] = []
     /// The earliest start and the earliest end of a reading (nanoseconds).
     var firstStart: Int64?
     var firstEnd: Int64?
@@ -33,16 +32,21 @@ struct ReadingTally {
     /// Whether readings are left out as they are read (a source from before the ledger, counted as before).
     var filtersAsRead: Bool { ledger == nil }
 
-    /// Takes a reading, spread evenly over its period (the one rule `count` and `preview` use too).
+    /// Takes a reading (spread over its seconds when the read is counted).
     mutating func take(_ r: StepReading) {
         let start = r.start.nanosecondsSinceEpoch
         firstStart = min(firstStart ?? start, start)
         firstEnd = min(firstEnd ?? r.end.nanosecondsSinceEpoch, r.end.nanosecondsSinceEpoch)
-        let keepFresh = (ledger == nil || ledger == .seeding) && bound.map { r.end.nanosecondsSinceEpoch > $0 } ?? true
-        r.stepsPerSecond { second, steps in
-            all[second, default: 0] += steps
-            if keepFresh { fresh[second, default: 0] += steps }
+        readings.append(r)
+    }
+
+    /// Steps per second of the readings, of those ending after `bound` when `fresh`.
+    func seconds(fresh: Bool) -> [Int64: Int] {
+        var out: [Int64: Int] = [:]
+        for r in readings where !fresh || bound.map({ r.end.nanosecondsSinceEpoch > $0 }) ?? true {
+            r.stepsPerSecond { second, steps in out[second, default: 0] += steps }
         }
+        return out
     }
 
     /// Puts what the read counts into `ingest`: the detector's steps and bouts, the readings' steps counted as they
@@ -79,19 +83,22 @@ struct ReadingTally {
         switch ledger {
         case nil where summary.startedOver, .seeding?:
             return Outcome(
-                buckets: fresh, change: .init(source: source, kind: .seed(final: final), seconds: all),
+                buckets: seconds(fresh: true),
+                change: .init(source: source, kind: .seed(final: final), readings: readings),
                 mode: final ? .kept : .seeding,
                 skipThrough: final ? nil : bound.map(Instant.init(nanosecondsSinceEpoch:)))
         case nil:
-            return Outcome(buckets: all, mode: nil, skipThrough: moreToRead ? countedThrough : nil)
+            return Outcome(buckets: seconds(fresh: false), mode: nil, skipThrough: moreToRead ? countedThrough : nil)
         case .kept?, .rereading?:
             let reread = ledger == .rereading || (readsAgain(saved, summary) && !(final && onlyNew(saved)))
-            guard reread || !all.isEmpty else { return Outcome(mode: ledger) }
+            guard reread || !readings.isEmpty else { return Outcome(mode: ledger) }
             // The first reading's start in whole seconds, rounded up (division truncates toward 0).
             let from = firstStart.map { $0 >= 0 ? ($0 + 999_999_999) / 1_000_000_000 : $0 / 1_000_000_000 } ?? .max
-            let kind: ReadingLedger.Kind = reread ? .reread(fromSecond: from, final: final) : .append
-            return Outcome(
-                change: .init(source: source, kind: kind, seconds: all), mode: reread && !final ? .rereading : .kept)
+            let change: ReadingLedger.Change =
+                reread
+                ? .init(source: source, kind: .reread(fromSecond: from, final: final), readings: readings)
+                : .init(source: source, kind: .append, seconds: seconds(fresh: false))
+            return Outcome(change: change, mode: reread && !final ? .rereading : .kept)
         }
     }
 
