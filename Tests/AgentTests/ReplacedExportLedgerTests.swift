@@ -111,6 +111,23 @@ import WallTime
         #expect(now == expected + 400)
     }
 
+    /// Phone and watch records of one walk either side of a slice's end (an export larger than
+    /// `Fetcher.sliceBytes`, 16 MiB; here slices of 300 bytes, a record or two each): counted once, by the overlap
+    /// rule, as when the file is read whole.
+    @Test(arguments: [("", 420), ("prefer = \"iPhone\"", 300)])
+    func phoneAndWatchEitherSideOfASliceBoundaryCountOnce(prefer: String, expected: Int) async throws {
+        let dir = try TempDir()
+        let (fetcher, path, state) = try fetcher(dir, extra: prefer, sliceBytes: 300)
+        let records: Records = [
+            ("iPhone", "10:00:00", "10:05:00", 300), ("Apple Watch", "10:00:00", "10:05:00", 420),
+            ("iPhone", "10:20:00", "10:25:00", 400),
+        ]
+        _ = try dir.write("export.xml", ReplacedExportTests.export(records))
+        let report = await fetch(fetcher, at: 1800)
+        #expect(!report.backlog, "\(report.line)")
+        #expect(try stored(state) == expected + 400, "\(path)")
+    }
+
     /// A state from before the ledger: its first newer export is counted as before (the late record is not), and
     /// fills the ledger, so that the next newer export's late record is counted.
     @Test func aStateFromBeforeTheLedgerKeepsOneFromItsNextNewerExport() async throws {
