@@ -135,6 +135,19 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN last_attempt_ns INTEGER")
         }
         m.registerMigration("v23-step-log-seq-at") { db in try seqKeyAt(db) }
+        m.registerMigration("v24-reading-ledger") { db in
+            // What a followed file's readings counted per minute (`ReadingLedger`), an hour a row, and where each
+            // source stands. A source read before has no state row: it is counted as before until its file starts
+            // over, and its ledger is filled then.
+            try db.execute(
+                sql: """
+                    CREATE TABLE reading_ledger (
+                        source TEXT NOT NULL, hour INTEGER NOT NULL, counted BLOB NOT NULL, pending BLOB,
+                        PRIMARY KEY (source, hour)) WITHOUT ROWID;
+                    CREATE TABLE reading_ledger_state (
+                        source TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, from_second INTEGER);
+                    """)
+        }
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the
