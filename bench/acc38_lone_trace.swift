@@ -39,8 +39,11 @@ func ownShare(_ detector: StepDetector, _ bout: BoutNs) -> Double {
 
 func body(_ detector: StepDetector, _ bout: BoutNs) -> [Double] {
     let margin = StepDetector.loneBoutMarginNs
-    guard let b = detector.recognizer.bodyStepping(fromNs: bout.startNs - margin, toNs: bout.endNs + margin,
-        stepNs: bout.meanIntervalNs) else { return [-1, -1, -1] }
+    guard
+        let b = detector.recognizer.bodyStepping(
+            fromNs: bout.startNs - margin, toNs: bout.endNs + margin,
+            stepNs: bout.meanIntervalNs)
+    else { return [-1, -1, -1] }
     return [b.share, b.alongStride, b.motion]
 }
 
@@ -81,10 +84,11 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
             // opened at the same sample (it starts after the old one's end; a look-back only moves a start earlier):
             // then as it was before it.
             let ended = after.inBout ? rhythm : after
-            out.rhythm.append([
-                seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-                Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(detector, ended.bout),
-            ] + body(detector, ended.bout))
+            out.rhythm.append(
+                [
+                    seconds(ended.bout.startNs), seconds(ended.bout.endNs),
+                    Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(detector, ended.bout),
+                ] + body(detector, ended.bout))
         }
     }
     let (last, unfinished) = (detector.rhythm, detector)
@@ -92,10 +96,11 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     if last.inBout {
         // `finish` ends the bout before it forgets the signal: its share over the ring as it was.
         let ended = detector.rhythm
-        out.rhythm.append([
-            seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-            Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(unfinished, ended.bout),
-        ] + body(unfinished, ended.bout))
+        out.rhythm.append(
+            [
+                seconds(ended.bout.startNs), seconds(ended.bout.endNs),
+                Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(unfinished, ended.bout),
+            ] + body(unfinished, ended.bout))
     }
     return out
 }
