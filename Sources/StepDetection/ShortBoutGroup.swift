@@ -149,12 +149,17 @@ extension StepDetector {
         return -bar * min(Double(steps) / Double(max(parameters.shortBoutMinSteps, 1)), 1)
     }
 
-    /// Whether the waiting group is a lone bout (no next bout came) that counts: it walked as a short walk does, and
-    /// its own seconds lie along gravity as a walk's do (`loneBoutAlongShare`, with its best window at
-    /// `loneBoutEnter(steps:)`) or show a body stepping by the lone bars (`loneBoutBodyShare`, ShortBoutBody.swift).
+    /// Whether the waiting group is a lone bout (no next bout came) that counts: its own seconds lie along gravity as a
+    /// walk's do (`loneBoutAlongShare`) and it walked as a short walk does (its best window at
+    /// `loneBoutEnter(steps:)`), or they show a body stepping by the lone bars (`loneBoutBodyShare`,
+    /// ShortBoutBody.swift) and its cadence and spread over all its intervals are a walk's: judged without a window,
+    /// four to six steps leave no interval out as a turn (a hand's 4 peaks 1.7, 0.45 and 0.7 s apart, WISDM 1620).
     var loneBoutWalks: Bool {
         let g = gate.group
-        if g.loneBody == true { return walksAsAShortBout(g, enter: 0) }
+        if g.loneBody == true {
+            let (mean, spread) = g.judgedIntervals(turnFromMiddle: 0)
+            return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
+        }
         return (g.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false)
             && walksAsAShortBout(g, enter: loneBoutEnter(steps: g.steps))
     }

@@ -1,7 +1,8 @@
 import Foundation
-import StepDetection
 import Testing
 import WallTimeCore
+
+@testable import StepDetection
 
 /// A lone bout of four to six steps judged on its own seconds (`DetectorParameters.loneBoutBodyShare`,
 /// `loneBoutBodyStride`, `loneBoutBodyMotion`; issue #47, acc38): a walk across a room whose arm swings hard across
@@ -78,6 +79,22 @@ import WallTimeCore
             change(&p)
             #expect(SyntheticMotion.count(bout, parameters: p).steps == 0)
         }
+    }
+
+    @Test func aLoneBodyBoutIsJudgedOnAllItsIntervals() {
+        // Judged without a window, a lone bout leaves no interval out as a turn: a hand's four peaks 1.7, 0.45 and
+        // 0.7 s apart (WISDM 1620 eating chips) are no walk, though the spread of their last two is a walk's.
+        let ns: (Double) -> Int64 = { Int64(($0 * 1e9).rounded()) }
+        let (uneven, even) = ([0, 1.7, 2.15, 2.85].map(ns), [0, 0.6, 1.15, 1.8].map(ns))
+        func walks(_ steps: [Int64], evidence: Double, share: Double, body: Bool?) -> Bool {
+            var d = StepDetector()
+            d.gate.group.add(steps[...], evidence: evidence, boutShare: share, loneBody: body)
+            return d.loneBoutWalks
+        }
+        #expect(!walks(uneven, evidence: 0, share: 0.39, body: true))
+        #expect(walks(even, evidence: 0, share: 0.39, body: true))
+        // Along gravity with a window, the longest still is left out (a short walk's stop or start, h47slow35).
+        #expect(walks(uneven, evidence: 1, share: 0.6, body: nil))
     }
 
     @Test func aBoutWithoutAxesDoesNotCount() {
