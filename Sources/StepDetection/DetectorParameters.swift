@@ -106,7 +106,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var shortBoutBodyMotion = 1.0
     /// A lone bout of `boutGroupMinSteps` to `shortBoutMinSteps` − 1 steps (4-6) whose own seconds (± 0.3 s) show a
     /// body stepping by stricter bars than a longer short bout's counts alone without its window test and its
-    /// `loneBoutAlongShare` (ShortBoutBody.swift, issue #47, acc38), when its cadence and spread are a walk's: at least
+    /// `loneBoutAlongShare` (ShortBoutBody.swift, issue #47, acc38), when its cadence and the spread of all its
+    /// intervals (none left out as a turn: `shortBoutTurnFromMiddle` judges bouts with a window) are a walk's: at least
     /// `loneBoutBodyShare` of the moving energy along gravity, that motion repeating a stride later (autocorrelation ≥
     /// `loneBoutBodyStride`) and |a| moving by at least `loneBoutBodyMotion` m/s². Four to six steps hold two or three
     /// strides, so the repeat is asked twice as high as `shortBoutBodyStride`: a hand's burst of as many regular peaks
