@@ -11,12 +11,16 @@ protocol LineParser: Codable, Sendable {
     ) throws -> String?
     /// Delivers anything held back, at the end of a read.
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void)
+    /// At a read stopped by `ReadOptions.byteLimit` with more lines after it (a slice): delivers what those lines
+    /// cannot change and keeps the rest in the parser's state for the next read.
+    mutating func pause(options: ReadOptions, _ emit: (InputItem) -> Void)
     /// Fills in the unit and axes of the summary.
     func describe(_ summary: inout ReadSummary)
 }
 
 extension LineParser {
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {}
+    mutating func pause(options: ReadOptions, _ emit: (InputItem) -> Void) { finish(options: options, emit) }
     func describe(_ summary: inout ReadSummary) {}
 }
 

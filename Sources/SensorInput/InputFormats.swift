@@ -346,7 +346,11 @@ public enum InputFormats {
             if let e = order.takeDropped() { try summary.skip(e, options: options) }
             return true
         }
-        parser.finish(options: options, emit)
+        if budget.refused {
+            parser.pause(options: options, emit)  // a slice: the lines after it may still change what is held
+        } else {
+            parser.finish(options: options, emit)
+        }
         if let e = order.takeDropped() { try summary.skip(e, options: options) }
         order.finish {
             summary.note(sampleAt: $0.time.nanosecondsSinceEpoch)

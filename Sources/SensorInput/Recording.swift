@@ -54,9 +54,9 @@ public struct ReadOptions: Sendable {
     /// Time zone of local days (Gadgetbridge's daily running totals and device choice, Google Fit's daily summary);
     /// nil: the system's.
     public var timeZone: TimeZone?
-    /// Step readings ending at or before this were counted before (follow mode): a reader that cannot use its saved
-    /// state (written by another version, or damaged), or a file that starts over (replaced by a newer export,
-    /// truncated), would deliver them again and delivers none of them.
+    /// Step readings ending at or before this were counted before (follow mode): a whole reader that cannot use its
+    /// saved state (written by another version, or damaged) would deliver them again and delivers none of them. (A
+    /// line file that starts over delivers all its readings and says so: `ReadSummary.startedOver`.)
     public var countedThrough: Instant?
     /// Opens the SQLite databases of app exports (Gadgetbridge): Store's `SQLiteExports`, given by the command or the
     /// agent, so that SensorInput links no SQLite. nil: such an input is an error naming the file.
@@ -142,8 +142,8 @@ public struct ReadSummary: Sendable {
     /// starts over delivered no readings up to `ReadOptions.countedThrough`.
     public var savedStateUnreadable = false
     /// Follow mode: the file started over without a rotated predecessor beside it (a newer export over the old one,
-    /// a rewrite in place, a truncation), so this read delivered no step reading up to `ReadOptions.countedThrough`;
-    /// a caller that reads it in slices skips those readings in the later slices too.
+    /// a rewrite in place, a truncation), so this read delivered its readings from its start, those counted before
+    /// too: the caller decides what they count (the agent reconciles them per minute, Store's `ReadingLedger`).
     public var startedOver = false
     /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
     /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and

@@ -86,12 +86,8 @@ public enum SourceReader {
         defer { close(fd) }
         let openPath = access("/proc/self/fd", F_OK) == 0 ? "/proc/self/fd/\(fd)" : path
         let named = { (e: InputError) in Self.naming(e, openPath: openPath, path: path) }
-        let (previous, rotatedRest, countedNs) = try continuation(
+        let (previous, rotatedRest) = try continuation(
             of: cursor, path: path, fd: fd, identity: (device, inode, size), options: options, sink)
-        let sink: (InputItem) -> Void = { item in
-            if let countedNs, case .reading(let r) = item, r.end.nanosecondsSinceEpoch <= countedNs { return }
-            sink(item)
-        }
         // After a rotation, the next read starts the new file from its beginning.
         let fromStart = SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)
         if size == 0 || size == previous?.offset {
@@ -163,20 +159,20 @@ public enum SourceReader {
     /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity),
     /// truncated (smaller than the offset) or rewritten in place (the bytes before the offset changed); after a
     /// rotation, the rest of the renamed file is read first. A file that starts over without a rotated file beside
-    /// it (a newer export over the old one) is not to deliver again the step readings ending by the third value,
-    /// `ReadOptions.countedThrough` in nanoseconds.
+    /// it (a newer export over the old one) delivers all its readings again and says so (`ReadSummary.startedOver`):
+    /// what they count is the caller's to decide (the agent's reading ledger).
     static func continuation(
         of cursor: SourceCursor?, path: String, fd: Int32, identity: (device: UInt64, inode: UInt64, size: Int64),
         options: ReadOptions, _ sink: (InputItem) -> Void
-    ) throws -> (SourceCursor?, ReadSummary?, Int64?) {
+    ) throws -> (SourceCursor?, ReadSummary?) {
         let (device, inode, size) = identity
-        guard let c = cursor else { return (nil, nil, nil) }
+        guard let c = cursor else { return (nil, nil) }
         let rewritten = c.tail.map { $0 != bytes(of: fd, before: c.offset) } ?? false
-        guard c.device != device || c.inode != inode || size < c.offset || rewritten else { return (cursor, nil, nil) }
+        guard c.device != device || c.inode != inode || size < c.offset || rewritten else { return (cursor, nil) }
         if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
-            return (nil, try readNew(path: old, options: options, cursor: c, sink).summary, nil)
+            return (nil, try readNew(path: old, options: options, cursor: c, sink).summary)
         }
-        return (nil, nil, options.countedThrough?.nanosecondsSinceEpoch)
+        return (nil, nil)
     }
 
     /// The whole-input format (database, FIT, folder) `path` is read as in follow mode, with what detection found

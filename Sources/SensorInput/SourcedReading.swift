@@ -5,6 +5,19 @@ struct SourcedReading: Codable, Sendable {
     var source: String
     var reading: StepReading
 
+    /// `records` split before their last run of overlapping records (in start order): what a later record, starting
+    /// after all of them, can no longer join, and the run it can.
+    static func lastRun(_ records: [SourcedReading]) -> (before: [SourcedReading], last: [SourcedReading]) {
+        let sorted = records.sorted { ($0.reading.startNs, $0.reading.endNs) < ($1.reading.startNs, $1.reading.endNs) }
+        var runStart = 0
+        var runEnd = Int64.min
+        for (i, r) in sorted.enumerated() {
+            if r.reading.startNs >= runEnd { runStart = i }
+            runEnd = max(runEnd, r.reading.endNs)
+        }
+        return (Array(sorted[..<runStart]), Array(sorted[runStart...]))
+    }
+
     /// Applies `policy` to records of several sources: runs of overlapping records keep one source. A record repeated
     /// exactly (same source, interval and value: real exports hold such copies) is counted once, whatever the policy.
     static func combine(_ records: [SourcedReading], policy: OverlapPolicy) -> [StepReading] {

@@ -104,6 +104,18 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var shortBoutBodyShare = 0.3
     public var shortBoutBodyStride = 0.3
     public var shortBoutBodyMotion = 1.0
+    /// A lone bout of `boutGroupMinSteps` to `shortBoutMinSteps` − 1 steps (4-6) whose own seconds (± 0.3 s) show a
+    /// body stepping by stricter bars than a longer short bout's counts alone without its window test and its
+    /// `loneBoutAlongShare` (ShortBoutBody.swift, issue #47, acc38), when its cadence and the spread of all its
+    /// intervals (none left out as a turn: `shortBoutTurnFromMiddle` judges bouts with a window) are a walk's: at least
+    /// `loneBoutBodyShare` of the moving energy along gravity, that motion repeating a stride later (autocorrelation ≥
+    /// `loneBoutBodyStride`) and |a| moving by at least `loneBoutBodyMotion` m/s². Four to six steps hold two or three
+    /// strides, so the repeat is asked twice as high as `shortBoutBodyStride`: a hand's burst of as many regular peaks
+    /// in ../shared repeats its motion along gravity a stride later at a median 0.32 (90th percentile 0.6), a short
+    /// walk's lone bouts at 0.70-0.80 (bench/acc38_result.md). Above 1: off.
+    public var loneBoutBodyShare = 0.35
+    public var loneBoutBodyStride = 0.65
+    public var loneBoutBodyMotion = 1.0
     /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
     /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
     /// step's own seconds (± 0.3 s) put at least `startLookBackAlongShare` of the moving energy along gravity: a
@@ -198,6 +210,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
             shortBoutTurnFromMiddle, shortBoutBodyShare, shortBoutBodyStride, shortBoutBodyMotion,
+            loneBoutBodyShare, loneBoutBodyStride, loneBoutBodyMotion,
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling, gatedStay,
             startLookBackSeconds, startLookBackAlongShare
@@ -242,6 +255,9 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         shortBoutBodyShare = try value(.shortBoutBodyShare, s.shortBoutBodyShare)
         shortBoutBodyStride = try value(.shortBoutBodyStride, s.shortBoutBodyStride)
         shortBoutBodyMotion = try value(.shortBoutBodyMotion, s.shortBoutBodyMotion)
+        loneBoutBodyShare = try value(.loneBoutBodyShare, s.loneBoutBodyShare)
+        loneBoutBodyStride = try value(.loneBoutBodyStride, s.loneBoutBodyStride)
+        loneBoutBodyMotion = try value(.loneBoutBodyMotion, s.loneBoutBodyMotion)
         startLookBackSeconds = try value(.startLookBackSeconds, s.startLookBackSeconds)
         startLookBackAlongShare = try value(.startLookBackAlongShare, s.startLookBackAlongShare)
         steadyStride = try value(.steadyStride, s.steadyStride)

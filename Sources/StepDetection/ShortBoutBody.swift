@@ -9,23 +9,31 @@
 /// moves as a step moves it. Hand bursts the rhythm credits fail one of the three: eating and typing barely move |a|,
 /// brushing and clapping move across gravity, folding does not repeat (bench/tug37_result.md).
 extension StepDetector {
-    /// The end of a rhythm bout for the walking gate, measured while the ring still holds its ticks: the bout's own
-    /// share along gravity for a bout too short to be judged alone (`loneBoutAlongShare`), or its own seconds'
-    /// evidence for one of `shortBoutMinSteps` to `shortBoutMaxSteps` steps, which the short-bout judgement takes
-    /// alone (`bodyEvidence`: `shortBoutEnter` when they show a body stepping). A shorter bout's group is judged on
-    /// its windows, the lone-bout judgement off or not.
+    /// The end of a rhythm bout for the walking gate, measured while the ring still holds its ticks. A bout too short
+    /// to be judged alone: its own share along gravity (`loneBoutAlongShare`) and whether its own seconds show a body
+    /// stepping by the lone bars (`loneBodyStepping`: `loneBoutBodyShare`, `loneBoutBodyStride`, `loneBoutBodyMotion`),
+    /// which the group keeps while the bout is its only one. A bout of `shortBoutMinSteps` to `shortBoutMaxSteps`
+    /// steps: its own seconds' evidence, which the short-bout judgement takes alone (`bodyEvidence`: `shortBoutEnter`
+    /// when they show a body stepping). A shorter bout's group is judged on its windows.
     func measuredBoutEnd(_ bout: BoutNs) -> HeldEvent {
         var end = HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true)
         let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
-        if parameters.loneBoutAlongShare <= 1 && bout.steps < parameters.shortBoutMinSteps {
-            end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs)
-        } else if parameters.shortBoutBodyShare <= 1, bout.steps >= parameters.shortBoutMinSteps,
-            bout.steps <= parameters.shortBoutMaxSteps,
+        let p = parameters
+        if bout.steps < p.shortBoutMinSteps {
+            if p.loneBoutAlongShare <= 1 { end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs) }
+            if p.loneBoutBodyShare <= 1 && bout.steps >= shortestJudgedBout,
+                let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
+                body.share >= p.loneBoutBodyShare && body.alongStride >= p.loneBoutBodyStride
+                    && body.motion >= p.loneBoutBodyMotion
+            {
+                end.loneBodyStepping = true
+            }
+        } else if p.shortBoutBodyShare <= 1, bout.steps <= p.shortBoutMaxSteps,
             let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
-            body.share >= parameters.shortBoutBodyShare && body.alongStride >= parameters.shortBoutBodyStride
-                && body.motion >= parameters.shortBoutBodyMotion
+            body.share >= p.shortBoutBodyShare && body.alongStride >= p.shortBoutBodyStride
+                && body.motion >= p.shortBoutBodyMotion
         {
-            end.bodyEvidence = parameters.shortBoutEnter
+            end.bodyEvidence = p.shortBoutEnter
         }
         return end
     }

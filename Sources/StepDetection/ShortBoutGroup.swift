@@ -25,6 +25,9 @@ struct BoutGroup: Sendable, Codable, Equatable {
     /// While the group is one bout: that bout's share of the moving energy along gravity over its own seconds, when
     /// measured (`DetectorParameters.loneBoutAlongShare`); nil once a second bout joins.
     var loneShare: Double? = nil
+    /// While the group is one bout: true when that bout's own seconds showed a body stepping by the lone bars
+    /// (`DetectorParameters.loneBoutBodyShare`); nil otherwise, and once a second bout joins.
+    var loneBody: Bool? = nil
     /// The longest interval inside the group's bouts, in seconds, and how many intervals came before it (a timed up
     /// and go's turn lies between its two legs).
     var intervalLongest = 0.0
@@ -32,7 +35,7 @@ struct BoutGroup: Sendable, Codable, Equatable {
 
     fileprivate enum CodingKeys: String, CodingKey {
         case endNs, steps, counted, intervals, intervalSum, intervalSquares, evidence, loneShare, intervalLongest,
-            intervalsBeforeLongest
+            intervalsBeforeLongest, loneBody
     }
 
     var isOpen: Bool { endNs != .min }
@@ -41,11 +44,13 @@ struct BoutGroup: Sendable, Codable, Equatable {
     var waiting: Int { counted ? 0 : steps }
 
     /// Adds a bout's steps (in time order) and the best short-bout evidence of its windows to the group; the bout's own
-    /// share along gravity (nil: not measured) is kept while it is the group's only bout.
-    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double?) {
+    /// share along gravity (nil: not measured) and whether its own seconds showed a body stepping are kept while it is
+    /// the group's only bout.
+    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double?, loneBody: Bool?) {
         guard let first = bout.first, let last = bout.last else { return }
         evidence = max(evidence, boutEvidence)
         loneShare = steps == 0 ? boutShare : nil
+        self.loneBody = steps == 0 && loneBody == true ? true : nil
         var previous = first
         for t in bout.dropFirst() {
             let interval = Double(t - previous) * 1e-9
@@ -98,6 +103,7 @@ extension BoutGroup {
         loneShare = try c.decodeIfPresent(Double.self, forKey: .loneShare)
         intervalLongest = try c.decodeIfPresent(Double.self, forKey: .intervalLongest) ?? 0
         intervalsBeforeLongest = try c.decodeIfPresent(Int.self, forKey: .intervalsBeforeLongest) ?? 0
+        loneBody = try c.decodeIfPresent(Bool.self, forKey: .loneBody)
     }
 }
 
@@ -141,6 +147,30 @@ extension StepDetector {
         let bar = parameters.loneBoutEnter
         guard bar < 0 else { return bar }
         return -bar * min(Double(steps) / Double(max(parameters.shortBoutMinSteps, 1)), 1)
+    }
+
+    /// Whether the waiting group is a lone bout (no next bout came) that counts: its own seconds lie along gravity as a
+    /// walk's do (`loneBoutAlongShare`) and it walked as a short walk does (its best window at
+    /// `loneBoutEnter(steps:)`), or they show a body stepping by the lone bars (`loneBoutBodyShare`,
+    /// ShortBoutBody.swift) and its cadence and spread over all its intervals are a walk's: judged without a window,
+    /// four to six steps leave no interval out as a turn (a hand's 4 peaks 1.7, 0.45 and 0.7 s apart, WISDM 1620).
+    var loneBoutWalks: Bool {
+        let g = gate.group
+        if g.loneBody == true {
+            let (mean, spread) = g.judgedIntervals(turnFromMiddle: 0)
+            return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
+        }
+        return (g.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false)
+            && walksAsAShortBout(g, enter: loneBoutEnter(steps: g.steps))
+    }
+
+    /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
+    /// `shortBoutIntervalCV` (without a timed up and go's turn: `shortBoutTurnFromMiddle`), and a window over it that
+    /// reached `enter` along gravity (`shortBoutEnter`; a lone bout's `loneBoutEnter(steps:)`).
+    func walksAsAShortBout(_ g: BoutGroup, enter: Double? = nil) -> Bool {
+        let (mean, spread) = g.judgedIntervals(turnFromMiddle: parameters.shortBoutTurnFromMiddle)
+        return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
+            && g.evidence >= (enter ?? parameters.shortBoutEnter)
     }
 
     /// Whether the step at `timeNs` may make a run walking on its own (at `enter`): not one of a bout that counts only

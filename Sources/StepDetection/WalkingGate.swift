@@ -25,6 +25,9 @@ struct HeldEvent: Sendable, Codable, Equatable {
     var stayShortfall: Double? = nil
     /// A bout end's evidence from its own seconds (ShortBoutBody.swift; nil: not measured or none).
     var bodyEvidence: Double? = nil
+    /// A bout too short to be judged alone whose own seconds show a body stepping by the lone bars
+    /// (`DetectorParameters.loneBoutBodyShare`; nil: not measured or not shown).
+    var loneBodyStepping: Bool? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -253,7 +256,9 @@ extension StepDetector {
             return false
         }
         let windows = bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0)
-        gate.group.add(bout, evidence: max(windows, end.bodyEvidence ?? 0), boutShare: end.boutShare)
+        gate.group.add(
+            bout, evidence: max(windows, end.bodyEvidence ?? 0), boutShare: end.boutShare,
+            loneBody: end.loneBodyStepping)
         if gate.group.steps < parameters.shortBoutMinSteps { return true }
         let g = gate.group
         guard walksAsAShortBout(g) else {
@@ -290,22 +295,6 @@ extension StepDetector {
             gate.undecided.count <= gate.group.waiting, (rhythm.pending.first ?? .max) > limit.partialValue
         else { return }
         releaseWaitingGroup(counting: loneBoutWalks, emit)
-    }
-
-    /// Whether the waiting group is a lone bout (no next bout came) that counts: its own seconds lie along gravity as a
-    /// walk's do (`loneBoutAlongShare`) and it walked as a short walk does.
-    private var loneBoutWalks: Bool {
-        (gate.group.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false)
-            && walksAsAShortBout(gate.group, enter: loneBoutEnter(steps: gate.group.steps))
-    }
-
-    /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
-    /// `shortBoutIntervalCV` (without a timed up and go's turn: `shortBoutTurnFromMiddle`), and a window over it that
-    /// reached `enter` along gravity (`shortBoutEnter`; a lone bout's `loneBoutEnter(steps:)`).
-    private func walksAsAShortBout(_ g: BoutGroup, enter: Double? = nil) -> Bool {
-        let (mean, spread) = g.judgedIntervals(turnFromMiddle: parameters.shortBoutTurnFromMiddle)
-        return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
-            && g.evidence >= (enter ?? parameters.shortBoutEnter)
     }
 
     /// How far before a lone bout's first step and after its last its share along gravity is measured (0.3 s: half a

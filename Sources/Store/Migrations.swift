@@ -135,7 +135,19 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE outbox ADD COLUMN last_attempt_ns INTEGER")
         }
         m.registerMigration("v23-step-log-seq-at") { db in try seqKeyAt(db) }
-        // v24-reading-ledger (branch records38) goes here, before v25: the integrator orders them.
+        m.registerMigration("v24-reading-ledger") { db in
+            // What a followed file's readings counted per minute (`ReadingLedger`), an hour a row, and where each
+            // source stands. A source read before has no state row: it is counted as before until its file starts
+            // over, and its ledger is filled then.
+            try db.execute(
+                sql: """
+                    CREATE TABLE reading_ledger (
+                        source TEXT NOT NULL, hour INTEGER NOT NULL, counted BLOB NOT NULL, pending BLOB,
+                        PRIMARY KEY (source, hour)) WITHOUT ROWID;
+                    CREATE TABLE reading_ledger_state (
+                        source TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, from_second INTEGER);
+                    """)
+        }
         m.registerMigration("v25-step-log-seq-device-ts") { db in try seqKeyDeviceTs(db) }
     }
 

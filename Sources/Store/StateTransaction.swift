@@ -69,6 +69,11 @@ package struct StateTransaction {
         try SourceCursorRecord.fetchOne(db, key: source)
     }
 
+    /// Where a source's reading ledger stands; nil for a source read before the ledger was kept.
+    package func readingLedgerMode(_ source: String) throws -> ReadingLedger.Mode? {
+        try ReadingLedger.mode(db, source: source)
+    }
+
     /// The sample streams a fetch still has work for (`ReceivedStreamRecord.active`).
     package func activeStreams(reorder: Duration) throws -> [String] {
         try ReceivedStreamRecord.active(db, reorder: reorder)
@@ -104,6 +109,14 @@ package struct StateTransaction {
         var counted = slice.buckets
         let overlap = DeviceOverlap(prefer: slice.prefer)
         for (second, steps) in try overlap.resolve(db, slice.deviceBuckets) { counted[second, default: 0] += steps }
+        if let readings = slice.readings {
+            let change = try ReadingLedger.apply(db, readings)
+            if counted.isEmpty {
+                counted = change  // a file of readings only: no second merged twice
+            } else {
+                for (second, steps) in change { counted[second, default: 0] += steps }
+            }
+        }
         let lowered = try StateStore.addBuckets(db, counted, nowNs: nowNs).lowered
         for b in slice.bouts {
             try BoutRecord(
@@ -155,11 +168,14 @@ package struct IngestedSlice: Sendable {
     /// Where the source's next read starts.
     package var position: SourceCursorRecord
     package var changes: [Change]
+    /// A followed file's readings, counted through its reading ledger (`ReadingLedger`).
+    package var readings: ReadingLedger.Change?
 
     package init(
         buckets: [Int64: Int], deviceBuckets: [String: [Int64: Int]], prefer: [String], bouts: [WalkingBout],
-        boutsHandled: Bool, position: SourceCursorRecord, changes: [Change]
+        boutsHandled: Bool, position: SourceCursorRecord, changes: [Change], readings: ReadingLedger.Change? = nil
     ) {
+        self.readings = readings
         self.buckets = buckets
         self.deviceBuckets = deviceBuckets
         self.prefer = prefer

@@ -52,10 +52,14 @@ import WallTimeCore
         // seconds lie along gravity and its cadence and spread are a walk's, but the trees give its 10 s windows (three
         // quarters rest) at best 0.05-0.07 (5 steps: 0.50-0.78), under `shortBoutEnter` and under the bar scaled to 4
         // steps (0.14, h47short36). Letting a lone bout count on windows that low adds false steps in ../shared at
-        // every setting (pooled 149.1 -> 151.1/h at none; h47short36: +20 WISDM false steps at a bar of 0.1).
+        // every setting (pooled 149.1 -> 151.1/h at none; h47short36: +20 WISDM false steps at a bar of 0.1). Its own
+        // seconds may still show a body stepping (`loneBoutBodyShare`, LoneBodyTests): here that judgement is off.
         let samples = Self.lone(4, rate: rate, interval: interval)
-        #expect(SyntheticMotion.count(samples).steps == 0, "at \(rate) Hz, \(interval) s apart")
-        var anyWindow = DetectorParameters.standard
+        var windowsOnly = DetectorParameters.standard
+        windowsOnly.loneBoutBodyShare = 2
+        #expect(
+            SyntheticMotion.count(samples, parameters: windowsOnly).steps == 0, "at \(rate) Hz, \(interval) s apart")
+        var anyWindow = windowsOnly
         anyWindow.loneBoutEnter = 0
         let counted = SyntheticMotion.count(samples, parameters: anyWindow).steps
         #expect(counted == 4, "counted \(counted) of 4 on any window at \(rate) Hz, \(interval) s apart")
@@ -71,6 +75,7 @@ import WallTimeCore
         #expect(counted >= 4 && counted <= 5, "counted \(counted) of 5 at \(rate) Hz")
         var unscaled = DetectorParameters.standard
         unscaled.loneBoutEnter = unscaled.shortBoutEnter
+        unscaled.loneBoutBodyShare = 2  // no judgement on its own seconds (LoneBodyTests)
         #expect(SyntheticMotion.count(samples, parameters: unscaled).steps == 0, "the bar of 7 steps at \(rate) Hz")
     }
 
@@ -109,6 +114,7 @@ import WallTimeCore
     @Test func offAboveOne() {
         var p = DetectorParameters.standard
         p.loneBoutAlongShare = 2
+        p.loneBoutBodyShare = 2
         #expect(SyntheticMotion.count(Self.lone(5), parameters: p).steps == 0)
     }
 

@@ -38,10 +38,12 @@ import WallTimeCore
         #expect(SyntheticMotion.count(walk, parameters: Self.withoutGroups).steps == 0)
     }
 
-    /// The standard parameters without the lone-bout judgement (`loneBoutAlongShare`, LoneBoutTests): groups alone.
+    /// The standard parameters without the lone-bout judgements (`loneBoutAlongShare`, LoneBoutTests;
+    /// `loneBoutBodyShare`, LoneBodyTests): groups alone.
     static let withoutLoneBouts: DetectorParameters = {
         var p = DetectorParameters.standard
         p.loneBoutAlongShare = 2
+        p.loneBoutBodyShare = 2
         return p
     }()
 

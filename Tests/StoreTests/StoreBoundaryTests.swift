@@ -17,14 +17,14 @@ import Testing
                 "v12-steps-compaction", "v13-received-checkpoint", "v14-received-total", "v15-received-refusal",
                 "v16-adding-key", "v17-reading-sent", "v18-received-counted", "v19-outbox-key-memory",
                 "v20-agent-receiver", "v21-chart-request", "v22-outbox-last-attempt", "v23-step-log-seq-at",
-                "v25-step-log-seq-device-ts",
+                "v24-reading-ledger", "v25-step-log-seq-device-ts",
             ])
     }
 
     /// Up to `v20-agent-receiver`, a new database gets the very schema the migrations gave it before they were
     /// gathered in one place (`fixtures/state-schema-v20.sql`, dumped from a database that the release before
     /// created); the migrations since add a table (`v21-chart-request`) and a column at the end of the outbox's
-    /// (`v22-outbox-last-attempt`), and change nothing else.
+    /// (`v22-outbox-last-attempt`) and the reading ledger's two tables (`v24-reading-ledger`), and change nothing else.
     @Test func aNewDatabaseHasTheReleasedSchema() throws {
         let released = try String(contentsOfFile: SharedData.fixture("state-schema-v20.sql"), encoding: .utf8)
         #expect(try schema(upTo: "v20-agent-receiver") == released)
@@ -41,6 +41,19 @@ import Testing
                 """,
                 outbox.replacingOccurrences(
                     of: "key_scope TEXT, UNIQUE", with: "key_scope TEXT, last_attempt_ns INTEGER, UNIQUE"),
+                """
+                table reading_ledger
+                CREATE TABLE reading_ledger (
+                    source TEXT NOT NULL, hour INTEGER NOT NULL, counted BLOB NOT NULL, pending BLOB,
+                    PRIMARY KEY (source, hour)) WITHOUT ROWID;
+
+                """,
+                """
+                table reading_ledger_state
+                CREATE TABLE reading_ledger_state (
+                    source TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, from_second INTEGER);
+
+                """,
             ])
     }
 

@@ -26,14 +26,15 @@ struct FileStepSource: StepSource {
         var ingest = SourceRead(next: next, watermark: now)
         guard try Self.observe(source, now: now, observeDevice: observeDevice) else { return ingest }
         var options = Self.readOptions(source, byteLimit: byteLimit)
-        options.countedThrough = saved.lastReadingEnd  // for a reader whose state is lost
+        var tally = ReadingTally(saved)
+        tally.prepare(&options, saved)
         var detected = DetectedSteps()
         var detector = resumedDetector(next.detector, parameters: parameters, detected: &detected)
         // Kept in the readers' nanoseconds while reading (a sample at a time), saved as instants.
         var last = next.lastSample?.nanosecondsSinceEpoch
         var first = next.firstData?.nanosecondsSinceEpoch
         var lastReadingEnd = next.lastReadingEnd?.nanosecondsSinceEpoch
-        let countedThrough = Self.readingsCountedThrough(saved)?.nanosecondsSinceEpoch
+        let countedThrough = tally.filtersAsRead ? Self.readingsCountedThrough(saved)?.nanosecondsSinceEpoch : nil
         let handle: (DetectorEvent) -> Void = { detected.take($0) }
         let sink: (InputItem) -> Void = { item in
             switch item {
@@ -45,8 +46,7 @@ struct FileStepSource: StepSource {
                 if let countedThrough, r.end.nanosecondsSinceEpoch <= countedThrough { return }
                 if first == nil { first = r.start.nanosecondsSinceEpoch }
                 lastReadingEnd = max(lastReadingEnd ?? r.end.nanosecondsSinceEpoch, r.end.nanosecondsSinceEpoch)
-                // The one rule `count` and `preview` use too: spread evenly over the reading's period.
-                r.stepsPerSecond { second, steps in detected.buckets[second, default: 0] += steps }
+                tally.take(r)
             }
         }
         let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each
@@ -58,8 +58,7 @@ struct FileStepSource: StepSource {
         let (from, rotated) = try Self.startingCursor(source, saved: saved, options: options, sink)
         let startInode = from?.inode
         var (summary, cursor) = try SourceReader.readNew(
-            path: source.path, options: options, cursor: from, batch: batch,
-            sink)
+            path: source.path, options: options, cursor: from, batch: batch, sink)
         if let rotated { summary = rotated.merged(with: summary) }
         try report(summary, anyData: first != nil, into: &ingest)
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
@@ -69,12 +68,10 @@ struct FileStepSource: StepSource {
         ingest.watermark = Self.watermark(
             &detector, moreToRead: ingest.moreToRead, lastSample: ingest.next.lastSample,
             lastReadingEnd: ingest.next.lastReadingEnd, follow: source.follow, now: now, handle)
-        (ingest.buckets, ingest.bouts) = (detected.buckets, detected.bouts)
-        ingest.next.detector = detector
-        ingest.next.cursor = cursor
-        // A file that started over (a newer export over the old one) skips what was counted in each of its slices.
-        let skipThrough = summary.startedOver ? saved.lastReadingEnd : instant(countedThrough)
-        ingest.next.skipReadingsThrough = ingest.moreToRead ? skipThrough : nil
+        tally.count(
+            into: &ingest, detected: detected, source: name, saved: saved, summary: summary,
+            countedThrough: instant(countedThrough))
+        (ingest.next.detector, ingest.next.cursor) = (detector, cursor)
         ingest.next.firstData = instant(first)
         return ingest
     }

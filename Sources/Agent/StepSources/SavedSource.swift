@@ -17,6 +17,9 @@ struct SavedSource {
     /// again from its start, until that reading reaches the end of the source.
     var skipReadingsThrough: Instant?
     var firstData: Instant?
+    /// Where its reading ledger stands (`ReadingLedger`); nil for a source that counted readings before the ledger
+    /// was kept.
+    var ledger: ReadingLedger.Mode? = .kept
     /// Where a source pulled from a phone's remote interface stopped (a file's position is `cursor`).
     var remotePosition: PhyphoxPosition?
     /// Malformed lines skipped that no fetch has reported yet.
@@ -79,10 +82,21 @@ struct SavedSource {
 extension StateStore {
     /// The saved position of `source`.
     func savedSource(_ source: String) throws -> SavedSource {
-        try read { tx in SavedSource(try tx.sourceCursor(source), source: source) }
+        try read { tx in try SavedSource(tx, source: source) }
     }
 
     func savedSource(_ source: String) async throws -> SavedSource {
-        try await read { tx in SavedSource(try tx.sourceCursor(source), source: source) }
+        try await read { tx in try SavedSource(tx, source: source) }
+    }
+}
+
+extension SavedSource {
+    /// The saved position of `source` with its ledger's mode: a source that never counted a reading keeps a ledger
+    /// from its first.
+    init(_ tx: StateTransaction, source: String) throws {
+        let row = try tx.sourceCursor(source)
+        self.init(row, source: source)
+        let mode = try tx.readingLedgerMode(source)
+        ledger = row?.lastReadingEnd == nil ? mode ?? .kept : mode
     }
 }

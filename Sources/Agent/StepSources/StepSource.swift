@@ -86,11 +86,13 @@ struct SourceRead: Sendable {
     /// What else the source saves in the same transaction (the received readings it counted, the samples it fed,
     /// the phone it heard).
     var changes: [IngestedSlice.Change] = []
+    /// A followed file's readings, counted through its reading ledger rather than as `buckets`.
+    var readings: ReadingLedger.Change?
 
     /// What saving the read stores (one transaction with the window it closes, if any): steps, bouts, the position.
     func slice(source: String, now: Instant, boutsHandled: Bool, prefer: [String]) throws -> IngestedSlice {
         IngestedSlice(
             buckets: buckets, deviceBuckets: deviceBuckets, prefer: prefer, bouts: bouts, boutsHandled: boutsHandled,
-            position: try next.record(source: source, now: now), changes: changes)
+            position: try next.record(source: source, now: now), changes: changes, readings: readings)
     }
 }

@@ -236,13 +236,18 @@ extension LineReader {
 /// for the next read) once the limit is reached, so a read ends on a line boundary.
 struct ByteBudget {
     var left: Int64?
+    /// A line was refused: the read stopped at the limit with more to read.
+    var refused = false
 
     init(_ limit: Int64?) { left = limit }
 
     /// Whether a line of `count` bytes may still be consumed; counts it when so.
     @inline(__always) mutating func admit(_ count: Int) -> Bool {
         guard let l = left else { return true }
-        if l <= 0 { return false }
+        if l <= 0 {
+            refused = true
+            return false
+        }
         left = l - Int64(count + 1)
         return true
     }

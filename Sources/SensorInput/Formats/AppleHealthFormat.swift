@@ -119,6 +119,14 @@ struct AppleHealthFormat: FreshLineParser {
         }
     }
 
+    /// A slice ends: the last run of overlapping records stays held, for a record of another source over the same
+    /// interval in the next slice (a phone's and a watch's record either side of the boundary count once).
+    mutating func pause(options: ReadOptions, _ emit: (InputItem) -> Void) {
+        let (done, last) = SourcedReading.lastRun(held)
+        for r in SourcedReading.combine(done, policy: options.overlap) { emit(.reading(r)) }
+        held = last
+    }
+
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
         for r in SourcedReading.combine(held, policy: options.overlap) { emit(.reading(r)) }
         held.removeAll()
