@@ -29,6 +29,11 @@ public struct Payload: Sendable, Equatable {
     /// When the app says it sent the payload (Health Connect's top-level `timestamp`): a reading it holds does not
     /// replace one from a later send. Nil when the app does not say: the last received replaces.
     public var sent: Instant?
+    /// The app sends its totals again over intervals that may have moved (Health Connect's day so far from a new
+    /// local midnight, Health Auto Export's buckets on new local hours after a zone change): a reading of this
+    /// payload also replaces the part of its device's earlier readings of its kind that it covers (Store's
+    /// `ReceivedOverlap`). False: a reading replaces only the one with its key.
+    public var replacesOverlaps = false
     /// How many refusals `refused` keeps.
     public static let refusedKept = 20
 

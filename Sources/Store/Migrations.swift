@@ -148,6 +148,7 @@ enum Migrations {
                         source TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, from_second INTEGER);
                     """)
         }
+        m.registerMigration("v25-step-log-seq-device-ts") { db in try seqKeyDeviceTs(db) }
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the
@@ -274,6 +275,20 @@ enum Migrations {
     static func seqKeyAt(_ db: Database) throws {
         try db.execute(
             sql: "UPDATE OR IGNORE received_reading SET key = key || ' at ' || end_ns WHERE key GLOB '* seq [0-9-]*'")
+    }
+
+    /// Step-log lines with a `seq` were keyed `STREAM seq N at TS`, so a writer reinstalled with a new `boot_id` that
+    /// sent its history again with new `seq` numbers added every line a second time: keyed `seq at TS` now (the
+    /// device's line at that time, `StepLogApp.seqKey`), so that such a resend across the upgrade replaces them. Two
+    /// lines of one device at the same time under different streams (already counted twice) keep the second's old
+    /// key: the rekeying changes no count.
+    static func seqKeyDeviceTs(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE OR IGNORE received_reading SET key = 'seq at ' || end_ns
+                WHERE key GLOB '* seq [0-9-]* at [0-9-]*' AND key = substr(key, 1, length(key) - length(end_ns)) || end_ns
+                    AND key NOT GLOB 'total:*'
+                """)
     }
 
     /// Adding readings stored before `StateStore.addingKey` were keyed `START-END-STEPS`: rekeyed, so that a resend

@@ -24,7 +24,7 @@ extension StateStore {
     }
 
     static func commit(_ payload: Payload, now: Instant, _ db: Database) throws -> ReceivedCommit {
-        var batch = try ReceivedBatch(db, now: now)
+        var batch = try ReceivedBatch(db, now: now, replacesOverlaps: payload.replacesOverlaps)
         for item in payload.items {
             switch item {
             case .replacing(let device, let key, let reading, let microsteps):
@@ -114,9 +114,15 @@ private struct ReceivedBatch {
     /// The last sample's stream key, so that a run of samples of one stream builds it once, and the end of its
     /// counted spans.
     var lastStream: (device: String, stream: String, key: String, countedThrough: Int64?)?
+    /// Whether a reading replaces the parts of earlier ones it covers (`ReceivedOverlap`); the keys of each device
+    /// this payload holds, which it spares; each device's longest reading.
+    let replacesOverlaps: Bool
+    var keysSent: [String: Set<String>] = [:]
+    var longest: [String: Int64] = [:]
 
-    init(_ db: Database, now: Instant) throws {
+    init(_ db: Database, now: Instant, replacesOverlaps: Bool = false) throws {
         self.db = db
+        self.replacesOverlaps = replacesOverlaps
         self.now = now
         self.nowNs = now.nanosecondsSinceEpoch
         // A new key is inserted, a changed value replaces the old and is marked for the next fetch, the same value
@@ -147,7 +153,14 @@ private struct ReceivedBatch {
         try insertReading.execute(arguments: [
             device, key, reading.start.nanosecondsSinceEpoch, reading.end.nanosecondsSinceEpoch, microsteps, sentNs,
         ])
+        if replacesOverlaps { keysSent[device, default: []].insert(key) }
         if db.changesCount > 0 {
+            if replacesOverlaps {
+                try ReceivedOverlap.replaceCovered(
+                    db, device: device, key: key, startNs: reading.start.nanosecondsSinceEpoch,
+                    endNs: reading.end.nanosecondsSinceEpoch, sentNs: sentNs, spared: keysSent[device] ?? [],
+                    longest: &longest)
+            }
             // The device's count is what `status` shows: readings stored or changed, as the answer's `readings`, not
             // every reading sent (the same ten sent three times are ten).
             entry.readings += 1

@@ -199,18 +199,18 @@ import WallTime
         #expect(
             payload.items == [
                 .replacing(
-                    device: "pedometer.py", key: "b1 seq 1 at \(t0)",
+                    device: "pedometer.py", key: "seq at \(t0)",
                     reading: StepReading(
                         start: Instant(nanosecondsSinceEpoch: t0), end: Instant(nanosecondsSinceEpoch: t0), steps: 0),
                     microsteps: 0),
                 .replacing(
-                    device: "pedometer.py", key: "b1 seq 2 at \(t0 + minute)",
+                    device: "pedometer.py", key: "seq at \(t0 + minute)",
                     reading: StepReading(
                         start: Instant(nanosecondsSinceEpoch: t0), end: Instant(nanosecondsSinceEpoch: t0 + minute),
                         steps: 96),
                     microsteps: 96_000_000),
                 .replacing(
-                    device: "pedometer.py", key: "b1 seq 3 at \(t0 + 2 * minute)",
+                    device: "pedometer.py", key: "seq at \(t0 + 2 * minute)",
                     reading: StepReading(
                         start: Instant(nanosecondsSinceEpoch: t0 + minute),
                         end: Instant(nanosecondsSinceEpoch: t0 + 2 * minute), steps: 101),

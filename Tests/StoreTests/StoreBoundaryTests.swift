@@ -17,7 +17,7 @@ import Testing
                 "v12-steps-compaction", "v13-received-checkpoint", "v14-received-total", "v15-received-refusal",
                 "v16-adding-key", "v17-reading-sent", "v18-received-counted", "v19-outbox-key-memory",
                 "v20-agent-receiver", "v21-chart-request", "v22-outbox-last-attempt", "v23-step-log-seq-at",
-                "v24-reading-ledger",
+                "v24-reading-ledger", "v25-step-log-seq-device-ts",
             ])
     }
 

@@ -50,6 +50,8 @@ struct HealthAutoExportApp: PushApp {
         let root = try body.document.get().object(at: "")
         let data = try root.member("data", at: "data").object(at: "data")
         var payload = Payload(format: name)
+        // Aggregated buckets start on local hours and days: after a zone change they start elsewhere and cover the old.
+        payload.replacesOverlaps = true
         guard case .object(let members) = data else { return payload }
         var devices: [String: String] = [:]  // source as sent -> device, normalised once
         for (key, value) in members {

@@ -35,6 +35,8 @@ struct HealthConnectApp: PushApp {
     static func parse(_ body: PayloadBody) throws -> Payload {
         let root = try body.document.get().object(at: "")
         var payload = Payload(format: name)
+        // Today's record starts at local midnight: after a zone change it starts elsewhere and covers the old one.
+        payload.replacesOverlaps = true
         if let test = root["test"] {
             guard case .bool(let isTest) = test else {
                 throw PayloadError.expected("true or false", at: "test", found: test)

@@ -5,9 +5,10 @@ import WallTime
 /// Our own step log (`steplog`, see the README) pushed as a body of JSON lines, for scripts and other tools; each
 /// line is read by the file format's own line reader (`StepLogFormat.Line`). The device is `src` (else `steplog`),
 /// the stream `boot_id`. A line with `steps` is a delta spanning from the stream's previous line in the body (the
-/// first is a point in time): with a `seq` it replaces any earlier line of that stream, `seq` and `ts` (so a resent
-/// body is not added twice, and a writer reinstalled on the same boot, whose `seq` starts again, loses nothing),
-/// without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total`
+/// first is a point in time): with a `seq` it replaces any earlier line of its device with the same `ts`, whatever
+/// its stream and `seq` (`seqKey`: a resent body is not added twice, nor a history a reinstalled writer sends again
+/// with a new `boot_id` and new `seq`; a writer reinstalled on the same boot, whose `seq` starts again, loses
+/// nothing, as its new lines have new times), without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total`
 /// is a running total of its stream, differenced by the caller across bodies (resets and baselines as in the file
 /// format). A line that cannot be read is left out and refused, the others kept.
 struct StepLogApp: PushApp {
@@ -55,10 +56,10 @@ struct StepLogApp: PushApp {
                 let reading = StepReading(
                     start: Instant(nanosecondsSinceEpoch: min(lastNs[key] ?? line.ts, line.ts)),
                     end: Instant(nanosecondsSinceEpoch: line.ts), steps: Int(steps))
-                if let seq = line.seq {
+                if line.seq != nil {
                     payload.items.append(
                         .replacing(
-                            device: device, key: "\(stream) seq \(seq) at \(line.ts)", reading: reading,
+                            device: device, key: Self.seqKey(ts: line.ts), reading: reading,
                             microsteps: steps * 1_000_000
                         ))
                 } else {
@@ -77,6 +78,11 @@ struct StepLogApp: PushApp {
         }.map(\.element)
         return payload
     }
+
+    /// The key of a line with a `seq`: its device's line at `ts` (ns), so that a corrected line replaces it and a
+    /// line sent again under another stream or `seq` is the same line. Lines stored before migration
+    /// `v25-step-log-seq-device-ts` were keyed `STREAM seq N at TS`.
+    static func seqKey(ts: Int64) -> String { "seq at \(ts)" }
 
     /// Calls `body` with each non-blank line (CR and a BOM removed) and its number, until it returns false.
     static func forEachLine(_ bytes: [UInt8], _ body: (ArraySlice<UInt8>, Int) -> Bool) {
