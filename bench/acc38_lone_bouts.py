@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """acc38 (issue #47): what a lone bout's own seconds show, walking against hand bursts. Every rhythm bout of 4-6
-steps, traced by bench/acc38_lone_trace.swift (the detector's own `bodyStepping` at the bout's end): in the walk
+steps, traced by bench/bout_trace.swift (the detector's own `bodyStepping` at the bout's end): in the walk
 segments of the spliced Bangle.js and WISDM streams (`free_living_splice.py --keep DIR`, reference steps in
 DIR/rows.json) that counted nothing, and in every ../shared recording with a truth of 0 (three axes), each data set
 with the model trained without it. Prints the percentiles of each measure and, for a grid of lone-bout body bars
@@ -55,8 +55,8 @@ def main():
     overrides = [(k, json.loads(v)) for k, v in (s.split("=", 1) for s in args.set)]
     rows = {r["name"]: r for r in json.load(open(os.path.join(args.splice, "rows.json")))}
     with tempfile.TemporaryDirectory() as work:
-        tracer = compile_tracer(os.path.join(work, "tracer"), os.path.join(ROOT, "bench", "acc38_lone_trace.swift"),
-                                "BoutTrace", "acc38_lone_trace")
+        tracer = compile_tracer(os.path.join(work, "tracer"), os.path.join(ROOT, "bench", "bout_trace.swift"),
+                                "BoutTrace", "bout_trace")
         by_set = collections.defaultdict(list)
         for e in entries(args.shared):
             if e["truth_steps"] == "0":

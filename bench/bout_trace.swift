@@ -20,7 +20,8 @@ struct Trace: Encodable {
     var strong: [[Double]] = []
     var weak: [[Double]] = []
     /// start, end, steps, credited (0/1), the bout's own share along gravity when it ended (its first step − 0.3 s to
-    /// its last + 0.3 s, what is still in the recognizer's ring: `WalkingRecognizer.alongShare`; −1 without axes)
+    /// its last + 0.3 s, what is still in the recognizer's ring: `WalkingRecognizer.alongShare`; −1 without axes),
+    /// then `WalkingRecognizer.bodyStepping` over the same ticks: share, along stride, motion (−1 each: none)
     var rhythm: [[Double]] = []
     /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing
     var windows: [[Double]] = []
@@ -30,6 +31,17 @@ struct Trace: Encodable {
 func ownShare(_ detector: StepDetector, _ bout: BoutNs) -> Double {
     let margin = StepDetector.loneBoutMarginNs
     return detector.recognizer.alongShare(fromNs: bout.startNs - margin, toNs: bout.endNs + margin) ?? -1
+}
+
+/// The bout's own seconds as ShortBoutBody.swift judges them (acc38_lone_bouts.py reads them).
+func body(_ detector: StepDetector, _ bout: BoutNs) -> [Double] {
+    let margin = StepDetector.loneBoutMarginNs
+    guard
+        let b = detector.recognizer.bodyStepping(
+            fromNs: bout.startNs - margin, toNs: bout.endNs + margin,
+            stepNs: bout.meanIntervalNs)
+    else { return [-1, -1, -1] }
+    return [b.share, b.alongStride, b.motion]
 }
 
 func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
@@ -69,10 +81,11 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
             // opened at the same sample (it starts after the old one's end; a look-back only moves a start earlier):
             // then as it was before it.
             let ended = after.inBout ? rhythm : after
-            out.rhythm.append([
-                seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-                Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(detector, ended.bout),
-            ])
+            out.rhythm.append(
+                [
+                    seconds(ended.bout.startNs), seconds(ended.bout.endNs),
+                    Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(detector, ended.bout),
+                ] + body(detector, ended.bout))
         }
     }
     let (last, unfinished) = (detector.rhythm, detector)
@@ -80,10 +93,11 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
     if last.inBout {
         // `finish` ends the bout before it forgets the signal: its share over the ring as it was.
         let ended = detector.rhythm
-        out.rhythm.append([
-            seconds(ended.bout.startNs), seconds(ended.bout.endNs),
-            Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(unfinished, ended.bout),
-        ])
+        out.rhythm.append(
+            [
+                seconds(ended.bout.startNs), seconds(ended.bout.endNs),
+                Double(ended.bout.steps), ended.boutCredited ? 1 : 0, ownShare(unfinished, ended.bout),
+            ] + body(unfinished, ended.bout))
     }
     return out
 }
