@@ -22,20 +22,31 @@ extension StepDetector {
         if bout.steps < p.shortBoutMinSteps {
             if p.loneBoutAlongShare <= 1 { end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs) }
             if p.loneBoutBodyShare <= 1 && bout.steps >= shortestJudgedBout,
-                let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
-                body.share >= p.loneBoutBodyShare && body.alongStride >= p.loneBoutBodyStride
-                    && body.motion >= p.loneBoutBodyMotion
+                bodySteps(
+                    bout, fromNs, toNs, share: p.loneBoutBodyShare, stride: p.loneBoutBodyStride,
+                    motion: p.loneBoutBodyMotion)
             {
                 end.loneBodyStepping = true
             }
         } else if p.shortBoutBodyShare <= 1, bout.steps <= p.shortBoutMaxSteps,
-            let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
-            body.share >= p.shortBoutBodyShare && body.alongStride >= p.shortBoutBodyStride
-                && body.motion >= p.shortBoutBodyMotion
+            bodySteps(
+                bout, fromNs, toNs, share: p.shortBoutBodyShare, stride: p.shortBoutBodyStride,
+                motion: p.shortBoutBodyMotion)
         {
             end.bodyEvidence = p.shortBoutEnter
         }
         return end
+    }
+
+    /// Whether `bout`'s own seconds (`fromNs` to `toNs`) show a body stepping by these bars: the lone bouts' and the
+    /// short bouts' judgements differ only in them.
+    func bodySteps(_ bout: BoutNs, _ fromNs: Int64, _ toNs: Int64, share: Double, stride: Double, motion: Double)
+        -> Bool
+    {
+        guard let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs) else {
+            return false
+        }
+        return body.share >= share && body.alongStride >= stride && body.motion >= motion
     }
 }
 
