@@ -8,9 +8,10 @@ import WallTime
 /// first is a point in time): with a `seq` it replaces any earlier line of its device with the same `ts`, whatever
 /// its stream and `seq` (`seqKey`: a resent body is not added twice, nor a history a reinstalled writer sends again
 /// with a new `boot_id` and new `seq`; a writer reinstalled on the same boot, whose `seq` starts again, loses
-/// nothing, as its new lines have new times), without one it adds (the receiver knows a resend by its `ts` and `steps`, not its start). A line with only `total`
-/// is a running total of its stream, differenced by the caller across bodies (resets and baselines as in the file
-/// format). A line that cannot be read is left out and refused, the others kept.
+/// nothing, as its new lines have new times), without one it adds (the receiver knows a resend by its `ts` and
+/// `steps`, not its start). A line with only `total` is a running total of its stream, differenced by the caller
+/// across bodies (resets and baselines as in the file format). A line that cannot be read is left out and refused,
+/// the others kept.
 struct StepLogApp: PushApp {
     static let name = "steplog"
     var name: String { Self.name }
