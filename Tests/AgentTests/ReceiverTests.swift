@@ -777,7 +777,7 @@ import WallTime
     }
 
     private static func gzipBlocking(_ data: Data) throws -> Data {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/gzip")
         process.arguments = ["-c"]
         let input = Pipe()

@@ -33,9 +33,9 @@ import Testing
 
     /// Starts `steptweet agent --config config` with `environment` added; its output is collected line by line.
     func startAgent(_ config: String, environment: [String: String] = [:]) throws -> (
-        Process, stdout: Lines, stderr: Lines
+        ChildProcess, stdout: Lines, stderr: Lines
     ) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = Steptweet.binary
         process.arguments = ["agent", "--config", config]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -97,7 +97,7 @@ enum Steptweet {
     private static func runProcessBlocking(
         _ arguments: [String], stdin: String?, executable: URL, in directory: URL
     ) throws -> CommandResult {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory

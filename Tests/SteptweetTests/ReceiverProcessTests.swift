@@ -13,7 +13,7 @@ import Testing
     /// server may take the port between the choice and the agent's bind; the agent then exits 75 (the test below),
     /// and it is started again on another port (`startedOnFreePort`).
     func agentAnswering(_ body: Data, posts: String, ports: () -> UInt16 = LoopbackPort.free) async throws -> (
-        agent: Process, port: UInt16, config: String, status: Int
+        agent: ChildProcess, port: UInt16, config: String, status: Int
     ) {
         try await startedOnFreePort(ports: ports) { port in
             let config = try Steptweet.configFile(

@@ -95,7 +95,7 @@ import Testing
             early.stdout.contains("no samples yet: iio:device0 polled at 50 Hz is sampled by `steptweet agent`"),
             "\(early.stdout)")
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = Steptweet.binary
         process.arguments = ["agent", "--config", config]
         let err = Pipe()

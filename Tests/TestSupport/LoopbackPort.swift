@@ -42,7 +42,7 @@ public enum LoopbackPort {
 /// `ports` chooses each port (a test of the retry offers a taken one first).
 public func startedOnFreePort<T>(
     attempts: Int = 5, ports: () -> UInt16 = LoopbackPort.free,
-    _ start: (_ port: UInt16) async throws -> (value: T, process: Process)
+    _ start: (_ port: UInt16) async throws -> (value: T, process: ChildProcess)
 ) async throws -> T {
     precondition(attempts > 0, "at least one attempt")
     var last: T?

@@ -36,7 +36,7 @@ public struct RasterImage: Sendable {
         let png = path + ".png"
         defer { try? FileManager.default.removeItem(atPath: png) }
         let status = try await offThePool {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: tool)
             process.arguments = ["--format", "png", "--output", png, path]
             try process.run()

@@ -26,8 +26,8 @@ public enum ReceivingAgent {
     }
 
     /// Starts `binary agent --config config` with the token in its environment and its output discarded.
-    public static func start(binary: URL, config: String) throws -> Process {
-        let agent = Process()
+    public static func start(binary: URL, config: String) throws -> ChildProcess {
+        let agent = ChildProcess()
         agent.executableURL = binary
         agent.arguments = ["agent", "--config", config]
         agent.environment = ProcessInfo.processInfo.environment.merging(["RECEIVE_TOKEN": token]) { $1 }

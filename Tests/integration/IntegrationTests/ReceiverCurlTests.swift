@@ -21,7 +21,7 @@ import Testing
     static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (
         out: String, status: Int32
     ) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -47,7 +47,7 @@ import Testing
     }
 
     /// An agent receiving on `port` (configuration at `config`), started.
-    static func startAgent(config: String, port: UInt16) throws -> Process {
+    static func startAgent(config: String, port: UInt16) throws -> ChildProcess {
         try ReceivingAgent.configuration(port: port, interval: "never", posts: "posts.jsonl")
             .write(toFile: config, atomically: false, encoding: .utf8)
         return try ReceivingAgent.start(binary: Self.binary, config: config)
