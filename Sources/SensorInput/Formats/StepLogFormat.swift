@@ -157,11 +157,12 @@ extension StepLogFormat {
         streams.filter { $0.key.hasPrefix(device + "\u{1F}") }.compactMap(\.value.lastNs).max()
     }
 
-    /// The times (ns) of a device's lines with a `seq` read in the last `horizonNs` before its newest, at most
-    /// `capacity` of them, sorted: what tells a line written again from a new one.
+    /// The times (ns) of a device's lines with a `seq` read in the last `horizonNs` before its newest, at least
+    /// (at most `capacity` of them once more than twice that were kept), sorted: what tells a line written again from a
+    /// new one.
     struct SeenTimes: Codable, Sendable {
         static let horizonNs: Int64 = 86_400_000_000_000
-        static let capacity = 4096
+        static let capacity = 2048
         var times: [Int64] = []
         /// The newest time no longer kept: a line at or before it cannot be checked.
         var forgottenThrough: Int64?
@@ -184,14 +185,16 @@ extension StepLogFormat {
             return low
         }
 
+        /// Keeps `ts`; past twice the capacity, forgets the times before the horizon and beyond the capacity (a
+        /// line's cost stays constant: times come in order, and are forgotten in batches).
         mutating func insert(_ ts: Int64) {
             times.insert(ts, at: index(ts))
-            let (from, overflow) = (times.last ?? ts).subtractingReportingOverflow(Self.horizonNs)
-            let old = overflow ? 0 : max(index(from), times.count - Self.capacity)
-            if old > 0 {
-                forgottenThrough = max(forgottenThrough ?? times[old - 1], times[old - 1])
-                times.removeFirst(old)
-            }
+            guard times.count > 2 * Self.capacity, let newest = times.last else { return }
+            let (from, overflow) = newest.subtractingReportingOverflow(Self.horizonNs)
+            let old = max(overflow ? 0 : index(from), times.count - Self.capacity)
+            guard old > 0 else { return }
+            forgottenThrough = max(forgottenThrough ?? times[old - 1], times[old - 1])
+            times.removeFirst(old)
         }
     }
 
