@@ -37,14 +37,18 @@ enum ReceivedOverlap {
         ).filter { $0.key != key && !spared.contains($0.key) }
         let sentAfter = { (stored: Stored) in sentNs.flatMap { s in stored.sentNs.map { $0 > s } } ?? false }
         var mine = Stored(key: key, startNs: startNs, endNs: endNs, microsteps: microsteps, sentNs: sentNs)
-        for newer in found where sentAfter(newer) && mine.microsteps > 0 {
+        // Each cut checks the spans as they are now (a cut one may no longer overlap), the readings sent after this
+        // one in the order they were sent, as they would have cut it had it arrived first.
+        let overlap = { (a: Stored, b: Stored) in a.startNs < b.endNs && b.startNs < a.endNs }
+        let sentLater = found.filter(sentAfter).sorted { ($0.sentNs ?? .min, $0.key) < ($1.sentNs ?? .min, $1.key) }
+        for newer in sentLater where mine.microsteps > 0 && overlap(newer, mine) {
             (mine.startNs, mine.endNs, mine.microsteps) = remainder(
                 of: mine, coveredFrom: newer.startNs, to: newer.endNs)
             mine.sentNs = max(mine.sentNs ?? .min, newer.sentNs ?? .min)
         }
         if mine.sentNs != sentNs { try update(db, device: device, mine) }
         guard mine.microsteps > 0 else { return }
-        for stored in found where !sentAfter(stored) {
+        for stored in found where !sentAfter(stored) && overlap(stored, mine) {
             var cut = stored
             (cut.startNs, cut.endNs, cut.microsteps) = remainder(of: stored, coveredFrom: mine.startNs, to: mine.endNs)
             cut.sentNs = mine.sentNs ?? stored.sentNs

@@ -103,6 +103,25 @@ import WallTime
         await r.stop()
     }
 
+    /// Three sends of one device arriving in the order sent, and with the oldest last: the same readings stored
+    /// (12,100: the oldest keeps 00-06Z, half its steps; the middle one loses the two hours the newest covers).
+    @Test func theOldestOfThreeSendsArrivingLastStoresWhatTheOrderSentStores() async throws {
+        let sends = [
+            Self.healthConnect(sent: "2026-11-20T12:00:00Z", [("2026-11-20T00:00:00Z", "2026-11-20T12:00:00Z", 7200)]),
+            Self.healthConnect(sent: "2026-11-20T22:00:00Z", [("2026-11-20T06:00:00Z", "2026-11-20T23:00:00Z", 8500)]),
+            Self.healthConnect(sent: "2026-11-20T23:00:00Z", [("2026-11-20T08:00:00Z", "2026-11-20T10:00:00Z", 1000)]),
+        ]
+        var stored: [Int64] = []
+        for order in [[0, 1, 2], [1, 2, 0]] {
+            let dir = try TempDir()
+            let r = try await receiver.start(dir: dir)
+            for i in order { _ = try await receiver.post(r.port, sends[i], token: receiver.token) }
+            stored.append(try Self.received(r.store, device: "com.google.android.apps.fitness (Pixel 8)"))
+            await r.stop()
+        }
+        #expect(stored == [12_100, 12_100])
+    }
+
     /// Health Auto Export says not when it sent: the bucket received last replaces what it covers, so the Berlin
     /// buckets arriving after the Delhi ones cut those (10,000 - 5,500 + 7,000 = 11,500), counted once either way.
     @Test func hourlyBucketsArrivingInTheOtherOrderCountOnce() async throws {
