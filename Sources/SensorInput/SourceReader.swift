@@ -30,6 +30,9 @@ public struct SourceCursor: Sendable, Equatable, Codable {
     /// The bytes just before `offset` (up to `SourceReader.tailLength`), to notice a file rewritten in place (a newer
     /// export copied over the old one): nil in cursors saved before they were kept.
     var tail: Data?
+    /// The hash of the bytes before `offset`, to know a file replaced by a copy of what was read (`ContentHash`): nil
+    /// in cursors saved before it was kept.
+    var hash: ContentHash?
 
     public init(offset: Int64, lineNumber: Int, device: UInt64, inode: UInt64) {
         self.offset = offset
@@ -114,7 +117,11 @@ public enum SourceReader {
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
         let tail = bytes(of: fd, before: next.offset)
-        return (summary, SourceCursor(resuming: next, format: format.name, device: device, inode: inode, tail: tail))
+        var out = SourceCursor(resuming: next, format: format.name, device: device, inode: inode, tail: tail)
+        out.hash =
+            previous?.hash.flatMap { $0.extended(fd: fd, from: previous?.offset ?? 0, to: next.offset) }
+            ?? ContentHash().extended(fd: fd, from: 0, to: next.offset)
+        return (summary, out)
     }
 
     /// The format to read `path` (open as `openPath`) with: the one the cursor names, the one asked for, or the one
@@ -158,7 +165,8 @@ public enum SourceReader {
 
     /// Where to go on in the file: `cursor`, or nil (from the start) when the file was rotated (another identity),
     /// truncated (smaller than the offset) or rewritten in place (the bytes before the offset changed); after a
-    /// rotation, the rest of the renamed file is read first. A file that starts over without a rotated file beside
+    /// rotation, the rest of the renamed file is read first; a file replaced by a copy of the bytes read to their end
+    /// (`SourceCursor.hash`) goes on at the cursor, with nothing to read. A file that starts over without a rotated file beside
     /// it (a newer export over the old one) delivers all its readings again and says so (`ReadSummary.startedOver`):
     /// what they count is the caller's to decide (the agent's reading ledger).
     static func continuation(
@@ -171,6 +179,12 @@ public enum SourceReader {
         guard c.device != device || c.inode != inode || size < c.offset || rewritten else { return (cursor, nil) }
         if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
             return (nil, try readNew(path: old, options: options, cursor: c, sink).summary)
+        }
+        if let hash = c.hash, size == c.offset, !rewritten, ContentHash().extended(fd: fd, from: 0, to: size) == hash {
+            // Another file with the bytes read to their end (an export downloaded again): nothing new in it.
+            var same = c
+            (same.device, same.inode) = (device, inode)
+            return (same, nil)
         }
         return (nil, nil)
     }

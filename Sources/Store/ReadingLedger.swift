@@ -30,8 +30,10 @@ package enum ReadingLedger {
         /// New readings at the end of the file: counted as they are.
         case append
         /// Readings of a file read again from its start, whose first reading starts at `fromSecond` (rounded up);
-        /// `final` when the slice reached the end of the file.
-        case reread(fromSecond: Int64, final: Bool)
+        /// `final` when the slice reached the end of the file; `adds` when every reading of it came after the last
+        /// one counted before (a log truncated in place and written again, read in slices): then each minute stores
+        /// what was counted and what the file says, added.
+        case reread(fromSecond: Int64, final: Bool, adds: Bool = false)
         /// Readings of a source from before the ledger read again (counted by the caller); `final` as above.
         case seed(final: Bool)
     }
@@ -106,16 +108,17 @@ package enum ReadingLedger {
             if final { rows.settle { _, _, pending in pending } }
             try rows.save(mode: final ? .kept : .seeding)
             return [:]
-        case .reread(let first, let final):
-            return try reread(db, change, minutes: change.minutes(), fromSecond: first, final: final)
+        case .reread(let first, let final, let adds):
+            return try reread(db, change, minutes: change.minutes(), fromSecond: first, final: final, adds: adds)
         }
     }
 
     /// A slice of a file read again from its start: each minute stores the larger of what was counted and what the
-    /// file has said so far; at the end of the file, every minute from the first the file covers stores what it says.
-    static func reread(_ db: Database, _ change: Change, minutes: [Int64: Int], fromSecond first: Int64, final: Bool)
-        throws -> [Int64: Int]
-    {
+    /// file has said so far; at the end of the file, every minute from the first the file covers stores what it says
+    /// (or, when it `adds`, what was counted and what it says).
+    static func reread(
+        _ db: Database, _ change: Change, minutes: [Int64: Int], fromSecond first: Int64, final: Bool, adds: Bool
+    ) throws -> [Int64: Int] {
         let from = min(first, try Self.rereadFrom(db, source: change.source) ?? first)
         var rows = try LedgerRows(
             db, source: change.source, hours: final ? nil : Set(minutes.keys.map { LedgerRows.place($0).0 }))
@@ -128,7 +131,7 @@ package enum ReadingLedger {
         if final {
             rows.settle { minute, counted, pending in
                 let now = max(counted, pending)
-                let after = minute * 60 >= from ? pending : now
+                let after = adds ? counted + pending : minute * 60 >= from ? pending : now
                 if after != now { deltas[minute, default: 0] += after - now }
                 return after
             }

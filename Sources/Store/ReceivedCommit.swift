@@ -158,7 +158,8 @@ private struct ReceivedBatch {
             if replacesOverlaps {
                 try ReceivedOverlap.replaceCovered(
                     db, device: device, key: key, startNs: reading.start.nanosecondsSinceEpoch,
-                    endNs: reading.end.nanosecondsSinceEpoch, sentNs: sentNs, spared: keysSent[device] ?? [],
+                    endNs: reading.end.nanosecondsSinceEpoch, microsteps: microsteps, sentNs: sentNs,
+                    spared: keysSent[device] ?? [],
                     longest: &longest)
             }
             // The device's count is what `status` shows: readings stored or changed, as the answer's `readings`, not

@@ -79,6 +79,70 @@ import WallTime
         await r.stop()
     }
 
+    /// The same two Health Connect sends the other way round: the older send (a retry of a send that failed) arrives
+    /// after the newer one. Its record is cut by the newer's, as if it had arrived first: 11,800, not 16,000; a
+    /// further retry of it is a duplicate.
+    @Test func anOlderSendArrivingAfterTheNewerIsCutByIt() async throws {
+        let dir = try TempDir()
+        let r = try await receiver.start(dir: dir)
+        let device = "com.google.android.apps.fitness (Pixel 8)"
+        let new = Self.healthConnect(
+            sent: "2026-11-20T23:00:00Z", [("2026-11-20T05:00:00Z", "2026-11-20T23:00:00Z", 8800)])
+        #expect(try await receiver.post(r.port, new, token: receiver.token).answer["readings"] as? Int == 1)
+        _ = await r.fetcher.fetch(now: try Self.at("2026-11-20T23:30:00Z"), trigger: [.manual])
+        #expect(try Self.counted(r.store) == 8_800)
+        let old = Self.healthConnect(
+            sent: "2026-11-20T12:00:00Z", [("2026-11-20T00:00:00Z", "2026-11-20T12:00:00Z", 7200)])
+        #expect(try await receiver.post(r.port, old, token: receiver.token).answer["readings"] as? Int == 1)
+        #expect(try Self.received(r.store, device: device) == 11_800)
+        let retried = try await receiver.post(r.port, old, token: receiver.token)
+        #expect(retried.answer["duplicates"] as? Int == 1, "\(retried.answer)")
+        _ = await r.fetcher.fetch(now: try Self.at("2026-11-21T06:00:00Z"), trigger: [.manual])
+        #expect(try Self.received(r.store, device: device) == 11_800)
+        #expect(try Self.counted(r.store) == 11_800)
+        await r.stop()
+    }
+
+    /// Three sends of one device arriving in the order sent, and with the oldest last: the same readings stored
+    /// (12,100: the oldest keeps 00-06Z, half its steps; the middle one loses the two hours the newest covers).
+    @Test func theOldestOfThreeSendsArrivingLastStoresWhatTheOrderSentStores() async throws {
+        let sends = [
+            Self.healthConnect(sent: "2026-11-20T12:00:00Z", [("2026-11-20T00:00:00Z", "2026-11-20T12:00:00Z", 7200)]),
+            Self.healthConnect(sent: "2026-11-20T22:00:00Z", [("2026-11-20T06:00:00Z", "2026-11-20T23:00:00Z", 8500)]),
+            Self.healthConnect(sent: "2026-11-20T23:00:00Z", [("2026-11-20T08:00:00Z", "2026-11-20T10:00:00Z", 1000)]),
+        ]
+        var stored: [Int64] = []
+        for order in [[0, 1, 2], [1, 2, 0]] {
+            let dir = try TempDir()
+            let r = try await receiver.start(dir: dir)
+            for i in order { _ = try await receiver.post(r.port, sends[i], token: receiver.token) }
+            stored.append(try Self.received(r.store, device: "com.google.android.apps.fitness (Pixel 8)"))
+            await r.stop()
+        }
+        #expect(stored == [12_100, 12_100])
+    }
+
+    /// Health Auto Export says not when it sent: the bucket received last replaces what it covers, so the Berlin
+    /// buckets arriving after the Delhi ones cut those (10,000 - 5,500 + 7,000 = 11,500), counted once either way.
+    @Test func hourlyBucketsArrivingInTheOtherOrderCountOnce() async throws {
+        let dir = try TempDir()
+        let r = try await receiver.start(dir: dir)
+        let delhi = Self.autoExport([
+            ("2026-11-20 07:00:00 +0530", 2000), ("2026-11-20 08:00:00 +0530", 1000),
+            ("2026-11-20 12:00:00 +0530", 4000), ("2026-11-20 19:00:00 +0530", 3000),
+        ])
+        _ = try await receiver.post(r.port, delhi, token: receiver.token)
+        let berlin = Self.autoExport([
+            ("2026-11-20 03:00:00 +0100", 3000), ("2026-11-20 07:00:00 +0100", 2000),
+            ("2026-11-20 08:00:00 +0100", 2000),
+        ])
+        _ = try await receiver.post(r.port, berlin, token: receiver.token)
+        #expect(try Self.received(r.store, device: "Taro's iPhone") == 11_500)
+        _ = await r.fetcher.fetch(now: try Self.at("2026-11-20T20:00:00Z"), trigger: [.manual])
+        #expect(try Self.counted(r.store) == 11_500)
+        await r.stop()
+    }
+
     /// Another app's records, and records of one payload, are not cut: only a device's older sends are.
     @Test func anotherAppsRecordsAndOnePayloadsRecordsAreKept() async throws {
         let dir = try TempDir()

@@ -150,13 +150,17 @@ import WallTime
     /// A step log (readings) rotated by copy and truncate and written again: its new lines add to what was counted,
     /// in the minute it shares with the old file's last lines too (the first line of a file is a reading at its
     /// time). Read again whole (its cursor lost) afterwards, nothing counts twice.
-    @Test func aStepLogTruncatedInPlaceAddsItsNewLinesInASharedMinute() async throws {
+    /// Also when the file written again is larger than a slice (here 40 bytes, a line a slice; `Fetcher.sliceBytes`,
+    /// 16 MiB, in use): it took the larger count, 24 of 36, in the shared minute.
+    @Test(arguments: [nil, 40] as [Int64?])
+    func aStepLogTruncatedInPlaceAddsItsNewLinesInASharedMinute(sliceBytes: Int64?) async throws {
         let dir = try TempDir()
         let line = { (time: String, steps: Int) in #"{"ts": "2026-11-21T10:00:\#(time)+09:00", "steps": \#(steps)}"# }
         let path = try dir.write("steps.jsonl", [line("10", 5), line("20", 7)].joined(separator: "\n") + "\n")
         var config = try Fixture.config(dir: dir, source: path)
         config.publishers = [ScriptedPublisher()]
-        let fetcher = Fetcher(configuration: config, clock: ContinuousClock())
+        var fetcher = Fetcher(configuration: config, clock: ContinuousClock())
+        if let sliceBytes { fetcher.sliceBytes = sliceBytes }
         _ = await fetch(fetcher, at: 30)
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.truncate(atOffset: 0)

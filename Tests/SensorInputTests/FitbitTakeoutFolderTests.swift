@@ -73,6 +73,31 @@ import Testing
         #expect(steps == 0)
     }
 
+    /// Followed, then exported again: the same files (rewritten) deliver nothing; minutes synced late into the older
+    /// June file make the read start over, every minute delivered again (the agent's ledger counts the difference).
+    @Test func followedALateMinuteInAnOlderMonthStartsItOver() throws {
+        let dir = try TempDir()
+        let folder = try Self.takeout(dir)
+        var steps = 0
+        let sink: (InputItem) -> Void = { if case .reading(let r) = $0 { steps += r.steps } }
+        let first = try SourceReader.readNew(path: folder, cursor: nil, sink)
+        _ = try Self.takeout(dir)  // the same export written again
+        steps = 0
+        let same = try SourceReader.readNew(path: folder, cursor: first.cursor, sink)
+        #expect(steps == 0)
+        #expect(!same.summary.startedOver)
+        let june = Self.real.dropLast(2) + ",{\n  \"dateTime\" : \"06/24/95 23:00:00\",\n  \"value\" : \"33\"\n}]\n"
+        try dir.write("Takeout/Fitbit/Physical Activity/steps-1995-06-23.json", String(june))
+        steps = 0
+        let late = try SourceReader.readNew(path: folder, cursor: same.cursor, sink)
+        #expect(late.summary.startedOver)
+        #expect(steps == 1_254 + 33)
+        steps = 0
+        let after = try SourceReader.readNew(path: folder, cursor: late.cursor, sink)
+        #expect(steps == 0)
+        #expect(!after.summary.startedOver)
+    }
+
     @Test func aBadLineIsNamedByFileAndLineAndTheRestKept() throws {
         let dir = try TempDir()
         let folder = try Self.takeout(dir)

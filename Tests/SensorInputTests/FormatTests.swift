@@ -325,7 +325,7 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
             {"ts":"2026-11-21T10:01:00Z","steps":2,"meta":{"a":1}}
             {"ts":"2026-11-21T10:02:00Z","steps":[3]}
             {"ts":"2026-11-21T10:03:00Z","steps":"5","seq":7,"src":12}
-            {"ts":"2026-11-21T10:04:00Z","steps":1,"seq":"7","src":"12"}
+            {"ts":"2026-11-21T10:03:00Z","steps":1,"seq":"7","src":"12"}
             {"ts":"2026-11-21T10:05:00Z","steps":true}
 
             """
@@ -338,8 +338,40 @@ let start2017 = TimeParsing.parseISO8601("2017-09-20T09:00:00Z")!
                 "\"meta\" holds an object: a line's values are flat",
                 "\"steps\" holds an array of 1: a line's values are flat",
             ])
-        // A number and a string with the same text name the same stream and the same seq.
-        #expect(summary.issues[2].message == "duplicate seq 7 (already read 7)")
+        // A number and a string with the same text name the same device: its line at 10:03 again.
+        #expect(summary.issues[2].message == "duplicate seq 7: 12 already has a line at 2026-11-21T10:03:00.000Z")
+    }
+
+    /// A `seq` not above the stream's last was skipped as a duplicate: a writer reinstalled on the same boot (its
+    /// `seq` starting again) lost every line after it. A line is its device's line at its `ts`, as the receiver keys
+    /// it: the reinstalled writer's new lines count, and a history written again under a new `boot_id` (new `seq`)
+    /// or the same line twice does not; followed, across reads too.
+    @Test func stepLogLinesAreTheirDevicesLineAtTheirTime() throws {
+        let line = { (m: Int, steps: Int, boot: String, seq: Int) in
+            #"{"ts":"2026-11-21T10:0\#(m):00Z","steps":\#(steps),"boot_id":"\#(boot)","seq":\#(seq),"src":"pedo"}"#
+        }
+        let first = [line(0, 10, "b1", 1), line(1, 20, "b1", 2), line(2, 30, "b1", 3)]
+        // Reinstalled on the same boot: seq from 1 again, new times.
+        let reinstalled = [line(3, 40, "b1", 1), line(4, 50, "b1", 2)]
+        // The history again under a new boot_id and new seq, and one line twice.
+        let again = [line(0, 10, "b2", 101), line(1, 20, "b2", 102), line(4, 50, "b1", 2)]
+        let text = (first + reinstalled + again).joined(separator: "\n") + "\n"
+        let path = try temporaryFile(Array(text.utf8), name: "steps.jsonl")
+        let (summary, items) = try readAll(path)
+        #expect(readings(items).map(\.steps) == [10, 20, 30, 40, 50])
+        #expect(summary.skippedLines == 3)
+        #expect(summary.issues.map(\.line) == [6, 7, 8])
+        // Followed: the lines after the first read, in a later read.
+        try Data((first.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        var steps = 0
+        let sink: (InputItem) -> Void = { if case .reading(let r) = $0 { steps += r.steps } }
+        let read = try SourceReader.readNew(path: path, cursor: nil, sink)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(((reinstalled + again).joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+        _ = try SourceReader.readNew(path: path, cursor: read.cursor, sink)
+        #expect(steps == 150)
     }
 
     @Test func sensorLoggerPedometerIsCumulativeWithResets() throws {

@@ -53,6 +53,42 @@ import WallTime
         (_, cursor) = try SourceReader.readNew(path: path, cursor: saved, count)
         #expect(steps == 150, "the 10 lines written after the truncation, none skipped")
     }
+
+    /// An export downloaded again and renamed over the one read to its end: the same bytes are known by their size
+    /// and hash, and nothing is read (it was read whole again, every reading delivered and reconciled). A copy with
+    /// one value changed (the same size) starts over.
+    @Test func aCopyOfTheSameBytesRenamedOverTheFileIsNotReadAgain() throws {
+        let line = { (m: Int, steps: Int) in #"{"ts": "2026-11-21T01:0\#(m):30Z", "steps": \#(steps)}"# + "\n" }
+        let text = (0..<5).map { line($0, 10) }.joined()
+        let path = try temporaryFile(Array(text.utf8), name: "steps.jsonl")
+        var readings = 0
+        let count: (InputItem) -> Void = { if case .reading = $0 { readings += 1 } }
+        let first = try SourceReader.readNew(path: path, cursor: nil, count)
+        let saved = try first.cursor.map { try JSONDecoder().decode(SourceCursor.self, from: JSONEncoder().encode($0)) }
+        var kept = 0
+        let replace = { (text: String) in
+            // The file read stays linked elsewhere, so that the copy cannot get its inode.
+            kept += 1
+            let elsewhere = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("old-\(kept)")
+            #expect(link(path, elsewhere.path) == 0)
+            let copy = try temporaryFile(Array(text.utf8), name: "steps.jsonl.part")
+            #expect(rename(copy, path) == 0)
+        }
+        try replace(text)
+        readings = 0
+        let again = try SourceReader.readNew(path: path, cursor: saved, count)
+        #expect(readings == 0)
+        #expect(!again.summary.startedOver)
+        #expect(again.cursor?.offset == first.cursor?.offset)
+        try append(line(6, 10), to: path)  // and it goes on growing
+        _ = try SourceReader.readNew(path: path, cursor: again.cursor, count)
+        #expect(readings == 1)
+        try replace(text.replacingOccurrences(of: "\"steps\": 10}\n", with: "\"steps\": 11}\n"))
+        readings = 0
+        let changed = try SourceReader.readNew(path: path, cursor: saved, count)
+        #expect(changed.summary.startedOver)
+        #expect(readings == 5)
+    }
 }
 
 @Suite(.temporaryFolder) struct FollowModeTests {

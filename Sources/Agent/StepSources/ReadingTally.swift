@@ -90,15 +90,22 @@ struct ReadingTally {
         case nil:
             return Outcome(buckets: seconds(fresh: false), mode: nil, skipThrough: moreToRead ? countedThrough : nil)
         case .kept?, .rereading?:
-            let reread = ledger == .rereading || (readsAgain(saved, summary) && !(final && onlyNew(saved)))
+            let startsOver = ledger == .kept && readsAgain(saved, summary)
+            // Every reading of the file read again so far came after this (the last one counted before).
+            let after = startsOver ? saved.lastReadingEnd : ledger == .rereading ? saved.skipReadingsThrough : nil
+            let adds = after.map { onlyNew(after: $0.nanosecondsSinceEpoch) } ?? false
+            let reread = ledger == .rereading || (startsOver && !(final && adds))
             guard reread || !readings.isEmpty else { return Outcome(mode: ledger) }
             // The first reading's start in whole seconds, rounded up (division truncates toward 0).
             let from = firstStart.map { $0 >= 0 ? ($0 + 999_999_999) / 1_000_000_000 : $0 / 1_000_000_000 } ?? .max
             let change: ReadingLedger.Change =
                 reread
-                ? .init(source: source, kind: .reread(fromSecond: from, final: final), readings: readings)
+                ? .init(
+                    source: source, kind: .reread(fromSecond: from, final: final, adds: adds), readings: readings)
                 : .init(source: source, kind: .append, seconds: seconds(fresh: false))
-            return Outcome(change: change, mode: reread && !final ? .rereading : .kept)
+            return Outcome(
+                change: change, mode: reread && !final ? .rereading : .kept,
+                skipThrough: reread && !final && adds ? after : nil)
         }
     }
 
@@ -108,11 +115,12 @@ struct ReadingTally {
         summary.startedOver || summary.savedStateUnreadable || (saved.cursor == nil && saved.lastReadingEnd != nil)
     }
 
-    /// Whether a whole file read from its start holds only readings after those counted: none starts before the
-    /// last one counted ended, nor ends by it (a log truncated in place and written again, `copytruncate`), so they
-    /// add to what was counted, in a minute shared with the old file's last readings too.
-    func onlyNew(_ saved: SavedSource) -> Bool {
-        guard let firstStart, let firstEnd, let last = saved.lastReadingEnd?.nanosecondsSinceEpoch else { return true }
+    /// Whether a file read from its start holds only readings after those counted (`last`, the end of the last one):
+    /// none starts before it, nor ends by it (a log truncated in place and written again, `copytruncate`), so they
+    /// add to what was counted, in a minute shared with the old file's last readings too. Read in slices, every
+    /// slice's readings must be (`SavedSource.skipReadingsThrough` carries `last` while they are).
+    func onlyNew(after last: Int64) -> Bool {
+        guard let firstStart, let firstEnd else { return true }
         return firstStart >= last && firstEnd > last
     }
 }

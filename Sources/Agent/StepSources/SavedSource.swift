@@ -13,8 +13,10 @@ struct SavedSource {
     var lastSample: Instant?
     /// The end of the latest step reading counted (step logs).
     var lastReadingEnd: Instant?
-    /// Readings ending at or before this are not counted: set while a source whose position was lost is read
-    /// again from its start, until that reading reaches the end of the source.
+    /// For a source without a reading ledger: readings ending at or before this are not counted, set while it is
+    /// read again from its start, until that reading reaches the end of the source. For one whose ledger is being
+    /// read again (`ReadingLedger.Mode.rereading`): the end of the last reading counted before, kept while every
+    /// reading read again came after it (a log truncated in place and written again, read in slices: it adds).
     var skipReadingsThrough: Instant?
     var firstData: Instant?
     /// Where its reading ledger stands (`ReadingLedger`); nil for a source that counted readings before the ledger

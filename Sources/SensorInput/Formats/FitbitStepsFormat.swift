@@ -18,6 +18,9 @@ struct FitbitStepsFormat: FreshLineParser {
     /// table of minutes took some 40), so a read of years of minutes (a Takeout folder) holds a few MB a year. Not
     /// saved between follow mode's reads, whose cursor already keeps them apart.
     var counted = MinuteCounts()
+    /// What each minute of the file says, kept as digests when a Takeout folder is followed (`FitbitTakeoutFolder`),
+    /// so that a month file that changed before the last minute delivered is told from one that only grew.
+    var digests: MinuteDigests?
 
     enum CodingKeys: String, CodingKey { case pendingNs }
 
@@ -74,6 +77,7 @@ struct FitbitStepsFormat: FreshLineParser {
                     problem = "value '\(s.prefix(20))' is not a step count"
                     continue
                 }
+                digests?.add(minute: t, steps: steps)
                 // A minute read again adds only what it has beyond its earlier value.
                 let before = counted.raise(minuteStartingAt: t, to: steps)
                 if let before, steps <= before { continue }

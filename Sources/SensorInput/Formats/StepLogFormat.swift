@@ -3,8 +3,9 @@ import Foundation
 /// Our own JSON-lines step log (see Sources/SensorInput/README.md): one object per line with `ts` (RFC 3339, or a
 /// number in s/ms/µs/ns since the epoch) and `steps` (delta) and/or `total` (cumulative counter), optionally
 /// `boot_id`, `src`, `seq`. Per stream (`src`, `boot_id`): a `total` below the previous one is a counter reset (the
-/// new total counts from 0); the first `total` of a stream without `steps` is a baseline (0 steps); a repeated or
-/// older `seq` is a duplicate and skipped; a `total` rising more than 5 steps a second since the stream's previous
+/// new total counts from 0); the first `total` of a stream without `steps` is a baseline (0 steps); a line with a
+/// `seq` at a time its device (`src`) already wrote a line at is a duplicate and skipped (`duplicate(seq:_:_:)`); a
+/// `total` rising more than 5 steps a second since the stream's previous
 /// line is a counter glitch, skipped (the counter is read on from the total before it). Never a negative count.
 package struct StepLogFormat: FreshLineParser {
     static let format = InputFormat(
@@ -26,6 +27,8 @@ package struct StepLogFormat: FreshLineParser {
         var lastSeq: Int64?
     }
     var streams: [String: Stream] = [:]
+    /// The times of the lines with a `seq` read lately, per device (`src`): nil in a state saved before they were kept.
+    var seen: [String: SeenTimes]?
 
     /// The members of a line holding one flat JSON object, the last of repeated keys kept; nil when the line is not
     /// one JSON object or a value is an object or an array.
@@ -93,8 +96,8 @@ package struct StepLogFormat: FreshLineParser {
         let key = (fields.source ?? "") + "\u{1F}" + (fields.bootID ?? "")
         var stream = streams[key] ?? Stream()
         if let seq = fields.seq {
-            if let last = stream.lastSeq, seq <= last { return "duplicate seq \(seq) (already read \(last))" }
-            stream.lastSeq = seq
+            if let duplicate = duplicate(seq: seq, fields, stream) { return duplicate }
+            stream.lastSeq = max(stream.lastSeq ?? seq, seq)
         }
         var delta: Int64 = 0
         if let steps = fields.steps {
@@ -122,6 +125,79 @@ package struct StepLogFormat: FreshLineParser {
 }
 
 extension StepLogFormat {
+    /// Why a line with `seq` is a duplicate, nil when it counts (and its time is then kept). As the receiver keys a
+    /// pushed line (`seq at TS`), a line is its device's (`src`) line at its `ts`, whatever its stream and `seq`: a
+    /// line written again (by a writer reinstalled with a new `boot_id`, too) is a duplicate, and a writer reinstalled
+    /// on the same boot, whose `seq` starts again, loses nothing, as its lines have new times. Times older than those
+    /// kept (`SeenTimes.horizonNs`) fall back on the stream's `seq`: not above its last, a duplicate.
+    mutating func duplicate(seq: Int64, _ fields: Line, _ stream: Stream) -> String? {
+        let device = fields.source ?? ""
+        // Taken out while it changes, so that its times are not copied. A device first seen here, or read before the
+        // times were kept, has its lines up to its newest read unchecked.
+        var times = seen?.removeValue(forKey: device) ?? SeenTimes(forgottenThrough: newestRead(device))
+        defer {
+            if seen == nil { seen = [:] }
+            seen?[device] = times
+        }
+        switch times.check(fields.ts) {
+        case .seen:
+            return "duplicate seq \(seq): \(device.isEmpty ? "the log" : device) already has a line at "
+                + StepLogLine.rfc3339(fields.ts)
+        case .older:
+            if let last = stream.lastSeq, seq <= last { return "duplicate seq \(seq) (already read \(last))" }
+        case .new:
+            break
+        }
+        times.insert(fields.ts)
+        return nil
+    }
+
+    /// The newest time read of `device`'s streams, nil when none was read.
+    func newestRead(_ device: String) -> Int64? {
+        streams.filter { $0.key.hasPrefix(device + "\u{1F}") }.compactMap(\.value.lastNs).max()
+    }
+
+    /// The times (ns) of a device's lines with a `seq` read in the last `horizonNs` before its newest, at least
+    /// (at most `capacity` of them once more than twice that were kept), sorted: what tells a line written again from a
+    /// new one.
+    struct SeenTimes: Codable, Sendable {
+        static let horizonNs: Int64 = 86_400_000_000_000
+        static let capacity = 2048
+        var times: [Int64] = []
+        /// The newest time no longer kept: a line at or before it cannot be checked.
+        var forgottenThrough: Int64?
+
+        enum Check { case seen, new, older }
+
+        func check(_ ts: Int64) -> Check {
+            if let forgottenThrough, ts <= forgottenThrough { return .older }
+            let i = index(ts)
+            return i < times.count && times[i] == ts ? .seen : .new
+        }
+
+        /// The first index whose time is not below `ts`.
+        func index(_ ts: Int64) -> Int {
+            var (low, high) = (0, times.count)
+            while low < high {
+                let mid = (low + high) / 2
+                if times[mid] < ts { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+
+        /// Keeps `ts`; past twice the capacity, forgets the times before the horizon and beyond the capacity (a
+        /// line's cost stays constant: times come in order, and are forgotten in batches).
+        mutating func insert(_ ts: Int64) {
+            times.insert(ts, at: index(ts))
+            guard times.count > 2 * Self.capacity, let newest = times.last else { return }
+            let (from, overflow) = newest.subtractingReportingOverflow(Self.horizonNs)
+            let old = max(overflow ? 0 : index(from), times.count - Self.capacity)
+            guard old > 0 else { return }
+            forgottenThrough = max(forgottenThrough ?? times[old - 1], times[old - 1])
+            times.removeFirst(old)
+        }
+    }
+
     /// Why a line is not a step-log line.
     package struct Malformed: Error {
         package var reason: String
