@@ -12,21 +12,26 @@ extension StepDetector {
     /// The end of a rhythm bout for the walking gate, measured while the ring still holds its ticks. A bout too short
     /// to be judged alone: its own share along gravity (`loneBoutAlongShare`) and whether its own seconds show a body
     /// stepping by the lone bars (`loneBodyStepping`: `loneBoutBodyShare`, `loneBoutBodyStride`, `loneBoutBodyMotion`),
-    /// which the group keeps while the bout is its only one. A bout of `shortBoutMinSteps` to `shortBoutMaxSteps`
-    /// steps: its own seconds' evidence, which the short-bout judgement takes alone (`bodyEvidence`: `shortBoutEnter`
-    /// when they show a body stepping). A shorter bout's group is judged on its windows.
+    /// which the group keeps while the bout is its only one, or by the group's (`groupBodyEvidence`:
+    /// `groupBoutBodyShare`, `groupBoutBodyStride`), which judges its group once another bout joins. A bout of
+    /// `shortBoutMinSteps` to `shortBoutMaxSteps` steps: its own seconds' evidence, which the short-bout judgement
+    /// takes alone (`bodyEvidence`: `shortBoutEnter` when they show a body stepping).
     func measuredBoutEnd(_ bout: BoutNs) -> HeldEvent {
         var end = HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true)
         let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
         let p = parameters
         if bout.steps < p.shortBoutMinSteps {
             if p.loneBoutAlongShare <= 1 { end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs) }
-            if p.loneBoutBodyShare <= 1 && bout.steps >= shortestJudgedBout,
-                bodySteps(
-                    bout, fromNs, toNs, share: p.loneBoutBodyShare, stride: p.loneBoutBodyStride,
-                    motion: p.loneBoutBodyMotion)
+            if bout.steps >= shortestJudgedBout, min(p.loneBoutBodyShare, p.groupBoutBodyShare) <= 1,
+                let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs)
             {
-                end.loneBodyStepping = true
+                let moves = body.motion >= p.loneBoutBodyMotion
+                if moves && body.share >= p.loneBoutBodyShare && body.alongStride >= p.loneBoutBodyStride {
+                    end.loneBodyStepping = true
+                }
+                if moves && body.share >= p.groupBoutBodyShare && body.alongStride >= p.groupBoutBodyStride {
+                    end.groupBodyEvidence = p.shortBoutEnter
+                }
             }
         } else if p.shortBoutBodyShare <= 1, bout.steps <= p.shortBoutMaxSteps,
             bodySteps(

@@ -28,6 +28,9 @@ struct BoutGroup: Sendable, Codable, Equatable {
     /// While the group is one bout: true when that bout's own seconds showed a body stepping by the lone bars
     /// (`DetectorParameters.loneBoutBodyShare`); nil otherwise, and once a second bout joins.
     var loneBody: Bool? = nil
+    /// The best evidence its bouts of 4-6 steps gave from their own seconds (`DetectorParameters.groupBoutBodyShare`;
+    /// nil: none). It judges a group of two bouts or more, never a lone bout (`groupEvidence`).
+    var bodyEvidence: Double? = nil
     /// The longest interval inside the group's bouts, in seconds, and how many intervals came before it (a timed up
     /// and go's turn lies between its two legs).
     var intervalLongest = 0.0
@@ -35,7 +38,7 @@ struct BoutGroup: Sendable, Codable, Equatable {
 
     fileprivate enum CodingKeys: String, CodingKey {
         case endNs, steps, counted, intervals, intervalSum, intervalSquares, evidence, loneShare, intervalLongest,
-            intervalsBeforeLongest, loneBody
+            intervalsBeforeLongest, loneBody, bodyEvidence
     }
 
     var isOpen: Bool { endNs != .min }
@@ -46,9 +49,13 @@ struct BoutGroup: Sendable, Codable, Equatable {
     /// Adds a bout's steps (in time order) and the best short-bout evidence of its windows to the group; the bout's own
     /// share along gravity (nil: not measured) and whether its own seconds showed a body stepping are kept while it is
     /// the group's only bout.
-    mutating func add(_ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double?, loneBody: Bool?) {
+    mutating func add(
+        _ bout: ArraySlice<Int64>, evidence boutEvidence: Double, boutShare: Double?, loneBody: Bool?,
+        groupBody: Double? = nil
+    ) {
         guard let first = bout.first, let last = bout.last else { return }
         evidence = max(evidence, boutEvidence)
+        if let groupBody { bodyEvidence = max(bodyEvidence ?? 0, groupBody) }
         loneShare = steps == 0 ? boutShare : nil
         self.loneBody = steps == 0 && loneBody == true ? true : nil
         var previous = first
@@ -63,6 +70,9 @@ struct BoutGroup: Sendable, Codable, Equatable {
         steps += bout.count
         endNs = last
     }
+
+    /// The evidence a group of two bouts or more is judged on: its windows' and its bouts' own seconds'.
+    var groupEvidence: Double { max(evidence, bodyEvidence ?? 0) }
 
     /// The mean interval inside the group's bouts, and their spread around it (seconds).
     var meanInterval: Double { intervals > 0 ? intervalSum / Double(intervals) : 0 }
@@ -104,6 +114,7 @@ extension BoutGroup {
         intervalLongest = try c.decodeIfPresent(Double.self, forKey: .intervalLongest) ?? 0
         intervalsBeforeLongest = try c.decodeIfPresent(Int.self, forKey: .intervalsBeforeLongest) ?? 0
         loneBody = try c.decodeIfPresent(Bool.self, forKey: .loneBody)
+        bodyEvidence = try c.decodeIfPresent(Double.self, forKey: .bodyEvidence)
     }
 }
 
@@ -161,16 +172,17 @@ extension StepDetector {
             return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
         }
         return (g.loneShare.map { $0 >= parameters.loneBoutAlongShare } ?? false)
-            && walksAsAShortBout(g, enter: loneBoutEnter(steps: g.steps))
+            && walksAsAShortBout(g, evidence: g.evidence, enter: loneBoutEnter(steps: g.steps))
     }
 
     /// Whether a short bout or group walked as a short walk does: a walk's cadence, intervals that vary by at most
     /// `shortBoutIntervalCV` (without a timed up and go's turn: `shortBoutTurnFromMiddle`), and a window over it that
-    /// reached `enter` along gravity (`shortBoutEnter`; a lone bout's `loneBoutEnter(steps:)`).
-    func walksAsAShortBout(_ g: BoutGroup, enter: Double? = nil) -> Bool {
+    /// reached `enter` along gravity (`shortBoutEnter`; a lone bout's `loneBoutEnter(steps:)`), or the `evidence` of
+    /// its bouts' own seconds did (a group's: `BoutGroup.groupEvidence`; a lone bout's windows alone).
+    func walksAsAShortBout(_ g: BoutGroup, evidence: Double, enter: Double? = nil) -> Bool {
         let (mean, spread) = g.judgedIntervals(turnFromMiddle: parameters.shortBoutTurnFromMiddle)
         return Self.shortBoutCadence.contains(mean) && spread <= parameters.shortBoutIntervalCV * mean
-            && g.evidence >= (enter ?? parameters.shortBoutEnter)
+            && evidence >= (enter ?? parameters.shortBoutEnter)
     }
 
     /// Whether the step at `timeNs` may make a run walking on its own (at `enter`): not one of a bout that counts only

@@ -28,6 +28,8 @@ struct HeldEvent: Sendable, Codable, Equatable {
     /// A bout too short to be judged alone whose own seconds show a body stepping by the lone bars
     /// (`DetectorParameters.loneBoutBodyShare`; nil: not measured or not shown).
     var loneBodyStepping: Bool? = nil
+    /// The evidence such a bout's own seconds give its group (`DetectorParameters.groupBoutBodyShare`; nil: none).
+    var groupBodyEvidence: Double? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -258,10 +260,10 @@ extension StepDetector {
         let windows = bestShortBoutEvidence(from: bout.first ?? 0, to: bout.last ?? 0)
         gate.group.add(
             bout, evidence: max(windows, end.bodyEvidence ?? 0), boutShare: end.boutShare,
-            loneBody: end.loneBodyStepping)
+            loneBody: end.loneBodyStepping, groupBody: end.groupBodyEvidence)
         if gate.group.steps < parameters.shortBoutMinSteps { return true }
         let g = gate.group
-        guard walksAsAShortBout(g) else {
+        guard walksAsAShortBout(g, evidence: g.groupEvidence) else {
             gate.group = BoutGroup()
             return false
         }

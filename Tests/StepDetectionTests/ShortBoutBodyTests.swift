@@ -59,9 +59,10 @@ import WallTimeCore
         }
     }
 
-    /// Bouts shorter than `shortBoutMinSteps` are judged as a group on windows alone, with the lone-bout judgement
-    /// off too (`loneBoutAlongShare` above 1): their own seconds are no body evidence for the group.
-    @Test func aGroupOfBoutsShorterThanTheMinimumIsNotJudgedOnTheirOwnSeconds() {
+    /// Bouts shorter than `shortBoutMinSteps` give their group body evidence only by the group's bars
+    /// (`groupBoutBodyShare`, GroupBodyTests): with those off, and the lone-bout judgement off too
+    /// (`loneBoutAlongShare` above 1), their group is judged on windows alone.
+    @Test func aGroupOfBoutsShorterThanTheMinimumIsJudgedByTheGroupBars() {
         var p = Self.windowsSayNothing()
         p.loneBoutAlongShare = 2
         var (run, startNs): ([SyntheticMotion.Sample], Int64) = ([], 0)
@@ -73,6 +74,9 @@ import WallTimeCore
             run += SyntheticMotion.walk3D(walk)
             startNs += Int64((walk.duration * 1e9).rounded())
         }
+        let counted = SyntheticMotion.count(run, parameters: p).steps
+        #expect(counted >= 9 && counted <= 10, "counted \(counted) of 10")
+        p.groupBoutBodyShare = 2
         #expect(SyntheticMotion.count(run, parameters: p).steps == 0)
     }
 
