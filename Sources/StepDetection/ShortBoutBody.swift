@@ -25,33 +25,33 @@ extension StepDetector {
             if bout.steps >= shortestJudgedBout, min(p.loneBoutBodyShare, p.groupBoutBodyShare) <= 1,
                 let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs)
             {
-                let moves = body.motion >= p.loneBoutBodyMotion
-                if moves && body.share >= p.loneBoutBodyShare && body.alongStride >= p.loneBoutBodyStride {
+                if Self.bodySteps(
+                    body, share: p.loneBoutBodyShare, stride: p.loneBoutBodyStride, motion: p.loneBoutBodyMotion)
+                {
                     end.loneBodyStepping = true
                 }
-                if moves && body.share >= p.groupBoutBodyShare && body.alongStride >= p.groupBoutBodyStride {
+                if Self.bodySteps(
+                    body, share: p.groupBoutBodyShare, stride: p.groupBoutBodyStride, motion: p.loneBoutBodyMotion)
+                {
                     end.groupBodyEvidence = p.shortBoutEnter
                 }
             }
         } else if p.shortBoutBodyShare <= 1, bout.steps <= p.shortBoutMaxSteps,
-            bodySteps(
-                bout, fromNs, toNs, share: p.shortBoutBodyShare, stride: p.shortBoutBodyStride,
-                motion: p.shortBoutBodyMotion)
+            let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
+            Self.bodySteps(
+                body, share: p.shortBoutBodyShare, stride: p.shortBoutBodyStride, motion: p.shortBoutBodyMotion)
         {
             end.bodyEvidence = p.shortBoutEnter
         }
         return end
     }
 
-    /// Whether `bout`'s own seconds (`fromNs` to `toNs`) show a body stepping by these bars: the lone bouts' and the
-    /// short bouts' judgements differ only in them.
-    func bodySteps(_ bout: BoutNs, _ fromNs: Int64, _ toNs: Int64, share: Double, stride: Double, motion: Double)
-        -> Bool
-    {
-        guard let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs) else {
-            return false
-        }
-        return body.share >= share && body.alongStride >= stride && body.motion >= motion
+    /// Whether a bout's own seconds (`WalkingRecognizer.bodyStepping`) show a body stepping by these bars: the lone
+    /// bouts', the groups' and the short bouts' judgements differ only in them. A bar above 1 is never met.
+    static func bodySteps(
+        _ body: (share: Double, alongStride: Double, motion: Double), share: Double, stride: Double, motion: Double
+    ) -> Bool {
+        body.share >= share && body.alongStride >= stride && body.motion >= motion
     }
 }
 

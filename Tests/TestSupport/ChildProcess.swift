@@ -84,8 +84,11 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Sends SIGTERM.
-    public func terminate() { kill(processIdentifier, SIGTERM) }
+    /// Sends SIGTERM to a started child (never to pid 0, which `kill` reads as the whole process group).
+    public func terminate() {
+        let child = processIdentifier
+        if child > 0 { kill(child, SIGTERM) }
+    }
 
     /// Blocks until the child ends: call it off the cooperative pool (`offThePool`).
     public func waitUntilExit() {
