@@ -131,9 +131,11 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// repeating a stride later at `threeStepBoutStride`, |a| moving by `loneBoutBodyMotion`): the rhythm credits three
     /// steps of a pottering bout of four or five, at its start or end, yet a hand's burst has three regular peaks more
     /// often than four. It never counts alone; without that evidence its steps are refused and its group waits on.
-    /// Without three axes no such bout joins. At or above `boutGroupMinSteps`: off.
+    /// Without three axes no such bout joins. At or above `boutGroupMinSteps`, or a share above 1: off. Out of
+    /// dataset no count moves at shares 0.25-0.5 and repeats 0.55-0.85; 0.3, not the group's 0.25, since at 0.25
+    /// cheap sensor copies of WISDM eating count 20 more false steps (bench/acc40_result.md).
     public var threeStepBoutSteps = 3
-    public var threeStepBoutShare = 0.25
+    public var threeStepBoutShare = 0.3
     public var threeStepBoutStride = 0.65
     /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
     /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
