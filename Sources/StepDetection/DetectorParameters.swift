@@ -126,6 +126,17 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// and repeats 0.45-0.8 (bench/acc39_result.md). Above 1: off (such a group judged on its windows, as before).
     public var groupBoutBodyShare = 0.25
     public var groupBoutBodyStride = 0.65
+    /// A bout of `threeStepBoutSteps` to `boutGroupMinSteps` − 1 steps (3; issue #47, acc40) joins a group only when
+    /// its own seconds show a body stepping (`threeStepBoutShare` of the moving energy along gravity, that motion
+    /// repeating a stride later at `threeStepBoutStride`, |a| moving by `loneBoutBodyMotion`): the rhythm credits three
+    /// steps of a pottering bout of four or five, at its start or end, yet a hand's burst has three regular peaks more
+    /// often than four. It never counts alone; without that evidence its steps are refused and its group waits on.
+    /// Without three axes no such bout joins. At or above `boutGroupMinSteps`, or a share above 1: off. Out of
+    /// dataset no count moves at shares 0.25-0.5 and repeats 0.55-0.85; 0.3, not the group's 0.25, since at 0.25
+    /// cheap sensor copies of WISDM eating count 20 more false steps (bench/acc40_result.md).
+    public var threeStepBoutSteps = 3
+    public var threeStepBoutShare = 0.3
+    public var threeStepBoutStride = 0.65
     /// The gate look-back (issue #47, GateLookBack.swift): when a run becomes walking, the steps the walking gate
     /// refused in the `startLookBackSeconds` before its first accepted step count too, read backwards while each
     /// step's own seconds (± 0.3 s) put at least `startLookBackAlongShare` of the moving energy along gravity: a
@@ -221,6 +232,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
             shortBoutTurnFromMiddle, shortBoutBodyShare, shortBoutBodyStride, shortBoutBodyMotion,
             loneBoutBodyShare, loneBoutBodyStride, loneBoutBodyMotion, groupBoutBodyShare, groupBoutBodyStride,
+            threeStepBoutSteps, threeStepBoutShare, threeStepBoutStride,
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling, gatedStay,
             startLookBackSeconds, startLookBackAlongShare
@@ -299,6 +311,9 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         loneBoutBodyMotion = try value(.loneBoutBodyMotion, s.loneBoutBodyMotion)
         groupBoutBodyShare = try value(.groupBoutBodyShare, s.groupBoutBodyShare)
         groupBoutBodyStride = try value(.groupBoutBodyStride, s.groupBoutBodyStride)
+        threeStepBoutSteps = try value(.threeStepBoutSteps, s.threeStepBoutSteps)
+        threeStepBoutShare = try value(.threeStepBoutShare, s.threeStepBoutShare)
+        threeStepBoutStride = try value(.threeStepBoutStride, s.threeStepBoutStride)
     }
 
     /// The parameters `steptweet` uses.

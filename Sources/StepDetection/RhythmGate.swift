@@ -283,10 +283,15 @@ extension StepDetector {
     }
 
     /// Reports the bout and all its steps so far once it is long enough to be walking.
-    mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void, minimum: Int? = nil) {
+    mutating func creditBoutIfLongEnough(_ emit: (DetectorEvent) -> Void, minimum: Int? = nil, lookingBack: Bool = true)
+    {
         guard rhythm.pending.count >= minimum ?? parameters.minBoutSteps else { return }
         rhythm.boutCredited = true
-        lookBack(before: rhythm.pending[0])
+        if lookingBack {
+            lookBack(before: rhythm.pending[0])
+        } else {
+            rhythm.recovered.removeAll(keepingCapacity: true)
+        }
         let first = rhythm.recovered.last ?? rhythm.pending[0]
         rhythm.bout.startNs = first
         rhythm.bout.steps += rhythm.recovered.count

@@ -20,7 +20,11 @@ extension StepDetector {
         var end = HeldEvent(timeNs: bout.endNs, probabilitySum: 0, windows: 0, isBoutEnd: true)
         let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
         let p = parameters
-        if bout.steps < p.shortBoutMinSteps {
+        if bout.steps < boutGroupPlainSteps {
+            // Three steps join a group on their own seconds only, and never count alone (`threeStepBoutSteps`).
+            end.needsBody = true
+            end.groupBodyEvidence = threeStepBodyEvidence(bout)
+        } else if bout.steps < p.shortBoutMinSteps {
             if p.loneBoutAlongShare <= 1 { end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs) }
             if bout.steps >= shortestJudgedBout, min(p.loneBoutBodyShare, p.groupBoutBodyShare) <= 1,
                 let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs)
@@ -44,6 +48,19 @@ extension StepDetector {
             end.bodyEvidence = p.shortBoutEnter
         }
         return end
+    }
+
+    /// The evidence a bout of `threeStepBoutSteps` steps or more, too few to join a group on its steps alone, gives its
+    /// group when its own seconds (± 0.3 s) show a body stepping by the `threeStepBout` bars (nil: they do not).
+    func threeStepBodyEvidence(_ bout: BoutNs) -> Double? {
+        let p = parameters
+        let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
+        guard bout.steps >= shortestJudgedBout, p.threeStepBoutShare <= 1,
+            let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
+            Self.bodySteps(
+                body, share: p.threeStepBoutShare, stride: p.threeStepBoutStride, motion: p.loneBoutBodyMotion)
+        else { return nil }
+        return p.shortBoutEnter
     }
 
     /// Whether a bout's own seconds (`WalkingRecognizer.bodyStepping`) show a body stepping by these bars: the lone

@@ -134,21 +134,41 @@ extension StepDetector {
     /// `boutGroupMinSteps` when short bouts are grouped (a bout that short counts only in a group).
     var shortestJudgedBout: Int {
         parameters.boutGroupGapSeconds > 0
-            ? max(min(parameters.shortBoutMinSteps, parameters.boutGroupMinSteps), 2) : parameters.shortBoutMinSteps
+            ? min(
+                boutGroupPlainSteps, parameters.threeStepBoutShare <= 1 ? max(parameters.threeStepBoutSteps, 2) : .max)
+            : parameters.shortBoutMinSteps
     }
 
+    /// The fewest steps of a bout that joins a group without its own seconds' body evidence (`boutGroupMinSteps`).
+    var boutGroupPlainSteps: Int { max(min(parameters.shortBoutMinSteps, parameters.boutGroupMinSteps), 2) }
+
     /// The rhythm's bout ends uncredited, having kept its rhythm: credited now when it has `shortestJudgedBout`
-    /// steps, its steps counting only with their group when it has fewer than `shortBoutMinSteps`. A 10 s window
+    /// steps, its steps counting only with their group when it has fewer than `shortBoutMinSteps` (a bout of 3 only
+    /// on its own seconds: `threeStepBoutSteps`, `refusesBodilessBout`). A 10 s window
     /// around four steps is mostly what surrounds them; that it looks like walking says little of them (WISDM hand
     /// activity: +3 false steps/h when they could enter on it).
     mutating func creditEndingShortBout(_ emit: (DetectorEvent) -> Void) {
         let shortest = shortestJudgedBout
+        let needsBody = rhythm.pending.count < boutGroupPlainSteps
+        if needsBody && !pendingBodySteps { return }
         if let last = rhythm.pending.last, rhythm.pending.count >= shortest,
             rhythm.pending.count < parameters.shortBoutMinSteps
         {
             gate.groupOnly.untilNs = max(gate.groupOnly.untilNs, last)
         }
-        creditBoutIfLongEnough(emit, minimum: shortest)
+        // A bout credited on its own seconds is those seconds only: earlier weak peaks would make it a longer bout.
+        creditBoutIfLongEnough(emit, minimum: shortest, lookingBack: !needsBody)
+    }
+
+    /// Whether the pending run of `threeStepBoutSteps` or more steps, too few to join a group on its steps alone, shows
+    /// a body stepping over its own seconds (± 0.3 s) by the `threeStepBout` bars (ShortBoutBody.swift).
+    var pendingBodySteps: Bool {
+        let pending = rhythm.pending
+        guard let first = pending.first, let last = pending.last, pending.count >= shortestJudgedBout else {
+            return false
+        }
+        let bout = BoutNs(startNs: first, endNs: last, steps: pending.count)
+        return threeStepBodyEvidence(bout) != nil
     }
 
     /// The least best-window evidence of a lone bout of `steps` steps (`DetectorParameters.loneBoutEnter`): fixed, or
@@ -188,4 +208,20 @@ extension StepDetector {
     /// Whether the step at `timeNs` may make a run walking on its own (at `enter`): not one of a bout that counts only
     /// in its group.
     func mayEnterAlone(_ timeNs: Int64) -> Bool { timeNs > gate.groupOnly.untilNs }
+}
+
+extension StepDetector {
+    /// A bout too short to join a group on its steps alone (`threeStepBoutSteps`) whose own seconds showed no body
+    /// stepping ended (`end`): its steps, the last undecided ones after its group's, are refused and the group waits on
+    /// as if the bout had never been credited. Returns false for any other bout end.
+    mutating func refusesBodilessBout(_ end: HeldEvent, _ emit: (DetectorEvent) -> Void) -> Bool {
+        guard end.isBoutEnd, end.needsBody == true, end.groupBodyEvidence == nil else { return false }
+        let waiting = min(gate.group.waiting, gate.undecided.count)
+        let bout = gate.undecided.count - waiting
+        guard bout > 0 else { return true }
+        for t in gate.undecided[waiting...] { refuse(t, emit) }
+        gate.undecided.removeLast(bout)
+        gate.parkedRefused = min(gate.parkedRefused, gate.undecided.count)
+        return true
+    }
 }
