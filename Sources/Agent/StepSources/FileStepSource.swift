@@ -62,7 +62,9 @@ struct FileStepSource: StepSource {
         if let rotated { summary = rotated.merged(with: summary) }
         try report(summary, anyData: first != nil, into: &ingest)
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
-        ingest.moreToRead = Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
+        ingest.moreToRead =
+            !summary.readWhole
+            && Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
         let instant = { (ns: Int64?) in ns.map(Instant.init(nanosecondsSinceEpoch:)) }
         (ingest.next.lastSample, ingest.next.lastReadingEnd) = (instant(last), instant(lastReadingEnd))
         ingest.watermark = Self.watermark(
@@ -115,6 +117,8 @@ struct FileStepSource: StepSource {
                 ingest.inputWarnings.append(empty)
             }
         }
+        // A file read again whole because its records are out of time order says so (the agent's log line).
+        if summary.readWhole { ingest.warnings += summary.notes.map { "\(source.path): \($0)" } }
         // A stated unit the data contradicted (a file in g labelled m/s²), said by the read that decided the units.
         if summary.kind == .acceleration { ingest.warnings += summary.notes.map { "\(source.path): \($0)" } }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
