@@ -109,6 +109,9 @@ struct FileStepSource: StepSource {
         }
         ingest.next.skipped.add(summary)
         ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
+        // A file read again whole because its records are out of time order says so (the fetch's log line; not a
+        // failure of the walk trigger, which leaves a read with warnings to the next fetch).
+        if summary.readWhole { ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" } }
         if !anyData, summary.skippedLines == 0 {
             // A ride's FIT file holds no steps by its own account: its note says why, not "nothing after the header".
             if summary.validWithoutSteps {
@@ -117,8 +120,6 @@ struct FileStepSource: StepSource {
                 ingest.inputWarnings.append(empty)
             }
         }
-        // A file read again whole because its records are out of time order says so (the agent's log line).
-        if summary.readWhole { ingest.warnings += summary.notes.map { "\(source.path): \($0)" } }
         // A stated unit the data contradicted (a file in g labelled m/s²), said by the read that decided the units.
         if summary.kind == .acceleration { ingest.warnings += summary.notes.map { "\(source.path): \($0)" } }
         if summary.samples > 0 && !summary.absoluteTime && source.start == nil {
