@@ -145,6 +145,9 @@ public struct ReadSummary: Sendable {
     /// a rewrite in place, a truncation), so this read delivered its readings from its start, those counted before
     /// too: the caller decides what they count (the agent reconciles them per minute, Store's `ReadingLedger`).
     public var startedOver = false
+    /// Follow mode: a read limited to a slice (`ReadOptions.byteLimit`) went back and read the whole file in one pass
+    /// (its records out of time order: `SourceReader.readLines`), to its end.
+    public var readWhole = false
     /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
     /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and
     /// `inspect` (`note: FILE: …`) and the agent's warnings put in front.
@@ -197,6 +200,7 @@ public struct ReadSummary: Sendable {
         out.issues = issues + next.issues
         out.savedStateUnreadable = savedStateUnreadable || next.savedStateUnreadable
         out.startedOver = startedOver || next.startedOver
+        out.readWhole = readWhole || next.readWhole
         out.notes = notes + next.notes
         out.validWithoutSteps = validWithoutSteps || next.validWithoutSteps
         out.first = first ?? next.first

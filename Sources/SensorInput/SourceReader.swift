@@ -106,14 +106,13 @@ public enum SourceReader {
         }
         var (summary, next): (ReadSummary, InputFormats.Resume?)
         do {
-            (summary, next) = try InputFormats.read(
-                path: openPath, format: format, options: options, state: previous?.resume,
-                completeLinesOnly: true, batch: batch, sink)
+            (summary, next) = try readLines(
+                openPath, format: format, options: options, from: previous?.resume, batch: batch, sink)
         } catch let e as InputError {
             throw named(e)
         }
         summary.issues = summary.issues.map(named)
-        summary.startedOver = cursor != nil && previous == nil && rotatedRest == nil
+        summary.startedOver = summary.startedOver || (cursor != nil && previous == nil && rotatedRest == nil)
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
         let tail = bytes(of: fd, before: next.offset)
@@ -122,6 +121,31 @@ public enum SourceReader {
             previous?.hash.flatMap { $0.extended(fd: fd, from: previous?.offset ?? 0, to: next.offset) }
             ?? ContentHash().extended(fd: fd, from: 0, to: next.offset)
         return (summary, out)
+    }
+
+    /// Reads the lines after `state`; when a record in them could have joined readings an earlier slice delivered
+    /// (`RecordsOutOfOrder`: an export grouped by source, shuffled), the whole file again from its start in one pass,
+    /// which starts over (`ReadSummary.startedOver`: the agent's reading ledger settles each minute to what the file
+    /// says) and is whole (`ReadSummary.readWhole`).
+    static func readLines(
+        _ path: String, format: InputFormat, options: ReadOptions, from state: InputFormats.Resume?,
+        batch: SampleBatchSink?, _ sink: (InputItem) -> Void
+    ) throws -> (ReadSummary, InputFormats.Resume?) {
+        do {
+            return try InputFormats.read(
+                path: path, format: format, options: options, state: state, completeLinesOnly: true, batch: batch, sink)
+        } catch let disorder as RecordsOutOfOrder {
+            var whole = options
+            whole.byteLimit = nil
+            var (summary, next) = try InputFormats.read(
+                path: path, format: format, options: whole, state: nil, completeLinesOnly: true, batch: batch, sink)
+            (summary.startedOver, summary.readWhole) = (true, true)
+            let hours = Double(disorder.through - disorder.start) / 3.6e12
+            summary.notes.append(
+                "its records are not in time order (one starts \(String(format: "%.1f", hours)) h before the end of "
+                    + "those an earlier slice counted): read again whole, in one pass, so that it counts as one read")
+            return (summary, next)
+        }
     }
 
     /// The format to read `path` (open as `openPath`) with: the one the cursor names, the one asked for, or the one

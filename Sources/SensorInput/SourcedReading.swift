@@ -5,17 +5,23 @@ struct SourcedReading: Codable, Sendable {
     var source: String
     var reading: StepReading
 
-    /// `records` split before their last run of overlapping records (in start order): what a later record, starting
-    /// after all of them, can no longer join, and the run it can.
-    static func lastRun(_ records: [SourcedReading]) -> (before: [SourcedReading], last: [SourcedReading]) {
+    /// `records` sorted (by start, then end) and split after their last run of overlapping records that ends by
+    /// `bound`: the runs a record starting after `bound` can no longer join, and the rest.
+    static func runs(_ records: [SourcedReading], endingBy bound: Int64) -> (
+        done: [SourcedReading], rest: [SourcedReading]
+    ) {
         let sorted = records.sorted { ($0.reading.startNs, $0.reading.endNs) < ($1.reading.startNs, $1.reading.endNs) }
-        var runStart = 0
+        var cut = 0
         var runEnd = Int64.min
         for (i, r) in sorted.enumerated() {
-            if r.reading.startNs >= runEnd { runStart = i }
+            if i > 0, r.reading.startNs >= runEnd {
+                // A run ended before this record: run ends only grow, so the first that ends after `bound` stops.
+                guard runEnd <= bound else { break }
+                cut = i
+            }
             runEnd = max(runEnd, r.reading.endNs)
         }
-        return (Array(sorted[..<runStart]), Array(sorted[runStart...]))
+        return (Array(sorted[..<cut]), Array(sorted[cut...]))
     }
 
     /// Applies `policy` to records of several sources: runs of overlapping records keep one source. A record repeated
@@ -51,4 +57,54 @@ struct SourcedReading: Codable, Sendable {
         }
         return out
     }
+}
+
+/// A parser of records of several sources, read in slices (Apple Health's, Samsung Health's): at a slice's end, the
+/// runs of overlapping records that end a day (`sourcedMargin`) before the latest record start read are combined and
+/// delivered, the rest held for the next slice. A record that starts before the end of what was delivered could have
+/// joined a run already counted (an export grouped by source, shuffled): reading it throws `RecordsOutOfOrder`, and
+/// the file is read again whole (`SourceReader`), so that a sliced read counts what one read of the file counts.
+/// The three properties are the parser's own (its saved state keeps `held` under the name it always had).
+protocol HoldsSourcedRecords {
+    var held: [SourcedReading] { get set }
+    /// The latest record start read (nanoseconds); nil in states saved before it was kept.
+    var latestStart: Int64? { get set }
+    /// The latest end of a record delivered at a slice's end (nanoseconds).
+    var deliveredThrough: Int64? { get set }
+}
+
+/// How long before the latest start read a run must end to be delivered at a slice's end: records written a little
+/// out of time order (a watch's synced after the phone's) stay in slices.
+let sourcedMargin: Int64 = 86_400 * 1_000_000_000
+
+extension HoldsSourcedRecords {
+    /// Holds `record`; throws when it starts before what was delivered.
+    mutating func hold(_ record: SourcedReading) throws {
+        let start = record.reading.startNs
+        if let through = deliveredThrough, start < through { throw RecordsOutOfOrder(start: start, through: through) }
+        latestStart = max(latestStart ?? start, start)
+        held.append(record)
+    }
+
+    /// A slice ends: delivers the runs that end `sourcedMargin` before the latest start read.
+    mutating func deliverSettled(policy: OverlapPolicy, _ emit: (InputItem) -> Void) {
+        let (bound, overflow) = (latestStart ?? .min).subtractingReportingOverflow(sourcedMargin)
+        let (done, rest) = SourcedReading.runs(held, endingBy: overflow ? .min : bound)
+        if let end = done.map(\.reading.endNs).max() { deliveredThrough = max(deliveredThrough ?? end, end) }
+        for r in SourcedReading.combine(done, policy: policy) { emit(.reading(r)) }
+        held = rest
+    }
+
+    /// The read ends: delivers everything held.
+    mutating func deliverHeld(policy: OverlapPolicy, _ emit: (InputItem) -> Void) {
+        for r in SourcedReading.combine(held, policy: policy) { emit(.reading(r)) }
+        held.removeAll()
+    }
+}
+
+/// A record read in a slice starts before the end of what earlier slices delivered: the file's records are not in
+/// time order, and only a read of the whole file in one pass counts it right.
+struct RecordsOutOfOrder: Error {
+    var start: Int64
+    var through: Int64
 }

@@ -32,8 +32,10 @@ package enum ReadingLedger {
         /// Readings of a file read again from its start, whose first reading starts at `fromSecond` (rounded up);
         /// `final` when the slice reached the end of the file; `adds` when every reading of it came after the last
         /// one counted before (a log truncated in place and written again, read in slices): then each minute stores
-        /// what was counted and what the file says, added.
-        case reread(fromSecond: Int64, final: Bool, adds: Bool = false)
+        /// what was counted and what the file says, added; `restarts` when the file went back to its start while it
+        /// was being read again (a newer export over it, or its records out of time order read whole): what it said
+        /// so far is dropped.
+        case reread(fromSecond: Int64, final: Bool, adds: Bool = false, restarts: Bool = false)
         /// Readings of a source from before the ledger read again (counted by the caller); `final` as above.
         case seed(final: Bool)
     }
@@ -108,8 +110,9 @@ package enum ReadingLedger {
             if final { rows.settle { _, _, pending in pending } }
             try rows.save(mode: final ? .kept : .seeding)
             return [:]
-        case .reread(let first, let final, let adds):
-            return try reread(db, change, minutes: change.minutes(), fromSecond: first, final: final, adds: adds)
+        case .reread(let first, let final, let adds, let restarts):
+            return try reread(
+                db, change, minutes: change.minutes(), fromSecond: first, final: final, adds: adds, restarts: restarts)
         }
     }
 
@@ -117,12 +120,15 @@ package enum ReadingLedger {
     /// file has said so far; at the end of the file, every minute from the first the file covers stores what it says
     /// (or, when it `adds`, what was counted and what it says).
     static func reread(
-        _ db: Database, _ change: Change, minutes: [Int64: Int], fromSecond first: Int64, final: Bool, adds: Bool
+        _ db: Database, _ change: Change, minutes: [Int64: Int], fromSecond first: Int64, final: Bool, adds: Bool,
+        restarts: Bool = false
     ) throws -> [Int64: Int] {
-        let from = min(first, try Self.rereadFrom(db, source: change.source) ?? first)
+        let from = restarts ? first : min(first, try Self.rereadFrom(db, source: change.source) ?? first)
         var rows = try LedgerRows(
-            db, source: change.source, hours: final ? nil : Set(minutes.keys.map { LedgerRows.place($0).0 }))
+            db, source: change.source,
+            hours: final || restarts ? nil : Set(minutes.keys.map { LedgerRows.place($0).0 }))
         var deltas: [Int64: Int] = [:]
+        if restarts { rows.dropPending(&deltas) }
         for (minute, steps) in minutes {
             let before = rows.stored(minute)
             rows.add(minute, steps, pending: true)
@@ -232,6 +238,19 @@ struct LedgerRows {
         }
         hours[hour] = row
         changed.insert(hour)
+    }
+
+    /// What a reading again said so far is dropped: each minute stores what was counted again (its change in
+    /// `deltas`).
+    mutating func dropPending(_ deltas: inout [Int64: Int]) {
+        for (hour, row) in hours {
+            guard let pending = row.pending else { continue }
+            for i in 0..<60 where pending[i] > row.counted[i] {
+                deltas[hour * 60 + Int64(i), default: 0] += row.counted[i] - pending[i]
+            }
+            hours[hour] = (row.counted, nil)
+            changed.insert(hour)
+        }
     }
 
     /// Every minute's counted steps become `after(minute, counted, pending)`; nothing is pending after.

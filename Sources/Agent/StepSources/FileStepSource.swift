@@ -62,7 +62,9 @@ struct FileStepSource: StepSource {
         if let rotated { summary = rotated.merged(with: summary) }
         try report(summary, anyData: first != nil, into: &ingest)
         if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
-        ingest.moreToRead = Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
+        ingest.moreToRead =
+            !summary.readWhole
+            && Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
         let instant = { (ns: Int64?) in ns.map(Instant.init(nanosecondsSinceEpoch:)) }
         (ingest.next.lastSample, ingest.next.lastReadingEnd) = (instant(last), instant(lastReadingEnd))
         ingest.watermark = Self.watermark(
@@ -107,6 +109,9 @@ struct FileStepSource: StepSource {
         }
         ingest.next.skipped.add(summary)
         ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
+        // A file read again whole because its records are out of time order says so (the fetch's log line; not a
+        // failure of the walk trigger, which leaves a read with warnings to the next fetch).
+        if summary.readWhole { ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" } }
         if !anyData, summary.skippedLines == 0 {
             // A ride's FIT file holds no steps by its own account: its note says why, not "nothing after the header".
             if summary.validWithoutSteps {

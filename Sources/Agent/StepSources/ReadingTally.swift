@@ -101,7 +101,11 @@ struct ReadingTally {
             let change: ReadingLedger.Change =
                 reread
                 ? .init(
-                    source: source, kind: .reread(fromSecond: from, final: final, adds: adds), readings: readings)
+                    source: source,
+                    kind: .reread(
+                        fromSecond: from, final: final, adds: adds,
+                        restarts: ledger == .rereading && readsAgain(saved, summary)),
+                    readings: readings)
                 : .init(source: source, kind: .append, seconds: seconds(fresh: false))
             return Outcome(
                 change: change, mode: reread && !final ? .rereading : .kept,

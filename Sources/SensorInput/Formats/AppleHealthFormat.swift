@@ -6,7 +6,7 @@ import Foundation
 /// over its interval. iPhone and Apple Watch record overlapping intervals; by default, within each run of
 /// overlapping records only one source is kept (`OverlapPolicy`), so steps are not counted twice. Records are held
 /// (a few dozen bytes each, not the document) and delivered in time order at the end of the read.
-struct AppleHealthFormat: FreshLineParser {
+struct AppleHealthFormat: FreshLineParser, HoldsSourcedRecords {
     static let format = InputFormat(
         name: "apple-health", kind: .steps,
         about: "Apple Health export.xml: StepCount records (overlapping sources such as phone and watch counted once)",
@@ -18,6 +18,8 @@ struct AppleHealthFormat: FreshLineParser {
         parser: AppleHealthFormat.self)
 
     var held: [SourcedReading] = []
+    var latestStart: Int64?
+    var deliveredThrough: Int64?
 
     /// Value of attribute `name` in a start tag, with the five XML entities and numeric references decoded.
     static func attribute(_ name: String, in tag: Substring) -> String? {
@@ -96,7 +98,7 @@ struct AppleHealthFormat: FreshLineParser {
                 continue
             }
             let source = Self.attribute("sourceName", in: tag) ?? ""
-            held.append(
+            try hold(
                 SourcedReading(source: source, reading: StepReading(startNs: s, endNs: e, steps: Int(value.rounded()))))
         }
         return problem
@@ -119,16 +121,13 @@ struct AppleHealthFormat: FreshLineParser {
         }
     }
 
-    /// A slice ends: the last run of overlapping records stays held, for a record of another source over the same
-    /// interval in the next slice (a phone's and a watch's record either side of the boundary count once).
+    /// A slice ends: runs that records in the next slices can still join stay held (`HoldsSourcedRecords`): a phone's and a
+    /// watch's record either side of the boundary count once.
     mutating func pause(options: ReadOptions, _ emit: (InputItem) -> Void) {
-        let (done, last) = SourcedReading.lastRun(held)
-        for r in SourcedReading.combine(done, policy: options.overlap) { emit(.reading(r)) }
-        held = last
+        deliverSettled(policy: options.overlap, emit)
     }
 
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
-        for r in SourcedReading.combine(held, policy: options.overlap) { emit(.reading(r)) }
-        held.removeAll()
+        deliverHeld(policy: options.overlap, emit)
     }
 }

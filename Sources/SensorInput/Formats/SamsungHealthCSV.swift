@@ -11,7 +11,7 @@ import Foundation
 ///   merged: what the app shows) is read, never a sum over sources. `day_time` is the local day's 00:00 as UTC epoch
 ///   ms; the reading spans that day in `ReadOptions.timeZone` (else the machine's zone). A day given twice: the row
 ///   with the latest `update_time` counts.
-struct SamsungHealthCSV: LineParser {
+struct SamsungHealthCSV: LineParser, HoldsSourcedRecords {
     static let stepsType = "com.samsung.shealth.tracker.pedometer_step_count"
     static let dailyType = "com.samsung.shealth.step_daily_trend"
 
@@ -58,6 +58,8 @@ struct SamsungHealthCSV: LineParser {
     var columns: Columns?
     /// Interval rows by device, combined at the end of the read.
     var held: [SourcedReading] = []
+    var latestStart: Int64?
+    var deliveredThrough: Int64?
     /// The local date of `day_time` (days since 1970-01-01) → that day's row, delivered at the end of the read.
     var days: [Int64: Day] = [:]
     /// Daily rows of single sources (not read), to say so when the file has no merged rows.
@@ -100,7 +102,7 @@ struct SamsungHealthCSV: LineParser {
         if let day = c.day, let source = c.source {
             return daily(row, day: day, source: source, updated: c.updated, steps: steps)
         }
-        return interval(row, c, steps: steps)
+        return try interval(row, c, steps: steps)
     }
 
     /// Reads the header (after a metadata line): throws when it lacks the columns of both files.
@@ -123,7 +125,7 @@ struct SamsungHealthCSV: LineParser {
     }
 
     /// A `pedometer_step_count` row: held with its device until the end of the read.
-    mutating func interval(_ row: FieldRow, _ c: Columns, steps: Int) -> String? {
+    mutating func interval(_ row: FieldRow, _ c: Columns, steps: Int) throws -> String? {
         guard let s = c.start, let e = c.end else { return "no start_time/end_time" }
         guard let from = row.dateTime(s)?.ns else {
             return "start_time '\(row[s].prefix(30))' is not YYYY-MM-DD HH:MM:SS.sss"
@@ -134,7 +136,7 @@ struct SamsungHealthCSV: LineParser {
         guard to >= from else { return "end_time \(row[e].prefix(30)) is before start_time \(row[s].prefix(30))" }
         if steps == 0 { return nil }
         let device = c.device.map { String(row[$0]) } ?? ""
-        held.append(.init(source: device, reading: StepReading(startNs: from, endNs: to, steps: steps)))
+        try hold(.init(source: device, reading: StepReading(startNs: from, endNs: to, steps: steps)))
         return nil
     }
 
@@ -156,21 +158,18 @@ struct SamsungHealthCSV: LineParser {
         return nil
     }
 
-    /// A slice ends: the last run of overlapping records stays held, for a record of another source over the same
-    /// interval in the next slice (a phone's and a watch's record either side of the boundary count once).
+    /// A slice ends: runs that rows in the next slices can still join stay held (`HoldsSourcedRecords`); daily rows wait for
+    /// the end of the read.
     mutating func pause(options: ReadOptions, _ emit: (InputItem) -> Void) {
-        let (done, last) = SourcedReading.lastRun(held)
-        for r in SourcedReading.combine(done, policy: options.overlap) { emit(.reading(r)) }
-        held = last
+        deliverSettled(policy: options.overlap, emit)
     }
 
     mutating func finish(options: ReadOptions, _ emit: (InputItem) -> Void) {
-        for r in SourcedReading.combine(held, policy: options.overlap) { emit(.reading(r)) }
+        deliverHeld(policy: options.overlap, emit)
         let local = LocalTime(zone: options.timeZone ?? TimeZone.current)
         for (day, row) in days.sorted(by: { $0.key < $1.key }) {
             emit(.reading(local.day(day * 86_400, steps: row.steps)))
         }
-        held.removeAll()
         days.removeAll()
     }
 
