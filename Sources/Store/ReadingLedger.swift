@@ -93,6 +93,15 @@ package enum ReadingLedger {
 
     /// Applies `change` and returns the steps per second that the steps table changes by.
     static func apply(_ db: Database, _ change: Change) throws -> [Int64: Int] {
+        var out: [Int64: Int] = [:]
+        try apply(db, change) { part in out.merge(part) { $0 + $1 } }
+        return out
+    }
+
+    /// Applies `change` and hands `emit` the steps per second that the steps table changes by: a file read again a
+    /// span of `spanMinutes` changed minutes at a time, in time order (no two spans share a minute), so that a whole
+    /// export's changed seconds are never in memory at once.
+    static func apply(_ db: Database, _ change: Change, emit: ([Int64: Int]) throws -> Void) throws {
         switch change.kind {
         case .append:
             let minutes = Self.minuteSums(change.seconds)
@@ -101,7 +110,7 @@ package enum ReadingLedger {
                 db, source: change.source, hours: Set(minutes.keys.map { LedgerRows.place($0).0 }))
             for (minute, steps) in minutes { rows.add(minute, steps, pending: false) }
             try rows.save(mode: .kept)
-            return change.seconds
+            try emit(change.seconds)
         case .seed(let final):
             let minutes = change.minutes()
             var rows = try LedgerRows(
@@ -109,16 +118,16 @@ package enum ReadingLedger {
             for (minute, steps) in minutes { rows.add(minute, steps, pending: true) }
             if final { rows.settle { _, _, pending in pending } }
             try rows.save(mode: final ? .kept : .seeding)
-            return [:]
         case .reread(let first, let final, let adds, let restarts):
-            return try reread(
+            let changed = try reread(
                 db, change, minutes: change.minutes(), fromSecond: first, final: final, adds: adds, restarts: restarts)
+            try spread(changed, of: change.readings, emit: emit)
         }
     }
 
     /// A slice of a file read again from its start: each minute stores the larger of what was counted and what the
     /// file has said so far; at the end of the file, every minute from the first the file covers stores what it says
-    /// (or, when it `adds`, what was counted and what it says).
+    /// (or, when it `adds`, what was counted and what it says). Returns the steps each minute changes by.
     static func reread(
         _ db: Database, _ change: Change, minutes: [Int64: Int], fromSecond first: Int64, final: Bool, adds: Bool,
         restarts: Bool = false
@@ -143,8 +152,51 @@ package enum ReadingLedger {
             }
         }
         try rows.save(mode: final ? .kept : .rereading, from: final ? nil : from)
-        let changed = deltas.filter { $0.value != 0 }
-        return changed.isEmpty ? [:] : spread(changed, over: change.seconds(of: changed))
+        return deltas.filter { $0.value != 0 }
+    }
+
+    /// Changed minutes a span at most: a span's seconds (60 a minute at most) are what `spread(_:of:emit:)` holds.
+    static let spanMinutes = 8_192
+
+    /// Each minute's change in `deltas`, shared among that minute's seconds as `readings` spread them
+    /// (`spread(_:over:)`), handed to `emit` a span of `spanMinutes` changed minutes at a time, in time order.
+    static func spread(
+        _ deltas: [Int64: Int], of readings: [StepReading], spanMinutes: Int = spanMinutes,
+        emit: ([Int64: Int]) throws -> Void
+    ) throws {
+        guard !deltas.isEmpty else { return }
+        let minutes = deltas.keys.sorted()
+        let starts = stride(from: 0, to: minutes.count, by: spanMinutes).map { minutes[$0] }
+        // The readings of each span: those with a second in one of its minutes (from its start to the next's).
+        var members = Array(repeating: [Int](), count: starts.count)
+        for (i, r) in readings.enumerated() {
+            let (first, last) = r.minuteRange
+            // The last span starting at or before `first` (or the first span).
+            var span = Self.lastStart(atOrBefore: first, in: starts)
+            while span < starts.count && starts[span] <= last {
+                members[span].append(i)
+                span += 1
+            }
+        }
+        for (span, indices) in members.enumerated() {
+            var part: [Int64: Int] = [:]
+            for minute in minutes[(span * spanMinutes)..<min(minutes.count, (span + 1) * spanMinutes)] {
+                part[minute] = deltas[minute]
+            }
+            let change = Change(source: "", kind: .append, readings: indices.map { readings[$0] })
+            let out = spread(part, over: change.seconds(of: part))
+            if !out.isEmpty { try emit(out) }
+        }
+    }
+
+    /// The index of the last of `starts` (ascending) at or before `minute`, or 0 when none is.
+    static func lastStart(atOrBefore minute: Int64, in starts: [Int64]) -> Int {
+        var (low, high) = (0, starts.count)  // the first index after `minute` is in low...high
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] <= minute { low = mid + 1 } else { high = mid }
+        }
+        return max(0, low - 1)
     }
 
     /// Steps per minute of `seconds`.
@@ -309,5 +361,17 @@ struct LedgerRows {
             }
         }
         return out
+    }
+}
+
+extension StepReading {
+    /// The first and the last minute `stepsPerSecond` gives steps in (the minute of its start when it has no length).
+    fileprivate var minuteRange: (Int64, Int64) {
+        let start = start.nanosecondsSinceEpoch
+        let last = max(end.nanosecondsSinceEpoch - 1, start)
+        return (
+            StepReading.floorMinute(second: StepReading.floorSecond(start)),
+            StepReading.floorMinute(second: StepReading.floorSecond(last))
+        )
     }
 }

@@ -189,14 +189,25 @@ public final class StateStore: Sendable {
     /// returned, for the fetch to report.
     @discardableResult
     static func addBuckets(_ db: Database, _ buckets: [Int64: Int], nowNs: Int64) throws -> (late: Int, lowered: Int) {
+        try addLateSteps(db, net: try placeBuckets(db, buckets, nowNs: nowNs))
+    }
+
+    /// Adds `buckets` to the steps table and returns the steps they add in time already posted (less than 0 when
+    /// they lower it): `addBuckets` in parts, whose nets `addLateSteps` takes summed.
+    static func placeBuckets(_ db: Database, _ buckets: [Int64: Int], nowNs: Int64) throws -> Int {
+        guard !buckets.isEmpty else { return 0 }
         let placed = try StepsCompaction.placed(db, buckets, nowNs: nowNs)
-        let postedUntil = try WindowStateRecord.postedUntil(db)
         var net = 0
-        if let postedUntil {
+        if let postedUntil = try WindowStateRecord.postedUntil(db) {
             for (second, count) in placed where Instant(secondsSinceEpoch: second) < postedUntil { net += count }
         }
-        if net > 0 { try WindowStateRecord.addLateSteps(db, net) }
         try insertBuckets(db, placed)
+        return net
+    }
+
+    /// Counts `net` steps added in time already posted as late steps; returns them, or the steps lowered there.
+    static func addLateSteps(_ db: Database, net: Int) throws -> (late: Int, lowered: Int) {
+        if net > 0 { try WindowStateRecord.addLateSteps(db, net) }
         return (max(net, 0), max(-net, 0))
     }
 

@@ -109,15 +109,18 @@ package struct StateTransaction {
         var counted = slice.buckets
         let overlap = DeviceOverlap(prefer: slice.prefer)
         for (second, steps) in try overlap.resolve(db, slice.deviceBuckets) { counted[second, default: 0] += steps }
+        var net = 0
         if let readings = slice.readings {
-            let change = try ReadingLedger.apply(db, readings)
             if counted.isEmpty {
-                counted = change  // a file of readings only: no second merged twice
+                // A file of readings only: its change saved a span of minutes at a time (a whole export read again
+                // holds one span's seconds, not all of them); spans share no second.
+                try ReadingLedger.apply(db, readings) { net += try StateStore.placeBuckets(db, $0, nowNs: nowNs) }
             } else {
-                for (second, steps) in change { counted[second, default: 0] += steps }
+                for (second, steps) in try ReadingLedger.apply(db, readings) { counted[second, default: 0] += steps }
             }
         }
-        let lowered = try StateStore.addBuckets(db, counted, nowNs: nowNs).lowered
+        net += try StateStore.placeBuckets(db, counted, nowNs: nowNs)
+        let lowered = try StateStore.addLateSteps(db, net: net).lowered
         for b in slice.bouts {
             try BoutRecord(
                 endNs: b.end.nanosecondsSinceEpoch, startNs: b.start.nanosecondsSinceEpoch, steps: b.steps,
