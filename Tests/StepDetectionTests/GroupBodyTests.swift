@@ -9,15 +9,18 @@ import WallTimeCore
 /// hard across gravity and whose 10 s windows are mostly the pauses around them. A bout whose own ticks show a body
 /// stepping gives its group the evidence a window would, as a longer short bout's own seconds do.
 @Suite struct GroupBodyTests {
-    /// Two bouts of `steps` steps 0.6 s apart, `pause` seconds between them, between 10 s of rest (LoneBodyTests'
-    /// bout: about 0.4 of the moving energy along gravity at an arm swing of 4.5 m/s², 0.32 at 5.5, 0.17 at 8).
+    /// A bout of `steps` steps 0.6 s apart, `pause` seconds, then one of `second` steps (`steps` again when nil),
+    /// between 10 s of rest (LoneBodyTests' bout: about 0.4 of the moving energy along gravity at an arm swing of
+    /// 4.5 m/s², 0.32 at 5.5, 0.17 at 8).
     static func pair(
-        _ steps: Int, rate: Double = 50, pause: Double = 3, firstSwing: Double = 4.5, secondSwing: Double = 4.5
+        _ steps: Int, _ second: Int? = nil, rate: Double = 50, pause: Double = 3, firstSwing: Double = 4.5,
+        secondSwing: Double = 4.5
     ) -> [SyntheticMotion.Sample] {
         let first = LoneBodyTests.lone(steps, rate: rate, swing: firstSwing, tail: 0)
         return first
             + LoneBodyTests.lone(
-                steps, rate: rate, swing: secondSwing, lead: pause, startNs: first.last!.timeNs + Int64(1e9 / rate))
+                second ?? steps, rate: rate, swing: secondSwing, lead: pause,
+                startNs: first.last!.timeNs + Int64(1e9 / rate))
     }
 
     /// The standard parameters without the group body judgement (the detector before acc39).

@@ -8,18 +8,6 @@ import WallTimeCore
 /// `threeStepBoutStride`; issue #47, acc40): the rhythm often credits only three steps of a bout of four or five, at its
 /// start or end. Such a bout joins its group only when its own seconds show a body stepping, and never counts alone.
 @Suite struct ThreeStepBoutTests {
-    /// A bout of `first` steps, `pause` seconds, then one of `second` steps (LoneBodyTests' bouts: 0.4 of the moving
-    /// energy along gravity at an arm swing of 4.5 m/s², 0.17 at 8).
-    static func pair(
-        _ first: Int, _ second: Int, rate: Double = 50, pause: Double = 3, firstSwing: Double = 4.5,
-        secondSwing: Double = 4.5
-    ) -> [SyntheticMotion.Sample] {
-        let a = LoneBodyTests.lone(first, rate: rate, swing: firstSwing, tail: 0)
-        return a
-            + LoneBodyTests.lone(
-                second, rate: rate, swing: secondSwing, lead: pause, startNs: a.last!.timeNs + Int64(1e9 / rate))
-    }
-
     /// The detector before acc40: no bout of three steps is credited.
     static var withoutThreeSteps: DetectorParameters {
         var p = LoneBodyTests.windowsSayNothing
@@ -29,7 +17,7 @@ import WallTimeCore
 
     @Test(arguments: [(3, 4, 25.0), (3, 4, 50), (4, 3, 50), (4, 3, 100), (3, 5, 50)])
     func aThreeStepBoutJoinsItsGroupOnItsOwnSeconds(first: Int, second: Int, rate: Double) {
-        let run = Self.pair(first, second, rate: rate)
+        let run = GroupBodyTests.pair(first, second, rate: rate)
         let total = first + second
         let before = SyntheticMotion.count(run, parameters: Self.withoutThreeSteps).steps
         #expect(before <= max(first, second), "without it only the longer bout counts, alone: \(before) at \(rate) Hz")
@@ -40,7 +28,7 @@ import WallTimeCore
     @Test func aThreeStepBoutWithoutABodySteppingStaysOut() {
         // The three steps' arm swings hard across gravity (0.17 along it, under `threeStepBoutShare`): the four-step
         // bout counts alone on the lone bars, the three are refused; with a lower share bar they join.
-        let run = Self.pair(3, 4, firstSwing: 8)
+        let run = GroupBodyTests.pair(3, 4, firstSwing: 8)
         let counted = SyntheticMotion.count(run, parameters: LoneBodyTests.windowsSayNothing).steps
         #expect(counted == SyntheticMotion.count(run, parameters: Self.withoutThreeSteps).steps)
         #expect(counted <= 4, "counted \(counted)")
@@ -49,22 +37,23 @@ import WallTimeCore
         #expect(SyntheticMotion.count(run, parameters: lower).steps >= 6, "the share is what refuses it")
         var stricter = LoneBodyTests.windowsSayNothing
         stricter.threeStepBoutStride = 1
-        #expect(SyntheticMotion.count(Self.pair(3, 4), parameters: stricter).steps <= 4)
+        #expect(SyntheticMotion.count(GroupBodyTests.pair(3, 4), parameters: stricter).steps <= 4)
     }
 
     @Test func threeStepsNeverCountAlone() {
         for rate in [25.0, 50, 100] {
             #expect(SyntheticMotion.count(LoneBodyTests.lone(3, rate: rate)).steps == 0)
-            #expect(SyntheticMotion.count(Self.pair(3, 3, rate: rate)).steps == 0, "six steps: still no group")
+            #expect(
+                SyntheticMotion.count(GroupBodyTests.pair(3, 3, rate: rate)).steps == 0, "six steps: still no group")
         }
-        #expect(SyntheticMotion.count(LoneBoutTests.acrossGravity(Self.pair(3, 4))).steps == 0)
-        #expect(SyntheticMotion.count(Self.pair(3, 4), magnitudeOnly: true).steps == 0)
+        #expect(SyntheticMotion.count(LoneBoutTests.acrossGravity(GroupBodyTests.pair(3, 4))).steps == 0)
+        #expect(SyntheticMotion.count(GroupBodyTests.pair(3, 4), magnitudeOnly: true).steps == 0)
     }
 
     @Test(arguments: [0.3, 0.45, 0.6, 0.75])
     func resumingWithAThreeStepBoutEqualsOnePass(fraction: Double) throws {
         let run = try SyntheticMotion.expectResumingEqualsOnePass(
-            Self.pair(3, 4), at: fraction, parameters: LoneBodyTests.windowsSayNothing)
+            GroupBodyTests.pair(3, 4), at: fraction, parameters: LoneBodyTests.windowsSayNothing)
         #expect(run.onePassCounters.steps >= 6)
     }
 
