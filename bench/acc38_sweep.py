@@ -63,11 +63,18 @@ def main():
     for s in args.settings:
         name, _, rest = s.partition("=")
         f = figures(args.binary, args.reference_binary or args.binary, [x for x in rest.split(",") if x])
-        if header is None:
-            header = list(f)
-            print("| setting | " + " | ".join(header) + " |")
-            print("|---" * (len(header) + 1) + "|")
-        print(f"| {name} | " + " | ".join(f[k] for k in header) + " |", flush=True)
+        header = print_row(name, f, header)
+
+
+def print_row(name, figures_, header):
+    """Prints one setting's figures as a Markdown table row, first the header (the first row's keys) when `header` is
+    None; returns the header the next rows use."""
+    if header is None:
+        header = list(figures_)
+        print("| setting | " + " | ".join(header) + " |")
+        print("|---" * (len(header) + 1) + "|")
+    print(f"| {name} | " + " | ".join(figures_[k] for k in header) + " |", flush=True)
+    return header
 
 
 if __name__ == "__main__":

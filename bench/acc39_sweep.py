@@ -67,11 +67,7 @@ def main():
             f["potter WISDM >=100"] = row("wisdm", "potter", "0", ">= 100")
             for k in ("Bangle MAPE", "PC/file", "WISDM walk least", "brushing"):
                 f.pop(k, None)
-            if header is None:
-                header = list(f)
-                print("| setting | " + " | ".join(header) + " |")
-                print("|---" * (len(header) + 1) + "|")
-            print(f"| {name} | " + " | ".join(f[k] for k in header) + " |", flush=True)
+            header = acc38_sweep.print_row(name, f, header)
 
 
 if __name__ == "__main__":
