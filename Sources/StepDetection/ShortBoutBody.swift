@@ -21,9 +21,9 @@ extension StepDetector {
         let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
         let p = parameters
         if bout.steps < boutGroupPlainSteps {
-            // Three steps join a group on their own seconds only, and never count alone (`threeStepBoutSteps`).
-            end.needsBody = true
-            end.groupBodyEvidence = threeStepBodyEvidence(bout)
+            // Three steps were credited only when their own seconds showed a body stepping (`pendingBodySteps`, at
+            // this same sample): they join a group on that evidence and never count alone (`threeStepBoutSteps`).
+            end.groupBodyEvidence = p.shortBoutEnter
         } else if bout.steps < p.shortBoutMinSteps {
             if p.loneBoutAlongShare <= 1 { end.boutShare = recognizer.alongShare(fromNs: fromNs, toNs: toNs) }
             if bout.steps >= shortestJudgedBout, min(p.loneBoutBodyShare, p.groupBoutBodyShare) <= 1,

@@ -144,7 +144,7 @@ extension StepDetector {
 
     /// The rhythm's bout ends uncredited, having kept its rhythm: credited now when it has `shortestJudgedBout`
     /// steps, its steps counting only with their group when it has fewer than `shortBoutMinSteps` (a bout of 3 only
-    /// on its own seconds: `threeStepBoutSteps`, `refusesBodilessBout`). A 10 s window
+    /// on its own seconds: `threeStepBoutSteps`, `pendingBodySteps`). A 10 s window
     /// around four steps is mostly what surrounds them; that it looks like walking says little of them (WISDM hand
     /// activity: +3 false steps/h when they could enter on it).
     mutating func creditEndingShortBout(_ emit: (DetectorEvent) -> Void) {
@@ -208,20 +208,4 @@ extension StepDetector {
     /// Whether the step at `timeNs` may make a run walking on its own (at `enter`): not one of a bout that counts only
     /// in its group.
     func mayEnterAlone(_ timeNs: Int64) -> Bool { timeNs > gate.groupOnly.untilNs }
-}
-
-extension StepDetector {
-    /// A bout too short to join a group on its steps alone (`threeStepBoutSteps`) whose own seconds showed no body
-    /// stepping ended (`end`): its steps, the last undecided ones after its group's, are refused and the group waits on
-    /// as if the bout had never been credited. Returns false for any other bout end.
-    mutating func refusesBodilessBout(_ end: HeldEvent, _ emit: (DetectorEvent) -> Void) -> Bool {
-        guard end.isBoutEnd, end.needsBody == true, end.groupBodyEvidence == nil else { return false }
-        let waiting = min(gate.group.waiting, gate.undecided.count)
-        let bout = gate.undecided.count - waiting
-        guard bout > 0 else { return true }
-        for t in gate.undecided[waiting...] { refuse(t, emit) }
-        gate.undecided.removeLast(bout)
-        gate.parkedRefused = min(gate.parkedRefused, gate.undecided.count)
-        return true
-    }
 }

@@ -30,8 +30,6 @@ struct HeldEvent: Sendable, Codable, Equatable {
     var loneBodyStepping: Bool? = nil
     /// The evidence such a bout's own seconds give its group (`DetectorParameters.groupBoutBodyShare`; nil: none).
     var groupBodyEvidence: Double? = nil
-    /// A bout that joins a group only on that evidence (`DetectorParameters.threeStepBoutSteps`; nil: any other).
-    var needsBody: Bool? = nil
 }
 
 /// The walking gate's state (changed in this file; `groupOnly` in ShortBoutGroup.swift): the recognizer's latest
@@ -180,7 +178,6 @@ extension StepDetector {
                 break
             }
             gate.held.removeFirst()
-            if refusesBodilessBout(head, emit) { continue }
             if head.isBoutEnd {
                 // A short bout waiting for its group's next bout keeps its steps; any other bout's run is over.
                 if !judgeShortBout(emit, end: head) { endWalkingRun(emit) }

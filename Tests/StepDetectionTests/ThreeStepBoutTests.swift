@@ -57,17 +57,11 @@ import WallTimeCore
         #expect(run.onePassCounters.steps >= 6)
     }
 
-    @Test func parametersAndHeldStepsSavedBeforeItDecode() throws {
+    @Test func parametersSavedBeforeItDecode() throws {
         let json = try SavedJSON.object(encoding: DetectorParameters.standard)
         let decoded = try SavedJSON.decode(
             DetectorParameters.self, from: json,
             removing: ["threeStepBoutSteps", "threeStepBoutShare", "threeStepBoutStride"])
         #expect(decoded == .standard)
-        var end = HeldEvent(timeNs: 5, probabilitySum: 0, windows: 0, isBoutEnd: true)
-        end.needsBody = true
-        let saved = try SavedJSON.object(encoding: end)
-        #expect(saved["needsBody"] as? Bool == true)
-        let old = try SavedJSON.decode(HeldEvent.self, from: saved, removing: ["needsBody"])
-        #expect(old.needsBody == nil)
     }
 }
