@@ -56,19 +56,6 @@ package enum ReadingLedger {
             self.readings = readings
         }
 
-        /// Steps per second of the readings in `minutes`, each spread evenly over its period: the one rule `count`
-        /// and `preview` use too.
-        func seconds(of minutes: [Int64: Int]) -> [Int64: Int] {
-            var out: [Int64: Int] = [:]
-            for r in readings {
-                r.stepsPerSecond { second, steps in
-                    if minutes[StepReading.floorMinute(second: second)] == nil { return }
-                    out[second, default: 0] += steps
-                }
-            }
-            return out
-        }
-
         /// Steps per minute of the readings, by the same rule (without a dictionary of their seconds).
         func minutes() -> [Int64: Int] {
             var out: [Int64: Int] = [:]
@@ -183,10 +170,22 @@ package enum ReadingLedger {
             for minute in minutes[(span * spanMinutes)..<min(minutes.count, (span + 1) * spanMinutes)] {
                 part[minute] = deltas[minute]
             }
-            let change = Change(source: "", kind: .append, readings: indices.map { readings[$0] })
-            let out = spread(part, over: change.seconds(of: part))
+            let out = spread(part, over: seconds(of: indices.map { readings[$0] }, in: part))
             if !out.isEmpty { try emit(out) }
         }
+    }
+
+    /// Steps per second of `readings` in `minutes`, each spread evenly over its period: the one rule `count` and
+    /// `preview` use too.
+    static func seconds(of readings: [StepReading], in minutes: [Int64: Int]) -> [Int64: Int] {
+        var out: [Int64: Int] = [:]
+        for r in readings {
+            r.stepsPerSecond { second, steps in
+                if minutes[StepReading.floorMinute(second: second)] == nil { return }
+                out[second, default: 0] += steps
+            }
+        }
+        return out
     }
 
     /// The index of the last of `starts` (ascending) at or before `minute`, or 0 when none is.

@@ -29,8 +29,7 @@ import WallTime
                 i % 2 == 0 ? -(i + 1) : i + 4
         }
         deltas[StepReading.floorMinute(second: base + 9_000)] = 5  // a minute no reading has a second in
-        let whole = ReadingLedger.spread(
-            deltas, over: ReadingLedger.Change(source: "f", kind: .append, readings: readings).seconds(of: deltas))
+        let whole = ReadingLedger.spread(deltas, over: ReadingLedger.seconds(of: readings, in: deltas))
         #expect(whole.values.reduce(0, +) == deltas.values.reduce(0, +))
         for spanMinutes in [1, 2, 3, 7, 1_000] {
             var parts: [[Int64: Int]] = []
