@@ -50,17 +50,16 @@ extension StepDetector {
         return end
     }
 
-    /// The evidence a bout of `threeStepBoutSteps` steps or more, too few to join a group on its steps alone, gives its
-    /// group when its own seconds (± 0.3 s) show a body stepping by the `threeStepBout` bars (nil: they do not).
-    func threeStepBodyEvidence(_ bout: BoutNs) -> Double? {
+    /// Whether a bout of `threeStepBoutSteps` steps or more, too few to join a group on its steps alone, shows a body
+    /// stepping over its own seconds (± 0.3 s) by the `threeStepBout` bars: then it joins a group (`measuredBoutEnd`).
+    func threeStepBoutShowsBody(_ bout: BoutNs) -> Bool {
         let p = parameters
         let (fromNs, toNs) = (Self.before(bout.startNs, Self.loneBoutMarginNs), bout.endNs + Self.loneBoutMarginNs)
         guard bout.steps >= shortestJudgedBout, p.threeStepBoutShare <= 1,
-            let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs),
-            Self.bodySteps(
-                body, share: p.threeStepBoutShare, stride: p.threeStepBoutStride, motion: p.loneBoutBodyMotion)
-        else { return nil }
-        return p.shortBoutEnter
+            let body = recognizer.bodyStepping(fromNs: fromNs, toNs: toNs, stepNs: bout.meanIntervalNs)
+        else { return false }
+        return Self.bodySteps(
+            body, share: p.threeStepBoutShare, stride: p.threeStepBoutStride, motion: p.loneBoutBodyMotion)
     }
 
     /// Whether a bout's own seconds (`WalkingRecognizer.bodyStepping`) show a body stepping by these bars: the lone

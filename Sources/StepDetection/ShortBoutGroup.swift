@@ -168,7 +168,7 @@ extension StepDetector {
             return false
         }
         let bout = BoutNs(startNs: first, endNs: last, steps: pending.count)
-        return threeStepBodyEvidence(bout) != nil
+        return threeStepBoutShowsBody(bout)
     }
 
     /// The least best-window evidence of a lone bout of `steps` steps (`DetectorParameters.loneBoutEnter`): fixed, or
