@@ -3,8 +3,9 @@
 3-9 steps whose mean interval is a stride lock's (0.8-1.4 s, `StepDetector.armStrideIntervals`), traced by
 bench/bout_trace.swift with the rule off (`boutEndArmAlong` 2) and each data set counted by the model trained without
 it: in the walk segments of the spliced Bangle.js and WISDM streams (`free_living_splice.py --keep DIR`, reference
-steps in DIR/rows.json), in every ../shared recording with a truth of 0 (three axes: hand activities, DSADS's
-unscored ones) and in every ../shared gait recording (truth over 0: a bout there halved wrongly doubles a real walk).
+steps in DIR/rows.json), in every ../shared recording with a truth of 0 (three axes: hand activities, drives) and in every other ../shared
+recording (gait, and DSADS's recordings without a truth, whose steps are real: a bout there halved wrongly doubles a
+real walk).
 For each: its own seconds' arm repeats (bout_trace.swift `arm`: the vector across gravity at half the interval, the
 motion along gravity at the interval and at half of it) and body (share along gravity, along repeat a stride later,
 |a| motion). Prints percentiles and, for a grid of the two bars, how many bouts (steps) of each side would be halved.
