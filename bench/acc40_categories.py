@@ -16,6 +16,8 @@ first category that fits:
 """
 import argparse, collections, json, os, sys, tempfile
 
+import numpy as np
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from acc38_lone_bouts import run  # noqa: E402
@@ -44,7 +46,40 @@ def category(t, segs, i, c):
     return ORDER[5]
 
 
-def lost(tracer, work, splice, rows, overrides):
+def window_summary(t, a, b):
+    """The windows over a span: the best decision P, the trees' alone, after the gates, and the mean share."""
+    ws = [w for w in t["windows"] if w[0] <= b and a < w[1]]
+    if not ws:
+        return "no window"
+    best = max(ws, key=lambda w: w[2])
+    return (f"{len(ws)} windows, best P {best[2]:.2f} (trees {best[3]:.2f}, gated {best[4]:.2f}, path {best[5]:.2f}, "
+            f"share {best[8]:.2f}, own {best[9]:.2f}, arm {best[10]:.2f})")
+
+
+def bout_text(t, r):
+    """A rhythm bout: steps, credited, mean interval, its own seconds' body (share, along stride, motion) and arm
+    repeats (across at half the interval, along at it, along at half of it: bout_trace.swift `arm`)."""
+    iv = (r[1] - r[0]) / (r[2] - 1) if r[2] > 1 else 0
+    steps = sorted(x for x in t["steps"] + t["refused"] if r[0] - 1e-6 <= x <= r[1] + 1e-6)
+    d = np.diff(steps)
+    cv = float(d.std() / d.mean()) if len(d) > 1 and d.mean() > 0 else 0.0
+    arm = (f" arm x½ {r[8]:+.2f} z1 {r[9]:+.2f} z½ {r[10]:+.2f}" if len(r) > 10 else "")
+    return (f"{int(r[2])}{'c' if r[3] else 'u'} {r[0]:.1f}-{r[1]:.1f} iv {iv:.2f} cv {cv:.2f} sh {r[5]:.2f} "
+            f"st {r[6]:.2f} mo {r[7]:.2f}{arm}")
+
+
+def detail(t, segs, i, c, name, row):
+    s = segs[i]
+    bouts = [r for r in t["rhythm"] if r[1] >= s[0] - 0.5 and r[0] <= s[-1] + 0.5]
+    strong = [p for p in t["strong"] if s[0] - 0.5 <= p[0] <= s[-1] + 0.5]
+    refused = sum(s[0] - 0.5 <= x <= s[-1] + 0.5 for x in t["refused"])
+    iv = (s[-1] - s[0]) / max(len(s) - 1, 1)
+    head = (f"{name} {s[0]:.1f}-{s[-1]:.1f}: {len(s)} steps at {iv:.2f} s, counted {c}, refused {refused}, "
+            f"{len(strong)} strong peaks; {window_summary(t, s[0] - 0.5, s[-1] + 0.5)}")
+    return [head] + ["    " + bout_text(t, r) for r in bouts]
+
+
+def lost(tracer, work, splice, rows, overrides, details=()):
     traces = {}
     for d in ("bangle_wrist", "wisdm_watch"):
         folder = os.path.join(splice, d)
@@ -60,7 +95,11 @@ def lost(tracer, work, splice, rows, overrides):
             c = sum(s[0] - 0.5 <= x <= s[-1] + 0.5 for x in t["steps"])
             out["reference"] += len(s)
             if c < len(s):
-                out[category(t, segs, i, c)] += len(s) - c
+                k = category(t, segs, i, c)
+                out[k] += len(s) - c
+                if k in details:
+                    out.setdefault("details", {}).setdefault(k, []).extend(
+                        detail(t, segs, i, c, os.path.basename(f)[:-4], row))
     return out
 
 
@@ -68,6 +107,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--splice", required=True)
     ap.add_argument("settings", nargs="+", help="NAME=[KEY=JSON[,KEY=JSON]]")
+    ap.add_argument("--detail", action="append", default=[], help="list each lost segment of this category (acc41b)")
     args = ap.parse_args()
     rows = {r["name"]: r for r in json.load(open(os.path.join(args.splice, "rows.json")))}
     results = []
@@ -77,7 +117,7 @@ def main():
         for s in args.settings:
             name, _, rest = s.partition("=")
             overrides = [(k, json.loads(v)) for k, v in (x.split("=", 1) for x in rest.split(",") if x)]
-            results.append((name, lost(tracer, work, args.splice, rows, overrides)))
+            results.append((name, lost(tracer, work, args.splice, rows, overrides, args.detail)))
     print("Potter streams' steps lost (Bangle.js and WISDM, out of dataset), by category:\n")
     print("| category | " + " | ".join(n for n, _ in results) + " |")
     print("|---" * (len(results) + 1) + "|")
@@ -85,6 +125,11 @@ def main():
         print(f"| {k} | " + " | ".join(str(r[k]) for _, r in results) + " |")
     print("| all lost | " + " | ".join(str(sum(r[k] for k in ORDER)) for _, r in results) + " |")
     print("| reference steps | " + " | ".join(str(r["reference"]) for _, r in results) + " |")
+    for name, r in results:
+        for k, lines in r.get("details", {}).items():
+            print(f"\n{name}, {k}: each lost segment and its rhythm bouts\n\n```")
+            print("\n".join(lines))
+            print("```")
 
 
 if __name__ == "__main__":

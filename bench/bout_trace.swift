@@ -21,7 +21,8 @@ struct Trace: Encodable {
     var weak: [[Double]] = []
     /// start, end, steps, credited (0/1), the bout's own share along gravity when it ended (its first step − 0.3 s to
     /// its last + 0.3 s, what is still in the recognizer's ring: `WalkingRecognizer.alongShare`; −1 without axes),
-    /// then `WalkingRecognizer.bodyStepping` over the same ticks: share, along stride, motion (−1 each: none)
+    /// then `WalkingRecognizer.bodyStepping` over the same ticks: share, along stride, motion (−1 each: none), then
+    /// `arm`: across gravity at half the interval, along at the interval, along at half of it (acc41b)
     var rhythm: [[Double]] = []
     /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing
     var windows: [[Double]] = []
@@ -40,8 +41,22 @@ func body(_ detector: StepDetector, _ bout: BoutNs) -> [Double] {
         let b = detector.recognizer.bodyStepping(
             fromNs: bout.startNs - margin, toNs: bout.endNs + margin,
             stepNs: bout.meanIntervalNs)
-    else { return [-1, -1, -1] }
-    return [b.share, b.alongStride, b.motion]
+    else { return [-1, -1, -1] + arm(detector, bout) }
+    return [b.share, b.alongStride, b.motion] + arm(detector, bout)
+}
+
+/// acc41b: over the ticks from the bout's first step − 0.3 s to the newest (`WalkingRecognizer.armRepeats`, as
+/// ArmStride.swift reads them): the motion across gravity at half the bout's mean interval, along gravity at the
+/// interval and along gravity at half of it (a step, when the rhythm locked at the stride); 0 each: none.
+func arm(_ detector: StepDetector, _ bout: BoutNs) -> [Double] {
+    guard bout.steps > 1, detector.recognizer.nextTickNs != .min else { return [0, 0, 0] }
+    let newestNs = detector.recognizer.nextTickNs - WalkingRecognizer.tickNs
+    let fromNs = bout.startNs - StepDetector.loneBoutMarginNs
+    guard newestNs > fromNs else { return [0, 0, 0] }
+    let ticks = Int((newestNs - fromNs) / WalkingRecognizer.tickNs) + 1
+    let interval = Double(bout.meanIntervalNs) / 1e9
+    let whole = detector.recognizer.armRepeats(interval: interval, ticks: ticks)
+    return [whole.acrossHalf, whole.along, detector.recognizer.armRepeats(interval: interval / 2, ticks: ticks).along]
 }
 
 func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {

@@ -18,6 +18,25 @@ extension StepDetector {
         let r = recognizer.armRepeats(interval: rhythm.stepInterval, ticks: ticks)
         return r.acrossHalf <= parameters.armStrideAcross && r.along >= parameters.armStrideAlong
     }
+
+    /// Whether the short bout ending uncredited (its steps still the pending run) was seen once a stride: its mean
+    /// interval a stride lock's and, over its own seconds (its first step − 0.3 s to the newest tick), the arm reverses
+    /// across gravity half-way through an interval and the motion along gravity repeats at it (`boutEndArmAcross`,
+    /// `boutEndArmAlong`). At confirmation the newest 5.12 s are mostly the pause before a pottering bout.
+    func endedOnceAStride() -> Bool {
+        let p = parameters
+        guard p.boutEndArmAlong <= 1, recognizing, rhythm.pending.count >= 2, let first = rhythm.pending.first,
+            let last = rhythm.pending.last, recognizer.nextTickNs != .min
+        else { return false }
+        let interval = Double(last - first) * 1e-9 / Double(rhythm.pending.count - 1)
+        let (newestNs, fromNs) = (
+            recognizer.nextTickNs - WalkingRecognizer.tickNs, Self.before(first, Self.loneBoutMarginNs)
+        )
+        guard Self.armStrideIntervals.contains(interval), newestNs > fromNs else { return false }
+        let ticks = Int((newestNs - fromNs) / WalkingRecognizer.tickNs) + 1
+        let r = recognizer.armRepeats(interval: interval, ticks: ticks)
+        return r.acrossHalf <= p.boutEndArmAcross && r.along >= p.boutEndArmAlong
+    }
 }
 
 extension WalkingRecognizer {

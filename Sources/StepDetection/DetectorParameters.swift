@@ -46,6 +46,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// repeat). Swept in bench/h47stride36_result.md.
     public var armStrideAcross = -0.6
     public var armStrideAlong = 0.4
+    /// A short bout ending uncredited at 0.8-1.4 s a step whose own seconds (its first step − 0.3 s to the end)
+    /// show the arm stride by these bars was seen once a stride: it is halved before it is judged (acc41b). Above 1: off.
+    public var boutEndArmAcross = -0.6
+    public var boutEndArmAlong = 0.4
     /// A gap in the data longer than this (seconds) resets the filters and ends the bout.
     public var maxSampleGap: Double = 2.0
     /// An all-zero sample (x, y, z = 0, or |a| = 0) is a logger's missing value: it repeats the valid sample before
@@ -236,7 +240,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling, gatedStay,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds, armStrideAcross, armStrideAlong
+        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds, armStrideAcross, armStrideAlong,
+            boutEndArmAcross, boutEndArmAlong
     }
 
     /// Decodes saved parameters; keys that are missing (saved before they existed) keep their standard values, and
@@ -276,6 +281,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         armStrideSeconds = try value(.armStrideSeconds, s.armStrideSeconds)
         armStrideAcross = try value(.armStrideAcross, s.armStrideAcross)
         armStrideAlong = try value(.armStrideAlong, s.armStrideAlong)
+        boutEndArmAcross = try value(.boutEndArmAcross, s.boutEndArmAcross)
+        boutEndArmAlong = try value(.boutEndArmAlong, s.boutEndArmAlong)
         minGaitRepeat = try value(.minGaitRepeat, s.minGaitRepeat)
         minVectorRepeat = try value(.minVectorRepeat, s.minVectorRepeat)
         vectorRepeatAlongOpens = try value(.vectorRepeatAlongOpens, s.vectorRepeatAlongOpens)

@@ -313,6 +313,7 @@ extension StepDetector {
         rhythm.weakPeakNs = .min
         guard rhythm.inBout else { return }
         if !rhythm.boutCredited && !irregular && recognizing && parameters.shortBoutMinSteps > 0 {
+            if endedOnceAStride() { halveBout() }
             creditEndingShortBout(emit)
         }
         rhythm.inBout = false

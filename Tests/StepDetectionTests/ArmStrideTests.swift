@@ -25,10 +25,12 @@ import Testing
         }
     }
 
-    /// The shipped rules around trees that say walking, so that the rhythm decides the count.
+    /// The shipped rules around trees that say walking, so that the rhythm decides the count, without the arm stride
+    /// read when a short bout ends (BoutEndArmStrideTests).
     static func parameters(armStrideSeconds: Double) -> DetectorParameters {
         var p = DetectorParameters.standard(treesSaying: 3)
         p.armStrideSeconds = armStrideSeconds
+        p.boutEndArmAlong = 2
         return p
     }
 
