@@ -117,7 +117,7 @@ extension HoldsSourcedRecords {
 }
 
 /// A record read in a slice starts before the end of what earlier slices delivered: the file's records are not in
-/// time order, and only a read of the whole file in one pass counts it right.
+/// time order, and only its records settled in start order (`SourceCursor.Gathering`) count it as one read does.
 struct RecordsOutOfOrder: Error {
     var start: Int64
     var through: Int64
