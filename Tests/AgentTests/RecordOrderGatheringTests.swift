@@ -70,6 +70,23 @@ extension RecordOrderTests {
         #expect(try spilled(dir) == 0)
     }
 
+    /// The walk trigger (a read without a byte limit) while the file is gathered goes on a slice, counting nothing,
+    /// and the fetches after it end at what `count` counts.
+    @Test(arguments: Format.allCases)
+    func theWalkTriggerGathersASliceAndCountsNothing(format: Format) async throws {
+        let dir = try TempDir()
+        let whole = try write(dir, format, .shuffled)
+        let before = try await fetchEach(dir, format, at: now) { Self.gathering($0) }
+        let (stored0, spilled0) = (try stored(dir), try spilled(dir))
+        let walks = try fetcher(dir, format).ingestForWalks(now: now)
+        #expect((try? walks.get()) == 0, "\(walks)")
+        #expect(try stored(dir) == stored0)
+        #expect(try spilled(dir) > spilled0, "a slice gathered after \(before.count) fetches")
+        _ = try await fetchAll(dir, format, slicePerFetch: true, at: now)
+        #expect(try stored(dir) == whole)
+        #expect(try spilled(dir) == 0)
+    }
+
     /// A state saved by the version before gathering (schema without `v26-reading-spill`, a cursor without its
     /// `gathering`), left in the middle of a grouped export's slices, migrates and goes on to what `count` counts.
     @Test(arguments: Format.allCases)
