@@ -63,6 +63,8 @@ public enum RecordingCounter {
                 }
             case .reading(let r):
                 readings.append(r)
+            case .record:
+                break  // only a followed export gathered out of order hands out records
             }
         }
         if summary.kind == .steps {

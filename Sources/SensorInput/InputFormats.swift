@@ -346,6 +346,7 @@ public enum InputFormats {
             if let e = order.takeDropped() { try summary.skip(e, options: options) }
             return true
         }
+        summary.paused = budget.refused
         if budget.refused {
             parser.pause(options: options, emit)  // a slice: the lines after it may still change what is held
         } else {

@@ -61,6 +61,9 @@ public struct ReadOptions: Sendable {
     /// Opens the SQLite databases of app exports (Gadgetbridge): Store's `SQLiteExports`, given by the command or the
     /// agent, so that SensorInput links no SQLite. nil: such an input is an error naming the file.
     public var exportDatabases: (any ExportDatabaseOpener)?
+    /// Follow mode, an export whose records are out of time order: its sourced records are handed out as they are
+    /// read (`InputItem.record`), to be settled in start order once all are read (`SourceCursor.Gathering`).
+    var gather = false
 
     public init(strict: Bool = false, start: Instant? = nil, format: String? = nil, rateHz: Double? = nil) {
         self.strict = strict
@@ -145,9 +148,12 @@ public struct ReadSummary: Sendable {
     /// a rewrite in place, a truncation), so this read delivered its readings from its start, those counted before
     /// too: the caller decides what they count (the agent reconciles them per minute, Store's `ReadingLedger`).
     public var startedOver = false
-    /// Follow mode: a read limited to a slice (`ReadOptions.byteLimit`) went back and read the whole file in one pass
-    /// (its records out of time order: `SourceReader.readLines`), to its end.
-    public var readWhole = false
+    /// Follow mode: a read limited to a slice (`ReadOptions.byteLimit`) found the file's records out of time order
+    /// (`SourceReader.readLines`) and goes back to its start to gather them (`SourceCursor.Gathering`): what was
+    /// gathered of the file before is void.
+    public var gatherBegan = false
+    /// A read stopped by `ReadOptions.byteLimit` with lines after it (the parser paused rather than finished).
+    var paused = false
     /// What a person should know about how the input was read that is not a fault in it: a declared unit the data
     /// contradicts (and the one used), an activity that holds no steps. Without the input's name, which `count` and
     /// `inspect` (`note: FILE: …`) and the agent's warnings put in front.
@@ -200,7 +206,7 @@ public struct ReadSummary: Sendable {
         out.issues = issues + next.issues
         out.savedStateUnreadable = savedStateUnreadable || next.savedStateUnreadable
         out.startedOver = startedOver || next.startedOver
-        out.readWhole = readWhole || next.readWhole
+        out.gatherBegan = gatherBegan || next.gatherBegan
         out.notes = notes + next.notes
         out.validWithoutSteps = validWithoutSteps || next.validWithoutSteps
         out.first = first ?? next.first

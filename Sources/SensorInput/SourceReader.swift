@@ -11,6 +11,9 @@ import StepDetection
 public enum InputItem: Sendable, Equatable {
     case sample(AccelerationSample)
     case reading(StepReading)
+    /// A record of one source, not combined with the others yet: only in follow mode, while an export whose records
+    /// are out of time order is gathered (`SourceCursor.Gathering`).
+    case record(SourcedReading)
 }
 
 /// Where reading of a growing file stopped: position, the file's identity, and what its format needs to go on.
@@ -33,6 +36,9 @@ public struct SourceCursor: Sendable, Equatable, Codable {
     /// The hash of the bytes before `offset`, to know a file replaced by a copy of what was read (`ContentHash`): nil
     /// in cursors saved before it was kept.
     var hash: ContentHash?
+    /// Set while the file's records, out of time order, are gathered and settled (`Gathering`); nil otherwise and in
+    /// cursors saved before it was kept.
+    public var gathering: Gathering?
 
     public init(offset: Int64, lineNumber: Int, device: UInt64, inode: UInt64) {
         self.offset = offset
@@ -93,7 +99,8 @@ public enum SourceReader {
             of: cursor, path: path, fd: fd, identity: (device, inode, size), options: options, sink)
         // After a rotation, the next read starts the new file from its beginning.
         let fromStart = SourceCursor(offset: 0, lineNumber: 0, device: device, inode: inode)
-        if size == 0 || size == previous?.offset {
+        // A file gathered to its end has its records settled by the caller: nothing to read until that is done.
+        if size == 0 || size == previous?.offset || previous?.gathering?.complete == true {
             let empty = ReadSummary(format: previous?.format ?? options.format ?? "unknown")
             return (
                 rotatedRest.map { $0.merged(with: empty) } ?? empty, rotatedRest != nil ? fromStart : previous ?? cursor
@@ -105,9 +112,11 @@ public enum SourceReader {
             return rotatedRest.map { ($0, fromStart) } ?? (ReadSummary(format: "unknown"), cursor)
         }
         var (summary, next): (ReadSummary, InputFormats.Resume?)
+        var gathering = previous?.gathering
         do {
             (summary, next) = try readLines(
-                openPath, format: format, options: options, from: previous?.resume, batch: batch, sink)
+                openPath, format: format, options: options, from: previous?.resume, gathering: &gathering, batch: batch,
+                sink)
         } catch let e as InputError {
             throw named(e)
         }
@@ -115,38 +124,71 @@ public enum SourceReader {
         summary.startedOver = summary.startedOver || (cursor != nil && previous == nil && rotatedRest == nil)
         if let rotatedRest { summary = rotatedRest.merged(with: summary) }
         guard let next else { return (summary, rotatedRest != nil ? fromStart : previous ?? cursor) }
+        // Gathering from the start hashes from the start.
+        let hashed = summary.gatherBegan ? nil : previous
+        return (
+            summary,
+            Self.cursor(after: next, format: format.name, fd: fd, identity: (device, inode), hashed, gathering)
+        )
+    }
+
+    /// The cursor after a read of `format` that stopped at `next`: the bytes before it (`tail`), their hash gone on
+    /// from `previous`'s (from the file's start without one) and where gathering stands.
+    static func cursor(
+        after next: InputFormats.Resume, format: String, fd: Int32, identity: (device: UInt64, inode: UInt64),
+        _ previous: SourceCursor?, _ gathering: SourceCursor.Gathering?
+    ) -> SourceCursor {
         let tail = bytes(of: fd, before: next.offset)
-        var out = SourceCursor(resuming: next, format: format.name, device: device, inode: inode, tail: tail)
+        var out = SourceCursor(
+            resuming: next, format: format, device: identity.device, inode: identity.inode, tail: tail)
         out.hash =
             previous?.hash.flatMap { $0.extended(fd: fd, from: previous?.offset ?? 0, to: next.offset) }
             ?? ContentHash().extended(fd: fd, from: 0, to: next.offset)
-        return (summary, out)
+        out.gathering = gathering
+        return out
     }
 
-    /// Reads the lines after `state`; when a record in them could have joined readings an earlier slice delivered
-    /// (`RecordsOutOfOrder`: an export grouped by source, shuffled), the whole file again from its start in one pass,
-    /// which starts over (`ReadSummary.startedOver`: the agent's reading ledger settles each minute to what the file
-    /// says) and is whole (`ReadSummary.readWhole`).
+    /// Reads the lines after `state`. When a record in them could have joined readings an earlier slice delivered
+    /// (`RecordsOutOfOrder`: an export grouped by source, shuffled), reads nothing more: the next read starts at the
+    /// file's start and gathers its records (`gathering`, `ReadSummary.gatherBegan`). While `gathering`, the read
+    /// hands out records, not readings, a slice at most (`gatherBytes` without a byte limit), and counts them.
     static func readLines(
         _ path: String, format: InputFormat, options: ReadOptions, from state: InputFormats.Resume?,
-        batch: SampleBatchSink?, _ sink: (InputItem) -> Void
+        gathering: inout SourceCursor.Gathering?, batch: SampleBatchSink?, _ sink: (InputItem) -> Void
     ) throws -> (ReadSummary, InputFormats.Resume?) {
         do {
-            return try InputFormats.read(
-                path: path, format: format, options: options, state: state, completeLinesOnly: true, batch: batch, sink)
+            guard gathering != nil else {
+                return try InputFormats.read(
+                    path: path, format: format, options: options, state: state, completeLinesOnly: true, batch: batch,
+                    sink)
+            }
+            var gather = options
+            (gather.gather, gather.byteLimit) = (true, options.byteLimit ?? gatherBytes)
+            var records = 0
+            let (summary, next) = try InputFormats.read(
+                path: path, format: format, options: gather, state: state, completeLinesOnly: true, batch: batch
+            ) { item in
+                if case .record = item { records += 1 }
+                sink(item)
+            }
+            gathering?.records += records
+            gathering?.complete = !summary.paused
+            return (summary, next)
         } catch let disorder as RecordsOutOfOrder {
-            var whole = options
-            whole.byteLimit = nil
-            var (summary, next) = try InputFormats.read(
-                path: path, format: format, options: whole, state: nil, completeLinesOnly: true, batch: batch, sink)
-            (summary.startedOver, summary.readWhole) = (true, true)
+            gathering = SourceCursor.Gathering()
+            var summary = ReadSummary(format: format.name)
+            (summary.kind, summary.gatherBegan) = (format.kind, true)
             let hours = Double(disorder.through - disorder.start) / 3.6e12
             summary.notes.append(
                 "its records are not in time order (one starts \(String(format: "%.1f", hours)) h before the end of "
-                    + "those an earlier slice counted): read again whole, in one pass, so that it counts as one read")
-            return (summary, next)
+                    + "those an earlier slice counted): its records are gathered from its start, a slice a read, and "
+                    + "settled in time order once all are read, so that it counts as one read")
+            return (summary, InputFormats.Resume(offset: 0, lineNumber: 0, state: nil, generic: nil))
         }
     }
+
+    /// How much a read gathers without a byte limit (the walk trigger's): a fetch's slice.
+    static let gatherBytes: Int64 = 16 << 20
 
     /// The format to read `path` (open as `openPath`) with: the one the cursor names, the one asked for, or the one
     /// detected; nil while the first line is unfinished (detection needs it whole).

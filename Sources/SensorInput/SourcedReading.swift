@@ -1,9 +1,14 @@
 /// A step reading with the source that recorded it (a phone, a watch), as exports that hold several sources give
 /// them: Apple Health's records, Samsung Health's pedometer rows. Held until the read ends, then combined by
 /// `ReadOptions.overlap` so that a phone and a watch over the same minutes are not counted twice.
-struct SourcedReading: Codable, Sendable {
-    var source: String
-    var reading: StepReading
+public struct SourcedReading: Codable, Sendable, Equatable {
+    public var source: String
+    public var reading: StepReading
+
+    public init(source: String, reading: StepReading) {
+        self.source = source
+        self.reading = reading
+    }
 
     /// `records` sorted (by start, then end) and split after their last run of overlapping records that ends by
     /// `bound`: the runs a record starting after `bound` can no longer join, and the rest.
@@ -63,7 +68,9 @@ struct SourcedReading: Codable, Sendable {
 /// runs of overlapping records that end a day (`sourcedMargin`) before the latest record start read are combined and
 /// delivered, the rest held for the next slice. A record that starts before the end of what was delivered could have
 /// joined a run already counted (an export grouped by source, shuffled): reading it throws `RecordsOutOfOrder`, and
-/// the file is read again whole (`SourceReader`), so that a sliced read counts what one read of the file counts.
+/// the file's records are gathered from its start (`ReadOptions.gather`: each handed out as `InputItem.record`, none
+/// held) and settled in start order by the caller (`SourceCursor.Gathering`), so that a sliced read counts what one
+/// read of the file counts.
 /// The three properties are the parser's own (its saved state keeps `held` under the name it always had).
 protocol HoldsSourcedRecords {
     var held: [SourcedReading] { get set }
@@ -78,9 +85,16 @@ protocol HoldsSourcedRecords {
 let sourcedMargin: Int64 = 86_400 * 1_000_000_000
 
 extension HoldsSourcedRecords {
-    /// Holds `record`; throws when it starts before what was delivered.
-    mutating func hold(_ record: SourcedReading) throws {
+    /// Holds `record`; throws when it starts before what was delivered. While the file is gathered
+    /// (`ReadOptions.gather`), hands it out as it is instead, and `deliveredThrough` becomes the latest end read: a
+    /// record written later that starts before it is out of order again.
+    mutating func hold(_ record: SourcedReading, options: ReadOptions, _ emit: (InputItem) -> Void) throws {
         let start = record.reading.startNs
+        if options.gather {
+            latestStart = max(latestStart ?? start, start)
+            deliveredThrough = max(deliveredThrough ?? record.reading.endNs, record.reading.endNs)
+            return emit(.record(record))
+        }
         if let through = deliveredThrough, start < through { throw RecordsOutOfOrder(start: start, through: through) }
         latestStart = max(latestStart ?? start, start)
         held.append(record)
@@ -103,7 +117,7 @@ extension HoldsSourcedRecords {
 }
 
 /// A record read in a slice starts before the end of what earlier slices delivered: the file's records are not in
-/// time order, and only a read of the whole file in one pass counts it right.
+/// time order, and only its records settled in start order (`SourceCursor.Gathering`) count it as one read does.
 struct RecordsOutOfOrder: Error {
     var start: Int64
     var through: Int64

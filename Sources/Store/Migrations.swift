@@ -149,6 +149,7 @@ enum Migrations {
                     """)
         }
         m.registerMigration("v25-step-log-seq-device-ts") { db in try seqKeyDeviceTs(db) }
+        m.registerMigration("v26-reading-spill", migrate: readingSpill)
     }
 
     /// The first schema: steps per second, source cursors, the window position, bouts, history, the outbox, and the
@@ -243,6 +244,19 @@ enum Migrations {
             row.counted?.stepsPerSecond { changes[row.device, default: [:]][$0, default: 0] += $1 }
         }
         _ = try DeviceOverlap().resolve(db, changes)
+    }
+
+    /// The records of a followed export out of time order, gathered over fetches and settled in start order
+    /// (`ReadingSpill`). A state from before has none: its source goes on from its cursor.
+    static func readingSpill(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE reading_spill_source (id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE);
+                CREATE TABLE reading_spill (
+                    source_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, number INTEGER NOT NULL,
+                    end_ns INTEGER NOT NULL, origin TEXT NOT NULL, steps INTEGER NOT NULL,
+                    PRIMARY KEY (source_id, start_ns, number)) WITHOUT ROWID;
+                """)
     }
 
     /// `received_total` (`ReceivedTotalRecord`), with each stream's last total before this migration at the time of

@@ -33,8 +33,8 @@ package enum ReadingLedger {
         /// `final` when the slice reached the end of the file; `adds` when every reading of it came after the last
         /// one counted before (a log truncated in place and written again, read in slices): then each minute stores
         /// what was counted and what the file says, added; `restarts` when the file went back to its start while it
-        /// was being read again (a newer export over it, or its records out of time order read whole): what it said
-        /// so far is dropped.
+        /// was being read again (a newer export over it, or its records out of time order, gathered and settled from
+        /// its start): what it said so far is dropped.
         case reread(fromSecond: Int64, final: Bool, adds: Bool = false, restarts: Bool = false)
         /// Readings of a source from before the ledger read again (counted by the caller); `final` as above.
         case seed(final: Bool)

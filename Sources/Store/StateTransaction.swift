@@ -69,6 +69,11 @@ package struct StateTransaction {
         try SourceCursorRecord.fetchOne(db, key: source)
     }
 
+    /// The first `limit` records gathered for `source` (a followed export out of time order), in start order.
+    package func gatheredRecords(_ source: String, limit: Int) throws -> [SourcedReading] {
+        try ReadingSpill.first(db, source: source, limit: limit)
+    }
+
     /// Where a source's reading ledger stands; nil for a source read before the ledger was kept.
     package func readingLedgerMode(_ source: String) throws -> ReadingLedger.Mode? {
         try ReadingLedger.mode(db, source: source)
@@ -128,6 +133,7 @@ package struct StateTransaction {
             ).insert(
                 db, onConflict: .ignore)
         }
+        if let spill = slice.spill { try ReadingSpill.apply(db, source: slice.position.source, spill) }
         try slice.position.upsert(db)
         for change in slice.changes { try apply(change, now: now) }
         return lowered
@@ -173,12 +179,16 @@ package struct IngestedSlice: Sendable {
     package var changes: [Change]
     /// A followed file's readings, counted through its reading ledger (`ReadingLedger`).
     package var readings: ReadingLedger.Change?
+    /// A followed export's records gathered or settled (`ReadingSpill`).
+    package var spill: ReadingSpill.Change?
 
     package init(
         buckets: [Int64: Int], deviceBuckets: [String: [Int64: Int]], prefer: [String], bouts: [WalkingBout],
-        boutsHandled: Bool, position: SourceCursorRecord, changes: [Change], readings: ReadingLedger.Change? = nil
+        boutsHandled: Bool, position: SourceCursorRecord, changes: [Change], readings: ReadingLedger.Change? = nil,
+        spill: ReadingSpill.Change? = nil
     ) {
         self.readings = readings
+        self.spill = spill
         self.buckets = buckets
         self.deviceBuckets = deviceBuckets
         self.prefer = prefer

@@ -42,15 +42,17 @@ import WallTime
     }
 
     /// Makes the state one written before the ledger was kept (`v23-step-log-seq-at`, the schema before
-    /// `v24-reading-ledger`; `v25-step-log-seq-device-ts`, which came after, is forgotten too), which the next fetch
-    /// migrates.
+    /// `v24-reading-ledger`; `v25-step-log-seq-device-ts` and `v26-reading-spill`, which came after, are forgotten
+    /// too), which the next fetch migrates.
     static func forgetLedger(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
             try db.execute(
                 sql: """
                     DROP TABLE reading_ledger; DROP TABLE reading_ledger_state;
-                    DELETE FROM grdb_migrations WHERE identifier IN ('v24-reading-ledger', 'v25-step-log-seq-device-ts')
+                    DROP TABLE reading_spill; DROP TABLE reading_spill_source;
+                    DELETE FROM grdb_migrations
+                    WHERE identifier IN ('v24-reading-ledger', 'v25-step-log-seq-device-ts', 'v26-reading-spill')
                     """)
         }
         #expect(

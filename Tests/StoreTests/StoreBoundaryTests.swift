@@ -17,14 +17,15 @@ import Testing
                 "v12-steps-compaction", "v13-received-checkpoint", "v14-received-total", "v15-received-refusal",
                 "v16-adding-key", "v17-reading-sent", "v18-received-counted", "v19-outbox-key-memory",
                 "v20-agent-receiver", "v21-chart-request", "v22-outbox-last-attempt", "v23-step-log-seq-at",
-                "v24-reading-ledger", "v25-step-log-seq-device-ts",
+                "v24-reading-ledger", "v25-step-log-seq-device-ts", "v26-reading-spill",
             ])
     }
 
     /// Up to `v20-agent-receiver`, a new database gets the very schema the migrations gave it before they were
     /// gathered in one place (`fixtures/state-schema-v20.sql`, dumped from a database that the release before
     /// created); the migrations since add a table (`v21-chart-request`) and a column at the end of the outbox's
-    /// (`v22-outbox-last-attempt`) and the reading ledger's two tables (`v24-reading-ledger`), and change nothing else.
+    /// (`v22-outbox-last-attempt`), the reading ledger's two tables (`v24-reading-ledger`) and the gathered records'
+    /// two (`v26-reading-spill`), and change nothing else.
     @Test func aNewDatabaseHasTheReleasedSchema() throws {
         let released = try String(contentsOfFile: SharedData.fixture("state-schema-v20.sql"), encoding: .utf8)
         #expect(try schema(upTo: "v20-agent-receiver") == released)
@@ -52,6 +53,19 @@ import Testing
                 table reading_ledger_state
                 CREATE TABLE reading_ledger_state (
                     source TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, from_second INTEGER);
+
+                """,
+                """
+                table reading_spill
+                CREATE TABLE reading_spill (
+                    source_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, number INTEGER NOT NULL,
+                    end_ns INTEGER NOT NULL, origin TEXT NOT NULL, steps INTEGER NOT NULL,
+                    PRIMARY KEY (source_id, start_ns, number)) WITHOUT ROWID;
+
+                """,
+                """
+                table reading_spill_source
+                CREATE TABLE reading_spill_source (id INTEGER PRIMARY KEY, source TEXT NOT NULL UNIQUE);
 
                 """,
             ])

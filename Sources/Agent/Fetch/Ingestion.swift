@@ -14,7 +14,7 @@ extension Fetcher {
             sources.append(
                 PhyphoxStepSource(remote: phone, transport: pullTransport, parameters: configuration.detector))
         } else if let source = configuration.source {
-            sources.append(FileStepSource(source: source, parameters: configuration.detector))
+            sources.append(FileStepSource(source: source, parameters: configuration.detector, store: store))
         }
         if let receive = configuration.receive {
             sources.append(ReceivedStepSource(store: store, settle: .seconds(receive.settle)))

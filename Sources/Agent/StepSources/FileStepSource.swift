@@ -12,6 +12,8 @@ struct FileStepSource: StepSource {
     let source: AgentConfiguration.Source
     /// The detector's parameters (`[detect] sensitivity`).
     var parameters = DetectorParameters.standard
+    /// The state, where an export out of time order keeps its records while they are gathered (`GatheredExport`).
+    let store: StateStore
 
     var name: String { source.path }
 
@@ -20,22 +22,20 @@ struct FileStepSource: StepSource {
     }
 
     func read(after saved: SavedSource, now: Instant, byteLimit: Int64?, observeDevice: Bool) throws -> SourceRead {
-        var next = saved
-        next.detector = saved.detector ?? Self.freshDetector(saved, parameters: parameters)
-        next.problems = []
-        var ingest = SourceRead(next: next, watermark: now)
+        var ingest = SourceRead(next: Self.resumed(saved, parameters: parameters), watermark: now)
         guard try Self.observe(source, now: now, observeDevice: observeDevice) else { return ingest }
         var options = Self.readOptions(source, byteLimit: byteLimit)
         var tally = ReadingTally(saved)
         tally.prepare(&options, saved)
         var detected = DetectedSteps()
-        var detector = resumedDetector(next.detector, parameters: parameters, detected: &detected)
+        var detector = resumedDetector(ingest.next.detector, parameters: parameters, detected: &detected)
         // Kept in the readers' nanoseconds while reading (a sample at a time), saved as instants.
-        var last = next.lastSample?.nanosecondsSinceEpoch
-        var first = next.firstData?.nanosecondsSinceEpoch
-        var lastReadingEnd = next.lastReadingEnd?.nanosecondsSinceEpoch
+        var last = ingest.next.lastSample?.nanosecondsSinceEpoch
+        var first = ingest.next.firstData?.nanosecondsSinceEpoch
+        var lastReadingEnd = ingest.next.lastReadingEnd?.nanosecondsSinceEpoch
         let countedThrough = tally.filtersAsRead ? Self.readingsCountedThrough(saved)?.nanosecondsSinceEpoch : nil
         let handle: (DetectorEvent) -> Void = { detected.take($0) }
+        var gathered: [SourcedReading] = []
         let sink: (InputItem) -> Void = { item in
             switch item {
             case .sample(let s):
@@ -47,6 +47,8 @@ struct FileStepSource: StepSource {
                 if first == nil { first = r.start.nanosecondsSinceEpoch }
                 lastReadingEnd = max(lastReadingEnd ?? r.end.nanosecondsSinceEpoch, r.end.nanosecondsSinceEpoch)
                 tally.take(r)
+            case .record(let r):
+                gathered.append(r)
             }
         }
         let batch: SampleBatchSink = { run in  // runs of samples from a large CSV, in one call each
@@ -56,15 +58,17 @@ struct FileStepSource: StepSource {
             detector.push(run, handle)
         }
         let (from, rotated) = try Self.startingCursor(source, saved: saved, options: options, sink)
-        let startInode = from?.inode
         var (summary, cursor) = try SourceReader.readNew(
             path: source.path, options: options, cursor: from, batch: batch, sink)
         if let rotated { summary = rotated.merged(with: summary) }
-        try report(summary, anyData: first != nil, into: &ingest)
-        if let startInode, let now = cursor?.inode, now != startInode { ingest.finishedInode = startInode }
+        let export = GatheredExport(path: source.path, from: from, byteLimit: byteLimit, overlap: options.overlap)
+        let settled = try export.settle(&cursor, store: store, &summary, sink)
+        try report(summary, anyData: first != nil || cursor?.gathering != nil, into: &ingest)
+        export.note(&ingest, cursor: cursor, summary: summary, gathered: gathered, settled: settled, saved: saved)
+        if let start = from?.inode, let now = cursor?.inode, now != start { ingest.finishedInode = start }
         ingest.moreToRead =
-            !summary.readWhole
-            && Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
+            export.moreToRead(cursor, settled: settled)
+            ?? Self.stoppedByLimit(byteLimit, from: from, to: cursor, startedOver: summary.startedOver)
         let instant = { (ns: Int64?) in ns.map(Instant.init(nanosecondsSinceEpoch:)) }
         (ingest.next.lastSample, ingest.next.lastReadingEnd) = (instant(last), instant(lastReadingEnd))
         ingest.watermark = Self.watermark(
@@ -76,6 +80,15 @@ struct FileStepSource: StepSource {
         (ingest.next.detector, ingest.next.cursor) = (detector, cursor)
         ingest.next.firstData = instant(first)
         return ingest
+    }
+
+    /// The position a read starts from: `saved`, with a detector (a fresh one when none could be read) and no
+    /// problems yet.
+    static func resumed(_ saved: SavedSource, parameters: DetectorParameters) -> SavedSource {
+        var next = saved
+        next.detector = saved.detector ?? Self.freshDetector(saved, parameters: parameters)
+        next.problems = []
+        return next
     }
 
     /// Whether a read from `from` to `to` stopped at `byteLimit` (not at the end of the input): at least the limit
@@ -109,9 +122,9 @@ struct FileStepSource: StepSource {
         }
         ingest.next.skipped.add(summary)
         ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
-        // A file read again whole because its records are out of time order says so (the fetch's log line; not a
-        // failure of the walk trigger, which leaves a read with warnings to the next fetch).
-        if summary.readWhole { ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" } }
+        // A file found out of time order, gathered from its start, says so (the fetch's log line; not a failure of
+        // the walk trigger, which leaves a read with warnings to the next fetch).
+        if summary.gatherBegan { ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" } }
         if !anyData, summary.skippedLines == 0 {
             // A ride's FIT file holds no steps by its own account: its note says why, not "nothing after the header".
             if summary.validWithoutSteps {

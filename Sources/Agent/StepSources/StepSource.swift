@@ -88,11 +88,13 @@ struct SourceRead: Sendable {
     var changes: [IngestedSlice.Change] = []
     /// A followed file's readings, counted through its reading ledger rather than as `buckets`.
     var readings: ReadingLedger.Change?
+    /// A followed export's records gathered or settled while it is counted out of time order (`GatheredExport`).
+    var spill: ReadingSpill.Change?
 
     /// What saving the read stores (one transaction with the window it closes, if any): steps, bouts, the position.
     func slice(source: String, now: Instant, boutsHandled: Bool, prefer: [String]) throws -> IngestedSlice {
         IngestedSlice(
             buckets: buckets, deviceBuckets: deviceBuckets, prefer: prefer, bouts: bouts, boutsHandled: boutsHandled,
-            position: try next.record(source: source, now: now), changes: changes, readings: readings)
+            position: try next.record(source: source, now: now), changes: changes, readings: readings, spill: spill)
     }
 }

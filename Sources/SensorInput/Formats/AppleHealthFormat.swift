@@ -99,7 +99,8 @@ struct AppleHealthFormat: FreshLineParser, HoldsSourcedRecords {
             }
             let source = Self.attribute("sourceName", in: tag) ?? ""
             try hold(
-                SourcedReading(source: source, reading: StepReading(startNs: s, endNs: e, steps: Int(value.rounded()))))
+                SourcedReading(source: source, reading: StepReading(startNs: s, endNs: e, steps: Int(value.rounded()))),
+                options: options, emit)
         }
         return problem
     }

@@ -102,7 +102,7 @@ struct SamsungHealthCSV: LineParser, HoldsSourcedRecords {
         if let day = c.day, let source = c.source {
             return daily(row, day: day, source: source, updated: c.updated, steps: steps)
         }
-        return try interval(row, c, steps: steps)
+        return try interval(row, c, steps: steps, options: options, emit)
     }
 
     /// Reads the header (after a metadata line): throws when it lacks the columns of both files.
@@ -125,7 +125,9 @@ struct SamsungHealthCSV: LineParser, HoldsSourcedRecords {
     }
 
     /// A `pedometer_step_count` row: held with its device until the end of the read.
-    mutating func interval(_ row: FieldRow, _ c: Columns, steps: Int) throws -> String? {
+    mutating func interval(
+        _ row: FieldRow, _ c: Columns, steps: Int, options: ReadOptions, _ emit: (InputItem) -> Void
+    ) throws -> String? {
         guard let s = c.start, let e = c.end else { return "no start_time/end_time" }
         guard let from = row.dateTime(s)?.ns else {
             return "start_time '\(row[s].prefix(30))' is not YYYY-MM-DD HH:MM:SS.sss"
@@ -136,7 +138,8 @@ struct SamsungHealthCSV: LineParser, HoldsSourcedRecords {
         guard to >= from else { return "end_time \(row[e].prefix(30)) is before start_time \(row[s].prefix(30))" }
         if steps == 0 { return nil }
         let device = c.device.map { String(row[$0]) } ?? ""
-        try hold(.init(source: device, reading: StepReading(startNs: from, endNs: to, steps: steps)))
+        try hold(
+            .init(source: device, reading: StepReading(startNs: from, endNs: to, steps: steps)), options: options, emit)
         return nil
     }
 
