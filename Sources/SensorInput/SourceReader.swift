@@ -243,7 +243,11 @@ public enum SourceReader {
         guard let c = cursor else { return (nil, nil) }
         let rewritten = c.tail.map { $0 != bytes(of: fd, before: c.offset) } ?? false
         guard c.device != device || c.inode != inode || size < c.offset || rewritten else { return (cursor, nil) }
-        if c.device != device || c.inode != inode, let old = rotatedFile(of: path, device: c.device, inode: c.inode) {
+        // An export being gathered (`SourceCursor.Gathering`) renamed aside is replaced, not rotated: the new file's
+        // records are gathered from its start, and the old file's rest is not read into what they replace.
+        if c.device != device || c.inode != inode, c.gathering == nil,
+            let old = rotatedFile(of: path, device: c.device, inode: c.inode)
+        {
             return (nil, try readNew(path: old, options: options, cursor: c, sink).summary)
         }
         if let hash = c.hash, size == c.offset, !rewritten, ContentHash().extended(fd: fd, from: 0, to: size) == hash {

@@ -11,12 +11,13 @@ import WallTime
 /// kept still store what `count` counts.
 extension RecordOrderTests {
     /// One read a fetch (a fresh fetcher each: the state alone), with the stored steps and the warnings of each.
-    func fetchEach(_ dir: TempDir, _ format: Format, at: Instant, until done: (FetchReport) -> Bool) async throws
-        -> [(report: FetchReport, stored: Int)]
-    {
+    func fetchEach(
+        _ dir: TempDir, _ format: Format, schedule: String = "", at: Instant, until done: (FetchReport) -> Bool
+    ) async throws -> [(report: FetchReport, stored: Int)] {
         var out: [(FetchReport, Int)] = []
         for _ in 1...200 {
-            let report = try await fetcher(dir, format, slicePerFetch: true).fetch(now: at, trigger: [.manual])
+            let report = try await fetcher(dir, format, slicePerFetch: true, schedule: schedule).fetch(
+                now: at, trigger: [.manual])
             out.append((report, try stored(dir)))
             if done(report) { return out }
         }
@@ -47,6 +48,26 @@ extension RecordOrderTests {
         #expect(settling.count >= 2, "16 records a part")
         #expect(Set(gathering.map(\.stored)).count == 1, "nothing of it counted while it is gathered")
         #expect(fetches.last?.stored == whole)
+        #expect(try spilled(dir) == 0)
+    }
+
+    /// An export being gathered renamed aside (`export.xml.1`, as a rotation would) and a newer one put in its place:
+    /// the newer one is gathered from its start, what was gathered of the old one is dropped, and the old one's rest
+    /// is not read into it.
+    @Test(arguments: Format.allCases)
+    func anExportRenamedAsideMidGatheringIsReplaced(format: Format) async throws {
+        let dir = try TempDir()
+        _ = try write(dir, format, .grouped)
+        var seen = 0
+        _ = try await fetchEach(dir, format, at: now) { report in
+            seen += Self.gathering(report) ? 1 : 0
+            return seen == 2
+        }
+        #expect(try spilled(dir) > 0)
+        #expect(rename(dir.path(format.file), dir.path(format.file + ".1")) == 0)
+        let newer = try write(dir, format, .shuffled, changed: true)
+        _ = try await fetchAll(dir, format, slicePerFetch: true, at: now + .seconds(600))
+        #expect(try stored(dir) == newer)
         #expect(try spilled(dir) == 0)
     }
 

@@ -21,7 +21,8 @@ struct GatheredExport {
         var before: Int64?
     }
 
-    /// Records settled a part at most: a 16 MiB slice's worth (an Apple Health record is ~250 bytes).
+    /// Records settled a part: a 16 MiB slice's worth (an Apple Health record is ~250 bytes), more only when one run
+    /// of overlapping records is longer (`settle` doubles the part until a run ends in it).
     var partRecords: Int { max(16, Int((byteLimit ?? 16 << 20) / 256)) }
 
     /// When the file was read to its end before this read and is the same file (`cursor` as `from` left it),
