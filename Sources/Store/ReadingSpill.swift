@@ -69,6 +69,23 @@ package enum ReadingSpill {
         return out
     }
 
+    /// Drops the records gathered for every source but `sources` (a `[source]` path changed while its export was
+    /// gathered): no read will settle them. Returns how many.
+    static func dropAll(_ db: Database, except sources: [String]) throws -> Int {
+        let others = try String.fetchAll(db, sql: "SELECT source FROM reading_spill_source").filter {
+            !sources.contains($0)
+        }
+        var dropped = 0
+        for source in others {
+            let id = try id(db, source: source, create: false)
+            dropped +=
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reading_spill WHERE source_id = ?", arguments: [id])
+                ?? 0
+            try apply(db, source: source, Change(dropFirst: true))
+        }
+        return dropped
+    }
+
     /// The number `source`'s records are kept under; created when `create`, else nil when it has none.
     static func id(_ db: Database, source: String, create: Bool) throws -> Int64? {
         let sql = "SELECT id FROM reading_spill_source WHERE source = ?"

@@ -69,6 +69,11 @@ package struct StateTransaction {
         try SourceCursorRecord.fetchOne(db, key: source)
     }
 
+    /// Drops the records gathered for sources other than `sources` (`ReadingSpill.dropAll`); returns how many.
+    package func dropGatheredRecords(except sources: [String]) throws -> Int {
+        try ReadingSpill.dropAll(db, except: sources)
+    }
+
     /// The first `limit` records gathered for `source` (a followed export out of time order), in start order.
     package func gatheredRecords(_ source: String, limit: Int) throws -> [SourcedReading] {
         try ReadingSpill.first(db, source: source, limit: limit)

@@ -11,13 +11,12 @@ import WallTime
 /// kept still store what `count` counts.
 extension RecordOrderTests {
     /// One read a fetch (a fresh fetcher each: the state alone), with the stored steps and the warnings of each.
-    func fetchEach(
-        _ dir: TempDir, _ format: Format, schedule: String = "", at: Instant, until done: (FetchReport) -> Bool
-    ) async throws -> [(report: FetchReport, stored: Int)] {
+    func fetchEach(_ dir: TempDir, _ format: Format, at: Instant, until done: (FetchReport) -> Bool) async throws
+        -> [(report: FetchReport, stored: Int)]
+    {
         var out: [(FetchReport, Int)] = []
         for _ in 1...200 {
-            let report = try await fetcher(dir, format, slicePerFetch: true, schedule: schedule).fetch(
-                now: at, trigger: [.manual])
+            let report = try await fetcher(dir, format, slicePerFetch: true).fetch(now: at, trigger: [.manual])
             out.append((report, try stored(dir)))
             if done(report) { return out }
         }
@@ -69,6 +68,24 @@ extension RecordOrderTests {
         _ = try await fetchAll(dir, format, slicePerFetch: true, at: now + .seconds(600))
         #expect(try stored(dir) == newer)
         #expect(try spilled(dir) == 0)
+    }
+
+    /// The `[source]` path changed while its export was gathered: what was gathered, which no read will settle, is
+    /// dropped by the next fetch, which says so.
+    @Test(arguments: Format.allCases)
+    func recordsGatheredForAPathNoLongerConfiguredAreDropped(format: Format) async throws {
+        let dir = try TempDir()
+        _ = try write(dir, format, .grouped)
+        var seen = 0
+        _ = try await fetchEach(dir, format, at: now) { report in
+            seen += Self.gathering(report) ? 1 : 0
+            return seen == 2
+        }
+        #expect(try spilled(dir) > 0)
+        _ = try dir.write("other." + format.file, "")
+        let report = try await fetcher(dir, format, file: "other." + format.file).fetch(now: now, trigger: [.manual])
+        #expect(try spilled(dir) == 0)
+        #expect(report.warnings.contains { $0.contains("no longer configured") }, "\(report.warnings)")
     }
 
     /// A newer export renamed over the one being gathered, or being settled, starts over cleanly: what the newer one

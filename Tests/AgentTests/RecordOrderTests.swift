@@ -88,9 +88,8 @@ import WallTime
 
     /// A fetcher of the export in `dir`, in slices of 4 KB (about 20 records); with `slicePerFetch`, one slice a
     /// fetch, each from the state alone (a fresh fetcher: an agent killed between slices and started again).
-    func fetcher(_ dir: TempDir, _ format: Format, slicePerFetch: Bool = false, schedule: String = "") throws -> Fetcher
-    {
-        var config = try Fixture.config(dir: dir, source: dir.path(format.file), schedule: schedule)
+    func fetcher(_ dir: TempDir, _ format: Format, slicePerFetch: Bool = false, file: String? = nil) throws -> Fetcher {
+        var config = try Fixture.config(dir: dir, source: dir.path(file ?? format.file))
         if slicePerFetch { config.schedule.deadline = 0.000_001 }
         config.publishers = [ScriptedPublisher()]
         var fetcher = Fetcher(configuration: config, clock: ContinuousClock())

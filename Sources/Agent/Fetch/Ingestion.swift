@@ -38,7 +38,9 @@ extension Fetcher {
         let deliveryShare = Duration.seconds(configuration.schedule.deadline * (1 - Self.ingestShare))
         var finals: [(source: any StepSource, read: SourceRead)] = []
         var lowered = 0
-        for configured in sources(store) {
+        let configuredSources = sources(store)
+        try await dropGatheredRecords(store, except: configuredSources.map(\.name), report: &report)
+        for configured in configuredSources {
             let name = configured.name
             var saved = try await store.savedSource(name)
             report.warnings += saved.problems
@@ -83,6 +85,17 @@ extension Fetcher {
         if lowered > 0 {
             report.warnings.append(
                 "a resend lowered \(lowered) steps in time already posted: what was posted stays as it was")
+        }
+    }
+
+    /// Drops what an export's gathering left for a source no longer configured (its `[source]` path changed while the
+    /// export was gathered): no read will settle it, and it would stay in the state for good. Says so when it did.
+    func dropGatheredRecords(_ store: StateStore, except names: [String], report: inout FetchReport) async throws {
+        let kept = names
+        let dropped = try await store.write { tx in try tx.dropGatheredRecords(except: kept) }
+        if dropped > 0 {
+            report.warnings.append(
+                "dropped \(dropped) records gathered for a source no longer configured: a changed [source] path")
         }
     }
 
