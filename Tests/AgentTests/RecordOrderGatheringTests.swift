@@ -50,12 +50,8 @@ extension RecordOrderTests {
         #expect(try spilled(dir) == 0)
     }
 
-    /// An export being gathered renamed aside (`export.xml.1`, as a rotation would) and a newer one put in its place:
-    /// the newer one is gathered from its start, what was gathered of the old one is dropped, and the old one's rest
-    /// is not read into it.
-    @Test(arguments: Format.allCases)
-    func anExportRenamedAsideMidGatheringIsReplaced(format: Format) async throws {
-        let dir = try TempDir()
+    /// Writes a grouped export and fetches it a slice a fetch until two fetches have gathered its records.
+    func gatherTwice(_ dir: TempDir, _ format: Format) async throws {
         _ = try write(dir, format, .grouped)
         var seen = 0
         _ = try await fetchEach(dir, format, at: now) { report in
@@ -63,6 +59,15 @@ extension RecordOrderTests {
             return seen == 2
         }
         #expect(try spilled(dir) > 0)
+    }
+
+    /// An export being gathered renamed aside (`export.xml.1`, as a rotation would) and a newer one put in its place:
+    /// the newer one is gathered from its start, what was gathered of the old one is dropped, and the old one's rest
+    /// is not read into it.
+    @Test(arguments: Format.allCases)
+    func anExportRenamedAsideMidGatheringIsReplaced(format: Format) async throws {
+        let dir = try TempDir()
+        try await gatherTwice(dir, format)
         #expect(rename(dir.path(format.file), dir.path(format.file + ".1")) == 0)
         let newer = try write(dir, format, .shuffled, changed: true)
         _ = try await fetchAll(dir, format, slicePerFetch: true, at: now + .seconds(600))
@@ -75,13 +80,7 @@ extension RecordOrderTests {
     @Test(arguments: Format.allCases)
     func recordsGatheredForAPathNoLongerConfiguredAreDropped(format: Format) async throws {
         let dir = try TempDir()
-        _ = try write(dir, format, .grouped)
-        var seen = 0
-        _ = try await fetchEach(dir, format, at: now) { report in
-            seen += Self.gathering(report) ? 1 : 0
-            return seen == 2
-        }
-        #expect(try spilled(dir) > 0)
+        try await gatherTwice(dir, format)
         _ = try dir.write("other." + format.file, "")
         let report = try await fetcher(dir, format, file: "other." + format.file).fetch(now: now, trigger: [.manual])
         #expect(try spilled(dir) == 0)
