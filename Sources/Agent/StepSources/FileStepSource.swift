@@ -64,7 +64,7 @@ struct FileStepSource: StepSource {
         let export = GatheredExport(path: source.path, from: from, byteLimit: byteLimit, overlap: options.overlap)
         let settled = try export.settle(&cursor, store: store, &summary, sink)
         try report(summary, anyData: first != nil || cursor?.gathering != nil, into: &ingest)
-        export.note(&ingest, cursor: cursor, summary: summary, gathered: gathered, settled: settled, saved: saved)
+        export.note(&ingest, cursor: cursor, summary: summary, gathered: gathered, settled: settled)
         if let start = from?.inode, let now = cursor?.inode, now != start { ingest.finishedInode = start }
         ingest.moreToRead =
             export.moreToRead(cursor, settled: settled)

@@ -58,9 +58,9 @@ struct GatheredExport {
     /// settling stands (`progress`).
     func note(
         _ ingest: inout SourceRead, cursor: SourceCursor?, summary: ReadSummary, gathered: [SourcedReading],
-        settled: Settled?, saved: SavedSource
+        settled: Settled?
     ) {
-        ingest.spill = spill(cursor: cursor, summary: summary, gathered: gathered, settled: settled, saved: saved)
+        ingest.spill = spill(cursor: cursor, summary: summary, gathered: gathered, settled: settled)
         ingest.inputWarnings += progress(cursor, settled: settled)
     }
 
@@ -71,13 +71,14 @@ struct GatheredExport {
     }
 
     /// What the read does to the records kept for the file: those it gathered added, those it settled removed, all
-    /// dropped when gathering began again (the file found out of order again, or replaced: `saved`'s position lost)
-    /// or is over. Nil when it does nothing to them.
+    /// dropped when gathering began again (the file found out of order again, or replaced) or is over. Nil when it
+    /// does nothing to them.
     func spill(
-        cursor: SourceCursor?, summary: ReadSummary, gathered: [SourcedReading], settled: Settled?, saved: SavedSource
+        cursor: SourceCursor?, summary: ReadSummary, gathered: [SourcedReading], settled: Settled?
     ) -> ReadingSpill.Change? {
         let over = from?.gathering != nil && cursor?.gathering == nil
-        let dropFirst = summary.gatherBegan || over || (saved.cursor == nil && cursor?.gathering != nil)
+        // A read from a lost position (no saved cursor) gathers only once it finds the file out of order again.
+        let dropFirst = summary.gatherBegan || over
         guard dropFirst || !gathered.isEmpty || settled?.before != nil else { return nil }
         let continues = !summary.gatherBegan && from?.gathering != nil && cursor?.gathering != nil
         return ReadingSpill.Change(
