@@ -65,7 +65,7 @@ public struct SourcedReading: Codable, Sendable, Equatable {
 }
 
 /// A parser of records of several sources, read in slices (Apple Health's, Samsung Health's): at a slice's end, the
-/// runs of overlapping records that end a day (`sourcedMargin`) before the latest record start read are combined and
+/// runs of overlapping records that end a day (`deliveryMargin`) before the latest record start read are combined and
 /// delivered, the rest held for the next slice. A record that starts before the end of what was delivered could have
 /// joined a run already counted (an export grouped by source, shuffled): reading it throws `RecordsOutOfOrder`, and
 /// the file's records are gathered from its start (`ReadOptions.gather`: each handed out as `InputItem.record`, none
@@ -80,11 +80,11 @@ protocol HoldsSourcedRecords {
     var deliveredThrough: Int64? { get set }
 }
 
-/// How long before the latest start read a run must end to be delivered at a slice's end: records written a little
-/// out of time order (a watch's synced after the phone's) stay in slices.
-let sourcedMargin: Int64 = 86_400 * 1_000_000_000
-
 extension HoldsSourcedRecords {
+    /// How long before the latest start read a run must end to be delivered at a slice's end: records written a
+    /// little out of time order (a watch's synced after the phone's) stay in slices.
+    static var deliveryMargin: Int64 { 86_400 * 1_000_000_000 }
+
     /// Holds `record`; throws when it starts before what was delivered. While the file is gathered
     /// (`ReadOptions.gather`), hands it out as it is instead, and `deliveredThrough` becomes the latest end read: a
     /// record written later that starts before it is out of order again.
@@ -100,9 +100,9 @@ extension HoldsSourcedRecords {
         held.append(record)
     }
 
-    /// A slice ends: delivers the runs that end `sourcedMargin` before the latest start read.
+    /// A slice ends: delivers the runs that end `deliveryMargin` before the latest start read.
     mutating func deliverSettled(policy: OverlapPolicy, _ emit: (InputItem) -> Void) {
-        let (bound, overflow) = (latestStart ?? .min).subtractingReportingOverflow(sourcedMargin)
+        let (bound, overflow) = (latestStart ?? .min).subtractingReportingOverflow(Self.deliveryMargin)
         let (done, rest) = SourcedReading.runs(held, endingBy: overflow ? .min : bound)
         if let end = done.map(\.reading.endNs).max() { deliveredThrough = max(deliveredThrough ?? end, end) }
         for r in SourcedReading.combine(done, policy: policy) { emit(.reading(r)) }
