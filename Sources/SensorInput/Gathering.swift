@@ -15,6 +15,15 @@ extension SourceCursor {
         public var settledParts = 0
 
         public init() {}
+
+        /// Every field is read if present, its default otherwise, so that a field added later still decodes the
+        /// cursors that states saved before it (the synthesized decoder would require it). Add new fields the same way.
+        public init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            records = try fields.decodeIfPresent(Int.self, forKey: .records) ?? 0
+            complete = try fields.decodeIfPresent(Bool.self, forKey: .complete) ?? false
+            settledParts = try fields.decodeIfPresent(Int.self, forKey: .settledParts) ?? 0
+        }
     }
 
     /// The cursor once the gathered records are all settled: reading goes on at the end of the file as usual.
