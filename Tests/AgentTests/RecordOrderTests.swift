@@ -129,6 +129,9 @@ import WallTime
         #expect(agent == whole, "stored \(agent), count \(whole): \(warnings)")
         // In time order every slice delivers what it read (no second pass): the cost of slices as before.
         #expect(outOfOrder(warnings) == (order != .time), "\(warnings)")
+        // The read that finds the disorder says how far back a record starts, even when it is not the fetch's last.
+        let found = warnings.filter { $0.contains("one starts") && $0.contains("h before the end of those") }
+        #expect(found.count == (order != .time ? 1 : 0), "\(warnings)")
     }
 
     /// Killed between any two slices: the next start goes on from the state alone and stores what one read counts.

@@ -51,7 +51,7 @@ extension Fetcher {
             while true {
                 var read = try source.read(after: saved, now: now, byteLimit: sliceBytes, observeDevice: observeDevice)
                 observeDevice = false  // a live device is read once per fetch
-                report.warnings += read.warnings
+                report.warnings += read.warnings + read.notices
                 report.boutsEnded += read.bouts.count
                 if !read.moreToRead || budget.remaining <= deliveryShare || Task.isCancelled {
                     report.warnings += read.inputWarnings

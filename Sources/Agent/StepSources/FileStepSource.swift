@@ -124,7 +124,7 @@ struct FileStepSource: StepSource {
         ingest.inputWarnings = ingest.next.skipped.warnings(file: source.path)
         // A file found out of time order, gathered from its start, says so (the fetch's log line; not a failure of
         // the walk trigger, which leaves a read with warnings to the next fetch).
-        if summary.gatherBegan { ingest.inputWarnings += summary.notes.map { "\(source.path): \($0)" } }
+        if summary.gatherBegan { ingest.notices += summary.notes.map { "\(source.path): \($0)" } }
         if !anyData, summary.skippedLines == 0 {
             // A ride's FIT file holds no steps by its own account: its note says why, not "nothing after the header".
             if summary.validWithoutSteps {

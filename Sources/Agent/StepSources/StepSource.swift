@@ -81,6 +81,9 @@ struct SourceRead: Sendable {
     var warnings: [String] = []
     /// What the fetch that closes the window on this read tells about the input: skipped lines, an empty source.
     var inputWarnings: [String] = []
+    /// What this read alone found about the input (a file found out of time order), told by the fetch whichever of
+    /// its reads finds it: `inputWarnings` are only the last read's.
+    var notices: [String] = []
     /// The file this read started in, when it read that file to its end and moved on to another (a rotation).
     var finishedInode: UInt64?
     /// What else the source saves in the same transaction (the received readings it counted, the samples it fed,
