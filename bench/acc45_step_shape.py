@@ -29,7 +29,9 @@ with a flag: the upper bound of a latched rule).
 Variants by environment: `ACC45_LAGS` (default 0; the result used -0.08,-0.04,0,0.04,0.08: each step's shape taken
 at the lag that best matches the template), `ACC45_SCALED` (> 0: the 8 points over ± that share of the bout's median
 interval), `ACC45_ALPHA` (the templates' weight). Rules also ask three low steps in a row (`best` of the step and the
-two scored before it in its bout) or the windows' mean P under 0.5 (acc42_mechanism.py's). `--cache DIR` keeps the
+two scored before it in its bout), the windows' mean P under 0.5 (acc42_mechanism.py's), acc42's share along gravity
+(`share3`: the bout's steps' own ± 0.3 s moving energy over the last 3 s) or acc43's spacing (`ratio`: the step's
+interval over the median of the up to 4 before). `--cache DIR` keeps the
 traces (after_walk.json, gait.json) and reads them back.
 
     python3 bench/acc41_after_walk_splice.py --binary B --tracer T --keep DIR > /dev/null
@@ -149,6 +151,20 @@ def scores(vls):
     return out
 
 
+def step_energies(tk, xs):
+    """Per step: its own seconds' (± 0.3 s of ticks) moving energy along gravity and in all (None without axes), as
+    `noteStepEnergy` measures it; acc42's rule reads the share over the credited steps of the last 3 s."""
+    times, along, across, _ = tk
+    if along is None:
+        return [None] * len(xs)
+    out = []
+    for x in xs:
+        a, b = np.searchsorted(times, x - 0.3), np.searchsorted(times, x + 0.3, side="right")
+        al = float((along[a:b] ** 2).sum())
+        out.append((al, al + float((across[a:b] ** 2).sum())))
+    return out
+
+
 def mean_p(windows, x):
     ps = [w[2] for w in windows if w[0] <= x < w[1]]
     return sum(ps) / len(ps) if ps else 1.0
@@ -168,11 +184,17 @@ def bout_steps(trace, path):
         sc = {"mag": scores(mg)}
         if d3[0] is not None:
             sc["3d"], sc["along"] = scores(d3), scores(al)
+        energies = step_energies(tk, xs)
         rows = []
         for i, x in enumerate(xs):
             if sc["mag"][i] is None:
                 continue
-            rows.append(dict(t=x, p=mean_p(trace["windows"], x), counted=x in counted, bout=b[0],
+            iv = np.diff(xs[max(0, i - 5):i + 1])
+            ratio = iv[-1] / np.median(iv[:-1]) if len(iv) >= 2 else 1.0
+            near = [e for t, e in zip(xs[:i + 1], energies[:i + 1]) if t >= x - 3.0 and e is not None]
+            share3 = sum(e[0] for e in near) / sum(e[1] for e in near) if near and sum(e[1] for e in near) > 0 else 1.0
+            rows.append(dict(t=x, p=mean_p(trace["windows"], x), counted=x in counted, bout=b[0], ratio=ratio,
+                             share3=share3,
                              **{f"{var}_{k}": v for var, s in sc.items() for k, v in s[i].items()}))
             # The two scored steps before it in the bout (1: none), for a rule asking three low steps in a row.
             rows[-1]["run3"] = max([primary(rows[-1], "best")] + [primary(r, "best") for r in rows[-3:-1]]
@@ -298,6 +320,16 @@ def rules():
     for a in (0.2, 0.3, 0.4):
         out.append((f"best < {a} on 3 steps in a row", lambda s, a=a: s["run3"] < a))
     out.append(("best < 0.3 on 3 steps in a row, windows' mean P < 0.5", lambda s: s["run3"] < 0.3 and s["p"] < 0.5))
+    # Shape with acc42's share along gravity over the last 3 s and acc43's spacing (each at a quiet bar).
+    out.append(("best < 0.3, share along gravity (3 s) < 0.2, P < 0.5",
+                lambda s: primary(s, "best") < 0.3 and s["share3"] < 0.2 and s["p"] < 0.5))
+    out.append(("best < 0.3, share (3 s) < 0.3, P < 0.5",
+                lambda s: primary(s, "best") < 0.3 and s["share3"] < 0.3 and s["p"] < 0.5))
+    out.append(("best < 0.3, interval ratio > 2 or < 1/2, P < 0.5",
+                lambda s: primary(s, "best") < 0.3 and (s["ratio"] > 2 or s["ratio"] < 0.5) and s["p"] < 0.5))
+    out.append(("best < 0.3 on 3 steps in a row, share (3 s) < 0.3, P < 0.5",
+                lambda s: s["run3"] < 0.3 and s["share3"] < 0.3 and s["p"] < 0.5))
+    out.append(("share (3 s) < 0.2, P < 0.5 (acc42's c, per step)", lambda s: s["share3"] < 0.2 and s["p"] < 0.5))
     for a in (-2.0, -1.0):
         out.append((f"amp < {a:.0f}, windows' mean P < 0.5", lambda s, a=a: primary(s, "amp") < a and s["p"] < 0.5))
     out.append(("best < 0.3 or amp < -2, windows' mean P < 0.5",
@@ -383,7 +415,8 @@ def files(groups):
 
 
 QUIET = ("amp < -2, windows' mean P < 0.5", "best < 0.3 on 3 steps in a row, windows' mean P < 0.5",
-         "best < 0.2 on 3 steps in a row")
+         "best < 0.2 on 3 steps in a row", "best < 0.3, share along gravity (3 s) < 0.2, P < 0.5",
+         "best < 0.3 on 3 steps in a row, share (3 s) < 0.3, P < 0.5")
 
 
 if __name__ == "__main__":
