@@ -9,9 +9,14 @@ import WallTime
 /// the corrected clock reaches the wait set on the wrong one (a day ahead: a day without the post).
 @Suite(.timeLimit(.minutes(1))) struct ClockBackRetryTests {
     let t0 = Fixture.date("2026-11-21T10:00:00+09:00")
+    /// Kept for the test's whole life: a folder released once the configuration is made is removed at once, and the
+    /// state the fetches write makes it again where nothing removes it.
+    let dir: TempDir
+
+    init() throws { dir = try TempDir() }
 
     func fetcher(_ target: ScriptedPublisher) throws -> Fetcher {
-        var config = try Fixture.config(dir: try TempDir())
+        var config = try Fixture.config(dir: dir)
         config.publishers = [target]
         return Fetcher(configuration: config, clock: ContinuousClock())
     }
