@@ -24,7 +24,8 @@ struct Trace: Encodable {
     /// then `WalkingRecognizer.bodyStepping` over the same ticks: share, along stride, motion (−1 each: none), then
     /// `arm`: across gravity at half the interval, along at the interval, along at half of it (acc41b)
     var rhythm: [[Double]] = []
-    /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing
+    /// start, end, p, trees, gated, path, shortBoutEvidence, hasAxes, alongShare, alongOwnShare, armSwing, then (acc46)
+    /// the held-arm and carried-arm paths' evidence, vectorStride, carriedStep, carriedJolt, bodySway, rStride
     var windows: [[Double]] = []
 }
 
@@ -70,13 +71,14 @@ func trace(_ path: String, _ parameters: DetectorParameters) -> Trace {
         case .refused(let at): out.refused.append(seconds(at.nanosecondsSinceEpoch))
         case .decision(let d, let f):
             let r = parameters.recognizer
-            let path = max(judge.steadyStrideEvidence(f), judge.heldArmEvidence(f))
+            let path = max(judge.steadyStrideEvidence(f), judge.heldArmEvidence(f), judge.carriedArmEvidence(f))
             let evidence =
                 StepDetector.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? d.probability : 0
             out.windows.append([
                 seconds(d.start.nanosecondsSinceEpoch), seconds(d.end.nanosecondsSinceEpoch), d.probability,
                 r.model.probability(f), r.probability(f), path, evidence, f.hasAxes ? 1 : 0, f.alongShare,
-                f.alongOwnShare, f.armSwing,
+                f.alongOwnShare, f.armSwing, judge.heldArmEvidence(f), judge.carriedArmEvidence(f), f.vectorStride,
+                f.carriedStep, f.carriedJolt, f.bodySway, f.rStride,
             ])
         default: break
         }

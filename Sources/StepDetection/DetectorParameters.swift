@@ -166,6 +166,21 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// does, but carries the body's sway beside it (bench/accuracy.md). Above 1: off.
     public var heldArmSway: Double = 0.15
     public var heldArmStride: Double = 0.75
+    /// The carried-arm path (issue #47, acc46, CarriedStride.swift, WalkingGate.swift): with three axes, a window
+    /// whose whole moving acceleration (the 3-D vector) repeats at its best stride at least `carriedArmStride`
+    /// (`WindowFeatures.carriedStride`), repeats there by at least `carriedArmContrast` more than around half of it
+    /// (`carriedStep`: lags of 0.4-0.6 of that stride) but not reversed there (`carriedStep` at least
+    /// `carriedArmStepFloor`), and whose |a| repeats at half of it by `carriedArmJolt` (`carriedJolt`) is walking
+    /// whatever the trees and the gravity gates say (a ramp of ±0.05 on each). A hand on a treadmill's rail that the
+    /// body carries along once a stride, without the sway the held-arm path reads (DSADS p3's 15° walks), repeats its
+    /// whole motion at the stride and not at the step (its step's jolt beside the stride's loop: near 0 half-way),
+    /// while |a| still jolts at each step; a hand clapping or brushing at that period goes to and fro (reversed
+    /// half-way: -0.6 to -0.93), one that repeats at each clap has no contrast, and rowing has no jolt at half its
+    /// stroke (bench/acc46_result.md). `carriedArmStride` above 1: off.
+    public var carriedArmStride: Double = 0.75
+    public var carriedArmContrast: Double = 0.3
+    public var carriedArmStepFloor: Double = -0.4
+    public var carriedArmJolt: Double = 0.2
     /// While the latest scored window is walking by a physical path (the steady-stride or the held-arm path's
     /// evidence at least this, 0-1), a peak of the weak tracker (`minSwingInWalk`) may open a bout too (RhythmGate
     /// .swift). A hand held on a treadmill's rail carries the body's rise and fall at a third of a free arm's swing:
@@ -232,7 +247,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             maxSampleGap, recognizer
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
-            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, boutGroupMinSteps,
+            shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, carriedArmStride,
+            carriedArmContrast, carriedArmStepFloor, carriedArmJolt, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
             shortBoutTurnFromMiddle, shortBoutBodyShare, shortBoutBodyStride, shortBoutBodyMotion,
             loneBoutBodyShare, loneBoutBodyStride, loneBoutBodyMotion, groupBoutBodyShare, groupBoutBodyStride,
@@ -276,6 +292,10 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         steadyStrideAlongShare = try value(.steadyStrideAlongShare, s.steadyStrideAlongShare)
         heldArmSway = try value(.heldArmSway, s.heldArmSway)
         heldArmStride = try value(.heldArmStride, s.heldArmStride)
+        carriedArmStride = try value(.carriedArmStride, s.carriedArmStride)
+        carriedArmContrast = try value(.carriedArmContrast, s.carriedArmContrast)
+        carriedArmJolt = try value(.carriedArmJolt, s.carriedArmJolt)
+        carriedArmStepFloor = try value(.carriedArmStepFloor, s.carriedArmStepFloor)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
         armStrideSeconds = try value(.armStrideSeconds, s.armStrideSeconds)

@@ -29,14 +29,15 @@ struct PathMemory: Sendable, Codable, Equatable {
 extension StepDetector {
     var pathContinuityNs: Int64 { Int64(max(0, min(parameters.pathContinuitySeconds, 60)) * 1e9) }
 
-    /// A window's own physical-path evidence (the larger of the steady-stride and held-arm paths') and its evidence
-    /// for `stay`: the same, or that of the latest window a path called walking if it ended at most
+    /// A window's own physical-path evidence (the largest of the steady-stride, held-arm and carried-arm paths') and
+    /// its evidence for `stay`: the same, or that of the latest window a path called walking if it ended at most
     /// `pathContinuitySeconds` before this one and said more. A window whose own evidence reaches
     /// `weakPeaksOpenAtPathEvidence` becomes the one remembered.
     mutating func pathEvidence(
         _ window: (startNs: Int64, endNs: Int64, features: WindowFeatures)
     ) -> (own: Double, toStay: Double) {
-        let own = max(steadyStrideEvidence(window.features), heldArmEvidence(window.features))
+        let f = window.features
+        let own = max(steadyStrideEvidence(f), heldArmEvidence(f), carriedArmEvidence(f))
         guard parameters.pathContinuitySeconds > 0 else { return (own, own) }
         if own >= parameters.weakPeaksOpenAtPathEvidence {
             gate.pathMemory = PathMemory(evidence: own, endNs: window.endNs)

@@ -22,13 +22,23 @@ extension WalkingRecognizer {
                 into: rc, of: c, count: 3 * n, first: SIMD4(8, 9, 10, 11) &* 3, step: 12, passes: 3, last: 60,
                 variance: vc)
             let (alongWeight, acrossWeight) = (va / (va + 3 * vc), 3 * vc / (va + 3 * vc))
-            var (vector, along) = (-1.0, -1.0)
+            var (vector, along, best) = (-1.0, -1.0, 0)
             for i in 0..<13 {
-                vector = max(vector, alongWeight * ra[i] + acrossWeight * rc[i])
+                let v = alongWeight * ra[i] + acrossWeight * rc[i]
+                if v > vector { (vector, best) = (v, i) }
                 along = max(along, ra[i])
             }
             f.vectorStride = vector
             f.alongStride = along
+            guard vector >= carriedNeedsStride else { return }
+            // The carried arm (CarriedStride.swift): the vector at lags 4-7 too, for the step around half the stride.
+            let shortAlong = meanProducts(b, count: n, lags: SIMD4(4, 5, 6, 7)) / va
+            let shortAcross = meanProducts(c, count: 3 * n, lags: SIMD4(12, 15, 18, 21)) / vc
+            let short = alongWeight * shortAlong + acrossWeight * shortAcross
+            (f.carriedStep, f.carriedJolt) = carried(
+                stride: best + 8,
+                vector: { lag in lag < 8 ? short[lag - 4] : alongWeight * ra[lag - 8] + acrossWeight * rc[lag - 8] },
+                magnitude: f.magnitudeSteps)
         }
     }
 }

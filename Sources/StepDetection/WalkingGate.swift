@@ -140,8 +140,12 @@ extension StepDetector {
         }
         gate.decisions.append(decision)
         let f = window.features
+        // A window a physical path calls walking is evidence for a short bout inside it whatever its share along
+        // gravity: a hand on a rail moves across gravity (acc46).
         gate.shortBoutEvidence.append(
-            Self.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0)
+            max(
+                Self.axesSayMore(f) && f.alongShare >= parameters.shortBoutAlongShare ? decision.probability : 0,
+                path.own >= parameters.weakPeaksOpenAtPathEvidence ? path.own : 0))
         gate.latestWindowStartNs = decision.startNs
         emit(.decision(decision.walkingDecision, window.features))
         for i in gate.held.indices

@@ -60,10 +60,13 @@ extension WalkingRecognizer {
             f.crossingsHz = min(Double(crossings) * Self.tickHz / Double(count), WindowFeatures.crossingsCap)
             f.logImpulse = (1 + excess / std).logarithm
             // Autocorrelation at lags 1, 2 and 4-49 ticks (up to 3.92 s), normalised by the variance.
-            var r = (r1: 0.0, r2: 0.0, step: -1.0, stride: -1.0, twoStrides: -1.0)
+            var r = (
+                r1: 0.0, r2: 0.0, step: -1.0, stride: -1.0, twoStrides: -1.0, steps: SIMD8<Double>(repeating: -1)
+            )
             if variance > 1e-8 && min(49, count - 1) >= 4 {
                 r = Self.autocorrelations(UnsafePointer(b), count: count, variance: variance)
             }
+            f.magnitudeSteps = r.steps
             f.r1 = r.r1
             f.r2 = r.r2
             f.rStep = r.step
@@ -83,10 +86,11 @@ extension WalkingRecognizer {
     }
 
     /// Autocorrelations of the mean-free window `b` (`count` ticks): at lags 1 and 2, and the largest over a step
-    /// (4-12 ticks), a stride (8-25) and two strides (26-49).
+    /// (4-12 ticks), a stride (8-25) and two strides (26-49); and each at lags 4-11 (`steps`, -1 beyond the window).
     private static func autocorrelations(_ b: UnsafePointer<Double>, count: Int, variance: Double)
-        -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double)
+        -> (r1: Double, r2: Double, step: Double, stride: Double, twoStrides: Double, steps: SIMD8<Double>)
     {
+        var steps = SIMD8<Double>(repeating: -1)
         var r1 = 0.0
         var r2 = 0.0
         var step = -1.0
@@ -95,6 +99,7 @@ extension WalkingRecognizer {
         func note(_ lag: Int, _ meanProduct: Double) {
             let v = meanProduct / variance
             if lag == 1 { r1 = v } else if lag == 2 { r2 = v }
+            if lag >= 4 && lag <= 11 { steps[lag - 4] = v }
             if lag >= 4 && lag <= 12 { step = max(step, v) }
             if lag >= 8 && lag <= 25 { stride = max(stride, v) }
             if lag >= 26 { twoStrides = max(twoStrides, v) }
@@ -110,7 +115,7 @@ extension WalkingRecognizer {
         for lag in lags[0]...max(lags[0], maxLag) where lag <= maxLag && lag != 3 {
             note(lag, meanProduct(b, count: count, lag: lag))
         }
-        return (r1, r2, step, stride, twoStrides)
+        return (r1, r2, step, stride, twoStrides, steps)
     }
 
     /// The mean products `Σ b[i]·b[i+lag] / (count − lag)` at four increasing lags. Each lag keeps four running sums

@@ -128,6 +128,16 @@ public struct WindowFeatures: Sendable, Equatable {
     /// sensor's rounding out of them (`SensorRounding.axisTickVariance`, h47round35).
     public var alongVariance = 0.0
     public var movingVariance = 0.0
+    /// The carried arm (issue #47, acc46, CarriedStride.swift; not one of the trees' features, read by the carried-arm
+    /// path): at the stride where `vectorStride` is best (8-20 ticks), the whole moving vector's best autocorrelation
+    /// over lags of 0.4-0.6 of that stride (`carriedStep`: how much it repeats at a step) and |a|'s autocorrelation
+    /// at half of it (`carriedJolt`: each step's jolt). A hand on a rail carried along once a stride repeats at the
+    /// stride, not at the step, while |a| jolts each step. -1 each where not measured (`vectorStride` under
+    /// `WalkingRecognizer.carriedNeedsStride`, or no axes).
+    public var carriedStep = -1.0
+    public var carriedJolt = -1.0
+    /// |a|'s autocorrelations at lags of 4-11 ticks (measured with the magnitude features), for `carriedJolt`.
+    var magnitudeSteps = SIMD8<Double>(repeating: -1)
 
     public init() {}
 

@@ -184,6 +184,7 @@ import WallTimeCore
         var p = DetectorParameters.standard(treesSaying: 0)
         p.steadyStride = 2
         p.heldArmSway = 2
+        p.carriedArmStride = 2
         return p
     }()
 

@@ -15,6 +15,7 @@ import Testing
     static func parameters() -> DetectorParameters {
         var p = DetectorParameters.standard(treesSaying: -5)
         p.heldArmSway = 2
+        p.carriedArmStride = 2
         return p
     }
 

@@ -43,6 +43,7 @@ import WallTimeCore
         var p = DetectorParameters.standard(treesSaying: -5)
         p.steadyStride = 2
         p.heldArmSway = 2
+        p.carriedArmStride = 2
         return p
     }
 

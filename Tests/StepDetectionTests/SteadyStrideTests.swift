@@ -16,8 +16,10 @@ import Testing
         var p = DetectorParameters()
         p.recognizer = RecognizerParameters(model: neverWalking, enter: 0.7, stay: 0.1, minAlongShare: 0.3)
         p.steadyStride = steadyStride
-        // Without the held-arm path: these motions carry a sway a stride long beside their line, which it takes.
+        // Without the held-arm path: these motions carry a sway a stride long beside their line, which it takes;
+        // nor the carried-arm path, which takes a motion repeating at the stride and jolting each step (acc46).
         p.heldArmSway = 2
+        p.carriedArmStride = 2
         return p
     }
 

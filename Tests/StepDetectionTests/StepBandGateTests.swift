@@ -14,7 +14,7 @@ import Testing
     /// does: 150_4's refused windows take neither path).
     static func parameters(stepBandOpens: Double) -> DetectorParameters {
         var p = DetectorParameters.standard(treesSaying: 1.0)
-        (p.steadyStride, p.heldArmSway) = (2, 2)
+        (p.steadyStride, p.heldArmSway, p.carriedArmStride) = (2, 2, 2)
         p.stepBandOpens = stepBandOpens
         return p
     }
