@@ -196,6 +196,14 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     /// Oxford ≤ 1.6 % up to 7 s (a walk's end takes the handling after it from 8 s); the same in `slowWalking` (its
     /// counts do not move). 0: off (each window alone).
     public var pathContinuitySeconds: Double = 5
+    /// The rail bridge (issue #47, RailBridge.swift): while the latest window the held-arm or carried-arm path called
+    /// walking with under `minAlongShare` of its moving energy along gravity ended at most `pathContinuitySeconds`
+    /// before a bout's last step, a gap after that step too long for a missed step and of up to this many seconds
+    /// holds as many steps as the bout's step interval fits in it, when it moved as the walk does. A hand on a
+    /// treadmill's rail feels each step only through the body's carry: its |a| peaks stray ±0.2 s from the steps and
+    /// vanish for seconds, so the rhythm kept breaking a walk the window already called walking into bouts 2-3 s apart
+    /// (DSADS p3's 15° walks: 51 and 40 of about 80 steps a minute; bench/rail43_result.md). 0: off.
+    public var railBridgeSeconds: Double = 5
     /// The repeat gate (issue #47, RepeatGate.swift): with three axes, a window whose |a| repeats a stride later
     /// (`WindowFeatures.rStride`) and whose motion along gravity repeats a step later (`alongStep`) both under this
     /// gives none of the trees' probability to a run becoming walking (`enter`; a ramp of ±0.05): a body stepping
@@ -256,7 +264,8 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
             minGaitRepeat, minVectorRepeat, vectorRepeatAlongOpens, vectorRepeatSteadyStride,
             vectorRepeatCeiling, gatedStay,
             startLookBackSeconds, startLookBackAlongShare
-        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, armStrideSeconds, armStrideAcross, armStrideAlong,
+        case stepBandOpens, zeroHoldSeconds, pathContinuitySeconds, railBridgeSeconds, armStrideSeconds,
+            armStrideAcross, armStrideAlong,
             boutEndArmAcross, boutEndArmAlong
     }
 
@@ -298,6 +307,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         carriedArmStepFloor = try value(.carriedArmStepFloor, s.carriedArmStepFloor)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)
+        railBridgeSeconds = try value(.railBridgeSeconds, s.railBridgeSeconds)
         armStrideSeconds = try value(.armStrideSeconds, s.armStrideSeconds)
         armStrideAcross = try value(.armStrideAcross, s.armStrideAcross)
         armStrideAlong = try value(.armStrideAlong, s.armStrideAlong)
@@ -387,6 +397,7 @@ extension DetectorParameters {
         p.minSwing = slowMinSwing
         p.minSwingInWalk = slowMinSwing
         p.maxMissedStepGap = slowMaxMissedStepGap
+        p.railBridgeSeconds = 0  // a slow walker's step is its own peak (`slowMaxMissedStepGap`)
         p.recognizer.model = .constant(probability: slowWindowProbability)
         return p
     }()

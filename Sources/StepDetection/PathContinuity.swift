@@ -1,12 +1,36 @@
-/// The latest window a physical path called walking (issue #47, h47rail3): its evidence (the steady-stride or the
-/// held-arm path's own, at least `DetectorParameters.weakPeaksOpenAtPathEvidence`) and when it ended (`.min`: none).
+/// The latest window a physical path called walking (issue #47, h47rail3): its evidence (the steady-stride, held-arm or
+/// carried-arm path's own, at least `DetectorParameters.weakPeaksOpenAtPathEvidence`) and when it ended (`.min`:
+/// none); and when the latest window a hand-on-a-rail path (held or carried arm) called walking while its motion lay
+/// across gravity ended, for the rail bridge (RailBridge.swift).
 struct PathMemory: Sendable, Codable, Equatable {
     var evidence = 0.0
     var endNs = Int64.min
+    var railEndNs = Int64.min
+    /// That rail window's stride (where its whole motion repeats best), in nanoseconds (0: none).
+    var railStrideNs: Int64 = 0
+
+    init(evidence: Double = 0, endNs: Int64 = .min, railEndNs: Int64 = .min, railStrideNs: Int64 = 0) {
+        (self.evidence, self.endNs, self.railEndNs, self.railStrideNs) = (evidence, endNs, railEndNs, railStrideNs)
+    }
+
+    /// A memory saved before the rail bridge has no `railEndNs` or `railStrideNs`: none.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        evidence = try c.decode(Double.self, forKey: .evidence)
+        endNs = try c.decode(Int64.self, forKey: .endNs)
+        railEndNs = try c.decodeIfPresent(Int64.self, forKey: .railEndNs) ?? .min
+        railStrideNs = try c.decodeIfPresent(Int64.self, forKey: .railStrideNs) ?? 0
+    }
 
     /// Whether the window ended at most `continuityNs` before `timeNs` (or after it).
     func covers(_ timeNs: Int64, continuityNs: Int64) -> Bool {
         endNs != .min && continuityNs > 0 && endNs >= Self.earliest(timeNs, continuityNs)
+    }
+
+    /// Whether the latest window a rail path called walking ended at most `continuityNs` before `timeNs` (or after
+    /// it).
+    func railCovers(_ timeNs: Int64, continuityNs: Int64) -> Bool {
+        railEndNs != .min && continuityNs > 0 && railEndNs >= Self.earliest(timeNs, continuityNs)
     }
 
     /// `timeNs` less `continuityNs`, or `.min` where that would overflow (no time subtracted can overflow).
@@ -37,10 +61,21 @@ extension StepDetector {
         _ window: (startNs: Int64, endNs: Int64, features: WindowFeatures)
     ) -> (own: Double, toStay: Double) {
         let f = window.features
-        let own = max(steadyStrideEvidence(f), heldArmEvidence(f), carriedArmEvidence(f))
+        let rail = max(heldArmEvidence(f), carriedArmEvidence(f))
+        let own = max(steadyStrideEvidence(f), rail)
         guard parameters.pathContinuitySeconds > 0 else { return (own, own) }
         if own >= parameters.weakPeaksOpenAtPathEvidence {
-            gate.pathMemory = PathMemory(evidence: own, endNs: window.endNs)
+            // A hand on a rail moves across gravity: a window the gravity gate refuses (RailBridge.swift).
+            let onRail =
+                rail >= parameters.weakPeaksOpenAtPathEvidence && f.alongShare < parameters.recognizer.minAlongShare
+            let (railEndNs, railStrideNs) =
+                onRail
+                ? (window.endNs, Int64(f.vectorStrideTicks) * WalkingRecognizer.tickNs)
+                : (gate.pathMemory.railEndNs, gate.pathMemory.railStrideNs)
+            gate.pathMemory = PathMemory(
+                evidence: own, endNs: window.endNs, railEndNs: railEndNs, railStrideNs: railStrideNs)
+            // The open bout may now bridge a longer gap (RailBridge.swift).
+            if rhythm.inBout { updateBoutDeadline() }
             return (own, own)
         }
         guard gate.pathMemory.covers(window.endNs, continuityNs: pathContinuityNs) else { return (own, own) }

@@ -57,9 +57,11 @@ struct RhythmState: Sendable {
 
 /// The rhythm gate: candidate peaks → regular runs → walking bouts whose steps are credited (see `StepDetector`).
 extension StepDetector {
-    /// Longest silence after the last step before the bout ends.
+    /// Longest silence after the last step before the bout ends (longer where the rail bridge applies).
+    @inline(__always)
     var boutTimeout: Double {
-        max(parameters.maxStepInterval, rhythm.stepInterval * 2.5)
+        let timeout = max(parameters.maxStepInterval, rhythm.stepInterval * 2.5)
+        return bridgesRailGaps ? max(timeout, parameters.railBridgeSeconds) : timeout
     }
 
     /// Keeps the per-sample check an integer comparison: the bout ends at the first sample after this time.
@@ -92,6 +94,7 @@ extension StepDetector {
         {
             halveBout()
         }
+        if rhythm.inBout && railLockedAtStride { halveRailBout() }  // RailBridge.swift
         if rhythm.inBout && !rhythm.boutCredited { keepRhythmUntilCredited(interval: interval, emit) }
         if rhythm.inBout {
             if interval <= boutTimeout {
@@ -122,7 +125,7 @@ extension StepDetector {
     mutating func keepRhythmUntilCredited(interval: Double, _ emit: (DetectorEvent) -> Void) {
         let ratio = interval / rhythm.stepInterval
         let steady = ratio * parameters.rhythmTolerance >= 1 && ratio <= parameters.rhythmTolerance
-        let missed = holdsMissedStep(interval, ratio: ratio)
+        let missed = holdsMissedStep(interval, ratio: ratio) || railBridgeSteps(gap: interval) != nil
         if !steady && !missed {
             rhythm.irregularIntervals += 1
             if rhythm.irregularIntervals > parameters.irregularIntervalsAllowed { endBout(emit, irregular: true) }
@@ -133,7 +136,9 @@ extension StepDetector {
     /// to see between them, and a steady one moves the bout's rhythm towards its interval.
     mutating func extendBout(to timeNs: Int64, interval: Double, afterWeak: Bool, _ emit: (DetectorEvent) -> Void) {
         let ratio = interval / rhythm.stepInterval
-        if holdsMissedStep(interval, ratio: ratio) && !isShortLongGait(interval) {
+        if let steps = railBridgeSteps(gap: interval) {
+            fillRailGap(before: timeNs, steps: steps, emit)
+        } else if holdsMissedStep(interval, ratio: ratio) && !isShortLongGait(interval) {
             addBoutStep(
                 rhythm.bout.endNs + (timeNs - rhythm.bout.endNs) / 2, emit)
         } else if ratio < Self.steadyRatio && !afterWeak {
@@ -170,7 +175,9 @@ extension StepDetector {
         var interval = Double(timeNs - rhythm.lastCandidateNs) * 1e-9
         if interval < parameters.minStepInterval { return }
         if let fromWeakStep = settleWeakPeak(before: timeNs, emit) { interval = fromWeakStep }
-        if Self.weakStepRatio.contains(interval / rhythm.stepInterval) { rhythm.weakPeakNs = timeNs }
+        if Self.weakStepRatio.contains(interval / rhythm.stepInterval) || railBridgeSteps(gap: interval) != nil {
+            rhythm.weakPeakNs = timeNs
+        }
     }
 
     /// How far off the bout's step interval a weak peak, and the peak after it, may fall for the weak one to be a step.
@@ -184,9 +191,15 @@ extension StepDetector {
         let weakNs = rhythm.weakPeakNs
         rhythm.weakPeakNs = .min
         let interval = Double(timeNs - weakNs) * 1e-9
-        guard rhythm.inBout, Self.weakStepRatio.contains(interval / rhythm.stepInterval) else { return nil }
+        guard rhythm.inBout else { return nil }
+        // A weak peak ending a bridged gap is a step when the next peak is no nearer to it than a step.
+        let bridged = railBridgeSteps(gap: Double(weakNs - rhythm.bout.endNs) * 1e-9)
+        let next = interval / rhythm.stepInterval
+        guard Self.weakStepRatio.contains(next) || (bridged != nil && next >= Self.weakStepRatio.lowerBound)
+        else { return nil }
         rhythm.lastCandidateNs = weakNs
         rhythm.lastStepWeak = true
+        if let bridged { fillRailGap(before: weakNs, steps: bridged, emit) }
         addBoutStep(weakNs, emit)
         return interval
     }

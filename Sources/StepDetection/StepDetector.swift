@@ -226,7 +226,7 @@ public struct StepDetector: Sendable, Codable {
         if tracksWeakPeaks, let peak = weakPeaks.push(value, at: timeNs, hysteresis: parameters.minSwingInWalk) {
             weakPeak(at: peak.timeNs, swing: peak.swing, emit)
         }
-        if timeNs > rhythm.boutDeadlineNs { endBout(emit) }
+        if timeNs > rhythm.boutDeadlineNs { boutDeadlinePassed(at: timeNs, emit) }
         if recognizing
             && recognizer.push(timeNs: timeNs, value: value, raw: magnitude, wideAlpha: filter.cachedWideAlpha)
         {
@@ -312,6 +312,10 @@ public struct StepDetector: Sendable, Codable {
         if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.endNs {
             settled = min(
                 settled, rhythm.bout.endNs + (nextPeak - rhythm.bout.endNs) / 2)
+        }
+        // The rail bridge may fill steps from three quarters of a step interval after it (RailBridge.swift).
+        if rhythm.inBout && parameters.railBridgeSeconds > 0 && nextPeak > rhythm.bout.endNs {
+            settled = min(settled, rhythm.bout.endNs + railBridgeSettledOffset(gapNs: nextPeak - rhythm.bout.endNs))
         }
         return settled
     }

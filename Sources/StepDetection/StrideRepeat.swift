@@ -29,6 +29,7 @@ extension WalkingRecognizer {
                 along = max(along, ra[i])
             }
             f.vectorStride = vector
+            f.vectorStrideTicks = best + 8
             f.alongStride = along
             guard vector >= carriedNeedsStride else { return }
             // The carried arm (CarriedStride.swift): the vector at lags 4-7 too, for the step around half the stride.

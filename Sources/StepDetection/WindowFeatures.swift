@@ -121,6 +121,9 @@ public struct WindowFeatures: Sendable, Equatable {
     /// stride after stride; hands folding clothes move each stroke another way. Not one of the trees' features
     /// (`names`): the vector repeat gate reads it (RepeatGate.swift).
     public var vectorStride = -1.0
+    /// The stride at which `vectorStride` is best, in ticks (8-20; 0 where not measured): the rail bridge reads a
+    /// rail walk's stride from it (RailBridge.swift).
+    public var vectorStrideTicks = 0
     /// The same for the component along gravity alone (-1 to 1; -1 without axes or motion).
     public var alongStride = -1.0
     /// The variances `alongStride` and `vectorStride` divide by: of the component along gravity, and of the whole
