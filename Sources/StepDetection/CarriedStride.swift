@@ -33,7 +33,8 @@ extension StepDetector {
     /// How surely a window is a body stepping with a hand the body carries along once a stride, 0-1
     /// (`DetectorParameters.carriedArmStride`, `carriedArmContrast`, `carriedArmStepFloor`, `carriedArmJolt`): the
     /// whole moving vector repeats at its best stride, more than around half of it but without reversing there (a
-    /// hand to and fro), and |a| repeats at half of it (each step's jolt); each through a ramp of ±0.05.
+    /// hand to and fro), and |a| repeats at half of it (each step's jolt), with its motion across gravity
+    /// (`carriedArmAlongShare`); each through a ramp of ±0.05.
     func carriedArmEvidence(_ f: WindowFeatures) -> Double {
         let p = parameters
         guard Self.axesSayMore(f), p.carriedArmStride <= 1, f.carriedJolt > -1,
@@ -44,7 +45,8 @@ extension StepDetector {
             (f.vectorStride - p.carriedArmStride) / ramp,
             (f.vectorStride - f.carriedStep - p.carriedArmContrast) / ramp,
             (f.carriedStep - p.carriedArmStepFloor) / ramp,
-            (f.carriedJolt - p.carriedArmJolt) / ramp
+            (f.carriedJolt - p.carriedArmJolt) / ramp,
+            (p.carriedArmAlongShare - f.alongShare) / ramp
         ).rampedAcrossThreshold
     }
 }

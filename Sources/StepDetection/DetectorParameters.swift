@@ -181,6 +181,12 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
     public var carriedArmContrast: Double = 0.3
     public var carriedArmStepFloor: Double = -0.4
     public var carriedArmJolt: Double = 0.2
+    /// The carried-arm path takes only a window with at most this share of its moving energy along gravity (a ramp of
+    /// ±0.05): a hand on a rail moves across gravity (p3's rail windows: 0.04-0.14), while a purse swinging from the
+    /// shoulder at a walk's start repeats at the stride with 0.24-0.30 along it and was taken too (Oxford
+    /// Pixel_Jamie_Hard_Purse_2 +5 steps over its truth; bench/rail43_result.md). Measured 0.15-0.3: the rail walks
+    /// keep their counts from 0.2, the purse is left out up to 0.25.
+    public var carriedArmAlongShare: Double = 0.2
     /// While the latest scored window is walking by a physical path (the steady-stride or the held-arm path's
     /// evidence at least this, 0-1), a peak of the weak tracker (`minSwingInWalk`) may open a bout too (RhythmGate
     /// .swift). A hand held on a treadmill's rail carries the body's rise and fall at a third of a free arm's swing:
@@ -256,7 +262,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         case lookBackSeconds, shortBoutMinSteps, shortBoutMaxSteps, shortBoutEnter,
             shortBoutAlongShare,
             shortBoutIntervalCV, steadyStride, steadyStrideAlongShare, heldArmSway, heldArmStride, carriedArmStride,
-            carriedArmContrast, carriedArmStepFloor, carriedArmJolt, boutGroupMinSteps,
+            carriedArmContrast, carriedArmStepFloor, carriedArmJolt, carriedArmAlongShare, boutGroupMinSteps,
             boutGroupGapSeconds, weakPeaksOpenAtPathEvidence, loneBoutAlongShare, loneBoutEnter,
             shortBoutTurnFromMiddle, shortBoutBodyShare, shortBoutBodyStride, shortBoutBodyMotion,
             loneBoutBodyShare, loneBoutBodyStride, loneBoutBodyMotion, groupBoutBodyShare, groupBoutBodyStride,
@@ -304,6 +310,7 @@ public struct DetectorParameters: Sendable, Equatable, Codable {
         carriedArmStride = try value(.carriedArmStride, s.carriedArmStride)
         carriedArmContrast = try value(.carriedArmContrast, s.carriedArmContrast)
         carriedArmJolt = try value(.carriedArmJolt, s.carriedArmJolt)
+        carriedArmAlongShare = try value(.carriedArmAlongShare, s.carriedArmAlongShare)
         carriedArmStepFloor = try value(.carriedArmStepFloor, s.carriedArmStepFloor)
         weakPeaksOpenAtPathEvidence = try value(.weakPeaksOpenAtPathEvidence, s.weakPeaksOpenAtPathEvidence)
         pathContinuitySeconds = try value(.pathContinuitySeconds, s.pathContinuitySeconds)

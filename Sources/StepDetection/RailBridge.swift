@@ -19,12 +19,13 @@
 /// on steady strong peaks, and without a rail path's window nothing is bridged. Nothing is saved but
 /// `PathMemory.railEndNs` and `railStrideNs`. Measured: bench/rail43_result.md.
 extension StepDetector {
-    /// Whether a gap after the open bout's last step may be bridged: a rail path's window covers that step.
+    /// Whether a gap after the open bout's last step may be bridged: a rail path's window covers that step (and
+    /// missed steps are filled at all: `fillMissedSteps`).
     /// Inlined, as the rail bridge's other checks at each peak: out of line, a getter on the detector copied the
     /// detector's whole state at every call (7 instructions a sample, bench/detector_instructions.sh).
     @inline(__always)
     var bridgesRailGaps: Bool {
-        parameters.railBridgeSeconds > 0 && rhythm.inBout
+        parameters.railBridgeSeconds > 0 && parameters.fillMissedSteps && rhythm.inBout
             && gate.pathMemory.railCovers(rhythm.bout.endNs, continuityNs: pathContinuityNs)
     }
 
@@ -70,12 +71,12 @@ extension StepDetector {
         }
     }
 
-    /// How far after the open bout's last step `settled` may reach while the rail bridge could still fill a step in:
-    /// half a step interval, or half the gap so far if less. A bridged gap of n step intervals (rounded) holds steps at
-    /// least three quarters of one apart. It holds whether or not a rail path's window covers the bout yet, so that
-    /// a window scored later never makes `settled` go back.
-    func railBridgeSettledOffset(gapNs: Int64) -> Int64 {
-        min(gapNs / 2, Int64(rhythm.stepInterval * 0.5e9))
+    /// How far after the open bout's last step `settled` may reach while a missed step may still be filled in: half
+    /// the gap so far, and while the rail bridge is on no more than half a step interval (a bridged gap of n step
+    /// intervals, rounded, holds steps at least three quarters of one apart). It holds whether or not a rail path's
+    /// window covers the bout yet, so that a window scored later never makes `settled` go back.
+    func missedStepSettledOffset(gapNs: Int64) -> Int64 {
+        parameters.railBridgeSeconds > 0 ? min(gapNs / 2, Int64(rhythm.stepInterval * 0.5e9)) : gapNs / 2
     }
 
     /// The open bout's deadline passed at `timeNs`: it ends, unless a weak peak waits in a bridged gap with no peak

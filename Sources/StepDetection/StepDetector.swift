@@ -308,14 +308,10 @@ public struct StepDetector: Sendable, Codable {
             let oldest = min(rhythm.recentPeaks.first ?? .max, tracksWeakPeaks ? nextWeak : .max)
             settled = min(settled, max(oldest, Self.before(rhythm.pending.first ?? nextPeak, lookBackNs)))
         }
-        // In a bout, a missed step may be filled in halfway between the last step and the next peak.
+        // In a bout, a missed step may be filled in halfway between the last step and the next peak, and the rail
+        // bridge's sooner (RailBridge.swift).
         if rhythm.inBout && parameters.fillMissedSteps && nextPeak > rhythm.bout.endNs {
-            settled = min(
-                settled, rhythm.bout.endNs + (nextPeak - rhythm.bout.endNs) / 2)
-        }
-        // The rail bridge may fill steps from three quarters of a step interval after it (RailBridge.swift).
-        if rhythm.inBout && parameters.railBridgeSeconds > 0 && nextPeak > rhythm.bout.endNs {
-            settled = min(settled, rhythm.bout.endNs + railBridgeSettledOffset(gapNs: nextPeak - rhythm.bout.endNs))
+            settled = min(settled, rhythm.bout.endNs + missedStepSettledOffset(gapNs: nextPeak - rhythm.bout.endNs))
         }
         return settled
     }

@@ -31,10 +31,12 @@ import Testing
     }
 
     /// Trees that never say walking, the steady-stride and held-arm paths off: only the carried-arm path can accept.
+    /// `walk` puts 0.4 of its moving energy along gravity, so the bar along gravity is 0.5 here.
     static func parameters(carriedArmStride: Double) -> DetectorParameters {
         var p = SteadyStrideTests.parameters(steadyStride: 2)
         p.recognizer.minAlongOwnShare = 0.15
         p.carriedArmStride = carriedArmStride
+        p.carriedArmAlongShare = 0.5
         return p
     }
 
@@ -63,6 +65,10 @@ import Testing
         #expect((66...78).contains(counted), "\(counted) of 78")
         // Off (above 1), the gates refuse every step.
         #expect(SyntheticMotion.count(walk, parameters: Self.parameters(carriedArmStride: 2)).steps == 0)
+        // Under the standard bar along gravity (0.2), a motion 0.4 along it is no hand on a rail (a swinging purse).
+        var standardBar = Self.parameters(carriedArmStride: 0.75)
+        standardBar.carriedArmAlongShare = DetectorParameters.standard.carriedArmAlongShare
+        #expect(SyntheticMotion.count(walk, parameters: standardBar).steps == 0)
         // A hand to and fro on a tilted line at 1.8 a second, which the rhythm takes stroke by stroke.
         let line = HeldArmTests.walk(sway: 0)
         var rhythmOnly = Self.parameters(carriedArmStride: 0.75)
@@ -92,5 +98,8 @@ import Testing
         #expect(
             try SavedJSON.parameterSavedBeforeItExisted("carriedArmStepFloor", \.carriedArmStepFloor, marker: 0.5)
                 == s.carriedArmStepFloor)
+        #expect(
+            try SavedJSON.parameterSavedBeforeItExisted("carriedArmAlongShare", \.carriedArmAlongShare, marker: 0.5)
+                == 0.2)
     }
 }
